@@ -1,0 +1,231 @@
+//! Shared-memory layouts: swizzled (and AMD's rotating variant), NVMMA (the TMA/wgmma swizzles),
+//! padded, and shared_linear. In-dims are `offset` (elements) and `block`.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::cga::{check_permutation, combine_cta_cga_with_shape, shape_per_cta};
+use super::{Cga, NvmmaShared, SwizzledShared};
+use crate::error::bail;
+use crate::layout::is_pow2;
+use crate::utils::{ensure_not_smaller_named, reshape_layout, standard_out_dim_names, transpose_linear_layout};
+use crate::{LinearLayout, Result};
+
+fn check_shape(shape: &[i64]) -> Result<()> {
+    for &s in shape {
+        if !is_pow2(s) || s > 1 << 30 {
+            bail!("shared layouts need a power-of-two shape, got {:?}", shape);
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn swizzled(s: &SwizzledShared, shape: &[i64], rotating: bool) -> Result<LinearLayout> {
+    let rank = s.order.len();
+    check_permutation("order", &s.order)?;
+    if shape.len() != rank || s.cga.rank() != rank || rank == 0 {
+        bail!("the shared layout has rank {} (order {:?}), the tensor shape {:?}", rank, s.order, shape);
+    }
+    check_shape(shape)?;
+    if s.per_phase == 0 || s.max_phase == 0 {
+        bail!("perPhase and maxPhase must be at least 1, got perPhase = {} and maxPhase = {}", s.per_phase, s.max_phase);
+    }
+    let spc = shape_per_cta(&s.cga.cta_split_num(), shape);
+    // Triton's rotating layout sizes by the full shape, not the per-CTA shape.
+    let sz = if rotating { shape.to_vec() } else { spc };
+    if rank == 1 {
+        return combine_cta_cga_with_shape(LinearLayout::identity_1d(sz[0] as i32, "offset", "dim0")?, &s.cga, shape);
+    }
+    let names = standard_out_dim_names(rank);
+    let (col, row) = (s.order[0] as usize, s.order[1] as usize);
+    let (ncols, nrows) = (sz[col], sz[row]);
+    let mut b: Vec<Vec<i32>> = Vec::new();
+    let mut c = 1;
+    while c < ncols {
+        b.push(alloc::vec![0, c as i32]);
+        c *= 2;
+    }
+    let (vec, pp, mp) = (s.vec as i64, s.per_phase as i64, s.max_phase as i64);
+    let mut r = 1;
+    while r < nrows {
+        let phase = (r / pp) % mp;
+        let p = if rotating { phase ^ ((r / mp / pp) % mp) } else { phase };
+        b.push(alloc::vec![r as i32, ((vec * p) % ncols) as i32]);
+        r *= 2;
+    }
+    let mut cta = LinearLayout::from_bases(alloc::vec![("offset".into(), b)], &[&names[row], &names[col]])?;
+    for &d in &s.order[2..] {
+        cta = cta.checked_mul(&LinearLayout::identity_1d(sz[d as usize] as i32, "offset", &names[d as usize])?)?;
+    }
+    combine_cta_cga_with_shape(cta, &s.cga, shape)
+}
+
+impl NvmmaShared {
+    fn vec(&self) -> i64 {
+        if self.swizzling_byte_width == 0 { 1 } else { 128 / self.element_bit_width as i64 }
+    }
+    fn per_phase(&self) -> i64 {
+        if self.swizzling_byte_width == 0 { 1 } else { 128 / self.swizzling_byte_width as i64 }
+    }
+    fn max_phase(&self) -> i64 {
+        if self.swizzling_byte_width == 0 { 1 } else { self.swizzling_byte_width as i64 / 16 }
+    }
+}
+
+/// `getCoreMatrixLinearLayout`: one 8-row core matrix of the NVMMA swizzle.
+fn core_matrix(s: &NvmmaShared) -> Result<LinearLayout> {
+    let bits = s.element_bit_width as i64;
+    let tile_cols = 8 * (s.swizzling_byte_width as i64).max(16) / bits;
+    let mut b: Vec<Vec<i32>> = Vec::new();
+    let mut col = 1;
+    while col < tile_cols {
+        let c = if s.fp4_padded { col / 16 * 8 + col % 8 } else { col };
+        b.push(alloc::vec![0, c as i32]);
+        col *= 2;
+    }
+    let mut row = 1;
+    while row < 8 {
+        let c = s.vec() * ((row / s.per_phase()) % s.max_phase());
+        let c = if s.fp4_padded { c / 16 * 8 + c % 8 } else { c };
+        b.push(alloc::vec![row as i32, c as i32]);
+        row *= 2;
+    }
+    LinearLayout::from_bases(alloc::vec![("offset".into(), b)], &standard_out_dim_names(2))
+}
+
+/// `getTMABlockShape` in tiled mode, packed sizes.
+fn tma_block_shape(s: &NvmmaShared, spc: &[i64]) -> Result<Vec<i64>> {
+    let mut bs = spc.to_vec();
+    let contig = if s.transposed { 0 } else { bs.len() - 1 };
+    if s.fp4_padded {
+        bs[contig] *= 2;
+    }
+    for x in bs.iter_mut() {
+        *x = (*x).min(256);
+    }
+    if s.swizzling_byte_width != 0 {
+        let want = 8 * s.swizzling_byte_width as i64 / s.element_bit_width as i64;
+        if bs[contig] < want {
+            bail!("nvmma_shared: the block shape along the contiguous dimension {} is {}, too small for a {}-byte swizzle of {}-bit elements (at least {})",
+                contig, bs[contig], s.swizzling_byte_width, s.element_bit_width, want);
+        }
+        bs[contig] = want;
+    }
+    if s.fp4_padded {
+        bs[contig] /= 2;
+    }
+    Ok(bs)
+}
+
+pub(crate) fn nvmma(s: &NvmmaShared, shape: &[i64]) -> Result<LinearLayout> {
+    let rank = shape.len();
+    if !matches!(s.swizzling_byte_width, 0 | 32 | 64 | 128) {
+        bail!("nvmma_shared: swizzlingByteWidth must be 0, 32, 64 or 128, got {}", s.swizzling_byte_width);
+    }
+    if !matches!(s.element_bit_width, 4 | 8 | 16 | 32 | 64) {
+        bail!("nvmma_shared: elementBitWidth must be 4, 8, 16, 32 or 64, got {}", s.element_bit_width);
+    }
+    if rank == 0 || s.rank != rank || s.cga.rank() != rank {
+        bail!("nvmma_shared: the layout has rank {}, the tensor shape {:?}", s.rank, shape);
+    }
+    check_shape(shape)?;
+    let spc = shape_per_cta(&s.cga.cta_split_num(), shape);
+    let tma = tma_block_shape(s, &spc)?;
+    let names = standard_out_dim_names(rank);
+    if s.swizzling_byte_width == 0 {
+        let mut l = LinearLayout::identity_1d(tma[rank - 1] as i32, "offset", &names[rank - 1])?;
+        for i in (0..rank - 1).rev() {
+            l = l.checked_mul(&LinearLayout::identity_1d(tma[i] as i32, "offset", &names[i])?)?;
+        }
+        let l = ensure_not_smaller_named(&l, &names, &spc)?;
+        return combine_cta_cga_with_shape(l, &s.cga, shape);
+    }
+    if rank < 2 {
+        bail!("nvmma_shared with a swizzle needs a rank-2 or higher tensor, got shape {:?}", shape);
+    }
+    let mut collapsed = [1i64, tma[rank - 1]];
+    for &t in &tma[..rank - 1] {
+        collapsed[0] *= t;
+    }
+    if s.transposed {
+        collapsed.swap(0, 1);
+    }
+    let tile = core_matrix(s)?;
+    let (tr, tc) = (tile.out_dim_size("dim0") as i64, tile.out_dim_size("dim1") as i64);
+    let pack = if s.fp4_padded { 2 } else { 1 };
+    if collapsed[1] * pack < tc || collapsed[0] < tr {
+        bail!("nvmma_shared: the collapsed shape per CTA must be at least [{}, {}], got {:?}", tr, tc / pack, collapsed);
+    }
+    let two = standard_out_dim_names(2);
+    let l = ensure_not_smaller_named(&tile, &two, &collapsed)?;
+    let mut mt = tma.clone();
+    if s.transposed {
+        mt.rotate_left(1);
+    }
+    let mut r = reshape_layout(&l, &mt)?;
+    if s.transposed {
+        let mut order = alloc::vec![rank - 1];
+        order.extend(0..rank - 1);
+        r = transpose_linear_layout(&r, &order)?;
+    }
+    let r = ensure_not_smaller_named(&r, &names, &spc)?;
+    combine_cta_cga_with_shape(r, &s.cga, shape)
+}
+
+/// `#ttg.padded_shared<[interval:+padding, ...] {...}>`: a linear component plus padding applied
+/// to offsets when computing addresses.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PaddedShared {
+    /// Intervals (elements), powers of two.
+    pub intervals: Vec<u32>,
+    /// Paddings (elements), powers of two.
+    pub paddings: Vec<u32>,
+    /// `offset, block -> dims`.
+    pub linear: LinearLayout,
+}
+
+impl PaddedShared {
+    /// Check the intervals and paddings.
+    pub fn validate(&self) -> Result<()> {
+        if self.intervals.len() != self.paddings.len() || self.intervals.is_empty() {
+            bail!("padded_shared: give one or more interval:+padding pairs");
+        }
+        for (&i, &p) in self.intervals.iter().zip(&self.paddings) {
+            if !is_pow2(i as i64) || !is_pow2(p as i64) {
+                bail!("padded_shared: interval {} and padding {} must be powers of two", i, p);
+            }
+        }
+        Ok(())
+    }
+
+    /// The padded offset of an element offset: `off + Σ_k (off >> log2(interval_k)) << log2(pad_k)`.
+    pub fn apply_padding(&self, offset: u64) -> u64 {
+        let mut a = offset;
+        for (&i, &p) in self.intervals.iter().zip(&self.paddings) {
+            a += (offset >> i.trailing_zeros()) << p.trailing_zeros();
+        }
+        a
+    }
+
+    /// The builder form `{order = [...], shape = [...]}`: an identity over `shape` in `order`.
+    pub fn identity_component(shape: &[u32], order: &[u32]) -> Result<LinearLayout> {
+        check_permutation("order", order)?;
+        let l = crate::utils::identity_standard_nd("offset", shape, order)?;
+        let s: Vec<i64> = shape.iter().map(|&x| x as i64).collect();
+        combine_cta_cga_with_shape(l, &Cga::single(shape.len()), &s)
+    }
+}
+
+pub(crate) fn padded(p: &PaddedShared, shape: &[i64]) -> Result<LinearLayout> {
+    p.validate()?;
+    shared_linear(&p.linear, shape)
+}
+
+pub(crate) fn shared_linear(l: &LinearLayout, shape: &[i64]) -> Result<LinearLayout> {
+    let sizes: Vec<i64> = l.out_dims().iter().map(|(_, s)| *s as i64).collect();
+    if sizes != shape {
+        let names: Vec<String> = l.out_dim_names().map(String::from).collect();
+        bail!("this shared layout covers {:?} ({:?}), but the tensor shape is {:?}; shared linear layouts do not broadcast", sizes, names, shape);
+    }
+    Ok(l.clone())
+}
