@@ -1,1 +1,161 @@
-fn main(){}
+//! `layout`: print a TritonGPU layout, a drop-in for Triton's `triton-tensor-layout`.
+//!
+//! ```text
+//! layout -l '#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>' -t 'tensor<32x16xf16>'
+//! layout -i kernel.ttgir -t 'tensor<128x64xf16>' --alias-names mma,blocked --use-hw-view
+//! layout -l '...' -t '...' --json
+//! echo '{"layout": "...", "tensor": "tensor<64x16xf16>"}' | layout --jsonl
+//! ```
+//! Bad input prints a message naming the problem and exits with status 2.
+
+mod json;
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+use layout_core::parse::{parse_aliases, parse_encoding, parse_tensor_type, Aliases};
+use layout_core::view::layout_str;
+
+/// Print TritonGPU layouts from the tensor's or the hardware's point of view, or as JSON.
+#[derive(Parser, Debug)]
+#[command(name = "layout", version, about)]
+struct Cli {
+    /// A layout attribute, e.g. '#ttg.blocked<{...}>' (or an alias defined in -i FILE).
+    #[arg(short = 'l', long = "layout")]
+    layout: Option<String>,
+    /// The tensor type, e.g. 'tensor<128x256xf16>' (an encoding inside it is used if -l is absent).
+    #[arg(short = 't', long = "tensor")]
+    tensor: Option<String>,
+    /// A TTGIR/MLIR file of alias definitions (#mma = #ttg.nvidia_mma<...>).
+    #[arg(short = 'i', long = "input")]
+    input: Option<std::path::PathBuf>,
+    /// Which aliases of the input file to print (comma separated); all if absent.
+    #[arg(long = "alias-names", value_delimiter = ',')]
+    alias_names: Vec<String>,
+    /// Write the output here instead of standard output.
+    #[arg(short = 'o', long = "output")]
+    output: Option<std::path::PathBuf>,
+    /// Print from the hardware's point of view (per warp, register by register).
+    #[arg(long = "use-hw-view")]
+    use_hw_view: bool,
+    /// Print the linear layout's bases as one JSON object.
+    #[arg(long, conflicts_with = "jsonl")]
+    json: bool,
+    /// Read {"layout": ..., "tensor": ...} lines from standard input; write one JSON object each.
+    #[arg(long)]
+    jsonl: bool,
+}
+
+/// Triton's tool takes single-dash long options (`-use-hw-view`, `-alias-names=a,b`).
+fn normalize_args() -> Vec<String> {
+    std::env::args()
+        .enumerate()
+        .map(|(i, a)| {
+            if i > 0 && (a == "-use-hw-view" || a.starts_with("-alias-names") || a == "-json" || a == "-jsonl") {
+                format!("-{}", a)
+            } else {
+                a
+            }
+        })
+        .collect()
+}
+
+fn fail(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {}", msg);
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse_from(normalize_args()) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    if cli.jsonl {
+        return run_jsonl();
+    }
+    match run(&cli) {
+        Ok(text) => {
+            let res = match &cli.output {
+                Some(p) => std::fs::write(p, text).map_err(|e| format!("cannot write {}: {}", p.display(), e)),
+                None => std::io::stdout().write_all(text.as_bytes()).map_err(|e| e.to_string()),
+            };
+            match res {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => fail(e),
+            }
+        }
+        Err(e) => fail(e),
+    }
+}
+
+fn run(cli: &Cli) -> Result<String, String> {
+    let tensor = cli.tensor.as_deref().ok_or("must specify the tensor type argument: -t 'tensor<64x16xf16>'")?;
+    let aliases = match &cli.input {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("could not open input file {}: {}", p.display(), e))?;
+            parse_aliases(&text).map_err(|e| format!("{}: {}", p.display(), e))?
+        }
+        None => Aliases::new(),
+    };
+    let ty = parse_tensor_type(tensor, &aliases).map_err(|e| format!("in the tensor type (-t): {}", e))?;
+    let mut jobs: Vec<(String, layout_core::Encoding)> = Vec::new();
+    if let Some(l) = &cli.layout {
+        let enc = parse_encoding(l, &aliases).map_err(|e| format!("in the layout (-l): {}", e))?;
+        jobs.push((format!("Print layout attribute: {}", l.trim()), enc));
+    } else if cli.input.is_some() {
+        let names: Vec<String> = if cli.alias_names.is_empty() { aliases.iter().map(|(n, _, _)| n.to_string()).collect() } else { cli.alias_names.clone() };
+        for n in names {
+            let n = n.trim_start_matches('#').to_string();
+            let Some(attr) = aliases.get(&n) else {
+                return Err(format!("can't find the layout attribute #{} in the input file", n));
+            };
+            let text = aliases.iter().find(|(m, _, _)| *m == n).map(|x| x.2.to_string()).unwrap_or_default();
+            match layout_core::parse::encoding_from_attr(attr) {
+                Ok(enc) => jobs.push((format!("Print layout attribute: #{} = {}", n, text), enc)),
+                Err(e) if cli.alias_names.is_empty() => eprintln!("skipping #{}: {}", n, e),
+                Err(e) => return Err(format!("#{}: {}", n, e)),
+            }
+        }
+    } else if let Some(enc) = ty.encoding.clone() {
+        jobs.push((format!("Print layout attribute: {}", tensor.trim()), enc));
+    } else {
+        return Err("give a layout with -l, an alias file with -i, or a tensor type with an encoding".into());
+    }
+    let mut out = String::new();
+    for (header, enc) in jobs {
+        let ll = enc.to_linear_layout(&ty.shape).map_err(|e| e.to_string())?;
+        if cli.json {
+            out.push_str(&json::layout_json(&ll).to_string());
+            out.push('\n');
+        } else {
+            out.push_str(&header);
+            out.push('\n');
+            out.push_str(&layout_str(&ll, enc.is_shared(), cli.use_hw_view).map_err(|e| e.to_string())?);
+            if !cli.alias_names.is_empty() {
+                out.push('\n');
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn run_jsonl() -> ExitCode {
+    let stdin = std::io::stdin();
+    let mut stdout = std::io::stdout().lock();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { return fail("standard input is not valid UTF-8") };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v = json::jsonl_line(&line);
+        if writeln!(stdout, "{}", v).is_err() {
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::SUCCESS
+}

@@ -13,6 +13,7 @@ mod shared;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
+pub use amd::wmma_cta_layout;
 pub use cga::{combine_cta_cga_with_shape, shape_per_cta, Cga};
 pub use shared::PaddedShared;
 

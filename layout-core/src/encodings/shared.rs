@@ -125,6 +125,14 @@ pub(crate) fn nvmma(s: &NvmmaShared, shape: &[i64]) -> Result<LinearLayout> {
     if !matches!(s.element_bit_width, 4 | 8 | 16 | 32 | 64) {
         bail!("nvmma_shared: elementBitWidth must be 4, 8, 16, 32 or 64, got {}", s.element_bit_width);
     }
+    // A single-CTA nvmma_shared without an explicit rank fits any tensor rank.
+    let single;
+    let s = if s.rank != rank && s.cga.num_ctas() == 1 && rank > 0 {
+        single = NvmmaShared { rank, cga: Cga::single(rank), ..s.clone() };
+        &single
+    } else {
+        s
+    };
     if rank == 0 || s.rank != rank || s.cga.rank() != rank {
         bail!("nvmma_shared: the layout has rank {}, the tensor shape {:?}", s.rank, shape);
     }

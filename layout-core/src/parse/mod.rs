@@ -1,0 +1,144 @@
+//! One parser for Triton's layout attribute text, exactly as TTGIR prints it.
+//!
+//! Accepts `#ttg.<encoding><{...}>` (and the `#triton_gpu.` prefix of older dumps), parents inline
+//! or through alias lines (`#mma = #ttg.nvidia_mma<{...}>` then `parent = #mma`), padded and
+//! shared_linear's special syntax, and tensor types `tensor<64x16xf16>` /
+//! `tensor<64x16xf16, #blocked>`. Errors carry a line and column and say what was expected.
+
+mod attr;
+mod encoding;
+mod lexer;
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+
+pub use attr::{Attr, AttrKind};
+pub use encoding::encoding_from_attr;
+pub use lexer::Span;
+
+use crate::Encoding;
+
+/// A parse or validation error at a place in the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// What is wrong and what was expected.
+    pub message: String,
+    /// Where.
+    pub span: Span,
+}
+
+impl ParseError {
+    pub(crate) fn new(span: Span, message: impl Into<String>) -> Self {
+        ParseError { message: message.into(), span }
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {}: {}", self.span.line, self.span.col, self.message)
+    }
+}
+
+impl core::error::Error for ParseError {}
+
+impl From<ParseError> for crate::LayoutError {
+    fn from(e: ParseError) -> Self {
+        crate::LayoutError::new(e.to_string())
+    }
+}
+
+/// Named attribute aliases (`#mma = ...`), in definition order.
+#[derive(Clone, Debug, Default)]
+pub struct Aliases {
+    entries: Vec<(String, Attr, String)>,
+}
+
+impl Aliases {
+    /// No aliases.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Look one up by name (without `#`).
+    pub fn get(&self, name: &str) -> Option<&Attr> {
+        self.entries.iter().find(|(n, _, _)| n == name).map(|(_, a, _)| a)
+    }
+    /// Names in definition order, with the source text of each definition.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Attr, &str)> {
+        self.entries.iter().map(|(n, a, t)| (n.as_str(), a, t.as_str()))
+    }
+    /// Define or redefine.
+    pub fn insert(&mut self, name: String, attr: Attr, text: String) {
+        self.entries.retain(|(n, _, _)| *n != name);
+        self.entries.push((name, attr, text));
+    }
+}
+
+/// Parse every alias definition (`#name = #ttg....`) in a TTGIR file; other lines are skipped.
+pub fn parse_aliases(text: &str) -> Result<Aliases, ParseError> {
+    let mut out = Aliases::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        let Some(rest) = t.strip_prefix('#') else { continue };
+        let Some(eq) = rest.find('=') else { continue };
+        let name = rest[..eq].trim();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$' || c == '-') {
+            continue;
+        }
+        let value = &rest[eq + 1..];
+        let start_col = (line.len() - value.len()) as u32 + 1;
+        let mut p = lexer::Lexer::new_at(value, i as u32 + 1, start_col);
+        let a = attr::parse_attr(&mut p, &out)?;
+        out.insert(name.to_string(), a, value.trim().to_string());
+    }
+    Ok(out)
+}
+
+/// Parse one layout attribute (`#ttg.blocked<{...}>` or an alias `#name`).
+pub fn parse_encoding(text: &str, aliases: &Aliases) -> Result<Encoding, ParseError> {
+    let mut p = lexer::Lexer::new(text);
+    let a = attr::parse_attr(&mut p, aliases)?;
+    p.expect_end()?;
+    encoding_from_attr(&a)
+}
+
+/// A `tensor<...>` or `!ttg.memdesc<...>` type.
+#[derive(Clone, Debug)]
+pub struct TensorType {
+    /// The shape.
+    pub shape: Vec<i64>,
+    /// The element type as written (`f16`, `i32`, `!tt.ptr<f16>`).
+    pub element: String,
+    /// Its encoding, if any.
+    pub encoding: Option<Encoding>,
+}
+
+impl TensorType {
+    /// Element size in bits, where known (`f16` -> 16, pointers -> 64).
+    pub fn element_bits(&self) -> Option<u32> {
+        element_bits(&self.element)
+    }
+}
+
+/// Bits of a scalar MLIR type name.
+pub fn element_bits(e: &str) -> Option<u32> {
+    if e.starts_with("!tt.ptr") {
+        return Some(64);
+    }
+    let digits: String = e.chars().skip_while(|c| !c.is_ascii_digit()).take_while(|c| c.is_ascii_digit()).collect();
+    if e == "bf16" {
+        return Some(16);
+    }
+    if e.starts_with("f8") || e.starts_with("f4") || e.starts_with("f6") {
+        return Some(if e.starts_with("f4") { 4 } else if e.starts_with("f6") { 6 } else { 8 });
+    }
+    digits.parse().ok()
+}
+
+/// Parse `tensor<64x16xf16>` or `tensor<64x16xf16, #enc>` (also `!ttg.memdesc<...>`).
+pub fn parse_tensor_type(text: &str, aliases: &Aliases) -> Result<TensorType, ParseError> {
+    let mut p = lexer::Lexer::new(text);
+    let t = attr::parse_tensor_type(&mut p, aliases)?;
+    p.expect_end()?;
+    Ok(t)
+}

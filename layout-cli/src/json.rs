@@ -1,0 +1,39 @@
+//! JSON forms of a linear layout (`--json`) and the `--jsonl` request/response loop.
+
+use layout_core::parse::{parse_encoding, parse_tensor_type, Aliases};
+use layout_core::LinearLayout;
+use serde_json::{json, Map, Value};
+
+/// `{"bases": {"register": [[0,1]], ...}, "out_dims": [["dim0", 64], ...]}`.
+pub fn layout_json(ll: &LinearLayout) -> Value {
+    let mut bases = Map::new();
+    for (name, vs) in ll.bases() {
+        bases.insert(name.clone(), json!(vs));
+    }
+    let outs: Vec<Value> = ll.out_dims().iter().map(|(n, s)| json!([n, s])).collect();
+    json!({ "bases": bases, "out_dims": outs })
+}
+
+/// Answer one `{"layout": "...", "tensor": "...", "aliases": "..."?}` line.
+pub fn jsonl_line(line: &str) -> Value {
+    match answer(line) {
+        Ok(v) => v,
+        Err(e) => json!({ "error": e }),
+    }
+}
+
+fn answer(line: &str) -> Result<Value, String> {
+    let req: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {}", e))?;
+    let tensor = req.get("tensor").and_then(Value::as_str).ok_or("missing string field \"tensor\"")?;
+    let aliases = match req.get("aliases").and_then(Value::as_str) {
+        Some(a) => layout_core::parse::parse_aliases(a).map_err(|e| format!("in \"aliases\": {}", e))?,
+        None => Aliases::new(),
+    };
+    let ty = parse_tensor_type(tensor, &aliases).map_err(|e| format!("in \"tensor\": {}", e))?;
+    let enc = match req.get("layout").and_then(Value::as_str) {
+        Some(l) => parse_encoding(l, &aliases).map_err(|e| format!("in \"layout\": {}", e))?,
+        None => ty.encoding.clone().ok_or("missing string field \"layout\" (or an encoding in \"tensor\")")?,
+    };
+    let ll = enc.to_linear_layout(&ty.shape).map_err(|e| e.to_string())?;
+    Ok(layout_json(&ll))
+}

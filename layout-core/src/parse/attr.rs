@@ -1,0 +1,263 @@
+//! A value tree for MLIR attribute syntax (the subset layouts use) and its parser.
+
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::lexer::{Lexer, Span, Tok};
+use super::{Aliases, ParseError, TensorType};
+
+/// A parsed attribute value with its place in the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attr {
+    /// The value.
+    pub kind: AttrKind,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// The kinds of attribute values layouts use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AttrKind {
+    /// An integer (`4`, `4 : i32`).
+    Int(i64),
+    /// `true` / `false`.
+    Bool(bool),
+    /// `[a, b, ...]`.
+    Array(Vec<Attr>),
+    /// `{key = value, ...}`; keys keep their spans.
+    Dict(Vec<(String, Span, Attr)>),
+    /// `#dialect.name<...>`: the mnemonic (without dialect), then the body.
+    Layout {
+        /// `blocked`, `nvidia_mma`, ...
+        name: String,
+        /// The dialect prefix as written (`ttg`, `triton_gpu`).
+        dialect: String,
+        /// The `<...>` body.
+        body: Vec<Attr>,
+    },
+    /// `[interval:+padding, ...]` of padded_shared.
+    Paddings(Vec<(i64, i64)>),
+    /// A bare keyword assignment inside a layout body: `alignment = 16`.
+    Keyword(String, Box<Attr>),
+}
+
+fn err<T>(span: Span, msg: String) -> Result<T, ParseError> {
+    Err(ParseError::new(span, msg))
+}
+
+/// Parse one attribute: a layout (`#ttg.x<...>`), an alias reference, a dict, array or scalar.
+pub fn parse_attr(p: &mut Lexer, aliases: &Aliases) -> Result<Attr, ParseError> {
+    let (t, s) = p.next_tok()?;
+    match t {
+        Tok::Int(v) => {
+            // Optional type suffix: `4 : i32`.
+            if p.peek()?.0 == Tok::Punct(':') {
+                p.next_tok()?;
+                let (ty, ts) = p.next_tok()?;
+                if !matches!(ty, Tok::Ident(_)) {
+                    return err(ts, format!("expected an integer type after ':', found {}", ty.describe()));
+                }
+            }
+            Ok(Attr { kind: AttrKind::Int(v), span: s })
+        }
+        Tok::Ident(w) if w == "true" || w == "false" => Ok(Attr { kind: AttrKind::Bool(w == "true"), span: s }),
+        Tok::Punct('[') => parse_array(p, aliases, s),
+        Tok::Punct('{') => parse_dict(p, aliases, s),
+        Tok::Hash(name) => {
+            if let Some((dialect, mnemonic)) = name.split_once('.') {
+                if !matches!(dialect, "ttg" | "triton_gpu" | "ttng" | "triton_nvidia_gpu") {
+                    return err(s, format!("unknown dialect '{}': layouts are written #ttg.<name><...>", dialect));
+                }
+                let body = parse_layout_body(p, aliases, mnemonic)?;
+                Ok(Attr { kind: AttrKind::Layout { name: String::from(mnemonic), dialect: String::from(dialect), body }, span: s })
+            } else {
+                match aliases.get(&name) {
+                    Some(a) => Ok(a.clone()),
+                    None => {
+                        let known: Vec<&str> = aliases.iter().map(|(n, _, _)| n).collect();
+                        let hint = if known.is_empty() { String::from("no aliases are defined (pass them with -i FILE)") } else { format!("defined aliases: #{}", known.join(", #")) };
+                        err(s, format!("unknown alias '#{}'; {}", name, hint))
+                    }
+                }
+            }
+        }
+        other => err(s, format!("expected a layout attribute, array, dictionary or number, found {}", other.describe())),
+    }
+}
+
+fn parse_array(p: &mut Lexer, aliases: &Aliases, open: Span) -> Result<Attr, ParseError> {
+    let mut items = Vec::new();
+    if !p.eat(']')? {
+        loop {
+            items.push(parse_attr(p, aliases)?);
+            let (t, s) = p.next_tok()?;
+            match t {
+                Tok::Punct(',') => continue,
+                Tok::Punct(']') => break,
+                other => return err(s, format!("expected ',' or ']' in an array, found {}", other.describe())),
+            }
+        }
+    }
+    Ok(Attr { kind: AttrKind::Array(items), span: open })
+}
+
+fn parse_dict(p: &mut Lexer, aliases: &Aliases, open: Span) -> Result<Attr, ParseError> {
+    let mut items: Vec<(String, Span, Attr)> = Vec::new();
+    if !p.eat('}')? {
+        loop {
+            let (t, ks) = p.next_tok()?;
+            let key = match t {
+                Tok::Ident(k) => k,
+                other => return err(ks, format!("expected a key name, found {}", other.describe())),
+            };
+            if items.iter().any(|(k, _, _)| *k == key) {
+                return err(ks, format!("duplicate key '{}'", key));
+            }
+            p.expect('=')?;
+            let v = parse_attr(p, aliases)?;
+            items.push((key, ks, v));
+            let (t, s) = p.next_tok()?;
+            match t {
+                Tok::Punct(',') => continue,
+                Tok::Punct('}') => break,
+                other => return err(s, format!("expected ',' or '}}' in a dictionary, found {}", other.describe())),
+            }
+        }
+    }
+    Ok(Attr { kind: AttrKind::Dict(items), span: open })
+}
+
+fn parse_layout_body(p: &mut Lexer, aliases: &Aliases, mnemonic: &str) -> Result<Vec<Attr>, ParseError> {
+    if mnemonic == "shared_memory" || mnemonic == "tensor_memory" {
+        return Ok(Vec::new());
+    }
+    p.expect('<')?;
+    let mut body = Vec::new();
+    loop {
+        let (t, s) = p.peek()?.clone();
+        match t {
+            Tok::Punct('>') => {
+                p.next_tok()?;
+                break;
+            }
+            Tok::Punct(',') if !body.is_empty() => {
+                p.next_tok()?;
+            }
+            Tok::Punct('[') if mnemonic == "padded_shared" && body.is_empty() => {
+                p.next_tok()?;
+                body.push(parse_paddings(p, s)?);
+            }
+            Tok::Ident(k) if k != "true" && k != "false" => {
+                p.next_tok()?;
+                p.expect('=')?;
+                let v = parse_attr(p, aliases)?;
+                body.push(Attr { kind: AttrKind::Keyword(k, Box::new(v)), span: s });
+            }
+            Tok::End => return err(s, format!("expected '>' to close #ttg.{}<...>", mnemonic)),
+            _ => body.push(parse_attr(p, aliases)?),
+        }
+    }
+    Ok(body)
+}
+
+fn parse_paddings(p: &mut Lexer, open: Span) -> Result<Attr, ParseError> {
+    let mut v = Vec::new();
+    loop {
+        let (t, s) = p.next_tok()?;
+        let Tok::Int(interval) = t else { return err(s, format!("expected an interval like 32:+4, found {}", t.describe())) };
+        p.expect(':')?;
+        p.expect('+')?;
+        let (t, s) = p.next_tok()?;
+        let Tok::Int(pad) = t else { return err(s, format!("expected a padding after ':+', found {}", t.describe())) };
+        v.push((interval, pad));
+        let (t, s) = p.next_tok()?;
+        match t {
+            Tok::Punct(',') => continue,
+            Tok::Punct(']') => break,
+            other => return err(s, format!("expected ',' or ']' after interval:+padding, found {}", other.describe())),
+        }
+    }
+    Ok(Attr { kind: AttrKind::Paddings(v), span: open })
+}
+
+/// Parse `tensor<AxBxT[, enc]>` or `!ttg.memdesc<AxBxT, enc, ...>`.
+pub fn parse_tensor_type(p: &mut Lexer, aliases: &Aliases) -> Result<TensorType, ParseError> {
+    let (t, s) = p.next_tok()?;
+    let memdesc = match &t {
+        Tok::Ident(w) if w == "tensor" => false,
+        Tok::Bang(w) if w.ends_with("memdesc") => true,
+        other => return err(s, format!("expected a tensor type like tensor<64x16xf16>, found {}", other.describe())),
+    };
+    p.expect('<')?;
+    let mut shape = Vec::new();
+    let element;
+    // Shape: INT (x INT)* x TYPE. The lexer reads `64` then `x16xf16` as one identifier.
+    loop {
+        let (t, s) = p.next_tok()?;
+        match t {
+            Tok::Int(v) => {
+                if v <= 0 {
+                    return err(s, format!("tensor dimension {} must be positive", v));
+                }
+                shape.push(v);
+            }
+            Tok::Ident(w) if w.starts_with('x') => {
+                let mut parts = w[1..].split('x').peekable();
+                let mut elem = None;
+                while let Some(part) = parts.next() {
+                    if parts.peek().is_none() && !part.is_empty() && !part.chars().all(|c| c.is_ascii_digit()) {
+                        elem = Some(String::from(part));
+                    } else if let Ok(v) = part.parse::<i64>() {
+                        if v <= 0 {
+                            return err(s, format!("tensor dimension {} must be positive", v));
+                        }
+                        shape.push(v);
+                    } else if !part.is_empty() {
+                        return err(s, format!("expected a dimension or element type, found '{}'", part));
+                    }
+                }
+                match elem {
+                    Some(e) => {
+                        element = e;
+                        break;
+                    }
+                    None => {
+                        // `64x!tt.ptr<f16>`: the element type follows as its own token.
+                        let (t2, s2) = p.next_tok()?;
+                        match t2 {
+                            Tok::Bang(b) => {
+                                let from = s2.offset;
+                                p.expect('<')?;
+                                let (inner, _) = p.next_tok()?;
+                                p.expect('>')?;
+                                let _ = from;
+                                element = format!("!{}<{}>", b, match inner { Tok::Ident(i) => i, _ => String::new() });
+                                break;
+                            }
+                            other => return err(s2, format!("expected an element type, found {}", other.describe())),
+                        }
+                    }
+                }
+            }
+            other => return err(s, format!("expected a shape like 64x16xf16, found {}", other.describe())),
+        }
+    }
+    let mut encoding = None;
+    if p.eat(',')? {
+        let a = parse_attr(p, aliases)?;
+        encoding = Some(super::encoding_from_attr(&a)?);
+        if memdesc {
+            // Skip the memory space and flags (`#smem, mutable`).
+            while p.eat(',')? {
+                p.next_tok()?;
+            }
+        }
+    }
+    p.expect('>')?;
+    if shape.is_empty() {
+        return err(s, String::from("a tensor type needs a shape, e.g. tensor<64x16xf16>"));
+    }
+    Ok(TensorType { shape, element, encoding })
+}
