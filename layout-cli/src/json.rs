@@ -24,15 +24,23 @@ pub fn jsonl_line(line: &str) -> Value {
 
 fn answer(line: &str) -> Result<Value, String> {
     let req: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {}", e))?;
-    let tensor = req.get("tensor").and_then(Value::as_str).ok_or("missing string field \"tensor\"")?;
+    let tensor = req
+        .get("tensor")
+        .and_then(Value::as_str)
+        .ok_or("missing string field \"tensor\"")?;
     let aliases = match req.get("aliases").and_then(Value::as_str) {
-        Some(a) => layout_core::parse::parse_aliases(a).map_err(|e| format!("in \"aliases\": {}", e))?,
+        Some(a) => {
+            layout_core::parse::parse_aliases(a).map_err(|e| format!("in \"aliases\": {}", e))?
+        }
         None => Aliases::new(),
     };
     let ty = parse_tensor_type(tensor, &aliases).map_err(|e| format!("in \"tensor\": {}", e))?;
     let enc = match req.get("layout").and_then(Value::as_str) {
         Some(l) => parse_encoding(l, &aliases).map_err(|e| format!("in \"layout\": {}", e))?,
-        None => ty.encoding.clone().ok_or("missing string field \"layout\" (or an encoding in \"tensor\")")?,
+        None => ty
+            .encoding
+            .clone()
+            .ok_or("missing string field \"layout\" (or an encoding in \"tensor\")")?,
     };
     let ll = enc.to_linear_layout(&ty.shape).map_err(|e| e.to_string())?;
     Ok(layout_json(&ll))

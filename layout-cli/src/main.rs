@@ -52,7 +52,12 @@ fn normalize_args() -> Vec<String> {
     std::env::args()
         .enumerate()
         .map(|(i, a)| {
-            if i > 0 && (a == "-use-hw-view" || a.starts_with("-alias-names") || a == "-json" || a == "-jsonl") {
+            if i > 0
+                && (a == "-use-hw-view"
+                    || a.starts_with("-alias-names")
+                    || a == "-json"
+                    || a == "-jsonl")
+            {
                 format!("-{}", a)
             } else {
                 a
@@ -81,8 +86,11 @@ fn main() -> ExitCode {
     match run(&cli) {
         Ok(text) => {
             let res = match &cli.output {
-                Some(p) => std::fs::write(p, text).map_err(|e| format!("cannot write {}: {}", p.display(), e)),
-                None => std::io::stdout().write_all(text.as_bytes()).map_err(|e| e.to_string()),
+                Some(p) => std::fs::write(p, text)
+                    .map_err(|e| format!("cannot write {}: {}", p.display(), e)),
+                None => std::io::stdout()
+                    .write_all(text.as_bytes())
+                    .map_err(|e| e.to_string()),
             };
             match res {
                 Ok(()) => ExitCode::SUCCESS,
@@ -94,27 +102,43 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> Result<String, String> {
-    let tensor = cli.tensor.as_deref().ok_or("must specify the tensor type argument: -t 'tensor<64x16xf16>'")?;
+    let tensor = cli
+        .tensor
+        .as_deref()
+        .ok_or("must specify the tensor type argument: -t 'tensor<64x16xf16>'")?;
     let aliases = match &cli.input {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("could not open input file {}: {}", p.display(), e))?;
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| format!("could not open input file {}: {}", p.display(), e))?;
             parse_aliases(&text).map_err(|e| format!("{}: {}", p.display(), e))?
         }
         None => Aliases::new(),
     };
-    let ty = parse_tensor_type(tensor, &aliases).map_err(|e| format!("in the tensor type (-t): {}", e))?;
+    let ty = parse_tensor_type(tensor, &aliases)
+        .map_err(|e| format!("in the tensor type (-t): {}", e))?;
     let mut jobs: Vec<(String, layout_core::Encoding)> = Vec::new();
     if let Some(l) = &cli.layout {
         let enc = parse_encoding(l, &aliases).map_err(|e| format!("in the layout (-l): {}", e))?;
         jobs.push((format!("Print layout attribute: {}", l.trim()), enc));
     } else if cli.input.is_some() {
-        let names: Vec<String> = if cli.alias_names.is_empty() { aliases.iter().map(|(n, _, _)| n.to_string()).collect() } else { cli.alias_names.clone() };
+        let names: Vec<String> = if cli.alias_names.is_empty() {
+            aliases.iter().map(|(n, _, _)| n.to_string()).collect()
+        } else {
+            cli.alias_names.clone()
+        };
         for n in names {
             let n = n.trim_start_matches('#').to_string();
             let Some(attr) = aliases.get(&n) else {
-                return Err(format!("can't find the layout attribute #{} in the input file", n));
+                return Err(format!(
+                    "can't find the layout attribute #{} in the input file",
+                    n
+                ));
             };
-            let text = aliases.iter().find(|(m, _, _)| *m == n).map(|x| x.2.to_string()).unwrap_or_default();
+            let text = aliases
+                .iter()
+                .find(|(m, _, _)| *m == n)
+                .map(|x| x.2.to_string())
+                .unwrap_or_default();
             match layout_core::parse::encoding_from_attr(attr) {
                 Ok(enc) => jobs.push((format!("Print layout attribute: #{} = {}", n, text), enc)),
                 Err(e) if cli.alias_names.is_empty() => eprintln!("skipping #{}: {}", n, e),
@@ -124,7 +148,10 @@ fn run(cli: &Cli) -> Result<String, String> {
     } else if let Some(enc) = ty.encoding.clone() {
         jobs.push((format!("Print layout attribute: {}", tensor.trim()), enc));
     } else {
-        return Err("give a layout with -l, an alias file with -i, or a tensor type with an encoding".into());
+        return Err(
+            "give a layout with -l, an alias file with -i, or a tensor type with an encoding"
+                .into(),
+        );
     }
     let mut out = String::new();
     for (header, enc) in jobs {
@@ -135,7 +162,9 @@ fn run(cli: &Cli) -> Result<String, String> {
         } else {
             out.push_str(&header);
             out.push('\n');
-            out.push_str(&layout_str(&ll, enc.is_shared(), cli.use_hw_view).map_err(|e| e.to_string())?);
+            out.push_str(
+                &layout_str(&ll, enc.is_shared(), cli.use_hw_view).map_err(|e| e.to_string())?,
+            );
             if !cli.alias_names.is_empty() {
                 out.push('\n');
             }
@@ -148,7 +177,9 @@ fn run_jsonl() -> ExitCode {
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lock().lines() {
-        let Ok(line) = line else { return fail("standard input is not valid UTF-8") };
+        let Ok(line) = line else {
+            return fail("standard input is not valid UTF-8");
+        };
         if line.trim().is_empty() {
             continue;
         }

@@ -22,15 +22,30 @@ impl ColumnAction {
     pub fn new(action: Vec<usize>, in_dim: &str, in_size_log2: usize) -> Result<Self> {
         if let Some(&m) = action.iter().max() {
             if m >= in_size_log2 {
-                bail!("ColumnAction: index {} out of range for {} bases", m, in_size_log2);
+                bail!(
+                    "ColumnAction: index {} out of range for {} bases",
+                    m,
+                    in_size_log2
+                );
             }
         }
-        let is_identity = action.len() == in_size_log2 && action.iter().enumerate().all(|(i, &a)| i == a);
-        Ok(ColumnAction { action, in_dim: in_dim.to_string(), in_size_log2, is_identity })
+        let is_identity =
+            action.len() == in_size_log2 && action.iter().enumerate().all(|(i, &a)| i == a);
+        Ok(ColumnAction {
+            action,
+            in_dim: in_dim.to_string(),
+            in_size_log2,
+            is_identity,
+        })
     }
     /// The identity on `n` bases.
     pub fn identity(in_dim: &str, n: usize) -> Self {
-        ColumnAction { action: (0..n).collect(), in_dim: in_dim.to_string(), in_size_log2: n, is_identity: true }
+        ColumnAction {
+            action: (0..n).collect(),
+            in_dim: in_dim.to_string(),
+            in_size_log2: n,
+            is_identity: true,
+        }
     }
     /// The action's indices.
     pub fn action(&self) -> &[usize] {
@@ -46,8 +61,12 @@ impl ColumnAction {
             bail!("ColumnAction: the layout has no in-dim '{}'", self.in_dim);
         };
         if vs.len() != self.in_size_log2 {
-            bail!("ColumnAction: the layout has {} bases in '{}', the action expects {}", vs.len(),
-                self.in_dim, self.in_size_log2);
+            bail!(
+                "ColumnAction: the layout has {} bases in '{}', the action expects {}",
+                vs.len(),
+                self.in_dim,
+                self.in_size_log2
+            );
         }
         if self.is_identity {
             return Ok(layout.clone());
@@ -56,14 +75,24 @@ impl ColumnAction {
         let bases = layout
             .bases()
             .iter()
-            .map(|(n, v)| if *n == self.in_dim { (n.clone(), nb.clone()) } else { (n.clone(), v.clone()) })
+            .map(|(n, v)| {
+                if *n == self.in_dim {
+                    (n.clone(), nb.clone())
+                } else {
+                    (n.clone(), v.clone())
+                }
+            })
             .collect();
         LinearLayout::from_parts(bases, layout.out_dims().to_vec(), false)
     }
     /// Apply to register values: `ret[i] = values[perm(i)]`, `2^action.len()` results.
     pub fn apply_values<T: Clone>(&self, values: &[T]) -> Result<Vec<T>> {
         if values.len() != 1 << self.in_size_log2 {
-            bail!("ColumnAction: {} values, expected {}", values.len(), 1usize << self.in_size_log2);
+            bail!(
+                "ColumnAction: {} values, expected {}",
+                values.len(),
+                1usize << self.in_size_log2
+            );
         }
         if self.is_identity {
             return Ok(values.to_vec());
@@ -88,14 +117,23 @@ impl ColumnAction {
                 inv[a] = i;
             }
         }
-        ColumnAction { is_identity: self.is_identity, action: inv, in_dim: self.in_dim.clone(), in_size_log2: self.in_size_log2 }
+        ColumnAction {
+            is_identity: self.is_identity,
+            action: inv,
+            in_dim: self.in_dim.clone(),
+            in_size_log2: self.in_size_log2,
+        }
     }
     /// `leftCompose`: `new[i] = action[other.action[i]]`.
     pub fn left_compose(&self, other: &ColumnAction) -> Result<Self> {
         if self.in_dim != other.in_dim || self.action.len() != other.action.len() {
             bail!("ColumnAction::leftCompose: actions on different dims or sizes");
         }
-        ColumnAction::new(other.action.iter().map(|&o| self.action[o]).collect(), &self.in_dim, self.in_size_log2)
+        ColumnAction::new(
+            other.action.iter().map(|&o| self.action[o]).collect(),
+            &self.in_dim,
+            self.in_size_log2,
+        )
     }
 }
 

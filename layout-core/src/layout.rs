@@ -87,7 +87,11 @@ impl LinearLayout {
                 }
                 for (i, &v) in b.iter().enumerate() {
                     if v < 0 {
-                        bail!("basis {:?} of in-dim '{}' has a negative component", b, in_dim);
+                        bail!(
+                            "basis {:?} of in-dim '{}' has a negative component",
+                            b,
+                            in_dim
+                        );
                     }
                     sizes[i] = sizes[i].max(next_power_of_2(v));
                 }

@@ -19,8 +19,11 @@ impl LinearLayout {
     pub fn transpose_ins<S: AsRef<str>>(&self, new_in_dims: &[S]) -> Result<LinearLayout> {
         let cur: Vec<&str> = self.in_dim_names().collect();
         if !same_set(new_in_dims, &cur) {
-            bail!("transposeIns: dims must match ignoring order, got {:?} for in-dims {:?}",
-                new_in_dims.iter().map(|s| s.as_ref()).collect::<Vec<_>>(), cur);
+            bail!(
+                "transposeIns: dims must match ignoring order, got {:?} for in-dims {:?}",
+                new_in_dims.iter().map(|s| s.as_ref()).collect::<Vec<_>>(),
+                cur
+            );
         }
         let bases = new_in_dims
             .iter()
@@ -29,15 +32,22 @@ impl LinearLayout {
                 self.bases[i].clone()
             })
             .collect();
-        Ok(LinearLayout { bases, out_dims: self.out_dims.clone(), rank: self.rank })
+        Ok(LinearLayout {
+            bases,
+            out_dims: self.out_dims.clone(),
+            rank: self.rank,
+        })
     }
 
     /// `transposeOuts`: reorder the out-dims, permuting every basis vector.
     pub fn transpose_outs<S: AsRef<str>>(&self, new_out_dims: &[S]) -> Result<LinearLayout> {
         let cur: Vec<&str> = self.out_dim_names().collect();
         if !same_set(new_out_dims, &cur) {
-            bail!("transposeOuts: dims must match ignoring order, got {:?} for out-dims {:?}",
-                new_out_dims.iter().map(|s| s.as_ref()).collect::<Vec<_>>(), cur);
+            bail!(
+                "transposeOuts: dims must match ignoring order, got {:?} for out-dims {:?}",
+                new_out_dims.iter().map(|s| s.as_ref()).collect::<Vec<_>>(),
+                cur
+            );
         }
         let perm: Vec<usize> = new_out_dims
             .iter()
@@ -46,10 +56,21 @@ impl LinearLayout {
         let bases = self
             .bases
             .iter()
-            .map(|(n, vs)| (n.clone(), vs.iter().map(|b| perm.iter().map(|&p| b[p]).collect()).collect()))
+            .map(|(n, vs)| {
+                (
+                    n.clone(),
+                    vs.iter()
+                        .map(|b| perm.iter().map(|&p| b[p]).collect())
+                        .collect(),
+                )
+            })
             .collect();
         let out_dims = perm.iter().map(|&p| self.out_dims[p].clone()).collect();
-        Ok(LinearLayout { bases, out_dims, rank: self.rank })
+        Ok(LinearLayout {
+            bases,
+            out_dims,
+            rank: self.rank,
+        })
     }
 
     /// `reshapeIns`: flatten the in-bits in order and split them into the given dims.
@@ -57,20 +78,36 @@ impl LinearLayout {
         let mut total = 0i32;
         for (n, s) in new_in_dims {
             if !is_pow2(*s as i64) {
-                bail!("reshapeIns: size {} of '{}' is not a power of 2", s, n.as_ref());
+                bail!(
+                    "reshapeIns: size {} of '{}' is not a power of 2",
+                    s,
+                    n.as_ref()
+                );
             }
             total += log2(*s);
         }
         if total != self.total_in_dim_size_log2() {
-            bail!("reshapeIns: the new in-dims hold 2^{} elements, the layout 2^{}", total,
-                self.total_in_dim_size_log2());
+            bail!(
+                "reshapeIns: the new in-dims hold 2^{} elements, the layout 2^{}",
+                total,
+                self.total_in_dim_size_log2()
+            );
         }
         let mut flat = self.bases.iter().flat_map(|(_, vs)| vs.iter().cloned());
         let bases = new_in_dims
             .iter()
-            .map(|(n, s)| (n.as_ref().to_string(), (0..log2(*s)).filter_map(|_| flat.next()).collect()))
+            .map(|(n, s)| {
+                (
+                    n.as_ref().to_string(),
+                    (0..log2(*s)).filter_map(|_| flat.next()).collect(),
+                )
+            })
             .collect();
-        Ok(LinearLayout { bases, out_dims: self.out_dims.clone(), rank: self.rank })
+        Ok(LinearLayout {
+            bases,
+            out_dims: self.out_dims.clone(),
+            rank: self.rank,
+        })
     }
 
     /// `reshapeOuts`: flatten each basis into one integer (first out-dim lowest) and split it
@@ -79,13 +116,20 @@ impl LinearLayout {
         let mut total = 0i32;
         for (n, s) in new_out_dims {
             if !is_pow2(*s as i64) {
-                bail!("reshapeOuts: size {} of '{}' is not a power of 2", s, n.as_ref());
+                bail!(
+                    "reshapeOuts: size {} of '{}' is not a power of 2",
+                    s,
+                    n.as_ref()
+                );
             }
             total += log2(*s);
         }
         if total != self.total_out_dim_size_log2() {
-            bail!("reshapeOuts: the new out-dims hold 2^{} elements, the layout 2^{}", total,
-                self.total_out_dim_size_log2());
+            bail!(
+                "reshapeOuts: the new out-dims hold 2^{} elements, the layout 2^{}",
+                total,
+                self.total_out_dim_size_log2()
+            );
         }
         let mut shifts = Vec::with_capacity(self.out_dims.len());
         let mut acc = 0;
@@ -117,8 +161,15 @@ impl LinearLayout {
                 (n.clone(), nb)
             })
             .collect();
-        let out_dims = new_out_dims.iter().map(|(n, s)| (n.as_ref().to_string(), *s)).collect();
-        Ok(LinearLayout { bases, out_dims, rank: self.rank })
+        let out_dims = new_out_dims
+            .iter()
+            .map(|(n, s)| (n.as_ref().to_string(), *s))
+            .collect();
+        Ok(LinearLayout {
+            bases,
+            out_dims,
+            rank: self.rank,
+        })
     }
 
     /// `flattenIns`: one in-dim, named after the first, of the total size.
@@ -127,8 +178,16 @@ impl LinearLayout {
             return self.clone();
         }
         let name = self.bases[0].0.clone();
-        let flat = self.bases.iter().flat_map(|(_, vs)| vs.iter().cloned()).collect();
-        LinearLayout { bases: alloc::vec![(name, flat)], out_dims: self.out_dims.clone(), rank: self.rank }
+        let flat = self
+            .bases
+            .iter()
+            .flat_map(|(_, vs)| vs.iter().cloned())
+            .collect();
+        LinearLayout {
+            bases: alloc::vec![(name, flat)],
+            out_dims: self.out_dims.clone(),
+            rank: self.rank,
+        }
     }
 
     /// `flattenOuts`: one out-dim, named after the first, of the total size.
@@ -142,15 +201,21 @@ impl LinearLayout {
             // Cannot be represented with i32 components; Triton overflows here. Keep as is.
             return self.clone();
         }
-        self.reshape_outs(&[(name, size as i32)]).unwrap_or_else(|_| self.clone())
+        self.reshape_outs(&[(name, size as i32)])
+            .unwrap_or_else(|_| self.clone())
     }
 
     /// `resizeInDim`: keep the first `log2(new_size)` bases of `in_dim`.
     pub fn resize_in_dim(&self, in_dim: &str, new_size: i32) -> Result<LinearLayout> {
-        let Some(p) = self.in_dim_pos(in_dim) else { bail!("resizeInDim: no in-dim '{}'", in_dim) };
+        let Some(p) = self.in_dim_pos(in_dim) else {
+            bail!("resizeInDim: no in-dim '{}'", in_dim)
+        };
         if !is_pow2(new_size as i64) || new_size > self.in_dim_size(in_dim) {
-            bail!("resizeInDim: new size {} must be a power of 2 no larger than {}", new_size,
-                self.in_dim_size(in_dim));
+            bail!(
+                "resizeInDim: new size {} must be a power of 2 no larger than {}",
+                new_size,
+                self.in_dim_size(in_dim)
+            );
         }
         let mut bases = self.bases.clone();
         bases[p].1.truncate(log2(new_size) as usize);
@@ -159,10 +224,15 @@ impl LinearLayout {
 
     /// `resizeOutDim`: zero every component of `out_dim` that is `>= new_size`, then shrink it.
     pub fn resize_out_dim(&self, out_dim: &str, new_size: i32) -> Result<LinearLayout> {
-        let Some(o) = self.out_dim_index(out_dim) else { bail!("resizeOutDim: no out-dim '{}'", out_dim) };
+        let Some(o) = self.out_dim_index(out_dim) else {
+            bail!("resizeOutDim: no out-dim '{}'", out_dim)
+        };
         if !is_pow2(new_size as i64) || new_size > self.out_dims[o].1 {
-            bail!("resizeOutDim: new size {} must be a power of 2 no larger than {}", new_size,
-                self.out_dims[o].1);
+            bail!(
+                "resizeOutDim: new size {} must be a power of 2 no larger than {}",
+                new_size,
+                self.out_dims[o].1
+            );
         }
         let mut bases = self.bases.clone();
         for (_, vs) in &mut bases {
@@ -179,14 +249,20 @@ impl LinearLayout {
 
     /// `renameInDim`. As in Triton (a MapVector erase + insert), the renamed dim moves last.
     pub fn rename_in_dim(&self, old: &str, new: &str) -> Result<LinearLayout> {
-        let Some(p) = self.in_dim_pos(old) else { bail!("renameInDim: no in-dim '{}'", old) };
+        let Some(p) = self.in_dim_pos(old) else {
+            bail!("renameInDim: no in-dim '{}'", old)
+        };
         if old != new && self.has_in_dim(new) {
             bail!("renameInDim: in-dim '{}' already exists", new);
         }
         let mut bases = self.bases.clone();
         let (_, vs) = bases.remove(p);
         bases.push((new.to_string(), vs));
-        Ok(LinearLayout { bases, out_dims: self.out_dims.clone(), rank: self.rank })
+        Ok(LinearLayout {
+            bases,
+            out_dims: self.out_dims.clone(),
+            rank: self.rank,
+        })
     }
 
     /// `squeezeIns`: drop a size-1 in-dim.
@@ -194,7 +270,11 @@ impl LinearLayout {
         if self.in_dim_bases(dim).is_none_or(|b| !b.is_empty()) {
             bail!("squeezeIns: in-dim '{}' must exist and have size 1", dim);
         }
-        let dims: Vec<(String, i32)> = self.in_dims().into_iter().filter(|(n, _)| n != dim).collect();
+        let dims: Vec<(String, i32)> = self
+            .in_dims()
+            .into_iter()
+            .filter(|(n, _)| n != dim)
+            .collect();
         self.reshape_ins(&dims)
     }
 
@@ -203,7 +283,12 @@ impl LinearLayout {
         if self.out_dim_index(dim).is_none() || self.out_dim_size(dim) != 1 {
             bail!("squeezeOuts: out-dim '{}' must exist and have size 1", dim);
         }
-        let dims: Vec<(String, i32)> = self.out_dims.iter().filter(|(n, _)| n != dim).cloned().collect();
+        let dims: Vec<(String, i32)> = self
+            .out_dims
+            .iter()
+            .filter(|(n, _)| n != dim)
+            .cloned()
+            .collect();
         self.reshape_outs(&dims)
     }
 
@@ -232,7 +317,13 @@ impl LinearLayout {
             .iter()
             .zip(&other.bases)
             .map(|((n, a), (_, b))| {
-                (n.clone(), a.iter().zip(b).map(|(x, y)| x.iter().chain(y).copied().collect()).collect())
+                (
+                    n.clone(),
+                    a.iter()
+                        .zip(b)
+                        .map(|(x, y)| x.iter().chain(y).copied().collect())
+                        .collect(),
+                )
             })
             .collect();
         let mut out_dims = self.out_dims.clone();
@@ -242,7 +333,11 @@ impl LinearLayout {
 
     /// `sublayout`: keep the listed in-dims and out-dim components, in the layout's own order.
     /// Out-dim sizes are unchanged.
-    pub fn sublayout<A: AsRef<str>, B: AsRef<str>>(&self, in_dims: &[A], out_dims: &[B]) -> Result<LinearLayout> {
+    pub fn sublayout<A: AsRef<str>, B: AsRef<str>>(
+        &self,
+        in_dims: &[A],
+        out_dims: &[B],
+    ) -> Result<LinearLayout> {
         for d in in_dims {
             if !self.has_in_dim(d.as_ref()) {
                 bail!("sublayout: '{}' is not an in-dim of the layout", d.as_ref());
@@ -250,7 +345,10 @@ impl LinearLayout {
         }
         for d in out_dims {
             if !self.has_out_dim(d.as_ref()) {
-                bail!("sublayout: '{}' is not an out-dim of the layout", d.as_ref());
+                bail!(
+                    "sublayout: '{}' is not an out-dim of the layout",
+                    d.as_ref()
+                );
             }
         }
         let keep: Vec<usize> = (0..self.out_dims.len())
@@ -260,16 +358,29 @@ impl LinearLayout {
             .bases
             .iter()
             .filter(|(n, _)| in_dims.iter().any(|d| d.as_ref() == n))
-            .map(|(n, vs)| (n.clone(), vs.iter().map(|b| keep.iter().map(|&o| b[o]).collect()).collect()))
+            .map(|(n, vs)| {
+                (
+                    n.clone(),
+                    vs.iter()
+                        .map(|b| keep.iter().map(|&o| b[o]).collect())
+                        .collect(),
+                )
+            })
             .collect();
         let outs = keep.iter().map(|&o| self.out_dims[o].clone()).collect();
         Ok(LinearLayout::new_unchecked(bases, outs))
     }
 
     /// `sublayoutIsZero`: every basis of the sublayout is zero.
-    pub fn sublayout_is_zero<A: AsRef<str>, B: AsRef<str>>(&self, in_dims: &[A], out_dims: &[B]) -> Result<bool> {
+    pub fn sublayout_is_zero<A: AsRef<str>, B: AsRef<str>>(
+        &self,
+        in_dims: &[A],
+        out_dims: &[B],
+    ) -> Result<bool> {
         let s = self.sublayout(in_dims, out_dims)?;
-        Ok(s.bases.iter().all(|(_, vs)| vs.iter().all(|b| b.iter().all(|&v| v == 0))))
+        Ok(s.bases
+            .iter()
+            .all(|(_, vs)| vs.iter().all(|b| b.iter().all(|&v| v == 0))))
     }
 
     /// `removeZeroBasesAlongDim`: drop the all-zero bases of one in-dim.
@@ -279,7 +390,13 @@ impl LinearLayout {
             .iter()
             .map(|(n, vs)| {
                 if n == dim {
-                    (n.clone(), vs.iter().filter(|b| b.iter().any(|&v| v != 0)).cloned().collect())
+                    (
+                        n.clone(),
+                        vs.iter()
+                            .filter(|b| b.iter().any(|&v| v != 0))
+                            .cloned()
+                            .collect(),
+                    )
                 } else {
                     (n.clone(), vs.clone())
                 }
@@ -292,10 +409,14 @@ impl LinearLayout {
     /// in-dim must be given once (in any order); bits above an in-dim's size are ignored.
     pub fn apply<S: AsRef<str>>(&self, ins: &[(S, i32)]) -> Result<Vec<(String, i32)>> {
         let names: Vec<&str> = self.in_dim_names().collect();
-        if !same_set(&ins.iter().map(|(n, _)| n.as_ref()).collect::<Vec<_>>(), &names) {
+        if !same_set(
+            &ins.iter().map(|(n, _)| n.as_ref()).collect::<Vec<_>>(),
+            &names,
+        ) {
             bail!("apply: expected a value for each in-dim {:?}", names);
         }
-        let mut out: Vec<(String, i32)> = self.out_dims.iter().map(|(n, _)| (n.clone(), 0)).collect();
+        let mut out: Vec<(String, i32)> =
+            self.out_dims.iter().map(|(n, _)| (n.clone(), 0)).collect();
         for (n, v) in ins {
             let vs = self.in_dim_bases(n.as_ref()).unwrap_or(&[]);
             for (i, b) in vs.iter().enumerate() {

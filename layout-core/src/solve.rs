@@ -51,7 +51,10 @@ fn lstsq(a: &LinearLayout, b: &LinearLayout) -> Result<LinearLayout> {
         }
         pivot_row[c as usize] = Some(r);
     }
-    let sol: Vec<u128> = pivot_row.iter().map(|p| p.map_or(0, |r| m[r] >> cols_a)).collect();
+    let sol: Vec<u128> = pivot_row
+        .iter()
+        .map(|p| p.map_or(0, |r| m[r] >> cols_a))
+        .collect();
     let mut flat = Vec::with_capacity(cols_b as usize);
     for c in 0..cols_b {
         let mut basis: i64 = 0;
@@ -79,16 +82,26 @@ impl LinearLayout {
     pub fn compose(&self, outer: &LinearLayout) -> Result<LinearLayout> {
         let outs = names(self.out_dim_names());
         if !same_set(&outs, &names(outer.in_dim_names())) {
-            bail!("compose: the out-dims {:?} must equal the outer layout's in-dims {:?}", outs,
-                names(outer.in_dim_names()));
+            bail!(
+                "compose: the out-dims {:?} must equal the outer layout's in-dims {:?}",
+                outs,
+                names(outer.in_dim_names())
+            );
         }
         for d in &outs {
             if self.out_dim_size(d) > outer.in_dim_size(d) {
-                bail!("compose: out-dim '{}' has size {} but the outer layout's in-dim only {}", d,
-                    self.out_dim_size(d), outer.in_dim_size(d));
+                bail!(
+                    "compose: out-dim '{}' has size {} but the outer layout's in-dim only {}",
+                    d,
+                    self.out_dim_size(d),
+                    outer.in_dim_size(d)
+                );
             }
         }
-        let order: Vec<usize> = outer.in_dim_names().map(|d| self.out_dim_index(d).unwrap_or(0)).collect();
+        let order: Vec<usize> = outer
+            .in_dim_names()
+            .map(|d| self.out_dim_index(d).unwrap_or(0))
+            .collect();
         let bases = self
             .bases
             .iter()
@@ -97,7 +110,11 @@ impl LinearLayout {
                     .iter()
                     .map(|b| {
                         let ins: Vec<u32> = order.iter().map(|&o| b[o] as u32).collect();
-                        outer.apply_flat(&ins).into_iter().map(|v| v as i32).collect()
+                        outer
+                            .apply_flat(&ins)
+                            .into_iter()
+                            .map(|v| v as i32)
+                            .collect()
                     })
                     .collect();
                 (n.clone(), nb)
@@ -112,8 +129,11 @@ impl LinearLayout {
     pub fn invert_and_compose(&self, outer: &LinearLayout) -> Result<LinearLayout> {
         let out_names = names(self.out_dim_names());
         if !same_set(&out_names, &names(outer.out_dim_names())) {
-            bail!("invertAndCompose: out-dims must match ignoring order, got {:?} and {:?}",
-                out_names, names(outer.out_dim_names()));
+            bail!(
+                "invertAndCompose: out-dims must match ignoring order, got {:?} and {:?}",
+                out_names,
+                names(outer.out_dim_names())
+            );
         }
         let b = self;
         let a = outer.transpose_outs(&out_names)?;
@@ -129,26 +149,43 @@ impl LinearLayout {
                 identity_dims.push(d.to_string());
             }
         }
-        let a_rest: Vec<String> = a.in_dim_names().filter(|d| !identity_dims.iter().any(|x| x == d)).map(String::from).collect();
-        let b_rest: Vec<String> = b.in_dim_names().filter(|d| !identity_dims.iter().any(|x| x == d)).map(String::from).collect();
+        let a_rest: Vec<String> = a
+            .in_dim_names()
+            .filter(|d| !identity_dims.iter().any(|x| x == d))
+            .map(String::from)
+            .collect();
+        let b_rest: Vec<String> = b
+            .in_dim_names()
+            .filter(|d| !identity_dims.iter().any(|x| x == d))
+            .map(String::from)
+            .collect();
         if a_rest.is_empty() != b_rest.is_empty() {
-            bail!("invertAndCompose: one layout has dimensions left to solve for and the other none");
+            bail!(
+                "invertAndCompose: one layout has dimensions left to solve for and the other none"
+            );
         }
         let mut ret = if a_rest.is_empty() {
             LinearLayout::empty()
         } else {
-            lstsq(&a.sublayout(&a_rest, &out_names)?, &b.sublayout(&b_rest, &out_names)?)?
+            lstsq(
+                &a.sublayout(&a_rest, &out_names)?,
+                &b.sublayout(&b_rest, &out_names)?,
+            )?
         };
         for d in &identity_dims {
             ret = ret.checked_mul(&LinearLayout::identity_1d(a.in_dim_size(d), d, d)?)?;
         }
-        ret.transpose_ins(&names(b.in_dim_names()))?.transpose_outs(&names(a.in_dim_names()))
+        ret.transpose_ins(&names(b.in_dim_names()))?
+            .transpose_outs(&names(a.in_dim_names()))
     }
 
     /// `invert`: the inverse of an invertible layout.
     pub fn invert(&self) -> Result<LinearLayout> {
         if !self.is_invertible() {
-            bail!("invert: a layout must be surjective and square to be invertible:{}", self);
+            bail!(
+                "invert: a layout must be surjective and square to be invertible:{}",
+                self
+            );
         }
         self.pseudoinvert()
     }
@@ -195,11 +232,22 @@ impl LinearLayout {
         let dims: Vec<String> = names(dims.iter());
         for d in &dims {
             if !self.has_in_dim(d) || !self.has_out_dim(d) {
-                bail!("isTrivialOver: dim '{}' must be both an in-dim and an out-dim", d);
+                bail!(
+                    "isTrivialOver: dim '{}' must be both an in-dim and an out-dim",
+                    d
+                );
             }
         }
-        let rest_in: Vec<String> = self.in_dim_names().filter(|d| !dims.iter().any(|x| x == d)).map(String::from).collect();
-        let rest_out: Vec<String> = self.out_dim_names().filter(|d| !dims.iter().any(|x| x == d)).map(String::from).collect();
+        let rest_in: Vec<String> = self
+            .in_dim_names()
+            .filter(|d| !dims.iter().any(|x| x == d))
+            .map(String::from)
+            .collect();
+        let rest_out: Vec<String> = self
+            .out_dim_names()
+            .filter(|d| !dims.iter().any(|x| x == d))
+            .map(String::from)
+            .collect();
         Ok(square_sublayout_is_identity(self, &dims)?
             && self.sublayout_is_zero(&rest_in, &dims)?
             && self.sublayout_is_zero(&dims, &rest_out)?)
@@ -214,8 +262,16 @@ impl LinearLayout {
             return None;
         }
         let ds: Vec<String> = names(dims.iter());
-        let ins: Vec<String> = self.in_dim_names().filter(|d| !ds.iter().any(|x| x == d)).map(String::from).collect();
-        let outs: Vec<String> = self.out_dim_names().filter(|d| !ds.iter().any(|x| x == d)).map(String::from).collect();
+        let ins: Vec<String> = self
+            .in_dim_names()
+            .filter(|d| !ds.iter().any(|x| x == d))
+            .map(String::from)
+            .collect();
+        let outs: Vec<String> = self
+            .out_dim_names()
+            .filter(|d| !ds.iter().any(|x| x == d))
+            .map(String::from)
+            .collect();
         self.sublayout(&ins, &outs).ok()
     }
 }
@@ -241,7 +297,11 @@ pub fn divide_left(a: &LinearLayout, b: &LinearLayout) -> Option<LinearLayout> {
         }
         for (i, v) in vs.iter().enumerate().take(ib) {
             for (o, (od, _)) in a.out_dims().iter().enumerate() {
-                let expected = if b.has_out_dim(od) { b.basis(d, i, od)? } else { 0 };
+                let expected = if b.has_out_dim(od) {
+                    b.basis(d, i, od)?
+                } else {
+                    0
+                };
                 if v[o] != expected {
                     return None;
                 }
@@ -261,7 +321,8 @@ pub fn divide_left(a: &LinearLayout, b: &LinearLayout) -> Option<LinearLayout> {
         }
         c_bases.push((d.clone(), cv));
     }
-    let c = LinearLayout::from_parts(c_bases, c_outs, a.is_surjective() && b.is_surjective()).ok()?;
+    let c =
+        LinearLayout::from_parts(c_bases, c_outs, a.is_surjective() && b.is_surjective()).ok()?;
     (b.checked_mul(&c).ok()? == *a).then_some(c)
 }
 
@@ -297,6 +358,7 @@ pub fn divide_right(a: &LinearLayout, b: &LinearLayout) -> Option<LinearLayout> 
         }
         c_bases.push((d.clone(), cv));
     }
-    let c = LinearLayout::from_parts(c_bases, c_outs, a.is_surjective() && b.is_surjective()).ok()?;
+    let c =
+        LinearLayout::from_parts(c_bases, c_outs, a.is_surjective() && b.is_surjective()).ok()?;
     (c.checked_mul(b).ok()? == *a).then_some(c)
 }

@@ -16,23 +16,40 @@ pub fn standard_out_dim_names(rank: usize) -> Vec<String> {
 
 /// `[("dim0", shape[0]), ...]`.
 pub fn standard_out_dim_pairs(shape: &[i32]) -> Vec<(String, i32)> {
-    shape.iter().enumerate().map(|(i, &s)| (format!("dim{}", i), s)).collect()
+    shape
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| (format!("dim{}", i), s))
+        .collect()
 }
 
 /// `identityStandardND`: `∏_i identity1D(shape[order[i]], in_dim, dim{order[i]})`, out-dims in
 /// `order` (minor first).
 pub fn identity_standard_nd(in_dim: &str, shape: &[u32], order: &[u32]) -> Result<LinearLayout> {
     if shape.len() != order.len() {
-        bail!("identityStandardND: shape {:?} and order {:?} have different ranks", shape, order);
+        bail!(
+            "identityStandardND: shape {:?} and order {:?} have different ranks",
+            shape,
+            order
+        );
     }
     let names = standard_out_dim_names(shape.len());
     let mut ret = LinearLayout::empty();
     for &d in order {
         let d = d as usize;
         if d >= shape.len() {
-            bail!("order {:?} names dim {} of a rank-{} layout", order, d, shape.len());
+            bail!(
+                "order {:?} names dim {} of a rank-{} layout",
+                order,
+                d,
+                shape.len()
+            );
         }
-        ret = ret.checked_mul(&LinearLayout::identity_1d(to_i32(shape[d])?, in_dim, &names[d])?)?;
+        ret = ret.checked_mul(&LinearLayout::identity_1d(
+            to_i32(shape[d])?,
+            in_dim,
+            &names[d],
+        )?)?;
     }
     Ok(ret)
 }
@@ -55,7 +72,9 @@ pub fn square_sublayout_is_identity<S: AsRef<str>>(ll: &LinearLayout, dims: &[S]
         }
     }
     let sl = ll.sublayout(dims, dims)?.flatten_ins().flatten_outs();
-    let Some((_, vs)) = sl.bases().first() else { return Ok(true) };
+    let Some((_, vs)) = sl.bases().first() else {
+        return Ok(true);
+    };
     Ok(vs.iter().enumerate().all(|(i, b)| b[0] == 1 << i))
 }
 
@@ -64,7 +83,12 @@ pub fn zeros_like(ll: &LinearLayout) -> LinearLayout {
     let bases = ll
         .bases()
         .iter()
-        .map(|(n, vs)| (n.clone(), vs.iter().map(|b| alloc::vec![0; b.len()]).collect()))
+        .map(|(n, vs)| {
+            (
+                n.clone(),
+                vs.iter().map(|b| alloc::vec![0; b.len()]).collect(),
+            )
+        })
         .collect();
     LinearLayout::new_unchecked(bases, ll.out_dims().to_vec())
 }
@@ -72,14 +96,21 @@ pub fn zeros_like(ll: &LinearLayout) -> LinearLayout {
 /// `ensureLayoutNotLargerThan`: clamp each out-dim to `min(size, shape[d])`, zeroing basis
 /// components that overflow. With `broadcast_registers == false`, register bases that *became*
 /// zero are dropped.
-pub fn ensure_layout_not_larger_than(ll: &LinearLayout, shape: &[(String, i32)], broadcast_registers: bool) -> Result<LinearLayout> {
+pub fn ensure_layout_not_larger_than(
+    ll: &LinearLayout,
+    shape: &[(String, i32)],
+    broadcast_registers: bool,
+) -> Result<LinearLayout> {
     if shape.is_empty() {
         return Ok(ll.clone());
     }
     let mut out_dims = ll.out_dims().to_vec();
     for (d, size) in out_dims.iter_mut() {
         let Some((_, s)) = shape.iter().find(|(n, _)| n == d) else {
-            bail!("ensureLayoutNotLargerThan: no size given for out-dim '{}'", d);
+            bail!(
+                "ensureLayoutNotLargerThan: no size given for out-dim '{}'",
+                d
+            );
         };
         if !is_pow2(*s as i64) {
             bail!("shape size {} of '{}' must be a non-zero power of 2", s, d);
@@ -94,7 +125,11 @@ pub fn ensure_layout_not_larger_than(ll: &LinearLayout, shape: &[(String, i32)],
             let mut nv = Vec::new();
             for b in vs {
                 let was_zero = b.iter().all(|&v| v == 0);
-                let nb: Vec<i32> = b.iter().enumerate().map(|(i, &v)| if v >= out_dims[i].1 { 0 } else { v }).collect();
+                let nb: Vec<i32> = b
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| if v >= out_dims[i].1 { 0 } else { v })
+                    .collect();
                 let is_zero = nb.iter().all(|&v| v == 0);
                 if !drop || was_zero || !is_zero {
                     nv.push(nb);
@@ -108,7 +143,10 @@ pub fn ensure_layout_not_larger_than(ll: &LinearLayout, shape: &[(String, i32)],
 
 /// `ensureLayoutNotSmallerThan`: grow each out-dim (in the layout's out-dim order) up to
 /// `shape[d]` by repeating along the first in-dim (`register` or `offset`).
-pub fn ensure_layout_not_smaller_than(ll: &LinearLayout, shape: &[(String, i32)]) -> Result<LinearLayout> {
+pub fn ensure_layout_not_smaller_than(
+    ll: &LinearLayout,
+    shape: &[(String, i32)],
+) -> Result<LinearLayout> {
     if shape.is_empty() {
         return Ok(ll.clone());
     }
@@ -118,11 +156,19 @@ pub fn ensure_layout_not_smaller_than(ll: &LinearLayout, shape: &[(String, i32)]
     let mut ret = ll.clone();
     for (d, actual) in ll.out_dims() {
         let Some((_, desired)) = shape.iter().find(|(n, _)| n == d) else {
-            bail!("ensureLayoutNotSmallerThan: no size given for out-dim '{}'", d);
+            bail!(
+                "ensureLayoutNotSmallerThan: no size given for out-dim '{}'",
+                d
+            );
         };
         if *desired > *actual {
             if desired % actual != 0 {
-                bail!("size {} of '{}' is not a multiple of the layout's {}", desired, d, actual);
+                bail!(
+                    "size {} of '{}' is not a multiple of the layout's {}",
+                    desired,
+                    d,
+                    actual
+                );
             }
             ret = ret.checked_mul(&LinearLayout::identity_1d(desired / actual, &k, d)?)?;
         }
@@ -131,8 +177,16 @@ pub fn ensure_layout_not_smaller_than(ll: &LinearLayout, shape: &[(String, i32)]
 }
 
 /// Like [`ensure_layout_not_smaller_than`] with the sizes given positionally for `names`.
-pub fn ensure_not_smaller_named(ll: &LinearLayout, names: &[String], shape: &[i64]) -> Result<LinearLayout> {
-    let pairs: Vec<(String, i32)> = names.iter().cloned().zip(shape.iter().map(|&s| s as i32)).collect();
+pub fn ensure_not_smaller_named(
+    ll: &LinearLayout,
+    names: &[String],
+    shape: &[i64],
+) -> Result<LinearLayout> {
+    let pairs: Vec<(String, i32)> = names
+        .iter()
+        .cloned()
+        .zip(shape.iter().map(|&s| s as i32))
+        .collect();
     ensure_layout_not_smaller_than(ll, &pairs)
 }
 
@@ -140,9 +194,15 @@ pub fn ensure_not_smaller_named(ll: &LinearLayout, names: &[String], shape: &[i6
 pub fn reshape_layout(ll: &LinearLayout, shape: &[i64]) -> Result<LinearLayout> {
     let mut src: Vec<String> = ll.out_dim_names().map(String::from).collect();
     src.reverse();
-    let mut new_outs: Vec<(String, i32)> = shape.iter().enumerate().map(|(i, &s)| (format!("dim{}", i), s as i32)).collect();
+    let mut new_outs: Vec<(String, i32)> = shape
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| (format!("dim{}", i), s as i32))
+        .collect();
     new_outs.reverse();
-    ll.transpose_outs(&src)?.reshape_outs(&new_outs)?.transpose_outs(&standard_out_dim_names(shape.len()))
+    ll.transpose_outs(&src)?
+        .reshape_outs(&new_outs)?
+        .transpose_outs(&standard_out_dim_names(shape.len()))
 }
 
 /// `transposeLinearLayout`: permute each basis' components by `order`, keeping the out names.
@@ -150,7 +210,14 @@ pub fn transpose_linear_layout(ll: &LinearLayout, order: &[usize]) -> Result<Lin
     let bases = ll
         .bases()
         .iter()
-        .map(|(n, vs)| (n.clone(), vs.iter().map(|b| order.iter().map(|&i| b[i]).collect()).collect()))
+        .map(|(n, vs)| {
+            (
+                n.clone(),
+                vs.iter()
+                    .map(|b| order.iter().map(|&i| b[i]).collect())
+                    .collect(),
+            )
+        })
         .collect();
     let names: Vec<String> = ll.out_dim_names().map(String::from).collect();
     LinearLayout::from_bases(bases, &names)
@@ -160,7 +227,11 @@ pub fn transpose_linear_layout(ll: &LinearLayout, order: &[usize]) -> Result<Lin
 pub fn remove_standard_dim(ll: &LinearLayout, dim: usize) -> Result<LinearLayout> {
     let rank = ll.num_out_dims();
     if dim >= rank {
-        bail!("removeStandardDim: dim {} out of range for rank {}", dim, rank);
+        bail!(
+            "removeStandardDim: dim {} out of range for rank {}",
+            dim,
+            rank
+        );
     }
     let mut dims: Vec<String> = ll.out_dim_names().map(String::from).collect();
     dims.remove(dim);
@@ -178,17 +249,32 @@ pub fn remove_standard_dim(ll: &LinearLayout, dim: usize) -> Result<LinearLayout
 /// `actionRemoveBroadcastedRegs`: keep only the nonzero register bases.
 pub fn action_remove_broadcasted_regs(ll: &LinearLayout) -> Result<ColumnAction> {
     let vs = ll.in_dim_bases("register").unwrap_or(&[]);
-    let keep = (0..vs.len()).filter(|&i| vs[i].iter().any(|&v| v != 0)).collect();
+    let keep = (0..vs.len())
+        .filter(|&i| vs[i].iter().any(|&v| v != 0))
+        .collect();
     ColumnAction::new(keep, "register", vs.len())
 }
 
 /// Zero the components of out-dim `dim` (Triton's `projectAwayOutDim`), re-inferring sizes.
 pub fn project_away_out_dim(ll: &LinearLayout, dim: &str) -> Result<LinearLayout> {
-    let Some(idx) = ll.out_dim_index(dim) else { bail!("no out-dim '{}'", dim) };
+    let Some(idx) = ll.out_dim_index(dim) else {
+        bail!("no out-dim '{}'", dim)
+    };
     let bases = ll
         .bases()
         .iter()
-        .map(|(n, vs)| (n.clone(), vs.iter().map(|b| { let mut b = b.clone(); b[idx] = 0; b }).collect()))
+        .map(|(n, vs)| {
+            (
+                n.clone(),
+                vs.iter()
+                    .map(|b| {
+                        let mut b = b.clone();
+                        b[idx] = 0;
+                        b
+                    })
+                    .collect(),
+            )
+        })
         .collect();
     LinearLayout::from_bases(bases, &standard_out_dim_names(ll.num_out_dims()))
 }

@@ -74,7 +74,10 @@ fn nested(shape: &[i64], cells: &[String], sep: &str) -> String {
 /// `getDistributedLayoutStr`: in-dims `register, lane, warp, block`.
 pub fn distributed_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String> {
     if ll.total_out_dim_size() > MAX_ELEMENTS || ll.total_in_dim_size() > MAX_ELEMENTS {
-        crate::error::bail!("the layout has {} elements, too many to print", ll.total_out_dim_size());
+        crate::error::bail!(
+            "the layout has {} elements, too many to print",
+            ll.total_out_dim_size()
+        );
     }
     if ll.num_out_dims() == 0 {
         crate::error::bail!("a rank-0 layout has nothing to print");
@@ -84,7 +87,10 @@ pub fn distributed_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String
     let n_warp = ll.in_dim_size("warp") as i64;
     let n_block = ll.in_dim_size("block") as i64;
     let n_reg = ll.in_dim_size("register") as i64;
-    let pos: Vec<usize> = ["register", "lane", "warp", "block"].iter().map(|d| ll.in_dim_pos(d).unwrap_or(usize::MAX)).collect();
+    let pos: Vec<usize> = ["register", "lane", "warp", "block"]
+        .iter()
+        .map(|d| ll.in_dim_pos(d).unwrap_or(usize::MAX))
+        .collect();
     let total: i64 = shape.iter().product();
     let mut elems = alloc::vec![String::new(); total as usize];
     let mut threads: Vec<String> = Vec::new();
@@ -110,13 +116,19 @@ pub fn distributed_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String
                     if !v.is_empty() {
                         v.push('|');
                     }
-                    let padding = (digits(n_block) - digits(b)) + (digits(n_warp * n_lane) - digits(tid)) + (digits(n_reg) - digits(r));
+                    let padding = (digits(n_block) - digits(b))
+                        + (digits(n_warp * n_lane) - digits(tid))
+                        + (digits(n_reg) - digits(r));
                     v.push_str(&" ".repeat(padding.max(0) as usize));
                     if n_block > 1 {
                         v.push_str(&alloc::format!("B{}:", b));
                     }
                     v.push_str(&alloc::format!("T{}:{}", tid, r));
-                    let coords: Vec<String> = out.iter().zip(&shape).map(|(&o, &s)| padded(o as i64, s)).collect();
+                    let coords: Vec<String> = out
+                        .iter()
+                        .zip(&shape)
+                        .map(|(&o, &s)| padded(o as i64, s))
+                        .collect();
                     threads.push(alloc::format!("({})", coords.join(",")));
                 }
             }
@@ -151,7 +163,10 @@ pub fn distributed_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String
 /// element each offset holds (as Triton does).
 pub fn shared_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String> {
     if ll.total_out_dim_size() > MAX_ELEMENTS || ll.total_in_dim_size() > MAX_ELEMENTS {
-        crate::error::bail!("the layout has {} elements, too many to print", ll.total_out_dim_size());
+        crate::error::bail!(
+            "the layout has {} elements, too many to print",
+            ll.total_out_dim_size()
+        );
     }
     if ll.num_out_dims() == 0 {
         crate::error::bail!("a rank-0 layout has nothing to print");
@@ -174,7 +189,11 @@ pub fn shared_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String> {
                 ins[p] = b as u32;
             }
             let out = ll.apply_flat(&ins);
-            let cs: Vec<String> = out.iter().zip(&shape).map(|(&v, &s)| padded(v as i64, s)).collect();
+            let cs: Vec<String> = out
+                .iter()
+                .zip(&shape)
+                .map(|(&v, &s)| padded(v as i64, s))
+                .collect();
             if idx < elems.len() {
                 let v = &mut elems[idx];
                 if !v.is_empty() {

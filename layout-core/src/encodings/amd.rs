@@ -10,7 +10,10 @@ use super::nvidia::{matrix_order, order_for_dot_operand};
 use super::{AmdMfma, AmdWmma};
 use crate::error::bail;
 use crate::layout::is_pow2;
-use crate::utils::{action_remove_broadcasted_regs, identity_standard_nd, project_away_out_dim, standard_out_dim_names, to_i32};
+use crate::utils::{
+    action_remove_broadcasted_regs, identity_standard_nd, project_away_out_dim,
+    standard_out_dim_names, to_i32,
+};
 use crate::{LinearLayout, Result};
 
 fn id(size: i64, in_dim: &str, out_dim: &str) -> Result<LinearLayout> {
@@ -23,30 +26,54 @@ fn id(size: i64, in_dim: &str, out_dim: &str) -> Result<LinearLayout> {
 fn check_mfma(m: &AmdMfma, shape: &[i64]) -> Result<()> {
     let rank = m.warps_per_cta.len();
     if m.version > 4 {
-        bail!("amd_mfma version must be in the [0, 4] range, got {}", m.version);
+        bail!(
+            "amd_mfma version must be in the [0, 4] range, got {}",
+            m.version
+        );
     }
     if !(2..=3).contains(&rank) || shape.len() != rank || m.cga.rank() != rank {
-        bail!("amd_mfma: warpsPerCTA has rank {} but the tensor shape is {:?}", rank, shape);
+        bail!(
+            "amd_mfma: warpsPerCTA has rank {} but the tensor shape is {:?}",
+            rank,
+            shape
+        );
     }
     if m.instr_shape.len() < 2 {
-        bail!("amd_mfma: instrShape {:?} needs at least [M, N]", m.instr_shape);
+        bail!(
+            "amd_mfma: instrShape {:?} needs at least [M, N]",
+            m.instr_shape
+        );
     }
     let (md, nd) = (m.instr_shape[0], m.instr_shape[1]);
     if !matches!((md, nd), (32, 32) | (16, 16) | (64, 4) | (4, 64)) {
-        bail!("amd_mfma: invalid (mDim, nDim) combination ({}, {}): use 32x32, 16x16, 64x4 or 4x64", md, nd);
+        bail!(
+            "amd_mfma: invalid (mDim, nDim) combination ({}, {}): use 32x32, 16x16, 64x4 or 4x64",
+            md,
+            nd
+        );
     }
     if md == 64 && nd == 4 && !m.is_transposed {
         bail!("amd_mfma: a 64x4 instruction must be transposed (isTransposed = true)");
     }
     if !(m.element_bit_width == 32 || m.element_bit_width == 64) {
-        bail!("amd_mfma: elementBitWidth must be 32 or 64, got {}", m.element_bit_width);
+        bail!(
+            "amd_mfma: elementBitWidth must be 32 or 64, got {}",
+            m.element_bit_width
+        );
     }
     if m.tiles_per_warp.len() != rank {
-        bail!("amd_mfma: tilesPerWarp {:?} must have rank {}", m.tiles_per_warp, rank);
+        bail!(
+            "amd_mfma: tilesPerWarp {:?} must have rank {}",
+            m.tiles_per_warp,
+            rank
+        );
     }
     for v in m.warps_per_cta.iter().chain(&m.tiles_per_warp) {
         if !is_pow2(*v as i64) {
-            bail!("amd_mfma: warpsPerCTA and tilesPerWarp must be powers of two, got {}", v);
+            bail!(
+                "amd_mfma: warpsPerCTA and tilesPerWarp must be powers of two, got {}",
+                v
+            );
         }
     }
     Ok(())
@@ -66,13 +93,15 @@ pub(crate) fn mfma(m: &AmdMfma, shape: &[i64]) -> Result<LinearLayout> {
     let warp = 64i64;
     let tiles = (md * nd) / (warp * height);
     let mut tile = if !m.is_transposed {
-        let mut t = id(height, "register", dim_m)?.checked_mul(&id(nd, "lane", dim_n)?.checked_mul(&id(warp / nd, "lane", dim_m)?)?)?;
+        let mut t = id(height, "register", dim_m)?
+            .checked_mul(&id(nd, "lane", dim_n)?.checked_mul(&id(warp / nd, "lane", dim_m)?)?)?;
         if tiles > 0 {
             t = t.checked_mul(&id(tiles, "register", dim_m)?)?;
         }
         t
     } else {
-        let mut t = id(height, "register", dim_n)?.checked_mul(&id(md, "lane", dim_m)?.checked_mul(&id(warp / md, "lane", dim_n)?)?)?;
+        let mut t = id(height, "register", dim_n)?
+            .checked_mul(&id(md, "lane", dim_m)?.checked_mul(&id(warp / md, "lane", dim_n)?)?)?;
         if tiles > 0 {
             t = t.checked_mul(&id(tiles, "register", dim_n)?)?;
         }
@@ -84,7 +113,11 @@ pub(crate) fn mfma(m: &AmdMfma, shape: &[i64]) -> Result<LinearLayout> {
     tile = tile.checked_mul(&id(tn, "register", dim_n)?)?;
     tile = tile.checked_mul(&id(wn, "warp", dim_n)?)?;
     let reps = shape[ni] / (nd * wn * tn);
-    tile = tile.checked_mul(&id(if reps > 0 && !is_pow2(reps) { 1 } else { reps }, "register", dim_n)?)?;
+    tile = tile.checked_mul(&id(
+        if reps > 0 && !is_pow2(reps) { 1 } else { reps },
+        "register",
+        dim_n,
+    )?)?;
     tile = tile.checked_mul(&id(tm, "register", dim_m)?)?;
     tile = tile.checked_mul(&id(wm, "warp", dim_m)?)?;
     if batch {
@@ -96,12 +129,20 @@ pub(crate) fn mfma(m: &AmdMfma, shape: &[i64]) -> Result<LinearLayout> {
     combine_cta_cga_with_shape(tile, &m.cga, shape)
 }
 
-pub(crate) fn mfma_dot(op_idx: u32, m: &AmdMfma, k_width: u32, shape: &[i64]) -> Result<LinearLayout> {
+pub(crate) fn mfma_dot(
+    op_idx: u32,
+    m: &AmdMfma,
+    k_width: u32,
+    shape: &[i64],
+) -> Result<LinearLayout> {
     check_mfma(m, shape)?;
     let rank = shape.len();
     let k_idx = check_dot(op_idx, rank, shape)?;
     if k_width == 0 || !is_pow2(k_width as i64) {
-        bail!("dot_op with an amd_mfma parent needs kWidth a power of two, got {}", k_width);
+        bail!(
+            "dot_op with an amd_mfma parent needs kWidth a power of two, got {}",
+            k_width
+        );
     }
     let batch = rank == 3;
     let non_k_idx = if op_idx == 0 { rank - 2 } else { rank - 1 };
@@ -116,7 +157,8 @@ pub(crate) fn mfma_dot(op_idx: u32, m: &AmdMfma, k_width: u32, shape: &[i64]) ->
     let dim_nk = &names[order[1] as usize];
     let warp_order = matrix_order(rank, true);
     let regs = id(k_width as i64, "register", dim_k)?;
-    let lanes = id(non_k_dim, "lane", dim_nk)?.checked_mul(&id(warp / non_k_dim, "lane", dim_k)?)?;
+    let lanes =
+        id(non_k_dim, "lane", dim_nk)?.checked_mul(&id(warp / non_k_dim, "lane", dim_k)?)?;
     let mut tile = regs.checked_mul(&lanes)?;
     let mut k_tile = warp / non_k_dim * k_width as i64;
     if (md == 64 && nd == 4 && op_idx == 0) || (md == 4 && nd == 64 && op_idx == 1) {
@@ -142,14 +184,26 @@ pub(crate) fn mfma_dot(op_idx: u32, m: &AmdMfma, k_width: u32, shape: &[i64]) ->
 pub fn wmma_cta_layout(warps_per_cta: &[u32], tiles_per_warp: &[u32]) -> Result<LinearLayout> {
     let rank = warps_per_cta.len();
     if tiles_per_warp.len() != rank {
-        bail!("amd_wmma: tilesPerWarp {:?} and warpsPerCTA {:?} must have the same rank", tiles_per_warp, warps_per_cta);
+        bail!(
+            "amd_wmma: tilesPerWarp {:?} and warpsPerCTA {:?} must have the same rank",
+            tiles_per_warp,
+            warps_per_cta
+        );
     }
     let names = standard_out_dim_names(rank);
     let mut l = LinearLayout::empty();
     for d in matrix_order(rank, true) {
         let d = d as usize;
-        l = l.checked_mul(&LinearLayout::identity_1d(to_i32(tiles_per_warp[d])?, "register", &names[d])?)?;
-        l = l.checked_mul(&LinearLayout::identity_1d(to_i32(warps_per_cta[d])?, "warp", &names[d])?)?;
+        l = l.checked_mul(&LinearLayout::identity_1d(
+            to_i32(tiles_per_warp[d])?,
+            "register",
+            &names[d],
+        )?)?;
+        l = l.checked_mul(&LinearLayout::identity_1d(
+            to_i32(warps_per_cta[d])?,
+            "warp",
+            &names[d],
+        )?)?;
     }
     l.transpose_outs(&names)
 }
@@ -157,18 +211,31 @@ pub fn wmma_cta_layout(warps_per_cta: &[u32], tiles_per_warp: &[u32]) -> Result<
 fn check_wmma(m: &AmdWmma, shape: &[i64]) -> Result<usize> {
     let rank = m.cta_layout.num_out_dims();
     if !(1..=3).contains(&m.version) {
-        bail!("amd_wmma version must be in the [1, 3] range, got {}", m.version);
+        bail!(
+            "amd_wmma version must be in the [1, 3] range, got {}",
+            m.version
+        );
     }
     if !(2..=3).contains(&rank) || shape.len() != rank || m.cga.rank() != rank {
-        bail!("amd_wmma: the layout has rank {} but the tensor shape is {:?}", rank, shape);
+        bail!(
+            "amd_wmma: the layout has rank {} but the tensor shape is {:?}",
+            rank,
+            shape
+        );
     }
     let ok = match m.version {
         1 => m.instr_shape == [16, 16, 16],
         2 => m.instr_shape == [16, 16, 16] || m.instr_shape == [16, 16, 32],
-        _ => [[16, 16, 4], [16, 16, 32], [16, 16, 64], [16, 16, 128]].iter().any(|s| m.instr_shape == s),
+        _ => [[16, 16, 4], [16, 16, 32], [16, 16, 64], [16, 16, 128]]
+            .iter()
+            .any(|s| m.instr_shape == s),
     };
     if !ok {
-        bail!("invalid WMMA v{} instruction shape {:?}", m.version, m.instr_shape);
+        bail!(
+            "invalid WMMA v{} instruction shape {:?}",
+            m.version,
+            m.instr_shape
+        );
     }
     if m.cta_layout.in_dim_names().collect::<Vec<_>>() != ["register", "warp"] {
         bail!("amd_wmma: ctaLayout must have in-dims register and warp");
@@ -181,13 +248,32 @@ fn wmma_tile(m: &AmdWmma, rank: usize) -> Result<LinearLayout> {
     let to = matrix_order(rank, !m.is_transposed);
     let outs = [names[to[0] as usize].clone(), names[to[1] as usize].clone()];
     let (regs, lanes): (Vec<Vec<i32>>, Vec<Vec<i32>>) = if m.version == 1 {
-        (alloc::vec![alloc::vec![0, 2], alloc::vec![0, 4], alloc::vec![0, 8]],
-         alloc::vec![alloc::vec![1, 0], alloc::vec![2, 0], alloc::vec![4, 0], alloc::vec![8, 0], alloc::vec![0, 1]])
+        (
+            alloc::vec![alloc::vec![0, 2], alloc::vec![0, 4], alloc::vec![0, 8]],
+            alloc::vec![
+                alloc::vec![1, 0],
+                alloc::vec![2, 0],
+                alloc::vec![4, 0],
+                alloc::vec![8, 0],
+                alloc::vec![0, 1]
+            ],
+        )
     } else {
-        (alloc::vec![alloc::vec![0, 1], alloc::vec![0, 2], alloc::vec![0, 4]],
-         alloc::vec![alloc::vec![1, 0], alloc::vec![2, 0], alloc::vec![4, 0], alloc::vec![8, 0], alloc::vec![0, 8]])
+        (
+            alloc::vec![alloc::vec![0, 1], alloc::vec![0, 2], alloc::vec![0, 4]],
+            alloc::vec![
+                alloc::vec![1, 0],
+                alloc::vec![2, 0],
+                alloc::vec![4, 0],
+                alloc::vec![8, 0],
+                alloc::vec![0, 8]
+            ],
+        )
     };
-    let mut t = LinearLayout::from_bases(alloc::vec![("register".into(), regs), ("lane".into(), lanes)], &outs)?;
+    let mut t = LinearLayout::from_bases(
+        alloc::vec![("register".into(), regs), ("lane".into(), lanes)],
+        &outs,
+    )?;
     if rank == 3 {
         t = t.checked_mul(&LinearLayout::identity_1d(1, "register", &names[0])?)?;
         t = t.checked_mul(&LinearLayout::identity_1d(1, "lane", &names[0])?)?;
@@ -199,15 +285,26 @@ pub(crate) fn wmma(m: &AmdWmma, shape: &[i64]) -> Result<LinearLayout> {
     let rank = check_wmma(m, shape)?;
     let l = wmma_tile(m, rank)?.checked_mul(&m.cta_layout)?;
     let names = standard_out_dim_names(rank);
-    let rep: Vec<String> = matrix_order(rank, true).iter().map(|&d| names[d as usize].clone()).collect();
+    let rep: Vec<String> = matrix_order(rank, true)
+        .iter()
+        .map(|&d| names[d as usize].clone())
+        .collect();
     combine_cta_cga_with_shape(l.transpose_outs(&rep)?, &m.cga, shape)
 }
 
-pub(crate) fn wmma_dot(op_idx: u32, m: &AmdWmma, k_width: u32, shape: &[i64]) -> Result<LinearLayout> {
+pub(crate) fn wmma_dot(
+    op_idx: u32,
+    m: &AmdWmma,
+    k_width: u32,
+    shape: &[i64],
+) -> Result<LinearLayout> {
     let rank = check_wmma(m, shape)?;
     let k_idx = check_dot(op_idx, rank, shape)?;
     if k_width == 0 || !is_pow2(k_width as i64) {
-        bail!("dot_op with an amd_wmma parent needs kWidth a power of two, got {}", k_width);
+        bail!(
+            "dot_op with an amd_wmma parent needs kWidth a power of two, got {}",
+            k_width
+        );
     }
     let names = standard_out_dim_names(rank);
     let order = order_for_dot_operand(op_idx, rank, true);
@@ -215,13 +312,24 @@ pub(crate) fn wmma_dot(op_idx: u32, m: &AmdWmma, k_width: u32, shape: &[i64]) ->
     let dim_nk = &names[order[1] as usize];
     let k_dim = m.instr_shape[2] as i64;
     let k_size = shape[k_idx];
-    let non_k_dim = if op_idx == 0 { m.instr_shape[0] } else { m.instr_shape[1] } as i64;
+    let non_k_dim = if op_idx == 0 {
+        m.instr_shape[0]
+    } else {
+        m.instr_shape[1]
+    } as i64;
     let depth = 32 / non_k_dim;
-    let mut tile = id(k_width as i64, "register", dim_k)?.checked_mul(&id(non_k_dim, "lane", dim_nk)?)?;
-    tile = tile.checked_mul(&if m.version == 1 { LinearLayout::zeros_1d(depth as i32, "lane", dim_k, 1)? } else { id(depth, "lane", dim_k)? })?;
+    let mut tile =
+        id(k_width as i64, "register", dim_k)?.checked_mul(&id(non_k_dim, "lane", dim_nk)?)?;
+    tile = tile.checked_mul(&if m.version == 1 {
+        LinearLayout::zeros_1d(depth as i32, "lane", dim_k, 1)?
+    } else {
+        id(depth, "lane", dim_k)?
+    })?;
     let k_tile = depth * k_width as i64;
-    let reps = k_size.max(k_dim) / k_tile;
-    tile = tile.checked_mul(&id(reps, "register", dim_k)?)?;
+    // Triton 3.9 repeats the tile up to the instruction's K only; a larger tensor K is covered
+    // by combineCtaCgaWithShape after the CTA layout (checked against Triton).
+    let _ = k_size;
+    tile = tile.checked_mul(&id(k_dim / k_tile, "register", dim_k)?)?;
     let cta = project_away_out_dim(&m.cta_layout, dim_k)?;
     let cta = action_remove_broadcasted_regs(&cta)?.apply(&cta)?;
     let l = tile.checked_mul(&cta)?;

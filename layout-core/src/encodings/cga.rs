@@ -6,7 +6,10 @@ use alloc::vec::Vec;
 
 use crate::error::bail;
 use crate::layout::is_pow2;
-use crate::utils::{ensure_layout_not_larger_than, ensure_layout_not_smaller_than, standard_out_dim_names, standard_out_dim_pairs, to_i32};
+use crate::utils::{
+    ensure_layout_not_larger_than, ensure_layout_not_smaller_than, standard_out_dim_names,
+    standard_out_dim_pairs, to_i32,
+};
 use crate::{LinearLayout, Result};
 
 /// Triton's `CGAEncodingAttr`: a linear layout from `block` to the tensor dims, in units of
@@ -21,14 +24,28 @@ impl Cga {
     /// One CTA: `block = []`.
     pub fn single(rank: usize) -> Cga {
         let names = standard_out_dim_names(rank);
-        Cga { layout: LinearLayout::new_unchecked(alloc::vec![("block".into(), Vec::new())], names.into_iter().map(|n| (n, 1)).collect()) }
+        Cga {
+            layout: LinearLayout::new_unchecked(
+                alloc::vec![("block".into(), Vec::new())],
+                names.into_iter().map(|n| (n, 1)).collect(),
+            ),
+        }
     }
 
     /// `CGAEncodingAttr::fromSplitParams(CTAsPerCGA, CTASplitNum, CTAOrder)`.
-    pub fn from_split_params(ctas_per_cga: &[u32], cta_split_num: &[u32], cta_order: &[u32]) -> Result<Cga> {
+    pub fn from_split_params(
+        ctas_per_cga: &[u32],
+        cta_split_num: &[u32],
+        cta_order: &[u32],
+    ) -> Result<Cga> {
         let rank = cta_order.len();
         if ctas_per_cga.len() != rank || cta_split_num.len() != rank {
-            bail!("CTAsPerCGA {:?}, CTASplitNum {:?} and CTAOrder {:?} must have the same rank", ctas_per_cga, cta_split_num, cta_order);
+            bail!(
+                "CTAsPerCGA {:?}, CTASplitNum {:?} and CTAOrder {:?} must have the same rank",
+                ctas_per_cga,
+                cta_split_num,
+                cta_order
+            );
         }
         check_permutation("CTAOrder", cta_order)?;
         let names = standard_out_dim_names(rank);
@@ -37,10 +54,26 @@ impl Cga {
             let d = d as usize;
             let (split, total) = (cta_split_num[d], ctas_per_cga[d]);
             if !is_pow2(split as i64) || !is_pow2(total as i64) || total % split != 0 {
-                bail!("CTAsPerCGA[{}] = {} must be a power-of-two multiple of CTASplitNum[{}] = {}", d, total, d, split);
+                bail!(
+                    "CTAsPerCGA[{}] = {} must be a power-of-two multiple of CTASplitNum[{}] = {}",
+                    d,
+                    total,
+                    d,
+                    split
+                );
             }
-            l = l.checked_mul(&LinearLayout::identity_1d(to_i32(split)?, "block", &names[d])?)?
-                .checked_mul(&LinearLayout::zeros_1d(to_i32(total / split)?, "block", &names[d], 1)?)?;
+            l = l
+                .checked_mul(&LinearLayout::identity_1d(
+                    to_i32(split)?,
+                    "block",
+                    &names[d],
+                )?)?
+                .checked_mul(&LinearLayout::zeros_1d(
+                    to_i32(total / split)?,
+                    "block",
+                    &names[d],
+                    1,
+                )?)?;
         }
         if rank == 0 {
             return Ok(Cga::single(0));
@@ -54,7 +87,12 @@ impl Cga {
         let mut sizes = alloc::vec![1i32; rank];
         for b in &bases {
             if b.len() != rank {
-                bail!("CGALayout entry {:?} has {} components, but the layout has rank {}", b, b.len(), rank);
+                bail!(
+                    "CGALayout entry {:?} has {} components, but the layout has rank {}",
+                    b,
+                    b.len(),
+                    rank
+                );
             }
             for (i, &v) in b.iter().enumerate() {
                 if v < 0 || v >= 1 << 20 {
@@ -104,7 +142,12 @@ pub(crate) fn check_permutation(what: &str, order: &[u32]) -> Result<()> {
     let mut seen = alloc::vec![false; order.len()];
     for &o in order {
         if o as usize >= order.len() || seen[o as usize] {
-            bail!("{} {:?} is not a permutation of 0..{}", what, order, order.len());
+            bail!(
+                "{} {:?} is not a permutation of 0..{}",
+                what,
+                order,
+                order.len()
+            );
         }
         seen[o as usize] = true;
     }
@@ -122,25 +165,47 @@ pub fn shape_per_cta(split: &[u32], shape: &[i64]) -> Vec<i64> {
     } else {
         s = s[s.len() - rank..].to_vec();
     }
-    shape.iter().zip(&s).map(|(&d, &k)| d / (d.min(k as i64)).max(1)).collect()
+    shape
+        .iter()
+        .zip(&s)
+        .map(|(&d, &k)| d / (d.min(k as i64)).max(1))
+        .collect()
 }
 
 /// `combineCtaCgaWithShape(ctaLayout, cga, shape)`: broadcast or repeat the CTA layout to the
 /// per-CTA shape, multiply by the CGA layout, and return out-dims `dim0..` of exactly `shape`.
-pub fn combine_cta_cga_with_shape(cta: LinearLayout, cga: &Cga, shape: &[i64]) -> Result<LinearLayout> {
+pub fn combine_cta_cga_with_shape(
+    cta: LinearLayout,
+    cga: &Cga,
+    shape: &[i64],
+) -> Result<LinearLayout> {
     let rank = shape.len();
     if cta.num_out_dims() != rank || cga.rank() != rank {
-        bail!("rank mismatch: the layout has rank {} (CGA rank {}), the tensor shape {:?} rank {}", cta.num_out_dims(), cga.rank(), shape, rank);
+        bail!(
+            "rank mismatch: the layout has rank {} (CGA rank {}), the tensor shape {:?} rank {}",
+            cta.num_out_dims(),
+            cga.rank(),
+            shape,
+            rank
+        );
     }
     for &s in shape {
         if !is_pow2(s) || s > 1 << 30 {
-            bail!("tensor shape {:?}: every dimension must be a power of 2 (and at most 2^30)", shape);
+            bail!(
+                "tensor shape {:?}: every dimension must be a power of 2 (and at most 2^30)",
+                shape
+            );
         }
     }
     let names = standard_out_dim_names(rank);
-    let labeled: Vec<(String, i32)> = names.iter().cloned().zip(shape.iter().map(|&s| s as i32)).collect();
+    let labeled: Vec<(String, i32)> = names
+        .iter()
+        .cloned()
+        .zip(shape.iter().map(|&s| s as i32))
+        .collect();
     let cta_names: Vec<String> = cta.out_dim_names().map(String::from).collect();
-    let cga_l = ensure_layout_not_larger_than(&cga.layout, &labeled, true)?.transpose_outs(&cta_names)?;
+    let cga_l =
+        ensure_layout_not_larger_than(&cga.layout, &labeled, true)?.transpose_outs(&cta_names)?;
     let cta_shape: Vec<(String, i32)> = cta_names
         .iter()
         .map(|d| {
@@ -153,7 +218,12 @@ pub fn combine_cta_cga_with_shape(cta: LinearLayout, cga: &Cga, shape: &[i64]) -
     let ret = cta.checked_mul(&cga_l)?.transpose_outs(&names)?;
     for (d, s) in &labeled {
         if ret.out_dim_size(d) != *s {
-            bail!("the layout covers {} elements along {}, but the tensor has {}", ret.out_dim_size(d), d, s);
+            bail!(
+                "the layout covers {} elements along {}, but the tensor has {}",
+                ret.out_dim_size(d),
+                d,
+                s
+            );
         }
     }
     Ok(ret)

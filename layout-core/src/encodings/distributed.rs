@@ -7,12 +7,20 @@ use super::cga::{check_permutation, combine_cta_cga_with_shape};
 use super::{Blocked, Cga, Encoding};
 use crate::error::bail;
 use crate::layout::is_pow2;
-use crate::utils::{ensure_layout_not_larger_than, ensure_layout_not_smaller_than, identity_standard_nd, remove_standard_dim, standard_out_dim_names, to_i32};
+use crate::utils::{
+    ensure_layout_not_larger_than, ensure_layout_not_smaller_than, identity_standard_nd,
+    remove_standard_dim, standard_out_dim_names, to_i32,
+};
 use crate::{LinearLayout, Result};
 
 fn check_pow2(what: &str, v: &[u32]) -> Result<()> {
     if let Some(x) = v.iter().find(|&&x| !is_pow2(x as i64)) {
-        bail!("every element of {} must be a power of two, but {:?} has {}", what, v, x);
+        bail!(
+            "every element of {} must be a power of two, but {:?} has {}",
+            what,
+            v,
+            x
+        );
     }
     Ok(())
 }
@@ -28,7 +36,11 @@ pub(crate) fn check_blocked(b: &Blocked) -> Result<()> {
     check_pow2("warpsPerCTA", &b.warps_per_cta)?;
     check_permutation("order", &b.order)?;
     if b.cga.rank() != r {
-        bail!("the CGA layout has rank {}, the blocked layout {}", b.cga.rank(), r);
+        bail!(
+            "the CGA layout has rank {}, the blocked layout {}",
+            b.cga.rank(),
+            r
+        );
     }
     Ok(())
 }
@@ -36,17 +48,30 @@ pub(crate) fn check_blocked(b: &Blocked) -> Result<()> {
 pub(crate) fn blocked(b: &Blocked, shape: &[i64]) -> Result<LinearLayout> {
     check_blocked(b)?;
     let cta = identity_standard_nd("register", &b.size_per_thread, &b.order)?
-        .checked_mul(&identity_standard_nd("lane", &b.threads_per_warp, &b.order)?)?
+        .checked_mul(&identity_standard_nd(
+            "lane",
+            &b.threads_per_warp,
+            &b.order,
+        )?)?
         .checked_mul(&identity_standard_nd("warp", &b.warps_per_cta, &b.order)?)?;
-    combine_cta_cga_with_shape(cta, &b.cga, shape)
+    // Triton 3.9 drops the register bases that broadcast once the tile is clamped to the shape
+    // (a blocked layout never holds one element twice in a thread); checked against Triton.
+    Ok(combine_cta_cga_with_shape(cta, &b.cga, shape)?.remove_zero_bases_along_dim("register"))
 }
 
 pub(crate) fn slice(dim: u32, parent: &Encoding, shape: &[i64]) -> Result<LinearLayout> {
     if parent.is_shared() {
-        bail!("slice: the parent must be a distributed layout, not {}", parent.name());
+        bail!(
+            "slice: the parent must be a distributed layout, not {}",
+            parent.name()
+        );
     }
     if dim as usize > shape.len() {
-        bail!("slice: dim {} is out of range for a rank-{} parent", dim, shape.len() + 1);
+        bail!(
+            "slice: dim {} is out of range for a rank-{} parent",
+            dim,
+            shape.len() + 1
+        );
     }
     let mut pshape = shape.to_vec();
     pshape.insert(dim as usize, 1);
@@ -57,7 +82,13 @@ pub(crate) fn slice(dim: u32, parent: &Encoding, shape: &[i64]) -> Result<Linear
         .iter()
         .map(|(n, vs)| {
             if n == "register" {
-                (n.clone(), vs.iter().filter(|b| b.iter().any(|&v| v != 0)).cloned().collect())
+                (
+                    n.clone(),
+                    vs.iter()
+                        .filter(|b| b.iter().any(|&v| v != 0))
+                        .cloned()
+                        .collect(),
+                )
             } else {
                 (n.clone(), vs.clone())
             }
@@ -87,18 +118,38 @@ fn linear_order(l: &LinearLayout) -> Vec<usize> {
 }
 
 pub(crate) fn linear(l: &LinearLayout, shape: &[i64]) -> Result<LinearLayout> {
+    if l.num_out_dims() == 0 {
+        // `#ttg.linear<{register = [], lane = [], warp = [], block = []}>` has no rank of its own.
+        let names = standard_out_dim_names(shape.len());
+        let mut outs = Vec::new();
+        for n in names {
+            outs.push((n, 1));
+        }
+        let empty = LinearLayout::from_parts(l.bases().clone(), outs, true)?;
+        return linear(&empty, shape);
+    }
     let canon: Vec<String> = l.out_dim_names().map(String::from).collect();
     if shape.len() != canon.len() {
-        bail!("the linear layout has rank {}, the tensor shape {:?}", canon.len(), shape);
+        bail!(
+            "the linear layout has rank {}, the tensor shape {:?}",
+            canon.len(),
+            shape
+        );
     }
     for &s in shape {
         if !is_pow2(s) || s > 1 << 30 {
-            bail!("tensor shape {:?}: every dimension must be a power of 2", shape);
+            bail!(
+                "tensor shape {:?}: every dimension must be a power of 2",
+                shape
+            );
         }
     }
     let order = linear_order(l);
     let permuted: Vec<String> = order.iter().map(|&d| canon[d].clone()).collect();
-    let named: Vec<(String, i32)> = order.iter().map(|&d| (canon[d].clone(), shape[d] as i32)).collect();
+    let named: Vec<(String, i32)> = order
+        .iter()
+        .map(|&d| (canon[d].clone(), shape[d] as i32))
+        .collect();
     let ll = l.transpose_outs(&permuted)?;
     let ll = ensure_layout_not_smaller_than(&ll, &named)?;
     let ll = ensure_layout_not_larger_than(&ll, &named, false)?;
@@ -106,7 +157,12 @@ pub(crate) fn linear(l: &LinearLayout, shape: &[i64]) -> Result<LinearLayout> {
 }
 
 /// `broadcastedDotOperandLayout`: identity along every dim of `order` except K, zeros along K.
-pub(crate) fn broadcasted_dot_operand_layout(shape: &[u32], order: &[u32], k_dim: usize, in_dim: &str) -> Result<LinearLayout> {
+pub(crate) fn broadcasted_dot_operand_layout(
+    shape: &[u32],
+    order: &[u32],
+    k_dim: usize,
+    in_dim: &str,
+) -> Result<LinearLayout> {
     let names = standard_out_dim_names(shape.len());
     let mut l = LinearLayout::empty();
     for &d in order {
@@ -141,7 +197,9 @@ pub(crate) fn dot_cga(op_idx: u32, parent: &Cga) -> Result<Cga> {
         .collect();
     let mut outs = parent.layout.out_dims().to_vec();
     outs[k].1 = 1;
-    Ok(Cga { layout: LinearLayout::from_parts(alloc::vec![("block".into(), bases)], outs, true)? })
+    Ok(Cga {
+        layout: LinearLayout::from_parts(alloc::vec![("block".into(), bases)], outs, true)?,
+    })
 }
 
 pub(crate) fn check_dot(op_idx: u32, rank: usize, shape: &[i64]) -> Result<usize> {
@@ -149,7 +207,11 @@ pub(crate) fn check_dot(op_idx: u32, rank: usize, shape: &[i64]) -> Result<usize
         bail!("dot_op opIdx must be 0 or 1, got {}", op_idx);
     }
     if !(2..=3).contains(&rank) || shape.len() != rank {
-        bail!("dot_op: the parent has rank {} and the tensor shape {:?}; both must be rank 2 or 3", rank, shape);
+        bail!(
+            "dot_op: the parent has rank {} and the tensor shape {:?}; both must be rank 2 or 3",
+            rank,
+            shape
+        );
     }
     Ok(if op_idx == 0 { rank - 1 } else { rank - 2 })
 }
@@ -168,6 +230,9 @@ pub(crate) fn fma_dot(op_idx: u32, b: &Blocked, shape: &[i64]) -> Result<LinearL
     let regs = identity_standard_nd("register", &thread_size, &b.order)?;
     let lanes = broadcasted_dot_operand_layout(&b.threads_per_warp, &b.order, k, "lane")?;
     let warps = broadcasted_dot_operand_layout(&b.warps_per_cta, &b.order, k, "warp")?;
-    let cta = regs.transpose_outs(&rep)?.checked_mul(&lanes.transpose_outs(&rep)?)?.checked_mul(&warps.transpose_outs(&rep)?)?;
+    let cta = regs
+        .transpose_outs(&rep)?
+        .checked_mul(&lanes.transpose_outs(&rep)?)?
+        .checked_mul(&warps.transpose_outs(&rep)?)?;
     combine_cta_cga_with_shape(cta, &dot_cga(op_idx, &b.cga)?, shape)
 }

@@ -168,12 +168,19 @@ impl Encoding {
         match self {
             Encoding::Blocked(b) => distributed::blocked(b, shape),
             Encoding::Slice { dim, parent } => distributed::slice(*dim, parent, shape),
-            Encoding::DotOperand { op_idx, parent, k_width } => match &**parent {
+            Encoding::DotOperand {
+                op_idx,
+                parent,
+                k_width,
+            } => match &**parent {
                 Encoding::Blocked(b) => distributed::fma_dot(*op_idx, b, shape),
                 Encoding::NvidiaMma(m) => nvidia::dot(*op_idx, m, *k_width, shape),
                 Encoding::AmdMfma(m) => amd::mfma_dot(*op_idx, m, *k_width, shape),
                 Encoding::AmdWmma(m) => amd::wmma_dot(*op_idx, m, *k_width, shape),
-                other => crate::error::bail!("dot_op: the parent must be blocked, nvidia_mma, amd_mfma or amd_wmma, not {}", other.name()),
+                other => crate::error::bail!(
+                    "dot_op: the parent must be blocked, nvidia_mma, amd_mfma or amd_wmma, not {}",
+                    other.name()
+                ),
             },
             Encoding::NvidiaMma(m) => nvidia::mma(m, shape),
             Encoding::AmdMfma(m) => amd::mfma(m, shape),
@@ -209,7 +216,11 @@ impl Encoding {
     pub fn is_shared(&self) -> bool {
         matches!(
             self,
-            Encoding::SwizzledShared(_) | Encoding::AmdRotatingShared(_) | Encoding::NvmmaShared(_) | Encoding::PaddedShared(_) | Encoding::SharedLinear { .. }
+            Encoding::SwizzledShared(_)
+                | Encoding::AmdRotatingShared(_)
+                | Encoding::NvmmaShared(_)
+                | Encoding::PaddedShared(_)
+                | Encoding::SharedLinear { .. }
         )
     }
 
@@ -247,14 +258,24 @@ impl Encoding {
             Encoding::AmdWmma(m) => m.cga.clone(),
             Encoding::SwizzledShared(s) | Encoding::AmdRotatingShared(s) => s.cga.clone(),
             Encoding::NvmmaShared(s) => s.cga.clone(),
-            Encoding::DotOperand { op_idx, parent, .. } => distributed::dot_cga(*op_idx, &parent.cga()?)?,
+            Encoding::DotOperand { op_idx, parent, .. } => {
+                distributed::dot_cga(*op_idx, &parent.cga()?)?
+            }
             Encoding::Slice { dim, parent } => {
                 let p = parent.cga()?;
-                Cga { layout: crate::utils::remove_standard_dim(&p.layout, *dim as usize)? }
+                Cga {
+                    layout: crate::utils::remove_standard_dim(&p.layout, *dim as usize)?,
+                }
             }
-            Encoding::Linear(l) | Encoding::SharedLinear { layout: l, .. } | Encoding::PaddedShared(PaddedShared { linear: l, .. }) => {
+            Encoding::Linear(l)
+            | Encoding::SharedLinear { layout: l, .. }
+            | Encoding::PaddedShared(PaddedShared { linear: l, .. }) => {
                 let names: Vec<_> = l.out_dim_names().map(alloc::string::String::from).collect();
-                let b = if l.has_in_dim("block") { l.sublayout(&["block"], &names)? } else { Cga::single(l.num_out_dims()).layout };
+                let b = if l.has_in_dim("block") {
+                    l.sublayout(&["block"], &names)?
+                } else {
+                    Cga::single(l.num_out_dims()).layout
+                };
                 Cga { layout: b }
             }
         })

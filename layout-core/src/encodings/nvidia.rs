@@ -33,35 +33,70 @@ fn mma_tile(tile: &[u32], k_width: u32, order: &[u32], rep_order: &[u32]) -> Res
     let outer = order[1] as usize;
     let (m, n) = (tile[outer], tile[inner]);
     if m % 8 != 0 || k_width == 0 || n % (k_width * 4) != 0 || !is_pow2(k_width as i64) {
-        bail!("MMA tile {:?} with kWidth {} is not a multiple of the 8 x (4*kWidth) core tile", tile, k_width);
+        bail!(
+            "MMA tile {:?} with kWidth {} is not a multiple of the 8 x (4*kWidth) core tile",
+            tile,
+            k_width
+        );
     }
     let ones = alloc::vec![1u32; rank];
     let l = identity_standard_nd("register", &ones, rep_order)?
-        .checked_mul(&LinearLayout::identity_1d(to_i32(k_width)?, "register", &names[inner])?)?
+        .checked_mul(&LinearLayout::identity_1d(
+            to_i32(k_width)?,
+            "register",
+            &names[inner],
+        )?)?
         .checked_mul(&LinearLayout::identity_1d(4, "lane", &names[inner])?)?
         .checked_mul(&LinearLayout::identity_1d(8, "lane", &names[outer])?)?
-        .checked_mul(&LinearLayout::identity_1d(to_i32(m / 8)?, "register", &names[outer])?)?
-        .checked_mul(&LinearLayout::identity_1d(to_i32(n / (k_width * 4))?, "register", &names[inner])?)?;
+        .checked_mul(&LinearLayout::identity_1d(
+            to_i32(m / 8)?,
+            "register",
+            &names[outer],
+        )?)?
+        .checked_mul(&LinearLayout::identity_1d(
+            to_i32(n / (k_width * 4))?,
+            "register",
+            &names[inner],
+        )?)?;
     Ok(l)
 }
 
 fn check(m: &NvidiaMma, shape: &[i64]) -> Result<()> {
     let rank = m.warps_per_cta.len();
     if !(m.version_major == 2 || m.version_major == 3) {
-        bail!("nvidia_mma versionMajor {} is not supported: use 2 (Ampere) or 3 (Hopper)", m.version_major);
+        bail!(
+            "nvidia_mma versionMajor {} is not supported: use 2 (Ampere) or 3 (Hopper)",
+            m.version_major
+        );
     }
     if !(2..=3).contains(&rank) || shape.len() != rank || m.cga.rank() != rank {
-        bail!("nvidia_mma: warpsPerCTA has rank {} but the tensor shape is {:?}", rank, shape);
+        bail!(
+            "nvidia_mma: warpsPerCTA has rank {} but the tensor shape is {:?}",
+            rank,
+            shape
+        );
     }
     if let Some(w) = m.warps_per_cta.iter().find(|&&w| !is_pow2(w as i64)) {
-        bail!("nvidia_mma: warpsPerCTA {:?} has {}, not a power of two", m.warps_per_cta, w);
+        bail!(
+            "nvidia_mma: warpsPerCTA {:?} has {}, not a power of two",
+            m.warps_per_cta,
+            w
+        );
     }
     let want = if m.version_major == 2 { rank } else { 3 };
     if m.instr_shape.len() != want {
-        bail!("nvidia_mma v{}: instrShape {:?} must have {} entries", m.version_major, m.instr_shape, want);
+        bail!(
+            "nvidia_mma v{}: instrShape {:?} must have {} entries",
+            m.version_major,
+            m.instr_shape,
+            want
+        );
     }
     if m.instr_shape.iter().any(|&x| !is_pow2(x as i64)) {
-        bail!("nvidia_mma: instrShape {:?} must be powers of two", m.instr_shape);
+        bail!(
+            "nvidia_mma: instrShape {:?} must be powers of two",
+            m.instr_shape
+        );
     }
     if m.version_major == 3 && (m.instr_shape[0] != 16 || m.warps_per_cta[0] % 4 != 0) {
         bail!("nvidia_mma v3 (Hopper): instrShape[0] must be 16 and warpsPerCTA[0] a multiple of 4 (a warpgroup), got instrShape {:?} and warpsPerCTA {:?}",
@@ -74,14 +109,22 @@ pub(crate) fn mma(m: &NvidiaMma, shape: &[i64]) -> Result<LinearLayout> {
     check(m, shape)?;
     let rank = shape.len();
     let hopper = m.version_major == 3;
-    let tile: Vec<u32> = if hopper { alloc::vec![m.instr_shape[0], m.instr_shape[1]] } else { m.instr_shape.clone() };
+    let tile: Vec<u32> = if hopper {
+        alloc::vec![m.instr_shape[0], m.instr_shape[1]]
+    } else {
+        m.instr_shape.clone()
+    };
     if tile.len() != rank {
-        bail!("nvidia_mma v3 supports rank-2 tensors only, got shape {:?}", shape);
+        bail!(
+            "nvidia_mma v3 supports rank-2 tensors only, got shape {:?}",
+            shape
+        );
     }
     let order = matrix_order(rank, true);
     let cta = mma_tile(&tile, 2, &order, &matrix_order(rank, true))?;
     let outs: Vec<String> = cta.out_dim_names().map(String::from).collect();
-    let warps = identity_standard_nd("warp", &m.warps_per_cta, &matrix_order(rank, !hopper))?.transpose_outs(&outs)?;
+    let warps = identity_standard_nd("warp", &m.warps_per_cta, &matrix_order(rank, !hopper))?
+        .transpose_outs(&outs)?;
     combine_cta_cga_with_shape(cta.checked_mul(&warps)?, &m.cga, shape)
 }
 
@@ -109,6 +152,7 @@ pub(crate) fn dot(op_idx: u32, m: &NvidiaMma, k_width: u32, shape: &[i64]) -> Re
     let cta = mma_tile(&tile, k_width, &order, &rep_order)?;
     let outs: Vec<String> = cta.out_dim_names().map(String::from).collect();
     let warp_order = matrix_order(rank, m.version_major != 3);
-    let warps = broadcasted_dot_operand_layout(&m.warps_per_cta, &warp_order, k, "warp")?.transpose_outs(&outs)?;
+    let warps = broadcasted_dot_operand_layout(&m.warps_per_cta, &warp_order, k, "warp")?
+        .transpose_outs(&outs)?;
     combine_cta_cga_with_shape(cta.checked_mul(&warps)?, &dot_cga(op_idx, &m.cga)?, shape)
 }

@@ -8,7 +8,9 @@ use super::cga::{check_permutation, combine_cta_cga_with_shape, shape_per_cta};
 use super::{Cga, NvmmaShared, SwizzledShared};
 use crate::error::bail;
 use crate::layout::is_pow2;
-use crate::utils::{ensure_not_smaller_named, reshape_layout, standard_out_dim_names, transpose_linear_layout};
+use crate::utils::{
+    ensure_not_smaller_named, reshape_layout, standard_out_dim_names, transpose_linear_layout,
+};
 use crate::{LinearLayout, Result};
 
 fn check_shape(shape: &[i64]) -> Result<()> {
@@ -24,17 +26,30 @@ pub(crate) fn swizzled(s: &SwizzledShared, shape: &[i64], rotating: bool) -> Res
     let rank = s.order.len();
     check_permutation("order", &s.order)?;
     if shape.len() != rank || s.cga.rank() != rank || rank == 0 {
-        bail!("the shared layout has rank {} (order {:?}), the tensor shape {:?}", rank, s.order, shape);
+        bail!(
+            "the shared layout has rank {} (order {:?}), the tensor shape {:?}",
+            rank,
+            s.order,
+            shape
+        );
     }
     check_shape(shape)?;
     if s.per_phase == 0 || s.max_phase == 0 {
-        bail!("perPhase and maxPhase must be at least 1, got perPhase = {} and maxPhase = {}", s.per_phase, s.max_phase);
+        bail!(
+            "perPhase and maxPhase must be at least 1, got perPhase = {} and maxPhase = {}",
+            s.per_phase,
+            s.max_phase
+        );
     }
     let spc = shape_per_cta(&s.cga.cta_split_num(), shape);
     // Triton's rotating layout sizes by the full shape, not the per-CTA shape.
     let sz = if rotating { shape.to_vec() } else { spc };
     if rank == 1 {
-        return combine_cta_cga_with_shape(LinearLayout::identity_1d(sz[0] as i32, "offset", "dim0")?, &s.cga, shape);
+        return combine_cta_cga_with_shape(
+            LinearLayout::identity_1d(sz[0] as i32, "offset", "dim0")?,
+            &s.cga,
+            shape,
+        );
     }
     let names = standard_out_dim_names(rank);
     let (col, row) = (s.order[0] as usize, s.order[1] as usize);
@@ -49,26 +64,49 @@ pub(crate) fn swizzled(s: &SwizzledShared, shape: &[i64], rotating: bool) -> Res
     let mut r = 1;
     while r < nrows {
         let phase = (r / pp) % mp;
-        let p = if rotating { phase ^ ((r / mp / pp) % mp) } else { phase };
+        let p = if rotating {
+            phase ^ ((r / mp / pp) % mp)
+        } else {
+            phase
+        };
         b.push(alloc::vec![r as i32, ((vec * p) % ncols) as i32]);
         r *= 2;
     }
-    let mut cta = LinearLayout::from_bases(alloc::vec![("offset".into(), b)], &[&names[row], &names[col]])?;
+    let mut cta = LinearLayout::from_bases(
+        alloc::vec![("offset".into(), b)],
+        &[&names[row], &names[col]],
+    )?;
     for &d in &s.order[2..] {
-        cta = cta.checked_mul(&LinearLayout::identity_1d(sz[d as usize] as i32, "offset", &names[d as usize])?)?;
+        cta = cta.checked_mul(&LinearLayout::identity_1d(
+            sz[d as usize] as i32,
+            "offset",
+            &names[d as usize],
+        )?)?;
     }
     combine_cta_cga_with_shape(cta, &s.cga, shape)
 }
 
 impl NvmmaShared {
     fn vec(&self) -> i64 {
-        if self.swizzling_byte_width == 0 { 1 } else { 128 / self.element_bit_width as i64 }
+        if self.swizzling_byte_width == 0 {
+            1
+        } else {
+            128 / self.element_bit_width as i64
+        }
     }
     fn per_phase(&self) -> i64 {
-        if self.swizzling_byte_width == 0 { 1 } else { 128 / self.swizzling_byte_width as i64 }
+        if self.swizzling_byte_width == 0 {
+            1
+        } else {
+            128 / self.swizzling_byte_width as i64
+        }
     }
     fn max_phase(&self) -> i64 {
-        if self.swizzling_byte_width == 0 { 1 } else { self.swizzling_byte_width as i64 / 16 }
+        if self.swizzling_byte_width == 0 {
+            1
+        } else {
+            self.swizzling_byte_width as i64 / 16
+        }
     }
 }
 
@@ -79,7 +117,11 @@ fn core_matrix(s: &NvmmaShared) -> Result<LinearLayout> {
     let mut b: Vec<Vec<i32>> = Vec::new();
     let mut col = 1;
     while col < tile_cols {
-        let c = if s.fp4_padded { col / 16 * 8 + col % 8 } else { col };
+        let c = if s.fp4_padded {
+            col / 16 * 8 + col % 8
+        } else {
+            col
+        };
         b.push(alloc::vec![0, c as i32]);
         col *= 2;
     }
@@ -90,7 +132,10 @@ fn core_matrix(s: &NvmmaShared) -> Result<LinearLayout> {
         b.push(alloc::vec![row as i32, c as i32]);
         row *= 2;
     }
-    LinearLayout::from_bases(alloc::vec![("offset".into(), b)], &standard_out_dim_names(2))
+    LinearLayout::from_bases(
+        alloc::vec![("offset".into(), b)],
+        &standard_out_dim_names(2),
+    )
 }
 
 /// `getTMABlockShape` in tiled mode, packed sizes.
@@ -120,36 +165,67 @@ fn tma_block_shape(s: &NvmmaShared, spc: &[i64]) -> Result<Vec<i64>> {
 pub(crate) fn nvmma(s: &NvmmaShared, shape: &[i64]) -> Result<LinearLayout> {
     let rank = shape.len();
     if !matches!(s.swizzling_byte_width, 0 | 32 | 64 | 128) {
-        bail!("nvmma_shared: swizzlingByteWidth must be 0, 32, 64 or 128, got {}", s.swizzling_byte_width);
+        bail!(
+            "nvmma_shared: swizzlingByteWidth must be 0, 32, 64 or 128, got {}",
+            s.swizzling_byte_width
+        );
     }
     if !matches!(s.element_bit_width, 4 | 8 | 16 | 32 | 64) {
-        bail!("nvmma_shared: elementBitWidth must be 4, 8, 16, 32 or 64, got {}", s.element_bit_width);
+        bail!(
+            "nvmma_shared: elementBitWidth must be 4, 8, 16, 32 or 64, got {}",
+            s.element_bit_width
+        );
     }
     // A single-CTA nvmma_shared without an explicit rank fits any tensor rank.
     let single;
     let s = if s.rank != rank && s.cga.num_ctas() == 1 && rank > 0 {
-        single = NvmmaShared { rank, cga: Cga::single(rank), ..s.clone() };
+        single = NvmmaShared {
+            rank,
+            cga: Cga::single(rank),
+            ..s.clone()
+        };
         &single
     } else {
         s
     };
     if rank == 0 || s.rank != rank || s.cga.rank() != rank {
-        bail!("nvmma_shared: the layout has rank {}, the tensor shape {:?}", s.rank, shape);
+        bail!(
+            "nvmma_shared: the layout has rank {}, the tensor shape {:?}",
+            s.rank,
+            shape
+        );
     }
     check_shape(shape)?;
     let spc = shape_per_cta(&s.cga.cta_split_num(), shape);
     let tma = tma_block_shape(s, &spc)?;
     let names = standard_out_dim_names(rank);
     if s.swizzling_byte_width == 0 {
-        let mut l = LinearLayout::identity_1d(tma[rank - 1] as i32, "offset", &names[rank - 1])?;
-        for i in (0..rank - 1).rev() {
-            l = l.checked_mul(&LinearLayout::identity_1d(tma[i] as i32, "offset", &names[i])?)?;
+        if s.transposed && rank > 2 {
+            bail!("nvmma_shared: an unswizzled (swizzlingByteWidth = 0) transposed layout of rank {} is not supported; Triton 3.9 pads it with unused offsets. Use rank 2 or a swizzle", rank);
+        }
+        // The contiguous dim first: the last one, or dim 0 when transposed (checked against
+        // Triton 3.9).
+        let dims: Vec<usize> = if s.transposed {
+            (0..rank).collect()
+        } else {
+            (0..rank).rev().collect()
+        };
+        let mut l = LinearLayout::empty();
+        for i in dims {
+            l = l.checked_mul(&LinearLayout::identity_1d(
+                tma[i] as i32,
+                "offset",
+                &names[i],
+            )?)?;
         }
         let l = ensure_not_smaller_named(&l, &names, &spc)?;
         return combine_cta_cga_with_shape(l, &s.cga, shape);
     }
     if rank < 2 {
-        bail!("nvmma_shared with a swizzle needs a rank-2 or higher tensor, got shape {:?}", shape);
+        bail!(
+            "nvmma_shared with a swizzle needs a rank-2 or higher tensor, got shape {:?}",
+            shape
+        );
     }
     let mut collapsed = [1i64, tma[rank - 1]];
     for &t in &tma[..rank - 1] {
@@ -159,10 +235,18 @@ pub(crate) fn nvmma(s: &NvmmaShared, shape: &[i64]) -> Result<LinearLayout> {
         collapsed.swap(0, 1);
     }
     let tile = core_matrix(s)?;
-    let (tr, tc) = (tile.out_dim_size("dim0") as i64, tile.out_dim_size("dim1") as i64);
+    let (tr, tc) = (
+        tile.out_dim_size("dim0") as i64,
+        tile.out_dim_size("dim1") as i64,
+    );
     let pack = if s.fp4_padded { 2 } else { 1 };
     if collapsed[1] * pack < tc || collapsed[0] < tr {
-        bail!("nvmma_shared: the collapsed shape per CTA must be at least [{}, {}], got {:?}", tr, tc / pack, collapsed);
+        bail!(
+            "nvmma_shared: the collapsed shape per CTA must be at least [{}, {}], got {:?}",
+            tr,
+            tc / pack,
+            collapsed
+        );
     }
     let two = standard_out_dim_names(2);
     let l = ensure_not_smaller_named(&tile, &two, &collapsed)?;
@@ -200,7 +284,11 @@ impl PaddedShared {
         }
         for (&i, &p) in self.intervals.iter().zip(&self.paddings) {
             if !is_pow2(i as i64) || !is_pow2(p as i64) {
-                bail!("padded_shared: interval {} and padding {} must be powers of two", i, p);
+                bail!(
+                    "padded_shared: interval {} and padding {} must be powers of two",
+                    i,
+                    p
+                );
             }
         }
         Ok(())

@@ -57,33 +57,68 @@ pub fn parse_attr(p: &mut Lexer, aliases: &Aliases) -> Result<Attr, ParseError> 
                 p.next_tok()?;
                 let (ty, ts) = p.next_tok()?;
                 if !matches!(ty, Tok::Ident(_)) {
-                    return err(ts, format!("expected an integer type after ':', found {}", ty.describe()));
+                    return err(
+                        ts,
+                        format!(
+                            "expected an integer type after ':', found {}",
+                            ty.describe()
+                        ),
+                    );
                 }
             }
-            Ok(Attr { kind: AttrKind::Int(v), span: s })
+            Ok(Attr {
+                kind: AttrKind::Int(v),
+                span: s,
+            })
         }
-        Tok::Ident(w) if w == "true" || w == "false" => Ok(Attr { kind: AttrKind::Bool(w == "true"), span: s }),
+        Tok::Ident(w) if w == "true" || w == "false" => Ok(Attr {
+            kind: AttrKind::Bool(w == "true"),
+            span: s,
+        }),
         Tok::Punct('[') => parse_array(p, aliases, s),
         Tok::Punct('{') => parse_dict(p, aliases, s),
         Tok::Hash(name) => {
             if let Some((dialect, mnemonic)) = name.split_once('.') {
                 if !matches!(dialect, "ttg" | "triton_gpu" | "ttng" | "triton_nvidia_gpu") {
-                    return err(s, format!("unknown dialect '{}': layouts are written #ttg.<name><...>", dialect));
+                    return err(
+                        s,
+                        format!(
+                            "unknown dialect '{}': layouts are written #ttg.<name><...>",
+                            dialect
+                        ),
+                    );
                 }
                 let body = parse_layout_body(p, aliases, mnemonic)?;
-                Ok(Attr { kind: AttrKind::Layout { name: String::from(mnemonic), dialect: String::from(dialect), body }, span: s })
+                Ok(Attr {
+                    kind: AttrKind::Layout {
+                        name: String::from(mnemonic),
+                        dialect: String::from(dialect),
+                        body,
+                    },
+                    span: s,
+                })
             } else {
                 match aliases.get(&name) {
                     Some(a) => Ok(a.clone()),
                     None => {
                         let known: Vec<&str> = aliases.iter().map(|(n, _, _)| n).collect();
-                        let hint = if known.is_empty() { String::from("no aliases are defined (pass them with -i FILE)") } else { format!("defined aliases: #{}", known.join(", #")) };
+                        let hint = if known.is_empty() {
+                            String::from("no aliases are defined (pass them with -i FILE)")
+                        } else {
+                            format!("defined aliases: #{}", known.join(", #"))
+                        };
                         err(s, format!("unknown alias '#{}'; {}", name, hint))
                     }
                 }
             }
         }
-        other => err(s, format!("expected a layout attribute, array, dictionary or number, found {}", other.describe())),
+        other => err(
+            s,
+            format!(
+                "expected a layout attribute, array, dictionary or number, found {}",
+                other.describe()
+            ),
+        ),
     }
 }
 
@@ -96,11 +131,22 @@ fn parse_array(p: &mut Lexer, aliases: &Aliases, open: Span) -> Result<Attr, Par
             match t {
                 Tok::Punct(',') => continue,
                 Tok::Punct(']') => break,
-                other => return err(s, format!("expected ',' or ']' in an array, found {}", other.describe())),
+                other => {
+                    return err(
+                        s,
+                        format!(
+                            "expected ',' or ']' in an array, found {}",
+                            other.describe()
+                        ),
+                    )
+                }
             }
         }
     }
-    Ok(Attr { kind: AttrKind::Array(items), span: open })
+    Ok(Attr {
+        kind: AttrKind::Array(items),
+        span: open,
+    })
 }
 
 fn parse_dict(p: &mut Lexer, aliases: &Aliases, open: Span) -> Result<Attr, ParseError> {
@@ -110,7 +156,12 @@ fn parse_dict(p: &mut Lexer, aliases: &Aliases, open: Span) -> Result<Attr, Pars
             let (t, ks) = p.next_tok()?;
             let key = match t {
                 Tok::Ident(k) => k,
-                other => return err(ks, format!("expected a key name, found {}", other.describe())),
+                other => {
+                    return err(
+                        ks,
+                        format!("expected a key name, found {}", other.describe()),
+                    )
+                }
             };
             if items.iter().any(|(k, _, _)| *k == key) {
                 return err(ks, format!("duplicate key '{}'", key));
@@ -122,14 +173,29 @@ fn parse_dict(p: &mut Lexer, aliases: &Aliases, open: Span) -> Result<Attr, Pars
             match t {
                 Tok::Punct(',') => continue,
                 Tok::Punct('}') => break,
-                other => return err(s, format!("expected ',' or '}}' in a dictionary, found {}", other.describe())),
+                other => {
+                    return err(
+                        s,
+                        format!(
+                            "expected ',' or '}}' in a dictionary, found {}",
+                            other.describe()
+                        ),
+                    )
+                }
             }
         }
     }
-    Ok(Attr { kind: AttrKind::Dict(items), span: open })
+    Ok(Attr {
+        kind: AttrKind::Dict(items),
+        span: open,
+    })
 }
 
-fn parse_layout_body(p: &mut Lexer, aliases: &Aliases, mnemonic: &str) -> Result<Vec<Attr>, ParseError> {
+fn parse_layout_body(
+    p: &mut Lexer,
+    aliases: &Aliases,
+    mnemonic: &str,
+) -> Result<Vec<Attr>, ParseError> {
     if mnemonic == "shared_memory" || mnemonic == "tensor_memory" {
         return Ok(Vec::new());
     }
@@ -153,7 +219,10 @@ fn parse_layout_body(p: &mut Lexer, aliases: &Aliases, mnemonic: &str) -> Result
                 p.next_tok()?;
                 p.expect('=')?;
                 let v = parse_attr(p, aliases)?;
-                body.push(Attr { kind: AttrKind::Keyword(k, Box::new(v)), span: s });
+                body.push(Attr {
+                    kind: AttrKind::Keyword(k, Box::new(v)),
+                    span: s,
+                });
             }
             Tok::End => return err(s, format!("expected '>' to close #ttg.{}<...>", mnemonic)),
             _ => body.push(parse_attr(p, aliases)?),
@@ -166,20 +235,41 @@ fn parse_paddings(p: &mut Lexer, open: Span) -> Result<Attr, ParseError> {
     let mut v = Vec::new();
     loop {
         let (t, s) = p.next_tok()?;
-        let Tok::Int(interval) = t else { return err(s, format!("expected an interval like 32:+4, found {}", t.describe())) };
+        let Tok::Int(interval) = t else {
+            return err(
+                s,
+                format!("expected an interval like 32:+4, found {}", t.describe()),
+            );
+        };
         p.expect(':')?;
         p.expect('+')?;
         let (t, s) = p.next_tok()?;
-        let Tok::Int(pad) = t else { return err(s, format!("expected a padding after ':+', found {}", t.describe())) };
+        let Tok::Int(pad) = t else {
+            return err(
+                s,
+                format!("expected a padding after ':+', found {}", t.describe()),
+            );
+        };
         v.push((interval, pad));
         let (t, s) = p.next_tok()?;
         match t {
             Tok::Punct(',') => continue,
             Tok::Punct(']') => break,
-            other => return err(s, format!("expected ',' or ']' after interval:+padding, found {}", other.describe())),
+            other => {
+                return err(
+                    s,
+                    format!(
+                        "expected ',' or ']' after interval:+padding, found {}",
+                        other.describe()
+                    ),
+                )
+            }
         }
     }
-    Ok(Attr { kind: AttrKind::Paddings(v), span: open })
+    Ok(Attr {
+        kind: AttrKind::Paddings(v),
+        span: open,
+    })
 }
 
 /// Parse `tensor<AxBxT[, enc]>` or `!ttg.memdesc<AxBxT, enc, ...>`.
@@ -188,7 +278,15 @@ pub fn parse_tensor_type(p: &mut Lexer, aliases: &Aliases) -> Result<TensorType,
     let memdesc = match &t {
         Tok::Ident(w) if w == "tensor" => false,
         Tok::Bang(w) if w.ends_with("memdesc") => true,
-        other => return err(s, format!("expected a tensor type like tensor<64x16xf16>, found {}", other.describe())),
+        other => {
+            return err(
+                s,
+                format!(
+                    "expected a tensor type like tensor<64x16xf16>, found {}",
+                    other.describe()
+                ),
+            )
+        }
     };
     p.expect('<')?;
     let mut shape = Vec::new();
@@ -207,7 +305,10 @@ pub fn parse_tensor_type(p: &mut Lexer, aliases: &Aliases) -> Result<TensorType,
                 let mut parts = w[1..].split('x').peekable();
                 let mut elem = None;
                 while let Some(part) = parts.next() {
-                    if parts.peek().is_none() && !part.is_empty() && !part.chars().all(|c| c.is_ascii_digit()) {
+                    if parts.peek().is_none()
+                        && !part.is_empty()
+                        && !part.chars().all(|c| c.is_ascii_digit())
+                    {
                         elem = Some(String::from(part));
                     } else if let Ok(v) = part.parse::<i64>() {
                         if v <= 0 {
@@ -215,7 +316,10 @@ pub fn parse_tensor_type(p: &mut Lexer, aliases: &Aliases) -> Result<TensorType,
                         }
                         shape.push(v);
                     } else if !part.is_empty() {
-                        return err(s, format!("expected a dimension or element type, found '{}'", part));
+                        return err(
+                            s,
+                            format!("expected a dimension or element type, found '{}'", part),
+                        );
                     }
                 }
                 match elem {
@@ -233,15 +337,35 @@ pub fn parse_tensor_type(p: &mut Lexer, aliases: &Aliases) -> Result<TensorType,
                                 let (inner, _) = p.next_tok()?;
                                 p.expect('>')?;
                                 let _ = from;
-                                element = format!("!{}<{}>", b, match inner { Tok::Ident(i) => i, _ => String::new() });
+                                element = format!(
+                                    "!{}<{}>",
+                                    b,
+                                    match inner {
+                                        Tok::Ident(i) => i,
+                                        _ => String::new(),
+                                    }
+                                );
                                 break;
                             }
-                            other => return err(s2, format!("expected an element type, found {}", other.describe())),
+                            other => {
+                                return err(
+                                    s2,
+                                    format!("expected an element type, found {}", other.describe()),
+                                )
+                            }
                         }
                     }
                 }
             }
-            other => return err(s, format!("expected a shape like 64x16xf16, found {}", other.describe())),
+            other => {
+                return err(
+                    s,
+                    format!(
+                        "expected a shape like 64x16xf16, found {}",
+                        other.describe()
+                    ),
+                )
+            }
         }
     }
     let mut encoding = None;
@@ -257,7 +381,14 @@ pub fn parse_tensor_type(p: &mut Lexer, aliases: &Aliases) -> Result<TensorType,
     }
     p.expect('>')?;
     if shape.is_empty() {
-        return err(s, String::from("a tensor type needs a shape, e.g. tensor<64x16xf16>"));
+        return err(
+            s,
+            String::from("a tensor type needs a shape, e.g. tensor<64x16xf16>"),
+        );
     }
-    Ok(TensorType { shape, element, encoding })
+    Ok(TensorType {
+        shape,
+        element,
+        encoding,
+    })
 }

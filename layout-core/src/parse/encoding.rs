@@ -9,7 +9,9 @@ use alloc::vec::Vec;
 use super::attr::{Attr, AttrKind};
 use super::lexer::Span;
 use super::ParseError;
-use crate::encodings::{AmdMfma, AmdWmma, Blocked, Cga, NvidiaMma, NvmmaShared, PaddedShared, SwizzledShared};
+use crate::encodings::{
+    AmdMfma, AmdWmma, Blocked, Cga, NvidiaMma, NvmmaShared, PaddedShared, SwizzledShared,
+};
 use crate::utils::standard_out_dim_names;
 use crate::{Encoding, LinearLayout};
 
@@ -62,7 +64,10 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 /// The closest of `candidates` to `word`, if close enough to be a likely typo.
 pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    let best = candidates.iter().map(|c| (edit_distance(word, c), *c)).min_by_key(|x| x.0)?;
+    let best = candidates
+        .iter()
+        .map(|c| (edit_distance(word, c), *c))
+        .min_by_key(|x| x.0)?;
     (best.0 <= 3.max(word.len() / 3)).then_some(best.1)
 }
 
@@ -75,7 +80,12 @@ struct Params<'a> {
 }
 
 impl<'a> Params<'a> {
-    fn new(encoding: &'a str, span: Span, dict: &'a [(String, Span, Attr)], allowed: &[&str]) -> R<Self> {
+    fn new(
+        encoding: &'a str,
+        span: Span,
+        dict: &'a [(String, Span, Attr)],
+        allowed: &[&str],
+    ) -> R<Self> {
         let mut entries = Vec::new();
         for (k, ks, v) in dict {
             let ck = canonical_key(k);
@@ -84,15 +94,26 @@ impl<'a> Params<'a> {
                     Some(s) => format!("; did you mean '{}'?", s),
                     None => format!("; expected one of: {}", allowed.join(", ")),
                 };
-                return Err(ParseError::new(*ks, format!("unknown key '{}' for #ttg.{}{}", k, encoding, hint)));
+                return Err(ParseError::new(
+                    *ks,
+                    format!("unknown key '{}' for #ttg.{}{}", k, encoding, hint),
+                ));
             }
-            if entries.iter().any(|(e, _, _): &(String, Span, &Attr)| *e == ck) {
+            if entries
+                .iter()
+                .any(|(e, _, _): &(String, Span, &Attr)| *e == ck)
+            {
                 return Err(ParseError::new(*ks, format!("duplicate key '{}'", k)));
             }
             entries.push((ck, *ks, v));
         }
         let used = alloc::vec![false; entries.len()];
-        Ok(Params { encoding, span, entries, used })
+        Ok(Params {
+            encoding,
+            span,
+            entries,
+            used,
+        })
     }
 
     fn get(&mut self, k: &str) -> Option<&'a Attr> {
@@ -102,13 +123,21 @@ impl<'a> Params<'a> {
     }
 
     fn key_span(&self, k: &str) -> Span {
-        self.entries.iter().find(|(e, _, _)| e == k).map_or(self.span, |e| e.1)
+        self.entries
+            .iter()
+            .find(|(e, _, _)| e == k)
+            .map_or(self.span, |e| e.1)
     }
 
     fn required(&mut self, k: &str) -> R<&'a Attr> {
         let span = self.span;
         let enc = self.encoding;
-        self.get(k).ok_or_else(|| ParseError::new(span, format!("#ttg.{} is missing the required key '{}'", enc, k)))
+        self.get(k).ok_or_else(|| {
+            ParseError::new(
+                span,
+                format!("#ttg.{} is missing the required key '{}'", enc, k),
+            )
+        })
     }
 
     fn uint(&mut self, k: &str) -> R<u32> {
@@ -123,9 +152,18 @@ impl<'a> Params<'a> {
     }
     fn bool_or(&mut self, k: &str, d: bool) -> R<bool> {
         match self.get(k) {
-            Some(Attr { kind: AttrKind::Bool(b), .. }) => Ok(*b),
-            Some(Attr { kind: AttrKind::Int(i @ (0 | 1)), .. }) => Ok(*i == 1),
-            Some(a) => Err(ParseError::new(a.span, format!("'{}' must be true or false", k))),
+            Some(Attr {
+                kind: AttrKind::Bool(b),
+                ..
+            }) => Ok(*b),
+            Some(Attr {
+                kind: AttrKind::Int(i @ (0 | 1)),
+                ..
+            }) => Ok(*i == 1),
+            Some(a) => Err(ParseError::new(
+                a.span,
+                format!("'{}' must be true or false", k),
+            )),
             None => Ok(d),
         }
     }
@@ -142,7 +180,8 @@ impl<'a> Params<'a> {
         let span = self.span;
         if let Some(a) = self.get("CGALayout") {
             let bases = as_bases(a, "CGALayout")?;
-            return Cga::from_bases(bases, rank).map_err(|e| ParseError::new(a.span, e.message().to_string()));
+            return Cga::from_bases(bases, rank)
+                .map_err(|e| ParseError::new(a.span, e.message().to_string()));
         }
         let ctas = self.uints_opt("CTAsPerCGA")?;
         let split = self.uints_opt("CTASplitNum")?;
@@ -154,23 +193,36 @@ impl<'a> Params<'a> {
         let split = split.unwrap_or_else(|| ctas.clone());
         let order = order.unwrap_or_else(|| (0..rank as u32).rev().collect());
         if ctas.len() != rank || split.len() != rank || order.len() != rank {
-            return Err(ParseError::new(self.key_span("CTAsPerCGA"), format!("CTAsPerCGA, CTASplitNum and CTAOrder must have rank {}", rank)));
+            return Err(ParseError::new(
+                self.key_span("CTAsPerCGA"),
+                format!(
+                    "CTAsPerCGA, CTASplitNum and CTAOrder must have rank {}",
+                    rank
+                ),
+            ));
         }
-        Cga::from_split_params(&ctas, &split, &order).map_err(|e| ParseError::new(span, e.message().to_string()))
+        Cga::from_split_params(&ctas, &split, &order)
+            .map_err(|e| ParseError::new(span, e.message().to_string()))
     }
 }
 
 fn as_uint(a: &Attr, k: &str) -> R<u32> {
     match a.kind {
         AttrKind::Int(v) if (0..=u32::MAX as i64).contains(&v) => Ok(v as u32),
-        _ => Err(ParseError::new(a.span, format!("'{}' must be a non-negative integer", k))),
+        _ => Err(ParseError::new(
+            a.span,
+            format!("'{}' must be a non-negative integer", k),
+        )),
     }
 }
 
 fn as_uints(a: &Attr, k: &str) -> R<Vec<u32>> {
     match &a.kind {
         AttrKind::Array(v) => v.iter().map(|x| as_uint(x, k)).collect(),
-        _ => Err(ParseError::new(a.span, format!("'{}' must be an array of integers like [4, 2]", k))),
+        _ => Err(ParseError::new(
+            a.span,
+            format!("'{}' must be an array of integers like [4, 2]", k),
+        )),
     }
 }
 
@@ -183,30 +235,63 @@ fn as_bases(a: &Attr, k: &str) -> R<Vec<Vec<i32>>> {
                     .iter()
                     .map(|x| match x.kind {
                         AttrKind::Int(i) if (0..=i32::MAX as i64).contains(&i) => Ok(i as i32),
-                        _ => Err(ParseError::new(x.span, format!("'{}' basis entries must be non-negative integers", k))),
+                        _ => Err(ParseError::new(
+                            x.span,
+                            format!("'{}' basis entries must be non-negative integers", k),
+                        )),
                     })
                     .collect(),
-                _ => Err(ParseError::new(b.span, format!("'{}' must be an array of bases like [[0, 1], [1, 0]]", k))),
+                _ => Err(ParseError::new(
+                    b.span,
+                    format!("'{}' must be an array of bases like [[0, 1], [1, 0]]", k),
+                )),
             })
             .collect(),
-        _ => Err(ParseError::new(a.span, format!("'{}' must be an array of bases like [[0, 1], [1, 0]]", k))),
+        _ => Err(ParseError::new(
+            a.span,
+            format!("'{}' must be an array of bases like [[0, 1], [1, 0]]", k),
+        )),
     }
 }
 
 fn body_dict<'a>(name: &str, a: &'a Attr, body: &'a [Attr]) -> R<&'a [(String, Span, Attr)]> {
     match body.first() {
-        Some(Attr { kind: AttrKind::Dict(d), .. }) => Ok(d),
-        Some(x) => Err(ParseError::new(x.span, format!("expected {{...}} inside #ttg.{}<...>", name))),
-        None => Err(ParseError::new(a.span, format!("#ttg.{} needs parameters: #ttg.{}<{{...}}>", name, name))),
+        Some(Attr {
+            kind: AttrKind::Dict(d),
+            ..
+        }) => Ok(d),
+        Some(x) => Err(ParseError::new(
+            x.span,
+            format!("expected {{...}} inside #ttg.{}<...>", name),
+        )),
+        None => Err(ParseError::new(
+            a.span,
+            format!("#ttg.{} needs parameters: #ttg.{}<{{...}}>", name, name),
+        )),
     }
 }
 
 /// Build a linear layout from `{register = [...], lane = [...], ...}` with the given in-dims.
-fn linear_from_dict(span: Span, dict: &[(String, Span, Attr)], in_dims: &[&str], optional: &[&str], rank_hint: usize) -> R<LinearLayout> {
+fn linear_from_dict(
+    span: Span,
+    dict: &[(String, Span, Attr)],
+    in_dims: &[&str],
+    optional: &[&str],
+    rank_hint: usize,
+) -> R<LinearLayout> {
     for (k, ks, _) in dict {
         if !in_dims.contains(&k.as_str()) {
-            let hint = did_you_mean(k, in_dims).map_or(String::new(), |s| format!("; did you mean '{}'?", s));
-            return Err(ParseError::new(*ks, format!("unexpected basis '{}': expected {}{}", k, in_dims.join(", "), hint)));
+            let hint = did_you_mean(k, in_dims)
+                .map_or(String::new(), |s| format!("; did you mean '{}'?", s));
+            return Err(ParseError::new(
+                *ks,
+                format!(
+                    "unexpected basis '{}': expected {}{}",
+                    k,
+                    in_dims.join(", "),
+                    hint
+                ),
+            ));
         }
     }
     let mut bases = Vec::new();
@@ -214,71 +299,181 @@ fn linear_from_dict(span: Span, dict: &[(String, Span, Attr)], in_dims: &[&str],
         match dict.iter().find(|(k, _, _)| k == d) {
             Some((_, _, a)) => bases.push((d.to_string(), as_bases(a, d)?)),
             None if optional.contains(d) => bases.push((d.to_string(), Vec::new())),
-            None => return Err(ParseError::new(span, format!("expected basis of '{}' not found", d))),
+            None => {
+                return Err(ParseError::new(
+                    span,
+                    format!("expected basis of '{}' not found", d),
+                ))
+            }
         }
     }
-    let rank = bases.iter().flat_map(|(_, b)| b.first()).map(|b| b.len()).next().unwrap_or(rank_hint);
+    let rank = bases
+        .iter()
+        .flat_map(|(_, b)| b.first())
+        .map(|b| b.len())
+        .next()
+        .unwrap_or(rank_hint);
     if rank == 0 {
-        return Err(ParseError::new(span, "empty layout not supported: give at least one basis"));
+        // All bases empty: the rank comes from the tensor the layout is applied to.
+        return LinearLayout::from_parts(bases, Vec::new(), true)
+            .map_err(|e| ParseError::new(span, e.message().to_string()));
     }
-    LinearLayout::from_bases(bases, &standard_out_dim_names(rank)).map_err(|e| ParseError::new(span, e.message().to_string()))
+    LinearLayout::from_bases(bases, &standard_out_dim_names(rank))
+        .map_err(|e| ParseError::new(span, e.message().to_string()))
 }
 
 /// Convert a parsed attribute into an encoding.
 pub fn encoding_from_attr(a: &Attr) -> R<Encoding> {
     let AttrKind::Layout { name, body, .. } = &a.kind else {
-        return Err(ParseError::new(a.span, "expected a layout attribute like #ttg.blocked<{...}>"));
+        return Err(ParseError::new(
+            a.span,
+            "expected a layout attribute like #ttg.blocked<{...}>",
+        ));
     };
     let name = name.as_str();
     let enc = match name {
         "blocked" => {
-            let mut p = Params::new(name, a.span, body_dict(name, a, body)?, &["sizePerThread", "threadsPerWarp", "warpsPerCTA", "order", "CGALayout", "CTAsPerCGA", "CTASplitNum", "CTAOrder"])?;
+            let mut p = Params::new(
+                name,
+                a.span,
+                body_dict(name, a, body)?,
+                &[
+                    "sizePerThread",
+                    "threadsPerWarp",
+                    "warpsPerCTA",
+                    "order",
+                    "CGALayout",
+                    "CTAsPerCGA",
+                    "CTASplitNum",
+                    "CTAOrder",
+                ],
+            )?;
             let spt = p.uints("sizePerThread")?;
             let tpw = p.uints("threadsPerWarp")?;
             let wpc = p.uints("warpsPerCTA")?;
             let order = p.uints("order")?;
             let cga = p.cga(order.len())?;
-            Encoding::Blocked(Blocked { size_per_thread: spt, threads_per_warp: tpw, warps_per_cta: wpc, order, cga })
+            Encoding::Blocked(Blocked {
+                size_per_thread: spt,
+                threads_per_warp: tpw,
+                warps_per_cta: wpc,
+                order,
+                cga,
+            })
         }
         "slice" => {
             let mut p = Params::new(name, a.span, body_dict(name, a, body)?, &["dim", "parent"])?;
             let dim = p.uint("dim")?;
             let parent = encoding_from_attr(p.required("parent")?)?;
             if parent.is_shared() {
-                return Err(ParseError::new(p.key_span("parent"), format!("the parent of a slice must be a distributed layout, not #ttg.{}", parent.name())));
+                return Err(ParseError::new(
+                    p.key_span("parent"),
+                    format!(
+                        "the parent of a slice must be a distributed layout, not #ttg.{}",
+                        parent.name()
+                    ),
+                ));
             }
             if dim as usize >= parent.rank() {
-                return Err(ParseError::new(p.key_span("dim"), format!("slice dim {} is out of range for a rank-{} parent", dim, parent.rank())));
+                return Err(ParseError::new(
+                    p.key_span("dim"),
+                    format!(
+                        "slice dim {} is out of range for a rank-{} parent",
+                        dim,
+                        parent.rank()
+                    ),
+                ));
             }
-            Encoding::Slice { dim, parent: Box::new(parent) }
+            Encoding::Slice {
+                dim,
+                parent: Box::new(parent),
+            }
         }
         "dot_op" => {
-            let mut p = Params::new(name, a.span, body_dict(name, a, body)?, &["opIdx", "parent", "kWidth"])?;
+            let mut p = Params::new(
+                name,
+                a.span,
+                body_dict(name, a, body)?,
+                &["opIdx", "parent", "kWidth"],
+            )?;
             let op_idx = p.uint("opIdx")?;
             if op_idx > 1 {
-                return Err(ParseError::new(p.key_span("opIdx"), format!("dot_op opIdx must be 0 or 1, got {}", op_idx)));
+                return Err(ParseError::new(
+                    p.key_span("opIdx"),
+                    format!("dot_op opIdx must be 0 or 1, got {}", op_idx),
+                ));
             }
             let parent = encoding_from_attr(p.required("parent")?)?;
             let k_width = p.uint_or("kWidth", 0)?;
-            if !matches!(parent, Encoding::Blocked(_) | Encoding::NvidiaMma(_) | Encoding::AmdMfma(_) | Encoding::AmdWmma(_)) {
+            if !matches!(
+                parent,
+                Encoding::Blocked(_)
+                    | Encoding::NvidiaMma(_)
+                    | Encoding::AmdMfma(_)
+                    | Encoding::AmdWmma(_)
+            ) {
                 return Err(ParseError::new(p.key_span("parent"), format!("the parent of a dot_op must be blocked, nvidia_mma, amd_mfma or amd_wmma, not #ttg.{}", parent.name())));
             }
             if !matches!(parent, Encoding::Blocked(_)) && k_width == 0 {
                 return Err(ParseError::new(p.span, "dot_op: kWidth is mandatory for an MMA parent (e.g. kWidth = 2 for 16-bit elements)"));
             }
-            Encoding::DotOperand { op_idx, parent: Box::new(parent), k_width }
+            Encoding::DotOperand {
+                op_idx,
+                parent: Box::new(parent),
+                k_width,
+            }
         }
         "nvidia_mma" => {
-            let mut p = Params::new(name, a.span, body_dict(name, a, body)?, &["versionMajor", "versionMinor", "warpsPerCTA", "instrShape", "CGALayout", "CTAsPerCGA", "CTASplitNum", "CTAOrder"])?;
+            let mut p = Params::new(
+                name,
+                a.span,
+                body_dict(name, a, body)?,
+                &[
+                    "versionMajor",
+                    "versionMinor",
+                    "warpsPerCTA",
+                    "instrShape",
+                    "CGALayout",
+                    "CTAsPerCGA",
+                    "CTASplitNum",
+                    "CTAOrder",
+                ],
+            )?;
             let vmaj = p.uint("versionMajor")?;
             let vmin = p.uint_or("versionMinor", 0)?;
             let w = p.uints("warpsPerCTA")?;
             let instr = p.uints("instrShape")?;
             let cga = p.cga(w.len())?;
-            Encoding::NvidiaMma(NvidiaMma { version_major: vmaj, version_minor: vmin, warps_per_cta: w, instr_shape: instr, cga })
+            Encoding::NvidiaMma(NvidiaMma {
+                version_major: vmaj,
+                version_minor: vmin,
+                warps_per_cta: w,
+                instr_shape: instr,
+                cga,
+            })
         }
         "amd_mfma" => {
-            let mut p = Params::new(name, a.span, body_dict(name, a, body)?, &["version", "versionMajor", "versionMinor", "warpsPerCTA", "instrShape", "MDim", "NDim", "isTransposed", "tilesPerWarp", "elementBitWidth", "CGALayout", "CTAsPerCGA", "CTASplitNum", "CTAOrder"])?;
+            let mut p = Params::new(
+                name,
+                a.span,
+                body_dict(name, a, body)?,
+                &[
+                    "version",
+                    "versionMajor",
+                    "versionMinor",
+                    "warpsPerCTA",
+                    "instrShape",
+                    "MDim",
+                    "NDim",
+                    "isTransposed",
+                    "tilesPerWarp",
+                    "elementBitWidth",
+                    "CGALayout",
+                    "CTAsPerCGA",
+                    "CTASplitNum",
+                    "CTAOrder",
+                ],
+            )?;
             let version = match p.get("version") {
                 Some(v) => as_uint(v, "version")?,
                 None => p.uint_or("versionMajor", 0)?,
@@ -294,24 +489,70 @@ pub fn encoding_from_attr(a: &Attr) -> R<Encoding> {
                 }
             };
             let t = p.bool_or("isTransposed", false)?;
-            let tiles = p.uints_opt("tilesPerWarp")?.unwrap_or_else(|| alloc::vec![1; w.len()]);
+            let tiles = p
+                .uints_opt("tilesPerWarp")?
+                .unwrap_or_else(|| alloc::vec![1; w.len()]);
             let ebw = p.uint_or("elementBitWidth", 32)?;
             let cga = p.cga(w.len())?;
-            Encoding::AmdMfma(AmdMfma { version, warps_per_cta: w, instr_shape: instr, is_transposed: t, tiles_per_warp: tiles, element_bit_width: ebw, cga })
+            Encoding::AmdMfma(AmdMfma {
+                version,
+                warps_per_cta: w,
+                instr_shape: instr,
+                is_transposed: t,
+                tiles_per_warp: tiles,
+                element_bit_width: ebw,
+                cga,
+            })
         }
         "amd_wmma" => {
-            let mut p = Params::new(name, a.span, body_dict(name, a, body)?, &["version", "isTranspose", "isTransposed", "ctaLayout", "warpsPerCTA", "tilesPerWarp", "instrShape", "rank", "CGALayout", "CTAsPerCGA", "CTASplitNum", "CTAOrder"])?;
+            let mut p = Params::new(
+                name,
+                a.span,
+                body_dict(name, a, body)?,
+                &[
+                    "version",
+                    "isTranspose",
+                    "isTransposed",
+                    "ctaLayout",
+                    "warpsPerCTA",
+                    "tilesPerWarp",
+                    "instrShape",
+                    "rank",
+                    "CGALayout",
+                    "CTAsPerCGA",
+                    "CTASplitNum",
+                    "CTAOrder",
+                ],
+            )?;
             let version = p.uint("version")?;
-            let t = if p.get("isTransposed").is_some() { p.bool_or("isTransposed", false)? } else { p.bool_or("isTranspose", false)? };
+            let t = if p.get("isTransposed").is_some() {
+                p.bool_or("isTransposed", false)?
+            } else {
+                p.bool_or("isTranspose", false)?
+            };
             let rank_key = p.uint_or("rank", 0)? as usize;
-            let instr = p.uints_opt("instrShape")?.unwrap_or_else(|| alloc::vec![16, 16, 16]);
+            let instr = p
+                .uints_opt("instrShape")?
+                .unwrap_or_else(|| alloc::vec![16, 16, 16]);
             let cta = if let Some(c) = p.get("ctaLayout") {
-                let AttrKind::Dict(d) = &c.kind else { return Err(ParseError::new(c.span, "expected a dictionary value for 'ctaLayout'")) };
+                let AttrKind::Dict(d) = &c.kind else {
+                    return Err(ParseError::new(
+                        c.span,
+                        "expected a dictionary value for 'ctaLayout'",
+                    ));
+                };
                 let rank = if rank_key == 0 { 2 } else { rank_key };
                 if d.iter().any(|(k, _, _)| k == "register") {
-                    linear_from_dict(c.span, d, &["register", "warp"], &[], rank)?
+                    // Triton prints ctaLayout with empty bases skipped.
+                    linear_from_dict(
+                        c.span,
+                        d,
+                        &["register", "warp"],
+                        &["register", "warp"],
+                        rank,
+                    )?
                 } else {
-                    let w = linear_from_dict(c.span, d, &["warp"], &[], rank)?;
+                    let w = linear_from_dict(c.span, d, &["warp"], &["warp"], rank)?;
                     let r = w.num_out_dims();
                     let names = standard_out_dim_names(r);
                     LinearLayout::identity_1d(1, "register", &names[r - 1])
@@ -319,45 +560,116 @@ pub fn encoding_from_attr(a: &Attr) -> R<Encoding> {
                         .map_err(|e| ParseError::new(c.span, e.message().to_string()))?
                 }
             } else if let Some(w) = p.uints_opt("warpsPerCTA")? {
-                let tiles = p.uints_opt("tilesPerWarp")?.unwrap_or_else(|| alloc::vec![1; w.len()]);
-                crate::encodings::wmma_cta_layout(&w, &tiles).map_err(|e| ParseError::new(p.span, e.message().to_string()))?
+                let tiles = p
+                    .uints_opt("tilesPerWarp")?
+                    .unwrap_or_else(|| alloc::vec![1; w.len()]);
+                crate::encodings::wmma_cta_layout(&w, &tiles)
+                    .map_err(|e| ParseError::new(p.span, e.message().to_string()))?
             } else {
                 return Err(ParseError::new(p.span, "#ttg.amd_wmma needs 'ctaLayout = {warp = [...]}' (or the legacy 'warpsPerCTA')"));
             };
             let cga = p.cga(cta.num_out_dims())?;
-            Encoding::AmdWmma(AmdWmma { version, is_transposed: t, cta_layout: cta, instr_shape: instr, cga })
+            Encoding::AmdWmma(AmdWmma {
+                version,
+                is_transposed: t,
+                cta_layout: cta,
+                instr_shape: instr,
+                cga,
+            })
         }
         "swizzled_shared" | "amd_rotating_shared" | "shared" => {
-            let mut p = Params::new(name, a.span, body_dict(name, a, body)?, &["vec", "perPhase", "maxPhase", "order", "CGALayout", "CTAsPerCGA", "CTASplitNum", "CTAOrder"])?;
-            let s = SwizzledShared { vec: p.uint("vec")?, per_phase: p.uint("perPhase")?, max_phase: p.uint("maxPhase")?, order: p.uints("order")?, cga: Cga::single(0) };
+            let mut p = Params::new(
+                name,
+                a.span,
+                body_dict(name, a, body)?,
+                &[
+                    "vec",
+                    "perPhase",
+                    "maxPhase",
+                    "order",
+                    "CGALayout",
+                    "CTAsPerCGA",
+                    "CTASplitNum",
+                    "CTAOrder",
+                ],
+            )?;
+            let s = SwizzledShared {
+                vec: p.uint("vec")?,
+                per_phase: p.uint("perPhase")?,
+                max_phase: p.uint("maxPhase")?,
+                order: p.uints("order")?,
+                cga: Cga::single(0),
+            };
             let cga = p.cga(s.order.len())?;
             let s = SwizzledShared { cga, ..s };
-            if name == "amd_rotating_shared" { Encoding::AmdRotatingShared(s) } else { Encoding::SwizzledShared(s) }
+            if name == "amd_rotating_shared" {
+                Encoding::AmdRotatingShared(s)
+            } else {
+                Encoding::SwizzledShared(s)
+            }
         }
         "nvmma_shared" => {
-            let mut p = Params::new(name, a.span, body_dict(name, a, body)?, &["swizzlingByteWidth", "transposed", "elementBitWidth", "fp4Padded", "rank", "CGALayout", "CTAsPerCGA", "CTASplitNum", "CTAOrder"])?;
+            let mut p = Params::new(
+                name,
+                a.span,
+                body_dict(name, a, body)?,
+                &[
+                    "swizzlingByteWidth",
+                    "transposed",
+                    "elementBitWidth",
+                    "fp4Padded",
+                    "rank",
+                    "CGALayout",
+                    "CTAsPerCGA",
+                    "CTASplitNum",
+                    "CTAOrder",
+                ],
+            )?;
             let sw = p.uint("swizzlingByteWidth")?;
             let tr = p.bool_or("transposed", false)?;
             let ebw = p.uint("elementBitWidth")?;
             let fp4 = p.bool_or("fp4Padded", false)?;
             let rank_key = p.uint_or("rank", 0)? as usize;
             // Without `rank`, the CGALayout entries tell it; failing both, rank 2.
-            let cga_rank = p.entries.iter().find(|e| e.0 == "CGALayout").and_then(|e| match &e.2.kind {
-                AttrKind::Array(v) => match v.first().map(|f| &f.kind) {
-                    Some(AttrKind::Array(b)) => Some(b.len()),
-                    _ => None,
-                },
-                _ => None,
-            });
-            let rank = if rank_key != 0 { rank_key } else { cga_rank.unwrap_or(2) };
+            let cga_rank =
+                p.entries
+                    .iter()
+                    .find(|e| e.0 == "CGALayout")
+                    .and_then(|e| match &e.2.kind {
+                        AttrKind::Array(v) => match v.first().map(|f| &f.kind) {
+                            Some(AttrKind::Array(b)) => Some(b.len()),
+                            _ => None,
+                        },
+                        _ => None,
+                    });
+            let rank = if rank_key != 0 {
+                rank_key
+            } else {
+                cga_rank.unwrap_or(2)
+            };
             let cga = p.cga(rank)?;
-            Encoding::NvmmaShared(NvmmaShared { swizzling_byte_width: sw, transposed: tr, element_bit_width: ebw, fp4_padded: fp4, rank, cga })
+            Encoding::NvmmaShared(NvmmaShared {
+                swizzling_byte_width: sw,
+                transposed: tr,
+                element_bit_width: ebw,
+                fp4_padded: fp4,
+                rank,
+                cga,
+            })
         }
         "padded_shared" => {
-            let Some(Attr { kind: AttrKind::Paddings(pads), span: ps }) = body.first() else {
+            let Some(Attr {
+                kind: AttrKind::Paddings(pads),
+                span: ps,
+            }) = body.first()
+            else {
                 return Err(ParseError::new(a.span, "#ttg.padded_shared needs intervals: #ttg.padded_shared<[32:+4] {order = [1, 0], shape = [64, 64]}>"));
             };
-            let Some(Attr { kind: AttrKind::Dict(d), span: ds }) = body.get(1) else {
+            let Some(Attr {
+                kind: AttrKind::Dict(d),
+                span: ds,
+            }) = body.get(1)
+            else {
                 return Err(ParseError::new(*ps, "expected {offset = [...], block = [...]} or {order = [...], shape = [...]} after the intervals"));
             };
             let linear = if d.iter().any(|(k, _, _)| k == "offset" || k == "block") {
@@ -367,26 +679,47 @@ pub fn encoding_from_attr(a: &Attr) -> R<Encoding> {
                 let order = p.uints("order")?;
                 let shape = p.uints("shape")?;
                 if order.len() != shape.len() {
-                    return Err(ParseError::new(*ds, "mismatch of shape and order ranks in padded layout"));
+                    return Err(ParseError::new(
+                        *ds,
+                        "mismatch of shape and order ranks in padded layout",
+                    ));
                 }
-                PaddedShared::identity_component(&shape, &order).map_err(|e| ParseError::new(*ds, e.message().to_string()))?
+                PaddedShared::identity_component(&shape, &order)
+                    .map_err(|e| ParseError::new(*ds, e.message().to_string()))?
             };
             let mut intervals = Vec::new();
             let mut paddings = Vec::new();
             for &(i, p) in pads {
                 if !(1..=1 << 30).contains(&i) || !(1..=1 << 30).contains(&p) {
-                    return Err(ParseError::new(*ps, format!("interval {} and padding {} must be positive powers of two", i, p)));
+                    return Err(ParseError::new(
+                        *ps,
+                        format!(
+                            "interval {} and padding {} must be positive powers of two",
+                            i, p
+                        ),
+                    ));
                 }
                 intervals.push(i as u32);
                 paddings.push(p as u32);
             }
-            let pl = PaddedShared { intervals, paddings, linear };
-            pl.validate().map_err(|e| ParseError::new(*ps, e.message().to_string()))?;
+            let pl = PaddedShared {
+                intervals,
+                paddings,
+                linear,
+            };
+            pl.validate()
+                .map_err(|e| ParseError::new(*ps, e.message().to_string()))?;
             Encoding::PaddedShared(pl)
         }
-        "linear" => {
+        "linear" | "generic_linear" => {
             let d = body_dict(name, a, body)?;
-            Encoding::Linear(linear_from_dict(a.span, d, &["register", "lane", "warp", "block"], &[], 0)?)
+            Encoding::Linear(linear_from_dict(
+                a.span,
+                d,
+                &["register", "lane", "warp", "block"],
+                &[],
+                0,
+            )?)
         }
         "shared_linear" => {
             let d = body_dict(name, a, body)?;
@@ -398,13 +731,40 @@ pub fn encoding_from_attr(a: &Attr) -> R<Encoding> {
                     _ => None,
                 })
                 .transpose()?
-                .ok_or_else(|| ParseError::new(a.span, "#ttg.shared_linear needs ', alignment = N' after the bases"))?;
-            Encoding::SharedLinear { layout: l, alignment }
+                .ok_or_else(|| {
+                    ParseError::new(
+                        a.span,
+                        "#ttg.shared_linear needs ', alignment = N' after the bases",
+                    )
+                })?;
+            Encoding::SharedLinear {
+                layout: l,
+                alignment,
+            }
         }
         other => {
-            const KNOWN: &[&str] = &["blocked", "slice", "dot_op", "nvidia_mma", "amd_mfma", "amd_wmma", "swizzled_shared", "amd_rotating_shared", "nvmma_shared", "padded_shared", "linear", "shared_linear"];
-            let hint = did_you_mean(other, KNOWN).map_or_else(|| format!("; known encodings: {}", KNOWN.join(", ")), |s| format!("; did you mean '{}'?", s));
-            return Err(ParseError::new(a.span, format!("unknown encoding '#ttg.{}'{}", other, hint)));
+            const KNOWN: &[&str] = &[
+                "blocked",
+                "slice",
+                "dot_op",
+                "nvidia_mma",
+                "amd_mfma",
+                "amd_wmma",
+                "swizzled_shared",
+                "amd_rotating_shared",
+                "nvmma_shared",
+                "padded_shared",
+                "linear",
+                "shared_linear",
+            ];
+            let hint = did_you_mean(other, KNOWN).map_or_else(
+                || format!("; known encodings: {}", KNOWN.join(", ")),
+                |s| format!("; did you mean '{}'?", s),
+            );
+            return Err(ParseError::new(
+                a.span,
+                format!("unknown encoding '#ttg.{}'{}", other, hint),
+            ));
         }
     };
     Ok(enc)

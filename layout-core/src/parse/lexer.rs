@@ -64,7 +64,13 @@ impl<'a> Lexer<'a> {
     }
     /// Start at a given line and column (for text cut out of a larger file).
     pub fn new_at(src: &'a str, line: u32, col: u32) -> Self {
-        Lexer { src, pos: 0, line, col, peeked: None }
+        Lexer {
+            src,
+            pos: 0,
+            line,
+            col,
+            peeked: None,
+        }
     }
 
     fn bump(&mut self) -> Option<char> {
@@ -95,8 +101,15 @@ impl<'a> Lexer<'a> {
                 break;
             }
         }
-        let start = Span { line: self.line, col: self.col, offset: self.pos, len: 0 };
-        let Some(c) = self.cur() else { return Ok((Tok::End, start)) };
+        let start = Span {
+            line: self.line,
+            col: self.col,
+            offset: self.pos,
+            len: 0,
+        };
+        let Some(c) = self.cur() else {
+            return Ok((Tok::End, start));
+        };
         let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$';
         let tok = if c == '#' || c == '!' {
             self.bump();
@@ -106,10 +119,19 @@ impl<'a> Lexer<'a> {
             }
             let name = String::from(&self.src[s..self.pos]);
             if name.is_empty() {
-                return Err(ParseError::new(start, format!("expected a name after '{}'", c)));
+                return Err(ParseError::new(
+                    start,
+                    format!("expected a name after '{}'", c),
+                ));
             }
-            if c == '#' { Tok::Hash(name) } else { Tok::Bang(name) }
-        } else if c.is_ascii_digit() || (c == '-' && self.src[self.pos + 1..].starts_with(|d: char| d.is_ascii_digit())) {
+            if c == '#' {
+                Tok::Hash(name)
+            } else {
+                Tok::Bang(name)
+            }
+        } else if c.is_ascii_digit()
+            || (c == '-' && self.src[self.pos + 1..].starts_with(|d: char| d.is_ascii_digit()))
+        {
             let s = self.pos;
             self.bump();
             while self.cur().is_some_and(|d| d.is_ascii_digit()) {
@@ -118,7 +140,15 @@ impl<'a> Lexer<'a> {
             let text = &self.src[s..self.pos];
             match text.parse::<i64>() {
                 Ok(v) => Tok::Int(v),
-                Err(_) => return Err(ParseError::new(Span { len: self.pos - s, ..start }, format!("integer {} is out of range", text))),
+                Err(_) => {
+                    return Err(ParseError::new(
+                        Span {
+                            len: self.pos - s,
+                            ..start
+                        },
+                        format!("integer {} is out of range", text),
+                    ))
+                }
             }
         } else if c.is_ascii_alphabetic() || c == '_' {
             let s = self.pos;
@@ -131,9 +161,21 @@ impl<'a> Lexer<'a> {
             self.bump();
             Tok::Punct(c)
         } else {
-            return Err(ParseError::new(Span { len: c.len_utf8(), ..start }, format!("unexpected character '{}'", c)));
+            return Err(ParseError::new(
+                Span {
+                    len: c.len_utf8(),
+                    ..start
+                },
+                format!("unexpected character '{}'", c),
+            ));
         };
-        Ok((tok, Span { len: self.pos - start.offset, ..start }))
+        Ok((
+            tok,
+            Span {
+                len: self.pos - start.offset,
+                ..start
+            },
+        ))
     }
 
     /// Look at the next token.
@@ -158,7 +200,10 @@ impl<'a> Lexer<'a> {
         if t == Tok::Punct(c) {
             Ok(s)
         } else {
-            Err(ParseError::new(s, format!("expected '{}', found {}", c, t.describe())))
+            Err(ParseError::new(
+                s,
+                format!("expected '{}', found {}", c, t.describe()),
+            ))
         }
     }
 
@@ -178,7 +223,10 @@ impl<'a> Lexer<'a> {
         if t == Tok::End {
             Ok(())
         } else {
-            Err(ParseError::new(s, format!("unexpected {} after the end of the layout", t.describe())))
+            Err(ParseError::new(
+                s,
+                format!("unexpected {} after the end of the layout", t.describe()),
+            ))
         }
     }
 }

@@ -30,13 +30,20 @@ pub struct ParseError {
 
 impl ParseError {
     pub(crate) fn new(span: Span, message: impl Into<String>) -> Self {
-        ParseError { message: message.into(), span }
+        ParseError {
+            message: message.into(),
+            span,
+        }
     }
 }
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}, column {}: {}", self.span.line, self.span.col, self.message)
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.span.line, self.span.col, self.message
+        )
     }
 }
 
@@ -61,11 +68,16 @@ impl Aliases {
     }
     /// Look one up by name (without `#`).
     pub fn get(&self, name: &str) -> Option<&Attr> {
-        self.entries.iter().find(|(n, _, _)| n == name).map(|(_, a, _)| a)
+        self.entries
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, a, _)| a)
     }
     /// Names in definition order, with the source text of each definition.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Attr, &str)> {
-        self.entries.iter().map(|(n, a, t)| (n.as_str(), a, t.as_str()))
+        self.entries
+            .iter()
+            .map(|(n, a, t)| (n.as_str(), a, t.as_str()))
     }
     /// Define or redefine.
     pub fn insert(&mut self, name: String, attr: Attr, text: String) {
@@ -79,10 +91,16 @@ pub fn parse_aliases(text: &str) -> Result<Aliases, ParseError> {
     let mut out = Aliases::new();
     for (i, line) in text.lines().enumerate() {
         let t = line.trim_start();
-        let Some(rest) = t.strip_prefix('#') else { continue };
+        let Some(rest) = t.strip_prefix('#') else {
+            continue;
+        };
         let Some(eq) = rest.find('=') else { continue };
         let name = rest[..eq].trim();
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$' || c == '-') {
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$' || c == '-')
+        {
             continue;
         }
         let value = &rest[eq + 1..];
@@ -125,12 +143,22 @@ pub fn element_bits(e: &str) -> Option<u32> {
     if e.starts_with("!tt.ptr") {
         return Some(64);
     }
-    let digits: String = e.chars().skip_while(|c| !c.is_ascii_digit()).take_while(|c| c.is_ascii_digit()).collect();
+    let digits: String = e
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
     if e == "bf16" {
         return Some(16);
     }
     if e.starts_with("f8") || e.starts_with("f4") || e.starts_with("f6") {
-        return Some(if e.starts_with("f4") { 4 } else if e.starts_with("f6") { 6 } else { 8 });
+        return Some(if e.starts_with("f4") {
+            4
+        } else if e.starts_with("f6") {
+            6
+        } else {
+            8
+        });
     }
     digits.parse().ok()
 }
