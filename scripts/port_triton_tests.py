@@ -162,7 +162,7 @@ def translate_body(body):
     body = re.sub(r"\bllvm::to_vector\(", "to_vector(", body)
     for k, v in enumerate(lls):
         body = body.replace(f"@@{k}@@", v)
-    return body
+    return "\n".join(line.rstrip() for line in body.split("\n"))
 
 
 def main():

@@ -149,28 +149,38 @@ impl LinearLayout {
                 identity_dims.push(d.to_string());
             }
         }
-        let a_rest: Vec<String> = a
-            .in_dim_names()
-            .filter(|d| !identity_dims.iter().any(|x| x == d))
-            .map(String::from)
-            .collect();
-        let b_rest: Vec<String> = b
-            .in_dim_names()
-            .filter(|d| !identity_dims.iter().any(|x| x == d))
-            .map(String::from)
-            .collect();
+        let rest = |l: &LinearLayout, ids: &[String]| -> Vec<String> {
+            l.in_dim_names()
+                .filter(|d| !ids.iter().any(|x| x == d))
+                .map(String::from)
+                .collect()
+        };
+        let (mut a_rest, mut b_rest) = (rest(&a, &identity_dims), rest(b, &identity_dims));
         if a_rest.is_empty() != b_rest.is_empty() {
-            bail!(
-                "invertAndCompose: one layout has dimensions left to solve for and the other none"
-            );
+            // Triton asserts here. Solving without the heuristic is still a correct answer.
+            identity_dims.clear();
+            a_rest = rest(&a, &identity_dims);
+            b_rest = rest(b, &identity_dims);
         }
         let mut ret = if a_rest.is_empty() {
             LinearLayout::empty()
         } else {
-            lstsq(
+            match lstsq(
                 &a.sublayout(&a_rest, &out_names)?,
                 &b.sublayout(&b_rest, &out_names)?,
-            )?
+            ) {
+                Ok(r) => r,
+                // Triton's FIXME: the other dims may reach the image of an identity dim, and then
+                // Triton asserts. Solving over all dims is still a correct answer.
+                Err(_) if !identity_dims.is_empty() => {
+                    identity_dims.clear();
+                    lstsq(
+                        &a.sublayout(&names(a.in_dim_names()), &out_names)?,
+                        &b.sublayout(&names(b.in_dim_names()), &out_names)?,
+                    )?
+                }
+                Err(e) => return Err(e),
+            }
         };
         for d in &identity_dims {
             ret = ret.checked_mul(&LinearLayout::identity_1d(a.in_dim_size(d), d, d)?)?;
