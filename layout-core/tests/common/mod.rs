@@ -1,7 +1,7 @@
 //! Helpers that let Triton's C++ unit tests read almost verbatim in Rust: the attribute builders
 //! of LinearLayoutConversionsTest (`blocked`, `mma`, `dot`, ...; overloads by arity), `S("x")`,
 //! and `ll!`, the `LinearLayout({{S("in"), {{1}, {2}}}}, {S("out")})` constructor.
-#![allow(non_snake_case, dead_code, unused_macros)]
+#![allow(non_snake_case, dead_code, unused_macros, unused_imports)]
 
 use std::borrow::Borrow;
 

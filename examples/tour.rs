@@ -1,0 +1,73 @@
+//! A first look at linear-layouts: parse Triton layouts from TTGIR text, print them the way Triton
+//! does, and solve a conversion between two of them.
+//!
+//! Run: `cargo run --example tour`
+
+use linear_layouts::parse::{parse_aliases, parse_tensor_type};
+use linear_layouts::view::layout_str;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Alias lines exactly as a TTGIR dump prints them.
+    let ttgir = r#"
+#blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+"#;
+    let aliases = parse_aliases(ttgir)?;
+
+    let blocked = parse_tensor_type("tensor<32x16xf16, #blocked>", &aliases)?;
+    let acc = parse_tensor_type("tensor<32x16xf16, #mma>", &aliases)?;
+    let a = blocked
+        .encoding
+        .as_ref()
+        .unwrap()
+        .to_linear_layout(&blocked.shape)?;
+    let b = acc
+        .encoding
+        .as_ref()
+        .unwrap()
+        .to_linear_layout(&acc.shape)?;
+
+    println!(
+        "== #blocked on tensor<32x16xf16>, as Triton's LinearLayout::toString prints it:{}\n",
+        a
+    );
+    println!("== #mma on tensor<32x16xf16>:{}\n", b);
+
+    println!(
+        "== who owns each element of the 32x16 tensor under #mma (triton-tensor-layout's view):"
+    );
+    print!("{}", layout_str(&b, false, false)?);
+
+    // Converting #blocked -> #mma: for each hardware location of the destination, where does its
+    // element live in the source? Triton's minimalCvtLayout starts from exactly this.
+    let cvt = b.invert_and_compose(&a)?;
+    println!(
+        "\n== #mma -> #blocked location map (dst hardware index -> src hardware index):{}",
+        cvt
+    );
+    let moves_lanes = cvt.sublayout(&["lane"], &["lane"]).map(|s| {
+        s.bases()
+            .iter()
+            .any(|(_, v)| v.iter().any(|b| b.iter().any(|&x| x != 0)))
+    })?;
+    let moves_warps = cvt.sublayout(&["warp"], &["warp"]).map(|s| {
+        s.bases()
+            .iter()
+            .any(|(_, v)| v.iter().any(|b| b.iter().any(|&x| x != 0)))
+    })?;
+    println!(
+        "\nThe conversion {} lanes and {} warps; free (broadcast) bits of the source: {:?}",
+        if moves_lanes {
+            "crosses"
+        } else {
+            "stays within"
+        },
+        if moves_warps {
+            "crosses"
+        } else {
+            "stays within"
+        },
+        a.free_variable_masks()
+    );
+    Ok(())
+}
