@@ -7,6 +7,7 @@ use alloc::vec::Vec;
 
 use crate::error::bail;
 use crate::layout::is_pow2;
+pub use crate::product::supremum;
 use crate::{ColumnAction, LinearLayout, Result};
 
 /// `["dim0", "dim1", ...]`.
