@@ -166,7 +166,7 @@ fn parse_dict(p: &mut Lexer, aliases: &Aliases, open: Span) -> Result<Attr, Pars
             if items.iter().any(|(k, _, _)| *k == key) {
                 return err(ks, format!("duplicate key '{}'", key));
             }
-            p.expect('=')?;
+            p.expect_punct('=')?;
             let v = parse_attr(p, aliases)?;
             items.push((key, ks, v));
             let (t, s) = p.next_tok()?;
@@ -199,10 +199,10 @@ fn parse_layout_body(
     if mnemonic == "shared_memory" || mnemonic == "tensor_memory" {
         return Ok(Vec::new());
     }
-    p.expect('<')?;
+    p.expect_punct('<')?;
     let mut body = Vec::new();
     loop {
-        let (t, s) = p.peek()?.clone();
+        let (t, s) = p.peek()?;
         match t {
             Tok::Punct('>') => {
                 p.next_tok()?;
@@ -217,7 +217,7 @@ fn parse_layout_body(
             }
             Tok::Ident(k) if k != "true" && k != "false" => {
                 p.next_tok()?;
-                p.expect('=')?;
+                p.expect_punct('=')?;
                 let v = parse_attr(p, aliases)?;
                 body.push(Attr {
                     kind: AttrKind::Keyword(k, Box::new(v)),
@@ -241,8 +241,8 @@ fn parse_paddings(p: &mut Lexer, open: Span) -> Result<Attr, ParseError> {
                 format!("expected an interval like 32:+4, found {}", t.describe()),
             );
         };
-        p.expect(':')?;
-        p.expect('+')?;
+        p.expect_punct(':')?;
+        p.expect_punct('+')?;
         let (t, s) = p.next_tok()?;
         let Tok::Int(pad) = t else {
             return err(
@@ -288,7 +288,7 @@ pub fn parse_tensor_type(p: &mut Lexer, aliases: &Aliases) -> Result<TensorType,
             )
         }
     };
-    p.expect('<')?;
+    p.expect_punct('<')?;
     let mut shape = Vec::new();
     let element;
     // Shape: INT (x INT)* x TYPE. The lexer reads `64` then `x16xf16` as one identifier.
@@ -333,9 +333,9 @@ pub fn parse_tensor_type(p: &mut Lexer, aliases: &Aliases) -> Result<TensorType,
                         match t2 {
                             Tok::Bang(b) => {
                                 let from = s2.offset;
-                                p.expect('<')?;
+                                p.expect_punct('<')?;
                                 let (inner, _) = p.next_tok()?;
-                                p.expect('>')?;
+                                p.expect_punct('>')?;
                                 let _ = from;
                                 element = format!(
                                     "!{}<{}>",
@@ -379,7 +379,10 @@ pub fn parse_tensor_type(p: &mut Lexer, aliases: &Aliases) -> Result<TensorType,
             }
         }
     }
-    p.expect('>')?;
+    p.expect_punct('>')?;
+    if shape.len() > super::encoding::MAX_RANK {
+        return err(s, format!("a tensor of rank {} is too large: at most {} dims", shape.len(), super::encoding::MAX_RANK));
+    }
     if shape.is_empty() {
         return err(
             s,

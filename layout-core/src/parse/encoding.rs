@@ -178,6 +178,7 @@ impl<'a> Params<'a> {
     /// The CGA: `CGALayout = [[...]]`, or the legacy `CTAsPerCGA / CTASplitNum / CTAOrder`.
     fn cga(&mut self, rank: usize) -> R<Cga> {
         let span = self.span;
+        check_rank(span, rank)?;
         if let Some(a) = self.get("CGALayout") {
             let bases = as_bases(a, "CGALayout")?;
             return Cga::from_bases(bases, rank)
@@ -204,6 +205,17 @@ impl<'a> Params<'a> {
         Cga::from_split_params(&ctas, &split, &order)
             .map_err(|e| ParseError::new(span, e.message().to_string()))
     }
+}
+
+/// Layouts of more dims than this are refused (Triton's are 1 to 5 in practice; a layout holds at
+/// most 64 bits per side anyway).
+pub const MAX_RANK: usize = 16;
+
+fn check_rank(span: Span, rank: usize) -> R<()> {
+    if rank > MAX_RANK {
+        return Err(ParseError::new(span, format!("rank {} is too large: layouts have at most {} dims", rank, MAX_RANK)));
+    }
+    Ok(())
 }
 
 fn as_uint(a: &Attr, k: &str) -> R<u32> {

@@ -178,12 +178,14 @@ impl<'a> Lexer<'a> {
         ))
     }
 
-    /// Look at the next token.
-    pub fn peek(&mut self) -> Result<&(Tok, Span), ParseError> {
-        if self.peeked.is_none() {
-            self.peeked = Some(self.lex()?);
-        }
-        Ok(self.peeked.as_ref().unwrap_or_else(|| unreachable!()))
+    /// Look at the next token without taking it.
+    pub fn peek(&mut self) -> Result<(Tok, Span), ParseError> {
+        let t = match self.peeked.take() {
+            Some(t) => t,
+            None => self.lex()?,
+        };
+        self.peeked = Some(t.clone());
+        Ok(t)
     }
 
     /// Take the next token.
@@ -195,7 +197,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// Take `c` or fail saying what came instead.
-    pub fn expect(&mut self, c: char) -> Result<Span, ParseError> {
+    pub fn expect_punct(&mut self, c: char) -> Result<Span, ParseError> {
         let (t, s) = self.next_tok()?;
         if t == Tok::Punct(c) {
             Ok(s)
