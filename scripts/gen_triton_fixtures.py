@@ -308,8 +308,15 @@ def worker():
             else:
                 bases = {"register": ll.reg_bases, "lane": ll.lane_bases, "warp": ll.warp_bases, "block": ll.block_bases}
             outs = [["dim%d" % i, x] for i, x in enumerate(ll.shape)]
-        print(json.dumps({"id": c["id"], "encoding": s["kind"], "aliases": aliases, "tensor": sig,
-                          "shape": shape, "bases": bases, "out_dims": outs}), flush=True)
+        rec = {"id": c["id"], "encoding": s["kind"], "aliases": aliases, "tensor": sig,
+               "shape": shape, "bases": bases, "out_dims": outs}
+        # Triton's own text views (what triton-tensor-layout prints) for the small cases.
+        in_bits = sum(len(v) for v in bases.values())
+        out_bits = sum(x.bit_length() - 1 for _, x in outs)
+        if s["kind"] != "padded" and out_bits <= 8 and in_bits <= 11:
+            rec["view"] = gluon_ir.get_layout_view(ll, shape, False)
+            rec["hw_view"] = gluon_ir.get_layout_view(ll, shape, True)
+        print(json.dumps(rec), flush=True)
 
 
 def main():

@@ -12,7 +12,10 @@ use proptest::test_runner::{Config, TestRunner};
 const FIXTURE: &str = include_str!("../../fixtures/triton-3.9.0-layouts.jsonl");
 
 fn cases() -> u32 {
-    std::env::var("FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000)
+    std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3000)
 }
 
 fn texts() -> Vec<(String, String)> {
@@ -20,7 +23,13 @@ fn texts() -> Vec<(String, String)> {
         .lines()
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            let a = v["aliases"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect::<Vec<_>>().join("\n");
+            let a = v["aliases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_str().unwrap())
+                .collect::<Vec<_>>()
+                .join("\n");
             (a, v["tensor"].as_str().unwrap().to_string())
         })
         .collect()
@@ -56,13 +65,27 @@ enum Edit {
 
 fn edit() -> impl Strategy<Value = Edit> {
     let token = prop_oneof![
-        Just("[".to_string()), Just("]".to_string()), Just("{".to_string()), Just("}".to_string()),
-        Just("<".to_string()), Just(">".to_string()), Just(",".to_string()), Just("=".to_string()),
-        Just("#".to_string()), Just("x".to_string()), Just(":+".to_string()), Just("-1".to_string()),
-        Just("0".to_string()), Just("3".to_string()), Just("1073741824".to_string()),
-        Just("4294967295".to_string()), Just("99999999999999999999".to_string()),
-        Just("#ttg.slice<{dim = 0, parent = #blocked}>".to_string()), Just("true".to_string()),
-        Just("é".to_string()), Just("\n".to_string()),
+        Just("[".to_string()),
+        Just("]".to_string()),
+        Just("{".to_string()),
+        Just("}".to_string()),
+        Just("<".to_string()),
+        Just(">".to_string()),
+        Just(",".to_string()),
+        Just("=".to_string()),
+        Just("#".to_string()),
+        Just("x".to_string()),
+        Just(":+".to_string()),
+        Just("-1".to_string()),
+        Just("0".to_string()),
+        Just("3".to_string()),
+        Just("1073741824".to_string()),
+        Just("4294967295".to_string()),
+        Just("99999999999999999999".to_string()),
+        Just("#ttg.slice<{dim = 0, parent = #blocked}>".to_string()),
+        Just("true".to_string()),
+        Just("é".to_string()),
+        Just("\n".to_string()),
     ];
     prop_oneof![
         (any::<usize>(), 1usize..8).prop_map(|(a, b)| Edit::Delete(a, b)),
@@ -74,7 +97,13 @@ fn edit() -> impl Strategy<Value = Edit> {
 
 fn apply_edit(s: &str, e: &Edit) -> String {
     let chars: Vec<char> = s.chars().collect();
-    let at = |p: usize| if chars.is_empty() { 0 } else { p % (chars.len() + 1) };
+    let at = |p: usize| {
+        if chars.is_empty() {
+            0
+        } else {
+            p % (chars.len() + 1)
+        }
+    };
     let mut c = chars.clone();
     match e {
         Edit::Delete(p, n) => {
@@ -100,20 +129,31 @@ fn apply_edit(s: &str, e: &Edit) -> String {
 #[test]
 fn mutated_triton_text_never_panics() {
     let texts = texts();
-    let mut runner = TestRunner::new(Config { cases: cases(), failure_persistence: None, ..Config::default() });
+    let mut runner = TestRunner::new(Config {
+        cases: cases(),
+        failure_persistence: None,
+        ..Config::default()
+    });
     runner
-        .run(&(0..texts.len(), prop::collection::vec(edit(), 1..4), any::<bool>()), |(i, edits, which)| {
-            let (mut a, mut t) = texts[i].clone();
-            for e in &edits {
-                if which {
-                    a = apply_edit(&a, e);
-                } else {
-                    t = apply_edit(&t, e);
+        .run(
+            &(
+                0..texts.len(),
+                prop::collection::vec(edit(), 1..4),
+                any::<bool>(),
+            ),
+            |(i, edits, which)| {
+                let (mut a, mut t) = texts[i].clone();
+                for e in &edits {
+                    if which {
+                        a = apply_edit(&a, e);
+                    } else {
+                        t = apply_edit(&t, e);
+                    }
                 }
-            }
-            exercise(&a, &t);
-            Ok(())
-        })
+                exercise(&a, &t);
+                Ok(())
+            },
+        )
         .unwrap();
 }
 
@@ -167,19 +207,29 @@ fn encoding_text() -> impl Strategy<Value = String> {
 fn wrap() -> impl Strategy<Value = String> {
     (encoding_text(), num(), num(), 0u8..4).prop_map(|(e, d, k, w)| match w {
         0 => format!("#ttg.slice<{{dim = {d}, parent = {e}}}>"),
-        1 => format!("#ttg.dot_op<{{opIdx = {}, parent = {e}, kWidth = {k}}}>", d.len() % 2),
+        1 => format!(
+            "#ttg.dot_op<{{opIdx = {}, parent = {e}, kWidth = {k}}}>",
+            d.len() % 2
+        ),
         _ => e,
     })
 }
 
 #[test]
 fn extreme_parameters_never_panic() {
-    let mut runner = TestRunner::new(Config { cases: cases(), failure_persistence: None, ..Config::default() });
+    let mut runner = TestRunner::new(Config {
+        cases: cases(),
+        failure_persistence: None,
+        ..Config::default()
+    });
     runner
-        .run(&(wrap(), prop::collection::vec(num(), 1..4)), |(enc, shape)| {
-            let tensor = format!("tensor<{}xf16, {}>", shape.join("x"), enc);
-            exercise("", &tensor);
-            Ok(())
-        })
+        .run(
+            &(wrap(), prop::collection::vec(num(), 1..4)),
+            |(enc, shape)| {
+                let tensor = format!("tensor<{}xf16, {}>", shape.join("x"), enc);
+                exercise("", &tensor);
+                Ok(())
+            },
+        )
         .unwrap();
 }

@@ -26,6 +26,7 @@ fn every_fixture_matches_triton_bit_for_bit() {
     let mut failures = Vec::new();
     let mut count = 0;
     let mut per_encoding = std::collections::BTreeMap::new();
+    let mut view_count = 0;
     for (i, line) in FIXTURE.lines().enumerate() {
         let case: Value = serde_json::from_str(line).unwrap();
         count += 1;
@@ -39,6 +40,7 @@ fn every_fixture_matches_triton_bit_for_bit() {
             .map(|a| a.as_str().unwrap())
             .collect();
         let tensor = case["tensor"].as_str().unwrap();
+        let views = &mut view_count;
         let result = (|| -> Result<(), String> {
             let aliases = parse_aliases(&aliases_text.join("\n")).map_err(|e| e.to_string())?;
             let ty = parse_tensor_type(tensor, &aliases).map_err(|e| e.to_string())?;
@@ -74,6 +76,17 @@ fn every_fixture_matches_triton_bit_for_bit() {
                 .collect();
             if ll.out_dims() != outs.as_slice() {
                 return Err(format!("out dims {:?}, Triton {:?}", ll.out_dims(), outs));
+            }
+            // Triton's own text views (getLayoutStr), recorded for the small cases.
+            for (key, hw) in [("view", false), ("hw_view", true)] {
+                if let Some(want) = case.get(key).and_then(|v| v.as_str()) {
+                    let got = layout_core::view::layout_str(&ll, enc.is_shared(), hw)
+                        .map_err(|e| e.to_string())?;
+                    if got != want {
+                        return Err(format!("{} differs:\n{}\nTriton:\n{}", key, got, want));
+                    }
+                    *views += 1;
+                }
             }
             Ok(())
         })();

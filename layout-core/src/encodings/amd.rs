@@ -69,7 +69,7 @@ fn check_mfma(m: &AmdMfma, shape: &[i64]) -> Result<()> {
         );
     }
     for v in m.warps_per_cta.iter().chain(&m.tiles_per_warp) {
-        if !is_pow2(*v as i64) {
+        if !is_pow2(*v as i64) || *v > 1 << 20 {
             bail!(
                 "amd_mfma: warpsPerCTA and tilesPerWarp must be powers of two, got {}",
                 v

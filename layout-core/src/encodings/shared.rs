@@ -69,7 +69,10 @@ pub(crate) fn swizzled(s: &SwizzledShared, shape: &[i64], rotating: bool) -> Res
         } else {
             phase
         };
-        b.push(alloc::vec![r as i32, ((vec * p) % ncols) as i32]);
+        b.push(alloc::vec![
+            r as i32,
+            (((vec % ncols) * (p % ncols)) % ncols) as i32
+        ]);
         r *= 2;
     }
     let mut cta = LinearLayout::from_bases(

@@ -381,7 +381,14 @@ pub fn parse_tensor_type(p: &mut Lexer, aliases: &Aliases) -> Result<TensorType,
     }
     p.expect_punct('>')?;
     if shape.len() > super::encoding::MAX_RANK {
-        return err(s, format!("a tensor of rank {} is too large: at most {} dims", shape.len(), super::encoding::MAX_RANK));
+        return err(
+            s,
+            format!(
+                "a tensor of rank {} is too large: at most {} dims",
+                shape.len(),
+                super::encoding::MAX_RANK
+            ),
+        );
     }
     if shape.is_empty() {
         return err(

@@ -213,7 +213,13 @@ pub const MAX_RANK: usize = 16;
 
 fn check_rank(span: Span, rank: usize) -> R<()> {
     if rank > MAX_RANK {
-        return Err(ParseError::new(span, format!("rank {} is too large: layouts have at most {} dims", rank, MAX_RANK)));
+        return Err(ParseError::new(
+            span,
+            format!(
+                "rank {} is too large: layouts have at most {} dims",
+                rank, MAX_RANK
+            ),
+        ));
     }
     Ok(())
 }

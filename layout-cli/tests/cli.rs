@@ -1,0 +1,216 @@
+//! The `layout` binary end to end: Triton's output format, JSON modes, and bad input (a message
+//! and exit status 2, never a panic).
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn layout(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_layout"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(s) = stdin {
+        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+const BLOCKED_1D: &str =
+    "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [8], warpsPerCTA = [4], order = [0]}>";
+
+/// Triton's DumpLayoutTest.SimpleBlocked, both views.
+#[test]
+fn simple_blocked_matches_triton() {
+    let o = layout(&["-l", BLOCKED_1D, "-t", "tensor<4xi32>"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "Print layout attribute: {}\n{}",
+            BLOCKED_1D,
+            "[ T0:0| T4:0| T8:0|T12:0|T16:0|T20:0|T24:0|T28:0,  T1:0| T5:0| T9:0|T13:0|T17:0|T21:0|T25:0|T29:0,  T2:0| T6:0|T10:0|T14:0|T18:0|T22:0|T26:0|T30:0,  T3:0| T7:0|T11:0|T15:0|T19:0|T23:0|T27:0|T31:0]\n"
+        )
+    );
+    // Triton's single-dash spelling works too.
+    let o = layout(
+        &["-l", BLOCKED_1D, "-t", "tensor<4xi32>", "-use-hw-view"],
+        None,
+    );
+    let warp = "(0), (1), (2), (3), (0), (1), (2), (3)\n";
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "Print layout attribute: {}\nWarp0:\n{w}Warp1:\n{w}Warp2:\n{w}Warp3:\n{w}",
+            BLOCKED_1D,
+            w = warp
+        )
+    );
+}
+
+/// Triton's DumpLayoutTest.Simple1DShared.
+#[test]
+fn simple_1d_shared_matches_triton() {
+    let l = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 4, order = [0]}>";
+    let o = layout(&["-l", l, "-t", "tensor<32xf16>"], None);
+    let want = "[( 0),( 1),( 2),( 3),( 4),( 5),( 6),( 7),( 8),( 9),(10),(11),(12),(13),(14),(15),(16),(17),(18),(19),(20),(21),(22),(23),(24),(25),(26),(27),(28),(29),(30),(31)]\n";
+    assert_eq!(
+        stdout(&o),
+        format!("Print layout attribute: {}\n{}", l, want)
+    );
+}
+
+#[test]
+fn json_has_bases_in_triton_order() {
+    let l = "#ttg.blocked<{sizePerThread = [4, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}>";
+    let o = layout(&["-l", l, "-t", "tensor<64x16xf16>", "--json"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).trim(),
+        r#"{"bases":{"register":[[0,1],[1,0],[2,0]],"lane":[[0,2],[0,4],[4,0],[8,0],[16,0]],"warp":[[0,8],[32,0]],"block":[]},"out_dims":[["dim0",64],["dim1",16]]}"#
+    );
+    let o = layout(
+        &[
+            "-l",
+            "#ttg.swizzled_shared<{vec = 1, perPhase = 2, maxPhase = 4, order = [1, 0]}>",
+            "-t",
+            "tensor<4x4xf16>",
+            "--json",
+        ],
+        None,
+    );
+    assert!(
+        stdout(&o).starts_with(r#"{"bases":{"offset":"#),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn jsonl_answers_every_line_and_goes_on_after_errors() {
+    let input = format!(
+        "{}\n{}\n\n{}\n",
+        serde_json::json!({"layout": BLOCKED_1D, "tensor": "tensor<4xi32>"}),
+        serde_json::json!({"layout": "#ttg.blocked<{sizePerThread = [1]}>", "tensor": "tensor<4xi32>"}),
+        "not json"
+    );
+    let o = layout(&["--jsonl"], Some(&input));
+    assert!(o.status.success());
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(
+        lines[0]["bases"]["lane"],
+        serde_json::json!([[1], [2], [0]])
+    );
+    assert!(
+        lines[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("missing the required key 'threadsPerWarp'"),
+        "{}",
+        lines[1]
+    );
+    assert!(lines[2]["error"].as_str().unwrap().contains("invalid JSON"));
+}
+
+#[test]
+fn alias_file_selected_names_and_output_file() {
+    let dir = std::env::temp_dir().join(format!("layout-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("k.ttgir");
+    std::fs::write(
+        &input,
+        "#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [8], warpsPerCTA = [4], order = [0]}>\n\
+         #shared = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 4, order = [0]}>\n\
+         module {\n}\n",
+    )
+    .unwrap();
+    let out = dir.join("out.txt");
+    let o = layout(
+        &[
+            "-i",
+            input.to_str().unwrap(),
+            "-t",
+            "tensor<4xi32>",
+            "-alias-names=blocked",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "Print layout attribute: #blocked = {}\n[ T0:0|",
+            BLOCKED_1D
+        )),
+        "{}",
+        text
+    );
+    let o = layout(
+        &["-i", input.to_str().unwrap(), "-t", "tensor<4xi32>"],
+        None,
+    );
+    let all = stdout(&o);
+    assert!(
+        all.contains("#blocked = ") && all.contains("#shared = "),
+        "{}",
+        all
+    );
+    let o = layout(
+        &[
+            "-i",
+            input.to_str().unwrap(),
+            "-t",
+            "tensor<4xi32>",
+            "--alias-names",
+            "mma",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("can't find the layout attribute #mma"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_input_is_a_message_and_status_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["-l", BLOCKED_1D], "must specify the tensor type"),
+        (&["-l", BLOCKED_1D, "-t", "tensor<4x>"], "in the tensor type"),
+        (&["-l", "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [8], warpsPerCTA = [4], ordr = [0]}>", "-t", "tensor<4xi32>"], "did you mean 'order'?"),
+        (&["-l", "#ttg.blocekd<{}>", "-t", "tensor<4xi32>"], "did you mean 'blocked'?"),
+        (&["-l", "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [8], warpsPerCTA = [4], order = [0]", "-t", "tensor<4xi32>"], "line 1, column"),
+        (&["-l", "#mma", "-t", "tensor<4xi32>"], "unknown alias '#mma'"),
+        (&["-l", "#ttg.blocked<{sizePerThread = [3], threadsPerWarp = [8], warpsPerCTA = [4], order = [0]}>", "-t", "tensor<4xi32>"], "power of two"),
+        (&["-l", BLOCKED_1D, "-t", "tensor<6xi32>"], "power of 2"),
+        (&["-i", "/nonexistent/file.ttgir", "-t", "tensor<4xi32>"], "could not open input file"),
+        (&["--no-such-flag"], "unexpected argument"),
+    ];
+    for (args, want) in cases {
+        let o = layout(args, None);
+        assert_eq!(o.status.code(), Some(2), "{:?}: {}", args, stderr(&o));
+        assert!(
+            stderr(&o).contains(want),
+            "{:?}: expected '{}' in: {}",
+            args,
+            want,
+            stderr(&o)
+        );
+        assert!(!stderr(&o).contains("panicked"), "{:?}", args);
+    }
+}
