@@ -286,8 +286,9 @@ impl LinearLayout {
     }
 }
 
-/// `divideLeft(A, B)`: `C` with `A = B * C`, if it exists.
-pub fn divide_left(a: &LinearLayout, b: &LinearLayout) -> Option<LinearLayout> {
+/// The out-dims of `C` in `A = B * C` or `A = C * B`: A's, each shrunk by B's size; `None` if B
+/// has a dim A lacks or is larger along one.
+fn quotient_out_dims(a: &LinearLayout, b: &LinearLayout) -> Option<Vec<(String, i32)>> {
     if b.in_dim_names().any(|d| !a.has_in_dim(d)) || b.out_dim_names().any(|d| !a.has_out_dim(d)) {
         return None;
     }
@@ -299,6 +300,12 @@ pub fn divide_left(a: &LinearLayout, b: &LinearLayout) -> Option<LinearLayout> {
         }
         c_outs.push((d.clone(), 1i32 << oc));
     }
+    Some(c_outs)
+}
+
+/// `divideLeft(A, B)`: `C` with `A = B * C`, if it exists.
+pub fn divide_left(a: &LinearLayout, b: &LinearLayout) -> Option<LinearLayout> {
+    let c_outs = quotient_out_dims(a, b)?;
     let mut c_bases = Vec::new();
     for (d, vs) in a.bases() {
         let ib = b.in_dim_size_log2(d) as usize;
@@ -338,17 +345,7 @@ pub fn divide_left(a: &LinearLayout, b: &LinearLayout) -> Option<LinearLayout> {
 
 /// `divideRight(A, B)`: `C` with `A = C * B`, if it exists.
 pub fn divide_right(a: &LinearLayout, b: &LinearLayout) -> Option<LinearLayout> {
-    if b.in_dim_names().any(|d| !a.has_in_dim(d)) || b.out_dim_names().any(|d| !a.has_out_dim(d)) {
-        return None;
-    }
-    let mut c_outs = Vec::new();
-    for (d, _) in a.out_dims() {
-        let oc = a.out_dim_size_log2(d) - b.out_dim_size_log2(d);
-        if oc < 0 {
-            return None;
-        }
-        c_outs.push((d.clone(), 1i32 << oc));
-    }
+    let c_outs = quotient_out_dims(a, b)?;
     let mut c_bases = Vec::new();
     for (d, vs) in a.bases() {
         let ib = b.in_dim_size_log2(d) as usize;

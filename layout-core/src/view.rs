@@ -71,8 +71,7 @@ fn nested(shape: &[i64], cells: &[String], sep: &str) -> String {
     out
 }
 
-/// `getDistributedLayoutStr`: in-dims `register, lane, warp, block`.
-pub fn distributed_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String> {
+fn check_printable(ll: &LinearLayout) -> Result<()> {
     if ll.total_out_dim_size() > MAX_ELEMENTS || ll.total_in_dim_size() > MAX_ELEMENTS {
         crate::error::bail!(
             "the layout has {} elements, too many to print",
@@ -82,6 +81,12 @@ pub fn distributed_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String
     if ll.num_out_dims() == 0 {
         crate::error::bail!("a rank-0 layout has nothing to print");
     }
+    Ok(())
+}
+
+/// `getDistributedLayoutStr`: in-dims `register, lane, warp, block`.
+pub fn distributed_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String> {
+    check_printable(ll)?;
     let shape: Vec<i64> = ll.out_dims().iter().map(|(_, s)| *s as i64).collect();
     let n_lane = ll.in_dim_size("lane") as i64;
     let n_warp = ll.in_dim_size("warp") as i64;
@@ -162,15 +167,7 @@ pub fn distributed_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String
 /// `getSharedLayoutStr`: in-dims `offset, block`. The tensor view lists, in memory order, the
 /// element each offset holds (as Triton does).
 pub fn shared_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String> {
-    if ll.total_out_dim_size() > MAX_ELEMENTS || ll.total_in_dim_size() > MAX_ELEMENTS {
-        crate::error::bail!(
-            "the layout has {} elements, too many to print",
-            ll.total_out_dim_size()
-        );
-    }
-    if ll.num_out_dims() == 0 {
-        crate::error::bail!("a rank-0 layout has nothing to print");
-    }
+    check_printable(ll)?;
     let shape: Vec<i64> = ll.out_dims().iter().map(|(_, s)| *s as i64).collect();
     let total: i64 = shape.iter().product();
     let n_block = ll.in_dim_size("block") as i64;
