@@ -22,6 +22,7 @@ extern crate alloc;
 #[cfg(test)]
 extern crate std;
 
+pub mod codegen;
 mod column_action;
 pub mod encodings;
 mod error;

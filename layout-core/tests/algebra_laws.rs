@@ -172,3 +172,16 @@ proptest! {
         prop_assert_eq!(free.iter().filter(|&&f| !f).count() as u32, a.rank());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// The shift-and-mask plan the macros emit computes `apply` exactly.
+    #[test]
+    fn apply_plan_equals_apply(a in layout(), x in any::<u64>()) {
+        let plan = a.apply_plan();
+        let mut idx = x % a.total_in_dim_size();
+        let ins: Vec<u32> = a.in_dims().iter().map(|(_, s)| { let v = (idx % *s as u64) as u32; idx /= *s as u64; v }).collect();
+        prop_assert_eq!(plan.eval(&ins), a.apply_flat(&ins));
+    }
+}
