@@ -336,7 +336,11 @@ mod tests {
     #[test]
     fn padding_adds_pad_elements_after_every_interval() {
         // Triton's applyPadding: off + Σ (off >> log2(interval)) << log2(pad).
-        let p = PaddedShared { intervals: alloc::vec![32, 64], paddings: alloc::vec![4, 8], linear: LinearLayout::empty() };
+        let p = PaddedShared {
+            intervals: alloc::vec![32, 64],
+            paddings: alloc::vec![4, 8],
+            linear: LinearLayout::empty(),
+        };
         assert_eq!(p.apply_padding(0), 0);
         assert_eq!(p.apply_padding(31), 31);
         assert_eq!(p.apply_padding(32), 32 + 4);
