@@ -68,20 +68,34 @@ def protect_calls(body, name, macro):
     return out, saved
 
 
-def count_args(s, i):
-    """Number of top-level arguments of the call whose '(' is at s[i]."""
-    end = matching(s, i, "(", ")")
-    depth, n, inner = 0, 1, s[i + 1:end]
-    if not inner.strip():
-        return 0
+def rewrite_calls(body, name, rewrite):
+    """Replace each call `name(args)` (not a method or qualified call) by rewrite(args_text)."""
+    out, i = "", 0
+    pat = re.compile(r"(?<![\w.:])" + name + r"\(")
+    while True:
+        m = pat.search(body, i)
+        if not m:
+            return out + body[i:]
+        start = m.end() - 1
+        end = matching(body, start, "(", ")")
+        out += body[i:m.start()] + rewrite(body[start + 1:end])
+        i = end + 1
+
+
+def split_args(inner):
+    args, depth, cur = [], 0, ""
     for c in inner:
         if c in "({[":
             depth += 1
         elif c in ")}]":
             depth -= 1
-        elif c == "," and depth == 0:
-            n += 1
-    return n
+        if c == "," and depth == 0:
+            args.append(cur)
+            cur = ""
+        else:
+            cur += c
+    args.append(cur)
+    return args
 
 
 # C++ overloads and default arguments: the Rust helpers are named by arity.
@@ -90,17 +104,7 @@ OVERLOADED = ("mma", "mfma", "wmma", "nvmmaShared", "zeros1D")
 
 def rename_overloads(body):
     for name in OVERLOADED:
-        out, i = "", 0
-        pat = re.compile(r"(?<![\w.:])" + name + r"\(")
-        while True:
-            m = pat.search(body, i)
-            if not m:
-                out += body[i:]
-                break
-            n = count_args(body, m.end() - 1)
-            out += body[i:m.start()] + f"{name}{n}("
-            i = m.end()
-        body = out
+        body = rewrite_calls(body, name, lambda a, name=name: f"{name}{len(split_args(a)) if a.strip() else 0}({a})")
     return body
 
 
@@ -109,32 +113,11 @@ BORROWING = ("toLinearLayout", "dot", "slice", "mfmaDotOp", "wmmaDotOp")
 
 def borrow_args(body):
     """Helpers take encodings by reference: pass bare variables as `&x` so they can be reused."""
+    def fix(a):
+        bare = re.fullmatch(r"\s*[A-Za-z_]\w*\s*", a) and a.strip() not in ("true", "false")
+        return "&" + a.strip() if bare else a
     for name in BORROWING:
-        out, i = "", 0
-        pat = re.compile(r"(?<![\w.])" + name + r"\(")
-        while True:
-            m = pat.search(body, i)
-            if not m:
-                out += body[i:]
-                break
-            start = m.end() - 1
-            end = matching(body, start, "(", ")")
-            args, depth, cur = [], 0, ""
-            for c in body[start + 1:end]:
-                if c in "({[":
-                    depth += 1
-                elif c in ")}]":
-                    depth -= 1
-                if c == "," and depth == 0:
-                    args.append(cur)
-                    cur = ""
-                else:
-                    cur += c
-            args.append(cur)
-            fixed = [("&" + a.strip()) if re.fullmatch(r"\s*[A-Za-z_]\w*\s*", a) and a.strip() not in ("true", "false") else a for a in args]
-            out += body[i:m.start()] + name + "(" + ",".join(fixed) + ")"
-            i = end + 1
-        body = out
+        body = rewrite_calls(body, name, lambda inner, name=name: name + "(" + ",".join(fix(a) for a in split_args(inner)) + ")")
     return body
 
 

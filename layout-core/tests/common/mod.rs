@@ -51,6 +51,12 @@ pub fn zeros1D4(size: i32, i: &str, o: &str, out_size: i32) -> LinearLayout {
     LinearLayout::zeros_1d(size, i, o, out_size).unwrap()
 }
 
+/// The CGA Triton's mfma/wmma test helpers build: `fromSplitParams(ones, ones, [0, 1, ...])`.
+fn one_cta_cga(rank: usize) -> Cga {
+    let ones = vec![1; rank];
+    cga(&ones, &ones, &(0..rank as u32).collect::<Vec<_>>())
+}
+
 fn cga(cpg: &[u32], split: &[u32], cord: &[u32]) -> Cga {
     Cga::from_split_params(cpg, split, cord).unwrap()
 }
@@ -123,7 +129,6 @@ pub fn mfma6(
     tiles: &[u32],
     ebw: u32,
 ) -> Encoding {
-    let n = warps.len() as u32;
     let ones = vec![1; warps.len()];
     Encoding::AmdMfma(AmdMfma {
         version,
@@ -136,7 +141,7 @@ pub fn mfma6(
             tiles.to_vec()
         },
         element_bit_width: if ebw == 0 { 32 } else { ebw },
-        cga: cga(&ones, &ones, &(0..n).collect::<Vec<_>>()),
+        cga: one_cta_cga(warps.len()),
     })
 }
 pub fn mfma5(
@@ -153,14 +158,13 @@ pub fn mfma4(version: u32, warps: &[u32], instr: &[u32], transposed: bool) -> En
 }
 
 pub fn wmma4(warps: &[u32], version: u32, transposed: bool, instr: &[u32]) -> Encoding {
-    let n = warps.len() as u32;
     let ones = vec![1; warps.len()];
     Encoding::AmdWmma(AmdWmma {
         version,
         is_transposed: transposed,
         cta_layout: layout_core::encodings::wmma_cta_layout(warps, &ones).unwrap(),
         instr_shape: instr.to_vec(),
-        cga: cga(&ones, &ones, &(0..n).collect::<Vec<_>>()),
+        cga: one_cta_cga(warps.len()),
     })
 }
 pub fn wmma3(warps: &[u32], version: u32, transposed: bool) -> Encoding {
@@ -174,6 +178,24 @@ pub fn slice(parent: impl Borrow<Encoding>, dim: u32) -> Encoding {
     }
 }
 
+fn swizzled(
+    vec: u32,
+    per_phase: u32,
+    max_phase: u32,
+    cpg: &[u32],
+    split: &[u32],
+    ord: &[u32],
+    cord: &[u32],
+) -> SwizzledShared {
+    SwizzledShared {
+        vec,
+        per_phase,
+        max_phase,
+        order: ord.to_vec(),
+        cga: cga(cpg, split, cord),
+    }
+}
+
 pub fn shared(
     vec: u32,
     per_phase: u32,
@@ -183,13 +205,7 @@ pub fn shared(
     ord: &[u32],
     cord: &[u32],
 ) -> Encoding {
-    Encoding::SwizzledShared(SwizzledShared {
-        vec,
-        per_phase,
-        max_phase,
-        order: ord.to_vec(),
-        cga: cga(cpg, split, cord),
-    })
+    Encoding::SwizzledShared(swizzled(vec, per_phase, max_phase, cpg, split, ord, cord))
 }
 
 pub fn AMDRotatingShared(
@@ -201,13 +217,7 @@ pub fn AMDRotatingShared(
     ord: &[u32],
     cord: &[u32],
 ) -> Encoding {
-    Encoding::AmdRotatingShared(SwizzledShared {
-        vec,
-        per_phase,
-        max_phase,
-        order: ord.to_vec(),
-        cga: cga(cpg, split, cord),
-    })
+    Encoding::AmdRotatingShared(swizzled(vec, per_phase, max_phase, cpg, split, ord, cord))
 }
 
 pub fn nvmmaShared8(
