@@ -10,12 +10,30 @@ use core::fmt;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayoutError {
     msg: String,
+    key: Option<String>,
 }
 
 impl LayoutError {
     /// An error with this message.
     pub fn new(msg: impl Into<String>) -> Self {
-        LayoutError { msg: msg.into() }
+        LayoutError {
+            msg: msg.into(),
+            key: None,
+        }
+    }
+
+    /// An error caused by one parameter of an encoding (`threadsPerWarp`), so that a parser or a
+    /// macro can point at that key's value rather than at the whole layout.
+    pub fn at(key: impl Into<String>, msg: impl Into<String>) -> Self {
+        LayoutError {
+            msg: msg.into(),
+            key: Some(key.into()),
+        }
+    }
+
+    /// The parameter at fault, in Triton's camelCase spelling, if one is.
+    pub fn key(&self) -> Option<&str> {
+        self.key.as_deref()
     }
 
     /// The message.
@@ -39,3 +57,11 @@ macro_rules! bail {
     };
 }
 pub(crate) use bail;
+
+/// `return Err(LayoutError::at(key, format!(...)))`: an error caused by one parameter.
+macro_rules! bail_at {
+    ($key:expr; $($arg:tt)*) => {
+        return Err($crate::LayoutError::at($key, alloc::format!($($arg)*)))
+    };
+}
+pub(crate) use bail_at;

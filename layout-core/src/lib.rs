@@ -32,6 +32,7 @@ pub mod parse;
 mod product;
 mod reshape;
 mod solve;
+pub mod spec;
 pub mod utils;
 pub mod view;
 

@@ -8,7 +8,7 @@ use super::cga::combine_cta_cga_with_shape;
 use super::distributed::check_dot;
 use super::nvidia::{matrix_order, order_for_dot_operand};
 use super::{AmdMfma, AmdWmma};
-use crate::error::bail;
+use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
 use crate::utils::{
     action_remove_broadcasted_regs, identity_standard_nd, project_away_out_dim,
@@ -26,13 +26,13 @@ fn id(size: i64, in_dim: &str, out_dim: &str) -> Result<LinearLayout> {
 fn check_mfma(m: &AmdMfma, shape: &[i64]) -> Result<()> {
     let rank = m.warps_per_cta.len();
     if m.version > 4 {
-        bail!(
+        bail_at!("version";
             "amd_mfma version must be in the [0, 4] range, got {}",
             m.version
         );
     }
     if !(2..=3).contains(&rank) || shape.len() != rank || m.cga.rank() != rank {
-        bail!(
+        bail_at!("warpsPerCTA";
             "amd_mfma: warpsPerCTA has rank {} but the tensor shape is {:?}",
             rank,
             shape
@@ -46,23 +46,23 @@ fn check_mfma(m: &AmdMfma, shape: &[i64]) -> Result<()> {
     }
     let (md, nd) = (m.instr_shape[0], m.instr_shape[1]);
     if !matches!((md, nd), (32, 32) | (16, 16) | (64, 4) | (4, 64)) {
-        bail!(
+        bail_at!("instrShape";
             "amd_mfma: invalid (mDim, nDim) combination ({}, {}): use 32x32, 16x16, 64x4 or 4x64",
             md,
             nd
         );
     }
     if md == 64 && nd == 4 && !m.is_transposed {
-        bail!("amd_mfma: a 64x4 instruction must be transposed (isTransposed = true)");
+        bail_at!("isTransposed"; "amd_mfma: a 64x4 instruction must be transposed (isTransposed = true)");
     }
     if !(m.element_bit_width == 32 || m.element_bit_width == 64) {
-        bail!(
+        bail_at!("elementBitWidth";
             "amd_mfma: elementBitWidth must be 32 or 64, got {}",
             m.element_bit_width
         );
     }
     if m.tiles_per_warp.len() != rank {
-        bail!(
+        bail_at!("tilesPerWarp";
             "amd_mfma: tilesPerWarp {:?} must have rank {}",
             m.tiles_per_warp,
             rank

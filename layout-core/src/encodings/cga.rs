@@ -4,7 +4,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::error::bail;
+use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
 use crate::utils::{
     ensure_layout_not_larger_than, ensure_layout_not_smaller_than, standard_out_dim_names,
@@ -142,7 +142,7 @@ pub(crate) fn check_permutation(what: &str, order: &[u32]) -> Result<()> {
     let mut seen = alloc::vec![false; order.len()];
     for &o in order {
         if o as usize >= order.len() || seen[o as usize] {
-            bail!(
+            bail_at!(what;
                 "{} {:?} is not a permutation of 0..{}",
                 what,
                 order,

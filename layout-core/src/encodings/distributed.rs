@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use super::cga::{check_permutation, combine_cta_cga_with_shape};
 use super::{Blocked, Cga, Encoding};
-use crate::error::bail;
+use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
 use crate::utils::{
     ensure_layout_not_larger_than, ensure_layout_not_smaller_than, identity_standard_nd,
@@ -15,7 +15,7 @@ use crate::{LinearLayout, Result};
 
 fn check_pow2(what: &str, v: &[u32]) -> Result<()> {
     if let Some(x) = v.iter().find(|&&x| !is_pow2(x as i64)) {
-        bail!(
+        bail_at!(what;
             "every element of {} must be a power of two, but {:?} has {}",
             what,
             v,
@@ -28,7 +28,7 @@ fn check_pow2(what: &str, v: &[u32]) -> Result<()> {
 pub(crate) fn check_blocked(b: &Blocked) -> Result<()> {
     let r = b.order.len();
     if b.size_per_thread.len() != r || b.threads_per_warp.len() != r || b.warps_per_cta.len() != r {
-        bail!("sizePerThread, threadsPerWarp, warpsPerCTA and order must all have the same rank, got {}, {}, {} and {}",
+        bail_at!("order"; "sizePerThread, threadsPerWarp, warpsPerCTA and order must all have the same rank, got {}, {}, {} and {}",
             b.size_per_thread.len(), b.threads_per_warp.len(), b.warps_per_cta.len(), r);
     }
     check_pow2("sizePerThread", &b.size_per_thread)?;

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use super::cga::combine_cta_cga_with_shape;
 use super::distributed::{broadcasted_dot_operand_layout, check_dot, dot_cga};
 use super::NvidiaMma;
-use crate::error::bail;
+use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
 use crate::utils::{identity_standard_nd, standard_out_dim_names, to_i32};
 use crate::{LinearLayout, Result};
@@ -33,7 +33,7 @@ fn mma_tile(tile: &[u32], k_width: u32, order: &[u32], rep_order: &[u32]) -> Res
     let outer = order[1] as usize;
     let (m, n) = (tile[outer], tile[inner]);
     if m % 8 != 0 || k_width == 0 || n % (k_width * 4) != 0 || !is_pow2(k_width as i64) {
-        bail!(
+        bail_at!("kWidth";
             "MMA tile {:?} with kWidth {} is not a multiple of the 8 x (4*kWidth) core tile",
             tile,
             k_width
@@ -64,20 +64,20 @@ fn mma_tile(tile: &[u32], k_width: u32, order: &[u32], rep_order: &[u32]) -> Res
 fn check(m: &NvidiaMma, shape: &[i64]) -> Result<()> {
     let rank = m.warps_per_cta.len();
     if !(m.version_major == 2 || m.version_major == 3) {
-        bail!(
+        bail_at!("versionMajor";
             "nvidia_mma versionMajor {} is not supported: use 2 (Ampere) or 3 (Hopper)",
             m.version_major
         );
     }
     if !(2..=3).contains(&rank) || shape.len() != rank || m.cga.rank() != rank {
-        bail!(
+        bail_at!("warpsPerCTA";
             "nvidia_mma: warpsPerCTA has rank {} but the tensor shape is {:?}",
             rank,
             shape
         );
     }
     if let Some(w) = m.warps_per_cta.iter().find(|&&w| !is_pow2(w as i64)) {
-        bail!(
+        bail_at!("warpsPerCTA";
             "nvidia_mma: warpsPerCTA {:?} has {}, not a power of two",
             m.warps_per_cta,
             w
@@ -85,7 +85,7 @@ fn check(m: &NvidiaMma, shape: &[i64]) -> Result<()> {
     }
     let want = if m.version_major == 2 { rank } else { 3 };
     if m.instr_shape.len() != want {
-        bail!(
+        bail_at!("instrShape";
             "nvidia_mma v{}: instrShape {:?} must have {} entries",
             m.version_major,
             m.instr_shape,
@@ -93,13 +93,13 @@ fn check(m: &NvidiaMma, shape: &[i64]) -> Result<()> {
         );
     }
     if m.instr_shape.iter().any(|&x| !is_pow2(x as i64)) {
-        bail!(
+        bail_at!("instrShape";
             "nvidia_mma: instrShape {:?} must be powers of two",
             m.instr_shape
         );
     }
     if m.version_major == 3 && (m.instr_shape[0] != 16 || m.warps_per_cta[0] % 4 != 0) {
-        bail!("nvidia_mma v3 (Hopper): instrShape[0] must be 16 and warpsPerCTA[0] a multiple of 4 (a warpgroup), got instrShape {:?} and warpsPerCTA {:?}",
+        bail_at!(if m.instr_shape[0] != 16 { "instrShape" } else { "warpsPerCTA" }; "nvidia_mma v3 (Hopper): instrShape[0] must be 16 and warpsPerCTA[0] a multiple of 4 (a warpgroup), got instrShape {:?} and warpsPerCTA {:?}",
             m.instr_shape, m.warps_per_cta);
     }
     Ok(())
@@ -133,7 +133,7 @@ pub(crate) fn dot(op_idx: u32, m: &NvidiaMma, k_width: u32, shape: &[i64]) -> Re
     let rank = shape.len();
     let k = check_dot(op_idx, rank, shape)?;
     if k_width == 0 || !is_pow2(k_width as i64) || k_width > 32 {
-        bail!("dot_op with an nvidia_mma parent needs kWidth a power of two (e.g. 32 / element bits), got {}", k_width);
+        bail_at!("kWidth"; "dot_op with an nvidia_mma parent needs kWidth a power of two (e.g. 32 / element bits), got {}", k_width);
     }
     let is_a = op_idx == 0;
     let mut tile = alloc::vec![1u32; rank];
@@ -142,7 +142,7 @@ pub(crate) fn dot(op_idx: u32, m: &NvidiaMma, k_width: u32, shape: &[i64]) -> Re
         tile[rank - 1] = k_width * 8;
     } else {
         if m.version_major == 3 {
-            bail!("dot_op opIdx = 1 with an nvidia_mma v3 parent: Hopper reads operand B from shared memory; use opIdx = 0 or an nvmma_shared layout");
+            bail_at!("opIdx"; "dot_op opIdx = 1 with an nvidia_mma v3 parent: Hopper reads operand B from shared memory; use opIdx = 0 or an nvmma_shared layout");
         }
         tile[rank - 2] = k_width * 8;
         tile[rank - 1] = 8;

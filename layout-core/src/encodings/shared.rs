@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use super::cga::{check_permutation, combine_cta_cga_with_shape, shape_per_cta};
 use super::{Cga, NvmmaShared, SwizzledShared};
-use crate::error::bail;
+use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
 use crate::utils::{
     ensure_not_smaller_named, reshape_layout, standard_out_dim_names, transpose_linear_layout,
@@ -35,7 +35,7 @@ pub(crate) fn swizzled(s: &SwizzledShared, shape: &[i64], rotating: bool) -> Res
     }
     check_shape(shape)?;
     if s.per_phase == 0 || s.max_phase == 0 {
-        bail!(
+        bail_at!(if s.per_phase == 0 { "perPhase" } else { "maxPhase" };
             "perPhase and maxPhase must be at least 1, got perPhase = {} and maxPhase = {}",
             s.per_phase,
             s.max_phase
@@ -168,13 +168,13 @@ fn tma_block_shape(s: &NvmmaShared, spc: &[i64]) -> Result<Vec<i64>> {
 pub(crate) fn nvmma(s: &NvmmaShared, shape: &[i64]) -> Result<LinearLayout> {
     let rank = shape.len();
     if !matches!(s.swizzling_byte_width, 0 | 32 | 64 | 128) {
-        bail!(
+        bail_at!("swizzlingByteWidth";
             "nvmma_shared: swizzlingByteWidth must be 0, 32, 64 or 128, got {}",
             s.swizzling_byte_width
         );
     }
     if !matches!(s.element_bit_width, 4 | 8 | 16 | 32 | 64) {
-        bail!(
+        bail_at!("elementBitWidth";
             "nvmma_shared: elementBitWidth must be 4, 8, 16, 32 or 64, got {}",
             s.element_bit_width
         );

@@ -47,6 +47,65 @@ fn err<T>(span: Span, msg: String) -> Result<T, ParseError> {
     Err(ParseError::new(span, msg))
 }
 
+/// The span from the start of `a` to the end of `b`.
+pub(crate) fn span_to(a: Span, b: Span) -> Span {
+    Span {
+        len: (b.offset + b.len).saturating_sub(a.offset),
+        ..a
+    }
+}
+
+/// A copy of an aliased attribute whose spans all point at the reference (`#mma`): its own spans
+/// belong to the alias definition's text, not to the text being parsed.
+fn respan(a: &Attr, at: Span) -> Attr {
+    let kind = match &a.kind {
+        AttrKind::Array(v) => AttrKind::Array(v.iter().map(|x| respan(x, at)).collect()),
+        AttrKind::Dict(d) => AttrKind::Dict(
+            d.iter()
+                .map(|(k, _, v)| (k.clone(), at, respan(v, at)))
+                .collect(),
+        ),
+        AttrKind::Layout {
+            name,
+            dialect,
+            body,
+        } => AttrKind::Layout {
+            name: name.clone(),
+            dialect: dialect.clone(),
+            body: body.iter().map(|x| respan(x, at)).collect(),
+        },
+        AttrKind::Keyword(k, v) => AttrKind::Keyword(k.clone(), Box::new(respan(v, at))),
+        other => other.clone(),
+    };
+    Attr { kind, span: at }
+}
+
+impl Attr {
+    /// The span of `key = value` for the first dictionary entry named `key` (camelCase or
+    /// snake_case), searching nested layouts too: where an error caused by that key points.
+    pub fn key_span(&self, key: &str) -> Option<Span> {
+        match &self.kind {
+            AttrKind::Dict(d) => d.iter().find_map(|(k, ks, v)| {
+                if super::encoding::canonical_key(k) == key {
+                    Some(span_to(*ks, v.span))
+                } else {
+                    v.key_span(key)
+                }
+            }),
+            AttrKind::Layout { body, .. } => body.iter().find_map(|b| b.key_span(key)),
+            AttrKind::Array(v) => v.iter().find_map(|b| b.key_span(key)),
+            AttrKind::Keyword(k, v) => {
+                if super::encoding::canonical_key(k) == key {
+                    Some(span_to(self.span, v.span))
+                } else {
+                    v.key_span(key)
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
 /// Parse one attribute: a layout (`#ttg.x<...>`), an alias reference, a dict, array or scalar.
 pub fn parse_attr(p: &mut Lexer, aliases: &Aliases) -> Result<Attr, ParseError> {
     let (t, s) = p.next_tok()?;
@@ -88,18 +147,18 @@ pub fn parse_attr(p: &mut Lexer, aliases: &Aliases) -> Result<Attr, ParseError> 
                         ),
                     );
                 }
-                let body = parse_layout_body(p, aliases, mnemonic)?;
+                let (body, end) = parse_layout_body(p, aliases, mnemonic)?;
                 Ok(Attr {
                     kind: AttrKind::Layout {
                         name: String::from(mnemonic),
                         dialect: String::from(dialect),
                         body,
                     },
-                    span: s,
+                    span: span_to(s, end.unwrap_or(s)),
                 })
             } else {
                 match aliases.get(&name) {
-                    Some(a) => Ok(a.clone()),
+                    Some(a) => Ok(respan(a, s)),
                     None => {
                         let known: Vec<&str> = aliases.iter().map(|(n, _, _)| n).collect();
                         let hint = if known.is_empty() {
@@ -124,10 +183,14 @@ pub fn parse_attr(p: &mut Lexer, aliases: &Aliases) -> Result<Attr, ParseError> 
 
 fn parse_array(p: &mut Lexer, aliases: &Aliases, open: Span) -> Result<Attr, ParseError> {
     let mut items = Vec::new();
-    if !p.eat(']')? {
+    let mut end;
+    if p.peek()?.0 == Tok::Punct(']') {
+        end = p.next_tok()?.1;
+    } else {
         loop {
             items.push(parse_attr(p, aliases)?);
             let (t, s) = p.next_tok()?;
+            end = s;
             match t {
                 Tok::Punct(',') => continue,
                 Tok::Punct(']') => break,
@@ -145,13 +208,16 @@ fn parse_array(p: &mut Lexer, aliases: &Aliases, open: Span) -> Result<Attr, Par
     }
     Ok(Attr {
         kind: AttrKind::Array(items),
-        span: open,
+        span: span_to(open, end),
     })
 }
 
 fn parse_dict(p: &mut Lexer, aliases: &Aliases, open: Span) -> Result<Attr, ParseError> {
     let mut items: Vec<(String, Span, Attr)> = Vec::new();
-    if !p.eat('}')? {
+    let mut end;
+    if p.peek()?.0 == Tok::Punct('}') {
+        end = p.next_tok()?.1;
+    } else {
         loop {
             let (t, ks) = p.next_tok()?;
             let key = match t {
@@ -170,6 +236,7 @@ fn parse_dict(p: &mut Lexer, aliases: &Aliases, open: Span) -> Result<Attr, Pars
             let v = parse_attr(p, aliases)?;
             items.push((key, ks, v));
             let (t, s) = p.next_tok()?;
+            end = s;
             match t {
                 Tok::Punct(',') => continue,
                 Tok::Punct('}') => break,
@@ -187,7 +254,7 @@ fn parse_dict(p: &mut Lexer, aliases: &Aliases, open: Span) -> Result<Attr, Pars
     }
     Ok(Attr {
         kind: AttrKind::Dict(items),
-        span: open,
+        span: span_to(open, end),
     })
 }
 
@@ -195,17 +262,18 @@ fn parse_layout_body(
     p: &mut Lexer,
     aliases: &Aliases,
     mnemonic: &str,
-) -> Result<Vec<Attr>, ParseError> {
+) -> Result<(Vec<Attr>, Option<Span>), ParseError> {
     if mnemonic == "shared_memory" || mnemonic == "tensor_memory" {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), None));
     }
     p.expect_punct('<')?;
     let mut body = Vec::new();
+    let end;
     loop {
         let (t, s) = p.peek()?;
         match t {
             Tok::Punct('>') => {
-                p.next_tok()?;
+                end = p.next_tok()?.1;
                 break;
             }
             Tok::Punct(',') if !body.is_empty() => {
@@ -228,7 +296,7 @@ fn parse_layout_body(
             _ => body.push(parse_attr(p, aliases)?),
         }
     }
-    Ok(body)
+    Ok((body, Some(end)))
 }
 
 fn parse_paddings(p: &mut Lexer, open: Span) -> Result<Attr, ParseError> {

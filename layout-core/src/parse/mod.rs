@@ -14,7 +14,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 pub use attr::{Attr, AttrKind};
-pub use encoding::encoding_from_attr;
+pub use encoding::{encoding_from_attr, MAX_RANK};
 pub use lexer::Span;
 
 use crate::Encoding;
@@ -118,6 +118,15 @@ pub fn parse_encoding(text: &str, aliases: &Aliases) -> Result<Encoding, ParseEr
     let a = attr::parse_attr(&mut p, aliases)?;
     p.expect_end()?;
     encoding_from_attr(&a)
+}
+
+/// Parse one attribute into its value tree, keeping spans (for front ends that map errors back
+/// to their own tokens; see [`crate::spec::solve_attr`]).
+pub fn parse_attribute(text: &str, aliases: &Aliases) -> Result<Attr, ParseError> {
+    let mut p = lexer::Lexer::new(text);
+    let a = attr::parse_attr(&mut p, aliases)?;
+    p.expect_end()?;
+    Ok(a)
 }
 
 /// A `tensor<...>` or `!ttg.memdesc<...>` type.

@@ -1,0 +1,88 @@
+//! The `Layout` trait: what every type that `layout!` defines exposes to kernels, generic code
+//! and the host. Everything is a const or an inlined bit operation; nothing allocates.
+
+/// Whether a layout distributes a tensor over threads or places it in shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LayoutKind {
+    /// In-dims `register, lane, warp, block`.
+    Distributed,
+    /// In-dims `offset, block`.
+    Shared,
+}
+
+/// One input dimension of a layout: its name, size and basis table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InDim {
+    /// `register`, `lane`, `warp`, `block` or `offset`.
+    pub name: &'static str,
+    /// Number of values (a power of two).
+    pub size: u32,
+    /// The basis of each input bit, `RANK` coordinates per bit, bit 0 first.
+    pub bases: &'static [u32],
+    /// Input bits whose basis is zero or depends on earlier bases: values that differ only in
+    /// these bits hold the same element (Triton's `getFreeVariableMasks`).
+    pub free_mask: u32,
+}
+
+impl InDim {
+    /// The basis of input bit `bit`: `RANK` coordinates.
+    pub fn basis(&self, bit: usize, rank: usize) -> &'static [u32] {
+        &self.bases[bit * rank..(bit + 1) * rank]
+    }
+}
+
+/// Where an element lives among threads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct HwIndex {
+    /// Register within the thread.
+    pub register: u32,
+    /// Lane within the warp.
+    pub lane: u32,
+    /// Warp within the CTA.
+    pub warp: u32,
+    /// CTA within the cluster.
+    pub block: u32,
+}
+
+/// Where an element lives in shared memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SharedIndex {
+    /// Element offset within the CTA's buffer.
+    pub offset: u32,
+    /// CTA within the cluster.
+    pub block: u32,
+}
+
+/// A tensor layout solved at compile time by `layout!`.
+///
+/// The generated type also has inherent, `const`, `#[inline(always)]` functions with concrete
+/// types (`apply(register, lane, warp, block) -> [u32; RANK]`, `locate(coords)`); this trait is
+/// the same information for generic code.
+pub trait Layout: Copy + Default + 'static {
+    /// Distributed or shared.
+    const KIND: LayoutKind;
+    /// Tensor rank.
+    const RANK: usize;
+    /// Tensor shape, dim 0 first.
+    const SHAPE: &'static [u32];
+    /// In-dims in Triton's order (`register, lane, warp, block` or `offset, block`).
+    const IN_DIMS: &'static [InDim];
+    /// Registers per thread (distributed layouts; 0 for shared ones).
+    const ELEMENTS_PER_THREAD: u32;
+    /// Consecutive elements along the fastest dim held in consecutive registers (or offsets):
+    /// the widest vector a load or store can use, in elements.
+    const CONTIGUITY_PER_THREAD: u32;
+    /// The solved layout as a self-contained `#ttg.linear<...>` (or `#ttg.shared_linear<...>`).
+    const LINEAR_TTGIR: &'static str;
+
+    /// Coordinates of the element at positional in-dim values `index` (in [`Layout::IN_DIMS`]
+    /// order, missing ones zero), written to `out[..RANK]`.
+    fn apply_index(index: &[u32], out: &mut [u32]);
+
+    /// The in-dim named `name`, if the layout has it.
+    fn in_dim(name: &str) -> Option<&'static InDim> {
+        Self::IN_DIMS
+            .iter()
+            .find(|d| d.name.as_bytes() == name.as_bytes())
+    }
+}

@@ -1,0 +1,315 @@
+//! `layout!`: render each item's spec to TTGIR text, let layout-core parse and solve it, map any
+//! error back onto the user's tokens, and hand the solved layout to [`crate::emit`].
+
+use layout_core::parse::{parse_attribute, parse_tensor_type, Aliases, Attr, ParseError};
+use layout_core::spec::{cute_swizzle, solve_attr, Solved};
+use layout_core::Encoding;
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+
+use crate::input::{Block, Item, Shape};
+use crate::render::{error_between, Rendered};
+
+/// Expand a whole `layout! { ... }`. Items that fail become compile errors (all of them,
+/// combined); the others still expand, so one typo does not cascade into unknown-type errors.
+pub fn layout(input: TokenStream) -> TokenStream {
+    let block: Block = match syn::parse2(input) {
+        Ok(b) => b,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut aliases = Aliases::new();
+    let mut defined: Vec<String> = Vec::new();
+    let mut out = TokenStream::new();
+    let mut errors: Option<syn::Error> = None;
+    for item in &block.items {
+        let name = item.name.to_string();
+        if defined.contains(&name) {
+            push_err(
+                &mut errors,
+                syn::Error::new(
+                    item.name.span(),
+                    format!("the layout `{}` is defined twice in this block", name),
+                ),
+            );
+            continue;
+        }
+        defined.push(name.clone());
+        let ws = item.warp_size.or(block.warp_size).map(|w| w.0);
+        match solve_item(item, &aliases, &defined, ws) {
+            Ok(s) => {
+                out.extend(crate::emit::emit(item, &s));
+                if let Some(a) = s.attr {
+                    aliases.insert(name, a, s.source.clone());
+                }
+            }
+            Err(e) => push_err(&mut errors, e),
+        }
+    }
+    if let Some(e) = errors {
+        out.extend(e.to_compile_error());
+    }
+    out
+}
+
+fn push_err(acc: &mut Option<syn::Error>, e: syn::Error) {
+    match acc {
+        Some(a) => a.combine(e),
+        None => *acc = Some(e),
+    }
+}
+
+/// One item, solved.
+pub struct SolvedItem {
+    pub solved: Solved,
+    /// The spec as TTGIR text (parents by alias name).
+    pub source: String,
+    /// Its value tree, for later items that name it as a parent (none for `Swizzle`).
+    pub attr: Option<Attr>,
+    /// The element type, when the shape came from a tensor type.
+    pub element: Option<String>,
+}
+
+fn map_err(r: &Rendered, e: &ParseError, defined: &[String]) -> syn::Error {
+    let mut msg = e.message.clone();
+    if let Some(rest) = msg.strip_prefix("unknown alias '#") {
+        let name = rest.split('\'').next().unwrap_or("");
+        msg = format!(
+            "no layout named `{}` is defined before this one in this layout! block; {}",
+            name,
+            if defined.len() > 1 {
+                format!(
+                    "defined so far: {}",
+                    defined[..defined.len() - 1].join(", ")
+                )
+            } else {
+                "define the parent first, in the same block".to_string()
+            }
+        );
+    }
+    match r.spans(e.span.offset, e.span.len) {
+        Some((a, b)) => error_between(a, b, msg),
+        None => syn::Error::new(Span::call_site(), msg),
+    }
+}
+
+fn solve_item(
+    item: &Item,
+    aliases: &Aliases,
+    defined: &[String],
+    warp_size: Option<u32>,
+) -> syn::Result<SolvedItem> {
+    if item.spec.is_empty() {
+        return Err(syn::Error::new(
+            item.eq_span,
+            "expected a layout after `=`: `#ttg.blocked<{...}>`, `blocked(...)`, `linear(...)` or `Swizzle<B, M, S>`",
+        ));
+    }
+    let (shape, element) = shape_of(item, aliases, defined)?;
+    let trees: Vec<TokenTree> = item.spec.clone().into_iter().collect();
+    if let Some(TokenTree::Ident(id)) = trees.first() {
+        if id == "Swizzle" {
+            return swizzle(item, &shape, element);
+        }
+    }
+    let r = render_spec(&trees, item)?;
+    let attr = parse_attribute(&r.text, aliases).map_err(|e| map_err(&r, &e, defined))?;
+    let enc =
+        layout_core::parse::encoding_from_attr(&attr).map_err(|e| map_err(&r, &e, defined))?;
+    check_rank(item, &enc, &shape)?;
+    let solved = solve_attr(&attr, &shape, warp_size).map_err(|e| {
+        let mut e2 = map_err(&r, &e, defined);
+        if e.message.contains("lanes") && e.message.contains("warp size") {
+            e2 = syn::Error::new(
+                e2.span(),
+                format!("{} (#[warp_size = N] on the item)", e.message),
+            );
+        }
+        e2
+    })?;
+    Ok(SolvedItem {
+        solved,
+        source: r.text,
+        attr: Some(attr),
+        element,
+    })
+}
+
+/// The spec's rank must match the shape's, except for layouts whose rank follows the shape.
+fn check_rank(item: &Item, enc: &Encoding, shape: &[i64]) -> syn::Result<()> {
+    let flexible = match enc {
+        Encoding::NvmmaShared(s) => s.cga.num_ctas() == 1,
+        Encoding::Linear(l) => l.num_out_dims() == 0,
+        _ => false,
+    };
+    if flexible || enc.rank() == shape.len() {
+        return Ok(());
+    }
+    let msg = format!(
+        "the layout has rank {} but the tensor shape {:?} has rank {}; give a shape of rank {}",
+        enc.rank(),
+        shape,
+        shape.len(),
+        enc.rank()
+    );
+    Err(match &item.shape {
+        Shape::Dims(_, s) => syn::Error::new(*s, msg),
+        Shape::Tensor(ts) => syn::Error::new_spanned(ts, msg),
+        Shape::Missing(s) => syn::Error::new(*s, msg),
+    })
+}
+
+fn shape_of(
+    item: &Item,
+    aliases: &Aliases,
+    defined: &[String],
+) -> syn::Result<(Vec<i64>, Option<String>)> {
+    match &item.shape {
+        Shape::Dims(d, _) => Ok((d.iter().map(|x| x.0).collect(), None)),
+        Shape::Missing(s) => Err(syn::Error::new(
+            *s,
+            format!(
+                "`{}` needs a tensor shape: `: tensor<64x16xf16>` or `for [64, 16]` before the `;`",
+                item.name
+            ),
+        )),
+        Shape::Tensor(ts) => {
+            let mut r = Rendered::default();
+            r.push_tokens(ts.clone(), &mut |_, _, _| false);
+            let t = parse_tensor_type(&r.text, aliases).map_err(|e| map_err(&r, &e, defined))?;
+            Ok((t.shape, Some(t.element)))
+        }
+    }
+}
+
+/// `#ttg...` as written, or the Rust form `name(key = value, ...)` rewritten to
+/// `#ttg.name<{key = value, ...}>` with bare names as parent references (`parent = Acc`).
+fn render_spec(trees: &[TokenTree], item: &Item) -> syn::Result<Rendered> {
+    let mut r = Rendered::default();
+    match (trees.first(), trees.get(1), trees.len()) {
+        (Some(TokenTree::Punct(p)), _, _) if p.as_char() == '#' => {
+            r.push_tokens(trees.iter().cloned().collect(), &mut |_, _, _| false);
+        }
+        (Some(TokenTree::Ident(name)), Some(TokenTree::Group(g)), 2)
+            if g.delimiter() == Delimiter::Parenthesis =>
+        {
+            render_rust_form(&mut r, name, g);
+        }
+        (Some(TokenTree::Ident(name)), None, 1) => {
+            // Another layout of this block, at a new shape.
+            r.push(&format!("#{}", name), name.span());
+        }
+        _ => {
+            return Err(syn::Error::new_spanned(
+                &item.spec,
+                "expected a layout: Triton's `#ttg.blocked<{...}>`, the Rust form `blocked(size_per_thread = [..], ...)`, `linear(register = [[..]], ...)`, `Swizzle<B, M, S>`, or the name of a layout defined above",
+            ))
+        }
+    }
+    Ok(r)
+}
+
+fn render_rust_form(r: &mut Rendered, name: &proc_macro2::Ident, g: &proc_macro2::Group) {
+    r.push("#ttg.", name.span());
+    r.push(&name.to_string(), name.span());
+    r.push("<", g.span_open());
+    // Split the arguments at top-level commas.
+    let mut args: Vec<Vec<TokenTree>> = vec![Vec::new()];
+    for tt in g.stream() {
+        match &tt {
+            TokenTree::Punct(p) if p.as_char() == ',' => args.push(Vec::new()),
+            _ => {
+                if let Some(last) = args.last_mut() {
+                    last.push(tt)
+                }
+            }
+        }
+    }
+    args.retain(|a| !a.is_empty());
+    let is_kw =
+        |a: &Vec<TokenTree>, k: &str| matches!(a.first(), Some(TokenTree::Ident(i)) if i == k);
+    // padded_shared's intervals come first and outside the dictionary; shared_linear's alignment
+    // after it.
+    let mut rest: Vec<&Vec<TokenTree>> = Vec::new();
+    let mut trailing: Vec<&Vec<TokenTree>> = Vec::new();
+    for a in &args {
+        match a.first() {
+            Some(TokenTree::Group(x)) if x.delimiter() == Delimiter::Bracket && a.len() == 1 => {
+                r.push_tokens(a.iter().cloned().collect(), &mut |_, _, _| false);
+            }
+            _ if is_kw(a, "alignment") => trailing.push(a),
+            _ => rest.push(a),
+        }
+    }
+    r.push("{", g.span_open());
+    for (i, a) in rest.iter().enumerate() {
+        if i > 0 {
+            r.push(",", g.span_open());
+        }
+        let mut after_eq = false;
+        r.push_tokens(a.iter().cloned().collect(), &mut |r, tt, _| {
+            let was = after_eq;
+            after_eq = matches!(tt, TokenTree::Punct(p) if p.as_char() == '=');
+            match tt {
+                TokenTree::Ident(id) if was && id != "true" && id != "false" => {
+                    r.push(&format!("#{}", id), id.span());
+                    true
+                }
+                _ => false,
+            }
+        });
+    }
+    r.push("}", g.span_close());
+    for a in trailing {
+        r.push(",", g.span_close());
+        r.push_tokens(a.iter().cloned().collect(), &mut |_, _, _| false);
+    }
+    r.push(">", g.span_close());
+}
+
+/// `Swizzle<B, M, S>`: CuTe's swizzle over a row-major tensor.
+fn swizzle(item: &Item, shape: &[i64], element: Option<String>) -> syn::Result<SolvedItem> {
+    let parsed = syn::parse::Parser::parse2(
+        |input: syn::parse::ParseStream| {
+            input.parse::<syn::Ident>()?;
+            input.parse::<syn::Token![<]>()?;
+            let mut v = Vec::new();
+            for i in 0..3 {
+                let neg = input.parse::<Option<syn::Token![-]>>()?.is_some();
+                let lit: syn::LitInt = input.parse()?;
+                let x: i32 = lit.base10_parse()?;
+                v.push(if neg { -x } else { x });
+                if i < 2 {
+                    input.parse::<syn::Token![,]>()?;
+                }
+            }
+            input.parse::<syn::Token![>]>()?;
+            Ok(v)
+        },
+        item.spec.clone(),
+    )
+    .map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!(
+                "{}: write CuTe's swizzle as Swizzle<B, M, S>, e.g. Swizzle<3, 3, 3>",
+                e
+            ),
+        )
+    })?;
+    let (b, m, s) = (parsed[0], parsed[1], parsed[2]);
+    let layout = cute_swizzle(b, m, s, shape)
+        .map_err(|e| syn::Error::new_spanned(&item.spec, e.message()))?;
+    let source = format!("Swizzle<{}, {}, {}>", b, m, s);
+    Ok(SolvedItem {
+        solved: Solved {
+            encoding: Encoding::SharedLinear {
+                layout: layout.clone(),
+                alignment: 16,
+            },
+            layout,
+            warp_size: None,
+        },
+        source,
+        attr: None,
+        element,
+    })
+}

@@ -1,0 +1,1 @@
+//! Fuzzing of the macro front end lives here: filled in below.
