@@ -115,15 +115,22 @@ fn solve_item(
     let enc =
         layout_core::parse::encoding_from_attr(&attr).map_err(|e| map_err(&r, &e, defined))?;
     check_rank(item, &enc, &shape)?;
-    let solved = solve_attr(&attr, &shape, warp_size).map_err(|e| {
-        let mut e2 = map_err(&r, &e, defined);
-        if e.message.contains("lanes") && e.message.contains("warp size") {
-            e2 = syn::Error::new(
-                e2.span(),
-                format!("{} (#[warp_size = N] on the item)", e.message),
+    let solved = solve_attr(&attr, &shape, warp_size).map_err(|mut e| {
+        // In the macro, the warp size is set with an attribute.
+        if let Some(i) = e.message.find("set the warp size to ") {
+            let n: String = e.message[i + 21..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            let tail = &e.message[i + 21 + n.len()..];
+            e.message = format!(
+                "{}put #[warp_size = {}] on the layout{}",
+                &e.message[..i],
+                n,
+                tail
             );
         }
-        e2
+        map_err(&r, &e, defined)
     })?;
     Ok(SolvedItem {
         solved,

@@ -779,8 +779,16 @@ pub fn encoding_from_attr(a: &Attr) -> R<Encoding> {
                 || format!("; known encodings: {}", KNOWN.join(", ")),
                 |s| format!("; did you mean '{}'?", s),
             );
+            // Point at `#ttg.name`, not the whole attribute.
+            let head = match &a.kind {
+                AttrKind::Layout { dialect, .. } => 2 + dialect.len() + other.len(),
+                _ => a.span.len,
+            };
             return Err(ParseError::new(
-                a.span,
+                Span {
+                    len: head.min(a.span.len),
+                    ..a.span
+                },
                 format!("unknown encoding '#ttg.{}'{}", other, hint),
             ));
         }

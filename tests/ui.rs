@@ -1,0 +1,9 @@
+//! Compile errors of `layout!`: every invalid layout is an error at the offending tokens that says
+//! what is wrong and how to fix it. `TRYBUILD=overwrite cargo test --test ui` refreshes the
+//! `.stderr` files after a deliberate change in wording; review the diff.
+
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/*.rs");
+}

@@ -1,0 +1,8 @@
+use linear_layouts::layout;
+
+layout! {
+    #[warp_size = 48]
+    pub T = blocked(sizePerThread = [4, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]) for [64, 16];
+}
+
+fn main() {}

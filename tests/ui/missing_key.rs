@@ -1,0 +1,7 @@
+use linear_layouts::layout;
+
+layout! {
+    pub T = blocked(sizePerThread = [4, 2], threadsPerWarp = [8, 4], order = [1, 0]) for [64, 16];
+}
+
+fn main() {}

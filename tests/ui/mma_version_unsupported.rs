@@ -1,0 +1,7 @@
+use linear_layouts::layout;
+
+layout! {
+    pub Acc = nvidia_mma(versionMajor = 4, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]) for [32, 32];
+}
+
+fn main() {}

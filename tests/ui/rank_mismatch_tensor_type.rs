@@ -1,0 +1,7 @@
+use linear_layouts::layout;
+
+layout! {
+    pub T = #ttg.blocked<{sizePerThread = [4, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}> : tensor<64x16x2xf16>;
+}
+
+fn main() {}
