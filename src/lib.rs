@@ -26,23 +26,18 @@ pub use layout_macros::layout;
 /// Support for generated code. Not public API.
 #[doc(hidden)]
 pub mod __private {
-    /// Build a layout from const tables that the macro already validated.
+    /// The layout of a `#ttg.linear` / `#ttg.shared_linear` text that the macro wrote from a
+    /// layout it solved (so parsing it cannot fail), for a tensor of `shape`.
     #[cfg(not(target_os = "cuda"))]
-    pub fn layout_from_tables(
-        ins: &[(&str, &[&[i32]])],
-        outs: &[(&str, i32)],
-    ) -> layout_core::LinearLayout {
+    pub fn layout_from_ttgir(text: &str, shape: &[u32]) -> layout_core::LinearLayout {
         extern crate alloc;
-        use alloc::string::String;
-        let bases = ins
-            .iter()
-            .map(|(n, bs)| (String::from(*n), bs.iter().map(|b| b.to_vec()).collect()))
-            .collect();
-        let outs = outs.iter().map(|(n, s)| (String::from(*n), *s)).collect();
-        match layout_core::LinearLayout::from_parts(bases, outs, false) {
+        let shape: alloc::vec::Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+        let solved = layout_core::parse::parse_encoding(text, &layout_core::parse::Aliases::new())
+            .map_err(layout_core::LayoutError::from)
+            .and_then(|e| e.to_linear_layout(&shape));
+        match solved {
             Ok(l) => l,
-            // The macro built these tables from a valid layout.
-            Err(e) => unreachable!("layout tables from layout! are valid: {}", e),
+            Err(e) => unreachable!("layout! wrote an invalid layout {}: {}", text, e),
         }
     }
 }

@@ -69,7 +69,7 @@ fn tables_and_consts() {
         (Tile::REGISTERS, Tile::LANES, Tile::WARPS, Tile::BLOCKS),
         (8, 32, 4, 1)
     );
-    assert_eq!(Tile::REGISTER_BASES, [[0, 1], [1, 0], [2, 0]]);
+    assert_eq!(*Tile::REGISTER_BASES, [[0, 1], [1, 0], [2, 0]]);
     assert_eq!(Tile::ELEMENTS_PER_THREAD, 8);
     assert_eq!(Tile::CONTIGUITY_PER_THREAD, 2);
     assert_eq!(Tile::ELEMENT, "f16");

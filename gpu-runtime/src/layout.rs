@@ -76,8 +76,25 @@ pub trait Layout: Copy + Default + 'static {
     const LINEAR_TTGIR: &'static str;
 
     /// Coordinates of the element at positional in-dim values `index` (in [`Layout::IN_DIMS`]
-    /// order, missing ones zero), written to `out[..RANK]`.
-    fn apply_index(index: &[u32], out: &mut [u32]);
+    /// order, missing ones zero), written to `out[..RANK]`. This generic form XORs the basis
+    /// tables; the inherent `apply` of a `layout!` type is the straight-line version.
+    fn apply_index(index: &[u32], out: &mut [u32]) {
+        let rank = Self::RANK.min(out.len());
+        for o in out[..rank].iter_mut() {
+            *o = 0;
+        }
+        for (d, dim) in Self::IN_DIMS.iter().enumerate() {
+            let x = index.get(d).copied().unwrap_or(0);
+            for bit in 0..dim.size.trailing_zeros() as usize {
+                if (x >> bit) & 1 == 1 {
+                    let b = dim.basis(bit, Self::RANK);
+                    for k in 0..rank {
+                        out[k] ^= b[k];
+                    }
+                }
+            }
+        }
+    }
 
     /// The in-dim named `name`, if the layout has it.
     fn in_dim(name: &str) -> Option<&'static InDim> {

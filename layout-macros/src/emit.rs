@@ -50,7 +50,7 @@ fn plan_exprs(plan: &ApplyPlan, inputs: &[TokenStream]) -> Vec<TokenStream> {
 
 /// Per out-dim, consecutive elements a thread holds in consecutive registers (offsets): Triton's
 /// `getNumConsecutiveInOut` with that dim first.
-fn contiguity(l: &LinearLayout) -> Vec<u32> {
+pub(crate) fn contiguity(l: &LinearLayout) -> Vec<u32> {
     let names: Vec<String> = l.out_dim_names().map(String::from).collect();
     (0..names.len())
         .map(|d| {
@@ -123,10 +123,6 @@ pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
                 quote!([#(#xs),*])
             })
             .collect();
-        let flat: Vec<Literal> = bases
-            .iter()
-            .flat_map(|b| b.iter().map(|&x| u32_lit(x as u32)))
-            .collect();
         let n = bases.len();
         let fm = free
             .iter()
@@ -134,25 +130,13 @@ pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
             .map_or(0u32, |(_, m)| *m as u32);
         let fm_lit = u32_lit(fm);
         let size_lit = u32_lit(size);
-        let doc_size = format!("Number of `{}` values.", d);
-        let doc_bases = format!(
-            "Basis of each `{}` bit: the coordinates it moves to, bit 0 first.",
-            d
-        );
-        let doc_free = format!(
-            "`{}` bits that do not change the element (broadcast copies).",
-            d
-        );
         consts.extend(quote! {
-            #[doc = #doc_size]
-            pub const #size_ident: u32 = #size_lit;
-            #[doc = #doc_bases]
-            pub const #bases_ident: [[u32; #rank]; #n] = [#(#rows),*];
-            #[doc = #doc_free]
-            pub const #free_ident: u32 = #fm_lit;
+                        pub const #size_ident: u32 = #size_lit;
+                        pub const #bases_ident: &'static [[u32; #rank]; #n] = &[#(#rows),*];
+                        pub const #free_ident: u32 = #fm_lit;
         });
         in_dim_descs.push(quote! {
-            ::linear_layouts::InDim { name: #d, size: #size_lit, bases: &[#(#flat),*], free_mask: #fm_lit }
+            ::linear_layouts::InDim { name: #d, size: #size_lit, bases: #name::#bases_ident.as_flattened(), free_mask: #fm_lit }
         });
     }
 
@@ -166,13 +150,7 @@ pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
         })
         .collect();
     let exprs = plan_exprs(&ll.apply_plan(), &plan_inputs);
-    let apply_doc = if shared {
-        "The coordinates of the element at `offset` in CTA `block`'s buffer."
-    } else {
-        "The coordinates of the element held in `register` by `lane` of `warp` in CTA `block`."
-    };
     let apply = quote! {
-        #[doc = #apply_doc]
         #[inline(always)]
         #[allow(unused_variables, unused_parens, clippy::identity_op, clippy::precedence)]
         pub const fn apply(#(#vars: u32),*) -> [u32; #rank] {
@@ -205,23 +183,12 @@ pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
                         }
                     })
                     .collect();
-                let (ty, doc) = if shared {
-                    (
-                        quote!(::linear_layouts::SharedIndex),
-                        "Where the element at `coords` lives: its offset and CTA.",
-                    )
+                let ty = if shared {
+                    quote!(::linear_layouts::SharedIndex)
                 } else {
-                    (
-                        quote!(::linear_layouts::HwIndex),
-                        if ll.is_injective() {
-                            "Where the element at `coords` lives: its register, lane, warp and CTA."
-                        } else {
-                            "Where the element at `coords` lives: one of its copies (the one with every broadcast bit zero; Triton's pseudoinvert)."
-                        },
-                    )
+                    quote!(::linear_layouts::HwIndex)
                 };
                 quote! {
-                    #[doc = #doc]
                     #[inline(always)]
                     #[allow(unused_parens, clippy::identity_op, clippy::precedence)]
                     pub const fn locate(coords: [u32; #rank]) -> #ty {
@@ -234,21 +201,6 @@ pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
     } else {
         TokenStream::new()
     };
-
-    // Host-side value.
-    let in_tables: Vec<TokenStream> = ll
-        .bases()
-        .iter()
-        .map(|(n, bs)| {
-            let rows = bs.iter().map(|b| quote!(&[#(#b),*]));
-            quote!((#n, &[#(#rows),*]))
-        })
-        .collect();
-    let out_tables: Vec<TokenStream> = ll
-        .out_dims()
-        .iter()
-        .map(|(n, s)| quote!((#n, #s)))
-        .collect();
 
     let contig = contiguity(ll);
     let contig_max = contig.iter().copied().max().unwrap_or(1);
@@ -266,52 +218,41 @@ pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
     let source = &s.source;
     let linear = linear_ttgir(ll, in_dims, shared);
     let element = s.element.clone().unwrap_or_default();
-    let n_in = in_dims.len();
-    let apply_args: Vec<TokenStream> = (0..n_in)
-        .map(|i| quote!(if index.len() > #i { index[#i] } else { 0 }))
-        .collect();
     let summary = format!(
-        "Layout `{}` for a tensor of shape {:?}{}, solved at compile time by `layout!`.\n\n```text\n{}\n```",
+        "Layout `{}` for a tensor of shape {:?}{}, solved at compile time by `layout!`.\n\n\
+         `apply({})` gives an element's coordinates; `locate(coords)` where it lives; consts \
+         `RANK`, `SHAPE`, `<IN-DIM>S`, `<IN-DIM>_BASES`, `FREE_<IN-DIM>_MASK`, \
+         `ELEMENTS_PER_THREAD`, `CONTIGUITY_PER_THREAD` (see `linear_layouts::layout!`).\n\n```text\n{}\n```",
         source,
         shape,
         if element.is_empty() { String::new() } else { format!(" of {}", element) },
+        in_dims.join(", "),
         ll
     );
     let ws = u32_lit(s.solved.warp_size.unwrap_or(0));
     quote! {
         #(#attrs)*
         #[doc = #summary]
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        #[derive(Clone, Copy, Default)]
         #vis struct #name;
 
-        #[allow(dead_code)]
+        #[allow(dead_code, missing_docs)]
         impl #name {
-            /// The spec as written, as TTGIR text (parents by name).
             pub const SOURCE: &'static str = #source;
-            /// The solved layout as a self-contained `#ttg.linear` (or `shared_linear`) attribute.
             pub const LINEAR_TTGIR: &'static str = #linear;
-            /// The element type, when the shape was given as a tensor type.
             pub const ELEMENT: &'static str = #element;
-            /// Tensor rank.
             pub const RANK: usize = #rank;
-            /// Tensor shape, dim 0 first.
             pub const SHAPE: [u32; #rank] = [#(#shape_lits),*];
-            /// Lanes per warp the layout was checked against (0 for shared layouts).
             pub const WARP_SIZE: u32 = #ws;
-            /// Registers per thread (0 for shared layouts).
             pub const ELEMENTS_PER_THREAD: u32 = #elems;
-            /// Per dim, consecutive elements in consecutive registers (or offsets).
             pub const CONTIG_PER_THREAD: [u32; #rank] = [#(#contig_lits),*];
-            /// The widest vector a thread can load or store, in elements.
             pub const CONTIGUITY_PER_THREAD: u32 = #contig_max;
             #consts
             #apply
             #locate
-            /// layout-core's value of this layout (host only); its `Display` is Triton's
-            /// `LinearLayout::toString`.
             #[cfg(not(target_os = "cuda"))]
             pub fn linear_layout() -> ::linear_layouts::LinearLayout {
-                ::linear_layouts::__private::layout_from_tables(&[#(#in_tables),*], &[#(#out_tables),*])
+                ::linear_layouts::__private::layout_from_ttgir(Self::LINEAR_TTGIR, &Self::SHAPE)
             }
         }
 
@@ -323,15 +264,6 @@ pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
             const ELEMENTS_PER_THREAD: u32 = #elems;
             const CONTIGUITY_PER_THREAD: u32 = #contig_max;
             const LINEAR_TTGIR: &'static str = #linear;
-            #[inline(always)]
-            fn apply_index(index: &[u32], out: &mut [u32]) {
-                let c = Self::apply(#(#apply_args),*);
-                let mut i = 0;
-                while i < #rank && i < out.len() {
-                    out[i] = c[i];
-                    i += 1;
-                }
-            }
         }
     }
 }

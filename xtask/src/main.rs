@@ -1,0 +1,64 @@
+//! `cargo xtask`: build tasks that need more than `cargo build`.
+//!
+//! * `ptx`: build the `kernels` crate for `nvptx64-nvidia-cuda` (nightly, `-Z build-std=core`,
+//!   installing nightly's `rust-src` if missing) and write `target/ptx/kernels.ptx`.
+//! * `ptx-check`: `ptx`, then count the PTX instructions of every `<name>_macro` /
+//!   `<name>_hand` pair of `kernels::index_math` and fail if a generated version is longer.
+//! * `compile-time`: time the build of a crate with N `layout!` layouts against the same crate
+//!   without them.
+
+mod compile_time;
+mod ptx;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "Build tasks of linear-layouts")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Build the kernels' PTX (target/ptx/kernels.ptx).
+    Ptx,
+    /// Build the PTX and check that generated index math is no longer than hand-written.
+    PtxCheck {
+        /// Print the table as Markdown (for BENCHMARKS.md).
+        #[arg(long)]
+        markdown: bool,
+    },
+    /// Measure what N layouts add to a crate's build time.
+    CompileTime {
+        /// Number of layouts.
+        #[arg(long, default_value_t = 200)]
+        layouts: usize,
+        /// Builds per variant; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Cmd::Ptx => ptx::build().map(|p| println!("{}", p.display())),
+        Cmd::PtxCheck { markdown } => ptx::check(markdown),
+        Cmd::CompileTime { layouts, runs } => compile_time::run(layouts, runs),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {}", e);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (xtask lives one level below it).
+pub fn root() -> std::path::PathBuf {
+    let here = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.parent().map(|p| p.to_path_buf()).unwrap_or(here)
+}

@@ -1,0 +1,243 @@
+//! Building the kernels for nvptx64 and reading the PTX back.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// A `cargo` that runs the nightly toolchain, free of the variables the outer (stable) cargo set.
+fn nightly_cargo() -> Command {
+    let mut c = Command::new("cargo");
+    c.arg("+nightly");
+    for v in ["RUSTUP_TOOLCHAIN", "RUSTC", "RUSTDOC", "CARGO", "RUSTFLAGS"] {
+        c.env_remove(v);
+    }
+    c
+}
+
+fn run(c: &mut Command, what: &str) -> Result<(), String> {
+    let st = c
+        .status()
+        .map_err(|e| format!("could not run {}: {}", what, e))?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(format!("{} failed ({})", what, st))
+    }
+}
+
+/// Nightly and its `rust-src` (for `-Z build-std=core`), installed if missing.
+pub fn ensure_toolchain() -> Result<(), String> {
+    let has_nightly = Command::new("rustup")
+        .args(["run", "nightly", "rustc", "--version"])
+        .output()
+        .map(|o| o.status.success())
+        .map_err(|e| format!("rustup is needed to build PTX: {}", e))?;
+    if !has_nightly {
+        run(
+            Command::new("rustup").args([
+                "toolchain",
+                "install",
+                "nightly",
+                "--profile",
+                "minimal",
+            ]),
+            "rustup toolchain install nightly",
+        )?;
+    }
+    let out = Command::new("rustup")
+        .args(["component", "list", "--toolchain", "nightly", "--installed"])
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !String::from_utf8_lossy(&out.stdout).contains("rust-src") {
+        run(
+            Command::new("rustup").args(["component", "add", "rust-src", "--toolchain", "nightly"]),
+            "rustup component add rust-src",
+        )?;
+    }
+    Ok(())
+}
+
+/// Build `kernels` for sm_90 and copy its PTX to `target/ptx/kernels.ptx`.
+pub fn build() -> Result<PathBuf, String> {
+    ensure_toolchain()?;
+    let root = crate::root();
+    let target_dir = root.join("target/nvptx");
+    run(
+        nightly_cargo()
+            .current_dir(&root)
+            .args([
+                "rustc",
+                "--package",
+                "kernels",
+                "--release",
+                "--target",
+                "nvptx64-nvidia-cuda",
+                "-Z",
+                "build-std=core",
+                "--target-dir",
+            ])
+            .arg(&target_dir)
+            .args(["--", "--emit=asm", "-C", "target-cpu=sm_90"]),
+        "cargo +nightly rustc (nvptx64)",
+    )?;
+    let deps = target_dir.join("nvptx64-nvidia-cuda/release/deps");
+    let newest = std::fs::read_dir(&deps)
+        .map_err(|e| format!("{}: {}", deps.display(), e))?
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.starts_with("kernels-") && n.ends_with(".s")
+        })
+        .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())
+        .ok_or("the nvptx build wrote no kernels-*.s")?;
+    let out_dir = root.join("target/ptx");
+    std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
+    let out = out_dir.join("kernels.ptx");
+    std::fs::copy(newest.path(), &out).map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// Instructions of each `.func` / `.entry` in a PTX file: statements ending in `;` inside the
+/// body that are not declarations (`.reg`, `.param`, `.local`, `.shared`).
+pub fn count_instructions(ptx: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut name: Option<String> = None;
+    let mut depth = 0usize;
+    let mut count = 0usize;
+    for line in ptx.lines() {
+        let t = line.trim();
+        if depth == 0 {
+            if t.contains(".func") || t.contains(".entry") {
+                // `.visible .func (.param .b64 func_retval0) tile_macro(`
+                let head = t.split('(').collect::<Vec<_>>();
+                let candidate = if t.contains(".func (") || t.contains(".func  (") {
+                    head.get(1)
+                        .and_then(|s| s.split(')').nth(1))
+                        .map(|s| s.trim().to_string())
+                } else {
+                    head.first()
+                        .and_then(|s| s.split_whitespace().last())
+                        .map(String::from)
+                };
+                if let Some(c) = candidate.filter(|c| !c.is_empty()) {
+                    name = Some(c);
+                }
+            }
+            if t == "{" && name.is_some() {
+                depth = 1;
+                count = 0;
+            }
+            continue;
+        }
+        if t == "{" {
+            depth += 1;
+        } else if t == "}" {
+            depth -= 1;
+            if depth == 0 {
+                if let Some(n) = name.take() {
+                    out.push((n, count));
+                }
+            }
+        } else if t.ends_with(';') && !t.starts_with('.') && !t.starts_with("//") {
+            count += 1;
+        }
+    }
+    out
+}
+
+/// Build, count, compare, print.
+pub fn check(markdown: bool) -> Result<(), String> {
+    let path = build()?;
+    let ptx = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+    let counts = count_instructions(&ptx);
+    let get = |n: &str| counts.iter().find(|(k, _)| k == n).map(|x| x.1);
+    let mut rows = Vec::new();
+    for (n, c) in &counts {
+        if let Some(base) = n.strip_suffix("_macro") {
+            let hand = get(&format!("{}_hand", base))
+                .ok_or_else(|| format!("no {}_hand next to {}", base, n))?;
+            rows.push((base.to_string(), *c, hand));
+        }
+    }
+    if rows.len() < 10 {
+        return Err(format!(
+            "expected at least 10 macro/hand pairs in {}, found {}",
+            path.display(),
+            rows.len()
+        ));
+    }
+    if get("index_kernel").is_none() {
+        return Err("the kernel index_kernel is missing from the PTX".into());
+    }
+    if markdown {
+        println!("| layout | generated (instructions) | hand-written | |");
+        println!("|---|---:|---:|---|");
+    } else {
+        println!(
+            "{:<10} {:>10} {:>6}  (PTX instructions per function, {})",
+            "layout",
+            "generated",
+            "hand",
+            path.display()
+        );
+    }
+    let mut worse = Vec::new();
+    for (n, m, h) in &rows {
+        let verdict = if m <= h { "ok" } else { "LONGER" };
+        if m > h {
+            worse.push(n.clone());
+        }
+        if markdown {
+            println!("| {} | {} | {} | {} |", n, m, h, verdict);
+        } else {
+            println!("{:<10} {:>10} {:>6}  {}", n, m, h, verdict);
+        }
+    }
+    if worse.is_empty() {
+        println!(
+            "ptx-check: generated index math is no longer than hand-written for all {} layouts",
+            rows.len()
+        );
+        Ok(())
+    } else {
+        Err(format!(
+            "generated index math is longer than hand-written for: {}",
+            worse.join(", ")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_body_statements() {
+        let ptx = "\
+.visible .func  (.param .b64 func_retval0) tile_macro(
+\t.param .b32 tile_macro_param_0
+)
+{
+\t.reg .b32 \t%r<4>;
+
+\tld.param.b32 \t%r1, [tile_macro_param_0];
+\tshl.b32 \t%r2, %r1, 1;
+\tst.param.b64 \t[func_retval0], %rd1;
+\tret;
+
+}
+.visible .entry index_kernel(
+\t.param .u64 index_kernel_param_0
+)
+{
+\tret;
+}
+";
+        assert_eq!(
+            count_instructions(ptx),
+            vec![
+                ("tile_macro".to_string(), 4),
+                ("index_kernel".to_string(), 1)
+            ]
+        );
+    }
+}
