@@ -3,8 +3,15 @@
 //!
 //! Run: `cargo run --example tour`
 
+use linear_layouts::layout;
 use linear_layouts::parse::{parse_aliases, parse_tensor_type};
 use linear_layouts::view::layout_str;
+
+// The same layouts as types, solved at compile time: const tables and straight-line index math.
+layout! {
+    pub Blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}> : tensor<32x16xf16>;
+    pub Mma = nvidia_mma(version_major = 2, version_minor = 0, warps_per_cta = [2, 2], instr_shape = [16, 8]) for [32, 16];
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Alias lines exactly as a TTGIR dump prints them.
@@ -69,5 +76,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         a.free_variable_masks()
     );
+
+    // layout!: the same two layouts as types.
+    println!("\n== layout! types, solved at compile time (no run-time solving):");
+    println!(
+        "Mma: {} registers x {} lanes x {} warps; register bases {:?}",
+        Mma::REGISTERS,
+        Mma::LANES,
+        Mma::WARPS,
+        Mma::REGISTER_BASES
+    );
+    let c = Mma::apply(1, 4, 3, 0);
+    println!(
+        "Mma::apply(register 1, lane 4, warp 3) = {:?}; Blocked::locate of that element = {:?}",
+        c,
+        Blocked::locate(c)
+    );
+    assert_eq!(Mma::linear_layout(), b);
+    assert_eq!(Blocked::linear_layout(), a);
+    println!("Both equal the layouts parsed at run time above.");
     Ok(())
 }
