@@ -106,7 +106,7 @@ pair!(
     col_macro,
     col_hand,
     |r, l, w| Col::apply(r, l, w, 0)[0] as u64,
-    { ((r & 3) | (l & 0x1c) | ((w & 2) << 4)) as u64 }
+    ((r & 3) | (l & 0x1c) | ((w & 2) << 4)) as u64
 );
 pair!(
     big_macro,

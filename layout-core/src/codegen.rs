@@ -109,7 +109,7 @@ mod tests {
     use alloc::vec;
 
     #[test]
-    fn runs_of_consecutive_bits_become_one_term() {
+    fn runs_of_consecutive_bits_become_one_term() -> crate::Result<()> {
         // register -> dim1 bits 0..2 (one run), lane -> dim1 bits 2..4 and dim0 bits 0..3.
         let l = LinearLayout::from_bases(
             vec![
@@ -120,8 +120,7 @@ mod tests {
                 ),
             ],
             &["dim0", "dim1"],
-        )
-        .unwrap();
+        )?;
         let p = l.apply_plan();
         assert_eq!(
             p.terms[0],
@@ -152,22 +151,23 @@ mod tests {
                 assert_eq!(p.eval(&[r, lane]), l.apply_flat(&[r, lane]));
             }
         }
+        Ok(())
     }
 
     #[test]
-    fn swizzles_overlap() {
+    fn swizzles_overlap() -> crate::Result<()> {
         let l = LinearLayout::from_bases(
             vec![(
                 "offset".to_string(),
                 vec![vec![0, 1], vec![0, 2], vec![1, 1], vec![2, 2]],
             )],
             &["dim0", "dim1"],
-        )
-        .unwrap();
+        )?;
         let p = l.apply_plan();
         assert_eq!(p.disjoint, vec![true, false]);
         for x in 0..16 {
             assert_eq!(p.eval(&[x]), l.apply_flat(&[x]));
         }
+        Ok(())
     }
 }

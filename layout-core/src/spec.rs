@@ -219,9 +219,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn swizzle_3_4_3_is_cute_swizzle() {
+    fn swizzle_3_3_3_is_cute_swizzle() -> Result<()> {
         // 64x64 halves: CuTe's classic Swizzle<3, 3, 3> over rows of 64 elements.
-        let l = cute_swizzle(3, 3, 3, &[64, 64]).unwrap();
+        let l = cute_swizzle(3, 3, 3, &[64, 64])?;
         for i in 0..4096u64 {
             let o = i ^ ((i & (0b111 << 6)) >> 3);
             let c = l.apply_flat(&[o as u32, 0]);
@@ -229,5 +229,6 @@ mod tests {
         }
         assert!(cute_swizzle(3, 3, 2, &[64, 64]).is_err());
         assert!(cute_swizzle(3, 4, 3, &[8, 64]).is_err());
+        Ok(())
     }
 }

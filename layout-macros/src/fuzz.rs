@@ -106,6 +106,23 @@ const FRAGMENTS: &[&str] = &[
     "instrShape",
 ];
 
+fn runner() -> TestRunner {
+    TestRunner::new(Config {
+        cases: cases(),
+        failure_persistence: None,
+        ..Config::default()
+    })
+}
+
+/// Fail the test with proptest's minimal failing input.
+fn check(r: Result<(), proptest::test_runner::TestError<impl std::fmt::Debug>>) {
+    assert!(
+        r.is_ok(),
+        "{}",
+        r.err().map(|e| e.to_string()).unwrap_or_default()
+    );
+}
+
 fn expand_str(s: &str) {
     // Only strings that lex as Rust tokens reach a macro.
     if let Ok(ts) = s.parse::<TokenStream>() {
@@ -182,54 +199,39 @@ fn mutate(seeds: &[usize], edits: &[Edit]) -> String {
 
 #[test]
 fn mutated_layouts_never_panic() {
-    let mut runner = TestRunner::new(Config {
-        cases: cases(),
-        failure_persistence: None,
-        ..Config::default()
-    });
-    runner
-        .run(
-            &(
-                prop::collection::vec(any::<usize>(), 1..=3),
-                prop::collection::vec(edit(), 0..8),
-            ),
-            |(seeds, edits)| {
-                expand_str(&mutate(&seeds, &edits));
-                Ok(())
-            },
-        )
-        .unwrap();
+    let mut runner = runner();
+    check(runner.run(
+        &(
+            prop::collection::vec(any::<usize>(), 1..=3),
+            prop::collection::vec(edit(), 0..8),
+        ),
+        |(seeds, edits)| {
+            expand_str(&mutate(&seeds, &edits));
+            Ok(())
+        },
+    ));
 }
 
 #[test]
 fn random_token_soup_never_panics() {
-    let mut runner = TestRunner::new(Config {
-        cases: cases(),
-        failure_persistence: None,
-        ..Config::default()
-    });
-    runner
-        .run(&prop::collection::vec(0..FRAGMENTS.len(), 0..40), |idx| {
+    let mut runner = runner();
+    check(
+        runner.run(&prop::collection::vec(0..FRAGMENTS.len(), 0..40), |idx| {
             let s: Vec<&str> = idx.iter().map(|&i| FRAGMENTS[i]).collect();
             expand_str(&s.join(" "));
             Ok(())
-        })
-        .unwrap();
+        }),
+    );
 }
 
 #[test]
 fn extreme_parameters_never_panic() {
-    let mut runner = TestRunner::new(Config {
-        cases: cases(),
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = runner();
     let dims = prop::collection::vec(
         prop_oneof![0u64..9, Just(1 << 20), Just(u32::MAX as u64)],
         0..5,
     );
-    runner
-        .run(
+    check(runner.run(
             &(dims.clone(), dims.clone(), dims.clone(), dims.clone(), dims, 0usize..4),
             |(a, b, c, d, shape, kind)| {
                 let l = |v: &Vec<u64>| {
@@ -258,6 +260,5 @@ fn extreme_parameters_never_panic() {
                 expand_str(&format!("pub X = {} for [{}];", spec, l(&shape)));
                 Ok(())
             },
-        )
-        .unwrap();
+        ));
 }
