@@ -20,6 +20,11 @@ pub use gpu_runtime;
 #[cfg(not(target_os = "cuda"))]
 pub use layout_core::*;
 
+/// Conversion plans on the host: layout-core's plans as gpu-runtime tables.
+#[cfg(not(target_os = "cuda"))]
+#[path = "convert.rs"]
+pub mod runtime_convert;
+
 #[doc = include_str!("layout_macro.md")]
 pub use layout_macros::layout;
 

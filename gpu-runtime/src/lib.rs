@@ -2,10 +2,29 @@
 //! `no_std`, no `alloc`: it builds for `nvptx64-nvidia-cuda` as well as the host.
 //!
 //! * [`layout`]: the [`Layout`] trait every `layout!` type implements.
+//! * [`thread`]: the per-thread context ([`Thread`]): ids, shuffles, barriers, shared memory.
+//! * [`convert`]: executing a conversion plan that `convert!` solved at compile time.
+//! * [`element`]: the element types a conversion moves.
+//! * backends: [`nvptx`] (on the GPU) and, with the `sim` feature, [`sim`], a CPU SIMT
+//!   simulator that every test uses.
 #![no_std]
-#![forbid(unsafe_code)]
+#![cfg_attr(
+    not(any(target_arch = "nvptx64", feature = "sim")),
+    forbid(unsafe_code)
+)]
 #![warn(missing_docs)]
 
+pub mod convert;
+pub mod element;
 pub mod layout;
+pub mod thread;
 
+#[cfg(target_arch = "nvptx64")]
+pub mod nvptx;
+#[cfg(feature = "sim")]
+pub mod sim;
+
+pub use convert::{Cost, Plan, Strategy};
+pub use element::Element;
 pub use layout::{HwIndex, InDim, Layout, LayoutKind, SharedIndex};
+pub use thread::Thread;

@@ -1,0 +1,331 @@
+//! Executing a layout conversion plan. `convert!` solves the plan at compile time (in layout-core)
+//! and writes it as const tables; [`convert`] is `#[inline(always)]` over those tables, so after
+//! constant propagation what remains is the register moves, selects, shuffles and shared-memory
+//! accesses themselves. Tests build the same tables at run time from random layouts and run them
+//! on the simulator.
+
+use crate::element::Element;
+use crate::thread::{select, Thread};
+
+/// How a conversion moves data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// Source and destination are the same layout: no code.
+    Nothing,
+    /// Each thread already holds what it needs: a compile-time register permutation.
+    Registers,
+    /// Within a warp: selects and `shfl.sync` (Triton PR 7558's decomposition).
+    Shuffles,
+    /// Through shared memory: vectorised stores, a barrier, vectorised loads.
+    SharedMemory,
+}
+
+/// What a plan costs, per thread (selects and shuffles) and per CTA (shared memory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Cost {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// `shfl.sync` instructions per thread.
+    pub shuffles: u32,
+    /// Selects (or byte permutes) per thread.
+    pub selects: u32,
+    /// Scratch shared memory per CTA, in bytes.
+    pub shared_bytes: u32,
+    /// Shared stores per thread, and the elements each moves.
+    pub stores: u32,
+    /// Shared loads per thread.
+    pub loads: u32,
+    /// Elements per shared-memory vector access.
+    pub vector: u32,
+    /// Extra shared-memory wavefronts per store instruction (bank conflicts), worst case.
+    pub write_conflicts: u32,
+    /// Extra wavefronts per load instruction, worst case.
+    pub read_conflicts: u32,
+    /// Barriers per conversion.
+    pub barriers: u32,
+}
+
+/// The shuffle strategy's tables. Work registers hold the source's distinct elements; they are
+/// packed `2^pack` per 32-bit word (or split in two words for 64-bit elements, `pack = -1`).
+/// Stage 1 swaps words by lane bits, stage 2 shuffles, stage 3 swaps again (or, with `ship`, one
+/// select, one shuffle and two selects per pair of words).
+#[derive(Clone, Copy, Debug)]
+pub struct ShufflePlan<'a> {
+    /// log2 of elements per 32-bit word; -1 for 64-bit elements (two words each).
+    pub pack: i32,
+    /// Work element `e` is source register `gather[e]`.
+    pub gather: &'a [u16],
+    /// Transpositions `(word bit, lane bit)`.
+    pub swaps: &'a [(u8, u8)],
+    /// Lane permutation: the source lane of lane `L` is the XOR of `lane_map[b]` over the set
+    /// bits `b` of `L`; empty when it is the identity.
+    pub lane_map: &'a [u32],
+    /// One transposition, no lane permutation: the out-of-place "ship" form.
+    pub ship: bool,
+    /// Destination register `i` is work element `scatter[i]` after the exchange.
+    pub scatter: &'a [u16],
+}
+
+/// One side of a shared-memory round trip.
+#[derive(Clone, Copy, Debug)]
+pub struct SmemAccess<'a> {
+    /// Elements per vector access.
+    pub vec: u32,
+    /// Registers in vector order: access `v` moves registers `regs[v*vec .. (v+1)*vec]`.
+    pub regs: &'a [u16],
+    /// Byte offset of access `v` contributed by the register bits.
+    pub reg_offsets: &'a [u32],
+    /// Byte offset contributed by each lane bit, and by each warp bit.
+    pub lane_bases: &'a [u32],
+    /// Byte offset contributed by each warp bit.
+    pub warp_bases: &'a [u32],
+    /// Lanes and warps with these bits set hold copies and do not store (0 for loads).
+    pub lane_skip: u32,
+    /// Warps with these bits set do not store.
+    pub warp_skip: u32,
+}
+
+/// The shared-memory strategy's tables.
+#[derive(Clone, Copy, Debug)]
+pub struct SharedPlan<'a> {
+    /// How source registers are stored.
+    pub store: SmemAccess<'a>,
+    /// How destination registers are loaded.
+    pub load: SmemAccess<'a>,
+    /// Whether the conversion crosses warps (a CTA barrier) or stays within each warp.
+    pub block_barrier: bool,
+}
+
+/// A solved conversion.
+#[derive(Clone, Copy, Debug)]
+pub enum Plan<'a> {
+    /// `dst[i] = src[perm[i]]`.
+    Registers(&'a [u16]),
+    /// Warp shuffles.
+    Shuffles(ShufflePlan<'a>),
+    /// A shared-memory round trip.
+    Shared(SharedPlan<'a>),
+}
+
+#[inline(always)]
+fn bit(x: u32, b: u32) -> bool {
+    (x >> b) & 1 == 1
+}
+
+/// Apply a lane permutation given by its bases.
+#[inline(always)]
+fn map_lane(map: &[u32], lane: u32) -> u32 {
+    let mut r = 0;
+    let mut b = 0;
+    while b < map.len() {
+        if bit(lane, b as u32) {
+            r ^= map[b];
+        }
+        b += 1;
+    }
+    r
+}
+
+/// Run a plan: the values a thread holds in the source layout in, the values it holds in the
+/// destination layout out. `W` is the number of 32-bit work words (the plan's, at most 256).
+#[inline(always)]
+pub fn convert<E: Element, T: Thread, const NS: usize, const ND: usize>(
+    plan: &Plan,
+    t: &T,
+    src: &[E; NS],
+) -> [E; ND] {
+    let mut dst = [E::default(); ND];
+    convert_slices(plan, t, src, &mut dst);
+    dst
+}
+
+/// [`convert`] on slices (`src` has the source's register count, `dst` the destination's), for
+/// plans built at run time.
+#[inline(always)]
+pub fn convert_slices<E: Element, T: Thread>(plan: &Plan, t: &T, src: &[E], dst: &mut [E]) {
+    match plan {
+        Plan::Registers(perm) => {
+            let mut i = 0;
+            while i < dst.len() {
+                dst[i] = src[perm[i] as usize];
+                i += 1;
+            }
+        }
+        Plan::Shuffles(p) => shuffles(p, t, src, dst),
+        Plan::Shared(p) => shared(p, t, src, dst),
+    }
+}
+
+const MAX_WORDS: usize = 512;
+
+#[inline(always)]
+fn shuffles<E: Element, T: Thread>(p: &ShufflePlan, t: &T, src: &[E], dst: &mut [E]) {
+    let ne = p.gather.len();
+    let (per_word, words) = if p.pack < 0 {
+        (1usize, ne * 2)
+    } else {
+        (1usize << p.pack, ne >> p.pack)
+    };
+    let nw = words.min(MAX_WORDS);
+    // Pack.
+    let mut w = [0u32; MAX_WORDS];
+    let mut e = 0;
+    while e < ne {
+        let v = src[p.gather[e] as usize].to_bits();
+        if p.pack < 0 {
+            w[2 * e] = v as u32;
+            w[2 * e + 1] = (v >> 32) as u32;
+        } else {
+            w[e / per_word] |= (v as u32) << ((e % per_word) as u32 * E::BITS);
+        }
+        e += 1;
+    }
+    let lane = t.lane();
+    if p.ship {
+        let (r, l) = (p.swaps[0].0 as u32, p.swaps[0].1 as u32);
+        let bl = bit(lane, l);
+        let mut x0 = 0;
+        while x0 < nw {
+            if !bit(x0 as u32, r) {
+                let x1 = x0 | (1 << r);
+                let send = select(bl, w[x0], w[x1]);
+                let recv = t.shfl_xor(send, 1 << l);
+                let (a, b) = (w[x0], w[x1]);
+                w[x0] = select(bl, recv, a);
+                w[x1] = select(bl, b, recv);
+            }
+            x0 += 1;
+        }
+    } else {
+        let src_lane = if p.lane_map.is_empty() {
+            lane
+        } else {
+            map_lane(p.lane_map, lane)
+        };
+        // Stage 1: word x ^= the swapped lane bits of this lane.
+        swap_stage(&mut w, nw, p.swaps, lane);
+        // Stage 2: each word from lane (Lp(lane) ^ M(word)).
+        let mut x = 0;
+        while x < nw {
+            let mut mask = 0u32;
+            let mut k = 0;
+            while k < p.swaps.len() {
+                if bit(x as u32, p.swaps[k].0 as u32) {
+                    mask |= 1 << p.swaps[k].1;
+                }
+                k += 1;
+            }
+            if !p.lane_map.is_empty() {
+                w[x] = t.shfl_idx(w[x], src_lane ^ mask);
+            } else if mask != 0 {
+                w[x] = t.shfl_xor(w[x], mask);
+            }
+            x += 1;
+        }
+        // Stage 3: the same swaps by the bits of the lane we read from.
+        swap_stage(&mut w, nw, p.swaps, src_lane);
+    }
+    // Unpack into the destination order.
+    let mut i = 0;
+    while i < dst.len() {
+        let e = p.scatter[i] as usize;
+        let bits = if p.pack < 0 {
+            (w[2 * e] as u64) | ((w[2 * e + 1] as u64) << 32)
+        } else {
+            let v = w[e / per_word] >> ((e % per_word) as u32 * E::BITS);
+            (if E::BITS == 32 {
+                v
+            } else {
+                v & ((1u32 << E::BITS) - 1)
+            }) as u64
+        };
+        dst[i] = E::from_bits(bits);
+        i += 1;
+    }
+}
+
+/// For each transposition `(r, l)`: where lane bit `l` of `lane` is set, swap words `x` and
+/// `x | 1 << r` (two selects per pair).
+#[inline(always)]
+fn swap_stage(w: &mut [u32; MAX_WORDS], nw: usize, swaps: &[(u8, u8)], lane: u32) {
+    let mut k = 0;
+    while k < swaps.len() {
+        let (r, l) = (swaps[k].0 as u32, swaps[k].1 as u32);
+        let c = bit(lane, l);
+        let mut x0 = 0;
+        while x0 < nw {
+            if !bit(x0 as u32, r) {
+                let x1 = x0 | (1 << r);
+                let (a, b) = (w[x0], w[x1]);
+                w[x0] = select(c, b, a);
+                w[x1] = select(c, a, b);
+            }
+            x0 += 1;
+        }
+        k += 1;
+    }
+}
+
+#[inline(always)]
+fn base_offset(a: &SmemAccess, lane: u32, warp: u32) -> u32 {
+    map_lane(a.lane_bases, lane) ^ map_lane(a.warp_bases, warp)
+}
+
+#[inline(always)]
+fn shared<E: Element, T: Thread>(p: &SharedPlan, t: &T, src: &[E], out: &mut [E]) {
+    let (lane, warp) = (t.lane(), t.warp());
+    let ebytes = E::BITS / 8;
+    // Store.
+    let s = &p.store;
+    if lane & s.lane_skip == 0 && warp & s.warp_skip == 0 {
+        let base = base_offset(s, lane, warp);
+        let mut v = 0;
+        while v < s.reg_offsets.len() {
+            let mut words = [0u32; 4];
+            let mut k = 0;
+            while k < s.vec as usize {
+                let bits = src[s.regs[v * s.vec as usize + k] as usize].to_bits();
+                let byte = k as u32 * ebytes;
+                if ebytes == 8 {
+                    words[(byte / 4) as usize] = bits as u32;
+                    words[(byte / 4 + 1) as usize] = (bits >> 32) as u32;
+                } else {
+                    words[(byte / 4) as usize] |= (bits as u32) << (8 * (byte % 4));
+                }
+                k += 1;
+            }
+            t.st_shared(base ^ s.reg_offsets[v], s.vec * ebytes, words);
+            v += 1;
+        }
+    }
+    if p.block_barrier {
+        t.sync_block();
+    } else {
+        t.sync_warp();
+    }
+    // Load.
+    let l = &p.load;
+    let base = base_offset(l, lane, warp);
+    let mut v = 0;
+    while v < l.reg_offsets.len() {
+        let words = t.ld_shared(base ^ l.reg_offsets[v], l.vec * ebytes);
+        let mut k = 0;
+        while k < l.vec as usize {
+            let byte = k as u32 * ebytes;
+            let bits = if ebytes == 8 {
+                (words[(byte / 4) as usize] as u64)
+                    | ((words[(byte / 4 + 1) as usize] as u64) << 32)
+            } else {
+                let x = words[(byte / 4) as usize] >> (8 * (byte % 4));
+                (if ebytes == 4 {
+                    x
+                } else {
+                    x & ((1u32 << (8 * ebytes)) - 1)
+                }) as u64
+            };
+            out[l.regs[v * l.vec as usize + k] as usize] = E::from_bits(bits);
+            k += 1;
+        }
+        v += 1;
+    }
+}

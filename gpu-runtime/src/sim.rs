@@ -1,0 +1,333 @@
+//! A CPU SIMT simulator: a grid of blocks, each of N threads running one kernel body on its own
+//! OS thread. Shuffles and barriers really synchronise, so a shuffle reads the source lane's value
+//! at that instruction; shared memory records who wrote and read each byte since the last barrier,
+//! so a missing barrier shows up as a reported race (or an uninitialised read), never as a
+//! silently right answer.
+
+extern crate std;
+
+use std::format;
+use std::string::String;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Barrier, Mutex};
+use std::vec::Vec;
+
+use crate::thread::Thread;
+
+/// The shape of a launch.
+#[derive(Clone, Copy, Debug)]
+pub struct Launch {
+    /// Blocks in the grid.
+    pub blocks: u32,
+    /// Threads per block (a multiple of the warp size).
+    pub threads: u32,
+    /// Lanes per warp.
+    pub warp_size: u32,
+    /// Bytes of shared memory per block.
+    pub shared_bytes: u32,
+}
+
+impl Launch {
+    /// `blocks` blocks of `threads` threads, 32-lane warps, `shared_bytes` of shared memory.
+    pub fn new(blocks: u32, threads: u32, shared_bytes: u32) -> Self {
+        Launch {
+            blocks,
+            threads,
+            warp_size: 32,
+            shared_bytes,
+        }
+    }
+}
+
+/// What went wrong in a simulated launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimError(pub Vec<String>);
+
+impl core::fmt::Display for SimError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (i, e) in self.0.iter().take(8).enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            f.write_str(e)?;
+        }
+        if self.0.len() > 8 {
+            write!(f, "; and {} more", self.0.len() - 8)?;
+        }
+        Ok(())
+    }
+}
+
+const MANY: u32 = u32::MAX - 1;
+
+/// Who touched a byte, and when (block- and warp-barrier epochs of that thread).
+#[derive(Clone, Copy)]
+struct Access {
+    tid: u32,
+    warp: u32,
+    block_epoch: u32,
+    warp_epoch: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Byte {
+    value: u8,
+    write: Option<Access>,
+    read: Option<Access>,
+}
+
+struct WarpState {
+    slots: Vec<AtomicU32>,
+    barrier: Barrier,
+}
+
+struct BlockState {
+    warps: Vec<WarpState>,
+    barrier: Barrier,
+    shared: Mutex<Vec<Byte>>,
+    errors: Mutex<Vec<String>>,
+}
+
+/// One simulated thread.
+pub struct SimThread<'a> {
+    lane: u32,
+    warp: u32,
+    block: u32,
+    warp_size: u32,
+    state: &'a BlockState,
+    block_epoch: core::cell::Cell<u32>,
+    warp_epoch: core::cell::Cell<u32>,
+}
+
+/// Two accesses race when different threads touch a byte with no barrier between them that both
+/// took part in: a block barrier, or a warp barrier when both are in the same warp.
+fn races(a: Access, b: Access) -> bool {
+    a.tid != b.tid
+        && a.block_epoch == b.block_epoch
+        && (a.warp != b.warp || a.warp_epoch == b.warp_epoch)
+}
+
+impl SimThread<'_> {
+    fn tid(&self) -> u32 {
+        self.warp * self.warp_size + self.lane
+    }
+
+    fn access(&self) -> Access {
+        Access {
+            tid: self.tid(),
+            warp: self.warp,
+            block_epoch: self.block_epoch.get(),
+            warp_epoch: self.warp_epoch.get(),
+        }
+    }
+
+    fn error(&self, msg: String) {
+        if let Ok(mut e) = self.state.errors.lock() {
+            if e.len() < 64 {
+                e.push(msg);
+            }
+        }
+    }
+
+    fn check_range(&self, byte_offset: u32, bytes: u32, what: &str) -> bool {
+        let len = self.state.shared.lock().map(|s| s.len()).unwrap_or(0) as u64;
+        if !matches!(bytes, 1 | 2 | 4 | 8 | 16) || byte_offset % bytes != 0 {
+            self.error(format!(
+                "thread {} (block {}): misaligned {}-byte shared {} at byte {}",
+                self.tid(),
+                self.block,
+                bytes,
+                what,
+                byte_offset
+            ));
+            return false;
+        }
+        if byte_offset as u64 + bytes as u64 > len {
+            self.error(format!(
+                "thread {} (block {}): shared {} of {} bytes at byte {} is out of bounds ({} bytes)",
+                self.tid(),
+                self.block,
+                what,
+                bytes,
+                byte_offset,
+                len
+            ));
+            return false;
+        }
+        true
+    }
+}
+
+impl Thread for SimThread<'_> {
+    fn lane(&self) -> u32 {
+        self.lane
+    }
+    fn warp(&self) -> u32 {
+        self.warp
+    }
+    fn block(&self) -> u32 {
+        self.block
+    }
+
+    fn shfl_idx(&self, v: u32, src_lane: u32) -> u32 {
+        let w = &self.state.warps[self.warp as usize];
+        w.slots[self.lane as usize].store(v, Ordering::SeqCst);
+        w.barrier.wait();
+        let r = w.slots[(src_lane % self.warp_size) as usize].load(Ordering::SeqCst);
+        w.barrier.wait();
+        r
+    }
+
+    fn shfl_xor(&self, v: u32, mask: u32) -> u32 {
+        self.shfl_idx(v, self.lane ^ mask)
+    }
+
+    fn sync_warp(&self) {
+        self.state.warps[self.warp as usize].barrier.wait();
+        self.warp_epoch.set(self.warp_epoch.get() + 1);
+    }
+
+    fn sync_block(&self) {
+        self.state.barrier.wait();
+        self.block_epoch.set(self.block_epoch.get() + 1);
+    }
+
+    fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+        if !self.check_range(byte_offset, bytes, "store") {
+            return;
+        }
+        let me = self.access();
+        let Ok(mut mem) = self.state.shared.lock() else {
+            return;
+        };
+        for i in 0..bytes {
+            let b = &mut mem[(byte_offset + i) as usize];
+            let value = (words[(i / 4) as usize] >> (8 * (i % 4))) as u8;
+            let conflict = b
+                .write
+                .filter(|w| races(*w, me))
+                .map(|w| ("write", w.tid))
+                .or(b.read.filter(|r| races(*r, me)).map(|r| ("read", r.tid)));
+            if let Some((kind, other)) = conflict {
+                drop(mem);
+                self.error(format!(
+                    "race: thread {} (block {}) writes shared byte {} that thread {} {} without a barrier between",
+                    me.tid,
+                    self.block,
+                    byte_offset + i,
+                    if other == MANY { String::from("several threads") } else { format!("{}", other) },
+                    if kind == "write" { "wrote" } else { "read" }
+                ));
+                return;
+            }
+            b.value = value;
+            b.write = Some(me);
+        }
+    }
+
+    fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
+        let mut out = [0u32; 4];
+        if !self.check_range(byte_offset, bytes, "load") {
+            return out;
+        }
+        let me = self.access();
+        let Ok(mut mem) = self.state.shared.lock() else {
+            return out;
+        };
+        let mut problem = None;
+        for i in 0..bytes {
+            let b = &mut mem[(byte_offset + i) as usize];
+            match b.write {
+                None => problem = Some(format!("thread {} (block {}) reads shared byte {} that nobody wrote", me.tid, self.block, byte_offset + i)),
+                Some(w) if races(w, me) => problem = Some(format!(
+                    "race: thread {} (block {}) reads shared byte {} that thread {} wrote without a barrier between",
+                    me.tid, self.block, byte_offset + i, w.tid
+                )),
+                _ => {}
+            }
+            out[(i / 4) as usize] |= (b.value as u32) << (8 * (i % 4));
+            b.read = match b.read {
+                Some(r) if r.tid != me.tid && r.block_epoch == me.block_epoch => {
+                    Some(Access { tid: MANY, ..me })
+                }
+                _ => Some(me),
+            };
+        }
+        drop(mem);
+        if let Some(p) = problem {
+            self.error(p);
+        }
+        out
+    }
+}
+
+/// Run `kernel` on every thread of the launch. Blocks run one after another; the threads of a
+/// block run concurrently. Returns the races, misaligned or out-of-bounds accesses and
+/// uninitialised reads that the launch made, if any.
+pub fn launch<F>(l: Launch, kernel: F) -> Result<(), SimError>
+where
+    F: Fn(&SimThread) + Sync,
+{
+    if l.warp_size == 0 || l.threads == 0 || l.threads % l.warp_size != 0 {
+        return Err(SimError(std::vec![format!(
+            "threads per block ({}) must be a positive multiple of the warp size ({})",
+            l.threads, l.warp_size
+        )]));
+    }
+    let nwarps = l.threads / l.warp_size;
+    let mut errors = Vec::new();
+    for block in 0..l.blocks {
+        let state = BlockState {
+            warps: (0..nwarps)
+                .map(|_| WarpState {
+                    slots: (0..l.warp_size).map(|_| AtomicU32::new(0)).collect(),
+                    barrier: Barrier::new(l.warp_size as usize),
+                })
+                .collect(),
+            barrier: Barrier::new(l.threads as usize),
+            shared: Mutex::new(std::vec![
+                Byte {
+                    value: 0,
+                    write: None,
+                    read: None
+                };
+                l.shared_bytes as usize
+            ]),
+            errors: Mutex::new(Vec::new()),
+        };
+        std::thread::scope(|s| {
+            for t in 0..l.threads {
+                let state = &state;
+                let kernel = &kernel;
+                std::thread::Builder::new()
+                    .stack_size(256 * 1024)
+                    .spawn_scoped(s, move || {
+                        let th = SimThread {
+                            lane: t % l.warp_size,
+                            warp: t / l.warp_size,
+                            block,
+                            warp_size: l.warp_size,
+                            state,
+                            block_epoch: core::cell::Cell::new(0),
+                            warp_epoch: core::cell::Cell::new(0),
+                        };
+                        kernel(&th);
+                    })
+                    .map(|_| ())
+                    .unwrap_or_else(|e| {
+                        if let Ok(mut v) = state.errors.lock() {
+                            v.push(format!("could not start a simulated thread: {}", e));
+                        }
+                    });
+            }
+        });
+        if let Ok(e) = state.errors.into_inner() {
+            errors.extend(e);
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(SimError(errors))
+    }
+}

@@ -1,0 +1,38 @@
+//! The per-thread context generated code talks to: where the thread is, warp shuffles, barriers
+//! and shared memory. Backends: [`crate::nvptx`] on the GPU, [`crate::sim`] on the CPU.
+
+/// One GPU thread, as generated code sees it.
+///
+/// Shuffles move 32-bit words (wider values are split, narrower ones packed by the caller).
+/// Shared memory is addressed in bytes; accesses of 1, 2, 4, 8 or 16 bytes must be aligned to
+/// their size, as on the GPU.
+pub trait Thread {
+    /// Lane within the warp.
+    fn lane(&self) -> u32;
+    /// Warp within the CTA.
+    fn warp(&self) -> u32;
+    /// CTA within the cluster (the grid's block index on the simulator).
+    fn block(&self) -> u32;
+    /// `shfl.sync.idx`: the value `v` of lane `src_lane` (taken modulo the warp size).
+    fn shfl_idx(&self, v: u32, src_lane: u32) -> u32;
+    /// `shfl.sync.bfly`: the value `v` of lane `lane ^ mask`.
+    fn shfl_xor(&self, v: u32, mask: u32) -> u32;
+    /// `bar.warp.sync`: the warp's lanes meet.
+    fn sync_warp(&self);
+    /// `bar.sync 0`: the CTA's threads meet; shared memory written before is visible after.
+    fn sync_block(&self);
+    /// Store the low `bytes` bytes of `words` (1, 2, 4, 8 or 16 bytes) at `byte_offset`.
+    fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]);
+    /// Load `bytes` bytes (1, 2, 4, 8 or 16) from `byte_offset`, zero-extended into words.
+    fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4];
+}
+
+/// `cond ? a : b` without a branch (what generated code calls a select).
+#[inline(always)]
+pub fn select(cond: bool, a: u32, b: u32) -> u32 {
+    if cond {
+        a
+    } else {
+        b
+    }
+}

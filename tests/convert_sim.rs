@@ -1,0 +1,296 @@
+//! Conversion plans run on the CPU SIMT simulator: for random pairs of layouts of the same tensor
+//! (permutations of its bits over registers, lanes and warps, with broadcasting and XOR-mixed
+//! bases), every destination register must hold exactly the element the destination layout says,
+//! for 8-, 16-, 32- and 64-bit elements. `CONVERT_CASES` sets the number of pairs (default
+//! 10,000; each runs on the simulator once, the element size cycling).
+
+use std::sync::Mutex;
+
+use linear_layouts::convert::{plan_conversion, ConversionPlan, Force, Strategy as Plan};
+use linear_layouts::gpu_runtime::convert::convert_slices;
+use linear_layouts::gpu_runtime::sim::{launch, Launch};
+use linear_layouts::gpu_runtime::{Element, Thread};
+use linear_layouts::runtime_convert::runtime_plan;
+use linear_layouts::LinearLayout;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+
+fn cases() -> u32 {
+    std::env::var("CONVERT_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10_000)
+}
+
+/// A tensor shape as bits per dim, and a random distributed layout of it.
+#[derive(Clone, Debug)]
+struct Case {
+    dims: Vec<u32>,
+    warps: u32,
+    src: Vec<Vec<u64>>,
+    dst: Vec<Vec<u64>>,
+    bits: u32,
+    force: u8,
+}
+
+fn unflat(v: u64, dims: &[u32]) -> Vec<i32> {
+    let mut out = Vec::new();
+    let mut sh = 0;
+    for &d in dims {
+        out.push(((v >> sh) & ((1 << d) - 1)) as i32);
+        sh += d;
+    }
+    out
+}
+
+fn flat(c: &[u32], dims: &[u32]) -> u64 {
+    let mut v = 0u64;
+    let mut sh = 0;
+    for (i, &d) in dims.iter().enumerate() {
+        v |= (c[i] as u64) << sh;
+        sh += d;
+    }
+    v
+}
+
+fn layout(bases: &[Vec<u64>], dims: &[u32]) -> LinearLayout {
+    let names = ["register", "lane", "warp", "block"];
+    let ins = names
+        .iter()
+        .zip(bases.iter().chain(std::iter::once(&Vec::new())))
+        .map(|(n, bs)| (n.to_string(), bs.iter().map(|&b| unflat(b, dims)).collect()))
+        .collect();
+    let outs = dims
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| (format!("dim{}", i), 1 << d))
+        .collect();
+    LinearLayout::from_parts(ins, outs, true).expect("a valid random layout")
+}
+
+/// Random bases: the tensor bits shuffled over 5 lane bits, `warps` warp bits and the rest in
+/// registers; some lane or warp bits broadcast (zero) with their tensor bit moved to registers,
+/// some zero register bases, and sometimes a basis XORed with another (a swizzle).
+fn bases(total: u32, warps: u32) -> impl Strategy<Value = Vec<Vec<u64>>> {
+    (
+        Just(total).prop_perturb(move |t, mut rng| {
+            let mut v: Vec<u64> = (0..t).map(|b| 1u64 << b).collect();
+            for i in (1..v.len()).rev() {
+                let j = rng.random_range(0..=i);
+                v.swap(i, j);
+            }
+            v
+        }),
+        prop::collection::vec(0u8..8, 8),
+    )
+        .prop_map(move |(bits, knobs)| {
+            let mut it = bits.into_iter();
+            let mut lane: Vec<u64> = Vec::new();
+            let mut warp: Vec<u64> = Vec::new();
+            let mut reg: Vec<u64> = Vec::new();
+            // Broadcast lanes/warps with some probability.
+            for i in 0..5 {
+                if knobs[0] == 1 && i == (knobs[1] % 5) as usize {
+                    lane.push(0);
+                } else {
+                    lane.push(it.next().unwrap_or(0));
+                }
+            }
+            for i in 0..warps {
+                if knobs[2] == 1 && i == 0 {
+                    warp.push(0);
+                } else {
+                    warp.push(it.next().unwrap_or(0));
+                }
+            }
+            reg.extend(it);
+            if knobs[3] == 1 {
+                let at = (knobs[4] as usize) % (reg.len() + 1);
+                reg.insert(at, 0);
+            }
+            // A swizzle: XOR one register basis into a lane or warp basis.
+            if knobs[5] == 1 && !reg.is_empty() {
+                let r = reg[(knobs[6] as usize) % reg.len()];
+                let l = (knobs[7] as usize) % 5;
+                if lane[l] != 0 {
+                    lane[l] ^= r;
+                }
+            }
+            vec![reg, lane, warp]
+        })
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        prop::collection::vec(0u32..5, 1..=3),
+        0u32..3,
+        0u32..4,
+        0u8..4,
+        0u8..5,
+        any::<u64>(),
+    )
+        .prop_flat_map(|(mut dims, warps, bits, force, relation, seed)| {
+            let total: u32 = dims.iter().sum();
+            let need = 5 + warps;
+            if total < need {
+                dims[0] += need - total;
+            }
+            let total: u32 = dims.iter().sum::<u32>().min(12);
+            if dims.iter().sum::<u32>() > 12 {
+                dims = vec![total];
+            }
+            (
+                Just(dims),
+                Just(warps),
+                bases(total, warps),
+                bases(total, warps),
+                Just(bits),
+                Just(force),
+            )
+                .prop_map(move |(dims, warps, src, dst, bits, force)| {
+                    let dst = related(&src, dst, relation, seed);
+                    Case {
+                        dims,
+                        warps,
+                        src,
+                        dst,
+                        bits: [8, 16, 32, 64][bits as usize],
+                        force,
+                    }
+                })
+        })
+}
+
+/// The destination: independent of the source (0, 4), or the source with its registers permuted
+/// (1), one register basis swapped with a lane basis (2), or its lanes permuted (3).
+fn related(src: &[Vec<u64>], dst: Vec<Vec<u64>>, relation: u8, seed: u64) -> Vec<Vec<u64>> {
+    let mut d = src.to_vec();
+    let pick = |n: usize, k: u64| ((seed >> (8 * k)) as usize) % n.max(1);
+    match relation {
+        1 if d[0].len() > 1 => {
+            let (a, b) = (pick(d[0].len(), 0), pick(d[0].len(), 1));
+            d[0].swap(a, b);
+            d
+        }
+        2 if !d[0].is_empty() => {
+            let (r, l) = (pick(d[0].len(), 2), pick(5, 3));
+            let (x, y) = (d[0][r], d[1][l]);
+            d[0][r] = y;
+            d[1][l] = x;
+            d
+        }
+        3 => {
+            let (a, b) = (pick(5, 4), pick(5, 5));
+            d[1].swap(a, b);
+            d
+        }
+        _ => dst,
+    }
+}
+
+fn mix(id: u64, bits: u32) -> u64 {
+    let h = id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (id << 7) ^ 0x5555;
+    if bits == 64 {
+        h
+    } else {
+        h & ((1u64 << bits) - 1)
+    }
+}
+
+fn run<E: Element>(
+    c: &Case,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    plan: &ConversionPlan,
+) -> Result<(), String> {
+    let rp = runtime_plan(plan);
+    let errors = Mutex::new(Vec::new());
+    let ns = src.in_dim_size("register") as u32;
+    let nd = dst.in_dim_size("register") as u32;
+    let threads = 32 << c.warps;
+    launch(
+        Launch::new(1, threads, plan.cost.shared_bytes.max(4)),
+        |t| {
+            let (lane, warp) = (t.lane(), t.warp());
+            let vals: Vec<E> = (0..ns)
+                .map(|r| {
+                    let co = src.apply_flat(&[r, lane, warp, 0]);
+                    E::from_bits(mix(flat(&co, &c.dims), E::BITS))
+                })
+                .collect();
+            let mut out = vec![E::default(); nd as usize];
+            convert_slices(&rp, t, &vals, &mut out);
+            for r in 0..nd {
+                let co = dst.apply_flat(&[r, lane, warp, 0]);
+                let want = E::from_bits(mix(flat(&co, &c.dims), E::BITS));
+                if out[r as usize] != want {
+                    if let Ok(mut e) = errors.lock() {
+                        if e.len() < 4 {
+                            e.push(format!(
+                                "lane {} warp {} register {}: got {:?}, want {:?} (element {:?})",
+                                lane, warp, r, out[r as usize], want, co
+                            ));
+                        }
+                    }
+                }
+            }
+        },
+    )
+    .map_err(|e| format!("simulator: {}", e))?;
+    let e = errors.into_inner().unwrap_or_default();
+    if e.is_empty() {
+        Ok(())
+    } else {
+        Err(e.join("; "))
+    }
+}
+
+#[test]
+fn random_conversions_on_the_simulator() {
+    let mut runner = TestRunner::new(Config {
+        cases: cases(),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let counts = Mutex::new(std::collections::BTreeMap::new());
+    let r = runner.run(&case(), |c| {
+        let src = layout(&c.src, &c.dims);
+        let dst = layout(&c.dst, &c.dims);
+        let force = [
+            Force::Auto,
+            Force::Auto,
+            Force::Shuffles,
+            Force::SharedMemory,
+        ][c.force as usize];
+        let plan = plan_conversion(&src, &dst, c.bits, force)
+            .map_err(|e| TestCaseError::fail(format!("planning failed: {}", e)))?;
+        if let Ok(mut m) = counts.lock() {
+            *m.entry(format!("{:?}", plan.cost.strategy)).or_insert(0u32) += 1;
+        }
+        let res = match c.bits {
+            8 => run::<u8>(&c, &src, &dst, &plan),
+            16 => run::<u16>(&c, &src, &dst, &plan),
+            32 => run::<u32>(&c, &src, &dst, &plan),
+            _ => run::<u64>(&c, &src, &dst, &plan),
+        };
+        res.map_err(|e| TestCaseError::fail(format!("{:?} plan {:?}: {}", plan.cost, plan.body, e)))
+    });
+    println!(
+        "strategies: {:?}",
+        counts.lock().map(|m| m.clone()).unwrap_or_default()
+    );
+    assert!(
+        r.is_ok(),
+        "{}",
+        r.err().map(|e| e.to_string()).unwrap_or_default()
+    );
+    let m = counts.into_inner().unwrap_or_default();
+    for s in [Plan::Registers, Plan::Shuffles, Plan::SharedMemory] {
+        assert!(
+            m.get(&format!("{:?}", s)).copied().unwrap_or(0) > 0 || cases() < 200,
+            "no {:?} plan among the cases: {:?}",
+            s,
+            m
+        );
+    }
+}
