@@ -13,7 +13,9 @@
 #![no_std]
 
 #[doc(inline)]
-pub use gpu_runtime::{HwIndex, InDim, Layout, LayoutKind, SharedIndex};
+pub use gpu_runtime::{
+    Converter, Element, HwIndex, InDim, Layout, LayoutKind, SharedIndex, Thread,
+};
 
 pub use gpu_runtime;
 
@@ -27,6 +29,12 @@ pub mod runtime_convert;
 
 #[doc = include_str!("layout_macro.md")]
 pub use layout_macros::layout;
+
+#[doc = include_str!("convert_macro.md")]
+pub use layout_macros::convert;
+
+#[doc(hidden)]
+pub use layout_macros::__convert_solve;
 
 /// Support for generated code. Not public API.
 #[doc(hidden)]

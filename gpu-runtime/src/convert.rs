@@ -329,3 +329,39 @@ fn shared<E: Element, T: Thread>(p: &SharedPlan, t: &T, src: &[E], out: &mut [E]
         v += 1;
     }
 }
+
+/// A conversion `convert!` solved at compile time for element type `E`: `NS` registers per
+/// thread in, `ND` out. Its fields are consts, so `convert!(A => B, f32).cost.shuffles` can be
+/// used in a `const`.
+#[derive(Clone, Copy, Debug)]
+pub struct Converter<E, const NS: usize, const ND: usize> {
+    /// The tables.
+    pub plan: Plan<'static>,
+    /// What it costs.
+    pub cost: Cost,
+    _e: core::marker::PhantomData<fn() -> E>,
+}
+
+impl<E: Element, const NS: usize, const ND: usize> Converter<E, NS, ND> {
+    /// A converter from solved tables (what `convert!` writes).
+    pub const fn new(plan: Plan<'static>, cost: Cost) -> Self {
+        Converter {
+            plan,
+            cost,
+            _e: core::marker::PhantomData,
+        }
+    }
+
+    /// The values this thread holds in the destination layout, from those it holds in the
+    /// source. Every thread of the CTA must call it (it may shuffle and synchronise), with
+    /// [`Converter::shared_bytes`] of shared memory available to `t`.
+    #[inline(always)]
+    pub fn run<T: Thread>(&self, t: &T, src: &[E; NS]) -> [E; ND] {
+        convert(&self.plan, t, src)
+    }
+
+    /// Scratch shared memory per CTA, in bytes.
+    pub const fn shared_bytes(&self) -> u32 {
+        self.cost.shared_bytes
+    }
+}

@@ -24,7 +24,7 @@ pub mod nvptx;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-pub use convert::{Cost, Plan, Strategy};
+pub use convert::{Converter, Cost, Plan, Strategy};
 pub use element::Element;
 pub use layout::{HwIndex, InDim, Layout, LayoutKind, SharedIndex};
 pub use thread::Thread;

@@ -230,7 +230,9 @@ pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
         ll
     );
     let ws = u32_lit(s.solved.warp_size.unwrap_or(0));
+    let callback = callback_macro(item, &linear, &shape, shared);
     quote! {
+        #callback
         #(#attrs)*
         #[doc = #summary]
         #[derive(Clone, Copy, Default)]
@@ -265,5 +267,46 @@ pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
             const CONTIGUITY_PER_THREAD: u32 = #contig_max;
             const LINEAR_TTGIR: &'static str = #linear;
         }
+    }
+}
+
+/// A `macro_rules!` named like the layout (the type and the macro live in different namespaces)
+/// that hands the solved layout to `convert!`: `convert!(A => B, f32)` expands to
+/// `A! { @convert_src (B) (...) }`, which expands to `B! { @convert_dst (A's layout) (...) }`,
+/// which calls the solver with both layouts. Proc macros cannot see each other's input; this
+/// chain is how `convert!` learns what `layout!` solved.
+fn callback_macro(item: &Item, linear: &str, shape: &[u32], shared: bool) -> TokenStream {
+    let name = &item.name;
+    let vis = &item.vis;
+    // A crate-unique name: #[macro_export] macros share the crate root.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name.to_string().bytes().chain(linear.bytes()) {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    let mac = format_ident!("__linear_layouts_{}_{:016x}", name, h);
+    let shape_lits: Vec<Literal> = shape.iter().map(|&x| Literal::u32_unsuffixed(x)).collect();
+    let kind = if shared {
+        quote!(shared)
+    } else {
+        quote!(distributed)
+    };
+    let export = match vis {
+        syn::Visibility::Inherited => quote!(),
+        _ => quote!(#[macro_export]),
+    };
+    quote! {
+        #[doc(hidden)]
+        #export
+        macro_rules! #mac {
+            (@convert_src ($($dst:ident)::+) ($($args:tt)*)) => {
+                $($dst)::+ ! { @convert_dst (#linear [#(#shape_lits),*] #kind #name) ($($args)*) }
+            };
+            (@convert_dst ($($src:tt)*) ($($args:tt)*)) => {
+                ::linear_layouts::__convert_solve! { ($($src)*) (#linear [#(#shape_lits),*] #kind #name) ($($args)*) }
+            };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        #vis use #mac as #name;
     }
 }

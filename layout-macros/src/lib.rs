@@ -6,6 +6,7 @@
 //! writes the result with quote. Solving and validation live in layout-core, where plain unit
 //! tests reach them.
 
+mod convert;
 mod emit;
 mod expand;
 mod input;
@@ -19,4 +20,17 @@ mod fuzz;
 #[proc_macro]
 pub fn layout(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     expand::layout(input.into()).into()
+}
+
+/// Convert values between two layouts defined with `layout!`. See `linear_layouts::convert!`.
+#[proc_macro]
+pub fn convert(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    convert::convert(input.into()).into()
+}
+
+/// The last step of `convert!`, called by the layouts' macros with both layouts. Not public API.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __convert_solve(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    convert::solve(input.into()).into()
 }
