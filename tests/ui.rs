@@ -6,4 +6,5 @@
 fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");
+    t.compile_fail("tests/ui_convert/*.rs");
 }
