@@ -3,9 +3,10 @@
 //!
 //! Run: `cargo run --example tour`
 
-use linear_layouts::layout;
+use linear_layouts::gpu_runtime::sim::{launch, Launch};
 use linear_layouts::parse::{parse_aliases, parse_tensor_type};
 use linear_layouts::view::layout_str;
+use linear_layouts::{convert, layout, Thread};
 
 // The same layouts as types, solved at compile time: const tables and straight-line index math.
 layout! {
@@ -95,5 +96,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(Mma::linear_layout(), b);
     assert_eq!(Blocked::linear_layout(), a);
     println!("Both equal the layouts parsed at run time above.");
+
+    // convert!: the plan is solved at compile time; its cost is a const.
+    const CVT: linear_layouts::Converter<f32, 4, 4> = convert!(Blocked => Mma, f32);
+    println!("\n== convert!(Blocked => Mma, f32): {:?}", CVT.cost);
+    // Run it on the CPU SIMT simulator: 4 warps, each thread holds its 4 elements of a 32x16
+    // tensor whose element (i, j) has the value 100 i + j.
+    let wrong = std::sync::atomic::AtomicU32::new(0);
+    launch(Launch::new(1, 128, CVT.shared_bytes()), |t| {
+        let (lane, warp) = (t.lane(), t.warp());
+        let mine: [f32; 4] = std::array::from_fn(|r| {
+            let [i, j] = Blocked::apply(r as u32, lane, warp, 0);
+            (100 * i + j) as f32
+        });
+        let out = CVT.run(t, &mine);
+        for (r, v) in out.iter().enumerate() {
+            let [i, j] = Mma::apply(r as u32, lane, warp, 0);
+            if *v != (100 * i + j) as f32 {
+                wrong.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            if lane == 4 && warp == 0 && r < 2 {
+                println!(
+                    "  lane 4 of warp 0, Mma register {}: element ({}, {}) = {}",
+                    r, i, j, v
+                );
+            }
+        }
+    })
+    .map_err(|e| format!("simulator: {}", e))?;
+    println!(
+        "Ran on the simulator (128 threads): {} wrong values of {}",
+        wrong.into_inner(),
+        128 * 4
+    );
     Ok(())
 }

@@ -170,13 +170,15 @@ fn solve_inner(s: &SolveInput) -> syn::Result<(ConversionPlan, u32)> {
         "auto" => Force::Auto,
         "shared" => Force::SharedMemory,
         "shuffles" => Force::Shuffles,
-        other => return Err(syn::Error::new(
-            s.force.span(),
-            format!(
+        other => {
+            return Err(syn::Error::new(
+                s.force.span(),
+                format!(
                 "unknown strategy `{}`: write `shared` or `shuffles` (or nothing for the cheapest)",
                 other
             ),
-        )),
+            ))
+        }
     };
     let solve = |side: &Side| {
         parse_encoding(&side.text.value(), &Aliases::new())
