@@ -12,6 +12,7 @@
 mod bits;
 mod shared;
 mod shuffle;
+mod swizzle;
 
 use alloc::string::String;
 use alloc::vec::Vec;

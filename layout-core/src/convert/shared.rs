@@ -1,14 +1,14 @@
 //! Conversions through shared memory: every thread stores its distinct source elements, a
 //! barrier, every thread loads its destination elements.
 //!
-//! The shared layout puts the widest vector both sides can use in the lowest offset bits (the
-//! register bases common to source and destination, up to 128 bits, as Triton's
-//! `optimalSwizzlingLdSt` starts), then the remaining tensor bits in order. Bank conflicts of
-//! the resulting accesses are counted exactly, per instruction, by simulating a warp's addresses.
+//! The shared layout is Triton's `optimalSwizzlingLdSt` ([`super::swizzle`]): vectors first,
+//! then bank bases, then segment bases chosen against bank conflicts. Each side then uses the
+//! widest aligned vector its registers allow. Bank conflicts of the resulting accesses are
+//! counted exactly, per instruction, by simulating warp 0's addresses.
 
 use alloc::vec::Vec;
 
-use super::bits::{combine, FlatLayout};
+use super::bits::{combine, FlatLayout, Span};
 use super::{Cost, SharedPlan, SmemAccess, Strategy};
 use crate::error::bail;
 use crate::{LinearLayout, Result};
@@ -24,12 +24,39 @@ fn free_masks(l: &LinearLayout) -> (u32, u32, u32) {
     (get("register"), get("lane"), get("warp"))
 }
 
-/// Offset (in elements) of a flat tensor vector under the shared layout, given where each
-/// tensor bit sits in the offset.
-fn offset_of(v: u64, pos: &[u32]) -> u32 {
-    (0..64)
-        .filter(|&b| (v >> b) & 1 == 1)
-        .fold(0u32, |a, b| a | (1 << pos[b as usize]))
+/// Offset (in elements) of a flat tensor vector under the shared layout.
+fn offset_of(v: u64, smem: &Span) -> u32 {
+    smem.express(v).unwrap_or(0) as u32
+}
+
+/// The register bits that carry a side's vector: register bases at offsets 1, 2, 4, ... (up to
+/// `max_bits` of them), as long as no other basis has bits below the vector (alignment).
+fn vector_bits(f: &FlatLayout, smem: &Span, max_bits: usize, reg_free: u32) -> Vec<usize> {
+    let offs: Vec<u32> = f.reg.iter().map(|&b| offset_of(b, smem)).collect();
+    let mut vpos: Vec<usize> = Vec::new();
+    while vpos.len() < max_bits {
+        let want = 1u32 << vpos.len();
+        match (0..offs.len())
+            .find(|&i| offs[i] == want && f.reg[i] != 0 && (reg_free >> i) & 1 == 0)
+        {
+            Some(i) => vpos.push(i),
+            None => break,
+        }
+    }
+    loop {
+        let low = (1u32 << vpos.len()) - 1;
+        let others = offs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !vpos.contains(i))
+            .map(|(_, &o)| o)
+            .chain(f.lane.iter().chain(&f.warp).map(|&b| offset_of(b, smem)));
+        let aligned = others.clone().all(|o| o & low == 0);
+        if aligned || vpos.is_empty() {
+            return vpos;
+        }
+        vpos.pop();
+    }
 }
 
 struct Side<'a> {
@@ -39,31 +66,17 @@ struct Side<'a> {
     warp_free: u32,
 }
 
-fn access(
-    side: &Side,
-    vbasis: &[u64],
-    pos: &[u32],
-    ebytes: u32,
-    store: bool,
-) -> Result<SmemAccess> {
+fn access(side: &Side, vpos: &[usize], smem: &Span, ebytes: u32, store: bool) -> SmemAccess {
     let f = side.flat;
-    // Register bit carrying each vector element bit.
-    let mut vpos = Vec::new();
-    for v in vbasis {
-        match f.reg.iter().position(|r| r == v) {
-            Some(p) => vpos.push(p),
-            None => bail!("internal: vector basis missing from a register layout"),
-        }
-    }
     let vmask: usize = vpos.iter().fold(0, |a, &p| a | (1 << p));
-    let vec = 1u32 << vbasis.len();
+    let vec = 1u32 << vpos.len();
     let mut regs = Vec::new();
     let mut reg_offsets = Vec::new();
     for x in 0..1usize << f.reg.len() {
         if x & vmask != 0 || (store && (x as u32) & side.reg_free != 0) {
             continue;
         }
-        reg_offsets.push(offset_of(combine(&f.reg, x as u64), pos) * ebytes);
+        reg_offsets.push(offset_of(combine(&f.reg, x as u64), smem) * ebytes);
         for t in 0..vec as usize {
             let r = vpos
                 .iter()
@@ -73,8 +86,9 @@ fn access(
             regs.push(r as u16);
         }
     }
-    let bases = |v: &[u64]| -> Vec<u32> { v.iter().map(|&b| offset_of(b, pos) * ebytes).collect() };
-    Ok(SmemAccess {
+    let bases =
+        |v: &[u64]| -> Vec<u32> { v.iter().map(|&b| offset_of(b, smem) * ebytes).collect() };
+    SmemAccess {
         vec,
         regs,
         reg_offsets,
@@ -82,7 +96,7 @@ fn access(
         warp_bases: bases(&f.warp),
         lane_skip: if store { side.lane_free } else { 0 },
         warp_skip: if store { side.warp_free } else { 0 },
-    })
+    }
 }
 
 /// Extra wavefronts of the worst instruction of `a`, for warp 0.
@@ -137,61 +151,50 @@ pub fn plan(
     if total + ebytes.trailing_zeros() > 31 {
         bail!("the tensor is too large to convert through shared memory");
     }
-    // Vector: unit register bases common to both sides, in source order, up to 128 bits.
-    let max_vec = (128 / elem_bits).trailing_zeros() as usize;
-    // A vector bit must be a register basis of both sides that no other basis touches, or the
-    // accesses would not be aligned.
-    let alone = |f: &FlatLayout, u: u64| {
-        f.reg.contains(&u)
-            && f.reg
-                .iter()
-                .chain(&f.lane)
-                .chain(&f.warp)
-                .filter(|&&b| b & u != 0)
-                .count()
-                == 1
-    };
-    let vbasis: Vec<u64> = s
-        .reg
-        .iter()
-        .copied()
-        .filter(|&b| b.count_ones() == 1 && alone(s, b) && alone(t, b))
-        .take(max_vec)
-        .collect();
-    // Offset bits: the vector's tensor bits first, then the other tensor bits in order.
-    let mut order: Vec<u32> = vbasis.iter().map(|b| b.trailing_zeros()).collect();
-    let rest: Vec<u32> = (0..total).filter(|b| !order.contains(b)).collect();
-    order.extend(rest);
-    let mut pos = alloc::vec![0u32; 64];
-    for (i, &b) in order.iter().enumerate() {
-        pos[b as usize] = i as u32;
-    }
     let (sr, sl, sw) = free_masks(src);
-    let (_, _, tw) = free_masks(dst);
+    let (tr, _, tw) = free_masks(dst);
+    // Triton's shared layout, computed without register broadcasting.
+    let strip = |f: &FlatLayout| FlatLayout {
+        reg: f.reg.iter().copied().filter(|&b| b != 0).collect(),
+        ..f.clone()
+    };
+    let (offset_bases, _) =
+        super::swizzle::optimal_swizzling_ld_st(&strip(s), &strip(t), elem_bits);
+    if offset_bases.len() != total as usize {
+        bail!(
+            "internal: the shared layout has {} offset bits for a tensor of {}",
+            offset_bases.len(),
+            total
+        );
+    }
+    let span = Span::new(&offset_bases);
+    let max_vec = (128 / elem_bits).trailing_zeros() as usize;
+    let s_side = Side {
+        flat: s,
+        reg_free: sr,
+        lane_free: sl,
+        warp_free: sw,
+    };
+    let t_side = Side {
+        flat: t,
+        reg_free: 0,
+        lane_free: 0,
+        warp_free: 0,
+    };
     let store = access(
-        &Side {
-            flat: s,
-            reg_free: sr,
-            lane_free: sl,
-            warp_free: sw,
-        },
-        &vbasis,
-        &pos,
+        &s_side,
+        &vector_bits(s, &span, max_vec, sr),
+        &span,
         ebytes,
         true,
-    )?;
+    );
     let load = access(
-        &Side {
-            flat: t,
-            reg_free: 0,
-            lane_free: 0,
-            warp_free: 0,
-        },
-        &vbasis,
-        &pos,
+        &t_side,
+        &vector_bits(t, &span, max_vec, tr),
+        &span,
         ebytes,
         false,
-    )?;
+    );
     let lanes = 1usize << s.lane.len();
     let block_barrier = crosses_warps || sw != 0 || tw != 0;
     // The shared layout as a LinearLayout (offset -> tensor coordinates) for printing.
@@ -207,10 +210,21 @@ pub fn plan(
         }
         c
     };
+    let unflat_v = |v: u64| -> Vec<i32> {
+        (0..64)
+            .filter(|b| (v >> b) & 1 == 1)
+            .fold(alloc::vec![0i32; dims.len()], |mut c, b| {
+                let u = unflat(b);
+                for d in 0..c.len() {
+                    c[d] ^= u[d];
+                }
+                c
+            })
+    };
     let smem = LinearLayout::from_parts(
         alloc::vec![(
             alloc::string::String::from("offset"),
-            order.iter().map(|&b| unflat(b)).collect()
+            offset_bases.iter().map(|&b| unflat_v(b)).collect()
         )],
         dims.clone(),
         true,
@@ -219,7 +233,7 @@ pub fn plan(
         shared_bytes: (1u32 << total) * ebytes,
         stores: store.reg_offsets.len() as u32,
         loads: load.reg_offsets.len() as u32,
-        vector: store.vec,
+        vector: store.vec.min(load.vec),
         write_conflicts: conflicts(&store, ebytes, lanes),
         read_conflicts: conflicts(&load, ebytes, lanes),
         barriers: 1,
