@@ -41,6 +41,7 @@ pub fn runtime_plan(p: &core_cvt::ConversionPlan) -> rt::Plan<'_> {
             store: access(&s.store),
             load: access(&s.load),
             block_barrier: s.block_barrier,
+            rounds: s.rounds,
         }),
     }
 }

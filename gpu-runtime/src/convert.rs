@@ -94,6 +94,9 @@ pub struct SharedPlan<'a> {
     pub load: SmemAccess<'a>,
     /// Whether the conversion crosses warps (a CTA barrier) or stays within each warp.
     pub block_barrier: bool,
+    /// Sequential rounds (Triton's reps): round `r` stores and loads the `r`-th equal share of
+    /// each side's accesses, so the scratch buffer is that many times smaller.
+    pub rounds: u32,
 }
 
 /// A solved conversion.
@@ -275,58 +278,71 @@ fn base_offset(a: &SmemAccess, lane: u32, warp: u32) -> u32 {
 fn shared<E: Element, T: Thread>(p: &SharedPlan, t: &T, src: &[E], out: &mut [E]) {
     let (lane, warp) = (t.lane(), t.warp());
     let ebytes = E::BITS / 8;
-    // Store.
-    let s = &p.store;
-    if lane & s.lane_skip == 0 && warp & s.warp_skip == 0 {
-        let base = base_offset(s, lane, warp);
-        let mut v = 0;
-        while v < s.reg_offsets.len() {
-            let mut words = [0u32; 4];
-            let mut k = 0;
-            while k < s.vec as usize {
-                let bits = src[s.regs[v * s.vec as usize + k] as usize].to_bits();
-                let byte = k as u32 * ebytes;
-                if ebytes == 8 {
-                    words[(byte / 4) as usize] = bits as u32;
-                    words[(byte / 4 + 1) as usize] = (bits >> 32) as u32;
-                } else {
-                    words[(byte / 4) as usize] |= (bits as u32) << (8 * (byte % 4));
+    let (s, l) = (&p.store, &p.load);
+    let rounds = p.rounds.max(1) as usize;
+    let store_here = lane & s.lane_skip == 0 && warp & s.warp_skip == 0;
+    let (sbase, lbase) = (base_offset(s, lane, warp), base_offset(l, lane, warp));
+    let (sper, lper) = (s.reg_offsets.len() / rounds, l.reg_offsets.len() / rounds);
+    let mut round = 0;
+    while round < rounds {
+        if round > 0 {
+            barrier(p, t);
+        }
+        // Store this round's share of the source registers.
+        if store_here {
+            let mut v = round * sper;
+            while v < (round + 1) * sper {
+                let mut words = [0u32; 4];
+                let mut k = 0;
+                while k < s.vec as usize {
+                    let bits = src[s.regs[v * s.vec as usize + k] as usize].to_bits();
+                    let byte = k as u32 * ebytes;
+                    if ebytes == 8 {
+                        words[(byte / 4) as usize] = bits as u32;
+                        words[(byte / 4 + 1) as usize] = (bits >> 32) as u32;
+                    } else {
+                        words[(byte / 4) as usize] |= (bits as u32) << (8 * (byte % 4));
+                    }
+                    k += 1;
                 }
+                t.st_shared(sbase ^ s.reg_offsets[v], s.vec * ebytes, words);
+                v += 1;
+            }
+        }
+        barrier(p, t);
+        // Load this round's share of the destination registers.
+        let mut v = round * lper;
+        while v < (round + 1) * lper {
+            let words = t.ld_shared(lbase ^ l.reg_offsets[v], l.vec * ebytes);
+            let mut k = 0;
+            while k < l.vec as usize {
+                let byte = k as u32 * ebytes;
+                let bits = if ebytes == 8 {
+                    (words[(byte / 4) as usize] as u64)
+                        | ((words[(byte / 4 + 1) as usize] as u64) << 32)
+                } else {
+                    let x = words[(byte / 4) as usize] >> (8 * (byte % 4));
+                    (if ebytes == 4 {
+                        x
+                    } else {
+                        x & ((1u32 << (8 * ebytes)) - 1)
+                    }) as u64
+                };
+                out[l.regs[v * l.vec as usize + k] as usize] = E::from_bits(bits);
                 k += 1;
             }
-            t.st_shared(base ^ s.reg_offsets[v], s.vec * ebytes, words);
             v += 1;
         }
+        round += 1;
     }
+}
+
+#[inline(always)]
+fn barrier<T: Thread>(p: &SharedPlan, t: &T) {
     if p.block_barrier {
         t.sync_block();
     } else {
         t.sync_warp();
-    }
-    // Load.
-    let l = &p.load;
-    let base = base_offset(l, lane, warp);
-    let mut v = 0;
-    while v < l.reg_offsets.len() {
-        let words = t.ld_shared(base ^ l.reg_offsets[v], l.vec * ebytes);
-        let mut k = 0;
-        while k < l.vec as usize {
-            let byte = k as u32 * ebytes;
-            let bits = if ebytes == 8 {
-                (words[(byte / 4) as usize] as u64)
-                    | ((words[(byte / 4 + 1) as usize] as u64) << 32)
-            } else {
-                let x = words[(byte / 4) as usize] >> (8 * (byte % 4));
-                (if ebytes == 4 {
-                    x
-                } else {
-                    x & ((1u32 << (8 * ebytes)) - 1)
-                }) as u64
-            };
-            out[l.regs[v * l.vec as usize + k] as usize] = E::from_bits(bits);
-            k += 1;
-        }
-        v += 1;
     }
 }
 

@@ -263,8 +263,9 @@ pub fn solve(input: TokenStream) -> TokenStream {
             }))
         }
         PlanBody::Shared(p) => {
-            let (st, ld, bb) = (access(&p.store), access(&p.load), p.block_barrier);
-            quote!(#rt::Plan::Shared(#rt::SharedPlan { store: #st, load: #ld, block_barrier: #bb }))
+            let (st, ld, bb, rounds) =
+                (access(&p.store), access(&p.load), p.block_barrier, p.rounds);
+            quote!(#rt::Plan::Shared(#rt::SharedPlan { store: #st, load: #ld, block_barrier: #bb, rounds: #rounds }))
         }
     };
     let c = plan.cost;

@@ -122,7 +122,10 @@ pub struct SharedPlan {
     pub load: SmemAccess,
     /// A CTA barrier (else a warp barrier).
     pub block_barrier: bool,
-    /// The shared-memory layout used: offset -> tensor coordinates.
+    /// Sequential rounds (Triton's reps): each moves an equal share of the accesses through a
+    /// scratch buffer that many times smaller.
+    pub rounds: u32,
+    /// The shared-memory layout used: offset (then round) -> tensor coordinates.
     pub smem: LinearLayout,
 }
 

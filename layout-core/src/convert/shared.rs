@@ -24,14 +24,31 @@ fn free_masks(l: &LinearLayout) -> (u32, u32, u32) {
     (get("register"), get("lane"), get("warp"))
 }
 
+/// The shared layout: offset bits, then rep (round) bits.
+struct Smem {
+    span: Span,
+    offset_bits: u32,
+}
+
+impl Smem {
+    fn mask(&self, v: u64) -> u64 {
+        self.span.express(v).unwrap_or(0)
+    }
+}
+
 /// Offset (in elements) of a flat tensor vector under the shared layout.
-fn offset_of(v: u64, smem: &Span) -> u32 {
-    smem.express(v).unwrap_or(0) as u32
+fn offset_of(v: u64, smem: &Smem) -> u32 {
+    (smem.mask(v) & ((1u64 << smem.offset_bits) - 1)) as u32
+}
+
+/// The round a flat tensor vector is moved in.
+fn round_of(v: u64, smem: &Smem) -> u32 {
+    (smem.mask(v) >> smem.offset_bits) as u32
 }
 
 /// The register bits that carry a side's vector: register bases at offsets 1, 2, 4, ... (up to
 /// `max_bits` of them), as long as no other basis has bits below the vector (alignment).
-fn vector_bits(f: &FlatLayout, smem: &Span, max_bits: usize, reg_free: u32) -> Vec<usize> {
+fn vector_bits(f: &FlatLayout, smem: &Smem, max_bits: usize, reg_free: u32) -> Vec<usize> {
     let offs: Vec<u32> = f.reg.iter().map(|&b| offset_of(b, smem)).collect();
     let mut vpos: Vec<usize> = Vec::new();
     while vpos.len() < max_bits {
@@ -66,16 +83,18 @@ struct Side<'a> {
     warp_free: u32,
 }
 
-fn access(side: &Side, vpos: &[usize], smem: &Span, ebytes: u32, store: bool) -> SmemAccess {
+fn access(side: &Side, vpos: &[usize], smem: &Smem, ebytes: u32, store: bool) -> SmemAccess {
     let f = side.flat;
     let vmask: usize = vpos.iter().fold(0, |a, &p| a | (1 << p));
     let vec = 1u32 << vpos.len();
     let mut regs = Vec::new();
     let mut reg_offsets = Vec::new();
-    for x in 0..1usize << f.reg.len() {
-        if x & vmask != 0 || (store && (x as u32) & side.reg_free != 0) {
-            continue;
-        }
+    // Accesses in round order: round r moves the registers whose rep bits are r.
+    let mut groups: Vec<usize> = (0..1usize << f.reg.len())
+        .filter(|&x| x & vmask == 0 && !(store && (x as u32) & side.reg_free != 0))
+        .collect();
+    groups.sort_by_key(|&x| round_of(combine(&f.reg, x as u64), smem));
+    for x in groups {
         reg_offsets.push(offset_of(combine(&f.reg, x as u64), smem) * ebytes);
         for t in 0..vec as usize {
             let r = vpos
@@ -158,8 +177,21 @@ pub fn plan(
         reg: f.reg.iter().copied().filter(|&b| b != 0).collect(),
         ..f.clone()
     };
-    let (offset_bases, _) =
-        super::swizzle::optimal_swizzling_ld_st(&strip(s), &strip(t), elem_bits);
+    // Rounds need every lane and warp basis to stay within one round (true of Triton's layouts;
+    // a random XOR-mixed one may not), else the plan goes without them.
+    let mut sb = super::swizzle::optimal_swizzling_ld_st(&strip(s), &strip(t), elem_bits, true);
+    let make = |sb: &super::swizzle::SmemBases| Smem {
+        span: Span::new(&sb.bases),
+        offset_bits: total - sb.reps as u32,
+    };
+    let mut span = make(&sb);
+    let in_round_0 =
+        |f: &FlatLayout, m: &Smem| f.lane.iter().chain(&f.warp).all(|&b| round_of(b, m) == 0);
+    if sb.reps > 0 && !(in_round_0(s, &span) && in_round_0(t, &span)) {
+        sb = super::swizzle::optimal_swizzling_ld_st(&strip(s), &strip(t), elem_bits, false);
+        span = make(&sb);
+    }
+    let offset_bases = sb.bases.clone();
     if offset_bases.len() != total as usize {
         bail!(
             "internal: the shared layout has {} offset bits for a tensor of {}",
@@ -167,7 +199,7 @@ pub fn plan(
             total
         );
     }
-    let span = Span::new(&offset_bases);
+    let rounds = 1u32 << sb.reps;
     let max_vec = (128 / elem_bits).trailing_zeros() as usize;
     let s_side = Side {
         flat: s,
@@ -230,13 +262,13 @@ pub fn plan(
         true,
     )?;
     let cost = Cost {
-        shared_bytes: (1u32 << total) * ebytes,
+        shared_bytes: (1u32 << (total - sb.reps as u32)) * ebytes,
         stores: store.reg_offsets.len() as u32,
         loads: load.reg_offsets.len() as u32,
         vector: store.vec.min(load.vec),
         write_conflicts: conflicts(&store, ebytes, lanes),
         read_conflicts: conflicts(&load, ebytes, lanes),
-        barriers: 1,
+        barriers: 2 * rounds - 1,
         ..Cost::of(Strategy::SharedMemory)
     };
     Ok((
@@ -244,6 +276,7 @@ pub fn plan(
             store,
             load,
             block_barrier,
+            rounds,
             smem,
         },
         cost,

@@ -115,9 +115,27 @@ fn compute_segment(bank_src: &[u64], bank_dst: &[u64], dim: u32, len: usize) -> 
     segment
 }
 
-/// The shared layout's offset bases (vector, then bank, then segment), in flattened coordinates,
-/// and the number of vector bases. `s` and `t` must have no register broadcasting.
-pub fn optimal_swizzling_ld_st(s: &FlatLayout, t: &FlatLayout, bitwidth: u32) -> (Vec<u64>, usize) {
+/// The shared layout's bases, in flattened coordinates: vector, bank and segment bases (the
+/// offset bits), then the `reps` bases (Triton's `buildReps`: segment bases that are registers on
+/// both sides, done in sequential rounds so that the scratch buffer shrinks).
+pub struct SmemBases {
+    /// Offset bases, then rep bases.
+    pub bases: Vec<u64>,
+    /// How many of `bases` are vector bases (kept for printing plans).
+    #[allow(dead_code)]
+    pub vector: usize,
+    /// How many (at the end) are rep bases.
+    pub reps: usize,
+}
+
+/// Triton's `optimalSwizzlingLdSt` followed by `buildReps` (with no bases left for ldmatrix).
+/// `s` and `t` must have no register broadcasting.
+pub fn optimal_swizzling_ld_st(
+    s: &FlatLayout,
+    t: &FlatLayout,
+    bitwidth: u32,
+    allow_reps: bool,
+) -> SmemBases {
     let dim = s.total_bits;
     let (reg_src, reg_dst) = (non_zero(&s.reg), non_zero(&t.reg));
     let mut vbasis = intersection(&reg_src, &reg_dst, dim);
@@ -218,14 +236,28 @@ pub fn optimal_swizzling_ld_st(s: &FlatLayout, t: &FlatLayout, bitwidth: u32) ->
         bbasis = order.iter().map(|&i| bbasis[i]).collect();
     }
     let nvec = vbasis.len();
+    // buildReps: segment bases held in registers on both sides become sequential rounds.
+    let (reps, segment): (Vec<u64>, Vec<u64>) = sbasis
+        .iter()
+        .partition(|b| allow_reps && reg_src.contains(b) && reg_dst.contains(b));
     let mut all = vbasis;
     all.extend(bbasis);
-    all.extend(sbasis);
+    all.extend(segment);
+    let nreps = reps.len();
+    all.extend(reps);
     if all.len() != dim as usize || rref(&all, dim).len() != dim as usize {
         // Not a basis (a degenerate input): fall back to the unswizzled row-major layout.
-        return ((0..dim).map(|b| 1u64 << b).collect(), 0);
+        return SmemBases {
+            bases: (0..dim).map(|b| 1u64 << b).collect(),
+            vector: 0,
+            reps: 0,
+        };
     }
-    (all, nvec)
+    SmemBases {
+        bases: all,
+        vector: nvec,
+        reps: nreps,
+    }
 }
 
 #[cfg(test)]
