@@ -98,18 +98,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("Both equal the layouts parsed at run time above.");
 
     // convert!: the plan is solved at compile time; its cost is a const.
-    const CVT: linear_layouts::Converter<f32, 4, 4> = convert!(Blocked => Mma, f32);
-    println!("\n== convert!(Blocked => Mma, f32): {:?}", CVT.cost);
+    let cvt = convert!(Blocked => Mma, f32);
+    println!("\n== convert!(Blocked => Mma, f32): {:?}", cvt.cost);
     // Run it on the CPU SIMT simulator: 4 warps, each thread holds its 4 elements of a 32x16
     // tensor whose element (i, j) has the value 100 i + j.
     let wrong = std::sync::atomic::AtomicU32::new(0);
-    launch(Launch::new(1, 128, CVT.shared_bytes()), |t| {
+    launch(Launch::new(1, 128, cvt.shared_bytes()), |t| {
         let (lane, warp) = (t.lane(), t.warp());
         let mine: [f32; 4] = std::array::from_fn(|r| {
             let [i, j] = Blocked::apply(r as u32, lane, warp, 0);
             (100 * i + j) as f32
         });
-        let out = CVT.run(t, &mine);
+        let out = cvt.run(t, &mine);
         for (r, v) in out.iter().enumerate() {
             let [i, j] = Mma::apply(r as u32, lane, warp, 0);
             if *v != (100 * i + j) as f32 {

@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
+use linear_layouts::gpu_runtime::convert::Execute;
 use linear_layouts::gpu_runtime::sim::{launch, Launch};
 use linear_layouts::gpu_runtime::{Cost, Strategy};
 use linear_layouts::{convert, Converter, Element, LinearLayout, Thread};
@@ -47,8 +48,8 @@ fn flat(c: &[u32], shape: &[u32]) -> u64 {
         .fold(0u64, |a, (&x, &d)| a * d as u64 + x as u64)
 }
 
-fn check<E: Element, const NS: usize, const ND: usize>(
-    c: &Converter<E, NS, ND>,
+fn check<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>>(
+    c: &Converter<E, NS, ND, X>,
     src: &LinearLayout,
     dst: &LinearLayout,
 ) {
@@ -87,6 +88,8 @@ macro_rules! pairs {
             let c = convert!(l::$a => l::$b, $e);
             let (src, dst) = (l::$a::linear_layout(), l::$b::linear_layout());
             check(&c, &src, &dst);
+            // The tables, interpreted, must agree with the emitted code.
+            check(&c.interpreted(), &src, &dst);
             rows.push(Row { name: $name, bits: <$e as Element>::BITS, src, dst, cost: c.cost });
         )*
         rows

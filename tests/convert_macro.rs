@@ -1,6 +1,7 @@
 //! `convert!` end to end: classic layout pairs, their plan costs, and every one run on the
 //! simulator (each destination register must hold the element the destination layout names).
 
+use linear_layouts::gpu_runtime::convert::Execute;
 use linear_layouts::gpu_runtime::sim::{launch, Launch};
 use linear_layouts::gpu_runtime::Strategy;
 use linear_layouts::{convert, Converter, Element, LinearLayout, Thread};
@@ -47,8 +48,8 @@ fn value<E: Element>(id: u64) -> E {
 }
 
 /// Run `c` on the simulator with `warps` warps; every destination value must be right.
-fn check<E: Element, const NS: usize, const ND: usize>(
-    c: Converter<E, NS, ND>,
+fn check<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>>(
+    c: Converter<E, NS, ND, X>,
     src: LinearLayout,
     dst: LinearLayout,
     warps: u32,

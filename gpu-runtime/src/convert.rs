@@ -346,19 +346,75 @@ fn barrier<T: Thread>(p: &SharedPlan, t: &T) {
     }
 }
 
+/// How a [`Converter`] runs: by interpreting its tables ([`Interpret`], for plans built at run
+/// time) or by the straight-line code `convert!` wrote for it.
+pub trait Execute<E: Element, const NS: usize, const ND: usize> {
+    /// Convert `src` (this thread's values in the source layout).
+    fn execute<T: Thread>(plan: &Plan, t: &T, src: &[E; NS]) -> [E; ND];
+}
+
+/// Run the tables with [`convert`].
+#[derive(Clone, Copy, Debug)]
+pub struct Interpret;
+
+impl<E: Element, const NS: usize, const ND: usize> Execute<E, NS, ND> for Interpret {
+    #[inline(always)]
+    fn execute<T: Thread>(plan: &Plan, t: &T, src: &[E; NS]) -> [E; ND] {
+        convert(plan, t, src)
+    }
+}
+
+/// `vals` (1 to 16 bytes of elements) as little-endian words, as a vector access stores them.
+#[inline(always)]
+pub fn pack<E: Element>(vals: &[E]) -> [u32; 4] {
+    let mut w = [0u32; 4];
+    let eb = E::BITS / 8;
+    let mut k = 0;
+    while k < vals.len() {
+        let bits = vals[k].to_bits();
+        let byte = k as u32 * eb;
+        if eb == 8 {
+            w[(byte / 4) as usize] = bits as u32;
+            w[(byte / 4 + 1) as usize] = (bits >> 32) as u32;
+        } else {
+            w[(byte / 4) as usize] |= (bits as u32) << (8 * (byte % 4));
+        }
+        k += 1;
+    }
+    w
+}
+
+/// Element `k` of words loaded by a vector access.
+#[inline(always)]
+pub fn unpack<E: Element>(w: &[u32; 4], k: usize) -> E {
+    let eb = E::BITS / 8;
+    let byte = k as u32 * eb;
+    let bits = if eb == 8 {
+        (w[(byte / 4) as usize] as u64) | ((w[(byte / 4 + 1) as usize] as u64) << 32)
+    } else {
+        let x = w[(byte / 4) as usize] >> (8 * (byte % 4));
+        (if eb == 4 {
+            x
+        } else {
+            x & ((1u32 << (8 * eb)) - 1)
+        }) as u64
+    };
+    E::from_bits(bits)
+}
+
 /// A conversion `convert!` solved at compile time for element type `E`: `NS` registers per
 /// thread in, `ND` out. Its fields are consts, so `convert!(A => B, f32).cost.shuffles` can be
 /// used in a `const`.
 #[derive(Clone, Copy, Debug)]
-pub struct Converter<E, const NS: usize, const ND: usize> {
+pub struct Converter<E, const NS: usize, const ND: usize, X = Interpret> {
     /// The tables.
     pub plan: Plan<'static>,
     /// What it costs.
     pub cost: Cost,
-    _e: core::marker::PhantomData<fn() -> E>,
+    _e: core::marker::PhantomData<fn() -> (E, X)>,
 }
 
-impl<E: Element, const NS: usize, const ND: usize> Converter<E, NS, ND> {
+impl<E, const NS: usize, const ND: usize, X> Converter<E, NS, ND, X> {
     /// A converter from solved tables (what `convert!` writes).
     pub const fn new(plan: Plan<'static>, cost: Cost) -> Self {
         Converter {
@@ -367,13 +423,20 @@ impl<E: Element, const NS: usize, const ND: usize> Converter<E, NS, ND> {
             _e: core::marker::PhantomData,
         }
     }
+}
 
+impl<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>> Converter<E, NS, ND, X> {
     /// The values this thread holds in the destination layout, from those it holds in the
     /// source. Every thread of the CTA must call it (it may shuffle and synchronise), with
     /// [`Converter::shared_bytes`] of shared memory available to `t`.
     #[inline(always)]
     pub fn run<T: Thread>(&self, t: &T, src: &[E; NS]) -> [E; ND] {
-        convert(&self.plan, t, src)
+        X::execute(&self.plan, t, src)
+    }
+
+    /// The same plan run by interpreting its tables (what tests compare the emitted code with).
+    pub const fn interpreted(&self) -> Converter<E, NS, ND, Interpret> {
+        Converter::new(self.plan, self.cost)
     }
 
     /// Scratch shared memory per CTA, in bytes.

@@ -8,6 +8,7 @@
 //! * backends: [`nvptx`] (on the GPU) and, with the `sim` feature, [`sim`], a CPU SIMT
 //!   simulator that every test uses.
 #![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 #![cfg_attr(
     not(any(target_arch = "nvptx64", feature = "sim")),
     forbid(unsafe_code)

@@ -8,17 +8,24 @@ use crate::thread::Thread;
 /// The calling GPU thread. `smem` is the CTA's shared buffer as a generic pointer (e.g. the
 /// kernel's dynamic shared memory converted with `cvta.shared`).
 pub struct GpuThread {
-    smem: *mut u8,
+    /// The buffer's address in the shared state space (what `st.shared` takes).
+    smem: u32,
 }
 
 impl GpuThread {
-    /// The calling thread, using `smem` for shared memory.
+    /// The calling thread, using `smem` (a generic pointer into shared memory, such as
+    /// `core::intrinsics::gpu::gpu_launch_sized_workgroup_mem`) for shared memory.
     ///
     /// # Safety
     /// `smem` must point to shared memory large enough for the conversions run with it.
     #[inline(always)]
     pub unsafe fn new(smem: *mut u8) -> Self {
-        GpuThread { smem }
+        let a: u64;
+        // SAFETY: converting a generic address to a shared-window address.
+        unsafe {
+            asm!("cvta.to.shared.u64 {a}, {p};", a = out(reg64) a, p = in(reg64) smem as u64, options(pure, nomem, nostack))
+        };
+        GpuThread { smem: a as u32 }
     }
 }
 
@@ -79,33 +86,56 @@ impl Thread for GpuThread {
     }
     #[inline(always)]
     fn st_shared(&self, byte_offset: u32, bytes: u32, w: [u32; 4]) {
+        let a = self.smem + byte_offset;
         // SAFETY: the plan's offsets stay inside the scratch buffer (checked on the simulator).
         unsafe {
-            let p = self.smem.add(byte_offset as usize);
             match bytes {
-                1 => *p = w[0] as u8,
-                2 => *(p as *mut u16) = w[0] as u16,
-                4 => *(p as *mut u32) = w[0],
-                8 => *(p as *mut [u32; 2]) = [w[0], w[1]],
-                _ => *(p as *mut [u32; 4]) = w,
+                1 => {
+                    asm!("st.shared.b8 [{a}], {v};", a = in(reg32) a, v = in(reg16) w[0] as u16, options(nostack))
+                }
+                2 => {
+                    asm!("st.shared.b16 [{a}], {v};", a = in(reg32) a, v = in(reg16) w[0] as u16, options(nostack))
+                }
+                4 => {
+                    asm!("st.shared.b32 [{a}], {v};", a = in(reg32) a, v = in(reg32) w[0], options(nostack))
+                }
+                8 => {
+                    asm!("st.shared.v2.b32 [{a}], {{{x}, {y}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], options(nostack))
+                }
+                _ => {
+                    asm!("st.shared.v4.b32 [{a}], {{{x}, {y}, {z}, {u}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], z = in(reg32) w[2], u = in(reg32) w[3], options(nostack))
+                }
             }
         }
     }
     #[inline(always)]
     fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
+        let a = self.smem + byte_offset;
+        let mut r = [0u32; 4];
         // SAFETY: as st_shared.
         unsafe {
-            let p = self.smem.add(byte_offset as usize);
             match bytes {
-                1 => [*p as u32, 0, 0, 0],
-                2 => [*(p as *const u16) as u32, 0, 0, 0],
-                4 => [*(p as *const u32), 0, 0, 0],
-                8 => {
-                    let v = *(p as *const [u32; 2]);
-                    [v[0], v[1], 0, 0]
+                1 => {
+                    let x: u16;
+                    asm!("ld.shared.u8 {x}, [{a}];", x = out(reg16) x, a = in(reg32) a, options(nostack, readonly));
+                    r[0] = x as u32 & 0xff;
                 }
-                _ => *(p as *const [u32; 4]),
+                2 => {
+                    let x: u16;
+                    asm!("ld.shared.b16 {x}, [{a}];", x = out(reg16) x, a = in(reg32) a, options(nostack, readonly));
+                    r[0] = x as u32;
+                }
+                4 => {
+                    asm!("ld.shared.b32 {x}, [{a}];", x = out(reg32) r[0], a = in(reg32) a, options(nostack, readonly))
+                }
+                8 => {
+                    asm!("ld.shared.v2.b32 {{{x}, {y}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], a = in(reg32) a, options(nostack, readonly))
+                }
+                _ => {
+                    asm!("ld.shared.v4.b32 {{{x}, {y}, {z}, {u}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], z = out(reg32) r[2], u = out(reg32) r[3], a = in(reg32) a, options(nostack, readonly))
+                }
             }
         }
+        r
     }
 }

@@ -3,7 +3,19 @@
 //!
 //! * [`index_math`]: the index functions of eleven layouts, each next to a hand-written
 //!   shift/and/or version of the same map; `cargo xtask ptx-check` compares their PTX.
+//! * [`transpose`]: a tiled transpose through `convert!`, and a copy kernel for comparison.
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(
+        abi_ptx,
+        stdarch_nvptx,
+        core_intrinsics,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem
+    )
+)]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
 pub mod index_math;
+pub mod transpose;

@@ -289,9 +289,20 @@ pub fn solve(input: TokenStream) -> TokenStream {
     let (ns, nd) = (plan.src_regs, plan.dst_regs);
     let elem = &s.elem;
     let _ = Span::call_site();
+    let exec = emit_exec(&plan, elem);
     quote! {
         {
-            const __CONVERTER: ::linear_layouts::Converter<#elem, #ns, #nd> = ::linear_layouts::Converter::new(
+            /// The conversion as straight-line code.
+            #[derive(Clone, Copy, Debug)]
+            struct __Emitted;
+            impl #rt::Execute<#elem, #ns, #nd> for __Emitted {
+                #[inline(always)]
+                #[allow(unused_variables, unused_mut, unused_parens, clippy::all)]
+                fn execute<T: ::linear_layouts::Thread>(_plan: &#rt::Plan, t: &T, src: &[#elem; #ns]) -> [#elem; #nd] {
+                    #exec
+                }
+            }
+            const __CONVERTER: ::linear_layouts::Converter<#elem, #ns, #nd, __Emitted> = ::linear_layouts::Converter::new(
                 #body,
                 #rt::Cost {
                     strategy: #rt::Strategy::#strategy,
@@ -300,6 +311,197 @@ pub fn solve(input: TokenStream) -> TokenStream {
                 },
             );
             __CONVERTER
+        }
+    }
+}
+
+/// A linear map of lane and warp bits to a 32-bit value (a byte offset or a lane id), as
+/// straight-line shift/mask terms over `lane` and `warp` (layout-core's apply plan).
+fn linear_expr(lane_bases: &[u32], warp_bases: &[u32]) -> TokenStream {
+    use layout_core::LinearLayout;
+    let col = |b: &[u32]| -> Vec<Vec<i32>> { b.iter().map(|&x| vec![x as i32]).collect() };
+    let max = lane_bases
+        .iter()
+        .chain(warp_bases)
+        .fold(0u32, |a, &b| a | b);
+    let size = (max as u64 + 1).next_power_of_two().max(1) as i32;
+    let l = LinearLayout::from_parts(
+        vec![
+            ("lane".to_string(), col(lane_bases)),
+            ("warp".to_string(), col(warp_bases)),
+        ],
+        vec![("x".to_string(), size)],
+        false,
+    );
+    match l {
+        Ok(l) => {
+            let exprs = crate::emit::plan_exprs(&l.apply_plan(), &[quote!(lane), quote!(warp)]);
+            let e = &exprs[0];
+            quote!((#e))
+        }
+        Err(_) => quote!(0u32),
+    }
+}
+
+/// The straight-line body of a converter: `t`, `src` in scope, evaluates to `[E; ND]`.
+fn emit_exec(plan: &ConversionPlan, elem: &Ident) -> TokenStream {
+    let rt = quote!(::linear_layouts::gpu_runtime::convert);
+    let sel = quote!(::linear_layouts::gpu_runtime::thread::select);
+    match &plan.body {
+        PlanBody::Registers(perm) => {
+            let idx = perm.iter().map(|&p| p as usize);
+            quote!([#(src[#idx]),*])
+        }
+        PlanBody::Shuffles(p) => {
+            let ne = p.gather.len();
+            let (per, nw) = if p.pack < 0 {
+                (1usize, ne * 2)
+            } else {
+                (1usize << p.pack, ne >> p.pack)
+            };
+            let mut st = Vec::new();
+            st.push(quote!(let lane = ::linear_layouts::Thread::lane(t);));
+            st.push(quote!(let mut w = [0u32; #nw];));
+            for x in 0..(if p.pack < 0 { ne } else { nw }) {
+                if p.pack < 0 {
+                    let g = p.gather[x] as usize;
+                    let (w0, w1) = (2 * x, 2 * x + 1);
+                    st.push(quote! {
+                        let b = ::linear_layouts::Element::to_bits(src[#g]);
+                        w[#w0] = b as u32;
+                        w[#w1] = (b >> 32) as u32;
+                    });
+                } else {
+                    let gs = (0..per).map(|k| p.gather[x * per + k] as usize);
+                    st.push(quote!(w[#x] = #rt::pack::<#elem>(&[#(src[#gs]),*])[0];));
+                }
+            }
+            let wb = |r: u8| r as usize;
+            let pairs = |r: usize| {
+                (0..nw)
+                    .filter(move |x| (x >> r) & 1 == 0)
+                    .map(move |x| (x, x | (1 << r)))
+            };
+            if p.ship {
+                let (r, l) = (wb(p.swaps[0].0), p.swaps[0].1 as u32);
+                let m = 1u32 << l;
+                st.push(quote!(let c = (lane >> #l) & 1 != 0;));
+                for (x0, x1) in pairs(r) {
+                    st.push(quote! {
+                        let send = #sel(c, w[#x0], w[#x1]);
+                        let recv = ::linear_layouts::Thread::shfl_xor(t, send, #m);
+                        let (a, b) = (w[#x0], w[#x1]);
+                        w[#x0] = #sel(c, recv, a);
+                        w[#x1] = #sel(c, b, recv);
+                    });
+                }
+            } else {
+                let stage = |lane_var: TokenStream, st: &mut Vec<TokenStream>| {
+                    for &(r, l) in &p.swaps {
+                        let l = l as u32;
+                        st.push(quote!(let c = (#lane_var >> #l) & 1 != 0;));
+                        for (x0, x1) in pairs(wb(r)) {
+                            st.push(quote! {
+                                let (a, b) = (w[#x0], w[#x1]);
+                                w[#x0] = #sel(c, b, a);
+                                w[#x1] = #sel(c, a, b);
+                            });
+                        }
+                    }
+                };
+                stage(quote!(lane), &mut st);
+                let identity = p.lane_map.is_empty();
+                if !identity {
+                    let e = linear_expr(&p.lane_map, &[]);
+                    st.push(quote!(let warp = 0u32; let src_lane: u32 = #e; let _ = warp;));
+                }
+                for x in 0..nw {
+                    let mask = p
+                        .swaps
+                        .iter()
+                        .filter(|(r, _)| (x >> wb(*r)) & 1 == 1)
+                        .fold(0u32, |a, (_, l)| a | (1 << l));
+                    if !identity {
+                        st.push(quote!(w[#x] = ::linear_layouts::Thread::shfl_idx(t, w[#x], src_lane ^ #mask);));
+                    } else if mask != 0 {
+                        st.push(
+                            quote!(w[#x] = ::linear_layouts::Thread::shfl_xor(t, w[#x], #mask);),
+                        );
+                    }
+                }
+                stage(
+                    if identity {
+                        quote!(lane)
+                    } else {
+                        quote!(src_lane)
+                    },
+                    &mut st,
+                );
+            }
+            let outs = p.scatter.iter().map(|&e| {
+                let e = e as usize;
+                if p.pack < 0 {
+                    let (w0, w1) = (2 * e, 2 * e + 1);
+                    quote!(<#elem as ::linear_layouts::Element>::from_bits((w[#w0] as u64) | ((w[#w1] as u64) << 32)))
+                } else {
+                    let (x, k) = (e / per, e % per);
+                    quote!(#rt::unpack::<#elem>(&[w[#x], 0, 0, 0], #k))
+                }
+            });
+            quote!({ #(#st)* [#(#outs),*] })
+        }
+        PlanBody::Shared(p) => {
+            let (s, l) = (&p.store, &p.load);
+            let sbase = linear_expr(&s.lane_bases, &s.warp_bases);
+            let lbase = linear_expr(&l.lane_bases, &l.warp_bases);
+            let barrier = if p.block_barrier {
+                quote!(::linear_layouts::Thread::sync_block(t);)
+            } else {
+                quote!(::linear_layouts::Thread::sync_warp(t);)
+            };
+            let rounds = p.rounds.max(1) as usize;
+            let (sper, lper) = (s.reg_offsets.len() / rounds, l.reg_offsets.len() / rounds);
+            let eb = quote!((<#elem as ::linear_layouts::Element>::BITS / 8));
+            let (svec, lvec) = (s.vec as usize, l.vec as usize);
+            let (sbytes, lbytes) = (s.vec, l.vec);
+            let (lskip, wskip) = (s.lane_skip, s.warp_skip);
+            let nd = plan.dst_regs;
+            let mut st = Vec::new();
+            st.push(quote! {
+                let lane = ::linear_layouts::Thread::lane(t);
+                let warp = ::linear_layouts::Thread::warp(t);
+                let sbase: u32 = #sbase;
+                let lbase: u32 = #lbase;
+                let store_here = lane & #lskip == 0 && warp & #wskip == 0;
+                let mut out = [<#elem as Default>::default(); #nd];
+            });
+            for r in 0..rounds {
+                if r > 0 {
+                    st.push(barrier.clone());
+                }
+                let mut stores = Vec::new();
+                for v in r * sper..(r + 1) * sper {
+                    let off = s.reg_offsets[v];
+                    let regs = (0..svec).map(|k| s.regs[v * svec + k] as usize);
+                    stores.push(quote! {
+                        ::linear_layouts::Thread::st_shared(t, sbase ^ #off, #sbytes * #eb, #rt::pack::<#elem>(&[#(src[#regs]),*]));
+                    });
+                }
+                st.push(quote!(if store_here { #(#stores)* }));
+                st.push(barrier.clone());
+                for v in r * lper..(r + 1) * lper {
+                    let off = l.reg_offsets[v];
+                    let sets = (0..lvec).map(|k| {
+                        let reg = l.regs[v * lvec + k] as usize;
+                        quote!(out[#reg] = #rt::unpack::<#elem>(&x, #k);)
+                    });
+                    st.push(quote! {
+                        let x = ::linear_layouts::Thread::ld_shared(t, lbase ^ #off, #lbytes * #eb);
+                        #(#sets)*
+                    });
+                }
+            }
+            quote!({ #(#st)* out })
         }
     }
 }

@@ -15,7 +15,7 @@ fn u32_lit(v: u32) -> Literal {
 }
 
 /// One out-dim's expression: the plan's terms over the named inputs, `|` where bits are disjoint.
-fn plan_exprs(plan: &ApplyPlan, inputs: &[TokenStream]) -> Vec<TokenStream> {
+pub(crate) fn plan_exprs(plan: &ApplyPlan, inputs: &[TokenStream]) -> Vec<TokenStream> {
     plan.terms
         .iter()
         .zip(&plan.disjoint)

@@ -1,0 +1,70 @@
+//! Transpose of an `n x n` matrix by 64x64 tiles: each CTA of 4 warps loads its tile in a
+//! row-major blocked layout (16-byte coalesced loads), `convert!`s it to the column-major blocked
+//! layout through the shared memory the plan picks, and stores it transposed (16-byte coalesced
+//! stores). Plus a plain copy kernel, the bandwidth yardstick.
+
+use linear_layouts::{convert, layout};
+
+layout! {
+    /// Rows of 64 f32: lanes 0-15 cover a row with 4 consecutive elements each.
+    pub TileIn = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+    /// The same tile column-major: each thread holds 4 consecutive rows of one column.
+    pub TileOut = blocked(sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 64];
+}
+
+/// Shared memory the transpose needs per CTA, in bytes (the plan's, solved at compile time).
+pub const TRANSPOSE_SMEM: u32 = convert!(TileIn => TileOut, f32).cost.shared_bytes;
+
+/// 16 bytes, aligned as a vector load needs.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub struct V4(pub [f32; 4]);
+
+#[cfg(target_arch = "nvptx64")]
+mod gpu {
+    use super::*;
+    use core::arch::nvptx::*;
+    use linear_layouts::gpu_runtime::nvptx::GpuThread;
+    use linear_layouts::Thread;
+
+    /// `out = in^T` for `n x n` f32, `n` a multiple of 64; grid `(n/64, n/64)`, 128 threads,
+    /// `TRANSPOSE_SMEM` bytes of dynamic shared memory.
+    ///
+    /// # Safety
+    /// `inp` and `out` hold `n * n` elements, 16-byte aligned.
+    #[no_mangle]
+    pub unsafe extern "ptx-kernel" fn transpose_f32(inp: *const f32, out: *mut f32, n: u32) {
+        let t = unsafe {
+            GpuThread::new(core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<V4>() as *mut u8)
+        };
+        let (lane, warp) = (t.lane(), t.warp());
+        let (row0, col0) = (_block_idx_y() as u32 * 64, _block_idx_x() as u32 * 64);
+        let mut v = [0f32; 32];
+        for g in 0..8 {
+            let [i, j] = TileIn::apply(4 * g as u32, lane, warp, 0);
+            let p = unsafe { inp.add(((row0 + i) * n + col0 + j) as usize) as *const V4 };
+            let x = unsafe { p.read() };
+            v[4 * g..4 * g + 4].copy_from_slice(&x.0);
+        }
+        let w = convert!(TileIn => TileOut, f32).run(&t, &v);
+        for g in 0..8 {
+            let [i, j] = TileOut::apply(4 * g as u32, lane, warp, 0);
+            let p = unsafe { out.add(((col0 + j) * n + row0 + i) as usize) as *mut V4 };
+            unsafe { p.write(V4([w[4 * g], w[4 * g + 1], w[4 * g + 2], w[4 * g + 3]])) };
+        }
+    }
+
+    /// `out = in`, `n4` 16-byte vectors, one per thread per iteration (grid-stride).
+    ///
+    /// # Safety
+    /// `inp` and `out` hold `n4` 16-byte vectors.
+    #[no_mangle]
+    pub unsafe extern "ptx-kernel" fn copy_v4(inp: *const V4, out: *mut V4, n4: u32) {
+        let stride = _grid_dim_x() as u32 * _block_dim_x() as u32;
+        let mut i = _block_idx_x() as u32 * _block_dim_x() as u32 + _thread_idx_x() as u32;
+        while i < n4 {
+            unsafe { out.add(i as usize).write(inp.add(i as usize).read()) };
+            i += stride;
+        }
+    }
+}

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Run the Rust kernels' PTX on the GPU: check and time the transpose against a device-to-device
+copy, our own copy kernel and Triton's Gluon transpose, all in one run.
+
+On the device machine (it has cupy, torch and triton): python3 scripts/gpu_bench.py target/ptx/kernels.ptx
+The PTX comes from `cargo xtask ptx` here (carry target/ptx).
+"""
+import sys
+import numpy as np
+import cupy as cp
+
+PTX = sys.argv[1] if len(sys.argv) > 1 else "target/ptx/kernels.ptx"
+N = int(sys.argv[2]) if len(sys.argv) > 2 else 16384
+REPS = 30
+
+
+def bench(fn, reps=REPS, warm=3):
+    for _ in range(warm):
+        fn()
+    cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(reps):
+        a, b = cp.cuda.Event(), cp.cuda.Event()
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(cp.cuda.get_elapsed_time(a, b))
+    return float(np.median(times))
+
+
+def main():
+    mod = cp.RawModule(path=PTX)
+    transpose = mod.get_function("transpose_f32")
+    copy = mod.get_function("copy_v4")
+    rows = []
+    x = cp.random.standard_normal((N, N), dtype=cp.float32)
+    y = cp.full((N, N), cp.nan, dtype=cp.float32)
+    nbytes = 2 * x.nbytes
+
+    def run_t():
+        transpose((N // 64, N // 64), (128,), (x, y, np.uint32(N)), shared_mem=16384)
+
+    run_t()
+    cp.cuda.Device().synchronize()
+    ok = bool(cp.array_equal(y, x.T))
+    # Fresh inputs for a second check.
+    x2 = cp.random.standard_normal((N, N), dtype=cp.float32)
+    y[...] = cp.nan
+    transpose((N // 64, N // 64), (128,), (x2, y, np.uint32(N)), shared_mem=16384)
+    ok = ok and bool(cp.array_equal(y, x2.T))
+    print(f"rust transpose f32 correct: {ok}")
+    t_copy = bench(lambda: cp.copyto(y, x))
+    t_ours_copy = bench(lambda: copy((132 * 8,), (256,), (x, y, np.uint32(x.nbytes // 16))))
+    t_t = bench(run_t)
+    rows.append(("device-to-device copy (cupy)", t_copy))
+    rows.append(("rust copy_v4", t_ours_copy))
+    rows.append(("rust transpose f32 (convert!)", t_t))
+    try:
+        import torch
+        xt = torch.as_tensor(x, device="cuda")
+        rows.append(("torch x.t().contiguous() f32", bench(lambda: xt.t().contiguous())))
+    except Exception as e:
+        print("torch:", e)
+    try:
+        rows.append(("triton gluon transpose f32", triton_transpose(x, y)))
+    except Exception as e:
+        print("triton:", repr(e)[:300])
+    print(f"\nN = {N}, f32, bytes moved per op = {nbytes / 1e9:.2f} GB (read + write); median of {REPS}")
+    print(f"{'kernel':40} {'ms':>8} {'TB/s':>7} {'% of copy':>9}")
+    for name, t in rows:
+        print(f"{name:40} {t:8.3f} {nbytes / t / 1e9:7.2f} {100 * t_copy / t:8.1f}%")
+
+
+def triton_transpose(x, y):
+    import torch
+    import triton
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as ttgl
+
+    @gluon.jit
+    def k(src, dst, N: ttgl.constexpr, SRC: ttgl.constexpr, DST: ttgl.constexpr):
+        pm = ttgl.program_id(1) * 64
+        pn = ttgl.program_id(0) * 64
+        rm = ttgl.arange(0, 64, layout=ttgl.SliceLayout(1, SRC))
+        rn = ttgl.arange(0, 64, layout=ttgl.SliceLayout(0, SRC))
+        t = ttgl.load(src + (pm + rm)[:, None] * N + (pn + rn)[None, :])
+        t = ttgl.convert_layout(t, DST)
+        dm = ttgl.arange(0, 64, layout=ttgl.SliceLayout(1, DST))
+        dn = ttgl.arange(0, 64, layout=ttgl.SliceLayout(0, DST))
+        ttgl.store(dst + (pn + dn)[None, :] * N + (pm + dm)[:, None], t)
+
+    src = ttgl.BlockedLayout([1, 4], [2, 16], [4, 1], [1, 0])
+    dst = ttgl.BlockedLayout([4, 1], [16, 2], [1, 4], [0, 1])
+    xt = torch.as_tensor(x, device="cuda")
+    yt = torch.as_tensor(y, device="cuda")
+    n = x.shape[0]
+    grid = (n // 64, n // 64)
+    run = lambda: k[grid](xt, yt, n, src, dst, num_warps=4)
+    run()
+    torch.cuda.synchronize()
+    assert torch.equal(yt, xt.t()), "triton transpose wrong"
+    return bench(run)
+
+
+if __name__ == "__main__":
+    main()
