@@ -11,6 +11,8 @@ import cupy as cp
 
 PTX = sys.argv[1] if len(sys.argv) > 1 else "target/ptx/kernels.ptx"
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 16384
+# --sanitize: run each kernel once, checked, for compute-sanitizer (no timing).
+SANITIZE = "--sanitize" in sys.argv
 REPS = 30
 
 
@@ -29,10 +31,28 @@ def bench(fn, reps=REPS, warm=3):
     return float(np.median(times))
 
 
+def check_transpose(fn, dtype, smem):
+    """Two runs on fresh random inputs into a poisoned output; every element must be right."""
+    ok = True
+    for _ in range(2):
+        x = cp.random.randint(0, 60000, size=(N, N), dtype=cp.int32).astype(dtype)
+        y = cp.full((N, N), 0xFFFF if dtype == cp.uint16 else cp.nan, dtype=dtype)
+        fn((N // 64, N // 64), (128,), (x, y, np.uint32(N)), shared_mem=smem)
+        cp.cuda.Device().synchronize()
+        ok = ok and bool(cp.array_equal(y, x.T))
+    return ok
+
+
 def main():
     mod = cp.RawModule(path=PTX)
     transpose = mod.get_function("transpose_f32")
+    transpose16 = mod.get_function("transpose_u16")
     copy = mod.get_function("copy_v4")
+    if SANITIZE:
+        print("f32", check_transpose(transpose, cp.float32, 16384))
+        print("u16", check_transpose(transpose16, cp.uint16, 8192))
+        return
+    print(f"rust transpose u16 correct: {check_transpose(transpose16, cp.uint16, 8192)}")
     rows = []
     x = cp.random.standard_normal((N, N), dtype=cp.float32)
     y = cp.full((N, N), cp.nan, dtype=cp.float32)
@@ -63,16 +83,32 @@ def main():
     except Exception as e:
         print("torch:", e)
     try:
-        rows.append(("triton gluon transpose f32", triton_transpose(x, y)))
+        rows.append(("triton gluon transpose f32", triton_transpose(x, y, [1, 4], [2, 16], [4, 1], [16, 2])))
     except Exception as e:
         print("triton:", repr(e)[:300])
+    # 16-bit: the same bytes moved.
+    x16 = cp.random.randint(0, 60000, size=(N, N), dtype=cp.int32).astype(cp.uint16)
+    y16 = cp.empty_like(x16)
+    nb16 = 2 * x16.nbytes
+    t_copy16 = bench(lambda: cp.copyto(y16, x16))
+    rows16 = [("device-to-device copy (cupy) 16-bit", t_copy16)]
+    rows16.append(("rust transpose u16 (convert!)", bench(lambda: transpose16((N // 64, N // 64), (128,), (x16, y16, np.uint32(N)), shared_mem=8192))))
+    try:
+        import torch
+        h = torch.as_tensor(x16, device="cuda").view(torch.float16)
+        rows16.append(("torch x.t().contiguous() f16", bench(lambda: h.t().contiguous())))
+        rows16.append(("triton gluon transpose f16", triton_transpose(h, torch.empty_like(h), [1, 8], [4, 8], [8, 1], [8, 4])))
+    except Exception as e:
+        print("triton f16:", repr(e)[:300])
     print(f"\nN = {N}, f32, bytes moved per op = {nbytes / 1e9:.2f} GB (read + write); median of {REPS}")
     print(f"{'kernel':40} {'ms':>8} {'TB/s':>7} {'% of copy':>9}")
     for name, t in rows:
         print(f"{name:40} {t:8.3f} {nbytes / t / 1e9:7.2f} {100 * t_copy / t:8.1f}%")
+    for name, t in rows16:
+        print(f"{name:40} {t:8.3f} {nb16 / t / 1e9:7.2f} {100 * t_copy16 / t:8.1f}%")
 
 
-def triton_transpose(x, y):
+def triton_transpose(x, y, spt_in, tpw_in, spt_out, tpw_out):
     import torch
     import triton
     from triton.experimental import gluon
@@ -90,8 +126,8 @@ def triton_transpose(x, y):
         dn = ttgl.arange(0, 64, layout=ttgl.SliceLayout(0, DST))
         ttgl.store(dst + (pn + dn)[None, :] * N + (pm + dm)[:, None], t)
 
-    src = ttgl.BlockedLayout([1, 4], [2, 16], [4, 1], [1, 0])
-    dst = ttgl.BlockedLayout([4, 1], [16, 2], [1, 4], [0, 1])
+    src = ttgl.BlockedLayout(spt_in, tpw_in, [4, 1], [1, 0])
+    dst = ttgl.BlockedLayout(spt_out, tpw_out, [1, 4], [0, 1])
     xt = torch.as_tensor(x, device="cuda")
     yt = torch.as_tensor(y, device="cuda")
     n = x.shape[0]

@@ -10,7 +10,14 @@ layout! {
     pub TileIn = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
     /// The same tile column-major: each thread holds 4 consecutive rows of one column.
     pub TileOut = blocked(sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 64];
+    /// Rows of 64 halves: 8 consecutive elements (16 bytes) per thread.
+    pub TileIn16 = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+    /// Column-major, 8 consecutive rows per thread.
+    pub TileOut16 = blocked(sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 64];
 }
+
+/// Shared memory of the 16-bit transpose per CTA, in bytes.
+pub const TRANSPOSE16_SMEM: u32 = convert!(TileIn16 => TileOut16, u16).cost.shared_bytes;
 
 /// Shared memory the transpose needs per CTA, in bytes (the plan's, solved at compile time).
 pub const TRANSPOSE_SMEM: u32 = convert!(TileIn => TileOut, f32).cost.shared_bytes;
@@ -19,6 +26,11 @@ pub const TRANSPOSE_SMEM: u32 = convert!(TileIn => TileOut, f32).cost.shared_byt
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
 pub struct V4(pub [f32; 4]);
+
+/// 8 halves, 16-byte aligned.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub struct V8(pub [u16; 8]);
 
 #[cfg(target_arch = "nvptx64")]
 mod gpu {
@@ -51,6 +63,34 @@ mod gpu {
             let [i, j] = TileOut::apply(4 * g as u32, lane, warp, 0);
             let p = unsafe { out.add(((col0 + j) * n + row0 + i) as usize) as *mut V4 };
             unsafe { p.write(V4([w[4 * g], w[4 * g + 1], w[4 * g + 2], w[4 * g + 3]])) };
+        }
+    }
+
+    /// `out = in^T` for `n x n` 16-bit elements; grid `(n/64, n/64)`, 128 threads,
+    /// `TRANSPOSE16_SMEM` bytes of dynamic shared memory.
+    ///
+    /// # Safety
+    /// `inp` and `out` hold `n * n` elements, 16-byte aligned.
+    #[no_mangle]
+    pub unsafe extern "ptx-kernel" fn transpose_u16(inp: *const u16, out: *mut u16, n: u32) {
+        let t = unsafe {
+            GpuThread::new(core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<V4>() as *mut u8)
+        };
+        let (lane, warp) = (t.lane(), t.warp());
+        let (row0, col0) = (_block_idx_y() as u32 * 64, _block_idx_x() as u32 * 64);
+        let mut v = [0u16; 32];
+        for g in 0..4 {
+            let [i, j] = TileIn16::apply(8 * g as u32, lane, warp, 0);
+            let p = unsafe { inp.add(((row0 + i) * n + col0 + j) as usize) as *const V8 };
+            v[8 * g..8 * g + 8].copy_from_slice(&unsafe { p.read() }.0);
+        }
+        let w = convert!(TileIn16 => TileOut16, u16).run(&t, &v);
+        for g in 0..4 {
+            let [i, j] = TileOut16::apply(8 * g as u32, lane, warp, 0);
+            let p = unsafe { out.add(((col0 + j) * n + row0 + i) as usize) as *mut V8 };
+            let mut x = [0u16; 8];
+            x.copy_from_slice(&w[8 * g..8 * g + 8]);
+            unsafe { p.write(V8(x)) };
         }
     }
 
