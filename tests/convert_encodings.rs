@@ -1,0 +1,233 @@
+//! Conversions between random layouts of every distributed encoding on the simulator: blocked,
+//! nvidia_mma v2 and v3, dot_op (MMA and blocked parents), slice, linear, and AMD's mfma on
+//! 64-lane warps, over a common 2-D shape (broadcasting where a layout's tile is larger than the
+//! tensor). Every destination register must hold exactly the element the destination layout
+//! names, for 8-, 16-, 32- and 64-bit elements. `CONVERT_ENC_CASES` sets the number of pairs
+//! (default 3,000; tests/convert_sim.rs runs 10,000 random linear pairs besides).
+
+use std::sync::Mutex;
+
+use linear_layouts::convert::{plan_conversion, Force};
+use linear_layouts::encodings::{AmdMfma, Blocked, Cga, NvidiaMma};
+use linear_layouts::gpu_runtime::convert::convert_slices;
+use linear_layouts::gpu_runtime::sim::{launch, Launch};
+use linear_layouts::gpu_runtime::{Element, Thread};
+use linear_layouts::runtime_convert::runtime_plan;
+use linear_layouts::{Encoding, LinearLayout};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+
+fn cases() -> u32 {
+    std::env::var("CONVERT_ENC_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3000)
+}
+
+/// Split `2^total` into `parts` powers of two by the random bits in `r`.
+fn split(total: u32, parts: usize, r: &[u8]) -> Vec<u32> {
+    let mut v = vec![0u32; parts];
+    for i in 0..total as usize {
+        v[r[i % r.len()] as usize % parts] += 1;
+    }
+    v.into_iter().map(|b| 1 << b).collect()
+}
+
+/// A random encoding for `warps` warps of `lanes` lanes, rank 2, from the knob bytes.
+fn encoding(k: &[u8], warps: u32, lanes: u32) -> Encoding {
+    let lane_bits = lanes.trailing_zeros();
+    let warp_bits = warps.trailing_zeros();
+    let blocked = |k: &[u8], rank: usize| {
+        Encoding::Blocked(Blocked {
+            size_per_thread: split(k[0] as u32 % 4, rank, &k[1..4]),
+            threads_per_warp: split(lane_bits, rank, &k[4..8]),
+            warps_per_cta: split(warp_bits, rank, &k[8..10]),
+            order: if k[10] % 2 == 0 {
+                (0..rank as u32).rev().collect()
+            } else {
+                (0..rank as u32).collect()
+            },
+            cga: Cga::single(rank),
+        })
+    };
+    let mma = |k: &[u8]| {
+        let w = split(warp_bits, 2, &k[11..13]);
+        Encoding::NvidiaMma(NvidiaMma {
+            version_major: 2,
+            version_minor: 0,
+            warps_per_cta: w,
+            instr_shape: vec![16, 8],
+            cga: Cga::single(2),
+        })
+    };
+    if lanes == 64 {
+        return match k[15] % 2 {
+            0 => Encoding::AmdMfma(AmdMfma {
+                version: 3,
+                warps_per_cta: split(warp_bits, 2, &k[11..13]),
+                instr_shape: if k[13] % 2 == 0 {
+                    vec![32, 32]
+                } else {
+                    vec![16, 16]
+                },
+                is_transposed: k[14] % 2 == 0,
+                tiles_per_warp: vec![1, 1],
+                element_bit_width: 32,
+                cga: Cga::single(2),
+            }),
+            _ => blocked(k, 2),
+        };
+    }
+    match k[15] % 6 {
+        0 | 1 => blocked(k, 2),
+        2 => mma(k),
+        3 => Encoding::DotOperand {
+            op_idx: (k[13] % 2) as u32,
+            parent: Box::new(mma(k)),
+            k_width: [1, 2, 4, 8][(k[14] % 4) as usize],
+        },
+        4 => Encoding::Slice {
+            dim: (k[13] % 3) as u32,
+            parent: Box::new(blocked(k, 3)),
+        },
+        _ => {
+            if warps == 4 && k[13] % 2 == 0 {
+                Encoding::NvidiaMma(NvidiaMma {
+                    version_major: 3,
+                    version_minor: 0,
+                    warps_per_cta: vec![4, 1],
+                    instr_shape: vec![16, [8, 16, 32][(k[14] % 3) as usize], 16],
+                    cga: Cga::single(2),
+                })
+            } else {
+                Encoding::DotOperand {
+                    op_idx: (k[13] % 2) as u32,
+                    parent: Box::new(blocked(k, 2)),
+                    k_width: 0,
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Pair {
+    shape: [i64; 2],
+    warps: u32,
+    lanes: u32,
+    src: Encoding,
+    dst: Encoding,
+    bits: u32,
+}
+
+fn pair() -> impl Strategy<Value = (Pair, LinearLayout, LinearLayout)> {
+    (
+        0u32..4,
+        0u32..4,
+        0u32..3,
+        prop::bool::weighted(0.15),
+        prop::collection::vec(any::<u8>(), 16),
+        prop::collection::vec(any::<u8>(), 16),
+        0usize..4,
+    )
+        .prop_filter_map("a valid pair", |(m, n, w, amd, a, b, bits)| {
+            let shape = [8i64 << m, 8i64 << n];
+            let warps = 1 << w;
+            let lanes = if amd { 64 } else { 32 };
+            let (src, dst) = (encoding(&a, warps, lanes), encoding(&b, warps, lanes));
+            let ls = src.to_linear_layout(&shape).ok()?;
+            let ld = dst.to_linear_layout(&shape).ok()?;
+            // Same lanes and warps per CTA (a layout may cover fewer warps than the CTA has).
+            if ls.in_dim_size("lane") != lanes as i32 || ld.in_dim_size("lane") != lanes as i32 {
+                return None;
+            }
+            if ls.in_dim_size("warp") != warps as i32 || ld.in_dim_size("warp") != warps as i32 {
+                return None;
+            }
+            let p = Pair {
+                shape,
+                warps,
+                lanes,
+                src,
+                dst,
+                bits: [8, 16, 32, 64][bits],
+            };
+            Some((p, ls, ld))
+        })
+}
+
+fn value<E: Element>(c: &[u32], shape: &[i64; 2]) -> E {
+    let id = c[0] as u64 * shape[1] as u64 + c[1] as u64;
+    E::from_bits(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - E::BITS))
+}
+
+fn run<E: Element>(p: &Pair, src: &LinearLayout, dst: &LinearLayout) -> Result<String, String> {
+    let plan =
+        plan_conversion(src, dst, E::BITS, Force::Auto).map_err(|e| format!("planning: {}", e))?;
+    let rp = runtime_plan(&plan);
+    let bad = Mutex::new(None);
+    let (ns, nd) = (
+        src.in_dim_size("register") as u32,
+        dst.in_dim_size("register") as u32,
+    );
+    let l = Launch {
+        blocks: 1,
+        threads: p.lanes * p.warps,
+        warp_size: p.lanes,
+        shared_bytes: plan.cost.shared_bytes.max(4),
+    };
+    launch(l, |t| {
+        let (lane, warp) = (t.lane(), t.warp());
+        let vals: Vec<E> = (0..ns)
+            .map(|r| value(&src.apply_flat(&[r, lane, warp, 0]), &p.shape))
+            .collect();
+        let mut out = vec![E::default(); nd as usize];
+        convert_slices(&rp, t, &vals, &mut out);
+        for r in 0..nd {
+            let want: E = value(&dst.apply_flat(&[r, lane, warp, 0]), &p.shape);
+            if out[r as usize].to_bits() != want.to_bits() {
+                *bad.lock().unwrap() = Some(format!("lane {} warp {} register {}", lane, warp, r));
+            }
+        }
+    })
+    .map_err(|e| format!("simulator: {}", e))?;
+    match bad.into_inner().unwrap() {
+        Some(b) => Err(format!(
+            "{:?}: wrong value at {}; plan {:?}",
+            plan.cost, b, plan.body
+        )),
+        None => Ok(format!("{:?}", plan.cost.strategy)),
+    }
+}
+
+#[test]
+fn random_encoding_pairs_on_the_simulator() {
+    let mut runner = TestRunner::new(Config {
+        cases: cases(),
+        failure_persistence: None,
+        max_global_rejects: 1_000_000,
+        ..Config::default()
+    });
+    let seen = Mutex::new(std::collections::BTreeMap::new());
+    let r = runner.run(&pair(), |(p, src, dst)| {
+        let res = match p.bits {
+            8 => run::<u8>(&p, &src, &dst),
+            16 => run::<u16>(&p, &src, &dst),
+            32 => run::<u32>(&p, &src, &dst),
+            _ => run::<u64>(&p, &src, &dst),
+        };
+        let s = res.map_err(TestCaseError::fail)?;
+        let kinds = format!("{} -> {}", p.src.name(), p.dst.name());
+        let mut m = seen.lock().unwrap();
+        *m.entry(s).or_insert(0u32) += 1;
+        *m.entry(kinds).or_insert(0u32) += 1;
+        Ok(())
+    });
+    let m = seen.into_inner().unwrap();
+    println!("{:#?}", m);
+    assert!(
+        r.is_ok(),
+        "{}",
+        r.err().map(|e| e.to_string()).unwrap_or_default()
+    );
+}
