@@ -3,16 +3,6 @@
 use gpu_runtime::convert as rt;
 use layout_core::convert as core_cvt;
 
-/// The strategy in gpu-runtime's terms.
-pub fn runtime_strategy(s: core_cvt::Strategy) -> rt::Strategy {
-    match s {
-        core_cvt::Strategy::Nothing => rt::Strategy::Nothing,
-        core_cvt::Strategy::Registers => rt::Strategy::Registers,
-        core_cvt::Strategy::Shuffles => rt::Strategy::Shuffles,
-        core_cvt::Strategy::SharedMemory => rt::Strategy::SharedMemory,
-    }
-}
-
 fn access(a: &core_cvt::SmemAccess) -> rt::SmemAccess<'_> {
     rt::SmemAccess {
         vec: a.vec,

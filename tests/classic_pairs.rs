@@ -9,10 +9,10 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use linear_layouts::gpu_runtime::convert::Execute;
-use linear_layouts::gpu_runtime::sim::{launch, Launch};
+mod support;
 use linear_layouts::gpu_runtime::{Cost, Strategy};
-use linear_layouts::{convert, Converter, Element, LinearLayout, Thread};
+use linear_layouts::{convert, Element, LinearLayout};
+use support::check;
 
 mod l {
     use linear_layouts::layout;
@@ -40,37 +40,6 @@ mod l {
         pub LaneA = linear(register = [[1, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [2, 0]], warp = [], block = []) for [4, 16];
         pub LaneB = linear(register = [[1, 0]], lane = [[0, 8], [0, 4], [0, 2], [0, 1], [2, 0]], warp = [], block = []) for [4, 16];
     }
-}
-
-fn flat(c: &[u32], shape: &[u32]) -> u64 {
-    c.iter()
-        .zip(shape)
-        .fold(0u64, |a, (&x, &d)| a * d as u64 + x as u64)
-}
-
-fn check<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>>(
-    c: &Converter<E, NS, ND, X>,
-    src: &LinearLayout,
-    dst: &LinearLayout,
-) {
-    let shape: Vec<u32> = src.out_dims().iter().map(|(_, s)| *s as u32).collect();
-    let warps = src.in_dim_size("warp") as u32;
-    let value = |id: u64| E::from_bits(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - E::BITS));
-    let bad = std::sync::atomic::AtomicU32::new(0);
-    let r = launch(Launch::new(1, 32 * warps, c.shared_bytes().max(4)), |t| {
-        let (lane, warp) = (t.lane(), t.warp());
-        let vals: [E; NS] = std::array::from_fn(|r| {
-            value(flat(&src.apply_flat(&[r as u32, lane, warp, 0]), &shape))
-        });
-        for (r, v) in c.run(t, &vals).iter().enumerate() {
-            let want = value(flat(&dst.apply_flat(&[r as u32, lane, warp, 0]), &shape));
-            if v.to_bits() != want.to_bits() {
-                bad.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            }
-        }
-    });
-    assert!(r.is_ok(), "simulator: {}", r.unwrap_err());
-    assert_eq!(bad.into_inner(), 0, "wrong values; plan {:?}", c.plan);
 }
 
 struct Row {

@@ -1,10 +1,10 @@
 //! `convert!` end to end: classic layout pairs, their plan costs, and every one run on the
 //! simulator (each destination register must hold the element the destination layout names).
 
-use linear_layouts::gpu_runtime::convert::Execute;
-use linear_layouts::gpu_runtime::sim::{launch, Launch};
+mod support;
 use linear_layouts::gpu_runtime::Strategy;
-use linear_layouts::{convert, Converter, Element, LinearLayout, Thread};
+use linear_layouts::convert;
+use support::check;
 
 mod l {
     use linear_layouts::layout;
@@ -35,55 +35,11 @@ mod l {
     }
 }
 
-fn flat(c: &[u32], shape: &[u32]) -> u64 {
-    let mut v = 0u64;
-    for (i, &d) in shape.iter().enumerate() {
-        v = v * d as u64 + c[i] as u64;
-    }
-    v
-}
-
-fn value<E: Element>(id: u64) -> E {
-    E::from_bits(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - E::BITS))
-}
-
-/// Run `c` on the simulator with `warps` warps; every destination value must be right.
-fn check<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>>(
-    c: Converter<E, NS, ND, X>,
-    src: LinearLayout,
-    dst: LinearLayout,
-    warps: u32,
-) {
-    let shape: Vec<u32> = src.out_dims().iter().map(|(_, s)| *s as u32).collect();
-    let bad = std::sync::Mutex::new(Vec::new());
-    let r = launch(Launch::new(1, 32 * warps, c.shared_bytes().max(4)), |t| {
-        let (lane, warp) = (t.lane(), t.warp());
-        let vals: [E; NS] = std::array::from_fn(|r| {
-            value(flat(&src.apply_flat(&[r as u32, lane, warp, 0]), &shape))
-        });
-        let out = c.run(t, &vals);
-        for (r, v) in out.iter().enumerate() {
-            let want: E = value(flat(&dst.apply_flat(&[r as u32, lane, warp, 0]), &shape));
-            if v.to_bits() != want.to_bits() {
-                bad.lock().unwrap().push((lane, warp, r));
-            }
-        }
-    });
-    assert!(r.is_ok(), "simulator: {}", r.unwrap_err());
-    let bad = bad.into_inner().unwrap();
-    assert!(
-        bad.is_empty(),
-        "{} wrong values, first {:?}; plan {:?}",
-        bad.len(),
-        &bad[..bad.len().min(4)],
-        c.plan
-    );
-}
-
 macro_rules! pair {
     ($a:ident => $b:ident, $e:ty, $warps:expr $(, $force:ident)?) => {{
         let c = convert!(l::$a => l::$b, $e $(, $force)?);
-        check(c, l::$a::linear_layout(), l::$b::linear_layout(), $warps);
+        let _ = $warps;
+        check(&c, &l::$a::linear_layout(), &l::$b::linear_layout());
         c.cost
     }};
 }

@@ -294,3 +294,11 @@ fn random_conversions_on_the_simulator() {
         );
     }
 }
+
+#[test]
+fn planner_and_interpreter_agree_on_the_word_limit() {
+    assert_eq!(
+        linear_layouts::convert::MAX_SHUFFLE_WORDS,
+        linear_layouts::gpu_runtime::convert::MAX_WORDS
+    );
+}

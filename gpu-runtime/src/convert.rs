@@ -45,6 +45,24 @@ pub struct Cost {
     pub barriers: u32,
 }
 
+impl Cost {
+    /// A plan of `strategy` that costs nothing yet.
+    pub const fn of(strategy: Strategy) -> Self {
+        Cost {
+            strategy,
+            shuffles: 0,
+            selects: 0,
+            shared_bytes: 0,
+            stores: 0,
+            loads: 0,
+            vector: 0,
+            write_conflicts: 0,
+            read_conflicts: 0,
+            barriers: 0,
+        }
+    }
+}
+
 /// The shuffle strategy's tables. Work registers hold the source's distinct elements; they are
 /// packed `2^pack` per 32-bit word (or split in two words for 64-bit elements, `pack = -1`).
 /// Stage 1 swaps words by lane bits, stage 2 shuffles, stage 3 swaps again (or, with `ship`, one
@@ -159,7 +177,8 @@ pub fn convert_slices<E: Element, T: Thread>(plan: &Plan, t: &T, src: &[E], dst:
     }
 }
 
-const MAX_WORDS: usize = 512;
+/// The most 32-bit words the interpreter's shuffle plans move per thread (the planner keeps to it).
+pub const MAX_WORDS: usize = 512;
 
 #[inline(always)]
 fn shuffles<E: Element, T: Thread>(p: &ShufflePlan, t: &T, src: &[E], dst: &mut [E]) {

@@ -22,60 +22,14 @@ use crate::{LinearLayout, Result};
 
 pub use bits::FlatLayout;
 
-/// How a conversion moves data (mirrors `gpu_runtime::Strategy`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Strategy {
-    /// Nothing to do.
-    Nothing,
-    /// A register permutation.
-    Registers,
-    /// Selects and warp shuffles.
-    Shuffles,
-    /// A shared-memory round trip.
-    SharedMemory,
-}
+/// The most 32-bit words a shuffle plan moves per thread: gpu-runtime's interpreter keeps them in
+/// an array of this size (`gpu_runtime::convert::MAX_WORDS`, checked equal by a test). Larger
+/// conversions go through shared memory.
+pub const MAX_SHUFFLE_WORDS: usize = 512;
 
-/// What a plan costs (mirrors `gpu_runtime::Cost`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Cost {
-    /// The strategy.
-    pub strategy: Strategy,
-    /// Shuffles per thread.
-    pub shuffles: u32,
-    /// Selects per thread.
-    pub selects: u32,
-    /// Scratch shared memory per CTA, bytes.
-    pub shared_bytes: u32,
-    /// Shared stores per thread.
-    pub stores: u32,
-    /// Shared loads per thread.
-    pub loads: u32,
-    /// Elements per shared vector access.
-    pub vector: u32,
-    /// Worst extra wavefronts of a store instruction.
-    pub write_conflicts: u32,
-    /// Worst extra wavefronts of a load instruction.
-    pub read_conflicts: u32,
-    /// Barriers.
-    pub barriers: u32,
-}
-
-impl Cost {
-    fn of(strategy: Strategy) -> Self {
-        Cost {
-            strategy,
-            shuffles: 0,
-            selects: 0,
-            shared_bytes: 0,
-            stores: 0,
-            loads: 0,
-            vector: 0,
-            write_conflicts: 0,
-            read_conflicts: 0,
-            barriers: 0,
-        }
-    }
-}
+/// The strategy and cost types are gpu-runtime's, so that the consts `convert!` writes and
+/// the plans layout-core returns are the same values.
+pub use gpu_runtime::convert::{Cost, Strategy};
 
 /// The shuffle strategy's tables (see `gpu_runtime::convert::ShufflePlan`).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -162,6 +162,9 @@ pub fn plan(
         .collect();
     let ship = m == 1 && lane_identity;
     let words = if elem_bits == 64 { 2 * ne } else { ne >> pack } as u32;
+    if words as usize > super::MAX_SHUFFLE_WORDS {
+        return Ok(None);
+    }
     let (shuffles, selects) = if ship {
         (words / 2, 3 * words / 2)
     } else if lane_identity {

@@ -1,0 +1,52 @@
+//! Running a `convert!` converter on the simulator and checking every destination value.
+
+use linear_layouts::gpu_runtime::convert::Execute;
+use linear_layouts::gpu_runtime::sim::{launch, Launch};
+use linear_layouts::{Converter, Element, LinearLayout, Thread};
+
+/// Row-major index of coordinates in a tensor of `shape`.
+pub fn flat(c: &[u32], shape: &[u32]) -> u64 {
+    c.iter()
+        .zip(shape)
+        .fold(0u64, |a, (&x, &d)| a * d as u64 + x as u64)
+}
+
+/// A value per element, spread over all bits of the type.
+pub fn value<E: Element>(id: u64) -> E {
+    E::from_bits(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - E::BITS))
+}
+
+/// Run `c` on the simulator (as many warps as the layouts have): every thread converts the
+/// values it holds in `src`, and every destination register must hold the element `dst` names.
+pub fn check<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>>(
+    c: &Converter<E, NS, ND, X>,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+) {
+    let shape: Vec<u32> = src.out_dims().iter().map(|(_, s)| *s as u32).collect();
+    let warps = src.in_dim_size("warp") as u32;
+    let bad = std::sync::Mutex::new(Vec::new());
+    let r = launch(Launch::new(1, 32 * warps, c.shared_bytes().max(4)), |t| {
+        let (lane, warp) = (t.lane(), t.warp());
+        let vals: [E; NS] = std::array::from_fn(|r| {
+            value(flat(&src.apply_flat(&[r as u32, lane, warp, 0]), &shape))
+        });
+        for (r, v) in c.run(t, &vals).iter().enumerate() {
+            let want: E = value(flat(&dst.apply_flat(&[r as u32, lane, warp, 0]), &shape));
+            if v.to_bits() != want.to_bits() {
+                if let Ok(mut b) = bad.lock() {
+                    b.push((lane, warp, r));
+                }
+            }
+        }
+    });
+    assert!(r.is_ok(), "simulator: {}", r.unwrap_err());
+    let bad = bad.into_inner().unwrap_or_default();
+    assert!(
+        bad.is_empty(),
+        "{} wrong values, first {:?}; plan {:?}",
+        bad.len(),
+        &bad[..bad.len().min(4)],
+        c.plan
+    );
+}
