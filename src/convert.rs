@@ -12,6 +12,7 @@ fn access(a: &core_cvt::SmemAccess) -> rt::SmemAccess<'_> {
         warp_bases: &a.warp_bases,
         lane_skip: a.lane_skip,
         warp_skip: a.warp_skip,
+        matrix: a.matrix,
     }
 }
 

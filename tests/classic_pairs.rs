@@ -248,16 +248,6 @@ fn classic_pairs() {
     for w in &worse {
         println!("worse than Triton: {}", w);
     }
-    // Known gaps, each named in BENCHMARKS.md: Triton lowers these with ldmatrix/stmatrix, which
-    // the runtime does not have yet.
-    let known: &[&str] = &[
-        "blocked transpose, f16",
-        "mma accumulator -> dot operand B (kWidth 2), f16",
-        "slice(dim 0) -> 1-D blocked, f32",
-    ];
-    let unexpected: Vec<&String> = worse
-        .iter()
-        .filter(|w| !known.iter().any(|k| w.starts_with(k)))
-        .collect();
+    let unexpected = &worse;
     assert!(unexpected.is_empty(), "worse than Triton: {:?}", unexpected);
 }

@@ -2,8 +2,8 @@
 //! simulator (each destination register must hold the element the destination layout names).
 
 mod support;
-use linear_layouts::gpu_runtime::Strategy;
 use linear_layouts::convert;
+use linear_layouts::gpu_runtime::Strategy;
 use support::check;
 
 mod l {

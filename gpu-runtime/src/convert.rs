@@ -101,6 +101,11 @@ pub struct SmemAccess<'a> {
     pub lane_skip: u32,
     /// Warps with these bits set do not store.
     pub warp_skip: u32,
+    /// 0: `ld/st.shared` of `vec` elements. 1: `ldmatrix`/`stmatrix` `.x4` (elements of at most
+    /// 32 bits): access `v` moves registers `regs[vec v + (vec / 4) q + k]` (element `k` of word
+    /// `q`) and `lane_bases` is the address function of the lane supplying a row address.
+    /// 2: the same, `.trans` (16-bit).
+    pub matrix: u8,
 }
 
 /// The shared-memory strategy's tables.
@@ -308,7 +313,26 @@ fn shared<E: Element, T: Thread>(p: &SharedPlan, t: &T, src: &[E], out: &mut [E]
             barrier(p, t);
         }
         // Store this round's share of the source registers.
-        if store_here {
+        if store_here && s.matrix != 0 {
+            let mut v = round * sper;
+            while v < (round + 1) * sper {
+                let mut words = [0u32; 4];
+                let per = s.vec as usize / 4;
+                let mut e = 0;
+                while e < s.vec as usize {
+                    let bits = src[s.regs[s.vec as usize * v + e] as usize].to_bits() as u32;
+                    let w = if E::BITS == 32 {
+                        bits
+                    } else {
+                        bits & ((1u32 << E::BITS) - 1)
+                    };
+                    words[e / per] |= w << ((e % per) as u32 * E::BITS);
+                    e += 1;
+                }
+                t.stmatrix_x4(sbase ^ s.reg_offsets[v], s.matrix == 2, words);
+                v += 1;
+            }
+        } else if store_here {
             let mut v = round * sper;
             while v < (round + 1) * sper {
                 let mut words = [0u32; 4];
@@ -331,6 +355,22 @@ fn shared<E: Element, T: Thread>(p: &SharedPlan, t: &T, src: &[E], out: &mut [E]
         barrier(p, t);
         // Load this round's share of the destination registers.
         let mut v = round * lper;
+        while l.matrix != 0 && v < (round + 1) * lper {
+            let words = t.ldmatrix_x4(lbase ^ l.reg_offsets[v], l.matrix == 2);
+            let per = l.vec as usize / 4;
+            let mut e = 0;
+            while e < l.vec as usize {
+                let x = words[e / per] >> ((e % per) as u32 * E::BITS);
+                let bits = if E::BITS == 32 {
+                    x
+                } else {
+                    x & ((1u32 << E::BITS) - 1)
+                };
+                out[l.regs[l.vec as usize * v + e] as usize] = E::from_bits(bits as u64);
+                e += 1;
+            }
+            v += 1;
+        }
         while v < (round + 1) * lper {
             let words = t.ld_shared(lbase ^ l.reg_offsets[v], l.vec * ebytes);
             let mut k = 0;

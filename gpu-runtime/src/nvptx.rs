@@ -138,4 +138,31 @@ impl Thread for GpuThread {
         }
         r
     }
+    #[inline(always)]
+    fn ldmatrix_x4(&self, row_addr: u32, trans: bool) -> [u32; 4] {
+        let a = self.smem + row_addr;
+        let mut r = [0u32; 4];
+        // SAFETY: every lane of the warp executes the conversion's ldmatrix together, with
+        // addresses inside the scratch buffer (checked on the simulator).
+        unsafe {
+            if trans {
+                asm!("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{{x}, {y}, {z}, {u}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], z = out(reg32) r[2], u = out(reg32) r[3], a = in(reg32) a, options(nostack, readonly));
+            } else {
+                asm!("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{x}, {y}, {z}, {u}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], z = out(reg32) r[2], u = out(reg32) r[3], a = in(reg32) a, options(nostack, readonly));
+            }
+        }
+        r
+    }
+    #[inline(always)]
+    fn stmatrix_x4(&self, row_addr: u32, trans: bool, w: [u32; 4]) {
+        let a = self.smem + row_addr;
+        // SAFETY: as ldmatrix_x4.
+        unsafe {
+            if trans {
+                asm!("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [{a}], {{{x}, {y}, {z}, {u}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], z = in(reg32) w[2], u = in(reg32) w[3], options(nostack));
+            } else {
+                asm!("stmatrix.sync.aligned.m8n8.x4.shared.b16 [{a}], {{{x}, {y}, {z}, {u}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], z = in(reg32) w[2], u = in(reg32) w[3], options(nostack));
+            }
+        }
+    }
 }

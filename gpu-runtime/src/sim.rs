@@ -225,6 +225,39 @@ impl Thread for SimThread<'_> {
         }
     }
 
+    fn ldmatrix_x4(&self, row_addr: u32, trans: bool) -> [u32; 4] {
+        let addrs = self.all_lanes(row_addr);
+        let mut out = [0u32; 4];
+        if !self.matrix_check(row_addr) {
+            return out;
+        }
+        for (q, o) in out.iter_mut().enumerate() {
+            for h in 0..2 {
+                let (src, off) = crate::thread::matrix_slot(self.lane, q as u32, h, trans);
+                let half = self.ld_shared(addrs[src as usize] + off, 2)[0];
+                *o |= half << (16 * h);
+            }
+        }
+        out
+    }
+
+    fn stmatrix_x4(&self, row_addr: u32, trans: bool, words: [u32; 4]) {
+        let addrs = self.all_lanes(row_addr);
+        if !self.matrix_check(row_addr) {
+            return;
+        }
+        for (q, &w) in words.iter().enumerate() {
+            for h in 0..2 {
+                let (dst, off) = crate::thread::matrix_slot(self.lane, q as u32, h, trans);
+                self.st_shared(
+                    addrs[dst as usize] + off,
+                    2,
+                    [(w >> (16 * h)) & 0xffff, 0, 0, 0],
+                );
+            }
+        }
+    }
+
     fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
         let mut out = [0u32; 4];
         if !self.check_range(byte_offset, bytes, "load") {
@@ -258,6 +291,34 @@ impl Thread for SimThread<'_> {
             self.error(p);
         }
         out
+    }
+}
+
+impl SimThread<'_> {
+    /// Every lane's `v`, exchanged through the warp (all lanes must call).
+    fn all_lanes(&self, v: u32) -> [u32; 64] {
+        let w = &self.state.warps[self.warp as usize];
+        w.slots[self.lane as usize].store(v, Ordering::SeqCst);
+        w.barrier.wait();
+        let mut out = [0u32; 64];
+        for (i, o) in out.iter_mut().enumerate().take(self.warp_size as usize) {
+            *o = w.slots[i].load(Ordering::SeqCst);
+        }
+        w.barrier.wait();
+        out
+    }
+
+    fn matrix_check(&self, row_addr: u32) -> bool {
+        if self.warp_size != 32 || row_addr % 16 != 0 {
+            self.error(format!(
+                "thread {} (block {}): ldmatrix/stmatrix needs 32-lane warps and 16-byte aligned rows, got address {}",
+                self.tid(),
+                self.block,
+                row_addr
+            ));
+            return false;
+        }
+        true
     }
 }
 

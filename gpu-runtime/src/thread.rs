@@ -25,6 +25,23 @@ pub trait Thread {
     fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]);
     /// Load `bytes` bytes (1, 2, 4, 8 or 16) from `byte_offset`, zero-extended into words.
     fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4];
+    /// `ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16`: lane `8q + r` gives the address of
+    /// row `r` of matrix `q` (8 halves, 16 bytes); lane `L` gets in word `q` the halves at row
+    /// `L / 4`, columns `2 (L % 4)` and `+1` (transposed: rows `2 (L % 4)` and `+1`, column `L / 4`).
+    fn ldmatrix_x4(&self, row_addr: u32, trans: bool) -> [u32; 4];
+    /// `stmatrix.sync.aligned.m8n8.x4[.trans].shared.b16`: the inverse of [`Thread::ldmatrix_x4`].
+    fn stmatrix_x4(&self, row_addr: u32, trans: bool, words: [u32; 4]);
+}
+
+/// Where half `h` of word `q` of lane `lane` lives in an `ldmatrix`/`stmatrix` x4: the lane whose
+/// address holds its row, and the byte offset from that address.
+#[inline(always)]
+pub fn matrix_slot(lane: u32, q: u32, h: u32, trans: bool) -> (u32, u32) {
+    if trans {
+        (8 * q + 2 * (lane % 4) + h, 2 * (lane / 4))
+    } else {
+        (8 * q + lane / 4, 4 * (lane % 4) + 2 * h)
+    }
 }
 
 /// `cond ? a : b` without a branch (what generated code calls a select).

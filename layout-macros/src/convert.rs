@@ -215,7 +215,7 @@ fn u32s(v: &[u32]) -> TokenStream {
 }
 
 fn access(a: &SmemAccess) -> TokenStream {
-    let (vec, regs, ro, lb, wb, ls, ws) = (
+    let (vec, regs, ro, lb, wb, ls, ws, mx) = (
         a.vec,
         u16s(&a.regs),
         u32s(&a.reg_offsets),
@@ -223,11 +223,12 @@ fn access(a: &SmemAccess) -> TokenStream {
         u32s(&a.warp_bases),
         a.lane_skip,
         a.warp_skip,
+        a.matrix,
     );
     quote! {
         ::linear_layouts::gpu_runtime::convert::SmemAccess {
             vec: #vec, regs: #regs, reg_offsets: #ro, lane_bases: #lb, warp_bases: #wb,
-            lane_skip: #ls, warp_skip: #ws,
+            lane_skip: #ls, warp_skip: #ws, matrix: #mx,
         }
     }
 }
@@ -482,6 +483,18 @@ fn emit_exec(plan: &ConversionPlan, elem: &Ident) -> TokenStream {
                 let mut stores = Vec::new();
                 for v in r * sper..(r + 1) * sper {
                     let off = s.reg_offsets[v];
+                    if s.matrix != 0 {
+                        let trans = s.matrix == 2;
+                        let per = svec / 4;
+                        let words = (0..4).map(|q| {
+                            let rs = (0..per).map(|k| s.regs[svec * v + per * q + k] as usize);
+                            quote!(#rt::pack::<#elem>(&[#(src[#rs]),*])[0])
+                        });
+                        stores.push(quote! {
+                            ::linear_layouts::Thread::stmatrix_x4(t, sbase ^ #off, #trans, [#(#words),*]);
+                        });
+                        continue;
+                    }
                     let regs = (0..svec).map(|k| s.regs[v * svec + k] as usize);
                     stores.push(quote! {
                         ::linear_layouts::Thread::st_shared(t, sbase ^ #off, #sbytes * #eb, #rt::pack::<#elem>(&[#(src[#regs]),*]));
@@ -491,6 +504,20 @@ fn emit_exec(plan: &ConversionPlan, elem: &Ident) -> TokenStream {
                 st.push(barrier.clone());
                 for v in r * lper..(r + 1) * lper {
                     let off = l.reg_offsets[v];
+                    if l.matrix != 0 {
+                        let trans = l.matrix == 2;
+                        let per = lvec / 4;
+                        let sets = (0..lvec).map(|e| {
+                            let reg = l.regs[lvec * v + e] as usize;
+                            let (q, k) = (e / per, e % per);
+                            quote!(out[#reg] = #rt::unpack::<#elem>(&[x[#q], 0, 0, 0], #k);)
+                        });
+                        st.push(quote! {
+                            let x = ::linear_layouts::Thread::ldmatrix_x4(t, lbase ^ #off, #trans);
+                            #(#sets)*
+                        });
+                        continue;
+                    }
                     let sets = (0..lvec).map(|k| {
                         let reg = l.regs[v * lvec + k] as usize;
                         quote!(out[#reg] = #rt::unpack::<#elem>(&x, #k);)

@@ -65,6 +65,9 @@ pub struct SmemAccess {
     pub lane_skip: u32,
     /// Warp bits of warps that hold copies and do not store.
     pub warp_skip: u32,
+    /// 0: `ld/st.shared` of `vec` elements; 1: `ldmatrix`/`stmatrix` `.x4` (8 registers per
+    /// access, `lane_bases` the row-address function); 2: the same `.trans`.
+    pub matrix: u8,
 }
 
 /// The shared-memory strategy's tables.

@@ -115,7 +115,122 @@ fn access(side: &Side, vpos: &[usize], smem: &Smem, ebytes: u32, store: bool) ->
         warp_bases: bases(&f.warp),
         lane_skip: if store { side.lane_free } else { 0 },
         warp_skip: if store { side.warp_free } else { 0 },
+        matrix: 0,
     }
+}
+
+/// An `ldmatrix`/`stmatrix` `.x4` access (16-bit elements, 32 lanes), if the side's layout fits
+/// the instruction under the shared layout: for the plain form, a register at element offset 1
+/// and lanes 0-1 at 2 and 4 (each lane's two halves of four 16-byte rows), lanes 2-4 giving row
+/// addresses; for `.trans`, lanes 2-4 at offsets 1, 2, 4 and a register and lanes 0-1 giving
+/// rows. Two more registers pick the four matrices. `lane_bases` is then the address function of
+/// the lane that supplies a row address (`8 q + row`).
+fn matrix_access(
+    side: &Side,
+    smem: &Smem,
+    trans: bool,
+    ebytes: u32,
+    store: bool,
+) -> Option<SmemAccess> {
+    let f = side.flat;
+    if !matches!(ebytes, 1 | 2 | 4) || (trans && ebytes != 2) || f.lane.len() != 5 {
+        return None;
+    }
+    if store && side.lane_free != 0 {
+        return None;
+    }
+    let off = |v: u64| offset_of(v, smem);
+    let r0 = |v: u64| round_of(v, smem) == 0;
+    // Rows are 16 bytes: row starts must be aligned to a row.
+    let row = 16 / ebytes;
+    let aligned = |v: u64| off(v) % row == 0 && r0(v);
+    let lane = |i: usize| f.lane[i];
+    let usable = |i: usize| f.reg[i] != 0 && (side.reg_free >> i) & 1 == 0;
+    // Registers packed in one 32-bit word (elements per word: 4 / ebytes).
+    let epw = (4 / ebytes) as usize;
+    let (inner, rows): (Vec<usize>, [u32; 3]) = if trans {
+        if !(off(lane(2)) == 1 && off(lane(3)) == 2 && off(lane(4)) == 4) {
+            return None;
+        }
+        if ![lane(2), lane(3), lane(4)].iter().all(|&b| r0(b))
+            || !aligned(lane(0))
+            || !aligned(lane(1))
+        {
+            return None;
+        }
+        let h = (0..f.reg.len()).find(|&i| usable(i) && aligned(f.reg[i]))?;
+        (alloc::vec![h], [off(f.reg[h]), off(lane(0)), off(lane(1))])
+    } else {
+        let mut inner = Vec::new();
+        for k in 0..epw.trailing_zeros() {
+            let i =
+                (0..f.reg.len()).find(|&i| usable(i) && off(f.reg[i]) == 1 << k && r0(f.reg[i]))?;
+            inner.push(i);
+        }
+        let e = epw as u32;
+        if !(off(lane(0)) == e && off(lane(1)) == 2 * e && r0(lane(0)) && r0(lane(1))) {
+            return None;
+        }
+        if ![lane(2), lane(3), lane(4)].iter().all(|&b| aligned(b)) {
+            return None;
+        }
+        (inner, [off(lane(2)), off(lane(3)), off(lane(4))])
+    };
+    let qs: Vec<usize> = (0..f.reg.len())
+        .filter(|&i| !inner.contains(&i) && usable(i) && aligned(f.reg[i]))
+        .take(2)
+        .collect();
+    if qs.len() < 2 || !f.warp.iter().all(|&w| aligned(w)) {
+        return None;
+    }
+    let used = inner.iter().chain(&qs).fold(0usize, |a, &i| a | (1 << i));
+    // Every other register must keep rows aligned.
+    for i in 0..f.reg.len() {
+        if (used >> i) & 1 == 0 && f.reg[i] != 0 && off(f.reg[i]) % row != 0 {
+            return None;
+        }
+    }
+    let mut groups: Vec<usize> = (0..1usize << f.reg.len())
+        .filter(|&x| x & used == 0 && !(store && (x as u32) & side.reg_free != 0))
+        .collect();
+    groups.sort_by_key(|&x| round_of(combine(&f.reg, x as u64), smem));
+    // Elements per access: 4 words of `epw` (for .trans, 2 halves per word).
+    let per_word = if trans { 2 } else { epw };
+    let mut regs = Vec::new();
+    let mut reg_offsets = Vec::new();
+    for x in groups {
+        reg_offsets.push(off(combine(&f.reg, x as u64)) * ebytes);
+        for q in 0..4usize {
+            for k in 0..per_word {
+                let mut r = x;
+                if q & 1 == 1 {
+                    r |= 1 << qs[0];
+                }
+                if q & 2 == 2 {
+                    r |= 1 << qs[1];
+                }
+                for (b, &i) in inner.iter().enumerate() {
+                    if (k >> b) & 1 == 1 {
+                        r |= 1 << i;
+                    }
+                }
+                regs.push(r as u16);
+            }
+        }
+    }
+    let mut lane_bases: Vec<u32> = rows.iter().map(|&o| o * ebytes).collect();
+    lane_bases.push(off(f.reg[qs[0]]) * ebytes);
+    lane_bases.push(off(f.reg[qs[1]]) * ebytes);
+    Some(SmemAccess {
+        vec: 4 * per_word as u32,
+        regs,
+        reg_offsets,
+        lane_bases,
+        warp_bases: f.warp.iter().map(|&b| off(b) * ebytes).collect(),
+        lane_skip: 0,
+        warp_skip: if store { side.warp_free } else { 0 },
+        matrix: if trans { 2 } else { 1 },
+    })
 }
 
 /// Extra wavefronts of the worst instruction of `a`, for warp 0.
@@ -179,7 +294,9 @@ pub fn plan(
     };
     // Rounds need every lane and warp basis to stay within one round (true of Triton's layouts;
     // a random XOR-mixed one may not), else the plan goes without them.
-    let mut sb = super::swizzle::optimal_swizzling_ld_st(&strip(s), &strip(t), elem_bits, true);
+    use super::swizzle::AccessKind;
+    let (mut sb, mut ks, mut kd) =
+        super::swizzle::optimal_swizzling(&strip(s), &strip(t), elem_bits, true);
     let make = |sb: &super::swizzle::SmemBases| Smem {
         span: Span::new(&sb.bases),
         offset_bits: total - sb.reps as u32,
@@ -188,7 +305,7 @@ pub fn plan(
     let in_round_0 =
         |f: &FlatLayout, m: &Smem| f.lane.iter().chain(&f.warp).all(|&b| round_of(b, m) == 0);
     if sb.reps > 0 && !(in_round_0(s, &span) && in_round_0(t, &span)) {
-        sb = super::swizzle::optimal_swizzling_ld_st(&strip(s), &strip(t), elem_bits, false);
+        (sb, ks, kd) = super::swizzle::optimal_swizzling(&strip(s), &strip(t), elem_bits, false);
         span = make(&sb);
     }
     let offset_bases = sb.bases.clone();
@@ -213,20 +330,23 @@ pub fn plan(
         lane_free: 0,
         warp_free: 0,
     };
-    let store = access(
-        &s_side,
-        &vector_bits(s, &span, max_vec, sr),
-        &span,
-        ebytes,
-        true,
-    );
-    let load = access(
-        &t_side,
-        &vector_bits(t, &span, max_vec, tr),
-        &span,
-        ebytes,
-        false,
-    );
+    let side_access = |side: &Side, kind: AccessKind, free: u32, store: bool| {
+        let matrix = match kind {
+            AccessKind::Plain => None,
+            k => matrix_access(side, &span, k == AccessKind::MatrixTrans, ebytes, store),
+        };
+        matrix.unwrap_or_else(|| {
+            access(
+                side,
+                &vector_bits(side.flat, &span, max_vec, free),
+                &span,
+                ebytes,
+                store,
+            )
+        })
+    };
+    let store = side_access(&s_side, ks, sr, true);
+    let load = side_access(&t_side, kd, tr, false);
     let lanes = 1usize << s.lane.len();
     let block_barrier = crosses_warps || sw != 0 || tw != 0;
     // The shared layout as a LinearLayout (offset -> tensor coordinates) for printing.

@@ -124,6 +124,10 @@ pub struct SmemBases {
     /// How many of `bases` are vector bases (kept for printing plans).
     #[allow(dead_code)]
     pub vector: usize,
+    /// How many follow the vector bases as bank bases.
+    pub bank: usize,
+    /// How many follow as segment bases.
+    pub segment: usize,
     /// How many (at the end) are rep bases.
     pub reps: usize,
 }
@@ -201,21 +205,12 @@ pub fn optimal_swizzling_ld_st(
         .trailing_zeros() as usize;
     let lane_src = &s.lane[..s.lane.len().saturating_sub(log2_vec)];
     let lane_dst = &t.lane[..t.lane.len().saturating_sub(log2_vec)];
-    // optimalSwizzling.
-    let mut bank_src = vbasis.clone();
-    bank_src.extend_from_slice(lane_src);
-    let mut bank_dst = vbasis.clone();
-    bank_dst.extend_from_slice(lane_dst);
-    let len_b = ((1024 / ((1u32 << vbasis.len()) * bitwidth)).trailing_zeros() as usize)
-        .min(dim as usize - vbasis.len());
-    let len_s = dim as usize - len_b - vbasis.len();
-    let sbasis = compute_segment(&bank_src, &bank_dst, dim, len_s);
-    let mut union = vbasis.clone();
-    union.extend(&sbasis);
-    let mut bbasis = complement(&union, dim);
+    let mut sb = swizzle_with(s, t, bitwidth, &vbasis, lane_src, lane_dst, 0, allow_reps);
     // Extra vectorisation under broadcasting: bank bases that are registers of the side that
     // filled the bank (or of the side with more of them) first.
-    if log2_vec < 2 {
+    if log2_vec < 2 && sb.bank > 0 {
+        let nvec = sb.vector;
+        let bbasis: Vec<u64> = sb.bases[nvec..nvec + sb.bank].to_vec();
         let in_src: Vec<usize> = (0..bbasis.len())
             .filter(|&i| reg_src.contains(&bbasis[i]))
             .collect();
@@ -233,30 +228,245 @@ pub fn optimal_swizzling_ld_st(
                 order.push(i);
             }
         }
-        bbasis = order.iter().map(|&i| bbasis[i]).collect();
+        for (k, &i) in order.iter().enumerate() {
+            sb.bases[nvec + k] = bbasis[i];
+        }
     }
-    let nvec = vbasis.len();
+    sb
+}
+
+/// Triton's `optimalSwizzling` for a given vector and access tiles, then `buildReps` leaving
+/// `leave_reps` rep-able segment bases in the segment (for ldmatrix/stmatrix .x4).
+#[allow(clippy::too_many_arguments)]
+fn swizzle_with(
+    s: &FlatLayout,
+    t: &FlatLayout,
+    bitwidth: u32,
+    vbasis: &[u64],
+    tile_src: &[u64],
+    tile_dst: &[u64],
+    leave_reps: usize,
+    allow_reps: bool,
+) -> SmemBases {
+    let dim = s.total_bits;
+    let (reg_src, reg_dst) = (non_zero(&s.reg), non_zero(&t.reg));
+    let mut bank_src = vbasis.to_vec();
+    bank_src.extend_from_slice(tile_src);
+    let mut bank_dst = vbasis.to_vec();
+    bank_dst.extend_from_slice(tile_dst);
+    let len_b = ((1024 / ((1u32 << vbasis.len()) * bitwidth)).trailing_zeros() as usize)
+        .min((dim as usize).saturating_sub(vbasis.len()));
+    let len_s = (dim as usize).saturating_sub(len_b + vbasis.len());
+    let sbasis = compute_segment(&bank_src, &bank_dst, dim, len_s);
+    let mut union = vbasis.to_vec();
+    union.extend(&sbasis);
+    let bbasis = complement(&union, dim);
     // buildReps: segment bases held in registers on both sides become sequential rounds.
-    let (reps, segment): (Vec<u64>, Vec<u64>) = sbasis
-        .iter()
-        .partition(|b| allow_reps && reg_src.contains(b) && reg_dst.contains(b));
-    let mut all = vbasis;
+    let mut left = leave_reps;
+    let mut reps = Vec::new();
+    let mut segment = Vec::new();
+    for b in sbasis {
+        if allow_reps && reg_src.contains(&b) && reg_dst.contains(&b) {
+            if left > 0 {
+                left -= 1;
+                segment.push(b);
+            } else {
+                reps.push(b);
+            }
+        } else {
+            segment.push(b);
+        }
+    }
+    let (nvec, nbank, nseg, nreps) = (vbasis.len(), bbasis.len(), segment.len(), reps.len());
+    let mut all = vbasis.to_vec();
     all.extend(bbasis);
     all.extend(segment);
-    let nreps = reps.len();
     all.extend(reps);
     if all.len() != dim as usize || rref(&all, dim).len() != dim as usize {
         // Not a basis (a degenerate input): fall back to the unswizzled row-major layout.
         return SmemBases {
             bases: (0..dim).map(|b| 1u64 << b).collect(),
             vector: 0,
+            bank: 0,
+            segment: dim as usize,
             reps: 0,
         };
     }
     SmemBases {
         bases: all,
         vector: nvec,
+        bank: nbank,
+        segment: nseg,
         reps: nreps,
+    }
+}
+
+/// How one side accesses shared memory: plain vector loads/stores, or `ldmatrix`/`stmatrix`
+/// (16-bit elements), possibly `.trans`. Triton's `LocalMemOpTile`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    /// `ld.shared` / `st.shared`.
+    Plain,
+    /// `ldmatrix` / `stmatrix` `.x4`.
+    Matrix,
+    /// The `.trans` variants.
+    MatrixTrans,
+}
+
+impl AccessKind {
+    /// `(laneContig, laneAddr)`.
+    fn tile(self) -> (&'static [usize], &'static [usize]) {
+        match self {
+            AccessKind::Plain => (&[], &[0, 1, 2]),
+            AccessKind::Matrix => (&[0, 1], &[2, 3, 4]),
+            AccessKind::MatrixTrans => (&[2, 3, 4], &[0, 1]),
+        }
+    }
+}
+
+/// Which hardware bits of `a` hold the element `v` of `b`: `(register mask, lane mask)`.
+fn locate(a: &FlatLayout, v: u64) -> Option<(u64, u64)> {
+    let mut all = a.reg.clone();
+    all.extend(&a.lane);
+    all.extend(&a.warp);
+    let m = super::bits::Span::new(&all).express(v)?;
+    let nr = a.reg.len();
+    Some((m & ((1 << nr) - 1), (m >> nr) & ((1 << a.lane.len()) - 1)))
+}
+
+/// `optimalSwizzlingTile`: the vector bases that make both instruction tiles contiguous.
+fn swizzling_tile(
+    a: &FlatLayout,
+    b: &FlatLayout,
+    n_reg_a: usize,
+    n_reg_b: usize,
+    lanes_a: &[usize],
+    lanes_b: &[usize],
+) -> Option<Vec<u64>> {
+    if n_reg_a < n_reg_b {
+        return swizzling_tile(b, a, n_reg_b, n_reg_a, lanes_b, lanes_a);
+    }
+    let dim = a.total_bits;
+    let mut vbasis = intersection(&non_zero(&a.reg), &non_zero(&b.reg), dim);
+    if vbasis.len() < n_reg_b {
+        return None;
+    }
+    vbasis.truncate(n_reg_b);
+    if lanes_a.iter().chain(lanes_b).any(|&i| i >= a.lane.len()) {
+        return None;
+    }
+    let tile_a: Vec<u64> = lanes_a.iter().map(|&i| a.lane[i]).collect();
+    let tile_b: Vec<u64> = lanes_b.iter().map(|&i| b.lane[i]).collect();
+    if tile_a.iter().chain(&tile_b).any(|&x| x == 0) {
+        return None;
+    }
+    // The first lanes of b's tile must be registers in a; the rest lanes of a, in order.
+    let extra = n_reg_a - n_reg_b;
+    for &ib in lanes_b.iter().take(extra) {
+        let (reg, _) = locate(a, b.lane[ib])?;
+        if reg == 0 {
+            return None;
+        }
+    }
+    let from = lanes_b.len().saturating_sub(lanes_a.len());
+    for (&ia, &ib) in lanes_a.iter().zip(&lanes_b[from..]) {
+        let (reg, lane) = locate(a, b.lane[ib])?;
+        if reg != 0 || lane != 1 << ia {
+            return None;
+        }
+    }
+    vbasis.extend(tile_b);
+    Some(vbasis)
+}
+
+/// `getTile`: `3 - |laneAddr|` registers not in the vector, then the address lanes.
+fn get_tile(kind: AccessKind, regs: &[u64], lanes: &[u64], vbasis: &[u64]) -> Option<Vec<u64>> {
+    let (_, addr) = kind.tile();
+    let need = 3 - addr.len();
+    let mut tile: Vec<u64> = regs
+        .iter()
+        .copied()
+        .filter(|r| !vbasis.contains(r))
+        .take(need)
+        .collect();
+    if tile.len() < need || addr.iter().any(|&i| i >= lanes.len()) {
+        return None;
+    }
+    tile.extend(addr.iter().map(|&i| lanes[i]));
+    Some(tile)
+}
+
+/// `bankConflicts`: `2^dim(segment ∩ tile) - 1` for each side; their sum.
+fn bank_conflicts(tile_src: &[u64], tile_dst: &[u64], sb: &SmemBases, dim: u32) -> usize {
+    let seg = &sb.bases[sb.vector + sb.bank..sb.vector + sb.bank + sb.segment];
+    let w = (1usize << intersection(seg, tile_src, dim).len()) - 1;
+    let r = (1usize << intersection(seg, tile_dst, dim).len()) - 1;
+    w + r
+}
+
+/// Triton's NVIDIA `optimalSwizzling` over instruction tiles: every pair of a store kind and a
+/// load kind whose tiles fit, scored by bank conflicts (ties: more rounds); plain ld/st
+/// (`optimal_swizzling_ld_st`) when none fits. Matrix kinds for elements of at most 32 bits,
+/// `.trans` for 16-bit ones, as Triton's `getSrcDstTiles`.
+pub fn optimal_swizzling(
+    s: &FlatLayout,
+    t: &FlatLayout,
+    bitwidth: u32,
+    allow_reps: bool,
+) -> (SmemBases, AccessKind, AccessKind) {
+    let kinds: &[AccessKind] = match bitwidth {
+        16 => &[
+            AccessKind::Plain,
+            AccessKind::Matrix,
+            AccessKind::MatrixTrans,
+        ],
+        8 | 32 => &[AccessKind::Plain, AccessKind::Matrix],
+        _ => &[AccessKind::Plain],
+    };
+    let total = (128 / bitwidth).trailing_zeros() as usize;
+    let dim = s.total_bits;
+    let (reg_src, reg_dst) = (non_zero(&s.reg), non_zero(&t.reg));
+    let mut best: Option<(usize, SmemBases, AccessKind, AccessKind)> = None;
+    for &ks in kinds {
+        for &kd in kinds {
+            let (cs, _) = ks.tile();
+            let (cd, _) = kd.tile();
+            if cs.len() > total || cd.len() > total {
+                continue;
+            }
+            let Some(vbasis) = swizzling_tile(s, t, total - cs.len(), total - cd.len(), cs, cd)
+            else {
+                continue;
+            };
+            let (Some(ts), Some(td)) = (
+                get_tile(ks, &reg_src, &s.lane, &vbasis),
+                get_tile(kd, &reg_dst, &t.lane, &vbasis),
+            ) else {
+                continue;
+            };
+            let missing = |k: AccessKind| {
+                let (c, a) = k.tile();
+                (c.len() + a.len()).saturating_sub(3)
+            };
+            let leave = missing(ks).min(missing(kd));
+            let sb = swizzle_with(s, t, bitwidth, &vbasis, &ts, &td, leave, allow_reps);
+            let score = bank_conflicts(&ts, &td, &sb, dim);
+            let better = match &best {
+                None => true,
+                Some((b, bsb, _, _)) => score < *b || (score == *b && sb.reps > bsb.reps),
+            };
+            if better {
+                best = Some((score, sb, ks, kd));
+            }
+        }
+    }
+    match best {
+        Some((_, sb, ks, kd)) => (sb, ks, kd),
+        None => (
+            optimal_swizzling_ld_st(s, t, bitwidth, allow_reps),
+            AccessKind::Plain,
+            AccessKind::Plain,
+        ),
     }
 }
 
