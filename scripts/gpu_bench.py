@@ -43,16 +43,27 @@ def check_transpose(fn, dtype, smem):
     return ok
 
 
+def check_big(fn):
+    x = cp.random.randint(0, 60000, size=(N, N), dtype=cp.int32).astype(cp.uint16)
+    y = cp.full((N, N), 0xFFFF, dtype=cp.uint16)
+    fn((N // 128, N // 128), (256,), (x, y, np.uint32(N)), shared_mem=32768)
+    cp.cuda.Device().synchronize()
+    return bool(cp.array_equal(y, x.T))
+
+
 def main():
     mod = cp.RawModule(path=PTX)
     transpose = mod.get_function("transpose_f32")
     transpose16 = mod.get_function("transpose_u16")
+    transpose16big = mod.get_function("transpose_u16_128")
     copy = mod.get_function("copy_v4")
     if SANITIZE:
         print("f32", check_transpose(transpose, cp.float32, 16384))
         print("u16", check_transpose(transpose16, cp.uint16, 8192))
+        print("u16 128", check_big(transpose16big))
         return
     print(f"rust transpose u16 correct: {check_transpose(transpose16, cp.uint16, 8192)}")
+    print(f"rust transpose u16 128x128 correct: {check_big(transpose16big)}")
     rows = []
     x = cp.random.standard_normal((N, N), dtype=cp.float32)
     y = cp.full((N, N), cp.nan, dtype=cp.float32)
@@ -93,6 +104,7 @@ def main():
     t_copy16 = bench(lambda: cp.copyto(y16, x16))
     rows16 = [("device-to-device copy (cupy) 16-bit", t_copy16)]
     rows16.append(("rust transpose u16 (convert!)", bench(lambda: transpose16((N // 64, N // 64), (128,), (x16, y16, np.uint32(N)), shared_mem=8192))))
+    rows16.append(("rust transpose u16 128x128, 8 warps", bench(lambda: transpose16big((N // 128, N // 128), (256,), (x16, y16, np.uint32(N)), shared_mem=32768))))
     try:
         import torch
         h = torch.as_tensor(x16, device="cuda").view(torch.float16)

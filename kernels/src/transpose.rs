@@ -16,6 +16,16 @@ layout! {
     pub TileOut16 = blocked(sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 64];
 }
 
+layout! {
+    /// 128x128 halves for 8 warps: rows of 16-byte vectors.
+    pub BigIn16 = blocked(sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]) for [128, 128];
+    /// Column-major.
+    pub BigOut16 = blocked(sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 8], order = [0, 1]) for [128, 128];
+}
+
+/// Shared memory of the 128x128 16-bit transpose per CTA, in bytes.
+pub const TRANSPOSE16_BIG_SMEM: u32 = convert!(BigIn16 => BigOut16, u16).cost.shared_bytes;
+
 /// Shared memory of the 16-bit transpose per CTA, in bytes.
 pub const TRANSPOSE16_SMEM: u32 = convert!(TileIn16 => TileOut16, u16).cost.shared_bytes;
 
@@ -87,6 +97,34 @@ mod gpu {
         let w = convert!(TileIn16 => TileOut16, u16).run(&t, &v);
         for g in 0..4 {
             let [i, j] = TileOut16::apply(8 * g as u32, lane, warp, 0);
+            let p = unsafe { out.add(((col0 + j) * n + row0 + i) as usize) as *mut V8 };
+            let mut x = [0u16; 8];
+            x.copy_from_slice(&w[8 * g..8 * g + 8]);
+            unsafe { p.write(V8(x)) };
+        }
+    }
+
+    /// `out = in^T` for `n x n` 16-bit elements by 128x128 tiles; grid `(n/128, n/128)`, 256
+    /// threads, `TRANSPOSE16_BIG_SMEM` bytes of dynamic shared memory.
+    ///
+    /// # Safety
+    /// `inp` and `out` hold `n * n` elements, 16-byte aligned.
+    #[no_mangle]
+    pub unsafe extern "ptx-kernel" fn transpose_u16_128(inp: *const u16, out: *mut u16, n: u32) {
+        let t = unsafe {
+            GpuThread::new(core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<V4>() as *mut u8)
+        };
+        let (lane, warp) = (t.lane(), t.warp());
+        let (row0, col0) = (_block_idx_y() as u32 * 128, _block_idx_x() as u32 * 128);
+        let mut v = [0u16; 64];
+        for g in 0..8 {
+            let [i, j] = BigIn16::apply(8 * g as u32, lane, warp, 0);
+            let p = unsafe { inp.add(((row0 + i) * n + col0 + j) as usize) as *const V8 };
+            v[8 * g..8 * g + 8].copy_from_slice(&unsafe { p.read() }.0);
+        }
+        let w = convert!(BigIn16 => BigOut16, u16).run(&t, &v);
+        for g in 0..8 {
+            let [i, j] = BigOut16::apply(8 * g as u32, lane, warp, 0);
             let p = unsafe { out.add(((col0 + j) * n + row0 + i) as usize) as *mut V8 };
             let mut x = [0u16; 8];
             x.copy_from_slice(&w[8 * g..8 * g + 8]);
