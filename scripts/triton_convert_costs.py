@@ -10,6 +10,10 @@ shuffles, selects and byte permutes, shared stores and loads (also stmatrix/ldma
 barriers, plus the kernel's shared memory. Each case runs in a child process (Triton aborts on
 some inputs).
 
+A case with an "smem" field (offset bases) is a round trip through that shared layout instead:
+registers stored with `allocate_shared_memory(..., value)` (local_alloc + local_store), loaded
+back with `.load(DST)` (local_load).
+
 Usage: python3 scripts/triton_convert_costs.py pairs.jsonl > fixtures/triton-3.9.0-convert-costs.jsonl
 Needs: pip install triton==3.9.0
 """
@@ -41,6 +45,17 @@ def compile_pair(case, q):
             ttgl.store(dst_ptr + dm[:, None] * N + dn[None, :], y)
 
         @gluon.jit
+        def trip2d(src_ptr, dst_ptr, SRC: ttgl.constexpr, SMEM: ttgl.constexpr, DST: ttgl.constexpr, M: ttgl.constexpr, N: ttgl.constexpr):
+            rm = ttgl.arange(0, M, layout=ttgl.SliceLayout(1, SRC))
+            rn = ttgl.arange(0, N, layout=ttgl.SliceLayout(0, SRC))
+            x = ttgl.load(src_ptr + rm[:, None] * N + rn[None, :])
+            smem = ttgl.allocate_shared_memory(src_ptr.dtype.element_ty, [M, N], SMEM, x)
+            y = smem.load(DST)
+            dm = ttgl.arange(0, M, layout=ttgl.SliceLayout(1, DST))
+            dn = ttgl.arange(0, N, layout=ttgl.SliceLayout(0, DST))
+            ttgl.store(dst_ptr + dm[:, None] * N + dn[None, :], y)
+
+        @gluon.jit
         def cvt1d(src_ptr, dst_ptr, SRC: ttgl.constexpr, DST: ttgl.constexpr, M: ttgl.constexpr):
             x = ttgl.load(src_ptr + ttgl.arange(0, M, layout=SRC))
             y = ttgl.convert_layout(x, DST)
@@ -54,7 +69,10 @@ def compile_pair(case, q):
         src, dst = lay(case["src"]), lay(case["dst"])
         warps = 1 << len(case["src"]["warp"])
         dt = DTYPES[case["bits"]]
-        if len(shape) == 2:
+        if "smem" in case:
+            smem = ttgl.SharedLinearLayout(case["smem"])
+            fn, cx = trip2d, {"SRC": src, "SMEM": smem, "DST": dst, "M": shape[0], "N": shape[1]}
+        elif len(shape) == 2:
             fn, cx = cvt2d, {"SRC": src, "DST": dst, "M": shape[0], "N": shape[1]}
         else:
             fn, cx = cvt1d, {"SRC": src, "DST": dst, "M": shape[0]}

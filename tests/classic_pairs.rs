@@ -39,6 +39,8 @@ mod l {
         pub SwapB = linear(register = [[0, 1], [1, 0]], lane = [[0, 4], [0, 8], [0, 2], [2, 0], [4, 0]], warp = [], block = []) for [8, 16];
         pub LaneA = linear(register = [[1, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [2, 0]], warp = [], block = []) for [4, 16];
         pub LaneB = linear(register = [[1, 0]], lane = [[0, 8], [0, 4], [0, 2], [0, 1], [2, 0]], warp = [], block = []) for [4, 16];
+        pub Swz = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]) for [64, 64];
+        pub Nv128 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}> : tensor<64x64xf16>;
     }
 }
 
@@ -63,6 +65,32 @@ macro_rules! pairs {
         )*
         rows
     }};
+}
+
+/// Round trips through a given shared layout (local_store then local_load): the cost row holds
+/// the store's and the load's accesses together.
+macro_rules! trips {
+    ($($name:literal: $a:ident => $s:ident => $b:ident, $e:ty;)*) => {{
+        let mut rows = Vec::new();
+        $(
+            let st = convert!(l::$a => l::$s, $e);
+            let ld = convert!(l::$s => l::$b, $e);
+            let mut cost = st.cost;
+            cost.loads = ld.cost.loads;
+            cost.read_conflicts = ld.cost.read_conflicts;
+            cost.vector = st.cost.vector.min(ld.cost.vector);
+            cost.barriers = 1;
+            rows.push((Row { name: $name, bits: <$e as Element>::BITS, src: l::$a::linear_layout(), dst: l::$b::linear_layout(), cost }, l::$s::linear_layout()));
+        )*
+        rows
+    }};
+}
+
+fn shared_rows() -> Vec<(Row, LinearLayout)> {
+    trips! {
+        "blocked -> swizzled shared -> dot operand A, f16": RowMajor8 => Swz => OpA2, u16;
+        "mma accumulator -> nvmma_shared 128B -> dot operand B, f16": Acc => Nv128 => OpB2, u16;
+    }
 }
 
 fn rows() -> Vec<Row> {
@@ -133,20 +161,38 @@ fn triton() -> BTreeMap<String, BTreeMap<String, i64>> {
 
 #[test]
 fn classic_pairs() {
-    let rows = rows();
+    let trips = shared_rows();
+    let smems: Vec<(&str, LinearLayout)> = trips.iter().map(|(r, s)| (r.name, s.clone())).collect();
+    let mut rows = rows();
+    rows.extend(trips.into_iter().map(|(r, _)| r));
     assert!(rows.len() >= 20);
+    let _ = &smems;
     if let Ok(path) = std::env::var("CLASSIC_PAIRS_EXPORT") {
         let mut f = std::fs::File::create(&path).expect("export file");
         for r in &rows {
             let shape: Vec<i32> = r.src.out_dims().iter().map(|(_, s)| *s).collect();
+            let smem = smems
+                .iter()
+                .find(|(n, _)| *n == r.name)
+                .map(|(_, s)| {
+                    let bs: Vec<String> = s
+                        .in_dim_bases("offset")
+                        .unwrap_or(&[])
+                        .iter()
+                        .map(|b| format!("{:?}", b))
+                        .collect();
+                    format!(", \"smem\": [{}]", bs.join(", "))
+                })
+                .unwrap_or_default();
             writeln!(
                 f,
-                "{{\"name\": {:?}, \"bits\": {}, \"shape\": {:?}, \"src\": {}, \"dst\": {}}}",
+                "{{\"name\": {:?}, \"bits\": {}, \"shape\": {:?}, \"src\": {}, \"dst\": {}{}}}",
                 r.name,
                 r.bits,
                 shape,
                 bases_json(&r.src),
-                bases_json(&r.dst)
+                bases_json(&r.dst),
+                smem
             )
             .expect("write");
         }

@@ -300,99 +300,196 @@ fn base_offset(a: &SmemAccess, lane: u32, warp: u32) -> u32 {
 
 #[inline(always)]
 fn shared<E: Element, T: Thread>(p: &SharedPlan, t: &T, src: &[E], out: &mut [E]) {
-    let (lane, warp) = (t.lane(), t.warp());
-    let ebytes = E::BITS / 8;
     let (s, l) = (&p.store, &p.load);
     let rounds = p.rounds.max(1) as usize;
-    let store_here = lane & s.lane_skip == 0 && warp & s.warp_skip == 0;
-    let (sbase, lbase) = (base_offset(s, lane, warp), base_offset(l, lane, warp));
     let (sper, lper) = (s.reg_offsets.len() / rounds, l.reg_offsets.len() / rounds);
     let mut round = 0;
     while round < rounds {
         if round > 0 {
             barrier(p, t);
         }
-        // Store this round's share of the source registers.
-        if store_here && s.matrix != 0 {
-            let mut v = round * sper;
-            while v < (round + 1) * sper {
-                let mut words = [0u32; 4];
-                let per = s.vec as usize / 4;
-                let mut e = 0;
-                while e < s.vec as usize {
-                    let bits = src[s.regs[s.vec as usize * v + e] as usize].to_bits() as u32;
-                    let w = if E::BITS == 32 {
-                        bits
-                    } else {
-                        bits & ((1u32 << E::BITS) - 1)
-                    };
-                    words[e / per] |= w << ((e % per) as u32 * E::BITS);
-                    e += 1;
-                }
-                t.stmatrix_x4(sbase ^ s.reg_offsets[v], s.matrix == 2, words);
-                v += 1;
-            }
-        } else if store_here {
-            let mut v = round * sper;
-            while v < (round + 1) * sper {
-                let mut words = [0u32; 4];
-                let mut k = 0;
-                while k < s.vec as usize {
-                    let bits = src[s.regs[v * s.vec as usize + k] as usize].to_bits();
-                    let byte = k as u32 * ebytes;
-                    if ebytes == 8 {
-                        words[(byte / 4) as usize] = bits as u32;
-                        words[(byte / 4 + 1) as usize] = (bits >> 32) as u32;
-                    } else {
-                        words[(byte / 4) as usize] |= (bits as u32) << (8 * (byte % 4));
-                    }
-                    k += 1;
-                }
-                t.st_shared(sbase ^ s.reg_offsets[v], s.vec * ebytes, words);
-                v += 1;
-            }
-        }
+        store_accesses(s, t, src, round * sper, (round + 1) * sper);
         barrier(p, t);
-        // Load this round's share of the destination registers.
-        let mut v = round * lper;
-        while l.matrix != 0 && v < (round + 1) * lper {
-            let words = t.ldmatrix_x4(lbase ^ l.reg_offsets[v], l.matrix == 2);
-            let per = l.vec as usize / 4;
+        load_accesses(l, t, out, round * lper, (round + 1) * lper);
+        round += 1;
+    }
+}
+
+/// Store accesses `from..to` of `s` (the threads that hold copies skip).
+#[inline(always)]
+pub fn store_accesses<E: Element, T: Thread>(
+    s: &SmemAccess,
+    t: &T,
+    src: &[E],
+    from: usize,
+    to: usize,
+) {
+    let (lane, warp) = (t.lane(), t.warp());
+    if lane & s.lane_skip != 0 || warp & s.warp_skip != 0 {
+        return;
+    }
+    let base = base_offset(s, lane, warp);
+    let vec = s.vec as usize;
+    let mut v = from;
+    while v < to {
+        if s.matrix != 0 {
+            let mut words = [0u32; 4];
+            let per = vec / 4;
             let mut e = 0;
-            while e < l.vec as usize {
+            while e < vec {
+                let bits = src[s.regs[vec * v + e] as usize].to_bits() as u32;
+                let w = if E::BITS == 32 {
+                    bits
+                } else {
+                    bits & ((1u32 << E::BITS) - 1)
+                };
+                words[e / per] |= w << ((e % per) as u32 * E::BITS);
+                e += 1;
+            }
+            t.stmatrix_x4(base ^ s.reg_offsets[v], s.matrix == 2, words);
+        } else {
+            let mut vals = [E::default(); 16];
+            let mut k = 0;
+            while k < vec {
+                vals[k] = src[s.regs[v * vec + k] as usize];
+                k += 1;
+            }
+            t.st_shared(
+                base ^ s.reg_offsets[v],
+                s.vec * (E::BITS / 8),
+                pack(&vals[..vec]),
+            );
+        }
+        v += 1;
+    }
+}
+
+/// Load accesses `from..to` of `l` into `out`.
+#[inline(always)]
+pub fn load_accesses<E: Element, T: Thread>(
+    l: &SmemAccess,
+    t: &T,
+    out: &mut [E],
+    from: usize,
+    to: usize,
+) {
+    let base = base_offset(l, t.lane(), t.warp());
+    let vec = l.vec as usize;
+    let mut v = from;
+    while v < to {
+        if l.matrix != 0 {
+            let words = t.ldmatrix_x4(base ^ l.reg_offsets[v], l.matrix == 2);
+            let per = vec / 4;
+            let mut e = 0;
+            while e < vec {
                 let x = words[e / per] >> ((e % per) as u32 * E::BITS);
                 let bits = if E::BITS == 32 {
                     x
                 } else {
                     x & ((1u32 << E::BITS) - 1)
                 };
-                out[l.regs[l.vec as usize * v + e] as usize] = E::from_bits(bits as u64);
+                out[l.regs[vec * v + e] as usize] = E::from_bits(bits as u64);
                 e += 1;
             }
-            v += 1;
-        }
-        while v < (round + 1) * lper {
-            let words = t.ld_shared(lbase ^ l.reg_offsets[v], l.vec * ebytes);
+        } else {
+            let words = t.ld_shared(base ^ l.reg_offsets[v], l.vec * (E::BITS / 8));
             let mut k = 0;
-            while k < l.vec as usize {
-                let byte = k as u32 * ebytes;
-                let bits = if ebytes == 8 {
-                    (words[(byte / 4) as usize] as u64)
-                        | ((words[(byte / 4 + 1) as usize] as u64) << 32)
-                } else {
-                    let x = words[(byte / 4) as usize] >> (8 * (byte % 4));
-                    (if ebytes == 4 {
-                        x
-                    } else {
-                        x & ((1u32 << (8 * ebytes)) - 1)
-                    }) as u64
-                };
-                out[l.regs[v * l.vec as usize + k] as usize] = E::from_bits(bits);
+            while k < vec {
+                out[l.regs[v * vec + k] as usize] = unpack(&words, k);
                 k += 1;
             }
-            v += 1;
         }
-        round += 1;
+        v += 1;
+    }
+}
+
+/// Registers to shared memory in a given shared layout (Triton's `local_store`), solved by
+/// `convert!(Distributed => Shared, T)`. `X` is the emitted code or [`Interpret`].
+#[derive(Clone, Copy, Debug)]
+pub struct SharedStore<E, const N: usize, X = Interpret> {
+    /// The stores.
+    pub access: SmemAccess<'static>,
+    /// What they cost.
+    pub cost: Cost,
+    _e: core::marker::PhantomData<fn() -> (E, X)>,
+}
+
+/// Shared memory in a given shared layout to registers (Triton's `local_load`), solved by
+/// `convert!(Shared => Distributed, T)`.
+#[derive(Clone, Copy, Debug)]
+pub struct SharedLoad<E, const N: usize, X = Interpret> {
+    /// The loads.
+    pub access: SmemAccess<'static>,
+    /// What they cost.
+    pub cost: Cost,
+    _e: core::marker::PhantomData<fn() -> (E, X)>,
+}
+
+/// How a [`SharedStore`] or [`SharedLoad`] runs (emitted code, or [`Interpret`]).
+pub trait ExecuteAccess<E: Element, const N: usize> {
+    /// Store `src` (this thread's registers) into shared memory.
+    fn store<T: Thread>(a: &SmemAccess, t: &T, src: &[E; N]);
+    /// Load this thread's registers from shared memory.
+    fn load<T: Thread>(a: &SmemAccess, t: &T) -> [E; N];
+}
+
+impl<E: Element, const N: usize> ExecuteAccess<E, N> for Interpret {
+    #[inline(always)]
+    fn store<T: Thread>(a: &SmemAccess, t: &T, src: &[E; N]) {
+        store_accesses(a, t, src, 0, a.reg_offsets.len());
+    }
+    #[inline(always)]
+    fn load<T: Thread>(a: &SmemAccess, t: &T) -> [E; N] {
+        let mut out = [E::default(); N];
+        load_accesses(a, t, &mut out, 0, a.reg_offsets.len());
+        out
+    }
+}
+
+impl<E, const N: usize, X> SharedStore<E, N, X> {
+    /// From solved tables (what `convert!` writes).
+    pub const fn new(access: SmemAccess<'static>, cost: Cost) -> Self {
+        SharedStore {
+            access,
+            cost,
+            _e: core::marker::PhantomData,
+        }
+    }
+}
+
+impl<E: Element, const N: usize, X: ExecuteAccess<E, N>> SharedStore<E, N, X> {
+    /// Store this thread's values (all threads of the CTA call it; a barrier must follow before
+    /// other threads read).
+    #[inline(always)]
+    pub fn store<T: Thread>(&self, t: &T, src: &[E; N]) {
+        X::store(&self.access, t, src)
+    }
+    /// The same tables, interpreted.
+    pub const fn interpreted(&self) -> SharedStore<E, N, Interpret> {
+        SharedStore::new(self.access, self.cost)
+    }
+}
+
+impl<E, const N: usize, X> SharedLoad<E, N, X> {
+    /// From solved tables (what `convert!` writes).
+    pub const fn new(access: SmemAccess<'static>, cost: Cost) -> Self {
+        SharedLoad {
+            access,
+            cost,
+            _e: core::marker::PhantomData,
+        }
+    }
+}
+
+impl<E: Element, const N: usize, X: ExecuteAccess<E, N>> SharedLoad<E, N, X> {
+    /// Load this thread's values.
+    #[inline(always)]
+    pub fn load<T: Thread>(&self, t: &T) -> [E; N] {
+        X::load(&self.access, t)
+    }
+    /// The same tables, interpreted.
+    pub const fn interpreted(&self) -> SharedLoad<E, N, Interpret> {
+        SharedLoad::new(self.access, self.cost)
     }
 }
 

@@ -25,7 +25,7 @@ pub mod nvptx;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-pub use convert::{Converter, Cost, Plan, Strategy};
+pub use convert::{Converter, Cost, Plan, SharedLoad, SharedStore, Strategy};
 pub use element::Element;
 pub use layout::{HwIndex, InDim, Layout, LayoutKind, SharedIndex};
 pub use thread::Thread;

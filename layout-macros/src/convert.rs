@@ -143,13 +143,11 @@ fn elem_bits(e: &Ident) -> Option<u32> {
 
 fn solve_inner(s: &SolveInput) -> syn::Result<(ConversionPlan, u32)> {
     let err = |msg: String| syn::Error::new_spanned(&s.user, msg);
-    for side in [&s.src, &s.dst] {
-        if side.shared {
-            return Err(err(format!(
-                "`{}` is a shared-memory layout; convert! converts between distributed layouts (register, lane, warp, block)",
-                side.name
-            )));
-        }
+    if s.src.shared && s.dst.shared {
+        return Err(err(format!(
+            "`{}` and `{}` are both shared-memory layouts; convert! stores a distributed layout into shared memory, loads it back, or converts between distributed layouts",
+            s.src.name, s.dst.name
+        )));
     }
     if s.src.shape != s.dst.shape {
         return Err(err(format!(
@@ -239,6 +237,9 @@ pub fn solve(input: TokenStream) -> TokenStream {
         Ok(s) => s,
         Err(e) => return e.to_compile_error(),
     };
+    if s.src.shared != s.dst.shared {
+        return solve_access(&s).unwrap_or_else(|e| e.to_compile_error());
+    }
     let (plan, _bits) = match solve_inner(&s) {
         Ok(p) => p,
         Err(e) => return e.to_compile_error(),
@@ -462,9 +463,6 @@ fn emit_exec(plan: &ConversionPlan, elem: &Ident) -> TokenStream {
             };
             let rounds = p.rounds.max(1) as usize;
             let (sper, lper) = (s.reg_offsets.len() / rounds, l.reg_offsets.len() / rounds);
-            let eb = quote!((<#elem as ::linear_layouts::Element>::BITS / 8));
-            let (svec, lvec) = (s.vec as usize, l.vec as usize);
-            let (sbytes, lbytes) = (s.vec, l.vec);
             let (lskip, wskip) = (s.lane_skip, s.warp_skip);
             let nd = plan.dst_regs;
             let mut st = Vec::new();
@@ -480,55 +478,176 @@ fn emit_exec(plan: &ConversionPlan, elem: &Ident) -> TokenStream {
                 if r > 0 {
                     st.push(barrier.clone());
                 }
-                let mut stores = Vec::new();
-                for v in r * sper..(r + 1) * sper {
-                    let off = s.reg_offsets[v];
-                    if s.matrix != 0 {
-                        let trans = s.matrix == 2;
-                        let per = svec / 4;
-                        let words = (0..4).map(|q| {
-                            let rs = (0..per).map(|k| s.regs[svec * v + per * q + k] as usize);
-                            quote!(#rt::pack::<#elem>(&[#(src[#rs]),*])[0])
-                        });
-                        stores.push(quote! {
-                            ::linear_layouts::Thread::stmatrix_x4(t, sbase ^ #off, #trans, [#(#words),*]);
-                        });
-                        continue;
-                    }
-                    let regs = (0..svec).map(|k| s.regs[v * svec + k] as usize);
-                    stores.push(quote! {
-                        ::linear_layouts::Thread::st_shared(t, sbase ^ #off, #sbytes * #eb, #rt::pack::<#elem>(&[#(src[#regs]),*]));
-                    });
-                }
+                let stores: Vec<TokenStream> = (r * sper..(r + 1) * sper)
+                    .map(|v| emit_store(s, v, elem, quote!(sbase)))
+                    .collect();
                 st.push(quote!(if store_here { #(#stores)* }));
                 st.push(barrier.clone());
-                for v in r * lper..(r + 1) * lper {
-                    let off = l.reg_offsets[v];
-                    if l.matrix != 0 {
-                        let trans = l.matrix == 2;
-                        let per = lvec / 4;
-                        let sets = (0..lvec).map(|e| {
-                            let reg = l.regs[lvec * v + e] as usize;
-                            let (q, k) = (e / per, e % per);
-                            quote!(out[#reg] = #rt::unpack::<#elem>(&[x[#q], 0, 0, 0], #k);)
-                        });
-                        st.push(quote! {
-                            let x = ::linear_layouts::Thread::ldmatrix_x4(t, lbase ^ #off, #trans);
-                            #(#sets)*
-                        });
-                        continue;
-                    }
-                    let sets = (0..lvec).map(|k| {
-                        let reg = l.regs[v * lvec + k] as usize;
-                        quote!(out[#reg] = #rt::unpack::<#elem>(&x, #k);)
-                    });
-                    st.push(quote! {
-                        let x = ::linear_layouts::Thread::ld_shared(t, lbase ^ #off, #lbytes * #eb);
-                        #(#sets)*
-                    });
-                }
+                st.extend((r * lper..(r + 1) * lper).map(|v| emit_load(l, v, elem, quote!(lbase))));
             }
             quote!({ #(#st)* out })
         }
     }
+}
+
+/// One store access `v` of `s` (plain vector or stmatrix), `src` and `t` in scope.
+fn emit_store(s: &SmemAccess, v: usize, elem: &Ident, base: TokenStream) -> TokenStream {
+    let rt = quote!(::linear_layouts::gpu_runtime::convert);
+    let (off, vec) = (s.reg_offsets[v], s.vec as usize);
+    if s.matrix != 0 {
+        let trans = s.matrix == 2;
+        let per = vec / 4;
+        let words = (0..4).map(|q| {
+            let rs = (0..per).map(|k| s.regs[vec * v + per * q + k] as usize);
+            quote!(#rt::pack::<#elem>(&[#(src[#rs]),*])[0])
+        });
+        return quote! {
+            ::linear_layouts::Thread::stmatrix_x4(t, #base ^ #off, #trans, [#(#words),*]);
+        };
+    }
+    let regs = (0..vec).map(|k| s.regs[v * vec + k] as usize);
+    let bytes = s.vec;
+    quote! {
+        ::linear_layouts::Thread::st_shared(t, #base ^ #off, #bytes * (<#elem as ::linear_layouts::Element>::BITS / 8), #rt::pack::<#elem>(&[#(src[#regs]),*]));
+    }
+}
+
+/// One load access `v` of `l` (plain vector or ldmatrix) into `out`, `t` in scope.
+fn emit_load(l: &SmemAccess, v: usize, elem: &Ident, base: TokenStream) -> TokenStream {
+    let rt = quote!(::linear_layouts::gpu_runtime::convert);
+    let (off, vec) = (l.reg_offsets[v], l.vec as usize);
+    if l.matrix != 0 {
+        let trans = l.matrix == 2;
+        let per = vec / 4;
+        let sets = (0..vec).map(|e| {
+            let reg = l.regs[vec * v + e] as usize;
+            let (q, k) = (e / per, e % per);
+            quote!(out[#reg] = #rt::unpack::<#elem>(&[x[#q], 0, 0, 0], #k);)
+        });
+        return quote! {
+            let x = ::linear_layouts::Thread::ldmatrix_x4(t, #base ^ #off, #trans);
+            #(#sets)*
+        };
+    }
+    let sets = (0..vec).map(|k| {
+        let reg = l.regs[v * vec + k] as usize;
+        quote!(out[#reg] = #rt::unpack::<#elem>(&x, #k);)
+    });
+    let bytes = l.vec;
+    quote! {
+        let x = ::linear_layouts::Thread::ld_shared(t, #base ^ #off, #bytes * (<#elem as ::linear_layouts::Element>::BITS / 8));
+        #(#sets)*
+    }
+}
+
+fn cost_tokens(c: &layout_core::convert::Cost) -> TokenStream {
+    let rt = quote!(::linear_layouts::gpu_runtime::convert);
+    let strategy = match c.strategy {
+        Strategy::Nothing => quote!(Nothing),
+        Strategy::Registers => quote!(Registers),
+        Strategy::Shuffles => quote!(Shuffles),
+        Strategy::SharedMemory => quote!(SharedMemory),
+    };
+    let (sh, se, sb, st, ld, ve, wc, rc, ba) = (
+        c.shuffles,
+        c.selects,
+        c.shared_bytes,
+        c.stores,
+        c.loads,
+        c.vector,
+        c.write_conflicts,
+        c.read_conflicts,
+        c.barriers,
+    );
+    quote! {
+        #rt::Cost {
+            strategy: #rt::Strategy::#strategy,
+            shuffles: #sh, selects: #se, shared_bytes: #sb, stores: #st, loads: #ld,
+            vector: #ve, write_conflicts: #wc, read_conflicts: #rc, barriers: #ba,
+        }
+    }
+}
+
+/// `convert!(Distributed => Shared, T)` (a store) or `convert!(Shared => Distributed, T)` (a
+/// load): the accesses of the shared layout's own offsets.
+fn solve_access(s: &SolveInput) -> syn::Result<TokenStream> {
+    let err = |msg: String| syn::Error::new_spanned(&s.user, msg);
+    let store = s.dst.shared;
+    let (dist, shared) = if store {
+        (&s.src, &s.dst)
+    } else {
+        (&s.dst, &s.src)
+    };
+    if s.src.shape != s.dst.shape {
+        return Err(err(format!(
+            "`{}` is a layout of a {:?} tensor and `{}` of a {:?} tensor; a conversion keeps the tensor's shape",
+            s.src.name, s.src.shape, s.dst.name, s.dst.shape
+        )));
+    }
+    let bits = elem_bits(&s.elem).ok_or_else(|| {
+        syn::Error::new(s.elem.span(), format!("unsupported element type `{}`: use u8, i8, u16, i16, u32, i32, f32, u64, i64 or f64 (16-bit floats travel as u16)", s.elem))
+    })?;
+    let solve = |side: &Side| {
+        parse_encoding(&side.text.value(), &Aliases::new())
+            .map_err(layout_core::LayoutError::from)
+            .and_then(|e| e.to_linear_layout(&side.shape))
+            .map_err(|e| err(format!("`{}`: {}", side.name, e)))
+    };
+    let (d, sm) = (solve(dist)?, solve(shared)?);
+    let (a, cost) = layout_core::convert::plan_shared_access(&d, &sm, bits, store)
+        .map_err(|e| err(e.message().to_string()))?;
+    let n = d.in_dim_size("register").max(1) as usize;
+    let elem = &s.elem;
+    let rt = quote!(::linear_layouts::gpu_runtime::convert);
+    let base = linear_expr(&a.lane_bases, &a.warp_bases);
+    let acc = access(&a);
+    let cost = cost_tokens(&cost);
+    let (ls, ws) = (a.lane_skip, a.warp_skip);
+    let body = if store {
+        let stores = (0..a.reg_offsets.len()).map(|v| emit_store(&a, v, elem, quote!(base)));
+        quote! {
+            fn store<T: ::linear_layouts::Thread>(_a: &#rt::SmemAccess, t: &T, src: &[#elem; #n]) {
+                let lane = ::linear_layouts::Thread::lane(t);
+                let warp = ::linear_layouts::Thread::warp(t);
+                let base: u32 = #base;
+                if lane & #ls == 0 && warp & #ws == 0 { #(#stores)* }
+            }
+            fn load<T: ::linear_layouts::Thread>(a: &#rt::SmemAccess, t: &T) -> [#elem; #n] {
+                <#rt::Interpret as #rt::ExecuteAccess<#elem, #n>>::load(a, t)
+            }
+        }
+    } else {
+        let loads = (0..a.reg_offsets.len()).map(|v| emit_load(&a, v, elem, quote!(base)));
+        quote! {
+            fn store<T: ::linear_layouts::Thread>(a: &#rt::SmemAccess, t: &T, src: &[#elem; #n]) {
+                <#rt::Interpret as #rt::ExecuteAccess<#elem, #n>>::store(a, t, src)
+            }
+            fn load<T: ::linear_layouts::Thread>(_a: &#rt::SmemAccess, t: &T) -> [#elem; #n] {
+                let lane = ::linear_layouts::Thread::lane(t);
+                let warp = ::linear_layouts::Thread::warp(t);
+                let base: u32 = #base;
+                let mut out = [<#elem as Default>::default(); #n];
+                #(#loads)*
+                out
+            }
+        }
+    };
+    let ty = if store {
+        quote!(SharedStore)
+    } else {
+        quote!(SharedLoad)
+    };
+    Ok(quote! {
+        {
+            /// The accesses as straight-line code.
+            #[derive(Clone, Copy, Debug)]
+            struct __Emitted;
+            #[allow(unused_variables, unused_mut, unused_parens, clippy::all)]
+            impl #rt::ExecuteAccess<#elem, #n> for __Emitted {
+                #body
+            }
+            const __ACCESS: #rt::#ty<#elem, #n, __Emitted> = #rt::#ty::new(#acc, #cost);
+            __ACCESS
+        }
+    })
 }

@@ -11,5 +11,5 @@ layout! {
 }
 
 fn main() {
-    let _ = convert!(A => Smem, f32);
+    let _ = convert!(Smem => Smem, f32);
 }

@@ -38,17 +38,7 @@ impl FlatLayout {
                 total
             );
         }
-        let flat = |d: &str| -> Vec<u64> {
-            l.in_dim_bases(d)
-                .unwrap_or(&[])
-                .iter()
-                .map(|b| {
-                    b.iter()
-                        .zip(&dim_shift)
-                        .fold(0u64, |acc, (&x, &sh)| acc | ((x as u64) << sh))
-                })
-                .collect()
-        };
+        let flat = |d: &str| flat_in_dim(l, d, &dim_shift);
         Ok(FlatLayout {
             reg: flat("register"),
             lane: flat("lane"),
@@ -58,6 +48,19 @@ impl FlatLayout {
             total_bits: total,
         })
     }
+}
+
+/// The bases of in-dim `d`, flattened with each out-dim's bits at `dim_shift`.
+pub fn flat_in_dim(l: &LinearLayout, d: &str, dim_shift: &[u32]) -> Vec<u64> {
+    l.in_dim_bases(d)
+        .unwrap_or(&[])
+        .iter()
+        .map(|b| {
+            b.iter()
+                .zip(dim_shift)
+                .fold(0u64, |acc, (&x, &sh)| acc | ((x as u64) << sh))
+        })
+        .collect()
 }
 
 /// XOR of the `bases` selected by the bits of `mask`.

@@ -21,6 +21,7 @@ use crate::error::bail;
 use crate::{LinearLayout, Result};
 
 pub use bits::FlatLayout;
+pub use shared::plan_shared_access;
 
 /// The most 32-bit words a shuffle plan moves per thread: gpu-runtime's interpreter keeps them in
 /// an array of this size (`gpu_runtime::convert::MAX_WORDS`, checked equal by a test). Larger

@@ -402,3 +402,89 @@ pub fn plan(
         cost,
     ))
 }
+
+/// Stores of a distributed layout's registers into shared memory laid out as `smem` (Triton's
+/// `local_store`), or loads from it (`local_load`): the offsets are `smem`'s, the vector as wide
+/// as the registers allow, `ldmatrix`/`stmatrix` where the layout fits them.
+pub fn plan_shared_access(
+    dist: &LinearLayout,
+    smem: &LinearLayout,
+    elem_bits: u32,
+    store: bool,
+) -> Result<(SmemAccess, Cost)> {
+    if !matches!(elem_bits, 8 | 16 | 32 | 64) {
+        bail!(
+            "element size {} bits is not supported: use 8, 16, 32 or 64-bit elements",
+            elem_bits
+        );
+    }
+    if dist.out_dims() != smem.out_dims() {
+        bail!(
+            "the layouts cover different tensors: {:?} and {:?}",
+            dist.out_dims(),
+            smem.out_dims()
+        );
+    }
+    let f = FlatLayout::new(dist)?;
+    let offsets = super::bits::flat_in_dim(smem, "offset", &f.dim_shift);
+    let blocks = super::bits::flat_in_dim(smem, "block", &f.dim_shift);
+    if blocks.iter().any(|&b| b != 0) || f.block.iter().any(|&b| b != 0) {
+        bail!("shared-memory accesses across CTAs are not supported");
+    }
+    let total = f.total_bits;
+    if offsets.len() != total as usize
+        || super::swizzle::intersection(&offsets, &offsets, total).len() != total as usize
+    {
+        bail!("the shared layout is not a one-to-one map of offsets to the tensor's elements (padded or broadcast); it cannot be stored to or loaded from by convert!");
+    }
+    let ebytes = elem_bits / 8;
+    let span = Smem {
+        span: Span::new(&offsets),
+        offset_bits: total,
+    };
+    let (fr, fl, fw) = free_masks(dist);
+    let side = if store {
+        Side {
+            flat: &f,
+            reg_free: fr,
+            lane_free: fl,
+            warp_free: fw,
+        }
+    } else {
+        Side {
+            flat: &f,
+            reg_free: 0,
+            lane_free: 0,
+            warp_free: 0,
+        }
+    };
+    let max_vec = (128 / elem_bits).trailing_zeros() as usize;
+    let plain = access(
+        &side,
+        &vector_bits(&f, &span, max_vec, side.reg_free),
+        &span,
+        ebytes,
+        store,
+    );
+    let mut best = plain;
+    for trans in [false, true] {
+        if let Some(m) = matrix_access(&side, &span, trans, ebytes, store) {
+            if m.reg_offsets.len() < best.reg_offsets.len() {
+                best = m;
+            }
+        }
+    }
+    let lanes = 1usize << f.lane.len();
+    let conflicts = conflicts(&best, ebytes, lanes);
+    let n = best.reg_offsets.len() as u32;
+    let cost = Cost {
+        shared_bytes: (1u32 << total) * ebytes,
+        stores: if store { n } else { 0 },
+        loads: if store { 0 } else { n },
+        vector: best.vec,
+        write_conflicts: if store { conflicts } else { 0 },
+        read_conflicts: if store { 0 } else { conflicts },
+        ..Cost::of(Strategy::SharedMemory)
+    };
+    Ok((best, cost))
+}

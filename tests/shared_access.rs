@@ -1,0 +1,109 @@
+//! `convert!` into and out of shared-memory layouts (Triton's local_store / local_load): every
+//! element must land at the offset the shared layout names, and load back into the destination
+//! layout, on the simulator; both as emitted code and as interpreted tables.
+
+use linear_layouts::gpu_runtime::convert::{ExecuteAccess, SharedLoad, SharedStore};
+use linear_layouts::gpu_runtime::sim::{launch, Launch};
+use linear_layouts::gpu_runtime::Strategy;
+use linear_layouts::{convert, Element, LinearLayout, Thread};
+
+mod l {
+    use linear_layouts::layout;
+    layout! {
+        pub Rows = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+        pub Swz = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]) for [64, 64];
+        pub Nv128 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}> : tensor<64x64xf16>;
+        pub Acc = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]) for [64, 64];
+        pub OpA = dot_op(opIdx = 0, parent = Acc, kWidth = 2) for [64, 64];
+        pub OpB = dot_op(opIdx = 1, parent = Acc, kWidth = 2) for [64, 64];
+        pub Cute = Swizzle<3, 3, 3> for [64, 64];
+        pub Rows32 = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+        pub Swz32 = swizzled_shared(vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]) for [64, 64];
+    }
+}
+
+fn flat(c: &[u32]) -> u64 {
+    c[0] as u64 * 64 + c[1] as u64
+}
+
+fn value<E: Element>(id: u64) -> E {
+    E::from_bits(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - E::BITS))
+}
+
+/// Store `src`'s registers into `smem`, check every offset's element, load into `dst`.
+fn round_trip<
+    E: Element,
+    const NS: usize,
+    const ND: usize,
+    X: ExecuteAccess<E, NS>,
+    Y: ExecuteAccess<E, ND>,
+>(
+    st: &SharedStore<E, NS, X>,
+    ld: &SharedLoad<E, ND, Y>,
+    src: &LinearLayout,
+    smem: &LinearLayout,
+    dst: &LinearLayout,
+) {
+    let eb = E::BITS / 8;
+    let elems = 64 * 64u32;
+    let bad = std::sync::atomic::AtomicU32::new(0);
+    let r = launch(Launch::new(1, 128, elems * eb), |t| {
+        let (lane, warp) = (t.lane(), t.warp());
+        let vals: [E; NS] =
+            std::array::from_fn(|r| value(flat(&src.apply_flat(&[r as u32, lane, warp, 0]))));
+        st.store(t, &vals);
+        t.sync_block();
+        // Every offset holds the element the shared layout names.
+        let tid = warp * 32 + lane;
+        let mut o = tid;
+        while o < elems {
+            let w = t.ld_shared(o * eb, eb);
+            let got: E = linear_layouts::gpu_runtime::convert::unpack(&w, 0);
+            let want: E = value(flat(&smem.apply_flat(&[o, 0])));
+            if got.to_bits() != want.to_bits() {
+                bad.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            o += 128;
+        }
+        let out = ld.load(t);
+        for (r, v) in out.iter().enumerate() {
+            let want: E = value(flat(&dst.apply_flat(&[r as u32, lane, warp, 0])));
+            if v.to_bits() != want.to_bits() {
+                bad.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+    });
+    assert!(r.is_ok(), "simulator: {}", r.unwrap_err());
+    assert_eq!(
+        bad.into_inner(),
+        0,
+        "store {:?} / load {:?}",
+        st.access,
+        ld.access
+    );
+}
+
+macro_rules! trip {
+    ($a:ident => $s:ident => $b:ident, $e:ty) => {{
+        let st = convert!(l::$a => l::$s, $e);
+        let ld = convert!(l::$s => l::$b, $e);
+        let (a, s, b) = (l::$a::linear_layout(), l::$s::linear_layout(), l::$b::linear_layout());
+        round_trip(&st, &ld, &a, &s, &b);
+        round_trip(&st.interpreted(), &ld.interpreted(), &a, &s, &b);
+        (st.cost, ld.cost)
+    }};
+}
+
+#[test]
+fn stores_and_loads_follow_the_shared_layout() {
+    let (st, ld) = trip!(Rows => Swz => OpA, u16);
+    assert_eq!(st.strategy, Strategy::SharedMemory);
+    assert_eq!((st.stores, st.vector), (4, 8), "16-byte stores of 8 halves");
+    assert!(ld.loads <= 8, "{:?}", ld);
+    let (st, _) = trip!(Acc => Nv128 => OpB, u16);
+    assert_eq!(st.shared_bytes, 64 * 64 * 2);
+    trip!(Rows => Nv128 => OpA, u16);
+    trip!(Rows => Cute => Rows, u16);
+    trip!(Rows32 => Swz32 => Rows32, f32);
+    trip!(Acc => Swz32 => Rows32, f32);
+}
