@@ -3,7 +3,7 @@
 //! 64-lane warps, over a common 2-D shape (broadcasting where a layout's tile is larger than the
 //! tensor). Every destination register must hold exactly the element the destination layout
 //! names, for 8-, 16-, 32- and 64-bit elements. `CONVERT_ENC_CASES` sets the number of pairs
-//! (default 3,000; tests/convert_sim.rs runs 10,000 random linear pairs besides).
+//! (default 10,000; tests/convert_sim.rs runs 10,000 random linear pairs besides).
 
 use std::sync::Mutex;
 
@@ -21,7 +21,7 @@ fn cases() -> u32 {
     std::env::var("CONVERT_ENC_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(3000)
+        .unwrap_or(10_000)
 }
 
 /// Split `2^total` into `parts` powers of two by the random bits in `r`.
