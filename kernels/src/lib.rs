@@ -3,7 +3,9 @@
 //!
 //! * [`index_math`]: the index functions of eleven layouts, each next to a hand-written
 //!   shift/and/or version of the same map; `cargo xtask ptx-check` compares their PTX.
-//! * [`transpose`]: a tiled transpose through `convert!`, and a copy kernel for comparison.
+//! * [`transpose`]: tiled transposes through `convert!`, and a copy kernel for comparison.
+//! * [`global`]: global memory as kernel bodies see it; bodies are generic over it and over
+//!   [`linear_layouts::Thread`], so `tests/sim.rs` runs the same bodies on the simulator.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -17,5 +19,6 @@
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
+pub mod global;
 pub mod index_math;
 pub mod transpose;

@@ -3,7 +3,8 @@
 //! layout through the shared memory the plan picks, and stores it transposed (16-byte coalesced
 //! stores). Plus a plain copy kernel, the bandwidth yardstick.
 
-use linear_layouts::{convert, layout};
+use crate::global::Global;
+use linear_layouts::{convert, layout, Thread};
 
 layout! {
     /// Rows of 64 f32: lanes 0-15 cover a row with 4 consecutive elements each.
@@ -32,22 +33,104 @@ pub const TRANSPOSE16_SMEM: u32 = convert!(TileIn16 => TileOut16, u16).cost.shar
 /// Shared memory the transpose needs per CTA, in bytes (the plan's, solved at compile time).
 pub const TRANSPOSE_SMEM: u32 = convert!(TileIn => TileOut, f32).cost.shared_bytes;
 
-/// 16 bytes, aligned as a vector load needs.
-#[derive(Clone, Copy)]
-#[repr(C, align(16))]
-pub struct V4(pub [f32; 4]);
+/// One 64x64 tile of the f32 transpose: tile `(bx, by)` of `inp` to tile `(by, bx)` of `out`.
+/// The whole CTA (4 warps) calls it; `t` has `TRANSPOSE_SMEM` bytes of shared memory.
+#[inline(always)]
+pub fn transpose_f32_tile<T: Thread, G: Global<f32>>(
+    t: &T,
+    inp: &G,
+    out: &G,
+    n: u32,
+    bx: u32,
+    by: u32,
+) {
+    let (lane, warp) = (t.lane(), t.warp());
+    let (row0, col0) = (by * 64, bx * 64);
+    let mut v = [0f32; 32];
+    for g in 0..8 {
+        let [i, j] = TileIn::apply(4 * g as u32, lane, warp, 0);
+        let x: [f32; 4] = inp.load16(((row0 + i) * n + col0 + j) as usize);
+        v[4 * g..4 * g + 4].copy_from_slice(&x);
+    }
+    let w = convert!(TileIn => TileOut, f32).run(t, &v);
+    for g in 0..8 {
+        let [i, j] = TileOut::apply(4 * g as u32, lane, warp, 0);
+        out.store16(
+            ((col0 + j) * n + row0 + i) as usize,
+            [w[4 * g], w[4 * g + 1], w[4 * g + 2], w[4 * g + 3]],
+        );
+    }
+}
 
-/// 8 halves, 16-byte aligned.
-#[derive(Clone, Copy)]
-#[repr(C, align(16))]
-pub struct V8(pub [u16; 8]);
+/// One 64x64 tile of the 16-bit transpose (4 warps, `TRANSPOSE16_SMEM` bytes).
+#[inline(always)]
+pub fn transpose_u16_tile<T: Thread, G: Global<u16>>(
+    t: &T,
+    inp: &G,
+    out: &G,
+    n: u32,
+    bx: u32,
+    by: u32,
+) {
+    let (lane, warp) = (t.lane(), t.warp());
+    let (row0, col0) = (by * 64, bx * 64);
+    let mut v = [0u16; 32];
+    for g in 0..4 {
+        let [i, j] = TileIn16::apply(8 * g as u32, lane, warp, 0);
+        let x: [u16; 8] = inp.load16(((row0 + i) * n + col0 + j) as usize);
+        v[8 * g..8 * g + 8].copy_from_slice(&x);
+    }
+    let w = convert!(TileIn16 => TileOut16, u16).run(t, &v);
+    for g in 0..4 {
+        let [i, j] = TileOut16::apply(8 * g as u32, lane, warp, 0);
+        let mut x = [0u16; 8];
+        x.copy_from_slice(&w[8 * g..8 * g + 8]);
+        out.store16(((col0 + j) * n + row0 + i) as usize, x);
+    }
+}
+
+/// One 128x128 tile of the 16-bit transpose (8 warps, `TRANSPOSE16_BIG_SMEM` bytes).
+#[inline(always)]
+pub fn transpose_u16_big_tile<T: Thread, G: Global<u16>>(
+    t: &T,
+    inp: &G,
+    out: &G,
+    n: u32,
+    bx: u32,
+    by: u32,
+) {
+    let (lane, warp) = (t.lane(), t.warp());
+    let (row0, col0) = (by * 128, bx * 128);
+    let mut v = [0u16; 64];
+    for g in 0..8 {
+        let [i, j] = BigIn16::apply(8 * g as u32, lane, warp, 0);
+        let x: [u16; 8] = inp.load16(((row0 + i) * n + col0 + j) as usize);
+        v[8 * g..8 * g + 8].copy_from_slice(&x);
+    }
+    let w = convert!(BigIn16 => BigOut16, u16).run(t, &v);
+    for g in 0..8 {
+        let [i, j] = BigOut16::apply(8 * g as u32, lane, warp, 0);
+        let mut x = [0u16; 8];
+        x.copy_from_slice(&w[8 * g..8 * g + 8]);
+        out.store16(((col0 + j) * n + row0 + i) as usize, x);
+    }
+}
 
 #[cfg(target_arch = "nvptx64")]
 mod gpu {
     use super::*;
+    use crate::global::{Ptr, A16};
     use core::arch::nvptx::*;
     use linear_layouts::gpu_runtime::nvptx::GpuThread;
-    use linear_layouts::Thread;
+
+    #[inline(always)]
+    unsafe fn thread() -> GpuThread {
+        unsafe {
+            GpuThread::new(
+                core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<A16<[u32; 4]>>() as *mut u8,
+            )
+        }
+    }
 
     /// `out = in^T` for `n x n` f32, `n` a multiple of 64; grid `(n/64, n/64)`, 128 threads,
     /// `TRANSPOSE_SMEM` bytes of dynamic shared memory.
@@ -56,24 +139,15 @@ mod gpu {
     /// `inp` and `out` hold `n * n` elements, 16-byte aligned.
     #[no_mangle]
     pub unsafe extern "ptx-kernel" fn transpose_f32(inp: *const f32, out: *mut f32, n: u32) {
-        let t = unsafe {
-            GpuThread::new(core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<V4>() as *mut u8)
-        };
-        let (lane, warp) = (t.lane(), t.warp());
-        let (row0, col0) = (_block_idx_y() as u32 * 64, _block_idx_x() as u32 * 64);
-        let mut v = [0f32; 32];
-        for g in 0..8 {
-            let [i, j] = TileIn::apply(4 * g as u32, lane, warp, 0);
-            let p = unsafe { inp.add(((row0 + i) * n + col0 + j) as usize) as *const V4 };
-            let x = unsafe { p.read() };
-            v[4 * g..4 * g + 4].copy_from_slice(&x.0);
-        }
-        let w = convert!(TileIn => TileOut, f32).run(&t, &v);
-        for g in 0..8 {
-            let [i, j] = TileOut::apply(4 * g as u32, lane, warp, 0);
-            let p = unsafe { out.add(((col0 + j) * n + row0 + i) as usize) as *mut V4 };
-            unsafe { p.write(V4([w[4 * g], w[4 * g + 1], w[4 * g + 2], w[4 * g + 3]])) };
-        }
+        let t = unsafe { thread() };
+        transpose_f32_tile(
+            &t,
+            &Ptr(inp as *mut f32),
+            &Ptr(out),
+            n,
+            _block_idx_x() as u32,
+            _block_idx_y() as u32,
+        );
     }
 
     /// `out = in^T` for `n x n` 16-bit elements; grid `(n/64, n/64)`, 128 threads,
@@ -83,25 +157,15 @@ mod gpu {
     /// `inp` and `out` hold `n * n` elements, 16-byte aligned.
     #[no_mangle]
     pub unsafe extern "ptx-kernel" fn transpose_u16(inp: *const u16, out: *mut u16, n: u32) {
-        let t = unsafe {
-            GpuThread::new(core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<V4>() as *mut u8)
-        };
-        let (lane, warp) = (t.lane(), t.warp());
-        let (row0, col0) = (_block_idx_y() as u32 * 64, _block_idx_x() as u32 * 64);
-        let mut v = [0u16; 32];
-        for g in 0..4 {
-            let [i, j] = TileIn16::apply(8 * g as u32, lane, warp, 0);
-            let p = unsafe { inp.add(((row0 + i) * n + col0 + j) as usize) as *const V8 };
-            v[8 * g..8 * g + 8].copy_from_slice(&unsafe { p.read() }.0);
-        }
-        let w = convert!(TileIn16 => TileOut16, u16).run(&t, &v);
-        for g in 0..4 {
-            let [i, j] = TileOut16::apply(8 * g as u32, lane, warp, 0);
-            let p = unsafe { out.add(((col0 + j) * n + row0 + i) as usize) as *mut V8 };
-            let mut x = [0u16; 8];
-            x.copy_from_slice(&w[8 * g..8 * g + 8]);
-            unsafe { p.write(V8(x)) };
-        }
+        let t = unsafe { thread() };
+        transpose_u16_tile(
+            &t,
+            &Ptr(inp as *mut u16),
+            &Ptr(out),
+            n,
+            _block_idx_x() as u32,
+            _block_idx_y() as u32,
+        );
     }
 
     /// `out = in^T` for `n x n` 16-bit elements by 128x128 tiles; grid `(n/128, n/128)`, 256
@@ -111,25 +175,15 @@ mod gpu {
     /// `inp` and `out` hold `n * n` elements, 16-byte aligned.
     #[no_mangle]
     pub unsafe extern "ptx-kernel" fn transpose_u16_128(inp: *const u16, out: *mut u16, n: u32) {
-        let t = unsafe {
-            GpuThread::new(core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<V4>() as *mut u8)
-        };
-        let (lane, warp) = (t.lane(), t.warp());
-        let (row0, col0) = (_block_idx_y() as u32 * 128, _block_idx_x() as u32 * 128);
-        let mut v = [0u16; 64];
-        for g in 0..8 {
-            let [i, j] = BigIn16::apply(8 * g as u32, lane, warp, 0);
-            let p = unsafe { inp.add(((row0 + i) * n + col0 + j) as usize) as *const V8 };
-            v[8 * g..8 * g + 8].copy_from_slice(&unsafe { p.read() }.0);
-        }
-        let w = convert!(BigIn16 => BigOut16, u16).run(&t, &v);
-        for g in 0..8 {
-            let [i, j] = BigOut16::apply(8 * g as u32, lane, warp, 0);
-            let p = unsafe { out.add(((col0 + j) * n + row0 + i) as usize) as *mut V8 };
-            let mut x = [0u16; 8];
-            x.copy_from_slice(&w[8 * g..8 * g + 8]);
-            unsafe { p.write(V8(x)) };
-        }
+        let t = unsafe { thread() };
+        transpose_u16_big_tile(
+            &t,
+            &Ptr(inp as *mut u16),
+            &Ptr(out),
+            n,
+            _block_idx_x() as u32,
+            _block_idx_y() as u32,
+        );
     }
 
     /// `out = in`, `n4` 16-byte vectors, one per thread per iteration (grid-stride).
@@ -137,7 +191,11 @@ mod gpu {
     /// # Safety
     /// `inp` and `out` hold `n4` 16-byte vectors.
     #[no_mangle]
-    pub unsafe extern "ptx-kernel" fn copy_v4(inp: *const V4, out: *mut V4, n4: u32) {
+    pub unsafe extern "ptx-kernel" fn copy_v4(
+        inp: *const A16<[u32; 4]>,
+        out: *mut A16<[u32; 4]>,
+        n4: u32,
+    ) {
         let stride = _grid_dim_x() as u32 * _block_dim_x() as u32;
         let mut i = _block_idx_x() as u32 * _block_dim_x() as u32 + _thread_idx_x() as u32;
         while i < n4 {

@@ -1,0 +1,92 @@
+//! The GPU kernels' bodies on the CPU simulator: the same `transpose_*_tile` functions the PTX
+//! kernels call, over host memory, every element checked.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use kernels::global::Global;
+use kernels::transpose::{
+    transpose_f32_tile, transpose_u16_big_tile, transpose_u16_tile, TRANSPOSE16_BIG_SMEM,
+    TRANSPOSE16_SMEM, TRANSPOSE_SMEM,
+};
+use linear_layouts::gpu_runtime::sim::{launch, Launch};
+use linear_layouts::{Element, Thread};
+
+/// Host memory that simulated threads read and write concurrently.
+struct HostMem(Vec<AtomicU64>);
+
+impl HostMem {
+    fn new(values: impl Iterator<Item = u64>) -> Self {
+        HostMem(values.map(AtomicU64::new).collect())
+    }
+    fn get(&self, i: usize) -> u64 {
+        self.0[i].load(Ordering::Relaxed)
+    }
+}
+
+impl<E: Element> Global<E> for HostMem {
+    fn load16<const N: usize>(&self, idx: usize) -> [E; N] {
+        assert_eq!(idx % N, 0, "unaligned vector load");
+        std::array::from_fn(|k| E::from_bits(self.get(idx + k)))
+    }
+    fn store16<const N: usize>(&self, idx: usize, v: [E; N]) {
+        assert_eq!(idx % N, 0, "unaligned vector store");
+        for (k, x) in v.iter().enumerate() {
+            self.0[idx + k].store(x.to_bits(), Ordering::Relaxed);
+        }
+    }
+}
+
+fn check_transpose(
+    n: usize,
+    tile: usize,
+    bits: u32,
+    warps: u32,
+    smem: u32,
+    body: &(dyn Fn(&linear_layouts::gpu_runtime::sim::SimThread, &HostMem, &HostMem, u32, u32, u32)
+          + Sync),
+) {
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let inp = HostMem::new(
+        (0..n * n).map(|i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7 & mask),
+    );
+    let out = HostMem::new((0..n * n).map(|_| mask)); // poisoned
+    let tiles = (n / tile) as u32;
+    launch(Launch::new(tiles * tiles, 32 * warps, smem), |t| {
+        let b = t.block();
+        body(t, &inp, &out, n as u32, b % tiles, b / tiles);
+    })
+    .expect("simulator");
+    for i in 0..n {
+        for j in 0..n {
+            assert_eq!(
+                out.get(j * n + i),
+                inp.get(i * n + j),
+                "element ({}, {})",
+                i,
+                j
+            );
+        }
+    }
+}
+
+#[test]
+fn transpose_bodies_on_the_simulator() {
+    check_transpose(128, 64, 32, 4, TRANSPOSE_SMEM, &|t, a, b, n, x, y| {
+        transpose_f32_tile(t, a, b, n, x, y)
+    });
+    check_transpose(128, 64, 16, 4, TRANSPOSE16_SMEM, &|t, a, b, n, x, y| {
+        transpose_u16_tile(t, a, b, n, x, y)
+    });
+    check_transpose(
+        256,
+        128,
+        16,
+        8,
+        TRANSPOSE16_BIG_SMEM,
+        &|t, a, b, n, x, y| transpose_u16_big_tile(t, a, b, n, x, y),
+    );
+}
