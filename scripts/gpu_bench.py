@@ -61,6 +61,15 @@ def main():
         print("f32", check_transpose(transpose, cp.float32, 16384))
         print("u16", check_transpose(transpose16, cp.uint16, 8192))
         print("u16 128", check_big(transpose16big))
+        tiles = N * N // 4096
+        x8 = cp.random.randint(0, 256, size=N * N, dtype=cp.int32).astype(cp.uint8)
+        y8 = cp.zeros_like(x8)
+        mod.get_function("fp16_to_fp8_operand")((tiles,), (128,), (x8, y8, np.uint32(tiles)))
+        x16 = cp.random.randint(0, 60000, size=N * N, dtype=cp.int32).astype(cp.uint16)
+        y16 = cp.zeros_like(x16)
+        mod.get_function("nvmma_roundtrip")((tiles,), (128,), (x16, y16, np.uint32(tiles)), shared_mem=8192)
+        cp.cuda.Device().synchronize()
+        print("fp8 operand", bool(cp.array_equal(x8, y8)), "nvmma", bool(cp.array_equal(x16, y16)))
         return
     print(f"rust transpose u16 correct: {check_transpose(transpose16, cp.uint16, 8192)}")
     print(f"rust transpose u16 128x128 correct: {check_big(transpose16big)}")
@@ -112,12 +121,97 @@ def main():
         rows16.append(("triton gluon transpose f16", triton_transpose(h, torch.empty_like(h), [1, 8], [4, 8], [8, 1], [8, 4])))
     except Exception as e:
         print("triton f16:", repr(e)[:300])
+    crow = conversions(mod)
     print(f"\nN = {N}, f32, bytes moved per op = {nbytes / 1e9:.2f} GB (read + write); median of {REPS}")
     print(f"{'kernel':40} {'ms':>8} {'TB/s':>7} {'% of copy':>9}")
     for name, t in rows:
         print(f"{name:40} {t:8.3f} {nbytes / t / 1e9:7.2f} {100 * t_copy / t:8.1f}%")
     for name, t in rows16:
         print(f"{name:40} {t:8.3f} {nb16 / t / 1e9:7.2f} {100 * t_copy16 / t:8.1f}%")
+    print("\nconversion kernels (time ratio: ours / Triton's)")
+    for i, (name, t, nb) in enumerate(crow):
+        ratio = ""
+        if name.startswith("triton") and i > 0 and crow[i - 1][0].startswith("rust"):
+            ratio = f"ours/triton = {crow[i - 1][1] / t:.3f}"
+        print(f"{name:40} {t:8.3f} {nb / t / 1e9:7.2f} TB/s {ratio}")
+
+
+def conversions(mod):
+    """The conversion kernels over N*N elements in 64x64 tiles, ours and Triton's Gluon ones;
+    returns rows (name, ms, bytes moved)."""
+    import torch
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as ttgl
+
+    tiles = N * N // 4096
+    rows = []
+    # fp16 -> fp8 operand conversion on 8-bit values.
+    x8 = cp.random.randint(0, 256, size=N * N, dtype=cp.int32).astype(cp.uint8)
+    y8 = cp.full(N * N, 0, dtype=cp.uint8)
+    f = mod.get_function("fp16_to_fp8_operand")
+    run = lambda: f((tiles,), (128,), (x8, y8, np.uint32(tiles)))
+    run()
+    cp.cuda.Device().synchronize()
+    print(f"rust fp16->fp8 operand correct: {bool(cp.array_equal(x8, y8))}")
+    rows.append(("rust fp16->fp8 operand (shuffles)", bench(run), 2 * x8.nbytes))
+
+    @gluon.jit
+    def op_cvt(src, dst, A: ttgl.constexpr, B: ttgl.constexpr):
+        base = ttgl.program_id(0) * 4096
+        rm = ttgl.arange(0, 64, layout=ttgl.SliceLayout(1, A))
+        rn = ttgl.arange(0, 64, layout=ttgl.SliceLayout(0, A))
+        t = ttgl.load(src + base + rm[:, None] * 64 + rn[None, :])
+        t = ttgl.convert_layout(t, B)
+        dm = ttgl.arange(0, 64, layout=ttgl.SliceLayout(1, B))
+        dn = ttgl.arange(0, 64, layout=ttgl.SliceLayout(0, B))
+        ttgl.store(dst + base + dm[:, None] * 64 + dn[None, :], t)
+
+    try:
+        mma = ttgl.NVMMADistributedLayout([2, 0], [4, 1], [16, 8])
+        a, b = ttgl.DotOperandLayout(0, mma, 2), ttgl.DotOperandLayout(0, mma, 4)
+        xt = torch.as_tensor(x8, device="cuda").view(torch.int8)
+        yt = torch.zeros_like(xt)
+        trun = lambda: op_cvt[(tiles,)](xt, yt, a, b, num_warps=4)
+        trun()
+        torch.cuda.synchronize()
+        assert torch.equal(xt, yt), "triton fp16->fp8 operand wrong"
+        rows.append(("triton fp16->fp8 operand", bench(trun), 2 * x8.nbytes))
+    except Exception as e:
+        print("triton op_cvt:", repr(e)[:300])
+
+    # Round trip through nvmma_shared with the 128-byte swizzle.
+    x16 = cp.random.randint(0, 60000, size=N * N, dtype=cp.int32).astype(cp.uint16)
+    y16 = cp.full(N * N, 0, dtype=cp.uint16)
+    g = mod.get_function("nvmma_roundtrip")
+    run = lambda: g((tiles,), (128,), (x16, y16, np.uint32(tiles)), shared_mem=8192)
+    run()
+    cp.cuda.Device().synchronize()
+    print(f"rust nvmma round trip correct: {bool(cp.array_equal(x16, y16))}")
+    rows.append(("rust nvmma_shared 128B round trip", bench(run), 2 * x16.nbytes))
+
+    @gluon.jit
+    def rt(src, dst, L: ttgl.constexpr, S: ttgl.constexpr):
+        base = ttgl.program_id(0) * 4096
+        rm = ttgl.arange(0, 64, layout=ttgl.SliceLayout(1, L))
+        rn = ttgl.arange(0, 64, layout=ttgl.SliceLayout(0, L))
+        offs = base + rm[:, None] * 64 + rn[None, :]
+        t = ttgl.load(src + offs)
+        smem = ttgl.allocate_shared_memory(src.dtype.element_ty, [64, 64], S, t)
+        ttgl.store(dst + offs, smem.load(L))
+
+    try:
+        lay = ttgl.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0])
+        sl = ttgl.NVMMASharedLayout(128, 16, 2)
+        xt = torch.as_tensor(x16, device="cuda").view(torch.float16)
+        yt = torch.zeros_like(xt)
+        trun = lambda: rt[(tiles,)](xt, yt, lay, sl, num_warps=4)
+        trun()
+        torch.cuda.synchronize()
+        assert torch.equal(xt.view(torch.int16), yt.view(torch.int16)), "triton round trip wrong"
+        rows.append(("triton nvmma_shared 128B round trip", bench(trun), 2 * x16.nbytes))
+    except Exception as e:
+        print("triton round trip:", repr(e)[:300])
+    return rows
 
 
 def triton_transpose(x, y, spt_in, tpw_in, spt_out, tpw_out):

@@ -13,6 +13,10 @@ pub trait Global<E: Copy> {
     fn load16<const N: usize>(&self, idx: usize) -> [E; N];
     /// `N` elements to `idx`.
     fn store16<const N: usize>(&self, idx: usize, v: [E; N]);
+    /// One element.
+    fn load1(&self, idx: usize) -> E;
+    /// One element.
+    fn store1(&self, idx: usize, v: E);
 }
 
 /// Device memory through a raw pointer.
@@ -29,5 +33,15 @@ impl<E: Copy> Global<E> for Ptr<E> {
     fn store16<const N: usize>(&self, idx: usize, v: [E; N]) {
         // SAFETY: as load16.
         unsafe { (self.0.add(idx) as *mut A16<[E; N]>).write(A16(v)) }
+    }
+    #[inline(always)]
+    fn load1(&self, idx: usize) -> E {
+        // SAFETY: as load16.
+        unsafe { self.0.add(idx).read() }
+    }
+    #[inline(always)]
+    fn store1(&self, idx: usize, v: E) {
+        // SAFETY: as load16.
+        unsafe { self.0.add(idx).write(v) }
     }
 }

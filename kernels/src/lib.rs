@@ -4,6 +4,8 @@
 //! * [`index_math`]: the index functions of eleven layouts, each next to a hand-written
 //!   shift/and/or version of the same map; `cargo xtask ptx-check` compares their PTX.
 //! * [`transpose`]: tiled transposes through `convert!`, and a copy kernel for comparison.
+//! * [`conversions`]: the fp16-to-fp8 operand conversion (shuffles) and a round trip through
+//!   the 128-byte-swizzled `nvmma_shared` layout, tile by tile over a large tensor.
 //! * [`global`]: global memory as kernel bodies see it; bodies are generic over it and over
 //!   [`linear_layouts::Thread`], so `tests/sim.rs` runs the same bodies on the simulator.
 #![no_std]
@@ -19,6 +21,7 @@
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
+pub mod conversions;
 pub mod global;
 pub mod index_math;
 pub mod transpose;

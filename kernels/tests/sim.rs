@@ -34,6 +34,12 @@ impl<E: Element> Global<E> for HostMem {
             self.0[idx + k].store(x.to_bits(), Ordering::Relaxed);
         }
     }
+    fn load1(&self, idx: usize) -> E {
+        E::from_bits(self.get(idx))
+    }
+    fn store1(&self, idx: usize, v: E) {
+        self.0[idx].store(v.to_bits(), Ordering::Relaxed);
+    }
 }
 
 fn check_transpose(
@@ -89,4 +95,35 @@ fn transpose_bodies_on_the_simulator() {
         TRANSPOSE16_BIG_SMEM,
         &|t, a, b, n, x, y| transpose_u16_big_tile(t, a, b, n, x, y),
     );
+}
+
+#[test]
+fn conversion_bodies_on_the_simulator() {
+    use kernels::conversions::*;
+    let tiles = 3u32;
+    let n = tiles as usize * TILE;
+    // fp16 -> fp8 operand: out must hold, in row-major order, the same tensor.
+    let inp = HostMem::new((0..n).map(|i| (i as u64 * 131 + 7) & 0xff));
+    let out = HostMem::new((0..n).map(|_| 0x1ff));
+    launch(Launch::new(tiles, 128, 4), |t| {
+        fp16_to_fp8_operand_tile(t, &inp, &out, t.block());
+    })
+    .expect("simulator");
+    for i in 0..n {
+        assert_eq!(out.get(i), inp.get(i), "fp16 -> fp8 operand, element {}", i);
+    }
+    // nvmma round trip: out == in, two tiles per CTA (the loop's barriers matter).
+    let inp = HostMem::new((0..n).map(|i| (i as u64 * 40503) & 0xffff));
+    let out = HostMem::new((0..n).map(|_| 0x1ffff));
+    launch(Launch::new(2, 128, NVMMA_SMEM), |t| {
+        let mut k = t.block();
+        while k < tiles {
+            nvmma_roundtrip_tile(t, &inp, &out, k);
+            k += 2;
+        }
+    })
+    .expect("simulator");
+    for i in 0..n {
+        assert_eq!(out.get(i), inp.get(i), "nvmma round trip, element {}", i);
+    }
 }

@@ -278,12 +278,15 @@ pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
 fn callback_macro(item: &Item, linear: &str, shape: &[u32], shared: bool) -> TokenStream {
     let name = &item.name;
     let vis = &item.vis;
-    // A crate-unique name: #[macro_export] macros share the crate root.
+    // A crate-unique name: #[macro_export] macros share the crate root, and the same layout may
+    // be defined in two modules. The counter numbers the layouts this compilation expands.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in name.to_string().bytes().chain(linear.bytes()) {
         h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
     }
-    let mac = format_ident!("__linear_layouts_{}_{:016x}", name, h);
+    let mac = format_ident!("__linear_layouts_{}_{:016x}_{}", name, h, n);
     let shape_lits: Vec<Literal> = shape.iter().map(|&x| Literal::u32_unsuffixed(x)).collect();
     let kind = if shared {
         quote!(shared)
