@@ -35,6 +35,9 @@ pub const NVMMA_SMEM: u32 = convert!(Rows16 => Nvmma128, u16).cost.shared_bytes;
 /// Elements per tile.
 pub const TILE: usize = 64 * 64;
 
+// Consecutive registers hold consecutive K: pairs in the fp16 layout, fours in the fp8 one.
+const _: () = assert!(OpA16::CONTIG_PER_THREAD[1] >= 2 && OpA8::CONTIG_PER_THREAD[1] >= 4);
+
 /// Tile `k` (elements `k*4096..`, row-major 64x64) from `OpA16` to `OpA8`: 8-bit values, loaded
 /// two at a time (kWidth 2 keeps pairs), stored four at a time.
 #[inline(always)]
@@ -42,14 +45,18 @@ pub fn fp16_to_fp8_operand_tile<T: Thread, G: Global<u8>>(t: &T, inp: &G, out: &
     let (lane, warp) = (t.lane(), t.warp());
     let base = k as usize * TILE;
     let mut v = [0u8; 32];
-    for r in 0..32 {
-        let [i, j] = OpA16::apply(r as u32, lane, warp, 0);
-        v[r] = inp.load1(base + (i * 64 + j) as usize);
+    for g in 0..16 {
+        let [i, j] = OpA16::apply(2 * g as u32, lane, warp, 0);
+        let x: [u8; 2] = inp.load_n(base + (i * 64 + j) as usize);
+        v[2 * g..2 * g + 2].copy_from_slice(&x);
     }
     let w = convert!(OpA16 => OpA8, u8).run(t, &v);
-    for (r, x) in w.iter().enumerate() {
-        let [i, j] = OpA8::apply(r as u32, lane, warp, 0);
-        out.store1(base + (i * 64 + j) as usize, *x);
+    for g in 0..8 {
+        let [i, j] = OpA8::apply(4 * g as u32, lane, warp, 0);
+        out.store_n(
+            base + (i * 64 + j) as usize,
+            [w[4 * g], w[4 * g + 1], w[4 * g + 2], w[4 * g + 3]],
+        );
     }
 }
 

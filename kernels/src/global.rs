@@ -13,6 +13,11 @@ pub trait Global<E: Copy> {
     fn load16<const N: usize>(&self, idx: usize) -> [E; N];
     /// `N` elements to `idx`.
     fn store16<const N: usize>(&self, idx: usize, v: [E; N]);
+    /// `N` elements from `idx` in one access of `N * size_of::<E>()` bytes (1, 2, 4 or 8; `idx`
+    /// aligned to it).
+    fn load_n<const N: usize>(&self, idx: usize) -> [E; N];
+    /// `N` elements to `idx` in one access, as [`Global::load_n`].
+    fn store_n<const N: usize>(&self, idx: usize, v: [E; N]);
     /// One element.
     fn load1(&self, idx: usize) -> E;
     /// One element.
@@ -33,6 +38,32 @@ impl<E: Copy> Global<E> for Ptr<E> {
     fn store16<const N: usize>(&self, idx: usize, v: [E; N]) {
         // SAFETY: as load16.
         unsafe { (self.0.add(idx) as *mut A16<[E; N]>).write(A16(v)) }
+    }
+    #[inline(always)]
+    fn load_n<const N: usize>(&self, idx: usize) -> [E; N] {
+        let p = unsafe { self.0.add(idx) } as *const u8;
+        // SAFETY: as load16; the access is as wide as the array, which `idx` is aligned to.
+        unsafe {
+            match N * core::mem::size_of::<E>() {
+                2 => core::mem::transmute_copy(&(p as *const u16).read()),
+                4 => core::mem::transmute_copy(&(p as *const u32).read()),
+                8 => core::mem::transmute_copy(&(p as *const u64).read()),
+                _ => (p as *const [E; N]).read(),
+            }
+        }
+    }
+    #[inline(always)]
+    fn store_n<const N: usize>(&self, idx: usize, v: [E; N]) {
+        let p = unsafe { self.0.add(idx) } as *mut u8;
+        // SAFETY: as load_n.
+        unsafe {
+            match N * core::mem::size_of::<E>() {
+                2 => (p as *mut u16).write(core::mem::transmute_copy(&v)),
+                4 => (p as *mut u32).write(core::mem::transmute_copy(&v)),
+                8 => (p as *mut u64).write(core::mem::transmute_copy(&v)),
+                _ => (p as *mut [E; N]).write(v),
+            }
+        }
     }
     #[inline(always)]
     fn load1(&self, idx: usize) -> E {

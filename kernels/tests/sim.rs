@@ -34,6 +34,16 @@ impl<E: Element> Global<E> for HostMem {
             self.0[idx + k].store(x.to_bits(), Ordering::Relaxed);
         }
     }
+    fn load_n<const N: usize>(&self, idx: usize) -> [E; N] {
+        assert_eq!(idx % N, 0, "unaligned vector load");
+        std::array::from_fn(|k| E::from_bits(self.get(idx + k)))
+    }
+    fn store_n<const N: usize>(&self, idx: usize, v: [E; N]) {
+        assert_eq!(idx % N, 0, "unaligned vector store");
+        for (k, x) in v.iter().enumerate() {
+            self.0[idx + k].store(x.to_bits(), Ordering::Relaxed);
+        }
+    }
     fn load1(&self, idx: usize) -> E {
         E::from_bits(self.get(idx))
     }
