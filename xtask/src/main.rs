@@ -4,6 +4,8 @@
 //!   installing nightly's `rust-src` if missing) and write `target/ptx/kernels.ptx`.
 //! * `ptx-check`: `ptx`, then count the PTX instructions of every `<name>_macro` /
 //!   `<name>_hand` pair of `kernels::index_math` and fail if a generated version is longer.
+//! * `gpu`: `ptx`, then the host runner `gpu-bench` (cudarc, dynamic loading), and the exact
+//!   command to run both on a machine with a GPU.
 //! * `compile-time`: time the build of a crate with N `layout!` layouts against the same crate
 //!   without them.
 
@@ -24,6 +26,8 @@ struct Cli {
 enum Cmd {
     /// Build the kernels' PTX (target/ptx/kernels.ptx).
     Ptx,
+    /// Build the PTX and the cudarc host runner, and print the command that runs them on a GPU.
+    Gpu,
     /// Build the PTX and check that generated index math is no longer than hand-written.
     PtxCheck {
         /// Print the table as Markdown (for BENCHMARKS.md).
@@ -45,6 +49,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Ptx => ptx::build().map(|p| println!("{}", p.display())),
+        Cmd::Gpu => ptx::gpu(),
         Cmd::PtxCheck { markdown } => ptx::check(markdown),
         Cmd::CompileTime { layouts, runs } => compile_time::run(layouts, runs),
     };
