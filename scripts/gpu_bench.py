@@ -69,7 +69,11 @@ def main():
         y16 = cp.zeros_like(x16)
         mod.get_function("nvmma_roundtrip")((tiles,), (128,), (x16, y16, np.uint32(tiles)), shared_mem=8192)
         cp.cuda.Device().synchronize()
-        print("fp8 operand", bool(cp.array_equal(x8, y8)), "nvmma", bool(cp.array_equal(x16, y16)))
+        x32 = cp.random.standard_normal(N * N, dtype=cp.float32)
+        y32 = cp.zeros_like(x32)
+        mod.get_function("mma_acc_regperm")((tiles,), (128,), (x32, y32, np.uint32(tiles)))
+        cp.cuda.Device().synchronize()
+        print("fp8 operand", bool(cp.array_equal(x8, y8)), "nvmma", bool(cp.array_equal(x16, y16)), "regperm", bool(cp.array_equal(x32, y32)))
         return
     print(f"rust transpose u16 correct: {check_transpose(transpose16, cp.uint16, 8192)}")
     print(f"rust transpose u16 128x128 correct: {check_big(transpose16big)}")
@@ -178,6 +182,28 @@ def conversions(mod):
         rows.append(("triton fp16->fp8 operand", bench(trun), 2 * x8.nbytes))
     except Exception as e:
         print("triton op_cvt:", repr(e)[:300])
+
+    # Register-only: the accumulator with its registers reordered (f32).
+    x32 = cp.random.standard_normal(N * N, dtype=cp.float32)
+    y32 = cp.full(N * N, cp.nan, dtype=cp.float32)
+    h = mod.get_function("mma_acc_regperm")
+    run = lambda: h((tiles,), (128,), (x32, y32, np.uint32(tiles)))
+    run()
+    cp.cuda.Device().synchronize()
+    print(f"rust mma accumulator permutation correct: {bool(cp.array_equal(x32, y32))}")
+    rows.append(("rust mma acc register permutation", bench(run), 2 * x32.nbytes))
+    try:
+        acc = ttgl.NVMMADistributedLayout([2, 0], [4, 1], [16, 8])
+        perm = ttgl.DistributedLinearLayout([[0, 1], [0, 8], [0, 16], [0, 32], [8, 0]], [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], [[16, 0], [32, 0]], [], [64, 64])
+        xt = torch.as_tensor(x32, device="cuda")
+        yt = torch.zeros_like(xt)
+        trun = lambda: op_cvt[(tiles,)](xt, yt, acc, perm, num_warps=4)
+        trun()
+        torch.cuda.synchronize()
+        assert torch.equal(xt, yt), "triton accumulator permutation wrong"
+        rows.append(("triton mma acc register permutation", bench(trun), 2 * x32.nbytes))
+    except Exception as e:
+        print("triton regperm:", repr(e)[:300])
 
     # Round trip through nvmma_shared with the 128-byte swizzle.
     x16 = cp.random.randint(0, 60000, size=N * N, dtype=cp.int32).astype(cp.uint16)

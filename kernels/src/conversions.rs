@@ -4,6 +4,8 @@
 //!
 //! * `fp16_to_fp8_operand`: the operand conversion of seed 002 (dot operand A of an Ampere MMA,
 //!   kWidth 2 as fp16 wants, to kWidth 4 as fp8 wants), on 8-bit values: warp shuffles.
+//! * `mma_acc_regperm`: the MMA accumulator to the same tile with its registers reordered: a
+//!   register-only conversion (no instructions but the loads and stores).
 //! * `nvmma_roundtrip`: registers to the 128-byte-swizzled `nvmma_shared` layout and back
 //!   (`convert!` into and out of a shared layout).
 
@@ -19,6 +21,8 @@ layout! {
     pub OpA8 = dot_op(opIdx = 0, parent = Acc, kWidth = 4) for [64, 64];
     /// Rows of 64 halves, 16 bytes per thread.
     pub Rows16 = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+    /// The accumulator's registers reordered (the row-half bit last): the same lanes and warps.
+    pub AccPerm = linear(register = [[0, 1], [0, 8], [0, 16], [0, 32], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[16, 0], [32, 0]], block = []) for [64, 64];
     /// The TMA / wgmma layout with the 128-byte swizzle.
     pub Nvmma128 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}> : tensor<64x64xf16>;
 }
@@ -34,6 +38,67 @@ pub const NVMMA_SMEM: u32 = convert!(Rows16 => Nvmma128, u16).cost.shared_bytes;
 
 /// Elements per tile.
 pub const TILE: usize = 64 * 64;
+
+// The accumulator permutation is register-only.
+const _: () = assert!(matches!(
+    convert!(Acc => AccPerm, f32).cost.strategy,
+    linear_layouts::gpu_runtime::Strategy::Registers
+));
+
+/// The register part of a layout's coordinates for registers `step * g`, `g < N`: `apply` is
+/// linear, so a thread's coordinates are these constants XOR its lane and warp part, and the
+/// loops below need no index math per register.
+macro_rules! reg_coords {
+    ($l:ty, $n:expr, $step:expr) => {{
+        let mut a = [[0u32; 2]; $n];
+        let mut g = 0;
+        while g < $n {
+            a[g] = <$l>::apply(($step * g) as u32, 0, 0, 0);
+            g += 1;
+        }
+        a
+    }};
+}
+
+/// `body` for `g` = 0 to 15, written out: LLVM keeps some of these loops rolled otherwise, and
+/// a rolled loop over a register array is what an expert would not write.
+macro_rules! unroll16 {
+    ($g:ident => $body:block) => {
+        unroll16!(@ $g $body 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+    };
+    (@ $g:ident $body:block $($n:literal)*) => {
+        $({
+            let $g: usize = $n;
+            $body
+        })*
+    };
+}
+
+const ACC_PAIRS: [[u32; 2]; 16] = reg_coords!(Acc, 16, 2);
+const ACC_PERM_PAIRS: [[u32; 2]; 16] = reg_coords!(AccPerm, 16, 2);
+
+/// Tile `k` of f32 from the MMA accumulator layout to its register-permuted form: loads and
+/// stores of 2 consecutive elements (8 bytes).
+#[inline(always)]
+pub fn mma_acc_regperm_tile<T: Thread, G: Global<f32>>(t: &T, inp: &G, out: &G, k: u32) {
+    let (lane, warp) = (t.lane(), t.warp());
+    let base = k as usize * TILE;
+    let [ai, aj] = Acc::apply(0, lane, warp, 0);
+    let mut v = [0f32; 32];
+    unroll16!(g => {
+        let [ri, rj] = ACC_PAIRS[g];
+        let (i, j) = (ai ^ ri, aj ^ rj);
+        let x: [f32; 2] = inp.load_n(base + (i * 64 + j) as usize);
+        v[2 * g..2 * g + 2].copy_from_slice(&x);
+    });
+    let w = convert!(Acc => AccPerm, f32).run(t, &v);
+    let [pi, pj] = AccPerm::apply(0, lane, warp, 0);
+    unroll16!(g => {
+        let [ri, rj] = ACC_PERM_PAIRS[g];
+        let (i, j) = (pi ^ ri, pj ^ rj);
+        out.store_n(base + (i * 64 + j) as usize, [w[2 * g], w[2 * g + 1]]);
+    });
+}
 
 // Consecutive registers hold consecutive K: pairs in the fp16 layout, fours in the fp8 one.
 const _: () = assert!(OpA16::CONTIG_PER_THREAD[1] >= 2 && OpA8::CONTIG_PER_THREAD[1] >= 4);
@@ -105,6 +170,20 @@ mod gpu {
         let mut k = _block_idx_x() as u32;
         while k < tiles {
             fp16_to_fp8_operand_tile(&t, &Ptr(inp as *mut u8), &Ptr(out), k);
+            k += _grid_dim_x() as u32;
+        }
+    }
+
+    /// `mma_acc_regperm_tile` over `tiles` tiles, grid-stride; 128 threads.
+    ///
+    /// # Safety
+    /// `inp` and `out` hold `tiles * 4096` f32, 8-byte aligned.
+    #[no_mangle]
+    pub unsafe extern "ptx-kernel" fn mma_acc_regperm(inp: *const f32, out: *mut f32, tiles: u32) {
+        let t = unsafe { GpuThread::new(core::ptr::null_mut()) };
+        let mut k = _block_idx_x() as u32;
+        while k < tiles {
+            mma_acc_regperm_tile(&t, &Ptr(inp as *mut f32), &Ptr(out), k);
             k += _grid_dim_x() as u32;
         }
     }

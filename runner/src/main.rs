@@ -218,6 +218,37 @@ fn run(ptx: &str, n: usize) -> R<Vec<Row>> {
         copy_ms: copy16,
     });
 
+    // Register-only accumulator permutation (f32): out == in.
+    let x: Vec<f32> = random(nn, seed ^ 3)
+        .iter()
+        .map(|&v| (v >> 40) as f32)
+        .collect();
+    let dx = stream.memcpy_stod(&x).map_err(e("copy in"))?;
+    let mut dy = stream
+        .memcpy_stod(&vec![f32::NAN; nn])
+        .map_err(e("alloc"))?;
+    let k = f("mma_acc_regperm")?;
+    let c = cfg((tiles, 1), 128, 0);
+    launch3(&stream, &k, c, &dx, &mut dy, tiles)?;
+    if stream
+        .memcpy_dtov(&dy)
+        .map_err(e("copy out"))?
+        .iter()
+        .zip(&x)
+        .any(|(a, b)| a.to_bits() != b.to_bits())
+    {
+        return Err("mma_acc_regperm wrong".into());
+    }
+    let ms = time(&ctx, &stream, || {
+        launch3(&stream, &k, c, &dx, &mut dy, tiles)
+    })?;
+    rows.push(Row {
+        name: "mma accumulator register permutation, f32",
+        ms,
+        bytes: 8.0 * nn as f64,
+        copy_ms: copy32,
+    });
+
     // fp16 -> fp8 operand conversion (8-bit): out == in (row-major both ways).
     let x8: Vec<u8> = random(nn, seed ^ 2)
         .iter()
