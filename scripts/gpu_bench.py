@@ -72,8 +72,11 @@ def main():
         x32 = cp.random.standard_normal(N * N, dtype=cp.float32)
         y32 = cp.zeros_like(x32)
         mod.get_function("mma_acc_regperm")((tiles,), (128,), (x32, y32, np.uint32(tiles)))
+        xa = cp.random.randint(0, 60000, size=N * N, dtype=cp.int32).astype(cp.uint16)
+        ya = cp.zeros_like(xa)
+        mod.get_function("mma_acc_to_operand")((tiles,), (128,), (xa, ya, np.uint32(tiles)))
         cp.cuda.Device().synchronize()
-        print("fp8 operand", bool(cp.array_equal(x8, y8)), "nvmma", bool(cp.array_equal(x16, y16)), "regperm", bool(cp.array_equal(x32, y32)))
+        print("fp8 operand", bool(cp.array_equal(x8, y8)), "nvmma", bool(cp.array_equal(x16, y16)), "regperm", bool(cp.array_equal(x32, y32)), "acc->operand", bool(cp.array_equal(xa, ya)))
         return
     print(f"rust transpose u16 correct: {check_transpose(transpose16, cp.uint16, 8192)}")
     print(f"rust transpose u16 128x128 correct: {check_big(transpose16big)}")
@@ -182,6 +185,28 @@ def conversions(mod):
         rows.append(("triton fp16->fp8 operand", bench(trun), 2 * x8.nbytes))
     except Exception as e:
         print("triton op_cvt:", repr(e)[:300])
+
+    # Accumulator to dot operand A (16-bit; the layouts coincide).
+    xa = cp.random.randint(0, 60000, size=N * N, dtype=cp.int32).astype(cp.uint16)
+    ya = cp.zeros_like(xa)
+    ka = mod.get_function("mma_acc_to_operand")
+    run = lambda: ka((tiles,), (128,), (xa, ya, np.uint32(tiles)))
+    run()
+    cp.cuda.Device().synchronize()
+    print(f"rust mma accumulator -> operand correct: {bool(cp.array_equal(xa, ya))}")
+    rows.append(("rust mma acc -> dot operand A", bench(run), 2 * xa.nbytes))
+    try:
+        acc = ttgl.NVMMADistributedLayout([2, 0], [4, 1], [16, 8])
+        opa = ttgl.DotOperandLayout(0, acc, 2)
+        xt = torch.as_tensor(xa, device="cuda").view(torch.float16)
+        yt = torch.zeros_like(xt)
+        trun = lambda: op_cvt[(tiles,)](xt, yt, acc, opa, num_warps=4)
+        trun()
+        torch.cuda.synchronize()
+        assert torch.equal(xt.view(torch.int16), yt.view(torch.int16)), "triton acc -> operand wrong"
+        rows.append(("triton mma acc -> dot operand A", bench(trun), 2 * xa.nbytes))
+    except Exception as e:
+        print("triton acc->operand:", repr(e)[:300])
 
     # Register-only: the accumulator with its registers reordered (f32).
     x32 = cp.random.standard_normal(N * N, dtype=cp.float32)

@@ -4,6 +4,8 @@
 //!
 //! * `fp16_to_fp8_operand`: the operand conversion of seed 002 (dot operand A of an Ampere MMA,
 //!   kWidth 2 as fp16 wants, to kWidth 4 as fp8 wants), on 8-bit values: warp shuffles.
+//! * `mma_acc_to_operand`: the MMA accumulator to dot operand A (16-bit; the layouts coincide
+//!   with 4 warps along M, so the conversion is free).
 //! * `mma_acc_regperm`: the MMA accumulator to the same tile with its registers reordered: a
 //!   register-only conversion (no instructions but the loads and stores).
 //! * `nvmma_roundtrip`: registers to the 128-byte-swizzled `nvmma_shared` layout and back
@@ -75,6 +77,29 @@ macro_rules! unroll16 {
 }
 
 const ACC_PAIRS: [[u32; 2]; 16] = reg_coords!(Acc, 16, 2);
+const OPA16_PAIRS: [[u32; 2]; 16] = reg_coords!(OpA16, 16, 2);
+
+/// Tile `k` of 16-bit values from the MMA accumulator layout to dot operand A (kWidth 2), the
+/// attention pattern P = softmax(S) feeding the next product: with 4 warps along M the two
+/// layouts coincide and `convert!` emits nothing.
+#[inline(always)]
+pub fn mma_acc_to_operand_tile<T: Thread, G: Global<u16>>(t: &T, inp: &G, out: &G, k: u32) {
+    let (lane, warp) = (t.lane(), t.warp());
+    let base = k as usize * TILE;
+    let [ai, aj] = Acc::apply(0, lane, warp, 0);
+    let mut v = [0u16; 32];
+    unroll16!(g => {
+        let [ri, rj] = ACC_PAIRS[g];
+        let x: [u16; 2] = inp.load_n(base + ((ai ^ ri) * 64 + (aj ^ rj)) as usize);
+        v[2 * g..2 * g + 2].copy_from_slice(&x);
+    });
+    let w = convert!(Acc => OpA16, u16).run(t, &v);
+    let [oi, oj] = OpA16::apply(0, lane, warp, 0);
+    unroll16!(g => {
+        let [ri, rj] = OPA16_PAIRS[g];
+        out.store_n(base + ((oi ^ ri) * 64 + (oj ^ rj)) as usize, [w[2 * g], w[2 * g + 1]]);
+    });
+}
 const ACC_PERM_PAIRS: [[u32; 2]; 16] = reg_coords!(AccPerm, 16, 2);
 
 /// Tile `k` of f32 from the MMA accumulator layout to its register-permuted form: loads and
@@ -170,6 +195,24 @@ mod gpu {
         let mut k = _block_idx_x() as u32;
         while k < tiles {
             fp16_to_fp8_operand_tile(&t, &Ptr(inp as *mut u8), &Ptr(out), k);
+            k += _grid_dim_x() as u32;
+        }
+    }
+
+    /// `mma_acc_to_operand_tile` over `tiles` tiles, grid-stride; 128 threads.
+    ///
+    /// # Safety
+    /// `inp` and `out` hold `tiles * 4096` 16-bit elements, 4-byte aligned.
+    #[no_mangle]
+    pub unsafe extern "ptx-kernel" fn mma_acc_to_operand(
+        inp: *const u16,
+        out: *mut u16,
+        tiles: u32,
+    ) {
+        let t = unsafe { GpuThread::new(core::ptr::null_mut()) };
+        let mut k = _block_idx_x() as u32;
+        while k < tiles {
+            mma_acc_to_operand_tile(&t, &Ptr(inp as *mut u16), &Ptr(out), k);
             k += _grid_dim_x() as u32;
         }
     }

@@ -122,6 +122,21 @@ fn conversion_bodies_on_the_simulator() {
     for i in 0..n {
         assert_eq!(out.get(i), inp.get(i), "fp16 -> fp8 operand, element {}", i);
     }
+    // Accumulator to operand A (16-bit): out == in.
+    let inp = HostMem::new((0..n).map(|i| (i as u64 * 40503 + 11) & 0xffff));
+    let out = HostMem::new((0..n).map(|_| 0x1ffff));
+    launch(Launch::new(tiles, 128, 4), |t| {
+        mma_acc_to_operand_tile(t, &inp, &out, t.block());
+    })
+    .expect("simulator");
+    for i in 0..n {
+        assert_eq!(
+            out.get(i),
+            inp.get(i),
+            "accumulator to operand, element {}",
+            i
+        );
+    }
     // Register-only accumulator permutation: out == in.
     let inp = HostMem::new((0..n).map(|i| ((i as u64 * 2654435761) & 0xffff_ffff) >> 9));
     let out = HostMem::new((0..n).map(|_| u32::MAX as u64));

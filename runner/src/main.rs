@@ -218,6 +218,26 @@ fn run(ptx: &str, n: usize) -> R<Vec<Row>> {
         copy_ms: copy16,
     });
 
+    // Accumulator to dot operand A (16-bit): out == in.
+    let k = f("mma_acc_to_operand")?;
+    let c = cfg((tiles, 1), 128, 0);
+    stream
+        .memcpy_htod(&vec![0xFFFFu16; nn], &mut dy)
+        .map_err(e("poison"))?;
+    launch3(&stream, &k, c, &dx, &mut dy, tiles)?;
+    if stream.memcpy_dtov(&dy).map_err(e("copy out"))? != x {
+        return Err("mma_acc_to_operand wrong".into());
+    }
+    let ms = time(&ctx, &stream, || {
+        launch3(&stream, &k, c, &dx, &mut dy, tiles)
+    })?;
+    rows.push(Row {
+        name: "mma accumulator -> dot operand A, 16-bit",
+        ms,
+        bytes: 4.0 * nn as f64,
+        copy_ms: copy16,
+    });
+
     // Register-only accumulator permutation (f32): out == in.
     let x: Vec<f32> = random(nn, seed ^ 3)
         .iter()
