@@ -33,88 +33,45 @@ pub const TRANSPOSE16_SMEM: u32 = convert!(TileIn16 => TileOut16, u16).cost.shar
 /// Shared memory the transpose needs per CTA, in bytes (the plan's, solved at compile time).
 pub const TRANSPOSE_SMEM: u32 = convert!(TileIn => TileOut, f32).cost.shared_bytes;
 
-/// One 64x64 tile of the f32 transpose: tile `(bx, by)` of `inp` to tile `(by, bx)` of `out`.
-/// The whole CTA (4 warps) calls it; `t` has `TRANSPOSE_SMEM` bytes of shared memory.
-#[inline(always)]
-pub fn transpose_f32_tile<T: Thread, G: Global<f32>>(
-    t: &T,
-    inp: &G,
-    out: &G,
-    n: u32,
-    bx: u32,
-    by: u32,
-) {
-    let (lane, warp) = (t.lane(), t.warp());
-    let (row0, col0) = (by * 64, bx * 64);
-    let mut v = [0f32; 32];
-    for g in 0..8 {
-        let [i, j] = TileIn::apply(4 * g as u32, lane, warp, 0);
-        let x: [f32; 4] = inp.load16(((row0 + i) * n + col0 + j) as usize);
-        v[4 * g..4 * g + 4].copy_from_slice(&x);
-    }
-    let w = convert!(TileIn => TileOut, f32).run(t, &v);
-    for g in 0..8 {
-        let [i, j] = TileOut::apply(4 * g as u32, lane, warp, 0);
-        out.store16(
-            ((col0 + j) * n + row0 + i) as usize,
-            [w[4 * g], w[4 * g + 1], w[4 * g + 2], w[4 * g + 3]],
-        );
-    }
+/// A transpose tile function: load `$tile x $tile` with `$vec`-element (16-byte) loads in layout
+/// `$in`, `convert!` to `$out`, store transposed with 16-byte stores.
+macro_rules! transpose_tile {
+    ($(#[$m:meta])* $name:ident, $in:ident => $out:ident, $e:ident, $tile:literal, $regs:literal, $vec:literal) => {
+        $(#[$m])*
+        #[inline(always)]
+        pub fn $name<T: Thread, G: Global<$e>>(t: &T, inp: &G, out: &G, n: u32, bx: u32, by: u32) {
+            let (lane, warp) = (t.lane(), t.warp());
+            let (row0, col0) = (by * $tile, bx * $tile);
+            let mut v = [<$e>::default(); $regs];
+            for g in 0..$regs / $vec {
+                let [i, j] = $in::apply(($vec * g) as u32, lane, warp, 0);
+                let x: [$e; $vec] = inp.load16(((row0 + i) * n + col0 + j) as usize);
+                v[$vec * g..$vec * g + $vec].copy_from_slice(&x);
+            }
+            let w = convert!($in => $out, $e).run(t, &v);
+            for g in 0..$regs / $vec {
+                let [i, j] = $out::apply(($vec * g) as u32, lane, warp, 0);
+                let mut x = [<$e>::default(); $vec];
+                x.copy_from_slice(&w[$vec * g..$vec * g + $vec]);
+                out.store16(((col0 + j) * n + row0 + i) as usize, x);
+            }
+        }
+    };
 }
 
-/// One 64x64 tile of the 16-bit transpose (4 warps, `TRANSPOSE16_SMEM` bytes).
-#[inline(always)]
-pub fn transpose_u16_tile<T: Thread, G: Global<u16>>(
-    t: &T,
-    inp: &G,
-    out: &G,
-    n: u32,
-    bx: u32,
-    by: u32,
-) {
-    let (lane, warp) = (t.lane(), t.warp());
-    let (row0, col0) = (by * 64, bx * 64);
-    let mut v = [0u16; 32];
-    for g in 0..4 {
-        let [i, j] = TileIn16::apply(8 * g as u32, lane, warp, 0);
-        let x: [u16; 8] = inp.load16(((row0 + i) * n + col0 + j) as usize);
-        v[8 * g..8 * g + 8].copy_from_slice(&x);
-    }
-    let w = convert!(TileIn16 => TileOut16, u16).run(t, &v);
-    for g in 0..4 {
-        let [i, j] = TileOut16::apply(8 * g as u32, lane, warp, 0);
-        let mut x = [0u16; 8];
-        x.copy_from_slice(&w[8 * g..8 * g + 8]);
-        out.store16(((col0 + j) * n + row0 + i) as usize, x);
-    }
-}
-
-/// One 128x128 tile of the 16-bit transpose (8 warps, `TRANSPOSE16_BIG_SMEM` bytes).
-#[inline(always)]
-pub fn transpose_u16_big_tile<T: Thread, G: Global<u16>>(
-    t: &T,
-    inp: &G,
-    out: &G,
-    n: u32,
-    bx: u32,
-    by: u32,
-) {
-    let (lane, warp) = (t.lane(), t.warp());
-    let (row0, col0) = (by * 128, bx * 128);
-    let mut v = [0u16; 64];
-    for g in 0..8 {
-        let [i, j] = BigIn16::apply(8 * g as u32, lane, warp, 0);
-        let x: [u16; 8] = inp.load16(((row0 + i) * n + col0 + j) as usize);
-        v[8 * g..8 * g + 8].copy_from_slice(&x);
-    }
-    let w = convert!(BigIn16 => BigOut16, u16).run(t, &v);
-    for g in 0..8 {
-        let [i, j] = BigOut16::apply(8 * g as u32, lane, warp, 0);
-        let mut x = [0u16; 8];
-        x.copy_from_slice(&w[8 * g..8 * g + 8]);
-        out.store16(((col0 + j) * n + row0 + i) as usize, x);
-    }
-}
+transpose_tile!(
+    /// One 64x64 tile of the f32 transpose: tile `(bx, by)` of `inp` to tile `(by, bx)` of
+    /// `out`. The whole CTA (4 warps) calls it; `t` has `TRANSPOSE_SMEM` bytes of shared memory.
+    transpose_f32_tile, TileIn => TileOut, f32, 64, 32, 4
+);
+transpose_tile!(
+    /// One 64x64 tile of the 16-bit transpose (4 warps, `TRANSPOSE16_SMEM` bytes).
+    transpose_u16_tile, TileIn16 => TileOut16, u16, 64, 32, 8
+);
+transpose_tile!(
+    /// One 128x128 tile of the 16-bit transpose (8 warps, `TRANSPOSE16_BIG_SMEM` bytes).
+    transpose_u16_big_tile, BigIn16 => BigOut16, u16, 128, 64, 8
+);
 
 #[cfg(target_arch = "nvptx64")]
 mod gpu {

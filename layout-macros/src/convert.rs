@@ -270,24 +270,7 @@ pub fn solve(input: TokenStream) -> TokenStream {
             quote!(#rt::Plan::Shared(#rt::SharedPlan { store: #st, load: #ld, block_barrier: #bb, rounds: #rounds }))
         }
     };
-    let c = plan.cost;
-    let strategy = match c.strategy {
-        Strategy::Nothing => quote!(Nothing),
-        Strategy::Registers => quote!(Registers),
-        Strategy::Shuffles => quote!(Shuffles),
-        Strategy::SharedMemory => quote!(SharedMemory),
-    };
-    let (sh, se, sb, st, ld, ve, wc, rc, ba) = (
-        c.shuffles,
-        c.selects,
-        c.shared_bytes,
-        c.stores,
-        c.loads,
-        c.vector,
-        c.write_conflicts,
-        c.read_conflicts,
-        c.barriers,
-    );
+    let cost = cost_tokens(&plan.cost);
     let (ns, nd) = (plan.src_regs, plan.dst_regs);
     let elem = &s.elem;
     let _ = Span::call_site();
@@ -304,14 +287,8 @@ pub fn solve(input: TokenStream) -> TokenStream {
                     #exec
                 }
             }
-            const __CONVERTER: ::linear_layouts::Converter<#elem, #ns, #nd, __Emitted> = ::linear_layouts::Converter::new(
-                #body,
-                #rt::Cost {
-                    strategy: #rt::Strategy::#strategy,
-                    shuffles: #sh, selects: #se, shared_bytes: #sb, stores: #st, loads: #ld,
-                    vector: #ve, write_conflicts: #wc, read_conflicts: #rc, barriers: #ba,
-                },
-            );
+            const __CONVERTER: ::linear_layouts::Converter<#elem, #ns, #nd, __Emitted> =
+                ::linear_layouts::Converter::new(#body, #cost);
             __CONVERTER
         }
     }
