@@ -302,3 +302,20 @@ fn planner_and_interpreter_agree_on_the_word_limit() {
         linear_layouts::gpu_runtime::convert::MAX_WORDS
     );
 }
+
+/// Regression (found by the random test): a destination register whose basis lands on a vector
+/// offset and a round bit at once; vectors must stay within one round.
+#[test]
+fn vectors_never_span_rounds() {
+    let c = Case {
+        dims: vec![0, 3, 4],
+        warps: 0,
+        src: vec![vec![8, 4], vec![2, 72, 1, 16, 32], vec![]],
+        dst: vec![vec![64, 8, 2], vec![0, 1, 32, 16, 4], vec![]],
+        bits: 32,
+        force: 0,
+    };
+    let (src, dst) = (layout(&c.src, &c.dims), layout(&c.dst, &c.dims));
+    let plan = plan_conversion(&src, &dst, 32, Force::Auto).expect("plan");
+    run::<u32>(&c, &src, &dst, &plan).expect("correct on the simulator");
+}

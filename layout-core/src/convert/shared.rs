@@ -53,9 +53,13 @@ fn vector_bits(f: &FlatLayout, smem: &Smem, max_bits: usize, reg_free: u32) -> V
     let mut vpos: Vec<usize> = Vec::new();
     while vpos.len() < max_bits {
         let want = 1u32 << vpos.len();
-        match (0..offs.len())
-            .find(|&i| offs[i] == want && f.reg[i] != 0 && (reg_free >> i) & 1 == 0)
-        {
+        match (0..offs.len()).find(|&i| {
+            offs[i] == want
+                && f.reg[i] != 0
+                && (reg_free >> i) & 1 == 0
+                // A vector never spans two rounds.
+                && round_of(f.reg[i], smem) == 0
+        }) {
             Some(i) => vpos.push(i),
             None => break,
         }
