@@ -2,7 +2,8 @@
 //! (permutations of its bits over registers, lanes and warps, with broadcasting and XOR-mixed
 //! bases), every destination register must hold exactly the element the destination layout says,
 //! for 8-, 16-, 32- and 64-bit elements. `CONVERT_CASES` sets the number of pairs (default
-//! 10,000; each runs on the simulator once, the element size cycling).
+//! 10,000; each runs on the simulator once, the element size cycling); the cases are the same
+//! every run unless `CONVERT_RANDOM=1`.
 
 use std::sync::Mutex;
 
@@ -13,7 +14,16 @@ use linear_layouts::gpu_runtime::{Element, Thread};
 use linear_layouts::runtime_convert::runtime_plan;
 use linear_layouts::LinearLayout;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+/// CI runs the same cases every time (a fixed seed); `CONVERT_RANDOM=1` draws fresh ones.
+fn runner(config: Config) -> TestRunner {
+    if std::env::var("CONVERT_RANDOM").is_ok() {
+        TestRunner::new(config)
+    } else {
+        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha))
+    }
+}
 
 fn cases() -> u32 {
     std::env::var("CONVERT_CASES")
@@ -247,7 +257,7 @@ fn run<E: Element>(
 
 #[test]
 fn random_conversions_on_the_simulator() {
-    let mut runner = TestRunner::new(Config {
+    let mut runner = runner(Config {
         cases: cases(),
         failure_persistence: None,
         ..Config::default()
