@@ -14,22 +14,13 @@ use linear_layouts::gpu_runtime::{Element, Thread};
 use linear_layouts::runtime_convert::runtime_plan;
 use linear_layouts::LinearLayout;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use proptest::test_runner::Config;
 
-/// CI runs the same cases every time (a fixed seed); `CONVERT_RANDOM=1` draws fresh ones.
-fn runner(config: Config) -> TestRunner {
-    if std::env::var("CONVERT_RANDOM").is_ok() {
-        TestRunner::new(config)
-    } else {
-        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha))
-    }
-}
+mod support;
+use support::runner;
 
 fn cases() -> u32 {
-    std::env::var("CONVERT_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10_000)
+    support::cases("CONVERT_CASES", 10_000)
 }
 
 /// A tensor shape as bits per dim, and a random distributed layout of it.

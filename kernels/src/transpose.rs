@@ -89,59 +89,37 @@ mod gpu {
         }
     }
 
-    /// `out = in^T` for `n x n` f32, `n` a multiple of 64; grid `(n/64, n/64)`, 128 threads,
-    /// `TRANSPOSE_SMEM` bytes of dynamic shared memory.
-    ///
-    /// # Safety
-    /// `inp` and `out` hold `n * n` elements, 16-byte aligned.
-    #[no_mangle]
-    pub unsafe extern "ptx-kernel" fn transpose_f32(inp: *const f32, out: *mut f32, n: u32) {
-        let t = unsafe { thread() };
-        transpose_f32_tile(
-            &t,
-            &Ptr(inp as *mut f32),
-            &Ptr(out),
-            n,
-            _block_idx_x() as u32,
-            _block_idx_y() as u32,
-        );
+    /// A transpose kernel over a tile function: grid `(n / tile, n / tile)`, one tile per CTA.
+    macro_rules! transpose_kernel {
+        ($(#[$m:meta])* $name:ident, $tile:ident, $e:ident) => {
+            $(#[$m])*
+            ///
+            /// # Safety
+            /// `inp` and `out` hold `n * n` elements, 16-byte aligned.
+            #[no_mangle]
+            pub unsafe extern "ptx-kernel" fn $name(inp: *const $e, out: *mut $e, n: u32) {
+                let t = unsafe { thread() };
+                let (bx, by) = (_block_idx_x() as u32, _block_idx_y() as u32);
+                $tile(&t, &Ptr(inp as *mut $e), &Ptr(out), n, bx, by);
+            }
+        };
     }
 
-    /// `out = in^T` for `n x n` 16-bit elements; grid `(n/64, n/64)`, 128 threads,
-    /// `TRANSPOSE16_SMEM` bytes of dynamic shared memory.
-    ///
-    /// # Safety
-    /// `inp` and `out` hold `n * n` elements, 16-byte aligned.
-    #[no_mangle]
-    pub unsafe extern "ptx-kernel" fn transpose_u16(inp: *const u16, out: *mut u16, n: u32) {
-        let t = unsafe { thread() };
-        transpose_u16_tile(
-            &t,
-            &Ptr(inp as *mut u16),
-            &Ptr(out),
-            n,
-            _block_idx_x() as u32,
-            _block_idx_y() as u32,
-        );
-    }
-
-    /// `out = in^T` for `n x n` 16-bit elements by 128x128 tiles; grid `(n/128, n/128)`, 256
-    /// threads, `TRANSPOSE16_BIG_SMEM` bytes of dynamic shared memory.
-    ///
-    /// # Safety
-    /// `inp` and `out` hold `n * n` elements, 16-byte aligned.
-    #[no_mangle]
-    pub unsafe extern "ptx-kernel" fn transpose_u16_128(inp: *const u16, out: *mut u16, n: u32) {
-        let t = unsafe { thread() };
-        transpose_u16_big_tile(
-            &t,
-            &Ptr(inp as *mut u16),
-            &Ptr(out),
-            n,
-            _block_idx_x() as u32,
-            _block_idx_y() as u32,
-        );
-    }
+    transpose_kernel!(
+        /// `out = in^T` for `n x n` f32, `n` a multiple of 64; 128 threads, `TRANSPOSE_SMEM`
+        /// bytes of dynamic shared memory.
+        transpose_f32, transpose_f32_tile, f32
+    );
+    transpose_kernel!(
+        /// `out = in^T` for `n x n` 16-bit elements; 128 threads, `TRANSPOSE16_SMEM` bytes of
+        /// dynamic shared memory.
+        transpose_u16, transpose_u16_tile, u16
+    );
+    transpose_kernel!(
+        /// `out = in^T` for `n x n` 16-bit elements by 128x128 tiles; 256 threads,
+        /// `TRANSPOSE16_BIG_SMEM` bytes of dynamic shared memory.
+        transpose_u16_128, transpose_u16_big_tile, u16
+    );
 
     /// `out = in`, `n4` 16-byte vectors, one per thread per iteration (grid-stride).
     ///

@@ -1,8 +1,28 @@
-//! Running a `convert!` converter on the simulator and checking every destination value.
+//! Shared by the conversion tests: running a `convert!` converter on the simulator and checking
+//! every destination value, and the property tests' case count and seeding. Each test uses part.
+#![allow(dead_code)]
 
 use linear_layouts::gpu_runtime::convert::Execute;
 use linear_layouts::gpu_runtime::sim::{launch, Launch};
 use linear_layouts::{Converter, Element, LinearLayout, Thread};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+/// CI runs the same cases every time (a fixed seed); `CONVERT_RANDOM=1` draws fresh ones.
+pub fn runner(config: Config) -> TestRunner {
+    if std::env::var("CONVERT_RANDOM").is_ok() {
+        TestRunner::new(config)
+    } else {
+        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha))
+    }
+}
+
+/// The number of cases: environment variable `var`, else `default`.
+pub fn cases(var: &str, default: u32) -> u32 {
+    std::env::var(var)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
 
 /// Row-major index of coordinates in a tensor of `shape`.
 pub fn flat(c: &[u32], shape: &[u32]) -> u64 {
