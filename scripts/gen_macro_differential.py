@@ -45,6 +45,9 @@ def main():
             enc_text = enc_text.split(", #smem")[0]
         enc = inline(enc_text.strip(), aliases)
         name = f"C{i:04}"
+        # A `linear` layout may hold 64 lanes (AMD); layout! assumes 32 unless told.
+        if len(d["bases"].get("lane", [])) == 6:
+            items.append("    #[warp_size = 64]")
         items.append(f"    {name} = {enc} : tensor<{m.group(1)}x{m.group(2)}>;")
         bases = ", ".join(f'("{k}", {rust_bases(v)})' for k, v in d["bases"].items())
         outs = ", ".join(f'("{n}", {s})' for n, s in d["out_dims"])

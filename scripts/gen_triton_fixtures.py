@@ -175,7 +175,7 @@ def spec_rank(s):
         return spec_rank(s["parent"])
     if k in ("linear", "nvmma", "shared_linear"):
         return s["rank"]
-    if k == "swizzled":
+    if k in ("swizzled", "rotating"):
         return len(s["order"])
     return len(s["shape"])
 
@@ -184,15 +184,15 @@ def shared_spec(rng):
     r = rng.random()
     if r < 0.45:
         rank = rng.choice([1, 2, 2, 3])
-        return {"kind": "swizzled", "vec": rng.choice([1, 2, 4, 8]), "pp": rng.choice([1, 2, 4, 8]),
+        # About one in three is AMD's rotating variant (same parameters, a rotated phase).
+        kind = "rotating" if rng.random() < 0.35 else "swizzled"
+        return {"kind": kind, "vec": rng.choice([1, 2, 4, 8]), "pp": rng.choice([1, 2, 4, 8]),
                 "mp": rng.choice([1, 2, 4, 8]), "order": rand_order(rank, rng), "cga": rand_cga(rank, rng, 1)}
     if r < 0.85:
-        rank = rng.choice([2, 2, 3])
+        rank = rng.choice([2, 2, 3, 3, 4])
         ebw = rng.choice([8, 16, 32])
         sw = rng.choice([0, 32, 64, 128])
-        # Left out: unswizzled, transposed, rank 3. Triton 3.9 pads those with unused offsets
-        # (e.g. 16 offsets for a 1x4x1 tensor); layout-core rejects them with an error instead.
-        transposed = rng.random() < 0.5 and not (sw == 0 and rank == 3)
+        transposed = rng.random() < 0.5
         return {"kind": "nvmma", "sw": sw, "ebw": ebw, "transposed": transposed,
                 "fp4": ebw == 8 and rng.random() < 0.2, "cga": rand_cga(rank, rng, 1), "rank": rank}
     if r < 0.93:
@@ -238,7 +238,9 @@ def build(b, s):
     if k == "linear":
         d = s["bases"]
         return b.get_distributed_linear_layout(d["register"], d["lane"], d["warp"], d["block"], s["shape"])
-    if k == "swizzled":
+    if k in ("swizzled", "rotating"):
+        # Triton 3.9's Python has no builder for amd_rotating_shared: build the swizzled twin
+        # and rename it in the printed text (the two share their parameters and syntax).
         return b.get_swizzled_shared_layout(s["vec"], s["pp"], s["mp"], s["order"], s["cga"])
     if k == "nvmma":
         return b.get_nvmma_shared_layout(s["sw"], s["ebw"], s["transposed"], s["fp4"], s["cga"], s["rank"])
@@ -277,6 +279,39 @@ def make_case(rng, i):
     return {"id": i, "spec": s, "shape": shape, "shared": shared, "elem": rng.choice(["f16", "f32", "i8", "bf16"])}
 
 
+def rotating_layout(b, ctx, aliases, memdesc, spec, shape):
+    """Triton's linear layout of an amd_rotating_shared memdesc, without a Python builder.
+
+    Parse a module that allocates the memdesc, then ask Triton to reshape it to its own shape:
+    memdesc_reshape's type inference goes through Triton's toLinearLayout and returns the layout
+    as a shared_linear encoding, which Gluon hands back as offset and block bases."""
+    import os
+    import tempfile
+    from triton._C.libtriton import ir
+    ctas = 1 << len(spec["cga"])
+    text = "\n".join(aliases) + """
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-ctas" = %d : i32, "ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 64 : i32, ttg.target = "hip:gfx942"} {
+  tt.func public @k() {
+    %%0 = ttg.local_alloc : () -> %s
+    tt.return
+  }
+}
+""" % (ctas, memdesc)
+    fd, path = tempfile.mkstemp(suffix=".mlir")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    try:
+        m = ir.parse_mlir_module(path, ctx)
+    finally:
+        os.unlink(path)
+    allocs = []
+    m.walk(lambda op: allocs.append(op) if op.get_name() == "ttg.local_alloc" else None)
+    b.set_insertion_point_after(allocs[0])
+    v = allocs[0].get_result(0)
+    return b.get_gluon_layout_from_memdesc(b.create_memdesc_reshape(v, shape))
+
+
 def worker():
     from triton._C.libtriton import gluon_ir, ir
     ctx = ir.context()
@@ -298,11 +333,16 @@ def worker():
         text = m.str_nodebug()
         aliases = [l for l in text.splitlines() if re.match(r"^#\w+ = ", l) and "shared_memory" not in l]
         sig = re.search(r"function_type = \((.*)\) -> \(\)", text).group(1)
+        if s["kind"] == "rotating":
+            aliases = [a.replace("#ttg.swizzled_shared<", "#ttg.amd_rotating_shared<") for a in aliases]
         if s["kind"] == "padded":
+            # Triton has no linear layout for padded_shared (toLinearLayout aborts: "use
+            # paddedLinearLayout"); its linear component is the one given in the attribute.
             bases = {"offset": s["offset"], "block": []}
             outs = [["dim%d" % i, x] for i, x in enumerate(linear_shape(s))]
         else:
-            ll = b.to_linear_layout(attr, shape)
+            ll = rotating_layout(b, ctx, aliases, sig, s, shape) if s["kind"] == "rotating" \
+                else b.to_linear_layout(attr, shape)
             if c["shared"]:
                 bases = {"offset": ll.offset_bases, "block": ll.block_bases}
             else:
@@ -355,7 +395,12 @@ def main():
     kinds = {}
     for r in results.values():
         kinds[r["encoding"]] = kinds.get(r["encoding"], 0) + 1
-    print(f"{len(results)} cases written to {a.out}; {len(crashed)} rejected by Triton; per encoding: {kinds}")
+    rejected = {}
+    for i in crashed:
+        k = cases[i]["spec"]["kind"]
+        rejected[k] = rejected.get(k, 0) + 1
+    print(f"{len(results)} cases written to {a.out}; {len(crashed)} rejected by Triton {rejected}; "
+          f"per encoding: {kinds}")
 
 
 if __name__ == "__main__":

@@ -5,472 +5,489 @@
 use linear_layouts::{layout, InDim, Layout, LinearLayout};
 
 layout! {
+    #[warp_size = 64]
     C0000 = #ttg.amd_mfma<{version = 1, warpsPerCTA = [1, 1, 1], instrShape = [4, 64, 4], isTransposed = false, CGALayout = [[0, 1, 0]], tilesPerWarp = [2, 1, 1], elementBitWidth = 64}> : tensor<32x64x8xi8>;
     C0003 = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1], CGALayout = [[1, 0]], instrShape = [16, 8]}>, kWidth = 4}> : tensor<2x2xbf16>;
     C0006 = #ttg.blocked<{sizePerThread = [2, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]}> : tensor<32x1xbf16>;
-    C0009 = #ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 2, order = [1, 0]}> : tensor<2x4xbf16>;
-    C0012 = #ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 1], order = [0, 1], CGALayout = [[1, 0], [2, 0]]}>}> : tensor<8xf16>;
-    C0015 = #ttg.linear<{register = [[0, 2, 0], [0, 0, 1], [1, 0, 0]], lane = [[0, 0, 2], [0, 4, 0]], warp = [], block = [[0, 1, 0], [0, 0, 4], [2, 0, 0], [0, 0, 8]]}> : tensor<4x8x32xf32>;
-    C0018 = #ttg.blocked<{sizePerThread = [4, 8, 4, 1], threadsPerWarp = [4, 1, 2, 4], warpsPerCTA = [2, 2, 2, 1], order = [2, 1, 3, 0]}> : tensor<4x128x2x4xf16>;
-    C0021 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1], instrShape = [16, 8]}>, kWidth = 4}> : tensor<128x4xf16>;
-    C0024 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 2], CGALayout = [[0, 1]], instrShape = [16, 8]}> : tensor<16x4xf32>;
-    C0027 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = true, elementBitWidth = 16, CGALayout = [[1, 0]]}> : tensor<32x16xf32>;
-    C0030 = #ttg.blocked<{sizePerThread = [1, 1, 1], threadsPerWarp = [4, 8, 1], warpsPerCTA = [1, 1, 2], order = [2, 0, 1]}> : tensor<8x256x1xf32>;
-    C0033 = #ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 1], instrShape = [16, 16, 16], isTransposed = false, tilesPerWarp = [2, 2]}> : tensor<64x16xf16>;
-    C0036 = #ttg.slice<{dim = 1, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>}> : tensor<1xf32>;
-    C0039 = #ttg.blocked<{sizePerThread = [8, 4, 8, 2], threadsPerWarp = [1, 2, 4, 4], warpsPerCTA = [1, 1, 2, 4], order = [3, 2, 1, 0], CGALayout = [[0, 0, 1, 0]]}> : tensor<8x16x2x1xf16>;
-    C0042 = #ttg.amd_wmma<{version = 3, isTranspose = false, ctaLayout = {register = [[0, 0]]}, instrShape = [16, 16, 64]}> : tensor<128x8xf16>;
-    C0045 = #ttg.swizzled_shared<{vec = 1, perPhase = 2, maxPhase = 8, order = [0]}> : tensor<64xbf16>;
-    C0048 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 8}> : tensor<16x8xf16>;
-    C0051 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>, kWidth = 1}>}> : tensor<256xi8>;
-    C0054 = #ttg.blocked<{sizePerThread = [1, 8, 4], threadsPerWarp = [1, 4, 8], warpsPerCTA = [1, 1, 4], order = [2, 0, 1]}> : tensor<1x16x8xf32>;
-    C0057 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 2, 2], instrShape = [1, 16, 8]}> : tensor<8x4x256xf32>;
-    C0060 = #ttg.slice<{dim = 2, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 1], CGALayout = [[0, 0, 1]], instrShape = [1, 16, 8]}>}> : tensor<256x1xf32>;
-    C0063 = #ttg.padded_shared<[8:+2] {offset = [[1, 0], [4, 0], [2, 0], [8, 0], [16, 0], [0, 1], [0, 2]], block = []}> : tensor<32x4xi8>;
-    C0066 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}> : tensor<32x64xf16>;
-    C0069 = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {register = [[0, 0, 1], [1, 0, 0]], warp = [[0, 1, 0]]}}> : tensor<64x2x32xf32>;
-    C0072 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], CGALayout = [[1, 0]], instrShape = [16, 64, 16]}> : tensor<2x8xf16>;
-    C0075 = #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}> : tensor<32x256xi8>;
-    C0078 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 1], CGALayout = [[1, 0, 0]], instrShape = [1, 16, 8]}> : tensor<128x4x8xf32>;
-    C0081 = #ttg.blocked<{sizePerThread = [8, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 1], order = [1, 0]}> : tensor<8x1xf32>;
-    C0084 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], CGALayout = [[1, 0]], instrShape = [16, 256, 16]}> : tensor<16x64xf16>;
-    C0087 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 2], [0, 4], [0, 8]], warp = [[0, 1]]}, CGALayout = [[1, 0]]}> : tensor<64x32xbf16>;
-    C0090 = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {register = [[0, 0, 0]], warp = [[1, 0, 0]]}}> : tensor<2x2x64xbf16>;
-    C0093 = #ttg.blocked<{sizePerThread = [8, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}> : tensor<1x256xi8>;
-    C0096 = #ttg.blocked<{sizePerThread = [4, 4, 1], threadsPerWarp = [4, 2, 4], warpsPerCTA = [1, 1, 1], order = [1, 2, 0]}> : tensor<256x8x1xbf16>;
-    C0099 = #ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [1, 8, 2], threadsPerWarp = [2, 2, 8], warpsPerCTA = [2, 2, 2], order = [2, 0, 1]}>}> : tensor<1x4xf32>;
-    C0102 = #ttg.amd_mfma<{version = 1, warpsPerCTA = [1, 1, 2], instrShape = [32, 32, 8], isTransposed = false, CGALayout = [[1, 0, 0]], tilesPerWarp = [1, 1, 2]}> : tensor<256x4x4xf16>;
-    C0105 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}> : tensor<1x64xi8>;
-    C0108 = #ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [8, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>}> : tensor<64xbf16>;
-    C0111 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 2, 1], instrShape = [32, 32, 8], isTransposed = false, tilesPerWarp = [2, 2, 2]}> : tensor<256x8x1xbf16>;
-    C0114 = #ttg.blocked<{sizePerThread = [1, 1, 1], threadsPerWarp = [4, 4, 2], warpsPerCTA = [1, 4, 2], order = [2, 1, 0]}> : tensor<64x16x4xf32>;
-    C0117 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}> : tensor<32x64xf16>;
-    C0120 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {warp = [[1, 0]]}, instrShape = [16, 16, 32]}> : tensor<2x32xbf16>;
-    C0123 = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], CGALayout = [[0, 1]], instrShape = [16, 8]}>, kWidth = 1}> : tensor<128x1xi8>;
-    C0126 = #ttg.slice<{dim = 1, parent = #ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [1, 2, 8], threadsPerWarp = [4, 2, 4], warpsPerCTA = [1, 1, 1], order = [0, 2, 1]}>}>}> : tensor<8xi8>;
-    C0129 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 1, 0], [1, 0, 0]]}, CGALayout = [[0, 1, 0]]}> : tensor<4x8x2xf16>;
-    C0132 = #ttg.linear<{register = [], lane = [[0, 0]], warp = [[1, 0]], block = [[2, 0], [0, 1]]}> : tensor<2x2xf32>;
-    C0135 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 2], instrShape = [16, 16, 16], isTransposed = false, tilesPerWarp = [1, 2]}>, kWidth = 8}> : tensor<4x1xbf16>;
-    C0138 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0], CGALayout = [[1, 0]]}> : tensor<8x256xbf16>;
-    C0141 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 4], instrShape = [16, 16, 16], isTransposed = true, elementBitWidth = 64}> : tensor<32x16xf32>;
-    C0144 = #ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [4, 2, 1, 2], threadsPerWarp = [2, 4, 2, 2], warpsPerCTA = [4, 2, 1, 1], order = [3, 1, 2, 0], CGALayout = [[0, 1, 0, 0]]}>}> : tensor<4x1x64xi8>;
-    C0147 = #ttg.blocked<{sizePerThread = [4, 4, 4], threadsPerWarp = [4, 2, 4], warpsPerCTA = [1, 2, 1], order = [0, 2, 1], CGALayout = [[1, 0, 0]]}> : tensor<8x2x1xbf16>;
-    C0150 = #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerCTA = [1, 2], order = [0, 1], CGALayout = [[1, 0]]}> : tensor<256x1xf16>;
-    C0153 = #ttg.swizzled_shared<{vec = 1, perPhase = 8, maxPhase = 1, order = [0, 1], CGALayout = [[1, 0]]}> : tensor<32x32xbf16>;
-    C0156 = #ttg.blocked<{sizePerThread = [1, 4, 2], threadsPerWarp = [8, 2, 2], warpsPerCTA = [1, 1, 1], order = [0, 2, 1]}> : tensor<128x2x32xbf16>;
-    C0159 = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1], instrShape = [16, 8]}>, kWidth = 8}> : tensor<128x8xf16>;
-    C0162 = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 8, order = [0], CGALayout = [[1]]}> : tensor<256xi8>;
-    C0165 = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}> : tensor<2xbf16>;
-    C0168 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1], instrShape = [16, 8]}> : tensor<2x16xbf16>;
-    C0171 = #ttg.slice<{dim = 1, parent = #ttg.slice<{dim = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 2, 1], instrShape = [1, 16, 8]}>}>}> : tensor<1xf32>;
-    C0174 = #ttg.slice<{dim = 0, parent = #ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 1], instrShape = [4, 64, 4], isTransposed = true, tilesPerWarp = [2, 1]}>}> : tensor<4xi8>;
-    C0177 = #ttg.swizzled_shared<{vec = 2, perPhase = 4, maxPhase = 8, order = [1, 0, 2], CGALayout = [[1, 0, 0]]}> : tensor<128x4x2xf32>;
-    C0180 = #ttg.amd_mfma<{version = 1, warpsPerCTA = [1, 1], instrShape = [4, 64, 4], isTransposed = true, tilesPerWarp = [2, 1]}> : tensor<8x64xf32>;
-    C0183 = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[0, 0, 1], [0, 0, 2], [1, 0, 0]], warp = [[0, 1, 0]]}, instrShape = [16, 16, 32]}> : tensor<4x1x2xf16>;
-    C0186 = #ttg.blocked<{sizePerThread = [1, 2, 8], threadsPerWarp = [2, 4, 4], warpsPerCTA = [1, 1, 1], order = [2, 0, 1]}> : tensor<1x2x16xbf16>;
-    C0189 = #ttg.swizzled_shared<{vec = 2, perPhase = 2, maxPhase = 8, order = [1, 0]}> : tensor<64x256xbf16>;
-    C0192 = #ttg.blocked<{sizePerThread = [4, 8, 2], threadsPerWarp = [1, 16, 2], warpsPerCTA = [4, 1, 2], order = [0, 1, 2]}> : tensor<1x4x32xbf16>;
-    C0195 = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1, 1], instrShape = [1, 16, 8]}>, kWidth = 1}> : tensor<128x64x2xf32>;
-    C0198 = #ttg.blocked<{sizePerThread = [4, 2], threadsPerWarp = [8, 4], warpsPerCTA = [4, 2], order = [1, 0]}> : tensor<1x32xf32>;
-    C0201 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[1, 0], [2, 0]]}}> : tensor<32x2xf16>;
-    C0204 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 2, 2], instrShape = [16, 16, 16], isTransposed = false, CGALayout = [[0, 0, 1]], tilesPerWarp = [1, 2, 1]}>, kWidth = 4}> : tensor<1x8x1xi8>;
-    C0207 = #ttg.swizzled_shared<{vec = 4, perPhase = 4, maxPhase = 2, order = [0]}> : tensor<2xf16>;
-    C0210 = #ttg.blocked<{sizePerThread = [4, 4, 2, 4], threadsPerWarp = [4, 1, 1, 8], warpsPerCTA = [1, 1, 2, 1], order = [2, 3, 1, 0], CGALayout = [[0, 0, 0, 1]]}> : tensor<4x2x16x4xf32>;
-    C0213 = #ttg.blocked<{sizePerThread = [4, 2], threadsPerWarp = [1, 32], warpsPerCTA = [1, 2], order = [0, 1], CGALayout = [[1, 0]]}> : tensor<2x64xbf16>;
-    C0216 = #ttg.amd_wmma<{version = 1, isTranspose = true, ctaLayout = {register = [[0, 0, 2], [0, 1, 0], [0, 2, 0]], warp = [[0, 0, 1]]}, CGALayout = [[1, 0, 0]]}> : tensor<4x1x8xf16>;
-    C0219 = #ttg.dot_op<{opIdx = 0, parent = #ttg.blocked<{sizePerThread = [8, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 2], order = [1, 0]}>}> : tensor<32x16xf16>;
-    C0222 = #ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 2], instrShape = [16, 16, 16], isTransposed = true, elementBitWidth = 64}> : tensor<2x4xf16>;
-    C0225 = #ttg.slice<{dim = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 4, 1], CGALayout = [[0, 1, 0]], instrShape = [1, 16, 8]}>}> : tensor<128x8xbf16>;
-    C0228 = #ttg.linear<{register = [[2], [1], [4]], lane = [[8], [16]], warp = [[0]], block = []}> : tensor<32xi8>;
-    C0231 = #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = true, elementBitWidth = 16, CGALayout = [[1, 0]]}> : tensor<64x32xbf16>;
-    C0234 = #ttg.blocked<{sizePerThread = [4, 2, 1], threadsPerWarp = [2, 4, 4], warpsPerCTA = [2, 1, 2], order = [1, 2, 0]}> : tensor<1x32x8xi8>;
-    C0237 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 32, 16]}> : tensor<4x32xf16>;
-    C0240 = #ttg.blocked<{sizePerThread = [1, 1, 4], threadsPerWarp = [4, 2, 4], warpsPerCTA = [2, 1, 4], order = [0, 1, 2]}> : tensor<32x8x64xbf16>;
-    C0243 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}> : tensor<128x16xf16>;
-    C0246 = #ttg.dot_op<{opIdx = 1, parent = #ttg.blocked<{sizePerThread = [4, 8, 2], threadsPerWarp = [4, 4, 2], warpsPerCTA = [1, 4, 1], order = [1, 0, 2]}>}> : tensor<64x32x4xf16>;
-    C0249 = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {register = [[1, 0, 0], [2, 0, 0]], warp = [[0, 0, 1]]}}> : tensor<1x4x1xf16>;
-    C0252 = #ttg.blocked<{sizePerThread = [4, 1, 2], threadsPerWarp = [4, 2, 4], warpsPerCTA = [2, 1, 1], order = [0, 2, 1]}> : tensor<32x4x16xbf16>;
-    C0255 = #ttg.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 8, order = [0, 1], CGALayout = [[1, 0]]}> : tensor<32x16xi8>;
-    C0258 = #ttg.swizzled_shared<{vec = 4, perPhase = 2, maxPhase = 1, order = [1, 0], CGALayout = [[1, 0]]}> : tensor<8x8xi8>;
-    C0261 = #ttg.shared_linear<{offset = [[0, 4], [0, 1], [0, 2], [1, 0], [0, 8], [2, 0]]}, alignment = 128> : tensor<4x16xf16>;
-    C0264 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_mfma<{version = 1, warpsPerCTA = [1, 1, 2], instrShape = [16, 16, 16], isTransposed = false, tilesPerWarp = [2, 2, 1], elementBitWidth = 64}>, kWidth = 4}> : tensor<4x64x32xf32>;
-    C0267 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 2], CGALayout = [[0, 1]], instrShape = [16, 8]}> : tensor<4x64xbf16>;
-    C0270 = #ttg.swizzled_shared<{vec = 1, perPhase = 4, maxPhase = 8, order = [0, 1]}> : tensor<256x8xf32>;
-    C0273 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 4, 1], CGALayout = [[0, 1, 0]], instrShape = [1, 16, 8]}>, kWidth = 1}> : tensor<8x16x128xi8>;
-    C0276 = #ttg.swizzled_shared<{vec = 4, perPhase = 2, maxPhase = 4, order = [1, 0, 2], CGALayout = [[0, 1, 0]]}> : tensor<2x4x128xf32>;
-    C0279 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 2, 0], [2, 0, 0]], warp = [[0, 1, 0], [1, 0, 0]]}}> : tensor<8x32x8xf16>;
-    C0282 = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[0, 1], [2, 0]], warp = [[1, 0]]}}>, kWidth = 4}> : tensor<1x16xf32>;
-    C0285 = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]}> : tensor<8x16xf16>;
-    C0288 = #ttg.shared_linear<{offset = [[4, 0], [0, 8], [0, 2], [2, 0], [0, 1], [0, 4], [1, 0], [0, 16]]}, alignment = 128> : tensor<8x32xf16>;
-    C0291 = #ttg.linear<{register = [], lane = [[4], [0]], warp = [[0], [2], [1]], block = []}> : tensor<4xbf16>;
-    C0294 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]}> : tensor<256x1xi8>;
-    C0297 = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_mfma<{version = 1, warpsPerCTA = [2, 4], instrShape = [32, 32, 8], isTransposed = false}>, kWidth = 8}> : tensor<16x8xf16>;
-    C0300 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 0, 1]]}, CGALayout = [[0, 1, 0]], instrShape = [16, 16, 32]}> : tensor<8x4x32xf16>;
-    C0303 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0], CGALayout = [[1, 0]]}> : tensor<16x4xi8>;
-    C0306 = #ttg.swizzled_shared<{vec = 8, perPhase = 8, maxPhase = 8, order = [0, 1], CGALayout = [[0, 1]]}> : tensor<2x32xf32>;
-    C0309 = #ttg.blocked<{sizePerThread = [4, 1, 2], threadsPerWarp = [1, 8, 4], warpsPerCTA = [1, 1, 1], order = [0, 2, 1]}> : tensor<32x2x16xi8>;
-    C0312 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 64, 16]}> : tensor<2x1xbf16>;
-    C0315 = #ttg.swizzled_shared<{vec = 1, perPhase = 4, maxPhase = 1, order = [0]}> : tensor<256xi8>;
-    C0318 = #ttg.blocked<{sizePerThread = [1, 1, 8, 1], threadsPerWarp = [4, 2, 1, 4], warpsPerCTA = [1, 4, 1, 1], order = [0, 1, 2, 3]}> : tensor<256x1x4x1xbf16>;
-    C0321 = #ttg.amd_mfma<{version = 1, warpsPerCTA = [1, 1], instrShape = [4, 64, 4], isTransposed = false}> : tensor<4x4xf16>;
-    C0324 = #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = true, elementBitWidth = 16}> : tensor<64x32xf16>;
-    C0327 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [2, 2], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [0, 1], CGALayout = [[0, 1], [1, 0]]}>}> : tensor<64xi8>;
-    C0330 = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 8, order = [1, 0]}> : tensor<1x256xbf16>;
-    C0333 = #ttg.amd_wmma<{version = 3, isTranspose = false, ctaLayout = {warp = [[0, 1]]}, instrShape = [16, 16, 64]}> : tensor<4x16xbf16>;
-    C0336 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 16, 16]}> : tensor<4x16xf32>;
-    C0339 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 128, 16]}>, kWidth = 4}> : tensor<128x64xf32>;
-    C0342 = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {register = [[0, 1], [0, 2], [2, 0]], warp = [[1, 0]]}}> : tensor<256x64xf16>;
-    C0345 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = false, elementBitWidth = 32, CGALayout = [[1, 0]]}> : tensor<16x64xi8>;
-    C0348 = #ttg.swizzled_shared<{vec = 1, perPhase = 8, maxPhase = 8, order = [1, 0]}> : tensor<256x16xf32>;
-    C0351 = #ttg.slice<{dim = 0, parent = #ttg.amd_mfma<{version = 1, warpsPerCTA = [8, 1], instrShape = [32, 32, 8], isTransposed = false}>}> : tensor<2xf32>;
-    C0354 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}> : tensor<64x16xf32>;
-    C0357 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 256, 16]}> : tensor<256x64xbf16>;
-    C0360 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], CGALayout = [[1, 0]], instrShape = [16, 256, 16]}> : tensor<2x32xf32>;
-    C0363 = #ttg.slice<{dim = 0, parent = #ttg.amd_mfma<{version = 1, warpsPerCTA = [1, 1], instrShape = [32, 32, 8], isTransposed = false, CGALayout = [[0, 1]], tilesPerWarp = [2, 2], elementBitWidth = 64}>}> : tensor<2xf32>;
-    C0366 = #ttg.slice<{dim = 1, parent = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [8, 4, 1, 1], threadsPerWarp = [2, 4, 2, 2], warpsPerCTA = [2, 1, 2, 1], order = [0, 3, 2, 1]}>}>}> : tensor<16x1xi8>;
-    C0369 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0], CGALayout = [[1], [0]]}> : tensor<16xbf16>;
-    C0372 = #ttg.swizzled_shared<{vec = 4, perPhase = 8, maxPhase = 1, order = [1, 0], CGALayout = [[0, 1]]}> : tensor<128x1xf16>;
-    C0375 = #ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [4, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [0, 1], CGALayout = [[0, 1], [0, 2]]}>}> : tensor<2xf16>;
-    C0378 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 256, 16]}> : tensor<256x16xf16>;
-    C0381 = #ttg.padded_shared<[32:+8, 128:+4] {order = [0], shape = [4]}> : tensor<4xi8>;
-    C0384 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = false, elementBitWidth = 32}> : tensor<32x8xf16>;
-    C0387 = #ttg.blocked<{sizePerThread = [2, 8, 8, 8], threadsPerWarp = [2, 8, 2, 1], warpsPerCTA = [1, 1, 2, 1], order = [2, 3, 1, 0], CGALayout = [[1, 0, 0, 0], [0, 0, 0, 1]]}> : tensor<1x8x2x4xbf16>;
-    C0390 = #ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [4, 2], order = [1, 0]}>}> : tensor<8xi8>;
-    C0393 = #ttg.slice<{dim = 1, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], CGALayout = [[1, 0]], instrShape = [16, 32, 16]}>}> : tensor<128xf32>;
-    C0396 = #ttg.swizzled_shared<{vec = 1, perPhase = 2, maxPhase = 2, order = [1, 2, 0], CGALayout = [[1, 0, 0]]}> : tensor<4x128x2xf32>;
-    C0399 = #ttg.swizzled_shared<{vec = 1, perPhase = 8, maxPhase = 1, order = [1, 0]}> : tensor<128x32xi8>;
-    C0402 = #ttg.padded_shared<[16:+8] {offset = [[1, 0], [0, 4], [4, 0], [8, 0], [0, 1], [0, 2], [2, 0]], block = []}> : tensor<16x8xf16>;
-    C0405 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16}> : tensor<256x8xi8>;
-    C0408 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], CGALayout = [[1, 0]], instrShape = [16, 64, 16]}>, kWidth = 2}> : tensor<1x32xf32>;
-    C0411 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 32, CGALayout = [[0, 1]]}> : tensor<16x128xf32>;
-    C0414 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0], CGALayout = [[1, 0], [2, 0]]}> : tensor<2x256xbf16>;
-    C0417 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 2], instrShape = [16, 8]}> : tensor<1x32xbf16>;
-    C0420 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}> : tensor<32xbf16>;
-    C0423 = #ttg.swizzled_shared<{vec = 1, perPhase = 8, maxPhase = 8, order = [1, 0]}> : tensor<1x8xf32>;
-    C0426 = #ttg.linear<{register = [[1, 0]], lane = [[2, 0]], warp = [], block = []}> : tensor<4x1xi8>;
-    C0429 = #ttg.slice<{dim = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 2], instrShape = [16, 8]}>}> : tensor<1xf32>;
-    C0432 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0], CGALayout = [[1], [2]]}> : tensor<256xf32>;
-    C0435 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_mfma<{version = 3, warpsPerCTA = [8, 1], instrShape = [32, 32, 8], isTransposed = true, tilesPerWarp = [2, 1]}>, kWidth = 4}> : tensor<8x1xbf16>;
-    C0438 = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {warp = [[0, 0, 1]]}, instrShape = [16, 16, 32]}> : tensor<2x16x8xbf16>;
-    C0441 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 8, CGALayout = [[0, 1]]}> : tensor<32x32xi8>;
-    C0444 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 8]}> : tensor<2x64xbf16>;
-    C0447 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 1], instrShape = [1, 16, 8]}> : tensor<8x64x32xf32>;
-    C0450 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 8]}> : tensor<128x1xi8>;
-    C0453 = #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [0, 1], CGALayout = [[1, 0]]}> : tensor<8x64xf32>;
-    C0456 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 1, 0]], warp = [[0, 0, 1]]}}>, kWidth = 8}> : tensor<16x16x16xf32>;
-    C0459 = #ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}> : tensor<256xf32>;
-    C0462 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 8]}> : tensor<4x128xf16>;
-    C0465 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 2], CGALayout = [[0, 1]], instrShape = [16, 8]}> : tensor<32x32xf16>;
-    C0468 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 32, 16]}> : tensor<256x2xf32>;
-    C0471 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 16, CGALayout = [[0, 1]]}> : tensor<64x64xi8>;
-    C0474 = #ttg.dot_op<{opIdx = 1, parent = #ttg.blocked<{sizePerThread = [1, 2, 1], threadsPerWarp = [2, 2, 8], warpsPerCTA = [1, 2, 1], order = [0, 2, 1]}>}> : tensor<2x8x16xf16>;
-    C0477 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 1], instrShape = [1, 16, 8]}> : tensor<1x64x256xf16>;
-    C0480 = #ttg.shared_linear<{offset = [[8], [2], [1], [4]]}, alignment = 16> : tensor<16xf32>;
-    C0483 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = true, elementBitWidth = 16, CGALayout = [[1, 0]]}> : tensor<64x32xbf16>;
-    C0486 = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[0, 0, 1], [0, 1, 0]]}, CGALayout = [[0, 0, 1]]}> : tensor<64x4x4xf32>;
-    C0489 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 0]]}, instrShape = [16, 16, 32]}> : tensor<128x128xf16>;
-    C0492 = #ttg.slice<{dim = 2, parent = #ttg.blocked<{sizePerThread = [1, 4, 2], threadsPerWarp = [8, 1, 4], warpsPerCTA = [1, 1, 1], order = [1, 2, 0]}>}> : tensor<1x256xf16>;
-    C0495 = #ttg.linear<{register = [[0]], lane = [[1]], warp = [[2]], block = [[0]]}> : tensor<4xbf16>;
-    C0498 = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {warp = [[1, 0, 0]]}, instrShape = [16, 16, 32]}> : tensor<32x4x4xi8>;
-    C0501 = #ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 2], order = [1, 0]}> : tensor<2x16xi8>;
-    C0504 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [1, 1], instrShape = [64, 4, 4], isTransposed = true, tilesPerWarp = [2, 1]}> : tensor<128x64xi8>;
-    C0507 = #ttg.blocked<{sizePerThread = [8, 8, 2, 1], threadsPerWarp = [8, 2, 1, 2], warpsPerCTA = [1, 1, 1, 1], order = [3, 2, 1, 0], CGALayout = [[1, 0, 0, 0], [0, 1, 0, 0]]}> : tensor<32x4x2x2xbf16>;
-    C0510 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 16, rank = 3}> : tensor<16x16x32xf16>;
-    C0513 = #ttg.linear<{register = [], lane = [], warp = [], block = [[0]]}> : tensor<1xbf16>;
-    C0516 = #ttg.slice<{dim = 1, parent = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 4], CGALayout = [[0, 1]], instrShape = [16, 8]}>, kWidth = 2}>}> : tensor<1xf32>;
-    C0519 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 8, 16]}>, kWidth = 8}>}> : tensor<128xi8>;
-    C0522 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}> : tensor<256x1xi8>;
-    C0525 = #ttg.amd_mfma<{version = 1, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = false, tilesPerWarp = [1, 2], elementBitWidth = 64}> : tensor<8x2xi8>;
-    C0528 = #ttg.amd_wmma<{version = 1, isTranspose = true, ctaLayout = {register = [[0, 0, 1], [0, 1, 0]]}}> : tensor<8x8x128xf32>;
-    C0531 = #ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [0]}> : tensor<64xbf16>;
-    C0534 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 4], instrShape = [16, 8]}> : tensor<64x1xi8>;
-    C0537 = #ttg.blocked<{sizePerThread = [2, 4], threadsPerWarp = [16, 2], warpsPerCTA = [2, 2], order = [1, 0]}> : tensor<16x8xbf16>;
-    C0540 = #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 16}> : tensor<256x64xbf16>;
-    C0543 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 32, 16]}> : tensor<32x128xbf16>;
-    C0546 = #ttg.slice<{dim = 0, parent = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {warp = [[0, 0, 1]]}, instrShape = [16, 16, 32]}>}> : tensor<16x16xf32>;
-    C0549 = #ttg.blocked<{sizePerThread = [8, 2, 8], threadsPerWarp = [2, 4, 4], warpsPerCTA = [1, 1, 2], order = [1, 2, 0]}> : tensor<2x256x4xf16>;
-    C0552 = #ttg.swizzled_shared<{vec = 2, perPhase = 2, maxPhase = 2, order = [2, 0, 1]}> : tensor<2x256x8xf32>;
-    C0555 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 2, 1], instrShape = [1, 16, 8]}>, kWidth = 1}>}> : tensor<16x128xi8>;
-    C0558 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [1, 1, 1], instrShape = [32, 32, 8], isTransposed = true, tilesPerWarp = [1, 2, 1], elementBitWidth = 64}> : tensor<2x16x8xf16>;
-    C0561 = #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [0, 1], CGALayout = [[1, 0]]}> : tensor<1x64xf32>;
-    C0564 = #ttg.blocked<{sizePerThread = [1, 8, 8], threadsPerWarp = [2, 8, 2], warpsPerCTA = [8, 1, 1], order = [2, 1, 0]}> : tensor<1x8x64xi8>;
-    C0567 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_wmma<{version = 1, isTranspose = true, ctaLayout = {register = [[0, 2], [1, 0]], warp = [[0, 1]]}}>, kWidth = 16}> : tensor<128x4xi8>;
-    C0570 = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 4, order = [0, 1]}> : tensor<32x128xf16>;
-    C0573 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 32, CGALayout = [[0, 1, 0]]}> : tensor<8x16x32xbf16>;
-    C0576 = #ttg.swizzled_shared<{vec = 4, perPhase = 2, maxPhase = 8, order = [0], CGALayout = [[1]]}> : tensor<128xbf16>;
-    C0579 = #ttg.swizzled_shared<{vec = 1, perPhase = 2, maxPhase = 2, order = [0, 1]}> : tensor<128x32xbf16>;
-    C0582 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1, 4], instrShape = [1, 16, 8]}> : tensor<1x32x16xf32>;
-    C0585 = #ttg.amd_mfma<{version = 1, warpsPerCTA = [2, 1], instrShape = [64, 4, 4], isTransposed = true}> : tensor<1x128xi8>;
-    C0588 = #ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 8], instrShape = [64, 4, 4], isTransposed = true, CGALayout = [[0, 1]]}> : tensor<8x256xf16>;
-    C0591 = #ttg.linear<{register = [[0, 1]], lane = [], warp = [], block = []}> : tensor<1x4xf32>;
-    C0594 = #ttg.swizzled_shared<{vec = 1, perPhase = 2, maxPhase = 4, order = [0]}> : tensor<256xbf16>;
-    C0597 = #ttg.dot_op<{opIdx = 0, parent = #ttg.blocked<{sizePerThread = [2, 1, 1], threadsPerWarp = [8, 4, 1], warpsPerCTA = [4, 1, 1], order = [2, 1, 0]}>}> : tensor<64x256x1xi8>;
-    C0600 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}> : tensor<1xf16>;
-    C0603 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 2], order = [0, 1], CGALayout = [[0, 1]]}> : tensor<1x256xbf16>;
-    C0606 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}> : tensor<256x8xf16>;
-    C0609 = #ttg.linear<{register = [[8], [0], [4]], lane = [[2]], warp = [], block = [[16], [1]]}> : tensor<32xi8>;
-    C0612 = #ttg.linear<{register = [[0]], lane = [[4]], warp = [[1]], block = [[2]]}> : tensor<8xf32>;
-    C0615 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [1, 1], instrShape = [4, 64, 4], isTransposed = false, CGALayout = [[0, 1]]}> : tensor<8x8xf32>;
-    C0618 = #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 16, CGALayout = [[1, 0, 0]]}> : tensor<16x8x64xbf16>;
-    C0621 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 1], [2, 0]], warp = [[1, 0]]}, instrShape = [16, 16, 32]}> : tensor<1x128xbf16>;
-    C0624 = #ttg.shared_linear<{offset = [[0, 4], [2, 0], [1, 0], [0, 8], [4, 0], [0, 1], [0, 2]]}, alignment = 16> : tensor<8x16xf32>;
-    C0627 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[1, 0, 0]], warp = [[0, 0, 1], [0, 1, 0]]}, instrShape = [16, 16, 32]}>, kWidth = 8}>}> : tensor<128x8xf16>;
-    C0630 = #ttg.blocked<{sizePerThread = [4, 4, 1], threadsPerWarp = [16, 2, 1], warpsPerCTA = [1, 1, 2], order = [1, 2, 0]}> : tensor<32x2x64xf16>;
-    C0633 = #ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 2], order = [0, 1], CGALayout = [[1, 0], [2, 0]]}>}> : tensor<32xf32>;
-    C0636 = #ttg.slice<{dim = 1, parent = #ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 8], instrShape = [64, 4, 4], isTransposed = true, CGALayout = [[1, 0]], tilesPerWarp = [2, 1]}>}> : tensor<4xf16>;
-    C0639 = #ttg.dot_op<{opIdx = 1, parent = #ttg.blocked<{sizePerThread = [2, 2, 8], threadsPerWarp = [2, 2, 8], warpsPerCTA = [1, 1, 1], order = [0, 2, 1]}>}> : tensor<16x2x8xf32>;
-    C0642 = #ttg.blocked<{sizePerThread = [8, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [0, 1]}> : tensor<256x64xf16>;
-    C0645 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = true, elementBitWidth = 32, CGALayout = [[1, 0]]}> : tensor<32x32xbf16>;
-    C0648 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}> : tensor<128x4xbf16>;
-    C0651 = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0], CGALayout = [[1, 0], [0, 0]]}> : tensor<32x8xi8>;
-    C0654 = #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 1], order = [1, 0]}> : tensor<128x8xf16>;
-    C0657 = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 2, order = [2, 1, 0], CGALayout = [[0, 0, 1]]}> : tensor<32x2x4xi8>;
-    C0660 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 2], order = [0, 1]}>}> : tensor<8xf32>;
-    C0663 = #ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [8, 2], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [0, 1], CGALayout = [[1, 0], [0, 1]]}>}> : tensor<256xbf16>;
-    C0666 = #ttg.swizzled_shared<{vec = 1, perPhase = 4, maxPhase = 8, order = [0], CGALayout = [[1]]}> : tensor<8xf16>;
-    C0669 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], CGALayout = [[1, 0]], instrShape = [16, 32, 16]}> : tensor<8x1xf32>;
-    C0672 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>, kWidth = 4}> : tensor<1x64xf32>;
-    C0675 = #ttg.blocked<{sizePerThread = [8, 2, 2], threadsPerWarp = [2, 2, 8], warpsPerCTA = [2, 1, 2], order = [1, 2, 0]}> : tensor<2x32x64xf16>;
-    C0678 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 4], instrShape = [16, 8]}>, kWidth = 8}> : tensor<256x32xbf16>;
-    C0681 = #ttg.slice<{dim = 1, parent = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 4], instrShape = [16, 8]}>, kWidth = 2}>}> : tensor<4xbf16>;
-    C0684 = #ttg.padded_shared<[16:+8, 64:+4] {order = [0], shape = [4]}> : tensor<4xbf16>;
-    C0687 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [8, 4, 4, 1], threadsPerWarp = [1, 8, 2, 2], warpsPerCTA = [1, 2, 2, 1], order = [3, 1, 0, 2]}>}> : tensor<32x128x1xbf16>;
-    C0690 = #ttg.swizzled_shared<{vec = 8, perPhase = 4, maxPhase = 8, order = [0]}> : tensor<8xf32>;
-    C0693 = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 2, 0]}> : tensor<1x8x256xf16>;
-    C0696 = #ttg.blocked<{sizePerThread = [8, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1], CGALayout = [[1, 0], [0, 1]]}> : tensor<128x64xf32>;
-    C0699 = #ttg.blocked<{sizePerThread = [8, 1, 4], threadsPerWarp = [1, 8, 4], warpsPerCTA = [1, 1, 1], order = [0, 2, 1], CGALayout = [[0, 1, 0], [0, 0, 0]]}> : tensor<1x8x64xf32>;
-    C0702 = #ttg.blocked<{sizePerThread = [2, 8, 2, 4], threadsPerWarp = [2, 2, 2, 4], warpsPerCTA = [1, 1, 1, 2], order = [2, 3, 0, 1], CGALayout = [[0, 0, 1, 0]]}> : tensor<4x2x256x8xi8>;
-    C0705 = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 2, 1], instrShape = [16, 16, 16], isTransposed = true, CGALayout = [[0, 1, 0]], tilesPerWarp = [1, 1, 2], elementBitWidth = 64}>, kWidth = 8}> : tensor<4x2x1xi8>;
-    C0708 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 256, 16]}> : tensor<128x32xf32>;
-    C0711 = #ttg.slice<{dim = 1, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [64, 4, 4], isTransposed = true, elementBitWidth = 64}>, kWidth = 4}>}> : tensor<32xf16>;
-    C0714 = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 4, order = [0, 1, 2]}> : tensor<8x32x64xf16>;
-    C0717 = #ttg.blocked<{sizePerThread = [1, 1, 1, 2], threadsPerWarp = [1, 2, 2, 8], warpsPerCTA = [1, 1, 1, 1], order = [3, 1, 0, 2]}> : tensor<16x4x1x4xi8>;
-    C0720 = #ttg.swizzled_shared<{vec = 2, perPhase = 8, maxPhase = 1, order = [0]}> : tensor<64xf16>;
-    C0723 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 32, CGALayout = [[1, 0]]}> : tensor<64x64xbf16>;
-    C0726 = #ttg.blocked<{sizePerThread = [1, 1, 1], threadsPerWarp = [8, 2, 2], warpsPerCTA = [1, 1, 2], order = [2, 0, 1]}> : tensor<8x32x64xbf16>;
-    C0729 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 0, 0]], warp = [[0, 1, 0]]}, CGALayout = [[0, 0, 1]], instrShape = [16, 16, 32]}> : tensor<8x16x16xf16>;
-    C0732 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 4], instrShape = [16, 8]}> : tensor<4x64xi8>;
-    C0735 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [0, 1], CGALayout = [[0, 1]]}> : tensor<64x8xf16>;
-    C0738 = #ttg.amd_mfma<{version = 1, warpsPerCTA = [2, 1, 1], instrShape = [4, 64, 4], isTransposed = false, tilesPerWarp = [2, 1, 2]}> : tensor<256x8x1xi8>;
-    C0741 = #ttg.blocked<{sizePerThread = [2, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0], CGALayout = [[1, 0]]}> : tensor<16x16xbf16>;
-    C0744 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}> : tensor<128x2xf32>;
-    C0747 = #ttg.amd_mfma<{version = 1, warpsPerCTA = [4, 2], instrShape = [32, 32, 8], isTransposed = true, CGALayout = [[0, 1]]}> : tensor<16x256xf16>;
-    C0750 = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1], instrShape = [16, 8]}>, kWidth = 8}> : tensor<4x256xf32>;
-    C0753 = #ttg.blocked<{sizePerThread = [4, 8, 1, 4], threadsPerWarp = [2, 2, 2, 4], warpsPerCTA = [1, 2, 1, 4], order = [2, 1, 0, 3], CGALayout = [[0, 0, 1, 0], [0, 0, 2, 0]]}> : tensor<32x2x2x1xbf16>;
-    C0756 = #ttg.blocked<{sizePerThread = [4, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 2], order = [1, 0], CGALayout = [[1, 0], [0, 1]]}> : tensor<2x32xbf16>;
-    C0759 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = false, elementBitWidth = 32, CGALayout = [[1, 0]]}> : tensor<256x32xbf16>;
-    C0762 = #ttg.swizzled_shared<{vec = 1, perPhase = 4, maxPhase = 4, order = [1, 0]}> : tensor<4x128xi8>;
-    C0765 = #ttg.blocked<{sizePerThread = [1, 1, 4], threadsPerWarp = [2, 2, 8], warpsPerCTA = [1, 1, 2], order = [1, 2, 0]}> : tensor<1x64x4xf16>;
-    C0768 = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 4], CGALayout = [[1, 0]], instrShape = [16, 8]}>, kWidth = 4}> : tensor<256x64xf32>;
-    C0771 = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0], CGALayout = [[1, 0], [0, 1]]}> : tensor<16x4xi8>;
-    C0774 = #ttg.blocked<{sizePerThread = [4, 1, 8], threadsPerWarp = [2, 8, 2], warpsPerCTA = [1, 2, 1], order = [1, 0, 2]}> : tensor<32x16x8xi8>;
-    C0777 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>, kWidth = 1}> : tensor<1x256xf32>;
-    C0780 = #ttg.swizzled_shared<{vec = 4, perPhase = 4, maxPhase = 4, order = [0]}> : tensor<64xbf16>;
-    C0783 = #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 16}> : tensor<32x128xf16>;
-    C0786 = #ttg.blocked<{sizePerThread = [1, 4, 8, 4], threadsPerWarp = [2, 4, 1, 4], warpsPerCTA = [1, 1, 1, 1], order = [3, 2, 1, 0], CGALayout = [[0, 1, 0, 0]]}> : tensor<4x2x32x2xbf16>;
-    C0789 = #ttg.blocked<{sizePerThread = [2, 2, 1], threadsPerWarp = [2, 2, 8], warpsPerCTA = [1, 1, 1], order = [0, 2, 1]}> : tensor<4x16x4xf32>;
-    C0792 = #ttg.blocked<{sizePerThread = [4, 8, 8, 8], threadsPerWarp = [2, 2, 4, 2], warpsPerCTA = [1, 2, 1, 1], order = [3, 2, 1, 0], CGALayout = [[0, 1, 0, 0], [0, 0, 0, 0]]}> : tensor<2x1x4x1xf32>;
-    C0795 = #ttg.padded_shared<[8:+8, 128:+4] {offset = [[2], [1]], block = []}> : tensor<4xbf16>;
-    C0798 = #ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 1, order = [0, 1], CGALayout = [[1, 0]]}> : tensor<1x4xi8>;
-    C0801 = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [0, 1]}> : tensor<2x16xf32>;
-    C0804 = #ttg.shared_linear<{offset = [[2], [4], [1], [8]]}, alignment = 16> : tensor<16xf16>;
-    C0807 = #ttg.blocked<{sizePerThread = [4, 8], threadsPerWarp = [16, 2], warpsPerCTA = [2, 4], order = [0, 1]}> : tensor<2x256xi8>;
-    C0810 = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 2], [0, 4], [2, 0]], warp = [[0, 1], [1, 0]]}, CGALayout = [[0, 1]], instrShape = [16, 16, 32]}>, kWidth = 4}> : tensor<32x32xbf16>;
-    C0813 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 32, rank = 3}> : tensor<64x8x8xi8>;
-    C0816 = #ttg.swizzled_shared<{vec = 1, perPhase = 4, maxPhase = 1, order = [0, 1, 2]}> : tensor<32x4x8xf16>;
-    C0819 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], CGALayout = [[1, 0]], instrShape = [16, 32, 16]}> : tensor<64x2xf32>;
-    C0822 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 32}> : tensor<64x128xi8>;
-    C0825 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}> : tensor<8xbf16>;
-    C0828 = #ttg.slice<{dim = 0, parent = #ttg.amd_mfma<{version = 1, warpsPerCTA = [1, 2, 1], instrShape = [16, 16, 16], isTransposed = true, CGALayout = [[0, 0, 1]]}>}> : tensor<256x4xf32>;
-    C0831 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = false, elementBitWidth = 16, CGALayout = [[1, 0]]}> : tensor<16x16xf16>;
-    C0834 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}> : tensor<16x16xi8>;
-    C0837 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = false, elementBitWidth = 32, CGALayout = [[1, 0]]}> : tensor<32x16xf16>;
-    C0840 = #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 32, CGALayout = [[1, 0]]}> : tensor<64x32xf32>;
-    C0843 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}> : tensor<32x2xi8>;
-    C0846 = #ttg.blocked<{sizePerThread = [1, 2, 1, 2], threadsPerWarp = [2, 2, 4, 2], warpsPerCTA = [2, 1, 1, 2], order = [0, 1, 3, 2]}> : tensor<1x128x32x2xf16>;
-    C0849 = #ttg.slice<{dim = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 8]}>}> : tensor<2xf32>;
-    C0852 = #ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1, 1], instrShape = [32, 32, 8], isTransposed = false, CGALayout = [[1, 0, 0]], tilesPerWarp = [1, 1, 2]}> : tensor<4x128x32xbf16>;
-    C0855 = #ttg.amd_mfma<{version = 1, warpsPerCTA = [1, 2], instrShape = [64, 4, 4], isTransposed = true}> : tensor<1x32xf16>;
-    C0858 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[0, 1], [0, 2]], warp = [[1, 0]]}, instrShape = [16, 16, 64]}>, kWidth = 8}> : tensor<8x8xi8>;
-    C0861 = #ttg.slice<{dim = 1, parent = #ttg.slice<{dim = 0, parent = #ttg.amd_mfma<{version = 1, warpsPerCTA = [1, 1, 1], instrShape = [64, 4, 4], isTransposed = true, CGALayout = [[1, 0, 0]]}>}>}> : tensor<128xi8>;
-    C0864 = #ttg.swizzled_shared<{vec = 4, perPhase = 8, maxPhase = 8, order = [0, 1]}> : tensor<64x32xbf16>;
-    C0867 = #ttg.blocked<{sizePerThread = [1, 1, 8], threadsPerWarp = [2, 2, 8], warpsPerCTA = [2, 1, 1], order = [1, 0, 2], CGALayout = [[0, 0, 1], [1, 0, 0]]}> : tensor<8x1x1xi8>;
-    C0870 = #ttg.amd_wmma<{version = 1, isTranspose = true, ctaLayout = {warp = [[0, 0, 1], [0, 1, 0]]}}> : tensor<16x8x4xf32>;
-    C0873 = #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}> : tensor<256xf16>;
-    C0876 = #ttg.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 8, order = [1, 0]}> : tensor<4x256xbf16>;
-    C0879 = #ttg.slice<{dim = 0, parent = #ttg.amd_mfma<{version = 1, warpsPerCTA = [4, 2], instrShape = [64, 4, 4], isTransposed = true, CGALayout = [[1, 0]], tilesPerWarp = [2, 1]}>}> : tensor<8xf32>;
-    C0882 = #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 32, rank = 3}> : tensor<32x8x16xf32>;
-    C0885 = #ttg.dot_op<{opIdx = 0, parent = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [2, 4], order = [1, 0], CGALayout = [[0, 1], [0, 0]]}>}> : tensor<32x8xi8>;
-    C0888 = #ttg.padded_shared<[16:+1, 128:+4] {order = [0], shape = [64]}> : tensor<64xbf16>;
-    C0891 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 256, 16]}> : tensor<128x4xi8>;
-    C0894 = #ttg.linear<{register = [[8, 0], [0, 1], [2, 0], [0, 16]], lane = [[4, 0], [0, 2]], warp = [[0, 4], [0, 0]], block = [[1, 0], [0, 8]]}> : tensor<16x32xf16>;
-    C0897 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0], CGALayout = [[1, 0], [0, 0]]}> : tensor<8x4xf32>;
-    C0900 = #ttg.shared_linear<{offset = [[1]]}, alignment = 128> : tensor<2xbf16>;
-    C0903 = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {register = [[0, 0, 1], [1, 0, 0]]}}> : tensor<16x1x32xi8>;
-    C0906 = #ttg.shared_linear<{offset = [[1, 0], [0, 1], [0, 8], [0, 4], [0, 2]]}, alignment = 16> : tensor<2x16xf32>;
-    C0909 = #ttg.blocked<{sizePerThread = [2, 1, 2], threadsPerWarp = [2, 4, 4], warpsPerCTA = [1, 4, 1], order = [1, 0, 2], CGALayout = [[0, 1, 0], [1, 0, 0]]}> : tensor<2x1x8xf16>;
-    C0912 = #ttg.slice<{dim = 0, parent = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[1, 0, 0]], warp = [[0, 0, 1]]}, CGALayout = [[0, 0, 1]], instrShape = [16, 16, 32]}>}> : tensor<64x4xbf16>;
-    C0915 = #ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}> : tensor<256xbf16>;
-    C0918 = #ttg.linear<{register = [[0, 0]], lane = [], warp = [[0, 1]], block = []}> : tensor<1x4xf16>;
-    C0921 = #ttg.linear<{register = [], lane = [[4]], warp = [[1]], block = [[2]]}> : tensor<16xf16>;
-    C0924 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [0, 1], CGALayout = [[0, 1]]}> : tensor<64x1xf32>;
-    C0927 = #ttg.blocked<{sizePerThread = [4, 1, 2, 2], threadsPerWarp = [1, 4, 2, 4], warpsPerCTA = [1, 1, 1, 1], order = [1, 3, 0, 2], CGALayout = [[0, 0, 1, 0], [0, 0, 0, 1]]}> : tensor<4x128x2x2xbf16>;
-    C0930 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 4, 1], instrShape = [4, 64, 4], isTransposed = true}>, kWidth = 4}> : tensor<16x32x8xbf16>;
-    C0933 = #ttg.dot_op<{opIdx = 0, parent = #ttg.blocked<{sizePerThread = [8, 1, 1], threadsPerWarp = [4, 4, 2], warpsPerCTA = [2, 1, 1], order = [0, 1, 2], CGALayout = [[0, 1, 0], [0, 2, 0]]}>}> : tensor<4x128x1xi8>;
-    C0936 = #ttg.swizzled_shared<{vec = 1, perPhase = 2, maxPhase = 4, order = [2, 0, 1]}> : tensor<4x8x256xbf16>;
-    C0939 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [16, 2], warpsPerCTA = [2, 2], order = [1, 0], CGALayout = [[0, 1]]}> : tensor<2x64xf16>;
-    C0942 = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 0], [1, 0], [2, 0]]}, CGALayout = [[1, 0]], instrShape = [16, 16, 32]}>, kWidth = 16}> : tensor<32x2xf16>;
-    C0945 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 1], instrShape = [1, 16, 8]}>, kWidth = 4}> : tensor<32x8x32xf32>;
-    C0948 = #ttg.blocked<{sizePerThread = [8, 2], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]}> : tensor<128x8xbf16>;
-    C0951 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}> : tensor<8x16xf32>;
-    C0954 = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[0, 1]]}, instrShape = [16, 16, 64]}>, kWidth = 8}> : tensor<64x128xi8>;
-    C0957 = #ttg.swizzled_shared<{vec = 2, perPhase = 4, maxPhase = 8, order = [0, 1]}> : tensor<1x16xf32>;
-    C0960 = #ttg.slice<{dim = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>}> : tensor<4xf32>;
-    C0963 = #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 4], order = [0, 1]}> : tensor<1x64xbf16>;
-    C0966 = #ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 4], instrShape = [16, 16, 16], isTransposed = true, tilesPerWarp = [2, 1]}> : tensor<64x1xf32>;
-    C0969 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [0, 1]}> : tensor<1x32xf16>;
-    C0972 = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {register = [[0, 1, 0], [2, 0, 0]], warp = [[1, 0, 0]]}}> : tensor<64x8x32xf16>;
-    C0975 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1, 2], instrShape = [1, 16, 8]}> : tensor<32x64x2xbf16>;
-    C0978 = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [2, 1], order = [0, 1]}> : tensor<32x2xbf16>;
-    C0981 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 256, 16]}>, kWidth = 8}>}> : tensor<256xbf16>;
-    C0984 = #ttg.linear<{register = [[0, 0], [1, 0]], lane = [], warp = [[2, 0], [8, 0]], block = [[4, 0]]}> : tensor<16x1xi8>;
-    C0987 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 16, CGALayout = [[1, 0]]}> : tensor<32x8xf16>;
-    C0990 = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 2, 1], CGALayout = [[0, 0, 1]], instrShape = [1, 16, 8]}>, kWidth = 4}> : tensor<128x16x8xf32>;
-    C0993 = #ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 1, order = [1, 0], CGALayout = [[1, 0]]}> : tensor<256x2xi8>;
-    C0996 = #ttg.blocked<{sizePerThread = [1, 8, 1], threadsPerWarp = [4, 4, 2], warpsPerCTA = [1, 1, 1], order = [1, 2, 0], CGALayout = [[0, 0, 1], [0, 0, 0]]}> : tensor<8x256x2xf32>;
-    C0999 = #ttg.blocked<{sizePerThread = [4, 1, 8], threadsPerWarp = [2, 8, 2], warpsPerCTA = [1, 1, 2], order = [1, 2, 0]}> : tensor<32x16x4xf32>;
-    C1002 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[0, 1], [0, 2], [2, 0]], warp = [[1, 0]]}, instrShape = [16, 16, 64]}>, kWidth = 4}>}> : tensor<16xf16>;
-    C1005 = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[0, 0]]}, instrShape = [16, 16, 64]}> : tensor<2x256xf16>;
-    C1008 = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]}> : tensor<1x128xf16>;
-    C1011 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 16, CGALayout = [[1, 0, 0]]}> : tensor<256x8x8xf32>;
-    C1014 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1], CGALayout = [[1, 0]], instrShape = [16, 8]}>, kWidth = 1}> : tensor<1x256xbf16>;
-    C1017 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [2, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 4], order = [1, 0]}>}> : tensor<1xf32>;
-    C1020 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], CGALayout = [[1, 0]], instrShape = [16, 128, 16]}> : tensor<256x16xf32>;
-    C1023 = #ttg.slice<{dim = 1, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 32, 16]}>}> : tensor<32xf16>;
-    C1026 = #ttg.blocked<{sizePerThread = [2, 1], threadsPerWarp = [2, 16], warpsPerCTA = [2, 2], order = [0, 1], CGALayout = [[0, 1]]}> : tensor<1x8xf32>;
-    C1029 = #ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [8, 8], threadsPerWarp = [16, 2], warpsPerCTA = [2, 4], order = [0, 1], CGALayout = [[0, 1], [0, 0]]}>}> : tensor<2xf32>;
-    C1032 = #ttg.swizzled_shared<{vec = 4, perPhase = 2, maxPhase = 8, order = [0, 1]}> : tensor<2x32xf32>;
-    C1035 = #ttg.swizzled_shared<{vec = 1, perPhase = 8, maxPhase = 4, order = [0, 1]}> : tensor<128x32xf16>;
-    C1038 = #ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [0, 2, 1]}> : tensor<8x256x2xf32>;
-    C1041 = #ttg.slice<{dim = 1, parent = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[0, 0]]}, instrShape = [16, 16, 64]}>}> : tensor<4xi8>;
-    C1044 = #ttg.linear<{register = [[0]], lane = [], warp = [], block = []}> : tensor<1xf32>;
-    C1047 = #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}> : tensor<32xf32>;
-    C1050 = #ttg.linear<{register = [[1]], lane = [], warp = [], block = []}> : tensor<2xf16>;
-    C1053 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 16}> : tensor<64x32xi8>;
-    C1056 = #ttg.amd_wmma<{version = 3, isTranspose = false, ctaLayout = {register = [[0, 1], [1, 0]]}, instrShape = [16, 16, 32]}> : tensor<32x16xf16>;
-    C1059 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = true, elementBitWidth = 16}> : tensor<16x16xf16>;
-    C1062 = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[0, 1], [2, 0]], warp = [[1, 0]]}, instrShape = [16, 16, 64]}> : tensor<64x64xf32>;
-    C1065 = #ttg.swizzled_shared<{vec = 2, perPhase = 2, maxPhase = 8, order = [1, 0]}> : tensor<32x128xf32>;
-    C1068 = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[0, 0, 1], [0, 0, 2], [1, 0, 0]]}, CGALayout = [[0, 1, 0]]}> : tensor<128x2x4xi8>;
-    C1071 = #ttg.slice<{dim = 1, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [2, 4], order = [1, 0]}>}>}> : tensor<2xi8>;
-    C1074 = #ttg.linear<{register = [], lane = [], warp = [], block = []}> : tensor<1x2xf16>;
-    C1077 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 256, 16]}> : tensor<64x16xf32>;
-    C1080 = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_mfma<{version = 3, warpsPerCTA = [4, 1, 2], instrShape = [64, 4, 4], isTransposed = true, tilesPerWarp = [2, 1, 1]}>, kWidth = 8}> : tensor<64x2x64xf32>;
-    C1083 = #ttg.blocked<{sizePerThread = [8, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 2], order = [0, 1], CGALayout = [[1, 0], [0, 0]]}> : tensor<8x16xbf16>;
-    C1086 = #ttg.blocked<{sizePerThread = [8, 8, 2, 8], threadsPerWarp = [2, 8, 1, 2], warpsPerCTA = [1, 1, 1, 1], order = [3, 0, 1, 2]}> : tensor<1x8x2x128xi8>;
-    C1089 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 256, 16]}>, kWidth = 8}> : tensor<16x256xbf16>;
-    C1092 = #ttg.swizzled_shared<{vec = 2, perPhase = 8, maxPhase = 4, order = [1, 0, 2]}> : tensor<2x8x4xf32>;
-    C1095 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], CGALayout = [[0, 1]], instrShape = [16, 8]}> : tensor<16x64xbf16>;
-    C1098 = #ttg.blocked<{sizePerThread = [4, 2, 1], threadsPerWarp = [1, 2, 16], warpsPerCTA = [1, 1, 1], order = [0, 1, 2]}> : tensor<2x4x4xi8>;
-    C1101 = #ttg.swizzled_shared<{vec = 1, perPhase = 4, maxPhase = 4, order = [2, 1, 0], CGALayout = [[0, 0, 1]]}> : tensor<16x128x2xf32>;
-    C1104 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 2, 1], CGALayout = [[1, 0, 0]], instrShape = [1, 16, 8]}> : tensor<2x8x4xf16>;
-    C1107 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 32, rank = 3}> : tensor<64x32x8xf32>;
-    C1110 = #ttg.swizzled_shared<{vec = 1, perPhase = 4, maxPhase = 2, order = [1, 2, 0], CGALayout = [[0, 0, 1]]}> : tensor<32x1x128xf16>;
-    C1113 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}> : tensor<256x32xf32>;
-    C1116 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 0, 0]]}, CGALayout = [[0, 1, 0]]}> : tensor<2x16x256xf16>;
-    C1119 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [8, 1, 2, 1], threadsPerWarp = [1, 2, 4, 4], warpsPerCTA = [2, 2, 1, 2], order = [1, 0, 3, 2]}>}> : tensor<1x128x1xf16>;
-    C1122 = #ttg.blocked<{sizePerThread = [1, 1, 1], threadsPerWarp = [8, 1, 4], warpsPerCTA = [1, 1, 1], order = [1, 0, 2]}> : tensor<8x64x16xf16>;
-    C1125 = #ttg.blocked<{sizePerThread = [1, 1, 1, 1], threadsPerWarp = [2, 2, 1, 8], warpsPerCTA = [1, 1, 1, 2], order = [1, 2, 3, 0], CGALayout = [[0, 1, 0, 0]]}> : tensor<8x4x16x2xf32>;
-    C1128 = #ttg.swizzled_shared<{vec = 1, perPhase = 4, maxPhase = 1, order = [0, 1]}> : tensor<8x128xbf16>;
-    C1131 = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[1, 0], [2, 0], [4, 0]], warp = [[0, 1]]}, instrShape = [16, 16, 32]}> : tensor<16x4xbf16>;
-    C1134 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[2, 0], [4, 0], [8, 0]], warp = [[0, 1], [1, 0]]}, instrShape = [16, 16, 32]}>, kWidth = 4}> : tensor<4x16xbf16>;
-    C1137 = #ttg.swizzled_shared<{vec = 1, perPhase = 2, maxPhase = 1, order = [0]}> : tensor<8xf16>;
-    C1140 = #ttg.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 4, order = [0]}> : tensor<128xf16>;
-    C1143 = #ttg.amd_mfma<{version = 2, warpsPerCTA = [4, 2], instrShape = [32, 32, 8], isTransposed = false, tilesPerWarp = [2, 2], elementBitWidth = 64}> : tensor<128x16xf16>;
-    C1146 = #ttg.slice<{dim = 1, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 16, 16]}>, kWidth = 2}>}> : tensor<256xi8>;
-    C1149 = #ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}> : tensor<16xf32>;
-    C1152 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 4], CGALayout = [[1, 0]], instrShape = [16, 8]}> : tensor<2x128xbf16>;
-    C1155 = #ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1], instrShape = [32, 32, 8], isTransposed = true, CGALayout = [[1, 0]], tilesPerWarp = [2, 2]}> : tensor<1x4xf16>;
-    C1158 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 4, 2], instrShape = [1, 16, 8]}> : tensor<8x64x16xf16>;
-    C1161 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {register = [[0, 0, 1], [0, 2, 0]], warp = [[0, 1, 0]]}}>, kWidth = 8}> : tensor<1x256x4xi8>;
-    C1164 = #ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [2, 8], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0], CGALayout = [[0, 1], [1, 0]]}>}> : tensor<8xf16>;
-    C1167 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], CGALayout = [[1, 0]], instrShape = [16, 8, 16]}> : tensor<64x32xi8>;
-    C1170 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 1], instrShape = [4, 64, 4], isTransposed = true, elementBitWidth = 64}> : tensor<32x4xi8>;
-    C1173 = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[0, 1], [2, 0], [4, 0]], warp = [[1, 0]]}, CGALayout = [[1, 0]], instrShape = [16, 16, 32]}> : tensor<2x2xf32>;
-    C1176 = #ttg.amd_mfma<{version = 1, warpsPerCTA = [4, 2], instrShape = [32, 32, 8], isTransposed = true, CGALayout = [[1, 0]]}> : tensor<1x8xf32>;
-    C1179 = #ttg.swizzled_shared<{vec = 4, perPhase = 2, maxPhase = 2, order = [0, 1]}> : tensor<4x128xf32>;
-    C1182 = #ttg.slice<{dim = 1, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 128, 16]}>}> : tensor<128xbf16>;
-    C1185 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1], instrShape = [16, 16, 16], isTransposed = true, CGALayout = [[1, 0]], elementBitWidth = 64}>, kWidth = 16}>}> : tensor<256xf32>;
-    C1188 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 256, 16]}> : tensor<256x1xf32>;
-    C1191 = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0], CGALayout = [[1]]}> : tensor<1xf32>;
-    C1194 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 1, 2], instrShape = [32, 32, 8], isTransposed = true, tilesPerWarp = [2, 1, 2]}> : tensor<256x1x1xf32>;
-    C1197 = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {register = [[0, 0]]}}> : tensor<8x1xi8>;
-    C1200 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1], instrShape = [16, 8]}> : tensor<4x4xi8>;
-    C1203 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_mfma<{version = 1, warpsPerCTA = [1, 1], instrShape = [32, 32, 8], isTransposed = false, CGALayout = [[1, 0]], tilesPerWarp = [1, 2]}>, kWidth = 4}> : tensor<256x64xbf16>;
-    C1206 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], CGALayout = [[0, 1]], instrShape = [16, 32, 16]}>, kWidth = 4}> : tensor<8x16xf16>;
-    C1209 = #ttg.slice<{dim = 1, parent = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [2, 8, 1], threadsPerWarp = [2, 2, 8], warpsPerCTA = [1, 1, 1], order = [2, 1, 0]}>}>}> : tensor<8xbf16>;
-    C1212 = #ttg.blocked<{sizePerThread = [1, 2, 1, 1], threadsPerWarp = [2, 1, 4, 4], warpsPerCTA = [1, 1, 4, 1], order = [0, 3, 1, 2], CGALayout = [[0, 0, 1, 0], [1, 0, 0, 0]]}> : tensor<2x4x2x2xi8>;
-    C1215 = #ttg.shared_linear<{offset = [[2], [4], [1]]}, alignment = 128> : tensor<8xf16>;
-    C1218 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], CGALayout = [[0, 1]], instrShape = [16, 8, 16]}> : tensor<4x2xf32>;
-    C1221 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 16, 16]}> : tensor<256x16xf16>;
-    C1224 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 256, 16]}> : tensor<4x128xi8>;
-    C1227 = #ttg.shared_linear<{offset = [[2], [1]]}, alignment = 16> : tensor<4xf32>;
-    C1230 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 2], CGALayout = [[1, 0]], instrShape = [16, 8]}> : tensor<1x32xf32>;
-    C1233 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = false, elementBitWidth = 16}> : tensor<8x128xf16>;
-    C1236 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = true, elementBitWidth = 32, CGALayout = [[0, 1]]}> : tensor<32x16xf16>;
-    C1239 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 256, 16]}> : tensor<64x64xbf16>;
-    C1242 = #ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 1, order = [0, 1]}> : tensor<128x64xf16>;
-    C1245 = #ttg.slice<{dim = 1, parent = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 4], instrShape = [16, 8]}>, kWidth = 1}>}> : tensor<256xi8>;
-    C1248 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], CGALayout = [[0, 1]], instrShape = [16, 128, 16]}> : tensor<8x8xi8>;
-    C1251 = #ttg.blocked<{sizePerThread = [1, 4, 8], threadsPerWarp = [2, 16, 1], warpsPerCTA = [2, 1, 2], order = [0, 1, 2]}> : tensor<1x4x2xf16>;
-    C1254 = #ttg.shared_linear<{offset = [[1], [4], [2]]}, alignment = 16> : tensor<8xf32>;
-    C1257 = #ttg.shared_linear<{offset = [[8, 0], [0, 8], [1, 0], [2, 0], [0, 2], [0, 4], [4, 0], [0, 1]]}, alignment = 128> : tensor<16x16xf16>;
-    C1260 = #ttg.padded_shared<[8:+4, 64:+8] {order = [0], shape = [8]}> : tensor<8xbf16>;
-    C1263 = #ttg.swizzled_shared<{vec = 4, perPhase = 4, maxPhase = 2, order = [0, 1], CGALayout = [[1, 0]]}> : tensor<16x4xi8>;
-    C1266 = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {warp = [[1, 0]]}}> : tensor<4x8xf16>;
-    C1269 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 8, 16]}> : tensor<8x1xf16>;
-    C1272 = #ttg.blocked<{sizePerThread = [4, 1, 1, 8], threadsPerWarp = [8, 1, 4, 1], warpsPerCTA = [1, 1, 1, 1], order = [2, 0, 1, 3]}> : tensor<16x1x1x256xf16>;
-    C1275 = #ttg.swizzled_shared<{vec = 1, perPhase = 4, maxPhase = 1, order = [2, 1, 0]}> : tensor<4x64x64xi8>;
-    C1278 = #ttg.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [0, 1]}> : tensor<4x32xi8>;
-    C1281 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1], instrShape = [16, 8]}> : tensor<2x16xbf16>;
-    C1284 = #ttg.slice<{dim = 0, parent = #ttg.slice<{dim = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 1], CGALayout = [[1, 0, 0]], instrShape = [1, 16, 8]}>}>}> : tensor<32xi8>;
-    C1287 = #ttg.linear<{register = [[1]], lane = [], warp = [[2], [16]], block = [[4], [8]]}> : tensor<16xf16>;
-    C1290 = #ttg.shared_linear<{offset = [[0, 1], [0, 4], [1, 0], [0, 2]]}, alignment = 16> : tensor<2x8xf16>;
-    C1293 = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 2, order = [0, 1], CGALayout = [[0, 1]]}> : tensor<256x16xi8>;
-    C1296 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 4], instrShape = [32, 32, 8], isTransposed = true, CGALayout = [[0, 1]], elementBitWidth = 64}> : tensor<16x1xf16>;
-    C1299 = #ttg.linear<{register = [[16], [8], [1]], lane = [], warp = [[4]], block = [[2]]}> : tensor<32xf16>;
-    C1302 = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 1], CGALayout = [[1, 0, 0]], instrShape = [1, 16, 8]}>, kWidth = 8}> : tensor<32x64x4xf16>;
-    C1305 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], CGALayout = [[0, 1]], instrShape = [16, 8]}> : tensor<64x32xf32>;
-    C1308 = #ttg.padded_shared<[32:+1] {order = [0], shape = [2]}> : tensor<2xi8>;
-    C1311 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = true, elementBitWidth = 16, CGALayout = [[0, 1]]}> : tensor<64x64xi8>;
-    C1314 = #ttg.blocked<{sizePerThread = [1, 1, 1], threadsPerWarp = [2, 4, 4], warpsPerCTA = [1, 2, 2], order = [2, 1, 0]}> : tensor<2x32x2xf16>;
-    C1317 = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[2, 0, 0]], warp = [[1, 0, 0]]}, CGALayout = [[0, 1, 0]], instrShape = [16, 16, 32]}> : tensor<4x1x8xbf16>;
-    C1320 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 2], instrShape = [16, 8]}>, kWidth = 8}> : tensor<128x32xf16>;
-    C1323 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], CGALayout = [[1, 0]], instrShape = [16, 8, 16]}> : tensor<16x2xf16>;
-    C1326 = #ttg.swizzled_shared<{vec = 4, perPhase = 4, maxPhase = 1, order = [1, 2, 0]}> : tensor<128x4x2xbf16>;
-    C1329 = #ttg.shared_linear<{offset = [[0, 0, 1], [0, 0, 4], [0, 2, 0], [0, 0, 2], [0, 0, 8], [0, 0, 16], [0, 1, 0]]}, alignment = 16> : tensor<1x4x32xbf16>;
-    C1332 = #ttg.blocked<{sizePerThread = [2, 4], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]}> : tensor<4x256xi8>;
-    C1335 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = false, elementBitWidth = 32}> : tensor<256x8xi8>;
-    C1338 = #ttg.shared_linear<{offset = [[0, 1, 0], [1, 0, 0], [0, 2, 0], [0, 4, 0], [0, 0, 1], [0, 8, 0]]}, alignment = 16> : tensor<2x16x2xf32>;
-    C1341 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], CGALayout = [[0, 1]], instrShape = [16, 8]}>, kWidth = 8}>}> : tensor<32xf32>;
-    C1344 = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_mfma<{version = 1, warpsPerCTA = [2, 1], instrShape = [64, 4, 4], isTransposed = true, CGALayout = [[0, 1]]}>, kWidth = 4}> : tensor<8x1xi8>;
-    C1347 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], CGALayout = [[0, 1]], instrShape = [16, 32, 16]}> : tensor<8x1xf16>;
-    C1350 = #ttg.swizzled_shared<{vec = 2, perPhase = 8, maxPhase = 2, order = [2, 0, 1]}> : tensor<4x4x16xf32>;
-    C1353 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_mfma<{version = 3, warpsPerCTA = [4, 2], instrShape = [4, 64, 4], isTransposed = false, tilesPerWarp = [1, 2], elementBitWidth = 64}>, kWidth = 8}> : tensor<16x4xi8>;
-    C1356 = #ttg.blocked<{sizePerThread = [2, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}> : tensor<64x32xbf16>;
-    C1359 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], CGALayout = [[0, 1]], instrShape = [16, 256, 16]}> : tensor<16x128xf16>;
-    C1362 = #ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [64, 4, 4], isTransposed = true, tilesPerWarp = [2, 2]}> : tensor<2x32xf16>;
-    C1365 = #ttg.slice<{dim = 2, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 1], CGALayout = [[1, 0, 0]], instrShape = [1, 16, 8]}>}> : tensor<32x4xbf16>;
-    C1368 = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[0, 2], [2, 0]], warp = [[0, 1], [1, 0]]}}> : tensor<128x64xbf16>;
-    C1371 = #ttg.slice<{dim = 1, parent = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 1], instrShape = [16, 16, 16], isTransposed = false}>, kWidth = 16}>}> : tensor<8xi8>;
-    C1374 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]}> : tensor<32x256xbf16>;
-    C1377 = #ttg.blocked<{sizePerThread = [2, 1, 1], threadsPerWarp = [4, 8, 1], warpsPerCTA = [1, 2, 1], order = [1, 0, 2]}> : tensor<16x1x1xi8>;
-    C1380 = #ttg.swizzled_shared<{vec = 4, perPhase = 4, maxPhase = 2, order = [0]}> : tensor<64xi8>;
-    C1383 = #ttg.slice<{dim = 0, parent = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [1, 4, 1], threadsPerWarp = [2, 8, 2], warpsPerCTA = [1, 1, 1], order = [2, 1, 0]}>}>}> : tensor<4xf32>;
-    C1386 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}> : tensor<8xf32>;
-    C1389 = #ttg.blocked<{sizePerThread = [8, 8], threadsPerWarp = [8, 4], warpsPerCTA = [2, 4], order = [1, 0]}> : tensor<8x64xbf16>;
-    C1392 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 2], CGALayout = [[0, 1]], instrShape = [16, 8]}> : tensor<8x16xf32>;
-    C1395 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 32, 16]}> : tensor<4x2xf32>;
+    C0009 = #ttg.swizzled_shared<{vec = 2, perPhase = 2, maxPhase = 1, order = [1, 0]}> : tensor<256x64xf32>;
+    C0012 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 2], instrShape = [1, 16, 8]}> : tensor<128x8x1xi8>;
+    C0015 = #ttg.dot_op<{opIdx = 0, parent = #ttg.blocked<{sizePerThread = [8, 1, 1], threadsPerWarp = [8, 2, 2], warpsPerCTA = [1, 1, 1], order = [2, 0, 1], CGALayout = [[1, 0, 0]]}>}> : tensor<128x1x8xbf16>;
+    C0018 = #ttg.swizzled_shared<{vec = 1, perPhase = 2, maxPhase = 2, order = [1, 0], CGALayout = [[1, 0]]}> : tensor<64x4xi8>;
+    C0021 = #ttg.blocked<{sizePerThread = [2, 8], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [0, 1]}> : tensor<16x4xbf16>;
+    C0024 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}> : tensor<32xbf16>;
+    C0027 = #ttg.blocked<{sizePerThread = [8, 8, 1], threadsPerWarp = [8, 1, 4], warpsPerCTA = [1, 2, 4], order = [0, 1, 2]}> : tensor<2x16x64xf16>;
+    C0030 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 2], [0, 4], [0, 8]], warp = [[0, 1]]}, CGALayout = [[1, 0]]}> : tensor<64x32xbf16>;
+    C0033 = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {register = [[0, 0, 0]], warp = [[1, 0, 0]]}}> : tensor<2x2x64xbf16>;
+    C0036 = #ttg.swizzled_shared<{vec = 1, perPhase = 8, maxPhase = 1, order = [0, 1], CGALayout = [[1, 0]]}> : tensor<8x8xf16>;
+    C0039 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [2, 1, 1], threadsPerWarp = [8, 2, 2], warpsPerCTA = [1, 1, 4], order = [2, 0, 1], CGALayout = [[0, 0, 1]]}>}> : tensor<128x8xf16>;
+    C0042 = #ttg.amd_rotating_shared<{vec = 4, perPhase = 8, maxPhase = 8, order = [0], CGALayout = [[1]]}> : tensor<4xi8>;
+    #[warp_size = 64]
+    C0045 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 1], instrShape = [16, 16, 16], isTransposed = false, CGALayout = [[1, 0]], tilesPerWarp = [1, 2]}>, kWidth = 8}>}> : tensor<8xf16>;
+    C0048 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 256, 16]}> : tensor<32x2xi8>;
+    C0051 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2, 1], instrShape = [1, 16, 8]}> : tensor<32x128x4xbf16>;
+    C0054 = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [2, 4], order = [1, 0]}> : tensor<128x128xf32>;
+    C0057 = #ttg.blocked<{sizePerThread = [8, 2, 2, 8], threadsPerWarp = [2, 4, 2, 2], warpsPerCTA = [1, 1, 1, 1], order = [2, 3, 1, 0]}> : tensor<4x64x16x4xf32>;
+    C0060 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}> : tensor<32x64xf16>;
+    C0063 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {warp = [[1, 0]]}, instrShape = [16, 16, 32]}> : tensor<2x32xbf16>;
+    C0066 = #ttg.dot_op<{opIdx = 1, parent = #ttg.blocked<{sizePerThread = [8, 8, 1], threadsPerWarp = [8, 2, 2], warpsPerCTA = [2, 1, 2], order = [0, 2, 1]}>}> : tensor<2x64x1xbf16>;
+    C0069 = #ttg.swizzled_shared<{vec = 4, perPhase = 8, maxPhase = 2, order = [0, 1]}> : tensor<8x8xi8>;
+    C0072 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_wmma<{version = 3, isTranspose = false, ctaLayout = {register = [[0, 2, 0], [0, 4, 0]], warp = [[0, 1, 0]]}, instrShape = [16, 16, 32]}>, kWidth = 8}>}> : tensor<2x8xf32>;
+    C0075 = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}> : tensor<128xi8>;
+    #[warp_size = 64]
+    C0078 = #ttg.amd_mfma<{version = 2, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true, CGALayout = [[0, 1]], tilesPerWarp = [1, 2]}> : tensor<4x64xf16>;
+    C0081 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 128, 16]}>, kWidth = 8}>}> : tensor<16xf32>;
+    C0084 = #ttg.amd_rotating_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [0], CGALayout = [[1]]}> : tensor<8xi8>;
+    C0087 = #ttg.shared_linear<{offset = [[8, 0], [1, 0], [0, 1], [2, 0], [4, 0]]}, alignment = 16> : tensor<16x2xf32>;
+    C0090 = #ttg.blocked<{sizePerThread = [4, 8], threadsPerWarp = [32, 1], warpsPerCTA = [8, 1], order = [1, 0]}> : tensor<256x1xf32>;
+    #[warp_size = 64]
+    C0093 = #ttg.amd_mfma<{version = 1, warpsPerCTA = [4, 1], instrShape = [64, 4, 4], isTransposed = true, CGALayout = [[0, 1]]}> : tensor<2x2xbf16>;
+    C0096 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}> : tensor<16xf32>;
+    C0099 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 0, 0]]}, instrShape = [16, 16, 32]}> : tensor<64x2x2xf16>;
+    C0102 = #ttg.amd_wmma<{version = 1, isTranspose = true, ctaLayout = {warp = [[0, 0, 1], [1, 0, 0]]}}> : tensor<8x1x256xbf16>;
+    C0105 = #ttg.blocked<{sizePerThread = [4, 8, 4], threadsPerWarp = [2, 16, 1], warpsPerCTA = [1, 2, 1], order = [1, 0, 2], CGALayout = [[0, 1, 0], [0, 0, 0]]}> : tensor<8x1x2xf32>;
+    C0108 = #ttg.blocked<{sizePerThread = [2, 4, 8], threadsPerWarp = [1, 2, 16], warpsPerCTA = [2, 2, 1], order = [1, 2, 0], CGALayout = [[0, 1, 0]]}> : tensor<32x16x16xf16>;
+    C0111 = #ttg.amd_wmma<{version = 3, isTranspose = false, ctaLayout = {warp = [[0, 1], [1, 0]]}, instrShape = [16, 16, 64]}> : tensor<128x16xi8>;
+    #[warp_size = 64]
+    C0114 = #ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 1], instrShape = [4, 64, 4], isTransposed = false, tilesPerWarp = [1, 2]}> : tensor<256x32xbf16>;
+    C0117 = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[0, 0, 0]]}, instrShape = [16, 16, 32]}> : tensor<32x8x2xf32>;
+    C0120 = #ttg.amd_rotating_shared<{vec = 4, perPhase = 1, maxPhase = 1, order = [0], CGALayout = [[1]]}> : tensor<256xbf16>;
+    C0123 = #ttg.amd_rotating_shared<{vec = 8, perPhase = 4, maxPhase = 8, order = [1, 0], CGALayout = [[1, 0]]}> : tensor<2x64xi8>;
+    C0126 = #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}> : tensor<256xbf16>;
+    C0129 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], CGALayout = [[1, 0]], instrShape = [16, 8]}>, kWidth = 8}> : tensor<128x16xi8>;
+    #[warp_size = 64]
+    C0132 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [1, 2], instrShape = [16, 16, 16], isTransposed = true, CGALayout = [[1, 0]]}> : tensor<8x2xf32>;
+    C0135 = #ttg.swizzled_shared<{vec = 2, perPhase = 2, maxPhase = 4, order = [1, 0, 2], CGALayout = [[0, 0, 1]]}> : tensor<128x1x8xf16>;
+    C0138 = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [2, 16], warpsPerCTA = [2, 1], order = [0, 1], CGALayout = [[1, 0], [2, 0]]}> : tensor<128x2xbf16>;
+    C0141 = #ttg.linear<{register = [[0, 8], [0, 32]], lane = [[0, 1]], warp = [[1, 0], [0, 2], [0, 4]], block = [[0, 16], [0, 0]]}> : tensor<2x32xi8>;
+    C0144 = #ttg.slice<{dim = 2, parent = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {register = [[0, 0, 1], [0, 1, 0]], warp = [[1, 0, 0]]}, CGALayout = [[1, 0, 0]]}>}> : tensor<8x128xf16>;
+    C0147 = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {register = [[1, 0], [2, 0]]}}> : tensor<2x256xi8>;
+    C0150 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 2], order = [0, 1]}> : tensor<2x32xf16>;
+    C0153 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], CGALayout = [[1, 0]], instrShape = [16, 8]}> : tensor<2x32xf32>;
+    C0156 = #ttg.linear<{register = [[0, 1], [1, 0]], lane = [[0, 4]], warp = [[0, 2]], block = [[0, 8]]}> : tensor<2x16xbf16>;
+    #[warp_size = 64]
+    C0159 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [1, 2], instrShape = [32, 32, 8], isTransposed = false}> : tensor<32x2xbf16>;
+    C0162 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 0]]}}>, kWidth = 16}> : tensor<64x32xf32>;
+    C0165 = #ttg.blocked<{sizePerThread = [2, 1], threadsPerWarp = [2, 16], warpsPerCTA = [2, 1], order = [1, 0], CGALayout = [[1, 0]]}> : tensor<16x64xf32>;
+    C0168 = #ttg.swizzled_shared<{vec = 2, perPhase = 4, maxPhase = 2, order = [0]}> : tensor<256xf16>;
+    C0171 = #ttg.linear<{register = [], lane = [[0]], warp = [], block = [[0]]}> : tensor<1xi8>;
+    C0174 = #ttg.slice<{dim = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], CGALayout = [[0, 1]], instrShape = [16, 16, 16]}>}> : tensor<64xf16>;
+    #[warp_size = 64]
+    C0177 = #ttg.slice<{dim = 0, parent = #ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1, 2], instrShape = [32, 32, 8], isTransposed = true, tilesPerWarp = [1, 2, 1]}>}> : tensor<1x4xi8>;
+    C0180 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = true, elementBitWidth = 16, CGALayout = [[0, 0, 1]]}> : tensor<32x16x8xf32>;
+    C0183 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1, 1], CGALayout = [[0, 0, 1]], instrShape = [1, 16, 8]}> : tensor<16x128x2xbf16>;
+    #[warp_size = 64]
+    C0186 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [1, 1], instrShape = [4, 64, 4], isTransposed = true, CGALayout = [[1, 0]], tilesPerWarp = [2, 2], elementBitWidth = 64}> : tensor<256x4xf32>;
+    C0189 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}> : tensor<2x8xi8>;
+    C0192 = #ttg.slice<{dim = 1, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 2], instrShape = [16, 8]}>, kWidth = 4}>}> : tensor<128xbf16>;
+    C0195 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[0, 2, 0]], warp = [[0, 1, 0]]}, CGALayout = [[0, 1, 0]], instrShape = [16, 16, 32]}>, kWidth = 4}>}> : tensor<2x32xf16>;
+    C0198 = #ttg.amd_wmma<{version = 1, isTranspose = true, ctaLayout = {register = [[2, 0], [4, 0]], warp = [[1, 0]]}, CGALayout = [[1, 0]]}> : tensor<1x8xbf16>;
+    C0201 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {register = [[1, 0], [2, 0]]}}>, kWidth = 8}> : tensor<16x256xi8>;
+    C0204 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 32, 16]}>, kWidth = 1}>}> : tensor<128xi8>;
+    C0207 = #ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [0, 2, 1]}> : tensor<4x32x16xi8>;
+    C0210 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.blocked<{sizePerThread = [4, 1, 1], threadsPerWarp = [2, 8, 2], warpsPerCTA = [2, 1, 1], order = [0, 2, 1], CGALayout = [[0, 1, 0]]}>}>}> : tensor<32x8xbf16>;
+    C0213 = #ttg.amd_rotating_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0, 1], CGALayout = [[0, 1]]}> : tensor<32x8xf16>;
+    C0216 = #ttg.shared_linear<{offset = [[2, 0, 0], [1, 0, 0]]}, alignment = 16> : tensor<4x1x1xbf16>;
+    C0219 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}> : tensor<256x2xf16>;
+    C0222 = #ttg.swizzled_shared<{vec = 4, perPhase = 4, maxPhase = 2, order = [0, 1]}> : tensor<128x32xf16>;
+    C0225 = #ttg.blocked<{sizePerThread = [4, 2, 4, 2], threadsPerWarp = [1, 2, 16, 1], warpsPerCTA = [2, 1, 1, 2], order = [1, 0, 2, 3], CGALayout = [[1, 0, 0, 0], [2, 0, 0, 0]]}> : tensor<8x2x16x32xi8>;
+    C0228 = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[2, 0, 0], [4, 0, 0], [8, 0, 0]], warp = [[0, 1, 0], [1, 0, 0]]}, instrShape = [16, 16, 32]}> : tensor<128x1x4xi8>;
+    C0231 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [1, 4, 1], threadsPerWarp = [1, 4, 8], warpsPerCTA = [2, 1, 1], order = [0, 1, 2]}>}> : tensor<1x128xf16>;
+    C0234 = #ttg.amd_wmma<{version = 3, isTranspose = false, ctaLayout = {register = [[0, 0]]}, instrShape = [16, 16, 32]}> : tensor<1x8xbf16>;
+    C0237 = #ttg.amd_rotating_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 2, 0], CGALayout = [[0, 0, 1]]}> : tensor<64x8x2xi8>;
+    #[warp_size = 64]
+    C0240 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [1, 1], instrShape = [32, 32, 8], isTransposed = false, tilesPerWarp = [1, 2]}> : tensor<8x128xbf16>;
+    C0243 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}> : tensor<256xbf16>;
+    C0246 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 256, 16]}> : tensor<64x128xf16>;
+    C0249 = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[0, 2], [1, 0], [2, 0]], warp = [[0, 1]]}, CGALayout = [[1, 0]]}> : tensor<1x2xbf16>;
+    C0252 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}>, kWidth = 2}> : tensor<8x8xf32>;
+    C0255 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], CGALayout = [[1, 0]], instrShape = [16, 8, 16]}>, kWidth = 4}>}> : tensor<2xf32>;
+    C0258 = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]}> : tensor<16x8xf16>;
+    #[warp_size = 64]
+    C0261 = #ttg.slice<{dim = 0, parent = #ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 2], instrShape = [16, 16, 16], isTransposed = false, CGALayout = [[1, 0]], tilesPerWarp = [2, 2]}>}> : tensor<16xf32>;
+    C0264 = #ttg.swizzled_shared<{vec = 8, perPhase = 8, maxPhase = 8, order = [0, 2, 1]}> : tensor<32x2x128xf16>;
+    C0267 = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0, 1]}> : tensor<4x8xf32>;
+    C0270 = #ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}> : tensor<1xf16>;
+    C0273 = #ttg.blocked<{sizePerThread = [4, 4], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [0, 1]}> : tensor<128x2xf32>;
+    #[warp_size = 64]
+    C0276 = #ttg.amd_mfma<{version = 1, warpsPerCTA = [2, 4], instrShape = [16, 16, 16], isTransposed = false, tilesPerWarp = [2, 2], elementBitWidth = 64}> : tensor<1x32xf16>;
+    C0279 = #ttg.blocked<{sizePerThread = [8, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 1], order = [0, 1], CGALayout = [[1, 0]]}> : tensor<16x4xi8>;
+    C0282 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 32, 16]}>, kWidth = 1}> : tensor<8x32xi8>;
+    C0285 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 2], instrShape = [16, 8]}>, kWidth = 8}> : tensor<8x128xbf16>;
+    C0288 = #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 32, rank = 3}> : tensor<8x32x64xi8>;
+    C0291 = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 2], order = [1, 0], CGALayout = [[1, 0], [2, 0]]}> : tensor<16x2xf16>;
+    C0294 = #ttg.shared_linear<{offset = [[0, 0, 1], [0, 0, 2], [0, 0, 4]]}, alignment = 128> : tensor<1x1x8xf32>;
+    C0297 = #ttg.amd_rotating_shared<{vec = 4, perPhase = 8, maxPhase = 4, order = [1, 0]}> : tensor<2x16xi8>;
+    C0300 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 1], instrShape = [1, 16, 8]}>, kWidth = 4}> : tensor<8x128x8xf32>;
+    C0303 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 2], instrShape = [1, 16, 8]}> : tensor<1x256x32xf32>;
+    C0306 = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[0, 2], [1, 0], [2, 0]], warp = [[0, 1]]}, instrShape = [16, 16, 32]}> : tensor<128x128xf16>;
+    #[warp_size = 64]
+    C0309 = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_mfma<{version = 4, warpsPerCTA = [1, 1, 1], instrShape = [4, 64, 4], isTransposed = false, tilesPerWarp = [1, 1, 2]}>, kWidth = 4}> : tensor<1x4x64xf16>;
+    C0312 = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[0, 0, 1], [0, 1, 0], [0, 2, 0]]}}> : tensor<128x1x16xbf16>;
+    C0315 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [0, 1]}> : tensor<32x2xf16>;
+    C0318 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0], CGALayout = [[1]]}> : tensor<32xi8>;
+    C0321 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [16, 2], warpsPerCTA = [2, 1], order = [1, 0]}> : tensor<64x8xf32>;
+    C0324 = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 2], order = [0, 1]}> : tensor<32x128xf32>;
+    C0327 = #ttg.swizzled_shared<{vec = 8, perPhase = 4, maxPhase = 8, order = [1, 0]}> : tensor<4x8xf32>;
+    C0330 = #ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 1, order = [2, 0, 1]}> : tensor<2x4x32xf16>;
+    C0333 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 2], CGALayout = [[1, 0]], instrShape = [16, 8]}> : tensor<1x256xf32>;
+    C0336 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}> : tensor<128x4xbf16>;
+    C0339 = #ttg.padded_shared<[8:+2] {order = [1, 0], shape = [4, 8]}> : tensor<4x8xbf16>;
+    C0342 = #ttg.slice<{dim = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 4], instrShape = [16, 8]}>}> : tensor<4xi8>;
+    C0345 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2, 1], CGALayout = [[0, 0, 1]], instrShape = [1, 16, 8]}> : tensor<8x8x128xbf16>;
+    C0348 = #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}> : tensor<4xf32>;
+    C0351 = #ttg.blocked<{sizePerThread = [1, 1, 1, 1], threadsPerWarp = [8, 1, 2, 2], warpsPerCTA = [1, 2, 1, 2], order = [2, 0, 3, 1]}> : tensor<1x1x1x256xf32>;
+    C0354 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}> : tensor<2xf16>;
+    C0357 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 1], CGALayout = [[0, 1, 0]], instrShape = [1, 16, 8]}> : tensor<4x8x32xf32>;
+    C0360 = #ttg.blocked<{sizePerThread = [1, 1, 8], threadsPerWarp = [4, 4, 2], warpsPerCTA = [1, 2, 1], order = [0, 1, 2]}> : tensor<16x128x4xi8>;
+    C0363 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = false, elementBitWidth = 8, fp4Padded = true, rank = 3}> : tensor<64x8x32xf32>;
+    C0366 = #ttg.blocked<{sizePerThread = [8, 8, 8], threadsPerWarp = [4, 1, 8], warpsPerCTA = [2, 1, 2], order = [0, 2, 1]}> : tensor<128x1x8xf16>;
+    C0369 = #ttg.blocked<{sizePerThread = [1, 4, 1], threadsPerWarp = [1, 8, 4], warpsPerCTA = [2, 1, 1], order = [0, 2, 1], CGALayout = [[0, 1, 0], [1, 0, 0]]}> : tensor<1x64x2xi8>;
+    C0372 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 4], instrShape = [1, 16, 8]}> : tensor<1x128x128xf32>;
+    C0375 = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[0, 2]], warp = [[0, 1]]}}> : tensor<1x2xf16>;
+    C0378 = #ttg.dot_op<{opIdx = 1, parent = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [0, 1]}>}> : tensor<128x4xf32>;
+    C0381 = #ttg.swizzled_shared<{vec = 2, perPhase = 8, maxPhase = 1, order = [0, 1]}> : tensor<4x2xbf16>;
+    C0384 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], CGALayout = [[0, 1]], instrShape = [16, 8]}> : tensor<128x128xbf16>;
+    C0387 = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1], instrShape = [16, 8]}>, kWidth = 2}> : tensor<128x2xf32>;
+    C0390 = #ttg.swizzled_shared<{vec = 1, perPhase = 2, maxPhase = 4, order = [0, 1], CGALayout = [[0, 1]]}> : tensor<16x4xi8>;
+    C0393 = #ttg.linear<{register = [[16, 0, 0], [4, 0, 0]], lane = [[32, 0, 0], [1, 0, 0], [8, 0, 0]], warp = [], block = [[2, 0, 0]]}> : tensor<32x1x1xi8>;
+    C0396 = #ttg.swizzled_shared<{vec = 4, perPhase = 8, maxPhase = 2, order = [2, 0, 1]}> : tensor<128x4x2xf32>;
+    C0399 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 2], order = [1, 0]}> : tensor<8x1xf16>;
+    C0402 = #ttg.blocked<{sizePerThread = [1, 8, 8, 1], threadsPerWarp = [2, 2, 2, 4], warpsPerCTA = [4, 1, 1, 1], order = [1, 2, 0, 3], CGALayout = [[0, 1, 0, 0]]}> : tensor<2x32x16x4xf16>;
+    C0405 = #ttg.blocked<{sizePerThread = [2, 2, 2], threadsPerWarp = [4, 4, 2], warpsPerCTA = [2, 1, 1], order = [0, 2, 1], CGALayout = [[0, 0, 1]]}> : tensor<256x1x64xbf16>;
+    C0408 = #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 32}> : tensor<64x128xf16>;
+    C0411 = #ttg.linear<{register = [], lane = [[2]], warp = [[4], [0]], block = [[8], [1]]}> : tensor<8xbf16>;
+    C0414 = #ttg.dot_op<{opIdx = 1, parent = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [0, 1], CGALayout = [[1, 0], [2, 0]]}>}> : tensor<4x1xbf16>;
+    C0417 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1, 2], instrShape = [1, 16, 8]}> : tensor<128x4x1xi8>;
+    C0420 = #ttg.slice<{dim = 1, parent = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.blocked<{sizePerThread = [2, 1, 4], threadsPerWarp = [8, 4, 1], warpsPerCTA = [2, 2, 2], order = [0, 1, 2]}>}>}>}> : tensor<2xi8>;
+    C0423 = #ttg.swizzled_shared<{vec = 8, perPhase = 4, maxPhase = 4, order = [1, 2, 0]}> : tensor<2x16x128xbf16>;
+    C0426 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 8, fp4Padded = true}> : tensor<32x32xf16>;
+    C0429 = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}> : tensor<256xbf16>;
+    C0432 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = false, elementBitWidth = 16, rank = 4}> : tensor<8x8x16x16xf16>;
+    C0435 = #ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}> : tensor<128xi8>;
+    C0438 = #ttg.blocked<{sizePerThread = [8, 1, 2], threadsPerWarp = [2, 2, 8], warpsPerCTA = [1, 2, 4], order = [1, 2, 0]}> : tensor<256x1x4xf16>;
+    #[warp_size = 64]
+    C0441 = #ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 1], instrShape = [16, 16, 16], isTransposed = false, CGALayout = [[0, 1]], tilesPerWarp = [1, 2]}> : tensor<128x16xi8>;
+    C0444 = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}> : tensor<2xf32>;
+    C0447 = #ttg.swizzled_shared<{vec = 4, perPhase = 2, maxPhase = 2, order = [1, 0]}> : tensor<2x32xbf16>;
+    C0450 = #ttg.swizzled_shared<{vec = 1, perPhase = 4, maxPhase = 8, order = [0, 1]}> : tensor<256x2xf16>;
+    #[warp_size = 64]
+    C0453 = #ttg.slice<{dim = 1, parent = #ttg.amd_mfma<{version = 2, warpsPerCTA = [8, 1], instrShape = [64, 4, 4], isTransposed = true}>}> : tensor<2xbf16>;
+    C0456 = #ttg.padded_shared<[16:+1, 128:+2] {order = [0], shape = [4]}> : tensor<4xf16>;
+    #[warp_size = 64]
+    C0459 = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 2], instrShape = [64, 4, 4], isTransposed = true}>, kWidth = 16}> : tensor<32x8xi8>;
+    C0462 = #ttg.blocked<{sizePerThread = [8, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1], CGALayout = [[0, 1], [1, 0]]}> : tensor<128x4xbf16>;
+    C0465 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], CGALayout = [[1, 0]], instrShape = [16, 64, 16]}>, kWidth = 4}> : tensor<4x32xbf16>;
+    C0468 = #ttg.amd_rotating_shared<{vec = 8, perPhase = 2, maxPhase = 1, order = [0, 1]}> : tensor<256x1xf16>;
+    C0471 = #ttg.slice<{dim = 0, parent = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[0, 1, 0]]}, CGALayout = [[1, 0, 0]], instrShape = [16, 16, 32]}>}> : tensor<128x32xi8>;
+    C0474 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], CGALayout = [[1, 0]], instrShape = [16, 32, 16]}> : tensor<32x32xf32>;
+    #[warp_size = 64]
+    C0477 = #ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1, 2], instrShape = [16, 16, 16], isTransposed = true, CGALayout = [[0, 0, 1]]}> : tensor<32x16x1xf16>;
+    C0480 = #ttg.blocked<{sizePerThread = [8, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1], CGALayout = [[1, 0], [0, 1]]}> : tensor<128x64xf32>;
+    C0483 = #ttg.blocked<{sizePerThread = [8, 1, 4], threadsPerWarp = [1, 8, 4], warpsPerCTA = [1, 1, 1], order = [0, 2, 1], CGALayout = [[0, 1, 0], [0, 0, 0]]}> : tensor<1x8x64xf32>;
+    C0486 = #ttg.blocked<{sizePerThread = [2, 8, 2, 4], threadsPerWarp = [2, 2, 2, 4], warpsPerCTA = [1, 1, 1, 2], order = [2, 3, 0, 1], CGALayout = [[0, 0, 1, 0]]}> : tensor<4x2x256x8xi8>;
+    #[warp_size = 64]
+    C0489 = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 2, 1], instrShape = [16, 16, 16], isTransposed = true, CGALayout = [[0, 1, 0]], tilesPerWarp = [1, 1, 2], elementBitWidth = 64}>, kWidth = 8}> : tensor<4x2x1xi8>;
+    C0492 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 256, 16]}> : tensor<128x32xf32>;
+    C0495 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 32, 16]}> : tensor<128x2xbf16>;
+    C0498 = #ttg.blocked<{sizePerThread = [2, 4, 4], threadsPerWarp = [4, 4, 2], warpsPerCTA = [1, 1, 1], order = [1, 0, 2]}> : tensor<8x32x4xbf16>;
+    C0501 = #ttg.blocked<{sizePerThread = [1, 2, 1], threadsPerWarp = [4, 4, 2], warpsPerCTA = [1, 1, 4], order = [2, 0, 1], CGALayout = [[1, 0, 0], [2, 0, 0]]}> : tensor<256x4x4xf32>;
+    C0504 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = true, elementBitWidth = 32, CGALayout = [[0, 0, 1, 0]]}> : tensor<8x8x16x16xf16>;
+    C0507 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 32, 16]}> : tensor<2x2xi8>;
+    C0510 = #ttg.padded_shared<[16:+2, 128:+4] {order = [1, 0], shape = [4, 64]}> : tensor<4x64xf32>;
+    C0513 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 8}> : tensor<8x256xi8>;
+    C0516 = #ttg.linear<{register = [[0, 4, 0]], lane = [[0, 2, 0], [0, 1, 0], [0, 0, 0]], warp = [[0, 16, 0]], block = [[1, 0, 0], [0, 8, 0]]}> : tensor<4x32x1xbf16>;
+    C0519 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], CGALayout = [[1, 0]], instrShape = [16, 64, 16]}> : tensor<256x16xf32>;
+    C0522 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 0], [1, 0], [2, 0]]}, CGALayout = [[0, 1]]}> : tensor<32x256xf32>;
+    C0525 = #ttg.dot_op<{opIdx = 0, parent = #ttg.blocked<{sizePerThread = [8, 2], threadsPerWarp = [4, 8], warpsPerCTA = [4, 2], order = [1, 0]}>}> : tensor<256x1xbf16>;
+    #[warp_size = 64]
+    C0528 = #ttg.slice<{dim = 0, parent = #ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1], instrShape = [16, 16, 16], isTransposed = false, CGALayout = [[1, 0]], tilesPerWarp = [1, 2]}>}> : tensor<2xi8>;
+    C0531 = #ttg.amd_rotating_shared<{vec = 2, perPhase = 4, maxPhase = 8, order = [2, 1, 0]}> : tensor<128x1x1xf32>;
+    C0534 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = true, elementBitWidth = 8, fp4Padded = true, rank = 3}> : tensor<32x64x8xi8>;
+    C0537 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = true, elementBitWidth = 8}> : tensor<128x8xf16>;
+    C0540 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], CGALayout = [[1, 0]], instrShape = [16, 8]}> : tensor<16x256xf32>;
+    C0543 = #ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 2, order = [0]}> : tensor<128xbf16>;
+    C0546 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 2], instrShape = [1, 16, 8]}> : tensor<32x2x1xf32>;
+    C0549 = #ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [1, 1, 1], threadsPerWarp = [8, 2, 2], warpsPerCTA = [2, 4, 1], order = [0, 2, 1]}>}> : tensor<8x4xbf16>;
+    C0552 = #ttg.linear<{register = [[2, 0, 0]], lane = [[1, 0, 0]], warp = [[0, 1, 0]], block = [[0, 2, 0]]}> : tensor<4x4x1xf16>;
+    C0555 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 128, 16]}> : tensor<32x4xbf16>;
+    C0558 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1, 1], CGALayout = [[0, 0, 1]], instrShape = [1, 16, 8]}> : tensor<8x1x8xbf16>;
+    C0561 = #ttg.dot_op<{opIdx = 1, parent = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0], CGALayout = [[1, 0]]}>}> : tensor<8x64xf32>;
+    C0564 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[1, 0]], warp = [[0, 1]]}}> : tensor<128x2xf16>;
+    C0567 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 8]}> : tensor<32x64xbf16>;
+    C0570 = #ttg.padded_shared<[8:+1, 16:+2] {order = [0, 1], shape = [8, 2]}> : tensor<8x2xi8>;
+    C0573 = #ttg.blocked<{sizePerThread = [4, 1, 8], threadsPerWarp = [2, 4, 4], warpsPerCTA = [1, 1, 2], order = [2, 0, 1], CGALayout = [[0, 0, 1], [0, 0, 0]]}> : tensor<1x4x32xbf16>;
+    C0576 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], CGALayout = [[0, 1]], instrShape = [16, 8, 16]}>, kWidth = 2}> : tensor<1x2xf16>;
+    C0579 = #ttg.slice<{dim = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>}> : tensor<1xbf16>;
+    C0582 = #ttg.swizzled_shared<{vec = 2, perPhase = 8, maxPhase = 1, order = [0, 1]}> : tensor<64x16xi8>;
+    C0585 = #ttg.amd_rotating_shared<{vec = 2, perPhase = 8, maxPhase = 2, order = [1, 0, 2], CGALayout = [[1, 0, 0]]}> : tensor<4x4x256xf16>;
+    C0588 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]}> : tensor<2x2xi8>;
+    C0591 = #ttg.swizzled_shared<{vec = 2, perPhase = 8, maxPhase = 1, order = [1, 2, 0]}> : tensor<32x4x16xf32>;
+    C0594 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {register = [[0, 0]], warp = [[1, 0]]}, CGALayout = [[1, 0]]}>, kWidth = 8}> : tensor<2x128xi8>;
+    C0597 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 32, 16]}> : tensor<16x16xf32>;
+    C0600 = #ttg.shared_linear<{offset = [[2, 0, 0], [0, 0, 2], [0, 0, 4], [0, 1, 0], [0, 0, 1], [1, 0, 0]]}, alignment = 16> : tensor<4x2x8xbf16>;
+    C0603 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 128, 16]}>, kWidth = 4}> : tensor<4x2xf16>;
+    C0606 = #ttg.slice<{dim = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1, 2], instrShape = [1, 16, 8]}>}> : tensor<8x8xf32>;
+    C0609 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 2, 2], instrShape = [1, 16, 8]}> : tensor<1x64x1xf16>;
+    C0612 = #ttg.blocked<{sizePerThread = [8, 1, 2], threadsPerWarp = [2, 8, 2], warpsPerCTA = [1, 2, 2], order = [0, 2, 1]}> : tensor<4x2x2xi8>;
+    C0615 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 128, 16]}> : tensor<128x4xf16>;
+    #[warp_size = 64]
+    C0618 = #ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 1], instrShape = [64, 4, 4], isTransposed = true, CGALayout = [[0, 1]], tilesPerWarp = [2, 2]}> : tensor<128x8xf16>;
+    C0621 = #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 32}> : tensor<128x128xf16>;
+    C0624 = #ttg.padded_shared<[64:+1] {order = [0, 1], shape = [32, 16]}> : tensor<32x16xf32>;
+    C0627 = #ttg.swizzled_shared<{vec = 1, perPhase = 4, maxPhase = 2, order = [0, 1], CGALayout = [[0, 1]]}> : tensor<16x64xf16>;
+    #[warp_size = 64]
+    C0630 = #ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [4, 64, 4], isTransposed = false, CGALayout = [[0, 1]], elementBitWidth = 64}> : tensor<16x4xi8>;
+    C0633 = #ttg.slice<{dim = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 8]}>}> : tensor<256xi8>;
+    C0636 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 2], order = [0, 1], CGALayout = [[0, 1], [1, 0]]}> : tensor<64x4xf16>;
+    C0639 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 256, 16]}>, kWidth = 8}> : tensor<1x16xf16>;
+    C0642 = #ttg.swizzled_shared<{vec = 4, perPhase = 8, maxPhase = 8, order = [0, 1], CGALayout = [[1, 0]]}> : tensor<128x2xf16>;
+    C0645 = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {warp = [[0, 0, 1], [0, 1, 0]]}, CGALayout = [[0, 1, 0]], instrShape = [16, 16, 32]}> : tensor<2x16x128xbf16>;
+    C0648 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 8], order = [0, 1], CGALayout = [[0, 1]]}> : tensor<8x32xbf16>;
+    C0651 = #ttg.blocked<{sizePerThread = [8, 4, 1], threadsPerWarp = [4, 2, 4], warpsPerCTA = [2, 2, 1], order = [1, 0, 2]}> : tensor<4x2x32xi8>;
+    C0654 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 4], CGALayout = [[0, 1]], instrShape = [16, 8]}>, kWidth = 8}> : tensor<64x1xbf16>;
+    C0657 = #ttg.blocked<{sizePerThread = [1, 1, 4], threadsPerWarp = [16, 1, 2], warpsPerCTA = [1, 1, 2], order = [0, 2, 1]}> : tensor<64x1x2xf16>;
+    C0660 = #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0], CGALayout = [[1], [2]]}> : tensor<16xf16>;
+    C0663 = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0], CGALayout = [[0, 1]]}> : tensor<1x8xf16>;
+    C0666 = #ttg.swizzled_shared<{vec = 4, perPhase = 8, maxPhase = 1, order = [1, 0]}> : tensor<16x64xi8>;
+    C0669 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [1, 2, 1], threadsPerWarp = [8, 4, 1], warpsPerCTA = [1, 2, 4], order = [0, 2, 1]}>}> : tensor<16x1xi8>;
+    C0672 = #ttg.swizzled_shared<{vec = 1, perPhase = 8, maxPhase = 4, order = [0, 1], CGALayout = [[0, 1]]}> : tensor<4x2xbf16>;
+    C0675 = #ttg.linear<{register = [[0, 0, 1]], lane = [[0, 0, 2]], warp = [[2, 0, 0], [0, 2, 0], [4, 0, 0]], block = [[0, 0, 4], [8, 0, 0], [1, 0, 0], [0, 1, 0]]}> : tensor<16x8x16xbf16>;
+    C0678 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = true, elementBitWidth = 8, fp4Padded = true, CGALayout = [[0, 1]]}> : tensor<8x8xi8>;
+    C0681 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 256, 16]}> : tensor<1x4xbf16>;
+    C0684 = #ttg.linear<{register = [[4, 0]], lane = [[0, 1]], warp = [[1, 0]], block = [[8, 0], [2, 0]]}> : tensor<16x4xf16>;
+    C0687 = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[0, 1], [0, 2]]}}> : tensor<8x128xbf16>;
+    #[warp_size = 64]
+    C0690 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 4], instrShape = [4, 64, 4], isTransposed = true, CGALayout = [[1, 0]], tilesPerWarp = [1, 2]}> : tensor<4x4xf32>;
+    C0693 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = false, elementBitWidth = 16, rank = 3}> : tensor<16x64x16xf16>;
+    C0696 = #ttg.amd_wmma<{version = 1, isTranspose = true, ctaLayout = {register = [[0, 0, 1]], warp = [[0, 1, 0]]}}> : tensor<4x1x64xf32>;
+    C0699 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [4, 2, 1], threadsPerWarp = [8, 4, 1], warpsPerCTA = [1, 1, 1], order = [1, 0, 2], CGALayout = [[0, 0, 1]]}>}> : tensor<2x4xf16>;
+    C0702 = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 8, order = [0, 1]}> : tensor<16x256xf32>;
+    C0705 = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 2], order = [0, 1]}> : tensor<2x32xbf16>;
+    C0708 = #ttg.swizzled_shared<{vec = 4, perPhase = 4, maxPhase = 8, order = [0]}> : tensor<64xf32>;
+    C0711 = #ttg.swizzled_shared<{vec = 1, perPhase = 4, maxPhase = 1, order = [0, 2, 1], CGALayout = [[1, 0, 0]]}> : tensor<16x32x32xf16>;
+    C0714 = #ttg.amd_wmma<{version = 1, isTranspose = true, ctaLayout = {register = [[1, 0]], warp = [[0, 1]]}}> : tensor<8x128xf32>;
+    #[warp_size = 64]
+    C0717 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_mfma<{version = 4, warpsPerCTA = [4, 1], instrShape = [4, 64, 4], isTransposed = false, tilesPerWarp = [1, 2], elementBitWidth = 64}>, kWidth = 4}> : tensor<8x128xf16>;
+    C0720 = #ttg.amd_rotating_shared<{vec = 4, perPhase = 2, maxPhase = 4, order = [1, 0], CGALayout = [[0, 1]]}> : tensor<1x128xi8>;
+    C0723 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}> : tensor<256x32xbf16>;
+    C0726 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [0, 1], CGALayout = [[0, 1]]}>}> : tensor<64xi8>;
+    C0729 = #ttg.amd_rotating_shared<{vec = 4, perPhase = 4, maxPhase = 1, order = [0]}> : tensor<256xf16>;
+    C0732 = #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}> : tensor<256xf16>;
+    C0735 = #ttg.swizzled_shared<{vec = 4, perPhase = 2, maxPhase = 1, order = [1, 0]}> : tensor<128x16xf32>;
+    #[warp_size = 64]
+    C0738 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 2], instrShape = [64, 4, 4], isTransposed = true, CGALayout = [[0, 1]], elementBitWidth = 64}>, kWidth = 16}> : tensor<128x2xbf16>;
+    C0741 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 8, fp4Padded = true, CGALayout = [[1, 0]]}> : tensor<128x8xf32>;
+    C0744 = #ttg.blocked<{sizePerThread = [8, 8, 8], threadsPerWarp = [4, 4, 2], warpsPerCTA = [1, 2, 4], order = [2, 1, 0]}> : tensor<32x2x2xf32>;
+    C0747 = #ttg.padded_shared<[16:+4, 128:+1] {offset = [[1, 0], [0, 1], [2, 0], [0, 2], [0, 4]], block = []}> : tensor<4x8xf32>;
+    C0750 = #ttg.amd_rotating_shared<{vec = 2, perPhase = 1, maxPhase = 1, order = [0, 1]}> : tensor<4x128xf32>;
+    C0753 = #ttg.amd_rotating_shared<{vec = 2, perPhase = 1, maxPhase = 1, order = [0, 1], CGALayout = [[0, 1]]}> : tensor<64x2xf16>;
+    C0756 = #ttg.dot_op<{opIdx = 0, parent = #ttg.blocked<{sizePerThread = [4, 1, 1], threadsPerWarp = [1, 16, 2], warpsPerCTA = [1, 2, 1], order = [1, 2, 0]}>}> : tensor<8x1x16xbf16>;
+    C0759 = #ttg.amd_rotating_shared<{vec = 2, perPhase = 4, maxPhase = 4, order = [1, 0]}> : tensor<64x256xf32>;
+    C0762 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 4, 2], instrShape = [1, 16, 8]}> : tensor<8x16x128xf16>;
+    C0765 = #ttg.blocked<{sizePerThread = [2, 2], threadsPerWarp = [2, 16], warpsPerCTA = [2, 1], order = [0, 1]}> : tensor<32x16xbf16>;
+    C0768 = #ttg.linear<{register = [], lane = [[4]], warp = [[1], [2]], block = []}> : tensor<4xbf16>;
+    C0771 = #ttg.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 4, order = [0, 1]}> : tensor<8x2xf16>;
+    C0774 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}> : tensor<4x32xi8>;
+    C0777 = #ttg.swizzled_shared<{vec = 2, perPhase = 4, maxPhase = 1, order = [0]}> : tensor<64xf16>;
+    C0780 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = false, elementBitWidth = 16}> : tensor<256x32xf32>;
+    C0783 = #ttg.blocked<{sizePerThread = [8, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 4], order = [1, 0]}> : tensor<8x2xf32>;
+    C0786 = #ttg.padded_shared<[64:+8, 128:+8] {offset = [[2, 0], [1, 0], [4, 0], [0, 1], [0, 2]], block = []}> : tensor<8x4xi8>;
+    C0789 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [4, 8], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [0, 1]}>}> : tensor<64xf32>;
+    C0792 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 32, CGALayout = [[1, 0]]}> : tensor<128x8xbf16>;
+    C0795 = #ttg.blocked<{sizePerThread = [4, 2, 8], threadsPerWarp = [16, 2, 1], warpsPerCTA = [2, 4, 1], order = [2, 1, 0]}> : tensor<1x128x16xi8>;
+    C0798 = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2, 1], instrShape = [1, 16, 8]}>, kWidth = 1}> : tensor<128x1x8xbf16>;
+    C0801 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1], instrShape = [16, 8]}> : tensor<2x32xbf16>;
+    C0804 = #ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [8, 1, 1], threadsPerWarp = [32, 1, 1], warpsPerCTA = [1, 2, 1], order = [0, 2, 1], CGALayout = [[0, 1, 0]]}>}> : tensor<256x16xbf16>;
+    C0807 = #ttg.blocked<{sizePerThread = [8, 2, 8], threadsPerWarp = [2, 4, 4], warpsPerCTA = [1, 2, 2], order = [1, 2, 0], CGALayout = [[0, 0, 1]]}> : tensor<4x64x4xf16>;
+    C0810 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 2], instrShape = [16, 8, 16]}> : tensor<1x8xf16>;
+    C0813 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], CGALayout = [[1, 0]], instrShape = [16, 256, 16]}> : tensor<4x1xbf16>;
+    C0816 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 8, 16]}> : tensor<2x16xf32>;
+    C0819 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 2], [0, 4], [1, 0]], warp = [[0, 1]]}, CGALayout = [[1, 0]]}> : tensor<256x32xf16>;
+    C0822 = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}> : tensor<1xf32>;
+    C0825 = #ttg.amd_rotating_shared<{vec = 4, perPhase = 8, maxPhase = 4, order = [1, 2, 0]}> : tensor<32x8x4xi8>;
+    #[warp_size = 64]
+    C0828 = #ttg.slice<{dim = 0, parent = #ttg.amd_mfma<{version = 2, warpsPerCTA = [1, 2], instrShape = [16, 16, 16], isTransposed = false}>}> : tensor<256xi8>;
+    C0831 = #ttg.blocked<{sizePerThread = [1, 1, 2], threadsPerWarp = [16, 2, 1], warpsPerCTA = [2, 1, 1], order = [0, 2, 1], CGALayout = [[1, 0, 0], [0, 0, 1]]}> : tensor<8x1x256xf16>;
+    C0834 = #ttg.blocked<{sizePerThread = [2, 1, 2], threadsPerWarp = [2, 16, 1], warpsPerCTA = [2, 1, 2], order = [1, 2, 0]}> : tensor<8x4x4xbf16>;
+    C0837 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}> : tensor<2x16xf32>;
+    C0840 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}> : tensor<256x4xbf16>;
+    C0843 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [4, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [0, 1]}>}> : tensor<16xf32>;
+    C0846 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [4, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [0, 1]}>}> : tensor<128xf16>;
+    C0849 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], CGALayout = [[0, 1]], instrShape = [16, 8]}> : tensor<1x256xbf16>;
+    C0852 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 1], CGALayout = [[0, 1]], instrShape = [16, 8]}> : tensor<8x1xbf16>;
+    C0855 = #ttg.blocked<{sizePerThread = [4, 8], threadsPerWarp = [32, 1], warpsPerCTA = [2, 1], order = [0, 1], CGALayout = [[1, 0]]}> : tensor<1x2xbf16>;
+    C0858 = #ttg.linear<{register = [[2]], lane = [], warp = [[1], [4]], block = []}> : tensor<4xi8>;
+    #[warp_size = 64]
+    C0861 = #ttg.amd_mfma<{version = 1, warpsPerCTA = [4, 1, 1], instrShape = [4, 64, 4], isTransposed = false, CGALayout = [[1, 0, 0]], tilesPerWarp = [2, 2, 2]}> : tensor<32x256x2xi8>;
+    C0864 = #ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}> : tensor<128xbf16>;
+    C0867 = #ttg.linear<{register = [], lane = [[1, 0], [0, 8], [0, 1]], warp = [[0, 2], [0, 4]], block = [[0, 0]]}> : tensor<2x8xbf16>;
+    C0870 = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[0, 0, 1]]}, instrShape = [16, 16, 32]}> : tensor<2x64x1xf32>;
+    #[warp_size = 64]
+    C0873 = #ttg.amd_mfma<{version = 1, warpsPerCTA = [2, 1], instrShape = [32, 32, 8], isTransposed = false, tilesPerWarp = [2, 1], elementBitWidth = 64}> : tensor<4x1xi8>;
+    C0876 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [2, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]}>}> : tensor<8xf16>;
+    C0879 = #ttg.shared_linear<{offset = [[1], [4], [2]]}, alignment = 16> : tensor<8xf32>;
+    C0882 = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [0, 1], CGALayout = [[0, 1], [0, 2]]}> : tensor<64x2xf32>;
+    C0885 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 4], instrShape = [16, 8]}> : tensor<32x256xbf16>;
+    C0888 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], CGALayout = [[0, 1]], instrShape = [16, 256, 16]}> : tensor<16x128xf16>;
+    #[warp_size = 64]
+    C0891 = #ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [64, 4, 4], isTransposed = true, tilesPerWarp = [2, 2]}> : tensor<2x32xf16>;
+    C0894 = #ttg.slice<{dim = 2, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 1], CGALayout = [[1, 0, 0]], instrShape = [1, 16, 8]}>}> : tensor<32x4xbf16>;
+    C0897 = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[0, 2], [2, 0]], warp = [[0, 1], [1, 0]]}}> : tensor<128x64xbf16>;
+    #[warp_size = 64]
+    C0900 = #ttg.slice<{dim = 1, parent = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 1], instrShape = [16, 16, 16], isTransposed = false}>, kWidth = 16}>}> : tensor<8xi8>;
+    C0903 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]}> : tensor<32x256xbf16>;
+    C0906 = #ttg.blocked<{sizePerThread = [2, 1, 1], threadsPerWarp = [4, 8, 1], warpsPerCTA = [1, 2, 1], order = [1, 0, 2]}> : tensor<16x1x1xi8>;
+    C0909 = #ttg.amd_rotating_shared<{vec = 4, perPhase = 2, maxPhase = 2, order = [0]}> : tensor<16xbf16>;
+    C0912 = #ttg.padded_shared<[16:+1] {offset = [[2], [1]], block = []}> : tensor<4xf16>;
+    #[warp_size = 64]
+    C0915 = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_mfma<{version = 1, warpsPerCTA = [1, 4], instrShape = [64, 4, 4], isTransposed = true, CGALayout = [[0, 1]], tilesPerWarp = [2, 1]}>, kWidth = 16}> : tensor<8x32xf16>;
+    #[warp_size = 64]
+    C0918 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 2, 2], instrShape = [32, 32, 8], isTransposed = true, tilesPerWarp = [2, 1, 1], elementBitWidth = 64}>, kWidth = 4}> : tensor<64x4x16xf16>;
+    C0921 = #ttg.amd_rotating_shared<{vec = 1, perPhase = 8, maxPhase = 4, order = [0, 1], CGALayout = [[0, 1]]}> : tensor<64x8xi8>;
+    C0924 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 32, 16]}> : tensor<128x1xf32>;
+    C0927 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}> : tensor<32xf16>;
+    C0930 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [8, 4, 1], threadsPerWarp = [16, 2, 1], warpsPerCTA = [2, 1, 1], order = [1, 2, 0], CGALayout = [[0, 1, 0]]}>}> : tensor<4x16xi8>;
+    C0933 = #ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [8, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 2], order = [1, 0]}>}> : tensor<2xbf16>;
+    C0936 = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 4], CGALayout = [[0, 1]], instrShape = [16, 8]}>, kWidth = 1}> : tensor<16x128xbf16>;
+    C0939 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = true, elementBitWidth = 16}> : tensor<128x64xi8>;
+    #[warp_size = 64]
+    C0942 = #ttg.linear<{register = [], lane = [[0, 1, 0], [0, 2, 0], [0, 0, 32], [0, 0, 8], [0, 0, 2], [0, 0, 0]], warp = [[0, 0, 0], [0, 0, 1], [0, 8, 0], [0, 0, 16]], block = [[0, 4, 0], [0, 0, 4]]}> : tensor<2x16x64xf16>;
+    C0945 = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 8, order = [1, 0]}> : tensor<1x4xf16>;
+    C0948 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 2], CGALayout = [[0, 1]], instrShape = [16, 8]}> : tensor<1x4xf32>;
+    C0951 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [8, 2], threadsPerWarp = [16, 2], warpsPerCTA = [4, 2], order = [0, 1]}>}> : tensor<8xf32>;
+    C0954 = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[0, 2]], warp = [[0, 1], [1, 0]]}, CGALayout = [[1, 0]], instrShape = [16, 16, 32]}> : tensor<32x8xi8>;
+    C0957 = #ttg.slice<{dim = 2, parent = #ttg.dot_op<{opIdx = 1, parent = #ttg.blocked<{sizePerThread = [1, 4, 4], threadsPerWarp = [4, 2, 4], warpsPerCTA = [2, 2, 1], order = [0, 1, 2]}>}>}> : tensor<1x128xi8>;
+    C0960 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1, 1], CGALayout = [[0, 1, 0]], instrShape = [1, 16, 8]}> : tensor<32x4x32xf16>;
+    C0963 = #ttg.shared_linear<{offset = [[2], [1]]}, alignment = 128> : tensor<4xi8>;
+    C0966 = #ttg.generic_linear<{register = [[0, 0, 2]], lane = [[0, 2, 0]], warp = [[0, 0, 8], [0, 0, 0], [0, 2, 16], [0, 1, 0]], block = [[0, 0, 4], [0, 0, 1]]}> : tensor<1x2x16xbf16>;
+    C0969 = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[0, 1, 0]], warp = [[0, 0, 1], [1, 0, 0]]}, CGALayout = [[0, 1, 0]]}> : tensor<2x16x4xf16>;
+    C0972 = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], CGALayout = [[0, 1]], instrShape = [16, 8]}>, kWidth = 1}> : tensor<16x4xf16>;
+    C0975 = #ttg.amd_wmma<{version = 3, isTranspose = true, ctaLayout = {register = [[0, 1, 0], [0, 2, 0]], warp = [[1, 0, 0]]}, instrShape = [16, 16, 64]}> : tensor<64x16x1xbf16>;
+    C0978 = #ttg.swizzled_shared<{vec = 4, perPhase = 4, maxPhase = 1, order = [1, 2, 0], CGALayout = [[1, 0, 0]]}> : tensor<2x8x4xbf16>;
+    C0981 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16, rank = 3}> : tensor<64x32x8xi8>;
+    C0984 = #ttg.blocked<{sizePerThread = [8, 1, 8, 8], threadsPerWarp = [8, 4, 1, 1], warpsPerCTA = [2, 1, 2, 2], order = [2, 1, 0, 3], CGALayout = [[0, 0, 1, 0], [0, 1, 0, 0]]}> : tensor<32x128x4x1xbf16>;
+    C0987 = #ttg.slice<{dim = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 2], instrShape = [16, 8]}>}> : tensor<16xi8>;
+    C0990 = #ttg.linear<{register = [[0, 0, 4], [0, 0, 1]], lane = [[0, 0, 2]], warp = [[0, 0, 8]], block = [[0, 0, 0], [0, 0, 16]]}> : tensor<1x1x16xf32>;
+    C0993 = #ttg.blocked<{sizePerThread = [2, 4, 1], threadsPerWarp = [4, 2, 4], warpsPerCTA = [1, 1, 1], order = [2, 1, 0]}> : tensor<32x1x64xbf16>;
+    C0996 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], CGALayout = [[1, 0]], instrShape = [16, 256, 16]}> : tensor<256x64xbf16>;
+    C0999 = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [32, 1], warpsPerCTA = [1, 2], order = [1, 0]}> : tensor<32x32xf16>;
+    C1002 = #ttg.padded_shared<[16:+1] {order = [0], shape = [32]}> : tensor<32xi8>;
+    C1005 = #ttg.blocked<{sizePerThread = [1, 1, 1], threadsPerWarp = [4, 2, 4], warpsPerCTA = [1, 4, 1], order = [0, 2, 1]}> : tensor<8x2x2xbf16>;
+    C1008 = #ttg.amd_rotating_shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}> : tensor<2x16xf32>;
+    C1011 = #ttg.slice<{dim = 1, parent = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 1, parent = #ttg.blocked<{sizePerThread = [1, 4, 4], threadsPerWarp = [1, 2, 16], warpsPerCTA = [1, 1, 1], order = [0, 2, 1]}>}>}>}> : tensor<8xbf16>;
+    C1014 = #ttg.blocked<{sizePerThread = [8, 4, 1], threadsPerWarp = [4, 2, 4], warpsPerCTA = [2, 1, 4], order = [2, 1, 0], CGALayout = [[0, 1, 0], [0, 0, 1]]}> : tensor<4x32x16xf32>;
+    C1017 = #ttg.shared_linear<{offset = [[1], [8], [4], [16], [2]]}, alignment = 128> : tensor<32xbf16>;
+    #[warp_size = 64]
+    C1020 = #ttg.amd_mfma<{version = 2, warpsPerCTA = [2, 2, 2], instrShape = [4, 64, 4], isTransposed = true, CGALayout = [[1, 0, 0]], tilesPerWarp = [1, 1, 2]}> : tensor<16x1x1xf16>;
+    C1023 = #ttg.swizzled_shared<{vec = 1, perPhase = 8, maxPhase = 8, order = [0], CGALayout = [[1]]}> : tensor<256xf16>;
+    C1026 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 32, CGALayout = [[0, 1]]}> : tensor<64x64xf32>;
+    C1029 = #ttg.swizzled_shared<{vec = 8, perPhase = 8, maxPhase = 4, order = [1, 0], CGALayout = [[0, 1]]}> : tensor<128x1xbf16>;
+    C1032 = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {register = [[0, 0, 0]]}, CGALayout = [[1, 0, 0]]}> : tensor<4x8x256xf32>;
+    #[warp_size = 64]
+    C1035 = #ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 1, 1], instrShape = [16, 16, 16], isTransposed = false, CGALayout = [[0, 0, 1]], elementBitWidth = 64}> : tensor<256x16x4xf32>;
+    #[warp_size = 64]
+    C1038 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 4], instrShape = [4, 64, 4], isTransposed = false, tilesPerWarp = [2, 1], elementBitWidth = 64}> : tensor<128x2xi8>;
+    C1041 = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0], CGALayout = [[1], [2]]}> : tensor<4xf16>;
+    C1044 = #ttg.swizzled_shared<{vec = 2, perPhase = 8, maxPhase = 8, order = [1, 0], CGALayout = [[1, 0]]}> : tensor<64x64xf32>;
+    C1047 = #ttg.shared_linear<{offset = [[1]]}, alignment = 16> : tensor<2xf32>;
+    C1050 = #ttg.dot_op<{opIdx = 0, parent = #ttg.blocked<{sizePerThread = [2, 1, 8], threadsPerWarp = [8, 1, 4], warpsPerCTA = [1, 1, 8], order = [0, 2, 1], CGALayout = [[1, 0, 0], [0, 1, 0]]}>}> : tensor<32x1x256xf32>;
+    C1053 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [0, 1]}>}>}> : tensor<2xf16>;
+    C1056 = #ttg.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 2, order = [0, 1], CGALayout = [[1, 0]]}> : tensor<256x32xbf16>;
+    C1059 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 8, 16]}> : tensor<256x32xbf16>;
+    C1062 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 32, CGALayout = [[1, 0, 0]]}> : tensor<16x16x8xf16>;
+    C1065 = #ttg.padded_shared<[64:+8] {offset = [[0, 2], [0, 1], [0, 4], [1, 0]], block = []}> : tensor<2x8xf32>;
+    C1068 = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 8]}>, kWidth = 2}> : tensor<2x2xi8>;
+    C1071 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>, kWidth = 2}>}> : tensor<256xbf16>;
+    C1074 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [2, 8], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [1, 0]}>}> : tensor<4xf32>;
+    C1077 = #ttg.shared_linear<{offset = [[1]]}, alignment = 16> : tensor<2xi8>;
+    C1080 = #ttg.blocked<{sizePerThread = [8, 4, 2], threadsPerWarp = [2, 4, 4], warpsPerCTA = [2, 1, 4], order = [1, 0, 2]}> : tensor<2x2x8xf16>;
+    C1083 = #ttg.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 4, order = [1, 0]}> : tensor<2x2xf32>;
+    C1086 = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [2, 2], order = [0, 1]}> : tensor<128x128xf32>;
+    C1089 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [1, 2], order = [1, 0]}>}> : tensor<8xi8>;
+    C1092 = #ttg.blocked<{sizePerThread = [8, 8], threadsPerWarp = [4, 8], warpsPerCTA = [2, 4], order = [1, 0]}> : tensor<4x16xbf16>;
+    C1095 = #ttg.amd_rotating_shared<{vec = 1, perPhase = 8, maxPhase = 4, order = [2, 0, 1]}> : tensor<64x16x16xf32>;
+    C1098 = #ttg.amd_rotating_shared<{vec = 2, perPhase = 8, maxPhase = 1, order = [0, 1]}> : tensor<4x32xbf16>;
+    C1101 = #ttg.blocked<{sizePerThread = [8, 8, 1], threadsPerWarp = [4, 4, 2], warpsPerCTA = [1, 2, 1], order = [0, 1, 2], CGALayout = [[1, 0, 0], [0, 0, 1]]}> : tensor<8x1x128xbf16>;
+    C1104 = #ttg.linear<{register = [[1], [16]], lane = [[4], [32]], warp = [[2], [8]], block = []}> : tensor<128xi8>;
+    C1107 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_wmma<{version = 1, isTranspose = false, ctaLayout = {register = [[0, 0, 0]]}}>, kWidth = 8}> : tensor<256x2x2xf32>;
+    C1110 = #ttg.blocked<{sizePerThread = [2, 2], threadsPerWarp = [8, 4], warpsPerCTA = [2, 1], order = [1, 0]}> : tensor<2x128xf32>;
+    C1113 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16}> : tensor<128x64xf16>;
+    C1116 = #ttg.amd_wmma<{version = 1, isTranspose = true, ctaLayout = {register = [[0, 1, 0]], warp = [[1, 0, 0]]}}> : tensor<16x8x8xf32>;
+    #[warp_size = 64]
+    C1119 = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_mfma<{version = 2, warpsPerCTA = [2, 1, 1], instrShape = [4, 64, 4], isTransposed = true, CGALayout = [[0, 1, 0]], elementBitWidth = 64}>, kWidth = 8}> : tensor<4x16x4xbf16>;
+    C1122 = #ttg.swizzled_shared<{vec = 8, perPhase = 8, maxPhase = 4, order = [2, 1, 0], CGALayout = [[1, 0, 0]]}> : tensor<64x256x1xf32>;
+    C1125 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 8, 16]}> : tensor<32x1xf32>;
+    C1128 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = true, elementBitWidth = 32, rank = 3}> : tensor<32x8x8xi8>;
+    #[warp_size = 64]
+    C1131 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [8, 1, 1], instrShape = [4, 64, 4], isTransposed = false, tilesPerWarp = [2, 1, 1]}> : tensor<2x32x256xbf16>;
+    C1134 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 2], order = [0, 1]}> : tensor<64x64xf32>;
+    C1137 = #ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>}> : tensor<128xi8>;
+    C1140 = #ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 2], order = [0, 1]}>}> : tensor<64xbf16>;
+    C1143 = #ttg.blocked<{sizePerThread = [4, 1, 1], threadsPerWarp = [4, 4, 2], warpsPerCTA = [1, 1, 1], order = [0, 1, 2]}> : tensor<2x4x32xf32>;
+    C1146 = #ttg.blocked<{sizePerThread = [2, 1, 8], threadsPerWarp = [8, 4, 1], warpsPerCTA = [1, 2, 2], order = [2, 0, 1], CGALayout = [[0, 1, 0], [0, 0, 1]]}> : tensor<2x8x2xf16>;
+    C1149 = #ttg.amd_rotating_shared<{vec = 4, perPhase = 2, maxPhase = 1, order = [0, 2, 1], CGALayout = [[1, 0, 0]]}> : tensor<4x2x4xf16>;
+    C1152 = #ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 8, order = [1, 0], CGALayout = [[0, 1]]}> : tensor<8x8xf16>;
+    #[warp_size = 64]
+    C1155 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_mfma<{version = 2, warpsPerCTA = [4, 2], instrShape = [4, 64, 4], isTransposed = true}>, kWidth = 4}> : tensor<16x32xbf16>;
+    C1158 = #ttg.padded_shared<[32:+4] {order = [1, 0], shape = [32, 8]}> : tensor<32x8xf32>;
+    C1161 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 32, CGALayout = [[0, 1]]}> : tensor<64x256xf32>;
+    #[warp_size = 64]
+    C1164 = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 2], instrShape = [16, 16, 16], isTransposed = true, CGALayout = [[0, 1]], tilesPerWarp = [2, 1]}> : tensor<16x4xi8>;
+    C1167 = #ttg.padded_shared<[16:+1, 64:+1] {offset = [[2], [1], [4]], block = []}> : tensor<8xf16>;
+    C1170 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = true, elementBitWidth = 16, rank = 3}> : tensor<32x64x8xf32>;
+    #[warp_size = 64]
+    C1173 = #ttg.slice<{dim = 1, parent = #ttg.slice<{dim = 2, parent = #ttg.amd_mfma<{version = 1, warpsPerCTA = [1, 2, 2], instrShape = [4, 64, 4], isTransposed = false, tilesPerWarp = [2, 1, 2]}>}>}> : tensor<8xf32>;
+    C1176 = #ttg.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 2, order = [2, 1, 0]}> : tensor<4x256x16xi8>;
+    #[warp_size = 64]
+    C1179 = #ttg.amd_mfma<{version = 2, warpsPerCTA = [2, 2], instrShape = [64, 4, 4], isTransposed = true, CGALayout = [[0, 1]], tilesPerWarp = [2, 2]}> : tensor<64x64xbf16>;
+    #[warp_size = 64]
+    C1182 = #ttg.amd_mfma<{version = 3, warpsPerCTA = [1, 1], instrShape = [4, 64, 4], isTransposed = true, tilesPerWarp = [2, 1]}> : tensor<8x64xf16>;
+    C1185 = #ttg.swizzled_shared<{vec = 4, perPhase = 4, maxPhase = 1, order = [1, 0], CGALayout = [[1, 0]]}> : tensor<256x1xbf16>;
+    C1188 = #ttg.amd_wmma<{version = 3, isTranspose = false, ctaLayout = {register = [[0, 2], [0, 4], [1, 0]], warp = [[0, 1]]}, CGALayout = [[0, 1]], instrShape = [16, 16, 32]}> : tensor<128x16xi8>;
+    C1191 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = true, elementBitWidth = 16, rank = 3}> : tensor<8x256x8xf16>;
+    C1194 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 16}> : tensor<8x16xf32>;
+    C1197 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 2, 2], CGALayout = [[0, 1, 0]], instrShape = [1, 16, 8]}> : tensor<4x4x16xbf16>;
+    #[warp_size = 64]
+    C1200 = #ttg.amd_mfma<{version = 2, warpsPerCTA = [8, 1, 1], instrShape = [64, 4, 4], isTransposed = true, tilesPerWarp = [1, 2, 1]}> : tensor<64x32x4xbf16>;
+    C1203 = #ttg.dot_op<{opIdx = 1, parent = #ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {register = [[0, 1, 0], [0, 2, 0]], warp = [[1, 0, 0]]}}>, kWidth = 4}> : tensor<4x32x16xi8>;
+    C1206 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 2], order = [0, 1]}> : tensor<8x8xbf16>;
+    C1209 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = true, elementBitWidth = 16, rank = 3}> : tensor<16x16x16xbf16>;
+    C1212 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 8}> : tensor<128x128xf16>;
+    C1215 = #ttg.blocked<{sizePerThread = [2, 1, 4], threadsPerWarp = [4, 1, 8], warpsPerCTA = [2, 2, 1], order = [1, 2, 0]}> : tensor<16x128x4xi8>;
+    C1218 = #ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1], CGALayout = [[0, 1]]}> : tensor<8x64xf16>;
+    C1221 = #ttg.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 2, order = [0, 2, 1], CGALayout = [[0, 0, 1]]}> : tensor<1x2x8xi8>;
+    C1224 = #ttg.dot_op<{opIdx = 0, parent = #ttg.blocked<{sizePerThread = [1, 4, 8], threadsPerWarp = [2, 4, 4], warpsPerCTA = [1, 2, 2], order = [0, 2, 1], CGALayout = [[0, 0, 1], [0, 1, 0]]}>}> : tensor<1x8x2xi8>;
+    C1227 = #ttg.slice<{dim = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], CGALayout = [[0, 1]], instrShape = [16, 64, 16]}>}> : tensor<8xbf16>;
+    C1230 = #ttg.amd_wmma<{version = 2, isTranspose = true, ctaLayout = {register = [[0, 0, 0]]}, CGALayout = [[1, 0, 0]]}> : tensor<1x128x2xf32>;
+    C1233 = #ttg.linear<{register = [[32], [8], [16]], lane = [], warp = [[2], [4]], block = [[1]]}> : tensor<64xf32>;
+    C1236 = #ttg.amd_rotating_shared<{vec = 8, perPhase = 8, maxPhase = 2, order = [0, 1]}> : tensor<128x2xf32>;
+    C1239 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}> : tensor<32x64xi8>;
+    C1242 = #ttg.padded_shared<[64:+8] {offset = [[0, 1], [0, 2], [0, 8], [0, 4], [0, 16], [0, 32], [1, 0], [2, 0]], block = []}> : tensor<4x64xf16>;
+    C1245 = #ttg.padded_shared<[16:+1] {order = [0, 1], shape = [8, 16]}> : tensor<8x16xi8>;
+    C1248 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [1, 0], CGALayout = [[0, 1]]}> : tensor<4x64xf32>;
+    C1251 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], CGALayout = [[1, 0]], instrShape = [16, 8, 16]}> : tensor<32x256xf32>;
+    C1254 = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = true, elementBitWidth = 32, rank = 3}> : tensor<128x8x8xf32>;
+    C1257 = #ttg.shared_linear<{offset = [[0, 2], [8, 0], [0, 8], [2, 0], [4, 0], [1, 0], [0, 1], [0, 4]]}, alignment = 128> : tensor<16x16xf32>;
+    C1260 = #ttg.slice<{dim = 0, parent = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], CGALayout = [[1, 0]], instrShape = [16, 8]}>, kWidth = 8}>}> : tensor<4xf32>;
+    C1263 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], CGALayout = [[0, 1]], instrShape = [16, 32, 16]}> : tensor<32x128xi8>;
+    C1266 = #ttg.amd_rotating_shared<{vec = 2, perPhase = 8, maxPhase = 2, order = [1, 2, 0]}> : tensor<16x16x1xf32>;
+    C1269 = #ttg.amd_rotating_shared<{vec = 1, perPhase = 1, maxPhase = 4, order = [0]}> : tensor<128xbf16>;
+    C1272 = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [0, 1], CGALayout = [[1, 0]]}> : tensor<32x8xbf16>;
+    C1275 = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}> : tensor<16x1xf16>;
+    C1278 = #ttg.slice<{dim = 1, parent = #ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 8]}>, kWidth = 4}>}> : tensor<128xf16>;
+    C1281 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = false, elementBitWidth = 16, CGALayout = [[0, 0, 1, 0]]}> : tensor<8x8x16x16xbf16>;
+    C1284 = #ttg.blocked<{sizePerThread = [2, 8, 1], threadsPerWarp = [2, 8, 2], warpsPerCTA = [4, 1, 2], order = [0, 1, 2], CGALayout = [[1, 0, 0]]}> : tensor<32x8x1xbf16>;
+    C1287 = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], CGALayout = [[0, 1]], instrShape = [16, 16, 16]}> : tensor<32x128xbf16>;
+    C1290 = #ttg.dot_op<{opIdx = 1, parent = #ttg.blocked<{sizePerThread = [4, 4, 1], threadsPerWarp = [8, 1, 4], warpsPerCTA = [1, 2, 2], order = [2, 0, 1]}>}> : tensor<2x2x128xf32>;
+    C1293 = #ttg.slice<{dim = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], CGALayout = [[0, 1]], instrShape = [16, 8]}>}> : tensor<1xbf16>;
+    C1296 = #ttg.nvmma_shared<{swizzlingByteWidth = 0, transposed = true, elementBitWidth = 16}> : tensor<16x32xf16>;
+    C1299 = #ttg.padded_shared<[32:+4, 64:+1] {offset = [[0, 1], [0, 2], [8, 0], [1, 0], [2, 0], [4, 0], [0, 4], [16, 0]], block = []}> : tensor<32x8xbf16>;
+    C1302 = #ttg.swizzled_shared<{vec = 2, perPhase = 4, maxPhase = 8, order = [0, 1]}> : tensor<32x4xf32>;
+    C1305 = #ttg.amd_rotating_shared<{vec = 8, perPhase = 8, maxPhase = 1, order = [0], CGALayout = [[1]]}> : tensor<128xi8>;
+    #[warp_size = 64]
+    C1308 = #ttg.slice<{dim = 1, parent = #ttg.dot_op<{opIdx = 0, parent = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 2, 2], instrShape = [4, 64, 4], isTransposed = true, CGALayout = [[1, 0, 0]]}>, kWidth = 8}>}> : tensor<32x16xbf16>;
+    C1311 = #ttg.blocked<{sizePerThread = [8, 8, 8], threadsPerWarp = [1, 8, 4], warpsPerCTA = [4, 1, 2], order = [0, 2, 1], CGALayout = [[0, 1, 0]]}> : tensor<16x16x64xf32>;
+    C1314 = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}> : tensor<256x2xf16>;
 }
 
 pub struct Case {
@@ -551,252 +568,6 @@ pub const CASES: &[Case] = &[
         encoding: "swizzled",
         ll: C0009::linear_layout,
         in_dims: <C0009 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[0, 1], &[0, 2], &[1, 0]]), ("block", &[])],
-        outs: &[("dim0", 2), ("dim1", 4)],
-    },
-    Case {
-        name: "C0012",
-        encoding: "slice",
-        ll: C0012::linear_layout,
-        in_dims: <C0012 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1]]),
-            ("lane", &[&[0], &[0], &[0], &[2], &[4]]),
-            ("warp", &[&[0]]),
-            ("block", &[&[0], &[0]]),
-        ],
-        outs: &[("dim0", 8)],
-    },
-    Case {
-        name: "C0015",
-        encoding: "linear",
-        ll: C0015::linear_layout,
-        in_dims: <C0015 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 2, 0], &[0, 0, 1], &[1, 0, 0], &[0, 0, 16]],
-            ),
-            ("lane", &[&[0, 0, 2], &[0, 4, 0]]),
-            ("warp", &[]),
-            ("block", &[&[0, 1, 0], &[0, 0, 4], &[2, 0, 0], &[0, 0, 8]]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 8), ("dim2", 32)],
-    },
-    Case {
-        name: "C0018",
-        encoding: "blocked",
-        ll: C0018::linear_layout,
-        in_dims: <C0018 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1, 0],
-                    &[0, 1, 0, 0],
-                    &[0, 2, 0, 0],
-                    &[0, 4, 0, 0],
-                    &[1, 0, 0, 0],
-                    &[2, 0, 0, 0],
-                    &[0, 16, 0, 0],
-                    &[0, 32, 0, 0],
-                    &[0, 64, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 1],
-                    &[0, 0, 0, 2],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 0, 0], &[0, 8, 0, 0], &[0, 0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 128), ("dim2", 2), ("dim3", 4)],
-    },
-    Case {
-        name: "C0021",
-        encoding: "dot",
-        ll: C0021::linear_layout,
-        in_dims: <C0021 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[0, 2], &[8, 0], &[0, 0], &[32, 0], &[64, 0]],
-            ),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 4)],
-    },
-    Case {
-        name: "C0024",
-        encoding: "mma",
-        ll: C0024::linear_layout,
-        in_dims: <C0024 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[8, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[&[0, 2]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 4)],
-    },
-    Case {
-        name: "C0027",
-        encoding: "nvmma",
-        ll: C0027::linear_layout,
-        in_dims: <C0027 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[0, 1],
-                    &[0, 2],
-                    &[8, 4],
-                    &[0, 8],
-                ],
-            ),
-            ("block", &[&[16, 0]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 16)],
-    },
-    Case {
-        name: "C0030",
-        encoding: "blocked",
-        ll: C0030::linear_layout,
-        in_dims: <C0030 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[4, 0, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                    &[0, 64, 0],
-                    &[0, 128, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[1, 0, 0], &[2, 0, 0], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
-            ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 256), ("dim2", 1)],
-    },
-    Case {
-        name: "C0033",
-        encoding: "mfma",
-        ll: C0033::linear_layout,
-        in_dims: <C0033 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1, 0], &[2, 0], &[0, 0], &[16, 0]]),
-            (
-                "lane",
-                &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[4, 0], &[8, 0]],
-            ),
-            ("warp", &[&[32, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 16)],
-    },
-    Case {
-        name: "C0036",
-        encoding: "slice",
-        ll: C0036::linear_layout,
-        in_dims: <C0036 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1)],
-    },
-    Case {
-        name: "C0039",
-        encoding: "blocked",
-        ll: C0039::linear_layout,
-        in_dims: <C0039 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0, 0],
-                    &[0, 2, 0, 0],
-                    &[1, 0, 0, 0],
-                    &[2, 0, 0, 0],
-                    &[4, 0, 0, 0],
-                    &[0, 8, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 4, 0, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 0, 0], &[0, 0, 0, 0], &[0, 0, 0, 0]]),
-            ("block", &[&[0, 0, 1, 0]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 16), ("dim2", 2), ("dim3", 1)],
-    },
-    Case {
-        name: "C0042",
-        encoding: "wmma",
-        ll: C0042::linear_layout,
-        in_dims: <C0042 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[0, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                ],
-            ),
-            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 0], &[8, 0]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 8)],
-    },
-    Case {
-        name: "C0045",
-        encoding: "swizzled",
-        ll: C0045::linear_layout,
-        in_dims: <C0045 as Layout>::IN_DIMS,
-        bases: &[
-            ("offset", &[&[1], &[2], &[4], &[8], &[16], &[32]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64)],
-    },
-    Case {
-        name: "C0048",
-        encoding: "nvmma",
-        ll: C0048::linear_layout,
-        in_dims: <C0048 as Layout>::IN_DIMS,
         bases: &[
             (
                 "offset",
@@ -804,86 +575,9 @@ pub const CASES: &[Case] = &[
                     &[0, 1],
                     &[0, 2],
                     &[0, 4],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 8)],
-    },
-    Case {
-        name: "C0051",
-        encoding: "slice",
-        ll: C0051::linear_layout,
-        in_dims: <C0051 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[8], &[16], &[32], &[64], &[128]]),
-            ("lane", &[&[0], &[0], &[1], &[2], &[4]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256)],
-    },
-    Case {
-        name: "C0054",
-        encoding: "blocked",
-        ll: C0054::linear_layout,
-        in_dims: <C0054 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 0, 1], &[0, 0, 2], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 4], &[0, 0, 0], &[0, 0, 0], &[0, 8, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 0], &[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 16), ("dim2", 8)],
-    },
-    Case {
-        name: "C0057",
-        encoding: "mma",
-        ll: C0057::linear_layout,
-        in_dims: <C0057 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 0],
-                    &[0, 0, 16],
-                    &[0, 0, 32],
-                    &[0, 0, 64],
-                    &[0, 0, 128],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 2], &[0, 0, 4], &[0, 1, 0], &[0, 2, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 8], &[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 4), ("dim2", 256)],
-    },
-    Case {
-        name: "C0060",
-        encoding: "slice",
-        ll: C0060::linear_layout,
-        in_dims: <C0060 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
                     &[1, 0],
                     &[2, 0],
                     &[4, 0],
@@ -894,179 +588,144 @@ pub const CASES: &[Case] = &[
                     &[128, 0],
                 ],
             ),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[]),
-            ("block", &[&[0, 0]]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 1)],
-    },
-    Case {
-        name: "C0063",
-        encoding: "padded",
-        ll: C0063::linear_layout,
-        in_dims: <C0063 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[4, 0],
-                    &[2, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[0, 1],
-                    &[0, 2],
-                ],
-            ),
             ("block", &[]),
         ],
-        outs: &[("dim0", 32), ("dim1", 4)],
+        outs: &[("dim0", 256), ("dim1", 64)],
     },
     Case {
-        name: "C0066",
+        name: "C0012",
         encoding: "mma",
-        ll: C0066::linear_layout,
-        in_dims: <C0066 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[8, 0], &[0, 8], &[0, 16], &[0, 32], &[0, 0]],
-            ),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 64)],
-    },
-    Case {
-        name: "C0069",
-        encoding: "wmma",
-        ll: C0069::linear_layout,
-        in_dims: <C0069 as Layout>::IN_DIMS,
+        ll: C0012::linear_layout,
+        in_dims: <C0012 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
                 &[
                     &[0, 0, 0],
                     &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 16],
                     &[1, 0, 0],
                     &[2, 0, 0],
                     &[4, 0, 0],
                     &[8, 0, 0],
                     &[16, 0, 0],
                     &[32, 0, 0],
+                    &[64, 0, 0],
                 ],
             ),
             (
                 "lane",
-                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 4], &[0, 0, 8], &[0, 1, 0]],
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
             ),
             ("warp", &[&[0, 0, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 64), ("dim1", 2), ("dim2", 32)],
+        outs: &[("dim0", 128), ("dim1", 8), ("dim2", 1)],
     },
     Case {
-        name: "C0072",
-        encoding: "mma",
-        ll: C0072::linear_layout,
-        in_dims: <C0072 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("lane", &[&[0, 2], &[0, 4], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[&[1, 0]]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 8)],
-    },
-    Case {
-        name: "C0075",
-        encoding: "blocked",
-        ll: C0075::linear_layout,
-        in_dims: <C0075 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[0, 16], &[0, 32], &[0, 64], &[0, 128], &[16, 0]],
-            ),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 8], &[8, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 256)],
-    },
-    Case {
-        name: "C0078",
-        encoding: "mma",
-        ll: C0078::linear_layout,
-        in_dims: <C0078 as Layout>::IN_DIMS,
+        name: "C0015",
+        encoding: "dot",
+        ll: C0015::linear_layout,
+        in_dims: <C0015 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
                 &[
                     &[0, 0, 1],
-                    &[0, 0, 0],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
                     &[1, 0, 0],
                     &[2, 0, 0],
                     &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
                 ],
             ),
             (
                 "lane",
-                &[&[0, 0, 2], &[0, 0, 4], &[0, 1, 0], &[0, 2, 0], &[0, 0, 0]],
+                &[&[0, 0, 0], &[8, 0, 0], &[16, 0, 0], &[32, 0, 0], &[0, 0, 0]],
             ),
             ("warp", &[]),
             ("block", &[&[64, 0, 0]]),
         ],
-        outs: &[("dim0", 128), ("dim1", 4), ("dim2", 8)],
+        outs: &[("dim0", 128), ("dim1", 1), ("dim2", 8)],
     },
     Case {
-        name: "C0081",
-        encoding: "blocked",
-        ll: C0081::linear_layout,
-        in_dims: <C0081 as Layout>::IN_DIMS,
+        name: "C0018",
+        encoding: "swizzled",
+        ll: C0018::linear_layout,
+        in_dims: <C0018 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[1, 0], &[2, 0], &[4, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0]]),
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[1, 0],
+                    &[2, 1],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                ],
+            ),
+            ("block", &[&[32, 0]]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 4)],
+    },
+    Case {
+        name: "C0021",
+        encoding: "blocked",
+        ll: C0021::linear_layout,
+        in_dims: <C0021 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[0, 1], &[0, 2]]),
+            ("lane", &[&[2, 0], &[4, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[8, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 8), ("dim1", 1)],
+        outs: &[("dim0", 16), ("dim1", 4)],
     },
     Case {
-        name: "C0084",
-        encoding: "mma",
-        ll: C0084::linear_layout,
-        in_dims: <C0084 as Layout>::IN_DIMS,
+        name: "C0024",
+        encoding: "blocked",
+        ll: C0024::linear_layout,
+        in_dims: <C0024 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[1], &[2], &[4], &[8], &[16]]),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32)],
+    },
+    Case {
+        name: "C0027",
+        encoding: "blocked",
+        ll: C0027::linear_layout,
+        in_dims: <C0027 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
                 &[
-                    &[0, 1],
-                    &[0, 0],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 0],
-                    &[0, 0],
+                    &[1, 0, 0],
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 0, 16],
+                    &[0, 0, 32],
                 ],
             ),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[&[8, 0]]),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 1], &[0, 0, 2]],
+            ),
+            ("warp", &[&[0, 8, 0], &[0, 0, 4], &[0, 0, 8]]),
+            ("block", &[]),
         ],
-        outs: &[("dim0", 16), ("dim1", 64)],
+        outs: &[("dim0", 2), ("dim1", 16), ("dim2", 64)],
     },
     Case {
-        name: "C0087",
+        name: "C0030",
         encoding: "wmma",
-        ll: C0087::linear_layout,
-        in_dims: <C0087 as Layout>::IN_DIMS,
+        ll: C0030::linear_layout,
+        in_dims: <C0030 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
@@ -1087,10 +746,10 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 64), ("dim1", 32)],
     },
     Case {
-        name: "C0090",
+        name: "C0033",
         encoding: "wmma",
-        ll: C0090::linear_layout,
-        in_dims: <C0090 as Layout>::IN_DIMS,
+        ll: C0033::linear_layout,
+        in_dims: <C0033 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
@@ -1113,191 +772,168 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 2), ("dim1", 2), ("dim2", 64)],
     },
     Case {
-        name: "C0093",
-        encoding: "blocked",
-        ll: C0093::linear_layout,
-        in_dims: <C0093 as Layout>::IN_DIMS,
+        name: "C0036",
+        encoding: "swizzled",
+        ll: C0036::linear_layout,
+        in_dims: <C0036 as Layout>::IN_DIMS,
         bases: &[
-            (
-                "register",
-                &[&[0, 1], &[0, 2], &[0, 4], &[0, 64], &[0, 128]],
-            ),
-            ("lane", &[&[0, 8], &[0, 16], &[0, 32], &[0, 0], &[0, 0]]),
-            ("warp", &[]),
-            ("block", &[]),
+            ("offset", &[&[1, 0], &[2, 0], &[0, 1], &[0, 2], &[0, 4]]),
+            ("block", &[&[4, 0]]),
         ],
-        outs: &[("dim0", 1), ("dim1", 256)],
+        outs: &[("dim0", 8), ("dim1", 8)],
     },
     Case {
-        name: "C0096",
-        encoding: "blocked",
-        ll: C0096::linear_layout,
-        in_dims: <C0096 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
-                    &[64, 0, 0],
-                    &[128, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 4, 0], &[0, 0, 0], &[0, 0, 0], &[4, 0, 0], &[8, 0, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 8), ("dim2", 1)],
-    },
-    Case {
-        name: "C0099",
+        name: "C0039",
         encoding: "slice",
-        ll: C0099::linear_layout,
-        in_dims: <C0099 as Layout>::IN_DIMS,
+        ll: C0039::linear_layout,
+        in_dims: <C0039 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[0, 1]]),
-            ("lane", &[&[0, 2], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[]),
+            ("register", &[&[1, 0], &[16, 0], &[32, 0], &[64, 0]]),
+            ("lane", &[&[0, 1], &[2, 0], &[4, 0], &[8, 0], &[0, 0]]),
+            ("warp", &[&[0, 2], &[0, 0]]),
+            ("block", &[&[0, 4]]),
         ],
-        outs: &[("dim0", 1), ("dim1", 4)],
+        outs: &[("dim0", 128), ("dim1", 8)],
     },
     Case {
-        name: "C0102",
-        encoding: "mfma",
-        ll: C0102::linear_layout,
-        in_dims: <C0102 as Layout>::IN_DIMS,
+        name: "C0042",
+        encoding: "rotating",
+        ll: C0042::linear_layout,
+        in_dims: <C0042 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[1]]), ("block", &[&[2]])],
+        outs: &[("dim0", 4)],
+    },
+    Case {
+        name: "C0045",
+        encoding: "slice",
+        ll: C0045::linear_layout,
+        in_dims: <C0045 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[1], &[2], &[4], &[0], &[0], &[0]]),
+            ("warp", &[&[0]]),
+            ("block", &[&[0]]),
+        ],
+        outs: &[("dim0", 8)],
+    },
+    Case {
+        name: "C0048",
+        encoding: "mma",
+        ll: C0048::linear_layout,
+        in_dims: <C0048 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
                 &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
-                    &[64, 0, 0],
+                    &[0, 1],
+                    &[8, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
                 ],
             ),
+            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[16, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 2)],
+    },
+    Case {
+        name: "C0051",
+        encoding: "mma",
+        ll: C0051::linear_layout,
+        in_dims: <C0051 as Layout>::IN_DIMS,
+        bases: &[
             (
-                "lane",
+                "register",
                 &[
                     &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[&[128, 0, 0]]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 4), ("dim2", 4)],
-    },
-    Case {
-        name: "C0105",
-        encoding: "blocked",
-        ll: C0105::linear_layout,
-        in_dims: <C0105 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 2], &[0, 4], &[0, 8], &[0, 16], &[0, 32]]),
-            ("lane", &[&[0, 1], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 64)],
-    },
-    Case {
-        name: "C0108",
-        encoding: "slice",
-        ll: C0108::linear_layout,
-        in_dims: <C0108 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1], &[2], &[32]]),
-            ("lane", &[&[4], &[8], &[16], &[0], &[0]]),
-            ("warp", &[&[0], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64)],
-    },
-    Case {
-        name: "C0111",
-        encoding: "mfma",
-        ll: C0111::linear_layout,
-        in_dims: <C0111 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
+                    &[0, 8, 0],
+                    &[0, 32, 0],
+                    &[0, 64, 0],
                     &[2, 0, 0],
                     &[4, 0, 0],
                     &[8, 0, 0],
                     &[16, 0, 0],
-                    &[32, 0, 0],
-                    &[64, 0, 0],
-                    &[128, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 2], &[0, 0, 0], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
+            ),
+            ("warp", &[&[0, 16, 0], &[1, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 128), ("dim2", 4)],
+    },
+    Case {
+        name: "C0054",
+        encoding: "blocked",
+        ll: C0054::linear_layout,
+        in_dims: <C0054 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                ],
+            ),
+            ("lane", &[&[0, 8], &[0, 16], &[0, 32], &[1, 0], &[2, 0]]),
+            ("warp", &[&[0, 64], &[0, 0], &[4, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 128)],
+    },
+    Case {
+        name: "C0057",
+        encoding: "blocked",
+        ll: C0057::linear_layout,
+        in_dims: <C0057 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 1, 0],
+                    &[0, 0, 0, 1],
+                    &[0, 0, 0, 2],
+                    &[0, 1, 0, 0],
+                    &[1, 0, 0, 0],
+                    &[2, 0, 0, 0],
+                    &[0, 0, 4, 0],
+                    &[0, 0, 8, 0],
+                    &[0, 8, 0, 0],
+                    &[0, 16, 0, 0],
+                    &[0, 32, 0, 0],
                 ],
             ),
             (
                 "lane",
                 &[
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 4, 0],
+                    &[0, 0, 2, 0],
+                    &[0, 0, 0, 0],
+                    &[0, 2, 0, 0],
+                    &[0, 4, 0, 0],
+                    &[0, 0, 0, 0],
                 ],
             ),
-            ("warp", &[&[0, 0, 0], &[1, 0, 0]]),
+            ("warp", &[]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 256), ("dim1", 8), ("dim2", 1)],
+        outs: &[("dim0", 4), ("dim1", 64), ("dim2", 16), ("dim3", 4)],
     },
     Case {
-        name: "C0114",
-        encoding: "blocked",
-        ll: C0114::linear_layout,
-        in_dims: <C0114 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[4, 0, 0], &[8, 0, 0], &[16, 0, 0], &[32, 0, 0]],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 1], &[0, 1, 0], &[0, 2, 0], &[1, 0, 0], &[2, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 2], &[0, 4, 0], &[0, 8, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 16), ("dim2", 4)],
-    },
-    Case {
-        name: "C0117",
+        name: "C0060",
         encoding: "mma",
-        ll: C0117::linear_layout,
-        in_dims: <C0117 as Layout>::IN_DIMS,
+        ll: C0060::linear_layout,
+        in_dims: <C0060 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
@@ -1310,10 +946,10 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 32), ("dim1", 64)],
     },
     Case {
-        name: "C0120",
+        name: "C0063",
         encoding: "wmma",
-        ll: C0120::linear_layout,
-        in_dims: <C0120 as Layout>::IN_DIMS,
+        ll: C0063::linear_layout,
+        in_dims: <C0063 as Layout>::IN_DIMS,
         bases: &[
             ("register", &[&[0, 1], &[0, 2], &[0, 4], &[0, 16]]),
             ("lane", &[&[1, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 8]]),
@@ -1323,39 +959,169 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 2), ("dim1", 32)],
     },
     Case {
-        name: "C0123",
+        name: "C0066",
         encoding: "dot",
-        ll: C0123::linear_layout,
-        in_dims: <C0123 as Layout>::IN_DIMS,
+        ll: C0066::linear_layout,
+        in_dims: <C0066 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
-                &[&[4, 0], &[8, 0], &[16, 0], &[32, 0], &[64, 0]],
+                &[
+                    &[1, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[0, 16, 0],
+                    &[0, 32, 0],
+                ],
             ),
-            ("lane", &[&[1, 0], &[2, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[&[0, 0]]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 1)],
-    },
-    Case {
-        name: "C0126",
-        encoding: "slice",
-        ll: C0126::linear_layout,
-        in_dims: <C0126 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1], &[4]]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[2]]),
-            ("warp", &[]),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 0], &[0, 0, 0]]),
             ("block", &[]),
         ],
+        outs: &[("dim0", 2), ("dim1", 64), ("dim2", 1)],
+    },
+    Case {
+        name: "C0069",
+        encoding: "swizzled",
+        ll: C0069::linear_layout,
+        in_dims: <C0069 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[&[1, 0], &[2, 0], &[4, 0], &[0, 1], &[0, 2], &[0, 4]],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 8)],
+    },
+    Case {
+        name: "C0072",
+        encoding: "slice",
+        ll: C0072::linear_layout,
+        in_dims: <C0072 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 2], &[0, 4]]),
+            ("lane", &[&[1, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 8)],
+    },
+    Case {
+        name: "C0075",
+        encoding: "blocked",
+        ll: C0075::linear_layout,
+        in_dims: <C0075 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1], &[2]]),
+            ("lane", &[&[4], &[8], &[16], &[32], &[64]]),
+            ("warp", &[&[0], &[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128)],
+    },
+    Case {
+        name: "C0078",
+        encoding: "mfma",
+        ll: C0078::linear_layout,
+        in_dims: <C0078 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 2], &[0, 8], &[0, 16], &[0, 0]]),
+            (
+                "lane",
+                &[&[1, 0], &[2, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 4]],
+            ),
+            ("warp", &[&[0, 0], &[0, 0]]),
+            ("block", &[&[0, 32]]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 64)],
+    },
+    Case {
+        name: "C0081",
+        encoding: "slice",
+        ll: C0081::linear_layout,
+        in_dims: <C0081 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1], &[2], &[4]]),
+            ("lane", &[&[8], &[0], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0], &[0], &[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16)],
+    },
+    Case {
+        name: "C0084",
+        encoding: "rotating",
+        ll: C0084::linear_layout,
+        in_dims: <C0084 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[1], &[2]]), ("block", &[&[4]])],
         outs: &[("dim0", 8)],
     },
     Case {
-        name: "C0129",
+        name: "C0087",
+        encoding: "shared_linear",
+        ll: C0087::linear_layout,
+        in_dims: <C0087 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[8, 0], &[1, 0], &[0, 1], &[2, 0], &[4, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 2)],
+    },
+    Case {
+        name: "C0090",
+        encoding: "blocked",
+        ll: C0090::linear_layout,
+        in_dims: <C0090 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[2, 0]]),
+            ("lane", &[&[4, 0], &[8, 0], &[16, 0], &[32, 0], &[64, 0]]),
+            ("warp", &[&[128, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 1)],
+    },
+    Case {
+        name: "C0093",
+        encoding: "mfma",
+        ll: C0093::linear_layout,
+        in_dims: <C0093 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0], &[0, 0]]),
+            (
+                "lane",
+                &[&[1, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
+            ),
+            ("warp", &[&[0, 0], &[0, 0]]),
+            ("block", &[&[0, 1]]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 2)],
+    },
+    Case {
+        name: "C0096",
+        encoding: "blocked",
+        ll: C0096::linear_layout,
+        in_dims: <C0096 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[1], &[2], &[4], &[8], &[0]]),
+            ("warp", &[&[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16)],
+    },
+    Case {
+        name: "C0099",
         encoding: "wmma",
-        ll: C0129::linear_layout,
-        in_dims: <C0129 as Layout>::IN_DIMS,
+        ll: C0099::linear_layout,
+        in_dims: <C0099 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
@@ -1366,45 +1132,265 @@ pub const CASES: &[Case] = &[
                     &[0, 0, 0],
                     &[1, 0, 0],
                     &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
                 ],
             ),
             (
                 "lane",
-                &[&[0, 1, 0], &[0, 2, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+                &[&[0, 1, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
             ),
             ("warp", &[]),
-            ("block", &[&[0, 4, 0]]),
+            ("block", &[]),
         ],
-        outs: &[("dim0", 4), ("dim1", 8), ("dim2", 2)],
+        outs: &[("dim0", 64), ("dim1", 2), ("dim2", 2)],
+    },
+    Case {
+        name: "C0102",
+        encoding: "wmma",
+        ll: C0102::linear_layout,
+        in_dims: <C0102 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 0, 32],
+                    &[0, 0, 64],
+                    &[0, 0, 128],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 1]],
+            ),
+            ("warp", &[&[0, 0, 16], &[1, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 1), ("dim2", 256)],
+    },
+    Case {
+        name: "C0105",
+        encoding: "blocked",
+        ll: C0105::linear_layout,
+        in_dims: <C0105 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0, 0], &[2, 0, 0], &[0, 0, 1]]),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[4, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 0]]),
+            ("block", &[&[0, 0, 0], &[0, 0, 0]]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 1), ("dim2", 2)],
+    },
+    Case {
+        name: "C0108",
+        encoding: "blocked",
+        ll: C0108::linear_layout,
+        in_dims: <C0108 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[1, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 4, 0], &[0, 0, 8], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 0], &[2, 0, 0]]),
+            ("block", &[&[0, 8, 0]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 16), ("dim2", 16)],
+    },
+    Case {
+        name: "C0111",
+        encoding: "wmma",
+        ll: C0111::linear_layout,
+        in_dims: <C0111 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[2, 0], &[4, 0], &[32, 0], &[64, 0]]),
+            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[8, 0]]),
+            ("warp", &[&[0, 0], &[16, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 16)],
+    },
+    Case {
+        name: "C0114",
+        encoding: "mfma",
+        ll: C0114::linear_layout,
+        in_dims: <C0114 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[0, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                    &[128, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[0, 16], &[0, 0]],
+            ),
+            ("warp", &[&[4, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 32)],
+    },
+    Case {
+        name: "C0117",
+        encoding: "wmma",
+        ll: C0117::linear_layout,
+        in_dims: <C0117 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 8), ("dim2", 2)],
+    },
+    Case {
+        name: "C0120",
+        encoding: "rotating",
+        ll: C0120::linear_layout,
+        in_dims: <C0120 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[1], &[2], &[4], &[8], &[16], &[32], &[64]]),
+            ("block", &[&[128]]),
+        ],
+        outs: &[("dim0", 256)],
+    },
+    Case {
+        name: "C0123",
+        encoding: "rotating",
+        ll: C0123::linear_layout,
+        in_dims: <C0123 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 0],
+                ],
+            ),
+            ("block", &[&[1, 0]]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 64)],
+    },
+    Case {
+        name: "C0126",
+        encoding: "blocked",
+        ll: C0126::linear_layout,
+        in_dims: <C0126 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1]]),
+            ("lane", &[&[2], &[4], &[8], &[16], &[32]]),
+            ("warp", &[&[64], &[128], &[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256)],
+    },
+    Case {
+        name: "C0129",
+        encoding: "dot",
+        ll: C0129::linear_layout,
+        in_dims: <C0129 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1], &[0, 2], &[0, 4], &[8, 0], &[0, 0], &[32, 0]],
+            ),
+            ("lane", &[&[0, 8], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[0, 0], &[16, 0]]),
+            ("block", &[&[64, 0]]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 16)],
     },
     Case {
         name: "C0132",
-        encoding: "linear",
+        encoding: "mfma",
         ll: C0132::linear_layout,
         in_dims: <C0132 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[]),
-            ("lane", &[&[0, 0]]),
-            ("warp", &[&[1, 0]]),
-            ("block", &[&[0, 0], &[0, 1]]),
+            ("register", &[&[0, 1], &[0, 0]]),
+            (
+                "lane",
+                &[&[1, 0], &[2, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
+            ),
+            ("warp", &[&[0, 0]]),
+            ("block", &[&[4, 0]]),
         ],
-        outs: &[("dim0", 2), ("dim1", 2)],
+        outs: &[("dim0", 8), ("dim1", 2)],
     },
     Case {
         name: "C0135",
-        encoding: "dot",
+        encoding: "swizzled",
         ll: C0135::linear_layout,
         in_dims: <C0135 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[1, 0], &[2, 0], &[0, 0], &[0, 0]]),
             (
-                "lane",
-                &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
+                "offset",
+                &[
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                    &[64, 0, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                ],
             ),
-            ("warp", &[&[0, 0]]),
-            ("block", &[]),
+            ("block", &[&[0, 0, 4]]),
         ],
-        outs: &[("dim0", 4), ("dim1", 1)],
+        outs: &[("dim0", 128), ("dim1", 1), ("dim2", 8)],
     },
     Case {
         name: "C0138",
@@ -1412,31 +1398,25 @@ pub const CASES: &[Case] = &[
         ll: C0138::linear_layout,
         in_dims: <C0138 as Layout>::IN_DIMS,
         bases: &[
-            (
-                "register",
-                &[&[0, 4], &[0, 8], &[0, 16], &[0, 32], &[0, 64], &[0, 128]],
-            ),
-            ("lane", &[&[0, 1], &[0, 2], &[1, 0], &[2, 0], &[0, 0]]),
-            ("warp", &[]),
-            ("block", &[&[4, 0]]),
+            ("register", &[&[1, 0], &[2, 0], &[16, 0]]),
+            ("lane", &[&[4, 0], &[0, 1], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[8, 0]]),
+            ("block", &[&[32, 0], &[64, 0]]),
         ],
-        outs: &[("dim0", 8), ("dim1", 256)],
+        outs: &[("dim0", 128), ("dim1", 2)],
     },
     Case {
         name: "C0141",
-        encoding: "mfma",
+        encoding: "linear",
         ll: C0141::linear_layout,
         in_dims: <C0141 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[0, 4], &[0, 8]]),
-            (
-                "lane",
-                &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 1], &[0, 2]],
-            ),
-            ("warp", &[&[0, 0], &[0, 0], &[16, 0]]),
-            ("block", &[]),
+            ("register", &[&[0, 8]]),
+            ("lane", &[&[0, 1]]),
+            ("warp", &[&[1, 0], &[0, 2], &[0, 4]]),
+            ("block", &[&[0, 16], &[0, 0]]),
         ],
-        outs: &[("dim0", 32), ("dim1", 16)],
+        outs: &[("dim0", 2), ("dim1", 32)],
     },
     Case {
         name: "C0144",
@@ -1447,38 +1427,46 @@ pub const CASES: &[Case] = &[
             (
                 "register",
                 &[
-                    &[0, 0, 1],
-                    &[1, 0, 0],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 0, 32],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 64],
+                    &[2, 0],
                 ],
             ),
-            (
-                "lane",
-                &[&[0, 0, 2], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0]]),
-            ("block", &[&[2, 0, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 1]]),
+            ("warp", &[&[1, 0]]),
+            ("block", &[&[4, 0]]),
         ],
-        outs: &[("dim0", 4), ("dim1", 1), ("dim2", 64)],
+        outs: &[("dim0", 8), ("dim1", 128)],
     },
     Case {
         name: "C0147",
-        encoding: "blocked",
+        encoding: "wmma",
         ll: C0147::linear_layout,
         in_dims: <C0147 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[1, 0, 0], &[2, 0, 0], &[0, 1, 0]]),
             (
-                "lane",
-                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+                "register",
+                &[
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 64],
+                    &[0, 128],
+                ],
             ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[&[4, 0, 0]]),
+            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[1, 0]]),
+            ("warp", &[]),
+            ("block", &[]),
         ],
-        outs: &[("dim0", 8), ("dim1", 2), ("dim2", 1)],
+        outs: &[("dim0", 2), ("dim1", 256)],
     },
     Case {
         name: "C0150",
@@ -1486,89 +1474,70 @@ pub const CASES: &[Case] = &[
         ll: C0150::linear_layout,
         in_dims: <C0150 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[8, 0], &[16, 0], &[32, 0], &[64, 0]]),
-            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0]]),
-            ("block", &[&[128, 0]]),
+            ("register", &[&[0, 16]]),
+            ("lane", &[&[1, 0], &[0, 0], &[0, 1], &[0, 2], &[0, 4]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 8]]),
+            ("block", &[]),
         ],
-        outs: &[("dim0", 256), ("dim1", 1)],
+        outs: &[("dim0", 2), ("dim1", 32)],
     },
     Case {
         name: "C0153",
-        encoding: "swizzled",
+        encoding: "mma",
         ll: C0153::linear_layout,
         in_dims: <C0153 as Layout>::IN_DIMS,
         bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                ],
-            ),
-            ("block", &[&[16, 0]]),
+            ("register", &[&[0, 1], &[0, 0], &[0, 8], &[0, 16]]),
+            ("lane", &[&[0, 2], &[0, 4], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0]]),
+            ("block", &[&[1, 0]]),
         ],
-        outs: &[("dim0", 32), ("dim1", 32)],
+        outs: &[("dim0", 2), ("dim1", 32)],
     },
     Case {
         name: "C0156",
-        encoding: "blocked",
+        encoding: "linear",
         ll: C0156::linear_layout,
         in_dims: <C0156 as Layout>::IN_DIMS,
         bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1],
-                    &[0, 1, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
-                    &[64, 0, 0],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                ],
-            ),
-            (
-                "lane",
-                &[&[1, 0, 0], &[2, 0, 0], &[4, 0, 0], &[0, 0, 2], &[0, 0, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
+            ("register", &[&[0, 1], &[1, 0]]),
+            ("lane", &[&[0, 4]]),
+            ("warp", &[&[0, 2]]),
+            ("block", &[&[0, 8]]),
         ],
-        outs: &[("dim0", 128), ("dim1", 2), ("dim2", 32)],
+        outs: &[("dim0", 2), ("dim1", 16)],
     },
     Case {
         name: "C0159",
-        encoding: "dot",
+        encoding: "mfma",
         ll: C0159::linear_layout,
         in_dims: <C0159 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[1, 0], &[2, 0], &[4, 0], &[32, 0], &[64, 0]]),
-            ("lane", &[&[8, 0], &[16, 0], &[0, 1], &[0, 2], &[0, 4]]),
+            ("register", &[&[1, 0], &[2, 0], &[8, 0], &[16, 0]]),
+            (
+                "lane",
+                &[&[0, 1], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[4, 0]],
+            ),
             ("warp", &[&[0, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 128), ("dim1", 8)],
+        outs: &[("dim0", 32), ("dim1", 2)],
     },
     Case {
         name: "C0162",
-        encoding: "swizzled",
+        encoding: "dot",
         ll: C0162::linear_layout,
         in_dims: <C0162 as Layout>::IN_DIMS,
         bases: &[
-            ("offset", &[&[1], &[2], &[4], &[8], &[16], &[32], &[64]]),
-            ("block", &[&[128]]),
+            (
+                "register",
+                &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[32, 0], &[0, 16]],
+            ),
+            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[16, 0]]),
+            ("warp", &[]),
+            ("block", &[]),
         ],
-        outs: &[("dim0", 256)],
+        outs: &[("dim0", 64), ("dim1", 32)],
     },
     Case {
         name: "C0165",
@@ -1576,36 +1545,37 @@ pub const CASES: &[Case] = &[
         ll: C0165::linear_layout,
         in_dims: <C0165 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[1]]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0], &[0], &[0]]),
-            ("block", &[]),
+            ("register", &[&[1, 0], &[0, 16], &[0, 32]]),
+            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[2, 0]]),
+            ("warp", &[&[4, 0]]),
+            ("block", &[&[8, 0]]),
         ],
-        outs: &[("dim0", 2)],
+        outs: &[("dim0", 16), ("dim1", 64)],
     },
     Case {
         name: "C0168",
-        encoding: "mma",
+        encoding: "swizzled",
         ll: C0168::linear_layout,
         in_dims: <C0168 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[0, 1], &[0, 0], &[0, 8]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0]]),
+            (
+                "offset",
+                &[&[1], &[2], &[4], &[8], &[16], &[32], &[64], &[128]],
+            ),
             ("block", &[]),
         ],
-        outs: &[("dim0", 2), ("dim1", 16)],
+        outs: &[("dim0", 256)],
     },
     Case {
         name: "C0171",
-        encoding: "slice",
+        encoding: "linear",
         ll: C0171::linear_layout,
         in_dims: <C0171 as Layout>::IN_DIMS,
         bases: &[
             ("register", &[]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0]]),
-            ("block", &[]),
+            ("lane", &[&[0]]),
+            ("warp", &[]),
+            ("block", &[&[0]]),
         ],
         outs: &[("dim0", 1)],
     },
@@ -1615,378 +1585,248 @@ pub const CASES: &[Case] = &[
         ll: C0174::linear_layout,
         in_dims: <C0174 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[1], &[2]]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[]),
-            ("block", &[]),
+            ("register", &[&[1], &[8], &[16]]),
+            ("lane", &[&[2], &[4], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0], &[0]]),
+            ("block", &[&[32]]),
         ],
-        outs: &[("dim0", 4)],
+        outs: &[("dim0", 64)],
     },
     Case {
         name: "C0177",
-        encoding: "swizzled",
+        encoding: "slice",
         ll: C0177::linear_layout,
         in_dims: <C0177 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 2]]),
+            (
+                "lane",
+                &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
+            ),
+            ("warp", &[&[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 4)],
+    },
+    Case {
+        name: "C0180",
+        encoding: "nvmma",
+        ll: C0180::linear_layout,
+        in_dims: <C0180 as Layout>::IN_DIMS,
         bases: &[
             (
                 "offset",
                 &[
                     &[0, 1, 0],
                     &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[0, 0, 0],
                     &[1, 0, 0],
                     &[2, 0, 0],
-                    &[4, 2, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[4, 0, 0],
                     &[8, 0, 0],
                     &[16, 0, 0],
-                    &[32, 0, 0],
-                    &[0, 0, 1],
                 ],
             ),
-            ("block", &[&[64, 0, 0]]),
+            ("block", &[&[0, 0, 4]]),
         ],
-        outs: &[("dim0", 128), ("dim1", 4), ("dim2", 2)],
-    },
-    Case {
-        name: "C0180",
-        encoding: "mfma",
-        ll: C0180::linear_layout,
-        in_dims: <C0180 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[4, 0]]),
-            (
-                "lane",
-                &[&[1, 0], &[2, 0], &[0, 4], &[0, 8], &[0, 16], &[0, 32]],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 64)],
+        outs: &[("dim0", 32), ("dim1", 16), ("dim2", 8)],
     },
     Case {
         name: "C0183",
-        encoding: "wmma",
+        encoding: "mma",
         ll: C0183::linear_layout,
         in_dims: <C0183 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
                 &[
-                    &[0, 0, 1],
                     &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[1, 0, 0],
+                    &[0, 8, 0],
+                    &[0, 16, 0],
+                    &[0, 32, 0],
+                    &[0, 64, 0],
                     &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
                 ],
             ),
             (
                 "lane",
-                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
             ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[]),
+            ("warp", &[&[1, 0, 0]]),
+            ("block", &[&[0, 0, 1]]),
         ],
-        outs: &[("dim0", 4), ("dim1", 1), ("dim2", 2)],
+        outs: &[("dim0", 16), ("dim1", 128), ("dim2", 2)],
     },
     Case {
         name: "C0186",
-        encoding: "blocked",
+        encoding: "mfma",
         ll: C0186::linear_layout,
         in_dims: <C0186 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
-                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 4], &[0, 1, 0]],
+                &[
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                ],
             ),
             (
                 "lane",
-                &[&[0, 0, 8], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+                &[&[1, 0], &[2, 0], &[0, 1], &[0, 2], &[0, 0], &[0, 0]],
             ),
             ("warp", &[]),
-            ("block", &[]),
+            ("block", &[&[128, 0]]),
         ],
-        outs: &[("dim0", 1), ("dim1", 2), ("dim2", 16)],
+        outs: &[("dim0", 256), ("dim1", 4)],
     },
     Case {
         name: "C0189",
-        encoding: "swizzled",
+        encoding: "mma",
         ll: C0189::linear_layout,
         in_dims: <C0189 as Layout>::IN_DIMS,
         bases: &[
+            ("register", &[&[0, 1], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 8)],
+    },
+    Case {
+        name: "C0192",
+        encoding: "slice",
+        ll: C0192::linear_layout,
+        in_dims: <C0192 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[8], &[16], &[32], &[64]]),
+            ("lane", &[&[0], &[0], &[1], &[2], &[4]]),
+            ("warp", &[&[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128)],
+    },
+    Case {
+        name: "C0195",
+        encoding: "slice",
+        ll: C0195::linear_layout,
+        in_dims: <C0195 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[0, 16]]),
+            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[0, 0]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[&[0, 0]]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 32)],
+    },
+    Case {
+        name: "C0198",
+        encoding: "wmma",
+        ll: C0198::linear_layout,
+        in_dims: <C0198 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 2], &[0, 4], &[0, 0], &[0, 0], &[0, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 1]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[&[0, 0]]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 8)],
+    },
+    Case {
+        name: "C0201",
+        encoding: "dot",
+        ll: C0201::linear_layout,
+        in_dims: <C0201 as Layout>::IN_DIMS,
+        bases: &[
             (
-                "offset",
+                "register",
                 &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
                     &[0, 16],
                     &[0, 32],
                     &[0, 64],
                     &[0, 128],
-                    &[1, 0],
-                    &[2, 2],
-                    &[4, 4],
-                    &[8, 8],
-                    &[16, 0],
-                    &[32, 0],
                 ],
             ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 256)],
-    },
-    Case {
-        name: "C0192",
-        encoding: "blocked",
-        ll: C0192::linear_layout,
-        in_dims: <C0192 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1, 0], &[0, 2, 0], &[0, 0, 1], &[0, 0, 8], &[0, 0, 16]],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 2]],
-            ),
-            ("warp", &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 4]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 4), ("dim2", 32)],
-    },
-    Case {
-        name: "C0195",
-        encoding: "dot",
-        ll: C0195::linear_layout,
-        in_dims: <C0195 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
-                    &[64, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 1, 0], &[0, 2, 0], &[0, 0, 1], &[0, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[1, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 64), ("dim2", 2)],
-    },
-    Case {
-        name: "C0198",
-        encoding: "blocked",
-        ll: C0198::linear_layout,
-        in_dims: <C0198 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 16]]),
-            ("lane", &[&[0, 2], &[0, 4], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 8], &[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 32)],
-    },
-    Case {
-        name: "C0201",
-        encoding: "wmma",
-        ll: C0201::linear_layout,
-        in_dims: <C0201 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 0], &[0, 0], &[16, 0], &[0, 0]]),
-            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 0]]),
+            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[0, 0]]),
             ("warp", &[]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 32), ("dim1", 2)],
+        outs: &[("dim0", 16), ("dim1", 256)],
     },
     Case {
         name: "C0204",
-        encoding: "dot",
+        encoding: "slice",
         ll: C0204::linear_layout,
         in_dims: <C0204 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[0, 1, 0], &[0, 2, 0]]),
-            (
-                "lane",
-                &[
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 4, 0],
-                    &[0, 0, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0]]),
-            ("block", &[&[0, 0, 0]]),
+            ("register", &[&[4], &[8], &[16], &[32], &[64]]),
+            ("lane", &[&[1], &[2], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0], &[0], &[0]]),
+            ("block", &[]),
         ],
-        outs: &[("dim0", 1), ("dim1", 8), ("dim2", 1)],
+        outs: &[("dim0", 128)],
     },
     Case {
         name: "C0207",
         encoding: "swizzled",
         ll: C0207::linear_layout,
         in_dims: <C0207 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[1]]), ("block", &[])],
-        outs: &[("dim0", 2)],
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[0, 16, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 32), ("dim2", 16)],
     },
     Case {
         name: "C0210",
-        encoding: "blocked",
+        encoding: "slice",
         ll: C0210::linear_layout,
         in_dims: <C0210 as Layout>::IN_DIMS,
         bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1, 0],
-                    &[0, 0, 0, 1],
-                    &[0, 1, 0, 0],
-                    &[1, 0, 0, 0],
-                    &[2, 0, 0, 0],
-                    &[0, 0, 4, 0],
-                    &[0, 0, 8, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 2, 0]]),
-            ("block", &[&[0, 0, 0, 2]]),
+            ("register", &[&[0, 1], &[0, 2], &[0, 4], &[8, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[&[16, 0]]),
         ],
-        outs: &[("dim0", 4), ("dim1", 2), ("dim2", 16), ("dim3", 4)],
+        outs: &[("dim0", 32), ("dim1", 8)],
     },
     Case {
         name: "C0213",
-        encoding: "blocked",
+        encoding: "rotating",
         ll: C0213::linear_layout,
         in_dims: <C0213 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1]]),
-            ("lane", &[&[0, 2], &[0, 4], &[0, 8], &[0, 16], &[0, 32]]),
-            ("warp", &[&[0, 0]]),
-            ("block", &[&[1, 0]]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 64)],
-    },
-    Case {
-        name: "C0216",
-        encoding: "wmma",
-        ll: C0216::linear_layout,
-        in_dims: <C0216 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[1, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 1]],
-            ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[&[2, 0, 0]]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 1), ("dim2", 8)],
-    },
-    Case {
-        name: "C0219",
-        encoding: "dot",
-        ll: C0219::linear_layout,
-        in_dims: <C0219 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                ],
-            ),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[8, 0]]),
-            ("warp", &[&[0, 0], &[16, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 16)],
-    },
-    Case {
-        name: "C0222",
-        encoding: "mfma",
-        ll: C0222::linear_layout,
-        in_dims: <C0222 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0], &[0, 0]]),
-            (
-                "lane",
-                &[&[1, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 1], &[0, 2]],
-            ),
-            ("warp", &[&[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 4)],
-    },
-    Case {
-        name: "C0225",
-        encoding: "slice",
-        ll: C0225::linear_layout,
-        in_dims: <C0225 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[8, 0]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[32, 0], &[0, 0]]),
-            ("block", &[&[64, 0]]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 8)],
-    },
-    Case {
-        name: "C0228",
-        encoding: "linear",
-        ll: C0228::linear_layout,
-        in_dims: <C0228 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[2], &[1], &[4]]),
-            ("lane", &[&[8], &[16]]),
-            ("warp", &[&[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32)],
-    },
-    Case {
-        name: "C0231",
-        encoding: "nvmma",
-        ll: C0231::linear_layout,
-        in_dims: <C0231 as Layout>::IN_DIMS,
         bases: &[
             (
                 "offset",
@@ -1997,254 +1837,43 @@ pub const CASES: &[Case] = &[
                     &[8, 0],
                     &[16, 0],
                     &[0, 1],
-                    &[8, 2],
-                    &[16, 4],
-                    &[0, 8],
-                    &[0, 16],
+                    &[0, 2],
+                    &[0, 0],
                 ],
             ),
-            ("block", &[&[32, 0]]),
+            ("block", &[&[0, 4]]),
         ],
-        outs: &[("dim0", 64), ("dim1", 32)],
+        outs: &[("dim0", 32), ("dim1", 8)],
     },
     Case {
-        name: "C0234",
-        encoding: "blocked",
-        ll: C0234::linear_layout,
-        in_dims: <C0234 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1, 0], &[0, 8, 0], &[0, 16, 0]]),
-            (
-                "lane",
-                &[&[0, 2, 0], &[0, 4, 0], &[0, 0, 1], &[0, 0, 2], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 4], &[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 32), ("dim2", 8)],
-    },
-    Case {
-        name: "C0237",
-        encoding: "mma",
-        ll: C0237::linear_layout,
-        in_dims: <C0237 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 0], &[0, 8], &[0, 16]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 32)],
-    },
-    Case {
-        name: "C0240",
-        encoding: "blocked",
-        ll: C0240::linear_layout,
-        in_dims: <C0240 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[1, 0, 0], &[2, 0, 0], &[0, 1, 0], &[0, 0, 4], &[0, 0, 8]],
-            ),
-            ("warp", &[&[4, 0, 0], &[0, 0, 16], &[0, 0, 32]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 8), ("dim2", 64)],
-    },
-    Case {
-        name: "C0243",
-        encoding: "mma",
-        ll: C0243::linear_layout,
-        in_dims: <C0243 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[8, 0], &[0, 8], &[16, 0], &[32, 0], &[64, 0]],
-            ),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 16)],
-    },
-    Case {
-        name: "C0246",
-        encoding: "dot",
-        ll: C0246::linear_layout,
-        in_dims: <C0246 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[0, 0, 1],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 0], &[0, 0, 0], &[4, 0, 0], &[8, 0, 0], &[0, 0, 2]],
-            ),
-            ("warp", &[&[0, 0, 0], &[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 32), ("dim2", 4)],
-    },
-    Case {
-        name: "C0249",
-        encoding: "wmma",
-        ll: C0249::linear_layout,
-        in_dims: <C0249 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 2, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 1, 0]],
-            ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 4), ("dim2", 1)],
-    },
-    Case {
-        name: "C0252",
-        encoding: "blocked",
-        ll: C0252::linear_layout,
-        in_dims: <C0252 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[1, 0, 0], &[2, 0, 0], &[0, 0, 1], &[0, 0, 8], &[0, 2, 0]],
-            ),
-            (
-                "lane",
-                &[&[4, 0, 0], &[8, 0, 0], &[0, 0, 2], &[0, 0, 4], &[0, 1, 0]],
-            ),
-            ("warp", &[&[16, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 4), ("dim2", 16)],
-    },
-    Case {
-        name: "C0255",
-        encoding: "swizzled",
-        ll: C0255::linear_layout,
-        in_dims: <C0255 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[2, 1],
-                    &[4, 2],
-                    &[8, 4],
-                    &[0, 8],
-                ],
-            ),
-            ("block", &[&[16, 0]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 16)],
-    },
-    Case {
-        name: "C0258",
-        encoding: "swizzled",
-        ll: C0258::linear_layout,
-        in_dims: <C0258 as Layout>::IN_DIMS,
-        bases: &[
-            ("offset", &[&[0, 1], &[0, 2], &[0, 4], &[1, 0], &[2, 0]]),
-            ("block", &[&[4, 0]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 8)],
-    },
-    Case {
-        name: "C0261",
+        name: "C0216",
         encoding: "shared_linear",
-        ll: C0261::linear_layout,
-        in_dims: <C0261 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[&[0, 4], &[0, 1], &[0, 2], &[1, 0], &[0, 8], &[2, 0]],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 16)],
+        ll: C0216::linear_layout,
+        in_dims: <C0216 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[2, 0, 0], &[1, 0, 0]]), ("block", &[])],
+        outs: &[("dim0", 4), ("dim1", 1), ("dim2", 1)],
     },
     Case {
-        name: "C0264",
-        encoding: "dot",
-        ll: C0264::linear_layout,
-        in_dims: <C0264 as Layout>::IN_DIMS,
+        name: "C0219",
+        encoding: "mma",
+        ll: C0219::linear_layout,
+        in_dims: <C0219 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                ],
+                &[&[0, 1], &[8, 0], &[32, 0], &[64, 0], &[128, 0]],
             ),
-            (
-                "lane",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 16]]),
+            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[0, 0], &[16, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 4), ("dim1", 64), ("dim2", 32)],
+        outs: &[("dim0", 256), ("dim1", 2)],
     },
     Case {
-        name: "C0267",
-        encoding: "mma",
-        ll: C0267::linear_layout,
-        in_dims: <C0267 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 0], &[0, 16]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[0, 0]]),
-            ("warp", &[&[0, 8]]),
-            ("block", &[&[0, 32]]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 64)],
-    },
-    Case {
-        name: "C0270",
+        name: "C0222",
         encoding: "swizzled",
-        ll: C0270::linear_layout,
-        in_dims: <C0270 as Layout>::IN_DIMS,
+        ll: C0222::linear_layout,
+        in_dims: <C0222 as Layout>::IN_DIMS,
         bases: &[
             (
                 "offset",
@@ -2256,94 +1885,348 @@ pub const CASES: &[Case] = &[
                     &[16, 0],
                     &[32, 0],
                     &[64, 0],
-                    &[128, 0],
                     &[0, 1],
                     &[0, 2],
-                    &[1, 4],
+                    &[4, 4],
+                    &[0, 8],
+                    &[0, 16],
                 ],
             ),
             ("block", &[]),
         ],
-        outs: &[("dim0", 256), ("dim1", 8)],
+        outs: &[("dim0", 128), ("dim1", 32)],
     },
     Case {
-        name: "C0273",
-        encoding: "dot",
-        ll: C0273::linear_layout,
-        in_dims: <C0273 as Layout>::IN_DIMS,
+        name: "C0225",
+        encoding: "blocked",
+        ll: C0225::linear_layout,
+        in_dims: <C0225 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1, 0, 0],
+                    &[1, 0, 0, 0],
+                    &[0, 0, 1, 0],
+                    &[0, 0, 2, 0],
+                    &[0, 0, 0, 1],
+                    &[0, 0, 0, 4],
+                    &[0, 0, 0, 8],
+                    &[0, 0, 0, 16],
+                ],
+            ),
+            (
+                "lane",
+                &[
+                    &[0, 0, 0, 0],
+                    &[0, 0, 4, 0],
+                    &[0, 0, 8, 0],
+                    &[0, 0, 0, 0],
+                    &[0, 0, 0, 0],
+                ],
+            ),
+            ("warp", &[&[0, 0, 0, 0], &[0, 0, 0, 2]]),
+            ("block", &[&[2, 0, 0, 0], &[4, 0, 0, 0]]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 2), ("dim2", 16), ("dim3", 32)],
+    },
+    Case {
+        name: "C0228",
+        encoding: "wmma",
+        ll: C0228::linear_layout,
+        in_dims: <C0228 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
                 &[
                     &[0, 0, 0],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 0, 32],
-                    &[0, 0, 64],
-                    &[1, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
                     &[2, 0, 0],
                     &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                    &[64, 0, 0],
                 ],
             ),
             (
                 "lane",
-                &[&[0, 0, 1], &[0, 0, 2], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
+                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
             ),
-            ("warp", &[&[0, 0, 0], &[0, 0, 0]]),
-            ("block", &[&[0, 8, 0]]),
+            ("warp", &[&[0, 0, 0], &[1, 0, 0]]),
+            ("block", &[]),
         ],
-        outs: &[("dim0", 8), ("dim1", 16), ("dim2", 128)],
+        outs: &[("dim0", 128), ("dim1", 1), ("dim2", 4)],
     },
     Case {
-        name: "C0276",
-        encoding: "swizzled",
-        ll: C0276::linear_layout,
-        in_dims: <C0276 as Layout>::IN_DIMS,
+        name: "C0231",
+        encoding: "slice",
+        ll: C0231::linear_layout,
+        in_dims: <C0231 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 8], &[0, 16], &[0, 32], &[0, 64]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 1], &[0, 2], &[0, 4]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 128)],
+    },
+    Case {
+        name: "C0234",
+        encoding: "wmma",
+        ll: C0234::linear_layout,
+        in_dims: <C0234 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 0], &[0, 0]]),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 8)],
+    },
+    Case {
+        name: "C0237",
+        encoding: "rotating",
+        ll: C0237::linear_layout,
+        in_dims: <C0237 as Layout>::IN_DIMS,
         bases: &[
             (
                 "offset",
                 &[
                     &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 0, 0],
                     &[1, 0, 0],
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 0, 32],
-                    &[0, 0, 64],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
                 ],
             ),
-            ("block", &[&[0, 2, 0]]),
+            ("block", &[&[0, 0, 1]]),
         ],
-        outs: &[("dim0", 2), ("dim1", 4), ("dim2", 128)],
+        outs: &[("dim0", 64), ("dim1", 8), ("dim2", 2)],
     },
     Case {
-        name: "C0279",
-        encoding: "wmma",
-        ll: C0279::linear_layout,
-        in_dims: <C0279 as Layout>::IN_DIMS,
+        name: "C0240",
+        encoding: "mfma",
+        ll: C0240::linear_layout,
+        in_dims: <C0240 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[1, 0], &[2, 0], &[0, 0], &[0, 0], &[0, 32], &[0, 64]],
+            ),
+            (
+                "lane",
+                &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[0, 16], &[4, 0]],
+            ),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 128)],
+    },
+    Case {
+        name: "C0243",
+        encoding: "blocked",
+        ll: C0243::linear_layout,
+        in_dims: <C0243 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[64], &[128]]),
+            ("lane", &[&[1], &[2], &[4], &[8], &[16]]),
+            ("warp", &[&[32]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256)],
+    },
+    Case {
+        name: "C0246",
+        encoding: "mma",
+        ll: C0246::linear_layout,
+        in_dims: <C0246 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
                 &[
+                    &[0, 1],
+                    &[8, 0],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 64],
+                    &[0, 0],
+                ],
+            ),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[16, 0], &[32, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 128)],
+    },
+    Case {
+        name: "C0249",
+        encoding: "wmma",
+        ll: C0249::linear_layout,
+        in_dims: <C0249 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
+            ),
+            ("lane", &[&[0, 1], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[&[0, 0]]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 2)],
+    },
+    Case {
+        name: "C0252",
+        encoding: "dot",
+        ll: C0252::linear_layout,
+        in_dims: <C0252 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 0], &[0, 0]]),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 8)],
+    },
+    Case {
+        name: "C0255",
+        encoding: "slice",
+        ll: C0255::linear_layout,
+        in_dims: <C0255 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1]]),
+            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0]]),
+            ("block", &[&[0]]),
+        ],
+        outs: &[("dim0", 2)],
+    },
+    Case {
+        name: "C0258",
+        encoding: "blocked",
+        ll: C0258::linear_layout,
+        in_dims: <C0258 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[2, 0]]),
+            ("lane", &[&[0, 1], &[0, 2], &[4, 0], &[8, 0], &[0, 0]]),
+            ("warp", &[&[0, 4], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 8)],
+    },
+    Case {
+        name: "C0261",
+        encoding: "slice",
+        ll: C0261::linear_layout,
+        in_dims: <C0261 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[1], &[2], &[4], &[8], &[0], &[0]]),
+            ("warp", &[&[0]]),
+            ("block", &[&[0]]),
+        ],
+        outs: &[("dim0", 16)],
+    },
+    Case {
+        name: "C0264",
+        encoding: "swizzled",
+        ll: C0264::linear_layout,
+        in_dims: <C0264 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
                     &[0, 0, 1],
                     &[0, 0, 2],
                     &[0, 0, 4],
-                    &[0, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
+                    &[8, 0, 8],
+                    &[16, 0, 16],
+                    &[0, 0, 32],
+                    &[0, 0, 64],
+                    &[0, 1, 0],
                 ],
             ),
-            (
-                "lane",
-                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 8, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 16, 0], &[1, 0, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 8), ("dim1", 32), ("dim2", 8)],
+        outs: &[("dim0", 32), ("dim1", 2), ("dim2", 128)],
+    },
+    Case {
+        name: "C0267",
+        encoding: "swizzled",
+        ll: C0267::linear_layout,
+        in_dims: <C0267 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[1, 0], &[2, 0], &[0, 1], &[0, 2], &[0, 4]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 8)],
+    },
+    Case {
+        name: "C0270",
+        encoding: "blocked",
+        ll: C0270::linear_layout,
+        in_dims: <C0270 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 1)],
+    },
+    Case {
+        name: "C0273",
+        encoding: "blocked",
+        ll: C0273::linear_layout,
+        in_dims: <C0273 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[2, 0], &[0, 1]]),
+            ("lane", &[&[4, 0], &[8, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[16, 0], &[32, 0], &[64, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 2)],
+    },
+    Case {
+        name: "C0276",
+        encoding: "mfma",
+        ll: C0276::linear_layout,
+        in_dims: <C0276 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0], &[0, 0], &[0, 16], &[0, 0]]),
+            (
+                "lane",
+                &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[0, 0], &[0, 0]],
+            ),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 32)],
+    },
+    Case {
+        name: "C0279",
+        encoding: "blocked",
+        ll: C0279::linear_layout,
+        in_dims: <C0279 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[2, 0], &[4, 0], &[0, 1]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 2], &[0, 0]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[&[8, 0]]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 4)],
     },
     Case {
         name: "C0282",
@@ -2351,94 +2234,96 @@ pub const CASES: &[Case] = &[
         ll: C0282::linear_layout,
         in_dims: <C0282 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[0, 8], &[0, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 4]]),
-            ("warp", &[&[0, 0]]),
+            ("register", &[&[0, 0], &[0, 4], &[0, 8], &[0, 16]]),
+            ("lane", &[&[0, 1], &[0, 2], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 1), ("dim1", 16)],
+        outs: &[("dim0", 8), ("dim1", 32)],
     },
     Case {
         name: "C0285",
-        encoding: "blocked",
+        encoding: "dot",
         ll: C0285::linear_layout,
         in_dims: <C0285 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[1, 0], &[2, 0], &[0, 8]]),
-            ("lane", &[&[4, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 1]]),
-            ("warp", &[&[0, 2], &[0, 4]]),
+            (
+                "register",
+                &[&[0, 1], &[0, 2], &[0, 4], &[0, 0], &[0, 32], &[0, 64]],
+            ),
+            ("lane", &[&[0, 8], &[0, 16], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[0, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 8), ("dim1", 16)],
+        outs: &[("dim0", 8), ("dim1", 128)],
     },
     Case {
         name: "C0288",
-        encoding: "shared_linear",
+        encoding: "nvmma",
         ll: C0288::linear_layout,
         in_dims: <C0288 as Layout>::IN_DIMS,
         bases: &[
             (
                 "offset",
                 &[
-                    &[4, 0],
-                    &[0, 8],
-                    &[0, 2],
-                    &[2, 0],
-                    &[0, 1],
-                    &[0, 4],
-                    &[1, 0],
-                    &[0, 16],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 1, 0],
+                    &[0, 2, 4],
+                    &[0, 4, 8],
+                    &[0, 8, 0],
+                    &[0, 16, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[0, 0, 16],
+                    &[0, 0, 32],
                 ],
             ),
             ("block", &[]),
         ],
-        outs: &[("dim0", 8), ("dim1", 32)],
+        outs: &[("dim0", 8), ("dim1", 32), ("dim2", 64)],
     },
     Case {
         name: "C0291",
-        encoding: "linear",
+        encoding: "blocked",
         ll: C0291::linear_layout,
         in_dims: <C0291 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[]),
-            ("lane", &[&[0], &[0]]),
-            ("warp", &[&[0], &[2], &[1]]),
-            ("block", &[]),
+            ("register", &[&[0, 1]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[1, 0], &[2, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[&[4, 0], &[8, 0]]),
         ],
-        outs: &[("dim0", 4)],
+        outs: &[("dim0", 16), ("dim1", 2)],
     },
     Case {
         name: "C0294",
-        encoding: "mma",
+        encoding: "shared_linear",
         ll: C0294::linear_layout,
         in_dims: <C0294 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[0, 0], &[8, 0], &[64, 0], &[128, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[32, 0]]),
+            ("offset", &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 4]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 256), ("dim1", 1)],
+        outs: &[("dim0", 1), ("dim1", 1), ("dim2", 8)],
     },
     Case {
         name: "C0297",
-        encoding: "dot",
+        encoding: "rotating",
         ll: C0297::linear_layout,
         in_dims: <C0297 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[0, 4]]),
-            (
-                "lane",
-                &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 0], &[0, 0]],
-            ),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("offset", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[1, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 16), ("dim1", 8)],
+        outs: &[("dim0", 2), ("dim1", 16)],
     },
     Case {
         name: "C0300",
-        encoding: "wmma",
+        encoding: "dot",
         ll: C0300::linear_layout,
         in_dims: <C0300 as Layout>::IN_DIMS,
         bases: &[
@@ -2447,8 +2332,11 @@ pub const CASES: &[Case] = &[
                 &[
                     &[0, 0, 1],
                     &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 16],
+                    &[0, 8, 0],
+                    &[0, 0, 0],
+                    &[0, 16, 0],
+                    &[0, 32, 0],
+                    &[0, 64, 0],
                     &[1, 0, 0],
                     &[2, 0, 0],
                     &[4, 0, 0],
@@ -2456,90 +2344,133 @@ pub const CASES: &[Case] = &[
             ),
             (
                 "lane",
-                &[&[0, 1, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 8]],
+                &[&[0, 0, 4], &[0, 0, 0], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
             ),
             ("warp", &[]),
-            ("block", &[&[0, 2, 0]]),
+            ("block", &[]),
         ],
-        outs: &[("dim0", 8), ("dim1", 4), ("dim2", 32)],
+        outs: &[("dim0", 8), ("dim1", 128), ("dim2", 8)],
     },
     Case {
         name: "C0303",
-        encoding: "blocked",
+        encoding: "mma",
         ll: C0303::linear_layout,
         in_dims: <C0303 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[2, 0], &[4, 0]]),
-            ("lane", &[&[0, 1], &[0, 2], &[0, 0], &[0, 0], &[1, 0]]),
-            ("warp", &[]),
-            ("block", &[&[8, 0]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 4)],
-    },
-    Case {
-        name: "C0306",
-        encoding: "swizzled",
-        ll: C0306::linear_layout,
-        in_dims: <C0306 as Layout>::IN_DIMS,
-        bases: &[
-            ("offset", &[&[1, 0], &[0, 1], &[0, 2], &[0, 4], &[0, 8]]),
-            ("block", &[&[0, 16]]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 32)],
-    },
-    Case {
-        name: "C0309",
-        encoding: "blocked",
-        ll: C0309::linear_layout,
-        in_dims: <C0309 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
                 &[
-                    &[1, 0, 0],
-                    &[2, 0, 0],
                     &[0, 0, 1],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[0, 0, 8],
+                    &[0, 8, 0],
+                    &[0, 0, 16],
+                    &[0, 16, 0],
+                    &[0, 32, 0],
+                    &[0, 64, 0],
+                    &[0, 128, 0],
                 ],
             ),
             (
                 "lane",
-                &[&[0, 0, 2], &[0, 0, 4], &[0, 1, 0], &[0, 0, 0], &[0, 0, 0]],
+                &[&[0, 0, 2], &[0, 0, 4], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
+            ),
+            ("warp", &[&[0, 0, 8]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 256), ("dim2", 32)],
+    },
+    Case {
+        name: "C0306",
+        encoding: "wmma",
+        ll: C0306::linear_layout,
+        in_dims: <C0306 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[0, 32],
+                    &[16, 0],
+                    &[32, 0],
+                    &[0, 64],
+                    &[64, 0],
+                ],
+            ),
+            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[8, 0]]),
+            ("warp", &[&[0, 16]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 128)],
+    },
+    Case {
+        name: "C0309",
+        encoding: "dot",
+        ll: C0309::linear_layout,
+        in_dims: <C0309 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0, 1], &[0, 0, 2]]),
+            (
+                "lane",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 0, 16],
+                    &[0, 0, 32],
+                ],
             ),
             ("warp", &[]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 32), ("dim1", 2), ("dim2", 16)],
+        outs: &[("dim0", 1), ("dim1", 4), ("dim2", 64)],
     },
     Case {
         name: "C0312",
-        encoding: "mma",
+        encoding: "wmma",
         ll: C0312::linear_layout,
         in_dims: <C0312 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            (
+                "register",
+                &[
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                    &[64, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 4], &[0, 0, 8], &[0, 0, 0]],
+            ),
+            ("warp", &[]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 2), ("dim1", 1)],
+        outs: &[("dim0", 128), ("dim1", 1), ("dim2", 16)],
     },
     Case {
         name: "C0315",
-        encoding: "swizzled",
+        encoding: "blocked",
         ll: C0315::linear_layout,
         in_dims: <C0315 as Layout>::IN_DIMS,
         bases: &[
-            (
-                "offset",
-                &[&[1], &[2], &[4], &[8], &[16], &[32], &[64], &[128]],
-            ),
+            ("register", &[&[2, 0], &[4, 0], &[8, 0], &[16, 0]]),
+            ("lane", &[&[1, 0], &[0, 1], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 256)],
+        outs: &[("dim0", 32), ("dim1", 2)],
     },
     Case {
         name: "C0318",
@@ -2547,88 +2478,52 @@ pub const CASES: &[Case] = &[
         ll: C0318::linear_layout,
         in_dims: <C0318 as Layout>::IN_DIMS,
         bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1, 0],
-                    &[0, 0, 2, 0],
-                    &[4, 0, 0, 0],
-                    &[8, 0, 0, 0],
-                    &[16, 0, 0, 0],
-                    &[32, 0, 0, 0],
-                    &[64, 0, 0, 0],
-                    &[128, 0, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[1, 0, 0, 0],
-                    &[2, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 0, 0], &[0, 0, 0, 0]]),
-            ("block", &[]),
+            ("register", &[]),
+            ("lane", &[&[1], &[2], &[4], &[8], &[0]]),
+            ("warp", &[&[0], &[0]]),
+            ("block", &[&[16]]),
         ],
-        outs: &[("dim0", 256), ("dim1", 1), ("dim2", 4), ("dim3", 1)],
+        outs: &[("dim0", 32)],
     },
     Case {
         name: "C0321",
-        encoding: "mfma",
+        encoding: "blocked",
         ll: C0321::linear_layout,
         in_dims: <C0321 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[1, 0], &[2, 0]]),
-            (
-                "lane",
-                &[&[0, 1], &[0, 2], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
-            ),
-            ("warp", &[]),
+            ("register", &[&[0, 1], &[0, 2], &[32, 0]]),
+            ("lane", &[&[0, 4], &[1, 0], &[2, 0], &[4, 0], &[8, 0]]),
+            ("warp", &[&[16, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 4), ("dim1", 4)],
+        outs: &[("dim0", 64), ("dim1", 8)],
     },
     Case {
         name: "C0324",
-        encoding: "nvmma",
+        encoding: "blocked",
         ll: C0324::linear_layout,
         in_dims: <C0324 as Layout>::IN_DIMS,
         bases: &[
             (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[0, 1],
-                    &[8, 2],
-                    &[16, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[32, 0],
-                ],
+                "register",
+                &[&[1, 0], &[2, 0], &[16, 0], &[0, 16], &[0, 32], &[0, 64]],
             ),
+            ("lane", &[&[4, 0], &[8, 0], &[0, 1], &[0, 2], &[0, 4]]),
+            ("warp", &[&[0, 8]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 64), ("dim1", 32)],
+        outs: &[("dim0", 32), ("dim1", 128)],
     },
     Case {
         name: "C0327",
-        encoding: "slice",
+        encoding: "swizzled",
         ll: C0327::linear_layout,
         in_dims: <C0327 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[1], &[4], &[8], &[16]]),
-            ("lane", &[&[2], &[0], &[0], &[0], &[0]]),
-            ("warp", &[]),
-            ("block", &[&[0], &[32]]),
+            ("offset", &[&[0, 1], &[0, 2], &[0, 4], &[1, 0], &[2, 0]]),
+            ("block", &[]),
         ],
-        outs: &[("dim0", 64)],
+        outs: &[("dim0", 4), ("dim1", 8)],
     },
     Case {
         name: "C0330",
@@ -2639,2050 +2534,41 @@ pub const CASES: &[Case] = &[
             (
                 "offset",
                 &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                    &[0, 128],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 0, 16],
+                    &[1, 0, 0],
+                    &[0, 1, 0],
+                    &[0, 2, 0],
                 ],
             ),
             ("block", &[]),
         ],
-        outs: &[("dim0", 1), ("dim1", 256)],
+        outs: &[("dim0", 2), ("dim1", 4), ("dim2", 32)],
     },
     Case {
         name: "C0333",
-        encoding: "wmma",
+        encoding: "mma",
         ll: C0333::linear_layout,
         in_dims: <C0333 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[1, 0], &[2, 0], &[0, 0]]),
-            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[0, 0]]),
-            ("warp", &[&[0, 0]]),
-            ("block", &[]),
+            (
+                "register",
+                &[&[0, 1], &[0, 0], &[0, 16], &[0, 32], &[0, 64], &[0, 128]],
+            ),
+            ("lane", &[&[0, 2], &[0, 4], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 8], &[0, 0], &[0, 0]]),
+            ("block", &[&[0, 0]]),
         ],
-        outs: &[("dim0", 4), ("dim1", 16)],
+        outs: &[("dim0", 1), ("dim1", 256)],
     },
     Case {
         name: "C0336",
         encoding: "mma",
         ll: C0336::linear_layout,
         in_dims: <C0336 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 0], &[0, 8]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 16)],
-    },
-    Case {
-        name: "C0339",
-        encoding: "dot",
-        ll: C0339::linear_layout,
-        in_dims: <C0339 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[0, 2], &[8, 0], &[0, 16], &[0, 32], &[64, 0]],
-            ),
-            ("lane", &[&[0, 4], &[0, 8], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[32, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 64)],
-    },
-    Case {
-        name: "C0342",
-        encoding: "wmma",
-        ll: C0342::linear_layout,
-        in_dims: <C0342 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[0, 16],
-                    &[0, 32],
-                    &[32, 0],
-                    &[64, 0],
-                    &[128, 0],
-                ],
-            ),
-            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[1, 0]]),
-            ("warp", &[&[16, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 64)],
-    },
-    Case {
-        name: "C0345",
-        encoding: "nvmma",
-        ll: C0345::linear_layout,
-        in_dims: <C0345 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                ],
-            ),
-            ("block", &[&[8, 0]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 64)],
-    },
-    Case {
-        name: "C0348",
-        encoding: "swizzled",
-        ll: C0348::linear_layout,
-        in_dims: <C0348 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 1],
-                    &[16, 2],
-                    &[32, 4],
-                    &[64, 0],
-                    &[128, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 16)],
-    },
-    Case {
-        name: "C0351",
-        encoding: "slice",
-        ll: C0351::linear_layout,
-        in_dims: <C0351 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[1], &[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0], &[0], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2)],
-    },
-    Case {
-        name: "C0354",
-        encoding: "mma",
-        ll: C0354::linear_layout,
-        in_dims: <C0354 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[8, 0], &[32, 0]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 8], &[16, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 16)],
-    },
-    Case {
-        name: "C0357",
-        encoding: "mma",
-        ll: C0357::linear_layout,
-        in_dims: <C0357 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[8, 0],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 0],
-                    &[0, 0],
-                    &[128, 0],
-                ],
-            ),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[32, 0], &[64, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 64)],
-    },
-    Case {
-        name: "C0360",
-        encoding: "mma",
-        ll: C0360::linear_layout,
-        in_dims: <C0360 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[0, 0],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                ],
-            ),
-            ("lane", &[&[0, 2], &[0, 4], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[&[1, 0]]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 32)],
-    },
-    Case {
-        name: "C0363",
-        encoding: "slice",
-        ll: C0363::linear_layout,
-        in_dims: <C0363 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[]),
-            ("block", &[&[1]]),
-        ],
-        outs: &[("dim0", 2)],
-    },
-    Case {
-        name: "C0366",
-        encoding: "slice",
-        ll: C0366::linear_layout,
-        in_dims: <C0366 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1, 0], &[2, 0], &[4, 0]]),
-            ("lane", &[&[8, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 1)],
-    },
-    Case {
-        name: "C0369",
-        encoding: "blocked",
-        ll: C0369::linear_layout,
-        in_dims: <C0369 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[1], &[2], &[4], &[0], &[0]]),
-            ("warp", &[&[0], &[0], &[0]]),
-            ("block", &[&[8], &[0]]),
-        ],
-        outs: &[("dim0", 16)],
-    },
-    Case {
-        name: "C0372",
-        encoding: "swizzled",
-        ll: C0372::linear_layout,
-        in_dims: <C0372 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                ],
-            ),
-            ("block", &[&[0, 0]]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 1)],
-    },
-    Case {
-        name: "C0375",
-        encoding: "slice",
-        ll: C0375::linear_layout,
-        in_dims: <C0375 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0], &[0]]),
-            ("block", &[&[1], &[0]]),
-        ],
-        outs: &[("dim0", 2)],
-    },
-    Case {
-        name: "C0378",
-        encoding: "mma",
-        ll: C0378::linear_layout,
-        in_dims: <C0378 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[8, 0],
-                    &[0, 8],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[64, 0],
-                    &[128, 0],
-                ],
-            ),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[32, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 16)],
-    },
-    Case {
-        name: "C0381",
-        encoding: "padded",
-        ll: C0381::linear_layout,
-        in_dims: <C0381 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[1], &[2]]), ("block", &[])],
-        outs: &[("dim0", 4)],
-    },
-    Case {
-        name: "C0384",
-        encoding: "nvmma",
-        ll: C0384::linear_layout,
-        in_dims: <C0384 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 4],
-                    &[8, 0],
-                    &[16, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 8)],
-    },
-    Case {
-        name: "C0387",
-        encoding: "blocked",
-        ll: C0387::linear_layout,
-        in_dims: <C0387 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1, 0],
-                    &[0, 0, 0, 1],
-                    &[0, 1, 0, 0],
-                    &[0, 2, 0, 0],
-                    &[0, 4, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 0, 0]]),
-            ("block", &[&[0, 0, 0, 0], &[0, 0, 0, 2]]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 8), ("dim2", 2), ("dim3", 4)],
-    },
-    Case {
-        name: "C0390",
-        encoding: "slice",
-        ll: C0390::linear_layout,
-        in_dims: <C0390 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[1], &[2], &[0], &[0], &[0]]),
-            ("warp", &[&[4], &[0], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8)],
-    },
-    Case {
-        name: "C0393",
-        encoding: "slice",
-        ll: C0393::linear_layout,
-        in_dims: <C0393 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[8]]),
-            ("lane", &[&[0], &[0], &[1], &[2], &[4]]),
-            ("warp", &[&[16], &[32], &[0]]),
-            ("block", &[&[64]]),
-        ],
-        outs: &[("dim0", 128)],
-    },
-    Case {
-        name: "C0396",
-        encoding: "swizzled",
-        ll: C0396::linear_layout,
-        in_dims: <C0396 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                    &[0, 64, 0],
-                    &[0, 0, 1],
-                    &[1, 0, 0],
-                ],
-            ),
-            ("block", &[&[2, 0, 0]]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 128), ("dim2", 2)],
-    },
-    Case {
-        name: "C0399",
-        encoding: "swizzled",
-        ll: C0399::linear_layout,
-        in_dims: <C0399 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 32)],
-    },
-    Case {
-        name: "C0402",
-        encoding: "padded",
-        ll: C0402::linear_layout,
-        in_dims: <C0402 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[0, 4],
-                    &[4, 0],
-                    &[8, 0],
-                    &[0, 1],
-                    &[0, 2],
-                    &[2, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 8)],
-    },
-    Case {
-        name: "C0405",
-        encoding: "nvmma",
-        ll: C0405::linear_layout,
-        in_dims: <C0405 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[8, 1],
-                    &[16, 2],
-                    &[32, 4],
-                    &[64, 0],
-                    &[128, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 8)],
-    },
-    Case {
-        name: "C0408",
-        encoding: "dot",
-        ll: C0408::linear_layout,
-        in_dims: <C0408 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 0], &[0, 8], &[0, 16]]),
-            ("lane", &[&[0, 2], &[0, 4], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[&[0, 0]]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 32)],
-    },
-    Case {
-        name: "C0411",
-        encoding: "nvmma",
-        ll: C0411::linear_layout,
-        in_dims: <C0411 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                ],
-            ),
-            ("block", &[&[0, 64]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 128)],
-    },
-    Case {
-        name: "C0414",
-        encoding: "blocked",
-        ll: C0414::linear_layout,
-        in_dims: <C0414 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[0, 2], &[0, 16], &[0, 32], &[0, 64], &[0, 128]],
-            ),
-            ("lane", &[&[0, 4], &[0, 8], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[]),
-            ("block", &[&[1, 0], &[0, 0]]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 256)],
-    },
-    Case {
-        name: "C0417",
-        encoding: "mma",
-        ll: C0417::linear_layout,
-        in_dims: <C0417 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 0], &[0, 16]]),
-            ("lane", &[&[0, 2], &[0, 4], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 8]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 32)],
-    },
-    Case {
-        name: "C0420",
-        encoding: "blocked",
-        ll: C0420::linear_layout,
-        in_dims: <C0420 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[1], &[2], &[4], &[8], &[16]]),
-            ("warp", &[&[0], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32)],
-    },
-    Case {
-        name: "C0423",
-        encoding: "swizzled",
-        ll: C0423::linear_layout,
-        in_dims: <C0423 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[0, 1], &[0, 2], &[0, 4]]), ("block", &[])],
-        outs: &[("dim0", 1), ("dim1", 8)],
-    },
-    Case {
-        name: "C0426",
-        encoding: "linear",
-        ll: C0426::linear_layout,
-        in_dims: <C0426 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1, 0]]),
-            ("lane", &[&[2, 0]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 1)],
-    },
-    Case {
-        name: "C0429",
-        encoding: "slice",
-        ll: C0429::linear_layout,
-        in_dims: <C0429 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1)],
-    },
-    Case {
-        name: "C0432",
-        encoding: "blocked",
-        ll: C0432::linear_layout,
-        in_dims: <C0432 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[1], &[2], &[4], &[8], &[16]]),
-            ("warp", &[&[32]]),
-            ("block", &[&[64], &[128]]),
-        ],
-        outs: &[("dim0", 256)],
-    },
-    Case {
-        name: "C0435",
-        encoding: "dot",
-        ll: C0435::linear_layout,
-        in_dims: <C0435 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1, 0], &[2, 0]]),
-            (
-                "lane",
-                &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[4, 0]],
-            ),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 1)],
-    },
-    Case {
-        name: "C0438",
-        encoding: "wmma",
-        ll: C0438::linear_layout,
-        in_dims: <C0438 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 4], &[1, 0, 0]],
-            ),
-            (
-                "lane",
-                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 8, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 16), ("dim2", 8)],
-    },
-    Case {
-        name: "C0441",
-        encoding: "nvmma",
-        ll: C0441::linear_layout,
-        in_dims: <C0441 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[16, 0],
-                ],
-            ),
-            ("block", &[&[0, 16]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 32)],
-    },
-    Case {
-        name: "C0444",
-        encoding: "mma",
-        ll: C0444::linear_layout,
-        in_dims: <C0444 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 0], &[0, 16], &[0, 32]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 8], &[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 64)],
-    },
-    Case {
-        name: "C0447",
-        encoding: "mma",
-        ll: C0447::linear_layout,
-        in_dims: <C0447 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1],
-                    &[0, 8, 0],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 2], &[0, 0, 4], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 64), ("dim2", 32)],
-    },
-    Case {
-        name: "C0450",
-        encoding: "mma",
-        ll: C0450::linear_layout,
-        in_dims: <C0450 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0], &[8, 0], &[64, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 0], &[16, 0], &[32, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 1)],
-    },
-    Case {
-        name: "C0453",
-        encoding: "blocked",
-        ll: C0453::linear_layout,
-        in_dims: <C0453 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 16], &[0, 32]]),
-            ("lane", &[&[1, 0], &[2, 0], &[0, 2], &[0, 4], &[0, 8]]),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[&[4, 0]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 64)],
-    },
-    Case {
-        name: "C0456",
-        encoding: "dot",
-        ll: C0456::linear_layout,
-        in_dims: <C0456 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 4], &[0, 0, 8], &[0, 8, 0]],
-            ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 16), ("dim2", 16)],
-    },
-    Case {
-        name: "C0459",
-        encoding: "blocked",
-        ll: C0459::linear_layout,
-        in_dims: <C0459 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1], &[2], &[4]]),
-            ("lane", &[&[8], &[16], &[32], &[64], &[128]]),
-            ("warp", &[&[0], &[0], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256)],
-    },
-    Case {
-        name: "C0462",
-        encoding: "mma",
-        ll: C0462::linear_layout,
-        in_dims: <C0462 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[0, 0], &[0, 16], &[0, 32], &[0, 64]],
-            ),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[0, 0]]),
-            ("warp", &[&[0, 8], &[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 128)],
-    },
-    Case {
-        name: "C0465",
-        encoding: "mma",
-        ll: C0465::linear_layout,
-        in_dims: <C0465 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[8, 0]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 8], &[16, 0], &[0, 0]]),
-            ("block", &[&[0, 16]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 32)],
-    },
-    Case {
-        name: "C0468",
-        encoding: "mma",
-        ll: C0468::linear_layout,
-        in_dims: <C0468 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[8, 0], &[0, 0], &[0, 0], &[64, 0], &[128, 0]],
-            ),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[32, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 2)],
-    },
-    Case {
-        name: "C0471",
-        encoding: "nvmma",
-        ll: C0471::linear_layout,
-        in_dims: <C0471 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[32, 0],
-                ],
-            ),
-            ("block", &[&[0, 32]]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 64)],
-    },
-    Case {
-        name: "C0474",
-        encoding: "dot",
-        ll: C0474::linear_layout,
-        in_dims: <C0474 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 0, 8]],
-            ),
-            (
-                "lane",
-                &[&[1, 0, 0], &[0, 0, 1], &[0, 0, 2], &[0, 0, 4], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 8), ("dim2", 16)],
-    },
-    Case {
-        name: "C0477",
-        encoding: "mma",
-        ll: C0477::linear_layout,
-        in_dims: <C0477 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1],
-                    &[0, 8, 0],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 0, 32],
-                    &[0, 0, 64],
-                    &[0, 0, 128],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 2], &[0, 0, 4], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 64), ("dim2", 256)],
-    },
-    Case {
-        name: "C0480",
-        encoding: "shared_linear",
-        ll: C0480::linear_layout,
-        in_dims: <C0480 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[8], &[2], &[1], &[4]]), ("block", &[])],
-        outs: &[("dim0", 16)],
-    },
-    Case {
-        name: "C0483",
-        encoding: "nvmma",
-        ll: C0483::linear_layout,
-        in_dims: <C0483 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                ],
-            ),
-            ("block", &[&[32, 0]]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 32)],
-    },
-    Case {
-        name: "C0486",
-        encoding: "wmma",
-        ll: C0486::linear_layout,
-        in_dims: <C0486 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 1], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[&[0, 0, 2]]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 4), ("dim2", 4)],
-    },
-    Case {
-        name: "C0489",
-        encoding: "wmma",
-        ll: C0489::linear_layout,
-        in_dims: <C0489 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 0],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                ],
-            ),
-            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 8]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 128)],
-    },
-    Case {
-        name: "C0492",
-        encoding: "slice",
-        ll: C0492::linear_layout,
-        in_dims: <C0492 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                    &[0, 128],
-                ],
-            ),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 256)],
-    },
-    Case {
-        name: "C0495",
-        encoding: "linear",
-        ll: C0495::linear_layout,
-        in_dims: <C0495 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0]]),
-            ("lane", &[&[1]]),
-            ("warp", &[&[2]]),
-            ("block", &[&[0]]),
-        ],
-        outs: &[("dim0", 4)],
-    },
-    Case {
-        name: "C0498",
-        encoding: "wmma",
-        ll: C0498::linear_layout,
-        in_dims: <C0498 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 1, 0], &[0, 2, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[1, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 4), ("dim2", 4)],
-    },
-    Case {
-        name: "C0501",
-        encoding: "blocked",
-        ll: C0501::linear_layout,
-        in_dims: <C0501 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1, 0], &[0, 8]]),
-            ("lane", &[&[0, 1], &[0, 2], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 4]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 16)],
-    },
-    Case {
-        name: "C0504",
-        encoding: "mfma",
-        ll: C0504::linear_layout,
-        in_dims: <C0504 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[64, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[16, 0], &[32, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 64)],
-    },
-    Case {
-        name: "C0507",
-        encoding: "blocked",
-        ll: C0507::linear_layout,
-        in_dims: <C0507 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1, 0],
-                    &[0, 1, 0, 0],
-                    &[1, 0, 0, 0],
-                    &[2, 0, 0, 0],
-                    &[4, 0, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[0, 0, 0, 1],
-                    &[0, 0, 0, 0],
-                    &[8, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                ],
-            ),
-            ("warp", &[]),
-            ("block", &[&[16, 0, 0, 0], &[0, 2, 0, 0]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 4), ("dim2", 2), ("dim3", 2)],
-    },
-    Case {
-        name: "C0510",
-        encoding: "nvmma",
-        ll: C0510::linear_layout,
-        in_dims: <C0510 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 16), ("dim2", 32)],
-    },
-    Case {
-        name: "C0513",
-        encoding: "linear",
-        ll: C0513::linear_layout,
-        in_dims: <C0513 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[]),
-            ("warp", &[]),
-            ("block", &[&[0]]),
-        ],
-        outs: &[("dim0", 1)],
-    },
-    Case {
-        name: "C0516",
-        encoding: "slice",
-        ll: C0516::linear_layout,
-        in_dims: <C0516 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0], &[0], &[0]]),
-            ("block", &[&[0]]),
-        ],
-        outs: &[("dim0", 1)],
-    },
-    Case {
-        name: "C0519",
-        encoding: "slice",
-        ll: C0519::linear_layout,
-        in_dims: <C0519 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1], &[2], &[4], &[32], &[64]]),
-            ("lane", &[&[8], &[16], &[0], &[0], &[0]]),
-            ("warp", &[&[0], &[0], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128)],
-    },
-    Case {
-        name: "C0522",
-        encoding: "mma",
-        ll: C0522::linear_layout,
-        in_dims: <C0522 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0],
-                    &[8, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[128, 0],
-                ],
-            ),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[32, 0], &[64, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 1)],
-    },
-    Case {
-        name: "C0525",
-        encoding: "mfma",
-        ll: C0525::linear_layout,
-        in_dims: <C0525 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[2, 0], &[4, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            (
-                "lane",
-                &[&[0, 1], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[1, 0]],
-            ),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 2)],
-    },
-    Case {
-        name: "C0528",
-        encoding: "wmma",
-        ll: C0528::linear_layout,
-        in_dims: <C0528 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 0, 0],
-                    &[0, 0, 32],
-                    &[0, 0, 64],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 0, 0], &[0, 0, 1]],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 8), ("dim2", 128)],
-    },
-    Case {
-        name: "C0531",
-        encoding: "swizzled",
-        ll: C0531::linear_layout,
-        in_dims: <C0531 as Layout>::IN_DIMS,
-        bases: &[
-            ("offset", &[&[1], &[2], &[4], &[8], &[16], &[32]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64)],
-    },
-    Case {
-        name: "C0534",
-        encoding: "mma",
-        ll: C0534::linear_layout,
-        in_dims: <C0534 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0], &[8, 0], &[16, 0], &[32, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 1)],
-    },
-    Case {
-        name: "C0537",
-        encoding: "blocked",
-        ll: C0537::linear_layout,
-        in_dims: <C0537 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[1, 0]]),
-            ("lane", &[&[0, 4], &[2, 0], &[4, 0], &[8, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 8)],
-    },
-    Case {
-        name: "C0540",
-        encoding: "nvmma",
-        ll: C0540::linear_layout,
-        in_dims: <C0540 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[1, 0],
-                    &[2, 8],
-                    &[4, 16],
-                    &[8, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                    &[128, 0],
-                    &[0, 32],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 64)],
-    },
-    Case {
-        name: "C0543",
-        encoding: "mma",
-        ll: C0543::linear_layout,
-        in_dims: <C0543 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[8, 0], &[0, 8], &[0, 16], &[0, 64]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[0, 0], &[0, 0], &[0, 32]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 128)],
-    },
-    Case {
-        name: "C0546",
-        encoding: "slice",
-        ll: C0546::linear_layout,
-        in_dims: <C0546 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[0, 4]]),
-            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 8]]),
-            ("warp", &[&[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 16)],
-    },
-    Case {
-        name: "C0549",
-        encoding: "blocked",
-        ll: C0549::linear_layout,
-        in_dims: <C0549 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0],
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[1, 0, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                    &[0, 64, 0],
-                    &[0, 128, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 2, 0], &[0, 4, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 256), ("dim2", 4)],
-    },
-    Case {
-        name: "C0552",
-        encoding: "swizzled",
-        ll: C0552::linear_layout,
-        in_dims: <C0552 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[1, 0, 0],
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                    &[0, 64, 0],
-                    &[0, 128, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 256), ("dim2", 8)],
-    },
-    Case {
-        name: "C0555",
-        encoding: "slice",
-        ll: C0555::linear_layout,
-        in_dims: <C0555 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[8, 0], &[0, 4], &[0, 8], &[0, 16], &[0, 32], &[0, 64]],
-            ),
-            ("lane", &[&[0, 1], &[0, 2], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 128)],
-    },
-    Case {
-        name: "C0558",
-        encoding: "mfma",
-        ll: C0558::linear_layout,
-        in_dims: <C0558 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[1, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 1],
-                ],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 16), ("dim2", 8)],
-    },
-    Case {
-        name: "C0561",
-        encoding: "blocked",
-        ll: C0561::linear_layout,
-        in_dims: <C0561 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 8], &[0, 16], &[0, 32]]),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 2], &[0, 4]]),
-            ("warp", &[]),
-            ("block", &[&[0, 0]]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 64)],
-    },
-    Case {
-        name: "C0564",
-        encoding: "blocked",
-        ll: C0564::linear_layout,
-        in_dims: <C0564 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 0, 16],
-                    &[0, 0, 32],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 8], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 8), ("dim2", 64)],
-    },
-    Case {
-        name: "C0567",
-        encoding: "dot",
-        ll: C0567::linear_layout,
-        in_dims: <C0567 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[0, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                ],
-            ),
-            ("lane", &[&[0, 1], &[0, 2], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 4)],
-    },
-    Case {
-        name: "C0570",
-        encoding: "swizzled",
-        ll: C0570::linear_layout,
-        in_dims: <C0570 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[8, 1],
-                    &[16, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 128)],
-    },
-    Case {
-        name: "C0573",
-        encoding: "nvmma",
-        ll: C0573::linear_layout,
-        in_dims: <C0573 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                ],
-            ),
-            ("block", &[&[0, 8, 0]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 16), ("dim2", 32)],
-    },
-    Case {
-        name: "C0576",
-        encoding: "swizzled",
-        ll: C0576::linear_layout,
-        in_dims: <C0576 as Layout>::IN_DIMS,
-        bases: &[
-            ("offset", &[&[1], &[2], &[4], &[8], &[16], &[32]]),
-            ("block", &[&[64]]),
-        ],
-        outs: &[("dim0", 128)],
-    },
-    Case {
-        name: "C0579",
-        encoding: "swizzled",
-        ll: C0579::linear_layout,
-        in_dims: <C0579 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                    &[0, 1],
-                    &[1, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 32)],
-    },
-    Case {
-        name: "C0582",
-        encoding: "mma",
-        ll: C0582::linear_layout,
-        in_dims: <C0582 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0, 1], &[0, 8, 0], &[0, 16, 0]]),
-            (
-                "lane",
-                &[&[0, 0, 2], &[0, 0, 4], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
-            ),
-            ("warp", &[&[0, 0, 8], &[0, 0, 0], &[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 32), ("dim2", 16)],
-    },
-    Case {
-        name: "C0585",
-        encoding: "mfma",
-        ll: C0585::linear_layout,
-        in_dims: <C0585 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
-            ),
-            ("warp", &[&[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 128)],
-    },
-    Case {
-        name: "C0588",
-        encoding: "mfma",
-        ll: C0588::linear_layout,
-        in_dims: <C0588 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[0, 32], &[0, 64], &[0, 0]]),
-            (
-                "lane",
-                &[&[1, 0], &[2, 0], &[4, 0], &[0, 0], &[0, 0], &[0, 0]],
-            ),
-            ("warp", &[&[0, 4], &[0, 8], &[0, 16]]),
-            ("block", &[&[0, 128]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 256)],
-    },
-    Case {
-        name: "C0591",
-        encoding: "linear",
-        ll: C0591::linear_layout,
-        in_dims: <C0591 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 2]]),
-            ("lane", &[]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 4)],
-    },
-    Case {
-        name: "C0594",
-        encoding: "swizzled",
-        ll: C0594::linear_layout,
-        in_dims: <C0594 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[&[1], &[2], &[4], &[8], &[16], &[32], &[64], &[128]],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256)],
-    },
-    Case {
-        name: "C0597",
-        encoding: "dot",
-        ll: C0597::linear_layout,
-        in_dims: <C0597 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[1, 0, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                    &[0, 64, 0],
-                    &[0, 128, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 1, 0], &[0, 2, 0], &[2, 0, 0], &[4, 0, 0], &[8, 0, 0]],
-            ),
-            ("warp", &[&[16, 0, 0], &[32, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 256), ("dim2", 1)],
-    },
-    Case {
-        name: "C0600",
-        encoding: "blocked",
-        ll: C0600::linear_layout,
-        in_dims: <C0600 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1)],
-    },
-    Case {
-        name: "C0603",
-        encoding: "blocked",
-        ll: C0603::linear_layout,
-        in_dims: <C0603 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 16], &[0, 32], &[0, 64]]),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 1], &[0, 2], &[0, 4]]),
-            ("warp", &[&[0, 8]]),
-            ("block", &[&[0, 128]]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 256)],
-    },
-    Case {
-        name: "C0606",
-        encoding: "mma",
-        ll: C0606::linear_layout,
-        in_dims: <C0606 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[8, 0], &[64, 0], &[128, 0]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[32, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 8)],
-    },
-    Case {
-        name: "C0609",
-        encoding: "linear",
-        ll: C0609::linear_layout,
-        in_dims: <C0609 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[8], &[0], &[4]]),
-            ("lane", &[&[2]]),
-            ("warp", &[]),
-            ("block", &[&[16], &[1]]),
-        ],
-        outs: &[("dim0", 32)],
-    },
-    Case {
-        name: "C0612",
-        encoding: "linear",
-        ll: C0612::linear_layout,
-        in_dims: <C0612 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0]]),
-            ("lane", &[&[4]]),
-            ("warp", &[&[1]]),
-            ("block", &[&[2]]),
-        ],
-        outs: &[("dim0", 8)],
-    },
-    Case {
-        name: "C0615",
-        encoding: "mfma",
-        ll: C0615::linear_layout,
-        in_dims: <C0615 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1, 0], &[2, 0], &[4, 0]]),
-            (
-                "lane",
-                &[&[0, 1], &[0, 2], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[&[0, 4]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 8)],
-    },
-    Case {
-        name: "C0618",
-        encoding: "nvmma",
-        ll: C0618::linear_layout,
-        in_dims: <C0618 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 1, 0],
-                    &[0, 2, 8],
-                    &[0, 4, 16],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[0, 0, 32],
-                ],
-            ),
-            ("block", &[&[8, 0, 0]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 8), ("dim2", 64)],
-    },
-    Case {
-        name: "C0621",
-        encoding: "wmma",
-        ll: C0621::linear_layout,
-        in_dims: <C0621 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 16],
-                    &[0, 0],
-                    &[0, 32],
-                    &[0, 64],
-                ],
-            ),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 8]]),
-            ("warp", &[&[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 128)],
-    },
-    Case {
-        name: "C0624",
-        encoding: "shared_linear",
-        ll: C0624::linear_layout,
-        in_dims: <C0624 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 4],
-                    &[2, 0],
-                    &[1, 0],
-                    &[0, 8],
-                    &[4, 0],
-                    &[0, 1],
-                    &[0, 2],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 16)],
-    },
-    Case {
-        name: "C0627",
-        encoding: "slice",
-        ll: C0627::linear_layout,
-        in_dims: <C0627 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[1, 0], &[2, 0], &[4, 0], &[16, 0], &[32, 0], &[64, 0]],
-            ),
-            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 0], &[8, 0]]),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 8)],
-    },
-    Case {
-        name: "C0630",
-        encoding: "blocked",
-        ll: C0630::linear_layout,
-        in_dims: <C0630 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 0, 32],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 0], &[4, 0, 0], &[8, 0, 0], &[16, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 1]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 2), ("dim2", 64)],
-    },
-    Case {
-        name: "C0633",
-        encoding: "slice",
-        ll: C0633::linear_layout,
-        in_dims: <C0633 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[16]]),
-            ("lane", &[&[0], &[0], &[1], &[2], &[4]]),
-            ("warp", &[&[8]]),
-            ("block", &[&[0], &[0]]),
-        ],
-        outs: &[("dim0", 32)],
-    },
-    Case {
-        name: "C0636",
-        encoding: "slice",
-        ll: C0636::linear_layout,
-        in_dims: <C0636 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[1], &[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0], &[0], &[0]]),
-            ("block", &[&[2]]),
-        ],
-        outs: &[("dim0", 4)],
-    },
-    Case {
-        name: "C0639",
-        encoding: "dot",
-        ll: C0639::linear_layout,
-        in_dims: <C0639 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[1, 0, 0],
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 1, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[2, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 2), ("dim2", 8)],
-    },
-    Case {
-        name: "C0642",
-        encoding: "blocked",
-        ll: C0642::linear_layout,
-        in_dims: <C0642 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[0, 1],
-                    &[0, 2],
-                    &[32, 0],
-                    &[64, 0],
-                    &[128, 0],
-                    &[0, 32],
-                ],
-            ),
-            ("lane", &[&[8, 0], &[16, 0], &[0, 4], &[0, 8], &[0, 16]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 64)],
-    },
-    Case {
-        name: "C0645",
-        encoding: "nvmma",
-        ll: C0645::linear_layout,
-        in_dims: <C0645 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[0, 1],
-                    &[0, 2],
-                    &[4, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[8, 0],
-                ],
-            ),
-            ("block", &[&[16, 0]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 32)],
-    },
-    Case {
-        name: "C0648",
-        encoding: "mma",
-        ll: C0648::linear_layout,
-        in_dims: <C0648 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
@@ -4695,203 +2581,154 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 128), ("dim1", 4)],
     },
     Case {
-        name: "C0651",
-        encoding: "blocked",
-        ll: C0651::linear_layout,
-        in_dims: <C0651 as Layout>::IN_DIMS,
+        name: "C0339",
+        encoding: "padded",
+        ll: C0339::linear_layout,
+        in_dims: <C0339 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[0, 4], &[4, 0], &[8, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[1, 0], &[2, 0]]),
-            ("warp", &[]),
-            ("block", &[&[16, 0], &[0, 0]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 8)],
-    },
-    Case {
-        name: "C0654",
-        encoding: "blocked",
-        ll: C0654::linear_layout,
-        in_dims: <C0654 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[16, 0], &[32, 0], &[64, 0]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[8, 0]]),
+            ("offset", &[&[0, 1], &[0, 2], &[0, 4], &[1, 0], &[2, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 128), ("dim1", 8)],
+        outs: &[("dim0", 4), ("dim1", 8)],
     },
     Case {
-        name: "C0657",
-        encoding: "swizzled",
-        ll: C0657::linear_layout,
-        in_dims: <C0657 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 0, 1],
-                    &[0, 1, 1],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                ],
-            ),
-            ("block", &[&[0, 0, 2]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 2), ("dim2", 4)],
-    },
-    Case {
-        name: "C0660",
+        name: "C0342",
         encoding: "slice",
-        ll: C0660::linear_layout,
-        in_dims: <C0660 as Layout>::IN_DIMS,
+        ll: C0342::linear_layout,
+        in_dims: <C0342 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[]),
-            ("lane", &[&[1], &[2], &[4], &[0], &[0]]),
-            ("warp", &[&[0]]),
+            ("register", &[&[1]]),
+            ("lane", &[&[2], &[0], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0], &[0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 8)],
+        outs: &[("dim0", 4)],
     },
     Case {
-        name: "C0663",
-        encoding: "slice",
-        ll: C0663::linear_layout,
-        in_dims: <C0663 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1], &[4], &[8], &[16], &[32], &[64]]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[2]]),
-            ("warp", &[]),
-            ("block", &[&[0], &[128]]),
-        ],
-        outs: &[("dim0", 256)],
-    },
-    Case {
-        name: "C0666",
-        encoding: "swizzled",
-        ll: C0666::linear_layout,
-        in_dims: <C0666 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[1], &[2]]), ("block", &[&[4]])],
-        outs: &[("dim0", 8)],
-    },
-    Case {
-        name: "C0669",
+        name: "C0345",
         encoding: "mma",
-        ll: C0669::linear_layout,
-        in_dims: <C0669 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[&[4, 0]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 1)],
-    },
-    Case {
-        name: "C0672",
-        encoding: "dot",
-        ll: C0672::linear_layout,
-        in_dims: <C0672 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[0, 0], &[0, 16], &[0, 32]]),
-            ("lane", &[&[0, 4], &[0, 8], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 64)],
-    },
-    Case {
-        name: "C0675",
-        encoding: "blocked",
-        ll: C0675::linear_layout,
-        in_dims: <C0675 as Layout>::IN_DIMS,
+        ll: C0345::linear_layout,
+        in_dims: <C0345 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
                 &[
-                    &[0, 1, 0],
                     &[0, 0, 1],
-                    &[1, 0, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 8],
+                    &[0, 0, 16],
                     &[0, 0, 32],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
                 ],
             ),
             (
                 "lane",
-                &[&[0, 2, 0], &[0, 0, 2], &[0, 0, 4], &[0, 0, 8], &[0, 0, 0]],
+                &[&[0, 0, 2], &[0, 0, 4], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
             ),
-            ("warp", &[&[0, 0, 16], &[0, 0, 0]]),
-            ("block", &[]),
+            ("warp", &[&[0, 0, 0], &[1, 0, 0]]),
+            ("block", &[&[0, 0, 64]]),
         ],
-        outs: &[("dim0", 2), ("dim1", 32), ("dim2", 64)],
+        outs: &[("dim0", 8), ("dim1", 8), ("dim2", 128)],
     },
     Case {
-        name: "C0678",
-        encoding: "dot",
-        ll: C0678::linear_layout,
-        in_dims: <C0678 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[8, 0],
-                    &[0, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                    &[128, 0],
-                ],
-            ),
-            ("lane", &[&[0, 8], &[0, 16], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 32)],
-    },
-    Case {
-        name: "C0681",
-        encoding: "slice",
-        ll: C0681::linear_layout,
-        in_dims: <C0681 as Layout>::IN_DIMS,
+        name: "C0348",
+        encoding: "blocked",
+        ll: C0348::linear_layout,
+        in_dims: <C0348 as Layout>::IN_DIMS,
         bases: &[
             ("register", &[&[1]]),
             ("lane", &[&[2], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0], &[0]]),
+            ("warp", &[&[0], &[0], &[0]]),
             ("block", &[]),
         ],
         outs: &[("dim0", 4)],
     },
     Case {
-        name: "C0684",
-        encoding: "padded",
-        ll: C0684::linear_layout,
-        in_dims: <C0684 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[1], &[2]]), ("block", &[])],
-        outs: &[("dim0", 4)],
-    },
-    Case {
-        name: "C0687",
-        encoding: "slice",
-        ll: C0687::linear_layout,
-        in_dims: <C0687 as Layout>::IN_DIMS,
+        name: "C0351",
+        encoding: "blocked",
+        ll: C0351::linear_layout,
+        in_dims: <C0351 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
                 &[
+                    &[0, 0, 0, 4],
+                    &[0, 0, 0, 8],
+                    &[0, 0, 0, 16],
+                    &[0, 0, 0, 32],
+                    &[0, 0, 0, 64],
+                    &[0, 0, 0, 128],
+                ],
+            ),
+            (
+                "lane",
+                &[
+                    &[0, 0, 0, 0],
+                    &[0, 0, 0, 0],
+                    &[0, 0, 0, 0],
+                    &[0, 0, 0, 0],
+                    &[0, 0, 0, 1],
+                ],
+            ),
+            ("warp", &[&[0, 0, 0, 2], &[0, 0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 1), ("dim2", 1), ("dim3", 256)],
+    },
+    Case {
+        name: "C0354",
+        encoding: "blocked",
+        ll: C0354::linear_layout,
+        in_dims: <C0354 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[1], &[0], &[0], &[0], &[0]]),
+            ("warp", &[&[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2)],
+    },
+    Case {
+        name: "C0357",
+        encoding: "mma",
+        ll: C0357::linear_layout,
+        in_dims: <C0357 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 0],
+                    &[0, 0, 8],
+                    &[0, 0, 16],
                     &[1, 0, 0],
                     &[2, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 2], &[0, 0, 4], &[0, 1, 0], &[0, 2, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[]),
+            ("block", &[&[0, 4, 0]]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 8), ("dim2", 32)],
+    },
+    Case {
+        name: "C0360",
+        encoding: "blocked",
+        ll: C0360::linear_layout,
+        in_dims: <C0360 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 2],
                     &[4, 0, 0],
-                    &[0, 1, 0],
-                    &[0, 2, 0],
                     &[8, 0, 0],
-                    &[16, 0, 0],
+                    &[0, 8, 0],
                     &[0, 16, 0],
                     &[0, 32, 0],
                     &[0, 64, 0],
@@ -4899,26 +2736,413 @@ pub const CASES: &[Case] = &[
             ),
             (
                 "lane",
-                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 4, 0]],
+                &[&[1, 0, 0], &[2, 0, 0], &[0, 1, 0], &[0, 2, 0], &[0, 0, 0]],
             ),
-            ("warp", &[&[0, 0, 0], &[0, 8, 0]]),
+            ("warp", &[&[0, 4, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 32), ("dim1", 128), ("dim2", 1)],
+        outs: &[("dim0", 16), ("dim1", 128), ("dim2", 4)],
     },
     Case {
-        name: "C0690",
+        name: "C0363",
+        encoding: "nvmma",
+        ll: C0363::linear_layout,
+        in_dims: <C0363 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 0],
+                    &[0, 0, 8],
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 8],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                    &[0, 0, 16],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 8), ("dim2", 32)],
+    },
+    Case {
+        name: "C0366",
+        encoding: "blocked",
+        ll: C0366::linear_layout,
+        in_dims: <C0366 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[64, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[8, 0, 0], &[16, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[32, 0, 0], &[0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 1), ("dim2", 8)],
+    },
+    Case {
+        name: "C0369",
+        encoding: "blocked",
+        ll: C0369::linear_layout,
+        in_dims: <C0369 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1, 0], &[0, 2, 0]]),
+            (
+                "lane",
+                &[&[0, 0, 1], &[0, 0, 0], &[0, 4, 0], &[0, 8, 0], &[0, 16, 0]],
+            ),
+            ("warp", &[&[0, 0, 0]]),
+            ("block", &[&[0, 32, 0], &[0, 0, 0]]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 64), ("dim2", 2)],
+    },
+    Case {
+        name: "C0372",
+        encoding: "mma",
+        ll: C0372::linear_layout,
+        in_dims: <C0372 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 1],
+                    &[0, 8, 0],
+                    &[0, 0, 32],
+                    &[0, 0, 64],
+                    &[0, 16, 0],
+                    &[0, 32, 0],
+                    &[0, 64, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 2], &[0, 0, 4], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
+            ),
+            ("warp", &[&[0, 0, 8], &[0, 0, 16]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 128), ("dim2", 128)],
+    },
+    Case {
+        name: "C0375",
+        encoding: "wmma",
+        ll: C0375::linear_layout,
+        in_dims: <C0375 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("lane", &[&[0, 1], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 2)],
+    },
+    Case {
+        name: "C0378",
+        encoding: "dot",
+        ll: C0378::linear_layout,
+        in_dims: <C0378 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                ],
+            ),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 1], &[0, 2]]),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 4)],
+    },
+    Case {
+        name: "C0381",
         encoding: "swizzled",
-        ll: C0690::linear_layout,
-        in_dims: <C0690 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[1], &[2], &[4]]), ("block", &[])],
+        ll: C0381::linear_layout,
+        in_dims: <C0381 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[1, 0], &[2, 0], &[0, 1]]), ("block", &[])],
+        outs: &[("dim0", 4), ("dim1", 2)],
+    },
+    Case {
+        name: "C0384",
+        encoding: "mma",
+        ll: C0384::linear_layout,
+        in_dims: <C0384 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1], &[8, 0], &[0, 16], &[0, 32], &[32, 0], &[64, 0]],
+            ),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[0, 8], &[16, 0]]),
+            ("block", &[&[0, 64]]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 128)],
+    },
+    Case {
+        name: "C0387",
+        encoding: "dot",
+        ll: C0387::linear_layout,
+        in_dims: <C0387 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[1, 0], &[8, 0], &[16, 0], &[32, 0], &[64, 0]],
+            ),
+            ("lane", &[&[2, 0], &[4, 0], &[0, 1], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 2)],
+    },
+    Case {
+        name: "C0390",
+        encoding: "swizzled",
+        ll: C0390::linear_layout,
+        in_dims: <C0390 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 1]]),
+            ("block", &[&[0, 2]]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 4)],
+    },
+    Case {
+        name: "C0393",
+        encoding: "linear",
+        ll: C0393::linear_layout,
+        in_dims: <C0393 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[16, 0, 0], &[4, 0, 0]]),
+            ("lane", &[&[0, 0, 0], &[1, 0, 0], &[8, 0, 0]]),
+            ("warp", &[]),
+            ("block", &[&[2, 0, 0]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 1), ("dim2", 1)],
+    },
+    Case {
+        name: "C0396",
+        encoding: "swizzled",
+        ll: C0396::linear_layout,
+        in_dims: <C0396 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 0, 1],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                    &[64, 0, 0],
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 4), ("dim2", 2)],
+    },
+    Case {
+        name: "C0399",
+        encoding: "blocked",
+        ll: C0399::linear_layout,
+        in_dims: <C0399 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[1, 0], &[2, 0]]),
+            ("warp", &[&[0, 0], &[4, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 1)],
+    },
+    Case {
+        name: "C0402",
+        encoding: "blocked",
+        ll: C0402::linear_layout,
+        in_dims: <C0402 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1, 0, 0],
+                    &[0, 2, 0, 0],
+                    &[0, 4, 0, 0],
+                    &[0, 0, 1, 0],
+                    &[0, 0, 2, 0],
+                    &[0, 0, 4, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[
+                    &[0, 8, 0, 0],
+                    &[0, 0, 8, 0],
+                    &[1, 0, 0, 0],
+                    &[0, 0, 0, 1],
+                    &[0, 0, 0, 2],
+                ],
+            ),
+            ("warp", &[&[0, 0, 0, 0], &[0, 0, 0, 0]]),
+            ("block", &[&[0, 16, 0, 0]]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 32), ("dim2", 16), ("dim3", 4)],
+    },
+    Case {
+        name: "C0405",
+        encoding: "blocked",
+        ll: C0405::linear_layout,
+        in_dims: <C0405 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[1, 0, 0],
+                    &[0, 0, 1],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                    &[64, 0, 0],
+                    &[128, 0, 0],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 0, 16],
+                ],
+            ),
+            (
+                "lane",
+                &[&[2, 0, 0], &[4, 0, 0], &[0, 0, 2], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[8, 0, 0]]),
+            ("block", &[&[0, 0, 32]]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 1), ("dim2", 64)],
+    },
+    Case {
+        name: "C0408",
+        encoding: "nvmma",
+        ll: C0408::linear_layout,
+        in_dims: <C0408 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[1, 0],
+                    &[2, 4],
+                    &[4, 8],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 64],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 128)],
+    },
+    Case {
+        name: "C0411",
+        encoding: "linear",
+        ll: C0411::linear_layout,
+        in_dims: <C0411 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[2]]),
+            ("warp", &[&[4], &[0]]),
+            ("block", &[&[0], &[1]]),
+        ],
         outs: &[("dim0", 8)],
     },
     Case {
-        name: "C0693",
+        name: "C0414",
+        encoding: "dot",
+        ll: C0414::linear_layout,
+        in_dims: <C0414 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[2, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[&[0, 0], &[0, 0]]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 1)],
+    },
+    Case {
+        name: "C0417",
+        encoding: "mma",
+        ll: C0417::linear_layout,
+        in_dims: <C0417 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                    &[64, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 1, 0], &[0, 2, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 0], &[1, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 4), ("dim2", 1)],
+    },
+    Case {
+        name: "C0420",
+        encoding: "slice",
+        ll: C0420::linear_layout,
+        in_dims: <C0420 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[0], &[0], &[0], &[1], &[0]]),
+            ("warp", &[&[0], &[0], &[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2)],
+    },
+    Case {
+        name: "C0423",
         encoding: "swizzled",
-        ll: C0693::linear_layout,
-        in_dims: <C0693 as Layout>::IN_DIMS,
+        ll: C0423::linear_layout,
+        in_dims: <C0423 as Layout>::IN_DIMS,
         bases: &[
             (
                 "offset",
@@ -4926,25 +3150,373 @@ pub const CASES: &[Case] = &[
                     &[0, 1, 0],
                     &[0, 2, 0],
                     &[0, 4, 0],
+                    &[0, 8, 0],
                     &[0, 0, 1],
                     &[0, 0, 2],
-                    &[0, 0, 4],
+                    &[0, 8, 4],
                     &[0, 0, 8],
                     &[0, 0, 16],
                     &[0, 0, 32],
                     &[0, 0, 64],
-                    &[0, 0, 128],
+                    &[1, 0, 0],
                 ],
             ),
             ("block", &[]),
         ],
-        outs: &[("dim0", 1), ("dim1", 8), ("dim2", 256)],
+        outs: &[("dim0", 2), ("dim1", 16), ("dim2", 128)],
     },
     Case {
-        name: "C0696",
+        name: "C0426",
+        encoding: "nvmma",
+        ll: C0426::linear_layout,
+        in_dims: <C0426 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 32)],
+    },
+    Case {
+        name: "C0429",
         encoding: "blocked",
-        ll: C0696::linear_layout,
-        in_dims: <C0696 as Layout>::IN_DIMS,
+        ll: C0429::linear_layout,
+        in_dims: <C0429 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1], &[2]]),
+            ("lane", &[&[4], &[8], &[16], &[32], &[64]]),
+            ("warp", &[&[128], &[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256)],
+    },
+    Case {
+        name: "C0432",
+        encoding: "nvmma",
+        ll: C0432::linear_layout,
+        in_dims: <C0432 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 0, 0, 1],
+                    &[0, 0, 0, 2],
+                    &[0, 0, 0, 4],
+                    &[0, 0, 0, 8],
+                    &[0, 0, 1, 0],
+                    &[0, 0, 2, 0],
+                    &[0, 0, 4, 8],
+                    &[0, 0, 8, 0],
+                    &[0, 1, 0, 0],
+                    &[0, 2, 0, 0],
+                    &[0, 4, 0, 0],
+                    &[1, 0, 0, 0],
+                    &[2, 0, 0, 0],
+                    &[4, 0, 0, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 8), ("dim2", 16), ("dim3", 16)],
+    },
+    Case {
+        name: "C0435",
+        encoding: "blocked",
+        ll: C0435::linear_layout,
+        in_dims: <C0435 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1], &[2], &[4]]),
+            ("lane", &[&[8], &[16], &[32], &[64], &[0]]),
+            ("warp", &[&[0], &[0], &[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128)],
+    },
+    Case {
+        name: "C0438",
+        encoding: "blocked",
+        ll: C0438::linear_layout,
+        in_dims: <C0438 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 1],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                    &[64, 0, 0],
+                    &[128, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 2], &[0, 0, 0], &[0, 0, 0], &[8, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 1), ("dim2", 4)],
+    },
+    Case {
+        name: "C0441",
+        encoding: "mfma",
+        ll: C0441::linear_layout,
+        in_dims: <C0441 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[1, 0], &[2, 0], &[0, 0], &[16, 0], &[32, 0], &[64, 0]],
+            ),
+            (
+                "lane",
+                &[&[0, 1], &[0, 2], &[0, 4], &[0, 0], &[4, 0], &[8, 0]],
+            ),
+            ("warp", &[]),
+            ("block", &[&[0, 8]]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 16)],
+    },
+    Case {
+        name: "C0444",
+        encoding: "blocked",
+        ll: C0444::linear_layout,
+        in_dims: <C0444 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1]]),
+            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
+            ("warp", &[&[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2)],
+    },
+    Case {
+        name: "C0447",
+        encoding: "swizzled",
+        ll: C0447::linear_layout,
+        in_dims: <C0447 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[0, 16], &[1, 0]],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 32)],
+    },
+    Case {
+        name: "C0450",
+        encoding: "swizzled",
+        ll: C0450::linear_layout,
+        in_dims: <C0450 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                    &[128, 0],
+                    &[0, 1],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 2)],
+    },
+    Case {
+        name: "C0453",
+        encoding: "slice",
+        ll: C0453::linear_layout,
+        in_dims: <C0453 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[1], &[0], &[0], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0], &[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2)],
+    },
+    Case {
+        name: "C0456",
+        encoding: "padded",
+        ll: C0456::linear_layout,
+        in_dims: <C0456 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[1], &[2]]), ("block", &[])],
+        outs: &[("dim0", 4)],
+    },
+    Case {
+        name: "C0459",
+        encoding: "dot",
+        ll: C0459::linear_layout,
+        in_dims: <C0459 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[16, 0], &[0, 0]],
+            ),
+            ("warp", &[&[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 8)],
+    },
+    Case {
+        name: "C0462",
+        encoding: "blocked",
+        ll: C0462::linear_layout,
+        in_dims: <C0462 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[2, 0], &[4, 0], &[0, 1]]),
+            ("lane", &[&[8, 0], &[16, 0], &[32, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0]]),
+            ("block", &[&[0, 2], &[64, 0]]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 4)],
+    },
+    Case {
+        name: "C0465",
+        encoding: "dot",
+        ll: C0465::linear_layout,
+        in_dims: <C0465 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 2], &[0, 0], &[0, 16]]),
+            ("lane", &[&[0, 4], &[0, 8], &[1, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[&[2, 0]]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 32)],
+    },
+    Case {
+        name: "C0468",
+        encoding: "rotating",
+        ll: C0468::linear_layout,
+        in_dims: <C0468 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                    &[128, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 1)],
+    },
+    Case {
+        name: "C0471",
+        encoding: "slice",
+        ll: C0471::linear_layout,
+        in_dims: <C0471 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[16, 0],
+                    &[0, 16],
+                    &[32, 0],
+                    &[64, 0],
+                ],
+            ),
+            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 8]]),
+            ("warp", &[]),
+            ("block", &[&[0, 0]]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 32)],
+    },
+    Case {
+        name: "C0474",
+        encoding: "mma",
+        ll: C0474::linear_layout,
+        in_dims: <C0474 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[8, 0], &[0, 8], &[0, 16]]),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[&[16, 0]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 32)],
+    },
+    Case {
+        name: "C0477",
+        encoding: "mfma",
+        ll: C0477::linear_layout,
+        in_dims: <C0477 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                ],
+            ),
+            ("warp", &[&[0, 0, 0]]),
+            ("block", &[&[0, 0, 0]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 16), ("dim2", 1)],
+    },
+    Case {
+        name: "C0480",
+        encoding: "blocked",
+        ll: C0480::linear_layout,
+        in_dims: <C0480 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
@@ -4965,10 +3537,10 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 128), ("dim1", 64)],
     },
     Case {
-        name: "C0699",
+        name: "C0483",
         encoding: "blocked",
-        ll: C0699::linear_layout,
-        in_dims: <C0699 as Layout>::IN_DIMS,
+        ll: C0483::linear_layout,
+        in_dims: <C0483 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
@@ -4984,10 +3556,10 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 1), ("dim1", 8), ("dim2", 64)],
     },
     Case {
-        name: "C0702",
+        name: "C0486",
         encoding: "blocked",
-        ll: C0702::linear_layout,
-        in_dims: <C0702 as Layout>::IN_DIMS,
+        ll: C0486::linear_layout,
+        in_dims: <C0486 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
@@ -5020,10 +3592,10 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 4), ("dim1", 2), ("dim2", 256), ("dim3", 8)],
     },
     Case {
-        name: "C0705",
+        name: "C0489",
         encoding: "dot",
-        ll: C0705::linear_layout,
-        in_dims: <C0705 as Layout>::IN_DIMS,
+        ll: C0489::linear_layout,
+        in_dims: <C0489 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
@@ -5046,10 +3618,10 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 4), ("dim1", 2), ("dim2", 1)],
     },
     Case {
-        name: "C0708",
+        name: "C0492",
         encoding: "mma",
-        ll: C0708::linear_layout,
-        in_dims: <C0708 as Layout>::IN_DIMS,
+        ll: C0492::linear_layout,
+        in_dims: <C0492 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
@@ -5070,23 +3642,239 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 128), ("dim1", 32)],
     },
     Case {
-        name: "C0711",
-        encoding: "slice",
-        ll: C0711::linear_layout,
-        in_dims: <C0711 as Layout>::IN_DIMS,
+        name: "C0495",
+        encoding: "mma",
+        ll: C0495::linear_layout,
+        in_dims: <C0495 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[]),
-            ("lane", &[&[1], &[2], &[4], &[8], &[16], &[0]]),
-            ("warp", &[&[0], &[0]]),
+            ("register", &[&[0, 1], &[8, 0], &[0, 0], &[0, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[16, 0], &[32, 0], &[64, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 32)],
+        outs: &[("dim0", 128), ("dim1", 2)],
     },
     Case {
-        name: "C0714",
-        encoding: "swizzled",
-        ll: C0714::linear_layout,
-        in_dims: <C0714 as Layout>::IN_DIMS,
+        name: "C0498",
+        encoding: "blocked",
+        ll: C0498::linear_layout,
+        in_dims: <C0498 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[1, 0, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 16, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 4, 0], &[0, 8, 0], &[2, 0, 0], &[4, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 32), ("dim2", 4)],
+    },
+    Case {
+        name: "C0501",
+        encoding: "blocked",
+        ll: C0501::linear_layout,
+        in_dims: <C0501 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1, 0], &[4, 0, 0], &[8, 0, 0], &[16, 0, 0], &[32, 0, 0]],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 1], &[1, 0, 0], &[2, 0, 0], &[0, 2, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 2], &[0, 0, 0]]),
+            ("block", &[&[64, 0, 0], &[128, 0, 0]]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 4), ("dim2", 4)],
+    },
+    Case {
+        name: "C0504",
+        encoding: "nvmma",
+        ll: C0504::linear_layout,
+        in_dims: <C0504 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0, 0, 0],
+                    &[2, 0, 0, 0],
+                    &[4, 0, 0, 0],
+                    &[0, 0, 4, 0],
+                    &[0, 1, 0, 0],
+                    &[4, 2, 0, 0],
+                    &[0, 4, 0, 0],
+                    &[0, 0, 0, 1],
+                    &[0, 0, 0, 2],
+                    &[0, 0, 0, 4],
+                    &[0, 0, 0, 8],
+                    &[0, 0, 1, 0],
+                    &[0, 0, 2, 0],
+                ],
+            ),
+            ("block", &[&[0, 0, 8, 0]]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 8), ("dim2", 16), ("dim3", 16)],
+    },
+    Case {
+        name: "C0507",
+        encoding: "mma",
+        ll: C0507::linear_layout,
+        in_dims: <C0507 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 0], &[0, 0], &[0, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 2)],
+    },
+    Case {
+        name: "C0510",
+        encoding: "padded",
+        ll: C0510::linear_layout,
+        in_dims: <C0510 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[1, 0],
+                    &[2, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 64)],
+    },
+    Case {
+        name: "C0513",
+        encoding: "nvmma",
+        ll: C0513::linear_layout,
+        in_dims: <C0513 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 64],
+                    &[1, 16],
+                    &[2, 32],
+                    &[4, 64],
+                    &[0, 128],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 256)],
+    },
+    Case {
+        name: "C0516",
+        encoding: "linear",
+        ll: C0516::linear_layout,
+        in_dims: <C0516 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 4, 0], &[2, 0, 0]]),
+            ("lane", &[&[0, 2, 0], &[0, 1, 0], &[0, 0, 0]]),
+            ("warp", &[&[0, 16, 0]]),
+            ("block", &[&[1, 0, 0], &[0, 8, 0]]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 32), ("dim2", 1)],
+    },
+    Case {
+        name: "C0519",
+        encoding: "mma",
+        ll: C0519::linear_layout,
+        in_dims: <C0519 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1], &[8, 0], &[0, 8], &[0, 0], &[0, 0], &[64, 0]],
+            ),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[16, 0], &[32, 0], &[0, 0]]),
+            ("block", &[&[128, 0]]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 16)],
+    },
+    Case {
+        name: "C0522",
+        encoding: "wmma",
+        ll: C0522::linear_layout,
+        in_dims: <C0522 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 0],
+                    &[16, 0],
+                    &[0, 0],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 64],
+                ],
+            ),
+            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 8]]),
+            ("warp", &[]),
+            ("block", &[&[0, 128]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 256)],
+    },
+    Case {
+        name: "C0525",
+        encoding: "dot",
+        ll: C0525::linear_layout,
+        in_dims: <C0525 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[2, 0], &[4, 0], &[128, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[8, 0], &[16, 0]]),
+            ("warp", &[&[0, 0], &[32, 0], &[64, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 1)],
+    },
+    Case {
+        name: "C0528",
+        encoding: "slice",
+        ll: C0528::linear_layout,
+        in_dims: <C0528 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[1], &[0], &[0], &[0], &[0], &[0]]),
+            ("warp", &[]),
+            ("block", &[&[0]]),
+        ],
+        outs: &[("dim0", 2)],
+    },
+    Case {
+        name: "C0531",
+        encoding: "rotating",
+        ll: C0531::linear_layout,
+        in_dims: <C0531 as Layout>::IN_DIMS,
         bases: &[
             (
                 "offset",
@@ -5094,60 +3882,1055 @@ pub const CASES: &[Case] = &[
                     &[1, 0, 0],
                     &[2, 0, 0],
                     &[4, 0, 0],
-                    &[1, 1, 0],
-                    &[2, 2, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                    &[64, 0, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 1), ("dim2", 1)],
+    },
+    Case {
+        name: "C0534",
+        encoding: "nvmma",
+        ll: C0534::linear_layout,
+        in_dims: <C0534 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
                     &[0, 4, 0],
                     &[0, 8, 0],
                     &[0, 16, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 32, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 64), ("dim2", 8)],
+    },
+    Case {
+        name: "C0537",
+        encoding: "nvmma",
+        ll: C0537::linear_layout,
+        in_dims: <C0537 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[0, 1],
+                    &[0, 2],
+                    &[16, 4],
+                    &[32, 0],
+                    &[64, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 8)],
+    },
+    Case {
+        name: "C0540",
+        encoding: "mma",
+        ll: C0540::linear_layout,
+        in_dims: <C0540 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1], &[0, 0], &[0, 16], &[0, 32], &[0, 64], &[0, 128]],
+            ),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[0, 8], &[0, 0]]),
+            ("block", &[&[8, 0]]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 256)],
+    },
+    Case {
+        name: "C0543",
+        encoding: "swizzled",
+        ll: C0543::linear_layout,
+        in_dims: <C0543 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[1], &[2], &[4], &[8], &[16], &[32], &[64]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128)],
+    },
+    Case {
+        name: "C0546",
+        encoding: "mma",
+        ll: C0546::linear_layout,
+        in_dims: <C0546 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 1, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 2), ("dim2", 1)],
+    },
+    Case {
+        name: "C0549",
+        encoding: "slice",
+        ll: C0549::linear_layout,
+        in_dims: <C0549 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 2]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 1], &[1, 0]]),
+            ("warp", &[&[0, 0], &[2, 0], &[4, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 4)],
+    },
+    Case {
+        name: "C0552",
+        encoding: "linear",
+        ll: C0552::linear_layout,
+        in_dims: <C0552 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[2, 0, 0]]),
+            ("lane", &[&[1, 0, 0]]),
+            ("warp", &[&[0, 1, 0]]),
+            ("block", &[&[0, 2, 0]]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 4), ("dim2", 1)],
+    },
+    Case {
+        name: "C0555",
+        encoding: "mma",
+        ll: C0555::linear_layout,
+        in_dims: <C0555 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1], &[8, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
+            ),
+            ("lane", &[&[0, 2], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[16, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 4)],
+    },
+    Case {
+        name: "C0558",
+        encoding: "mma",
+        ll: C0558::linear_layout,
+        in_dims: <C0558 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 0, 1], &[0, 0, 0], &[2, 0, 0], &[4, 0, 0]],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 2], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[1, 0, 0]]),
+            ("block", &[&[0, 0, 4]]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 1), ("dim2", 8)],
+    },
+    Case {
+        name: "C0561",
+        encoding: "dot",
+        ll: C0561::linear_layout,
+        in_dims: <C0561 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1], &[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]],
+            ),
+            ("lane", &[&[0, 8], &[0, 16], &[0, 32], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[&[0, 0]]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 64)],
+    },
+    Case {
+        name: "C0564",
+        encoding: "wmma",
+        ll: C0564::linear_layout,
+        in_dims: <C0564 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1], &[0, 0], &[0, 0], &[16, 0], &[32, 0], &[64, 0]],
+            ),
+            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 0]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 2)],
+    },
+    Case {
+        name: "C0567",
+        encoding: "mma",
+        ll: C0567::linear_layout,
+        in_dims: <C0567 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[8, 0], &[0, 16], &[0, 32]]),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[0, 8], &[16, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 64)],
+    },
+    Case {
+        name: "C0570",
+        encoding: "padded",
+        ll: C0570::linear_layout,
+        in_dims: <C0570 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[1, 0], &[2, 0], &[4, 0], &[0, 1]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 2)],
+    },
+    Case {
+        name: "C0573",
+        encoding: "blocked",
+        ll: C0573::linear_layout,
+        in_dims: <C0573 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 4]]),
+            (
+                "lane",
+                &[&[0, 0, 8], &[0, 0, 0], &[0, 0, 0], &[0, 1, 0], &[0, 2, 0]],
+            ),
+            ("warp", &[&[0, 0, 0]]),
+            ("block", &[&[0, 0, 16], &[0, 0, 0]]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 4), ("dim2", 32)],
+    },
+    Case {
+        name: "C0576",
+        encoding: "dot",
+        ll: C0576::linear_layout,
+        in_dims: <C0576 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 0], &[0, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[&[0, 0]]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 2)],
+    },
+    Case {
+        name: "C0579",
+        encoding: "slice",
+        ll: C0579::linear_layout,
+        in_dims: <C0579 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 1)],
+    },
+    Case {
+        name: "C0582",
+        encoding: "swizzled",
+        ll: C0582::linear_layout,
+        in_dims: <C0582 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 16)],
+    },
+    Case {
+        name: "C0585",
+        encoding: "rotating",
+        ll: C0585::linear_layout,
+        in_dims: <C0585 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[1, 0, 0],
+                    &[0, 0, 0],
                     &[0, 0, 1],
                     &[0, 0, 2],
                     &[0, 0, 4],
                     &[0, 0, 8],
                     &[0, 0, 16],
                     &[0, 0, 32],
+                    &[0, 0, 64],
+                    &[0, 0, 128],
+                ],
+            ),
+            ("block", &[&[2, 0, 0]]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 4), ("dim2", 256)],
+    },
+    Case {
+        name: "C0588",
+        encoding: "blocked",
+        ll: C0588::linear_layout,
+        in_dims: <C0588 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[0, 1], &[0, 0], &[0, 0], &[1, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 2)],
+    },
+    Case {
+        name: "C0591",
+        encoding: "swizzled",
+        ll: C0591::linear_layout,
+        in_dims: <C0591 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
                 ],
             ),
             ("block", &[]),
         ],
-        outs: &[("dim0", 8), ("dim1", 32), ("dim2", 64)],
+        outs: &[("dim0", 32), ("dim1", 4), ("dim2", 16)],
     },
     Case {
-        name: "C0717",
+        name: "C0594",
+        encoding: "dot",
+        ll: C0594::linear_layout,
+        in_dims: <C0594 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[1, 0], &[0, 0], &[0, 0], &[0, 16], &[0, 32], &[0, 64]],
+            ),
+            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[0, 0]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[&[0, 0]]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 128)],
+    },
+    Case {
+        name: "C0597",
+        encoding: "mma",
+        ll: C0597::linear_layout,
+        in_dims: <C0597 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[8, 0], &[0, 8], &[0, 0]]),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 16)],
+    },
+    Case {
+        name: "C0600",
+        encoding: "shared_linear",
+        ll: C0600::linear_layout,
+        in_dims: <C0600 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[2, 0, 0],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 1, 0],
+                    &[0, 0, 1],
+                    &[1, 0, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 2), ("dim2", 8)],
+    },
+    Case {
+        name: "C0603",
+        encoding: "dot",
+        ll: C0603::linear_layout,
+        in_dims: <C0603 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 0], &[0, 0], &[0, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 2)],
+    },
+    Case {
+        name: "C0606",
+        encoding: "slice",
+        ll: C0606::linear_layout,
+        in_dims: <C0606 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[2, 0], &[4, 0]]),
+            ("lane", &[&[0, 2], &[0, 4], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[1, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 8)],
+    },
+    Case {
+        name: "C0609",
+        encoding: "mma",
+        ll: C0609::linear_layout,
+        in_dims: <C0609 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0, 0], &[0, 8, 0], &[0, 32, 0]]),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
+            ),
+            ("warp", &[&[0, 0, 0], &[0, 16, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 64), ("dim2", 1)],
+    },
+    Case {
+        name: "C0612",
         encoding: "blocked",
-        ll: C0717::linear_layout,
-        in_dims: <C0717 as Layout>::IN_DIMS,
+        ll: C0612::linear_layout,
+        in_dims: <C0612 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0, 0], &[2, 0, 0], &[0, 0, 1]]),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 1, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 0], &[0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 2), ("dim2", 2)],
+    },
+    Case {
+        name: "C0615",
+        encoding: "mma",
+        ll: C0615::linear_layout,
+        in_dims: <C0615 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1], &[8, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
+            ),
+            ("lane", &[&[0, 2], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[16, 0], &[32, 0], &[64, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 4)],
+    },
+    Case {
+        name: "C0618",
+        encoding: "mfma",
+        ll: C0618::linear_layout,
+        in_dims: <C0618 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 2], &[0, 0], &[64, 0]]),
+            (
+                "lane",
+                &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[16, 0], &[32, 0]],
+            ),
+            ("warp", &[]),
+            ("block", &[&[0, 4]]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 8)],
+    },
+    Case {
+        name: "C0621",
+        encoding: "nvmma",
+        ll: C0621::linear_layout,
+        in_dims: <C0621 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[1, 0],
+                    &[2, 4],
+                    &[4, 8],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 64],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 128)],
+    },
+    Case {
+        name: "C0624",
+        encoding: "padded",
+        ll: C0624::linear_layout,
+        in_dims: <C0624 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 16)],
+    },
+    Case {
+        name: "C0627",
+        encoding: "swizzled",
+        ll: C0627::linear_layout,
+        in_dims: <C0627 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[0, 1],
+                    &[0, 2],
+                    &[1, 4],
+                    &[0, 8],
+                    &[0, 16],
+                ],
+            ),
+            ("block", &[&[0, 32]]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 64)],
+    },
+    Case {
+        name: "C0630",
+        encoding: "mfma",
+        ll: C0630::linear_layout,
+        in_dims: <C0630 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[2, 0], &[8, 0]]),
+            (
+                "lane",
+                &[&[0, 1], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
+            ),
+            ("warp", &[&[0, 0], &[4, 0]]),
+            ("block", &[&[0, 2]]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 4)],
+    },
+    Case {
+        name: "C0633",
+        encoding: "slice",
+        ll: C0633::linear_layout,
+        in_dims: <C0633 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[8], &[64], &[128]]),
+            ("lane", &[&[0], &[0], &[1], &[2], &[4]]),
+            ("warp", &[&[0], &[16], &[32]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256)],
+    },
+    Case {
+        name: "C0636",
+        encoding: "blocked",
+        ll: C0636::linear_layout,
+        in_dims: <C0636 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[4, 0], &[8, 0], &[16, 0]]),
+            ("lane", &[&[1, 0], &[2, 0], &[0, 1], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[&[0, 2], &[32, 0]]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 4)],
+    },
+    Case {
+        name: "C0639",
+        encoding: "dot",
+        ll: C0639::linear_layout,
+        in_dims: <C0639 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 2], &[0, 4], &[0, 0], &[0, 0]]),
+            ("lane", &[&[0, 8], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 16)],
+    },
+    Case {
+        name: "C0642",
+        encoding: "swizzled",
+        ll: C0642::linear_layout,
+        in_dims: <C0642 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[0, 1],
+                ],
+            ),
+            ("block", &[&[64, 0]]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 2)],
+    },
+    Case {
+        name: "C0645",
+        encoding: "wmma",
+        ll: C0645::linear_layout,
+        in_dims: <C0645 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
                 &[
-                    &[0, 0, 0, 1],
-                    &[0, 2, 0, 0],
-                    &[1, 0, 0, 0],
-                    &[2, 0, 0, 0],
-                    &[4, 0, 0, 0],
-                    &[8, 0, 0, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 32],
+                    &[0, 0, 64],
+                    &[1, 0, 0],
                 ],
             ),
             (
                 "lane",
+                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 0, 0], &[0, 0, 8]],
+            ),
+            ("warp", &[&[0, 0, 16], &[0, 0, 0]]),
+            ("block", &[&[0, 8, 0]]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 16), ("dim2", 128)],
+    },
+    Case {
+        name: "C0648",
+        encoding: "blocked",
+        ll: C0648::linear_layout,
+        in_dims: <C0648 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[4, 0]]),
+            ("lane", &[&[1, 0], &[2, 0], &[0, 1], &[0, 2], &[0, 4]]),
+            ("warp", &[&[0, 8], &[0, 0], &[0, 0]]),
+            ("block", &[&[0, 16]]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 32)],
+    },
+    Case {
+        name: "C0651",
+        encoding: "blocked",
+        ll: C0651::linear_layout,
+        in_dims: <C0651 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
                 &[
-                    &[0, 0, 0, 2],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 1, 0, 0],
-                    &[0, 0, 0, 0],
+                    &[0, 1, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 0, 16],
                 ],
             ),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 1], &[0, 0, 2]],
+            ),
+            ("warp", &[&[0, 0, 0], &[0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 2), ("dim2", 32)],
+    },
+    Case {
+        name: "C0654",
+        encoding: "dot",
+        ll: C0654::linear_layout,
+        in_dims: <C0654 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[8, 0],
+                    &[0, 0],
+                    &[16, 0],
+                    &[32, 0],
+                ],
+            ),
+            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[0, 0], &[0, 0]]),
+            ("block", &[&[0, 0]]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 1)],
+    },
+    Case {
+        name: "C0657",
+        encoding: "blocked",
+        ll: C0657::linear_layout,
+        in_dims: <C0657 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0, 1], &[16, 0, 0], &[32, 0, 0]]),
+            (
+                "lane",
+                &[&[1, 0, 0], &[2, 0, 0], &[4, 0, 0], &[8, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 1), ("dim2", 2)],
+    },
+    Case {
+        name: "C0660",
+        encoding: "blocked",
+        ll: C0660::linear_layout,
+        in_dims: <C0660 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1]]),
+            ("lane", &[&[2], &[0], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0]]),
+            ("block", &[&[4], &[8]]),
+        ],
+        outs: &[("dim0", 16)],
+    },
+    Case {
+        name: "C0663",
+        encoding: "blocked",
+        ll: C0663::linear_layout,
+        in_dims: <C0663 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 2]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0]]),
+            ("block", &[&[0, 4]]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 8)],
+    },
+    Case {
+        name: "C0666",
+        encoding: "swizzled",
+        ll: C0666::linear_layout,
+        in_dims: <C0666 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 64)],
+    },
+    Case {
+        name: "C0669",
+        encoding: "slice",
+        ll: C0669::linear_layout,
+        in_dims: <C0669 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[8, 0]]),
+            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 1)],
+    },
+    Case {
+        name: "C0672",
+        encoding: "swizzled",
+        ll: C0672::linear_layout,
+        in_dims: <C0672 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[1, 0], &[2, 0]]), ("block", &[&[0, 1]])],
+        outs: &[("dim0", 4), ("dim1", 2)],
+    },
+    Case {
+        name: "C0675",
+        encoding: "linear",
+        ll: C0675::linear_layout,
+        in_dims: <C0675 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0, 1], &[0, 0, 8], &[0, 4, 0]]),
+            ("lane", &[&[0, 0, 2]]),
+            ("warp", &[&[2, 0, 0], &[0, 2, 0], &[4, 0, 0]]),
+            ("block", &[&[0, 0, 4], &[8, 0, 0], &[1, 0, 0], &[0, 1, 0]]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 8), ("dim2", 16)],
+    },
+    Case {
+        name: "C0678",
+        encoding: "nvmma",
+        ll: C0678::linear_layout,
+        in_dims: <C0678 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[1, 0], &[2, 0], &[4, 0], &[0, 1], &[0, 2]]),
+            ("block", &[&[0, 4]]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 8)],
+    },
+    Case {
+        name: "C0681",
+        encoding: "mma",
+        ll: C0681::linear_layout,
+        in_dims: <C0681 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                ],
+            ),
+            ("lane", &[&[0, 2], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 4)],
+    },
+    Case {
+        name: "C0684",
+        encoding: "linear",
+        ll: C0684::linear_layout,
+        in_dims: <C0684 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[4, 0], &[0, 2]]),
+            ("lane", &[&[0, 1]]),
+            ("warp", &[&[1, 0]]),
+            ("block", &[&[8, 0], &[2, 0]]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 4)],
+    },
+    Case {
+        name: "C0687",
+        encoding: "wmma",
+        ll: C0687::linear_layout,
+        in_dims: <C0687 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[1, 0], &[2, 0], &[4, 0], &[0, 16], &[0, 32], &[0, 64]],
+            ),
+            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[0, 0]]),
             ("warp", &[]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 16), ("dim1", 4), ("dim2", 1), ("dim3", 4)],
+        outs: &[("dim0", 8), ("dim1", 128)],
     },
     Case {
-        name: "C0720",
+        name: "C0690",
+        encoding: "mfma",
+        ll: C0690::linear_layout,
+        in_dims: <C0690 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 2], &[0, 0]]),
+            (
+                "lane",
+                &[&[1, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
+            ),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[&[2, 0]]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 4)],
+    },
+    Case {
+        name: "C0693",
+        encoding: "nvmma",
+        ll: C0693::linear_layout,
+        in_dims: <C0693 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 8],
+                    &[0, 8, 0],
+                    &[0, 16, 0],
+                    &[0, 32, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 64), ("dim2", 16)],
+    },
+    Case {
+        name: "C0696",
+        encoding: "wmma",
+        ll: C0696::linear_layout,
+        in_dims: <C0696 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 0, 16],
+                    &[0, 0, 32],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 1]],
+            ),
+            ("warp", &[&[0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 1), ("dim2", 64)],
+    },
+    Case {
+        name: "C0699",
+        encoding: "slice",
+        ll: C0699::linear_layout,
+        in_dims: <C0699 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[0, 1]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[]),
+            ("block", &[&[0, 2]]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 4)],
+    },
+    Case {
+        name: "C0702",
         encoding: "swizzled",
-        ll: C0720::linear_layout,
-        in_dims: <C0720 as Layout>::IN_DIMS,
+        ll: C0702::linear_layout,
+        in_dims: <C0702 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[1, 1],
+                    &[2, 2],
+                    &[4, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 64],
+                    &[0, 128],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 256)],
+    },
+    Case {
+        name: "C0705",
+        encoding: "blocked",
+        ll: C0705::linear_layout,
+        in_dims: <C0705 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[0, 16]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 1], &[0, 2], &[0, 4]]),
+            ("warp", &[&[0, 8]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 32)],
+    },
+    Case {
+        name: "C0708",
+        encoding: "swizzled",
+        ll: C0708::linear_layout,
+        in_dims: <C0708 as Layout>::IN_DIMS,
         bases: &[
             ("offset", &[&[1], &[2], &[4], &[8], &[16], &[32]]),
             ("block", &[]),
@@ -5155,10 +4938,521 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 64)],
     },
     Case {
+        name: "C0711",
+        encoding: "swizzled",
+        ll: C0711::linear_layout,
+        in_dims: <C0711 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 0, 16],
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[0, 16, 0],
+                ],
+            ),
+            ("block", &[&[8, 0, 0]]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 32), ("dim2", 32)],
+    },
+    Case {
+        name: "C0714",
+        encoding: "wmma",
+        ll: C0714::linear_layout,
+        in_dims: <C0714 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 2], &[0, 4], &[0, 8], &[0, 0], &[0, 32], &[0, 64]],
+            ),
+            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[0, 0], &[0, 1]]),
+            ("warp", &[&[0, 16]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 128)],
+    },
+    Case {
+        name: "C0717",
+        encoding: "dot",
+        ll: C0717::linear_layout,
+        in_dims: <C0717 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 64],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[0, 16], &[0, 32]],
+            ),
+            ("warp", &[&[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 128)],
+    },
+    Case {
+        name: "C0720",
+        encoding: "rotating",
+        ll: C0720::linear_layout,
+        in_dims: <C0720 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 0],
+                ],
+            ),
+            ("block", &[&[0, 64]]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 128)],
+    },
+    Case {
         name: "C0723",
-        encoding: "nvmma",
+        encoding: "mma",
         ll: C0723::linear_layout,
         in_dims: <C0723 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1],
+                    &[8, 0],
+                    &[0, 8],
+                    &[0, 16],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                    &[128, 0],
+                ],
+            ),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 32)],
+    },
+    Case {
+        name: "C0726",
+        encoding: "slice",
+        ll: C0726::linear_layout,
+        in_dims: <C0726 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1], &[2], &[32]]),
+            ("lane", &[&[4], &[8], &[0], &[0], &[0]]),
+            ("warp", &[&[16]]),
+            ("block", &[&[0]]),
+        ],
+        outs: &[("dim0", 64)],
+    },
+    Case {
+        name: "C0729",
+        encoding: "rotating",
+        ll: C0729::linear_layout,
+        in_dims: <C0729 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[&[1], &[2], &[4], &[8], &[16], &[32], &[64], &[128]],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256)],
+    },
+    Case {
+        name: "C0732",
+        encoding: "blocked",
+        ll: C0732::linear_layout,
+        in_dims: <C0732 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1], &[64], &[128]]),
+            ("lane", &[&[2], &[4], &[8], &[16], &[32]]),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256)],
+    },
+    Case {
+        name: "C0735",
+        encoding: "swizzled",
+        ll: C0735::linear_layout,
+        in_dims: <C0735 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 16)],
+    },
+    Case {
+        name: "C0738",
+        encoding: "dot",
+        ll: C0738::linear_layout,
+        in_dims: <C0738 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0]]),
+            (
+                "lane",
+                &[&[0, 0], &[0, 0], &[16, 0], &[32, 0], &[64, 0], &[0, 0]],
+            ),
+            ("warp", &[&[0, 0]]),
+            ("block", &[&[0, 1]]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 2)],
+    },
+    Case {
+        name: "C0741",
+        encoding: "nvmma",
+        ll: C0741::linear_layout,
+        in_dims: <C0741 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[0, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[8, 1],
+                    &[16, 2],
+                    &[32, 4],
+                ],
+            ),
+            ("block", &[&[64, 0]]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 8)],
+    },
+    Case {
+        name: "C0744",
+        encoding: "blocked",
+        ll: C0744::linear_layout,
+        in_dims: <C0744 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 0, 1], &[0, 1, 0], &[1, 0, 0], &[2, 0, 0], &[4, 0, 0]],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[8, 0, 0], &[16, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 2), ("dim2", 2)],
+    },
+    Case {
+        name: "C0747",
+        encoding: "padded",
+        ll: C0747::linear_layout,
+        in_dims: <C0747 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[1, 0], &[0, 1], &[2, 0], &[0, 2], &[0, 4]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 8)],
+    },
+    Case {
+        name: "C0750",
+        encoding: "rotating",
+        ll: C0750::linear_layout,
+        in_dims: <C0750 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 64],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 128)],
+    },
+    Case {
+        name: "C0753",
+        encoding: "rotating",
+        ll: C0753::linear_layout,
+        in_dims: <C0753 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[0, 0],
+                ],
+            ),
+            ("block", &[&[0, 1]]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 2)],
+    },
+    Case {
+        name: "C0756",
+        encoding: "dot",
+        ll: C0756::linear_layout,
+        in_dims: <C0756 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 1), ("dim2", 16)],
+    },
+    Case {
+        name: "C0759",
+        encoding: "rotating",
+        ll: C0759::linear_layout,
+        in_dims: <C0759 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 64],
+                    &[0, 128],
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 2],
+                    &[8, 4],
+                    &[16, 2],
+                    &[32, 4],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 256)],
+    },
+    Case {
+        name: "C0762",
+        encoding: "mma",
+        ll: C0762::linear_layout,
+        in_dims: <C0762 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 1],
+                    &[0, 8, 0],
+                    &[0, 0, 16],
+                    &[0, 0, 32],
+                    &[0, 0, 64],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 2], &[0, 0, 4], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
+            ),
+            ("warp", &[&[0, 0, 8], &[0, 0, 0], &[0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 16), ("dim2", 128)],
+    },
+    Case {
+        name: "C0765",
+        encoding: "blocked",
+        ll: C0765::linear_layout,
+        in_dims: <C0765 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[0, 1], &[8, 0], &[16, 0]]),
+            ("lane", &[&[2, 0], &[0, 2], &[0, 4], &[0, 8], &[0, 0]]),
+            ("warp", &[&[4, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 16)],
+    },
+    Case {
+        name: "C0768",
+        encoding: "linear",
+        ll: C0768::linear_layout,
+        in_dims: <C0768 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[0]]),
+            ("warp", &[&[1], &[2]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4)],
+    },
+    Case {
+        name: "C0771",
+        encoding: "swizzled",
+        ll: C0771::linear_layout,
+        in_dims: <C0771 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[1, 0], &[2, 0], &[4, 0], &[2, 1]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 2)],
+    },
+    Case {
+        name: "C0774",
+        encoding: "mma",
+        ll: C0774::linear_layout,
+        in_dims: <C0774 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 0], &[0, 8], &[0, 16]]),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[0, 0]]),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 32)],
+    },
+    Case {
+        name: "C0777",
+        encoding: "swizzled",
+        ll: C0777::linear_layout,
+        in_dims: <C0777 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[1], &[2], &[4], &[8], &[16], &[32]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 64)],
+    },
+    Case {
+        name: "C0780",
+        encoding: "nvmma",
+        ll: C0780::linear_layout,
+        in_dims: <C0780 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 8],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                    &[128, 0],
+                    &[0, 16],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 32)],
+    },
+    Case {
+        name: "C0783",
+        encoding: "blocked",
+        ll: C0783::linear_layout,
+        in_dims: <C0783 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[1, 0], &[2, 0], &[4, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 2)],
+    },
+    Case {
+        name: "C0786",
+        encoding: "padded",
+        ll: C0786::linear_layout,
+        in_dims: <C0786 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[2, 0], &[1, 0], &[4, 0], &[0, 1], &[0, 2]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 4)],
+    },
+    Case {
+        name: "C0789",
+        encoding: "slice",
+        ll: C0789::linear_layout,
+        in_dims: <C0789 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1], &[2], &[32]]),
+            ("lane", &[&[4], &[8], &[16], &[0], &[0]]),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 64)],
+    },
+    Case {
+        name: "C0792",
+        encoding: "nvmma",
+        ll: C0792::linear_layout,
+        in_dims: <C0792 as Layout>::IN_DIMS,
         bases: &[
             (
                 "offset",
@@ -5171,48 +5465,18 @@ pub const CASES: &[Case] = &[
                     &[4, 1],
                     &[8, 2],
                     &[16, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
+                    &[32, 0],
                 ],
             ),
-            ("block", &[&[32, 0]]),
+            ("block", &[&[64, 0]]),
         ],
-        outs: &[("dim0", 64), ("dim1", 64)],
+        outs: &[("dim0", 128), ("dim1", 8)],
     },
     Case {
-        name: "C0726",
+        name: "C0795",
         encoding: "blocked",
-        ll: C0726::linear_layout,
-        in_dims: <C0726 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 0, 32],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 1], &[1, 0, 0], &[2, 0, 0], &[4, 0, 0], &[0, 1, 0]],
-            ),
-            ("warp", &[&[0, 0, 2]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 32), ("dim2", 64)],
-    },
-    Case {
-        name: "C0729",
-        encoding: "wmma",
-        ll: C0729::linear_layout,
-        in_dims: <C0729 as Layout>::IN_DIMS,
+        ll: C0795::linear_layout,
+        in_dims: <C0795 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
@@ -5220,525 +5484,88 @@ pub const CASES: &[Case] = &[
                     &[0, 0, 1],
                     &[0, 0, 2],
                     &[0, 0, 4],
-                    &[0, 0, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
+                    &[0, 1, 0],
+                    &[0, 0, 8],
+                    &[0, 16, 0],
+                    &[0, 32, 0],
+                    &[0, 64, 0],
                 ],
             ),
             (
                 "lane",
-                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 8, 0], &[0, 0, 0]],
+                &[&[0, 2, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
             ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[&[0, 0, 8]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 16), ("dim2", 16)],
-    },
-    Case {
-        name: "C0732",
-        encoding: "mma",
-        ll: C0732::linear_layout,
-        in_dims: <C0732 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 0], &[0, 32]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[0, 0]]),
-            ("warp", &[&[0, 8], &[0, 16]]),
+            ("warp", &[&[0, 4, 0], &[0, 8, 0], &[0, 0, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 4), ("dim1", 64)],
+        outs: &[("dim0", 1), ("dim1", 128), ("dim2", 16)],
     },
     Case {
-        name: "C0735",
-        encoding: "blocked",
-        ll: C0735::linear_layout,
-        in_dims: <C0735 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[8, 0], &[16, 0], &[32, 0]]),
-            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[0, 1], &[0, 2]]),
-            ("warp", &[]),
-            ("block", &[&[0, 4]]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 8)],
-    },
-    Case {
-        name: "C0738",
-        encoding: "mfma",
-        ll: C0738::linear_layout,
-        in_dims: <C0738 as Layout>::IN_DIMS,
+        name: "C0798",
+        encoding: "dot",
+        ll: C0798::linear_layout,
+        in_dims: <C0798 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
                 &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
                     &[0, 0, 0],
-                    &[0, 4, 0],
                     &[2, 0, 0],
                     &[4, 0, 0],
                     &[8, 0, 0],
                     &[16, 0, 0],
                     &[32, 0, 0],
                     &[64, 0, 0],
-                    &[128, 0, 0],
                 ],
             ),
             (
                 "lane",
-                &[
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                ],
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 1], &[0, 0, 2], &[0, 0, 4]],
             ),
-            ("warp", &[&[1, 0, 0]]),
+            ("warp", &[&[0, 0, 0], &[1, 0, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 256), ("dim1", 8), ("dim2", 1)],
+        outs: &[("dim0", 128), ("dim1", 1), ("dim2", 8)],
     },
     Case {
-        name: "C0741",
-        encoding: "blocked",
-        ll: C0741::linear_layout,
-        in_dims: <C0741 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[0, 4], &[1, 0]]),
-            ("lane", &[&[0, 8], &[0, 0], &[0, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[&[8, 0]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 16)],
-    },
-    Case {
-        name: "C0744",
+        name: "C0801",
         encoding: "mma",
-        ll: C0744::linear_layout,
-        in_dims: <C0744 as Layout>::IN_DIMS,
+        ll: C0801::linear_layout,
+        in_dims: <C0801 as Layout>::IN_DIMS,
         bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[8, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[64, 0],
-                ],
-            ),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[32, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 2)],
-    },
-    Case {
-        name: "C0747",
-        encoding: "mfma",
-        ll: C0747::linear_layout,
-        in_dims: <C0747 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[0, 2], &[0, 8], &[0, 16], &[0, 64], &[0, 0]],
-            ),
-            (
-                "lane",
-                &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 0], &[0, 4]],
-            ),
-            ("warp", &[&[0, 32], &[0, 0], &[0, 0]]),
-            ("block", &[&[0, 128]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 256)],
-    },
-    Case {
-        name: "C0750",
-        encoding: "dot",
-        ll: C0750::linear_layout,
-        in_dims: <C0750 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                    &[0, 128],
-                ],
-            ),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 1], &[0, 2], &[0, 4]]),
+            ("register", &[&[0, 1], &[0, 0], &[0, 8], &[0, 16]]),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[0, 0], &[0, 0]]),
             ("warp", &[&[0, 0]]),
             ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 256)],
-    },
-    Case {
-        name: "C0753",
-        encoding: "blocked",
-        ll: C0753::linear_layout,
-        in_dims: <C0753 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0, 0],
-                    &[1, 0, 0, 0],
-                    &[2, 0, 0, 0],
-                    &[8, 0, 0, 0],
-                    &[16, 0, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[4, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 0, 0], &[0, 0, 0, 0], &[0, 0, 0, 0]]),
-            ("block", &[&[0, 0, 1, 0], &[0, 0, 0, 0]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 2), ("dim2", 2), ("dim3", 1)],
-    },
-    Case {
-        name: "C0756",
-        encoding: "blocked",
-        ll: C0756::linear_layout,
-        in_dims: <C0756 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[0, 4]]),
-            ("lane", &[&[0, 8], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[&[1, 0], &[0, 16]]),
         ],
         outs: &[("dim0", 2), ("dim1", 32)],
     },
     Case {
-        name: "C0759",
-        encoding: "nvmma",
-        ll: C0759::linear_layout,
-        in_dims: <C0759 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 4],
-                    &[8, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                    &[0, 8],
-                    &[0, 16],
-                ],
-            ),
-            ("block", &[&[128, 0]]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 32)],
-    },
-    Case {
-        name: "C0762",
-        encoding: "swizzled",
-        ll: C0762::linear_layout,
-        in_dims: <C0762 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                    &[1, 0],
-                    &[2, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 128)],
-    },
-    Case {
-        name: "C0765",
-        encoding: "blocked",
-        ll: C0765::linear_layout,
-        in_dims: <C0765 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 1, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 64), ("dim2", 4)],
-    },
-    Case {
-        name: "C0768",
-        encoding: "dot",
-        ll: C0768::linear_layout,
-        in_dims: <C0768 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                    &[128, 0],
-                    &[0, 32],
-                ],
-            ),
-            ("lane", &[&[4, 0], &[8, 0], &[0, 1], &[0, 2], &[0, 4]]),
-            ("warp", &[&[0, 8], &[0, 16], &[0, 0]]),
-            ("block", &[&[0, 0]]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 64)],
-    },
-    Case {
-        name: "C0771",
-        encoding: "blocked",
-        ll: C0771::linear_layout,
-        in_dims: <C0771 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1]]),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[]),
-            ("block", &[&[8, 0], &[0, 2]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 4)],
-    },
-    Case {
-        name: "C0774",
-        encoding: "blocked",
-        ll: C0774::linear_layout,
-        in_dims: <C0774 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[4, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 8, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 16), ("dim2", 8)],
-    },
-    Case {
-        name: "C0777",
-        encoding: "dot",
-        ll: C0777::linear_layout,
-        in_dims: <C0777 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                    &[0, 128],
-                ],
-            ),
-            ("lane", &[&[0, 1], &[0, 2], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 256)],
-    },
-    Case {
-        name: "C0780",
-        encoding: "swizzled",
-        ll: C0780::linear_layout,
-        in_dims: <C0780 as Layout>::IN_DIMS,
-        bases: &[
-            ("offset", &[&[1], &[2], &[4], &[8], &[16], &[32]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64)],
-    },
-    Case {
-        name: "C0783",
-        encoding: "nvmma",
-        ll: C0783::linear_layout,
-        in_dims: <C0783 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[1, 0],
-                    &[2, 8],
-                    &[4, 16],
-                    &[8, 0],
-                    &[16, 0],
-                    &[0, 32],
-                    &[0, 64],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 128)],
-    },
-    Case {
-        name: "C0786",
-        encoding: "blocked",
-        ll: C0786::linear_layout,
-        in_dims: <C0786 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 0, 1],
-                    &[0, 0, 1, 0],
-                    &[0, 0, 2, 0],
-                    &[0, 0, 4, 0],
-                    &[0, 0, 8, 0],
-                    &[0, 0, 16, 0],
-                    &[2, 0, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[1, 0, 0, 0],
-                ],
-            ),
-            ("warp", &[]),
-            ("block", &[&[0, 1, 0, 0]]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 2), ("dim2", 32), ("dim3", 2)],
-    },
-    Case {
-        name: "C0789",
-        encoding: "blocked",
-        ll: C0789::linear_layout,
-        in_dims: <C0789 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[1, 0, 0], &[0, 1, 0], &[0, 4, 0], &[0, 8, 0]],
-            ),
-            (
-                "lane",
-                &[&[2, 0, 0], &[0, 0, 1], &[0, 0, 2], &[0, 0, 0], &[0, 2, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 16), ("dim2", 4)],
-    },
-    Case {
-        name: "C0792",
-        encoding: "blocked",
-        ll: C0792::linear_layout,
-        in_dims: <C0792 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0, 1, 0], &[0, 0, 2, 0], &[1, 0, 0, 0]]),
-            (
-                "lane",
-                &[
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 0, 0]]),
-            ("block", &[&[0, 0, 0, 0], &[0, 0, 0, 0]]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 1), ("dim2", 4), ("dim3", 1)],
-    },
-    Case {
-        name: "C0795",
-        encoding: "padded",
-        ll: C0795::linear_layout,
-        in_dims: <C0795 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[2], &[1]]), ("block", &[])],
-        outs: &[("dim0", 4)],
-    },
-    Case {
-        name: "C0798",
-        encoding: "swizzled",
-        ll: C0798::linear_layout,
-        in_dims: <C0798 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[0, 1], &[0, 2]]), ("block", &[&[0, 0]])],
-        outs: &[("dim0", 1), ("dim1", 4)],
-    },
-    Case {
-        name: "C0801",
-        encoding: "blocked",
-        ll: C0801::linear_layout,
-        in_dims: <C0801 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[0, 4]]),
-            ("lane", &[&[1, 0], &[0, 0], &[0, 8], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 16)],
-    },
-    Case {
         name: "C0804",
-        encoding: "shared_linear",
+        encoding: "slice",
         ll: C0804::linear_layout,
         in_dims: <C0804 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[2], &[4], &[1], &[8]]), ("block", &[])],
-        outs: &[("dim0", 16)],
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                ],
+            ),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[1, 0]]),
+            ("block", &[&[128, 0]]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 16)],
     },
     Case {
         name: "C0807",
@@ -5748,132 +5575,136 @@ pub const CASES: &[Case] = &[
         bases: &[
             (
                 "register",
-                &[&[1, 0], &[0, 1], &[0, 2], &[0, 4], &[0, 64], &[0, 128]],
+                &[
+                    &[0, 1, 0],
+                    &[0, 0, 1],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[0, 16, 0],
+                    &[0, 32, 0],
+                ],
             ),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 8]]),
-            ("warp", &[&[0, 0], &[0, 16], &[0, 32]]),
-            ("block", &[]),
+            (
+                "lane",
+                &[&[0, 2, 0], &[0, 4, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[0, 8, 0], &[0, 0, 0]]),
+            ("block", &[&[0, 0, 2]]),
         ],
-        outs: &[("dim0", 2), ("dim1", 256)],
+        outs: &[("dim0", 4), ("dim1", 64), ("dim2", 4)],
     },
     Case {
         name: "C0810",
-        encoding: "dot",
+        encoding: "mma",
         ll: C0810::linear_layout,
         in_dims: <C0810 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[0, 8], &[0, 16], &[0, 0]]),
-            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 4]]),
-            ("warp", &[&[0, 0], &[16, 0]]),
-            ("block", &[&[0, 0]]),
+            ("register", &[&[0, 1], &[0, 0]]),
+            ("lane", &[&[0, 2], &[0, 4], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
         ],
-        outs: &[("dim0", 32), ("dim1", 32)],
+        outs: &[("dim0", 1), ("dim1", 8)],
     },
     Case {
         name: "C0813",
-        encoding: "nvmma",
+        encoding: "mma",
         ll: C0813::linear_layout,
         in_dims: <C0813 as Layout>::IN_DIMS,
         bases: &[
             (
-                "offset",
+                "register",
                 &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
                 ],
             ),
-            ("block", &[]),
+            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[&[2, 0]]),
         ],
-        outs: &[("dim0", 64), ("dim1", 8), ("dim2", 8)],
+        outs: &[("dim0", 4), ("dim1", 1)],
     },
     Case {
         name: "C0816",
-        encoding: "swizzled",
+        encoding: "mma",
         ll: C0816::linear_layout,
         in_dims: <C0816 as Layout>::IN_DIMS,
         bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                ],
-            ),
+            ("register", &[&[0, 1], &[0, 0], &[0, 8]]),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 32), ("dim1", 4), ("dim2", 8)],
+        outs: &[("dim0", 2), ("dim1", 16)],
     },
     Case {
         name: "C0819",
-        encoding: "mma",
+        encoding: "wmma",
         ll: C0819::linear_layout,
         in_dims: <C0819 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[0, 1], &[8, 0], &[0, 0], &[0, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[0, 0], &[0, 0]]),
-            ("block", &[&[32, 0]]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 2)],
-    },
-    Case {
-        name: "C0822",
-        encoding: "nvmma",
-        ll: C0822::linear_layout,
-        in_dims: <C0822 as Layout>::IN_DIMS,
-        bases: &[
             (
-                "offset",
+                "register",
                 &[
                     &[0, 1],
                     &[0, 2],
                     &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[1, 4],
-                    &[2, 8],
-                    &[4, 16],
-                    &[8, 0],
+                    &[0, 0],
+                    &[0, 0],
                     &[16, 0],
                     &[32, 0],
-                    &[0, 32],
-                    &[0, 64],
+                    &[64, 0],
+                ],
+            ),
+            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 8]]),
+            ("warp", &[&[0, 16]]),
+            ("block", &[&[128, 0]]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 32)],
+    },
+    Case {
+        name: "C0822",
+        encoding: "blocked",
+        ll: C0822::linear_layout,
+        in_dims: <C0822 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0], &[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 1)],
+    },
+    Case {
+        name: "C0825",
+        encoding: "rotating",
+        ll: C0825::linear_layout,
+        in_dims: <C0825 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
                 ],
             ),
             ("block", &[]),
         ],
-        outs: &[("dim0", 64), ("dim1", 128)],
-    },
-    Case {
-        name: "C0825",
-        encoding: "blocked",
-        ll: C0825::linear_layout,
-        in_dims: <C0825 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[1], &[2], &[4], &[0], &[0]]),
-            ("warp", &[&[0], &[0], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8)],
+        outs: &[("dim0", 32), ("dim1", 8), ("dim2", 4)],
     },
     Case {
         name: "C0828",
@@ -5881,293 +5712,229 @@ pub const CASES: &[Case] = &[
         ll: C0828::linear_layout,
         in_dims: <C0828 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[0, 1], &[32, 0], &[64, 0], &[128, 0]]),
-            (
-                "lane",
-                &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 0], &[0, 0]],
-            ),
-            ("warp", &[&[16, 0]]),
-            ("block", &[&[0, 2]]),
+            ("register", &[&[32], &[64], &[128]]),
+            ("lane", &[&[1], &[2], &[4], &[8], &[0], &[0]]),
+            ("warp", &[&[16]]),
+            ("block", &[]),
         ],
-        outs: &[("dim0", 256), ("dim1", 4)],
+        outs: &[("dim0", 256)],
     },
     Case {
         name: "C0831",
-        encoding: "nvmma",
+        encoding: "blocked",
         ll: C0831::linear_layout,
         in_dims: <C0831 as Layout>::IN_DIMS,
         bases: &[
             (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 8],
-                ],
-            ),
-            ("block", &[&[8, 0]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 16)],
-    },
-    Case {
-        name: "C0834",
-        encoding: "mma",
-        ll: C0834::linear_layout,
-        in_dims: <C0834 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[8, 0], &[0, 8]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 16)],
-    },
-    Case {
-        name: "C0837",
-        encoding: "nvmma",
-        ll: C0837::linear_layout,
-        in_dims: <C0837 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 4],
-                    &[8, 0],
-                    &[0, 8],
-                ],
-            ),
-            ("block", &[&[16, 0]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 16)],
-    },
-    Case {
-        name: "C0840",
-        encoding: "nvmma",
-        ll: C0840::linear_layout,
-        in_dims: <C0840 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[1, 0],
-                    &[2, 4],
-                    &[4, 8],
-                    &[8, 0],
-                    &[16, 0],
-                    &[0, 16],
-                ],
-            ),
-            ("block", &[&[32, 0]]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 32)],
-    },
-    Case {
-        name: "C0843",
-        encoding: "mma",
-        ll: C0843::linear_layout,
-        in_dims: <C0843 as Layout>::IN_DIMS,
-        bases: &[
-            (
                 "register",
-                &[&[0, 1], &[8, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
-            ),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 2)],
-    },
-    Case {
-        name: "C0846",
-        encoding: "blocked",
-        ll: C0846::linear_layout,
-        in_dims: <C0846 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0, 0],
-                    &[0, 0, 0, 1],
-                    &[0, 4, 0, 0],
-                    &[0, 8, 0, 0],
-                    &[0, 16, 0, 0],
-                    &[0, 32, 0, 0],
-                    &[0, 64, 0, 0],
-                    &[0, 0, 4, 0],
-                    &[0, 0, 8, 0],
-                    &[0, 0, 16, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[0, 0, 0, 0],
-                    &[0, 2, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 1, 0],
-                    &[0, 0, 2, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 0, 0], &[0, 0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 128), ("dim2", 32), ("dim3", 2)],
-    },
-    Case {
-        name: "C0849",
-        encoding: "slice",
-        ll: C0849::linear_layout,
-        in_dims: <C0849 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1]]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0], &[0], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2)],
-    },
-    Case {
-        name: "C0852",
-        encoding: "mfma",
-        ll: C0852::linear_layout,
-        in_dims: <C0852 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 0, 0],
-                    &[0, 32, 0],
-                    &[0, 64, 0],
-                    &[1, 0, 0],
-                ],
-            ),
-            (
-                "lane",
                 &[
                     &[0, 0, 1],
                     &[0, 0, 2],
                     &[0, 0, 4],
                     &[0, 0, 8],
                     &[0, 0, 16],
-                    &[0, 4, 0],
+                    &[0, 0, 32],
+                    &[0, 0, 64],
                 ],
             ),
-            ("warp", &[]),
-            ("block", &[&[2, 0, 0]]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 128), ("dim2", 32)],
-    },
-    Case {
-        name: "C0855",
-        encoding: "mfma",
-        ll: C0855::linear_layout,
-        in_dims: <C0855 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[0, 8], &[0, 16]]),
             (
                 "lane",
-                &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
+                &[&[1, 0, 0], &[2, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
             ),
-            ("warp", &[&[0, 4]]),
-            ("block", &[]),
+            ("warp", &[&[0, 0, 0]]),
+            ("block", &[&[4, 0, 0], &[0, 0, 128]]),
         ],
-        outs: &[("dim0", 1), ("dim1", 32)],
+        outs: &[("dim0", 8), ("dim1", 1), ("dim2", 256)],
     },
     Case {
-        name: "C0858",
-        encoding: "dot",
-        ll: C0858::linear_layout,
-        in_dims: <C0858 as Layout>::IN_DIMS,
+        name: "C0834",
+        encoding: "blocked",
+        ll: C0834::linear_layout,
+        in_dims: <C0834 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0, 1], &[1, 0, 0]]),
+            (
+                "lane",
+                &[&[0, 1, 0], &[0, 2, 0], &[0, 0, 0], &[0, 0, 0], &[2, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 2], &[4, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 4), ("dim2", 4)],
+    },
+    Case {
+        name: "C0837",
+        encoding: "mma",
+        ll: C0837::linear_layout,
+        in_dims: <C0837 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 0]]),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 8], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 16)],
+    },
+    Case {
+        name: "C0840",
+        encoding: "blocked",
+        ll: C0840::linear_layout,
+        in_dims: <C0840 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                ],
+                &[&[4, 0], &[8, 0], &[16, 0], &[32, 0], &[64, 0], &[128, 0]],
             ),
-            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0]]),
+            ("lane", &[&[0, 1], &[0, 2], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[1, 0], &[2, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 8), ("dim1", 8)],
+        outs: &[("dim0", 256), ("dim1", 4)],
     },
     Case {
-        name: "C0861",
+        name: "C0843",
         encoding: "slice",
-        ll: C0861::linear_layout,
-        in_dims: <C0861 as Layout>::IN_DIMS,
+        ll: C0843::linear_layout,
+        in_dims: <C0843 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[64]]),
-            ("lane", &[&[1], &[2], &[4], &[8], &[16], &[32]]),
+            ("register", &[&[1], &[2]]),
+            ("lane", &[&[4], &[8], &[0], &[0], &[0]]),
             ("warp", &[]),
-            ("block", &[&[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16)],
+    },
+    Case {
+        name: "C0846",
+        encoding: "slice",
+        ll: C0846::linear_layout,
+        in_dims: <C0846 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1], &[2], &[16], &[32], &[64]]),
+            ("lane", &[&[4], &[8], &[0], &[0], &[0]]),
+            ("warp", &[]),
+            ("block", &[]),
         ],
         outs: &[("dim0", 128)],
     },
     Case {
+        name: "C0849",
+        encoding: "mma",
+        ll: C0849::linear_layout,
+        in_dims: <C0849 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1], &[0, 0], &[0, 8], &[0, 16], &[0, 32], &[0, 64]],
+            ),
+            ("lane", &[&[0, 2], &[0, 4], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[]),
+            ("block", &[&[0, 128]]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 256)],
+    },
+    Case {
+        name: "C0852",
+        encoding: "mma",
+        ll: C0852::linear_layout,
+        in_dims: <C0852 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0], &[0, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[&[0, 0]]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 1)],
+    },
+    Case {
+        name: "C0855",
+        encoding: "blocked",
+        ll: C0855::linear_layout,
+        in_dims: <C0855 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[&[0, 0]]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 2)],
+    },
+    Case {
+        name: "C0858",
+        encoding: "linear",
+        ll: C0858::linear_layout,
+        in_dims: <C0858 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[2]]),
+            ("lane", &[]),
+            ("warp", &[&[1], &[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4)],
+    },
+    Case {
+        name: "C0861",
+        encoding: "mfma",
+        ll: C0861::linear_layout,
+        in_dims: <C0861 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 0, 0],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[0, 16, 0],
+                    &[0, 32, 0],
+                    &[0, 64, 0],
+                    &[0, 128, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                ],
+            ),
+            ("warp", &[&[1, 0, 0], &[2, 0, 0]]),
+            ("block", &[&[16, 0, 0]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 256), ("dim2", 2)],
+    },
+    Case {
         name: "C0864",
-        encoding: "swizzled",
+        encoding: "blocked",
         ll: C0864::linear_layout,
         in_dims: <C0864 as Layout>::IN_DIMS,
         bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[4, 8],
-                    &[8, 16],
-                ],
-            ),
+            ("register", &[&[1], &[64]]),
+            ("lane", &[&[2], &[4], &[8], &[16], &[32]]),
+            ("warp", &[]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 64), ("dim1", 32)],
+        outs: &[("dim0", 128)],
     },
     Case {
         name: "C0867",
-        encoding: "blocked",
+        encoding: "linear",
         ll: C0867::linear_layout,
         in_dims: <C0867 as Layout>::IN_DIMS,
         bases: &[
             ("register", &[]),
-            (
-                "lane",
-                &[&[0, 0, 0], &[1, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[2, 0, 0]]),
-            ("block", &[&[0, 0, 0], &[4, 0, 0]]),
+            ("lane", &[&[1, 0], &[0, 0], &[0, 1]]),
+            ("warp", &[&[0, 2], &[0, 4]]),
+            ("block", &[&[0, 0]]),
         ],
-        outs: &[("dim0", 8), ("dim1", 1), ("dim2", 1)],
+        outs: &[("dim0", 2), ("dim1", 8)],
     },
     Case {
         name: "C0870",
@@ -6178,2189 +5945,45 @@ pub const CASES: &[Case] = &[
             (
                 "register",
                 &[
-                    &[0, 0, 2],
                     &[0, 0, 0],
                     &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 16, 0],
+                    &[0, 32, 0],
                     &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
                 ],
             ),
             (
                 "lane",
-                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 0, 0], &[0, 0, 1]],
+                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 8, 0], &[0, 0, 0]],
             ),
-            ("warp", &[&[0, 0, 0], &[0, 0, 0]]),
+            ("warp", &[]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 16), ("dim1", 8), ("dim2", 4)],
+        outs: &[("dim0", 2), ("dim1", 64), ("dim2", 1)],
     },
     Case {
         name: "C0873",
-        encoding: "blocked",
+        encoding: "mfma",
         ll: C0873::linear_layout,
         in_dims: <C0873 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[1], &[128]]),
-            ("lane", &[&[2], &[4], &[8], &[16], &[32]]),
-            ("warp", &[&[64]]),
+            ("register", &[&[2, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            (
+                "lane",
+                &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[1, 0]],
+            ),
+            ("warp", &[&[0, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 256)],
+        outs: &[("dim0", 4), ("dim1", 1)],
     },
     Case {
         name: "C0876",
-        encoding: "swizzled",
+        encoding: "slice",
         ll: C0876::linear_layout,
         in_dims: <C0876 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                    &[0, 128],
-                    &[1, 2],
-                    &[2, 4],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 256)],
-    },
-    Case {
-        name: "C0879",
-        encoding: "slice",
-        ll: C0879::linear_layout,
-        in_dims: <C0879 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1], &[2]]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[4], &[0], &[0]]),
-            ("block", &[&[0]]),
-        ],
-        outs: &[("dim0", 8)],
-    },
-    Case {
-        name: "C0882",
-        encoding: "nvmma",
-        ll: C0882::linear_layout,
-        in_dims: <C0882 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 1, 0],
-                    &[0, 2, 4],
-                    &[0, 4, 8],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 8), ("dim2", 16)],
-    },
-    Case {
-        name: "C0885",
-        encoding: "dot",
-        ll: C0885::linear_layout,
-        in_dims: <C0885 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[0, 4], &[8, 0], &[16, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[1, 0], &[2, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[4, 0]]),
-            ("block", &[&[0, 0], &[0, 0]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 8)],
-    },
-    Case {
-        name: "C0888",
-        encoding: "padded",
-        ll: C0888::linear_layout,
-        in_dims: <C0888 as Layout>::IN_DIMS,
-        bases: &[
-            ("offset", &[&[1], &[2], &[4], &[8], &[16], &[32]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64)],
-    },
-    Case {
-        name: "C0891",
-        encoding: "mma",
-        ll: C0891::linear_layout,
-        in_dims: <C0891 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[8, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                ],
-            ),
-            ("lane", &[&[0, 2], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[32, 0], &[64, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 4)],
-    },
-    Case {
-        name: "C0894",
-        encoding: "linear",
-        ll: C0894::linear_layout,
-        in_dims: <C0894 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[8, 0], &[0, 1], &[2, 0], &[0, 16]]),
-            ("lane", &[&[4, 0], &[0, 2]]),
-            ("warp", &[&[0, 4], &[0, 0]]),
-            ("block", &[&[1, 0], &[0, 8]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 32)],
-    },
-    Case {
-        name: "C0897",
-        encoding: "blocked",
-        ll: C0897::linear_layout,
-        in_dims: <C0897 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 2]]),
-            ("lane", &[&[0, 1], &[1, 0], &[2, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[]),
-            ("block", &[&[4, 0], &[0, 0]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 4)],
-    },
-    Case {
-        name: "C0900",
-        encoding: "shared_linear",
-        ll: C0900::linear_layout,
-        in_dims: <C0900 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[1]]), ("block", &[])],
-        outs: &[("dim0", 2)],
-    },
-    Case {
-        name: "C0903",
-        encoding: "wmma",
-        ll: C0903::linear_layout,
-        in_dims: <C0903 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 16],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 4], &[0, 0, 8], &[0, 0, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 1), ("dim2", 32)],
-    },
-    Case {
-        name: "C0906",
-        encoding: "shared_linear",
-        ll: C0906::linear_layout,
-        in_dims: <C0906 as Layout>::IN_DIMS,
-        bases: &[
-            ("offset", &[&[1, 0], &[0, 1], &[0, 8], &[0, 4], &[0, 2]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 16)],
-    },
-    Case {
-        name: "C0909",
-        encoding: "blocked",
-        ll: C0909::linear_layout,
-        in_dims: <C0909 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0, 1]]),
-            (
-                "lane",
-                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 2], &[0, 0, 4]],
-            ),
-            ("warp", &[&[0, 0, 0], &[0, 0, 0]]),
-            ("block", &[&[0, 0, 0], &[1, 0, 0]]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 1), ("dim2", 8)],
-    },
-    Case {
-        name: "C0912",
-        encoding: "slice",
-        ll: C0912::linear_layout,
-        in_dims: <C0912 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1, 0], &[2, 0], &[4, 0], &[16, 0], &[32, 0]]),
-            ("lane", &[&[0, 1], &[0, 0], &[0, 0], &[0, 0], &[8, 0]]),
-            ("warp", &[&[0, 0]]),
-            ("block", &[&[0, 2]]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 4)],
-    },
-    Case {
-        name: "C0915",
-        encoding: "blocked",
-        ll: C0915::linear_layout,
-        in_dims: <C0915 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1], &[2], &[4]]),
-            ("lane", &[&[8], &[16], &[32], &[64], &[128]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256)],
-    },
-    Case {
-        name: "C0918",
-        encoding: "linear",
-        ll: C0918::linear_layout,
-        in_dims: <C0918 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0], &[0, 2]]),
-            ("lane", &[]),
-            ("warp", &[&[0, 1]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 4)],
-    },
-    Case {
-        name: "C0921",
-        encoding: "linear",
-        ll: C0921::linear_layout,
-        in_dims: <C0921 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[8]]),
-            ("lane", &[&[4]]),
-            ("warp", &[&[1]]),
-            ("block", &[&[2]]),
-        ],
-        outs: &[("dim0", 16)],
-    },
-    Case {
-        name: "C0924",
-        encoding: "blocked",
-        ll: C0924::linear_layout,
-        in_dims: <C0924 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[4, 0], &[8, 0], &[16, 0], &[32, 0]]),
-            ("lane", &[&[1, 0], &[2, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[]),
-            ("block", &[&[0, 0]]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 1)],
-    },
-    Case {
-        name: "C0927",
-        encoding: "blocked",
-        ll: C0927::linear_layout,
-        in_dims: <C0927 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[1, 0, 0, 0],
-                    &[2, 0, 0, 0],
-                    &[0, 4, 0, 0],
-                    &[0, 8, 0, 0],
-                    &[0, 16, 0, 0],
-                    &[0, 32, 0, 0],
-                    &[0, 64, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[0, 1, 0, 0],
-                    &[0, 2, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                ],
-            ),
-            ("warp", &[]),
-            ("block", &[&[0, 0, 1, 0], &[0, 0, 0, 1]]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 128), ("dim2", 2), ("dim3", 2)],
-    },
-    Case {
-        name: "C0930",
-        encoding: "dot",
-        ll: C0930::linear_layout,
-        in_dims: <C0930 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 0], &[0, 0, 0], &[1, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 32), ("dim2", 8)],
-    },
-    Case {
-        name: "C0933",
-        encoding: "dot",
-        ll: C0933::linear_layout,
-        in_dims: <C0933 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 0], &[0, 0, 0], &[0, 1, 0], &[0, 2, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[&[0, 32, 0], &[0, 64, 0]]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 128), ("dim2", 1)],
-    },
-    Case {
-        name: "C0936",
-        encoding: "swizzled",
-        ll: C0936::linear_layout,
-        in_dims: <C0936 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 0, 32],
-                    &[0, 0, 64],
-                    &[0, 0, 128],
-                    &[1, 0, 0],
-                    &[2, 0, 1],
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 8), ("dim2", 256)],
-    },
-    Case {
-        name: "C0939",
-        encoding: "blocked",
-        ll: C0939::linear_layout,
-        in_dims: <C0939 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 4], &[0, 8], &[0, 16]]),
-            ("lane", &[&[0, 1], &[1, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 2], &[0, 0]]),
-            ("block", &[&[0, 32]]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 64)],
-    },
-    Case {
-        name: "C0942",
-        encoding: "dot",
-        ll: C0942::linear_layout,
-        in_dims: <C0942 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
-            ),
-            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 0]]),
-            ("warp", &[]),
-            ("block", &[&[16, 0]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 2)],
-    },
-    Case {
-        name: "C0945",
-        encoding: "dot",
-        ll: C0945::linear_layout,
-        in_dims: <C0945 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 0],
-                    &[0, 0, 16],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 4], &[0, 0, 8], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 8), ("dim2", 32)],
-    },
-    Case {
-        name: "C0948",
-        encoding: "blocked",
-        ll: C0948::linear_layout,
-        in_dims: <C0948 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[1, 0], &[2, 0], &[4, 0]]),
-            ("lane", &[&[0, 2], &[0, 4], &[0, 0], &[0, 0], &[8, 0]]),
-            ("warp", &[&[16, 0], &[32, 0], &[64, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 8)],
-    },
-    Case {
-        name: "C0951",
-        encoding: "mma",
-        ll: C0951::linear_layout,
-        in_dims: <C0951 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 0], &[0, 8]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 16)],
-    },
-    Case {
-        name: "C0954",
-        encoding: "dot",
-        ll: C0954::linear_layout,
-        in_dims: <C0954 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                    &[16, 0],
-                    &[32, 0],
-                ],
-            ),
-            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 8]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 128)],
-    },
-    Case {
-        name: "C0957",
-        encoding: "swizzled",
-        ll: C0957::linear_layout,
-        in_dims: <C0957 as Layout>::IN_DIMS,
-        bases: &[
-            ("offset", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 16)],
-    },
-    Case {
-        name: "C0960",
-        encoding: "slice",
-        ll: C0960::linear_layout,
-        in_dims: <C0960 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1]]),
-            ("lane", &[&[2], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4)],
-    },
-    Case {
-        name: "C0963",
-        encoding: "blocked",
-        ll: C0963::linear_layout,
-        in_dims: <C0963 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 32]]),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 2], &[0, 4]]),
-            ("warp", &[&[0, 0], &[0, 8], &[0, 16]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 64)],
-    },
-    Case {
-        name: "C0966",
-        encoding: "mfma",
-        ll: C0966::linear_layout,
-        in_dims: <C0966 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0], &[0, 0], &[16, 0], &[32, 0]]),
-            (
-                "lane",
-                &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 0], &[0, 0]],
-            ),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 1)],
-    },
-    Case {
-        name: "C0969",
-        encoding: "blocked",
-        ll: C0969::linear_layout,
-        in_dims: <C0969 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 2], &[0, 4], &[0, 8], &[0, 16]]),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 1]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 32)],
-    },
-    Case {
-        name: "C0972",
-        encoding: "wmma",
-        ll: C0972::linear_layout,
-        in_dims: <C0972 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[2, 0, 0],
-                    &[0, 0, 16],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 4], &[0, 0, 8], &[0, 1, 0]],
-            ),
-            ("warp", &[&[1, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 8), ("dim2", 32)],
-    },
-    Case {
-        name: "C0975",
-        encoding: "mma",
-        ll: C0975::linear_layout,
-        in_dims: <C0975 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 0], &[0, 0, 0], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
-            ),
-            ("warp", &[&[0, 0, 0], &[1, 0, 0], &[2, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 64), ("dim2", 2)],
-    },
-    Case {
-        name: "C0978",
-        encoding: "blocked",
-        ll: C0978::linear_layout,
-        in_dims: <C0978 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[16, 0]]),
-            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[8, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 2)],
-    },
-    Case {
-        name: "C0981",
-        encoding: "slice",
-        ll: C0981::linear_layout,
-        in_dims: <C0981 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1], &[2], &[4], &[32], &[64], &[128]]),
-            ("lane", &[&[8], &[16], &[0], &[0], &[0]]),
-            ("warp", &[&[0], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256)],
-    },
-    Case {
-        name: "C0984",
-        encoding: "linear",
-        ll: C0984::linear_layout,
-        in_dims: <C0984 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0], &[1, 0]]),
-            ("lane", &[]),
-            ("warp", &[&[2, 0], &[8, 0]]),
-            ("block", &[&[4, 0]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 1)],
-    },
-    Case {
-        name: "C0987",
-        encoding: "nvmma",
-        ll: C0987::linear_layout,
-        in_dims: <C0987 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                ],
-            ),
-            ("block", &[&[16, 0]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 8)],
-    },
-    Case {
-        name: "C0990",
-        encoding: "dot",
-        ll: C0990::linear_layout,
-        in_dims: <C0990 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
-                    &[64, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 4, 0], &[0, 8, 0], &[0, 0, 1], &[0, 0, 2], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 0], &[1, 0, 0], &[2, 0, 0]]),
-            ("block", &[&[0, 0, 4]]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 16), ("dim2", 8)],
-    },
-    Case {
-        name: "C0993",
-        encoding: "swizzled",
-        ll: C0993::linear_layout,
-        in_dims: <C0993 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                ],
-            ),
-            ("block", &[&[128, 0]]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 2)],
-    },
-    Case {
-        name: "C0996",
-        encoding: "blocked",
-        ll: C0996::linear_layout,
-        in_dims: <C0996 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 32, 0],
-                    &[0, 64, 0],
-                    &[0, 128, 0],
-                    &[4, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 8, 0], &[0, 16, 0], &[0, 0, 0], &[1, 0, 0], &[2, 0, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[&[0, 0, 1], &[0, 0, 0]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 256), ("dim2", 2)],
-    },
-    Case {
-        name: "C0999",
-        encoding: "blocked",
-        ll: C0999::linear_layout,
-        in_dims: <C0999 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[0, 8, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 0, 0], &[4, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 16), ("dim2", 4)],
-    },
-    Case {
-        name: "C1002",
-        encoding: "slice",
-        ll: C1002::linear_layout,
-        in_dims: <C1002 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[1], &[2], &[4], &[8], &[0]]),
-            ("warp", &[&[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16)],
-    },
-    Case {
-        name: "C1005",
-        encoding: "wmma",
-        ll: C1005::linear_layout,
-        in_dims: <C1005 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 0],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                    &[0, 128],
-                ],
-            ),
-            ("lane", &[&[1, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 8]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 256)],
-    },
-    Case {
-        name: "C1008",
-        encoding: "swizzled",
-        ll: C1008::linear_layout,
-        in_dims: <C1008 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 128)],
-    },
-    Case {
-        name: "C1011",
-        encoding: "nvmma",
-        ll: C1011::linear_layout,
-        in_dims: <C1011 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
-                    &[64, 0, 0],
-                ],
-            ),
-            ("block", &[&[128, 0, 0]]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 8), ("dim2", 8)],
-    },
-    Case {
-        name: "C1014",
-        encoding: "dot",
-        ll: C1014::linear_layout,
-        in_dims: <C1014 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                    &[0, 128],
-                ],
-            ),
-            ("lane", &[&[0, 1], &[0, 2], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0]]),
-            ("block", &[&[0, 0]]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 256)],
-    },
-    Case {
-        name: "C1017",
-        encoding: "slice",
-        ll: C1017::linear_layout,
-        in_dims: <C1017 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0], &[0], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1)],
-    },
-    Case {
-        name: "C1020",
-        encoding: "mma",
-        ll: C1020::linear_layout,
-        in_dims: <C1020 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[8, 0],
-                    &[0, 8],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[64, 0],
-                ],
-            ),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[32, 0], &[0, 0]]),
-            ("block", &[&[128, 0]]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 16)],
-    },
-    Case {
-        name: "C1023",
-        encoding: "slice",
-        ll: C1023::linear_layout,
-        in_dims: <C1023 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[8]]),
-            ("lane", &[&[0], &[0], &[1], &[2], &[4]]),
-            ("warp", &[&[16], &[0], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32)],
-    },
-    Case {
-        name: "C1026",
-        encoding: "blocked",
-        ll: C1026::linear_layout,
-        in_dims: <C1026 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[0, 0], &[0, 1], &[0, 2], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[&[0, 4]]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 8)],
-    },
-    Case {
-        name: "C1029",
-        encoding: "slice",
-        ll: C1029::linear_layout,
-        in_dims: <C1029 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0], &[0], &[0]]),
-            ("block", &[&[1], &[0]]),
-        ],
-        outs: &[("dim0", 2)],
-    },
-    Case {
-        name: "C1032",
-        encoding: "swizzled",
-        ll: C1032::linear_layout,
-        in_dims: <C1032 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[&[1, 0], &[0, 1], &[0, 2], &[0, 4], &[0, 8], &[0, 16]],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 32)],
-    },
-    Case {
-        name: "C1035",
-        encoding: "swizzled",
-        ll: C1035::linear_layout,
-        in_dims: <C1035 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[1, 8],
-                    &[2, 16],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 32)],
-    },
-    Case {
-        name: "C1038",
-        encoding: "swizzled",
-        ll: C1038::linear_layout,
-        in_dims: <C1038 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[0, 0, 1],
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                    &[0, 64, 0],
-                    &[0, 128, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 256), ("dim2", 2)],
-    },
-    Case {
-        name: "C1041",
-        encoding: "slice",
-        ll: C1041::linear_layout,
-        in_dims: <C1041 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[1], &[2], &[0], &[0], &[0]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4)],
-    },
-    Case {
-        name: "C1044",
-        encoding: "linear",
-        ll: C1044::linear_layout,
-        in_dims: <C1044 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0]]),
-            ("lane", &[]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1)],
-    },
-    Case {
-        name: "C1047",
-        encoding: "blocked",
-        ll: C1047::linear_layout,
-        in_dims: <C1047 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1]]),
-            ("lane", &[&[2], &[4], &[8], &[16], &[0]]),
-            ("warp", &[&[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32)],
-    },
-    Case {
-        name: "C1050",
-        encoding: "linear",
-        ll: C1050::linear_layout,
-        in_dims: <C1050 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1]]),
-            ("lane", &[]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2)],
-    },
-    Case {
-        name: "C1053",
-        encoding: "nvmma",
-        ll: C1053::linear_layout,
-        in_dims: <C1053 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[32, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 32)],
-    },
-    Case {
-        name: "C1056",
-        encoding: "wmma",
-        ll: C1056::linear_layout,
-        in_dims: <C1056 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1, 0], &[2, 0], &[4, 0], &[0, 0], &[16, 0]]),
-            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[8, 0]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 16)],
-    },
-    Case {
-        name: "C1059",
-        encoding: "nvmma",
-        ll: C1059::linear_layout,
-        in_dims: <C1059 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[0, 1],
-                    &[0, 2],
-                    &[8, 4],
-                    &[0, 8],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 16)],
-    },
-    Case {
-        name: "C1062",
-        encoding: "wmma",
-        ll: C1062::linear_layout,
-        in_dims: <C1062 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[0, 2], &[0, 4], &[0, 16], &[32, 0], &[0, 32]],
-            ),
-            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 8]]),
-            ("warp", &[&[16, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 64)],
-    },
-    Case {
-        name: "C1065",
-        encoding: "swizzled",
-        ll: C1065::linear_layout,
-        in_dims: <C1065 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                    &[1, 0],
-                    &[2, 2],
-                    &[4, 4],
-                    &[8, 8],
-                    &[16, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 128)],
-    },
-    Case {
-        name: "C1068",
-        encoding: "wmma",
-        ll: C1068::linear_layout,
-        in_dims: <C1068 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
-                    &[64, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[&[0, 1, 0]]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 2), ("dim2", 4)],
-    },
-    Case {
-        name: "C1071",
-        encoding: "slice",
-        ll: C1071::linear_layout,
-        in_dims: <C1071 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[0], &[0], &[1], &[0], &[0]]),
-            ("warp", &[&[0], &[0], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2)],
-    },
-    Case {
-        name: "C1074",
-        encoding: "linear",
-        ll: C1074::linear_layout,
-        in_dims: <C1074 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1]]),
-            ("lane", &[]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 2)],
-    },
-    Case {
-        name: "C1077",
-        encoding: "mma",
-        ll: C1077::linear_layout,
-        in_dims: <C1077 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[8, 0],
-                    &[0, 8],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                ],
-            ),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[32, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 16)],
-    },
-    Case {
-        name: "C1080",
-        encoding: "dot",
-        ll: C1080::linear_layout,
-        in_dims: <C1080 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 0, 32],
-                    &[0, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[0, 1, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 0], &[1, 0, 0], &[2, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 2), ("dim2", 64)],
-    },
-    Case {
-        name: "C1083",
-        encoding: "blocked",
-        ll: C1083::linear_layout,
-        in_dims: <C1083 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1, 0], &[2, 0], &[0, 1], &[0, 2]]),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 4], &[0, 8], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[&[4, 0], &[0, 0]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 16)],
-    },
-    Case {
-        name: "C1086",
-        encoding: "blocked",
-        ll: C1086::linear_layout,
-        in_dims: <C1086 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 0, 1],
-                    &[0, 0, 0, 2],
-                    &[0, 0, 0, 4],
-                    &[0, 1, 0, 0],
-                    &[0, 2, 0, 0],
-                    &[0, 4, 0, 0],
-                    &[0, 0, 1, 0],
-                    &[0, 0, 0, 16],
-                    &[0, 0, 0, 32],
-                    &[0, 0, 0, 64],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[0, 0, 0, 8],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                ],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 8), ("dim2", 2), ("dim3", 128)],
-    },
-    Case {
-        name: "C1089",
-        encoding: "dot",
-        ll: C1089::linear_layout,
-        in_dims: <C1089 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[8, 0],
-                    &[0, 32],
-                    &[0, 64],
-                    &[0, 128],
-                ],
-            ),
-            ("lane", &[&[0, 8], &[0, 16], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 256)],
-    },
-    Case {
-        name: "C1092",
-        encoding: "swizzled",
-        ll: C1092::linear_layout,
-        in_dims: <C1092 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[1, 0, 0],
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 8), ("dim2", 4)],
-    },
-    Case {
-        name: "C1095",
-        encoding: "mma",
-        ll: C1095::linear_layout,
-        in_dims: <C1095 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[8, 0], &[0, 8], &[0, 16]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[]),
-            ("block", &[&[0, 32]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 64)],
-    },
-    Case {
-        name: "C1098",
-        encoding: "blocked",
-        ll: C1098::linear_layout,
-        in_dims: <C1098 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1, 0, 0], &[0, 1, 0]]),
-            (
-                "lane",
-                &[&[0, 2, 0], &[0, 0, 1], &[0, 0, 2], &[0, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 4), ("dim2", 4)],
-    },
-    Case {
-        name: "C1101",
-        encoding: "swizzled",
-        ll: C1101::linear_layout,
-        in_dims: <C1101 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                    &[0, 64, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                ],
-            ),
-            ("block", &[&[0, 0, 1]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 128), ("dim2", 2)],
-    },
-    Case {
-        name: "C1104",
-        encoding: "mma",
-        ll: C1104::linear_layout,
-        in_dims: <C1104 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0, 1], &[0, 0, 0]]),
-            (
-                "lane",
-                &[&[0, 0, 2], &[0, 0, 0], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
-            ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[&[1, 0, 0]]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 8), ("dim2", 4)],
-    },
-    Case {
-        name: "C1107",
-        encoding: "nvmma",
-        ll: C1107::linear_layout,
-        in_dims: <C1107 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 32), ("dim2", 8)],
-    },
-    Case {
-        name: "C1110",
-        encoding: "swizzled",
-        ll: C1110::linear_layout,
-        in_dims: <C1110 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 0, 32],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                ],
-            ),
-            ("block", &[&[0, 0, 64]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 1), ("dim2", 128)],
-    },
-    Case {
-        name: "C1113",
-        encoding: "mma",
-        ll: C1113::linear_layout,
-        in_dims: <C1113 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[8, 0],
-                    &[0, 8],
-                    &[0, 16],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                    &[128, 0],
-                ],
-            ),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 32)],
-    },
-    Case {
-        name: "C1116",
-        encoding: "wmma",
-        ll: C1116::linear_layout,
-        in_dims: <C1116 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 0],
-                    &[0, 0, 16],
-                    &[0, 0, 32],
-                    &[0, 0, 64],
-                    &[0, 0, 128],
-                    &[1, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 0, 0], &[0, 0, 8]],
-            ),
-            ("warp", &[]),
-            ("block", &[&[0, 8, 0]]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 16), ("dim2", 256)],
-    },
-    Case {
-        name: "C1119",
-        encoding: "slice",
-        ll: C1119::linear_layout,
-        in_dims: <C1119 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                    &[0, 64, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 2, 0], &[0, 4, 0]],
-            ),
-            ("warp", &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 128), ("dim2", 1)],
-    },
-    Case {
-        name: "C1122",
-        encoding: "blocked",
-        ll: C1122::linear_layout,
-        in_dims: <C1122 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                ],
-            ),
-            (
-                "lane",
-                &[&[1, 0, 0], &[2, 0, 0], &[4, 0, 0], &[0, 0, 1], &[0, 0, 2]],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 64), ("dim2", 16)],
-    },
-    Case {
-        name: "C1125",
-        encoding: "blocked",
-        ll: C1125::linear_layout,
-        in_dims: <C1125 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 1, 0],
-                    &[0, 0, 2, 0],
-                    &[0, 0, 4, 0],
-                    &[0, 0, 8, 0],
-                    &[2, 0, 0, 0],
-                    &[4, 0, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[0, 1, 0, 0],
-                    &[0, 0, 0, 1],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[1, 0, 0, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 0, 0]]),
-            ("block", &[&[0, 2, 0, 0]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 4), ("dim2", 16), ("dim3", 2)],
-    },
-    Case {
-        name: "C1128",
-        encoding: "swizzled",
-        ll: C1128::linear_layout,
-        in_dims: <C1128 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 128)],
-    },
-    Case {
-        name: "C1131",
-        encoding: "wmma",
-        ll: C1131::linear_layout,
-        in_dims: <C1131 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[0, 2], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
-            ),
-            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 0]]),
-            ("warp", &[&[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 4)],
-    },
-    Case {
-        name: "C1134",
-        encoding: "dot",
-        ll: C1134::linear_layout,
-        in_dims: <C1134 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1, 0], &[2, 0], &[0, 0], &[0, 0]]),
-            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 16)],
-    },
-    Case {
-        name: "C1137",
-        encoding: "swizzled",
-        ll: C1137::linear_layout,
-        in_dims: <C1137 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[1], &[2], &[4]]), ("block", &[])],
-        outs: &[("dim0", 8)],
-    },
-    Case {
-        name: "C1140",
-        encoding: "swizzled",
-        ll: C1140::linear_layout,
-        in_dims: <C1140 as Layout>::IN_DIMS,
-        bases: &[
-            ("offset", &[&[1], &[2], &[4], &[8], &[16], &[32], &[64]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128)],
-    },
-    Case {
-        name: "C1143",
-        encoding: "mfma",
-        ll: C1143::linear_layout,
-        in_dims: <C1143 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[2, 0], &[4, 0], &[8, 0], &[16, 0], &[0, 0], &[32, 0]],
-            ),
-            (
-                "lane",
-                &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[0, 0], &[1, 0]],
-            ),
-            ("warp", &[&[0, 0], &[64, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 16)],
-    },
-    Case {
-        name: "C1146",
-        encoding: "slice",
-        ll: C1146::linear_layout,
-        in_dims: <C1146 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[8], &[128]]),
-            ("lane", &[&[0], &[0], &[1], &[2], &[4]]),
-            ("warp", &[&[16], &[32], &[64], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256)],
-    },
-    Case {
-        name: "C1149",
-        encoding: "blocked",
-        ll: C1149::linear_layout,
-        in_dims: <C1149 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1], &[2], &[4]]),
-            ("lane", &[&[8], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16)],
-    },
-    Case {
-        name: "C1152",
-        encoding: "mma",
-        ll: C1152::linear_layout,
-        in_dims: <C1152 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 0], &[0, 32], &[0, 64]]),
-            ("lane", &[&[0, 2], &[0, 4], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 8], &[0, 16], &[0, 0]]),
-            ("block", &[&[1, 0]]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 128)],
-    },
-    Case {
-        name: "C1155",
-        encoding: "mfma",
-        ll: C1155::linear_layout,
-        in_dims: <C1155 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[0, 2], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
-            ),
-            (
-                "lane",
-                &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[&[0, 0]]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 4)],
-    },
-    Case {
-        name: "C1158",
-        encoding: "mma",
-        ll: C1158::linear_layout,
-        in_dims: <C1158 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 0, 1], &[0, 8, 0], &[1, 0, 0], &[2, 0, 0], &[4, 0, 0]],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 2], &[0, 0, 4], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
-            ),
-            ("warp", &[&[0, 0, 8], &[0, 16, 0], &[0, 32, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 64), ("dim2", 16)],
-    },
-    Case {
-        name: "C1161",
-        encoding: "dot",
-        ll: C1161::linear_layout,
-        in_dims: <C1161 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 0, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                    &[0, 64, 0],
-                    &[0, 128, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 256), ("dim2", 4)],
-    },
-    Case {
-        name: "C1164",
-        encoding: "slice",
-        ll: C1164::linear_layout,
-        in_dims: <C1164 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1], &[2]]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[]),
-            ("block", &[&[4], &[0]]),
-        ],
-        outs: &[("dim0", 8)],
-    },
-    Case {
-        name: "C1167",
-        encoding: "mma",
-        ll: C1167::linear_layout,
-        in_dims: <C1167 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[8, 0], &[0, 16]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[0, 0], &[0, 8]]),
-            ("block", &[&[32, 0]]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 32)],
-    },
-    Case {
-        name: "C1170",
-        encoding: "mfma",
-        ll: C1170::linear_layout,
-        in_dims: <C1170 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0], &[0, 0], &[8, 0], &[16, 0]]),
-            (
-                "lane",
-                &[&[1, 0], &[2, 0], &[0, 1], &[0, 2], &[0, 0], &[0, 0]],
-            ),
-            ("warp", &[&[4, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 4)],
-    },
-    Case {
-        name: "C1173",
-        encoding: "wmma",
-        ll: C1173::linear_layout,
-        in_dims: <C1173 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
-            ),
-            ("lane", &[&[0, 1], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0]]),
-            ("block", &[&[1, 0]]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 2)],
-    },
-    Case {
-        name: "C1176",
-        encoding: "mfma",
-        ll: C1176::linear_layout,
-        in_dims: <C1176 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[0, 0], &[0, 0]]),
-            (
-                "lane",
-                &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 4]],
-            ),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[&[0, 0]]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 8)],
-    },
-    Case {
-        name: "C1179",
-        encoding: "swizzled",
-        ll: C1179::linear_layout,
-        in_dims: <C1179 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 128)],
-    },
-    Case {
-        name: "C1182",
-        encoding: "slice",
-        ll: C1182::linear_layout,
-        in_dims: <C1182 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[8]]),
-            ("lane", &[&[0], &[0], &[1], &[2], &[4]]),
-            ("warp", &[&[16], &[32], &[64], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128)],
-    },
-    Case {
-        name: "C1185",
-        encoding: "slice",
-        ll: C1185::linear_layout,
-        in_dims: <C1185 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1], &[2], &[4], &[8], &[64], &[128]]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[16], &[32]]),
-            ("warp", &[]),
-            ("block", &[&[0]]),
-        ],
-        outs: &[("dim0", 256)],
-    },
-    Case {
-        name: "C1188",
-        encoding: "mma",
-        ll: C1188::linear_layout,
-        in_dims: <C1188 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0],
-                    &[8, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[64, 0],
-                    &[128, 0],
-                ],
-            ),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[32, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 1)],
-    },
-    Case {
-        name: "C1191",
-        encoding: "blocked",
-        ll: C1191::linear_layout,
-        in_dims: <C1191 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[]),
-            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
-            ("warp", &[&[0], &[0], &[0]]),
-            ("block", &[&[0]]),
-        ],
-        outs: &[("dim0", 1)],
-    },
-    Case {
-        name: "C1194",
-        encoding: "mfma",
-        ll: C1194::linear_layout,
-        in_dims: <C1194 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
-                    &[64, 0, 0],
-                    &[128, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                    &[0, 0, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 0], &[1, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 1), ("dim2", 1)],
-    },
-    Case {
-        name: "C1197",
-        encoding: "wmma",
-        ll: C1197::linear_layout,
-        in_dims: <C1197 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[2, 0], &[4, 0], &[0, 0], &[0, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[1, 0]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 1)],
-    },
-    Case {
-        name: "C1200",
-        encoding: "mma",
-        ll: C1200::linear_layout,
-        in_dims: <C1200 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 0]]),
-            ("lane", &[&[0, 2], &[0, 0], &[1, 0], &[2, 0], &[0, 0]]),
-            ("warp", &[&[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 4)],
-    },
-    Case {
-        name: "C1203",
-        encoding: "dot",
-        ll: C1203::linear_layout,
-        in_dims: <C1203 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                    &[0, 0],
-                    &[0, 32],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[0, 16], &[4, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[&[128, 0]]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 64)],
-    },
-    Case {
-        name: "C1206",
-        encoding: "dot",
-        ll: C1206::linear_layout,
-        in_dims: <C1206 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 2], &[0, 0], &[0, 0]]),
-            ("lane", &[&[0, 4], &[0, 8], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 0], &[0, 0]]),
-            ("block", &[&[0, 0]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 16)],
-    },
-    Case {
-        name: "C1209",
-        encoding: "slice",
-        ll: C1209::linear_layout,
-        in_dims: <C1209 as Layout>::IN_DIMS,
         bases: &[
             ("register", &[&[1], &[4]]),
             ("lane", &[&[0], &[0], &[0], &[0], &[2]]),
@@ -8370,885 +5993,47 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 8)],
     },
     Case {
-        name: "C1212",
-        encoding: "blocked",
-        ll: C1212::linear_layout,
-        in_dims: <C1212 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1, 0, 0], &[0, 2, 0, 0]]),
-            (
-                "lane",
-                &[
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 1],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                ],
-            ),
-            ("warp", &[&[0, 0, 0, 0], &[0, 0, 0, 0]]),
-            ("block", &[&[0, 0, 1, 0], &[1, 0, 0, 0]]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 4), ("dim2", 2), ("dim3", 2)],
-    },
-    Case {
-        name: "C1215",
+        name: "C0879",
         encoding: "shared_linear",
-        ll: C1215::linear_layout,
-        in_dims: <C1215 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[2], &[4], &[1]]), ("block", &[])],
-        outs: &[("dim0", 8)],
-    },
-    Case {
-        name: "C1218",
-        encoding: "mma",
-        ll: C1218::linear_layout,
-        in_dims: <C1218 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0], &[0, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[&[0, 1]]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 2)],
-    },
-    Case {
-        name: "C1221",
-        encoding: "mma",
-        ll: C1221::linear_layout,
-        in_dims: <C1221 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[8, 0], &[0, 8], &[128, 0]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[32, 0], &[64, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 16)],
-    },
-    Case {
-        name: "C1224",
-        encoding: "mma",
-        ll: C1224::linear_layout,
-        in_dims: <C1224 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[0, 0],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                    &[0, 0],
-                ],
-            ),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 128)],
-    },
-    Case {
-        name: "C1227",
-        encoding: "shared_linear",
-        ll: C1227::linear_layout,
-        in_dims: <C1227 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[2], &[1]]), ("block", &[])],
-        outs: &[("dim0", 4)],
-    },
-    Case {
-        name: "C1230",
-        encoding: "mma",
-        ll: C1230::linear_layout,
-        in_dims: <C1230 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 0], &[0, 16]]),
-            ("lane", &[&[0, 2], &[0, 4], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 8], &[0, 0], &[0, 0]]),
-            ("block", &[&[0, 0]]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 32)],
-    },
-    Case {
-        name: "C1233",
-        encoding: "nvmma",
-        ll: C1233::linear_layout,
-        in_dims: <C1233 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 64],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 128)],
-    },
-    Case {
-        name: "C1236",
-        encoding: "nvmma",
-        ll: C1236::linear_layout,
-        in_dims: <C1236 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[0, 1],
-                    &[0, 2],
-                    &[4, 4],
-                    &[8, 0],
-                    &[16, 0],
-                ],
-            ),
-            ("block", &[&[0, 8]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 16)],
-    },
-    Case {
-        name: "C1239",
-        encoding: "mma",
-        ll: C1239::linear_layout,
-        in_dims: <C1239 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[8, 0],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                    &[0, 0],
-                    &[0, 0],
-                ],
-            ),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[16, 0], &[32, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 64)],
-    },
-    Case {
-        name: "C1242",
-        encoding: "swizzled",
-        ll: C1242::linear_layout,
-        in_dims: <C1242 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[0, 32],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 64)],
-    },
-    Case {
-        name: "C1245",
-        encoding: "slice",
-        ll: C1245::linear_layout,
-        in_dims: <C1245 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[4], &[8], &[16], &[32], &[64], &[128]]),
-            ("lane", &[&[1], &[2], &[0], &[0], &[0]]),
-            ("warp", &[&[0], &[0], &[0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256)],
-    },
-    Case {
-        name: "C1248",
-        encoding: "mma",
-        ll: C1248::linear_layout,
-        in_dims: <C1248 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
-            ),
-            ("lane", &[&[0, 2], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[&[0, 4]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 8)],
-    },
-    Case {
-        name: "C1251",
-        encoding: "blocked",
-        ll: C1251::linear_layout,
-        in_dims: <C1251 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1, 0], &[0, 2, 0], &[0, 0, 1]]),
-            (
-                "lane",
-                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 0], &[0, 0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 4), ("dim2", 2)],
-    },
-    Case {
-        name: "C1254",
-        encoding: "shared_linear",
-        ll: C1254::linear_layout,
-        in_dims: <C1254 as Layout>::IN_DIMS,
+        ll: C0879::linear_layout,
+        in_dims: <C0879 as Layout>::IN_DIMS,
         bases: &[("offset", &[&[1], &[4], &[2]]), ("block", &[])],
         outs: &[("dim0", 8)],
     },
     Case {
-        name: "C1257",
-        encoding: "shared_linear",
-        ll: C1257::linear_layout,
-        in_dims: <C1257 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[8, 0],
-                    &[0, 8],
-                    &[1, 0],
-                    &[2, 0],
-                    &[0, 2],
-                    &[0, 4],
-                    &[4, 0],
-                    &[0, 1],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 16)],
-    },
-    Case {
-        name: "C1260",
-        encoding: "padded",
-        ll: C1260::linear_layout,
-        in_dims: <C1260 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[1], &[2], &[4]]), ("block", &[])],
-        outs: &[("dim0", 8)],
-    },
-    Case {
-        name: "C1263",
-        encoding: "swizzled",
-        ll: C1263::linear_layout,
-        in_dims: <C1263 as Layout>::IN_DIMS,
-        bases: &[
-            ("offset", &[&[1, 0], &[2, 0], &[4, 0], &[0, 1], &[0, 2]]),
-            ("block", &[&[8, 0]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 4)],
-    },
-    Case {
-        name: "C1266",
-        encoding: "wmma",
-        ll: C1266::linear_layout,
-        in_dims: <C1266 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[2, 0], &[0, 0], &[0, 0]]),
-            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 0], &[1, 0]]),
-            ("warp", &[&[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 8)],
-    },
-    Case {
-        name: "C1269",
-        encoding: "mma",
-        ll: C1269::linear_layout,
-        in_dims: <C1269 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0], &[0, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 1)],
-    },
-    Case {
-        name: "C1272",
+        name: "C0882",
         encoding: "blocked",
-        ll: C1272::linear_layout,
-        in_dims: <C1272 as Layout>::IN_DIMS,
+        ll: C0882::linear_layout,
+        in_dims: <C0882 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[8, 0], &[16, 0], &[32, 0]]),
+            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[]),
+            ("block", &[&[0, 1], &[0, 0]]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 2)],
+    },
+    Case {
+        name: "C0885",
+        encoding: "mma",
+        ll: C0885::linear_layout,
+        in_dims: <C0885 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
-                &[
-                    &[1, 0, 0, 0],
-                    &[2, 0, 0, 0],
-                    &[0, 0, 0, 1],
-                    &[0, 0, 0, 2],
-                    &[0, 0, 0, 4],
-                    &[0, 0, 0, 8],
-                    &[0, 0, 0, 16],
-                    &[0, 0, 0, 32],
-                    &[0, 0, 0, 64],
-                    &[0, 0, 0, 128],
-                ],
+                &[&[0, 1], &[8, 0], &[0, 32], &[0, 64], &[0, 128], &[16, 0]],
             ),
-            (
-                "lane",
-                &[
-                    &[0, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                    &[4, 0, 0, 0],
-                    &[8, 0, 0, 0],
-                    &[0, 0, 0, 0],
-                ],
-            ),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 1), ("dim2", 1), ("dim3", 256)],
-    },
-    Case {
-        name: "C1275",
-        encoding: "swizzled",
-        ll: C1275::linear_layout,
-        in_dims: <C1275 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 0, 32],
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 8, 0],
-                    &[0, 16, 0],
-                    &[0, 32, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 64), ("dim2", 64)],
-    },
-    Case {
-        name: "C1278",
-        encoding: "blocked",
-        ll: C1278::linear_layout,
-        in_dims: <C1278 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1, 0], &[0, 1], &[0, 16]]),
-            ("lane", &[&[2, 0], &[0, 0], &[0, 2], &[0, 4], &[0, 8]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 32)],
-    },
-    Case {
-        name: "C1281",
-        encoding: "mma",
-        ll: C1281::linear_layout,
-        in_dims: <C1281 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 0], &[0, 8]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 16)],
-    },
-    Case {
-        name: "C1284",
-        encoding: "slice",
-        ll: C1284::linear_layout,
-        in_dims: <C1284 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1], &[8], &[16]]),
-            ("lane", &[&[2], &[4], &[0], &[0], &[0]]),
-            ("warp", &[]),
-            ("block", &[&[0]]),
-        ],
-        outs: &[("dim0", 32)],
-    },
-    Case {
-        name: "C1287",
-        encoding: "linear",
-        ll: C1287::linear_layout,
-        in_dims: <C1287 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1]]),
-            ("lane", &[]),
-            ("warp", &[&[2], &[0]]),
-            ("block", &[&[4], &[8]]),
-        ],
-        outs: &[("dim0", 16)],
-    },
-    Case {
-        name: "C1290",
-        encoding: "shared_linear",
-        ll: C1290::linear_layout,
-        in_dims: <C1290 as Layout>::IN_DIMS,
-        bases: &[
-            ("offset", &[&[0, 1], &[0, 4], &[1, 0], &[0, 2]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 8)],
-    },
-    Case {
-        name: "C1293",
-        encoding: "swizzled",
-        ll: C1293::linear_layout,
-        in_dims: <C1293 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                    &[128, 0],
-                    &[1, 1],
-                    &[0, 2],
-                    &[0, 4],
-                ],
-            ),
-            ("block", &[&[0, 8]]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 16)],
-    },
-    Case {
-        name: "C1296",
-        encoding: "mfma",
-        ll: C1296::linear_layout,
-        in_dims: <C1296 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            (
-                "lane",
-                &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 0], &[0, 0]],
-            ),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[&[0, 0]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 1)],
-    },
-    Case {
-        name: "C1299",
-        encoding: "linear",
-        ll: C1299::linear_layout,
-        in_dims: <C1299 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[16], &[8], &[1]]),
-            ("lane", &[]),
-            ("warp", &[&[4]]),
-            ("block", &[&[2]]),
-        ],
-        outs: &[("dim0", 32)],
-    },
-    Case {
-        name: "C1302",
-        encoding: "dot",
-        ll: C1302::linear_layout,
-        in_dims: <C1302 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 32, 0],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 8, 0], &[0, 16, 0], &[0, 0, 1], &[0, 0, 2], &[0, 0, 0]],
-            ),
-            ("warp", &[]),
-            ("block", &[&[16, 0, 0]]),
-        ],
-        outs: &[("dim0", 32), ("dim1", 64), ("dim2", 4)],
-    },
-    Case {
-        name: "C1305",
-        encoding: "mma",
-        ll: C1305::linear_layout,
-        in_dims: <C1305 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[8, 0], &[0, 8], &[16, 0], &[32, 0]]),
             ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[]),
-            ("block", &[&[0, 16]]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 32)],
-    },
-    Case {
-        name: "C1308",
-        encoding: "padded",
-        ll: C1308::linear_layout,
-        in_dims: <C1308 as Layout>::IN_DIMS,
-        bases: &[("offset", &[&[1]]), ("block", &[])],
-        outs: &[("dim0", 2)],
-    },
-    Case {
-        name: "C1311",
-        encoding: "nvmma",
-        ll: C1311::linear_layout,
-        in_dims: <C1311 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[0, 1],
-                    &[0, 2],
-                    &[8, 4],
-                    &[0, 8],
-                    &[0, 16],
-                    &[16, 0],
-                    &[32, 0],
-                ],
-            ),
-            ("block", &[&[0, 32]]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 64)],
-    },
-    Case {
-        name: "C1314",
-        encoding: "blocked",
-        ll: C1314::linear_layout,
-        in_dims: <C1314 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 8, 0], &[0, 16, 0]]),
-            (
-                "lane",
-                &[&[0, 0, 1], &[0, 0, 0], &[0, 1, 0], &[0, 2, 0], &[1, 0, 0]],
-            ),
-            ("warp", &[&[0, 0, 0], &[0, 4, 0]]),
+            ("warp", &[&[0, 8], &[0, 16]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 2), ("dim1", 32), ("dim2", 2)],
+        outs: &[("dim0", 32), ("dim1", 256)],
     },
     Case {
-        name: "C1317",
-        encoding: "wmma",
-        ll: C1317::linear_layout,
-        in_dims: <C1317 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 4], &[2, 0, 0]],
-            ),
-            (
-                "lane",
-                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
-            ),
-            ("warp", &[&[1, 0, 0]]),
-            ("block", &[&[0, 0, 0]]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 1), ("dim2", 8)],
-    },
-    Case {
-        name: "C1320",
-        encoding: "dot",
-        ll: C1320::linear_layout,
-        in_dims: <C1320 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[8, 0],
-                    &[0, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                ],
-            ),
-            ("lane", &[&[0, 8], &[0, 16], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 32)],
-    },
-    Case {
-        name: "C1323",
+        name: "C0888",
         encoding: "mma",
-        ll: C1323::linear_layout,
-        in_dims: <C1323 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 1], &[0, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[&[8, 0]]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 2)],
-    },
-    Case {
-        name: "C1326",
-        encoding: "swizzled",
-        ll: C1326::linear_layout,
-        in_dims: <C1326 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                    &[0, 0, 1],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[4, 0, 0],
-                    &[8, 0, 0],
-                    &[16, 0, 0],
-                    &[32, 0, 0],
-                    &[64, 0, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 128), ("dim1", 4), ("dim2", 2)],
-    },
-    Case {
-        name: "C1329",
-        encoding: "shared_linear",
-        ll: C1329::linear_layout,
-        in_dims: <C1329 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 4],
-                    &[0, 2, 0],
-                    &[0, 0, 2],
-                    &[0, 0, 8],
-                    &[0, 0, 16],
-                    &[0, 1, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 1), ("dim1", 4), ("dim2", 32)],
-    },
-    Case {
-        name: "C1332",
-        encoding: "blocked",
-        ll: C1332::linear_layout,
-        in_dims: <C1332 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[0, 2], &[1, 0], &[0, 64], &[0, 128]],
-            ),
-            ("lane", &[&[0, 4], &[0, 8], &[0, 16], &[0, 32], &[2, 0]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 256)],
-    },
-    Case {
-        name: "C1335",
-        encoding: "nvmma",
-        ll: C1335::linear_layout,
-        in_dims: <C1335 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1],
-                    &[0, 2],
-                    &[0, 4],
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 4],
-                    &[8, 0],
-                    &[16, 0],
-                    &[32, 0],
-                    &[64, 0],
-                    &[128, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 256), ("dim1", 8)],
-    },
-    Case {
-        name: "C1338",
-        encoding: "shared_linear",
-        ll: C1338::linear_layout,
-        in_dims: <C1338 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 1, 0],
-                    &[1, 0, 0],
-                    &[0, 2, 0],
-                    &[0, 4, 0],
-                    &[0, 0, 1],
-                    &[0, 8, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 2), ("dim1", 16), ("dim2", 2)],
-    },
-    Case {
-        name: "C1341",
-        encoding: "slice",
-        ll: C1341::linear_layout,
-        in_dims: <C1341 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[1], &[2], &[4]]),
-            ("lane", &[&[8], &[16], &[0], &[0], &[0]]),
-            ("warp", &[]),
-            ("block", &[&[0]]),
-        ],
-        outs: &[("dim0", 32)],
-    },
-    Case {
-        name: "C1344",
-        encoding: "dot",
-        ll: C1344::linear_layout,
-        in_dims: <C1344 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
-            ),
-            (
-                "lane",
-                &[&[1, 0], &[2, 0], &[4, 0], &[0, 0], &[0, 0], &[0, 0]],
-            ),
-            ("warp", &[&[0, 0]]),
-            ("block", &[&[0, 0]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 1)],
-    },
-    Case {
-        name: "C1347",
-        encoding: "mma",
-        ll: C1347::linear_layout,
-        in_dims: <C1347 as Layout>::IN_DIMS,
-        bases: &[
-            ("register", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[&[0, 0]]),
-        ],
-        outs: &[("dim0", 8), ("dim1", 1)],
-    },
-    Case {
-        name: "C1350",
-        encoding: "swizzled",
-        ll: C1350::linear_layout,
-        in_dims: <C1350 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "offset",
-                &[
-                    &[0, 0, 1],
-                    &[0, 0, 2],
-                    &[0, 0, 4],
-                    &[0, 0, 8],
-                    &[1, 0, 0],
-                    &[2, 0, 0],
-                    &[0, 1, 0],
-                    &[0, 2, 0],
-                ],
-            ),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 4), ("dim1", 4), ("dim2", 16)],
-    },
-    Case {
-        name: "C1353",
-        encoding: "dot",
-        ll: C1353::linear_layout,
-        in_dims: <C1353 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[
-                    &[1, 0],
-                    &[2, 0],
-                    &[4, 0],
-                    &[8, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                    &[0, 0],
-                ],
-            ),
-            (
-                "lane",
-                &[&[0, 1], &[0, 2], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
-            ),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 16), ("dim1", 4)],
-    },
-    Case {
-        name: "C1356",
-        encoding: "blocked",
-        ll: C1356::linear_layout,
-        in_dims: <C1356 as Layout>::IN_DIMS,
-        bases: &[
-            (
-                "register",
-                &[&[0, 1], &[0, 2], &[1, 0], &[8, 0], &[16, 0], &[32, 0]],
-            ),
-            ("lane", &[&[0, 4], &[0, 8], &[0, 16], &[2, 0], &[4, 0]]),
-            ("warp", &[]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64), ("dim1", 32)],
-    },
-    Case {
-        name: "C1359",
-        encoding: "mma",
-        ll: C1359::linear_layout,
-        in_dims: <C1359 as Layout>::IN_DIMS,
+        ll: C0888::linear_layout,
+        in_dims: <C0888 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
@@ -9269,10 +6054,10 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 16), ("dim1", 128)],
     },
     Case {
-        name: "C1362",
+        name: "C0891",
         encoding: "mfma",
-        ll: C1362::linear_layout,
-        in_dims: <C1362 as Layout>::IN_DIMS,
+        ll: C0891::linear_layout,
+        in_dims: <C0891 as Layout>::IN_DIMS,
         bases: &[
             ("register", &[&[0, 1], &[0, 2], &[0, 4], &[0, 16], &[0, 0]]),
             (
@@ -9285,10 +6070,10 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 2), ("dim1", 32)],
     },
     Case {
-        name: "C1365",
+        name: "C0894",
         encoding: "slice",
-        ll: C1365::linear_layout,
-        in_dims: <C1365 as Layout>::IN_DIMS,
+        ll: C0894::linear_layout,
+        in_dims: <C0894 as Layout>::IN_DIMS,
         bases: &[
             ("register", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0]]),
             ("lane", &[&[0, 0], &[0, 0], &[0, 1], &[0, 2], &[0, 0]]),
@@ -9298,10 +6083,10 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 32), ("dim1", 4)],
     },
     Case {
-        name: "C1368",
+        name: "C0897",
         encoding: "wmma",
-        ll: C1368::linear_layout,
-        in_dims: <C1368 as Layout>::IN_DIMS,
+        ll: C0897::linear_layout,
+        in_dims: <C0897 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
@@ -9314,10 +6099,10 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 128), ("dim1", 64)],
     },
     Case {
-        name: "C1371",
+        name: "C0900",
         encoding: "slice",
-        ll: C1371::linear_layout,
-        in_dims: <C1371 as Layout>::IN_DIMS,
+        ll: C0900::linear_layout,
+        in_dims: <C0900 as Layout>::IN_DIMS,
         bases: &[
             ("register", &[&[1], &[2], &[4]]),
             ("lane", &[&[0], &[0], &[0], &[0], &[0], &[0]]),
@@ -9327,10 +6112,10 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 8)],
     },
     Case {
-        name: "C1374",
+        name: "C0903",
         encoding: "mma",
-        ll: C1374::linear_layout,
-        in_dims: <C1374 as Layout>::IN_DIMS,
+        ll: C0903::linear_layout,
+        in_dims: <C0903 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
@@ -9351,10 +6136,10 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 32), ("dim1", 256)],
     },
     Case {
-        name: "C1377",
+        name: "C0906",
         encoding: "blocked",
-        ll: C1377::linear_layout,
-        in_dims: <C1377 as Layout>::IN_DIMS,
+        ll: C0906::linear_layout,
+        in_dims: <C0906 as Layout>::IN_DIMS,
         bases: &[
             ("register", &[&[1, 0, 0], &[8, 0, 0]]),
             (
@@ -9367,82 +6152,2625 @@ pub const CASES: &[Case] = &[
         outs: &[("dim0", 16), ("dim1", 1), ("dim2", 1)],
     },
     Case {
-        name: "C1380",
-        encoding: "swizzled",
-        ll: C1380::linear_layout,
-        in_dims: <C1380 as Layout>::IN_DIMS,
-        bases: &[
-            ("offset", &[&[1], &[2], &[4], &[8], &[16], &[32]]),
-            ("block", &[]),
-        ],
-        outs: &[("dim0", 64)],
+        name: "C0909",
+        encoding: "rotating",
+        ll: C0909::linear_layout,
+        in_dims: <C0909 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[1], &[2], &[4], &[8]]), ("block", &[])],
+        outs: &[("dim0", 16)],
     },
     Case {
-        name: "C1383",
-        encoding: "slice",
-        ll: C1383::linear_layout,
-        in_dims: <C1383 as Layout>::IN_DIMS,
+        name: "C0912",
+        encoding: "padded",
+        ll: C0912::linear_layout,
+        in_dims: <C0912 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[2], &[1]]), ("block", &[])],
+        outs: &[("dim0", 4)],
+    },
+    Case {
+        name: "C0915",
+        encoding: "dot",
+        ll: C0915::linear_layout,
+        in_dims: <C0915 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[2]]),
-            ("lane", &[&[1], &[0], &[0], &[0], &[0]]),
+            (
+                "register",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[1, 0], &[2, 0], &[4, 0], &[0, 0], &[0, 0], &[0, 0]],
+            ),
+            ("warp", &[&[0, 0], &[0, 0]]),
+            ("block", &[&[0, 16]]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 32)],
+    },
+    Case {
+        name: "C0918",
+        encoding: "dot",
+        ll: C0918::linear_layout,
+        in_dims: <C0918 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                ],
+            ),
+            ("warp", &[&[0, 0, 0], &[0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 4), ("dim2", 16)],
+    },
+    Case {
+        name: "C0921",
+        encoding: "rotating",
+        ll: C0921::linear_layout,
+        in_dims: <C0921 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 0],
+                ],
+            ),
+            ("block", &[&[0, 4]]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 8)],
+    },
+    Case {
+        name: "C0924",
+        encoding: "mma",
+        ll: C0924::linear_layout,
+        in_dims: <C0924 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0], &[8, 0], &[0, 0], &[0, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[16, 0], &[32, 0], &[64, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 1)],
+    },
+    Case {
+        name: "C0927",
+        encoding: "blocked",
+        ll: C0927::linear_layout,
+        in_dims: <C0927 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[1], &[2], &[4], &[8], &[16]]),
+            ("warp", &[&[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32)],
+    },
+    Case {
+        name: "C0930",
+        encoding: "slice",
+        ll: C0930::linear_layout,
+        in_dims: <C0930 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[1, 0], &[2, 0], &[0, 1], &[0, 2], &[0, 4], &[0, 8]],
+            ),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[&[0, 0]]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 16)],
+    },
+    Case {
+        name: "C0933",
+        encoding: "slice",
+        ll: C0933::linear_layout,
+        in_dims: <C0933 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1]]),
+            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0], &[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2)],
+    },
+    Case {
+        name: "C0936",
+        encoding: "dot",
+        ll: C0936::linear_layout,
+        in_dims: <C0936 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[8, 0], &[0, 4], &[0, 8], &[0, 16], &[0, 32], &[0, 64]],
+            ),
+            ("lane", &[&[0, 1], &[0, 2], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[&[0, 0]]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 128)],
+    },
+    Case {
+        name: "C0939",
+        encoding: "nvmma",
+        ll: C0939::linear_layout,
+        in_dims: <C0939 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[0, 1],
+                    &[0, 2],
+                    &[8, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 64)],
+    },
+    Case {
+        name: "C0942",
+        encoding: "linear",
+        ll: C0942::linear_layout,
+        in_dims: <C0942 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0, 0]]),
+            (
+                "lane",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 0, 32],
+                    &[0, 0, 8],
+                    &[0, 0, 2],
+                    &[0, 0, 0],
+                ],
+            ),
+            ("warp", &[&[0, 0, 0], &[0, 0, 1], &[0, 8, 0], &[0, 0, 16]]),
+            ("block", &[&[0, 4, 0], &[0, 0, 4]]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 16), ("dim2", 64)],
+    },
+    Case {
+        name: "C0945",
+        encoding: "swizzled",
+        ll: C0945::linear_layout,
+        in_dims: <C0945 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[0, 1], &[0, 2]]), ("block", &[])],
+        outs: &[("dim0", 1), ("dim1", 4)],
+    },
+    Case {
+        name: "C0948",
+        encoding: "mma",
+        ll: C0948::linear_layout,
+        in_dims: <C0948 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[&[0, 2]]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 4)],
+    },
+    Case {
+        name: "C0951",
+        encoding: "slice",
+        ll: C0951::linear_layout,
+        in_dims: <C0951 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1], &[2], &[4]]),
+            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0], &[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8)],
+    },
+    Case {
+        name: "C0954",
+        encoding: "wmma",
+        ll: C0954::linear_layout,
+        in_dims: <C0954 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[2, 0], &[4, 0], &[0, 0]]),
+            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 0], &[8, 0]]),
+            ("warp", &[&[0, 0], &[0, 0]]),
+            ("block", &[&[16, 0]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 8)],
+    },
+    Case {
+        name: "C0957",
+        encoding: "slice",
+        ll: C0957::linear_layout,
+        in_dims: <C0957 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 64],
+                ],
+            ),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 128)],
+    },
+    Case {
+        name: "C0960",
+        encoding: "mma",
+        ll: C0960::linear_layout,
+        in_dims: <C0960 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 0],
+                    &[0, 0, 8],
+                    &[0, 0, 16],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 2], &[0, 0, 4], &[0, 1, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
             ("warp", &[]),
+            ("block", &[&[0, 2, 0]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 4), ("dim2", 32)],
+    },
+    Case {
+        name: "C0963",
+        encoding: "shared_linear",
+        ll: C0963::linear_layout,
+        in_dims: <C0963 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[2], &[1]]), ("block", &[])],
+        outs: &[("dim0", 4)],
+    },
+    Case {
+        name: "C0966",
+        encoding: "linear",
+        ll: C0966::linear_layout,
+        in_dims: <C0966 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0, 2]]),
+            ("lane", &[&[0, 0, 0]]),
+            ("warp", &[&[0, 0, 8], &[0, 0, 0], &[0, 0, 0], &[0, 1, 0]]),
+            ("block", &[&[0, 0, 4], &[0, 0, 1]]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 2), ("dim2", 16)],
+    },
+    Case {
+        name: "C0969",
+        encoding: "wmma",
+        ll: C0969::linear_layout,
+        in_dims: <C0969 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 0, 0]],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 0], &[1, 0, 0]]),
+            ("block", &[&[0, 8, 0]]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 16), ("dim2", 4)],
+    },
+    Case {
+        name: "C0972",
+        encoding: "dot",
+        ll: C0972::linear_layout,
+        in_dims: <C0972 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[4, 0], &[8, 0]]),
+            ("lane", &[&[1, 0], &[2, 0], &[0, 1], &[0, 0], &[0, 0]]),
+            ("warp", &[]),
+            ("block", &[&[0, 2]]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 4)],
+    },
+    Case {
+        name: "C0975",
+        encoding: "wmma",
+        ll: C0975::linear_layout,
+        in_dims: <C0975 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 8, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[1, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 16), ("dim2", 1)],
+    },
+    Case {
+        name: "C0978",
+        encoding: "swizzled",
+        ll: C0978::linear_layout,
+        in_dims: <C0978 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 0, 1], &[0, 0, 2]],
+            ),
+            ("block", &[&[1, 0, 0]]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 8), ("dim2", 4)],
+    },
+    Case {
+        name: "C0981",
+        encoding: "nvmma",
+        ll: C0981::linear_layout,
+        in_dims: <C0981 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                    &[8, 4, 0],
+                    &[16, 8, 0],
+                    &[32, 16, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 32), ("dim2", 8)],
+    },
+    Case {
+        name: "C0984",
+        encoding: "blocked",
+        ll: C0984::linear_layout,
+        in_dims: <C0984 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 1, 0],
+                    &[1, 0, 0, 0],
+                    &[2, 0, 0, 0],
+                    &[4, 0, 0, 0],
+                    &[0, 4, 0, 0],
+                    &[0, 8, 0, 0],
+                    &[0, 16, 0, 0],
+                    &[0, 32, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[
+                    &[0, 1, 0, 0],
+                    &[0, 2, 0, 0],
+                    &[8, 0, 0, 0],
+                    &[16, 0, 0, 0],
+                    &[0, 0, 0, 0],
+                ],
+            ),
+            ("warp", &[&[0, 0, 0, 0], &[0, 0, 0, 0], &[0, 0, 0, 0]]),
+            ("block", &[&[0, 0, 2, 0], &[0, 64, 0, 0]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 128), ("dim2", 4), ("dim3", 1)],
+    },
+    Case {
+        name: "C0987",
+        encoding: "slice",
+        ll: C0987::linear_layout,
+        in_dims: <C0987 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1]]),
+            ("lane", &[&[2], &[4], &[0], &[0], &[0]]),
+            ("warp", &[&[8]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16)],
+    },
+    Case {
+        name: "C0990",
+        encoding: "linear",
+        ll: C0990::linear_layout,
+        in_dims: <C0990 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0, 4], &[0, 0, 1]]),
+            ("lane", &[&[0, 0, 2]]),
+            ("warp", &[&[0, 0, 8]]),
+            ("block", &[&[0, 0, 0], &[0, 0, 0]]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 1), ("dim2", 16)],
+    },
+    Case {
+        name: "C0993",
+        encoding: "blocked",
+        ll: C0993::linear_layout,
+        in_dims: <C0993 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[1, 0, 0],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 0, 16],
+                    &[0, 0, 32],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 0], &[2, 0, 0], &[4, 0, 0]],
+            ),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 1), ("dim2", 64)],
+    },
+    Case {
+        name: "C0996",
+        encoding: "mma",
+        ll: C0996::linear_layout,
+        in_dims: <C0996 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1],
+                    &[8, 0],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 0],
+                    &[0, 0],
+                ],
+            ),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[16, 0], &[32, 0], &[64, 0]]),
+            ("block", &[&[128, 0]]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 64)],
+    },
+    Case {
+        name: "C0999",
+        encoding: "blocked",
+        ll: C0999::linear_layout,
+        in_dims: <C0999 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 2], &[0, 4], &[0, 16]]),
+            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[16, 0]]),
+            ("warp", &[&[0, 8]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 32)],
+    },
+    Case {
+        name: "C1002",
+        encoding: "padded",
+        ll: C1002::linear_layout,
+        in_dims: <C1002 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[1], &[2], &[4], &[8], &[16]]), ("block", &[])],
+        outs: &[("dim0", 32)],
+    },
+    Case {
+        name: "C1005",
+        encoding: "blocked",
+        ll: C1005::linear_layout,
+        in_dims: <C1005 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[4, 0, 0]]),
+            (
+                "lane",
+                &[&[1, 0, 0], &[2, 0, 0], &[0, 0, 1], &[0, 0, 0], &[0, 1, 0]],
+            ),
+            ("warp", &[&[0, 0, 0], &[0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 2), ("dim2", 2)],
+    },
+    Case {
+        name: "C1008",
+        encoding: "rotating",
+        ll: C1008::linear_layout,
+        in_dims: <C1008 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[1, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 16)],
+    },
+    Case {
+        name: "C1011",
+        encoding: "slice",
+        ll: C1011::linear_layout,
+        in_dims: <C1011 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1], &[2], &[4]]),
+            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8)],
+    },
+    Case {
+        name: "C1014",
+        encoding: "blocked",
+        ll: C1014::linear_layout,
+        in_dims: <C1014 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1, 0], &[0, 2, 0], &[1, 0, 0], &[2, 0, 0], &[0, 8, 0]],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 1], &[0, 0, 2], &[0, 4, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 4], &[0, 0, 0], &[0, 0, 0]]),
+            ("block", &[&[0, 16, 0], &[0, 0, 8]]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 32), ("dim2", 16)],
+    },
+    Case {
+        name: "C1017",
+        encoding: "shared_linear",
+        ll: C1017::linear_layout,
+        in_dims: <C1017 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[1], &[8], &[4], &[16], &[2]]), ("block", &[])],
+        outs: &[("dim0", 32)],
+    },
+    Case {
+        name: "C1020",
+        encoding: "mfma",
+        ll: C1020::linear_layout,
+        in_dims: <C1020 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[2, 0, 0], &[4, 0, 0]],
+            ),
+            (
+                "lane",
+                &[
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                ],
+            ),
+            ("warp", &[&[0, 0, 0], &[0, 0, 0], &[1, 0, 0]]),
+            ("block", &[&[8, 0, 0]]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 1), ("dim2", 1)],
+    },
+    Case {
+        name: "C1023",
+        encoding: "swizzled",
+        ll: C1023::linear_layout,
+        in_dims: <C1023 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[1], &[2], &[4], &[8], &[16], &[32], &[64]]),
+            ("block", &[&[128]]),
+        ],
+        outs: &[("dim0", 256)],
+    },
+    Case {
+        name: "C1026",
+        encoding: "nvmma",
+        ll: C1026::linear_layout,
+        in_dims: <C1026 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[1, 4],
+                    &[2, 8],
+                    &[4, 16],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                ],
+            ),
+            ("block", &[&[0, 32]]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 64)],
+    },
+    Case {
+        name: "C1029",
+        encoding: "swizzled",
+        ll: C1029::linear_layout,
+        in_dims: <C1029 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                ],
+            ),
+            ("block", &[&[0, 0]]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 1)],
+    },
+    Case {
+        name: "C1032",
+        encoding: "wmma",
+        ll: C1032::linear_layout,
+        in_dims: <C1032 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 16],
+                    &[0, 0, 32],
+                    &[0, 0, 64],
+                    &[0, 0, 128],
+                    &[1, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 4], &[0, 0, 8], &[0, 1, 0]],
+            ),
+            ("warp", &[]),
+            ("block", &[&[2, 0, 0]]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 8), ("dim2", 256)],
+    },
+    Case {
+        name: "C1035",
+        encoding: "mfma",
+        ll: C1035::linear_layout,
+        in_dims: <C1035 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                    &[64, 0, 0],
+                    &[128, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                ],
+            ),
+            ("warp", &[&[1, 0, 0]]),
+            ("block", &[&[0, 0, 2]]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 16), ("dim2", 4)],
+    },
+    Case {
+        name: "C1038",
+        encoding: "mfma",
+        ll: C1038::linear_layout,
+        in_dims: <C1038 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[1, 0], &[2, 0], &[4, 0], &[16, 0], &[32, 0], &[64, 0]],
+            ),
+            (
+                "lane",
+                &[&[0, 1], &[0, 0], &[0, 0], &[0, 0], &[0, 0], &[0, 0]],
+            ),
+            ("warp", &[&[0, 0], &[0, 0], &[8, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 2)],
+    },
+    Case {
+        name: "C1041",
+        encoding: "blocked",
+        ll: C1041::linear_layout,
+        in_dims: <C1041 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0], &[0]]),
+            ("block", &[&[1], &[2]]),
+        ],
+        outs: &[("dim0", 4)],
+    },
+    Case {
+        name: "C1044",
+        encoding: "swizzled",
+        ll: C1044::linear_layout,
+        in_dims: <C1044 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 2],
+                    &[16, 4],
+                ],
+            ),
+            ("block", &[&[32, 0]]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 64)],
+    },
+    Case {
+        name: "C1047",
+        encoding: "shared_linear",
+        ll: C1047::linear_layout,
+        in_dims: <C1047 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[1]]), ("block", &[])],
+        outs: &[("dim0", 2)],
+    },
+    Case {
+        name: "C1050",
+        encoding: "dot",
+        ll: C1050::linear_layout,
+        in_dims: <C1050 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[1, 0, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 0, 16],
+                    &[0, 0, 32],
+                    &[0, 0, 64],
+                    &[0, 0, 128],
+                ],
+            ),
+            (
+                "lane",
+                &[&[2, 0, 0], &[4, 0, 0], &[8, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0]]),
+            ("block", &[&[16, 0, 0], &[0, 0, 0]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 1), ("dim2", 256)],
+    },
+    Case {
+        name: "C1053",
+        encoding: "slice",
+        ll: C1053::linear_layout,
+        in_dims: <C1053 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1]]),
+            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2)],
+    },
+    Case {
+        name: "C1056",
+        encoding: "swizzled",
+        ll: C1056::linear_layout,
+        in_dims: <C1056 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                    &[4, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                ],
+            ),
+            ("block", &[&[128, 0]]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 32)],
+    },
+    Case {
+        name: "C1059",
+        encoding: "mma",
+        ll: C1059::linear_layout,
+        in_dims: <C1059 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1], &[8, 0], &[0, 8], &[0, 16], &[128, 0]],
+            ),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[16, 0], &[32, 0], &[64, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 32)],
+    },
+    Case {
+        name: "C1062",
+        encoding: "nvmma",
+        ll: C1062::linear_layout,
+        in_dims: <C1062 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                ],
+            ),
+            ("block", &[&[8, 0, 0]]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 16), ("dim2", 8)],
+    },
+    Case {
+        name: "C1065",
+        encoding: "padded",
+        ll: C1065::linear_layout,
+        in_dims: <C1065 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[0, 2], &[0, 1], &[0, 4], &[1, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 8)],
+    },
+    Case {
+        name: "C1068",
+        encoding: "dot",
+        ll: C1068::linear_layout,
+        in_dims: <C1068 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[0, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[0, 1], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 2)],
+    },
+    Case {
+        name: "C1071",
+        encoding: "slice",
+        ll: C1071::linear_layout,
+        in_dims: <C1071 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1], &[8], &[16], &[32], &[64], &[128]]),
+            ("lane", &[&[2], &[4], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256)],
+    },
+    Case {
+        name: "C1074",
+        encoding: "slice",
+        ll: C1074::linear_layout,
+        in_dims: <C1074 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1]]),
+            ("lane", &[&[0], &[0], &[0], &[2], &[0]]),
+            ("warp", &[&[0]]),
             ("block", &[]),
         ],
         outs: &[("dim0", 4)],
     },
     Case {
-        name: "C1386",
+        name: "C1077",
+        encoding: "shared_linear",
+        ll: C1077::linear_layout,
+        in_dims: <C1077 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[1]]), ("block", &[])],
+        outs: &[("dim0", 2)],
+    },
+    Case {
+        name: "C1080",
         encoding: "blocked",
-        ll: C1386::linear_layout,
-        in_dims: <C1386 as Layout>::IN_DIMS,
+        ll: C1080::linear_layout,
+        in_dims: <C1080 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[]),
-            ("lane", &[&[1], &[2], &[4], &[0], &[0]]),
+            ("register", &[&[0, 1, 0], &[1, 0, 0], &[0, 0, 1]]),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 2], &[0, 0, 4]],
+            ),
+            ("warp", &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 2), ("dim2", 8)],
+    },
+    Case {
+        name: "C1083",
+        encoding: "swizzled",
+        ll: C1083::linear_layout,
+        in_dims: <C1083 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[0, 1], &[1, 0]]), ("block", &[])],
+        outs: &[("dim0", 2), ("dim1", 2)],
+    },
+    Case {
+        name: "C1086",
+        encoding: "blocked",
+        ll: C1086::linear_layout,
+        in_dims: <C1086 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                ],
+            ),
+            ("lane", &[&[1, 0], &[0, 8], &[0, 16], &[0, 32], &[0, 64]]),
+            ("warp", &[&[2, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 128)],
+    },
+    Case {
+        name: "C1089",
+        encoding: "slice",
+        ll: C1089::linear_layout,
+        in_dims: <C1089 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[2], &[4]]),
+            ("lane", &[&[0], &[0], &[0], &[0], &[1]]),
+            ("warp", &[&[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8)],
+    },
+    Case {
+        name: "C1092",
+        encoding: "blocked",
+        ll: C1092::linear_layout,
+        in_dims: <C1092 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 2], &[0, 4], &[1, 0], &[2, 0]]),
+            ("lane", &[&[0, 8], &[0, 0], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 16)],
+    },
+    Case {
+        name: "C1095",
+        encoding: "rotating",
+        ll: C1095::linear_layout,
+        in_dims: <C1095 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 1],
+                    &[16, 0, 2],
+                    &[32, 0, 1],
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 16), ("dim2", 16)],
+    },
+    Case {
+        name: "C1098",
+        encoding: "rotating",
+        ll: C1098::linear_layout,
+        in_dims: <C1098 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 32)],
+    },
+    Case {
+        name: "C1101",
+        encoding: "blocked",
+        ll: C1101::linear_layout,
+        in_dims: <C1101 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 0, 16],
+                    &[0, 0, 32],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 1]],
+            ),
+            ("warp", &[&[0, 0, 0]]),
+            ("block", &[&[4, 0, 0], &[0, 0, 64]]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 1), ("dim2", 128)],
+    },
+    Case {
+        name: "C1104",
+        encoding: "linear",
+        ll: C1104::linear_layout,
+        in_dims: <C1104 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1], &[16], &[64]]),
+            ("lane", &[&[4], &[32]]),
+            ("warp", &[&[2], &[8]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128)],
+    },
+    Case {
+        name: "C1107",
+        encoding: "dot",
+        ll: C1107::linear_layout,
+        in_dims: <C1107 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                    &[64, 0, 0],
+                    &[128, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 1], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 2), ("dim2", 2)],
+    },
+    Case {
+        name: "C1110",
+        encoding: "blocked",
+        ll: C1110::linear_layout,
+        in_dims: <C1110 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1], &[1, 0], &[0, 8], &[0, 16], &[0, 32], &[0, 64]],
+            ),
+            ("lane", &[&[0, 2], &[0, 4], &[0, 0], &[0, 0], &[0, 0]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 128)],
+    },
+    Case {
+        name: "C1113",
+        encoding: "nvmma",
+        ll: C1113::linear_layout,
+        in_dims: <C1113 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[8, 1],
+                    &[16, 2],
+                    &[32, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[64, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 64)],
+    },
+    Case {
+        name: "C1116",
+        encoding: "wmma",
+        ll: C1116::linear_layout,
+        in_dims: <C1116 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 0, 0], &[0, 0, 1]],
+            ),
+            ("warp", &[&[1, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 8), ("dim2", 8)],
+    },
+    Case {
+        name: "C1119",
+        encoding: "dot",
+        ll: C1119::linear_layout,
+        in_dims: <C1119 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 0], &[0, 4, 0], &[2, 0, 0]],
+            ),
+            (
+                "lane",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                ],
+            ),
+            ("warp", &[&[1, 0, 0]]),
+            ("block", &[&[0, 8, 0]]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 16), ("dim2", 4)],
+    },
+    Case {
+        name: "C1122",
+        encoding: "swizzled",
+        ll: C1122::linear_layout,
+        in_dims: <C1122 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[0, 16, 0],
+                    &[0, 32, 0],
+                    &[0, 64, 0],
+                    &[0, 128, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                ],
+            ),
+            ("block", &[&[32, 0, 0]]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 256), ("dim2", 1)],
+    },
+    Case {
+        name: "C1125",
+        encoding: "mma",
+        ll: C1125::linear_layout,
+        in_dims: <C1125 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0], &[8, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[16, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 1)],
+    },
+    Case {
+        name: "C1128",
+        encoding: "nvmma",
+        ll: C1128::linear_layout,
+        in_dims: <C1128 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[4, 4, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 8), ("dim2", 8)],
+    },
+    Case {
+        name: "C1131",
+        encoding: "mfma",
+        ll: C1131::linear_layout,
+        in_dims: <C1131 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 0, 64],
+                    &[0, 0, 128],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[0, 16, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 0, 16],
+                    &[0, 0, 32],
+                ],
+            ),
+            ("warp", &[&[1, 0, 0], &[0, 0, 0], &[0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 32), ("dim2", 256)],
+    },
+    Case {
+        name: "C1134",
+        encoding: "blocked",
+        ll: C1134::linear_layout,
+        in_dims: <C1134 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 2], &[16, 0], &[32, 0]]),
+            ("lane", &[&[1, 0], &[2, 0], &[0, 4], &[0, 8], &[0, 16]]),
+            ("warp", &[&[4, 0], &[8, 0], &[0, 32]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 64)],
+    },
+    Case {
+        name: "C1137",
+        encoding: "slice",
+        ll: C1137::linear_layout,
+        in_dims: <C1137 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[16], &[32], &[64]]),
+            ("lane", &[&[0], &[0], &[0], &[1], &[2]]),
+            ("warp", &[&[4], &[8]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128)],
+    },
+    Case {
+        name: "C1140",
+        encoding: "slice",
+        ll: C1140::linear_layout,
+        in_dims: <C1140 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[8], &[16], &[32]]),
+            ("lane", &[&[0], &[0], &[0], &[1], &[2]]),
+            ("warp", &[&[4]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 64)],
+    },
+    Case {
+        name: "C1143",
+        encoding: "blocked",
+        ll: C1143::linear_layout,
+        in_dims: <C1143 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[1, 0, 0], &[0, 0, 2], &[0, 0, 4], &[0, 0, 8], &[0, 0, 16]],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 1, 0], &[0, 2, 0], &[0, 0, 1]],
+            ),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 4), ("dim2", 32)],
+    },
+    Case {
+        name: "C1146",
+        encoding: "blocked",
+        ll: C1146::linear_layout,
+        in_dims: <C1146 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0, 0]]),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 1, 0], &[0, 2, 0]],
+            ),
+            ("warp", &[&[0, 0, 0], &[0, 0, 0]]),
+            ("block", &[&[0, 4, 0], &[0, 0, 1]]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 8), ("dim2", 2)],
+    },
+    Case {
+        name: "C1149",
+        encoding: "rotating",
+        ll: C1149::linear_layout,
+        in_dims: <C1149 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[&[1, 0, 0], &[0, 0, 0], &[0, 0, 1], &[0, 0, 2], &[0, 1, 0]],
+            ),
+            ("block", &[&[2, 0, 0]]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 2), ("dim2", 4)],
+    },
+    Case {
+        name: "C1152",
+        encoding: "swizzled",
+        ll: C1152::linear_layout,
+        in_dims: <C1152 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[0, 1], &[0, 2], &[1, 0], &[2, 0], &[4, 0]]),
+            ("block", &[&[0, 4]]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 8)],
+    },
+    Case {
+        name: "C1155",
+        encoding: "dot",
+        ll: C1155::linear_layout,
+        in_dims: <C1155 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 0], &[0, 0]],
+            ),
+            (
+                "lane",
+                &[&[0, 1], &[0, 2], &[0, 4], &[0, 8], &[0, 16], &[0, 0]],
+            ),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 32)],
+    },
+    Case {
+        name: "C1158",
+        encoding: "padded",
+        ll: C1158::linear_layout,
+        in_dims: <C1158 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 8)],
+    },
+    Case {
+        name: "C1161",
+        encoding: "nvmma",
+        ll: C1161::linear_layout,
+        in_dims: <C1161 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 64],
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                ],
+            ),
+            ("block", &[&[0, 128]]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 256)],
+    },
+    Case {
+        name: "C1164",
+        encoding: "mfma",
+        ll: C1164::linear_layout,
+        in_dims: <C1164 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 0], &[0, 0]]),
+            (
+                "lane",
+                &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[0, 0], &[0, 0]],
+            ),
+            ("warp", &[&[0, 0], &[0, 0]]),
+            ("block", &[&[0, 2]]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 4)],
+    },
+    Case {
+        name: "C1167",
+        encoding: "padded",
+        ll: C1167::linear_layout,
+        in_dims: <C1167 as Layout>::IN_DIMS,
+        bases: &[("offset", &[&[2], &[1], &[4]]), ("block", &[])],
+        outs: &[("dim0", 8)],
+    },
+    Case {
+        name: "C1170",
+        encoding: "nvmma",
+        ll: C1170::linear_layout,
+        in_dims: <C1170 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[0, 16, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 32, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 64), ("dim2", 8)],
+    },
+    Case {
+        name: "C1173",
+        encoding: "slice",
+        ll: C1173::linear_layout,
+        in_dims: <C1173 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1], &[2], &[4]]),
+            ("lane", &[&[0], &[0], &[0], &[0], &[0], &[0]]),
             ("warp", &[&[0], &[0]]),
             ("block", &[]),
         ],
         outs: &[("dim0", 8)],
     },
     Case {
-        name: "C1389",
-        encoding: "blocked",
-        ll: C1389::linear_layout,
-        in_dims: <C1389 as Layout>::IN_DIMS,
+        name: "C1176",
+        encoding: "swizzled",
+        ll: C1176::linear_layout,
+        in_dims: <C1176 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                    &[0, 1, 2],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[0, 16, 0],
+                    &[0, 32, 0],
+                    &[0, 64, 0],
+                    &[0, 128, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 256), ("dim2", 16)],
+    },
+    Case {
+        name: "C1179",
+        encoding: "mfma",
+        ll: C1179::linear_layout,
+        in_dims: <C1179 as Layout>::IN_DIMS,
         bases: &[
             (
                 "register",
-                &[&[0, 1], &[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]],
+                &[&[0, 1], &[0, 2], &[0, 4], &[0, 16], &[0, 0], &[0, 0]],
             ),
-            ("lane", &[&[0, 8], &[0, 16], &[0, 0], &[0, 0], &[0, 0]]),
-            ("warp", &[&[0, 32], &[0, 0], &[0, 0]]),
+            (
+                "lane",
+                &[&[1, 0], &[2, 0], &[4, 0], &[8, 0], &[16, 0], &[32, 0]],
+            ),
+            ("warp", &[&[0, 8], &[0, 0]]),
+            ("block", &[&[0, 32]]),
+        ],
+        outs: &[("dim0", 64), ("dim1", 64)],
+    },
+    Case {
+        name: "C1182",
+        encoding: "mfma",
+        ll: C1182::linear_layout,
+        in_dims: <C1182 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[0, 2], &[4, 0]]),
+            (
+                "lane",
+                &[&[1, 0], &[2, 0], &[0, 4], &[0, 8], &[0, 16], &[0, 32]],
+            ),
+            ("warp", &[]),
             ("block", &[]),
         ],
         outs: &[("dim0", 8), ("dim1", 64)],
     },
     Case {
-        name: "C1392",
-        encoding: "mma",
-        ll: C1392::linear_layout,
-        in_dims: <C1392 as Layout>::IN_DIMS,
+        name: "C1185",
+        encoding: "swizzled",
+        ll: C1185::linear_layout,
+        in_dims: <C1185 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[0, 1], &[0, 0]]),
-            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                ],
+            ),
+            ("block", &[&[128, 0]]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 1)],
+    },
+    Case {
+        name: "C1188",
+        encoding: "wmma",
+        ll: C1188::linear_layout,
+        in_dims: <C1188 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[0, 0],
+                    &[0, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                ],
+            ),
+            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[0, 0], &[8, 0]]),
             ("warp", &[&[0, 0]]),
             ("block", &[&[0, 8]]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 16)],
+    },
+    Case {
+        name: "C1191",
+        encoding: "nvmma",
+        ll: C1191::linear_layout,
+        in_dims: <C1191 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 8, 0],
+                    &[0, 16, 0],
+                    &[0, 32, 0],
+                    &[0, 64, 0],
+                    &[0, 128, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 256), ("dim2", 8)],
+    },
+    Case {
+        name: "C1194",
+        encoding: "nvmma",
+        ll: C1194::linear_layout,
+        in_dims: <C1194 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                ],
+            ),
+            ("block", &[]),
         ],
         outs: &[("dim0", 8), ("dim1", 16)],
     },
     Case {
-        name: "C1395",
+        name: "C1197",
         encoding: "mma",
-        ll: C1395::linear_layout,
-        in_dims: <C1395 as Layout>::IN_DIMS,
+        ll: C1197::linear_layout,
+        in_dims: <C1197 as Layout>::IN_DIMS,
         bases: &[
-            ("register", &[&[0, 1], &[0, 0], &[0, 0], &[0, 0]]),
-            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[0, 0]]),
-            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            (
+                "register",
+                &[&[0, 0, 1], &[0, 0, 0], &[1, 0, 0], &[2, 0, 0]],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 2], &[0, 0, 4], &[0, 1, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 8], &[0, 0, 0]]),
+            ("block", &[&[0, 2, 0]]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 4), ("dim2", 16)],
+    },
+    Case {
+        name: "C1200",
+        encoding: "mfma",
+        ll: C1200::linear_layout,
+        in_dims: <C1200 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 0],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[0, 16, 0],
+                    &[0, 0, 0],
+                ],
+            ),
+            ("warp", &[&[1, 0, 0], &[2, 0, 0], &[4, 0, 0]]),
             ("block", &[]),
         ],
-        outs: &[("dim0", 4), ("dim1", 2)],
+        outs: &[("dim0", 64), ("dim1", 32), ("dim2", 4)],
+    },
+    Case {
+        name: "C1203",
+        encoding: "dot",
+        ll: C1203::linear_layout,
+        in_dims: <C1203 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1, 0], &[0, 2, 0], &[0, 8, 0], &[0, 16, 0], &[2, 0, 0]],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 4], &[0, 0, 8], &[0, 4, 0]],
+            ),
+            ("warp", &[&[1, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 32), ("dim2", 16)],
+    },
+    Case {
+        name: "C1206",
+        encoding: "blocked",
+        ll: C1206::linear_layout,
+        in_dims: <C1206 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[1, 0], &[2, 0], &[4, 0], &[0, 1], &[0, 2]]),
+            ("warp", &[&[0, 4]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 8)],
+    },
+    Case {
+        name: "C1209",
+        encoding: "nvmma",
+        ll: C1209::linear_layout,
+        in_dims: <C1209 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 0, 8],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 16), ("dim2", 16)],
+    },
+    Case {
+        name: "C1212",
+        encoding: "nvmma",
+        ll: C1212::linear_layout,
+        in_dims: <C1212 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 64],
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 128)],
+    },
+    Case {
+        name: "C1215",
+        encoding: "blocked",
+        ll: C1215::linear_layout,
+        in_dims: <C1215 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[1, 0, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[0, 16, 0],
+                    &[0, 32, 0],
+                    &[0, 64, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[2, 0, 0], &[4, 0, 0]],
+            ),
+            ("warp", &[&[0, 1, 0], &[8, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 128), ("dim2", 4)],
+    },
+    Case {
+        name: "C1218",
+        encoding: "swizzled",
+        ll: C1218::linear_layout,
+        in_dims: <C1218 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                ],
+            ),
+            ("block", &[&[0, 32]]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 64)],
+    },
+    Case {
+        name: "C1221",
+        encoding: "swizzled",
+        ll: C1221::linear_layout,
+        in_dims: <C1221 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[0, 0, 1], &[0, 0, 2], &[0, 1, 0]]),
+            ("block", &[&[0, 0, 4]]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 2), ("dim2", 8)],
+    },
+    Case {
+        name: "C1224",
+        encoding: "dot",
+        ll: C1224::linear_layout,
+        in_dims: <C1224 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0, 1], &[0, 1, 0], &[0, 2, 0]]),
+            (
+                "lane",
+                &[&[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 0], &[0, 0, 0]]),
+            ("block", &[&[0, 0, 0], &[0, 4, 0]]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 8), ("dim2", 2)],
+    },
+    Case {
+        name: "C1227",
+        encoding: "slice",
+        ll: C1227::linear_layout,
+        in_dims: <C1227 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1]]),
+            ("lane", &[&[2], &[0], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0]]),
+            ("block", &[&[4]]),
+        ],
+        outs: &[("dim0", 8)],
+    },
+    Case {
+        name: "C1230",
+        encoding: "wmma",
+        ll: C1230::linear_layout,
+        in_dims: <C1230 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 0, 1],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 16, 0],
+                    &[0, 32, 0],
+                    &[0, 64, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 1, 0], &[0, 2, 0], &[0, 4, 0], &[0, 8, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[]),
+            ("block", &[&[0, 0, 0]]),
+        ],
+        outs: &[("dim0", 1), ("dim1", 128), ("dim2", 2)],
+    },
+    Case {
+        name: "C1233",
+        encoding: "linear",
+        ll: C1233::linear_layout,
+        in_dims: <C1233 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[32], &[8], &[16]]),
+            ("lane", &[]),
+            ("warp", &[&[2], &[4]]),
+            ("block", &[&[1]]),
+        ],
+        outs: &[("dim0", 64)],
+    },
+    Case {
+        name: "C1236",
+        encoding: "rotating",
+        ll: C1236::linear_layout,
+        in_dims: <C1236 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[32, 0],
+                    &[64, 0],
+                    &[0, 1],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 2)],
+    },
+    Case {
+        name: "C1239",
+        encoding: "mma",
+        ll: C1239::linear_layout,
+        in_dims: <C1239 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1], &[8, 0], &[0, 8], &[0, 16], &[0, 32], &[16, 0]],
+            ),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 64)],
+    },
+    Case {
+        name: "C1242",
+        encoding: "padded",
+        ll: C1242::linear_layout,
+        in_dims: <C1242 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 8],
+                    &[0, 4],
+                    &[0, 16],
+                    &[0, 32],
+                    &[1, 0],
+                    &[2, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 64)],
+    },
+    Case {
+        name: "C1245",
+        encoding: "padded",
+        ll: C1245::linear_layout,
+        in_dims: <C1245 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 16)],
+    },
+    Case {
+        name: "C1248",
+        encoding: "blocked",
+        ll: C1248::linear_layout,
+        in_dims: <C1248 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 8], &[0, 16]]),
+            ("lane", &[&[0, 1], &[0, 2], &[0, 4], &[1, 0], &[2, 0]]),
+            ("warp", &[&[0, 0]]),
+            ("block", &[&[0, 32]]),
+        ],
+        outs: &[("dim0", 4), ("dim1", 64)],
+    },
+    Case {
+        name: "C1251",
+        encoding: "mma",
+        ll: C1251::linear_layout,
+        in_dims: <C1251 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[0, 1],
+                    &[8, 0],
+                    &[0, 8],
+                    &[0, 16],
+                    &[0, 32],
+                    &[0, 64],
+                    &[0, 128],
+                ],
+            ),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[0, 0], &[0, 0], &[0, 0]]),
+            ("block", &[&[16, 0]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 256)],
+    },
+    Case {
+        name: "C1254",
+        encoding: "nvmma",
+        ll: C1254::linear_layout,
+        in_dims: <C1254 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[4, 4, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[8, 0, 0],
+                    &[16, 0, 0],
+                    &[32, 0, 0],
+                    &[64, 0, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128), ("dim1", 8), ("dim2", 8)],
+    },
+    Case {
+        name: "C1257",
+        encoding: "shared_linear",
+        ll: C1257::linear_layout,
+        in_dims: <C1257 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 2],
+                    &[8, 0],
+                    &[0, 8],
+                    &[2, 0],
+                    &[4, 0],
+                    &[1, 0],
+                    &[0, 1],
+                    &[0, 4],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 16)],
+    },
+    Case {
+        name: "C1260",
+        encoding: "slice",
+        ll: C1260::linear_layout,
+        in_dims: <C1260 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[0], &[0], &[1], &[2], &[0]]),
+            ("warp", &[]),
+            ("block", &[&[0]]),
+        ],
+        outs: &[("dim0", 4)],
+    },
+    Case {
+        name: "C1263",
+        encoding: "mma",
+        ll: C1263::linear_layout,
+        in_dims: <C1263 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[8, 0], &[0, 8], &[0, 16], &[0, 32]]),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[16, 0], &[0, 0], &[0, 0]]),
+            ("block", &[&[0, 64]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 128)],
+    },
+    Case {
+        name: "C1266",
+        encoding: "rotating",
+        ll: C1266::linear_layout,
+        in_dims: <C1266 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                    &[0, 8, 0],
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[8, 0, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 16), ("dim2", 1)],
+    },
+    Case {
+        name: "C1269",
+        encoding: "rotating",
+        ll: C1269::linear_layout,
+        in_dims: <C1269 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[1], &[2], &[4], &[8], &[16], &[32], &[64]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128)],
+    },
+    Case {
+        name: "C1272",
+        encoding: "blocked",
+        ll: C1272::linear_layout,
+        in_dims: <C1272 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1, 0], &[2, 0]]),
+            ("lane", &[&[4, 0], &[0, 1], &[0, 2], &[0, 4], &[0, 0]]),
+            ("warp", &[&[8, 0], &[0, 0], &[0, 0]]),
+            ("block", &[&[16, 0]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 8)],
+    },
+    Case {
+        name: "C1275",
+        encoding: "mma",
+        ll: C1275::linear_layout,
+        in_dims: <C1275 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 0], &[8, 0]]),
+            ("lane", &[&[0, 0], &[0, 0], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 1)],
+    },
+    Case {
+        name: "C1278",
+        encoding: "slice",
+        ll: C1278::linear_layout,
+        in_dims: <C1278 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[1], &[2], &[16], &[32], &[64]]),
+            ("lane", &[&[4], &[8], &[0], &[0], &[0]]),
+            ("warp", &[&[0], &[0], &[0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 128)],
+    },
+    Case {
+        name: "C1281",
+        encoding: "nvmma",
+        ll: C1281::linear_layout,
+        in_dims: <C1281 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 0, 0, 1],
+                    &[0, 0, 0, 2],
+                    &[0, 0, 0, 4],
+                    &[0, 0, 0, 8],
+                    &[0, 0, 1, 0],
+                    &[0, 0, 2, 0],
+                    &[0, 0, 4, 0],
+                    &[0, 1, 0, 0],
+                    &[0, 2, 0, 0],
+                    &[0, 4, 0, 0],
+                    &[1, 0, 0, 0],
+                    &[2, 0, 0, 0],
+                    &[4, 0, 0, 0],
+                ],
+            ),
+            ("block", &[&[0, 0, 8, 0]]),
+        ],
+        outs: &[("dim0", 8), ("dim1", 8), ("dim2", 16), ("dim3", 16)],
+    },
+    Case {
+        name: "C1284",
+        encoding: "blocked",
+        ll: C1284::linear_layout,
+        in_dims: <C1284 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[1, 0, 0], &[0, 1, 0], &[0, 2, 0], &[0, 4, 0]],
+            ),
+            (
+                "lane",
+                &[&[2, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[4, 0, 0], &[8, 0, 0], &[0, 0, 0]]),
+            ("block", &[&[16, 0, 0]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 8), ("dim2", 1)],
+    },
+    Case {
+        name: "C1287",
+        encoding: "mma",
+        ll: C1287::linear_layout,
+        in_dims: <C1287 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[&[0, 1], &[8, 0], &[0, 8], &[0, 32]]),
+            ("lane", &[&[0, 2], &[0, 4], &[1, 0], &[2, 0], &[4, 0]]),
+            ("warp", &[&[16, 0], &[0, 0], &[0, 16]]),
+            ("block", &[&[0, 64]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 128)],
+    },
+    Case {
+        name: "C1290",
+        encoding: "dot",
+        ll: C1290::linear_layout,
+        in_dims: <C1290 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[1, 0, 0],
+                    &[0, 0, 0],
+                    &[0, 1, 0],
+                    &[0, 0, 8],
+                    &[0, 0, 16],
+                    &[0, 0, 32],
+                    &[0, 0, 64],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 1], &[0, 0, 2], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[0, 0, 4], &[0, 0, 0]]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 2), ("dim1", 2), ("dim2", 128)],
+    },
+    Case {
+        name: "C1293",
+        encoding: "slice",
+        ll: C1293::linear_layout,
+        in_dims: <C1293 as Layout>::IN_DIMS,
+        bases: &[
+            ("register", &[]),
+            ("lane", &[&[0], &[0], &[0], &[0], &[0]]),
+            ("warp", &[]),
+            ("block", &[&[0]]),
+        ],
+        outs: &[("dim0", 1)],
+    },
+    Case {
+        name: "C1296",
+        encoding: "nvmma",
+        ll: C1296::linear_layout,
+        in_dims: <C1296 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[0, 1],
+                    &[0, 2],
+                    &[0, 4],
+                    &[0, 8],
+                    &[0, 16],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 32)],
+    },
+    Case {
+        name: "C1299",
+        encoding: "padded",
+        ll: C1299::linear_layout,
+        in_dims: <C1299 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[0, 1],
+                    &[0, 2],
+                    &[8, 0],
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[0, 4],
+                    &[16, 0],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 8)],
+    },
+    Case {
+        name: "C1302",
+        encoding: "swizzled",
+        ll: C1302::linear_layout,
+        in_dims: <C1302 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "offset",
+                &[
+                    &[1, 0],
+                    &[2, 0],
+                    &[4, 0],
+                    &[8, 0],
+                    &[16, 0],
+                    &[0, 1],
+                    &[0, 2],
+                ],
+            ),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 4)],
+    },
+    Case {
+        name: "C1305",
+        encoding: "rotating",
+        ll: C1305::linear_layout,
+        in_dims: <C1305 as Layout>::IN_DIMS,
+        bases: &[
+            ("offset", &[&[1], &[2], &[4], &[8], &[16], &[32]]),
+            ("block", &[&[64]]),
+        ],
+        outs: &[("dim0", 128)],
+    },
+    Case {
+        name: "C1308",
+        encoding: "slice",
+        ll: C1308::linear_layout,
+        in_dims: <C1308 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[0, 1], &[0, 2], &[0, 4], &[2, 0], &[4, 0], &[8, 0]],
+            ),
+            (
+                "lane",
+                &[&[0, 0], &[0, 0], &[0, 8], &[0, 0], &[0, 0], &[0, 0]],
+            ),
+            ("warp", &[&[0, 0], &[0, 0], &[1, 0]]),
+            ("block", &[&[16, 0]]),
+        ],
+        outs: &[("dim0", 32), ("dim1", 16)],
+    },
+    Case {
+        name: "C1311",
+        encoding: "blocked",
+        ll: C1311::linear_layout,
+        in_dims: <C1311 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[
+                    &[1, 0, 0],
+                    &[2, 0, 0],
+                    &[4, 0, 0],
+                    &[0, 0, 1],
+                    &[0, 0, 2],
+                    &[0, 0, 4],
+                    &[0, 1, 0],
+                    &[0, 2, 0],
+                    &[0, 4, 0],
+                ],
+            ),
+            (
+                "lane",
+                &[&[0, 0, 8], &[0, 0, 16], &[0, 0, 0], &[0, 0, 0], &[0, 0, 0]],
+            ),
+            ("warp", &[&[8, 0, 0], &[0, 0, 0], &[0, 0, 32]]),
+            ("block", &[&[0, 8, 0]]),
+        ],
+        outs: &[("dim0", 16), ("dim1", 16), ("dim2", 64)],
+    },
+    Case {
+        name: "C1314",
+        encoding: "blocked",
+        ll: C1314::linear_layout,
+        in_dims: <C1314 as Layout>::IN_DIMS,
+        bases: &[
+            (
+                "register",
+                &[&[4, 0], &[8, 0], &[16, 0], &[32, 0], &[64, 0], &[128, 0]],
+            ),
+            ("lane", &[&[0, 1], &[0, 0], &[0, 0], &[1, 0], &[2, 0]]),
+            ("warp", &[]),
+            ("block", &[]),
+        ],
+        outs: &[("dim0", 256), ("dim1", 2)],
     },
 ];

@@ -42,15 +42,16 @@ pub(crate) fn swizzled(s: &SwizzledShared, shape: &[i64], rotating: bool) -> Res
         );
     }
     let spc = shape_per_cta(&s.cga.cta_split_num(), shape);
-    // Triton's rotating layout sizes by the full shape, not the per-CTA shape.
-    let sz = if rotating { shape.to_vec() } else { spc };
     if rank == 1 {
         return combine_cta_cga_with_shape(
-            LinearLayout::identity_1d(sz[0] as i32, "offset", "dim0")?,
+            LinearLayout::identity_1d(spc[0] as i32, "offset", "dim0")?,
             &s.cga,
             shape,
         );
     }
+    // Triton's rotating layout sizes its swizzled dims by the full shape, not the per-CTA
+    // shape (rank 1 above uses the per-CTA shape for both, as Triton does).
+    let sz = if rotating { shape.to_vec() } else { spc };
     let names = standard_out_dim_names(rank);
     let (col, row) = (s.order[0] as usize, s.order[1] as usize);
     let (ncols, nrows) = (sz[col], sz[row]);
@@ -203,23 +204,28 @@ pub(crate) fn nvmma(s: &NvmmaShared, shape: &[i64]) -> Result<LinearLayout> {
     let tma = tma_block_shape(s, &spc)?;
     let names = standard_out_dim_names(rank);
     if s.swizzling_byte_width == 0 {
-        if s.transposed && rank > 2 {
-            bail!("nvmma_shared: an unswizzled (swizzlingByteWidth = 0) transposed layout of rank {} is not supported; Triton 3.9 pads it with unused offsets. Use rank 2 or a swizzle", rank);
+        // Row-major identity over the TMA block, built last dim first, so the out-dims run
+        // [dim{r-1}, ..., dim0]. Transposed: Triton 3.9 (PR 10453) builds it over the block
+        // rotated left by one and permutes the basis components by [r-1, 0, .., r-2] *by
+        // position*. The out-dims being in reverse order, for rank 3 and up that assigns sizes
+        // to other dims than the rotation would (checked against the 3.9 wheel); the growing and
+        // zeroing below then fits it to the tensor. Kept exactly, since Triton is the reference.
+        let mut mt = tma.clone();
+        if s.transposed {
+            mt.rotate_left(1);
         }
-        // The contiguous dim first: the last one, or dim 0 when transposed (checked against
-        // Triton 3.9).
-        let dims: Vec<usize> = if s.transposed {
-            (0..rank).collect()
-        } else {
-            (0..rank).rev().collect()
-        };
         let mut l = LinearLayout::empty();
-        for i in dims {
+        for i in (0..rank).rev() {
             l = l.checked_mul(&LinearLayout::identity_1d(
-                tma[i] as i32,
+                mt[i] as i32,
                 "offset",
                 &names[i],
             )?)?;
+        }
+        if s.transposed {
+            let mut order = alloc::vec![rank - 1];
+            order.extend(0..rank - 1);
+            l = transpose_linear_layout(&l, &order)?;
         }
         let l = ensure_not_smaller_named(&l, &names, &spc)?;
         return combine_cta_cga_with_shape(l, &s.cga, shape);
@@ -346,5 +352,74 @@ mod tests {
         assert_eq!(p.apply_padding(32), 32 + 4);
         assert_eq!(p.apply_padding(64), 64 + 8 + 8);
         assert_eq!(p.apply_padding(100), 100 + 3 * 4 + 8);
+    }
+
+    /// Unswizzled, transposed, rank 3 and 4: the answers of the Triton 3.9 wheel
+    /// (`to_linear_layout`), whose sizes land on other dims than a rotation would, then are grown
+    /// and zeroed to fit the tensor.
+    #[test]
+    fn unswizzled_transposed_high_rank_matches_triton_3_9() {
+        let at = |shape: &[i64]| {
+            let s = NvmmaShared {
+                swizzling_byte_width: 0,
+                transposed: true,
+                element_bit_width: 16,
+                fp4_padded: false,
+                rank: shape.len(),
+                cga: Cga::single(shape.len()),
+            };
+            nvmma(&s, shape)
+                .unwrap()
+                .in_dim_bases("offset")
+                .unwrap()
+                .to_vec()
+        };
+        let v = |b: &[&[i32]]| -> Vec<Vec<i32>> { b.iter().map(|x| x.to_vec()).collect() };
+        assert_eq!(
+            at(&[2, 8, 8]),
+            v(&[
+                &[0, 1, 0],
+                &[1, 0, 0],
+                &[0, 0, 0],
+                &[0, 0, 0],
+                &[0, 0, 1],
+                &[0, 0, 2],
+                &[0, 0, 4],
+                &[0, 2, 0],
+                &[0, 4, 0]
+            ])
+        );
+        assert_eq!(
+            at(&[8, 2, 2]),
+            v(&[
+                &[0, 1, 0],
+                &[0, 0, 0],
+                &[0, 0, 0],
+                &[1, 0, 0],
+                &[0, 0, 1],
+                &[2, 0, 0],
+                &[4, 0, 0]
+            ])
+        );
+        let z = &[0, 0, 0, 0][..];
+        assert_eq!(
+            at(&[2, 4, 8, 16]),
+            v(&[
+                &[0, 0, 1, 0],
+                &[0, 1, 0, 0],
+                &[0, 2, 0, 0],
+                z,
+                z,
+                &[1, 0, 0, 0],
+                z,
+                z,
+                &[0, 0, 0, 1],
+                &[0, 0, 0, 2],
+                &[0, 0, 0, 4],
+                &[0, 0, 0, 8],
+                &[0, 0, 2, 0],
+                &[0, 0, 4, 0]
+            ])
+        );
     }
 }
