@@ -5,6 +5,8 @@
 //! layout -i kernel.ttgir -t 'tensor<128x64xf16>' --alias-names mma,blocked --use-hw-view
 //! layout -l '...' -t '...' --json
 //! echo '{"layout": "...", "tensor": "tensor<64x16xf16>"}' | layout --jsonl
+//! layout -l '#ttg.nvmma_shared<{...}>' -t 'tensor<8x64xf16>' --table   # CuTe-style grid
+//! layout -l '...' -t '...' --latex -o picture.tex                      # TikZ, by thread or bank
 //! ```
 //! Bad input prints a message naming the problem and exits with status 2.
 
@@ -16,6 +18,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use layout_core::parse::{parse_aliases, parse_encoding, parse_tensor_type, Aliases};
 use layout_core::view::layout_str;
+use layout_core::{print_latex, print_layout};
 
 /// Print TritonGPU layouts from the tensor's or the hardware's point of view, or as JSON.
 #[derive(Parser, Debug)]
@@ -40,8 +43,15 @@ struct Cli {
     #[arg(long = "use-hw-view")]
     use_hw_view: bool,
     /// Print the linear layout's bases as one JSON object.
-    #[arg(long, conflicts_with = "jsonl")]
+    #[arg(long, conflicts_with_all = ["jsonl", "table", "latex", "use_hw_view"])]
     json: bool,
+    /// Draw the tensor as a grid, one cell per element (CuTe's print_layout).
+    #[arg(long, conflicts_with_all = ["jsonl", "latex", "use_hw_view"])]
+    table: bool,
+    /// Write a LaTeX/TikZ picture, cells coloured by thread or shared-memory bank (CuTe's
+    /// print_latex).
+    #[arg(long, conflicts_with_all = ["jsonl", "use_hw_view"])]
+    latex: bool,
     /// Read {"layout": ..., "tensor": ...} lines from standard input; write one JSON object each.
     #[arg(long)]
     jsonl: bool,
@@ -159,6 +169,13 @@ fn run(cli: &Cli) -> Result<String, String> {
         if cli.json {
             out.push_str(&json::layout_json(&ll).to_string());
             out.push('\n');
+        } else if cli.table || cli.latex {
+            let pic = if cli.table {
+                print_layout(&ll)
+            } else {
+                print_latex(&ll, ty.element_bits().unwrap_or(32))
+            };
+            out.push_str(&pic.map_err(|e| e.to_string())?);
         } else {
             out.push_str(&header);
             out.push('\n');

@@ -200,6 +200,8 @@ fn bad_input_is_a_message_and_status_2() {
         (&["-l", BLOCKED_1D, "-t", "tensor<6xi32>"], "power of 2"),
         (&["-i", "/nonexistent/file.ttgir", "-t", "tensor<4xi32>"], "could not open input file"),
         (&["--no-such-flag"], "unexpected argument"),
+        (&["-l", BLOCKED_1D, "-t", "tensor<4xi32>", "--table", "--json"], "cannot be used with"),
+        (&["-l", BLOCKED_1D, "-t", "tensor<131072xi32>", "--table"], "draw a smaller tensor"),
     ];
     for (args, want) in cases {
         let o = layout(args, None);
@@ -213,4 +215,33 @@ fn bad_input_is_a_message_and_status_2() {
         );
         assert!(!stderr(&o).contains("panicked"), "{:?}", args);
     }
+}
+
+/// `--table`: CuTe's print_layout grid; `--latex`: a TikZ picture coloured by bank for shared
+/// layouts (here a 128-byte swizzle of f16: eight 16-byte chunks of a row on distinct banks).
+#[test]
+fn table_and_latex_pictures() {
+    let o = layout(&["-l", BLOCKED_1D, "-t", "tensor<4xi32>", "--table"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "4 tensor; cell = T<thread>:<register>; 4 of 4 elements have several holders (the first is shown)\n\
+         \x20      0      1      2      3  \n\
+         \x20  +------+------+------+------+\n\
+         0  | T0:0 | T1:0 | T2:0 | T3:0 |\n\
+         \x20  +------+------+------+------+\n"
+    );
+    let nvmma =
+        "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>";
+    let o = layout(&["-l", nvmma, "-t", "tensor<8x64xf16>", "--latex"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let tex = stdout(&o);
+    assert!(tex.contains("\\begin{tikzpicture}") && tex.ends_with("\\end{document}\n"));
+    assert_eq!(tex.matches("\\node[fill=").count(), 8 * 64);
+    // Row 1 starts at offset 72: element 0 of chunk 9, bank (72 * 16 / 32) % 32 = 4.
+    assert!(
+        tex.contains("\\node[fill=c4s0] at (1,0) {72};"),
+        "{}",
+        &tex[..400]
+    );
 }

@@ -30,6 +30,7 @@ mod error;
 mod f2;
 mod layout;
 pub mod parse;
+pub mod print;
 mod product;
 mod reshape;
 mod solve;
@@ -41,6 +42,7 @@ pub use column_action::ColumnAction;
 pub use encodings::Encoding;
 pub use error::LayoutError;
 pub use layout::{Bases, LinearLayout};
+pub use print::{print_latex, print_layout};
 pub use solve::{divide_left, divide_right};
 
 /// Results of this crate.

@@ -185,3 +185,28 @@ proptest! {
         prop_assert_eq!(plan.eval(&ins), a.apply_flat(&ins));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// `print_layout` draws one cell per tensor element, `-` exactly where no input maps, and
+    /// `print_latex` one coloured node per mapped element; neither panics on any layout.
+    #[test]
+    fn pictures_show_every_element_once(a in layout()) {
+        let grid = layout_core::print_layout(&a).unwrap();
+        let total = a.total_out_dim_size() as usize;
+        let mut image = std::collections::HashSet::new();
+        for idx in 0..a.total_in_dim_size() {
+            image.insert(flat_out(&a, &apply_index(&a, idx)));
+        }
+        let cells: Vec<&str> = grid
+            .lines()
+            .filter(|l| l.contains('|'))
+            .flat_map(|l| l.split('|').skip(1).map(str::trim).filter(|c| !c.is_empty()))
+            .collect();
+        prop_assert_eq!(cells.len(), total);
+        prop_assert_eq!(cells.iter().filter(|c| **c == "-").count(), total - image.len());
+        let tex = layout_core::print_latex(&a, 16).unwrap();
+        prop_assert_eq!(tex.matches("\\node[fill=").count(), image.len());
+    }
+}

@@ -1,0 +1,407 @@
+//! CuTe-style pictures of a layout, as `print_layout` and `print_latex` draw them: one cell per
+//! tensor element, placed where the element sits in the tensor (rows are the second-to-last dim,
+//! columns the last; a tensor of rank 3 or more gets one grid per index of its leading dims).
+//!
+//! A distributed layout labels each element with the thread and register holding it, in Triton's
+//! notation (`T5:2`; `B1:T5:2` with several CTAs); a shared layout with its offset (`B1:40`).
+//! Where several threads hold an element (broadcast), the cell shows the first in hardware
+//! order (block, warp, lane, register) and the caption counts such elements. In the LaTeX
+//! picture a colour stands for a thread (hue by thread modulo 32, darker for each further 32),
+//! or, for shared layouts, for the bank the element falls in: a conflict-free swizzle shows as a
+//! row of distinct colours.
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use crate::error::bail;
+use crate::{LinearLayout, Result};
+
+/// Cells a text grid draws at most.
+const MAX_CELLS: u64 = 1 << 16;
+/// Cells a TikZ picture draws at most (TikZ grows slow well before the text grid does).
+const MAX_LATEX_CELLS: u64 = 1 << 14;
+/// In-dim points walked at most.
+const MAX_INPUTS: u64 = 1 << 22;
+
+struct Cell {
+    label: String,
+    /// 0..32: a thread modulo 32, or a bank.
+    hue: u32,
+    /// 0..4: which 32 threads (darker for later warps).
+    shade: u32,
+}
+
+struct Picture {
+    /// The tensor shape, at least rank 2 (a rank-1 tensor is drawn as one row).
+    shape: Vec<i64>,
+    /// Row-major over `shape`; `None` where no input maps.
+    cells: Vec<Option<Cell>>,
+    caption: String,
+}
+
+fn digits(v: i64) -> usize {
+    v.to_string().len()
+}
+
+/// Walk the layout's inputs in hardware order and keep, per element, the first that maps to it.
+fn picture(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<Picture> {
+    if ll.num_out_dims() == 0 {
+        bail!("a rank-0 layout has nothing to draw");
+    }
+    let total = ll.total_out_dim_size();
+    if total > max_cells || ll.total_in_dim_size() > MAX_INPUTS {
+        bail!(
+            "the tensor has {} elements, more than the {} a picture shows; draw a smaller tensor (a tile of it)",
+            total,
+            max_cells
+        );
+    }
+    let shared = ll.in_dim_pos("offset").is_some();
+    let known: &[&str] = if shared {
+        &["offset", "block"]
+    } else {
+        &["register", "lane", "warp", "block"]
+    };
+    if let Some(d) = ll.in_dim_names().find(|d| !known.contains(d)) {
+        bail!(
+            "cannot draw in-dim '{}': a picture shows distributed layouts (register, lane, warp, block) or shared ones (offset, block)",
+            d
+        );
+    }
+    if !matches!(element_bits, 1..=1024) {
+        bail!(
+            "element size {} bits: give 1 to 1024 (e.g. 16 for f16)",
+            element_bits
+        );
+    }
+    let mut shape: Vec<i64> = ll.out_dims().iter().map(|(_, s)| *s as i64).collect();
+    if shape.len() == 1 {
+        shape.insert(0, 1);
+    }
+    let size = |d: &str| ll.in_dim_size(d) as u64;
+    let pos = |d: &str| ll.in_dim_pos(d);
+    // Inner to outer: register, lane, warp, block (or offset, block).
+    let order: &[&str] = if shared {
+        &["offset", "block"]
+    } else {
+        &["register", "lane", "warp", "block"]
+    };
+    let sizes: Vec<u64> = order.iter().map(|d| size(d)).collect();
+    let n_inputs: u64 = sizes.iter().product();
+    let n_block = size("block");
+    let n_lane = size("lane");
+    let mut cells: Vec<Option<Cell>> = (0..total).map(|_| None).collect();
+    let mut held = alloc::vec![0u8; total as usize];
+    let mut ins = alloc::vec![0u32; ll.num_in_dims()];
+    for flat in 0..n_inputs {
+        let mut rest = flat;
+        let mut v = [0u64; 4];
+        for (i, &s) in sizes.iter().enumerate() {
+            v[i] = rest % s;
+            rest /= s;
+        }
+        for (i, d) in order.iter().enumerate() {
+            if let Some(p) = pos(d) {
+                ins[p] = v[i] as u32;
+            }
+        }
+        let out = ll.apply_flat(&ins);
+        let mut lin = 0u64;
+        for (&o, (_, s)) in out.iter().zip(ll.out_dims()) {
+            lin = lin * *s as u64 + o as u64;
+        }
+        let lin = lin as usize;
+        held[lin] = held[lin].saturating_add(1);
+        if cells[lin].is_some() {
+            continue;
+        }
+        let block = if n_block > 1 {
+            format!("B{}:", v[order.len() - 1])
+        } else {
+            String::new()
+        };
+        cells[lin] = Some(if shared {
+            let bank = (v[0] * element_bits as u64 / 32) % 32;
+            Cell {
+                label: format!("{}{}", block, v[0]),
+                hue: bank as u32,
+                shade: 0,
+            }
+        } else {
+            let thread = v[1] + v[2] * n_lane;
+            Cell {
+                label: format!("{}T{}:{}", block, thread, v[0]),
+                hue: (thread % 32) as u32,
+                shade: ((thread / 32) % 4) as u32,
+            }
+        });
+    }
+    let dims: Vec<String> = ll.out_dims().iter().map(|(_, s)| s.to_string()).collect();
+    let mut caption = format!(
+        "{} tensor; cell = {}",
+        dims.join("x"),
+        if shared {
+            "offset"
+        } else {
+            "T<thread>:<register>"
+        }
+    );
+    let shared_by_many = held.iter().filter(|&&h| h > 1).count();
+    if shared_by_many > 0 {
+        caption.push_str(&format!(
+            "; {} of {} elements have several {} (the first is shown)",
+            shared_by_many,
+            total,
+            if shared { "offsets" } else { "holders" }
+        ));
+    }
+    let missing = held.iter().filter(|&&h| h == 0).count();
+    if missing > 0 {
+        caption.push_str(&format!("; {} elements map from nothing (-)", missing));
+    }
+    Ok(Picture {
+        shape,
+        cells,
+        caption,
+    })
+}
+
+/// The leading-dim heading of grid `g` (`dim0 = 1, dim1 = 0`), empty for rank 2 or less.
+fn heading(shape: &[i64], g: i64) -> String {
+    let lead = &shape[..shape.len() - 2];
+    let mut idx = alloc::vec![0i64; lead.len()];
+    let mut rest = g;
+    for i in (0..lead.len()).rev() {
+        idx[i] = rest % lead[i];
+        rest /= lead[i];
+    }
+    let parts: Vec<String> = idx
+        .iter()
+        .enumerate()
+        .map(|(i, v)| format!("dim{} = {}", i, v))
+        .collect();
+    parts.join(", ")
+}
+
+/// A text grid of the layout, in the manner of CuTe's `print_layout`.
+///
+/// ```
+/// use layout_core::parse::{parse_encoding, Aliases};
+/// use layout_core::print_layout;
+/// let text = "#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>";
+/// let enc = parse_encoding(text, &Aliases::new()).unwrap();
+/// let text = print_layout(&enc.to_linear_layout(&[2, 4]).unwrap()).unwrap();
+/// assert!(text.contains("| T0:0 | T0:1 | T1:0 | T1:1 |"));
+/// ```
+pub fn print_layout(ll: &LinearLayout) -> Result<String> {
+    let p = picture(ll, 32, MAX_CELLS)?;
+    let rank = p.shape.len();
+    let (rows, cols) = (p.shape[rank - 2], p.shape[rank - 1]);
+    let grids: i64 = p.shape[..rank - 2].iter().product();
+    let width = p
+        .cells
+        .iter()
+        .map(|c| c.as_ref().map_or(1, |c| c.label.len()))
+        .max()
+        .unwrap_or(1)
+        .max(digits(cols - 1));
+    let margin = digits(rows - 1) + 2;
+    let mut border = " ".repeat(margin);
+    for _ in 0..cols {
+        border.push('+');
+        border.push_str(&"-".repeat(width + 2));
+    }
+    border.push_str("+\n");
+    let mut out = p.caption.clone();
+    out.push('\n');
+    for g in 0..grids {
+        if rank > 2 {
+            out.push_str(&heading(&p.shape, g));
+            out.push_str(":\n");
+        }
+        out.push_str(&" ".repeat(margin));
+        for c in 0..cols {
+            out.push_str(&format!(" {:>w$}  ", c, w = width));
+        }
+        out.push('\n');
+        out.push_str(&border);
+        for r in 0..rows {
+            out.push_str(&format!("{:>w$}  ", r, w = margin - 2));
+            for c in 0..cols {
+                let cell = &p.cells[((g * rows + r) * cols + c) as usize];
+                let label = cell.as_ref().map_or("-", |c| c.label.as_str());
+                out.push_str(&format!("| {:>w$} ", label, w = width));
+            }
+            out.push_str("|\n");
+            out.push_str(&border);
+        }
+    }
+    Ok(out)
+}
+
+/// A standalone LaTeX (TikZ) picture of the layout, in the manner of CuTe's `print_latex`;
+/// compile it with `pdflatex`. Cells are coloured by thread, or for a shared layout by the bank
+/// of the element (`element_bits` wide, 32 banks of 4 bytes), so conflicts show as repeated
+/// colours in a row.
+pub fn print_latex(ll: &LinearLayout, element_bits: u32) -> Result<String> {
+    let p = picture(ll, element_bits, MAX_LATEX_CELLS)?;
+    let rank = p.shape.len();
+    let (rows, cols) = (p.shape[rank - 2], p.shape[rank - 1]);
+    let grids: i64 = p.shape[..rank - 2].iter().product();
+    let mut used = [[false; 4]; 32];
+    for c in p.cells.iter().flatten() {
+        used[c.hue as usize][c.shade as usize] = true;
+    }
+    let mut out = format!("% {}\n", p.caption);
+    out.push_str("\\documentclass[convert]{standalone}\n\\usepackage{tikz}\n\\begin{document}\n");
+    // Hue around the wheel by thread or bank; each further 32 threads a darker shade.
+    for (h, shades) in used.iter().enumerate() {
+        for (s, &u) in shades.iter().enumerate() {
+            if u {
+                out.push_str(&format!(
+                    "\\definecolor{{c{}s{}}}{{hsb}}{{{:.4},0.35,{:.2}}}\n",
+                    h,
+                    s,
+                    h as f64 / 32.0,
+                    1.0 - 0.15 * s as f64
+                ));
+            }
+        }
+    }
+    out.push_str("\\begin{tikzpicture}[x={(0cm,-1cm)},y={(1cm,0cm)},every node/.style={minimum size=1cm,outer sep=0pt,font=\\scriptsize}]\n");
+    for g in 0..grids {
+        // Grids stack downwards, two rows apart, each under its heading.
+        let top = g * (rows + 2) + if rank > 2 { 1 } else { 0 };
+        if rank > 2 {
+            out.push_str(&format!(
+                "\\node[anchor=west] at ({},-1) {{{}}};\n",
+                top - 1,
+                heading(&p.shape, g)
+            ));
+        }
+        for r in 0..rows {
+            for c in 0..cols {
+                match &p.cells[((g * rows + r) * cols + c) as usize] {
+                    Some(cell) => out.push_str(&format!(
+                        "\\node[fill=c{}s{}] at ({},{}) {{{}}};\n",
+                        cell.hue,
+                        cell.shade,
+                        top + r,
+                        c,
+                        cell.label
+                    )),
+                    None => out.push_str(&format!("\\node at ({},{}) {{-}};\n", top + r, c)),
+                }
+            }
+        }
+        out.push_str(&format!(
+            "\\draw[color=black,thick,shift={{(-0.5,-0.5)}}] ({},0) grid ({},{});\n",
+            top,
+            top + rows,
+            cols
+        ));
+        for r in 0..rows {
+            out.push_str(&format!(
+                "\\node at ({},-1) {{\\textbf{{{}}}}};\n",
+                top + r,
+                r
+            ));
+        }
+        for c in 0..cols {
+            out.push_str(&format!(
+                "\\node at ({},{}) {{\\textbf{{{}}}}};\n",
+                top - 1,
+                c,
+                c
+            ));
+        }
+    }
+    out.push_str("\\end{tikzpicture}\n\\end{document}\n");
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocked_2x4() -> LinearLayout {
+        // Two registers along dim1, then lanes along dim1 and dim0 (blocked spt [1, 2],
+        // tpw [2, 2] on a 2x4 tensor), plus a broadcast warp.
+        LinearLayout::from_bases(
+            alloc::vec![
+                ("register".into(), alloc::vec![alloc::vec![0, 1]]),
+                (
+                    "lane".into(),
+                    alloc::vec![alloc::vec![0, 2], alloc::vec![1, 0]]
+                ),
+                ("warp".into(), alloc::vec![alloc::vec![0, 0]]),
+            ],
+            &["dim0", "dim1"],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn text_grid_places_each_holder() {
+        let text = print_layout(&blocked_2x4()).unwrap();
+        let want = "\
+2x4 tensor; cell = T<thread>:<register>; 8 of 8 elements have several holders (the first is shown)
+       0      1      2      3  
+   +------+------+------+------+
+0  | T0:0 | T0:1 | T1:0 | T1:1 |
+   +------+------+------+------+
+1  | T2:0 | T2:1 | T3:0 | T3:1 |
+   +------+------+------+------+
+";
+        assert_eq!(text, want);
+    }
+
+    #[test]
+    fn shared_cells_show_offsets_and_grids_per_leading_index() {
+        // A 2x2x2 shared layout whose offset bit 0 walks dim0: two grids.
+        let ll = LinearLayout::from_bases(
+            alloc::vec![(
+                "offset".into(),
+                alloc::vec![
+                    alloc::vec![1, 0, 0],
+                    alloc::vec![0, 0, 1],
+                    alloc::vec![0, 1, 0]
+                ],
+            )],
+            &["dim0", "dim1", "dim2"],
+        )
+        .unwrap();
+        let text = print_layout(&ll).unwrap();
+        assert!(text.starts_with("2x2x2 tensor; cell = offset\ndim0 = 0:\n"));
+        assert!(text.contains("0  | 0 | 2 |\n"));
+        assert!(text.contains("dim0 = 1:\n"));
+        assert!(text.contains("1  | 5 | 7 |\n"));
+    }
+
+    #[test]
+    fn latex_colours_shared_cells_by_bank() {
+        // A 1x4 row of f16 at offsets 0..3: banks 0, 0, 1, 1.
+        let ll = LinearLayout::from_bases(
+            alloc::vec![("offset".into(), alloc::vec![alloc::vec![1], alloc::vec![2]])],
+            &["dim0"],
+        )
+        .unwrap();
+        let tex = print_latex(&ll, 16).unwrap();
+        assert!(tex.contains("\\node[fill=c0s0] at (0,1) {1};"));
+        assert!(tex.contains("\\node[fill=c1s0] at (0,2) {2};"));
+        assert!(tex.contains("\\begin{tikzpicture}"));
+        assert_eq!(tex.matches("\\definecolor").count(), 2);
+    }
+
+    #[test]
+    fn bad_input_is_an_error_not_a_panic() {
+        let big = LinearLayout::identity_1d(1 << 20, "register", "dim0").unwrap();
+        assert!(print_layout(&big).is_err());
+        let other = LinearLayout::identity_1d(4, "x", "dim0").unwrap();
+        let err = print_layout(&other).unwrap_err().to_string();
+        assert!(err.contains("in-dim 'x'"), "{}", err);
+        assert!(print_latex(&blocked_2x4(), 0).is_err());
+        assert!(print_layout(&LinearLayout::empty()).is_err());
+    }
+}
