@@ -43,7 +43,7 @@ fn encoding(k: &[u8], warps: u32, lanes: u32) -> Encoding {
             size_per_thread: split(k[0] as u32 % 4, rank, &k[1..4]),
             threads_per_warp: split(lane_bits, rank, &k[4..8]),
             warps_per_cta: split(warp_bits, rank, &k[8..10]),
-            order: if k[10] % 2 == 0 {
+            order: if k[10].is_multiple_of(2) {
                 (0..rank as u32).rev().collect()
             } else {
                 (0..rank as u32).collect()
@@ -66,12 +66,12 @@ fn encoding(k: &[u8], warps: u32, lanes: u32) -> Encoding {
             0 => Encoding::AmdMfma(AmdMfma {
                 version: 3,
                 warps_per_cta: split(warp_bits, 2, &k[11..13]),
-                instr_shape: if k[13] % 2 == 0 {
+                instr_shape: if k[13].is_multiple_of(2) {
                     vec![32, 32]
                 } else {
                     vec![16, 16]
                 },
-                is_transposed: k[14] % 2 == 0,
+                is_transposed: k[14].is_multiple_of(2),
                 tiles_per_warp: vec![1, 1],
                 element_bit_width: 32,
                 cga: Cga::single(2),
@@ -92,7 +92,7 @@ fn encoding(k: &[u8], warps: u32, lanes: u32) -> Encoding {
             parent: Box::new(blocked(k, 3)),
         },
         _ => {
-            if warps == 4 && k[13] % 2 == 0 {
+            if warps == 4 && k[13].is_multiple_of(2) {
                 Encoding::NvidiaMma(NvidiaMma {
                     version_major: 3,
                     version_minor: 0,

@@ -131,7 +131,7 @@ impl SimThread<'_> {
 
     fn check_range(&self, byte_offset: u32, bytes: u32, what: &str) -> bool {
         let len = self.state.shared.lock().map(|s| s.len()).unwrap_or(0) as u64;
-        if !matches!(bytes, 1 | 2 | 4 | 8 | 16) || byte_offset % bytes != 0 {
+        if !matches!(bytes, 1 | 2 | 4 | 8 | 16) || !byte_offset.is_multiple_of(bytes) {
             self.error(format!(
                 "thread {} (block {}): misaligned {}-byte shared {} at byte {}",
                 self.tid(),
@@ -309,7 +309,7 @@ impl SimThread<'_> {
     }
 
     fn matrix_check(&self, row_addr: u32) -> bool {
-        if self.warp_size != 32 || row_addr % 16 != 0 {
+        if self.warp_size != 32 || !row_addr.is_multiple_of(16) {
             self.error(format!(
                 "thread {} (block {}): ldmatrix/stmatrix needs 32-lane warps and 16-byte aligned rows, got address {}",
                 self.tid(),
@@ -329,7 +329,7 @@ pub fn launch<F>(l: Launch, kernel: F) -> Result<(), SimError>
 where
     F: Fn(&SimThread) + Sync,
 {
-    if l.warp_size == 0 || l.threads == 0 || l.threads % l.warp_size != 0 {
+    if l.warp_size == 0 || l.threads == 0 || !l.threads.is_multiple_of(l.warp_size) {
         return Err(SimError(std::vec![format!(
             "threads per block ({}) must be a positive multiple of the warp size ({})",
             l.threads, l.warp_size

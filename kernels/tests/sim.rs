@@ -52,15 +52,11 @@ impl<E: Element> Global<E> for HostMem {
     }
 }
 
-fn check_transpose(
-    n: usize,
-    tile: usize,
-    bits: u32,
-    warps: u32,
-    smem: u32,
-    body: &(dyn Fn(&linear_layouts::gpu_runtime::sim::SimThread, &HostMem, &HostMem, u32, u32, u32)
-          + Sync),
-) {
+/// A transpose body: thread, input, output, n, tile row, tile column.
+type TransposeBody =
+    dyn Fn(&linear_layouts::gpu_runtime::sim::SimThread, &HostMem, &HostMem, u32, u32, u32) + Sync;
+
+fn check_transpose(n: usize, tile: usize, bits: u32, warps: u32, smem: u32, body: &TransposeBody) {
     let mask = if bits == 64 {
         u64::MAX
     } else {

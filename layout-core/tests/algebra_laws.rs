@@ -96,7 +96,6 @@ proptest! {
     fn invert_and_compose_round_trips(a in layout(), c in layout()) {
         // B = C composed into A's inputs: B's image lies in A's, so B.invertAndCompose(A) exists
         // and composing it with A gives B back.
-        let a = a;
         let a_ins = a.in_dims();
         // Build a B over `c`'s in-dims whose images are images of A.
         let bases = c.bases().iter().map(|(n, vs)| {

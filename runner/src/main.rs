@@ -304,7 +304,7 @@ fn main() -> ExitCode {
         .map(String::as_str)
         .unwrap_or("target/ptx/kernels.ptx");
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(16384);
-    if n % 128 != 0 || n == 0 {
+    if !n.is_multiple_of(128) || n == 0 {
         eprintln!("gpu-bench: N must be a positive multiple of 128, got {}", n);
         return ExitCode::from(2);
     }

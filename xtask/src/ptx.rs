@@ -206,6 +206,29 @@ pub fn check(markdown: bool) -> Result<(), String> {
     }
 }
 
+/// Build the PTX and the runner; print how to run them.
+pub fn gpu() -> Result<(), String> {
+    let ptx = build()?;
+    let root = crate::root();
+    run(
+        Command::new("cargo").current_dir(&root).args([
+            "build",
+            "--release",
+            "--package",
+            "runner",
+        ]),
+        "cargo build --release --package runner",
+    )?;
+    let bin = root.join("target/release/gpu-bench");
+    println!("Built {} and {}.", ptx.display(), bin.display());
+    println!("On a machine with an NVIDIA GPU (x86-64, CUDA driver), from the repository root:");
+    println!("  target/release/gpu-bench target/ptx/kernels.ptx 16384");
+    println!("and, for Triton's kernels next to ours (needs cupy, torch and triton there):");
+    println!("  python3 scripts/gpu_bench.py target/ptx/kernels.ptx 16384");
+    println!("Without a GPU, gpu-bench says so and exits with status 2.");
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,27 +263,4 @@ mod tests {
             ]
         );
     }
-}
-
-/// Build the PTX and the runner; print how to run them.
-pub fn gpu() -> Result<(), String> {
-    let ptx = build()?;
-    let root = crate::root();
-    run(
-        Command::new("cargo").current_dir(&root).args([
-            "build",
-            "--release",
-            "--package",
-            "runner",
-        ]),
-        "cargo build --release --package runner",
-    )?;
-    let bin = root.join("target/release/gpu-bench");
-    println!("Built {} and {}.", ptx.display(), bin.display());
-    println!("On a machine with an NVIDIA GPU (x86-64, CUDA driver), from the repository root:");
-    println!("  target/release/gpu-bench target/ptx/kernels.ptx 16384");
-    println!("and, for Triton's kernels next to ours (needs cupy, torch and triton there):");
-    println!("  python3 scripts/gpu_bench.py target/ptx/kernels.ptx 16384");
-    println!("Without a GPU, gpu-bench says so and exits with status 2.");
-    Ok(())
 }

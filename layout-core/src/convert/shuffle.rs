@@ -83,10 +83,10 @@ pub fn plan(
         }
     }
     let mut free_src = (0..n).filter(|&b| !used[b]);
-    for b in 0..n {
-        if pi[b].is_none() {
+    for slot in pi.iter_mut().take(n) {
+        if slot.is_none() {
             match free_src.next() {
-                Some(x) => pi[b] = Some(x),
+                Some(x) => *slot = Some(x),
                 None => return Ok(None),
             }
         }
@@ -234,11 +234,11 @@ fn verify(p: &ShufflePlan, s: &FlatLayout, t: &FlatLayout, nl: usize) -> bool {
     let swap_stage = |w: &mut Vec<Vec<Vec<u64>>>, lane_of: &dyn Fn(usize) -> usize| {
         for &(r, l) in &p.swaps {
             let r = wb(r);
-            for lane in 0..lanes {
+            for (lane, words) in w.iter_mut().enumerate().take(lanes) {
                 if bit(lane_of(lane), l as usize) {
                     for x0 in 0..nw {
                         if !bit(x0, r) {
-                            w[lane].swap(x0, x0 | (1 << r));
+                            words.swap(x0, x0 | (1 << r));
                         }
                     }
                 }
@@ -248,7 +248,7 @@ fn verify(p: &ShufflePlan, s: &FlatLayout, t: &FlatLayout, nl: usize) -> bool {
     if p.ship {
         let (r, l) = (wb(p.swaps[0].0), p.swaps[0].1 as usize);
         let old = w.clone();
-        for lane in 0..lanes {
+        for (lane, words) in w.iter_mut().enumerate().take(lanes) {
             let bl = bit(lane, l);
             let partner = lane ^ (1 << l);
             for x0 in 0..nw {
@@ -260,9 +260,9 @@ fn verify(p: &ShufflePlan, s: &FlatLayout, t: &FlatLayout, nl: usize) -> bool {
                         &old[partner][x1]
                     };
                     if bl {
-                        w[lane][x0] = send_partner.clone();
+                        words[x0] = send_partner.clone();
                     } else {
-                        w[lane][x1] = send_partner.clone();
+                        words[x1] = send_partner.clone();
                     }
                 }
             }

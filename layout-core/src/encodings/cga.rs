@@ -95,7 +95,7 @@ impl Cga {
                 );
             }
             for (i, &v) in b.iter().enumerate() {
-                if v < 0 || v >= 1 << 20 {
+                if !(0..1 << 20).contains(&v) {
                     bail!("CGALayout entry {:?} is out of range", b);
                 }
                 sizes[i] = sizes[i].max(crate::layout::next_power_of_2(v) as i32);

@@ -98,7 +98,7 @@ fn check(m: &NvidiaMma, shape: &[i64]) -> Result<()> {
             m.instr_shape
         );
     }
-    if m.version_major == 3 && (m.instr_shape[0] != 16 || m.warps_per_cta[0] % 4 != 0) {
+    if m.version_major == 3 && (m.instr_shape[0] != 16 || !m.warps_per_cta[0].is_multiple_of(4)) {
         bail_at!(if m.instr_shape[0] != 16 { "instrShape" } else { "warpsPerCTA" }; "nvidia_mma v3 (Hopper): instrShape[0] must be 16 and warpsPerCTA[0] a multiple of 4 (a warpgroup), got instrShape {:?} and warpsPerCTA {:?}",
             m.instr_shape, m.warps_per_cta);
     }

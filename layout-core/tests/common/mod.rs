@@ -220,6 +220,8 @@ pub fn AMDRotatingShared(
     Encoding::AmdRotatingShared(swizzled(vec, per_phase, max_phase, cpg, split, ord, cord))
 }
 
+// Triton's test helper takes these eight arguments; the port keeps its signature.
+#[allow(clippy::too_many_arguments)]
 pub fn nvmmaShared8(
     sw: u32,
     transposed: bool,
