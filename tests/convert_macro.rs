@@ -90,3 +90,42 @@ fn shared_memory() {
     pair!(SwapA => SwapB, f32, 1, shared);
     let _ = c;
 }
+
+/// Layouts written inline in `convert!` (TTGIR text or the Rust form, with their shapes) give
+/// the same plan as the same layouts defined with `layout!`, in any mix with named ones.
+#[test]
+fn inline_layouts() {
+    let named = pair!(RowMajor => ColMajor, f32, 4);
+    let c = convert!(
+        #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}> : tensor<64x64xf32>
+            => blocked(sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 64],
+        f32
+    );
+    check(
+        &c,
+        &l::RowMajor::linear_layout(),
+        &l::ColMajor::linear_layout(),
+    );
+    assert_eq!(c.cost, named);
+    let c = convert!(l::RowMajor => blocked(sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 64], f32);
+    check(
+        &c,
+        &l::RowMajor::linear_layout(),
+        &l::ColMajor::linear_layout(),
+    );
+    assert_eq!(c.cost, named);
+    let c = convert!(#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}> : tensor<64x64xf32> => l::ColMajor, f32);
+    check(
+        &c,
+        &l::RowMajor::linear_layout(),
+        &l::ColMajor::linear_layout(),
+    );
+    assert_eq!(c.cost, named);
+    // A 64-lane layout inline, with its warp size.
+    let c = convert!(
+        #[warp_size = 64] linear(register = [[0, 1]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0], [8, 0]], warp = [], block = []) for [16, 8]
+            => #[warp_size = 64] linear(register = [[1, 0]], lane = [[0, 2], [0, 4], [0, 1], [2, 0], [4, 0], [8, 0]], warp = [], block = []) for [16, 8],
+        u16
+    );
+    assert_eq!(c.cost.strategy, Strategy::Shuffles);
+}

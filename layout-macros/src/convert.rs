@@ -5,29 +5,93 @@ use layout_core::convert::{
     plan_conversion, ConversionPlan, Force, PlanBody, SmemAccess, Strategy,
 };
 use layout_core::parse::{parse_encoding, Aliases};
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::quote;
 use syn::parse::{Parse, ParseStream};
 use syn::{Ident, LitInt, LitStr, Path, Token};
 
+/// One side of `convert!`: the name of a `layout!` type, or a layout written inline with its
+/// shape, exactly as a `layout!` item would write it (`#ttg.blocked<{...}> : tensor<64x16xf16>`,
+/// `blocked(...) for [64, 16]`, optionally after `#[warp_size = 64]`).
+enum SideInput {
+    Named(Path),
+    Inline(TokenStream),
+}
+
+impl SideInput {
+    /// Split off one side: the tokens up to `stop` (`=>` or a `,`) outside angle brackets.
+    fn parse_until(input: ParseStream, stop_at_comma: bool) -> syn::Result<Self> {
+        let mut toks: Vec<TokenTree> = Vec::new();
+        let mut depth = 0i32;
+        while !input.is_empty() {
+            if depth == 0 && !stop_at_comma && input.peek(Token![=>]) {
+                break;
+            }
+            if depth == 0 && stop_at_comma && input.peek(Token![,]) {
+                break;
+            }
+            let tt: TokenTree = input.parse()?;
+            if let TokenTree::Punct(p) = &tt {
+                // `<`/`>` of `tensor<...>` and `!ttg.memdesc<...>`, not of `->` or `=>`.
+                let after_joint = matches!(toks.last(), Some(TokenTree::Punct(q))
+                    if q.spacing() == proc_macro2::Spacing::Joint && matches!(q.as_char(), '-' | '='));
+                match p.as_char() {
+                    '<' => depth += 1,
+                    '>' if !after_joint => depth -= 1,
+                    _ => {}
+                }
+            }
+            toks.push(tt);
+        }
+        let inline = toks.iter().enumerate().any(|(i, t)| match t {
+            TokenTree::Punct(p) if p.as_char() == '#' => i == 0,
+            TokenTree::Punct(p) if p.as_char() == ':' => {
+                // A lone `:` (not half of `::`) introduces the tensor type.
+                p.spacing() == proc_macro2::Spacing::Alone
+                    && !matches!(toks.get(i.wrapping_sub(1)), Some(TokenTree::Punct(q)) if q.as_char() == ':')
+            }
+            TokenTree::Ident(id) => id == "for",
+            _ => false,
+        });
+        let ts: TokenStream = toks.into_iter().collect();
+        if inline {
+            Ok(SideInput::Inline(ts))
+        } else {
+            syn::parse2(ts.clone()).map(SideInput::Named).map_err(|_| {
+                syn::Error::new_spanned(
+                    &ts,
+                    "expected the name of a layout! type, or a layout with its shape: `#ttg.blocked<{...}> : tensor<64x16xf16>` or `blocked(...) for [64, 16]`",
+                )
+            })
+        }
+    }
+
+    fn tokens(&self) -> TokenStream {
+        match self {
+            SideInput::Named(p) => quote!(#p),
+            SideInput::Inline(t) => t.clone(),
+        }
+    }
+}
+
 /// `A => B, Elem [, shared | shuffles]`.
 struct ConvertInput {
-    src: Path,
-    dst: Path,
+    src: SideInput,
+    dst: SideInput,
     elem: Ident,
     force: Option<Ident>,
 }
 
 impl Parse for ConvertInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let src: Path = input.parse()?;
+        let src = SideInput::parse_until(input, false)?;
         input.parse::<Token![=>]>().map_err(|e| {
             syn::Error::new(
                 e.span(),
                 "expected `=>`: convert!(Source => Destination, f32)",
             )
         })?;
-        let dst: Path = input.parse()?;
+        let dst = SideInput::parse_until(input, true)?;
         input.parse::<Token![,]>().map_err(|e| {
             syn::Error::new(
                 e.span(),
@@ -54,19 +118,82 @@ impl Parse for ConvertInput {
     }
 }
 
-/// `convert!`: hand over to the source layout's macro.
+/// Solve an inline side as `layout!` would solve an item named `name`, and write it in the form
+/// the layouts' macros pass: `("#ttg.linear<...>" [64, 16] distributed Name)`.
+fn inline_side(tokens: &TokenStream, name: &str) -> syn::Result<TokenStream> {
+    let mut toks: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    // Leading `#[warp_size = N]` attributes go before the item's name.
+    let mut attrs = TokenStream::new();
+    while let (Some(TokenTree::Punct(p)), Some(TokenTree::Group(g))) = (toks.first(), toks.get(1)) {
+        if p.as_char() != '#' || g.delimiter() != proc_macro2::Delimiter::Bracket {
+            break;
+        }
+        attrs.extend(toks.drain(..2));
+    }
+    let span = toks.first().map_or(Span::call_site(), |t| t.span());
+    let ident = Ident::new(name, span);
+    let body: TokenStream = toks.into_iter().collect();
+    let item: crate::input::Item = syn::parse2(quote!(#attrs #ident = #body))?;
+    if let crate::input::Shape::Missing(_) = item.shape {
+        return Err(syn::Error::new_spanned(
+            &body,
+            format!(
+                "the {} layout needs its tensor shape here: `#ttg.blocked<{{...}}> : tensor<64x16xf32>` or `blocked(...) for [64, 16]`",
+                name.to_lowercase()
+            ),
+        ));
+    }
+    let ws = item.warp_size.map(|w| w.0);
+    let solved = crate::expand::solve_item(&item, &Aliases::new(), &[name.to_string()], ws)?;
+    let (text, shape, shared) = crate::emit::callback_parts(&solved);
+    let shape = shape
+        .iter()
+        .map(|&x| proc_macro2::Literal::u32_unsuffixed(x));
+    let kind = if shared {
+        quote!(shared)
+    } else {
+        quote!(distributed)
+    };
+    Ok(quote!(#text [#(#shape),*] #kind #ident))
+}
+
+/// `convert!`: solve inline sides here, and hand named ones to their layouts' macros.
 pub fn convert(input: TokenStream) -> TokenStream {
     let c: ConvertInput = match syn::parse2(input) {
         Ok(c) => c,
         Err(e) => return e.to_compile_error(),
     };
-    let (src, dst, elem) = (&c.src, &c.dst, &c.elem);
+    let elem = &c.elem;
     let force = match &c.force {
         Some(f) => quote!(#f),
         None => quote!(auto),
     };
-    quote! {
-        #src ! { @convert_src (#dst) (#elem #force #src => #dst) }
+    let (st, dt) = (c.src.tokens(), c.dst.tokens());
+    let args = quote!(#elem #force #st => #dt);
+    let side = |s: &SideInput, name: &str| match s {
+        SideInput::Inline(t) => inline_side(t, name).map(Some),
+        SideInput::Named(_) => Ok(None),
+    };
+    let (a, b) = match (side(&c.src, "Source"), side(&c.dst, "Destination")) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(mut e), Err(f)) => {
+            e.combine(f);
+            return e.to_compile_error();
+        }
+        (Err(e), _) | (_, Err(e)) => return e.to_compile_error(),
+    };
+    match (&c.src, &c.dst, a, b) {
+        (_, _, Some(a), Some(b)) => solve(quote!((#a) (#b) (#args))),
+        (_, SideInput::Named(dst), Some(a), None) => {
+            quote!(#dst ! { @convert_dst (#a) (#args) })
+        }
+        (SideInput::Named(src), _, None, Some(b)) => {
+            quote!(#src ! { @convert_src_to (#b) (#args) })
+        }
+        (SideInput::Named(src), SideInput::Named(dst), _, _) => {
+            quote!(#src ! { @convert_src (#dst) (#args) })
+        }
+        _ => syn::Error::new(Span::call_site(), "convert!: unexpected input").to_compile_error(),
     }
 }
 

@@ -90,6 +90,19 @@ fn linear_ttgir(l: &LinearLayout, in_dims: &[&str], shared: bool) -> String {
     }
 }
 
+/// What a layout's callback macro hands to `convert!`: its `#ttg.linear` text, shape and kind.
+pub fn callback_parts(s: &SolvedItem) -> (String, Vec<u32>, bool) {
+    let shared = s.solved.encoding.is_shared();
+    let ll = &s.solved.layout;
+    let in_dims: &[&str] = if shared {
+        &["offset", "block"]
+    } else {
+        &["register", "lane", "warp", "block"]
+    };
+    let shape = ll.out_dims().iter().map(|(_, s)| *s as u32).collect();
+    (linear_ttgir(ll, in_dims, shared), shape, shared)
+}
+
 pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
     let shared = s.solved.encoding.is_shared();
     let ll = &s.solved.layout;
@@ -306,6 +319,9 @@ fn callback_macro(item: &Item, linear: &str, shape: &[u32], shared: bool) -> Tok
             };
             (@convert_dst ($($src:tt)*) ($($args:tt)*)) => {
                 ::linear_layouts::__convert_solve! { ($($src)*) (#linear [#(#shape_lits),*] #kind #name) ($($args)*) }
+            };
+            (@convert_src_to ($($dst:tt)*) ($($args:tt)*)) => {
+                ::linear_layouts::__convert_solve! { (#linear [#(#shape_lits),*] #kind #name) ($($dst)*) ($($args)*) }
             };
         }
         #[doc(hidden)]

@@ -91,7 +91,7 @@ fn map_err(r: &Rendered, e: &ParseError, defined: &[String]) -> syn::Error {
     }
 }
 
-fn solve_item(
+pub fn solve_item(
     item: &Item,
     aliases: &Aliases,
     defined: &[String],

@@ -171,7 +171,7 @@ fn edit() -> impl Strategy<Value = Edit> {
 
 fn mutate(seeds: &[usize], edits: &[Edit]) -> String {
     // A block of one to three seeds, so that parent references resolve (or do not).
-    let mut p: Vec<String> = seeds
+    let p: Vec<String> = seeds
         .iter()
         .flat_map(|&i| {
             let mut v = pieces(SEEDS[i % SEEDS.len()]);
@@ -179,6 +179,10 @@ fn mutate(seeds: &[usize], edits: &[Edit]) -> String {
             v
         })
         .collect();
+    apply_edits(p, edits)
+}
+
+fn apply_edits(mut p: Vec<String>, edits: &[Edit]) -> String {
     for e in edits {
         let n = p.len().max(1);
         match *e {
@@ -261,4 +265,61 @@ fn extreme_parameters_never_panic() {
                 Ok(())
             },
         ));
+}
+
+/// A seed item as a `convert!` side: `[#[warp_size = N]] SPEC SHAPE` without `pub Name =` and `;`.
+fn side(seed: &str) -> String {
+    let (attr, rest) = match seed.strip_prefix("#[") {
+        Some(r) => {
+            let (a, b) = r.split_once(']').unwrap_or(("", r));
+            (format!("#[{}] ", a), b)
+        }
+        None => (String::new(), seed),
+    };
+    let body = rest.split_once(" = ").map_or(rest, |x| x.1);
+    format!("{}{}", attr, body.trim_end().trim_end_matches(';'))
+}
+
+#[test]
+fn mutated_conversions_never_panic() {
+    let tails = [
+        "f32",
+        "u16, shared",
+        "u8, shuffles",
+        "f64",
+        "bool",
+        "f32, sideways",
+    ];
+    // The unmutated path solves: seeds converted to themselves, and to a named layout.
+    for (a, b) in [(0, 0), (1, 1)] {
+        let text = format!("{} => {}, u16", side(SEEDS[a]), side(SEEDS[b]));
+        let out = crate::convert::convert(text.parse().unwrap()).to_string();
+        assert!(!out.contains("compile_error"), "{}: {}", text, out);
+    }
+    let text = format!("{} => Sm, u16", side(SEEDS[0]));
+    assert!(crate::convert::convert(text.parse().unwrap())
+        .to_string()
+        .contains("Sm ! { @ convert_dst"));
+    let mut runner = runner();
+    check(runner.run(
+        &(
+            any::<usize>(),
+            any::<usize>(),
+            0..tails.len(),
+            prop::collection::vec(edit(), 0..6),
+        ),
+        |(a, b, tail, edits)| {
+            let text = format!(
+                "{} => {}, {}",
+                side(SEEDS[a % SEEDS.len()]),
+                side(SEEDS[b % SEEDS.len()]),
+                tails[tail]
+            );
+            let text = apply_edits(pieces(&text), &edits);
+            if let Ok(ts) = text.parse::<TokenStream>() {
+                let _ = crate::convert::convert(ts);
+            }
+            Ok(())
+        },
+    ));
 }
