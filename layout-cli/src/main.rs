@@ -7,15 +7,18 @@
 //! echo '{"layout": "...", "tensor": "tensor<64x16xf16>"}' | layout --jsonl
 //! layout -l '#ttg.nvmma_shared<{...}>' -t 'tensor<8x64xf16>' --table   # CuTe-style grid
 //! layout -l '...' -t '...' --latex -o picture.tex                      # TikZ, by thread or bank
+//! layout -l '#blocked' --to '#mma' -i kernel.ttgir -t 'tensor<64x64xf16>'  # convert!'s plan and cost
 //! ```
 //! Bad input prints a message naming the problem and exits with status 2.
 
 mod json;
+mod plan;
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
+use layout_core::convert::Force;
 use layout_core::parse::{parse_aliases, parse_encoding, parse_tensor_type, Aliases};
 use layout_core::view::layout_str;
 use layout_core::{print_latex, print_layout};
@@ -55,6 +58,13 @@ struct Cli {
     /// Read {"layout": ..., "tensor": ...} lines from standard input; write one JSON object each.
     #[arg(long)]
     jsonl: bool,
+    /// Plan the conversion from the layout (-l) to this one, as convert! would, and print its cost
+    /// (element size from -t; --json for an object).
+    #[arg(long, conflicts_with_all = ["jsonl", "table", "latex", "use_hw_view"])]
+    to: Option<String>,
+    /// With --to: force `shared` memory or `shuffles` instead of the cheapest plan.
+    #[arg(long, requires = "to", value_parser = ["shared", "shuffles"])]
+    strategy: Option<String>,
 }
 
 /// Triton's tool takes single-dash long options (`-use-hw-view`, `-alias-names=a,b`).
@@ -162,6 +172,20 @@ fn run(cli: &Cli) -> Result<String, String> {
             "give a layout with -l, an alias file with -i, or a tensor type with an encoding"
                 .into(),
         );
+    }
+    if let Some(to) = &cli.to {
+        let [(_, src)] = jobs.as_slice() else {
+            return Err("--to converts one layout: give it with -l (or one --alias-names)".into());
+        };
+        let dst =
+            parse_encoding(to, &aliases).map_err(|e| format!("in the layout (--to): {}", e))?;
+        let force = match cli.strategy.as_deref() {
+            Some("shared") => Force::SharedMemory,
+            Some(_) => Force::Shuffles,
+            None => Force::Auto,
+        };
+        let bits = ty.element_bits().unwrap_or(32);
+        return plan::describe(src, &dst, &ty.shape, bits, force, cli.json);
     }
     let mut out = String::new();
     for (header, enc) in jobs {

@@ -29,6 +29,8 @@ fn stderr(o: &Output) -> String {
 const BLOCKED_1D: &str =
     "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [8], warpsPerCTA = [4], order = [0]}>";
 
+const SMEM_1D: &str = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>";
+
 /// Triton's DumpLayoutTest.SimpleBlocked, both views.
 #[test]
 fn simple_blocked_matches_triton() {
@@ -202,6 +204,10 @@ fn bad_input_is_a_message_and_status_2() {
         (&["--no-such-flag"], "unexpected argument"),
         (&["-l", BLOCKED_1D, "-t", "tensor<4xi32>", "--table", "--json"], "cannot be used with"),
         (&["-l", BLOCKED_1D, "-t", "tensor<131072xi32>", "--table"], "draw a smaller tensor"),
+        (&["-l", BLOCKED_1D, "-t", "tensor<64xf32>", "--strategy", "shared"], "--to"),
+        (&["-l", SMEM_1D, "--to", SMEM_1D, "-t", "tensor<64xf32>"], "both layouts are shared"),
+        (&["-l", BLOCKED_1D, "--to", "#ttg.blocked<{}>", "-t", "tensor<64xf32>"], "in the layout (--to)"),
+        (&["-l", BLOCKED_1D, "--to", BLOCKED_1D, "-t", "tensor<64xf32>", "--strategy", "sideways"], "invalid value 'sideways'"),
     ];
     for (args, want) in cases {
         let o = layout(args, None);
@@ -243,5 +249,71 @@ fn table_and_latex_pictures() {
         tex.contains("\\node[fill=c4s0] at (1,0) {72};"),
         "{}",
         &tex[..400]
+    );
+}
+
+/// `--to`: the plan `convert!` would emit, as text or JSON.
+#[test]
+fn conversion_plans() {
+    let rows = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>";
+    let cols = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]}>";
+    let o = layout(
+        &[
+            "-l",
+            rows,
+            "--to",
+            cols,
+            "-t",
+            "tensor<64x64xf16>",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["strategy"], "SharedMemory");
+    assert_eq!(v["element_bits"], 16);
+    assert_eq!(v["shared_bytes"], 64 * 64 * 2);
+    assert_eq!(v["vector"], 8);
+    assert_eq!(
+        (v["write_conflicts"].as_u64(), v["read_conflicts"].as_u64()),
+        (Some(0), Some(0))
+    );
+    // One register bit swapped with one lane bit: shuffles.
+    let a = "#ttg.linear<{register = [[0, 1], [0, 2]], lane = [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]], warp = [], block = []}>";
+    let b = "#ttg.linear<{register = [[0, 1], [1, 0]], lane = [[0, 4], [0, 8], [0, 2], [2, 0], [4, 0]], warp = [], block = []}>";
+    let o = layout(&["-l", a, "--to", b, "-t", "tensor<8x16xf32>"], None);
+    assert_eq!(
+        stdout(&o),
+        "conversion of 32-bit elements: warp shuffles\n  per thread: 2 shuffles, 6 selects\n"
+    );
+    let o = layout(
+        &[
+            "-l",
+            a,
+            "--to",
+            b,
+            "-t",
+            "tensor<8x16xf32>",
+            "--strategy",
+            "shared",
+        ],
+        None,
+    );
+    assert!(
+        stdout(&o).starts_with("conversion of 32-bit elements: shared memory\n"),
+        "{}",
+        stdout(&o)
+    );
+    // A store into a shared layout.
+    let smem =
+        "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>";
+    let o = layout(&["-l", rows, "--to", smem, "-t", "tensor<64x64xf16>"], None);
+    assert!(
+        stdout(&o).starts_with(
+            "store to shared memory of 16-bit elements\n  per thread: 8 stores of 4 elements\n"
+        ),
+        "{}",
+        stdout(&o)
     );
 }

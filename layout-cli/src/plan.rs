@@ -1,0 +1,121 @@
+//! `layout -l A --to B -t TENSOR`: the conversion `convert!(A => B)` would emit, as Triton
+//! plans it, and its cost (text or `--json`). A shared layout on one side gives the store or
+//! load of `local_store` / `local_load`.
+
+use layout_core::convert::{plan_conversion, plan_shared_access, Cost, Force, Strategy};
+use layout_core::{Encoding, LinearLayout};
+use serde_json::json;
+
+/// Plan `src => dst` for a tensor of `shape` with `bits`-bit elements.
+pub fn describe(
+    src: &Encoding,
+    dst: &Encoding,
+    shape: &[i64],
+    bits: u32,
+    force: Force,
+    as_json: bool,
+) -> Result<String, String> {
+    let solve = |e: &Encoding, side: &str| -> Result<LinearLayout, String> {
+        e.to_linear_layout(shape)
+            .map_err(|err| format!("the {} layout: {}", side, err))
+    };
+    let (a, b) = (
+        solve(src, "source (-l)")?,
+        solve(dst, "destination (--to)")?,
+    );
+    let (what, cost) = match (src.is_shared(), dst.is_shared()) {
+        (true, true) => {
+            return Err("both layouts are shared: a conversion stores a distributed layout into shared memory, loads one from it, or converts between distributed layouts".into())
+        }
+        (false, true) | (true, false) => {
+            if force != Force::Auto {
+                return Err("--strategy applies to conversions between distributed layouts; a store or load to a shared layout has one plan".into());
+            }
+            let store = dst.is_shared();
+            let (d, s) = if store { (&a, &b) } else { (&b, &a) };
+            let (_, cost) = plan_shared_access(d, s, bits, store).map_err(|e| e.to_string())?;
+            (if store { "store to shared memory" } else { "load from shared memory" }, cost)
+        }
+        (false, false) => {
+            let plan = plan_conversion(&a, &b, bits, force).map_err(|e| e.to_string())?;
+            if force == Force::Shuffles && plan.cost.strategy == Strategy::SharedMemory {
+                return Err("this conversion cannot be done with shuffles (it moves data between warps or is not a permutation of bits); drop --strategy or use shared".into());
+            }
+            ("conversion", plan.cost)
+        }
+    };
+    Ok(if as_json {
+        let mut v = cost_json(&cost);
+        v["kind"] = json!(what);
+        v["element_bits"] = json!(bits);
+        format!("{}\n", v)
+    } else {
+        cost_text(what, bits, &cost)
+    })
+}
+
+fn strategy_name(s: Strategy) -> &'static str {
+    match s {
+        Strategy::Nothing => "nothing (the layouts are equal)",
+        Strategy::Registers => "registers (each thread already holds its values)",
+        Strategy::Shuffles => "warp shuffles",
+        Strategy::SharedMemory => "shared memory",
+    }
+}
+
+fn cost_json(c: &Cost) -> serde_json::Value {
+    json!({
+        "strategy": format!("{:?}", c.strategy),
+        "shuffles": c.shuffles,
+        "selects": c.selects,
+        "shared_bytes": c.shared_bytes,
+        "stores": c.stores,
+        "loads": c.loads,
+        "vector": c.vector,
+        "write_conflicts": c.write_conflicts,
+        "read_conflicts": c.read_conflicts,
+        "barriers": c.barriers,
+    })
+}
+
+fn cost_text(what: &str, bits: u32, c: &Cost) -> String {
+    let mut out = if what == "conversion" {
+        format!(
+            "conversion of {}-bit elements: {}\n",
+            bits,
+            strategy_name(c.strategy)
+        )
+    } else {
+        format!("{} of {}-bit elements\n", what, bits)
+    };
+    if c.shuffles + c.selects > 0 {
+        out.push_str(&format!(
+            "  per thread: {} shuffles, {} selects\n",
+            c.shuffles, c.selects
+        ));
+    }
+    for (n, verb) in [(c.stores, "stores"), (c.loads, "loads")] {
+        if n > 0 {
+            out.push_str(&format!(
+                "  per thread: {} {} of {} elements\n",
+                n, verb, c.vector
+            ));
+        }
+    }
+    if c.stores + c.loads > 0 {
+        out.push_str(&format!(
+            "  bank conflicts (extra wavefronts per instruction, worst case): {} on stores, {} on loads\n",
+            c.write_conflicts, c.read_conflicts
+        ));
+    }
+    if c.shared_bytes > 0 {
+        out.push_str(&format!(
+            "  shared memory: {} bytes per CTA\n",
+            c.shared_bytes
+        ));
+    }
+    if c.barriers > 0 {
+        out.push_str(&format!("  barriers: {}\n", c.barriers));
+    }
+    out
+}
