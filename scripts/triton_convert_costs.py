@@ -6,9 +6,10 @@ Input: the pairs exported by `CLASSIC_PAIRS_EXPORT=pairs.jsonl cargo test --test
 builds a Gluon kernel that loads a tensor in the source layout (as a DistributedLinearLayout with
 the same bases, so Triton plans from exactly our linear layouts), `convert_layout`s it to the
 destination and stores it; compiles it for sm_90 (no GPU needed); and counts in the PTX the
-shuffles, selects and byte permutes, shared stores and loads (also stmatrix/ldmatrix) and
-barriers, plus the kernel's shared memory. Each case runs in a child process (Triton aborts on
-some inputs).
+shuffles, selects and byte permutes, shared stores and loads (also stmatrix/ldmatrix, and the
+distributed `ld/st.shared::cluster` of multi-CTA pairs, compiled with num_ctas) and barriers
+(`bar.sync`, `barrier.cluster`), plus the kernel's shared memory. Each case runs in a child
+process (Triton aborts on some inputs).
 
 A case with an "smem" field (offset bases) is a round trip through that shared layout instead:
 registers stored with `allocate_shared_memory(..., value)` (local_alloc + local_store), loaded
@@ -23,7 +24,9 @@ import re
 import sys
 
 DTYPES = {8: "*i8", 16: "*fp16", 32: "*fp32", 64: "*fp64"}
-OPS = ["shfl", "selp", "prmt", "st.shared", "ld.shared", "stmatrix", "ldmatrix", "bar.sync"]
+# `st.shared` / `ld.shared` also count the distributed forms (`ld.shared::cluster`).
+OPS = ["shfl", "selp", "prmt", "st.shared", "ld.shared", "stmatrix", "ldmatrix", "bar.sync",
+       "barrier.cluster.wait"]
 
 
 def compile_pair(case, q):
@@ -64,10 +67,11 @@ def compile_pair(case, q):
         shape = case["shape"]
 
         def lay(b):
-            return ttgl.DistributedLinearLayout(b["register"], b["lane"], b["warp"], [], shape)
+            return ttgl.DistributedLinearLayout(b["register"], b["lane"], b["warp"], b.get("block", []), shape)
 
         src, dst = lay(case["src"]), lay(case["dst"])
         warps = 1 << len(case["src"]["warp"])
+        ctas = 1 << len(case["src"].get("block", []))
         dt = DTYPES[case["bits"]]
         if "smem" in case:
             smem = ttgl.SharedLinearLayout(case["smem"])
@@ -78,7 +82,7 @@ def compile_pair(case, q):
             fn, cx = cvt1d, {"SRC": src, "DST": dst, "M": shape[0]}
         sig = {"src_ptr": dt, "dst_ptr": dt, **{k: "constexpr" for k in cx}}
         k = triton.compile(GluonASTSource(fn=fn, signature=sig, constexprs=cx),
-                           target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
+                           target=GPUTarget("cuda", 90, 32), options={"num_warps": warps, "num_ctas": ctas})
         ptx = k.asm["ptx"]
         counts = {op: len(re.findall(r"^\s*" + re.escape(op), ptx, re.M)) for op in OPS}
         counts["shared_bytes"] = int(k.metadata.shared)

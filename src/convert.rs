@@ -10,8 +10,10 @@ fn access(a: &core_cvt::SmemAccess) -> rt::SmemAccess<'_> {
         reg_offsets: &a.reg_offsets,
         lane_bases: &a.lane_bases,
         warp_bases: &a.warp_bases,
+        block_bases: &a.block_bases,
         lane_skip: a.lane_skip,
         warp_skip: a.warp_skip,
+        remote: a.remote,
         matrix: a.matrix,
     }
 }
@@ -31,7 +33,7 @@ pub fn runtime_plan(p: &core_cvt::ConversionPlan) -> rt::Plan<'_> {
         core_cvt::PlanBody::Shared(s) => rt::Plan::Shared(rt::SharedPlan {
             store: access(&s.store),
             load: access(&s.load),
-            block_barrier: s.block_barrier,
+            barrier: s.barrier,
             rounds: s.rounds,
         }),
     }

@@ -41,6 +41,11 @@ mod l {
         pub LaneB = linear(register = [[1, 0]], lane = [[0, 8], [0, 4], [0, 2], [0, 1], [2, 0]], warp = [], block = []) for [4, 16];
         pub Swz = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]) for [64, 64];
         pub Nv128 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}> : tensor<64x64xf16>;
+        // Clusters of 2 CTAs: rows split, columns split, and both CTAs holding everything.
+        pub SplitRows = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]) for [64, 64];
+        pub SplitCols = blocked(sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1], CTAsPerCGA = [1, 2], CTASplitNum = [1, 2], CTAOrder = [0, 1]) for [64, 64];
+        pub Replicated = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [1, 1], CTAOrder = [1, 0]) for [64, 64];
+        pub AccRows = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8], CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]) for [64, 64];
     }
 }
 
@@ -117,11 +122,16 @@ fn rows() -> Vec<Row> {
         "register <-> lane bit swap, f32": SwapA => SwapB, f32;
         "register <-> lane bit swap, f16": SwapA => SwapB, u16;
         "lane permutation, f32": LaneA => LaneB, f32;
+        "2 CTAs: rows split -> columns split (transpose), f32": SplitRows => SplitCols, f32;
+        "2 CTAs: rows split -> columns split (transpose), f16": SplitRows => SplitCols, u16;
+        "2 CTAs: mma accumulator, rows split -> blocked, columns split, f32": AccRows => SplitCols, f32;
+        "2 CTAs: rows split -> replicated (gather), f32": SplitRows => Replicated, f32;
+        "2 CTAs: replicated -> rows split, f32": Replicated => SplitRows, f32;
     }
 }
 
 fn bases_json(l: &LinearLayout) -> String {
-    let dims = ["register", "lane", "warp"];
+    let dims = ["register", "lane", "warp", "block"];
     let parts: Vec<String> = dims
         .iter()
         .map(|d| {
@@ -224,6 +234,7 @@ fn classic_pairs() {
         let row = match tri.get(r.name) {
             Some(t) => {
                 let get = |k: &str| t.get(k).copied().unwrap_or(0) as u32;
+                // Shared accesses include distributed ones (`ld.shared::cluster`).
                 let (t_sh, t_sel, t_ls, t_bytes) = (
                     get("shfl"),
                     get("selp") + get("prmt"),
@@ -263,7 +274,7 @@ fn classic_pairs() {
                     "| {} | {:?} | {} / {} | {} / {} | {} / {} | {} / {} | {} / {} | {} / {} | {} / {} | {} |",
                     r.name, c.strategy, c.shuffles, c.selects, c.stores, c.loads, c.vector, c.shared_bytes,
                     c.write_conflicts, c.read_conflicts,
-                    t_sh, t_sel, get("st.shared") + get("stmatrix"), get("ld.shared") + get("ldmatrix"), t_bytes, get("bar.sync"),
+                    t_sh, t_sel, get("st.shared") + get("stmatrix"), get("ld.shared") + get("ldmatrix"), t_bytes, get("bar.sync") + get("barrier.cluster.wait"),
                     if worse.last().is_some_and(|w| w.starts_with(r.name)) { "**worse**" } else { "no worse" }
                 )
             }

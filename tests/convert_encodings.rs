@@ -8,7 +8,7 @@
 
 use std::sync::Mutex;
 
-use linear_layouts::convert::{plan_conversion, Force};
+use linear_layouts::convert::{plan_conversion, Force, PlanBody};
 use linear_layouts::encodings::{AmdMfma, Blocked, Cga, NvidiaMma};
 use linear_layouts::gpu_runtime::convert::convert_slices;
 use linear_layouts::gpu_runtime::sim::{launch, Launch};
@@ -34,8 +34,29 @@ fn split(total: u32, parts: usize, r: &[u8]) -> Vec<u32> {
     v.into_iter().map(|b| 1 << b).collect()
 }
 
-/// A random encoding for `warps` warps of `lanes` lanes, rank 2, from the knob bytes.
-fn encoding(k: &[u8], warps: u32, lanes: u32) -> Encoding {
+/// A random CGA layout of `ctas` CTAs over `rank` dims (CTAsPerCGA, CTASplitNum with some dims
+/// not split, i.e. broadcast, and CTAOrder), from the knob bytes.
+fn cga(k: &[u8], rank: usize, ctas: u32) -> Cga {
+    if ctas == 1 {
+        return Cga::single(rank);
+    }
+    let per = split(ctas.trailing_zeros(), rank, &k[16..18]);
+    let split_num: Vec<u32> = per
+        .iter()
+        .enumerate()
+        .map(|(d, &c)| if (k[18] >> d) & 3 == 0 { 1 } else { c })
+        .collect();
+    let order: Vec<u32> = if k[19].is_multiple_of(2) {
+        (0..rank as u32).rev().collect()
+    } else {
+        (0..rank as u32).collect()
+    };
+    Cga::from_split_params(&per, &split_num, &order).unwrap_or_else(|_| Cga::single(rank))
+}
+
+/// A random encoding for `warps` warps of `lanes` lanes and `ctas` CTAs, rank 2, from the knob
+/// bytes.
+fn encoding(k: &[u8], warps: u32, lanes: u32, ctas: u32) -> Encoding {
     let lane_bits = lanes.trailing_zeros();
     let warp_bits = warps.trailing_zeros();
     let blocked = |k: &[u8], rank: usize| {
@@ -48,7 +69,7 @@ fn encoding(k: &[u8], warps: u32, lanes: u32) -> Encoding {
             } else {
                 (0..rank as u32).collect()
             },
-            cga: Cga::single(rank),
+            cga: cga(k, rank, ctas),
         })
     };
     let mma = |k: &[u8]| {
@@ -58,7 +79,7 @@ fn encoding(k: &[u8], warps: u32, lanes: u32) -> Encoding {
             version_minor: 0,
             warps_per_cta: w,
             instr_shape: vec![16, 8],
-            cga: Cga::single(2),
+            cga: cga(k, 2, ctas),
         })
     };
     if lanes == 64 {
@@ -74,7 +95,7 @@ fn encoding(k: &[u8], warps: u32, lanes: u32) -> Encoding {
                 is_transposed: k[14].is_multiple_of(2),
                 tiles_per_warp: vec![1, 1],
                 element_bit_width: 32,
-                cga: Cga::single(2),
+                cga: cga(k, 2, ctas),
             }),
             _ => blocked(k, 2),
         };
@@ -98,7 +119,7 @@ fn encoding(k: &[u8], warps: u32, lanes: u32) -> Encoding {
                     version_minor: 0,
                     warps_per_cta: vec![4, 1],
                     instr_shape: vec![16, [8, 16, 32][(k[14] % 3) as usize], 16],
-                    cga: Cga::single(2),
+                    cga: cga(k, 2, ctas),
                 })
             } else {
                 Encoding::DotOperand {
@@ -116,28 +137,37 @@ struct Pair {
     shape: [i64; 2],
     warps: u32,
     lanes: u32,
+    ctas: u32,
     src: Encoding,
     dst: Encoding,
     bits: u32,
 }
 
-fn pair() -> impl Strategy<Value = (Pair, LinearLayout, LinearLayout)> {
+/// A random pair of encodings over clusters of `2^min_ctas ..= 2^max_ctas` CTAs (log2).
+fn pair(min_ctas: u32, max_ctas: u32) -> impl Strategy<Value = (Pair, LinearLayout, LinearLayout)> {
     (
         0u32..4,
         0u32..4,
         0u32..3,
+        min_ctas..=max_ctas,
         prop::bool::weighted(0.15),
-        prop::collection::vec(any::<u8>(), 16),
-        prop::collection::vec(any::<u8>(), 16),
+        prop::collection::vec(any::<u8>(), 20),
+        prop::collection::vec(any::<u8>(), 20),
         0usize..4,
     )
-        .prop_filter_map("a valid pair", |(m, n, w, amd, a, b, bits)| {
+        .prop_filter_map("a valid pair", |(m, n, w, c, amd, a, b, bits)| {
             let shape = [8i64 << m, 8i64 << n];
-            let warps = 1 << w;
+            let (warps, ctas) = (1 << w, 1 << c);
             let lanes = if amd { 64 } else { 32 };
-            let (src, dst) = (encoding(&a, warps, lanes), encoding(&b, warps, lanes));
+            let (src, dst) = (
+                encoding(&a, warps, lanes, ctas),
+                encoding(&b, warps, lanes, ctas),
+            );
             let ls = src.to_linear_layout(&shape).ok()?;
             let ld = dst.to_linear_layout(&shape).ok()?;
+            if ls.in_dim_size("block") != ctas as i32 || ld.in_dim_size("block") != ctas as i32 {
+                return None;
+            }
             // Same lanes and warps per CTA (a layout may cover fewer warps than the CTA has).
             if ls.in_dim_size("lane") != lanes as i32 || ld.in_dim_size("lane") != lanes as i32 {
                 return None;
@@ -149,6 +179,7 @@ fn pair() -> impl Strategy<Value = (Pair, LinearLayout, LinearLayout)> {
                 shape,
                 warps,
                 lanes,
+                ctas,
                 src,
                 dst,
                 bits: [8, 16, 32, 64][bits],
@@ -172,22 +203,26 @@ fn run<E: Element>(p: &Pair, src: &LinearLayout, dst: &LinearLayout) -> Result<S
         dst.in_dim_size("register") as u32,
     );
     let l = Launch {
-        blocks: 1,
+        blocks: p.ctas,
         threads: p.lanes * p.warps,
         warp_size: p.lanes,
         shared_bytes: plan.cost.shared_bytes.max(4),
+        cluster: p.ctas,
     };
     launch(l, |t| {
-        let (lane, warp) = (t.lane(), t.warp());
+        let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());
         let vals: Vec<E> = (0..ns)
-            .map(|r| value(&src.apply_flat(&[r, lane, warp, 0]), &p.shape))
+            .map(|r| value(&src.apply_flat(&[r, lane, warp, cta]), &p.shape))
             .collect();
         let mut out = vec![E::default(); nd as usize];
         convert_slices(&rp, t, &vals, &mut out);
         for r in 0..nd {
-            let want: E = value(&dst.apply_flat(&[r, lane, warp, 0]), &p.shape);
+            let want: E = value(&dst.apply_flat(&[r, lane, warp, cta]), &p.shape);
             if out[r as usize].to_bits() != want.to_bits() {
-                *bad.lock().unwrap() = Some(format!("lane {} warp {} register {}", lane, warp, r));
+                *bad.lock().unwrap() = Some(format!(
+                    "CTA {} lane {} warp {} register {}",
+                    cta, lane, warp, r
+                ));
             }
         }
     })
@@ -197,20 +232,24 @@ fn run<E: Element>(p: &Pair, src: &LinearLayout, dst: &LinearLayout) -> Result<S
             "{:?}: wrong value at {}; plan {:?}",
             plan.cost, b, plan.body
         )),
-        None => Ok(format!("{:?}", plan.cost.strategy)),
+        None => Ok(match &plan.body {
+            PlanBody::Shared(s) => format!("{:?} ({:?} barrier)", plan.cost.strategy, s.barrier),
+            _ => format!("{:?}", plan.cost.strategy),
+        }),
     }
 }
 
-#[test]
-fn random_encoding_pairs_on_the_simulator() {
+/// Run `n` random pairs over clusters of `2^min_ctas ..= 2^max_ctas` CTAs; the strategies and
+/// encoding pairs seen, counted.
+fn run_pairs(n: u32, min_ctas: u32, max_ctas: u32) -> std::collections::BTreeMap<String, u32> {
     let mut runner = runner(Config {
-        cases: cases(),
+        cases: n,
         failure_persistence: None,
         max_global_rejects: 1_000_000,
         ..Config::default()
     });
     let seen = Mutex::new(std::collections::BTreeMap::new());
-    let r = runner.run(&pair(), |(p, src, dst)| {
+    let r = runner.run(&pair(min_ctas, max_ctas), |(p, src, dst)| {
         let res = match p.bits {
             8 => run::<u8>(&p, &src, &dst),
             16 => run::<u16>(&p, &src, &dst),
@@ -230,5 +269,25 @@ fn random_encoding_pairs_on_the_simulator() {
         r.is_ok(),
         "{}",
         r.err().map(|e| e.to_string()).unwrap_or_default()
+    );
+    m
+}
+
+#[test]
+fn random_encoding_pairs_on_the_simulator() {
+    run_pairs(cases(), 0, 0);
+}
+
+/// Encodings over clusters of 2 and 4 CTAs with random CGA layouts (CTAsPerCGA, CTASplitNum,
+/// CTAOrder): conversions between different CGA layouts move data between CTAs.
+/// `CLUSTER_ENC_CASES` sets the number (default 1,000).
+#[test]
+fn random_cluster_encoding_pairs_on_the_simulator() {
+    let n = support::cases("CLUSTER_ENC_CASES", 1_000);
+    let m = run_pairs(n, 1, 2);
+    assert!(
+        m.keys().any(|k| k.contains("Cluster")) || n < 200,
+        "no conversion crossed CTAs: {:?}",
+        m
     );
 }

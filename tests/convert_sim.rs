@@ -3,11 +3,12 @@
 //! bases), every destination register must hold exactly the element the destination layout says,
 //! for 8-, 16-, 32- and 64-bit elements. `CONVERT_CASES` sets the number of pairs (default
 //! 10,000; each runs on the simulator once, the element size cycling); the cases are the same
-//! every run unless `CONVERT_RANDOM=1`.
+//! every run unless `CONVERT_RANDOM=1`. A second test does the same over clusters of 2 and 4
+//! CTAs whose layouts split the tensor differently.
 
 use std::sync::Mutex;
 
-use linear_layouts::convert::{plan_conversion, ConversionPlan, Force, Strategy as Plan};
+use linear_layouts::convert::{plan_conversion, ConversionPlan, Force, PlanBody, Strategy as Plan};
 use linear_layouts::gpu_runtime::convert::convert_slices;
 use linear_layouts::gpu_runtime::sim::{launch, Launch};
 use linear_layouts::gpu_runtime::{Element, Thread};
@@ -28,6 +29,8 @@ fn cases() -> u32 {
 struct Case {
     dims: Vec<u32>,
     warps: u32,
+    /// log2 CTAs per cluster.
+    blocks: u32,
     src: Vec<Vec<u64>>,
     dst: Vec<Vec<u64>>,
     bits: u32,
@@ -58,7 +61,7 @@ fn layout(bases: &[Vec<u64>], dims: &[u32]) -> LinearLayout {
     let names = ["register", "lane", "warp", "block"];
     let ins = names
         .iter()
-        .zip(bases.iter().chain(std::iter::once(&Vec::new())))
+        .zip(bases.iter().chain(std::iter::repeat(&Vec::new())))
         .map(|(n, bs)| (n.to_string(), bs.iter().map(|&b| unflat(b, dims)).collect()))
         .collect();
     let outs = dims
@@ -69,10 +72,11 @@ fn layout(bases: &[Vec<u64>], dims: &[u32]) -> LinearLayout {
     LinearLayout::from_parts(ins, outs, true).expect("a valid random layout")
 }
 
-/// Random bases: the tensor bits shuffled over 5 lane bits, `warps` warp bits and the rest in
-/// registers; some lane or warp bits broadcast (zero) with their tensor bit moved to registers,
-/// some zero register bases, and sometimes a basis XORed with another (a swizzle).
-fn bases(total: u32, warps: u32) -> impl Strategy<Value = Vec<Vec<u64>>> {
+/// Random bases: the tensor bits shuffled over 5 lane bits, `warps` warp bits, `blocks` block
+/// bits and the rest in registers; some lane, warp or block bits broadcast (zero) with their
+/// tensor bit moved to registers, some zero register bases, and sometimes a basis XORed with
+/// another (a swizzle).
+fn bases(total: u32, warps: u32, blocks: u32) -> impl Strategy<Value = Vec<Vec<u64>>> {
     (
         Just(total).prop_perturb(move |t, mut rng| {
             let mut v: Vec<u64> = (0..t).map(|b| 1u64 << b).collect();
@@ -82,7 +86,7 @@ fn bases(total: u32, warps: u32) -> impl Strategy<Value = Vec<Vec<u64>>> {
             }
             v
         }),
-        prop::collection::vec(0u8..8, 8),
+        prop::collection::vec(0u8..8, 10),
     )
         .prop_map(move |(bits, knobs)| {
             let mut it = bits.into_iter();
@@ -104,6 +108,14 @@ fn bases(total: u32, warps: u32) -> impl Strategy<Value = Vec<Vec<u64>>> {
                     warp.push(it.next().unwrap_or(0));
                 }
             }
+            let mut block: Vec<u64> = Vec::new();
+            for i in 0..blocks {
+                if knobs[8] == 1 && i == (knobs[9] as u32) % blocks {
+                    block.push(0);
+                } else {
+                    block.push(it.next().unwrap_or(0));
+                }
+            }
             reg.extend(it);
             if knobs[3] == 1 {
                 let at = (knobs[4] as usize) % (reg.len() + 1);
@@ -117,22 +129,24 @@ fn bases(total: u32, warps: u32) -> impl Strategy<Value = Vec<Vec<u64>>> {
                     lane[l] ^= r;
                 }
             }
-            vec![reg, lane, warp]
+            vec![reg, lane, warp, block]
         })
 }
 
-fn case() -> impl Strategy<Value = Case> {
+/// A random pair of layouts over clusters of `2^blocks` CTAs, `blocks` in `min_blocks..=max_blocks`.
+fn case(min_blocks: u32, max_blocks: u32) -> impl Strategy<Value = Case> {
     (
         prop::collection::vec(0u32..5, 1..=3),
         0u32..3,
+        min_blocks..=max_blocks,
         0u32..4,
         0u8..4,
-        0u8..5,
+        0u8..6,
         any::<u64>(),
     )
-        .prop_flat_map(|(mut dims, warps, bits, force, relation, seed)| {
+        .prop_flat_map(|(mut dims, warps, blocks, bits, force, relation, seed)| {
             let total: u32 = dims.iter().sum();
-            let need = 5 + warps;
+            let need = 5 + warps + blocks;
             if total < need {
                 dims[0] += need - total;
             }
@@ -143,8 +157,8 @@ fn case() -> impl Strategy<Value = Case> {
             (
                 Just(dims),
                 Just(warps),
-                bases(total, warps),
-                bases(total, warps),
+                bases(total, warps, blocks),
+                bases(total, warps, blocks),
                 Just(bits),
                 Just(force),
             )
@@ -153,6 +167,7 @@ fn case() -> impl Strategy<Value = Case> {
                     Case {
                         dims,
                         warps,
+                        blocks,
                         src,
                         dst,
                         bits: [8, 16, 32, 64][bits as usize],
@@ -163,7 +178,8 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 /// The destination: independent of the source (0, 4), or the source with its registers permuted
-/// (1), one register basis swapped with a lane basis (2), or its lanes permuted (3).
+/// (1), one register basis swapped with a lane basis (2), its lanes permuted (3), or one block
+/// basis swapped with a register, lane or warp basis (5: data crosses CTAs, little else moves).
 fn related(src: &[Vec<u64>], dst: Vec<Vec<u64>>, relation: u8, seed: u64) -> Vec<Vec<u64>> {
     let mut d = src.to_vec();
     let pick = |n: usize, k: u64| ((seed >> (8 * k)) as usize) % n.max(1);
@@ -183,6 +199,17 @@ fn related(src: &[Vec<u64>], dst: Vec<Vec<u64>>, relation: u8, seed: u64) -> Vec
         3 => {
             let (a, b) = (pick(5, 4), pick(5, 5));
             d[1].swap(a, b);
+            d
+        }
+        5 if !d[3].is_empty() => {
+            let from = [0, 1, 2][pick(3, 6)];
+            if d[from].is_empty() {
+                return dst;
+            }
+            let (i, b) = (pick(d[from].len(), 2), pick(d[3].len(), 7));
+            let (x, y) = (d[from][i], d[3][b]);
+            d[from][i] = y;
+            d[3][b] = x;
             d
         }
         _ => dst,
@@ -209,27 +236,28 @@ fn run<E: Element>(
     let ns = src.in_dim_size("register") as u32;
     let nd = dst.in_dim_size("register") as u32;
     let threads = 32 << c.warps;
+    let ctas = 1 << c.blocks;
     launch(
-        Launch::new(1, threads, plan.cost.shared_bytes.max(4)),
+        Launch::new(ctas, threads, plan.cost.shared_bytes.max(4)).with_cluster(ctas),
         |t| {
-            let (lane, warp) = (t.lane(), t.warp());
+            let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());
             let vals: Vec<E> = (0..ns)
                 .map(|r| {
-                    let co = src.apply_flat(&[r, lane, warp, 0]);
+                    let co = src.apply_flat(&[r, lane, warp, cta]);
                     E::from_bits(mix(flat(&co, &c.dims), E::BITS))
                 })
                 .collect();
             let mut out = vec![E::default(); nd as usize];
             convert_slices(&rp, t, &vals, &mut out);
             for r in 0..nd {
-                let co = dst.apply_flat(&[r, lane, warp, 0]);
+                let co = dst.apply_flat(&[r, lane, warp, cta]);
                 let want = E::from_bits(mix(flat(&co, &c.dims), E::BITS));
                 if out[r as usize] != want {
                     if let Ok(mut e) = errors.lock() {
                         if e.len() < 4 {
                             e.push(format!(
-                                "lane {} warp {} register {}: got {:?}, want {:?} (element {:?})",
-                                lane, warp, r, out[r as usize], want, co
+                                "CTA {} lane {} warp {} register {}: got {:?}, want {:?} (element {:?})",
+                                cta, lane, warp, r, out[r as usize], want, co
                             ));
                         }
                     }
@@ -246,15 +274,16 @@ fn run<E: Element>(
     }
 }
 
-#[test]
-fn random_conversions_on_the_simulator() {
+/// Run `n` random cases over clusters of `2^min_blocks ..= 2^max_blocks` CTAs; the strategies
+/// chosen, counted.
+fn run_random(n: u32, min_blocks: u32, max_blocks: u32) -> std::collections::BTreeMap<String, u32> {
     let mut runner = runner(Config {
-        cases: cases(),
+        cases: n,
         failure_persistence: None,
         ..Config::default()
     });
     let counts = Mutex::new(std::collections::BTreeMap::new());
-    let r = runner.run(&case(), |c| {
+    let r = runner.run(&case(min_blocks, max_blocks), |c| {
         let src = layout(&c.src, &c.dims);
         let dst = layout(&c.dst, &c.dims);
         let force = [
@@ -266,7 +295,13 @@ fn random_conversions_on_the_simulator() {
         let plan = plan_conversion(&src, &dst, c.bits, force)
             .map_err(|e| TestCaseError::fail(format!("planning failed: {}", e)))?;
         if let Ok(mut m) = counts.lock() {
-            *m.entry(format!("{:?}", plan.cost.strategy)).or_insert(0u32) += 1;
+            let key = match &plan.body {
+                PlanBody::Shared(p) => {
+                    format!("{:?} ({:?} barrier)", plan.cost.strategy, p.barrier)
+                }
+                _ => format!("{:?}", plan.cost.strategy),
+            };
+            *m.entry(key).or_insert(0u32) += 1;
         }
         let res = match c.bits {
             8 => run::<u8>(&c, &src, &dst, &plan),
@@ -285,12 +320,34 @@ fn random_conversions_on_the_simulator() {
         "{}",
         r.err().map(|e| e.to_string()).unwrap_or_default()
     );
-    let m = counts.into_inner().unwrap_or_default();
+    counts.into_inner().unwrap_or_default()
+}
+
+#[test]
+fn random_conversions_on_the_simulator() {
+    let m = run_random(cases(), 0, 0);
     for s in [Plan::Registers, Plan::Shuffles, Plan::SharedMemory] {
         assert!(
-            m.get(&format!("{:?}", s)).copied().unwrap_or(0) > 0 || cases() < 200,
+            m.keys().any(|k| k.starts_with(&format!("{:?}", s))) || cases() < 200,
             "no {:?} plan among the cases: {:?}",
             s,
+            m
+        );
+    }
+}
+
+/// Layouts of a cluster of 2 or 4 CTAs, split differently: data moves between CTAs through
+/// distributed shared memory, with cluster barriers. `CLUSTER_CASES` sets the number (default
+/// 1,000).
+#[test]
+fn random_cluster_conversions_on_the_simulator() {
+    let n = support::cases("CLUSTER_CASES", 1_000);
+    let m = run_random(n, 1, 2);
+    for want in ["Cluster barrier", "Block barrier", "Registers"] {
+        assert!(
+            m.keys().any(|k| k.contains(want)) || n < 200,
+            "no plan with {} among the cases: {:?}",
+            want,
             m
         );
     }
@@ -311,6 +368,7 @@ fn vectors_never_span_rounds() {
     let c = Case {
         dims: vec![0, 3, 4],
         warps: 0,
+        blocks: 0,
         src: vec![vec![8, 4], vec![2, 72, 1, 16, 32], vec![]],
         dst: vec![vec![64, 8, 2], vec![0, 1, 32, 16, 4], vec![]],
         bits: 32,
@@ -319,4 +377,35 @@ fn vectors_never_span_rounds() {
     let (src, dst) = (layout(&c.src, &c.dims), layout(&c.dst, &c.dims));
     let plan = plan_conversion(&src, &dst, 32, Force::Auto).expect("plan");
     run::<u32>(&c, &src, &dst, &plan).expect("correct on the simulator");
+}
+
+/// A transpose of a register bit with a CTA bit (2 CTAs): a cluster plan, right on the simulator;
+/// the same tables with CTA barriers in place of cluster barriers are reported as races, so the
+/// cluster tests above cannot pass for want of a check.
+#[test]
+fn cta_transpose_needs_cluster_barriers() {
+    let c = Case {
+        dims: vec![7],
+        warps: 0,
+        blocks: 1,
+        src: vec![vec![64], vec![1, 2, 4, 8, 16], vec![], vec![32]],
+        dst: vec![vec![32], vec![1, 2, 4, 8, 16], vec![], vec![64]],
+        bits: 32,
+        force: 0,
+    };
+    let (src, dst) = (layout(&c.src, &c.dims), layout(&c.dst, &c.dims));
+    let mut plan = plan_conversion(&src, &dst, 32, Force::Auto).expect("plan");
+    let PlanBody::Shared(p) = &plan.body else {
+        panic!("expected a shared-memory plan, got {:?}", plan.body)
+    };
+    assert_eq!(p.barrier, linear_layouts::convert::Barrier::Cluster);
+    assert!(p.load.remote && !p.store.remote, "{:?}", p);
+    // Two elements per thread in each CTA's buffer, plus the closing barrier.
+    assert_eq!((plan.cost.shared_bytes, plan.cost.barriers), (256, 2));
+    run::<u32>(&c, &src, &dst, &plan).expect("correct on the simulator");
+    if let PlanBody::Shared(p) = &mut plan.body {
+        p.barrier = linear_layouts::convert::Barrier::Block;
+    }
+    let e = run::<u32>(&c, &src, &dst, &plan).expect_err("a race without cluster barriers");
+    assert!(e.contains("race"), "{}", e);
 }

@@ -97,15 +97,36 @@ pub struct SmemAccess<'a> {
     pub lane_bases: &'a [u32],
     /// Byte offset contributed by each warp bit.
     pub warp_bases: &'a [u32],
+    /// Address contributed by each bit of the CTA's rank in its cluster.
+    pub block_bases: &'a [u32],
     /// Lanes and warps with these bits set hold copies and do not store (0 for loads).
     pub lane_skip: u32,
     /// Warps with these bits set do not store.
     pub warp_skip: u32,
+    /// Whether addresses name other CTAs of the cluster: an address is then
+    /// `byte offset | cta << CTA_SHIFT`, and accesses go through distributed shared memory.
+    pub remote: bool,
     /// 0: `ld/st.shared` of `vec` elements. 1: `ldmatrix`/`stmatrix` `.x4` (elements of at most
     /// 32 bits): access `v` moves registers `regs[vec v + (vec / 4) q + k]` (element `k` of word
     /// `q`) and `lane_bases` is the address function of the lane supplying a row address.
     /// 2: the same, `.trans` (16-bit).
     pub matrix: u8,
+}
+
+/// Where the CTA of a distributed shared-memory address sits: `byte offset | cta << CTA_SHIFT`
+/// (shared memory per CTA is under 2^18 bytes on every NVIDIA GPU).
+pub const CTA_SHIFT: u32 = 24;
+
+/// Which threads a shared-memory plan's barriers join.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Barrier {
+    /// Data stays within each warp: `bar.warp.sync`.
+    Warp,
+    /// Data crosses warps of one CTA: `bar.sync`.
+    Block,
+    /// Data crosses the CTAs of a cluster: `barrier.cluster`, and one more at the end so that no
+    /// CTA moves on (or exits) while others still read its shared memory.
+    Cluster,
 }
 
 /// The shared-memory strategy's tables.
@@ -115,8 +136,8 @@ pub struct SharedPlan<'a> {
     pub store: SmemAccess<'a>,
     /// How destination registers are loaded.
     pub load: SmemAccess<'a>,
-    /// Whether the conversion crosses warps (a CTA barrier) or stays within each warp.
-    pub block_barrier: bool,
+    /// The barrier between stores and loads (and between rounds).
+    pub barrier: Barrier,
     /// Sequential rounds (Triton's reps): round `r` stores and loads the `r`-th equal share of
     /// each side's accesses, so the scratch buffer is that many times smaller.
     pub rounds: u32,
@@ -294,8 +315,38 @@ fn swap_stage(w: &mut [u32; MAX_WORDS], nw: usize, swaps: &[(u8, u8)], lane: u32
 }
 
 #[inline(always)]
-fn base_offset(a: &SmemAccess, lane: u32, warp: u32) -> u32 {
-    map_lane(a.lane_bases, lane) ^ map_lane(a.warp_bases, warp)
+fn base_offset<T: Thread>(a: &SmemAccess, t: &T) -> u32 {
+    let b = map_lane(a.lane_bases, t.lane()) ^ map_lane(a.warp_bases, t.warp());
+    if a.block_bases.is_empty() {
+        b
+    } else {
+        b ^ map_lane(a.block_bases, t.cta_rank())
+    }
+}
+
+/// `st.shared` at `addr`, or into another CTA's shared memory for a remote access.
+#[inline(always)]
+pub fn st_at<T: Thread>(t: &T, remote: bool, addr: u32, bytes: u32, words: [u32; 4]) {
+    if remote {
+        t.st_shared_cluster(
+            addr >> CTA_SHIFT,
+            addr & ((1 << CTA_SHIFT) - 1),
+            bytes,
+            words,
+        )
+    } else {
+        t.st_shared(addr, bytes, words)
+    }
+}
+
+/// `ld.shared` at `addr`, or from another CTA's shared memory for a remote access.
+#[inline(always)]
+pub fn ld_at<T: Thread>(t: &T, remote: bool, addr: u32, bytes: u32) -> [u32; 4] {
+    if remote {
+        t.ld_shared_cluster(addr >> CTA_SHIFT, addr & ((1 << CTA_SHIFT) - 1), bytes)
+    } else {
+        t.ld_shared(addr, bytes)
+    }
 }
 
 #[inline(always)]
@@ -313,6 +364,9 @@ fn shared<E: Element, T: Thread>(p: &SharedPlan, t: &T, src: &[E], out: &mut [E]
         load_accesses(l, t, out, round * lper, (round + 1) * lper);
         round += 1;
     }
+    if matches!(p.barrier, Barrier::Cluster) {
+        t.sync_cluster();
+    }
 }
 
 /// Store accesses `from..to` of `s` (the threads that hold copies skip).
@@ -324,11 +378,10 @@ pub fn store_accesses<E: Element, T: Thread>(
     from: usize,
     to: usize,
 ) {
-    let (lane, warp) = (t.lane(), t.warp());
-    if lane & s.lane_skip != 0 || warp & s.warp_skip != 0 {
+    if t.lane() & s.lane_skip != 0 || t.warp() & s.warp_skip != 0 {
         return;
     }
-    let base = base_offset(s, lane, warp);
+    let base = base_offset(s, t);
     let vec = s.vec as usize;
     let mut v = from;
     while v < to {
@@ -354,7 +407,9 @@ pub fn store_accesses<E: Element, T: Thread>(
                 vals[k] = src[s.regs[v * vec + k] as usize];
                 k += 1;
             }
-            t.st_shared(
+            st_at(
+                t,
+                s.remote,
                 base ^ s.reg_offsets[v],
                 s.vec * (E::BITS / 8),
                 pack(&vals[..vec]),
@@ -373,7 +428,7 @@ pub fn load_accesses<E: Element, T: Thread>(
     from: usize,
     to: usize,
 ) {
-    let base = base_offset(l, t.lane(), t.warp());
+    let base = base_offset(l, t);
     let vec = l.vec as usize;
     let mut v = from;
     while v < to {
@@ -392,7 +447,7 @@ pub fn load_accesses<E: Element, T: Thread>(
                 e += 1;
             }
         } else {
-            let words = t.ld_shared(base ^ l.reg_offsets[v], l.vec * (E::BITS / 8));
+            let words = ld_at(t, l.remote, base ^ l.reg_offsets[v], l.vec * (E::BITS / 8));
             let mut k = 0;
             while k < vec {
                 out[l.regs[v * vec + k] as usize] = unpack(&words, k);
@@ -495,10 +550,10 @@ impl<E: Element, const N: usize, X: ExecuteAccess<E, N>> SharedLoad<E, N, X> {
 
 #[inline(always)]
 fn barrier<T: Thread>(p: &SharedPlan, t: &T) {
-    if p.block_barrier {
-        t.sync_block();
-    } else {
-        t.sync_warp();
+    match p.barrier {
+        Barrier::Warp => t.sync_warp(),
+        Barrier::Block => t.sync_block(),
+        Barrier::Cluster => t.sync_cluster(),
     }
 }
 

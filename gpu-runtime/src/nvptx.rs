@@ -1,5 +1,5 @@
-//! The GPU backend: PTX special registers, `shfl.sync`, `bar.sync` and shared-memory accesses
-//! through inline assembly. Build-checked by `cargo xtask ptx`.
+//! The GPU backend: PTX special registers, `shfl.sync`, `bar.sync`, cluster barriers and
+//! (distributed) shared-memory accesses through inline assembly. Build-checked by `cargo xtask ptx`.
 
 use core::arch::asm;
 
@@ -37,6 +37,71 @@ fn sreg_tid_x() -> u32 {
     r
 }
 
+/// The address of shared-window address `a` in the shared memory of CTA `cta` of the cluster.
+#[inline(always)]
+fn mapa(a: u32, cta: u32) -> u32 {
+    let r: u32;
+    // SAFETY: address arithmetic only.
+    unsafe {
+        asm!("mapa.shared::cluster.u32 {r}, {a}, {c};", r = out(reg32) r, a = in(reg32) a, c = in(reg32) cta, options(pure, nomem, nostack))
+    };
+    r
+}
+
+/// `st<space>` of the low `bytes` (1, 2, 4, 8 or 16) bytes of `w` at `a`.
+macro_rules! st_as {
+    ($space:literal, $a:expr, $bytes:expr, $w:expr) => {{
+        let (a, w): (u32, [u32; 4]) = ($a, $w);
+        match $bytes {
+            1 => {
+                asm!(concat!("st", $space, ".b8 [{a}], {v};"), a = in(reg32) a, v = in(reg16) w[0] as u16, options(nostack))
+            }
+            2 => {
+                asm!(concat!("st", $space, ".b16 [{a}], {v};"), a = in(reg32) a, v = in(reg16) w[0] as u16, options(nostack))
+            }
+            4 => {
+                asm!(concat!("st", $space, ".b32 [{a}], {v};"), a = in(reg32) a, v = in(reg32) w[0], options(nostack))
+            }
+            8 => {
+                asm!(concat!("st", $space, ".v2.b32 [{a}], {{{x}, {y}}};"), a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], options(nostack))
+            }
+            _ => {
+                asm!(concat!("st", $space, ".v4.b32 [{a}], {{{x}, {y}, {z}, {u}}};"), a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], z = in(reg32) w[2], u = in(reg32) w[3], options(nostack))
+            }
+        }
+    }};
+}
+
+/// `ld<space>` of `bytes` (1, 2, 4, 8 or 16) bytes at `a`, zero-extended into words.
+macro_rules! ld_as {
+    ($space:literal, $a:expr, $bytes:expr) => {{
+        let a: u32 = $a;
+        let mut r = [0u32; 4];
+        match $bytes {
+            1 => {
+                let x: u16;
+                asm!(concat!("ld", $space, ".u8 {x}, [{a}];"), x = out(reg16) x, a = in(reg32) a, options(nostack, readonly));
+                r[0] = x as u32 & 0xff;
+            }
+            2 => {
+                let x: u16;
+                asm!(concat!("ld", $space, ".b16 {x}, [{a}];"), x = out(reg16) x, a = in(reg32) a, options(nostack, readonly));
+                r[0] = x as u32;
+            }
+            4 => {
+                asm!(concat!("ld", $space, ".b32 {x}, [{a}];"), x = out(reg32) r[0], a = in(reg32) a, options(nostack, readonly))
+            }
+            8 => {
+                asm!(concat!("ld", $space, ".v2.b32 {{{x}, {y}}}, [{a}];"), x = out(reg32) r[0], y = out(reg32) r[1], a = in(reg32) a, options(nostack, readonly))
+            }
+            _ => {
+                asm!(concat!("ld", $space, ".v4.b32 {{{x}, {y}, {z}, {u}}}, [{a}];"), x = out(reg32) r[0], y = out(reg32) r[1], z = out(reg32) r[2], u = out(reg32) r[3], a = in(reg32) a, options(nostack, readonly))
+            }
+        }
+        r
+    }};
+}
+
 impl Thread for GpuThread {
     #[inline(always)]
     fn lane(&self) -> u32 {
@@ -54,6 +119,15 @@ impl Thread for GpuThread {
         let r: u32;
         // SAFETY: reading a special register has no side effects.
         unsafe { asm!("mov.u32 {r}, %ctaid.x;", r = out(reg32) r, options(pure, nomem, nostack)) };
+        r
+    }
+    #[inline(always)]
+    fn cta_rank(&self) -> u32 {
+        let r: u32;
+        // SAFETY: reading a special register has no side effects.
+        unsafe {
+            asm!("mov.u32 {r}, %cluster_ctarank;", r = out(reg32) r, options(pure, nomem, nostack))
+        };
         r
     }
     #[inline(always)]
@@ -85,58 +159,42 @@ impl Thread for GpuThread {
         unsafe { asm!("bar.sync 0;", options(nostack)) };
     }
     #[inline(always)]
+    fn sync_cluster(&self) {
+        // SAFETY: a cluster barrier reached by all threads of every CTA of the cluster (the
+        // conversions that use it run in every thread). The default semantics are release on
+        // arrive and acquire on wait, which orders the distributed shared-memory accesses.
+        unsafe {
+            asm!(
+                "barrier.cluster.arrive.aligned;",
+                "barrier.cluster.wait.aligned;",
+                options(nostack)
+            )
+        };
+    }
+    #[inline(always)]
     fn st_shared(&self, byte_offset: u32, bytes: u32, w: [u32; 4]) {
         let a = self.smem + byte_offset;
         // SAFETY: the plan's offsets stay inside the scratch buffer (checked on the simulator).
-        unsafe {
-            match bytes {
-                1 => {
-                    asm!("st.shared.b8 [{a}], {v};", a = in(reg32) a, v = in(reg16) w[0] as u16, options(nostack))
-                }
-                2 => {
-                    asm!("st.shared.b16 [{a}], {v};", a = in(reg32) a, v = in(reg16) w[0] as u16, options(nostack))
-                }
-                4 => {
-                    asm!("st.shared.b32 [{a}], {v};", a = in(reg32) a, v = in(reg32) w[0], options(nostack))
-                }
-                8 => {
-                    asm!("st.shared.v2.b32 [{a}], {{{x}, {y}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], options(nostack))
-                }
-                _ => {
-                    asm!("st.shared.v4.b32 [{a}], {{{x}, {y}, {z}, {u}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], z = in(reg32) w[2], u = in(reg32) w[3], options(nostack))
-                }
-            }
-        }
+        unsafe { st_as!(".shared", a, bytes, w) }
     }
     #[inline(always)]
     fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
         let a = self.smem + byte_offset;
-        let mut r = [0u32; 4];
         // SAFETY: as st_shared.
-        unsafe {
-            match bytes {
-                1 => {
-                    let x: u16;
-                    asm!("ld.shared.u8 {x}, [{a}];", x = out(reg16) x, a = in(reg32) a, options(nostack, readonly));
-                    r[0] = x as u32 & 0xff;
-                }
-                2 => {
-                    let x: u16;
-                    asm!("ld.shared.b16 {x}, [{a}];", x = out(reg16) x, a = in(reg32) a, options(nostack, readonly));
-                    r[0] = x as u32;
-                }
-                4 => {
-                    asm!("ld.shared.b32 {x}, [{a}];", x = out(reg32) r[0], a = in(reg32) a, options(nostack, readonly))
-                }
-                8 => {
-                    asm!("ld.shared.v2.b32 {{{x}, {y}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], a = in(reg32) a, options(nostack, readonly))
-                }
-                _ => {
-                    asm!("ld.shared.v4.b32 {{{x}, {y}, {z}, {u}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], z = out(reg32) r[2], u = out(reg32) r[3], a = in(reg32) a, options(nostack, readonly))
-                }
-            }
-        }
-        r
+        unsafe { ld_as!(".shared", a, bytes) }
+    }
+    #[inline(always)]
+    fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, w: [u32; 4]) {
+        let a = mapa(self.smem + byte_offset, cta);
+        // SAFETY: as st_shared, in the scratch buffer of a CTA of this cluster (every CTA runs
+        // the same kernel, so the buffer sits at the same shared address in each).
+        unsafe { st_as!(".shared::cluster", a, bytes, w) }
+    }
+    #[inline(always)]
+    fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
+        let a = mapa(self.smem + byte_offset, cta);
+        // SAFETY: as st_shared_cluster.
+        unsafe { ld_as!(".shared::cluster", a, bytes) }
     }
     #[inline(always)]
     fn ldmatrix_x4(&self, row_addr: u32, trans: bool) -> [u32; 4] {

@@ -1,8 +1,9 @@
 //! A CPU SIMT simulator: a grid of blocks, each of N threads running one kernel body on its own
-//! OS thread. Shuffles and barriers really synchronise, so a shuffle reads the source lane's value
-//! at that instruction; shared memory records who wrote and read each byte since the last barrier,
-//! so a missing barrier shows up as a reported race (or an uninitialised read), never as a
-//! silently right answer.
+//! OS thread; blocks may be grouped in clusters (Hopper's CTA clusters), whose CTAs run together
+//! and reach each other's shared memory. Shuffles and barriers really synchronise, so a shuffle
+//! reads the source lane's value at that instruction; shared memory records who wrote and read
+//! each byte since the last barrier, so a missing barrier shows up as a reported race (or an
+//! uninitialised read), never as a silently right answer.
 
 extern crate std;
 
@@ -25,6 +26,8 @@ pub struct Launch {
     pub warp_size: u32,
     /// Bytes of shared memory per block.
     pub shared_bytes: u32,
+    /// CTAs per cluster (1: no clusters). `blocks` must be a multiple of it.
+    pub cluster: u32,
 }
 
 impl Launch {
@@ -35,6 +38,15 @@ impl Launch {
             threads,
             warp_size: 32,
             shared_bytes,
+            cluster: 1,
+        }
+    }
+
+    /// The same launch with `ctas` CTAs per cluster.
+    pub fn with_cluster(self, ctas: u32) -> Self {
+        Launch {
+            cluster: ctas,
+            ..self
         }
     }
 }
@@ -60,11 +72,13 @@ impl core::fmt::Display for SimError {
 
 const MANY: u32 = u32::MAX - 1;
 
-/// Who touched a byte, and when (block- and warp-barrier epochs of that thread).
+/// Who touched a byte, and when (cluster-, block- and warp-barrier epochs of that thread).
 #[derive(Clone, Copy)]
 struct Access {
     tid: u32,
+    cta: u32,
     warp: u32,
+    cluster_epoch: u32,
     block_epoch: u32,
     warp_epoch: u32,
 }
@@ -85,6 +99,11 @@ struct BlockState {
     warps: Vec<WarpState>,
     barrier: Barrier,
     shared: Mutex<Vec<Byte>>,
+}
+
+struct ClusterState {
+    blocks: Vec<BlockState>,
+    barrier: Barrier,
     errors: Mutex<Vec<String>>,
 }
 
@@ -93,18 +112,24 @@ pub struct SimThread<'a> {
     lane: u32,
     warp: u32,
     block: u32,
+    rank: u32,
     warp_size: u32,
+    cluster: &'a ClusterState,
     state: &'a BlockState,
+    cluster_epoch: core::cell::Cell<u32>,
     block_epoch: core::cell::Cell<u32>,
     warp_epoch: core::cell::Cell<u32>,
 }
 
 /// Two accesses race when different threads touch a byte with no barrier between them that both
-/// took part in: a block barrier, or a warp barrier when both are in the same warp.
+/// took part in: a cluster barrier; for threads of one CTA, a block barrier; for threads of one
+/// warp, a warp barrier.
 fn races(a: Access, b: Access) -> bool {
-    a.tid != b.tid
-        && a.block_epoch == b.block_epoch
-        && (a.warp != b.warp || a.warp_epoch == b.warp_epoch)
+    (a.tid != b.tid || a.cta != b.cta)
+        && a.cluster_epoch == b.cluster_epoch
+        && (a.cta != b.cta
+            || (a.block_epoch == b.block_epoch
+                && (a.warp != b.warp || a.warp_epoch == b.warp_epoch)))
 }
 
 impl SimThread<'_> {
@@ -115,22 +140,40 @@ impl SimThread<'_> {
     fn access(&self) -> Access {
         Access {
             tid: self.tid(),
+            cta: self.rank,
             warp: self.warp,
+            cluster_epoch: self.cluster_epoch.get(),
             block_epoch: self.block_epoch.get(),
             warp_epoch: self.warp_epoch.get(),
         }
     }
 
     fn error(&self, msg: String) {
-        if let Ok(mut e) = self.state.errors.lock() {
+        if let Ok(mut e) = self.cluster.errors.lock() {
             if e.len() < 64 {
                 e.push(msg);
             }
         }
     }
 
-    fn check_range(&self, byte_offset: u32, bytes: u32, what: &str) -> bool {
-        let len = self.state.shared.lock().map(|s| s.len()).unwrap_or(0) as u64;
+    /// The shared memory of CTA `cta` of this cluster, if there is one.
+    fn target(&self, cta: u32, what: &str) -> Option<&BlockState> {
+        let t = self.cluster.blocks.get(cta as usize);
+        if t.is_none() {
+            self.error(format!(
+                "thread {} (block {}): shared {} in CTA {} of a cluster of {}",
+                self.tid(),
+                self.block,
+                what,
+                cta,
+                self.cluster.blocks.len()
+            ));
+        }
+        t
+    }
+
+    fn check_range(&self, mem: &BlockState, byte_offset: u32, bytes: u32, what: &str) -> bool {
+        let len = mem.shared.lock().map(|s| s.len()).unwrap_or(0) as u64;
         if !matches!(bytes, 1 | 2 | 4 | 8 | 16) || !byte_offset.is_multiple_of(bytes) {
             self.error(format!(
                 "thread {} (block {}): misaligned {}-byte shared {} at byte {}",
@@ -168,6 +211,9 @@ impl Thread for SimThread<'_> {
     fn block(&self) -> u32 {
         self.block
     }
+    fn cta_rank(&self) -> u32 {
+        self.rank
+    }
 
     fn shfl_idx(&self, v: u32, src_lane: u32) -> u32 {
         let w = &self.state.warps[self.warp as usize];
@@ -192,12 +238,28 @@ impl Thread for SimThread<'_> {
         self.block_epoch.set(self.block_epoch.get() + 1);
     }
 
+    fn sync_cluster(&self) {
+        self.cluster.barrier.wait();
+        self.cluster_epoch.set(self.cluster_epoch.get() + 1);
+    }
+
     fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
-        if !self.check_range(byte_offset, bytes, "store") {
+        self.st_shared_cluster(self.rank, byte_offset, bytes, words)
+    }
+
+    fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
+        self.ld_shared_cluster(self.rank, byte_offset, bytes)
+    }
+
+    fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+        let Some(target) = self.target(cta, "store") else {
+            return;
+        };
+        if !self.check_range(target, byte_offset, bytes, "store") {
             return;
         }
         let me = self.access();
-        let Ok(mut mem) = self.state.shared.lock() else {
+        let Ok(mut mem) = target.shared.lock() else {
             return;
         };
         for i in 0..bytes {
@@ -211,10 +273,11 @@ impl Thread for SimThread<'_> {
             if let Some((kind, other)) = conflict {
                 drop(mem);
                 self.error(format!(
-                    "race: thread {} (block {}) writes shared byte {} that thread {} {} without a barrier between",
+                    "race: thread {} (block {}) writes shared byte {} of CTA {} that thread {} {} without a barrier between",
                     me.tid,
                     self.block,
                     byte_offset + i,
+                    cta,
                     if other == MANY { String::from("several threads") } else { format!("{}", other) },
                     if kind == "write" { "wrote" } else { "read" }
                 ));
@@ -258,29 +321,43 @@ impl Thread for SimThread<'_> {
         }
     }
 
-    fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
+    fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
         let mut out = [0u32; 4];
-        if !self.check_range(byte_offset, bytes, "load") {
+        let Some(target) = self.target(cta, "load") else {
+            return out;
+        };
+        if !self.check_range(target, byte_offset, bytes, "load") {
             return out;
         }
         let me = self.access();
-        let Ok(mut mem) = self.state.shared.lock() else {
+        let Ok(mut mem) = target.shared.lock() else {
             return out;
         };
         let mut problem = None;
         for i in 0..bytes {
             let b = &mut mem[(byte_offset + i) as usize];
             match b.write {
-                None => problem = Some(format!("thread {} (block {}) reads shared byte {} that nobody wrote", me.tid, self.block, byte_offset + i)),
+                None => problem = Some(format!("thread {} (block {}) reads shared byte {} of CTA {} that nobody wrote", me.tid, self.block, byte_offset + i, cta)),
                 Some(w) if races(w, me) => problem = Some(format!(
-                    "race: thread {} (block {}) reads shared byte {} that thread {} wrote without a barrier between",
-                    me.tid, self.block, byte_offset + i, w.tid
+                    "race: thread {} (block {}) reads shared byte {} of CTA {} that thread {} wrote without a barrier between",
+                    me.tid, self.block, byte_offset + i, cta, w.tid
                 )),
                 _ => {}
             }
             out[(i / 4) as usize] |= (b.value as u32) << (8 * (i % 4));
+            // Several readers since the last barrier they all passed: remember "many" (of
+            // several CTAs: "many CTAs"), so that a later write races with any of them.
             b.read = match b.read {
-                Some(r) if r.tid != me.tid && r.block_epoch == me.block_epoch => {
+                Some(r) if r.cluster_epoch == me.cluster_epoch && r.cta != me.cta => Some(Access {
+                    tid: MANY,
+                    cta: MANY,
+                    ..me
+                }),
+                Some(r)
+                    if r.cluster_epoch == me.cluster_epoch
+                        && r.tid != me.tid
+                        && r.block_epoch == me.block_epoch =>
+                {
                     Some(Access { tid: MANY, ..me })
                 }
                 _ => Some(me),
@@ -322,9 +399,9 @@ impl SimThread<'_> {
     }
 }
 
-/// Run `kernel` on every thread of the launch. Blocks run one after another; the threads of a
-/// block run concurrently. Returns the races, misaligned or out-of-bounds accesses and
-/// uninitialised reads that the launch made, if any.
+/// Run `kernel` on every thread of the launch. Clusters run one after another; the threads of a
+/// cluster (all its CTAs) run concurrently. Returns the races, misaligned or out-of-bounds
+/// accesses and uninitialised reads that the launch made, if any.
 pub fn launch<F>(l: Launch, kernel: F) -> Result<(), SimError>
 where
     F: Fn(&SimThread) + Sync,
@@ -335,10 +412,16 @@ where
             l.threads, l.warp_size
         )]));
     }
+    if l.cluster == 0 || !l.blocks.is_multiple_of(l.cluster) {
+        return Err(SimError(std::vec![format!(
+            "blocks ({}) must be a multiple of the CTAs per cluster ({})",
+            l.blocks, l.cluster
+        )]));
+    }
     let nwarps = l.threads / l.warp_size;
     let mut errors = Vec::new();
-    for block in 0..l.blocks {
-        let state = BlockState {
+    for first in (0..l.blocks).step_by(l.cluster as usize) {
+        let block_state = || BlockState {
             warps: (0..nwarps)
                 .map(|_| WarpState {
                     slots: (0..l.warp_size).map(|_| AtomicU32::new(0)).collect(),
@@ -354,35 +437,44 @@ where
                 };
                 l.shared_bytes as usize
             ]),
+        };
+        let cluster = ClusterState {
+            blocks: (0..l.cluster).map(|_| block_state()).collect(),
+            barrier: Barrier::new((l.threads * l.cluster) as usize),
             errors: Mutex::new(Vec::new()),
         };
         std::thread::scope(|s| {
-            for t in 0..l.threads {
-                let state = &state;
-                let kernel = &kernel;
-                std::thread::Builder::new()
-                    .stack_size(256 * 1024)
-                    .spawn_scoped(s, move || {
-                        let th = SimThread {
-                            lane: t % l.warp_size,
-                            warp: t / l.warp_size,
-                            block,
-                            warp_size: l.warp_size,
-                            state,
-                            block_epoch: core::cell::Cell::new(0),
-                            warp_epoch: core::cell::Cell::new(0),
-                        };
-                        kernel(&th);
-                    })
-                    .map(|_| ())
-                    .unwrap_or_else(|e| {
-                        if let Ok(mut v) = state.errors.lock() {
-                            v.push(format!("could not start a simulated thread: {}", e));
-                        }
-                    });
+            for rank in 0..l.cluster {
+                for t in 0..l.threads {
+                    let cluster = &cluster;
+                    let kernel = &kernel;
+                    std::thread::Builder::new()
+                        .stack_size(256 * 1024)
+                        .spawn_scoped(s, move || {
+                            let th = SimThread {
+                                lane: t % l.warp_size,
+                                warp: t / l.warp_size,
+                                block: first + rank,
+                                rank,
+                                warp_size: l.warp_size,
+                                cluster,
+                                state: &cluster.blocks[rank as usize],
+                                cluster_epoch: core::cell::Cell::new(0),
+                                block_epoch: core::cell::Cell::new(0),
+                                warp_epoch: core::cell::Cell::new(0),
+                            };
+                            kernel(&th);
+                        })
+                        .map(|_| ())
+                        .unwrap_or_else(|e| {
+                            if let Ok(mut v) = cluster.errors.lock() {
+                                v.push(format!("could not start a simulated thread: {}", e));
+                            }
+                        });
+                }
             }
         });
-        if let Ok(e) = state.errors.into_inner() {
+        if let Ok(e) = cluster.errors.into_inner() {
             errors.extend(e);
         }
     }

@@ -11,8 +11,11 @@ pub trait Thread {
     fn lane(&self) -> u32;
     /// Warp within the CTA.
     fn warp(&self) -> u32;
-    /// CTA within the cluster (the grid's block index on the simulator).
+    /// The block's index in the grid (`%ctaid.x`).
     fn block(&self) -> u32;
+    /// This CTA's rank in its cluster (`%cluster_ctarank`): the `block` index of Triton's
+    /// multi-CTA layouts. 0 without clusters.
+    fn cta_rank(&self) -> u32;
     /// `shfl.sync.idx`: the value `v` of lane `src_lane` (taken modulo the warp size).
     fn shfl_idx(&self, v: u32, src_lane: u32) -> u32;
     /// `shfl.sync.bfly`: the value `v` of lane `lane ^ mask`.
@@ -21,10 +24,20 @@ pub trait Thread {
     fn sync_warp(&self);
     /// `bar.sync 0`: the CTA's threads meet; shared memory written before is visible after.
     fn sync_block(&self);
+    /// `barrier.cluster.arrive` + `barrier.cluster.wait`: every thread of every CTA of the
+    /// cluster meets; shared memory of any CTA written before is visible after, and no CTA runs
+    /// ahead (or exits) while others still read its shared memory.
+    fn sync_cluster(&self);
     /// Store the low `bytes` bytes of `words` (1, 2, 4, 8 or 16 bytes) at `byte_offset`.
     fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]);
     /// Load `bytes` bytes (1, 2, 4, 8 or 16) from `byte_offset`, zero-extended into words.
     fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4];
+    /// [`Thread::st_shared`] into the shared memory of CTA `cta` of the cluster (distributed
+    /// shared memory: `mapa` + `st.shared::cluster`).
+    fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]);
+    /// [`Thread::ld_shared`] from the shared memory of CTA `cta` of the cluster (`mapa` +
+    /// `ld.shared::cluster`).
+    fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4];
     /// `ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16`: lane `8q + r` gives the address of
     /// row `r` of matrix `q` (8 halves, 16 bytes); lane `L` gets in word `q` the halves at row
     /// `L / 4`, columns `2 (L % 4)` and `+1` (transposed: rows `2 (L % 4)` and `+1`, column `L / 4`).

@@ -6,6 +6,8 @@
 //! * [`transpose`]: tiled transposes through `convert!`, and a copy kernel for comparison.
 //! * [`conversions`]: the fp16-to-fp8 operand conversion (shuffles) and a round trip through
 //!   the 128-byte-swizzled `nvmma_shared` layout, tile by tile over a large tensor.
+//! * [`cluster`]: a transpose whose conversion moves data between the 2 CTAs of a cluster
+//!   (distributed shared memory, cluster barriers).
 //! * [`global`]: global memory as kernel bodies see it; bodies are generic over it and over
 //!   [`linear_layouts::Thread`], so `tests/sim.rs` runs the same bodies on the simulator.
 #![no_std]
@@ -21,6 +23,7 @@
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
+pub mod cluster;
 pub mod conversions;
 pub mod global;
 pub mod index_math;

@@ -163,3 +163,31 @@ fn conversion_bodies_on_the_simulator() {
         assert_eq!(out.get(i), inp.get(i), "nvmma round trip, element {}", i);
     }
 }
+
+#[test]
+fn cluster_transpose_body_on_the_simulator() {
+    use kernels::cluster::{cluster_transpose_tile, CLUSTER_SMEM, TILE};
+    let tiles = 3u32;
+    let n = tiles as usize * TILE;
+    let inp = HostMem::new((0..n).map(|i| (i as u64).wrapping_mul(2654435761) & 0xffff_ffff));
+    let out = HostMem::new((0..n).map(|_| u64::MAX)); // poisoned
+    launch(
+        Launch::new(2 * tiles, 128, CLUSTER_SMEM).with_cluster(2),
+        |t| cluster_transpose_tile(t, &inp, &out, t.block() / 2),
+    )
+    .expect("simulator");
+    for k in 0..tiles as usize {
+        for i in 0..64 {
+            for j in 0..64 {
+                assert_eq!(
+                    out.get(k * TILE + j * 64 + i),
+                    inp.get(k * TILE + i * 64 + j),
+                    "tile {} element ({}, {})",
+                    k,
+                    i,
+                    j
+                );
+            }
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! the conversion in layout-core and write the plan as a const `Converter`.
 
 use layout_core::convert::{
-    plan_conversion, ConversionPlan, Force, PlanBody, SmemAccess, Strategy,
+    plan_conversion, Barrier, ConversionPlan, Force, PlanBody, SmemAccess, Strategy,
 };
 use layout_core::parse::{parse_encoding, Aliases};
 use proc_macro2::{Span, TokenStream, TokenTree};
@@ -340,22 +340,50 @@ fn u32s(v: &[u32]) -> TokenStream {
 }
 
 fn access(a: &SmemAccess) -> TokenStream {
-    let (vec, regs, ro, lb, wb, ls, ws, mx) = (
+    let (vec, regs, ro, lb, wb, bb, ls, ws, remote, mx) = (
         a.vec,
         u16s(&a.regs),
         u32s(&a.reg_offsets),
         u32s(&a.lane_bases),
         u32s(&a.warp_bases),
+        u32s(&a.block_bases),
         a.lane_skip,
         a.warp_skip,
+        a.remote,
         a.matrix,
     );
     quote! {
         ::linear_layouts::gpu_runtime::convert::SmemAccess {
             vec: #vec, regs: #regs, reg_offsets: #ro, lane_bases: #lb, warp_bases: #wb,
-            lane_skip: #ls, warp_skip: #ws, matrix: #mx,
+            block_bases: #bb, lane_skip: #ls, warp_skip: #ws, remote: #remote, matrix: #mx,
         }
     }
+}
+
+/// The base address of a side's accesses: its lane and warp terms, and the CTA-rank term when
+/// there is one (`lane`, `warp`, `t` in scope).
+fn base_expr(a: &SmemAccess) -> TokenStream {
+    if a.block_bases.is_empty() {
+        return linear_expr(&a.lane_bases, &a.warp_bases);
+    }
+    let e = linear_terms(&[
+        (&a.lane_bases, quote!(lane)),
+        (&a.warp_bases, quote!(warp)),
+        (&a.block_bases, quote!(rank)),
+    ]);
+    quote!({
+        let rank = ::linear_layouts::Thread::cta_rank(t);
+        #e
+    })
+}
+
+fn barrier_name(b: Barrier) -> Ident {
+    let n = match b {
+        Barrier::Warp => "Warp",
+        Barrier::Block => "Block",
+        Barrier::Cluster => "Cluster",
+    };
+    Ident::new(n, Span::call_site())
 }
 
 /// `__convert_solve!`: both layouts known; solve and emit the const converter.
@@ -392,9 +420,9 @@ pub fn solve(input: TokenStream) -> TokenStream {
             }))
         }
         PlanBody::Shared(p) => {
-            let (st, ld, bb, rounds) =
-                (access(&p.store), access(&p.load), p.block_barrier, p.rounds);
-            quote!(#rt::Plan::Shared(#rt::SharedPlan { store: #st, load: #ld, block_barrier: #bb, rounds: #rounds }))
+            let (st, ld, rounds) = (access(&p.store), access(&p.load), p.rounds);
+            let bar = barrier_name(p.barrier);
+            quote!(#rt::Plan::Shared(#rt::SharedPlan { store: #st, load: #ld, barrier: #rt::Barrier::#bar, rounds: #rounds }))
         }
     };
     let cost = cost_tokens(&plan.cost);
@@ -424,24 +452,32 @@ pub fn solve(input: TokenStream) -> TokenStream {
 /// A linear map of lane and warp bits to a 32-bit value (a byte offset or a lane id), as
 /// straight-line shift/mask terms over `lane` and `warp` (layout-core's apply plan).
 fn linear_expr(lane_bases: &[u32], warp_bases: &[u32]) -> TokenStream {
+    linear_terms(&[(lane_bases, quote!(lane)), (warp_bases, quote!(warp))])
+}
+
+/// The XOR of `bases[b]` over the set bits `b` of each variable, as shift/mask code (Triton's
+/// matrixVectorProd, through `LinearLayout::apply_plan`).
+fn linear_terms(terms: &[(&[u32], TokenStream)]) -> TokenStream {
     use layout_core::LinearLayout;
     let col = |b: &[u32]| -> Vec<Vec<i32>> { b.iter().map(|&x| vec![x as i32]).collect() };
-    let max = lane_bases
+    let max = terms
         .iter()
-        .chain(warp_bases)
+        .flat_map(|(b, _)| b.iter())
         .fold(0u32, |a, &b| a | b);
     let size = (max as u64 + 1).next_power_of_two().max(1) as i32;
     let l = LinearLayout::from_parts(
-        vec![
-            ("lane".to_string(), col(lane_bases)),
-            ("warp".to_string(), col(warp_bases)),
-        ],
+        terms
+            .iter()
+            .enumerate()
+            .map(|(i, (b, _))| (format!("in{}", i), col(b)))
+            .collect(),
         vec![("x".to_string(), size)],
         false,
     );
     match l {
         Ok(l) => {
-            let exprs = crate::emit::plan_exprs(&l.apply_plan(), &[quote!(lane), quote!(warp)]);
+            let vars: Vec<TokenStream> = terms.iter().map(|(_, v)| v.clone()).collect();
+            let exprs = crate::emit::plan_exprs(&l.apply_plan(), &vars);
             let e = &exprs[0];
             quote!((#e))
         }
@@ -558,12 +594,12 @@ fn emit_exec(plan: &ConversionPlan, elem: &Ident) -> TokenStream {
         }
         PlanBody::Shared(p) => {
             let (s, l) = (&p.store, &p.load);
-            let sbase = linear_expr(&s.lane_bases, &s.warp_bases);
-            let lbase = linear_expr(&l.lane_bases, &l.warp_bases);
-            let barrier = if p.block_barrier {
-                quote!(::linear_layouts::Thread::sync_block(t);)
-            } else {
-                quote!(::linear_layouts::Thread::sync_warp(t);)
+            let sbase = base_expr(s);
+            let lbase = base_expr(l);
+            let barrier = match p.barrier {
+                Barrier::Warp => quote!(::linear_layouts::Thread::sync_warp(t);),
+                Barrier::Block => quote!(::linear_layouts::Thread::sync_block(t);),
+                Barrier::Cluster => quote!(::linear_layouts::Thread::sync_cluster(t);),
             };
             let rounds = p.rounds.max(1) as usize;
             let (sper, lper) = (s.reg_offsets.len() / rounds, l.reg_offsets.len() / rounds);
@@ -589,6 +625,10 @@ fn emit_exec(plan: &ConversionPlan, elem: &Ident) -> TokenStream {
                 st.push(barrier.clone());
                 st.extend((r * lper..(r + 1) * lper).map(|v| emit_load(l, v, elem, quote!(lbase))));
             }
+            if p.barrier == Barrier::Cluster {
+                // No CTA moves on while others still read its buffer.
+                st.push(barrier);
+            }
             quote!({ #(#st)* out })
         }
     }
@@ -611,8 +651,9 @@ fn emit_store(s: &SmemAccess, v: usize, elem: &Ident, base: TokenStream) -> Toke
     }
     let regs = (0..vec).map(|k| s.regs[v * vec + k] as usize);
     let bytes = s.vec;
+    let remote = s.remote;
     quote! {
-        ::linear_layouts::Thread::st_shared(t, #base ^ #off, #bytes * (<#elem as ::linear_layouts::Element>::BITS / 8), #rt::pack::<#elem>(&[#(src[#regs]),*]));
+        #rt::st_at(t, #remote, #base ^ #off, #bytes * (<#elem as ::linear_layouts::Element>::BITS / 8), #rt::pack::<#elem>(&[#(src[#regs]),*]));
     }
 }
 
@@ -638,8 +679,9 @@ fn emit_load(l: &SmemAccess, v: usize, elem: &Ident, base: TokenStream) -> Token
         quote!(out[#reg] = #rt::unpack::<#elem>(&x, #k);)
     });
     let bytes = l.vec;
+    let remote = l.remote;
     quote! {
-        let x = ::linear_layouts::Thread::ld_shared(t, #base ^ #off, #bytes * (<#elem as ::linear_layouts::Element>::BITS / 8));
+        let x = #rt::ld_at(t, #remote, #base ^ #off, #bytes * (<#elem as ::linear_layouts::Element>::BITS / 8));
         #(#sets)*
     }
 }
@@ -703,7 +745,7 @@ fn solve_access(s: &SolveInput) -> syn::Result<TokenStream> {
     let n = d.in_dim_size("register").max(1) as usize;
     let elem = &s.elem;
     let rt = quote!(::linear_layouts::gpu_runtime::convert);
-    let base = linear_expr(&a.lane_bases, &a.warp_bases);
+    let base = base_expr(&a);
     let acc = access(&a);
     let cost = cost_tokens(&cost);
     let (ls, ws) = (a.lane_skip, a.warp_skip);

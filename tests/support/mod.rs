@@ -36,8 +36,9 @@ pub fn value<E: Element>(id: u64) -> E {
     E::from_bits(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - E::BITS))
 }
 
-/// Run `c` on the simulator (as many warps as the layouts have): every thread converts the
-/// values it holds in `src`, and every destination register must hold the element `dst` names.
+/// Run `c` on the simulator (as many warps as the layouts have, and one cluster of as many CTAs):
+/// every thread converts the values it holds in `src`, and every destination register must hold
+/// the element `dst` names.
 pub fn check<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>>(
     c: &Converter<E, NS, ND, X>,
     src: &LinearLayout,
@@ -45,17 +46,19 @@ pub fn check<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>
 ) {
     let shape: Vec<u32> = src.out_dims().iter().map(|(_, s)| *s as u32).collect();
     let warps = src.in_dim_size("warp") as u32;
+    let ctas = src.in_dim_size("block").max(1) as u32;
     let bad = std::sync::Mutex::new(Vec::new());
-    let r = launch(Launch::new(1, 32 * warps, c.shared_bytes().max(4)), |t| {
-        let (lane, warp) = (t.lane(), t.warp());
+    let l = Launch::new(ctas, 32 * warps, c.shared_bytes().max(4)).with_cluster(ctas);
+    let r = launch(l, |t| {
+        let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());
         let vals: [E; NS] = std::array::from_fn(|r| {
-            value(flat(&src.apply_flat(&[r as u32, lane, warp, 0]), &shape))
+            value(flat(&src.apply_flat(&[r as u32, lane, warp, cta]), &shape))
         });
         for (r, v) in c.run(t, &vals).iter().enumerate() {
-            let want: E = value(flat(&dst.apply_flat(&[r as u32, lane, warp, 0]), &shape));
+            let want: E = value(flat(&dst.apply_flat(&[r as u32, lane, warp, cta]), &shape));
             if v.to_bits() != want.to_bits() {
                 if let Ok(mut b) = bad.lock() {
-                    b.push((lane, warp, r));
+                    b.push((cta, lane, warp, r));
                 }
             }
         }

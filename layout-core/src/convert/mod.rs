@@ -4,7 +4,8 @@
 //! [`plan_conversion`] computes Triton's minimal conversion (`dst.invertAndCompose(src)` with
 //! the unchanged slow in-dims quotiented away) and picks: nothing, a register permutation, warp
 //! shuffles (the decomposition P = P_mixed . P_lane . P_reg of Triton PR 7558, used when it has
-//! fewer than two mixed transpositions, Triton's rule), or a shared-memory round trip. Every plan
+//! fewer than two mixed transpositions, Triton's rule), or a shared-memory round trip (through
+//! distributed shared memory and cluster barriers when data moves between CTAs). Every plan
 //! is data ([`ConversionPlan`]); the `convert!` macro writes it as const tables and gpu-runtime
 //! executes it. Shuffle plans are checked by executing them symbolically here before they are
 //! returned.
@@ -30,7 +31,7 @@ pub const MAX_SHUFFLE_WORDS: usize = 512;
 
 /// The strategy and cost types are gpu-runtime's, so that the consts `convert!` writes and
 /// the plans layout-core returns are the same values.
-pub use gpu_runtime::convert::{Cost, Strategy};
+pub use gpu_runtime::convert::{Barrier, Cost, Strategy};
 
 /// The shuffle strategy's tables (see `gpu_runtime::convert::ShufflePlan`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,10 +63,15 @@ pub struct SmemAccess {
     pub lane_bases: Vec<u32>,
     /// Byte offset of each warp bit.
     pub warp_bases: Vec<u32>,
+    /// Address of each bit of the CTA's rank in its cluster (empty when it adds nothing).
+    pub block_bases: Vec<u32>,
     /// Lane bits of threads that hold copies and do not store.
     pub lane_skip: u32,
     /// Warp bits of warps that hold copies and do not store.
     pub warp_skip: u32,
+    /// Addresses name CTAs of the cluster (`byte offset | cta << CTA_SHIFT`): distributed shared
+    /// memory.
+    pub remote: bool,
     /// 0: `ld/st.shared` of `vec` elements; 1: `ldmatrix`/`stmatrix` `.x4` (8 registers per
     /// access, `lane_bases` the row-address function); 2: the same `.trans`.
     pub matrix: u8,
@@ -78,16 +84,19 @@ pub struct SharedPlan {
     pub store: SmemAccess,
     /// Loads of the destination registers.
     pub load: SmemAccess,
-    /// A CTA barrier (else a warp barrier).
-    pub block_barrier: bool,
+    /// The barrier between stores and loads (a cluster barrier also ends the conversion).
+    pub barrier: Barrier,
     /// Sequential rounds (Triton's reps): each moves an equal share of the accesses through a
     /// scratch buffer that many times smaller.
     pub rounds: u32,
-    /// The shared-memory layout used: offset (then round) -> tensor coordinates.
+    /// The shared-memory layout used: offset (then round) and block -> tensor coordinates.
     pub smem: LinearLayout,
 }
 
 /// The data movement of a plan.
+// A plan is made once per `convert!` at compile time and read whole; boxing the larger variant
+// would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PlanBody {
     /// `dst[i] = src[perm[i]]`.
@@ -184,8 +193,12 @@ pub fn plan_conversion(
             1u32 << t.warp.len()
         );
     }
-    if s.block != t.block {
-        bail!("the conversion moves data between CTAs, which is not supported: give both layouts the same CGA layout");
+    if s.block.len() != t.block.len() {
+        bail!(
+            "the layouts span different numbers of CTAs ({} and {}); a conversion stays within a cluster of one size",
+            1u32 << s.block.len(),
+            1u32 << t.block.len()
+        );
     }
     let cvt = minimal_cvt_layout(src, dst)?;
     let dims: Vec<String> = cvt.in_dim_names().map(String::from).collect();
@@ -197,10 +210,8 @@ pub fn plan_conversion(
         src_regs,
         dst_regs,
     };
-    if has("block") {
-        bail!("the conversion moves data between CTAs, which is not supported");
-    }
-    if !has("warp") && !has("lane") {
+    // Data that moves between CTAs goes through distributed shared memory.
+    if !has("block") && !has("warp") && !has("lane") {
         let perm = register_permutation(&s, &t)?;
         let strategy = if !has("register") && src_regs == dst_regs {
             Strategy::Nothing
@@ -209,12 +220,12 @@ pub fn plan_conversion(
         };
         return Ok(done(Cost::of(strategy), PlanBody::Registers(perm)));
     }
-    if !has("warp") && force != Force::SharedMemory {
+    if !has("block") && !has("warp") && force != Force::SharedMemory {
         if let Some((p, cost)) = shuffle::plan(&s, &t, elem_bits, force == Force::Shuffles)? {
             return Ok(done(cost, PlanBody::Shuffles(p)));
         }
     }
-    let (p, cost) = shared::plan(src, dst, &s, &t, elem_bits, has("warp"))?;
+    let (p, cost) = shared::plan(src, dst, &s, &t, elem_bits, has("warp") || has("block"))?;
     Ok(done(cost, PlanBody::Shared(p)))
 }
 

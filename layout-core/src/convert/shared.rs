@@ -5,13 +5,20 @@
 //! then bank bases, then segment bases chosen against bank conflicts. Each side then uses the
 //! widest aligned vector its registers allow. Bank conflicts of the resulting accesses are
 //! counted exactly, per instruction, by simulating warp 0's addresses.
+//!
+//! Across CTAs (layouts of a cluster that split the tensor differently), each CTA's buffer holds
+//! what the source CTA holds (Triton's choice: the shared layout's block bases are the source's),
+//! and the accesses that reach another CTA's buffer go through distributed shared memory. An
+//! address is then `byte offset | cta << CTA_SHIFT`, linear like the offset, so the same tables
+//! carry both.
 
 use alloc::vec::Vec;
 
 use super::bits::{combine, FlatLayout, Span};
-use super::{Cost, SharedPlan, SmemAccess, Strategy};
+use super::{Barrier, Cost, SharedPlan, SmemAccess, Strategy};
 use crate::error::bail;
 use crate::{LinearLayout, Result};
+use gpu_runtime::convert::CTA_SHIFT;
 
 /// Free (broadcast) bits of each in-dim, as masks.
 fn free_masks(l: &LinearLayout) -> (u32, u32, u32) {
@@ -24,13 +31,27 @@ fn free_masks(l: &LinearLayout) -> (u32, u32, u32) {
     (get("register"), get("lane"), get("warp"))
 }
 
-/// The shared layout: offset bits, then rep (round) bits.
+/// The shared layout: offset bits, then rep (round) bits, then one bit per source block bit
+/// (the CTA whose buffer holds an element; zero block bases are never used).
 struct Smem {
     span: Span,
     offset_bits: u32,
+    rep_bits: u32,
+    /// Source block bits that are zero (CTAs holding copies): each CTA uses its own buffer there.
+    own: u32,
 }
 
 impl Smem {
+    /// A shared layout of offset bases only (one CTA).
+    fn offsets(bases: &[u64]) -> Self {
+        Smem {
+            span: Span::new(bases),
+            offset_bits: bases.len() as u32,
+            rep_bits: 0,
+            own: 0,
+        }
+    }
+
     fn mask(&self, v: u64) -> u64 {
         self.span.express(v).unwrap_or(0)
     }
@@ -43,8 +64,20 @@ fn offset_of(v: u64, smem: &Smem) -> u32 {
 
 /// The round a flat tensor vector is moved in.
 fn round_of(v: u64, smem: &Smem) -> u32 {
-    (smem.mask(v) >> smem.offset_bits) as u32
+    ((smem.mask(v) >> smem.offset_bits) & ((1u64 << smem.rep_bits) - 1)) as u32
 }
+
+/// The CTA (rank bits) whose buffer holds a flat tensor vector.
+fn cta_of(v: u64, smem: &Smem) -> u32 {
+    (smem.mask(v) >> (smem.offset_bits + smem.rep_bits)) as u32
+}
+
+/// The address of a flat tensor vector: byte offset, and its CTA at `CTA_SHIFT`.
+fn addr_of(v: u64, smem: &Smem, ebytes: u32) -> u32 {
+    (offset_of(v, smem) * ebytes) | (cta_of(v, smem) << CTA_SHIFT)
+}
+
+const OFFSET_MASK: u32 = (1 << CTA_SHIFT) - 1;
 
 /// The register bits that carry a side's vector: register bases at offsets 1, 2, 4, ... (up to
 /// `max_bits` of them), as long as no other basis has bits below the vector (alignment).
@@ -57,8 +90,9 @@ fn vector_bits(f: &FlatLayout, smem: &Smem, max_bits: usize, reg_free: u32) -> V
             offs[i] == want
                 && f.reg[i] != 0
                 && (reg_free >> i) & 1 == 0
-                // A vector never spans two rounds.
+                // A vector never spans two rounds, nor two CTAs.
                 && round_of(f.reg[i], smem) == 0
+                && cta_of(f.reg[i], smem) == 0
         }) {
             Some(i) => vpos.push(i),
             None => break,
@@ -71,7 +105,13 @@ fn vector_bits(f: &FlatLayout, smem: &Smem, max_bits: usize, reg_free: u32) -> V
             .enumerate()
             .filter(|(i, _)| !vpos.contains(i))
             .map(|(_, &o)| o)
-            .chain(f.lane.iter().chain(&f.warp).map(|&b| offset_of(b, smem)));
+            .chain(
+                f.lane
+                    .iter()
+                    .chain(&f.warp)
+                    .chain(&f.block)
+                    .map(|&b| offset_of(b, smem)),
+            );
         let aligned = others.clone().all(|o| o & low == 0);
         if aligned || vpos.is_empty() {
             return vpos;
@@ -99,7 +139,7 @@ fn access(side: &Side, vpos: &[usize], smem: &Smem, ebytes: u32, store: bool) ->
         .collect();
     groups.sort_by_key(|&x| round_of(combine(&f.reg, x as u64), smem));
     for x in groups {
-        reg_offsets.push(offset_of(combine(&f.reg, x as u64), smem) * ebytes);
+        reg_offsets.push(addr_of(combine(&f.reg, x as u64), smem, ebytes));
         for t in 0..vec as usize {
             let r = vpos
                 .iter()
@@ -109,17 +149,57 @@ fn access(side: &Side, vpos: &[usize], smem: &Smem, ebytes: u32, store: bool) ->
             regs.push(r as u16);
         }
     }
-    let bases =
-        |v: &[u64]| -> Vec<u32> { v.iter().map(|&b| offset_of(b, smem) * ebytes).collect() };
-    SmemAccess {
+    let bases = |v: &[u64]| -> Vec<u32> { v.iter().map(|&b| addr_of(b, smem, ebytes)).collect() };
+    let mut a = SmemAccess {
         vec,
         regs,
         reg_offsets,
         lane_bases: bases(&f.lane),
         warp_bases: bases(&f.warp),
+        block_bases: f
+            .block
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| {
+                let own = if (smem.own >> i) & 1 == 1 {
+                    1 << (CTA_SHIFT + i as u32)
+                } else {
+                    0
+                };
+                addr_of(b, smem, ebytes) ^ own
+            })
+            .collect(),
         lane_skip: if store { side.lane_free } else { 0 },
         warp_skip: if store { side.warp_free } else { 0 },
+        remote: true,
         matrix: 0,
+    };
+    localize(&mut a);
+    a
+}
+
+/// Whether every address of `a` is in the accessing CTA's own buffer (the CTA part of the address
+/// is the CTA's rank): then the CTA bits are dropped and plain `ld/st.shared` do.
+fn localize(a: &mut SmemAccess) {
+    let cta = |x: u32| x >> CTA_SHIFT;
+    let local = a
+        .reg_offsets
+        .iter()
+        .chain(&a.lane_bases)
+        .chain(&a.warp_bases)
+        .all(|&x| cta(x) == 0)
+        && a.block_bases
+            .iter()
+            .enumerate()
+            .all(|(i, &x)| cta(x) == 1 << i);
+    a.remote = !local;
+    if local {
+        for x in &mut a.block_bases {
+            *x &= OFFSET_MASK;
+        }
+        if a.block_bases.iter().all(|&x| x == 0) {
+            a.block_bases.clear();
+        }
     }
 }
 
@@ -141,6 +221,21 @@ fn matrix_access(
         return None;
     }
     if store && side.lane_free != 0 {
+        return None;
+    }
+    // Matrix instructions reach only the CTA's own buffer, at offsets the block bits leave alone.
+    let own_cta = f
+        .reg
+        .iter()
+        .chain(&f.lane)
+        .chain(&f.warp)
+        .all(|&b| cta_of(b, smem) == 0)
+        && f.block.iter().enumerate().all(|(i, &b)| {
+            (cta_of(b, smem) | (smem.own & (1 << i))) == 1 << i
+                && offset_of(b, smem) == 0
+                && round_of(b, smem) == 0
+        });
+    if !own_cta {
         return None;
     }
     let off = |v: u64| offset_of(v, smem);
@@ -231,8 +326,10 @@ fn matrix_access(
         reg_offsets,
         lane_bases,
         warp_bases: f.warp.iter().map(|&b| off(b) * ebytes).collect(),
+        block_bases: Vec::new(),
         lane_skip: 0,
         warp_skip: if store { side.warp_free } else { 0 },
+        remote: false,
         matrix: if trans { 2 } else { 1 },
     })
 }
@@ -256,7 +353,7 @@ fn conflicts(a: &SmemAccess, ebytes: u32, lanes: usize) -> u32 {
                 if (lane as u32) & a.lane_skip != 0 {
                     continue;
                 }
-                let addr = base(lane) ^ ro;
+                let addr = (base(lane) ^ ro) & OFFSET_MASK;
                 for k in 0..bytes.div_ceil(4) {
                     let w = addr / 4 + k;
                     if !words.contains(&(w % 32, w)) {
@@ -301,22 +398,42 @@ pub fn plan(
     use super::swizzle::AccessKind;
     let (mut sb, mut ks, mut kd) =
         super::swizzle::optimal_swizzling(&strip(s), &strip(t), elem_bits, true);
-    let make = |sb: &super::swizzle::SmemBases| Smem {
-        span: Span::new(&sb.bases),
-        offset_bits: total - sb.reps as u32,
+    // CTA bits follow the offset and rep bits: one per source block bit, zero ones included
+    // (never used by the span), so that bit `i` of an address's CTA is bit `i` of a rank.
+    let own = s
+        .block
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == 0)
+        .fold(0u32, |a, (i, _)| a | (1 << i));
+    let make = |sb: &super::swizzle::SmemBases| {
+        let mut all = sb.bases.clone();
+        all.extend(&s.block);
+        Smem {
+            span: Span::new(&all),
+            offset_bits: (sb.bases.len() - sb.reps) as u32,
+            rep_bits: sb.reps as u32,
+            own,
+        }
     };
     let mut span = make(&sb);
-    let in_round_0 =
-        |f: &FlatLayout, m: &Smem| f.lane.iter().chain(&f.warp).all(|&b| round_of(b, m) == 0);
+    let in_round_0 = |f: &FlatLayout, m: &Smem| {
+        f.lane
+            .iter()
+            .chain(&f.warp)
+            .chain(&f.block)
+            .all(|&b| round_of(b, m) == 0)
+    };
     if sb.reps > 0 && !(in_round_0(s, &span) && in_round_0(t, &span)) {
         (sb, ks, kd) = super::swizzle::optimal_swizzling(&strip(s), &strip(t), elem_bits, false);
         span = make(&sb);
     }
     let offset_bases = sb.bases.clone();
-    if offset_bases.len() != total as usize {
+    if offset_bases.len() + sb.block.len() != total as usize {
         bail!(
-            "internal: the shared layout has {} offset bits for a tensor of {}",
+            "internal: the shared layout has {} offset and {} block bits for a tensor of {}",
             offset_bases.len(),
+            sb.block.len(),
             total
         );
     }
@@ -349,10 +466,21 @@ pub fn plan(
             )
         })
     };
-    let store = side_access(&s_side, ks, sr, true);
-    let load = side_access(&t_side, kd, tr, false);
+    let mut store = side_access(&s_side, ks, sr, true);
+    let mut load = side_access(&t_side, kd, tr, false);
+    if store.remote || load.remote {
+        // Across CTAs: plain accesses on both sides (no ldmatrix into another CTA's buffer).
+        store = side_access(&s_side, AccessKind::Plain, sr, true);
+        load = side_access(&t_side, AccessKind::Plain, tr, false);
+    }
     let lanes = 1usize << s.lane.len();
-    let block_barrier = crosses_warps || sw != 0 || tw != 0;
+    let barrier = if store.remote || load.remote {
+        Barrier::Cluster
+    } else if crosses_warps || sw != 0 || tw != 0 {
+        Barrier::Block
+    } else {
+        Barrier::Warp
+    };
     // The shared layout as a LinearLayout (offset -> tensor coordinates) for printing.
     let dims: Vec<(alloc::string::String, i32)> = src.out_dims().to_vec();
     let unflat = |bitpos: u32| -> Vec<i32> {
@@ -378,28 +506,35 @@ pub fn plan(
             })
     };
     let smem = LinearLayout::from_parts(
-        alloc::vec![(
-            alloc::string::String::from("offset"),
-            offset_bases.iter().map(|&b| unflat_v(b)).collect()
-        )],
+        alloc::vec![
+            (
+                alloc::string::String::from("offset"),
+                offset_bases.iter().map(|&b| unflat_v(b)).collect()
+            ),
+            (
+                alloc::string::String::from("block"),
+                s.block.iter().map(|&b| unflat_v(b)).collect()
+            ),
+        ],
         dims.clone(),
         true,
     )?;
+    let cluster = u32::from(barrier == Barrier::Cluster);
     let cost = Cost {
-        shared_bytes: (1u32 << (total - sb.reps as u32)) * ebytes,
+        shared_bytes: (1u32 << span.offset_bits) * ebytes,
         stores: store.reg_offsets.len() as u32,
         loads: load.reg_offsets.len() as u32,
         vector: store.vec.min(load.vec),
         write_conflicts: conflicts(&store, ebytes, lanes),
         read_conflicts: conflicts(&load, ebytes, lanes),
-        barriers: 2 * rounds - 1,
+        barriers: 2 * rounds - 1 + cluster,
         ..Cost::of(Strategy::SharedMemory)
     };
     Ok((
         SharedPlan {
             store,
             load,
-            block_barrier,
+            barrier,
             rounds,
             smem,
         },
@@ -442,10 +577,7 @@ pub fn plan_shared_access(
         bail!("the shared layout is not a one-to-one map of offsets to the tensor's elements (padded or broadcast); it cannot be stored to or loaded from by convert!");
     }
     let ebytes = elem_bits / 8;
-    let span = Smem {
-        span: Span::new(&offsets),
-        offset_bits: total,
-    };
+    let span = Smem::offsets(&offsets);
     let (fr, fl, fw) = free_masks(dist);
     let side = if store {
         Side {

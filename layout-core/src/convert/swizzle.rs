@@ -2,8 +2,9 @@
 //! shared-memory layout of a conversion, chosen for the widest vectors first, then the fewest bank
 //! conflicts. Works on flattened tensors: every basis is a `u64` of coordinate bits.
 //!
-//! Not ported (yet): `buildReps` (splitting the conversion into rounds to shrink scratch), the
-//! ldmatrix/stmatrix tiles, and multi-CTA block bases.
+//! Also ported: `buildReps` (rounds that shrink the scratch buffer), the NVIDIA instruction tiles
+//! (ldmatrix/stmatrix), and the multi-CTA block bases: the source's block bases become the shared
+//! layout's, so each CTA's buffer holds a CTA's share of the tensor.
 
 use alloc::vec::Vec;
 
@@ -76,10 +77,24 @@ fn complement(basis: &[u64], dim: u32) -> Vec<u64> {
         .collect()
 }
 
-/// `computeSegment`: address bits above one bank row, conflict-free ones first.
-fn compute_segment(bank_src: &[u64], bank_dst: &[u64], dim: u32, len: usize) -> Vec<u64> {
+/// `computeSegment`: address bits above one bank row, conflict-free ones first. Block bases count
+/// as used by both sides.
+fn compute_segment(
+    bank_src: &[u64],
+    bank_dst: &[u64],
+    block: &[u64],
+    dim: u32,
+    len: usize,
+) -> Vec<u64> {
     let mut set_src: Vec<u64> = non_zero(bank_src);
     let mut set_dst: Vec<u64> = non_zero(bank_dst);
+    for &b in block {
+        for set in [&mut set_src, &mut set_dst] {
+            if b != 0 && !set.contains(&b) {
+                set.push(b);
+            }
+        }
+    }
     set_src.dedup();
     set_dst.dedup();
     let mut segment: Vec<u64> = (0..dim)
@@ -117,10 +132,13 @@ fn compute_segment(bank_src: &[u64], bank_dst: &[u64], dim: u32, len: usize) -> 
 
 /// The shared layout's bases, in flattened coordinates: vector, bank and segment bases (the
 /// offset bits), then the `reps` bases (Triton's `buildReps`: segment bases that are registers on
-/// both sides, done in sequential rounds so that the scratch buffer shrinks).
+/// both sides, done in sequential rounds so that the scratch buffer shrinks). The source's
+/// non-zero block bases complete them to a basis of the tensor: which CTA's buffer holds what.
 pub struct SmemBases {
     /// Offset bases, then rep bases.
     pub bases: Vec<u64>,
+    /// The source's non-zero block bases.
+    pub block: Vec<u64>,
     /// How many of `bases` are vector bases (kept for printing plans).
     #[allow(dead_code)]
     pub vector: usize,
@@ -142,6 +160,7 @@ pub fn optimal_swizzling_ld_st(
 ) -> SmemBases {
     let dim = s.total_bits;
     let (reg_src, reg_dst) = (non_zero(&s.reg), non_zero(&t.reg));
+    let block_src = non_zero(&s.block);
     let mut vbasis = intersection(&reg_src, &reg_dst, dim);
     let max_vec = (128 / bitwidth).trailing_zeros() as usize;
     vbasis.truncate(max_vec);
@@ -193,7 +212,7 @@ pub fn optimal_swizzling_ld_st(
             if i < warp_src.len() {
                 push(&mut vbasis, warp_src[i]);
             }
-            if vbasis.len() < per_bank && i < warp_dst.len() {
+            if vbasis.len() < per_bank && i < warp_dst.len() && !block_src.contains(&warp_dst[i]) {
                 push(&mut vbasis, warp_dst[i]);
             }
             i += 1;
@@ -250,16 +269,18 @@ fn swizzle_with(
 ) -> SmemBases {
     let dim = s.total_bits;
     let (reg_src, reg_dst) = (non_zero(&s.reg), non_zero(&t.reg));
+    let block = non_zero(&s.block);
     let mut bank_src = vbasis.to_vec();
     bank_src.extend_from_slice(tile_src);
     let mut bank_dst = vbasis.to_vec();
     bank_dst.extend_from_slice(tile_dst);
-    let len_b = ((1024 / ((1u32 << vbasis.len()) * bitwidth)).trailing_zeros() as usize)
-        .min((dim as usize).saturating_sub(vbasis.len()));
-    let len_s = (dim as usize).saturating_sub(len_b + vbasis.len());
-    let sbasis = compute_segment(&bank_src, &bank_dst, dim, len_s);
+    let free = (dim as usize).saturating_sub(vbasis.len() + block.len());
+    let len_b = ((1024 / ((1u32 << vbasis.len()) * bitwidth)).trailing_zeros() as usize).min(free);
+    let len_s = free - len_b;
+    let sbasis = compute_segment(&bank_src, &bank_dst, &block, dim, len_s);
     let mut union = vbasis.to_vec();
     union.extend(&sbasis);
+    union.extend(&block);
     let bbasis = complement(&union, dim);
     // buildReps: segment bases held in registers on both sides become sequential rounds.
     let mut left = leave_reps;
@@ -282,18 +303,24 @@ fn swizzle_with(
     all.extend(bbasis);
     all.extend(segment);
     all.extend(reps);
-    if all.len() != dim as usize || rref(&all, dim).len() != dim as usize {
-        // Not a basis (a degenerate input): fall back to the unswizzled row-major layout.
+    let mut with_block = all.clone();
+    with_block.extend(&block);
+    if with_block.len() != dim as usize || rref(&with_block, dim).len() != dim as usize {
+        // Not a basis (a degenerate input): fall back to the unswizzled row-major layout of
+        // what the block bases leave.
+        let rest = complement(&block, dim);
         return SmemBases {
-            bases: (0..dim).map(|b| 1u64 << b).collect(),
+            segment: rest.len(),
+            bases: rest,
+            block,
             vector: 0,
             bank: 0,
-            segment: dim as usize,
             reps: 0,
         };
     }
     SmemBases {
         bases: all,
+        block,
         vector: nvec,
         bank: nbank,
         segment: nseg,
@@ -477,11 +504,19 @@ mod tests {
     #[test]
     fn segment_prefers_bits_no_tile_uses() {
         // src tile {1, 2}, dst tile {4, 8}: bit 16 is free of both.
-        assert_eq!(compute_segment(&[1, 2], &[4, 8], 5, 1), alloc::vec![16]);
+        assert_eq!(
+            compute_segment(&[1, 2], &[4, 8], &[], 5, 1),
+            alloc::vec![16]
+        );
         // Needing three: 16, then mixes 1^4 and 2^8.
         assert_eq!(
-            compute_segment(&[1, 2], &[4, 8], 5, 3),
+            compute_segment(&[1, 2], &[4, 8], &[], 5, 3),
             alloc::vec![16, 5, 10]
+        );
+        // A block basis is taken by both sides: never a segment bit.
+        assert_eq!(
+            compute_segment(&[1, 2], &[4, 8], &[16], 5, 2),
+            alloc::vec![5, 10]
         );
     }
 

@@ -1,0 +1,86 @@
+//! A conversion that moves data between the CTAs of a cluster (Hopper's distributed shared
+//! memory): each 64x64 f32 tile is handled by a cluster of 2 CTAs, loaded with its rows split
+//! between them and stored transposed with its columns split, so that half of every CTA's
+//! elements end up in the other CTA. `convert!` plans it as Triton does: each CTA stores into its
+//! own shared memory, a cluster barrier, loads from either CTA through `mapa` +
+//! `ld.shared::cluster`, in rounds, and a closing cluster barrier.
+
+use crate::global::Global;
+use linear_layouts::{convert, layout, Thread};
+
+layout! {
+    /// Rows split between the 2 CTAs; each thread holds 4 consecutive columns.
+    pub ClusterRows = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]) for [64, 64];
+    /// Columns split between the 2 CTAs; each thread holds 4 consecutive rows.
+    pub ClusterCols = blocked(sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1], CTAsPerCGA = [1, 2], CTASplitNum = [1, 2], CTAOrder = [0, 1]) for [64, 64];
+}
+
+/// Shared memory per CTA of `cluster_transpose`, in bytes.
+pub const CLUSTER_SMEM: u32 = convert!(ClusterRows => ClusterCols, f32).cost.shared_bytes;
+
+/// Elements per tile.
+pub const TILE: usize = 64 * 64;
+
+// Across CTAs: a shared-memory plan with cluster barriers.
+const _: () = assert!(
+    matches!(
+        convert!(ClusterRows => ClusterCols, f32).cost.strategy,
+        linear_layouts::gpu_runtime::Strategy::SharedMemory
+    ) && ClusterRows::ELEMENTS_PER_THREAD == 16
+        && ClusterCols::ELEMENTS_PER_THREAD == 16
+);
+
+/// Tile `k` (row-major 64x64 f32 at `k * 4096`) transposed into the same place of `out`, by CTA
+/// `cta_rank()` of a 2-CTA cluster: 16-byte loads along rows, 16-byte stores along columns.
+#[inline(always)]
+pub fn cluster_transpose_tile<T: Thread, G: Global<f32>>(t: &T, inp: &G, out: &G, k: u32) {
+    let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());
+    let base = k as usize * TILE;
+    let mut v = [0f32; 16];
+    for g in 0..4 {
+        let [i, j] = ClusterRows::apply(4 * g as u32, lane, warp, cta);
+        let x: [f32; 4] = inp.load_n(base + (i * 64 + j) as usize);
+        v[4 * g..4 * g + 4].copy_from_slice(&x);
+    }
+    let w = convert!(ClusterRows => ClusterCols, f32).run(t, &v);
+    for g in 0..4 {
+        let [i, j] = ClusterCols::apply(4 * g as u32, lane, warp, cta);
+        out.store_n(
+            base + (j * 64 + i) as usize,
+            [w[4 * g], w[4 * g + 1], w[4 * g + 2], w[4 * g + 3]],
+        );
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod gpu {
+    use super::*;
+    use crate::global::{Ptr, A16};
+    use core::arch::nvptx::*;
+    use linear_layouts::gpu_runtime::nvptx::GpuThread;
+
+    /// `cluster_transpose_tile` over `tiles` tiles, grid-stride by cluster: launch with clusters
+    /// of 2 CTAs (cluster dimension x = 2), 128 threads and `CLUSTER_SMEM` bytes of dynamic
+    /// shared memory per CTA, on sm_90.
+    ///
+    /// # Safety
+    /// `inp` and `out` hold `tiles * 4096` f32, 16-byte aligned.
+    #[no_mangle]
+    pub unsafe extern "ptx-kernel" fn cluster_transpose(
+        inp: *const f32,
+        out: *mut f32,
+        tiles: u32,
+    ) {
+        let t = unsafe {
+            GpuThread::new(
+                core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<A16<[u32; 4]>>() as *mut u8,
+            )
+        };
+        // Both CTAs of a cluster walk the same tiles (the conversion's barriers join them).
+        let mut k = _block_idx_x() as u32 / 2;
+        while k < tiles {
+            cluster_transpose_tile(&t, &Ptr(inp as *mut f32), &Ptr(out), k);
+            k += _grid_dim_x() as u32 / 2;
+        }
+    }
+}
