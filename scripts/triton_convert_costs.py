@@ -8,7 +8,7 @@ the same bases, so Triton plans from exactly our linear layouts), `convert_layou
 destination and stores it; compiles it for sm_90 (no GPU needed); and counts in the PTX the
 shuffles, selects and byte permutes, shared stores and loads (also stmatrix/ldmatrix, and the
 distributed `ld/st.shared::cluster` of multi-CTA pairs, compiled with num_ctas) and barriers
-(`bar.sync`, `barrier.cluster`), plus the kernel's shared memory. Each case runs in a child
+(`bar.sync`, `bar.warp.sync`, `barrier.cluster`), plus the kernel's shared memory. Each case runs in a child
 process (Triton aborts on some inputs).
 
 A case with an "smem" field (offset bases) is a round trip through that shared layout instead:
@@ -26,7 +26,7 @@ import sys
 DTYPES = {8: "*i8", 16: "*fp16", 32: "*fp32", 64: "*fp64"}
 # `st.shared` / `ld.shared` also count the distributed forms (`ld.shared::cluster`).
 OPS = ["shfl", "selp", "prmt", "st.shared", "ld.shared", "stmatrix", "ldmatrix", "bar.sync",
-       "barrier.cluster.wait"]
+       "bar.warp.sync", "barrier.cluster.wait"]
 
 
 def compile_pair(case, q):

@@ -55,6 +55,20 @@ struct Row {
     src: LinearLayout,
     dst: LinearLayout,
     cost: Cost,
+    /// The barrier kind of a shared-memory plan ("warp", "CTA", "cluster").
+    barrier: &'static str,
+}
+
+fn barrier_kind(p: &linear_layouts::gpu_runtime::convert::Plan) -> &'static str {
+    use linear_layouts::gpu_runtime::convert::{Barrier, Plan};
+    match p {
+        Plan::Shared(s) => match s.barrier {
+            Barrier::Warp => "warp",
+            Barrier::Block => "CTA",
+            Barrier::Cluster => "cluster",
+        },
+        _ => "",
+    }
 }
 
 macro_rules! pairs {
@@ -66,7 +80,7 @@ macro_rules! pairs {
             check(&c, &src, &dst);
             // The tables, interpreted, must agree with the emitted code.
             check(&c.interpreted(), &src, &dst);
-            rows.push(Row { name: $name, bits: <$e as Element>::BITS, src, dst, cost: c.cost });
+            rows.push(Row { name: $name, bits: <$e as Element>::BITS, src, dst, cost: c.cost, barrier: barrier_kind(&c.plan) });
         )*
         rows
     }};
@@ -85,7 +99,7 @@ macro_rules! trips {
             cost.read_conflicts = ld.cost.read_conflicts;
             cost.vector = st.cost.vector.min(ld.cost.vector);
             cost.barriers = 1;
-            rows.push((Row { name: $name, bits: <$e as Element>::BITS, src: l::$a::linear_layout(), dst: l::$b::linear_layout(), cost }, l::$s::linear_layout()));
+            rows.push((Row { name: $name, bits: <$e as Element>::BITS, src: l::$a::linear_layout(), dst: l::$b::linear_layout(), cost, barrier: "CTA" }, l::$s::linear_layout()));
         )*
         rows
     }};
@@ -127,6 +141,15 @@ fn rows() -> Vec<Row> {
         "2 CTAs: mma accumulator, rows split -> blocked, columns split, f32": AccRows => SplitCols, f32;
         "2 CTAs: rows split -> replicated (gather), f32": SplitRows => Replicated, f32;
         "2 CTAs: replicated -> rows split, f32": Replicated => SplitRows, f32;
+    }
+}
+
+/// `n kind`, or 0.
+fn barriers(n: u32, kind: &str) -> String {
+    if n == 0 {
+        "0".to_string()
+    } else {
+        format!("{} {}", n, kind)
     }
 }
 
@@ -266,20 +289,31 @@ fn classic_pairs() {
                     if c.shuffles > t_sh {
                         why.push(format!("{} shuffles, Triton {}", c.shuffles, t_sh));
                     }
+                    let t_bar = get("bar.sync") + get("bar.warp.sync") + get("barrier.cluster.wait");
+                    if c.barriers > t_bar {
+                        why.push(format!("{} barriers, Triton {}", c.barriers, t_bar));
+                    }
                 }
                 if !why.is_empty() {
                     worse.push(format!("{}: {}", r.name, why.join(", ")));
                 }
+                let t_bars: Vec<String> = [("bar.warp.sync", "warp"), ("bar.sync", "CTA"), ("barrier.cluster.wait", "cluster")]
+                    .iter()
+                    .filter(|(k, _)| get(k) > 0)
+                    .map(|(k, n)| format!("{} {}", get(k), n))
+                    .collect();
                 format!(
-                    "| {} | {:?} | {} / {} | {} / {} | {} / {} | {} / {} | {} / {} | {} / {} | {} / {} | {} |",
+                    "| {} | {:?} | {} / {} | {} / {} | {} / {} | {} | {} / {} | {} / {} | {} / {} | {} | {} | {} |",
                     r.name, c.strategy, c.shuffles, c.selects, c.stores, c.loads, c.vector, c.shared_bytes,
+                    barriers(c.barriers, r.barrier),
                     c.write_conflicts, c.read_conflicts,
-                    t_sh, t_sel, get("st.shared") + get("stmatrix"), get("ld.shared") + get("ldmatrix"), t_bytes, get("bar.sync") + get("barrier.cluster.wait"),
+                    t_sh, t_sel, get("st.shared") + get("stmatrix"), get("ld.shared") + get("ldmatrix"), t_bytes,
+                    if t_bars.is_empty() { "0".to_string() } else { t_bars.join(" + ") },
                     if worse.last().is_some_and(|w| w.starts_with(r.name)) { "**worse**" } else { "no worse" }
                 )
             }
             None => format!(
-                "| {} | {:?} | {} / {} | {} / {} | {} / {} | {} / {} | (no Triton figure) | | | |",
+                "| {} | {:?} | {} / {} | {} / {} | {} / {} | {} | {} / {} | (no Triton figure) | | | | |",
                 r.name,
                 c.strategy,
                 c.shuffles,
@@ -288,6 +322,7 @@ fn classic_pairs() {
                 c.loads,
                 c.vector,
                 c.shared_bytes,
+                barriers(c.barriers, r.barrier),
                 c.write_conflicts,
                 c.read_conflicts
             ),
@@ -295,8 +330,8 @@ fn classic_pairs() {
         table.push(row);
     }
     if std::env::var("PRINT_TABLE").is_ok() {
-        println!("| pair | ours: strategy | shuffles / selects | stores / loads | vector / scratch bytes | conflicts (write / read) | Triton: shuffles / selects | stores / loads | scratch bytes / barriers | |");
-        println!("|---|---|---|---|---|---|---|---|---|---|");
+        println!("| pair | ours: strategy | shuffles / selects | stores / loads | vector / scratch bytes | barriers | conflicts (write / read) | Triton: shuffles / selects | stores / loads | scratch bytes | barriers | |");
+        println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
         for t in table {
             println!("{}", t);
         }

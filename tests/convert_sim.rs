@@ -380,8 +380,8 @@ fn vectors_never_span_rounds() {
 }
 
 /// A transpose of a register bit with a CTA bit (2 CTAs): a cluster plan, right on the simulator;
-/// the same tables with CTA barriers in place of cluster barriers are reported as races, so the
-/// cluster tests above cannot pass for want of a check.
+/// the same tables with CTA barriers in place of cluster barriers are reported (races, or reads
+/// of bytes not yet written), so the cluster tests above cannot pass for want of a check.
 #[test]
 fn cta_transpose_needs_cluster_barriers() {
     let c = Case {
@@ -407,5 +407,6 @@ fn cta_transpose_needs_cluster_barriers() {
         p.barrier = linear_layouts::convert::Barrier::Block;
     }
     let e = run::<u32>(&c, &src, &dst, &plan).expect_err("a race without cluster barriers");
-    assert!(e.contains("race"), "{}", e);
+    // A load after the other CTA's store is a race; one before it reads nothing written.
+    assert!(e.contains("race") || e.contains("nobody wrote"), "{}", e);
 }

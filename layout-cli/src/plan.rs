@@ -2,7 +2,9 @@
 //! plans it, and its cost (text or `--json`). A shared layout on one side gives the store or
 //! load of `local_store` / `local_load`.
 
-use layout_core::convert::{plan_conversion, plan_shared_access, Cost, Force, Strategy};
+use layout_core::convert::{
+    plan_conversion, plan_shared_access, Barrier, Cost, Force, PlanBody, Strategy,
+};
 use layout_core::{Encoding, LinearLayout};
 use serde_json::json;
 
@@ -23,6 +25,8 @@ pub fn describe(
         solve(src, "source (-l)")?,
         solve(dst, "destination (--to)")?,
     );
+    // The barrier kind of a shared-memory conversion (warp, CTA, or cluster across CTAs).
+    let mut barrier = None;
     let (what, cost) = match (src.is_shared(), dst.is_shared()) {
         (true, true) => {
             return Err("both layouts are shared: a conversion stores a distributed layout into shared memory, loads one from it, or converts between distributed layouts".into())
@@ -41,6 +45,9 @@ pub fn describe(
             if force == Force::Shuffles && plan.cost.strategy == Strategy::SharedMemory {
                 return Err("this conversion cannot be done with shuffles (it moves data between warps or is not a permutation of bits); drop --strategy or use shared".into());
             }
+            if let PlanBody::Shared(p) = &plan.body {
+                barrier = Some(p.barrier);
+            }
             ("conversion", plan.cost)
         }
     };
@@ -48,9 +55,12 @@ pub fn describe(
         let mut v = cost_json(&cost);
         v["kind"] = json!(what);
         v["element_bits"] = json!(bits);
+        if let Some(b) = barrier {
+            v["barrier"] = json!(format!("{:?}", b));
+        }
         format!("{}\n", v)
     } else {
-        cost_text(what, bits, &cost)
+        cost_text(what, bits, &cost, barrier)
     })
 }
 
@@ -78,7 +88,7 @@ fn cost_json(c: &Cost) -> serde_json::Value {
     })
 }
 
-fn cost_text(what: &str, bits: u32, c: &Cost) -> String {
+fn cost_text(what: &str, bits: u32, c: &Cost, barrier: Option<Barrier>) -> String {
     let mut out = if what == "conversion" {
         format!(
             "conversion of {}-bit elements: {}\n",
@@ -115,7 +125,15 @@ fn cost_text(what: &str, bits: u32, c: &Cost) -> String {
         ));
     }
     if c.barriers > 0 {
-        out.push_str(&format!("  barriers: {}\n", c.barriers));
+        let kind = match barrier {
+            Some(Barrier::Warp) => " (warp)",
+            Some(Barrier::Block) => " (CTA)",
+            Some(Barrier::Cluster) => {
+                " (cluster: data moves between CTAs through distributed shared memory)"
+            }
+            None => "",
+        };
+        out.push_str(&format!("  barriers: {}{}\n", c.barriers, kind));
     }
     out
 }

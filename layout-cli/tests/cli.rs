@@ -317,3 +317,40 @@ fn conversion_plans() {
         stdout(&o)
     );
 }
+
+/// `--to` between layouts of a 2-CTA cluster that split the tensor differently: distributed
+/// shared memory and cluster barriers (Triton 3.9 emits the same counts).
+#[test]
+fn cluster_conversion_plans() {
+    let rows = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]}>";
+    let cols = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1], CTAsPerCGA = [1, 2], CTASplitNum = [1, 2], CTAOrder = [0, 1]}>";
+    let o = layout(
+        &[
+            "-l",
+            rows,
+            "--to",
+            cols,
+            "-t",
+            "tensor<64x64xf32>",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["barrier"], "Cluster");
+    assert_eq!(
+        (v["stores"].as_u64(), v["loads"].as_u64()),
+        (Some(16), Some(16))
+    );
+    // Each CTA's buffer holds its half of the tensor.
+    assert_eq!(v["shared_bytes"], 64 * 64 * 4 / 2);
+    let o = layout(&["-l", rows, "--to", cols, "-t", "tensor<64x64xf32>"], None);
+    assert!(
+        stdout(&o).ends_with(
+            "  barriers: 2 (cluster: data moves between CTAs through distributed shared memory)\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -112,6 +112,11 @@ impl Span {
         }
     }
 
+    /// The dimension of the span.
+    pub fn rank(&self) -> usize {
+        self.rows.len()
+    }
+
     /// A combination of the original vectors that XORs to `v` (dependent vectors unused), if any.
     pub fn express(&self, v: u64) -> Option<u64> {
         let (r, c) = self.reduce(v, 0);
@@ -129,5 +134,6 @@ mod tests {
         assert_eq!(s.express(0b0101), Some(0b011));
         assert_eq!(s.express(0), Some(0));
         assert_eq!(s.express(0b1000), None);
+        assert_eq!(s.rank(), 2);
     }
 }

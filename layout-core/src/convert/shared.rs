@@ -372,6 +372,36 @@ fn conflicts(a: &SmemAccess, ebytes: u32, lanes: usize) -> u32 {
     worst
 }
 
+/// Whether every element is held by the same warp in both layouts (each layout one-to-one apart
+/// from zero bases): then, with every access in the CTA's own buffer, a warp barrier orders each
+/// load after the store it reads, even when the conversion moves data between CTAs' copies
+/// (Triton's `isCvtDimSync` over warps).
+fn same_warps(s: &FlatLayout, t: &FlatLayout) -> bool {
+    let warp_of = |f: &FlatLayout| {
+        let all: Vec<u64> = f
+            .reg
+            .iter()
+            .chain(&f.lane)
+            .chain(&f.warp)
+            .chain(&f.block)
+            .copied()
+            .collect();
+        let nonzero = all.iter().filter(|&&b| b != 0).count();
+        let span = Span::new(&all);
+        let shift = f.reg.len() + f.lane.len();
+        let mask = (1u64 << f.warp.len()) - 1;
+        let warps: Option<Vec<u64>> = (0..f.total_bits)
+            .map(|b| span.express(1u64 << b).map(|m| (m >> shift) & mask))
+            .collect();
+        // One-to-one apart from zero bases.
+        warps.filter(|_| span.rank() == nonzero)
+    };
+    match (warp_of(s), warp_of(t)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// The shared-memory plan and its cost.
 pub fn plan(
     src: &LinearLayout,
@@ -476,7 +506,7 @@ pub fn plan(
     let lanes = 1usize << s.lane.len();
     let barrier = if store.remote || load.remote {
         Barrier::Cluster
-    } else if crosses_warps || sw != 0 || tw != 0 {
+    } else if (crosses_warps && !same_warps(s, t)) || sw != 0 || tw != 0 {
         Barrier::Block
     } else {
         Barrier::Warp
