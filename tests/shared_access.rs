@@ -19,6 +19,13 @@ mod l {
         pub Cute = Swizzle<3, 3, 3> for [64, 64];
         pub Rows32 = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
         pub Swz32 = swizzled_shared(vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]) for [64, 64];
+        // A 128x64 tensor over a cluster of 2 CTAs: rows split, or every CTA holding all of it.
+        pub RowsC = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]) for [128, 64];
+        pub RowsR = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [1, 1], CTAOrder = [1, 0]) for [128, 64];
+        pub AccC = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8], CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]) for [128, 64];
+        pub OpAC = dot_op(opIdx = 0, parent = AccC, kWidth = 2) for [128, 64];
+        pub NvC = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16, CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]}> : tensor<128x64xf16>;
+        pub SwzR = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [1, 1], CTAOrder = [1, 0]}> : tensor<128x64xf16>;
     }
 }
 
@@ -45,21 +52,24 @@ fn round_trip<
     dst: &LinearLayout,
 ) {
     let eb = E::BITS / 8;
-    let elems = 64 * 64u32;
+    // Offsets per CTA, and CTAs (a cluster of them).
+    let elems = smem.in_dim_size("offset") as u32;
+    let ctas = src.in_dim_size("block").max(1) as u32;
     let bad = std::sync::atomic::AtomicU32::new(0);
-    let r = launch(Launch::new(1, 128, elems * eb), |t| {
-        let (lane, warp) = (t.lane(), t.warp());
+    let l = Launch::new(ctas, 128, elems * eb).with_cluster(ctas);
+    let r = launch(l, |t| {
+        let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());
         let vals: [E; NS] =
-            std::array::from_fn(|r| value(flat(&src.apply_flat(&[r as u32, lane, warp, 0]))));
+            std::array::from_fn(|r| value(flat(&src.apply_flat(&[r as u32, lane, warp, cta]))));
         st.store(t, &vals);
         t.sync_block();
-        // Every offset holds the element the shared layout names.
+        // Every offset of this CTA's buffer holds the element the shared layout names.
         let tid = warp * 32 + lane;
         let mut o = tid;
         while o < elems {
             let w = t.ld_shared(o * eb, eb);
             let got: E = linear_layouts::gpu_runtime::convert::unpack(&w, 0);
-            let want: E = value(flat(&smem.apply_flat(&[o, 0])));
+            let want: E = value(flat(&smem.apply_flat(&[o, cta])));
             if got.to_bits() != want.to_bits() {
                 bad.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
@@ -67,7 +77,7 @@ fn round_trip<
         }
         let out = ld.load(t);
         for (r, v) in out.iter().enumerate() {
-            let want: E = value(flat(&dst.apply_flat(&[r as u32, lane, warp, 0])));
+            let want: E = value(flat(&dst.apply_flat(&[r as u32, lane, warp, cta])));
             if v.to_bits() != want.to_bits() {
                 bad.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
@@ -106,4 +116,19 @@ fn stores_and_loads_follow_the_shared_layout() {
     trip!(Rows => Cute => Rows, u16);
     trip!(Rows32 => Swz32 => Rows32, f32);
     trip!(Acc => Swz32 => Rows32, f32);
+}
+
+/// Layouts over a cluster of 2 CTAs: each CTA stores into and loads from its own shared memory
+/// (a shared layout split like the registers, or one every CTA keeps whole).
+#[test]
+fn multi_cta_stores_and_loads_stay_in_each_cta() {
+    let (st, ld) = trip!(RowsC => NvC => OpAC, u16);
+    // Each CTA's buffer holds its 64 rows.
+    assert_eq!(
+        (st.shared_bytes, ld.shared_bytes),
+        (64 * 64 * 2, 64 * 64 * 2)
+    );
+    assert_eq!((st.stores, st.vector), (4, 8));
+    let (st, _) = trip!(RowsR => SwzR => RowsC, u16);
+    assert_eq!(st.shared_bytes, 128 * 64 * 2);
 }

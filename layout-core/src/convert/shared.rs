@@ -42,16 +42,6 @@ struct Smem {
 }
 
 impl Smem {
-    /// A shared layout of offset bases only (one CTA).
-    fn offsets(bases: &[u64]) -> Self {
-        Smem {
-            span: Span::new(bases),
-            offset_bits: bases.len() as u32,
-            rep_bits: 0,
-            own: 0,
-        }
-    }
-
     fn mask(&self, v: u64) -> u64 {
         self.span.express(v).unwrap_or(0)
     }
@@ -597,17 +587,36 @@ pub fn plan_shared_access(
     let f = FlatLayout::new(dist)?;
     let offsets = super::bits::flat_in_dim(smem, "offset", &f.dim_shift);
     let blocks = super::bits::flat_in_dim(smem, "block", &f.dim_shift);
-    if blocks.iter().any(|&b| b != 0) || f.block.iter().any(|&b| b != 0) {
-        bail!("shared-memory accesses across CTAs are not supported");
+    // Over several CTAs: each CTA reaches its own shared memory only (zero block bases of the
+    // shared layout: every CTA keeps a copy).
+    let (nb, nf) = (
+        blocks.iter().filter(|&&b| b != 0).count(),
+        f.block.iter().filter(|&&b| b != 0).count(),
+    );
+    if (nb > 0 || nf > 0) && blocks.len() != f.block.len() {
+        bail!(
+            "the shared layout spans {} CTAs and the distributed one {}; give both the same CGA layout",
+            1u32 << blocks.len(),
+            1u32 << f.block.len()
+        );
     }
     let total = f.total_bits;
-    if offsets.len() != total as usize
-        || super::swizzle::intersection(&offsets, &offsets, total).len() != total as usize
-    {
-        bail!("the shared layout is not a one-to-one map of offsets to the tensor's elements (padded or broadcast); it cannot be stored to or loaded from by convert!");
+    let mut all = offsets.clone();
+    all.extend(&blocks);
+    if offsets.len() + nb != total as usize || Span::new(&all).rank() != total as usize {
+        bail!("the shared layout is not a one-to-one map of offsets (and CTAs) to the tensor's elements (padded or broadcast); it cannot be stored to or loaded from by convert!");
     }
     let ebytes = elem_bits / 8;
-    let span = Smem::offsets(&offsets);
+    let span = Smem {
+        span: Span::new(&all),
+        offset_bits: offsets.len() as u32,
+        rep_bits: 0,
+        own: blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b == 0)
+            .fold(0u32, |a, (i, _)| a | (1 << i)),
+    };
     let (fr, fl, fw) = free_masks(dist);
     let side = if store {
         Side {
@@ -632,6 +641,19 @@ pub fn plan_shared_access(
         ebytes,
         store,
     );
+    if store && !plain.remote && nf != nb {
+        bail!(
+            "each CTA's shared memory must hold {} elements of this shared layout, but each CTA holds {} in the distributed layout (their CGA layouts differ): store from a layout with the shared layout's CGA layout",
+            1u64 << span.offset_bits,
+            1u64 << (total as usize - nf)
+        );
+    }
+    if plain.remote {
+        bail!(
+            "the distributed layout holds elements in other CTAs than the shared layout keeps them (their CGA layouts differ): a {} reaches only each CTA's own shared memory; convert to a layout with the shared layout's CGA layout first",
+            if store { "store" } else { "load" }
+        );
+    }
     let mut best = plain;
     for trans in [false, true] {
         if let Some(m) = matrix_access(&side, &span, trans, ebytes, store) {
@@ -644,7 +666,7 @@ pub fn plan_shared_access(
     let conflicts = conflicts(&best, ebytes, lanes);
     let n = best.reg_offsets.len() as u32;
     let cost = Cost {
-        shared_bytes: (1u32 << total) * ebytes,
+        shared_bytes: (1u32 << span.offset_bits) * ebytes,
         stores: if store { n } else { 0 },
         loads: if store { 0 } else { n },
         vector: best.vec,
