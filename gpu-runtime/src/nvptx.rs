@@ -185,14 +185,17 @@ impl Thread for GpuThread {
     }
     #[inline(always)]
     fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, w: [u32; 4]) {
-        let a = mapa(self.smem + byte_offset, cta);
+        // The buffer's base is mapped (one `mapa` per target CTA, shared by every access to it:
+        // the asm is pure), then offset: another CTA's shared memory is contiguous in the
+        // cluster's window as it is in its own.
+        let a = mapa(self.smem, cta) + byte_offset;
         // SAFETY: as st_shared, in the scratch buffer of a CTA of this cluster (every CTA runs
         // the same kernel, so the buffer sits at the same shared address in each).
         unsafe { st_as!(".shared::cluster", a, bytes, w) }
     }
     #[inline(always)]
     fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
-        let a = mapa(self.smem + byte_offset, cta);
+        let a = mapa(self.smem, cta) + byte_offset;
         // SAFETY: as st_shared_cluster.
         unsafe { ld_as!(".shared::cluster", a, bytes) }
     }
