@@ -8,7 +8,7 @@
 
 use std::sync::Mutex;
 
-use linear_layouts::convert::{plan_conversion, Force, PlanBody};
+use linear_layouts::convert::{plan_conversion, Force};
 use linear_layouts::encodings::{AmdMfma, Blocked, Cga, NvidiaMma};
 use linear_layouts::gpu_runtime::convert::convert_slices;
 use linear_layouts::gpu_runtime::sim::{launch, Launch};
@@ -232,10 +232,7 @@ fn run<E: Element>(p: &Pair, src: &LinearLayout, dst: &LinearLayout) -> Result<S
             "{:?}: wrong value at {}; plan {:?}",
             plan.cost, b, plan.body
         )),
-        None => Ok(match &plan.body {
-            PlanBody::Shared(s) => format!("{:?} ({:?} barrier)", plan.cost.strategy, s.barrier),
-            _ => format!("{:?}", plan.cost.strategy),
-        }),
+        None => Ok(support::strategy_key(&plan)),
     }
 }
 

@@ -295,13 +295,7 @@ fn run_random(n: u32, min_blocks: u32, max_blocks: u32) -> std::collections::BTr
         let plan = plan_conversion(&src, &dst, c.bits, force)
             .map_err(|e| TestCaseError::fail(format!("planning failed: {}", e)))?;
         if let Ok(mut m) = counts.lock() {
-            let key = match &plan.body {
-                PlanBody::Shared(p) => {
-                    format!("{:?} ({:?} barrier)", plan.cost.strategy, p.barrier)
-                }
-                _ => format!("{:?}", plan.cost.strategy),
-            };
-            *m.entry(key).or_insert(0u32) += 1;
+            *m.entry(support::strategy_key(&plan)).or_insert(0u32) += 1;
         }
         let res = match c.bits {
             8 => run::<u8>(&c, &src, &dst, &plan),

@@ -117,6 +117,9 @@ pub struct SmemAccess<'a> {
 /// (shared memory per CTA is under 2^18 bytes on every NVIDIA GPU).
 pub const CTA_SHIFT: u32 = 24;
 
+/// The byte-offset part of an address (below [`CTA_SHIFT`]).
+pub const OFFSET_MASK: u32 = (1 << CTA_SHIFT) - 1;
+
 /// Which threads a shared-memory plan's barriers join.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Barrier {
@@ -328,12 +331,7 @@ fn base_offset<T: Thread>(a: &SmemAccess, t: &T) -> u32 {
 #[inline(always)]
 pub fn st_at<T: Thread>(t: &T, remote: bool, addr: u32, bytes: u32, words: [u32; 4]) {
     if remote {
-        t.st_shared_cluster(
-            addr >> CTA_SHIFT,
-            addr & ((1 << CTA_SHIFT) - 1),
-            bytes,
-            words,
-        )
+        t.st_shared_cluster(addr >> CTA_SHIFT, addr & OFFSET_MASK, bytes, words)
     } else {
         t.st_shared(addr, bytes, words)
     }
@@ -343,7 +341,7 @@ pub fn st_at<T: Thread>(t: &T, remote: bool, addr: u32, bytes: u32, words: [u32;
 #[inline(always)]
 pub fn ld_at<T: Thread>(t: &T, remote: bool, addr: u32, bytes: u32) -> [u32; 4] {
     if remote {
-        t.ld_shared_cluster(addr >> CTA_SHIFT, addr & ((1 << CTA_SHIFT) - 1), bytes)
+        t.ld_shared_cluster(addr >> CTA_SHIFT, addr & OFFSET_MASK, bytes)
     } else {
         t.ld_shared(addr, bytes)
     }

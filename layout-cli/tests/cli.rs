@@ -252,25 +252,19 @@ fn table_and_latex_pictures() {
     );
 }
 
+/// `layout -l src --to dst -t tensor --json`, which must succeed, parsed.
+fn plan_json(src: &str, dst: &str, tensor: &str) -> serde_json::Value {
+    let o = layout(&["-l", src, "--to", dst, "-t", tensor, "--json"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    serde_json::from_str(&stdout(&o)).unwrap()
+}
+
 /// `--to`: the plan `convert!` would emit, as text or JSON.
 #[test]
 fn conversion_plans() {
     let rows = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>";
     let cols = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]}>";
-    let o = layout(
-        &[
-            "-l",
-            rows,
-            "--to",
-            cols,
-            "-t",
-            "tensor<64x64xf16>",
-            "--json",
-        ],
-        None,
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let v = plan_json(rows, cols, "tensor<64x64xf16>");
     assert_eq!(v["strategy"], "SharedMemory");
     assert_eq!(v["element_bits"], 16);
     assert_eq!(v["shared_bytes"], 64 * 64 * 2);
@@ -324,20 +318,7 @@ fn conversion_plans() {
 fn cluster_conversion_plans() {
     let rows = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]}>";
     let cols = "#ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1], CTAsPerCGA = [1, 2], CTASplitNum = [1, 2], CTAOrder = [0, 1]}>";
-    let o = layout(
-        &[
-            "-l",
-            rows,
-            "--to",
-            cols,
-            "-t",
-            "tensor<64x64xf32>",
-            "--json",
-        ],
-        None,
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let v = plan_json(rows, cols, "tensor<64x64xf32>");
     assert_eq!(v["barrier"], "Cluster");
     assert_eq!(
         (v["stores"].as_u64(), v["loads"].as_u64()),

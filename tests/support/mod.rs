@@ -31,6 +31,16 @@ pub fn flat(c: &[u32], shape: &[u32]) -> u64 {
         .fold(0u64, |a, (&x, &d)| a * d as u64 + x as u64)
 }
 
+/// A plan's strategy, with the barrier kind of a shared-memory plan: what the random tests count.
+pub fn strategy_key(plan: &linear_layouts::convert::ConversionPlan) -> String {
+    match &plan.body {
+        linear_layouts::convert::PlanBody::Shared(p) => {
+            format!("{:?} ({:?} barrier)", plan.cost.strategy, p.barrier)
+        }
+        _ => format!("{:?}", plan.cost.strategy),
+    }
+}
+
 /// A value per element, spread over all bits of the type.
 pub fn value<E: Element>(id: u64) -> E {
     E::from_bits(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - E::BITS))

@@ -18,7 +18,7 @@ use super::bits::{combine, FlatLayout, Span};
 use super::{Barrier, Cost, SharedPlan, SmemAccess, Strategy};
 use crate::error::bail;
 use crate::{LinearLayout, Result};
-use gpu_runtime::convert::CTA_SHIFT;
+use gpu_runtime::convert::{CTA_SHIFT, OFFSET_MASK};
 
 /// Free (broadcast) bits of each in-dim, as masks.
 fn free_masks(l: &LinearLayout) -> (u32, u32, u32) {
@@ -42,6 +42,23 @@ struct Smem {
 }
 
 impl Smem {
+    /// The shared layout of `bases` (offset bases, then `rep_bits` rep bases) and `block` (the
+    /// block bases, one per CTA rank bit, zero ones included: their CTAs keep their own copy).
+    fn new(bases: &[u64], rep_bits: usize, block: &[u64]) -> Self {
+        let mut all = bases.to_vec();
+        all.extend(block);
+        Smem {
+            span: Span::new(&all),
+            offset_bits: (bases.len() - rep_bits) as u32,
+            rep_bits: rep_bits as u32,
+            own: block
+                .iter()
+                .enumerate()
+                .filter(|(_, &b)| b == 0)
+                .fold(0u32, |a, (i, _)| a | (1 << i)),
+        }
+    }
+
     fn mask(&self, v: u64) -> u64 {
         self.span.express(v).unwrap_or(0)
     }
@@ -66,8 +83,6 @@ fn cta_of(v: u64, smem: &Smem) -> u32 {
 fn addr_of(v: u64, smem: &Smem, ebytes: u32) -> u32 {
     (offset_of(v, smem) * ebytes) | (cta_of(v, smem) << CTA_SHIFT)
 }
-
-const OFFSET_MASK: u32 = (1 << CTA_SHIFT) - 1;
 
 /// The register bits that carry a side's vector: register bases at offsets 1, 2, 4, ... (up to
 /// `max_bits` of them), as long as no other basis has bits below the vector (alignment).
@@ -420,22 +435,7 @@ pub fn plan(
         super::swizzle::optimal_swizzling(&strip(s), &strip(t), elem_bits, true);
     // CTA bits follow the offset and rep bits: one per source block bit, zero ones included
     // (never used by the span), so that bit `i` of an address's CTA is bit `i` of a rank.
-    let own = s
-        .block
-        .iter()
-        .enumerate()
-        .filter(|(_, &b)| b == 0)
-        .fold(0u32, |a, (i, _)| a | (1 << i));
-    let make = |sb: &super::swizzle::SmemBases| {
-        let mut all = sb.bases.clone();
-        all.extend(&s.block);
-        Smem {
-            span: Span::new(&all),
-            offset_bits: (sb.bases.len() - sb.reps) as u32,
-            rep_bits: sb.reps as u32,
-            own,
-        }
-    };
+    let make = |sb: &super::swizzle::SmemBases| Smem::new(&sb.bases, sb.reps, &s.block);
     let mut span = make(&sb);
     let in_round_0 = |f: &FlatLayout, m: &Smem| {
         f.lane
@@ -601,22 +601,11 @@ pub fn plan_shared_access(
         );
     }
     let total = f.total_bits;
-    let mut all = offsets.clone();
-    all.extend(&blocks);
-    if offsets.len() + nb != total as usize || Span::new(&all).rank() != total as usize {
+    let span = Smem::new(&offsets, 0, &blocks);
+    if offsets.len() + nb != total as usize || span.span.rank() != total as usize {
         bail!("the shared layout is not a one-to-one map of offsets (and CTAs) to the tensor's elements (padded or broadcast); it cannot be stored to or loaded from by convert!");
     }
     let ebytes = elem_bits / 8;
-    let span = Smem {
-        span: Span::new(&all),
-        offset_bits: offsets.len() as u32,
-        rep_bits: 0,
-        own: blocks
-            .iter()
-            .enumerate()
-            .filter(|(_, &b)| b == 0)
-            .fold(0u32, |a, (i, _)| a | (1 << i)),
-    };
     let (fr, fl, fw) = free_masks(dist);
     let side = if store {
         Side {
