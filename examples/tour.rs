@@ -3,8 +3,8 @@
 //!
 //! Run: `cargo run --example tour`
 
-use linear_layouts::gpu_runtime::sim::{launch, Launch};
 use linear_layouts::parse::{parse_aliases, parse_tensor_type};
+use linear_layouts::sim::{launch, Launch};
 use linear_layouts::view::layout_str;
 use linear_layouts::{convert, layout, Thread};
 

@@ -4,53 +4,128 @@
 //!
 //! * [`layout!`] defines layout types solved at compile time: const basis tables and inline
 //!   index math, usable from `no_std` kernels.
-//! * [`Layout`], [`HwIndex`], [`SharedIndex`]: the runtime side ([`gpu_runtime`]).
-//! * On the host, everything of [`layout_core`] (the algebra, every TritonGPU encoding, the TTGIR
-//!   parser) is re-exported at the root.
+//! * [`convert!`] solves a conversion between two layouts at compile time and expands into
+//!   straight-line code ([`Converter`], [`SharedStore`], [`SharedLoad`]) whose [`Cost`] is a
+//!   const.
+//! * [`Layout`], [`Thread`], [`Element`]: the runtime side, the same on the GPU and on the
+//!   simulator; [`runtime`] is the whole runtime crate.
+//! * With the `host` feature: the algebra ([`LinearLayout`]), every TritonGPU encoding
+//!   ([`encodings`]), the TTGIR parser ([`parse`]), the conversion planner ([`convert`]), and
+//!   Triton's text views and CuTe-style pictures ([`view`], [`print_layout`]).
+//! * With the `sim` feature: the CPU SIMT simulator ([`sim`]) that runs kernel bodies.
 //!
-//! The crate is `no_std`; on `nvptx64-nvidia-cuda` (`target_os = "cuda"`) only the macros and
-//! the runtime are present, so kernels depend on it like any other crate.
+//! ## Features
+//!
+//! `host` and `sim` are on by default, like `std` in other crates. A GPU kernel crate turns them
+//! off (`default-features = false`): it then gets the macros and the runtime only, `no_std`
+//! without `alloc`, and builds for `nvptx64-nvidia-cuda` (or any other GPU target). Its tests
+//! turn `sim` back on as a dev-dependency.
 #![no_std]
 
+#[cfg(feature = "host")]
+extern crate alloc;
+
 #[doc(inline)]
-pub use gpu_runtime::{
-    Converter, Element, HwIndex, InDim, Layout, LayoutKind, SharedIndex, Thread,
+pub use gpu_runtime::convert::{Converter, Cost, SharedLoad, SharedStore, Strategy};
+#[doc(inline)]
+pub use gpu_runtime::{Element, HwIndex, InDim, Layout, LayoutKind, SharedIndex, Thread};
+#[doc(inline)]
+pub use layout_plan::{Barrier, Target};
+
+/// The runtime: the traits and backends generated code runs on (`gpu-runtime`).
+pub use gpu_runtime as runtime;
+
+/// The CPU SIMT simulator: launch a kernel body on a grid of simulated threads.
+#[cfg(feature = "sim")]
+pub use gpu_runtime::sim;
+
+#[cfg(feature = "host")]
+#[doc(inline)]
+pub use layout_core::{
+    divide_left, divide_right, print_latex, print_layout, Bases, ColumnAction, Encoding, ErrorKind,
+    LayoutError, LinearLayout,
 };
 
-pub use gpu_runtime;
+/// Every TritonGPU encoding as a linear layout.
+#[cfg(feature = "host")]
+pub use layout_core::encodings;
 
-#[cfg(not(target_os = "cuda"))]
-pub use layout_core::*;
+/// The TTGIR parser: Triton's attribute text, tensor and memdesc types, alias lines.
+#[cfg(feature = "host")]
+pub use layout_core::parse;
 
-/// Conversion plans on the host: layout-core's plans as gpu-runtime tables.
-#[cfg(not(target_os = "cuda"))]
-#[path = "convert.rs"]
-pub mod runtime_convert;
+/// Conversion planning at run time: what `convert!` solves at compile time.
+#[cfg(feature = "host")]
+pub use layout_core::convert;
+
+/// Triton's text views of a layout (`triton-tensor-layout`'s output).
+#[cfg(feature = "host")]
+pub use layout_core::view;
 
 #[doc = include_str!("layout_macro.md")]
-pub use layout_macros::layout;
+#[macro_export]
+macro_rules! layout {
+    ($($tokens:tt)*) => {
+        $crate::__private::layout_impl! { [$crate] $($tokens)* }
+    };
+}
 
 #[doc = include_str!("convert_macro.md")]
-pub use layout_macros::convert;
-
-#[doc(hidden)]
-pub use layout_macros::__convert_solve;
+#[macro_export]
+macro_rules! convert {
+    ($($tokens:tt)*) => {
+        $crate::__private::convert_impl! { [$crate] $($tokens)* }
+    };
+}
 
 /// Support for generated code. Not public API.
 #[doc(hidden)]
 pub mod __private {
-    /// The layout of a `#ttg.linear` / `#ttg.shared_linear` text that the macro wrote from a
-    /// layout it solved (so parsing it cannot fail), for a tensor of `shape`.
-    #[cfg(not(target_os = "cuda"))]
-    pub fn layout_from_ttgir(text: &str, shape: &[u32]) -> layout_core::LinearLayout {
-        extern crate alloc;
-        let shape: alloc::vec::Vec<i64> = shape.iter().map(|&s| s as i64).collect();
-        let solved = layout_core::parse::parse_encoding(text, &layout_core::parse::Aliases::new())
-            .map_err(layout_core::LayoutError::from)
-            .and_then(|e| e.to_linear_layout(&shape));
-        match solved {
+    pub use gpu_runtime as rt;
+    pub use layout_macros::{
+        __convert as convert_impl, __convert_solve as convert_solve, __layout as layout_impl,
+    };
+
+    /// `convert!`'s check that a side names a `layout!` type (the error says what it takes).
+    pub const fn assert_layout<L: gpu_runtime::Layout>() {}
+
+    /// Host-only items of a `layout!` type.
+    #[cfg(feature = "host")]
+    #[macro_export]
+    #[doc(hidden)]
+    macro_rules! __linear_layouts_if_host {
+        ($($item:tt)*) => { $($item)* };
+    }
+    /// Host-only items of a `layout!` type: absent without the `host` feature.
+    #[cfg(not(feature = "host"))]
+    #[macro_export]
+    #[doc(hidden)]
+    macro_rules! __linear_layouts_if_host {
+        ($($item:tt)*) => {};
+    }
+    pub use __linear_layouts_if_host as if_host;
+
+    #[cfg(feature = "host")]
+    pub use layout_core::LinearLayout;
+
+    /// A `layout!` type's layout, built from its const basis tables.
+    #[cfg(feature = "host")]
+    pub fn linear_layout<L: gpu_runtime::Layout>() -> LinearLayout {
+        use alloc::string::String;
+        use alloc::vec::Vec;
+        let rank = L::RANK;
+        let ins = L::IN_DIMS.iter().map(|d| {
+            let bits = d.size.trailing_zeros() as usize;
+            let bases = (0..bits).map(|b| d.basis(b, rank).iter().map(|&x| x as i32).collect());
+            (String::from(d.name), bases.collect())
+        });
+        let outs: Vec<(String, i32)> = (L::SHAPE.iter().enumerate())
+            .map(|(i, &s)| (alloc::format!("dim{}", i), s as i32))
+            .collect();
+        match LinearLayout::from_parts(ins.collect(), outs, false) {
             Ok(l) => l,
-            Err(e) => unreachable!("layout! wrote an invalid layout {}: {}", text, e),
+            // layout! wrote these tables from a LinearLayout that passed the same checks.
+            Err(e) => unreachable!("a layout! type's tables are not a linear layout: {}", e),
         }
     }
 }

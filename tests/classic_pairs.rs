@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 mod support;
-use linear_layouts::gpu_runtime::{Cost, Strategy};
+use linear_layouts::runtime::{Cost, Strategy};
 use linear_layouts::{convert, Element, LinearLayout};
 use support::check;
 
@@ -59,8 +59,8 @@ struct Row {
     barrier: &'static str,
 }
 
-fn barrier_kind(p: &linear_layouts::gpu_runtime::convert::Plan) -> &'static str {
-    use linear_layouts::gpu_runtime::convert::{Barrier, Plan};
+fn barrier_kind(p: &linear_layouts::runtime::convert::Plan) -> &'static str {
+    use linear_layouts::runtime::convert::{Barrier, Plan};
     match p {
         Plan::Shared(s) => match s.barrier {
             Barrier::Warp => "warp",

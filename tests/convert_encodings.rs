@@ -10,10 +10,9 @@ use std::sync::Mutex;
 
 use linear_layouts::convert::{plan_conversion, Force};
 use linear_layouts::encodings::{AmdMfma, Blocked, Cga, NvidiaMma};
-use linear_layouts::gpu_runtime::convert::convert_slices;
-use linear_layouts::gpu_runtime::sim::{launch, Launch};
-use linear_layouts::gpu_runtime::{Element, Thread};
-use linear_layouts::runtime_convert::runtime_plan;
+use linear_layouts::runtime::convert::convert_slices;
+use linear_layouts::runtime::{Element, Thread};
+use linear_layouts::sim::{launch, Launch};
 use linear_layouts::{Encoding, LinearLayout};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -196,7 +195,7 @@ fn value<E: Element>(c: &[u32], shape: &[i64; 2]) -> E {
 fn run<E: Element>(p: &Pair, src: &LinearLayout, dst: &LinearLayout) -> Result<String, String> {
     let plan =
         plan_conversion(src, dst, E::BITS, Force::Auto).map_err(|e| format!("planning: {}", e))?;
-    let rp = runtime_plan(&plan);
+    let rp = &plan.body;
     let bad = Mutex::new(None);
     let (ns, nd) = (
         src.in_dim_size("register") as u32,
@@ -215,7 +214,7 @@ fn run<E: Element>(p: &Pair, src: &LinearLayout, dst: &LinearLayout) -> Result<S
             .map(|r| value(&src.apply_flat(&[r, lane, warp, cta]), &p.shape))
             .collect();
         let mut out = vec![E::default(); nd as usize];
-        convert_slices(&rp, t, &vals, &mut out);
+        convert_slices(rp, t, &vals, &mut out);
         for r in 0..nd {
             let want: E = value(&dst.apply_flat(&[r, lane, warp, cta]), &p.shape);
             if out[r as usize].to_bits() != want.to_bits() {

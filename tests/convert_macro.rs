@@ -3,7 +3,7 @@
 
 mod support;
 use linear_layouts::convert;
-use linear_layouts::gpu_runtime::Strategy;
+use linear_layouts::runtime::Strategy;
 use support::check;
 
 mod l {

@@ -9,11 +9,10 @@
 use std::sync::Mutex;
 
 use linear_layouts::convert::{plan_conversion, ConversionPlan, Force, PlanBody, Strategy as Plan};
-use linear_layouts::gpu_runtime::convert::convert_slices;
-use linear_layouts::gpu_runtime::sim::{launch, Launch};
-use linear_layouts::gpu_runtime::{Element, Thread};
-use linear_layouts::runtime_convert::runtime_plan;
-use linear_layouts::LinearLayout;
+use linear_layouts::runtime::convert::convert_slices;
+use linear_layouts::runtime::{Element, Thread};
+use linear_layouts::sim::{launch, Launch};
+use linear_layouts::{ErrorKind, LinearLayout};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
@@ -231,7 +230,7 @@ fn run<E: Element>(
     dst: &LinearLayout,
     plan: &ConversionPlan,
 ) -> Result<(), String> {
-    let rp = runtime_plan(plan);
+    let rp = &plan.body;
     let errors = Mutex::new(Vec::new());
     let ns = src.in_dim_size("register") as u32;
     let nd = dst.in_dim_size("register") as u32;
@@ -248,7 +247,7 @@ fn run<E: Element>(
                 })
                 .collect();
             let mut out = vec![E::default(); nd as usize];
-            convert_slices(&rp, t, &vals, &mut out);
+            convert_slices(rp, t, &vals, &mut out);
             for r in 0..nd {
                 let co = dst.apply_flat(&[r, lane, warp, cta]);
                 let want = E::from_bits(mix(flat(&co, &c.dims), E::BITS));
@@ -292,8 +291,22 @@ fn run_random(n: u32, min_blocks: u32, max_blocks: u32) -> std::collections::BTr
             Force::Shuffles,
             Force::SharedMemory,
         ][c.force as usize];
-        let plan = plan_conversion(&src, &dst, c.bits, force)
-            .map_err(|e| TestCaseError::fail(format!("planning failed: {}", e)))?;
+        let plan = match plan_conversion(&src, &dst, c.bits, force) {
+            // Forced shuffles that cannot do it are an error, never another strategy: the
+            // planner's own choice must then be shared memory.
+            Err(e) if force == Force::Shuffles && e.kind() == ErrorKind::Strategy => {
+                let auto = plan_conversion(&src, &dst, c.bits, Force::Auto)
+                    .map_err(|e| TestCaseError::fail(format!("planning failed: {}", e)))?;
+                if auto.cost.strategy != Plan::SharedMemory {
+                    return Err(TestCaseError::fail(format!(
+                        "shuffles refused ({}) but the planner chose {:?}",
+                        e, auto.cost.strategy
+                    )));
+                }
+                auto
+            }
+            r => r.map_err(|e| TestCaseError::fail(format!("planning failed: {}", e)))?,
+        };
         if let Ok(mut m) = counts.lock() {
             *m.entry(support::strategy_key(&plan)).or_insert(0u32) += 1;
         }
@@ -351,7 +364,7 @@ fn random_cluster_conversions_on_the_simulator() {
 fn planner_and_interpreter_agree_on_the_word_limit() {
     assert_eq!(
         linear_layouts::convert::MAX_SHUFFLE_WORDS,
-        linear_layouts::gpu_runtime::convert::MAX_WORDS
+        linear_layouts::runtime::convert::MAX_WORDS
     );
 }
 

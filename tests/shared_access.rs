@@ -2,9 +2,9 @@
 //! element must land at the offset the shared layout names, and load back into the destination
 //! layout, on the simulator; both as emitted code and as interpreted tables.
 
-use linear_layouts::gpu_runtime::convert::{ExecuteAccess, SharedLoad, SharedStore};
-use linear_layouts::gpu_runtime::sim::{launch, Launch};
-use linear_layouts::gpu_runtime::Strategy;
+use linear_layouts::runtime::convert::{ExecuteAccess, SharedLoad, SharedStore};
+use linear_layouts::runtime::Strategy;
+use linear_layouts::sim::{launch, Launch};
 use linear_layouts::{convert, Element, LinearLayout, Thread};
 
 mod l {
@@ -68,7 +68,7 @@ fn round_trip<
         let mut o = tid;
         while o < elems {
             let w = t.ld_shared(o * eb, eb);
-            let got: E = linear_layouts::gpu_runtime::convert::unpack(&w, 0);
+            let got: E = linear_layouts::runtime::convert::unpack(&w, 0);
             let want: E = value(flat(&smem.apply_flat(&[o, cta])));
             if got.to_bits() != want.to_bits() {
                 bad.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

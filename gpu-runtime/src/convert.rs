@@ -7,155 +7,10 @@
 use crate::element::Element;
 use crate::thread::{select, Thread};
 
-/// How a conversion moves data.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Strategy {
-    /// Source and destination are the same layout: no code.
-    Nothing,
-    /// Each thread already holds what it needs: a compile-time register permutation.
-    Registers,
-    /// Within a warp: selects and `shfl.sync` (Triton PR 7558's decomposition).
-    Shuffles,
-    /// Through shared memory: vectorised stores, a barrier, vectorised loads.
-    SharedMemory,
-}
-
-/// What a plan costs, per thread (selects and shuffles) and per CTA (shared memory).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Cost {
-    /// The strategy.
-    pub strategy: Strategy,
-    /// `shfl.sync` instructions per thread.
-    pub shuffles: u32,
-    /// Selects (or byte permutes) per thread.
-    pub selects: u32,
-    /// Scratch shared memory per CTA, in bytes.
-    pub shared_bytes: u32,
-    /// Shared stores per thread, and the elements each moves.
-    pub stores: u32,
-    /// Shared loads per thread.
-    pub loads: u32,
-    /// Elements per shared-memory vector access.
-    pub vector: u32,
-    /// Extra shared-memory wavefronts per store instruction (bank conflicts), worst case.
-    pub write_conflicts: u32,
-    /// Extra wavefronts per load instruction, worst case.
-    pub read_conflicts: u32,
-    /// Barriers per conversion.
-    pub barriers: u32,
-}
-
-impl Cost {
-    /// A plan of `strategy` that costs nothing yet.
-    pub const fn of(strategy: Strategy) -> Self {
-        Cost {
-            strategy,
-            shuffles: 0,
-            selects: 0,
-            shared_bytes: 0,
-            stores: 0,
-            loads: 0,
-            vector: 0,
-            write_conflicts: 0,
-            read_conflicts: 0,
-            barriers: 0,
-        }
-    }
-}
-
-/// The shuffle strategy's tables. Work registers hold the source's distinct elements; they are
-/// packed `2^pack` per 32-bit word (or split in two words for 64-bit elements, `pack = -1`).
-/// Stage 1 swaps words by lane bits, stage 2 shuffles, stage 3 swaps again (or, with `ship`, one
-/// select, one shuffle and two selects per pair of words).
-#[derive(Clone, Copy, Debug)]
-pub struct ShufflePlan<'a> {
-    /// log2 of elements per 32-bit word; -1 for 64-bit elements (two words each).
-    pub pack: i32,
-    /// Work element `e` is source register `gather[e]`.
-    pub gather: &'a [u16],
-    /// Transpositions `(word bit, lane bit)`.
-    pub swaps: &'a [(u8, u8)],
-    /// Lane permutation: the source lane of lane `L` is the XOR of `lane_map[b]` over the set
-    /// bits `b` of `L`; empty when it is the identity.
-    pub lane_map: &'a [u32],
-    /// One transposition, no lane permutation: the out-of-place "ship" form.
-    pub ship: bool,
-    /// Destination register `i` is work element `scatter[i]` after the exchange.
-    pub scatter: &'a [u16],
-}
-
-/// One side of a shared-memory round trip.
-#[derive(Clone, Copy, Debug)]
-pub struct SmemAccess<'a> {
-    /// Elements per vector access.
-    pub vec: u32,
-    /// Registers in vector order: access `v` moves registers `regs[v*vec .. (v+1)*vec]`.
-    pub regs: &'a [u16],
-    /// Byte offset of access `v` contributed by the register bits.
-    pub reg_offsets: &'a [u32],
-    /// Byte offset contributed by each lane bit, and by each warp bit.
-    pub lane_bases: &'a [u32],
-    /// Byte offset contributed by each warp bit.
-    pub warp_bases: &'a [u32],
-    /// Address contributed by each bit of the CTA's rank in its cluster.
-    pub block_bases: &'a [u32],
-    /// Lanes and warps with these bits set hold copies and do not store (0 for loads).
-    pub lane_skip: u32,
-    /// Warps with these bits set do not store.
-    pub warp_skip: u32,
-    /// Whether addresses name other CTAs of the cluster: an address is then
-    /// `byte offset | cta << CTA_SHIFT`, and accesses go through distributed shared memory.
-    pub remote: bool,
-    /// 0: `ld/st.shared` of `vec` elements. 1: `ldmatrix`/`stmatrix` `.x4` (elements of at most
-    /// 32 bits): access `v` moves registers `regs[vec v + (vec / 4) q + k]` (element `k` of word
-    /// `q`) and `lane_bases` is the address function of the lane supplying a row address.
-    /// 2: the same, `.trans` (16-bit).
-    pub matrix: u8,
-}
-
-/// Where the CTA of a distributed shared-memory address sits: `byte offset | cta << CTA_SHIFT`
-/// (shared memory per CTA is under 2^18 bytes on every NVIDIA GPU).
-pub const CTA_SHIFT: u32 = 24;
-
-/// The byte-offset part of an address (below [`CTA_SHIFT`]).
-pub const OFFSET_MASK: u32 = (1 << CTA_SHIFT) - 1;
-
-/// Which threads a shared-memory plan's barriers join.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Barrier {
-    /// Data stays within each warp: `bar.warp.sync`.
-    Warp,
-    /// Data crosses warps of one CTA: `bar.sync`.
-    Block,
-    /// Data crosses the CTAs of a cluster: `barrier.cluster`, and one more at the end so that no
-    /// CTA moves on (or exits) while others still read its shared memory.
-    Cluster,
-}
-
-/// The shared-memory strategy's tables.
-#[derive(Clone, Copy, Debug)]
-pub struct SharedPlan<'a> {
-    /// How source registers are stored.
-    pub store: SmemAccess<'a>,
-    /// How destination registers are loaded.
-    pub load: SmemAccess<'a>,
-    /// The barrier between stores and loads (and between rounds).
-    pub barrier: Barrier,
-    /// Sequential rounds (Triton's reps): round `r` stores and loads the `r`-th equal share of
-    /// each side's accesses, so the scratch buffer is that many times smaller.
-    pub rounds: u32,
-}
-
-/// A solved conversion.
-#[derive(Clone, Copy, Debug)]
-pub enum Plan<'a> {
-    /// `dst[i] = src[perm[i]]`.
-    Registers(&'a [u16]),
-    /// Warp shuffles.
-    Shuffles(ShufflePlan<'a>),
-    /// A shared-memory round trip.
-    Shared(SharedPlan<'a>),
-}
+pub use layout_plan::ir::{Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Static, Storage};
+pub use layout_plan::{
+    Barrier, Cost, Strategy, CTA_SHIFT, MAX_SHUFFLE_WORDS as MAX_WORDS, OFFSET_MASK,
+};
 
 #[inline(always)]
 fn bit(x: u32, b: u32) -> bool {
@@ -177,10 +32,10 @@ fn map_lane(map: &[u32], lane: u32) -> u32 {
 }
 
 /// Run a plan: the values a thread holds in the source layout in, the values it holds in the
-/// destination layout out. `W` is the number of 32-bit work words (the plan's, at most 256).
+/// destination layout out.
 #[inline(always)]
-pub fn convert<E: Element, T: Thread, const NS: usize, const ND: usize>(
-    plan: &Plan,
+pub fn convert<E: Element, T: Thread, S: Storage, const NS: usize, const ND: usize>(
+    plan: &Plan<S>,
     t: &T,
     src: &[E; NS],
 ) -> [E; ND] {
@@ -192,7 +47,12 @@ pub fn convert<E: Element, T: Thread, const NS: usize, const ND: usize>(
 /// [`convert`] on slices (`src` has the source's register count, `dst` the destination's), for
 /// plans built at run time.
 #[inline(always)]
-pub fn convert_slices<E: Element, T: Thread>(plan: &Plan, t: &T, src: &[E], dst: &mut [E]) {
+pub fn convert_slices<E: Element, T: Thread, S: Storage>(
+    plan: &Plan<S>,
+    t: &T,
+    src: &[E],
+    dst: &mut [E],
+) {
     match plan {
         Plan::Registers(perm) => {
             let mut i = 0;
@@ -206,11 +66,13 @@ pub fn convert_slices<E: Element, T: Thread>(plan: &Plan, t: &T, src: &[E], dst:
     }
 }
 
-/// The most 32-bit words the interpreter's shuffle plans move per thread (the planner keeps to it).
-pub const MAX_WORDS: usize = 512;
-
 #[inline(always)]
-fn shuffles<E: Element, T: Thread>(p: &ShufflePlan, t: &T, src: &[E], dst: &mut [E]) {
+fn shuffles<E: Element, T: Thread, S: Storage>(
+    p: &ShufflePlan<S>,
+    t: &T,
+    src: &[E],
+    dst: &mut [E],
+) {
     let ne = p.gather.len();
     let (per_word, words) = if p.pack < 0 {
         (1usize, ne * 2)
@@ -251,10 +113,10 @@ fn shuffles<E: Element, T: Thread>(p: &ShufflePlan, t: &T, src: &[E], dst: &mut 
         let src_lane = if p.lane_map.is_empty() {
             lane
         } else {
-            map_lane(p.lane_map, lane)
+            map_lane(&p.lane_map, lane)
         };
         // Stage 1: word x ^= the swapped lane bits of this lane.
-        swap_stage(&mut w, nw, p.swaps, lane);
+        swap_stage(&mut w, nw, &p.swaps, lane);
         // Stage 2: each word from lane (Lp(lane) ^ M(word)).
         let mut x = 0;
         while x < nw {
@@ -274,7 +136,7 @@ fn shuffles<E: Element, T: Thread>(p: &ShufflePlan, t: &T, src: &[E], dst: &mut 
             x += 1;
         }
         // Stage 3: the same swaps by the bits of the lane we read from.
-        swap_stage(&mut w, nw, p.swaps, src_lane);
+        swap_stage(&mut w, nw, &p.swaps, src_lane);
     }
     // Unpack into the destination order.
     let mut i = 0;
@@ -318,12 +180,12 @@ fn swap_stage(w: &mut [u32; MAX_WORDS], nw: usize, swaps: &[(u8, u8)], lane: u32
 }
 
 #[inline(always)]
-fn base_offset<T: Thread>(a: &SmemAccess, t: &T) -> u32 {
-    let b = map_lane(a.lane_bases, t.lane()) ^ map_lane(a.warp_bases, t.warp());
+fn base_offset<T: Thread, S: Storage>(a: &SmemAccess<S>, t: &T) -> u32 {
+    let b = map_lane(&a.lane_bases, t.lane()) ^ map_lane(&a.warp_bases, t.warp());
     if a.block_bases.is_empty() {
         b
     } else {
-        b ^ map_lane(a.block_bases, t.cta_rank())
+        b ^ map_lane(&a.block_bases, t.cta_rank())
     }
 }
 
@@ -348,7 +210,7 @@ pub fn ld_at<T: Thread>(t: &T, remote: bool, addr: u32, bytes: u32) -> [u32; 4] 
 }
 
 #[inline(always)]
-fn shared<E: Element, T: Thread>(p: &SharedPlan, t: &T, src: &[E], out: &mut [E]) {
+fn shared<E: Element, T: Thread, S: Storage>(p: &SharedPlan<S>, t: &T, src: &[E], out: &mut [E]) {
     let (s, l) = (&p.store, &p.load);
     let rounds = p.rounds.max(1) as usize;
     let (sper, lper) = (s.reg_offsets.len() / rounds, l.reg_offsets.len() / rounds);
@@ -369,8 +231,8 @@ fn shared<E: Element, T: Thread>(p: &SharedPlan, t: &T, src: &[E], out: &mut [E]
 
 /// Store accesses `from..to` of `s` (the threads that hold copies skip).
 #[inline(always)]
-pub fn store_accesses<E: Element, T: Thread>(
-    s: &SmemAccess,
+pub fn store_accesses<E: Element, T: Thread, S: Storage>(
+    s: &SmemAccess<S>,
     t: &T,
     src: &[E],
     from: usize,
@@ -383,7 +245,7 @@ pub fn store_accesses<E: Element, T: Thread>(
     let vec = s.vec as usize;
     let mut v = from;
     while v < to {
-        if s.matrix != 0 {
+        if let Instr::Matrix { trans, .. } = s.instr {
             let mut words = [0u32; 4];
             let per = vec / 4;
             let mut e = 0;
@@ -397,7 +259,7 @@ pub fn store_accesses<E: Element, T: Thread>(
                 words[e / per] |= w << ((e % per) as u32 * E::BITS);
                 e += 1;
             }
-            t.stmatrix_x4(base ^ s.reg_offsets[v], s.matrix == 2, words);
+            t.stmatrix_x4(base ^ s.reg_offsets[v], trans, words);
         } else {
             let mut vals = [E::default(); 16];
             let mut k = 0;
@@ -419,8 +281,8 @@ pub fn store_accesses<E: Element, T: Thread>(
 
 /// Load accesses `from..to` of `l` into `out`.
 #[inline(always)]
-pub fn load_accesses<E: Element, T: Thread>(
-    l: &SmemAccess,
+pub fn load_accesses<E: Element, T: Thread, S: Storage>(
+    l: &SmemAccess<S>,
     t: &T,
     out: &mut [E],
     from: usize,
@@ -430,8 +292,8 @@ pub fn load_accesses<E: Element, T: Thread>(
     let vec = l.vec as usize;
     let mut v = from;
     while v < to {
-        if l.matrix != 0 {
-            let words = t.ldmatrix_x4(base ^ l.reg_offsets[v], l.matrix == 2);
+        if let Instr::Matrix { trans, .. } = l.instr {
+            let words = t.ldmatrix_x4(base ^ l.reg_offsets[v], trans);
             let per = vec / 4;
             let mut e = 0;
             while e < vec {
@@ -461,7 +323,7 @@ pub fn load_accesses<E: Element, T: Thread>(
 #[derive(Clone, Copy, Debug)]
 pub struct SharedStore<E, const N: usize, X = Interpret> {
     /// The stores.
-    pub access: SmemAccess<'static>,
+    pub access: SmemAccess,
     /// What they cost.
     pub cost: Cost,
     _e: core::marker::PhantomData<fn() -> (E, X)>,
@@ -472,7 +334,7 @@ pub struct SharedStore<E, const N: usize, X = Interpret> {
 #[derive(Clone, Copy, Debug)]
 pub struct SharedLoad<E, const N: usize, X = Interpret> {
     /// The loads.
-    pub access: SmemAccess<'static>,
+    pub access: SmemAccess,
     /// What they cost.
     pub cost: Cost,
     _e: core::marker::PhantomData<fn() -> (E, X)>,
@@ -501,7 +363,7 @@ impl<E: Element, const N: usize> ExecuteAccess<E, N> for Interpret {
 
 impl<E, const N: usize, X> SharedStore<E, N, X> {
     /// From solved tables (what `convert!` writes).
-    pub const fn new(access: SmemAccess<'static>, cost: Cost) -> Self {
+    pub const fn new(access: SmemAccess, cost: Cost) -> Self {
         SharedStore {
             access,
             cost,
@@ -525,7 +387,7 @@ impl<E: Element, const N: usize, X: ExecuteAccess<E, N>> SharedStore<E, N, X> {
 
 impl<E, const N: usize, X> SharedLoad<E, N, X> {
     /// From solved tables (what `convert!` writes).
-    pub const fn new(access: SmemAccess<'static>, cost: Cost) -> Self {
+    pub const fn new(access: SmemAccess, cost: Cost) -> Self {
         SharedLoad {
             access,
             cost,
@@ -547,7 +409,7 @@ impl<E: Element, const N: usize, X: ExecuteAccess<E, N>> SharedLoad<E, N, X> {
 }
 
 #[inline(always)]
-fn barrier<T: Thread>(p: &SharedPlan, t: &T) {
+fn barrier<T: Thread, S: Storage>(p: &SharedPlan<S>, t: &T) {
     match p.barrier {
         Barrier::Warp => t.sync_warp(),
         Barrier::Block => t.sync_block(),
@@ -617,7 +479,7 @@ pub fn unpack<E: Element>(w: &[u32; 4], k: usize) -> E {
 #[derive(Clone, Copy, Debug)]
 pub struct Converter<E, const NS: usize, const ND: usize, X = Interpret> {
     /// The tables.
-    pub plan: Plan<'static>,
+    pub plan: Plan,
     /// What it costs.
     pub cost: Cost,
     _e: core::marker::PhantomData<fn() -> (E, X)>,
@@ -625,7 +487,7 @@ pub struct Converter<E, const NS: usize, const ND: usize, X = Interpret> {
 
 impl<E, const NS: usize, const ND: usize, X> Converter<E, NS, ND, X> {
     /// A converter from solved tables (what `convert!` writes).
-    pub const fn new(plan: Plan<'static>, cost: Cost) -> Self {
+    pub const fn new(plan: Plan, cost: Cost) -> Self {
         Converter {
             plan,
             cost,

@@ -58,6 +58,11 @@ pub struct SharedIndex {
 /// The generated type also has inherent, `const`, `#[inline(always)]` functions with concrete
 /// types (`apply(register, lane, warp, block) -> [u32; RANK]`, `locate(coords)`); this trait is
 /// the same information for generic code.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a layout defined with `layout!`",
+    label = "not a `layout!` type",
+    note = "convert! takes the name of a `layout!` type (by any path, or imported with `use path::Name as Other;`, which brings its macro along), or a layout written inline with its shape: `#ttg.blocked<{{...}}> : tensor<64x64xf32>` or `blocked(...) for [64, 64]`; a `type` alias does not carry the layout's macro"
+)]
 pub trait Layout: Copy + Default + 'static {
     /// Distributed or shared.
     const KIND: LayoutKind;

@@ -3,14 +3,16 @@
 //! and reach each other's shared memory. Shuffles and barriers really synchronise, so a shuffle
 //! reads the source lane's value at that instruction; shared memory records who wrote and read
 //! each byte since the last barrier, so a missing barrier shows up as a reported race (or an
-//! uninitialised read), never as a silently right answer.
+//! uninitialised read), never as a silently right answer. A thread that panics (a failing
+//! `assert!` in a kernel body) is reported as an error naming it; the threads waiting for it at a
+//! barrier are released, so a launch always returns.
 
 extern crate std;
 
 use std::format;
 use std::string::String;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Barrier, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Condvar, Mutex};
 use std::vec::Vec;
 
 use crate::thread::Thread;
@@ -90,21 +92,72 @@ struct Byte {
     read: Option<Access>,
 }
 
+/// A barrier of `n` threads that a panicking thread can break: once the cluster is aborted, every
+/// waiter unwinds with [`Aborted`] instead of waiting forever for the thread that died.
+struct SimBarrier {
+    n: usize,
+    /// Threads arrived in this generation, and the generation.
+    state: Mutex<(usize, u64)>,
+    cv: Condvar,
+}
+
+/// The unwind payload of threads released from a barrier by another thread's panic (not
+/// reported: the panicking thread is).
+struct Aborted;
+
+impl SimBarrier {
+    fn new(n: usize) -> Self {
+        SimBarrier {
+            n,
+            state: Mutex::new((0, 0)),
+            cv: Condvar::new(),
+        }
+    }
+
+    fn wait(&self, aborted: &AtomicBool) {
+        let abort = || std::panic::resume_unwind(std::boxed::Box::new(Aborted));
+        let Ok(mut g) = self.state.lock() else {
+            return abort();
+        };
+        g.0 += 1;
+        if g.0 == self.n {
+            *g = (0, g.1 + 1);
+            self.cv.notify_all();
+            return;
+        }
+        let generation = g.1;
+        while g.1 == generation {
+            if aborted.load(Ordering::SeqCst) {
+                drop(g);
+                return abort();
+            }
+            // A timeout, not only a notification: the panicking thread does not know which
+            // barriers others wait at.
+            g = match self.cv.wait_timeout(g, std::time::Duration::from_millis(5)) {
+                Ok((g, _)) => g,
+                Err(_) => return abort(),
+            };
+        }
+    }
+}
+
 struct WarpState {
     slots: Vec<AtomicU32>,
-    barrier: Barrier,
+    barrier: SimBarrier,
 }
 
 struct BlockState {
     warps: Vec<WarpState>,
-    barrier: Barrier,
+    barrier: SimBarrier,
     shared: Mutex<Vec<Byte>>,
 }
 
 struct ClusterState {
     blocks: Vec<BlockState>,
-    barrier: Barrier,
+    barrier: SimBarrier,
     errors: Mutex<Vec<String>>,
+    /// Set when a thread panicked: barriers release their waiters.
+    aborted: AtomicBool,
 }
 
 /// One simulated thread.
@@ -218,9 +271,9 @@ impl Thread for SimThread<'_> {
     fn shfl_idx(&self, v: u32, src_lane: u32) -> u32 {
         let w = &self.state.warps[self.warp as usize];
         w.slots[self.lane as usize].store(v, Ordering::SeqCst);
-        w.barrier.wait();
+        w.barrier.wait(&self.cluster.aborted);
         let r = w.slots[(src_lane % self.warp_size) as usize].load(Ordering::SeqCst);
-        w.barrier.wait();
+        w.barrier.wait(&self.cluster.aborted);
         r
     }
 
@@ -229,17 +282,19 @@ impl Thread for SimThread<'_> {
     }
 
     fn sync_warp(&self) {
-        self.state.warps[self.warp as usize].barrier.wait();
+        self.state.warps[self.warp as usize]
+            .barrier
+            .wait(&self.cluster.aborted);
         self.warp_epoch.set(self.warp_epoch.get() + 1);
     }
 
     fn sync_block(&self) {
-        self.state.barrier.wait();
+        self.state.barrier.wait(&self.cluster.aborted);
         self.block_epoch.set(self.block_epoch.get() + 1);
     }
 
     fn sync_cluster(&self) {
-        self.cluster.barrier.wait();
+        self.cluster.barrier.wait(&self.cluster.aborted);
         self.cluster_epoch.set(self.cluster_epoch.get() + 1);
     }
 
@@ -376,12 +431,12 @@ impl SimThread<'_> {
     fn all_lanes(&self, v: u32) -> [u32; 64] {
         let w = &self.state.warps[self.warp as usize];
         w.slots[self.lane as usize].store(v, Ordering::SeqCst);
-        w.barrier.wait();
+        w.barrier.wait(&self.cluster.aborted);
         let mut out = [0u32; 64];
         for (i, o) in out.iter_mut().enumerate().take(self.warp_size as usize) {
             *o = w.slots[i].load(Ordering::SeqCst);
         }
-        w.barrier.wait();
+        w.barrier.wait(&self.cluster.aborted);
         out
     }
 
@@ -399,9 +454,35 @@ impl SimThread<'_> {
     }
 }
 
+impl SimThread<'_> {
+    /// Report a panic of this thread's kernel body and release the others from their barriers.
+    fn panicked(&self, payload: std::boxed::Box<dyn core::any::Any + Send>) {
+        if payload.is::<Aborted>() {
+            return;
+        }
+        let msg = if let Some(s) = payload.downcast_ref::<&str>() {
+            String::from(*s)
+        } else if let Some(s) = payload.downcast_ref::<String>() {
+            s.clone()
+        } else {
+            String::from("(a panic without a message)")
+        };
+        self.error(format!(
+            "thread {} (block {}, warp {}, lane {}) panicked: {}",
+            self.tid(),
+            self.block,
+            self.warp,
+            self.lane,
+            msg
+        ));
+        self.cluster.aborted.store(true, Ordering::SeqCst);
+    }
+}
+
 /// Run `kernel` on every thread of the launch. Clusters run one after another; the threads of a
 /// cluster (all its CTAs) run concurrently. Returns the races, misaligned or out-of-bounds
-/// accesses and uninitialised reads that the launch made, if any.
+/// accesses and uninitialised reads that the launch made, if any, and the threads that panicked
+/// (with their message); a panic ends the launch after that cluster.
 pub fn launch<F>(l: Launch, kernel: F) -> Result<(), SimError>
 where
     F: Fn(&SimThread) + Sync,
@@ -425,10 +506,10 @@ where
             warps: (0..nwarps)
                 .map(|_| WarpState {
                     slots: (0..l.warp_size).map(|_| AtomicU32::new(0)).collect(),
-                    barrier: Barrier::new(l.warp_size as usize),
+                    barrier: SimBarrier::new(l.warp_size as usize),
                 })
                 .collect(),
-            barrier: Barrier::new(l.threads as usize),
+            barrier: SimBarrier::new(l.threads as usize),
             shared: Mutex::new(std::vec![
                 Byte {
                     value: 0,
@@ -440,8 +521,9 @@ where
         };
         let cluster = ClusterState {
             blocks: (0..l.cluster).map(|_| block_state()).collect(),
-            barrier: Barrier::new((l.threads * l.cluster) as usize),
+            barrier: SimBarrier::new((l.threads * l.cluster) as usize),
             errors: Mutex::new(Vec::new()),
+            aborted: AtomicBool::new(false),
         };
         std::thread::scope(|s| {
             for rank in 0..l.cluster {
@@ -463,7 +545,10 @@ where
                                 block_epoch: core::cell::Cell::new(0),
                                 warp_epoch: core::cell::Cell::new(0),
                             };
-                            kernel(&th);
+                            let run = std::panic::AssertUnwindSafe(|| kernel(&th));
+                            if let Err(payload) = std::panic::catch_unwind(run) {
+                                th.panicked(payload);
+                            }
                         })
                         .map(|_| ())
                         .unwrap_or_else(|e| {
@@ -474,8 +559,12 @@ where
                 }
             }
         });
+        let aborted = cluster.aborted.load(Ordering::SeqCst);
         if let Ok(e) = cluster.errors.into_inner() {
             errors.extend(e);
+        }
+        if aborted {
+            break;
         }
     }
     if errors.is_empty() {

@@ -25,7 +25,7 @@ pub const TILE: usize = 64 * 64;
 const _: () = assert!(
     matches!(
         convert!(ClusterRows => ClusterCols, f32).cost.strategy,
-        linear_layouts::gpu_runtime::Strategy::SharedMemory
+        linear_layouts::runtime::Strategy::SharedMemory
     ) && ClusterRows::ELEMENTS_PER_THREAD == 16
         && ClusterCols::ELEMENTS_PER_THREAD == 16
 );
@@ -57,7 +57,7 @@ mod gpu {
     use super::*;
     use crate::global::{Ptr, A16};
     use core::arch::nvptx::*;
-    use linear_layouts::gpu_runtime::nvptx::GpuThread;
+    use linear_layouts::runtime::nvptx::GpuThread;
 
     /// `cluster_transpose_tile` over `tiles` tiles, grid-stride by cluster: launch with clusters
     /// of 2 CTAs (cluster dimension x = 2), 128 threads and `CLUSTER_SMEM` bytes of dynamic

@@ -32,7 +32,7 @@ layout! {
 // The operand conversion must stay within warps (the kernel gives it no shared memory).
 const _: () = assert!(matches!(
     convert!(OpA16 => OpA8, u8).cost.strategy,
-    linear_layouts::gpu_runtime::Strategy::Shuffles
+    linear_layouts::runtime::Strategy::Shuffles
 ));
 
 /// Shared memory of `nvmma_roundtrip` per CTA, in bytes.
@@ -44,7 +44,7 @@ pub const TILE: usize = 64 * 64;
 // The accumulator permutation is register-only.
 const _: () = assert!(matches!(
     convert!(Acc => AccPerm, f32).cost.strategy,
-    linear_layouts::gpu_runtime::Strategy::Registers
+    linear_layouts::runtime::Strategy::Registers
 ));
 
 /// The register part of a layout's coordinates for registers `step * g`, `g < N`: `apply` is
@@ -179,7 +179,7 @@ mod gpu {
     use super::*;
     use crate::global::{Ptr, A16};
     use core::arch::nvptx::*;
-    use linear_layouts::gpu_runtime::nvptx::GpuThread;
+    use linear_layouts::runtime::nvptx::GpuThread;
 
     /// `fp16_to_fp8_operand_tile` over `tiles` tiles, grid-stride; 128 threads per CTA.
     ///

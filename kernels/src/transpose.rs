@@ -78,7 +78,7 @@ mod gpu {
     use super::*;
     use crate::global::{Ptr, A16};
     use core::arch::nvptx::*;
-    use linear_layouts::gpu_runtime::nvptx::GpuThread;
+    use linear_layouts::runtime::nvptx::GpuThread;
 
     #[inline(always)]
     unsafe fn thread() -> GpuThread {

@@ -8,7 +8,7 @@ use kernels::transpose::{
     transpose_f32_tile, transpose_u16_big_tile, transpose_u16_tile, TRANSPOSE16_BIG_SMEM,
     TRANSPOSE16_SMEM, TRANSPOSE_SMEM,
 };
-use linear_layouts::gpu_runtime::sim::{launch, Launch};
+use linear_layouts::sim::{launch, Launch};
 use linear_layouts::{Element, Thread};
 
 /// Host memory that simulated threads read and write concurrently.
@@ -54,7 +54,7 @@ impl<E: Element> Global<E> for HostMem {
 
 /// A transpose body: thread, input, output, n, tile row, tile column.
 type TransposeBody =
-    dyn Fn(&linear_layouts::gpu_runtime::sim::SimThread, &HostMem, &HostMem, u32, u32, u32) + Sync;
+    dyn Fn(&linear_layouts::sim::SimThread, &HostMem, &HostMem, u32, u32, u32) + Sync;
 
 fn check_transpose(n: usize, tile: usize, bits: u32, warps: u32, smem: u32, body: &TransposeBody) {
     let mask = if bits == 64 {

@@ -18,7 +18,7 @@ use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
-use layout_core::convert::Force;
+use layout_core::convert::{Force, Target};
 use layout_core::parse::{parse_aliases, parse_encoding, parse_tensor_type, Aliases};
 use layout_core::view::layout_str;
 use layout_core::{print_latex, print_layout};
@@ -65,6 +65,10 @@ struct Cli {
     /// With --to: force `shared` memory or `shuffles` instead of the cheapest plan.
     #[arg(long, requires = "to", value_parser = ["shared", "shuffles"])]
     strategy: Option<String>,
+    /// With --to: the GPU to plan for (sm_90, sm_80, spirv_8 ... spirv_64); by default sm_90's
+    /// model with the layouts' own warp size.
+    #[arg(long, requires = "to")]
+    target: Option<String>,
 }
 
 /// Triton's tool takes single-dash long options (`-use-hw-view`, `-alias-names=a,b`).
@@ -184,8 +188,25 @@ fn run(cli: &Cli) -> Result<String, String> {
             Some(_) => Force::Shuffles,
             None => Force::Auto,
         };
+        let target = match cli.target.as_deref() {
+            None => None,
+            Some(name) => Some(Target::by_name(name).ok_or_else(|| {
+                let names: Vec<&str> = Target::ALL.iter().map(|t| t.name).collect();
+                format!(
+                    "unknown --target '{}': use one of {}",
+                    name,
+                    names.join(", ")
+                )
+            })?),
+        };
         let bits = ty.element_bits().unwrap_or(32);
-        return plan::describe(src, &dst, &ty.shape, bits, force, cli.json);
+        let request = plan::Request {
+            bits,
+            force,
+            target,
+            json: cli.json,
+        };
+        return plan::describe(src, &dst, &ty.shape, &request);
     }
     let mut out = String::new();
     for (header, enc) in jobs {

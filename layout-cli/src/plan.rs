@@ -3,20 +3,31 @@
 //! load of `local_store` / `local_load`.
 
 use layout_core::convert::{
-    plan_conversion, plan_shared_access, Barrier, Cost, Force, PlanBody, Strategy,
+    plan_conversion_for, plan_shared_access, Barrier, Cost, Force, PlanBody, Strategy, Target,
 };
 use layout_core::{Encoding, LinearLayout};
 use serde_json::json;
 
-/// Plan `src => dst` for a tensor of `shape` with `bits`-bit elements.
+/// What `--to` asks for besides the two layouts.
+pub struct Request {
+    /// Element size in bits.
+    pub bits: u32,
+    /// `--strategy`.
+    pub force: Force,
+    /// `--target`, if given.
+    pub target: Option<Target>,
+    /// `--json`.
+    pub json: bool,
+}
+
+/// Plan `src => dst` for a tensor of `shape`.
 pub fn describe(
     src: &Encoding,
     dst: &Encoding,
     shape: &[i64],
-    bits: u32,
-    force: Force,
-    as_json: bool,
+    r: &Request,
 ) -> Result<String, String> {
+    let (bits, force) = (r.bits, r.force);
     let solve = |e: &Encoding, side: &str| -> Result<LinearLayout, String> {
         e.to_linear_layout(shape)
             .map_err(|err| format!("the {} layout: {}", side, err))
@@ -25,6 +36,13 @@ pub fn describe(
         solve(src, "source (-l)")?,
         solve(dst, "destination (--to)")?,
     );
+    let lanes = [&a, &b]
+        .iter()
+        .map(|l| l.in_dim_size("lane"))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let target = &r.target.unwrap_or(Target::unspecified(lanes as u32));
     // The barrier kind of a shared-memory conversion (warp, CTA, or cluster across CTAs).
     let mut barrier = None;
     let (what, cost) = match (src.is_shared(), dst.is_shared()) {
@@ -37,21 +55,19 @@ pub fn describe(
             }
             let store = dst.is_shared();
             let (d, s) = if store { (&a, &b) } else { (&b, &a) };
-            let (_, cost) = plan_shared_access(d, s, bits, store).map_err(|e| e.to_string())?;
+            let (_, cost) = plan_shared_access(d, s, bits, store, target).map_err(|e| e.to_string())?;
             (if store { "store to shared memory" } else { "load from shared memory" }, cost)
         }
         (false, false) => {
-            let plan = plan_conversion(&a, &b, bits, force).map_err(|e| e.to_string())?;
-            if force == Force::Shuffles && plan.cost.strategy == Strategy::SharedMemory {
-                return Err("this conversion cannot be done with shuffles (it moves data between warps or is not a permutation of bits); drop --strategy or use shared".into());
-            }
+            let plan =
+                plan_conversion_for(target, &a, &b, bits, force).map_err(|e| e.to_string())?;
             if let PlanBody::Shared(p) = &plan.body {
                 barrier = Some(p.barrier);
             }
             ("conversion", plan.cost)
         }
     };
-    Ok(if as_json {
+    Ok(if r.json {
         let mut v = cost_json(&cost);
         v["kind"] = json!(what);
         v["element_bits"] = json!(bits);

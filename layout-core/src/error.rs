@@ -11,6 +11,26 @@ use core::fmt;
 pub struct LayoutError {
     msg: String,
     key: Option<String>,
+    kind: ErrorKind,
+}
+
+/// What kind of problem a [`LayoutError`] is, for callers that react to it (a macro choosing
+/// where to point, a CLI choosing an exit status) without reading its message.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// An invalid layout or parameter (the key, if any, says which).
+    Invalid,
+    /// Tensor shapes, ranks, or counts of lanes, warps or CTAs that do not fit together.
+    Shape,
+    /// An element type the operation does not support.
+    Element,
+    /// A layout of the wrong kind (a shared layout where a distributed one is needed, ...).
+    Kind,
+    /// The target lacks what the operation needs (a warp size, cluster memory, ...).
+    Target,
+    /// A forced conversion strategy cannot do the conversion.
+    Strategy,
 }
 
 impl LayoutError {
@@ -19,7 +39,21 @@ impl LayoutError {
         LayoutError {
             msg: msg.into(),
             key: None,
+            kind: ErrorKind::Invalid,
         }
+    }
+
+    /// An error of `kind`.
+    pub fn of(kind: ErrorKind, msg: impl Into<String>) -> Self {
+        LayoutError {
+            kind,
+            ..LayoutError::new(msg)
+        }
+    }
+
+    /// What kind of problem it is.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
     }
 
     /// An error caused by one parameter of an encoding (`threadsPerWarp`), so that a parser or a
@@ -28,6 +62,7 @@ impl LayoutError {
         LayoutError {
             msg: msg.into(),
             key: Some(key.into()),
+            kind: ErrorKind::Invalid,
         }
     }
 
@@ -50,8 +85,14 @@ impl fmt::Display for LayoutError {
 
 impl core::error::Error for LayoutError {}
 
-/// `return Err(LayoutError::new(format!(...)))`.
+/// `return Err(LayoutError::new(format!(...)))`; `bail!(kind: Shape, ...)` for another kind.
 macro_rules! bail {
+    (kind: $kind:ident, $($arg:tt)*) => {
+        return Err($crate::LayoutError::of(
+            $crate::ErrorKind::$kind,
+            alloc::format!($($arg)*),
+        ))
+    };
     ($($arg:tt)*) => {
         return Err($crate::LayoutError::new(alloc::format!($($arg)*)))
     };

@@ -40,7 +40,7 @@ pub mod view;
 
 pub use column_action::ColumnAction;
 pub use encodings::Encoding;
-pub use error::LayoutError;
+pub use error::{ErrorKind, LayoutError};
 pub use layout::{Bases, LinearLayout};
 pub use print::{print_latex, print_layout};
 pub use solve::{divide_left, divide_right};

@@ -9,6 +9,7 @@ use quote::{format_ident, quote};
 
 use crate::expand::SolvedItem;
 use crate::input::Item;
+use crate::paths::Krate;
 
 fn u32_lit(v: u32) -> Literal {
     Literal::u32_suffixed(v)
@@ -103,7 +104,8 @@ pub fn callback_parts(s: &SolvedItem) -> (String, Vec<u32>, bool) {
     (linear_ttgir(ll, in_dims, shared), shape, shared)
 }
 
-pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
+pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
+    let (rt, private) = (k.rt(), k.private());
     let shared = s.solved.encoding.is_shared();
     let ll = &s.solved.layout;
     let rank = ll.num_out_dims();
@@ -149,7 +151,7 @@ pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
                         pub const #free_ident: u32 = #fm_lit;
         });
         in_dim_descs.push(quote! {
-            ::linear_layouts::InDim { name: #d, size: #size_lit, bases: #name::#bases_ident.as_flattened(), free_mask: #fm_lit }
+            #rt::InDim { name: #d, size: #size_lit, bases: #name::#bases_ident.as_flattened(), free_mask: #fm_lit }
         });
     }
 
@@ -197,9 +199,9 @@ pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
                     })
                     .collect();
                 let ty = if shared {
-                    quote!(::linear_layouts::SharedIndex)
+                    quote!(#rt::SharedIndex)
                 } else {
-                    quote!(::linear_layouts::HwIndex)
+                    quote!(#rt::HwIndex)
                 };
                 quote! {
                     #[inline(always)]
@@ -224,9 +226,9 @@ pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
         ll.in_dim_size("register") as u32
     };
     let kind = if shared {
-        quote!(::linear_layouts::LayoutKind::Shared)
+        quote!(#rt::LayoutKind::Shared)
     } else {
-        quote!(::linear_layouts::LayoutKind::Distributed)
+        quote!(#rt::LayoutKind::Distributed)
     };
     let source = &s.source;
     let linear = linear_ttgir(ll, in_dims, shared);
@@ -265,17 +267,19 @@ pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
             #consts
             #apply
             #locate
-            #[cfg(not(target_os = "cuda"))]
-            pub fn linear_layout() -> ::linear_layouts::LinearLayout {
-                ::linear_layouts::__private::layout_from_ttgir(Self::LINEAR_TTGIR, &Self::SHAPE)
+            #private::if_host! {
+                /// The layout as a `LinearLayout` (host only), built from the const tables.
+                pub fn linear_layout() -> #private::LinearLayout {
+                    #private::linear_layout::<Self>()
+                }
             }
         }
 
-        impl ::linear_layouts::Layout for #name {
-            const KIND: ::linear_layouts::LayoutKind = #kind;
+        impl #rt::Layout for #name {
+            const KIND: #rt::LayoutKind = #kind;
             const RANK: usize = #rank;
             const SHAPE: &'static [u32] = &[#(#shape_lits),*];
-            const IN_DIMS: &'static [::linear_layouts::InDim] = &[#(#in_dim_descs),*];
+            const IN_DIMS: &'static [#rt::InDim] = &[#(#in_dim_descs),*];
             const ELEMENTS_PER_THREAD: u32 = #elems;
             const CONTIGUITY_PER_THREAD: u32 = #contig_max;
             const LINEAR_TTGIR: &'static str = #linear;
@@ -285,47 +289,101 @@ pub fn emit(item: &Item, s: &SolvedItem) -> TokenStream {
 
 /// A `macro_rules!` named like the layout (the type and the macro live in different namespaces)
 /// that hands the solved layout to `convert!`: `convert!(A => B, f32)` expands to
-/// `A! { @convert_src (B) (...) }`, which expands to `B! { @convert_dst (A's layout) (...) }`,
-/// which calls the solver with both layouts. Proc macros cannot see each other's input; this
-/// chain is how `convert!` learns what `layout!` solved.
+/// `A! { @convert_src (B) ([$crate] ...) }`, which expands to `B! { @convert_dst (A's layout)
+/// ([$crate] ...) }`, which calls the solver with both layouts. Proc macros cannot see each
+/// other's input; this chain is how `convert!` learns what `layout!` solved. The facade's path
+/// travels in the arguments, so the macro itself names no crate.
 fn callback_macro(item: &Item, linear: &str, shape: &[u32], shared: bool) -> TokenStream {
     let name = &item.name;
     let vis = &item.vis;
-    // A crate-unique name: #[macro_export] macros share the crate root, and the same layout may
-    // be defined in two modules. The counter numbers the layouts this compilation expands.
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in name.to_string().bytes().chain(linear.bytes()) {
-        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
-    }
-    let mac = format_ident!("__linear_layouts_{}_{:016x}_{}", name, h, n);
+    let mac = format_ident!("__linear_layouts_{}_{:016x}", name, item_hash(item));
     let shape_lits: Vec<Literal> = shape.iter().map(|&x| Literal::u32_unsuffixed(x)).collect();
     let kind = if shared {
         quote!(shared)
     } else {
         quote!(distributed)
     };
+    let me = quote!(#linear [#(#shape_lits),*] #kind #name);
+    // Only a `pub` layout's macro must be reachable from other crates, which takes
+    // `#[macro_export]` (at the crate root); the others stay in their module, re-exported with
+    // the item's own visibility.
     let export = match vis {
-        syn::Visibility::Inherited => quote!(),
-        _ => quote!(#[macro_export]),
+        syn::Visibility::Public(_) => quote!(#[macro_export]),
+        _ => quote!(),
     };
     quote! {
         #[doc(hidden)]
         #export
         macro_rules! #mac {
-            (@convert_src ($($dst:ident)::+) ($($args:tt)*)) => {
-                $($dst)::+ ! { @convert_dst (#linear [#(#shape_lits),*] #kind #name) ($($args)*) }
+            (@convert_src ($($dst:tt)*) ([$($k:tt)*] $($args:tt)*)) => {
+                $($dst)* ! { @convert_dst (#me) ([$($k)*] $($args)*) }
             };
-            (@convert_dst ($($src:tt)*) ($($args:tt)*)) => {
-                ::linear_layouts::__convert_solve! { ($($src)*) (#linear [#(#shape_lits),*] #kind #name) ($($args)*) }
+            (@convert_dst ($($src:tt)*) ([$($k:tt)*] $($args:tt)*)) => {
+                $($k)*::__private::convert_solve! { [$($k)*] ($($src)*) (#me) ($($args)*) }
             };
-            (@convert_src_to ($($dst:tt)*) ($($args:tt)*)) => {
-                ::linear_layouts::__convert_solve! { (#linear [#(#shape_lits),*] #kind #name) ($($dst)*) ($($args)*) }
+            (@convert_src_to ($($dst:tt)*) ([$($k:tt)*] $($args:tt)*)) => {
+                $($k)*::__private::convert_solve! { [$($k)*] (#me) ($($dst)*) ($($args)*) }
             };
         }
         #[doc(hidden)]
         #[allow(unused_imports)]
         #vis use #mac as #name;
+    }
+}
+
+/// A hash of the whole item as written (attributes, visibility, name, layout and shape): the
+/// callback's name is the same on every build and differs between layouts of one name.
+fn item_hash(item: &Item) -> u64 {
+    let mut text = String::new();
+    for a in &item.attrs {
+        text.push_str(&quote!(#a).to_string());
+    }
+    let (vis, name, spec) = (&item.vis, &item.name, &item.spec);
+    text.push_str(&quote!(#vis #name = #spec).to_string());
+    text.push_str(&match &item.shape {
+        crate::input::Shape::Tensor(t) => t.to_string(),
+        crate::input::Shape::Dims(d, _) => {
+            format!("{:?}", d.iter().map(|x| x.0).collect::<Vec<_>>())
+        }
+        crate::input::Shape::Missing(_) => String::new(),
+    });
+    // FNV-1a: stable across builds and platforms (std's hasher is randomly seeded).
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    fn expand(item: proc_macro2::TokenStream) -> String {
+        let k = crate::paths::Krate::facade();
+        let k = k.tokens();
+        crate::expand::layout(quote!([#k] #item)).to_string()
+    }
+
+    #[test]
+    fn only_pub_layouts_export_their_macro() {
+        let spec = quote!(blocked(sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]) for [128];);
+        for (vis, exported) in [
+            (quote!(pub), true),
+            (quote!(pub(crate)), false),
+            (quote!(pub(super)), false),
+            (quote!(), false),
+        ] {
+            let out = expand(quote!(#vis A = #spec));
+            assert_eq!(out.contains("macro_export"), exported, "{}", vis);
+            assert!(!out.contains("compile_error"), "{}", out);
+        }
+    }
+
+    #[test]
+    fn callback_names_depend_on_the_item_not_on_expansion_order() {
+        let a = quote!(pub A = blocked(sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]) for [128];);
+        let b = quote!(pub A = blocked(sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]) for [128];);
+        let (first, _, again) = (expand(a.clone()), expand(b.clone()), expand(a));
+        assert_eq!(first, again);
+        assert_ne!(first, expand(b));
     }
 }

@@ -12,6 +12,10 @@ use crate::render::{error_between, Rendered};
 /// Expand a whole `layout! { ... }`. Items that fail become compile errors (all of them,
 /// combined); the others still expand, so one typo does not cascade into unknown-type errors.
 pub fn layout(input: TokenStream) -> TokenStream {
+    let (k, input) = match crate::paths::Krate::split(input) {
+        Ok(x) => x,
+        Err(e) => return e.to_compile_error(),
+    };
     let block: Block = match syn::parse2(input) {
         Ok(b) => b,
         Err(e) => return e.to_compile_error(),
@@ -36,7 +40,7 @@ pub fn layout(input: TokenStream) -> TokenStream {
         let ws = item.warp_size.or(block.warp_size).map(|w| w.0);
         match solve_item(item, &aliases, &defined, ws) {
             Ok(s) => {
-                out.extend(crate::emit::emit(item, &s));
+                out.extend(crate::emit::emit(&k, item, &s));
                 if let Some(a) = s.attr {
                     aliases.insert(name, a, s.source.clone());
                 }

@@ -123,10 +123,17 @@ fn check(r: Result<(), proptest::test_runner::TestError<impl std::fmt::Debug>>) 
     );
 }
 
+/// The input as the facade's front-end hands it over: `[$crate]` first.
+fn with_krate(ts: TokenStream) -> TokenStream {
+    let k = crate::paths::Krate::facade();
+    let k = k.tokens();
+    quote::quote!([#k] #ts)
+}
+
 fn expand_str(s: &str) {
     // Only strings that lex as Rust tokens reach a macro.
     if let Ok(ts) = s.parse::<TokenStream>() {
-        let _ = crate::expand::layout(ts);
+        let _ = crate::expand::layout(with_krate(ts));
     }
 }
 
@@ -293,11 +300,11 @@ fn mutated_conversions_never_panic() {
     // The unmutated path solves: seeds converted to themselves, and to a named layout.
     for (a, b) in [(0, 0), (1, 1)] {
         let text = format!("{} => {}, u16", side(SEEDS[a]), side(SEEDS[b]));
-        let out = crate::convert::convert(text.parse().unwrap()).to_string();
+        let out = crate::convert::convert(with_krate(text.parse().unwrap())).to_string();
         assert!(!out.contains("compile_error"), "{}: {}", text, out);
     }
     let text = format!("{} => Sm, u16", side(SEEDS[0]));
-    assert!(crate::convert::convert(text.parse().unwrap())
+    assert!(crate::convert::convert(with_krate(text.parse().unwrap()))
         .to_string()
         .contains("Sm ! { @ convert_dst"));
     let mut runner = runner();
@@ -317,7 +324,7 @@ fn mutated_conversions_never_panic() {
             );
             let text = apply_edits(pieces(&text), &edits);
             if let Ok(ts) = text.parse::<TokenStream>() {
-                let _ = crate::convert::convert(ts);
+                let _ = crate::convert::convert(with_krate(ts));
             }
             Ok(())
         },

@@ -1,5 +1,6 @@
 //! Procedural macros of `linear-layouts`. Not meant to be used directly: depend on the
-//! `linear-layouts` facade crate, which re-exports them and documents them with examples.
+//! `linear-layouts` facade crate, whose `layout!` and `convert!` are `macro_rules!` front-ends
+//! that call these with the facade's `$crate` ([`paths`]), and which documents them.
 //!
 //! The crate is thin on purpose: [`input`] parses the macro's grammar with syn, [`render`] turns
 //! the layout's tokens back into TTGIR text, layout-core parses and solves it, and [`emit`]
@@ -7,24 +8,29 @@
 //! tests reach them.
 
 mod convert;
+mod convert_emit;
 mod emit;
 mod expand;
 mod input;
+mod paths;
 mod render;
 
 #[cfg(test)]
 mod fuzz;
 
-/// Define typed layouts solved at compile time. See `linear_layouts::layout!` for the syntax and
-/// examples.
+/// `layout!`, behind the facade's front-end (input: `[$crate] ...`). See
+/// `linear_layouts::layout!` for the syntax and examples.
+#[doc(hidden)]
 #[proc_macro]
-pub fn layout(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+pub fn __layout(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     expand::layout(input.into()).into()
 }
 
-/// Convert values between two layouts defined with `layout!`. See `linear_layouts::convert!`.
+/// `convert!`, behind the facade's front-end (input: `[$crate] ...`). See
+/// `linear_layouts::convert!`.
+#[doc(hidden)]
 #[proc_macro]
-pub fn convert(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+pub fn __convert(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     convert::convert(input.into()).into()
 }
 

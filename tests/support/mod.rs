@@ -2,8 +2,8 @@
 //! every destination value, and the property tests' case count and seeding. Each test uses part.
 #![allow(dead_code)]
 
-use linear_layouts::gpu_runtime::convert::Execute;
-use linear_layouts::gpu_runtime::sim::{launch, Launch};
+use linear_layouts::runtime::convert::Execute;
+use linear_layouts::sim::{launch, Launch};
 use linear_layouts::{Converter, Element, LinearLayout, Thread};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 

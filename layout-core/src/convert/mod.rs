@@ -24,88 +24,25 @@ use crate::{LinearLayout, Result};
 pub use bits::FlatLayout;
 pub use shared::plan_shared_access;
 
-/// The most 32-bit words a shuffle plan moves per thread: gpu-runtime's interpreter keeps them in
-/// an array of this size (`gpu_runtime::convert::MAX_WORDS`, checked equal by a test). Larger
-/// conversions go through shared memory.
-pub const MAX_SHUFFLE_WORDS: usize = 512;
+pub use layout_plan::ir::Instr;
+pub use layout_plan::{Barrier, Cost, Strategy, Target, MAX_SHUFFLE_WORDS};
 
-/// The strategy and cost types are gpu-runtime's, so that the consts `convert!` writes and
-/// the plans layout-core returns are the same values.
-pub use gpu_runtime::convert::{Barrier, Cost, Strategy};
+/// Plans as the planner builds them: tables in `Vec`s.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Owned;
 
-/// The shuffle strategy's tables (see `gpu_runtime::convert::ShufflePlan`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ShufflePlan {
-    /// log2 elements per word; -1 for 64-bit elements.
-    pub pack: i32,
-    /// Work element -> source register.
-    pub gather: Vec<u16>,
-    /// `(word bit, lane bit)` transpositions.
-    pub swaps: Vec<(u8, u8)>,
-    /// Source-lane map bases (empty: identity).
-    pub lane_map: Vec<u32>,
-    /// The out-of-place form for one transposition.
-    pub ship: bool,
-    /// Destination register -> work element.
-    pub scatter: Vec<u16>,
+impl layout_plan::Storage for Owned {
+    type List<T: Copy + core::fmt::Debug + Eq + 'static> = Vec<T>;
 }
 
-/// One side of a shared-memory round trip (see `gpu_runtime::convert::SmemAccess`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SmemAccess {
-    /// Elements per vector access.
-    pub vec: u32,
-    /// Registers in vector order.
-    pub regs: Vec<u16>,
-    /// Byte offset of each access from its register bits.
-    pub reg_offsets: Vec<u32>,
-    /// Byte offset of each lane bit.
-    pub lane_bases: Vec<u32>,
-    /// Byte offset of each warp bit.
-    pub warp_bases: Vec<u32>,
-    /// Address of each bit of the CTA's rank in its cluster (empty when it adds nothing).
-    pub block_bases: Vec<u32>,
-    /// Lane bits of threads that hold copies and do not store.
-    pub lane_skip: u32,
-    /// Warp bits of warps that hold copies and do not store.
-    pub warp_skip: u32,
-    /// Addresses name CTAs of the cluster (`byte offset | cta << CTA_SHIFT`): distributed shared
-    /// memory.
-    pub remote: bool,
-    /// 0: `ld/st.shared` of `vec` elements; 1: `ldmatrix`/`stmatrix` `.x4` (8 registers per
-    /// access, `lane_bases` the row-address function); 2: the same `.trans`.
-    pub matrix: u8,
-}
-
-/// The shared-memory strategy's tables.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SharedPlan {
-    /// Stores of the source registers.
-    pub store: SmemAccess,
-    /// Loads of the destination registers.
-    pub load: SmemAccess,
-    /// The barrier between stores and loads (a cluster barrier also ends the conversion).
-    pub barrier: Barrier,
-    /// Sequential rounds (Triton's reps): each moves an equal share of the accesses through a
-    /// scratch buffer that many times smaller.
-    pub rounds: u32,
-    /// The shared-memory layout used: offset (then round) and block -> tensor coordinates.
-    pub smem: LinearLayout,
-}
-
-/// The data movement of a plan.
-// A plan is made once per `convert!` at compile time and read whole; boxing the larger variant
-// would buy nothing.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PlanBody {
-    /// `dst[i] = src[perm[i]]`.
-    Registers(Vec<u16>),
-    /// Warp shuffles.
-    Shuffles(ShufflePlan),
-    /// Shared memory.
-    Shared(SharedPlan),
-}
+/// The shuffle strategy's tables (see [`layout_plan::ShufflePlan`]).
+pub type ShufflePlan = layout_plan::ShufflePlan<Owned>;
+/// One side of a shared-memory round trip (see [`layout_plan::SmemAccess`]).
+pub type SmemAccess = layout_plan::SmemAccess<Owned>;
+/// The shared-memory strategy's tables (see [`layout_plan::SharedPlan`]).
+pub type SharedPlan = layout_plan::SharedPlan<Owned>;
+/// The data movement of a plan (see [`layout_plan::Plan`]).
+pub type PlanBody = layout_plan::Plan<Owned>;
 
 /// A solved conversion: what it costs and how it moves data.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,6 +55,9 @@ pub struct ConversionPlan {
     pub src_regs: usize,
     /// Registers per thread in the destination.
     pub dst_regs: usize,
+    /// For a shared-memory plan, the scratch buffer's layout: offset (then round) and block ->
+    /// tensor coordinates.
+    pub scratch: Option<LinearLayout>,
 }
 
 /// Which strategy to use: the cheapest (as Triton decides), or forced.
@@ -149,68 +89,40 @@ pub fn minimal_cvt_layout(src: &LinearLayout, dst: &LinearLayout) -> Result<Line
 }
 
 /// Plan the conversion of `elem_bits`-bit elements from `src` to `dst` (distributed layouts of
-/// the same tensor, in-dims `register, lane, warp, block`).
+/// the same tensor, in-dims `register, lane, warp, block`) as Triton does for NVIDIA sm_90, with
+/// the layouts' own warp size ([`Target::unspecified`]).
 pub fn plan_conversion(
     src: &LinearLayout,
     dst: &LinearLayout,
     elem_bits: u32,
     force: Force,
 ) -> Result<ConversionPlan> {
-    if !matches!(elem_bits, 8 | 16 | 32 | 64) {
-        bail!(
-            "element size {} bits is not supported: use 8, 16, 32 or 64-bit elements",
-            elem_bits
-        );
-    }
-    if src.out_dims() != dst.out_dims() {
-        bail!(
-            "the layouts cover different tensors: {:?} and {:?}; a conversion keeps the shape",
-            src.out_dims(),
-            dst.out_dims()
-        );
-    }
-    for (l, which) in [(src, "source"), (dst, "destination")] {
-        if l.has_in_dim("offset") || !l.has_in_dim("register") {
-            bail!(
-                "the {} is not a distributed layout (in-dims register, lane, warp, block)",
-                which
-            );
-        }
-    }
-    let s = FlatLayout::new(src)?;
-    let t = FlatLayout::new(dst)?;
-    if s.lane.len() != t.lane.len() {
-        bail!(
-            "the layouts have different warp sizes ({} and {} lanes)",
-            1u32 << s.lane.len(),
-            1u32 << t.lane.len()
-        );
-    }
-    if s.warp.len() != t.warp.len() {
-        bail!(
-            "the layouts use different numbers of warps ({} and {})",
-            1u32 << s.warp.len(),
-            1u32 << t.warp.len()
-        );
-    }
-    if s.block.len() != t.block.len() {
-        bail!(
-            "the layouts span different numbers of CTAs ({} and {}); a conversion stays within a cluster of one size",
-            1u32 << s.block.len(),
-            1u32 << t.block.len()
-        );
-    }
+    let lanes = src.in_dim_size("lane").max(1) as u32;
+    plan_conversion_for(&Target::unspecified(lanes), src, dst, elem_bits, force)
+}
+
+/// [`plan_conversion`] for `target`: plans use only the instructions it has; a conversion that
+/// needs what it lacks (another CTA's shared memory, a warp size it does not have) is an error
+/// naming that, and so is a forced strategy that cannot do the conversion.
+pub fn plan_conversion_for(
+    target: &Target,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    elem_bits: u32,
+    force: Force,
+) -> Result<ConversionPlan> {
+    let (s, t) = check_pair(target, src, dst, elem_bits)?;
     let cvt = minimal_cvt_layout(src, dst)?;
     let dims: Vec<String> = cvt.in_dim_names().map(String::from).collect();
     let has = |d: &str| dims.iter().any(|x| x == d);
     let (src_regs, dst_regs) = (1usize << s.reg.len(), 1usize << t.reg.len());
-    let done = |cost: Cost, body: PlanBody| ConversionPlan {
+    let done = |cost: Cost, body: PlanBody, scratch| ConversionPlan {
         cost,
         body,
         src_regs,
         dst_regs,
+        scratch,
     };
-    // Data that moves between CTAs goes through distributed shared memory.
     if !has("block") && !has("warp") && !has("lane") {
         let perm = register_permutation(&s, &t)?;
         let strategy = if !has("register") && src_regs == dst_regs {
@@ -218,15 +130,88 @@ pub fn plan_conversion(
         } else {
             Strategy::Registers
         };
-        return Ok(done(Cost::of(strategy), PlanBody::Registers(perm)));
+        return Ok(done(Cost::of(strategy), PlanBody::Registers(perm), None));
     }
     if !has("block") && !has("warp") && force != Force::SharedMemory {
         if let Some((p, cost)) = shuffle::plan(&s, &t, elem_bits, force == Force::Shuffles)? {
-            return Ok(done(cost, PlanBody::Shuffles(p)));
+            return Ok(done(cost, PlanBody::Shuffles(p), None));
         }
     }
-    let (p, cost) = shared::plan(src, dst, &s, &t, elem_bits, has("warp") || has("block"))?;
-    Ok(done(cost, PlanBody::Shared(p)))
+    if force == Force::Shuffles {
+        bail!(kind: Strategy,
+            "this conversion cannot be done with shuffles: {}; use shared memory (or let the planner choose)",
+            if has("block") || has("warp") { "it moves data between warps" } else { "it is not a permutation of bits" }
+        );
+    }
+    if has("block") && !target.cluster_memory {
+        bail!(kind: Target,
+            "this conversion moves data between the CTAs of a cluster, and target {} has no cluster shared memory; convert to a layout with the same CGA layout instead",
+            target.name
+        );
+    }
+    let crosses_warps = has("warp") || has("block");
+    let (p, cost, smem) = shared::plan(src, dst, (&s, &t), elem_bits, crosses_warps, target)?;
+    Ok(done(cost, PlanBody::Shared(p), Some(smem)))
+}
+
+/// The checks every conversion passes first, and both layouts flattened.
+fn check_pair(
+    target: &Target,
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    elem_bits: u32,
+) -> Result<(FlatLayout, FlatLayout)> {
+    check_element(elem_bits)?;
+    if src.out_dims() != dst.out_dims() {
+        bail!(kind: Shape,
+            "the layouts cover different tensors: {:?} and {:?}; a conversion keeps the shape",
+            src.out_dims(),
+            dst.out_dims()
+        );
+    }
+    for (l, which) in [(src, "source"), (dst, "destination")] {
+        if l.has_in_dim("offset") || !l.has_in_dim("register") {
+            bail!(kind: Kind,
+                "the {} is not a distributed layout (in-dims register, lane, warp, block)",
+                which
+            );
+        }
+    }
+    let s = FlatLayout::new(src)?;
+    let t = FlatLayout::new(dst)?;
+    let counts = |f: &FlatLayout| [f.lane.len(), f.warp.len(), f.block.len()];
+    let what = ["lanes per warp", "warps", "CTAs"];
+    for (k, (a, b)) in counts(&s).into_iter().zip(counts(&t)).enumerate() {
+        if a != b {
+            bail!(kind: Shape,
+                "the layouts have different numbers of {} ({} and {}); a conversion keeps them",
+                what[k],
+                1u32 << a,
+                1u32 << b
+            );
+        }
+    }
+    if 1u32 << s.lane.len() != target.lanes {
+        bail!(kind: Target,
+            "the layouts have {} lanes per warp and target {} has {}; write the layouts for the target's warp size (#[warp_size = {}])",
+            1u32 << s.lane.len(),
+            target.name,
+            target.lanes,
+            target.lanes
+        );
+    }
+    Ok((s, t))
+}
+
+/// Elements of 8, 16, 32 or 64 bits.
+pub(crate) fn check_element(elem_bits: u32) -> Result<()> {
+    if !matches!(elem_bits, 8 | 16 | 32 | 64) {
+        bail!(kind: Element,
+            "element size {} bits is not supported: use 8, 16, 32 or 64-bit elements",
+            elem_bits
+        );
+    }
+    Ok(())
 }
 
 /// `dst[i] = src[perm[i]]` when no data crosses threads.

@@ -15,10 +15,10 @@
 use alloc::vec::Vec;
 
 use super::bits::{combine, FlatLayout, Span};
-use super::{Barrier, Cost, SharedPlan, SmemAccess, Strategy};
+use super::{Barrier, Cost, Instr, SharedPlan, SmemAccess, Strategy, Target};
 use crate::error::bail;
 use crate::{LinearLayout, Result};
-use gpu_runtime::convert::{CTA_SHIFT, OFFSET_MASK};
+use layout_plan::{CTA_SHIFT, OFFSET_MASK};
 
 /// Free (broadcast) bits of each in-dim, as masks.
 fn free_masks(l: &LinearLayout) -> (u32, u32, u32) {
@@ -177,7 +177,7 @@ fn access(side: &Side, vpos: &[usize], smem: &Smem, ebytes: u32, store: bool) ->
         lane_skip: if store { side.lane_free } else { 0 },
         warp_skip: if store { side.warp_free } else { 0 },
         remote: true,
-        matrix: 0,
+        instr: Instr::Vector,
     };
     localize(&mut a);
     a
@@ -335,14 +335,16 @@ fn matrix_access(
         lane_skip: 0,
         warp_skip: if store { side.warp_free } else { 0 },
         remote: false,
-        matrix: if trans { 2 } else { 1 },
+        instr: Instr::Matrix { count: 4, trans },
     })
 }
 
 /// Extra wavefronts of the worst instruction of `a`, for warp 0.
-fn conflicts(a: &SmemAccess, ebytes: u32, lanes: usize) -> u32 {
+fn conflicts(a: &SmemAccess, ebytes: u32, lanes: usize, target: &Target) -> u32 {
+    let (bank_bytes, banks) = (target.bank_bytes, target.banks);
     let bytes = a.vec * ebytes;
-    let lanes_per_phase = (128 / bytes.max(4)).min(lanes as u32).max(1) as usize;
+    let row = banks * bank_bytes;
+    let lanes_per_phase = (row / bytes.max(bank_bytes)).min(lanes as u32).max(1) as usize;
     let base = |lane: usize| {
         (0..a.lane_bases.len())
             .filter(|&b| (lane >> b) & 1 == 1)
@@ -352,21 +354,21 @@ fn conflicts(a: &SmemAccess, ebytes: u32, lanes: usize) -> u32 {
     for &ro in &a.reg_offsets {
         let mut extra = 0;
         for phase in (0..lanes).step_by(lanes_per_phase) {
-            // Distinct 4-byte words per bank in this phase.
+            // Distinct bank-wide words per bank in this phase.
             let mut words: Vec<(u32, u32)> = Vec::new();
             for lane in phase..(phase + lanes_per_phase).min(lanes) {
                 if (lane as u32) & a.lane_skip != 0 {
                     continue;
                 }
                 let addr = (base(lane) ^ ro) & OFFSET_MASK;
-                for k in 0..bytes.div_ceil(4) {
-                    let w = addr / 4 + k;
-                    if !words.contains(&(w % 32, w)) {
-                        words.push((w % 32, w));
+                for k in 0..bytes.div_ceil(bank_bytes) {
+                    let w = addr / bank_bytes + k;
+                    if !words.contains(&(w % banks, w)) {
+                        words.push((w % banks, w));
                     }
                 }
             }
-            let per_bank = (0..32)
+            let per_bank = (0..banks)
                 .map(|bank| words.iter().filter(|(b, _)| *b == bank).count() as u32)
                 .max()
                 .unwrap_or(0);
@@ -407,15 +409,15 @@ fn same_warps(s: &FlatLayout, t: &FlatLayout) -> bool {
     }
 }
 
-/// The shared-memory plan and its cost.
+/// The shared-memory plan, its cost, and the scratch buffer's layout.
 pub fn plan(
     src: &LinearLayout,
     dst: &LinearLayout,
-    s: &FlatLayout,
-    t: &FlatLayout,
+    (s, t): (&FlatLayout, &FlatLayout),
     elem_bits: u32,
     crosses_warps: bool,
-) -> Result<(SharedPlan, Cost)> {
+    target: &Target,
+) -> Result<(SharedPlan, Cost, LinearLayout)> {
     let ebytes = elem_bits / 8;
     let total = s.total_bits;
     if total + ebytes.trailing_zeros() > 31 {
@@ -432,7 +434,7 @@ pub fn plan(
     // a random XOR-mixed one may not), else the plan goes without them.
     use super::swizzle::AccessKind;
     let (mut sb, mut ks, mut kd) =
-        super::swizzle::optimal_swizzling(&strip(s), &strip(t), elem_bits, true);
+        super::swizzle::optimal_swizzling(&strip(s), &strip(t), elem_bits, true, target);
     // CTA bits follow the offset and rep bits: one per source block bit, zero ones included
     // (never used by the span), so that bit `i` of an address's CTA is bit `i` of a rank.
     let make = |sb: &super::swizzle::SmemBases| Smem::new(&sb.bases, sb.reps, &s.block);
@@ -445,7 +447,8 @@ pub fn plan(
             .all(|&b| round_of(b, m) == 0)
     };
     if sb.reps > 0 && !(in_round_0(s, &span) && in_round_0(t, &span)) {
-        (sb, ks, kd) = super::swizzle::optimal_swizzling(&strip(s), &strip(t), elem_bits, false);
+        (sb, ks, kd) =
+            super::swizzle::optimal_swizzling(&strip(s), &strip(t), elem_bits, false, target);
         span = make(&sb);
     }
     let offset_bases = sb.bases.clone();
@@ -545,8 +548,8 @@ pub fn plan(
         stores: store.reg_offsets.len() as u32,
         loads: load.reg_offsets.len() as u32,
         vector: store.vec.min(load.vec),
-        write_conflicts: conflicts(&store, ebytes, lanes),
-        read_conflicts: conflicts(&load, ebytes, lanes),
+        write_conflicts: conflicts(&store, ebytes, lanes, target),
+        read_conflicts: conflicts(&load, ebytes, lanes, target),
         barriers: 2 * rounds - 1 + cluster,
         ..Cost::of(Strategy::SharedMemory)
     };
@@ -556,9 +559,9 @@ pub fn plan(
             load,
             barrier,
             rounds,
-            smem,
         },
         cost,
+        smem,
     ))
 }
 
@@ -570,13 +573,9 @@ pub fn plan_shared_access(
     smem: &LinearLayout,
     elem_bits: u32,
     store: bool,
+    target: &Target,
 ) -> Result<(SmemAccess, Cost)> {
-    if !matches!(elem_bits, 8 | 16 | 32 | 64) {
-        bail!(
-            "element size {} bits is not supported: use 8, 16, 32 or 64-bit elements",
-            elem_bits
-        );
-    }
+    super::check_element(elem_bits)?;
     if dist.out_dims() != smem.out_dims() {
         bail!(
             "the layouts cover different tensors: {:?} and {:?}",
@@ -645,6 +644,9 @@ pub fn plan_shared_access(
     }
     let mut best = plain;
     for trans in [false, true] {
+        if !target.matrix.has(store, 4, trans) {
+            continue;
+        }
         if let Some(m) = matrix_access(&side, &span, trans, ebytes, store) {
             if m.reg_offsets.len() < best.reg_offsets.len() {
                 best = m;
@@ -652,7 +654,7 @@ pub fn plan_shared_access(
         }
     }
     let lanes = 1usize << f.lane.len();
-    let conflicts = conflicts(&best, ebytes, lanes);
+    let conflicts = conflicts(&best, ebytes, lanes, target);
     let n = best.reg_offsets.len() as u32;
     let cost = Cost {
         shared_bytes: (1u32 << span.offset_bits) * ebytes,

@@ -9,6 +9,7 @@
 use alloc::vec::Vec;
 
 use super::bits::FlatLayout;
+use layout_plan::Target;
 
 fn non_zero(v: &[u64]) -> Vec<u64> {
     v.iter().copied().filter(|&b| b != 0).collect()
@@ -157,7 +158,9 @@ pub fn optimal_swizzling_ld_st(
     t: &FlatLayout,
     bitwidth: u32,
     allow_reps: bool,
+    target: &Target,
 ) -> SmemBases {
+    let bank_bits = target.bank_bytes * 8;
     let dim = s.total_bits;
     let (reg_src, reg_dst) = (non_zero(&s.reg), non_zero(&t.reg));
     let block_src = non_zero(&s.block);
@@ -165,8 +168,8 @@ pub fn optimal_swizzling_ld_st(
     let max_vec = (128 / bitwidth).trailing_zeros() as usize;
     vbasis.truncate(max_vec);
     let mut src_fills_bank: Option<bool> = None;
-    if (1u32 << vbasis.len()) * bitwidth < 32 {
-        let per_bank = (32 / bitwidth).trailing_zeros() as usize;
+    if (1u32 << vbasis.len()) * bitwidth < bank_bits {
+        let per_bank = (bank_bits / bitwidth).trailing_zeros() as usize;
         let warp_src = non_zero(&s.warp);
         let warp_dst = non_zero(&t.warp);
         let remove_vec = |v: &[u64], vb: &[u64]| -> Vec<u64> {
@@ -219,12 +222,14 @@ pub fn optimal_swizzling_ld_st(
         }
         vbasis.truncate(per_bank);
     }
-    let log2_vec = (((1u32 << vbasis.len()) * bitwidth) / 32)
+    let log2_vec = (((1u32 << vbasis.len()) * bitwidth) / bank_bits)
         .max(1)
         .trailing_zeros() as usize;
     let lane_src = &s.lane[..s.lane.len().saturating_sub(log2_vec)];
     let lane_dst = &t.lane[..t.lane.len().saturating_sub(log2_vec)];
-    let mut sb = swizzle_with(s, t, bitwidth, &vbasis, lane_src, lane_dst, 0, allow_reps);
+    let mut sb = swizzle_with(
+        s, t, bitwidth, &vbasis, lane_src, lane_dst, 0, allow_reps, target,
+    );
     // Extra vectorisation under broadcasting: bank bases that are registers of the side that
     // filled the bank (or of the side with more of them) first.
     if log2_vec < 2 && sb.bank > 0 {
@@ -266,7 +271,10 @@ fn swizzle_with(
     tile_dst: &[u64],
     leave_reps: usize,
     allow_reps: bool,
+    target: &Target,
 ) -> SmemBases {
+    // One row of banks, in bits.
+    let row_bits = target.banks * target.bank_bytes * 8;
     let dim = s.total_bits;
     let (reg_src, reg_dst) = (non_zero(&s.reg), non_zero(&t.reg));
     let block = non_zero(&s.block);
@@ -275,7 +283,8 @@ fn swizzle_with(
     let mut bank_dst = vbasis.to_vec();
     bank_dst.extend_from_slice(tile_dst);
     let free = (dim as usize).saturating_sub(vbasis.len() + block.len());
-    let len_b = ((1024 / ((1u32 << vbasis.len()) * bitwidth)).trailing_zeros() as usize).min(free);
+    let len_b =
+        ((row_bits / ((1u32 << vbasis.len()) * bitwidth)).trailing_zeros() as usize).min(free);
     let len_s = free - len_b;
     let sbasis = compute_segment(&bank_src, &bank_dst, &block, dim, len_s);
     let mut union = vbasis.to_vec();
@@ -434,12 +443,13 @@ fn bank_conflicts(tile_src: &[u64], tile_dst: &[u64], sb: &SmemBases, dim: u32) 
 /// Triton's NVIDIA `optimalSwizzling` over instruction tiles: every pair of a store kind and a
 /// load kind whose tiles fit, scored by bank conflicts (ties: more rounds); plain ld/st
 /// (`optimal_swizzling_ld_st`) when none fits. Matrix kinds for elements of at most 32 bits,
-/// `.trans` for 16-bit ones, as Triton's `getSrcDstTiles`.
+/// `.trans` for 16-bit ones, as Triton's `getSrcDstTiles`; only those the target has.
 pub fn optimal_swizzling(
     s: &FlatLayout,
     t: &FlatLayout,
     bitwidth: u32,
     allow_reps: bool,
+    target: &Target,
 ) -> (SmemBases, AccessKind, AccessKind) {
     let kinds: &[AccessKind] = match bitwidth {
         16 => &[
@@ -454,8 +464,13 @@ pub fn optimal_swizzling(
     let dim = s.total_bits;
     let (reg_src, reg_dst) = (non_zero(&s.reg), non_zero(&t.reg));
     let mut best: Option<(usize, SmemBases, AccessKind, AccessKind)> = None;
-    for &ks in kinds {
-        for &kd in kinds {
+    let has = |k: AccessKind, store: bool| match k {
+        AccessKind::Plain => true,
+        AccessKind::Matrix => target.matrix.has(store, 4, false),
+        AccessKind::MatrixTrans => target.matrix.has(store, 4, true),
+    };
+    for &ks in kinds.iter().filter(|&&k| has(k, true)) {
+        for &kd in kinds.iter().filter(|&&k| has(k, false)) {
             let (cs, _) = ks.tile();
             let (cd, _) = kd.tile();
             if cs.len() > total || cd.len() > total {
@@ -476,7 +491,7 @@ pub fn optimal_swizzling(
                 (c.len() + a.len()).saturating_sub(3)
             };
             let leave = missing(ks).min(missing(kd));
-            let sb = swizzle_with(s, t, bitwidth, &vbasis, &ts, &td, leave, allow_reps);
+            let sb = swizzle_with(s, t, bitwidth, &vbasis, &ts, &td, leave, allow_reps, target);
             let score = bank_conflicts(&ts, &td, &sb, dim);
             let better = match &best {
                 None => true,
@@ -490,7 +505,7 @@ pub fn optimal_swizzling(
     match best {
         Some((_, sb, ks, kd)) => (sb, ks, kd),
         None => (
-            optimal_swizzling_ld_st(s, t, bitwidth, allow_reps),
+            optimal_swizzling_ld_st(s, t, bitwidth, allow_reps, target),
             AccessKind::Plain,
             AccessKind::Plain,
         ),

@@ -1,0 +1,119 @@
+//! A solved conversion as data: the one description that the planner produces and that the
+//! runtime's interpreter, the simulator and `convert!`'s code generator consume.
+//!
+//! The slices of a plan are generic over a [`Storage`]: the planner builds plans in `Vec`s (its
+//! own storage type), `convert!` writes them as `&'static` consts ([`Static`]), and the runtime
+//! executes any storage, so no plan is copied from one form to the other.
+
+use core::fmt::Debug;
+use core::ops::Deref;
+
+use crate::cost::Barrier;
+
+/// Where a plan's tables live: a family of slice types.
+pub trait Storage {
+    /// A list of `T`, read as a slice.
+    type List<T: Copy + Debug + Eq + 'static>: Deref<Target = [T]> + Clone + Debug + Eq;
+}
+
+/// Tables as `&'static` slices: what `convert!` writes into a kernel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Static;
+
+impl Storage for Static {
+    type List<T: Copy + Debug + Eq + 'static> = &'static [T];
+}
+
+/// The instruction of a shared-memory access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Instr {
+    /// `ld.shared` / `st.shared` of `vec` elements (1, 2, 4, 8 or 16 bytes).
+    Vector,
+    /// `ldmatrix` / `stmatrix` `.x{count}` (`.trans` when `trans`): `count` 8x8 matrices of
+    /// 16-bit halves, 8 registers per x4 access; the side's `lane_bases` are the address
+    /// function of the lane that supplies a row address.
+    Matrix {
+        /// Matrices per instruction: 1, 2 or 4.
+        count: u8,
+        /// Transposed (16-bit elements only).
+        trans: bool,
+    },
+}
+
+/// The shuffle strategy's tables. Work registers hold the source's distinct elements; they are
+/// packed `2^pack` per 32-bit word (or split in two words for 64-bit elements, `pack = -1`).
+/// Stage 1 swaps words by lane bits, stage 2 shuffles, stage 3 swaps again (or, with `ship`, one
+/// select, one shuffle and two selects per pair of words).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShufflePlan<S: Storage = Static> {
+    /// log2 of elements per 32-bit word; -1 for 64-bit elements (two words each).
+    pub pack: i32,
+    /// Work element `e` is source register `gather[e]`.
+    pub gather: S::List<u16>,
+    /// Transpositions `(word bit, lane bit)`.
+    pub swaps: S::List<(u8, u8)>,
+    /// Lane permutation: the source lane of lane `L` is the XOR of `lane_map[b]` over the set
+    /// bits `b` of `L`; empty when it is the identity.
+    pub lane_map: S::List<u32>,
+    /// One transposition, no lane permutation: the out-of-place "ship" form.
+    pub ship: bool,
+    /// Destination register `i` is work element `scatter[i]` after the exchange.
+    pub scatter: S::List<u16>,
+}
+
+/// One side of a shared-memory round trip (or a store to / load from a shared layout).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SmemAccess<S: Storage = Static> {
+    /// Elements per access.
+    pub vec: u32,
+    /// Registers in access order: access `v` moves registers `regs[v*vec .. (v+1)*vec]` (for a
+    /// matrix access, element `k` of word `q` is `regs[vec v + (vec / 4) q + k]`).
+    pub regs: S::List<u16>,
+    /// Address of access `v` contributed by the register bits.
+    pub reg_offsets: S::List<u32>,
+    /// Address contributed by each lane bit.
+    pub lane_bases: S::List<u32>,
+    /// Address contributed by each warp bit.
+    pub warp_bases: S::List<u32>,
+    /// Address contributed by each bit of the CTA's rank in its cluster (empty: none).
+    pub block_bases: S::List<u32>,
+    /// Lanes with these bits set hold copies and do not store (0 for loads).
+    pub lane_skip: u32,
+    /// Warps with these bits set do not store.
+    pub warp_skip: u32,
+    /// Whether addresses name other CTAs of the cluster: an address is then
+    /// `byte offset | cta << CTA_SHIFT`, and accesses go through distributed shared memory.
+    pub remote: bool,
+    /// The instruction.
+    pub instr: Instr,
+}
+
+/// The shared-memory strategy's tables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedPlan<S: Storage = Static> {
+    /// How source registers are stored.
+    pub store: SmemAccess<S>,
+    /// How destination registers are loaded.
+    pub load: SmemAccess<S>,
+    /// The barrier between stores and loads (and between rounds).
+    pub barrier: Barrier,
+    /// Sequential rounds (Triton's reps): round `r` stores and loads the `r`-th equal share of
+    /// each side's accesses through a scratch buffer that many times smaller.
+    pub rounds: u32,
+}
+
+/// How a conversion moves data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Plan<S: Storage = Static> {
+    /// `dst[i] = src[perm[i]]`.
+    Registers(S::List<u16>),
+    /// Warp shuffles.
+    Shuffles(ShufflePlan<S>),
+    /// Shared memory.
+    Shared(SharedPlan<S>),
+}
+
+impl Copy for ShufflePlan<Static> {}
+impl Copy for SmemAccess<Static> {}
+impl Copy for SharedPlan<Static> {}
+impl Copy for Plan<Static> {}

@@ -1,0 +1,152 @@
+//! The target model: what the hardware offers a conversion. The planner takes a [`Target`] and
+//! uses only what it has; the default, [`Target::SM_90`], gives Triton's plans for Hopper.
+
+/// Which `ldmatrix` / `stmatrix` forms exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MatrixOps {
+    /// `ldmatrix` (sm_75 and later).
+    pub ldmatrix: bool,
+    /// `stmatrix` (sm_90 and later).
+    pub stmatrix: bool,
+    /// The `.trans` forms.
+    pub trans: bool,
+    /// Matrices per instruction that exist, as a bit set: bit 0 for `.x1`, 1 for `.x2`, 2 for
+    /// `.x4`.
+    pub counts: u8,
+}
+
+impl MatrixOps {
+    /// No matrix instructions.
+    pub const NONE: MatrixOps = MatrixOps {
+        ldmatrix: false,
+        stmatrix: false,
+        trans: false,
+        counts: 0,
+    };
+
+    /// Whether `.x{count}` exists for loads (`store = false`) or stores.
+    pub const fn has(&self, store: bool, count: u8, trans: bool) -> bool {
+        let op = if store { self.stmatrix } else { self.ldmatrix };
+        let bit = match count {
+            1 => 1,
+            2 => 2,
+            4 => 4,
+            _ => 0,
+        };
+        op && (!trans || self.trans) && self.counts & bit != 0
+    }
+}
+
+/// A GPU as the conversion planner sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Target {
+    /// The name `convert!(..., target = NAME)` and `layout --target NAME` use.
+    pub name: &'static str,
+    /// Lanes per warp (subgroup size): a power of two from 1 to 64.
+    pub lanes: u32,
+    /// Shared-memory banks.
+    pub banks: u32,
+    /// Bytes per bank.
+    pub bank_bytes: u32,
+    /// Matrix load/store instructions.
+    pub matrix: MatrixOps,
+    /// Whether the CTAs of a cluster reach each other's shared memory (distributed shared
+    /// memory, cluster barriers).
+    pub cluster_memory: bool,
+    /// Bits a shuffle moves per lane.
+    pub shuffle_bits: u32,
+}
+
+const NVIDIA_MATRIX: MatrixOps = MatrixOps {
+    ldmatrix: true,
+    stmatrix: true,
+    trans: true,
+    counts: 0b100,
+};
+
+impl Target {
+    /// NVIDIA Hopper (sm_90): 32 lanes, 32 four-byte banks, `ldmatrix`/`stmatrix` (`.trans`),
+    /// clusters with distributed shared memory. The default.
+    pub const SM_90: Target = Target {
+        name: "sm_90",
+        lanes: 32,
+        banks: 32,
+        bank_bytes: 4,
+        matrix: NVIDIA_MATRIX,
+        cluster_memory: true,
+        shuffle_bits: 32,
+    };
+
+    /// NVIDIA Ampere (sm_80): no `stmatrix`, no clusters.
+    pub const SM_80: Target = Target {
+        name: "sm_80",
+        matrix: MatrixOps {
+            stmatrix: false,
+            ..NVIDIA_MATRIX
+        },
+        cluster_memory: false,
+        ..Target::SM_90
+    };
+
+    /// A Vulkan / SPIR-V device with subgroups of `lanes` invocations (8 or 16 on CPU drivers
+    /// and Intel, 32 on NVIDIA and Apple, 64 on AMD): subgroup shuffles and workgroup shared
+    /// memory, no matrix instructions, no clusters.
+    pub const fn spirv(lanes: u32) -> Target {
+        Target {
+            name: match lanes {
+                1 => "spirv_1",
+                2 => "spirv_2",
+                4 => "spirv_4",
+                8 => "spirv_8",
+                16 => "spirv_16",
+                32 => "spirv_32",
+                _ => "spirv_64",
+            },
+            lanes,
+            banks: 32,
+            bank_bytes: 4,
+            matrix: MatrixOps::NONE,
+            cluster_memory: false,
+            shuffle_bits: 32,
+        }
+    }
+
+    /// The named targets: `sm_90`, `sm_80`, `spirv_1` ... `spirv_64`.
+    pub const ALL: [Target; 9] = [
+        Target::SM_90,
+        Target::SM_80,
+        Target::spirv(1),
+        Target::spirv(2),
+        Target::spirv(4),
+        Target::spirv(8),
+        Target::spirv(16),
+        Target::spirv(32),
+        Target::spirv(64),
+    ];
+
+    /// The target called `name`.
+    pub fn by_name(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name == name)
+    }
+
+    /// How conversions are planned when no target is named: sm_90's banks, matrix instructions
+    /// and cluster memory, with the layouts' own warp size (`lanes`).
+    pub const fn unspecified(lanes: u32) -> Target {
+        Target {
+            name: "unspecified",
+            lanes,
+            ..Target::SM_90
+        }
+    }
+
+    /// log2 of the lanes per warp.
+    pub const fn lane_bits(&self) -> u32 {
+        self.lanes.trailing_zeros()
+    }
+}
+
+impl Default for Target {
+    fn default() -> Self {
+        Target::SM_90
+    }
+}
