@@ -2,18 +2,19 @@
 //! nvidia_mma v2 and v3, dot_op (MMA and blocked parents), slice, linear, and AMD's mfma on
 //! 64-lane warps, over a common 2-D shape (broadcasting where a layout's tile is larger than the
 //! tensor). Every destination register must hold exactly the element the destination layout
-//! names, for 8-, 16-, 32- and 64-bit elements. `CONVERT_ENC_CASES` sets the number of pairs
+//! names, for 8-, 16-, 32- and 64-bit elements; also on warps of 8 and 16 lanes (Vulkan
+//! subgroups) planned for that target. `CONVERT_ENC_CASES` sets the number of pairs
 //! (default 10,000; tests/convert_sim.rs runs 10,000 random linear pairs besides); the same cases
 //! every run unless `CONVERT_RANDOM=1`.
 
 use std::sync::Mutex;
 
-use linear_layouts::convert::{plan_conversion, Force};
+use linear_layouts::convert::{plan_conversion, plan_conversion_for, Force};
 use linear_layouts::encodings::{AmdMfma, Blocked, Cga, NvidiaMma};
 use linear_layouts::runtime::convert::convert_slices;
 use linear_layouts::runtime::{Element, Thread};
 use linear_layouts::sim::{launch, Launch};
-use linear_layouts::{Encoding, LinearLayout};
+use linear_layouts::{Encoding, LinearLayout, Target};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
@@ -81,6 +82,21 @@ fn encoding(k: &[u8], warps: u32, lanes: u32, ctas: u32) -> Encoding {
             cga: cga(k, 2, ctas),
         })
     };
+    if lanes < 32 {
+        // Warps of 8 or 16 lanes (Vulkan subgroups): only the encodings that allow them.
+        return match k[15] % 4 {
+            0 | 1 => blocked(k, 2),
+            2 => Encoding::Slice {
+                dim: (k[13] % 3) as u32,
+                parent: Box::new(blocked(k, 3)),
+            },
+            _ => Encoding::DotOperand {
+                op_idx: (k[13] % 2) as u32,
+                parent: Box::new(blocked(k, 2)),
+                k_width: 0,
+            },
+        };
+    }
     if lanes == 64 {
         return match k[15] % 2 {
             0 => Encoding::AmdMfma(AmdMfma {
@@ -142,8 +158,21 @@ struct Pair {
     bits: u32,
 }
 
+/// Which warp sizes a run draws from.
+#[derive(Clone, Copy)]
+enum Warps {
+    /// 32 lanes, or 64 (AMD) for some pairs.
+    Gpu,
+    /// 8 or 16 lanes, planned for a Vulkan target of that subgroup size.
+    Small,
+}
+
 /// A random pair of encodings over clusters of `2^min_ctas ..= 2^max_ctas` CTAs (log2).
-fn pair(min_ctas: u32, max_ctas: u32) -> impl Strategy<Value = (Pair, LinearLayout, LinearLayout)> {
+fn pair(
+    min_ctas: u32,
+    max_ctas: u32,
+    warp_sizes: Warps,
+) -> impl Strategy<Value = (Pair, LinearLayout, LinearLayout)> {
     (
         0u32..4,
         0u32..4,
@@ -154,10 +183,14 @@ fn pair(min_ctas: u32, max_ctas: u32) -> impl Strategy<Value = (Pair, LinearLayo
         prop::collection::vec(any::<u8>(), 20),
         0usize..4,
     )
-        .prop_filter_map("a valid pair", |(m, n, w, c, amd, a, b, bits)| {
+        .prop_filter_map("a valid pair", move |(m, n, w, c, amd, a, b, bits)| {
             let shape = [8i64 << m, 8i64 << n];
             let (warps, ctas) = (1 << w, 1 << c);
-            let lanes = if amd { 64 } else { 32 };
+            let lanes = match (warp_sizes, amd) {
+                (Warps::Gpu, true) => 64,
+                (Warps::Gpu, false) => 32,
+                (Warps::Small, _) => [8, 16][(a[19] % 2) as usize],
+            };
             let (src, dst) = (
                 encoding(&a, warps, lanes, ctas),
                 encoding(&b, warps, lanes, ctas),
@@ -193,8 +226,12 @@ fn value<E: Element>(c: &[u32], shape: &[i64; 2]) -> E {
 }
 
 fn run<E: Element>(p: &Pair, src: &LinearLayout, dst: &LinearLayout) -> Result<String, String> {
-    let plan =
-        plan_conversion(src, dst, E::BITS, Force::Auto).map_err(|e| format!("planning: {}", e))?;
+    let plan = if p.lanes < 32 {
+        plan_conversion_for(&Target::spirv(p.lanes), src, dst, E::BITS, Force::Auto)
+    } else {
+        plan_conversion(src, dst, E::BITS, Force::Auto)
+    }
+    .map_err(|e| format!("planning: {}", e))?;
     let rp = &plan.body;
     let bad = Mutex::new(None);
     let (ns, nd) = (
@@ -237,7 +274,11 @@ fn run<E: Element>(p: &Pair, src: &LinearLayout, dst: &LinearLayout) -> Result<S
 
 /// Run `n` random pairs over clusters of `2^min_ctas ..= 2^max_ctas` CTAs; the strategies and
 /// encoding pairs seen, counted.
-fn run_pairs(n: u32, min_ctas: u32, max_ctas: u32) -> std::collections::BTreeMap<String, u32> {
+fn run_pairs(
+    n: u32,
+    (min_ctas, max_ctas): (u32, u32),
+    warps: Warps,
+) -> std::collections::BTreeMap<String, u32> {
     let mut runner = runner(Config {
         cases: n,
         failure_persistence: None,
@@ -245,7 +286,7 @@ fn run_pairs(n: u32, min_ctas: u32, max_ctas: u32) -> std::collections::BTreeMap
         ..Config::default()
     });
     let seen = Mutex::new(std::collections::BTreeMap::new());
-    let r = runner.run(&pair(min_ctas, max_ctas), |(p, src, dst)| {
+    let r = runner.run(&pair(min_ctas, max_ctas, warps), |(p, src, dst)| {
         let res = match p.bits {
             8 => run::<u8>(&p, &src, &dst),
             16 => run::<u16>(&p, &src, &dst),
@@ -253,7 +294,7 @@ fn run_pairs(n: u32, min_ctas: u32, max_ctas: u32) -> std::collections::BTreeMap
             _ => run::<u64>(&p, &src, &dst),
         };
         let s = res.map_err(TestCaseError::fail)?;
-        let kinds = format!("{} -> {}", p.src.name(), p.dst.name());
+        let kinds = format!("{} -> {} ({} lanes)", p.src.name(), p.dst.name(), p.lanes);
         let mut m = seen.lock().unwrap();
         *m.entry(s).or_insert(0u32) += 1;
         *m.entry(kinds).or_insert(0u32) += 1;
@@ -271,7 +312,33 @@ fn run_pairs(n: u32, min_ctas: u32, max_ctas: u32) -> std::collections::BTreeMap
 
 #[test]
 fn random_encoding_pairs_on_the_simulator() {
-    run_pairs(cases(), 0, 0);
+    run_pairs(cases(), (0, 0), Warps::Gpu);
+}
+
+/// Warps of 8 and 16 lanes, planned for `spirv_8` / `spirv_16` (no matrix instructions, no
+/// cluster memory): blocked, slices and dot operands of blocked parents, every element width.
+/// `SMALL_WARP_CASES` sets the number (default 2,000).
+#[test]
+fn random_small_warp_encoding_pairs_on_the_simulator() {
+    let m = run_pairs(
+        support::cases("SMALL_WARP_CASES", 2_000),
+        (0, 0),
+        Warps::Small,
+    );
+    for lanes in [8, 16] {
+        let tag = format!("({} lanes)", lanes);
+        assert!(
+            m.keys().any(|k| k.ends_with(&tag)),
+            "no pair of {} lanes: {:?}",
+            lanes,
+            m
+        );
+    }
+    assert!(
+        m.keys().any(|k| k.contains("Shuffles")),
+        "no shuffle plan: {:?}",
+        m
+    );
 }
 
 /// Encodings over clusters of 2 and 4 CTAs with random CGA layouts (CTAsPerCGA, CTASplitNum,
@@ -280,7 +347,7 @@ fn random_encoding_pairs_on_the_simulator() {
 #[test]
 fn random_cluster_encoding_pairs_on_the_simulator() {
     let n = support::cases("CLUSTER_ENC_CASES", 1_000);
-    let m = run_pairs(n, 1, 2);
+    let m = run_pairs(n, (1, 2), Warps::Gpu);
     assert!(
         m.keys().any(|k| k.contains("Cluster")) || n < 200,
         "no conversion crossed CTAs: {:?}",

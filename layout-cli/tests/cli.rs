@@ -208,6 +208,8 @@ fn bad_input_is_a_message_and_status_2() {
         (&["-l", SMEM_1D, "--to", SMEM_1D, "-t", "tensor<64xf32>"], "both layouts are shared"),
         (&["-l", BLOCKED_1D, "--to", "#ttg.blocked<{}>", "-t", "tensor<64xf32>"], "in the layout (--to)"),
         (&["-l", BLOCKED_1D, "--to", BLOCKED_1D, "-t", "tensor<64xf32>", "--strategy", "sideways"], "invalid value 'sideways'"),
+        (&["-l", BLOCKED_1D, "--to", BLOCKED_1D, "-t", "tensor<64xf32>", "--target", "sm_100"], "unknown --target 'sm_100'"),
+        (&["-l", BLOCKED_1D, "--to", BLOCKED_1D, "-t", "tensor<64xf32>", "--target", "spirv_16"], "target spirv_16 has 16"),
     ];
     for (args, want) in cases {
         let o = layout(args, None);
@@ -313,7 +315,8 @@ fn conversion_plans() {
 }
 
 /// `--to` between layouts of a 2-CTA cluster that split the tensor differently: distributed
-/// shared memory and cluster barriers (Triton 3.9 emits the same counts).
+/// shared memory and cluster barriers (Triton 3.9 emits the same counts); a target without
+/// cluster memory refuses, naming it.
 #[test]
 fn cluster_conversion_plans() {
     let rows = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]}>";
@@ -334,4 +337,50 @@ fn cluster_conversion_plans() {
         "{}",
         stdout(&o)
     );
+    let args = [
+        "-l",
+        rows,
+        "--to",
+        cols,
+        "-t",
+        "tensor<64x64xf32>",
+        "--target",
+        "spirv_32",
+    ];
+    let o = layout(&args, None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("target spirv_32 has no cluster shared memory"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// `--target`: sm_90 stores this MMA accumulator with `stmatrix` (4 instead of 8 plain stores),
+/// sm_80 has no `stmatrix`, and a Vulkan target has no matrix instructions at all.
+#[test]
+fn target_plans_use_only_its_instructions() {
+    let acc = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]}>";
+    let smem =
+        "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>";
+    let stores = |target: &str| {
+        let args = [
+            "-l",
+            acc,
+            "--to",
+            smem,
+            "-t",
+            "tensor<64x64xf16>",
+            "--json",
+            "--target",
+            target,
+        ];
+        let o = layout(&args, None);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+        v["stores"].as_u64()
+    };
+    let (hopper, ampere, vulkan) = (stores("sm_90"), stores("sm_80"), stores("spirv_32"));
+    assert!(hopper < ampere, "{:?} {:?}", hopper, ampere);
+    assert_eq!(ampere, vulkan);
 }
