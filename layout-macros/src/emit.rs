@@ -211,9 +211,19 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
                     }
                 }
             }
-            Err(_) => TokenStream::new(),
+            // A surjective layout always has a pseudo-inverse: failing here is a bug, said
+            // at the item rather than leaving `locate` out.
+            Err(e) => syn::Error::new(
+                item.name.span(),
+                format!(
+                    "internal error in layout!: no pseudo-inverse for `locate`: {}",
+                    e
+                ),
+            )
+            .to_compile_error(),
         }
     } else {
+        // Some coordinates hold no element: there is no `locate` (the type's docs say so).
         TokenStream::new()
     };
 
@@ -235,13 +245,18 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
     let element = s.element.clone().unwrap_or_default();
     let summary = format!(
         "Layout `{}` for a tensor of shape {:?}{}, solved at compile time by `layout!`.\n\n\
-         `apply({})` gives an element's coordinates; `locate(coords)` where it lives; consts \
+         `apply({})` gives an element's coordinates; {} consts \
          `RANK`, `SHAPE`, `<IN-DIM>S`, `<IN-DIM>_BASES`, `FREE_<IN-DIM>_MASK`, \
          `ELEMENTS_PER_THREAD`, `CONTIGUITY_PER_THREAD` (see `linear_layouts::layout!`).\n\n```text\n{}\n```",
         source,
         shape,
         if element.is_empty() { String::new() } else { format!(" of {}", element) },
         in_dims.join(", "),
+        if ll.is_surjective() {
+            "`locate(coords)` where it lives;"
+        } else {
+            "no `locate` (some coordinates hold no element);"
+        },
         ll
     );
     let ws = u32_lit(s.solved.warp_size.unwrap_or(0));
