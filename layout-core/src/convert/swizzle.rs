@@ -15,22 +15,12 @@ fn non_zero(v: &[u64]) -> Vec<u64> {
     v.iter().copied().filter(|&b| b != 0).collect()
 }
 
-/// RREF with each row's pivot at its lowest set bit (f2reduce's convention in Triton).
+/// The nonzero rows of the RREF of `rows` over `dim` columns, each row's pivot at its lowest set
+/// bit, in pivot order (f2reduce's convention in Triton; the one reduction is `crate::f2`).
 fn rref(rows: &[u64], dim: u32) -> Vec<u64> {
-    let mut m: Vec<u64> = rows.iter().copied().filter(|&r| r != 0).collect();
-    let mut out: Vec<u64> = Vec::new();
-    for c in 0..dim {
-        if let Some(i) = m.iter().position(|&r| (r >> c) & 1 == 1) {
-            let p = m.swap_remove(i);
-            for r in m.iter_mut().chain(out.iter_mut()) {
-                if (*r >> c) & 1 == 1 {
-                    *r ^= p;
-                }
-            }
-            out.push(p);
-        }
-    }
-    out
+    let mut m: Vec<u128> = rows.iter().map(|&r| r as u128).collect();
+    let rank = crate::f2::rref(&mut m, dim);
+    m[..rank].iter().map(|&r| r as u64).collect()
 }
 
 /// `nullspaceBasis`: vectors `x` with `<v, x> = 0` for every `v`.
