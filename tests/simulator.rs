@@ -58,3 +58,76 @@ fn a_panic_stops_the_launch_after_its_cluster() {
     );
     assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 64);
 }
+
+/// A backend with only the core of `Thread` (no matrix instructions, no clusters): the trait's
+/// default methods stand in, here over the simulator's core operations.
+struct CoreOnly<'a, 'b>(&'a SimThread<'b>);
+
+impl Thread for CoreOnly<'_, '_> {
+    fn lane(&self) -> u32 {
+        self.0.lane()
+    }
+    fn warp(&self) -> u32 {
+        self.0.warp()
+    }
+    fn block(&self) -> u32 {
+        self.0.block()
+    }
+    fn shfl_idx(&self, v: u32, src_lane: u32) -> u32 {
+        self.0.shfl_idx(v, src_lane)
+    }
+    fn shfl_xor(&self, v: u32, mask: u32) -> u32 {
+        self.0.shfl_xor(v, mask)
+    }
+    fn sync_warp(&self) {
+        self.0.sync_warp()
+    }
+    fn sync_block(&self) {
+        self.0.sync_block()
+    }
+    fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+        self.0.st_shared(byte_offset, bytes, words)
+    }
+    fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
+        self.0.ld_shared(byte_offset, bytes)
+    }
+}
+
+linear_layouts::layout! {
+    Acc = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]) for [64, 64];
+    Nv128 = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}> : tensor<64x64xf16>;
+}
+
+#[test]
+fn a_core_only_backend_runs_matrix_plans_through_the_defaults() {
+    use linear_layouts::runtime::convert::Instr;
+    let st = linear_layouts::convert!(Acc => Nv128, u16);
+    let ld = linear_layouts::convert!(Nv128 => Acc, u16);
+    assert!(
+        matches!(st.access.instr, Instr::Matrix { .. }),
+        "{:?}",
+        st.access
+    );
+    assert!(
+        matches!(ld.access.instr, Instr::Matrix { .. }),
+        "{:?}",
+        ld.access
+    );
+    launch(Launch::new(1, 128, 64 * 64 * 2), |t| {
+        let core = CoreOnly(t);
+        let mine: [u16; 32] = std::array::from_fn(|r| {
+            let [i, j] = Acc::apply(r as u32, t.lane(), t.warp(), 0);
+            (64 * i + j) as u16
+        });
+        st.store(&core, &mine);
+        core.sync_block();
+        assert_eq!(ld.load(&core), mine);
+        // The same stores as the hardware instructions, element for element.
+        for (r, &v) in mine.iter().enumerate() {
+            let [i, j] = Acc::apply(r as u32, t.lane(), t.warp(), 0);
+            let o = Nv128::locate([i, j]).offset;
+            assert_eq!(core.ld_shared(2 * o, 2)[0] as u16, v);
+        }
+    })
+    .unwrap();
+}

@@ -103,6 +103,9 @@ macro_rules! ld_as {
 }
 
 impl Thread for GpuThread {
+    const MATRIX: bool = true;
+    const CLUSTER_MEMORY: bool = true;
+
     #[inline(always)]
     fn lane(&self) -> u32 {
         let r: u32;

@@ -6,16 +6,24 @@
 /// Shuffles move 32-bit words (wider values are split, narrower ones packed by the caller).
 /// Shared memory is addressed in bytes; accesses of 1, 2, 4, 8 or 16 bytes must be aligned to
 /// their size, as on the GPU.
+///
+/// A backend implements the core (ids, shuffles, warp and CTA barriers, shared memory) and only
+/// the capabilities its hardware has: the others have default methods built on the core, correct
+/// for a GPU without them (a cluster of one CTA; matrix loads and stores as shuffles of row
+/// addresses and 2-byte accesses). The planner never uses an instruction its
+/// [`Target`](layout_plan::Target) lacks, so those defaults only keep every plan runnable.
 pub trait Thread {
+    /// Whether `ldmatrix`/`stmatrix` are hardware instructions here (not the defaults).
+    const MATRIX: bool = false;
+    /// Whether the CTAs of a cluster reach each other's shared memory here.
+    const CLUSTER_MEMORY: bool = false;
+
     /// Lane within the warp.
     fn lane(&self) -> u32;
     /// Warp within the CTA.
     fn warp(&self) -> u32;
     /// The block's index in the grid (`%ctaid.x`).
     fn block(&self) -> u32;
-    /// This CTA's rank in its cluster (`%cluster_ctarank`): the `block` index of Triton's
-    /// multi-CTA layouts. 0 without clusters.
-    fn cta_rank(&self) -> u32;
     /// `shfl.sync.idx`: the value `v` of lane `src_lane` (taken modulo the warp size).
     fn shfl_idx(&self, v: u32, src_lane: u32) -> u32;
     /// `shfl.sync.bfly`: the value `v` of lane `lane ^ mask`.
@@ -24,26 +32,61 @@ pub trait Thread {
     fn sync_warp(&self);
     /// `bar.sync 0`: the CTA's threads meet; shared memory written before is visible after.
     fn sync_block(&self);
-    /// `barrier.cluster.arrive` + `barrier.cluster.wait`: every thread of every CTA of the
-    /// cluster meets; shared memory of any CTA written before is visible after, and no CTA runs
-    /// ahead (or exits) while others still read its shared memory.
-    fn sync_cluster(&self);
     /// Store the low `bytes` bytes of `words` (1, 2, 4, 8 or 16 bytes) at `byte_offset`.
     fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]);
     /// Load `bytes` bytes (1, 2, 4, 8 or 16) from `byte_offset`, zero-extended into words.
     fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4];
+
+    /// This CTA's rank in its cluster (`%cluster_ctarank`): the `block` index of Triton's
+    /// multi-CTA layouts. Without clusters: 0.
+    fn cta_rank(&self) -> u32 {
+        0
+    }
+    /// `barrier.cluster.arrive` + `barrier.cluster.wait`: every thread of every CTA of the
+    /// cluster meets; shared memory of any CTA written before is visible after, and no CTA runs
+    /// ahead (or exits) while others still read its shared memory. Without clusters: the CTA's
+    /// barrier.
+    fn sync_cluster(&self) {
+        self.sync_block()
+    }
     /// [`Thread::st_shared`] into the shared memory of CTA `cta` of the cluster (distributed
-    /// shared memory: `mapa` + `st.shared::cluster`).
-    fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]);
+    /// shared memory: `mapa` + `st.shared::cluster`). Without clusters `cta` is this CTA (0).
+    fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+        let _ = cta;
+        self.st_shared(byte_offset, bytes, words)
+    }
     /// [`Thread::ld_shared`] from the shared memory of CTA `cta` of the cluster (`mapa` +
-    /// `ld.shared::cluster`).
-    fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4];
-    /// `ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16`: lane `8q + r` gives the address of
-    /// row `r` of matrix `q` (8 halves, 16 bytes); lane `L` gets in word `q` the halves at row
-    /// `L / 4`, columns `2 (L % 4)` and `+1` (transposed: rows `2 (L % 4)` and `+1`, column `L / 4`).
-    fn ldmatrix_x4(&self, row_addr: u32, trans: bool) -> [u32; 4];
-    /// `stmatrix.sync.aligned.m8n8.x4[.trans].shared.b16`: the inverse of [`Thread::ldmatrix_x4`].
-    fn stmatrix_x4(&self, row_addr: u32, trans: bool, words: [u32; 4]);
+    /// `ld.shared::cluster`). Without clusters `cta` is this CTA (0).
+    fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
+        let _ = cta;
+        self.ld_shared(byte_offset, bytes)
+    }
+    /// `ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16` (32-lane warps): lane `8q + r` gives
+    /// the address of row `r` of matrix `q` (8 halves, 16 bytes); lane `L` gets in word `q` the
+    /// halves at row `L / 4`, columns `2 (L % 4)` and `+1` (transposed: rows `2 (L % 4)` and
+    /// `+1`, column `L / 4`). The default: each half through a shuffle of its row's address.
+    fn ldmatrix_x4(&self, row_addr: u32, trans: bool) -> [u32; 4] {
+        let mut out = [0u32; 4];
+        for (q, o) in out.iter_mut().enumerate() {
+            for h in 0..2 {
+                let (src, off) = matrix_slot(self.lane(), q as u32, h, trans);
+                let addr = self.shfl_idx(row_addr, src);
+                *o |= (self.ld_shared(addr + off, 2)[0] & 0xffff) << (16 * h);
+            }
+        }
+        out
+    }
+    /// `stmatrix.sync.aligned.m8n8.x4[.trans].shared.b16`: the inverse of
+    /// [`Thread::ldmatrix_x4`]. The default: each half through a shuffle of its row's address.
+    fn stmatrix_x4(&self, row_addr: u32, trans: bool, words: [u32; 4]) {
+        for (q, &w) in words.iter().enumerate() {
+            for h in 0..2 {
+                let (dst, off) = matrix_slot(self.lane(), q as u32, h, trans);
+                let addr = self.shfl_idx(row_addr, dst);
+                self.st_shared(addr + off, 2, [(w >> (16 * h)) & 0xffff, 0, 0, 0]);
+            }
+        }
+    }
 }
 
 /// Where half `h` of word `q` of lane `lane` lives in an `ldmatrix`/`stmatrix` x4: the lane whose
