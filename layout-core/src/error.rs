@@ -31,6 +31,18 @@ pub enum ErrorKind {
     Target,
     /// A forced conversion strategy cannot do the conversion.
     Strategy,
+    /// Text that does not parse.
+    Syntax,
+    /// A name (`#mma`, a parent layout) that nothing defines.
+    UnknownName,
+    /// The layout's lanes do not make one warp of the given size; it would with `lanes` lanes per
+    /// warp. `alternative`: the message already proposes another fix, so this one is an "or".
+    WarpSize {
+        /// The warp size that would fit.
+        lanes: u32,
+        /// Whether the message offers another fix first.
+        alternative: bool,
+    },
 }
 
 impl LayoutError {
@@ -41,6 +53,11 @@ impl LayoutError {
             key: None,
             kind: ErrorKind::Invalid,
         }
+    }
+
+    /// The same error of another kind.
+    pub fn with_kind(self, kind: ErrorKind) -> Self {
+        LayoutError { kind, ..self }
     }
 
     /// An error of `kind`.
@@ -71,7 +88,7 @@ impl LayoutError {
         self.key.as_deref()
     }
 
-    /// The message.
+    /// The message, without the fix its kind implies (see `Display` for both).
     pub fn message(&self) -> &str {
         &self.msg
     }
@@ -79,7 +96,30 @@ impl LayoutError {
 
 impl fmt::Display for LayoutError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.msg)
+        f.write_str(&self.msg)?;
+        self.kind.write_hint(f)
+    }
+}
+
+impl ErrorKind {
+    /// The fix a kind implies, in words for the CLI and the library (the macros say it in their
+    /// own terms: `#[warp_size = N]`).
+    pub(crate) fn write_hint(&self, f: &mut impl fmt::Write) -> fmt::Result {
+        match self {
+            ErrorKind::WarpSize {
+                lanes,
+                alternative: true,
+            } => {
+                write!(f, " (or set the warp size to {})", lanes)
+            }
+            ErrorKind::WarpSize {
+                lanes,
+                alternative: false,
+            } => {
+                write!(f, "; set the warp size to {}", lanes)
+            }
+            _ => Ok(()),
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use crate::error::bail;
 use crate::parse::{encoding_from_attr, Attr, ParseError};
 use crate::utils::standard_out_dim_names;
-use crate::{Encoding, LayoutError, LinearLayout, Result};
+use crate::{Encoding, ErrorKind, LayoutError, LinearLayout, Result};
 
 /// An encoding solved for one tensor shape.
 #[derive(Clone, Debug)]
@@ -41,6 +41,7 @@ pub fn locate_error(attr: &Attr, e: &LayoutError) -> ParseError {
     ParseError {
         message: String::from(e.message()),
         span,
+        kind: e.kind(),
     }
 }
 
@@ -97,7 +98,9 @@ pub fn check_warp_size(enc: &Encoding, l: LinearLayout, warp_size: u32) -> Resul
                 }
                 None => bases.push((
                     String::from("lane"),
-                    (0..warp_size.trailing_zeros()).map(|_| zero.clone()).collect(),
+                    (0..warp_size.trailing_zeros())
+                        .map(|_| zero.clone())
+                        .collect(),
                 )),
             }
             LinearLayout::from_parts(bases, l.out_dims().to_vec(), false)
@@ -114,18 +117,26 @@ pub fn check_warp_size(enc: &Encoding, l: LinearLayout, warp_size: u32) -> Resul
         _ if root.is_some() => Err(LayoutError::at(
             "threadsPerWarp",
             format!(
-                "threadsPerWarp multiplies to {}, but a warp has {} lanes; make the product {} \
-                 (or set the warp size to {})",
-                lanes, warp_size, warp_size, lanes
+                "threadsPerWarp multiplies to {}, but a warp has {} lanes; make the product {}",
+                lanes, warp_size, warp_size
+            ),
+        )
+        .with_kind(ErrorKind::WarpSize {
+            lanes: lanes as u32,
+            alternative: true,
+        })),
+        _ => Err(LayoutError::of(
+            ErrorKind::WarpSize {
+                lanes: lanes as u32,
+                alternative: false,
+            },
+            format!(
+                "#ttg.{} layouts use {} lanes per warp, but the warp size is {}",
+                enc.name(),
+                lanes,
+                warp_size
             ),
         )),
-        _ => Err(LayoutError::new(format!(
-            "#ttg.{} layouts use {} lanes per warp, but the warp size is {}; set the warp size to {}",
-            enc.name(),
-            lanes,
-            warp_size,
-            lanes
-        ))),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use layout_core::parse::{parse_attribute, parse_tensor_type, Aliases, Attr, ParseError};
 use layout_core::spec::{cute_swizzle, solve_attr, Solved};
-use layout_core::Encoding;
+use layout_core::{Encoding, ErrorKind};
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 
 use crate::input::{Block, Item, Shape};
@@ -72,23 +72,42 @@ pub struct SolvedItem {
     pub element: Option<String>,
 }
 
+/// A parse or solve error at the user's tokens, its fix said in the macro's terms.
 fn map_err(r: &Rendered, e: &ParseError, defined: &[String]) -> syn::Error {
-    let mut msg = e.message.clone();
-    if let Some(rest) = msg.strip_prefix("unknown alias '#") {
-        let name = rest.split('\'').next().unwrap_or("");
-        msg = format!(
-            "no layout named `{}` is defined before this one in this layout! block; {}",
-            name,
-            if defined.len() > 1 {
-                format!(
-                    "defined so far: {}",
-                    defined[..defined.len() - 1].join(", ")
-                )
-            } else {
-                "define the parent first, in the same block".to_string()
-            }
-        );
-    }
+    let msg = match e.kind {
+        ErrorKind::UnknownName => {
+            let name = r.text[e.span.offset..(e.span.offset + e.span.len).min(r.text.len())]
+                .trim_start_matches('#');
+            format!(
+                "no layout named `{}` is defined before this one in this layout! block; {}",
+                name,
+                if defined.len() > 1 {
+                    format!(
+                        "defined so far: {}",
+                        defined[..defined.len() - 1].join(", ")
+                    )
+                } else {
+                    "define the parent first, in the same block".to_string()
+                }
+            )
+        }
+        ErrorKind::WarpSize {
+            lanes,
+            alternative: true,
+        } => {
+            format!(
+                "{} (or put #[warp_size = {}] on the layout)",
+                e.message, lanes
+            )
+        }
+        ErrorKind::WarpSize {
+            lanes,
+            alternative: false,
+        } => {
+            format!("{}; put #[warp_size = {}] on the layout", e.message, lanes)
+        }
+        _ => e.message.clone(),
+    };
     match r.spans(e.span.offset, e.span.len) {
         Some((a, b)) => error_between(a, b, msg),
         None => syn::Error::new(Span::call_site(), msg),
@@ -119,23 +138,7 @@ pub fn solve_item(
     let enc =
         layout_core::parse::encoding_from_attr(&attr).map_err(|e| map_err(&r, &e, defined))?;
     check_rank(item, &enc, &shape)?;
-    let solved = solve_attr(&attr, &shape, warp_size).map_err(|mut e| {
-        // In the macro, the warp size is set with an attribute.
-        if let Some(i) = e.message.find("set the warp size to ") {
-            let n: String = e.message[i + 21..]
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            let tail = &e.message[i + 21 + n.len()..];
-            e.message = format!(
-                "{}put #[warp_size = {}] on the layout{}",
-                &e.message[..i],
-                n,
-                tail
-            );
-        }
-        map_err(&r, &e, defined)
-    })?;
+    let solved = solve_attr(&attr, &shape, warp_size).map_err(|e| map_err(&r, &e, defined))?;
     Ok(SolvedItem {
         solved,
         source: r.text,

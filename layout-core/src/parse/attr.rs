@@ -167,6 +167,7 @@ pub fn parse_attr(p: &mut Lexer, aliases: &Aliases) -> Result<Attr, ParseError> 
                             format!("defined aliases: #{}", known.join(", #"))
                         };
                         err(s, format!("unknown alias '#{}'; {}", name, hint))
+                            .map_err(|e| e.with_kind(crate::ErrorKind::UnknownName))
                     }
                 }
             }

@@ -26,6 +26,8 @@ pub struct ParseError {
     pub message: String,
     /// Where.
     pub span: Span,
+    /// What kind of problem (`Syntax` for text that does not parse).
+    pub kind: crate::ErrorKind,
 }
 
 impl ParseError {
@@ -33,7 +35,13 @@ impl ParseError {
         ParseError {
             message: message.into(),
             span,
+            kind: crate::ErrorKind::Syntax,
         }
+    }
+
+    /// The same error of another kind.
+    pub(crate) fn with_kind(self, kind: crate::ErrorKind) -> Self {
+        ParseError { kind, ..self }
     }
 }
 
@@ -43,7 +51,8 @@ impl fmt::Display for ParseError {
             f,
             "line {}, column {}: {}",
             self.span.line, self.span.col, self.message
-        )
+        )?;
+        self.kind.write_hint(f)
     }
 }
 
@@ -51,7 +60,10 @@ impl core::error::Error for ParseError {}
 
 impl From<ParseError> for crate::LayoutError {
     fn from(e: ParseError) -> Self {
-        crate::LayoutError::new(e.to_string())
+        crate::LayoutError::of(
+            e.kind,
+            alloc::format!("line {}, column {}: {}", e.span.line, e.span.col, e.message),
+        )
     }
 }
 
