@@ -122,12 +122,12 @@ pub fn check_warp_size(enc: &Encoding, l: LinearLayout, warp_size: u32) -> Resul
             ),
         )
         .with_kind(ErrorKind::WarpSize {
-            lanes: lanes as u32,
+            lanes,
             alternative: true,
         })),
         _ => Err(LayoutError::of(
             ErrorKind::WarpSize {
-                lanes: lanes as u32,
+                lanes,
                 alternative: false,
             },
             format!(
