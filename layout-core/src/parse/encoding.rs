@@ -349,449 +349,493 @@ pub fn encoding_from_attr(a: &Attr) -> R<Encoding> {
         ));
     };
     let name = name.as_str();
-    let enc = match name {
-        "blocked" => {
-            let mut p = Params::new(
-                name,
-                a.span,
-                body_dict(name, a, body)?,
-                &[
-                    "sizePerThread",
-                    "threadsPerWarp",
-                    "warpsPerCTA",
-                    "order",
-                    "CGALayout",
-                    "CTAsPerCGA",
-                    "CTASplitNum",
-                    "CTAOrder",
-                ],
-            )?;
-            let spt = p.uints("sizePerThread")?;
-            let tpw = p.uints("threadsPerWarp")?;
-            let wpc = p.uints("warpsPerCTA")?;
-            let order = p.uints("order")?;
-            let cga = p.cga(order.len())?;
-            Encoding::Blocked(Blocked {
-                size_per_thread: spt,
-                threads_per_warp: tpw,
-                warps_per_cta: wpc,
-                order,
-                cga,
-            })
-        }
-        "slice" => {
-            let mut p = Params::new(name, a.span, body_dict(name, a, body)?, &["dim", "parent"])?;
-            let dim = p.uint("dim")?;
-            let parent = encoding_from_attr(p.required("parent")?)?;
-            if parent.is_shared() {
-                return Err(ParseError::new(
-                    p.key_span("parent"),
-                    format!(
-                        "the parent of a slice must be a distributed layout, not #ttg.{}",
-                        parent.name()
-                    ),
-                ));
-            }
-            if dim as usize >= parent.rank() {
-                return Err(ParseError::new(
-                    p.key_span("dim"),
-                    format!(
-                        "slice dim {} is out of range for a rank-{} parent",
-                        dim,
-                        parent.rank()
-                    ),
-                ));
-            }
-            Encoding::Slice {
+    let Some((_, parse)) = ENCODINGS.iter().find(|(n, _)| *n == name) else {
+        return Err(unknown_encoding(a, name));
+    };
+    parse(name, a, body)
+}
+
+/// Every encoding the parser knows: its TTGIR name and the function that reads its parameters.
+/// A new encoding is one such function and one line here.
+const ENCODINGS: &[(&str, Parser)] = &[
+    ("blocked", parse_blocked),
+    ("slice", parse_slice),
+    ("dot_op", parse_dot_op),
+    ("nvidia_mma", parse_nvidia_mma),
+    ("amd_mfma", parse_amd_mfma),
+    ("amd_wmma", parse_amd_wmma),
+    ("swizzled_shared", parse_swizzled_shared),
+    ("amd_rotating_shared", parse_swizzled_shared),
+    ("shared", parse_swizzled_shared),
+    ("nvmma_shared", parse_nvmma_shared),
+    ("padded_shared", parse_padded_shared),
+    ("linear", parse_linear),
+    ("generic_linear", parse_linear),
+    ("shared_linear", parse_shared_linear),
+];
+
+/// Reads one encoding's parameters from its attribute (`name` as written, `body` its contents).
+type Parser = fn(&str, &Attr, &[Attr]) -> R<Encoding>;
+
+/// `unknown encoding '#ttg.x'`, with a did-you-mean over [`ENCODINGS`], at `#ttg.x`.
+fn unknown_encoding(a: &Attr, other: &str) -> ParseError {
+    let known: Vec<&str> = ENCODINGS
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| !SYNONYMS.contains(n))
+        .collect();
+    let hint = did_you_mean(other, &known).map_or_else(
+        || format!("; known encodings: {}", known.join(", ")),
+        |s| format!("; did you mean '{}'?", s),
+    );
+    // Point at `#ttg.name`, not the whole attribute.
+    let head = match &a.kind {
+        AttrKind::Layout { dialect, .. } => 2 + dialect.len() + other.len(),
+        _ => a.span.len,
+    };
+    ParseError::new(
+        Span {
+            len: head.min(a.span.len),
+            ..a.span
+        },
+        format!("unknown encoding '#ttg.{}'{}", other, hint),
+    )
+}
+
+/// Older or alternative spellings, accepted but not suggested.
+const SYNONYMS: &[&str] = &["shared", "generic_linear"];
+
+/// `#ttg.blocked<{...}>`'s parameters.
+fn parse_blocked(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(
+        name,
+        a.span,
+        body_dict(name, a, body)?,
+        &[
+            "sizePerThread",
+            "threadsPerWarp",
+            "warpsPerCTA",
+            "order",
+            "CGALayout",
+            "CTAsPerCGA",
+            "CTASplitNum",
+            "CTAOrder",
+        ],
+    )?;
+    let spt = p.uints("sizePerThread")?;
+    let tpw = p.uints("threadsPerWarp")?;
+    let wpc = p.uints("warpsPerCTA")?;
+    let order = p.uints("order")?;
+    let cga = p.cga(order.len())?;
+    Ok(Encoding::Blocked(Blocked {
+        size_per_thread: spt,
+        threads_per_warp: tpw,
+        warps_per_cta: wpc,
+        order,
+        cga,
+    }))
+}
+
+/// `#ttg.slice<{...}>`'s parameters.
+fn parse_slice(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(name, a.span, body_dict(name, a, body)?, &["dim", "parent"])?;
+    let dim = p.uint("dim")?;
+    let parent = encoding_from_attr(p.required("parent")?)?;
+    if parent.is_shared() {
+        return Err(ParseError::new(
+            p.key_span("parent"),
+            format!(
+                "the parent of a slice must be a distributed layout, not #ttg.{}",
+                parent.name()
+            ),
+        ));
+    }
+    if dim as usize >= parent.rank() {
+        return Err(ParseError::new(
+            p.key_span("dim"),
+            format!(
+                "slice dim {} is out of range for a rank-{} parent",
                 dim,
-                parent: Box::new(parent),
-            }
-        }
-        "dot_op" => {
-            let mut p = Params::new(
-                name,
-                a.span,
-                body_dict(name, a, body)?,
-                &["opIdx", "parent", "kWidth"],
-            )?;
-            let op_idx = p.uint("opIdx")?;
-            if op_idx > 1 {
-                return Err(ParseError::new(
-                    p.key_span("opIdx"),
-                    format!("dot_op opIdx must be 0 or 1, got {}", op_idx),
-                ));
-            }
-            let parent = encoding_from_attr(p.required("parent")?)?;
-            let k_width = p.uint_or("kWidth", 0)?;
-            if !matches!(
-                parent,
-                Encoding::Blocked(_)
-                    | Encoding::NvidiaMma(_)
-                    | Encoding::AmdMfma(_)
-                    | Encoding::AmdWmma(_)
-            ) {
-                return Err(ParseError::new(p.key_span("parent"), format!("the parent of a dot_op must be blocked, nvidia_mma, amd_mfma or amd_wmma, not #ttg.{}", parent.name())));
-            }
-            if !matches!(parent, Encoding::Blocked(_)) && k_width == 0 {
-                return Err(ParseError::new(p.span, "dot_op: kWidth is mandatory for an MMA parent (e.g. kWidth = 2 for 16-bit elements)"));
-            }
-            Encoding::DotOperand {
-                op_idx,
-                parent: Box::new(parent),
-                k_width,
-            }
-        }
-        "nvidia_mma" => {
-            let mut p = Params::new(
-                name,
-                a.span,
-                body_dict(name, a, body)?,
-                &[
-                    "versionMajor",
-                    "versionMinor",
-                    "warpsPerCTA",
-                    "instrShape",
-                    "CGALayout",
-                    "CTAsPerCGA",
-                    "CTASplitNum",
-                    "CTAOrder",
-                ],
-            )?;
-            let vmaj = p.uint("versionMajor")?;
-            let vmin = p.uint_or("versionMinor", 0)?;
-            let w = p.uints("warpsPerCTA")?;
-            let instr = p.uints("instrShape")?;
-            let cga = p.cga(w.len())?;
-            Encoding::NvidiaMma(NvidiaMma {
-                version_major: vmaj,
-                version_minor: vmin,
-                warps_per_cta: w,
-                instr_shape: instr,
-                cga,
-            })
-        }
-        "amd_mfma" => {
-            let mut p = Params::new(
-                name,
-                a.span,
-                body_dict(name, a, body)?,
-                &[
-                    "version",
-                    "versionMajor",
-                    "versionMinor",
-                    "warpsPerCTA",
-                    "instrShape",
-                    "MDim",
-                    "NDim",
-                    "isTransposed",
-                    "tilesPerWarp",
-                    "elementBitWidth",
-                    "CGALayout",
-                    "CTAsPerCGA",
-                    "CTASplitNum",
-                    "CTAOrder",
-                ],
-            )?;
-            let version = match p.get("version") {
-                Some(v) => as_uint(v, "version")?,
-                None => p.uint_or("versionMajor", 0)?,
-            };
-            let _ = p.uint_or("versionMinor", 0)?;
-            let w = p.uints("warpsPerCTA")?;
-            let instr = match p.uints_opt("instrShape")? {
-                Some(s) => s,
-                None => {
-                    let m = p.uint("MDim")?;
-                    let n = p.uint("NDim")?;
-                    alloc::vec![m, n]
-                }
-            };
-            let t = p.bool_or("isTransposed", false)?;
-            let tiles = p
-                .uints_opt("tilesPerWarp")?
-                .unwrap_or_else(|| alloc::vec![1; w.len()]);
-            let ebw = p.uint_or("elementBitWidth", 32)?;
-            let cga = p.cga(w.len())?;
-            Encoding::AmdMfma(AmdMfma {
-                version,
-                warps_per_cta: w,
-                instr_shape: instr,
-                is_transposed: t,
-                tiles_per_warp: tiles,
-                element_bit_width: ebw,
-                cga,
-            })
-        }
-        "amd_wmma" => {
-            let mut p = Params::new(
-                name,
-                a.span,
-                body_dict(name, a, body)?,
-                &[
-                    "version",
-                    "isTranspose",
-                    "isTransposed",
-                    "ctaLayout",
-                    "warpsPerCTA",
-                    "tilesPerWarp",
-                    "instrShape",
-                    "rank",
-                    "CGALayout",
-                    "CTAsPerCGA",
-                    "CTASplitNum",
-                    "CTAOrder",
-                ],
-            )?;
-            let version = p.uint("version")?;
-            let t = if p.get("isTransposed").is_some() {
-                p.bool_or("isTransposed", false)?
-            } else {
-                p.bool_or("isTranspose", false)?
-            };
-            let rank_key = p.uint_or("rank", 0)? as usize;
-            let instr = p
-                .uints_opt("instrShape")?
-                .unwrap_or_else(|| alloc::vec![16, 16, 16]);
-            let cta = if let Some(c) = p.get("ctaLayout") {
-                let AttrKind::Dict(d) = &c.kind else {
-                    return Err(ParseError::new(
-                        c.span,
-                        "expected a dictionary value for 'ctaLayout'",
-                    ));
-                };
-                let rank = if rank_key == 0 { 2 } else { rank_key };
-                if d.iter().any(|(k, _, _)| k == "register") {
-                    // Triton prints ctaLayout with empty bases skipped.
-                    linear_from_dict(
-                        c.span,
-                        d,
-                        &["register", "warp"],
-                        &["register", "warp"],
-                        rank,
-                    )?
-                } else {
-                    let w = linear_from_dict(c.span, d, &["warp"], &["warp"], rank)?;
-                    let r = w.num_out_dims();
-                    let names = standard_out_dim_names(r);
-                    LinearLayout::identity_1d(1, "register", &names[r - 1])
-                        .and_then(|reg| reg.checked_mul(&w))
-                        .map_err(|e| ParseError::new(c.span, e.message().to_string()))?
-                }
-            } else if let Some(w) = p.uints_opt("warpsPerCTA")? {
-                let tiles = p
-                    .uints_opt("tilesPerWarp")?
-                    .unwrap_or_else(|| alloc::vec![1; w.len()]);
-                crate::encodings::wmma_cta_layout(&w, &tiles)
-                    .map_err(|e| ParseError::new(p.span, e.message().to_string()))?
-            } else {
-                return Err(ParseError::new(p.span, "#ttg.amd_wmma needs 'ctaLayout = {warp = [...]}' (or the legacy 'warpsPerCTA')"));
-            };
-            let cga = p.cga(cta.num_out_dims())?;
-            Encoding::AmdWmma(AmdWmma {
-                version,
-                is_transposed: t,
-                cta_layout: cta,
-                instr_shape: instr,
-                cga,
-            })
-        }
-        "swizzled_shared" | "amd_rotating_shared" | "shared" => {
-            let mut p = Params::new(
-                name,
-                a.span,
-                body_dict(name, a, body)?,
-                &[
-                    "vec",
-                    "perPhase",
-                    "maxPhase",
-                    "order",
-                    "CGALayout",
-                    "CTAsPerCGA",
-                    "CTASplitNum",
-                    "CTAOrder",
-                ],
-            )?;
-            let s = SwizzledShared {
-                vec: p.uint("vec")?,
-                per_phase: p.uint("perPhase")?,
-                max_phase: p.uint("maxPhase")?,
-                order: p.uints("order")?,
-                cga: Cga::single(0),
-            };
-            let cga = p.cga(s.order.len())?;
-            let s = SwizzledShared { cga, ..s };
-            if name == "amd_rotating_shared" {
-                Encoding::AmdRotatingShared(s)
-            } else {
-                Encoding::SwizzledShared(s)
-            }
-        }
-        "nvmma_shared" => {
-            let mut p = Params::new(
-                name,
-                a.span,
-                body_dict(name, a, body)?,
-                &[
-                    "swizzlingByteWidth",
-                    "transposed",
-                    "elementBitWidth",
-                    "fp4Padded",
-                    "rank",
-                    "CGALayout",
-                    "CTAsPerCGA",
-                    "CTASplitNum",
-                    "CTAOrder",
-                ],
-            )?;
-            let sw = p.uint("swizzlingByteWidth")?;
-            let tr = p.bool_or("transposed", false)?;
-            let ebw = p.uint("elementBitWidth")?;
-            let fp4 = p.bool_or("fp4Padded", false)?;
-            let rank_key = p.uint_or("rank", 0)? as usize;
-            // Without `rank`, the CGALayout entries tell it; failing both, rank 2.
-            let cga_rank =
-                p.entries
-                    .iter()
-                    .find(|e| e.0 == "CGALayout")
-                    .and_then(|e| match &e.2.kind {
-                        AttrKind::Array(v) => match v.first().map(|f| &f.kind) {
-                            Some(AttrKind::Array(b)) => Some(b.len()),
-                            _ => None,
-                        },
-                        _ => None,
-                    });
-            let rank = if rank_key != 0 {
-                rank_key
-            } else {
-                cga_rank.unwrap_or(2)
-            };
-            let cga = p.cga(rank)?;
-            Encoding::NvmmaShared(NvmmaShared {
-                swizzling_byte_width: sw,
-                transposed: tr,
-                element_bit_width: ebw,
-                fp4_padded: fp4,
-                rank,
-                cga,
-            })
-        }
-        "padded_shared" => {
-            let Some(Attr {
-                kind: AttrKind::Paddings(pads),
-                span: ps,
-            }) = body.first()
-            else {
-                return Err(ParseError::new(a.span, "#ttg.padded_shared needs intervals: #ttg.padded_shared<[32:+4] {order = [1, 0], shape = [64, 64]}>"));
-            };
-            let Some(Attr {
-                kind: AttrKind::Dict(d),
-                span: ds,
-            }) = body.get(1)
-            else {
-                return Err(ParseError::new(*ps, "expected {offset = [...], block = [...]} or {order = [...], shape = [...]} after the intervals"));
-            };
-            let linear = if d.iter().any(|(k, _, _)| k == "offset" || k == "block") {
-                linear_from_dict(*ds, d, &["offset", "block"], &["block"], 0)?
-            } else {
-                let mut p = Params::new(name, *ds, d, &["order", "shape"])?;
-                let order = p.uints("order")?;
-                let shape = p.uints("shape")?;
-                if order.len() != shape.len() {
-                    return Err(ParseError::new(
-                        *ds,
-                        "mismatch of shape and order ranks in padded layout",
-                    ));
-                }
-                PaddedShared::identity_component(&shape, &order)
-                    .map_err(|e| ParseError::new(*ds, e.message().to_string()))?
-            };
-            let mut intervals = Vec::new();
-            let mut paddings = Vec::new();
-            for &(i, p) in pads {
-                if !(1..=1 << 30).contains(&i) || !(1..=1 << 30).contains(&p) {
-                    return Err(ParseError::new(
-                        *ps,
-                        format!(
-                            "interval {} and padding {} must be positive powers of two",
-                            i, p
-                        ),
-                    ));
-                }
-                intervals.push(i as u32);
-                paddings.push(p as u32);
-            }
-            let pl = PaddedShared {
-                intervals,
-                paddings,
-                linear,
-            };
-            pl.validate()
-                .map_err(|e| ParseError::new(*ps, e.message().to_string()))?;
-            Encoding::PaddedShared(pl)
-        }
-        "linear" | "generic_linear" => {
-            let d = body_dict(name, a, body)?;
-            Encoding::Linear(linear_from_dict(
-                a.span,
-                d,
-                &["register", "lane", "warp", "block"],
-                &[],
-                0,
-            )?)
-        }
-        "shared_linear" => {
-            let d = body_dict(name, a, body)?;
-            let l = linear_from_dict(a.span, d, &["offset", "block"], &["block"], 0)?;
-            let alignment = body
-                .iter()
-                .find_map(|x| match &x.kind {
-                    AttrKind::Keyword(k, v) if k == "alignment" => Some(as_uint(v, "alignment")),
-                    _ => None,
-                })
-                .transpose()?
-                .ok_or_else(|| {
-                    ParseError::new(
-                        a.span,
-                        "#ttg.shared_linear needs ', alignment = N' after the bases",
-                    )
-                })?;
-            Encoding::SharedLinear {
-                layout: l,
-                alignment,
-            }
-        }
-        other => {
-            const KNOWN: &[&str] = &[
-                "blocked",
-                "slice",
-                "dot_op",
-                "nvidia_mma",
-                "amd_mfma",
-                "amd_wmma",
-                "swizzled_shared",
-                "amd_rotating_shared",
-                "nvmma_shared",
-                "padded_shared",
-                "linear",
-                "shared_linear",
-            ];
-            let hint = did_you_mean(other, KNOWN).map_or_else(
-                || format!("; known encodings: {}", KNOWN.join(", ")),
-                |s| format!("; did you mean '{}'?", s),
-            );
-            // Point at `#ttg.name`, not the whole attribute.
-            let head = match &a.kind {
-                AttrKind::Layout { dialect, .. } => 2 + dialect.len() + other.len(),
-                _ => a.span.len,
-            };
-            return Err(ParseError::new(
-                Span {
-                    len: head.min(a.span.len),
-                    ..a.span
-                },
-                format!("unknown encoding '#ttg.{}'{}", other, hint),
-            ));
+                parent.rank()
+            ),
+        ));
+    }
+    Ok(Encoding::Slice {
+        dim,
+        parent: Box::new(parent),
+    })
+}
+
+/// `#ttg.dot_op<{...}>`'s parameters.
+fn parse_dot_op(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(
+        name,
+        a.span,
+        body_dict(name, a, body)?,
+        &["opIdx", "parent", "kWidth"],
+    )?;
+    let op_idx = p.uint("opIdx")?;
+    if op_idx > 1 {
+        return Err(ParseError::new(
+            p.key_span("opIdx"),
+            format!("dot_op opIdx must be 0 or 1, got {}", op_idx),
+        ));
+    }
+    let parent = encoding_from_attr(p.required("parent")?)?;
+    let k_width = p.uint_or("kWidth", 0)?;
+    if !matches!(
+        parent,
+        Encoding::Blocked(_) | Encoding::NvidiaMma(_) | Encoding::AmdMfma(_) | Encoding::AmdWmma(_)
+    ) {
+        return Err(ParseError::new(p.key_span("parent"), format!("the parent of a dot_op must be blocked, nvidia_mma, amd_mfma or amd_wmma, not #ttg.{}", parent.name())));
+    }
+    if !matches!(parent, Encoding::Blocked(_)) && k_width == 0 {
+        return Err(ParseError::new(
+            p.span,
+            "dot_op: kWidth is mandatory for an MMA parent (e.g. kWidth = 2 for 16-bit elements)",
+        ));
+    }
+    Ok(Encoding::DotOperand {
+        op_idx,
+        parent: Box::new(parent),
+        k_width,
+    })
+}
+
+/// `#ttg.nvidia_mma<{...}>`'s parameters.
+fn parse_nvidia_mma(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(
+        name,
+        a.span,
+        body_dict(name, a, body)?,
+        &[
+            "versionMajor",
+            "versionMinor",
+            "warpsPerCTA",
+            "instrShape",
+            "CGALayout",
+            "CTAsPerCGA",
+            "CTASplitNum",
+            "CTAOrder",
+        ],
+    )?;
+    let vmaj = p.uint("versionMajor")?;
+    let vmin = p.uint_or("versionMinor", 0)?;
+    let w = p.uints("warpsPerCTA")?;
+    let instr = p.uints("instrShape")?;
+    let cga = p.cga(w.len())?;
+    Ok(Encoding::NvidiaMma(NvidiaMma {
+        version_major: vmaj,
+        version_minor: vmin,
+        warps_per_cta: w,
+        instr_shape: instr,
+        cga,
+    }))
+}
+
+/// `#ttg.amd_mfma<{...}>`'s parameters.
+fn parse_amd_mfma(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(
+        name,
+        a.span,
+        body_dict(name, a, body)?,
+        &[
+            "version",
+            "versionMajor",
+            "versionMinor",
+            "warpsPerCTA",
+            "instrShape",
+            "MDim",
+            "NDim",
+            "isTransposed",
+            "tilesPerWarp",
+            "elementBitWidth",
+            "CGALayout",
+            "CTAsPerCGA",
+            "CTASplitNum",
+            "CTAOrder",
+        ],
+    )?;
+    let version = match p.get("version") {
+        Some(v) => as_uint(v, "version")?,
+        None => p.uint_or("versionMajor", 0)?,
+    };
+    let _ = p.uint_or("versionMinor", 0)?;
+    let w = p.uints("warpsPerCTA")?;
+    let instr = match p.uints_opt("instrShape")? {
+        Some(s) => s,
+        None => {
+            let m = p.uint("MDim")?;
+            let n = p.uint("NDim")?;
+            alloc::vec![m, n]
         }
     };
-    Ok(enc)
+    let t = p.bool_or("isTransposed", false)?;
+    let tiles = p
+        .uints_opt("tilesPerWarp")?
+        .unwrap_or_else(|| alloc::vec![1; w.len()]);
+    let ebw = p.uint_or("elementBitWidth", 32)?;
+    let cga = p.cga(w.len())?;
+    Ok(Encoding::AmdMfma(AmdMfma {
+        version,
+        warps_per_cta: w,
+        instr_shape: instr,
+        is_transposed: t,
+        tiles_per_warp: tiles,
+        element_bit_width: ebw,
+        cga,
+    }))
+}
+
+/// `#ttg.amd_wmma<{...}>`'s parameters.
+fn parse_amd_wmma(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(
+        name,
+        a.span,
+        body_dict(name, a, body)?,
+        &[
+            "version",
+            "isTranspose",
+            "isTransposed",
+            "ctaLayout",
+            "warpsPerCTA",
+            "tilesPerWarp",
+            "instrShape",
+            "rank",
+            "CGALayout",
+            "CTAsPerCGA",
+            "CTASplitNum",
+            "CTAOrder",
+        ],
+    )?;
+    let version = p.uint("version")?;
+    let t = if p.get("isTransposed").is_some() {
+        p.bool_or("isTransposed", false)?
+    } else {
+        p.bool_or("isTranspose", false)?
+    };
+    let rank_key = p.uint_or("rank", 0)? as usize;
+    let instr = p
+        .uints_opt("instrShape")?
+        .unwrap_or_else(|| alloc::vec![16, 16, 16]);
+    let cta = if let Some(c) = p.get("ctaLayout") {
+        let AttrKind::Dict(d) = &c.kind else {
+            return Err(ParseError::new(
+                c.span,
+                "expected a dictionary value for 'ctaLayout'",
+            ));
+        };
+        let rank = if rank_key == 0 { 2 } else { rank_key };
+        if d.iter().any(|(k, _, _)| k == "register") {
+            // Triton prints ctaLayout with empty bases skipped.
+            linear_from_dict(
+                c.span,
+                d,
+                &["register", "warp"],
+                &["register", "warp"],
+                rank,
+            )?
+        } else {
+            let w = linear_from_dict(c.span, d, &["warp"], &["warp"], rank)?;
+            let r = w.num_out_dims();
+            let names = standard_out_dim_names(r);
+            LinearLayout::identity_1d(1, "register", &names[r - 1])
+                .and_then(|reg| reg.checked_mul(&w))
+                .map_err(|e| ParseError::new(c.span, e.message().to_string()))?
+        }
+    } else if let Some(w) = p.uints_opt("warpsPerCTA")? {
+        let tiles = p
+            .uints_opt("tilesPerWarp")?
+            .unwrap_or_else(|| alloc::vec![1; w.len()]);
+        crate::encodings::wmma_cta_layout(&w, &tiles)
+            .map_err(|e| ParseError::new(p.span, e.message().to_string()))?
+    } else {
+        return Err(ParseError::new(
+            p.span,
+            "#ttg.amd_wmma needs 'ctaLayout = {warp = [...]}' (or the legacy 'warpsPerCTA')",
+        ));
+    };
+    let cga = p.cga(cta.num_out_dims())?;
+    Ok(Encoding::AmdWmma(AmdWmma {
+        version,
+        is_transposed: t,
+        cta_layout: cta,
+        instr_shape: instr,
+        cga,
+    }))
+}
+
+/// `#ttg.swizzled_shared<{...}>`'s parameters.
+fn parse_swizzled_shared(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(
+        name,
+        a.span,
+        body_dict(name, a, body)?,
+        &[
+            "vec",
+            "perPhase",
+            "maxPhase",
+            "order",
+            "CGALayout",
+            "CTAsPerCGA",
+            "CTASplitNum",
+            "CTAOrder",
+        ],
+    )?;
+    let s = SwizzledShared {
+        vec: p.uint("vec")?,
+        per_phase: p.uint("perPhase")?,
+        max_phase: p.uint("maxPhase")?,
+        order: p.uints("order")?,
+        cga: Cga::single(0),
+    };
+    let cga = p.cga(s.order.len())?;
+    let s = SwizzledShared { cga, ..s };
+    Ok(if name == "amd_rotating_shared" {
+        Encoding::AmdRotatingShared(s)
+    } else {
+        Encoding::SwizzledShared(s)
+    })
+}
+
+/// `#ttg.nvmma_shared<{...}>`'s parameters.
+fn parse_nvmma_shared(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(
+        name,
+        a.span,
+        body_dict(name, a, body)?,
+        &[
+            "swizzlingByteWidth",
+            "transposed",
+            "elementBitWidth",
+            "fp4Padded",
+            "rank",
+            "CGALayout",
+            "CTAsPerCGA",
+            "CTASplitNum",
+            "CTAOrder",
+        ],
+    )?;
+    let sw = p.uint("swizzlingByteWidth")?;
+    let tr = p.bool_or("transposed", false)?;
+    let ebw = p.uint("elementBitWidth")?;
+    let fp4 = p.bool_or("fp4Padded", false)?;
+    let rank_key = p.uint_or("rank", 0)? as usize;
+    // Without `rank`, the CGALayout entries tell it; failing both, rank 2.
+    let cga_rank = p
+        .entries
+        .iter()
+        .find(|e| e.0 == "CGALayout")
+        .and_then(|e| match &e.2.kind {
+            AttrKind::Array(v) => match v.first().map(|f| &f.kind) {
+                Some(AttrKind::Array(b)) => Some(b.len()),
+                _ => None,
+            },
+            _ => None,
+        });
+    let rank = if rank_key != 0 {
+        rank_key
+    } else {
+        cga_rank.unwrap_or(2)
+    };
+    let cga = p.cga(rank)?;
+    Ok(Encoding::NvmmaShared(NvmmaShared {
+        swizzling_byte_width: sw,
+        transposed: tr,
+        element_bit_width: ebw,
+        fp4_padded: fp4,
+        rank,
+        cga,
+    }))
+}
+
+/// `#ttg.padded_shared<{...}>`'s parameters.
+fn parse_padded_shared(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let Some(Attr {
+        kind: AttrKind::Paddings(pads),
+        span: ps,
+    }) = body.first()
+    else {
+        return Err(ParseError::new(a.span, "#ttg.padded_shared needs intervals: #ttg.padded_shared<[32:+4] {order = [1, 0], shape = [64, 64]}>"));
+    };
+    let Some(Attr {
+        kind: AttrKind::Dict(d),
+        span: ds,
+    }) = body.get(1)
+    else {
+        return Err(ParseError::new(*ps, "expected {offset = [...], block = [...]} or {order = [...], shape = [...]} after the intervals"));
+    };
+    let linear = if d.iter().any(|(k, _, _)| k == "offset" || k == "block") {
+        linear_from_dict(*ds, d, &["offset", "block"], &["block"], 0)?
+    } else {
+        let mut p = Params::new(name, *ds, d, &["order", "shape"])?;
+        let order = p.uints("order")?;
+        let shape = p.uints("shape")?;
+        if order.len() != shape.len() {
+            return Err(ParseError::new(
+                *ds,
+                "mismatch of shape and order ranks in padded layout",
+            ));
+        }
+        PaddedShared::identity_component(&shape, &order)
+            .map_err(|e| ParseError::new(*ds, e.message().to_string()))?
+    };
+    let mut intervals = Vec::new();
+    let mut paddings = Vec::new();
+    for &(i, p) in pads {
+        if !(1..=1 << 30).contains(&i) || !(1..=1 << 30).contains(&p) {
+            return Err(ParseError::new(
+                *ps,
+                format!(
+                    "interval {} and padding {} must be positive powers of two",
+                    i, p
+                ),
+            ));
+        }
+        intervals.push(i as u32);
+        paddings.push(p as u32);
+    }
+    let pl = PaddedShared {
+        intervals,
+        paddings,
+        linear,
+    };
+    pl.validate()
+        .map_err(|e| ParseError::new(*ps, e.message().to_string()))?;
+    Ok(Encoding::PaddedShared(pl))
+}
+
+/// `#ttg.linear<{...}>`'s parameters.
+fn parse_linear(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let d = body_dict(name, a, body)?;
+    Ok(Encoding::Linear(linear_from_dict(
+        a.span,
+        d,
+        &["register", "lane", "warp", "block"],
+        &[],
+        0,
+    )?))
+}
+
+/// `#ttg.shared_linear<{...}>`'s parameters.
+fn parse_shared_linear(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let d = body_dict(name, a, body)?;
+    let l = linear_from_dict(a.span, d, &["offset", "block"], &["block"], 0)?;
+    let alignment = body
+        .iter()
+        .find_map(|x| match &x.kind {
+            AttrKind::Keyword(k, v) if k == "alignment" => Some(as_uint(v, "alignment")),
+            _ => None,
+        })
+        .transpose()?
+        .ok_or_else(|| {
+            ParseError::new(
+                a.span,
+                "#ttg.shared_linear needs ', alignment = N' after the bases",
+            )
+        })?;
+    Ok(Encoding::SharedLinear {
+        layout: l,
+        alignment,
+    })
 }
