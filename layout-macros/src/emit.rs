@@ -119,113 +119,10 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
     let attrs = &item.attrs;
     let shape: Vec<u32> = ll.out_dims().iter().map(|(_, s)| *s as u32).collect();
     let shape_lits: Vec<Literal> = shape.iter().map(|&x| u32_lit(x)).collect();
-    let free = ll.free_variable_masks();
 
-    // Const tables and the trait's in-dim descriptions.
-    let mut consts = TokenStream::new();
-    let mut in_dim_descs = Vec::new();
-    for d in in_dims {
-        let bases: Vec<Vec<i32>> = ll.in_dim_bases(d).map(|b| b.to_vec()).unwrap_or_default();
-        let size = 1u32 << bases.len();
-        let upper = d.to_uppercase();
-        let size_ident = format_ident!("{}S", upper);
-        let bases_ident = format_ident!("{}_BASES", upper);
-        let free_ident = format_ident!("FREE_{}_MASK", upper);
-        let rows: Vec<TokenStream> = bases
-            .iter()
-            .map(|b| {
-                let xs = b.iter().map(|&x| u32_lit(x as u32));
-                quote!([#(#xs),*])
-            })
-            .collect();
-        let n = bases.len();
-        let fm = free
-            .iter()
-            .find(|(n, _)| n == d)
-            .map_or(0u32, |(_, m)| *m as u32);
-        let fm_lit = u32_lit(fm);
-        let size_lit = u32_lit(size);
-        consts.extend(quote! {
-                        pub const #size_ident: u32 = #size_lit;
-                        pub const #bases_ident: &'static [[u32; #rank]; #n] = &[#(#rows),*];
-                        pub const #free_ident: u32 = #fm_lit;
-        });
-        in_dim_descs.push(quote! {
-            #rt::InDim { name: #d, size: #size_lit, bases: #name::#bases_ident.as_flattened(), free_mask: #fm_lit }
-        });
-    }
-
-    // apply: in-dims -> coordinates.
-    let vars: Vec<Ident> = in_dims.iter().map(|d| format_ident!("{}", d)).collect();
-    let plan_inputs: Vec<TokenStream> = ll
-        .in_dim_names()
-        .map(|n| {
-            let v = format_ident!("{}", n);
-            quote!(#v)
-        })
-        .collect();
-    let exprs = plan_exprs(&ll.apply_plan(), &plan_inputs);
-    let apply = quote! {
-        #[inline(always)]
-        #[allow(unused_variables, unused_parens, clippy::identity_op, clippy::precedence)]
-        pub const fn apply(#(#vars: u32),*) -> [u32; #rank] {
-            [#(#exprs),*]
-        }
-    };
-
-    // locate: coordinates -> in-dims, through the pseudo-inverse.
-    let locate = if ll.is_surjective() {
-        match ll.pseudoinvert() {
-            Ok(inv) => {
-                let coord_inputs: Vec<TokenStream> = inv
-                    .in_dim_names()
-                    .map(|n| {
-                        let i = ll.out_dim_index(n).unwrap_or(0);
-                        quote!(coords[#i])
-                    })
-                    .collect();
-                let inv_exprs = plan_exprs(&inv.apply_plan(), &coord_inputs);
-                let fields: Vec<TokenStream> = in_dims
-                    .iter()
-                    .map(|d| {
-                        let f = format_ident!("{}", d);
-                        match inv.out_dim_index(d) {
-                            Some(i) => {
-                                let e = &inv_exprs[i];
-                                quote!(#f: #e)
-                            }
-                            None => quote!(#f: 0u32),
-                        }
-                    })
-                    .collect();
-                let ty = if shared {
-                    quote!(#rt::SharedIndex)
-                } else {
-                    quote!(#rt::HwIndex)
-                };
-                quote! {
-                    #[inline(always)]
-                    #[allow(unused_parens, clippy::identity_op, clippy::precedence)]
-                    pub const fn locate(coords: [u32; #rank]) -> #ty {
-                        #ty { #(#fields),* }
-                    }
-                }
-            }
-            // A surjective layout always has a pseudo-inverse: failing here is a bug, said
-            // at the item rather than leaving `locate` out.
-            Err(e) => syn::Error::new(
-                item.name.span(),
-                format!(
-                    "internal error in layout!: no pseudo-inverse for `locate`: {}",
-                    e
-                ),
-            )
-            .to_compile_error(),
-        }
-    } else {
-        // Some coordinates hold no element: there is no `locate` (the type's docs say so).
-        TokenStream::new()
-    };
+    let (consts, in_dim_descs) = in_dim_tables(k, ll, in_dims, name);
+    let apply = apply_fn(ll, in_dims);
+    let locate = locate_fn(k, item, ll, in_dims, shared);
 
     let contig = contiguity(ll);
     let contig_max = contig.iter().copied().max().unwrap_or(1);
@@ -299,6 +196,139 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
             const CONTIGUITY_PER_THREAD: u32 = #contig_max;
             const LINEAR_TTGIR: &'static str = #linear;
         }
+    }
+}
+
+/// Per in-dim: the consts `<DIM>S`, `<DIM>_BASES`, `FREE_<DIM>_MASK`, and the trait's `InDim`
+/// description.
+fn in_dim_tables(
+    k: &Krate,
+    ll: &LinearLayout,
+    in_dims: &[&str],
+    name: &Ident,
+) -> (TokenStream, Vec<TokenStream>) {
+    let rt = k.rt();
+    let rank = ll.num_out_dims();
+    let free = ll.free_variable_masks();
+    let mut consts = TokenStream::new();
+    let mut in_dim_descs = Vec::new();
+    for d in in_dims {
+        let bases: Vec<Vec<i32>> = ll.in_dim_bases(d).map(|b| b.to_vec()).unwrap_or_default();
+        let size = 1u32 << bases.len();
+        let upper = d.to_uppercase();
+        let size_ident = format_ident!("{}S", upper);
+        let bases_ident = format_ident!("{}_BASES", upper);
+        let free_ident = format_ident!("FREE_{}_MASK", upper);
+        let rows: Vec<TokenStream> = bases
+            .iter()
+            .map(|b| {
+                let xs = b.iter().map(|&x| u32_lit(x as u32));
+                quote!([#(#xs),*])
+            })
+            .collect();
+        let n = bases.len();
+        let fm = free
+            .iter()
+            .find(|(n, _)| n == d)
+            .map_or(0u32, |(_, m)| *m as u32);
+        let fm_lit = u32_lit(fm);
+        let size_lit = u32_lit(size);
+        consts.extend(quote! {
+                        pub const #size_ident: u32 = #size_lit;
+                        pub const #bases_ident: &'static [[u32; #rank]; #n] = &[#(#rows),*];
+                        pub const #free_ident: u32 = #fm_lit;
+        });
+        in_dim_descs.push(quote! {
+            #rt::InDim { name: #d, size: #size_lit, bases: #name::#bases_ident.as_flattened(), free_mask: #fm_lit }
+        });
+    }
+
+    (consts, in_dim_descs)
+}
+
+/// `apply(register, lane, warp, block)` (or `apply(offset, block)`): in-dims -> coordinates as
+/// straight-line shift/mask code.
+fn apply_fn(ll: &LinearLayout, in_dims: &[&str]) -> TokenStream {
+    let rank = ll.num_out_dims();
+    let vars: Vec<Ident> = in_dims.iter().map(|d| format_ident!("{}", d)).collect();
+    let plan_inputs: Vec<TokenStream> = ll
+        .in_dim_names()
+        .map(|n| {
+            let v = format_ident!("{}", n);
+            quote!(#v)
+        })
+        .collect();
+    let exprs = plan_exprs(&ll.apply_plan(), &plan_inputs);
+    quote! {
+        #[inline(always)]
+        #[allow(unused_variables, unused_parens, clippy::identity_op, clippy::precedence)]
+        pub const fn apply(#(#vars: u32),*) -> [u32; #rank] {
+            [#(#exprs),*]
+        }
+    }
+}
+
+/// `locate(coords)`: coordinates -> in-dims through the pseudo-inverse, for layouts that hold
+/// every coordinate.
+fn locate_fn(
+    k: &Krate,
+    item: &Item,
+    ll: &LinearLayout,
+    in_dims: &[&str],
+    shared: bool,
+) -> TokenStream {
+    let (rt, rank) = (k.rt(), ll.num_out_dims());
+    if ll.is_surjective() {
+        match ll.pseudoinvert() {
+            Ok(inv) => {
+                let coord_inputs: Vec<TokenStream> = inv
+                    .in_dim_names()
+                    .map(|n| {
+                        let i = ll.out_dim_index(n).unwrap_or(0);
+                        quote!(coords[#i])
+                    })
+                    .collect();
+                let inv_exprs = plan_exprs(&inv.apply_plan(), &coord_inputs);
+                let fields: Vec<TokenStream> = in_dims
+                    .iter()
+                    .map(|d| {
+                        let f = format_ident!("{}", d);
+                        match inv.out_dim_index(d) {
+                            Some(i) => {
+                                let e = &inv_exprs[i];
+                                quote!(#f: #e)
+                            }
+                            None => quote!(#f: 0u32),
+                        }
+                    })
+                    .collect();
+                let ty = if shared {
+                    quote!(#rt::SharedIndex)
+                } else {
+                    quote!(#rt::HwIndex)
+                };
+                quote! {
+                    #[inline(always)]
+                    #[allow(unused_parens, clippy::identity_op, clippy::precedence)]
+                    pub const fn locate(coords: [u32; #rank]) -> #ty {
+                        #ty { #(#fields),* }
+                    }
+                }
+            }
+            // A surjective layout always has a pseudo-inverse: failing here is a bug, said
+            // at the item rather than leaving `locate` out.
+            Err(e) => syn::Error::new(
+                item.name.span(),
+                format!(
+                    "internal error in layout!: no pseudo-inverse for `locate`: {}",
+                    e
+                ),
+            )
+            .to_compile_error(),
+        }
+    } else {
+        // Some coordinates hold no element: there is no `locate` (the type's docs say so).
+        TokenStream::new()
     }
 }
 
