@@ -3,7 +3,7 @@
 //! `applyLinearLayout`: out bit `r` takes in bit `c` wherever `M[r][c] = 1`; in bits that move by
 //! the same distance `r - c` share one `(x & mask) << shift` term, so a layout whose bases are runs
 //! of consecutive powers of two costs one or two instructions per run, not one per basis.
-//! The macros (issue 3) emit these terms as straight-line code.
+//! The macros emit these terms as straight-line code.
 
 use alloc::vec::Vec;
 
