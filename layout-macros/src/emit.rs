@@ -3,13 +3,25 @@
 //! Triton's `matrixVectorProd`), the `Layout` trait impl, and a host-side `linear_layout()`.
 
 use layout_core::codegen::ApplyPlan;
+use layout_core::parse::Attr;
+use layout_core::spec::Solved;
 use layout_core::LinearLayout;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::expand::SolvedItem;
 use crate::input::Item;
 use crate::paths::Krate;
+
+/// One item, solved.
+pub struct SolvedItem {
+    pub solved: Solved,
+    /// The spec as TTGIR text (parents by alias name).
+    pub source: String,
+    /// Its value tree, for later items that name it as a parent (none for `Swizzle`).
+    pub attr: Option<Attr>,
+    /// The element type, when the shape came from a tensor type.
+    pub element: Option<String>,
+}
 
 fn u32_lit(v: u32) -> Literal {
     Literal::u32_suffixed(v)
@@ -396,39 +408,4 @@ fn item_hash(item: &Item) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use quote::quote;
-
-    fn expand(item: proc_macro2::TokenStream) -> String {
-        let k = crate::paths::Krate::facade();
-        let k = k.tokens();
-        crate::expand::layout(quote!([#k] #item)).to_string()
-    }
-
-    #[test]
-    fn only_pub_layouts_export_their_macro() {
-        let spec = quote!(blocked(sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]) for [128];);
-        for (vis, exported) in [
-            (quote!(pub), true),
-            (quote!(pub(crate)), false),
-            (quote!(pub(super)), false),
-            (quote!(), false),
-        ] {
-            let out = expand(quote!(#vis A = #spec));
-            assert_eq!(out.contains("macro_export"), exported, "{}", vis);
-            assert!(!out.contains("compile_error"), "{}", out);
-        }
-    }
-
-    #[test]
-    fn callback_names_depend_on_the_item_not_on_expansion_order() {
-        let a = quote!(pub A = blocked(sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]) for [128];);
-        let b = quote!(pub A = blocked(sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]) for [128];);
-        let (first, _, again) = (expand(a.clone()), expand(b.clone()), expand(a));
-        assert_eq!(first, again);
-        assert_ne!(first, expand(b));
-    }
 }

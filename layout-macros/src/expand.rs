@@ -1,11 +1,12 @@
 //! `layout!`: render each item's spec to TTGIR text, let layout-core parse and solve it, map any
 //! error back onto the user's tokens, and hand the solved layout to [`crate::emit`].
 
-use layout_core::parse::{parse_attribute, parse_tensor_type, Aliases, Attr, ParseError};
+use layout_core::parse::{parse_attribute, parse_tensor_type, Aliases, ParseError};
 use layout_core::spec::{cute_swizzle, solve_attr, Solved};
 use layout_core::{Encoding, ErrorKind};
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 
+use crate::emit::SolvedItem;
 use crate::input::{Block, Item, Shape};
 use crate::render::{error_between, Rendered};
 
@@ -59,17 +60,6 @@ fn push_err(acc: &mut Option<syn::Error>, e: syn::Error) {
         Some(a) => a.combine(e),
         None => *acc = Some(e),
     }
-}
-
-/// One item, solved.
-pub struct SolvedItem {
-    pub solved: Solved,
-    /// The spec as TTGIR text (parents by alias name).
-    pub source: String,
-    /// Its value tree, for later items that name it as a parent (none for `Swizzle`).
-    pub attr: Option<Attr>,
-    /// The element type, when the shape came from a tensor type.
-    pub element: Option<String>,
 }
 
 /// A parse or solve error at the user's tokens, its fix said in the macro's terms.
@@ -326,4 +316,39 @@ fn swizzle(item: &Item, shape: &[i64], element: Option<String>) -> syn::Result<S
         attr: None,
         element,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    fn expand(item: proc_macro2::TokenStream) -> String {
+        let k = crate::paths::Krate::facade();
+        let k = k.tokens();
+        super::layout(quote!([#k] #item)).to_string()
+    }
+
+    #[test]
+    fn only_pub_layouts_export_their_macro() {
+        let spec = quote!(blocked(sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]) for [128];);
+        for (vis, exported) in [
+            (quote!(pub), true),
+            (quote!(pub(crate)), false),
+            (quote!(pub(super)), false),
+            (quote!(), false),
+        ] {
+            let out = expand(quote!(#vis A = #spec));
+            assert_eq!(out.contains("macro_export"), exported, "{}", vis);
+            assert!(!out.contains("compile_error"), "{}", out);
+        }
+    }
+
+    #[test]
+    fn callback_names_depend_on_the_item_not_on_expansion_order() {
+        let a = quote!(pub A = blocked(sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]) for [128];);
+        let b = quote!(pub A = blocked(sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]) for [128];);
+        let (first, _, again) = (expand(a.clone()), expand(b.clone()), expand(a));
+        assert_eq!(first, again);
+        assert_ne!(first, expand(b));
+    }
 }

@@ -7,14 +7,17 @@
 
 mod attr;
 mod encoding;
+mod keys;
 mod lexer;
+mod tensor;
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
 pub use attr::{Attr, AttrKind};
-pub use encoding::{encoding_from_attr, MAX_RANK};
+pub use encoding::encoding_from_attr;
+pub use keys::MAX_RANK;
 pub use lexer::Span;
 
 use crate::Encoding;
@@ -187,7 +190,7 @@ pub fn element_bits(e: &str) -> Option<u32> {
 /// Parse `tensor<64x16xf16>` or `tensor<64x16xf16, #enc>` (also `!ttg.memdesc<...>`).
 pub fn parse_tensor_type(text: &str, aliases: &Aliases) -> Result<TensorType, ParseError> {
     let mut p = lexer::Lexer::new(text);
-    let t = attr::parse_tensor_type(&mut p, aliases)?;
+    let t = tensor::parse_tensor_type(&mut p, aliases)?;
     p.expect_end()?;
     Ok(t)
 }
