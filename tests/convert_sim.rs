@@ -360,14 +360,6 @@ fn random_cluster_conversions_on_the_simulator() {
     }
 }
 
-#[test]
-fn planner_and_interpreter_agree_on_the_word_limit() {
-    assert_eq!(
-        linear_layouts::convert::MAX_SHUFFLE_WORDS,
-        linear_layouts::runtime::convert::MAX_WORDS
-    );
-}
-
 /// Regression (found by the random test): a destination register whose basis lands on a vector
 /// offset and a round bit at once; vectors must stay within one round.
 #[test]

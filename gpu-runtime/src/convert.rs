@@ -8,9 +8,7 @@ use crate::element::Element;
 use crate::thread::{select, Thread};
 
 pub use layout_plan::ir::{Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Static, Storage};
-pub use layout_plan::{
-    Barrier, Cost, Strategy, CTA_SHIFT, MAX_SHUFFLE_WORDS as MAX_WORDS, OFFSET_MASK,
-};
+pub use layout_plan::{Barrier, Cost, Strategy, CTA_SHIFT, MAX_SHUFFLE_WORDS, OFFSET_MASK};
 
 #[inline(always)]
 fn bit(x: u32, b: u32) -> bool {
@@ -79,9 +77,9 @@ fn shuffles<E: Element, T: Thread, S: Storage>(
     } else {
         (1usize << p.pack, ne >> p.pack)
     };
-    let nw = words.min(MAX_WORDS);
+    let nw = words.min(MAX_SHUFFLE_WORDS);
     // Pack.
-    let mut w = [0u32; MAX_WORDS];
+    let mut w = [0u32; MAX_SHUFFLE_WORDS];
     let mut e = 0;
     while e < ne {
         let v = src[p.gather[e] as usize].to_bits();
@@ -160,7 +158,7 @@ fn shuffles<E: Element, T: Thread, S: Storage>(
 /// For each transposition `(r, l)`: where lane bit `l` of `lane` is set, swap words `x` and
 /// `x | 1 << r` (two selects per pair).
 #[inline(always)]
-fn swap_stage(w: &mut [u32; MAX_WORDS], nw: usize, swaps: &[(u8, u8)], lane: u32) {
+fn swap_stage(w: &mut [u32; MAX_SHUFFLE_WORDS], nw: usize, swaps: &[(u8, u8)], lane: u32) {
     let mut k = 0;
     while k < swaps.len() {
         let (r, l) = (swaps[k].0 as u32, swaps[k].1 as u32);
