@@ -68,7 +68,11 @@ fn round_trip<
         let mut o = tid;
         while o < elems {
             let w = t.ld_shared(o * eb, eb);
-            let got: E = linear_layouts::runtime::convert::unpack(&w, 0);
+            let got: E = if E::BITS == 64 {
+                linear_layouts::runtime::convert::join(w[0], w[1])
+            } else {
+                linear_layouts::runtime::convert::field(w[0], 0)
+            };
             let want: E = value(flat(&smem.apply_flat(&[o, cta])));
             if got.to_bits() != want.to_bits() {
                 bad.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -10,23 +10,143 @@ use crate::thread::{select, Thread};
 pub use layout_plan::ir::{Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Static, Storage};
 pub use layout_plan::{Barrier, Cost, Strategy, CTA_SHIFT, MAX_SHUFFLE_WORDS, OFFSET_MASK};
 
-#[inline(always)]
-fn bit(x: u32, b: u32) -> bool {
-    (x >> b) & 1 == 1
+use layout_plan::exec::{self, Machine, SharedMachine};
+
+/// One thread running a plan on values: `src` in the source layout, `dst` filled in the
+/// destination layout.
+struct Values<'a, E, T> {
+    t: &'a T,
+    src: &'a [E],
+    dst: &'a mut [E],
 }
 
-/// Apply a lane permutation given by its bases.
+/// The low `bits` of `x`.
 #[inline(always)]
-fn map_lane(map: &[u32], lane: u32) -> u32 {
-    let mut r = 0;
-    let mut b = 0;
-    while b < map.len() {
-        if bit(lane, b as u32) {
-            r ^= map[b];
-        }
-        b += 1;
+fn low(x: u32, bits: u32) -> u32 {
+    if bits >= 32 {
+        x
+    } else {
+        x & ((1u32 << bits) - 1)
     }
-    r
+}
+
+impl<E: Element, T: Thread> Machine for Values<'_, E, T> {
+    type Word = u32;
+    type Int = u32;
+    type Bool = bool;
+
+    #[inline(always)]
+    fn elem_bits(&self) -> u32 {
+        E::BITS
+    }
+    #[inline(always)]
+    fn mov(&mut self, dst: u16, src: u16) {
+        self.dst[dst as usize] = self.src[src as usize];
+    }
+    #[inline(always)]
+    fn pack(&mut self, regs: &[u16], part: u32) -> u32 {
+        let mut vals = [E::default(); 4];
+        let mut k = 0;
+        while k < regs.len() {
+            vals[k] = self.src[regs[k] as usize];
+            k += 1;
+        }
+        word(&vals[..regs.len()], part)
+    }
+    #[inline(always)]
+    fn unpack(&mut self, dst: u16, w: u32, k: u32) {
+        self.dst[dst as usize] = field(w, k);
+    }
+    #[inline(always)]
+    fn unpack_pair(&mut self, dst: u16, lo: u32, hi: u32) {
+        self.dst[dst as usize] = join(lo, hi);
+    }
+    #[inline(always)]
+    fn lane(&mut self) -> u32 {
+        self.t.lane()
+    }
+    #[inline(always)]
+    fn bit(&mut self, x: u32, bit: u32) -> bool {
+        (x >> bit) & 1 == 1
+    }
+    #[inline(always)]
+    fn xor(&mut self, x: u32, mask: u32) -> u32 {
+        x ^ mask
+    }
+    #[inline(always)]
+    fn linear(&mut self, terms: &[(&[u32], u32)]) -> u32 {
+        let mut r = 0;
+        let mut i = 0;
+        while i < terms.len() {
+            let (bases, x) = terms[i];
+            let mut b = 0;
+            while b < bases.len() {
+                if (x >> b) & 1 == 1 {
+                    r ^= bases[b];
+                }
+                b += 1;
+            }
+            i += 1;
+        }
+        r
+    }
+    #[inline(always)]
+    fn select(&mut self, c: bool, a: u32, b: u32) -> u32 {
+        select(c, a, b)
+    }
+    #[inline(always)]
+    fn shfl_xor(&mut self, w: u32, mask: u32) -> u32 {
+        self.t.shfl_xor(w, mask)
+    }
+    #[inline(always)]
+    fn shfl_idx(&mut self, w: u32, src: u32) -> u32 {
+        self.t.shfl_idx(w, src)
+    }
+}
+
+impl<E: Element, T: Thread> SharedMachine for Values<'_, E, T> {
+    #[inline(always)]
+    fn warp(&mut self) -> u32 {
+        self.t.warp()
+    }
+    #[inline(always)]
+    fn cta_rank(&mut self) -> u32 {
+        self.t.cta_rank()
+    }
+    #[inline(always)]
+    fn owner(&mut self, lane_skip: u32, warp_skip: u32) -> bool {
+        self.t.lane() & lane_skip == 0 && self.t.warp() & warp_skip == 0
+    }
+    #[inline(always)]
+    fn when(&mut self, c: bool, body: impl FnOnce(&mut Self)) {
+        if c {
+            body(self)
+        }
+    }
+    #[inline(always)]
+    fn st_shared(&mut self, remote: bool, addr: u32, bytes: u32, words: [u32; 4]) {
+        st_at(self.t, remote, addr, bytes, words)
+    }
+    #[inline(always)]
+    fn ld_shared(&mut self, remote: bool, addr: u32, bytes: u32) -> [u32; 4] {
+        ld_at(self.t, remote, addr, bytes)
+    }
+    #[inline(always)]
+    fn stmatrix(&mut self, addr: u32, trans: bool, words: [u32; 4]) {
+        self.t.stmatrix_x4(addr, trans, words)
+    }
+    #[inline(always)]
+    fn ldmatrix(&mut self, addr: u32, trans: bool) -> [u32; 4] {
+        self.t.ldmatrix_x4(addr, trans)
+    }
+    #[inline(always)]
+    fn barrier(&mut self, b: Barrier) {
+        match b {
+            Barrier::Warp => self.t.sync_warp(),
+            Barrier::Block => self.t.sync_block(),
+            Barrier::Cluster => self.t.sync_cluster(),
+        }
+    }
 }
 
 /// Run a plan: the values a thread holds in the source layout in, the values it holds in the
@@ -51,140 +171,26 @@ pub fn convert_slices<E: Element, T: Thread, S: Storage>(
     src: &[E],
     dst: &mut [E],
 ) {
-    match plan {
-        Plan::Registers(perm) => {
-            let mut i = 0;
-            while i < dst.len() {
-                dst[i] = src[perm[i] as usize];
-                i += 1;
-            }
-        }
-        Plan::Shuffles(p) => shuffles(p, t, src, dst),
-        Plan::Shared(p) => shared(p, t, src, dst),
-    }
+    exec::run(&mut Values { t, src, dst }, plan)
 }
 
+/// Store this thread's registers `src` by the accesses of `s` (threads holding copies skip).
 #[inline(always)]
-fn shuffles<E: Element, T: Thread, S: Storage>(
-    p: &ShufflePlan<S>,
-    t: &T,
-    src: &[E],
-    dst: &mut [E],
-) {
-    let ne = p.gather.len();
-    let (per_word, words) = if p.pack < 0 {
-        (1usize, ne * 2)
-    } else {
-        (1usize << p.pack, ne >> p.pack)
-    };
-    let nw = words.min(MAX_SHUFFLE_WORDS);
-    // Pack.
-    let mut w = [0u32; MAX_SHUFFLE_WORDS];
-    let mut e = 0;
-    while e < ne {
-        let v = src[p.gather[e] as usize].to_bits();
-        if p.pack < 0 {
-            w[2 * e] = v as u32;
-            w[2 * e + 1] = (v >> 32) as u32;
-        } else {
-            w[e / per_word] |= (v as u32) << ((e % per_word) as u32 * E::BITS);
-        }
-        e += 1;
-    }
-    let lane = t.lane();
-    if p.ship {
-        let (r, l) = (p.swaps[0].0 as u32, p.swaps[0].1 as u32);
-        let bl = bit(lane, l);
-        let mut x0 = 0;
-        while x0 < nw {
-            if !bit(x0 as u32, r) {
-                let x1 = x0 | (1 << r);
-                let send = select(bl, w[x0], w[x1]);
-                let recv = t.shfl_xor(send, 1 << l);
-                let (a, b) = (w[x0], w[x1]);
-                w[x0] = select(bl, recv, a);
-                w[x1] = select(bl, b, recv);
-            }
-            x0 += 1;
-        }
-    } else {
-        let src_lane = if p.lane_map.is_empty() {
-            lane
-        } else {
-            map_lane(&p.lane_map, lane)
-        };
-        // Stage 1: word x ^= the swapped lane bits of this lane.
-        swap_stage(&mut w, nw, &p.swaps, lane);
-        // Stage 2: each word from lane (Lp(lane) ^ M(word)).
-        let mut x = 0;
-        while x < nw {
-            let mut mask = 0u32;
-            let mut k = 0;
-            while k < p.swaps.len() {
-                if bit(x as u32, p.swaps[k].0 as u32) {
-                    mask |= 1 << p.swaps[k].1;
-                }
-                k += 1;
-            }
-            if !p.lane_map.is_empty() {
-                w[x] = t.shfl_idx(w[x], src_lane ^ mask);
-            } else if mask != 0 {
-                w[x] = t.shfl_xor(w[x], mask);
-            }
-            x += 1;
-        }
-        // Stage 3: the same swaps by the bits of the lane we read from.
-        swap_stage(&mut w, nw, &p.swaps, src_lane);
-    }
-    // Unpack into the destination order.
-    let mut i = 0;
-    while i < dst.len() {
-        let e = p.scatter[i] as usize;
-        let bits = if p.pack < 0 {
-            (w[2 * e] as u64) | ((w[2 * e + 1] as u64) << 32)
-        } else {
-            let v = w[e / per_word] >> ((e % per_word) as u32 * E::BITS);
-            (if E::BITS == 32 {
-                v
-            } else {
-                v & ((1u32 << E::BITS) - 1)
-            }) as u64
-        };
-        dst[i] = E::from_bits(bits);
-        i += 1;
-    }
+pub fn store_access<E: Element, T: Thread, S: Storage>(s: &SmemAccess<S>, t: &T, src: &[E]) {
+    exec::store(
+        &mut Values {
+            t,
+            src,
+            dst: &mut [],
+        },
+        s,
+    )
 }
 
-/// For each transposition `(r, l)`: where lane bit `l` of `lane` is set, swap words `x` and
-/// `x | 1 << r` (two selects per pair).
+/// Load this thread's registers `dst` by the accesses of `l`.
 #[inline(always)]
-fn swap_stage(w: &mut [u32; MAX_SHUFFLE_WORDS], nw: usize, swaps: &[(u8, u8)], lane: u32) {
-    let mut k = 0;
-    while k < swaps.len() {
-        let (r, l) = (swaps[k].0 as u32, swaps[k].1 as u32);
-        let c = bit(lane, l);
-        let mut x0 = 0;
-        while x0 < nw {
-            if !bit(x0 as u32, r) {
-                let x1 = x0 | (1 << r);
-                let (a, b) = (w[x0], w[x1]);
-                w[x0] = select(c, b, a);
-                w[x1] = select(c, a, b);
-            }
-            x0 += 1;
-        }
-        k += 1;
-    }
-}
-
-#[inline(always)]
-fn base_offset<T: Thread, S: Storage>(a: &SmemAccess<S>, t: &T) -> u32 {
-    let b = map_lane(&a.lane_bases, t.lane()) ^ map_lane(&a.warp_bases, t.warp());
-    if a.block_bases.is_empty() {
-        b
-    } else {
-        b ^ map_lane(&a.block_bases, t.cta_rank())
-    }
+pub fn load_access<E: Element, T: Thread, S: Storage>(l: &SmemAccess<S>, t: &T, dst: &mut [E]) {
+    exec::load(&mut Values { t, src: &[], dst }, l)
 }
 
 /// `st.shared` at `addr`, or into another CTA's shared memory for a remote access.
@@ -204,115 +210,6 @@ pub fn ld_at<T: Thread>(t: &T, remote: bool, addr: u32, bytes: u32) -> [u32; 4] 
         t.ld_shared_cluster(addr >> CTA_SHIFT, addr & OFFSET_MASK, bytes)
     } else {
         t.ld_shared(addr, bytes)
-    }
-}
-
-#[inline(always)]
-fn shared<E: Element, T: Thread, S: Storage>(p: &SharedPlan<S>, t: &T, src: &[E], out: &mut [E]) {
-    let (s, l) = (&p.store, &p.load);
-    let rounds = p.rounds.max(1) as usize;
-    let (sper, lper) = (s.reg_offsets.len() / rounds, l.reg_offsets.len() / rounds);
-    let mut round = 0;
-    while round < rounds {
-        if round > 0 {
-            barrier(p, t);
-        }
-        store_accesses(s, t, src, round * sper, (round + 1) * sper);
-        barrier(p, t);
-        load_accesses(l, t, out, round * lper, (round + 1) * lper);
-        round += 1;
-    }
-    if matches!(p.barrier, Barrier::Cluster) {
-        t.sync_cluster();
-    }
-}
-
-/// Store accesses `from..to` of `s` (the threads that hold copies skip).
-#[inline(always)]
-pub fn store_accesses<E: Element, T: Thread, S: Storage>(
-    s: &SmemAccess<S>,
-    t: &T,
-    src: &[E],
-    from: usize,
-    to: usize,
-) {
-    if t.lane() & s.lane_skip != 0 || t.warp() & s.warp_skip != 0 {
-        return;
-    }
-    let base = base_offset(s, t);
-    let vec = s.vec as usize;
-    let mut v = from;
-    while v < to {
-        if let Instr::Matrix { trans, .. } = s.instr {
-            let mut words = [0u32; 4];
-            let per = vec / 4;
-            let mut e = 0;
-            while e < vec {
-                let bits = src[s.regs[vec * v + e] as usize].to_bits() as u32;
-                let w = if E::BITS == 32 {
-                    bits
-                } else {
-                    bits & ((1u32 << E::BITS) - 1)
-                };
-                words[e / per] |= w << ((e % per) as u32 * E::BITS);
-                e += 1;
-            }
-            t.stmatrix_x4(base ^ s.reg_offsets[v], trans, words);
-        } else {
-            let mut vals = [E::default(); 16];
-            let mut k = 0;
-            while k < vec {
-                vals[k] = src[s.regs[v * vec + k] as usize];
-                k += 1;
-            }
-            st_at(
-                t,
-                s.remote,
-                base ^ s.reg_offsets[v],
-                s.vec * (E::BITS / 8),
-                pack(&vals[..vec]),
-            );
-        }
-        v += 1;
-    }
-}
-
-/// Load accesses `from..to` of `l` into `out`.
-#[inline(always)]
-pub fn load_accesses<E: Element, T: Thread, S: Storage>(
-    l: &SmemAccess<S>,
-    t: &T,
-    out: &mut [E],
-    from: usize,
-    to: usize,
-) {
-    let base = base_offset(l, t);
-    let vec = l.vec as usize;
-    let mut v = from;
-    while v < to {
-        if let Instr::Matrix { trans, .. } = l.instr {
-            let words = t.ldmatrix_x4(base ^ l.reg_offsets[v], trans);
-            let per = vec / 4;
-            let mut e = 0;
-            while e < vec {
-                let x = words[e / per] >> ((e % per) as u32 * E::BITS);
-                let bits = if E::BITS == 32 {
-                    x
-                } else {
-                    x & ((1u32 << E::BITS) - 1)
-                };
-                out[l.regs[vec * v + e] as usize] = E::from_bits(bits as u64);
-                e += 1;
-            }
-        } else {
-            let words = ld_at(t, l.remote, base ^ l.reg_offsets[v], l.vec * (E::BITS / 8));
-            let mut k = 0;
-            while k < vec {
-                out[l.regs[v * vec + k] as usize] = unpack(&words, k);
-                k += 1;
-            }
-        }
-        v += 1;
     }
 }
 
@@ -349,12 +246,12 @@ pub trait ExecuteAccess<E: Element, const N: usize> {
 impl<E: Element, const N: usize> ExecuteAccess<E, N> for Interpret {
     #[inline(always)]
     fn store<T: Thread>(a: &SmemAccess, t: &T, src: &[E; N]) {
-        store_accesses(a, t, src, 0, a.reg_offsets.len());
+        store_access(a, t, src);
     }
     #[inline(always)]
     fn load<T: Thread>(a: &SmemAccess, t: &T) -> [E; N] {
         let mut out = [E::default(); N];
-        load_accesses(a, t, &mut out, 0, a.reg_offsets.len());
+        load_access(a, t, &mut out);
         out
     }
 }
@@ -406,15 +303,6 @@ impl<E: Element, const N: usize, X: ExecuteAccess<E, N>> SharedLoad<E, N, X> {
     }
 }
 
-#[inline(always)]
-fn barrier<T: Thread, S: Storage>(p: &SharedPlan<S>, t: &T) {
-    match p.barrier {
-        Barrier::Warp => t.sync_warp(),
-        Barrier::Block => t.sync_block(),
-        Barrier::Cluster => t.sync_cluster(),
-    }
-}
-
 /// How a [`Converter`] runs: by interpreting its tables ([`Interpret`], for plans built at run
 /// time) or by the straight-line code `convert!` wrote for it.
 pub trait Execute<E: Element, const NS: usize, const ND: usize> {
@@ -433,42 +321,33 @@ impl<E: Element, const NS: usize, const ND: usize> Execute<E, NS, ND> for Interp
     }
 }
 
-/// `vals` (1 to 16 bytes of elements) as little-endian words, as a vector access stores them.
+/// The word that holds `vals` (at most `32 / E::BITS` of them, the first lowest), or half
+/// `part` (0 low, 1 high) of a 64-bit element: how registers sit in the 32-bit words that
+/// shuffles and shared-memory accesses move.
 #[inline(always)]
-pub fn pack<E: Element>(vals: &[E]) -> [u32; 4] {
-    let mut w = [0u32; 4];
-    let eb = E::BITS / 8;
+pub fn word<E: Element>(vals: &[E], part: u32) -> u32 {
+    if E::BITS == 64 {
+        return (vals[0].to_bits() >> (32 * part)) as u32;
+    }
+    let mut w = 0;
     let mut k = 0;
     while k < vals.len() {
-        let bits = vals[k].to_bits();
-        let byte = k as u32 * eb;
-        if eb == 8 {
-            w[(byte / 4) as usize] = bits as u32;
-            w[(byte / 4 + 1) as usize] = (bits >> 32) as u32;
-        } else {
-            w[(byte / 4) as usize] |= (bits as u32) << (8 * (byte % 4));
-        }
+        w |= low(vals[k].to_bits() as u32, E::BITS) << (k as u32 * E::BITS);
         k += 1;
     }
     w
 }
 
-/// Element `k` of words loaded by a vector access.
+/// Element `k` of a word (its `k`-th `E::BITS` field).
 #[inline(always)]
-pub fn unpack<E: Element>(w: &[u32; 4], k: usize) -> E {
-    let eb = E::BITS / 8;
-    let byte = k as u32 * eb;
-    let bits = if eb == 8 {
-        (w[(byte / 4) as usize] as u64) | ((w[(byte / 4 + 1) as usize] as u64) << 32)
-    } else {
-        let x = w[(byte / 4) as usize] >> (8 * (byte % 4));
-        (if eb == 4 {
-            x
-        } else {
-            x & ((1u32 << (8 * eb)) - 1)
-        }) as u64
-    };
-    E::from_bits(bits)
+pub fn field<E: Element>(w: u32, k: u32) -> E {
+    E::from_bits(low(w >> (k * E::BITS), E::BITS) as u64)
+}
+
+/// The 64-bit element with halves `lo` and `hi`.
+#[inline(always)]
+pub fn join<E: Element>(lo: u32, hi: u32) -> E {
+    E::from_bits(lo as u64 | (hi as u64) << 32)
 }
 
 /// A conversion `convert!` solved at compile time for element type `E`: `NS` registers per

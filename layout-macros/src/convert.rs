@@ -390,7 +390,7 @@ fn solve_converter(s: &SolveInput) -> syn::Result<TokenStream> {
     let body = emit::plan_tokens(k, &plan.body);
     let cost = emit::cost_tokens(k, &plan.cost);
     let (ns, nd, elem) = (plan.src_regs, plan.dst_regs, &s.elem);
-    let exec = emit::exec(k, &plan, elem)?;
+    let exec = emit::exec(k, &plan, elem, s.elem_bits()?)?;
     Ok(quote! {
         {
             /// The conversion as straight-line code.
@@ -424,36 +424,24 @@ fn solve_access(s: &SolveInput) -> syn::Result<TokenStream> {
     let (k, elem) = (&s.krate, &s.elem);
     let rt = k.rt();
     let cv = quote!(#rt::convert);
-    let base = emit::base_expr(k, &acc)?;
-    let (ls, ws) = (acc.lane_skip, acc.warp_skip);
-    let prelude = quote! {
-        let lane = #rt::Thread::lane(t);
-        let warp = #rt::Thread::warp(t);
-        let base: u32 = #base;
-    };
     let body = if store {
-        let stores =
-            (0..acc.reg_offsets.len()).map(|v| emit::store(k, &acc, v, elem, quote!(base)));
+        let stores = emit::store_body(k, &acc, elem, bits)?;
         quote! {
             fn store<T: #rt::Thread>(_a: &#cv::SmemAccess, t: &T, src: &[#elem; #n]) {
-                #prelude
-                if lane & #ls == 0 && warp & #ws == 0 { #(#stores)* }
+                #stores
             }
             fn load<T: #rt::Thread>(a: &#cv::SmemAccess, t: &T) -> [#elem; #n] {
                 <#cv::Interpret as #cv::ExecuteAccess<#elem, #n>>::load(a, t)
             }
         }
     } else {
-        let loads = (0..acc.reg_offsets.len()).map(|v| emit::load(k, &acc, v, elem, quote!(base)));
+        let loads = emit::load_body(k, &acc, elem, bits, n)?;
         quote! {
             fn store<T: #rt::Thread>(a: &#cv::SmemAccess, t: &T, src: &[#elem; #n]) {
                 <#cv::Interpret as #cv::ExecuteAccess<#elem, #n>>::store(a, t, src)
             }
             fn load<T: #rt::Thread>(_a: &#cv::SmemAccess, t: &T) -> [#elem; #n] {
-                #prelude
-                let mut out = [<#elem as Default>::default(); #n];
-                #(#loads)*
-                out
+                #loads
             }
         }
     };

@@ -1,9 +1,11 @@
 //! A solved conversion plan as Rust: its tables as consts of the runtime's plan types (the IR in
 //! `layout-plan`, `Static` storage) and the same plan as straight-line code, constant register
 //! indices, constant shared-memory offsets, selects, shuffles and barriers, which is what runs.
+//! The code is what `layout_plan::exec` does with the plan, each operation written as a
+//! statement by the [`Emit`] machine, so the interpreter and the emitted code cannot diverge.
 
 use layout_core::convert::{
-    Barrier, ConversionPlan, Cost, Instr, PlanBody, ShufflePlan, SmemAccess, Strategy,
+    exec, Barrier, ConversionPlan, Cost, Instr, PlanBody, SmemAccess, Strategy,
 };
 use layout_core::LinearLayout;
 use proc_macro2::TokenStream;
@@ -133,238 +135,260 @@ pub fn linear_terms(terms: &[(&[u32], TokenStream)]) -> syn::Result<TokenStream>
     Ok(quote!((#e)))
 }
 
-/// The base address of a side's accesses: its lane and warp terms, and the CTA-rank term when
-/// there is one (`lane`, `warp`, `t` in scope).
-pub fn base_expr(k: &Krate, a: &SmemAccess) -> syn::Result<TokenStream> {
-    let mut terms = vec![
-        (&a.lane_bases[..], quote!(lane)),
-        (&a.warp_bases[..], quote!(warp)),
-    ];
-    if a.block_bases.is_empty() {
-        return linear_terms(&terms);
+/// A handle of [`Emit`]: the index of an expression.
+type H = usize;
+
+/// A plan's operations written as statements: the [`exec::Machine`] that turns the executor
+/// (the same code the runtime interprets with) into straight-line code. `t` and `src` are in
+/// scope of the statements and they fill `out`.
+struct Emit<'a> {
+    rt: TokenStream,
+    elem: &'a syn::Ident,
+    bits: u32,
+    /// Expression of each handle; handle 0 is the zero word.
+    exprs: Vec<TokenStream>,
+    stmts: Vec<TokenStream>,
+    /// `lane`, `warp`, `rank`, bound once where first asked for.
+    ids: [Option<H>; 3],
+    err: Option<syn::Error>,
+}
+
+impl<'a> Emit<'a> {
+    fn new(k: &Krate, elem: &'a syn::Ident, bits: u32) -> Self {
+        Emit {
+            rt: k.rt(),
+            elem,
+            bits,
+            exprs: vec![quote!(0u32)],
+            stmts: Vec::new(),
+            ids: [None; 3],
+            err: None,
+        }
     }
-    terms.push((&a.block_bases[..], quote!(rank)));
-    let e = linear_terms(&terms)?;
-    let rt = k.rt();
-    Ok(quote!({
-        let rank = #rt::Thread::cta_rank(t);
-        #e
-    }))
+
+    /// A handle for an expression that needs no statement.
+    fn expr(&mut self, e: TokenStream) -> H {
+        self.exprs.push(e);
+        self.exprs.len() - 1
+    }
+
+    /// `let vN = e;`, as a handle.
+    fn bind(&mut self, e: TokenStream) -> H {
+        let v = quote::format_ident!("v{}", self.exprs.len());
+        self.stmts.push(quote!(let #v = #e;));
+        self.expr(quote!(#v))
+    }
+
+    fn e(&self, h: H) -> &TokenStream {
+        &self.exprs[h]
+    }
+
+    /// `lane`, `warp` or `rank` (`which` 0, 1, 2), bound by its `Thread` method once.
+    fn id(&mut self, which: usize) -> H {
+        if let Some(h) = self.ids[which] {
+            return h;
+        }
+        let rt = &self.rt;
+        let (name, call) = match which {
+            0 => (quote!(lane), quote!(#rt::Thread::lane(t))),
+            1 => (quote!(warp), quote!(#rt::Thread::warp(t))),
+            _ => (quote!(rank), quote!(#rt::Thread::cta_rank(t))),
+        };
+        self.stmts.push(quote!(let #name: u32 = #call;));
+        let h = self.expr(name);
+        self.ids[which] = Some(h);
+        h
+    }
+
+    /// The statements, or the first error.
+    fn finish(self) -> syn::Result<Vec<TokenStream>> {
+        match self.err {
+            Some(e) => Err(e),
+            None => Ok(self.stmts),
+        }
+    }
+}
+
+impl exec::Machine for Emit<'_> {
+    type Word = H;
+    type Int = H;
+    type Bool = H;
+
+    fn elem_bits(&self) -> u32 {
+        self.bits
+    }
+    fn mov(&mut self, dst: u16, src: u16) {
+        let (d, s) = (dst as usize, src as usize);
+        self.stmts.push(quote!(out[#d] = src[#s];));
+    }
+    fn pack(&mut self, regs: &[u16], part: u32) -> H {
+        let (rt, elem) = (&self.rt, self.elem);
+        let regs = regs.iter().map(|&r| r as usize);
+        self.bind(quote!(#rt::convert::word::<#elem>(&[#(src[#regs]),*], #part)))
+    }
+    fn unpack(&mut self, dst: u16, w: H, k: u32) {
+        let (rt, elem, w, d) = (&self.rt, self.elem, self.e(w), dst as usize);
+        let s = quote!(out[#d] = #rt::convert::field::<#elem>(#w, #k););
+        self.stmts.push(s);
+    }
+    fn unpack_pair(&mut self, dst: u16, lo: H, hi: H) {
+        let (rt, elem, d) = (&self.rt, self.elem, dst as usize);
+        let (lo, hi) = (self.e(lo), self.e(hi));
+        let s = quote!(out[#d] = #rt::convert::join::<#elem>(#lo, #hi););
+        self.stmts.push(s);
+    }
+    fn lane(&mut self) -> H {
+        self.id(0)
+    }
+    fn bit(&mut self, x: H, bit: u32) -> H {
+        let x = self.e(x).clone();
+        self.bind(quote!((#x >> #bit) & 1 != 0))
+    }
+    fn xor(&mut self, x: H, mask: u32) -> H {
+        if mask == 0 {
+            return x;
+        }
+        let x = self.e(x).clone();
+        self.expr(quote!((#x ^ #mask)))
+    }
+    fn linear(&mut self, terms: &[(&[u32], H)]) -> H {
+        let terms: Vec<(&[u32], TokenStream)> =
+            terms.iter().map(|&(b, h)| (b, self.e(h).clone())).collect();
+        match linear_terms(&terms) {
+            Ok(e) => self.bind(quote!(#e as u32)),
+            Err(e) => {
+                self.err.get_or_insert(e);
+                0
+            }
+        }
+    }
+    fn select(&mut self, c: H, a: H, b: H) -> H {
+        let rt = &self.rt;
+        let (c, a, b) = (self.e(c), self.e(a), self.e(b));
+        let e = quote!(#rt::thread::select(#c, #a, #b));
+        self.bind(e)
+    }
+    fn shfl_xor(&mut self, w: H, mask: u32) -> H {
+        let (rt, w) = (&self.rt, self.e(w));
+        let e = quote!(#rt::Thread::shfl_xor(t, #w, #mask));
+        self.bind(e)
+    }
+    fn shfl_idx(&mut self, w: H, src: H) -> H {
+        let (rt, w, s) = (&self.rt, self.e(w), self.e(src));
+        let e = quote!(#rt::Thread::shfl_idx(t, #w, #s));
+        self.bind(e)
+    }
+}
+
+impl exec::SharedMachine for Emit<'_> {
+    fn warp(&mut self) -> H {
+        self.id(1)
+    }
+    fn cta_rank(&mut self) -> H {
+        self.id(2)
+    }
+    fn owner(&mut self, lane_skip: u32, warp_skip: u32) -> H {
+        let (lane, warp) = (self.id(0), self.id(1));
+        let (l, w) = (self.e(lane), self.e(warp));
+        let e = quote!(#l & #lane_skip == 0 && #w & #warp_skip == 0);
+        self.bind(e)
+    }
+    fn when(&mut self, c: H, body: impl FnOnce(&mut Self)) {
+        // Names bound inside the block are not visible after it.
+        let (outer, ids) = (core::mem::take(&mut self.stmts), self.ids);
+        body(self);
+        let inner = core::mem::replace(&mut self.stmts, outer);
+        self.ids = ids;
+        let c = self.e(c);
+        let s = quote!(if #c { #(#inner)* });
+        self.stmts.push(s);
+    }
+    fn st_shared(&mut self, remote: bool, addr: H, bytes: u32, words: [H; 4]) {
+        let (rt, a) = (&self.rt, self.e(addr));
+        let ws = words.map(|w| self.e(w).clone());
+        let s = quote!(#rt::convert::st_at(t, #remote, #a, #bytes, [#(#ws),*]););
+        self.stmts.push(s);
+    }
+    fn ld_shared(&mut self, remote: bool, addr: H, bytes: u32) -> [H; 4] {
+        let (rt, a) = (&self.rt, self.e(addr));
+        let e = quote!(#rt::convert::ld_at(t, #remote, #a, #bytes));
+        self.words(e)
+    }
+    fn stmatrix(&mut self, addr: H, trans: bool, words: [H; 4]) {
+        let (rt, a) = (&self.rt, self.e(addr));
+        let ws = words.map(|w| self.e(w).clone());
+        let s = quote!(#rt::Thread::stmatrix_x4(t, #a, #trans, [#(#ws),*]););
+        self.stmts.push(s);
+    }
+    fn ldmatrix(&mut self, addr: H, trans: bool) -> [H; 4] {
+        let (rt, a) = (&self.rt, self.e(addr));
+        let e = quote!(#rt::Thread::ldmatrix_x4(t, #a, #trans));
+        self.words(e)
+    }
+    fn barrier(&mut self, b: Barrier) {
+        let rt = &self.rt;
+        let s = match b {
+            Barrier::Warp => quote!(#rt::Thread::sync_warp(t);),
+            Barrier::Block => quote!(#rt::Thread::sync_block(t);),
+            Barrier::Cluster => quote!(#rt::Thread::sync_cluster(t);),
+        };
+        self.stmts.push(s);
+    }
+}
+
+impl Emit<'_> {
+    /// The four words of a load, bound once.
+    fn words(&mut self, load: TokenStream) -> [H; 4] {
+        let x = self.bind(load);
+        let x = self.e(x).clone();
+        [0usize, 1, 2, 3].map(|i| self.expr(quote!(#x[#i])))
+    }
 }
 
 /// The straight-line body of a converter: `t`, `src` in scope, evaluates to `[E; ND]`.
-pub fn exec(k: &Krate, plan: &ConversionPlan, elem: &syn::Ident) -> syn::Result<TokenStream> {
-    match &plan.body {
-        PlanBody::Registers(perm) => {
-            let idx = perm.iter().map(|&p| p as usize);
-            Ok(quote!([#(src[#idx]),*]))
-        }
-        PlanBody::Shuffles(p) => shuffles(k, p, elem),
-        PlanBody::Shared(p) => {
-            let (s, l) = (&p.store, &p.load);
-            let rt = k.rt();
-            let barrier = match p.barrier {
-                Barrier::Warp => quote!(#rt::Thread::sync_warp(t);),
-                Barrier::Block => quote!(#rt::Thread::sync_block(t);),
-                Barrier::Cluster => quote!(#rt::Thread::sync_cluster(t);),
-            };
-            let (sbase, lbase) = (base_expr(k, s)?, base_expr(k, l)?);
-            let rounds = p.rounds.max(1) as usize;
-            let (sper, lper) = (s.reg_offsets.len() / rounds, l.reg_offsets.len() / rounds);
-            let (lskip, wskip, nd) = (s.lane_skip, s.warp_skip, plan.dst_regs);
-            let mut st = vec![quote! {
-                let lane = #rt::Thread::lane(t);
-                let warp = #rt::Thread::warp(t);
-                let sbase: u32 = #sbase;
-                let lbase: u32 = #lbase;
-                let store_here = lane & #lskip == 0 && warp & #wskip == 0;
-                let mut out = [<#elem as Default>::default(); #nd];
-            }];
-            for r in 0..rounds {
-                if r > 0 {
-                    st.push(barrier.clone());
-                }
-                let stores =
-                    (r * sper..(r + 1) * sper).map(|v| store(k, s, v, elem, quote!(sbase)));
-                st.push(quote!(if store_here { #(#stores)* }));
-                st.push(barrier.clone());
-                st.extend((r * lper..(r + 1) * lper).map(|v| load(k, l, v, elem, quote!(lbase))));
-            }
-            if p.barrier == Barrier::Cluster {
-                // No CTA moves on while others still read its buffer.
-                st.push(barrier);
-            }
-            Ok(quote!({ #(#st)* out }))
-        }
-    }
-}
-
-/// The shuffle plan as straight-line code (the interpreter's `shuffles`, unrolled).
-fn shuffles(k: &Krate, p: &ShufflePlan, elem: &syn::Ident) -> syn::Result<TokenStream> {
-    let rt = k.rt();
-    let (cv, sel) = (quote!(#rt::convert), quote!(#rt::thread::select));
-    let ne = p.gather.len();
-    let (per, nw) = if p.pack < 0 {
-        (1usize, ne * 2)
-    } else {
-        (1usize << p.pack, ne >> p.pack)
-    };
-    let mut st = vec![quote!(let lane = #rt::Thread::lane(t); let mut w = [0u32; #nw];)];
-    st.extend(pack_words(k, p, elem, per, nw));
-    let pairs = |r: u8| {
-        (0..nw)
-            .filter(move |x| (x >> r) & 1 == 0)
-            .map(move |x| (x, x | (1 << r)))
-    };
-    if p.ship {
-        let (r, l) = p.swaps[0];
-        let (l, m) = (l as u32, 1u32 << p.swaps[0].1);
-        st.push(quote!(let c = (lane >> #l) & 1 != 0;));
-        for (x0, x1) in pairs(r) {
-            st.push(quote! {
-                let send = #sel(c, w[#x0], w[#x1]);
-                let recv = #rt::Thread::shfl_xor(t, send, #m);
-                let (a, b) = (w[#x0], w[#x1]);
-                w[#x0] = #sel(c, recv, a);
-                w[#x1] = #sel(c, b, recv);
-            });
-        }
-    } else {
-        let stage = |lane_var: TokenStream, st: &mut Vec<TokenStream>| {
-            for &(r, l) in p.swaps.iter() {
-                let l = l as u32;
-                st.push(quote!(let c = (#lane_var >> #l) & 1 != 0;));
-                for (x0, x1) in pairs(r) {
-                    st.push(quote! {
-                        let (a, b) = (w[#x0], w[#x1]);
-                        w[#x0] = #sel(c, b, a);
-                        w[#x1] = #sel(c, a, b);
-                    });
-                }
-            }
-        };
-        stage(quote!(lane), &mut st);
-        let identity = p.lane_map.is_empty();
-        if !identity {
-            let e = linear_terms(&[(&p.lane_map[..], quote!(lane))])?;
-            st.push(quote!(let src_lane: u32 = #e;));
-        }
-        for x in 0..nw {
-            let mask = p
-                .swaps
-                .iter()
-                .filter(|(r, _)| (x >> r) & 1 == 1)
-                .fold(0u32, |a, (_, l)| a | (1 << l));
-            if !identity {
-                st.push(quote!(w[#x] = #rt::Thread::shfl_idx(t, w[#x], src_lane ^ #mask);));
-            } else if mask != 0 {
-                st.push(quote!(w[#x] = #rt::Thread::shfl_xor(t, w[#x], #mask);));
-            }
-        }
-        stage(
-            if identity {
-                quote!(lane)
-            } else {
-                quote!(src_lane)
-            },
-            &mut st,
-        );
-    }
-    let outs = p.scatter.iter().map(|&e| {
-        let e = e as usize;
-        if p.pack < 0 {
-            let (w0, w1) = (2 * e, 2 * e + 1);
-            quote!(<#elem as #rt::Element>::from_bits((w[#w0] as u64) | ((w[#w1] as u64) << 32)))
-        } else {
-            let (x, k) = (e / per, e % per);
-            quote!(#cv::unpack::<#elem>(&[w[#x], 0, 0, 0], #k))
-        }
-    });
-    Ok(quote!({ #(#st)* [#(#outs),*] }))
-}
-
-/// Work words from the source registers: `per` elements each, or two words per 64-bit element.
-fn pack_words(
+pub fn exec(
     k: &Krate,
-    p: &ShufflePlan,
+    plan: &ConversionPlan,
     elem: &syn::Ident,
-    per: usize,
-    nw: usize,
-) -> Vec<TokenStream> {
-    let rt = k.rt();
-    if p.pack < 0 {
-        return (0..p.gather.len())
-            .map(|x| {
-                let (g, w0, w1) = (p.gather[x] as usize, 2 * x, 2 * x + 1);
-                quote! {
-                    let b = #rt::Element::to_bits(src[#g]);
-                    w[#w0] = b as u32;
-                    w[#w1] = (b >> 32) as u32;
-                }
-            })
-            .collect();
-    }
-    (0..nw)
-        .map(|x| {
-            let gs = (0..per).map(|k| p.gather[x * per + k] as usize);
-            quote!(w[#x] = #rt::convert::pack::<#elem>(&[#(src[#gs]),*])[0];)
-        })
-        .collect()
+    bits: u32,
+) -> syn::Result<TokenStream> {
+    let mut m = Emit::new(k, elem, bits);
+    exec::run(&mut m, &plan.body);
+    let (stmts, nd) = (m.finish()?, plan.dst_regs);
+    Ok(quote!({
+        let mut out = [<#elem as Default>::default(); #nd];
+        #(#stmts)*
+        out
+    }))
 }
 
-/// One store access `v` of `s` (plain vector or stmatrix), `src` and `t` in scope.
-pub fn store(
+/// The straight-line body of a store to a shared layout (`t`, `src` in scope).
+pub fn store_body(
     k: &Krate,
-    s: &SmemAccess,
-    v: usize,
+    a: &SmemAccess,
     elem: &syn::Ident,
-    base: TokenStream,
-) -> TokenStream {
-    let rt = k.rt();
-    let (off, vec) = (s.reg_offsets[v], s.vec as usize);
-    if let Instr::Matrix { trans, .. } = s.instr {
-        let per = vec / 4;
-        let words = (0..4).map(|q| {
-            let rs = (0..per).map(|e| s.regs[vec * v + per * q + e] as usize);
-            quote!(#rt::convert::pack::<#elem>(&[#(src[#rs]),*])[0])
-        });
-        return quote!(#rt::Thread::stmatrix_x4(t, #base ^ #off, #trans, [#(#words),*]););
-    }
-    let regs = (0..vec).map(|e| s.regs[v * vec + e] as usize);
-    let (bytes, remote) = (s.vec, s.remote);
-    quote! {
-        #rt::convert::st_at(t, #remote, #base ^ #off, #bytes * (<#elem as #rt::Element>::BITS / 8), #rt::convert::pack::<#elem>(&[#(src[#regs]),*]));
-    }
+    bits: u32,
+) -> syn::Result<TokenStream> {
+    let mut m = Emit::new(k, elem, bits);
+    exec::store(&mut m, a);
+    let stmts = m.finish()?;
+    Ok(quote!(#(#stmts)*))
 }
 
-/// One load access `v` of `l` (plain vector or ldmatrix) into `out`, `t` in scope.
-pub fn load(
+/// The straight-line body of a load from a shared layout (`t` in scope), evaluating to `[E; n]`.
+pub fn load_body(
     k: &Krate,
-    l: &SmemAccess,
-    v: usize,
+    a: &SmemAccess,
     elem: &syn::Ident,
-    base: TokenStream,
-) -> TokenStream {
-    let rt = k.rt();
-    let (off, vec) = (l.reg_offsets[v], l.vec as usize);
-    if let Instr::Matrix { trans, .. } = l.instr {
-        let per = vec / 4;
-        let sets = (0..vec).map(|e| {
-            let (reg, q, i) = (l.regs[vec * v + e] as usize, e / per, e % per);
-            quote!(out[#reg] = #rt::convert::unpack::<#elem>(&[x[#q], 0, 0, 0], #i);)
-        });
-        return quote! {
-            let x = #rt::Thread::ldmatrix_x4(t, #base ^ #off, #trans);
-            #(#sets)*
-        };
-    }
-    let sets = (0..vec).map(|e| {
-        let reg = l.regs[v * vec + e] as usize;
-        quote!(out[#reg] = #rt::convert::unpack::<#elem>(&x, #e);)
-    });
-    let (bytes, remote) = (l.vec, l.remote);
-    quote! {
-        let x = #rt::convert::ld_at(t, #remote, #base ^ #off, #bytes * (<#elem as #rt::Element>::BITS / 8));
-        #(#sets)*
-    }
+    bits: u32,
+    n: usize,
+) -> syn::Result<TokenStream> {
+    let mut m = Emit::new(k, elem, bits);
+    exec::load(&mut m, a);
+    let stmts = m.finish()?;
+    Ok(quote!({
+        let mut out = [<#elem as Default>::default(); #n];
+        #(#stmts)*
+        out
+    }))
 }

@@ -9,6 +9,8 @@
 //!   generic over a [`Storage`]: `Vec`s where the planner builds a plan at run time, `&'static`
 //!   slices where `convert!` wrote it as consts; the runtime executes either.
 //! * [`cost`]: what a plan costs ([`Cost`], [`Strategy`], [`Barrier`]).
+//! * [`exec`]: how a plan runs, written once over a [`exec::Machine`]: the interpreter computes
+//!   its operations, `convert!` writes them as code, the planner checks and counts them.
 //! * [`target`]: what the hardware offers the planner ([`Target`]: lanes per warp, shared-memory
 //!   banks, matrix instructions, cluster memory).
 //! * The address encoding of distributed shared memory ([`CTA_SHIFT`], [`OFFSET_MASK`]) and the
@@ -20,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod cost;
+pub mod exec;
 pub mod ir;
 pub mod target;
 

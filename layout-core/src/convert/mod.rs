@@ -13,6 +13,7 @@
 mod bits;
 mod shared;
 mod shuffle;
+mod symbolic;
 mod swizzle;
 
 use alloc::string::String;
@@ -24,6 +25,7 @@ use crate::{LinearLayout, Result};
 pub use bits::FlatLayout;
 pub use shared::plan_shared_access;
 
+pub use layout_plan::exec;
 pub use layout_plan::ir::Instr;
 pub use layout_plan::{Barrier, Cost, Strategy, Target, MAX_SHUFFLE_WORDS};
 

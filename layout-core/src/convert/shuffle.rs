@@ -7,13 +7,15 @@
 //! register renaming (free) and a lane permutation. Data moves in three stages: swap words by
 //! lane bits (selects), shuffle each word (xor, or idx when lanes are permuted), swap again.
 //! With one transposition and no lane permutation, the out-of-place "ship" form is cheaper.
-//! Costs: swap form `2 m W` selects and `(1 - 2^-m) W` shuffles (`W` with a lane permutation);
-//! ship form `1.5 W` selects and `0.5 W` shuffles, `W` the number of 32-bit words.
+//! Costs (counted by running the plan, `symbolic`): swap form `2 m W` selects and
+//! `(1 - 2^-m) W` shuffles (`W` with a lane permutation); ship form `1.5 W` selects and `0.5 W`
+//! shuffles, `W` the number of 32-bit words.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::bits::{combine, FlatLayout, Span};
+use super::bits::{FlatLayout, Span};
+use super::symbolic;
 use super::{Cost, ShufflePlan, Strategy};
 use crate::Result;
 
@@ -161,17 +163,10 @@ pub fn plan(
         })
         .collect();
     let ship = m == 1 && lane_identity;
-    let words = if elem_bits == 64 { 2 * ne } else { ne >> pack } as u32;
-    if words as usize > super::MAX_SHUFFLE_WORDS {
+    let words = if elem_bits == 64 { 2 * ne } else { ne >> pack };
+    if words > super::MAX_SHUFFLE_WORDS {
         return Ok(None);
     }
-    let (shuffles, selects) = if ship {
-        (words / 2, 3 * words / 2)
-    } else if lane_identity {
-        (words - (words >> m), 2 * m as u32 * words)
-    } else {
-        (words, 2 * m as u32 * words)
-    };
     let plan = ShufflePlan {
         pack: if elem_bits == 64 { -1 } else { pack as i32 },
         gather,
@@ -180,112 +175,16 @@ pub fn plan(
         ship,
         scatter,
     };
-    // Check by running the plan on element ids: every destination slot must hold its element.
-    if !verify(&plan, s, t, nl) {
+    // Run the plan on element ids: every destination slot must hold its element. The run also
+    // counts what the plan issues.
+    let run = symbolic::run(&plan, s, t, elem_bits);
+    if !run.correct {
         return Ok(None);
     }
     let cost = Cost {
-        shuffles,
-        selects,
+        shuffles: run.shuffles,
+        selects: run.selects,
         ..Cost::of(Strategy::Shuffles)
     };
     Ok(Some((plan, cost)))
-}
-
-/// Execute the plan on tensor-coordinate ids, as gpu-runtime does on values.
-fn verify(p: &ShufflePlan, s: &FlatLayout, t: &FlatLayout, nl: usize) -> bool {
-    let lanes = 1usize << nl;
-    let ne = p.gather.len();
-    // Words of elements: work[lane][word] = list of element ids (a word holds 2^pack of them;
-    // 64-bit elements: model each element as one "word" with the bit positions shifted).
-    let per = if p.pack < 0 { 1 } else { 1usize << p.pack };
-    let nw = ne / per;
-    let wb = |b: u8| -> usize {
-        if p.pack < 0 {
-            b as usize - 1
-        } else {
-            b as usize
-        }
-    };
-    let mut w: Vec<Vec<Vec<u64>>> = (0..lanes)
-        .map(|l| {
-            (0..nw)
-                .map(|x| {
-                    (0..per)
-                        .map(|k| {
-                            let r = p.gather[x * per + k] as u64;
-                            combine(&s.reg, r) ^ combine(&s.lane, l as u64)
-                        })
-                        .collect()
-                })
-                .collect()
-        })
-        .collect();
-    let bit = |x: usize, b: usize| (x >> b) & 1 == 1;
-    let map_lane = |l: usize| -> usize {
-        if p.lane_map.is_empty() {
-            l
-        } else {
-            (0..nl)
-                .filter(|&b| bit(l, b))
-                .fold(0, |a, b| a ^ p.lane_map[b] as usize)
-        }
-    };
-    let swap_stage = |w: &mut Vec<Vec<Vec<u64>>>, lane_of: &dyn Fn(usize) -> usize| {
-        for &(r, l) in &p.swaps {
-            let r = wb(r);
-            for (lane, words) in w.iter_mut().enumerate().take(lanes) {
-                if bit(lane_of(lane), l as usize) {
-                    for x0 in 0..nw {
-                        if !bit(x0, r) {
-                            words.swap(x0, x0 | (1 << r));
-                        }
-                    }
-                }
-            }
-        }
-    };
-    if p.ship {
-        let (r, l) = (wb(p.swaps[0].0), p.swaps[0].1 as usize);
-        let old = w.clone();
-        for (lane, words) in w.iter_mut().enumerate().take(lanes) {
-            let bl = bit(lane, l);
-            let partner = lane ^ (1 << l);
-            for x0 in 0..nw {
-                if !bit(x0, r) {
-                    let x1 = x0 | (1 << r);
-                    let send_partner = if bit(partner, l) {
-                        &old[partner][x0]
-                    } else {
-                        &old[partner][x1]
-                    };
-                    if bl {
-                        words[x0] = send_partner.clone();
-                    } else {
-                        words[x1] = send_partner.clone();
-                    }
-                }
-            }
-        }
-    } else {
-        swap_stage(&mut w, &|l| l);
-        let a = w.clone();
-        for lane in 0..lanes {
-            for x in 0..nw {
-                let mask = p
-                    .swaps
-                    .iter()
-                    .filter(|(r, _)| bit(x, wb(*r)))
-                    .fold(0usize, |acc, (_, l)| acc | (1 << l));
-                w[lane][x] = a[map_lane(lane) ^ mask][x].clone();
-            }
-        }
-        swap_stage(&mut w, &map_lane);
-    }
-    (0..lanes).all(|lane| {
-        (0..1usize << t.reg.len()).all(|i| {
-            let e = p.scatter[i] as usize;
-            w[lane][e / per][e % per] == combine(&t.reg, i as u64) ^ combine(&t.lane, lane as u64)
-        })
-    })
 }

@@ -1,0 +1,169 @@
+//! A shuffle plan run on a whole warp of tensor-element ids: the executor of `layout_plan::exec`
+//! (the code the runtime interprets and `convert!` emits) with every operation evaluated for all
+//! lanes at once. The planner keeps a plan only if every destination register of every lane ends
+//! up holding its element, and takes the plan's select and shuffle counts from this run.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::bits::{combine, FlatLayout};
+use super::exec::{self, Machine};
+use super::ShufflePlan;
+
+/// One lane's word: up to four fields, each `id << 2 | part` (part 0: a whole element, 1 and 2:
+/// the low and high half of a 64-bit element); [`EMPTY`] marks an unused field.
+type Cell = [u64; 4];
+
+const EMPTY: u64 = u64::MAX;
+
+/// What running a plan symbolically found.
+pub struct Outcome {
+    /// Every destination register of every lane holds its element.
+    pub correct: bool,
+    /// Selects per thread.
+    pub selects: u32,
+    /// Shuffles per thread.
+    pub shuffles: u32,
+}
+
+/// Run `p` converting `s` to `t` (elements of `elem_bits`) on every lane.
+pub fn run(p: &ShufflePlan, s: &FlatLayout, t: &FlatLayout, elem_bits: u32) -> Outcome {
+    let lanes = 1usize << s.lane.len();
+    let mut m = Warp {
+        s,
+        lanes,
+        bits: elem_bits,
+        words: vec![vec![[EMPTY; 4]; lanes]],
+        ints: Vec::new(),
+        dst: vec![vec![None; p.scatter.len()]; lanes],
+        selects: 0,
+        shuffles: 0,
+    };
+    exec::shuffles(&mut m, p);
+    let correct = (0..lanes).all(|lane| {
+        (0..p.scatter.len()).all(|i| {
+            let want = combine(&t.reg, i as u64) ^ combine(&t.lane, lane as u64);
+            m.dst[lane][i] == Some(want)
+        })
+    });
+    Outcome {
+        correct,
+        selects: m.selects,
+        shuffles: m.shuffles,
+    }
+}
+
+/// The warp: word and integer handles index arenas of per-lane values; a condition is a mask of
+/// lanes (64 at most).
+struct Warp<'a> {
+    s: &'a FlatLayout,
+    lanes: usize,
+    bits: u32,
+    words: Vec<Vec<Cell>>,
+    ints: Vec<Vec<u32>>,
+    dst: Vec<Vec<Option<u64>>>,
+    selects: u32,
+    shuffles: u32,
+}
+
+impl Warp<'_> {
+    fn word(&mut self, f: impl Fn(usize) -> Cell) -> usize {
+        self.words.push((0..self.lanes).map(f).collect());
+        self.words.len() - 1
+    }
+    fn int(&mut self, f: impl Fn(usize) -> u32) -> usize {
+        self.ints.push((0..self.lanes).map(f).collect());
+        self.ints.len() - 1
+    }
+    /// The tensor element source register `r` of `lane` holds.
+    fn element(&self, r: u16, lane: usize) -> u64 {
+        combine(&self.s.reg, r as u64) ^ combine(&self.s.lane, lane as u64)
+    }
+}
+
+impl Machine for Warp<'_> {
+    type Word = usize;
+    type Int = usize;
+    type Bool = u64;
+
+    fn elem_bits(&self) -> u32 {
+        self.bits
+    }
+    fn mov(&mut self, dst: u16, src: u16) {
+        for lane in 0..self.lanes {
+            self.dst[lane][dst as usize] = Some(self.element(src, lane));
+        }
+    }
+    fn pack(&mut self, regs: &[u16], part: u32) -> usize {
+        let cells: Vec<Cell> = (0..self.lanes)
+            .map(|lane| {
+                let mut c = [EMPTY; 4];
+                for (k, &r) in regs.iter().enumerate().take(4) {
+                    let tag = if self.bits == 64 { part as u64 + 1 } else { 0 };
+                    c[k] = self.element(r, lane) << 2 | tag;
+                }
+                c
+            })
+            .collect();
+        self.word(|lane| cells[lane])
+    }
+    fn unpack(&mut self, dst: u16, w: usize, k: u32) {
+        for lane in 0..self.lanes {
+            let f = self.words[w][lane][k as usize];
+            self.dst[lane][dst as usize] = (f != EMPTY && f & 3 == 0).then_some(f >> 2);
+        }
+    }
+    fn unpack_pair(&mut self, dst: u16, lo: usize, hi: usize) {
+        for lane in 0..self.lanes {
+            let (l, h) = (self.words[lo][lane][0], self.words[hi][lane][0]);
+            let ok = l != EMPTY && l & 3 == 1 && h == (l & !3 | 2);
+            self.dst[lane][dst as usize] = ok.then_some(l >> 2);
+        }
+    }
+    fn lane(&mut self) -> usize {
+        self.int(|lane| lane as u32)
+    }
+    fn bit(&mut self, x: usize, bit: u32) -> u64 {
+        (0..self.lanes)
+            .filter(|&lane| (self.ints[x][lane] >> bit) & 1 == 1)
+            .fold(0, |m, lane| m | 1 << lane)
+    }
+    fn xor(&mut self, x: usize, mask: u32) -> usize {
+        let v: Vec<u32> = self.ints[x].iter().map(|&i| i ^ mask).collect();
+        self.int(|lane| v[lane])
+    }
+    fn linear(&mut self, terms: &[(&[u32], usize)]) -> usize {
+        let v: Vec<u32> = (0..self.lanes)
+            .map(|lane| {
+                terms.iter().fold(0, |acc, &(bases, x)| {
+                    let x = self.ints[x][lane];
+                    (0..bases.len())
+                        .filter(|&b| (x >> b) & 1 == 1)
+                        .fold(acc, |a, b| a ^ bases[b])
+                })
+            })
+            .collect();
+        self.int(|lane| v[lane])
+    }
+    fn select(&mut self, c: u64, a: usize, b: usize) -> usize {
+        self.selects += 1;
+        let (wa, wb) = (self.words[a].clone(), self.words[b].clone());
+        self.word(|lane| {
+            if (c >> lane) & 1 == 1 {
+                wa[lane]
+            } else {
+                wb[lane]
+            }
+        })
+    }
+    fn shfl_xor(&mut self, w: usize, mask: u32) -> usize {
+        self.shuffles += 1;
+        let (v, n) = (self.words[w].clone(), self.lanes);
+        self.word(|lane| v[(lane ^ mask as usize) % n])
+    }
+    fn shfl_idx(&mut self, w: usize, src: usize) -> usize {
+        self.shuffles += 1;
+        let (v, from, n) = (self.words[w].clone(), self.ints[src].clone(), self.lanes);
+        self.word(|lane| v[from[lane] as usize % n])
+    }
+}

@@ -1,0 +1,371 @@
+//! How a plan runs, written once: the order of packs, selects, shuffles, shared-memory accesses
+//! and barriers that one thread performs. What the operations *mean* is a [`Machine`]'s:
+//!
+//! * the runtime's interpreter computes them on values (`gpu-runtime`);
+//! * `convert!`'s code generator writes each as a statement, so the plan becomes straight-line
+//!   code (`layout-macros`);
+//! * the planner's symbolic check runs them on a whole warp of element ids and counts them,
+//!   which is where a shuffle plan's cost comes from (`layout-core`).
+//!
+//! The control flow depends only on the plan, never on data, so a machine may evaluate every
+//! lane at once or emit code instead of running it.
+
+use crate::cost::Barrier;
+use crate::ir::{Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Storage};
+use crate::MAX_SHUFFLE_WORDS;
+
+/// The operations one thread of a plan performs. Values are handles (`Copy`): a number, a
+/// variable of generated code, or a warp-wide symbolic value.
+pub trait Machine {
+    /// A 32-bit word of registers.
+    type Word: Copy + Default;
+    /// A 32-bit integer: a lane, a warp, a CTA rank or an address.
+    type Int: Copy;
+    /// A condition.
+    type Bool: Copy;
+
+    /// Bits per element (8, 16, 32 or 64).
+    fn elem_bits(&self) -> u32;
+    /// Destination register `dst` is source register `src`.
+    fn mov(&mut self, dst: u16, src: u16);
+    /// A word of source registers `regs` (`32 / elem_bits` at most, the first lowest), or for a
+    /// 64-bit element, its low (`part` 0) or high (`part` 1) half.
+    fn pack(&mut self, regs: &[u16], part: u32) -> Self::Word;
+    /// Destination register `dst` is element `k` of `w` (its `k`-th `elem_bits` field).
+    fn unpack(&mut self, dst: u16, w: Self::Word, k: u32);
+    /// Destination register `dst` is the 64-bit element with halves `lo` and `hi`.
+    fn unpack_pair(&mut self, dst: u16, lo: Self::Word, hi: Self::Word);
+
+    /// This thread's lane.
+    fn lane(&mut self) -> Self::Int;
+    /// Whether bit `bit` of `x` is set.
+    fn bit(&mut self, x: Self::Int, bit: u32) -> Self::Bool;
+    /// `x ^ mask`.
+    fn xor(&mut self, x: Self::Int, mask: u32) -> Self::Int;
+    /// The XOR of `bases[b]` over the set bits `b` of each term's integer.
+    fn linear(&mut self, terms: &[(&[u32], Self::Int)]) -> Self::Int;
+    /// `if c { a } else { b }`.
+    fn select(&mut self, c: Self::Bool, a: Self::Word, b: Self::Word) -> Self::Word;
+    /// `w` of lane `lane ^ mask`.
+    fn shfl_xor(&mut self, w: Self::Word, mask: u32) -> Self::Word;
+    /// `w` of lane `src`.
+    fn shfl_idx(&mut self, w: Self::Word, src: Self::Int) -> Self::Word;
+}
+
+/// What shared-memory plans need besides [`Machine`].
+pub trait SharedMachine: Machine {
+    /// This thread's warp in its CTA.
+    fn warp(&mut self) -> Self::Int;
+    /// This CTA's rank in its cluster.
+    fn cta_rank(&mut self) -> Self::Int;
+    /// Whether this thread stores: its lane and warp have none of the bits of threads that hold
+    /// copies.
+    fn owner(&mut self, lane_skip: u32, warp_skip: u32) -> Self::Bool;
+    /// Run `body` only where `c` holds.
+    fn when(&mut self, c: Self::Bool, body: impl FnOnce(&mut Self));
+    /// `addr ^ off`.
+    fn offset(&mut self, addr: Self::Int, off: u32) -> Self::Int {
+        self.xor(addr, off)
+    }
+    /// Store `bytes` (1 to 16) from `words` at `addr` (another CTA's memory when `remote`).
+    fn st_shared(&mut self, remote: bool, addr: Self::Int, bytes: u32, words: [Self::Word; 4]);
+    /// Load `bytes` (1 to 16) from `addr`.
+    fn ld_shared(&mut self, remote: bool, addr: Self::Int, bytes: u32) -> [Self::Word; 4];
+    /// `stmatrix` of four 8x8 matrices, the row address of this lane at `addr`.
+    fn stmatrix(&mut self, addr: Self::Int, trans: bool, words: [Self::Word; 4]);
+    /// `ldmatrix` of four 8x8 matrices.
+    fn ldmatrix(&mut self, addr: Self::Int, trans: bool) -> [Self::Word; 4];
+    /// Wait for the threads of a warp, the CTA or the cluster.
+    fn barrier(&mut self, b: Barrier);
+}
+
+/// Run a whole plan.
+#[inline(always)]
+pub fn run<M: SharedMachine, S: Storage>(m: &mut M, plan: &Plan<S>) {
+    match plan {
+        Plan::Registers(perm) => {
+            let mut i = 0;
+            while i < perm.len() {
+                m.mov(i as u16, perm[i]);
+                i += 1;
+            }
+        }
+        Plan::Shuffles(p) => shuffles(m, p),
+        Plan::Shared(p) => shared(m, p),
+    }
+}
+
+/// The words a shuffle plan moves: `(elements per word, words)`.
+#[inline(always)]
+pub fn shuffle_words<S: Storage>(p: &ShufflePlan<S>) -> (usize, usize) {
+    let ne = p.gather.len();
+    if p.pack < 0 {
+        (1, ne * 2)
+    } else {
+        (1 << p.pack, ne >> p.pack)
+    }
+}
+
+/// Run a shuffle plan: pack, exchange, unpack.
+#[inline(always)]
+pub fn shuffles<M: Machine, S: Storage>(m: &mut M, p: &ShufflePlan<S>) {
+    let (per, nw) = shuffle_words(p);
+    let nw = nw.min(MAX_SHUFFLE_WORDS);
+    let mut w = [M::Word::default(); MAX_SHUFFLE_WORDS];
+    let mut x = 0;
+    while x < nw {
+        w[x] = if p.pack < 0 {
+            m.pack(&p.gather[x / 2..x / 2 + 1], (x % 2) as u32)
+        } else {
+            m.pack(&p.gather[x * per..(x + 1) * per], 0)
+        };
+        x += 1;
+    }
+    let lane = m.lane();
+    if p.ship {
+        ship(m, &mut w[..nw], p.swaps[0], lane);
+    } else {
+        exchange(m, &mut w[..nw], p, lane);
+    }
+    let mut i = 0;
+    while i < p.scatter.len() {
+        let e = p.scatter[i] as usize;
+        if p.pack < 0 {
+            m.unpack_pair(i as u16, w[2 * e], w[2 * e + 1]);
+        } else {
+            m.unpack(i as u16, w[e / per], (e % per) as u32);
+        }
+        i += 1;
+    }
+}
+
+/// One transposition `(word bit r, lane bit l)` out of place: per pair of words, the lane sends
+/// the one its partner needs and keeps the other (three selects, one shuffle).
+#[inline(always)]
+fn ship<M: Machine>(m: &mut M, w: &mut [M::Word], (r, l): (u8, u8), lane: M::Int) {
+    let c = m.bit(lane, l as u32);
+    let mut x0 = 0;
+    while x0 < w.len() {
+        if (x0 >> r) & 1 == 0 {
+            let x1 = x0 | (1 << r);
+            let (a, b) = (w[x0], w[x1]);
+            let send = m.select(c, a, b);
+            let recv = m.shfl_xor(send, 1 << l);
+            w[x0] = m.select(c, recv, a);
+            w[x1] = m.select(c, b, recv);
+        }
+        x0 += 1;
+    }
+}
+
+/// The general form: swap words by this lane's bits, shuffle each word from lane
+/// `lane_map(lane) ^ mask(word)`, swap again by the bits of the lane read from.
+#[inline(always)]
+fn exchange<M: Machine, S: Storage>(
+    m: &mut M,
+    w: &mut [M::Word],
+    p: &ShufflePlan<S>,
+    lane: M::Int,
+) {
+    let permuted = !p.lane_map.is_empty();
+    swap_stage(m, w, &p.swaps, lane);
+    let src_lane = if permuted {
+        m.linear(&[(&p.lane_map, lane)])
+    } else {
+        lane
+    };
+    let mut x = 0;
+    while x < w.len() {
+        let mut mask = 0u32;
+        let mut k = 0;
+        while k < p.swaps.len() {
+            if (x >> p.swaps[k].0) & 1 == 1 {
+                mask |= 1 << p.swaps[k].1;
+            }
+            k += 1;
+        }
+        if permuted {
+            let from = m.xor(src_lane, mask);
+            w[x] = m.shfl_idx(w[x], from);
+        } else if mask != 0 {
+            w[x] = m.shfl_xor(w[x], mask);
+        }
+        x += 1;
+    }
+    swap_stage(m, w, &p.swaps, src_lane);
+}
+
+/// For each transposition `(r, l)`: where lane bit `l` of `lane` is set, swap words `x` and
+/// `x | 1 << r` (two selects per pair).
+#[inline(always)]
+fn swap_stage<M: Machine>(m: &mut M, w: &mut [M::Word], swaps: &[(u8, u8)], lane: M::Int) {
+    let mut k = 0;
+    while k < swaps.len() {
+        let (r, l) = swaps[k];
+        let c = m.bit(lane, l as u32);
+        let mut x0 = 0;
+        while x0 < w.len() {
+            if (x0 >> r) & 1 == 0 {
+                let x1 = x0 | (1 << r);
+                let (a, b) = (w[x0], w[x1]);
+                w[x0] = m.select(c, b, a);
+                w[x1] = m.select(c, a, b);
+            }
+            x0 += 1;
+        }
+        k += 1;
+    }
+}
+
+/// Run a shared-memory plan: per round, store (owners only), barrier, load.
+#[inline(always)]
+pub fn shared<M: SharedMachine, S: Storage>(m: &mut M, p: &SharedPlan<S>) {
+    let (s, l) = (&p.store, &p.load);
+    let rounds = p.rounds.max(1) as usize;
+    let (sper, lper) = (s.reg_offsets.len() / rounds, l.reg_offsets.len() / rounds);
+    let sbase = base(m, s);
+    let lbase = base(m, l);
+    let owner = m.owner(s.lane_skip, s.warp_skip);
+    let mut round = 0;
+    while round < rounds {
+        if round > 0 {
+            m.barrier(p.barrier);
+        }
+        m.when(owner, |m| {
+            stores(m, s, sbase, round * sper, (round + 1) * sper)
+        });
+        m.barrier(p.barrier);
+        loads(m, l, lbase, round * lper, (round + 1) * lper);
+        round += 1;
+    }
+    if matches!(p.barrier, Barrier::Cluster) {
+        // No CTA moves on while others still read its buffer.
+        m.barrier(Barrier::Cluster);
+    }
+}
+
+/// Store every access of `s` (threads that hold copies skip): a store to a shared layout.
+#[inline(always)]
+pub fn store<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>) {
+    let base = base(m, s);
+    let owner = m.owner(s.lane_skip, s.warp_skip);
+    m.when(owner, |m| stores(m, s, base, 0, s.reg_offsets.len()));
+}
+
+/// Load every access of `l`: a load from a shared layout.
+#[inline(always)]
+pub fn load<M: SharedMachine, S: Storage>(m: &mut M, l: &SmemAccess<S>) {
+    let base = base(m, l);
+    loads(m, l, base, 0, l.reg_offsets.len());
+}
+
+/// The address of a side's accesses contributed by the lane, the warp and the CTA rank.
+#[inline(always)]
+fn base<M: SharedMachine, S: Storage>(m: &mut M, a: &SmemAccess<S>) -> M::Int {
+    let (lane, warp) = (m.lane(), m.warp());
+    if a.block_bases.is_empty() {
+        m.linear(&[(&a.lane_bases, lane), (&a.warp_bases, warp)])
+    } else {
+        let rank = m.cta_rank();
+        m.linear(&[
+            (&a.lane_bases, lane),
+            (&a.warp_bases, warp),
+            (&a.block_bases, rank),
+        ])
+    }
+}
+
+/// Access `v` moves registers `regs[v vec ..][..vec]`; a word holds `32 / bits` of them (or
+/// half of one 64-bit element).
+#[inline(always)]
+fn words_of<M: Machine, S: Storage>(m: &mut M, a: &SmemAccess<S>, v: usize) -> [M::Word; 4] {
+    let vec = a.vec as usize;
+    let regs = &a.regs[v * vec..(v + 1) * vec];
+    let mut words = [M::Word::default(); 4];
+    let bits = m.elem_bits() as usize;
+    if bits == 64 {
+        let mut x = 0;
+        while x < 2 * vec {
+            words[x] = m.pack(&regs[x / 2..x / 2 + 1], (x % 2) as u32);
+            x += 1;
+        }
+    } else {
+        let per = match a.instr {
+            Instr::Matrix { .. } => vec / 4,
+            Instr::Vector => 32 / bits,
+        };
+        let mut q = 0;
+        while q * per < vec {
+            let end = if (q + 1) * per < vec {
+                (q + 1) * per
+            } else {
+                vec
+            };
+            words[q] = m.pack(&regs[q * per..end], 0);
+            q += 1;
+        }
+    }
+    words
+}
+
+/// Store accesses `from..to` of `s` at `base ^ reg_offsets[v]`.
+#[inline(always)]
+fn stores<M: SharedMachine, S: Storage>(
+    m: &mut M,
+    s: &SmemAccess<S>,
+    base: M::Int,
+    from: usize,
+    to: usize,
+) {
+    let mut v = from;
+    while v < to {
+        let words = words_of(m, s, v);
+        let addr = m.offset(base, s.reg_offsets[v]);
+        match s.instr {
+            Instr::Matrix { trans, .. } => m.stmatrix(addr, trans, words),
+            Instr::Vector => {
+                let bytes = s.vec * (m.elem_bits() / 8);
+                m.st_shared(s.remote, addr, bytes, words)
+            }
+        }
+        v += 1;
+    }
+}
+
+/// Load accesses `from..to` of `l` from `base ^ reg_offsets[v]` into its registers.
+#[inline(always)]
+fn loads<M: SharedMachine, S: Storage>(
+    m: &mut M,
+    l: &SmemAccess<S>,
+    base: M::Int,
+    from: usize,
+    to: usize,
+) {
+    let vec = l.vec as usize;
+    let bits = m.elem_bits();
+    let mut v = from;
+    while v < to {
+        let addr = m.offset(base, l.reg_offsets[v]);
+        let (words, per) = match l.instr {
+            Instr::Matrix { trans, .. } => (m.ldmatrix(addr, trans), vec / 4),
+            Instr::Vector => {
+                let bytes = l.vec * (bits / 8);
+                (
+                    m.ld_shared(l.remote, addr, bytes),
+                    (32 / bits).max(1) as usize,
+                )
+            }
+        };
+        let mut e = 0;
+        while e < vec {
+            let reg = l.regs[v * vec + e];
+            if bits == 64 {
+                m.unpack_pair(reg, words[2 * e], words[2 * e + 1]);
+            } else {
+                m.unpack(reg, words[e / per], (e % per) as u32);
+            }
+            e += 1;
+        }
+        v += 1;
+    }
+}
