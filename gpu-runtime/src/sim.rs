@@ -490,6 +490,28 @@ pub fn launch<F>(l: Launch, kernel: F) -> Result<(), SimError>
 where
     F: Fn(&SimThread) + Sync,
 {
+    check_launch(&l)?;
+    let mut errors = Vec::new();
+    for first in (0..l.blocks).step_by(l.cluster as usize) {
+        let cluster = ClusterState::new(&l);
+        run_cluster(&l, first, &cluster, &kernel);
+        let aborted = cluster.aborted.load(Ordering::SeqCst);
+        if let Ok(e) = cluster.errors.into_inner() {
+            errors.extend(e);
+        }
+        if aborted {
+            break;
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(SimError(errors))
+    }
+}
+
+/// Refuse a launch whose blocks are not whole warps or whose grid is not whole clusters.
+fn check_launch(l: &Launch) -> Result<(), SimError> {
     if l.warp_size == 0 || l.threads == 0 || !l.threads.is_multiple_of(l.warp_size) {
         return Err(SimError(std::vec![format!(
             "threads per block ({}) must be a positive multiple of the warp size ({})",
@@ -502,10 +524,14 @@ where
             l.blocks, l.cluster
         )]));
     }
-    let nwarps = l.threads / l.warp_size;
-    let mut errors = Vec::new();
-    for first in (0..l.blocks).step_by(l.cluster as usize) {
-        let block_state = || BlockState {
+    Ok(())
+}
+
+impl BlockState {
+    /// A fresh CTA: its warps' shuffle slots and barriers, its barrier, zeroed shared memory.
+    fn new(l: &Launch) -> Self {
+        let nwarps = l.threads / l.warp_size;
+        BlockState {
             warps: (0..nwarps)
                 .map(|_| WarpState {
                     slots: (0..l.warp_size).map(|_| AtomicU32::new(0)).collect(),
@@ -521,58 +547,60 @@ where
                 };
                 l.shared_bytes as usize
             ]),
-        };
-        let cluster = ClusterState {
-            blocks: (0..l.cluster).map(|_| block_state()).collect(),
+        }
+    }
+}
+
+impl ClusterState {
+    /// A fresh cluster of `l.cluster` CTAs, no errors yet.
+    fn new(l: &Launch) -> Self {
+        ClusterState {
+            blocks: (0..l.cluster).map(|_| BlockState::new(l)).collect(),
             barrier: SimBarrier::new((l.threads * l.cluster) as usize),
             errors: Mutex::new(Vec::new()),
             aborted: AtomicBool::new(false),
-        };
-        std::thread::scope(|s| {
-            for rank in 0..l.cluster {
-                for t in 0..l.threads {
-                    let cluster = &cluster;
-                    let kernel = &kernel;
-                    std::thread::Builder::new()
-                        .stack_size(256 * 1024)
-                        .spawn_scoped(s, move || {
-                            let th = SimThread {
-                                lane: t % l.warp_size,
-                                warp: t / l.warp_size,
-                                block: first + rank,
-                                rank,
-                                warp_size: l.warp_size,
-                                cluster,
-                                state: &cluster.blocks[rank as usize],
-                                cluster_epoch: core::cell::Cell::new(0),
-                                block_epoch: core::cell::Cell::new(0),
-                                warp_epoch: core::cell::Cell::new(0),
-                            };
-                            let run = std::panic::AssertUnwindSafe(|| kernel(&th));
-                            if let Err(payload) = std::panic::catch_unwind(run) {
-                                th.panicked(payload);
-                            }
-                        })
-                        .map(|_| ())
-                        .unwrap_or_else(|e| {
-                            if let Ok(mut v) = cluster.errors.lock() {
-                                v.push(format!("could not start a simulated thread: {}", e));
-                            }
-                        });
-                }
+        }
+    }
+}
+
+/// Run every thread of the cluster whose first block is `first`, each on its own OS thread, and
+/// wait for them all. A thread that cannot be started is recorded as an error of the cluster.
+fn run_cluster<F>(l: &Launch, first: u32, cluster: &ClusterState, kernel: &F)
+where
+    F: Fn(&SimThread) + Sync,
+{
+    let l = *l;
+    std::thread::scope(|s| {
+        for rank in 0..l.cluster {
+            for t in 0..l.threads {
+                std::thread::Builder::new()
+                    .stack_size(256 * 1024)
+                    .spawn_scoped(s, move || {
+                        let th = SimThread {
+                            lane: t % l.warp_size,
+                            warp: t / l.warp_size,
+                            block: first + rank,
+                            rank,
+                            warp_size: l.warp_size,
+                            cluster,
+                            state: &cluster.blocks[rank as usize],
+                            cluster_epoch: core::cell::Cell::new(0),
+                            block_epoch: core::cell::Cell::new(0),
+                            warp_epoch: core::cell::Cell::new(0),
+                        };
+                        // A panic becomes an error naming the thread, not a torn-down launch.
+                        let run = std::panic::AssertUnwindSafe(|| kernel(&th));
+                        if let Err(payload) = std::panic::catch_unwind(run) {
+                            th.panicked(payload);
+                        }
+                    })
+                    .map(|_| ())
+                    .unwrap_or_else(|e| {
+                        if let Ok(mut v) = cluster.errors.lock() {
+                            v.push(format!("could not start a simulated thread: {}", e));
+                        }
+                    });
             }
-        });
-        let aborted = cluster.aborted.load(Ordering::SeqCst);
-        if let Ok(e) = cluster.errors.into_inner() {
-            errors.extend(e);
         }
-        if aborted {
-            break;
-        }
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(SimError(errors))
-    }
+    });
 }

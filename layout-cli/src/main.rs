@@ -19,9 +19,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use layout_core::convert::{Force, Target};
-use layout_core::parse::{parse_aliases, parse_encoding, parse_tensor_type, Aliases};
+use layout_core::parse::{parse_aliases, parse_encoding, parse_tensor_type, Aliases, TensorType};
 use layout_core::view::layout_str;
-use layout_core::{print_latex, print_layout};
+use layout_core::{print_latex, print_layout, Encoding};
 
 /// Print TritonGPU layouts from the tensor's or the hardware's point of view, or as JSON.
 #[derive(Parser, Debug)]
@@ -125,89 +125,131 @@ fn main() -> ExitCode {
     }
 }
 
+/// One layout to print: its header line and the encoding.
+type Job = (String, Encoding);
+
+/// Everything but `--jsonl`: the text to write, or the message of exit status 2.
 fn run(cli: &Cli) -> Result<String, String> {
     let tensor = cli
         .tensor
         .as_deref()
         .ok_or("must specify the tensor type argument: -t 'tensor<64x16xf16>'")?;
-    let aliases = match &cli.input {
+    let aliases = read_aliases(cli)?;
+    let ty = parse_tensor_type(tensor, &aliases)
+        .map_err(|e| format!("in the tensor type (-t): {}", e))?;
+    let jobs = jobs(cli, &aliases, tensor, &ty)?;
+    if let Some(to) = &cli.to {
+        return plan_conversion(cli, to, &jobs, &aliases, &ty);
+    }
+    render(cli, jobs, &ty)
+}
+
+/// The aliases of `-i FILE`, or none.
+fn read_aliases(cli: &Cli) -> Result<Aliases, String> {
+    match &cli.input {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| format!("could not open input file {}: {}", p.display(), e))?;
-            parse_aliases(&text).map_err(|e| format!("{}: {}", p.display(), e))?
+            parse_aliases(&text).map_err(|e| format!("{}: {}", p.display(), e))
         }
-        None => Aliases::new(),
-    };
-    let ty = parse_tensor_type(tensor, &aliases)
-        .map_err(|e| format!("in the tensor type (-t): {}", e))?;
-    let mut jobs: Vec<(String, layout_core::Encoding)> = Vec::new();
+        None => Ok(Aliases::new()),
+    }
+}
+
+/// The layouts to print: `-l`'s, else the aliases of `-i` (those of `--alias-names`, or all),
+/// else the tensor type's own encoding.
+fn jobs(cli: &Cli, aliases: &Aliases, tensor: &str, ty: &TensorType) -> Result<Vec<Job>, String> {
     if let Some(l) = &cli.layout {
-        let enc = parse_encoding(l, &aliases).map_err(|e| format!("in the layout (-l): {}", e))?;
-        jobs.push((format!("Print layout attribute: {}", l.trim()), enc));
+        let enc = parse_encoding(l, aliases).map_err(|e| format!("in the layout (-l): {}", e))?;
+        Ok(vec![(format!("Print layout attribute: {}", l.trim()), enc)])
     } else if cli.input.is_some() {
-        let names: Vec<String> = if cli.alias_names.is_empty() {
-            aliases.iter().map(|(n, _, _)| n.to_string()).collect()
-        } else {
-            cli.alias_names.clone()
-        };
-        for n in names {
-            let n = n.trim_start_matches('#').to_string();
-            let Some(attr) = aliases.get(&n) else {
-                return Err(format!(
-                    "can't find the layout attribute #{} in the input file",
-                    n
-                ));
-            };
-            let text = aliases
-                .iter()
-                .find(|(m, _, _)| *m == n)
-                .map(|x| x.2.to_string())
-                .unwrap_or_default();
-            match layout_core::parse::encoding_from_attr(attr) {
-                Ok(enc) => jobs.push((format!("Print layout attribute: #{} = {}", n, text), enc)),
-                Err(e) if cli.alias_names.is_empty() => eprintln!("skipping #{}: {}", n, e),
-                Err(e) => return Err(format!("#{}: {}", n, e)),
-            }
-        }
+        alias_jobs(cli, aliases)
     } else if let Some(enc) = ty.encoding.clone() {
-        jobs.push((format!("Print layout attribute: {}", tensor.trim()), enc));
+        Ok(vec![(
+            format!("Print layout attribute: {}", tensor.trim()),
+            enc,
+        )])
     } else {
-        return Err(
+        Err(
             "give a layout with -l, an alias file with -i, or a tensor type with an encoding"
                 .into(),
-        );
+        )
     }
-    if let Some(to) = &cli.to {
-        let [(_, src)] = jobs.as_slice() else {
-            return Err("--to converts one layout: give it with -l (or one --alias-names)".into());
+}
+
+/// The aliases named by `--alias-names`, or all of them; without `--alias-names`, an alias that
+/// is no layout is skipped with a note instead of failing the run.
+fn alias_jobs(cli: &Cli, aliases: &Aliases) -> Result<Vec<Job>, String> {
+    let names: Vec<String> = if cli.alias_names.is_empty() {
+        aliases.iter().map(|(n, _, _)| n.to_string()).collect()
+    } else {
+        cli.alias_names.clone()
+    };
+    let mut jobs = Vec::new();
+    for n in names {
+        let n = n.trim_start_matches('#').to_string();
+        let Some(attr) = aliases.get(&n) else {
+            return Err(format!(
+                "can't find the layout attribute #{} in the input file",
+                n
+            ));
         };
-        let dst =
-            parse_encoding(to, &aliases).map_err(|e| format!("in the layout (--to): {}", e))?;
-        let force = match cli.strategy.as_deref() {
-            Some("shared") => Force::SharedMemory,
-            Some(_) => Force::Shuffles,
-            None => Force::Auto,
-        };
-        let target = match cli.target.as_deref() {
-            None => None,
-            Some(name) => Some(Target::by_name(name).ok_or_else(|| {
-                let names: Vec<&str> = Target::ALL.iter().map(|t| t.name).collect();
-                format!(
-                    "unknown --target '{}': use one of {}",
-                    name,
-                    names.join(", ")
-                )
-            })?),
-        };
-        let bits = ty.element_bits().unwrap_or(32);
-        let request = plan::Request {
-            bits,
-            force,
-            target,
-            json: cli.json,
-        };
-        return plan::describe(src, &dst, &ty.shape, &request);
+        let text = aliases
+            .iter()
+            .find(|(m, _, _)| *m == n)
+            .map(|x| x.2.to_string())
+            .unwrap_or_default();
+        match layout_core::parse::encoding_from_attr(attr) {
+            Ok(enc) => jobs.push((format!("Print layout attribute: #{} = {}", n, text), enc)),
+            Err(e) if cli.alias_names.is_empty() => eprintln!("skipping #{}: {}", n, e),
+            Err(e) => return Err(format!("#{}: {}", n, e)),
+        }
     }
+    Ok(jobs)
+}
+
+/// `--to`: the plan from the one layout of `jobs` to `to`, as convert! would make it.
+fn plan_conversion(
+    cli: &Cli,
+    to: &str,
+    jobs: &[Job],
+    aliases: &Aliases,
+    ty: &TensorType,
+) -> Result<String, String> {
+    let [(_, src)] = jobs else {
+        return Err("--to converts one layout: give it with -l (or one --alias-names)".into());
+    };
+    let dst = parse_encoding(to, aliases).map_err(|e| format!("in the layout (--to): {}", e))?;
+    let force = match cli.strategy.as_deref() {
+        Some("shared") => Force::SharedMemory,
+        Some(_) => Force::Shuffles,
+        None => Force::Auto,
+    };
+    let target = cli.target.as_deref().map(target_by_name).transpose()?;
+    let bits = ty.element_bits().unwrap_or(32);
+    let request = plan::Request {
+        bits,
+        force,
+        target,
+        json: cli.json,
+    };
+    plan::describe(src, &dst, &ty.shape, &request)
+}
+
+/// `--target NAME`, or an error listing the known targets.
+fn target_by_name(name: &str) -> Result<Target, String> {
+    Target::by_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Target::ALL.iter().map(|t| t.name).collect();
+        format!(
+            "unknown --target '{}': use one of {}",
+            name,
+            names.join(", ")
+        )
+    })
+}
+
+/// Every job's layout for the tensor's shape, as JSON, a grid, a TikZ picture or Triton's text.
+fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> {
     let mut out = String::new();
     for (header, enc) in jobs {
         let ll = enc.to_linear_layout(&ty.shape).map_err(|e| e.to_string())?;

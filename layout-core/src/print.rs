@@ -46,6 +46,32 @@ fn digits(v: i64) -> usize {
 
 /// Walk the layout's inputs in hardware order and keep, per element, the first that maps to it.
 fn picture(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<Picture> {
+    let shared = check_drawable(ll, element_bits, max_cells)?;
+    let mut shape: Vec<i64> = ll.out_dims().iter().map(|(_, s)| *s as i64).collect();
+    if shape.len() == 1 {
+        shape.insert(0, 1);
+    }
+    let (cells, held) = place_cells(ll, shared, element_bits);
+    let caption = caption(ll, shared, &held);
+    Ok(Picture {
+        shape,
+        cells,
+        caption,
+    })
+}
+
+/// In-dims a picture walks, inner to outer: register, lane, warp, block (or offset, block).
+fn walk_order(shared: bool) -> &'static [&'static str] {
+    if shared {
+        &["offset", "block"]
+    } else {
+        &["register", "lane", "warp", "block"]
+    }
+}
+
+/// Refuse what a picture cannot show (nothing to draw, too large, unknown in-dims, odd element
+/// sizes); whether the layout is a shared one (`offset` in-dim).
+fn check_drawable(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<bool> {
     if ll.num_out_dims() == 0 {
         bail!("a rank-0 layout has nothing to draw");
     }
@@ -58,11 +84,7 @@ fn picture(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<Pictu
         );
     }
     let shared = ll.in_dim_pos("offset").is_some();
-    let known: &[&str] = if shared {
-        &["offset", "block"]
-    } else {
-        &["register", "lane", "warp", "block"]
-    };
+    let known = walk_order(shared);
     if let Some(d) = ll.in_dim_names().find(|d| !known.contains(d)) {
         bail!(
             "cannot draw in-dim '{}': a picture shows distributed layouts (register, lane, warp, block) or shared ones (offset, block)",
@@ -75,18 +97,15 @@ fn picture(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<Pictu
             element_bits
         );
     }
-    let mut shape: Vec<i64> = ll.out_dims().iter().map(|(_, s)| *s as i64).collect();
-    if shape.len() == 1 {
-        shape.insert(0, 1);
-    }
+    Ok(shared)
+}
+
+/// Every element's cell (the first input in hardware order that maps to it) and how many inputs
+/// map to it, both row-major over the out-dims.
+fn place_cells(ll: &LinearLayout, shared: bool, element_bits: u32) -> (Vec<Option<Cell>>, Vec<u8>) {
+    let total = ll.total_out_dim_size();
     let size = |d: &str| ll.in_dim_size(d) as u64;
-    let pos = |d: &str| ll.in_dim_pos(d);
-    // Inner to outer: register, lane, warp, block (or offset, block).
-    let order: &[&str] = if shared {
-        &["offset", "block"]
-    } else {
-        &["register", "lane", "warp", "block"]
-    };
+    let order = walk_order(shared);
     let sizes: Vec<u64> = order.iter().map(|d| size(d)).collect();
     let n_inputs: u64 = sizes.iter().product();
     let n_block = size("block");
@@ -95,6 +114,7 @@ fn picture(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<Pictu
     let mut held = alloc::vec![0u8; total as usize];
     let mut ins = alloc::vec![0u32; ll.num_in_dims()];
     for flat in 0..n_inputs {
+        // The in-dim values of input `flat`, in walk order.
         let mut rest = flat;
         let mut v = [0u64; 4];
         for (i, &s) in sizes.iter().enumerate() {
@@ -102,7 +122,7 @@ fn picture(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<Pictu
             rest /= s;
         }
         for (i, d) in order.iter().enumerate() {
-            if let Some(p) = pos(d) {
+            if let Some(p) = ll.in_dim_pos(d) {
                 ins[p] = v[i] as u32;
             }
         }
@@ -121,22 +141,34 @@ fn picture(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<Pictu
         } else {
             String::new()
         };
-        cells[lin] = Some(if shared {
-            let bank = (v[0] * element_bits as u64 / 32) % 32;
-            Cell {
-                label: format!("{}{}", block, v[0]),
-                hue: bank as u32,
-                shade: 0,
-            }
-        } else {
-            let thread = v[1] + v[2] * n_lane;
-            Cell {
-                label: format!("{}T{}:{}", block, thread, v[0]),
-                hue: (thread % 32) as u32,
-                shade: ((thread / 32) % 4) as u32,
-            }
-        });
+        cells[lin] = Some(cell(&block, &v, shared, element_bits, n_lane));
     }
+    (cells, held)
+}
+
+/// The cell of the input `v` (in-dim values in walk order; `block` its `B<n>:` prefix or empty):
+/// its offset coloured by bank, or its thread and register coloured by thread.
+fn cell(block: &str, v: &[u64; 4], shared: bool, element_bits: u32, n_lane: u64) -> Cell {
+    if shared {
+        let bank = (v[0] * element_bits as u64 / 32) % 32;
+        Cell {
+            label: format!("{}{}", block, v[0]),
+            hue: bank as u32,
+            shade: 0,
+        }
+    } else {
+        let thread = v[1] + v[2] * n_lane;
+        Cell {
+            label: format!("{}T{}:{}", block, thread, v[0]),
+            hue: (thread % 32) as u32,
+            shade: ((thread / 32) % 4) as u32,
+        }
+    }
+}
+
+/// The picture's caption: the shape, what a cell shows, and counts of elements held several
+/// times or not at all (`held` counts the inputs per element).
+fn caption(ll: &LinearLayout, shared: bool, held: &[u8]) -> String {
     let dims: Vec<String> = ll.out_dims().iter().map(|(_, s)| s.to_string()).collect();
     let mut caption = format!(
         "{} tensor; cell = {}",
@@ -152,7 +184,7 @@ fn picture(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<Pictu
         caption.push_str(&format!(
             "; {} of {} elements have several {} (the first is shown)",
             shared_by_many,
-            total,
+            held.len(),
             if shared { "offsets" } else { "holders" }
         ));
     }
@@ -160,11 +192,7 @@ fn picture(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<Pictu
     if missing > 0 {
         caption.push_str(&format!("; {} elements map from nothing (-)", missing));
     }
-    Ok(Picture {
-        shape,
-        cells,
-        caption,
-    })
+    caption
 }
 
 /// The leading-dim heading of grid `g` (`dim0 = 1, dim1 = 0`), empty for rank 2 or less.
@@ -247,14 +275,24 @@ pub fn print_layout(ll: &LinearLayout) -> Result<String> {
 pub fn print_latex(ll: &LinearLayout, element_bits: u32) -> Result<String> {
     let p = picture(ll, element_bits, MAX_LATEX_CELLS)?;
     let rank = p.shape.len();
-    let (rows, cols) = (p.shape[rank - 2], p.shape[rank - 1]);
     let grids: i64 = p.shape[..rank - 2].iter().product();
-    let mut used = [[false; 4]; 32];
-    for c in p.cells.iter().flatten() {
-        used[c.hue as usize][c.shade as usize] = true;
-    }
     let mut out = format!("% {}\n", p.caption);
     out.push_str("\\documentclass[convert]{standalone}\n\\usepackage{tikz}\n\\begin{document}\n");
+    latex_colours(&mut out, &p.cells);
+    out.push_str("\\begin{tikzpicture}[x={(0cm,-1cm)},y={(1cm,0cm)},every node/.style={minimum size=1cm,outer sep=0pt,font=\\scriptsize}]\n");
+    for g in 0..grids {
+        latex_grid(&mut out, &p, g);
+    }
+    out.push_str("\\end{tikzpicture}\n\\end{document}\n");
+    Ok(out)
+}
+
+/// One `\definecolor` per (hue, shade) the cells use.
+fn latex_colours(out: &mut String, cells: &[Option<Cell>]) {
+    let mut used = [[false; 4]; 32];
+    for c in cells.iter().flatten() {
+        used[c.hue as usize][c.shade as usize] = true;
+    }
     // Hue around the wheel by thread or bank; each further 32 threads a darker shade.
     for (h, shades) in used.iter().enumerate() {
         for (s, &u) in shades.iter().enumerate() {
@@ -269,56 +307,57 @@ pub fn print_latex(ll: &LinearLayout, element_bits: u32) -> Result<String> {
             }
         }
     }
-    out.push_str("\\begin{tikzpicture}[x={(0cm,-1cm)},y={(1cm,0cm)},every node/.style={minimum size=1cm,outer sep=0pt,font=\\scriptsize}]\n");
-    for g in 0..grids {
-        // Grids stack downwards, two rows apart, each under its heading.
-        let top = g * (rows + 2) + if rank > 2 { 1 } else { 0 };
-        if rank > 2 {
-            out.push_str(&format!(
-                "\\node[anchor=west] at ({},-1) {{{}}};\n",
-                top - 1,
-                heading(&p.shape, g)
-            ));
-        }
-        for r in 0..rows {
-            for c in 0..cols {
-                match &p.cells[((g * rows + r) * cols + c) as usize] {
-                    Some(cell) => out.push_str(&format!(
-                        "\\node[fill=c{}s{}] at ({},{}) {{{}}};\n",
-                        cell.hue,
-                        cell.shade,
-                        top + r,
-                        c,
-                        cell.label
-                    )),
-                    None => out.push_str(&format!("\\node at ({},{}) {{-}};\n", top + r, c)),
-                }
+}
+
+/// Grid `g` of the picture: its heading (rank 3 and up), cells, lines and row/column numbers.
+fn latex_grid(out: &mut String, p: &Picture, g: i64) {
+    let rank = p.shape.len();
+    let (rows, cols) = (p.shape[rank - 2], p.shape[rank - 1]);
+    // Grids stack downwards, two rows apart, each under its heading.
+    let top = g * (rows + 2) + if rank > 2 { 1 } else { 0 };
+    if rank > 2 {
+        out.push_str(&format!(
+            "\\node[anchor=west] at ({},-1) {{{}}};\n",
+            top - 1,
+            heading(&p.shape, g)
+        ));
+    }
+    for r in 0..rows {
+        for c in 0..cols {
+            match &p.cells[((g * rows + r) * cols + c) as usize] {
+                Some(cell) => out.push_str(&format!(
+                    "\\node[fill=c{}s{}] at ({},{}) {{{}}};\n",
+                    cell.hue,
+                    cell.shade,
+                    top + r,
+                    c,
+                    cell.label
+                )),
+                None => out.push_str(&format!("\\node at ({},{}) {{-}};\n", top + r, c)),
             }
         }
-        out.push_str(&format!(
-            "\\draw[color=black,thick,shift={{(-0.5,-0.5)}}] ({},0) grid ({},{});\n",
-            top,
-            top + rows,
-            cols
-        ));
-        for r in 0..rows {
-            out.push_str(&format!(
-                "\\node at ({},-1) {{\\textbf{{{}}}}};\n",
-                top + r,
-                r
-            ));
-        }
-        for c in 0..cols {
-            out.push_str(&format!(
-                "\\node at ({},{}) {{\\textbf{{{}}}}};\n",
-                top - 1,
-                c,
-                c
-            ));
-        }
     }
-    out.push_str("\\end{tikzpicture}\n\\end{document}\n");
-    Ok(out)
+    out.push_str(&format!(
+        "\\draw[color=black,thick,shift={{(-0.5,-0.5)}}] ({},0) grid ({},{});\n",
+        top,
+        top + rows,
+        cols
+    ));
+    for r in 0..rows {
+        out.push_str(&format!(
+            "\\node at ({},-1) {{\\textbf{{{}}}}};\n",
+            top + r,
+            r
+        ));
+    }
+    for c in 0..cols {
+        out.push_str(&format!(
+            "\\node at ({},{}) {{\\textbf{{{}}}}};\n",
+            top - 1,
+            c,
+            c
+        ));
+    }
 }
 
 #[cfg(test)]

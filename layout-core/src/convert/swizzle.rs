@@ -153,64 +153,13 @@ pub fn optimal_swizzling_ld_st(
     let bank_bits = target.bank_bytes * 8;
     let dim = s.total_bits;
     let (reg_src, reg_dst) = (non_zero(&s.reg), non_zero(&t.reg));
-    let block_src = non_zero(&s.block);
     let mut vbasis = intersection(&reg_src, &reg_dst, dim);
     let max_vec = (128 / bitwidth).trailing_zeros() as usize;
     vbasis.truncate(max_vec);
     let mut src_fills_bank: Option<bool> = None;
     if (1u32 << vbasis.len()) * bitwidth < bank_bits {
         let per_bank = (bank_bits / bitwidth).trailing_zeros() as usize;
-        let warp_src = non_zero(&s.warp);
-        let warp_dst = non_zero(&t.warp);
-        let remove_vec = |v: &[u64], vb: &[u64]| -> Vec<u64> {
-            v.iter().copied().filter(|r| !vb.contains(r)).collect()
-        };
-        let reg_src_warp = intersection(&remove_vec(&reg_src, &vbasis), &warp_dst, dim);
-        let reg_dst_warp = intersection(&remove_vec(&reg_dst, &vbasis), &warp_src, dim);
-        let largest = if reg_src_warp.len() == reg_dst_warp.len() && !reg_src_warp.is_empty() {
-            let min = |v: &[u64]| v.iter().copied().min().unwrap_or(0);
-            if min(&reg_src_warp) < min(&reg_dst_warp) {
-                src_fills_bank = Some(true);
-                reg_src_warp
-            } else {
-                src_fills_bank = Some(false);
-                reg_dst_warp
-            }
-        } else {
-            let src_fills = reg_src_warp.len() > reg_dst_warp.len();
-            src_fills_bank = Some(src_fills);
-            if src_fills {
-                reg_src_warp
-            } else {
-                reg_dst_warp
-            }
-        };
-        // Triton's real layouts never offer a dependent vector here; random linear ones can, so
-        // only independent ones are taken.
-        let push = |vb: &mut Vec<u64>, v: u64| {
-            if super::bits::Span::new(vb).express(v).is_none() {
-                vb.push(v);
-            }
-        };
-        for v in largest {
-            push(&mut vbasis, v);
-        }
-        if vbasis.len() < per_bank {
-            for v in intersection(&warp_src, &warp_dst, dim) {
-                push(&mut vbasis, v);
-            }
-        }
-        let mut i = 0;
-        while vbasis.len() < per_bank && (i < warp_src.len() || i < warp_dst.len()) {
-            if i < warp_src.len() {
-                push(&mut vbasis, warp_src[i]);
-            }
-            if vbasis.len() < per_bank && i < warp_dst.len() && !block_src.contains(&warp_dst[i]) {
-                push(&mut vbasis, warp_dst[i]);
-            }
-            i += 1;
-        }
-        vbasis.truncate(per_bank);
+        src_fills_bank = Some(fill_bank(s, t, &mut vbasis, per_bank));
     }
     let log2_vec = (((1u32 << vbasis.len()) * bitwidth) / bank_bits)
         .max(1)
@@ -220,33 +169,105 @@ pub fn optimal_swizzling_ld_st(
     let mut sb = swizzle_with(
         s, t, bitwidth, &vbasis, lane_src, lane_dst, 0, allow_reps, target,
     );
-    // Extra vectorisation under broadcasting: bank bases that are registers of the side that
-    // filled the bank (or of the side with more of them) first.
     if log2_vec < 2 && sb.bank > 0 {
-        let nvec = sb.vector;
-        let bbasis: Vec<u64> = sb.bases[nvec..nvec + sb.bank].to_vec();
-        let in_src: Vec<usize> = (0..bbasis.len())
-            .filter(|&i| reg_src.contains(&bbasis[i]))
-            .collect();
-        let in_dst: Vec<usize> = (0..bbasis.len())
-            .filter(|&i| reg_dst.contains(&bbasis[i]))
-            .collect();
-        let mut order = match src_fills_bank {
-            Some(true) => in_src,
-            Some(false) => in_dst,
-            None if in_src.len() > in_dst.len() => in_src,
-            None => in_dst,
-        };
-        for i in 0..bbasis.len() {
-            if !order.contains(&i) {
-                order.push(i);
-            }
-        }
-        for (k, &i) in order.iter().enumerate() {
-            sb.bases[nvec + k] = bbasis[i];
-        }
+        reorder_bank_bases(&mut sb, &reg_src, &reg_dst, src_fills_bank);
     }
     sb
+}
+
+/// Grow a vector narrower than one bank towards `per_bank` bases: registers of one side that are
+/// warps of the other, then warps of both, then warps of either in turn (a destination warp
+/// only if it is no source block). Whether the source's registers were the ones taken.
+fn fill_bank(s: &FlatLayout, t: &FlatLayout, vbasis: &mut Vec<u64>, per_bank: usize) -> bool {
+    let dim = s.total_bits;
+    let block_src = non_zero(&s.block);
+    let warp_src = non_zero(&s.warp);
+    let warp_dst = non_zero(&t.warp);
+    let (largest, src_fills) = regs_in_other_warps(s, t, vbasis);
+    for v in largest {
+        push_independent(vbasis, v);
+    }
+    if vbasis.len() < per_bank {
+        for v in intersection(&warp_src, &warp_dst, dim) {
+            push_independent(vbasis, v);
+        }
+    }
+    let mut i = 0;
+    while vbasis.len() < per_bank && (i < warp_src.len() || i < warp_dst.len()) {
+        if i < warp_src.len() {
+            push_independent(vbasis, warp_src[i]);
+        }
+        if vbasis.len() < per_bank && i < warp_dst.len() && !block_src.contains(&warp_dst[i]) {
+            push_independent(vbasis, warp_dst[i]);
+        }
+        i += 1;
+    }
+    vbasis.truncate(per_bank);
+    src_fills
+}
+
+/// Registers of one side, outside the vector `vbasis`, that are warps of the other side: the
+/// side with more of them (on a tie, the one holding the lowest basis); and whether it is the
+/// source.
+fn regs_in_other_warps(s: &FlatLayout, t: &FlatLayout, vbasis: &[u64]) -> (Vec<u64>, bool) {
+    let dim = s.total_bits;
+    let (reg_src, reg_dst) = (non_zero(&s.reg), non_zero(&t.reg));
+    let (warp_src, warp_dst) = (non_zero(&s.warp), non_zero(&t.warp));
+    let remove_vec =
+        |v: &[u64]| -> Vec<u64> { v.iter().copied().filter(|r| !vbasis.contains(r)).collect() };
+    let reg_src_warp = intersection(&remove_vec(&reg_src), &warp_dst, dim);
+    let reg_dst_warp = intersection(&remove_vec(&reg_dst), &warp_src, dim);
+    let src_fills = if reg_src_warp.len() == reg_dst_warp.len() && !reg_src_warp.is_empty() {
+        let min = |v: &[u64]| v.iter().copied().min().unwrap_or(0);
+        min(&reg_src_warp) < min(&reg_dst_warp)
+    } else {
+        reg_src_warp.len() > reg_dst_warp.len()
+    };
+    if src_fills {
+        (reg_src_warp, true)
+    } else {
+        (reg_dst_warp, false)
+    }
+}
+
+/// Add `v` to the vector bases unless they already span it. Triton's real layouts never offer a
+/// dependent vector here; random linear ones can, so only independent ones are taken.
+fn push_independent(vbasis: &mut Vec<u64>, v: u64) {
+    if super::bits::Span::new(vbasis).express(v).is_none() {
+        vbasis.push(v);
+    }
+}
+
+/// Extra vectorisation under broadcasting: put first the bank bases that are registers of the
+/// side that filled the bank (or, if neither did, of the side with more of them).
+fn reorder_bank_bases(
+    sb: &mut SmemBases,
+    reg_src: &[u64],
+    reg_dst: &[u64],
+    src_fills_bank: Option<bool>,
+) {
+    let nvec = sb.vector;
+    let bbasis: Vec<u64> = sb.bases[nvec..nvec + sb.bank].to_vec();
+    let in_src: Vec<usize> = (0..bbasis.len())
+        .filter(|&i| reg_src.contains(&bbasis[i]))
+        .collect();
+    let in_dst: Vec<usize> = (0..bbasis.len())
+        .filter(|&i| reg_dst.contains(&bbasis[i]))
+        .collect();
+    let mut order = match src_fills_bank {
+        Some(true) => in_src,
+        Some(false) => in_dst,
+        None if in_src.len() > in_dst.len() => in_src,
+        None => in_dst,
+    };
+    for i in 0..bbasis.len() {
+        if !order.contains(&i) {
+            order.push(i);
+        }
+    }
+    for (k, &i) in order.iter().enumerate() {
+        sb.bases[nvec + k] = bbasis[i];
+    }
 }
 
 /// Triton's `optimalSwizzling` for a given vector and access tiles, then `buildReps` leaving

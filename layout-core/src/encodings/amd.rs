@@ -1,15 +1,17 @@
 //! AMD MFMA (CDNA) and WMMA (RDNA) accumulators and their dot operands. Warps are 64 lanes for
 //! MFMA and 32 for WMMA, as in Triton.
 
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::cga::combine_cta_cga_with_shape;
+use super::cga::{combine_cta_cga_with_shape, parse_cga};
 use super::distributed::check_dot;
 use super::nvidia::{matrix_order, order_for_dot_operand};
-use super::{AmdMfma, AmdWmma};
+use super::{AmdMfma, AmdWmma, Encoding};
 use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
+use crate::parse::params::{as_uint, body_dict, linear_from_dict, Params, R};
+use crate::parse::{Attr, AttrKind, ParseError};
 use crate::utils::{
     action_remove_broadcasted_regs, identity_standard_nd, project_away_out_dim,
     standard_out_dim_names, to_i32,
@@ -337,4 +339,146 @@ pub(crate) fn wmma_dot(
     let l = l.transpose_outs(&rep)?;
     let cga = super::distributed::dot_cga(op_idx, &m.cga)?;
     combine_cta_cga_with_shape(l, &cga, shape)
+}
+
+/// `#ttg.amd_mfma<{...}>`'s parameters.
+pub(crate) fn parse_amd_mfma(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(
+        name,
+        a.span,
+        body_dict(name, a, body)?,
+        &[
+            "version",
+            "versionMajor",
+            "versionMinor",
+            "warpsPerCTA",
+            "instrShape",
+            "MDim",
+            "NDim",
+            "isTransposed",
+            "tilesPerWarp",
+            "elementBitWidth",
+            "CGALayout",
+            "CTAsPerCGA",
+            "CTASplitNum",
+            "CTAOrder",
+        ],
+    )?;
+    let version = match p.get("version") {
+        Some(v) => as_uint(v, "version")?,
+        None => p.uint_or("versionMajor", 0)?,
+    };
+    let _ = p.uint_or("versionMinor", 0)?;
+    let w = p.uints("warpsPerCTA")?;
+    let instr = match p.uints_opt("instrShape")? {
+        Some(s) => s,
+        None => {
+            let m = p.uint("MDim")?;
+            let n = p.uint("NDim")?;
+            alloc::vec![m, n]
+        }
+    };
+    let t = p.bool_or("isTransposed", false)?;
+    let tiles = p
+        .uints_opt("tilesPerWarp")?
+        .unwrap_or_else(|| alloc::vec![1; w.len()]);
+    let ebw = p.uint_or("elementBitWidth", 32)?;
+    let cga = parse_cga(&mut p, w.len())?;
+    Ok(Encoding::AmdMfma(AmdMfma {
+        version,
+        warps_per_cta: w,
+        instr_shape: instr,
+        is_transposed: t,
+        tiles_per_warp: tiles,
+        element_bit_width: ebw,
+        cga,
+    }))
+}
+
+/// `#ttg.amd_wmma`'s `register, warp` layout: `ctaLayout = {...}`, or built from the legacy
+/// `warpsPerCTA` (and `tilesPerWarp`).
+fn parse_wmma_cta(p: &mut Params, rank_key: usize) -> R<LinearLayout> {
+    if let Some(c) = p.get("ctaLayout") {
+        let rank = if rank_key == 0 { 2 } else { rank_key };
+        return wmma_cta_from_dict(c, rank);
+    }
+    if let Some(w) = p.uints_opt("warpsPerCTA")? {
+        let tiles = p
+            .uints_opt("tilesPerWarp")?
+            .unwrap_or_else(|| alloc::vec![1; w.len()]);
+        return wmma_cta_layout(&w, &tiles)
+            .map_err(|e| ParseError::new(p.span(), e.message().to_string()));
+    }
+    Err(ParseError::new(
+        p.span(),
+        "#ttg.amd_wmma needs 'ctaLayout = {warp = [...]}' (or the legacy 'warpsPerCTA')",
+    ))
+}
+
+/// `ctaLayout = {register = [...], warp = [...]}` (`register` may be absent: one register).
+fn wmma_cta_from_dict(c: &Attr, rank: usize) -> R<LinearLayout> {
+    let AttrKind::Dict(d) = &c.kind else {
+        return Err(ParseError::new(
+            c.span,
+            "expected a dictionary value for 'ctaLayout'",
+        ));
+    };
+    if d.iter().any(|(k, _, _)| k == "register") {
+        // Triton prints ctaLayout with empty bases skipped.
+        return linear_from_dict(
+            c.span,
+            d,
+            &["register", "warp"],
+            &["register", "warp"],
+            rank,
+        );
+    }
+    let w = linear_from_dict(c.span, d, &["warp"], &["warp"], rank)?;
+    let r = w.num_out_dims();
+    let names = standard_out_dim_names(r);
+    LinearLayout::identity_1d(1, "register", &names[r - 1])
+        .and_then(|reg| reg.checked_mul(&w))
+        .map_err(|e| ParseError::new(c.span, e.message().to_string()))
+}
+
+/// `#ttg.amd_wmma<{...}>`'s parameters.
+pub(crate) fn parse_amd_wmma(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(
+        name,
+        a.span,
+        body_dict(name, a, body)?,
+        &[
+            "version",
+            "isTranspose",
+            "isTransposed",
+            "ctaLayout",
+            "warpsPerCTA",
+            "tilesPerWarp",
+            "instrShape",
+            "rank",
+            "CGALayout",
+            "CTAsPerCGA",
+            "CTASplitNum",
+            "CTAOrder",
+        ],
+    )?;
+    let version = p.uint("version")?;
+    let t = if p.get("isTransposed").is_some() {
+        p.bool_or("isTransposed", false)?
+    } else {
+        p.bool_or("isTranspose", false)?
+    };
+    let rank_key = p.uint_or("rank", 0)? as usize;
+    let instr = p
+        .uints_opt("instrShape")?
+        .unwrap_or_else(|| alloc::vec![16, 16, 16]);
+    let cta = parse_wmma_cta(&mut p, rank_key)?;
+    let cga = parse_cga(&mut p, cta.num_out_dims())?;
+    Ok(Encoding::AmdWmma(AmdWmma {
+        version,
+        is_transposed: t,
+        cta_layout: cta,
+        instr_shape: instr,
+        cga,
+    }))
 }

@@ -1,11 +1,14 @@
 //! The CGA layout (how a tensor is split across the blocks of a cluster) and
 //! `combineCtaCgaWithShape`, which every encoding ends with.
 
-use alloc::string::String;
+use alloc::format;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
+use crate::parse::params::{as_bases, check_rank, Params, R};
+use crate::parse::ParseError;
 use crate::utils::{
     ensure_layout_not_larger_than, ensure_layout_not_smaller_than, standard_out_dim_names,
     standard_out_dim_pairs, to_i32,
@@ -136,6 +139,38 @@ impl Cga {
     pub fn num_ctas(&self) -> u64 {
         self.layout.total_in_dim_size()
     }
+}
+
+/// An encoding's CGA from its parameters: `CGALayout = [[...]]`, or the legacy
+/// `CTAsPerCGA / CTASplitNum / CTAOrder` (one CTA when none is given).
+pub(crate) fn parse_cga(p: &mut Params, rank: usize) -> R<Cga> {
+    let span = p.span();
+    check_rank(span, rank)?;
+    if let Some(a) = p.get("CGALayout") {
+        let bases = as_bases(a, "CGALayout")?;
+        return Cga::from_bases(bases, rank)
+            .map_err(|e| ParseError::new(a.span, e.message().to_string()));
+    }
+    let ctas = p.uints_opt("CTAsPerCGA")?;
+    let split = p.uints_opt("CTASplitNum")?;
+    let order = p.uints_opt("CTAOrder")?;
+    if ctas.is_none() && split.is_none() && order.is_none() {
+        return Ok(Cga::single(rank));
+    }
+    let ctas = ctas.unwrap_or_else(|| alloc::vec![1; rank]);
+    let split = split.unwrap_or_else(|| ctas.clone());
+    let order = order.unwrap_or_else(|| (0..rank as u32).rev().collect());
+    if ctas.len() != rank || split.len() != rank || order.len() != rank {
+        return Err(ParseError::new(
+            p.key_span("CTAsPerCGA"),
+            format!(
+                "CTAsPerCGA, CTASplitNum and CTAOrder must have rank {}",
+                rank
+            ),
+        ));
+    }
+    Cga::from_split_params(&ctas, &split, &order)
+        .map_err(|e| ParseError::new(span, e.message().to_string()))
 }
 
 pub(crate) fn check_permutation(what: &str, order: &[u32]) -> Result<()> {

@@ -1,12 +1,17 @@
 //! Blocked, slice, linear and the blocked-parent (FMA) dot operand.
 
+use alloc::boxed::Box;
+use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::cga::{check_permutation, combine_cta_cga_with_shape};
+use super::cga::{check_permutation, combine_cta_cga_with_shape, parse_cga};
+use super::registry::encoding_from_attr;
 use super::{Blocked, Cga, Encoding};
 use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
+use crate::parse::params::{body_dict, linear_from_dict, Params, R};
+use crate::parse::{Attr, ParseError};
 use crate::utils::{
     ensure_layout_not_larger_than, ensure_layout_not_smaller_than, identity_standard_nd,
     remove_standard_dim, standard_out_dim_names, to_i32,
@@ -235,4 +240,113 @@ pub(crate) fn fma_dot(op_idx: u32, b: &Blocked, shape: &[i64]) -> Result<LinearL
         .checked_mul(&lanes.transpose_outs(&rep)?)?
         .checked_mul(&warps.transpose_outs(&rep)?)?;
     combine_cta_cga_with_shape(cta, &dot_cga(op_idx, &b.cga)?, shape)
+}
+
+/// `#ttg.blocked<{...}>`'s parameters.
+pub(crate) fn parse_blocked(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(
+        name,
+        a.span,
+        body_dict(name, a, body)?,
+        &[
+            "sizePerThread",
+            "threadsPerWarp",
+            "warpsPerCTA",
+            "order",
+            "CGALayout",
+            "CTAsPerCGA",
+            "CTASplitNum",
+            "CTAOrder",
+        ],
+    )?;
+    let spt = p.uints("sizePerThread")?;
+    let tpw = p.uints("threadsPerWarp")?;
+    let wpc = p.uints("warpsPerCTA")?;
+    let order = p.uints("order")?;
+    let cga = parse_cga(&mut p, order.len())?;
+    Ok(Encoding::Blocked(Blocked {
+        size_per_thread: spt,
+        threads_per_warp: tpw,
+        warps_per_cta: wpc,
+        order,
+        cga,
+    }))
+}
+
+/// `#ttg.slice<{...}>`'s parameters.
+pub(crate) fn parse_slice(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(name, a.span, body_dict(name, a, body)?, &["dim", "parent"])?;
+    let dim = p.uint("dim")?;
+    let parent = encoding_from_attr(p.required("parent")?)?;
+    if parent.is_shared() {
+        return Err(ParseError::new(
+            p.key_span("parent"),
+            format!(
+                "the parent of a slice must be a distributed layout, not #ttg.{}",
+                parent.name()
+            ),
+        ));
+    }
+    if dim as usize >= parent.rank() {
+        return Err(ParseError::new(
+            p.key_span("dim"),
+            format!(
+                "slice dim {} is out of range for a rank-{} parent",
+                dim,
+                parent.rank()
+            ),
+        ));
+    }
+    Ok(Encoding::Slice {
+        dim,
+        parent: Box::new(parent),
+    })
+}
+
+/// `#ttg.dot_op<{...}>`'s parameters.
+pub(crate) fn parse_dot_op(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(
+        name,
+        a.span,
+        body_dict(name, a, body)?,
+        &["opIdx", "parent", "kWidth"],
+    )?;
+    let op_idx = p.uint("opIdx")?;
+    if op_idx > 1 {
+        return Err(ParseError::new(
+            p.key_span("opIdx"),
+            format!("dot_op opIdx must be 0 or 1, got {}", op_idx),
+        ));
+    }
+    let parent = encoding_from_attr(p.required("parent")?)?;
+    let k_width = p.uint_or("kWidth", 0)?;
+    if !matches!(
+        parent,
+        Encoding::Blocked(_) | Encoding::NvidiaMma(_) | Encoding::AmdMfma(_) | Encoding::AmdWmma(_)
+    ) {
+        return Err(ParseError::new(p.key_span("parent"), format!("the parent of a dot_op must be blocked, nvidia_mma, amd_mfma or amd_wmma, not #ttg.{}", parent.name())));
+    }
+    if !matches!(parent, Encoding::Blocked(_)) && k_width == 0 {
+        return Err(ParseError::new(
+            p.span(),
+            "dot_op: kWidth is mandatory for an MMA parent (e.g. kWidth = 2 for 16-bit elements)",
+        ));
+    }
+    Ok(Encoding::DotOperand {
+        op_idx,
+        parent: Box::new(parent),
+        k_width,
+    })
+}
+
+/// `#ttg.linear<{...}>`'s parameters.
+pub(crate) fn parse_linear(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let d = body_dict(name, a, body)?;
+    Ok(Encoding::Linear(linear_from_dict(
+        a.span,
+        d,
+        &["register", "lane", "warp", "block"],
+        &[],
+        0,
+    )?))
 }

@@ -3,11 +3,15 @@
 //! Distributed encodings map `register, lane, warp, block` to tensor coordinates; shared ones map
 //! `offset, block`. A tensor smaller than the layout's tile broadcasts (bases become zero); a
 //! larger one wraps (more registers or offsets), exactly as `combineCtaCgaWithShape` does.
+//!
+//! Each encoding's file also holds its `parse_<name>`, which reads its attribute's parameters;
+//! `registry` lists them by TTGIR name for the parser.
 
 mod amd;
 mod cga;
 mod distributed;
 mod nvidia;
+pub(crate) mod registry;
 mod shared;
 
 use alloc::boxed::Box;

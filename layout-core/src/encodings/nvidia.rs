@@ -3,11 +3,13 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::cga::combine_cta_cga_with_shape;
+use super::cga::{combine_cta_cga_with_shape, parse_cga};
 use super::distributed::{broadcasted_dot_operand_layout, check_dot, dot_cga};
-use super::NvidiaMma;
+use super::{Encoding, NvidiaMma};
 use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
+use crate::parse::params::{body_dict, Params, R};
+use crate::parse::Attr;
 use crate::utils::{identity_standard_nd, standard_out_dim_names, to_i32};
 use crate::{LinearLayout, Result};
 
@@ -155,4 +157,35 @@ pub(crate) fn dot(op_idx: u32, m: &NvidiaMma, k_width: u32, shape: &[i64]) -> Re
     let warps = broadcasted_dot_operand_layout(&m.warps_per_cta, &warp_order, k, "warp")?
         .transpose_outs(&outs)?;
     combine_cta_cga_with_shape(cta.checked_mul(&warps)?, &dot_cga(op_idx, &m.cga)?, shape)
+}
+
+/// `#ttg.nvidia_mma<{...}>`'s parameters.
+pub(crate) fn parse_nvidia_mma(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(
+        name,
+        a.span,
+        body_dict(name, a, body)?,
+        &[
+            "versionMajor",
+            "versionMinor",
+            "warpsPerCTA",
+            "instrShape",
+            "CGALayout",
+            "CTAsPerCGA",
+            "CTASplitNum",
+            "CTAOrder",
+        ],
+    )?;
+    let vmaj = p.uint("versionMajor")?;
+    let vmin = p.uint_or("versionMinor", 0)?;
+    let w = p.uints("warpsPerCTA")?;
+    let instr = p.uints("instrShape")?;
+    let cga = parse_cga(&mut p, w.len())?;
+    Ok(Encoding::NvidiaMma(NvidiaMma {
+        version_major: vmaj,
+        version_minor: vmin,
+        warps_per_cta: w,
+        instr_shape: instr,
+        cga,
+    }))
 }

@@ -1,13 +1,16 @@
 //! Shared-memory layouts: swizzled (and AMD's rotating variant), NVMMA (the TMA/wgmma swizzles),
 //! padded, and shared_linear. In-dims are `offset` (elements) and `block`.
 
-use alloc::string::String;
+use alloc::format;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::cga::{check_permutation, combine_cta_cga_with_shape, shape_per_cta};
-use super::{Cga, NvmmaShared, SwizzledShared};
+use super::cga::{check_permutation, combine_cta_cga_with_shape, parse_cga, shape_per_cta};
+use super::{Cga, Encoding, NvmmaShared, SwizzledShared};
 use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
+use crate::parse::params::{as_uint, body_dict, linear_from_dict, Params, R};
+use crate::parse::{Attr, AttrKind, ParseError};
 use crate::utils::{
     ensure_not_smaller_named, reshape_layout, standard_out_dim_names, transpose_linear_layout,
 };
@@ -166,20 +169,11 @@ fn tma_block_shape(s: &NvmmaShared, spc: &[i64]) -> Result<Vec<i64>> {
     Ok(bs)
 }
 
+/// `#ttg.nvmma_shared`'s layout for `shape`: the unswizzled identity over the TMA block, or the
+/// core-matrix swizzle grown over it, then fitted to the tensor and the CGA.
 pub(crate) fn nvmma(s: &NvmmaShared, shape: &[i64]) -> Result<LinearLayout> {
     let rank = shape.len();
-    if !matches!(s.swizzling_byte_width, 0 | 32 | 64 | 128) {
-        bail_at!("swizzlingByteWidth";
-            "nvmma_shared: swizzlingByteWidth must be 0, 32, 64 or 128, got {}",
-            s.swizzling_byte_width
-        );
-    }
-    if !matches!(s.element_bit_width, 4 | 8 | 16 | 32 | 64) {
-        bail_at!("elementBitWidth";
-            "nvmma_shared: elementBitWidth must be 4, 8, 16, 32 or 64, got {}",
-            s.element_bit_width
-        );
-    }
+    check_nvmma_params(s)?;
     // A single-CTA nvmma_shared without an explicit rank fits any tensor rank.
     let single;
     let s = if s.rank != rank && s.cga.num_ctas() == 1 && rank > 0 {
@@ -203,33 +197,76 @@ pub(crate) fn nvmma(s: &NvmmaShared, shape: &[i64]) -> Result<LinearLayout> {
     let spc = shape_per_cta(&s.cga.cta_split_num(), shape);
     let tma = tma_block_shape(s, &spc)?;
     let names = standard_out_dim_names(rank);
-    if s.swizzling_byte_width == 0 {
-        // Row-major identity over the TMA block, built last dim first, so the out-dims run
-        // [dim{r-1}, ..., dim0]. Transposed: Triton 3.9 (PR 10453) builds it over the block
-        // rotated left by one and permutes the basis components by [r-1, 0, .., r-2] *by
-        // position*. The out-dims being in reverse order, for rank 3 and up that assigns sizes
-        // to other dims than the rotation would (checked against the 3.9 wheel); the growing and
-        // zeroing below then fits it to the tensor. Kept exactly, since Triton is the reference.
-        let mut mt = tma.clone();
-        if s.transposed {
-            mt.rotate_left(1);
-        }
-        let mut l = LinearLayout::empty();
-        for i in (0..rank).rev() {
-            l = l.checked_mul(&LinearLayout::identity_1d(
-                mt[i] as i32,
-                "offset",
-                &names[i],
-            )?)?;
-        }
-        if s.transposed {
-            let mut order = alloc::vec![rank - 1];
-            order.extend(0..rank - 1);
-            l = transpose_linear_layout(&l, &order)?;
-        }
-        let l = ensure_not_smaller_named(&l, &names, &spc)?;
-        return combine_cta_cga_with_shape(l, &s.cga, shape);
+    let l = if s.swizzling_byte_width == 0 {
+        nvmma_unswizzled(s, &tma)?
+    } else {
+        nvmma_swizzled(s, &tma, shape)?
+    };
+    let l = ensure_not_smaller_named(&l, &names, &spc)?;
+    combine_cta_cga_with_shape(l, &s.cga, shape)
+}
+
+/// The swizzle width and element size must be ones NVMMA has.
+fn check_nvmma_params(s: &NvmmaShared) -> Result<()> {
+    if !matches!(s.swizzling_byte_width, 0 | 32 | 64 | 128) {
+        bail_at!("swizzlingByteWidth";
+            "nvmma_shared: swizzlingByteWidth must be 0, 32, 64 or 128, got {}",
+            s.swizzling_byte_width
+        );
     }
+    if !matches!(s.element_bit_width, 4 | 8 | 16 | 32 | 64) {
+        bail_at!("elementBitWidth";
+            "nvmma_shared: elementBitWidth must be 4, 8, 16, 32 or 64, got {}",
+            s.element_bit_width
+        );
+    }
+    Ok(())
+}
+
+/// The TMA block as the layout is built over it: rotated left by one when transposed.
+fn built_block(s: &NvmmaShared, tma: &[i64]) -> Vec<i64> {
+    let mut mt = tma.to_vec();
+    if s.transposed {
+        mt.rotate_left(1);
+    }
+    mt
+}
+
+/// Undo [`built_block`]'s rotation: permute the basis components by `[r-1, 0, .., r-2]`.
+fn unrotate(s: &NvmmaShared, l: LinearLayout, rank: usize) -> Result<LinearLayout> {
+    if !s.transposed {
+        return Ok(l);
+    }
+    let mut order = alloc::vec![rank - 1];
+    order.extend(0..rank - 1);
+    transpose_linear_layout(&l, &order)
+}
+
+/// `swizzlingByteWidth = 0`: a row-major identity over the TMA block.
+fn nvmma_unswizzled(s: &NvmmaShared, tma: &[i64]) -> Result<LinearLayout> {
+    // Row-major identity over the TMA block, built last dim first, so the out-dims run
+    // [dim{r-1}, ..., dim0]. Transposed: Triton 3.9 (PR 10453) builds it over the block
+    // rotated left by one and permutes the basis components by [r-1, 0, .., r-2] *by
+    // position*. The out-dims being in reverse order, for rank 3 and up that assigns sizes
+    // to other dims than the rotation would (checked against the 3.9 wheel); the growing and
+    // zeroing in `nvmma` then fits it to the tensor. Kept exactly, since Triton is the reference.
+    let rank = tma.len();
+    let names = standard_out_dim_names(rank);
+    let mt = built_block(s, tma);
+    let mut l = LinearLayout::empty();
+    for i in (0..rank).rev() {
+        l = l.checked_mul(&LinearLayout::identity_1d(
+            mt[i] as i32,
+            "offset",
+            &names[i],
+        )?)?;
+    }
+    unrotate(s, l, rank)
+}
+
+/// A swizzle: the core matrix grown over the TMA block collapsed to 2D, reshaped back to it.
+fn nvmma_swizzled(s: &NvmmaShared, tma: &[i64], shape: &[i64]) -> Result<LinearLayout> {
+    let rank = tma.len();
     if rank < 2 {
         bail!(
             "nvmma_shared with a swizzle needs a rank-2 or higher tensor, got shape {:?}",
@@ -259,18 +296,8 @@ pub(crate) fn nvmma(s: &NvmmaShared, shape: &[i64]) -> Result<LinearLayout> {
     }
     let two = standard_out_dim_names(2);
     let l = ensure_not_smaller_named(&tile, &two, &collapsed)?;
-    let mut mt = tma.clone();
-    if s.transposed {
-        mt.rotate_left(1);
-    }
-    let mut r = reshape_layout(&l, &mt)?;
-    if s.transposed {
-        let mut order = alloc::vec![rank - 1];
-        order.extend(0..rank - 1);
-        r = transpose_linear_layout(&r, &order)?;
-    }
-    let r = ensure_not_smaller_named(&r, &names, &spc)?;
-    combine_cta_cga_with_shape(r, &s.cga, shape)
+    let r = reshape_layout(&l, &built_block(s, tma))?;
+    unrotate(s, r, rank)
 }
 
 /// `#ttg.padded_shared<[interval:+padding, ...] {...}>`: a linear component plus padding applied
@@ -333,6 +360,165 @@ pub(crate) fn shared_linear(l: &LinearLayout, shape: &[i64]) -> Result<LinearLay
         bail!("this shared layout covers {:?} ({:?}), but the tensor shape is {:?}; shared linear layouts do not broadcast", sizes, names, shape);
     }
     Ok(l.clone())
+}
+
+/// `#ttg.swizzled_shared<{...}>`'s parameters.
+pub(crate) fn parse_swizzled_shared(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(
+        name,
+        a.span,
+        body_dict(name, a, body)?,
+        &[
+            "vec",
+            "perPhase",
+            "maxPhase",
+            "order",
+            "CGALayout",
+            "CTAsPerCGA",
+            "CTASplitNum",
+            "CTAOrder",
+        ],
+    )?;
+    let s = SwizzledShared {
+        vec: p.uint("vec")?,
+        per_phase: p.uint("perPhase")?,
+        max_phase: p.uint("maxPhase")?,
+        order: p.uints("order")?,
+        cga: Cga::single(0),
+    };
+    let cga = parse_cga(&mut p, s.order.len())?;
+    let s = SwizzledShared { cga, ..s };
+    Ok(if name == "amd_rotating_shared" {
+        Encoding::AmdRotatingShared(s)
+    } else {
+        Encoding::SwizzledShared(s)
+    })
+}
+
+/// `#ttg.nvmma_shared<{...}>`'s parameters.
+pub(crate) fn parse_nvmma_shared(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let mut p = Params::new(
+        name,
+        a.span,
+        body_dict(name, a, body)?,
+        &[
+            "swizzlingByteWidth",
+            "transposed",
+            "elementBitWidth",
+            "fp4Padded",
+            "rank",
+            "CGALayout",
+            "CTAsPerCGA",
+            "CTASplitNum",
+            "CTAOrder",
+        ],
+    )?;
+    let sw = p.uint("swizzlingByteWidth")?;
+    let tr = p.bool_or("transposed", false)?;
+    let ebw = p.uint("elementBitWidth")?;
+    let fp4 = p.bool_or("fp4Padded", false)?;
+    let rank_key = p.uint_or("rank", 0)? as usize;
+    // Without `rank`, the CGALayout entries tell it; failing both, rank 2.
+    let cga_rank = p.peek("CGALayout").and_then(|a| match &a.kind {
+        AttrKind::Array(v) => match v.first().map(|f| &f.kind) {
+            Some(AttrKind::Array(b)) => Some(b.len()),
+            _ => None,
+        },
+        _ => None,
+    });
+    let rank = if rank_key != 0 {
+        rank_key
+    } else {
+        cga_rank.unwrap_or(2)
+    };
+    let cga = parse_cga(&mut p, rank)?;
+    Ok(Encoding::NvmmaShared(NvmmaShared {
+        swizzling_byte_width: sw,
+        transposed: tr,
+        element_bit_width: ebw,
+        fp4_padded: fp4,
+        rank,
+        cga,
+    }))
+}
+
+/// `#ttg.padded_shared<{...}>`'s parameters.
+pub(crate) fn parse_padded_shared(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let Some(Attr {
+        kind: AttrKind::Paddings(pads),
+        span: ps,
+    }) = body.first()
+    else {
+        return Err(ParseError::new(a.span, "#ttg.padded_shared needs intervals: #ttg.padded_shared<[32:+4] {order = [1, 0], shape = [64, 64]}>"));
+    };
+    let Some(Attr {
+        kind: AttrKind::Dict(d),
+        span: ds,
+    }) = body.get(1)
+    else {
+        return Err(ParseError::new(*ps, "expected {offset = [...], block = [...]} or {order = [...], shape = [...]} after the intervals"));
+    };
+    let linear = if d.iter().any(|(k, _, _)| k == "offset" || k == "block") {
+        linear_from_dict(*ds, d, &["offset", "block"], &["block"], 0)?
+    } else {
+        let mut p = Params::new(name, *ds, d, &["order", "shape"])?;
+        let order = p.uints("order")?;
+        let shape = p.uints("shape")?;
+        if order.len() != shape.len() {
+            return Err(ParseError::new(
+                *ds,
+                "mismatch of shape and order ranks in padded layout",
+            ));
+        }
+        PaddedShared::identity_component(&shape, &order)
+            .map_err(|e| ParseError::new(*ds, e.message().to_string()))?
+    };
+    let mut intervals = Vec::new();
+    let mut paddings = Vec::new();
+    for &(i, p) in pads {
+        if !(1..=1 << 30).contains(&i) || !(1..=1 << 30).contains(&p) {
+            return Err(ParseError::new(
+                *ps,
+                format!(
+                    "interval {} and padding {} must be positive powers of two",
+                    i, p
+                ),
+            ));
+        }
+        intervals.push(i as u32);
+        paddings.push(p as u32);
+    }
+    let pl = PaddedShared {
+        intervals,
+        paddings,
+        linear,
+    };
+    pl.validate()
+        .map_err(|e| ParseError::new(*ps, e.message().to_string()))?;
+    Ok(Encoding::PaddedShared(pl))
+}
+
+/// `#ttg.shared_linear<{...}>`'s parameters.
+pub(crate) fn parse_shared_linear(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+    let d = body_dict(name, a, body)?;
+    let l = linear_from_dict(a.span, d, &["offset", "block"], &["block"], 0)?;
+    let alignment = body
+        .iter()
+        .find_map(|x| match &x.kind {
+            AttrKind::Keyword(k, v) if k == "alignment" => Some(as_uint(v, "alignment")),
+            _ => None,
+        })
+        .transpose()?
+        .ok_or_else(|| {
+            ParseError::new(
+                a.span,
+                "#ttg.shared_linear needs ', alignment = N' after the bases",
+            )
+        })?;
+    Ok(Encoding::SharedLinear {
+        layout: l,
+        alignment,
+    })
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The vocabulary both layers of the parser share: key spellings (snake_case to Triton's
 //! camelCase), did-you-mean suggestions, and the rank limit. Neither the syntax (`attr`) nor the
-//! encodings (`encoding`) own it, so neither imports the other for it.
+//! encodings (`params` and each encoding's `parse_<name>`) own it, so neither imports the other
+//! for it.
 
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -89,7 +89,8 @@ impl<'a> Lexer<'a> {
         self.src[self.pos..].chars().next()
     }
 
-    fn lex(&mut self) -> Result<(Tok, Span), ParseError> {
+    /// Skip whitespace and `//` comments.
+    fn skip_trivia(&mut self) {
         while let Some(c) = self.cur() {
             if c.is_whitespace() {
                 self.bump();
@@ -101,6 +102,20 @@ impl<'a> Lexer<'a> {
                 break;
             }
         }
+    }
+
+    /// Take characters while `f` holds; the text taken.
+    fn take_while(&mut self, f: impl Fn(char) -> bool) -> &'a str {
+        let s = self.pos;
+        while self.cur().is_some_and(&f) {
+            self.bump();
+        }
+        &self.src[s..self.pos]
+    }
+
+    /// The next token, after any whitespace and comments.
+    fn lex(&mut self) -> Result<(Tok, Span), ParseError> {
+        self.skip_trivia();
         let start = Span {
             line: self.line,
             col: self.col,
@@ -110,53 +125,15 @@ impl<'a> Lexer<'a> {
         let Some(c) = self.cur() else {
             return Ok((Tok::End, start));
         };
-        let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$';
         let tok = if c == '#' || c == '!' {
-            self.bump();
-            let s = self.pos;
-            while self.cur().is_some_and(word) {
-                self.bump();
-            }
-            let name = String::from(&self.src[s..self.pos]);
-            if name.is_empty() {
-                return Err(ParseError::new(
-                    start,
-                    format!("expected a name after '{}'", c),
-                ));
-            }
-            if c == '#' {
-                Tok::Hash(name)
-            } else {
-                Tok::Bang(name)
-            }
+            self.lex_sigil(c, start)?
         } else if c.is_ascii_digit()
             || (c == '-' && self.src[self.pos + 1..].starts_with(|d: char| d.is_ascii_digit()))
         {
-            let s = self.pos;
-            self.bump();
-            while self.cur().is_some_and(|d| d.is_ascii_digit()) {
-                self.bump();
-            }
-            let text = &self.src[s..self.pos];
-            match text.parse::<i64>() {
-                Ok(v) => Tok::Int(v),
-                Err(_) => {
-                    return Err(ParseError::new(
-                        Span {
-                            len: self.pos - s,
-                            ..start
-                        },
-                        format!("integer {} is out of range", text),
-                    ))
-                }
-            }
+            self.lex_int(start)?
         } else if c.is_ascii_alphabetic() || c == '_' {
-            let s = self.pos;
             // Identifiers stop at '.' only for shape literals like 64x16xf16; keep dots inside.
-            while self.cur().is_some_and(word) {
-                self.bump();
-            }
-            Tok::Ident(String::from(&self.src[s..self.pos]))
+            Tok::Ident(String::from(self.take_while(is_word)))
         } else if "<>{}[]()=,:+".contains(c) {
             self.bump();
             Tok::Punct(c)
@@ -176,6 +153,41 @@ impl<'a> Lexer<'a> {
                 ..start
             },
         ))
+    }
+
+    /// `#name` or `!name` (`c` is the sigil, not yet taken).
+    fn lex_sigil(&mut self, c: char, start: Span) -> Result<Tok, ParseError> {
+        self.bump();
+        let name = String::from(self.take_while(is_word));
+        if name.is_empty() {
+            return Err(ParseError::new(
+                start,
+                format!("expected a name after '{}'", c),
+            ));
+        }
+        Ok(if c == '#' {
+            Tok::Hash(name)
+        } else {
+            Tok::Bang(name)
+        })
+    }
+
+    /// An integer, possibly negative; an error if it does not fit `i64`.
+    fn lex_int(&mut self, start: Span) -> Result<Tok, ParseError> {
+        let s = self.pos;
+        self.bump();
+        self.take_while(|d| d.is_ascii_digit());
+        let text = &self.src[s..self.pos];
+        match text.parse::<i64>() {
+            Ok(v) => Ok(Tok::Int(v)),
+            Err(_) => Err(ParseError::new(
+                Span {
+                    len: self.pos - s,
+                    ..start
+                },
+                format!("integer {} is out of range", text),
+            )),
+        }
     }
 
     /// Look at the next token without taking it.
@@ -231,4 +243,9 @@ impl<'a> Lexer<'a> {
             ))
         }
     }
+}
+
+/// Characters of names and identifiers (dots included: `ttg.blocked`, `64x16xf16`'s tail).
+fn is_word(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$'
 }

@@ -6,17 +6,17 @@
 //! `tensor<64x16xf16, #blocked>`. Errors carry a line and column and say what was expected.
 
 mod attr;
-mod encoding;
-mod keys;
+pub(crate) mod keys;
 mod lexer;
+pub(crate) mod params;
 mod tensor;
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
+pub use crate::encodings::registry::encoding_from_attr;
 pub use attr::{Attr, AttrKind};
-pub use encoding::encoding_from_attr;
 pub use keys::MAX_RANK;
 pub use lexer::Span;
 
