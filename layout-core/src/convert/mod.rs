@@ -11,6 +11,7 @@
 //! returned.
 
 mod bits;
+mod matrix;
 mod shared;
 mod shuffle;
 mod symbolic;

@@ -12,6 +12,8 @@
 //! address is then `byte offset | cta << CTA_SHIFT`, linear like the offset, so the same tables
 //! carry both.
 
+use alloc::string::String;
+use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bits::{combine, FlatLayout, Span};
@@ -19,6 +21,9 @@ use super::{Barrier, Cost, Instr, SharedPlan, SmemAccess, Strategy, Target};
 use crate::error::bail;
 use crate::{LinearLayout, Result};
 use layout_plan::{CTA_SHIFT, OFFSET_MASK};
+
+use super::matrix::matrix_access;
+use super::swizzle::{optimal_swizzling, AccessKind, SmemBases};
 
 /// Free (broadcast) bits of each in-dim, as masks.
 fn free_masks(l: &LinearLayout) -> (u32, u32, u32) {
@@ -33,12 +38,12 @@ fn free_masks(l: &LinearLayout) -> (u32, u32, u32) {
 
 /// The shared layout: offset bits, then rep (round) bits, then one bit per source block bit
 /// (the CTA whose buffer holds an element; zero block bases are never used).
-struct Smem {
+pub(super) struct Smem {
     span: Span,
     offset_bits: u32,
     rep_bits: u32,
     /// Source block bits that are zero (CTAs holding copies): each CTA uses its own buffer there.
-    own: u32,
+    pub(super) own: u32,
 }
 
 impl Smem {
@@ -65,17 +70,17 @@ impl Smem {
 }
 
 /// Offset (in elements) of a flat tensor vector under the shared layout.
-fn offset_of(v: u64, smem: &Smem) -> u32 {
+pub(super) fn offset_of(v: u64, smem: &Smem) -> u32 {
     (smem.mask(v) & ((1u64 << smem.offset_bits) - 1)) as u32
 }
 
 /// The round a flat tensor vector is moved in.
-fn round_of(v: u64, smem: &Smem) -> u32 {
+pub(super) fn round_of(v: u64, smem: &Smem) -> u32 {
     ((smem.mask(v) >> smem.offset_bits) & ((1u64 << smem.rep_bits) - 1)) as u32
 }
 
 /// The CTA (rank bits) whose buffer holds a flat tensor vector.
-fn cta_of(v: u64, smem: &Smem) -> u32 {
+pub(super) fn cta_of(v: u64, smem: &Smem) -> u32 {
     (smem.mask(v) >> (smem.offset_bits + smem.rep_bits)) as u32
 }
 
@@ -125,11 +130,24 @@ fn vector_bits(f: &FlatLayout, smem: &Smem, max_bits: usize, reg_free: u32) -> V
     }
 }
 
-struct Side<'a> {
-    flat: &'a FlatLayout,
-    reg_free: u32,
-    lane_free: u32,
-    warp_free: u32,
+/// The first register of each access (the registers `used` leaves at zero; a store skips
+/// registers holding copies), in round order: round `r` moves the registers whose rep bits are
+/// `r`.
+pub(super) fn access_groups(side: &Side, used: usize, smem: &Smem, store: bool) -> Vec<usize> {
+    let f = side.flat;
+    let mut groups: Vec<usize> = (0..1usize << f.reg.len())
+        .filter(|&x| x & used == 0 && !(store && (x as u32) & side.reg_free != 0))
+        .collect();
+    groups.sort_by_key(|&x| round_of(combine(&f.reg, x as u64), smem));
+    groups
+}
+
+/// One side of the conversion and the bits of its threads and registers that hold copies.
+pub(super) struct Side<'a> {
+    pub(super) flat: &'a FlatLayout,
+    pub(super) reg_free: u32,
+    pub(super) lane_free: u32,
+    pub(super) warp_free: u32,
 }
 
 fn access(side: &Side, vpos: &[usize], smem: &Smem, ebytes: u32, store: bool) -> SmemAccess {
@@ -138,12 +156,7 @@ fn access(side: &Side, vpos: &[usize], smem: &Smem, ebytes: u32, store: bool) ->
     let vec = 1u32 << vpos.len();
     let mut regs = Vec::new();
     let mut reg_offsets = Vec::new();
-    // Accesses in round order: round r moves the registers whose rep bits are r.
-    let mut groups: Vec<usize> = (0..1usize << f.reg.len())
-        .filter(|&x| x & vmask == 0 && !(store && (x as u32) & side.reg_free != 0))
-        .collect();
-    groups.sort_by_key(|&x| round_of(combine(&f.reg, x as u64), smem));
-    for x in groups {
+    for x in access_groups(side, vmask, smem, store) {
         reg_offsets.push(addr_of(combine(&f.reg, x as u64), smem, ebytes));
         for t in 0..vec as usize {
             let r = vpos
@@ -206,137 +219,6 @@ fn localize(a: &mut SmemAccess) {
             a.block_bases.clear();
         }
     }
-}
-
-/// An `ldmatrix`/`stmatrix` `.x4` access (16-bit elements, 32 lanes), if the side's layout fits
-/// the instruction under the shared layout: for the plain form, a register at element offset 1
-/// and lanes 0-1 at 2 and 4 (each lane's two halves of four 16-byte rows), lanes 2-4 giving row
-/// addresses; for `.trans`, lanes 2-4 at offsets 1, 2, 4 and a register and lanes 0-1 giving
-/// rows. Two more registers pick the four matrices. `lane_bases` is then the address function of
-/// the lane that supplies a row address (`8 q + row`).
-fn matrix_access(
-    side: &Side,
-    smem: &Smem,
-    trans: bool,
-    ebytes: u32,
-    store: bool,
-) -> Option<SmemAccess> {
-    let f = side.flat;
-    if !matches!(ebytes, 1 | 2 | 4) || (trans && ebytes != 2) || f.lane.len() != 5 {
-        return None;
-    }
-    if store && side.lane_free != 0 {
-        return None;
-    }
-    // Matrix instructions reach only the CTA's own buffer, at offsets the block bits leave alone.
-    let own_cta = f
-        .reg
-        .iter()
-        .chain(&f.lane)
-        .chain(&f.warp)
-        .all(|&b| cta_of(b, smem) == 0)
-        && f.block.iter().enumerate().all(|(i, &b)| {
-            (cta_of(b, smem) | (smem.own & (1 << i))) == 1 << i
-                && offset_of(b, smem) == 0
-                && round_of(b, smem) == 0
-        });
-    if !own_cta {
-        return None;
-    }
-    let off = |v: u64| offset_of(v, smem);
-    let r0 = |v: u64| round_of(v, smem) == 0;
-    // Rows are 16 bytes: row starts must be aligned to a row.
-    let row = 16 / ebytes;
-    let aligned = |v: u64| off(v) % row == 0 && r0(v);
-    let lane = |i: usize| f.lane[i];
-    let usable = |i: usize| f.reg[i] != 0 && (side.reg_free >> i) & 1 == 0;
-    // Registers packed in one 32-bit word (elements per word: 4 / ebytes).
-    let epw = (4 / ebytes) as usize;
-    let (inner, rows): (Vec<usize>, [u32; 3]) = if trans {
-        if !(off(lane(2)) == 1 && off(lane(3)) == 2 && off(lane(4)) == 4) {
-            return None;
-        }
-        if ![lane(2), lane(3), lane(4)].iter().all(|&b| r0(b))
-            || !aligned(lane(0))
-            || !aligned(lane(1))
-        {
-            return None;
-        }
-        let h = (0..f.reg.len()).find(|&i| usable(i) && aligned(f.reg[i]))?;
-        (alloc::vec![h], [off(f.reg[h]), off(lane(0)), off(lane(1))])
-    } else {
-        let mut inner = Vec::new();
-        for k in 0..epw.trailing_zeros() {
-            let i =
-                (0..f.reg.len()).find(|&i| usable(i) && off(f.reg[i]) == 1 << k && r0(f.reg[i]))?;
-            inner.push(i);
-        }
-        let e = epw as u32;
-        if !(off(lane(0)) == e && off(lane(1)) == 2 * e && r0(lane(0)) && r0(lane(1))) {
-            return None;
-        }
-        if ![lane(2), lane(3), lane(4)].iter().all(|&b| aligned(b)) {
-            return None;
-        }
-        (inner, [off(lane(2)), off(lane(3)), off(lane(4))])
-    };
-    let qs: Vec<usize> = (0..f.reg.len())
-        .filter(|&i| !inner.contains(&i) && usable(i) && aligned(f.reg[i]))
-        .take(2)
-        .collect();
-    if qs.len() < 2 || !f.warp.iter().all(|&w| aligned(w)) {
-        return None;
-    }
-    let used = inner.iter().chain(&qs).fold(0usize, |a, &i| a | (1 << i));
-    // Every other register must keep rows aligned.
-    for i in 0..f.reg.len() {
-        if (used >> i) & 1 == 0 && f.reg[i] != 0 && off(f.reg[i]) % row != 0 {
-            return None;
-        }
-    }
-    let mut groups: Vec<usize> = (0..1usize << f.reg.len())
-        .filter(|&x| x & used == 0 && !(store && (x as u32) & side.reg_free != 0))
-        .collect();
-    groups.sort_by_key(|&x| round_of(combine(&f.reg, x as u64), smem));
-    // Elements per access: 4 words of `epw` (for .trans, 2 halves per word).
-    let per_word = if trans { 2 } else { epw };
-    let mut regs = Vec::new();
-    let mut reg_offsets = Vec::new();
-    for x in groups {
-        reg_offsets.push(off(combine(&f.reg, x as u64)) * ebytes);
-        for q in 0..4usize {
-            for k in 0..per_word {
-                let mut r = x;
-                if q & 1 == 1 {
-                    r |= 1 << qs[0];
-                }
-                if q & 2 == 2 {
-                    r |= 1 << qs[1];
-                }
-                for (b, &i) in inner.iter().enumerate() {
-                    if (k >> b) & 1 == 1 {
-                        r |= 1 << i;
-                    }
-                }
-                regs.push(r as u16);
-            }
-        }
-    }
-    let mut lane_bases: Vec<u32> = rows.iter().map(|&o| o * ebytes).collect();
-    lane_bases.push(off(f.reg[qs[0]]) * ebytes);
-    lane_bases.push(off(f.reg[qs[1]]) * ebytes);
-    Some(SmemAccess {
-        vec: 4 * per_word as u32,
-        regs,
-        reg_offsets,
-        lane_bases,
-        warp_bases: f.warp.iter().map(|&b| off(b) * ebytes).collect(),
-        block_bases: Vec::new(),
-        lane_skip: 0,
-        warp_skip: if store { side.warp_free } else { 0 },
-        remote: false,
-        instr: Instr::Matrix { count: 4, trans },
-    })
 }
 
 /// Extra wavefronts of the worst instruction of `a`, for warp 0.
@@ -419,49 +301,12 @@ pub fn plan(
     target: &Target,
 ) -> Result<(SharedPlan, Cost, LinearLayout)> {
     let ebytes = elem_bits / 8;
-    let total = s.total_bits;
-    if total + ebytes.trailing_zeros() > 31 {
+    if s.total_bits + ebytes.trailing_zeros() > 31 {
         bail!("the tensor is too large to convert through shared memory");
     }
     let (sr, sl, sw) = free_masks(src);
     let (tr, _, tw) = free_masks(dst);
-    // Triton's shared layout, computed without register broadcasting.
-    let strip = |f: &FlatLayout| FlatLayout {
-        reg: f.reg.iter().copied().filter(|&b| b != 0).collect(),
-        ..f.clone()
-    };
-    // Rounds need every lane and warp basis to stay within one round (true of Triton's layouts;
-    // a random XOR-mixed one may not), else the plan goes without them.
-    use super::swizzle::AccessKind;
-    let (mut sb, mut ks, mut kd) =
-        super::swizzle::optimal_swizzling(&strip(s), &strip(t), elem_bits, true, target);
-    // CTA bits follow the offset and rep bits: one per source block bit, zero ones included
-    // (never used by the span), so that bit `i` of an address's CTA is bit `i` of a rank.
-    let make = |sb: &super::swizzle::SmemBases| Smem::new(&sb.bases, sb.reps, &s.block);
-    let mut span = make(&sb);
-    let in_round_0 = |f: &FlatLayout, m: &Smem| {
-        f.lane
-            .iter()
-            .chain(&f.warp)
-            .chain(&f.block)
-            .all(|&b| round_of(b, m) == 0)
-    };
-    if sb.reps > 0 && !(in_round_0(s, &span) && in_round_0(t, &span)) {
-        (sb, ks, kd) =
-            super::swizzle::optimal_swizzling(&strip(s), &strip(t), elem_bits, false, target);
-        span = make(&sb);
-    }
-    let offset_bases = sb.bases.clone();
-    if offset_bases.len() + sb.block.len() != total as usize {
-        bail!(
-            "internal: the shared layout has {} offset and {} block bits for a tensor of {}",
-            offset_bases.len(),
-            sb.block.len(),
-            total
-        );
-    }
-    let rounds = 1u32 << sb.reps;
-    let max_vec = (128 / elem_bits).trailing_zeros() as usize;
+    let (sb, (ks, kd), span) = scratch(s, t, elem_bits, target)?;
     let s_side = Side {
         flat: s,
         reg_free: sr,
@@ -474,29 +319,17 @@ pub fn plan(
         lane_free: 0,
         warp_free: 0,
     };
-    let side_access = |side: &Side, kind: AccessKind, free: u32, store: bool| {
-        let matrix = match kind {
-            AccessKind::Plain => None,
-            k => matrix_access(side, &span, k == AccessKind::MatrixTrans, ebytes, store),
-        };
-        matrix.unwrap_or_else(|| {
-            access(
-                side,
-                &vector_bits(side.flat, &span, max_vec, free),
-                &span,
-                ebytes,
-                store,
-            )
-        })
+    let accesses = |ks, kd| {
+        (
+            side_access(&s_side, ks, sr, true, &span, elem_bits),
+            side_access(&t_side, kd, tr, false, &span, elem_bits),
+        )
     };
-    let mut store = side_access(&s_side, ks, sr, true);
-    let mut load = side_access(&t_side, kd, tr, false);
+    let (mut store, mut load) = accesses(ks, kd);
     if store.remote || load.remote {
         // Across CTAs: plain accesses on both sides (no ldmatrix into another CTA's buffer).
-        store = side_access(&s_side, AccessKind::Plain, sr, true);
-        load = side_access(&t_side, AccessKind::Plain, tr, false);
+        (store, load) = accesses(AccessKind::Plain, AccessKind::Plain);
     }
-    let lanes = 1usize << s.lane.len();
     let barrier = if store.remote || load.remote {
         Barrier::Cluster
     } else if (crosses_warps && !same_warps(s, t)) || sw != 0 || tw != 0 {
@@ -504,45 +337,8 @@ pub fn plan(
     } else {
         Barrier::Warp
     };
-    // The shared layout as a LinearLayout (offset -> tensor coordinates) for printing.
-    let dims: Vec<(alloc::string::String, i32)> = src.out_dims().to_vec();
-    let unflat = |bitpos: u32| -> Vec<i32> {
-        let mut c = alloc::vec![0i32; dims.len()];
-        for d in 0..dims.len() {
-            let lo = s.dim_shift[d];
-            let hi = lo + dims[d].1.trailing_zeros();
-            if (lo..hi).contains(&bitpos) {
-                c[d] = 1 << (bitpos - lo);
-            }
-        }
-        c
-    };
-    let unflat_v = |v: u64| -> Vec<i32> {
-        (0..64)
-            .filter(|b| (v >> b) & 1 == 1)
-            .fold(alloc::vec![0i32; dims.len()], |mut c, b| {
-                let u = unflat(b);
-                for d in 0..c.len() {
-                    c[d] ^= u[d];
-                }
-                c
-            })
-    };
-    let smem = LinearLayout::from_parts(
-        alloc::vec![
-            (
-                alloc::string::String::from("offset"),
-                offset_bases.iter().map(|&b| unflat_v(b)).collect()
-            ),
-            (
-                alloc::string::String::from("block"),
-                s.block.iter().map(|&b| unflat_v(b)).collect()
-            ),
-        ],
-        dims.clone(),
-        true,
-    )?;
-    let cluster = u32::from(barrier == Barrier::Cluster);
+    let rounds = 1u32 << sb.reps;
+    let lanes = 1usize << s.lane.len();
     let cost = Cost {
         shared_bytes: (1u32 << span.offset_bits) * ebytes,
         stores: store.reg_offsets.len() as u32,
@@ -550,19 +346,106 @@ pub fn plan(
         vector: store.vec.min(load.vec),
         write_conflicts: conflicts(&store, ebytes, lanes, target),
         read_conflicts: conflicts(&load, ebytes, lanes, target),
-        barriers: 2 * rounds - 1 + cluster,
+        barriers: 2 * rounds - 1 + u32::from(barrier == Barrier::Cluster),
         ..Cost::of(Strategy::SharedMemory)
     };
-    Ok((
-        SharedPlan {
-            store,
-            load,
-            barrier,
-            rounds,
-        },
-        cost,
-        smem,
-    ))
+    let plan = SharedPlan {
+        store,
+        load,
+        barrier,
+        rounds,
+    };
+    Ok((plan, cost, scratch_layout(src, s, &sb.bases)?))
+}
+
+/// Triton's scratch layout for the pair (computed without register broadcasting) and the access
+/// kind it chose for each side. Rounds need every lane and warp basis to stay within one round
+/// (true of Triton's layouts; a random XOR-mixed one may not), else it goes without them.
+fn scratch(
+    s: &FlatLayout,
+    t: &FlatLayout,
+    elem_bits: u32,
+    target: &Target,
+) -> Result<(SmemBases, (AccessKind, AccessKind), Smem)> {
+    let strip = |f: &FlatLayout| FlatLayout {
+        reg: f.reg.iter().copied().filter(|&b| b != 0).collect(),
+        ..f.clone()
+    };
+    let solve = |reps| optimal_swizzling(&strip(s), &strip(t), elem_bits, reps, target);
+    // CTA bits follow the offset and rep bits: one per source block bit, zero ones included
+    // (never used by the span), so that bit `i` of an address's CTA is bit `i` of a rank.
+    let make = |sb: &SmemBases| Smem::new(&sb.bases, sb.reps, &s.block);
+    let (mut sb, mut ks, mut kd) = solve(true);
+    let mut span = make(&sb);
+    let in_round_0 = |f: &FlatLayout, m: &Smem| {
+        f.lane
+            .iter()
+            .chain(&f.warp)
+            .chain(&f.block)
+            .all(|&b| round_of(b, m) == 0)
+    };
+    if sb.reps > 0 && !(in_round_0(s, &span) && in_round_0(t, &span)) {
+        (sb, ks, kd) = solve(false);
+        span = make(&sb);
+    }
+    if sb.bases.len() + sb.block.len() != s.total_bits as usize {
+        bail!(
+            "internal: the shared layout has {} offset and {} block bits for a tensor of {}",
+            sb.bases.len(),
+            sb.block.len(),
+            s.total_bits
+        );
+    }
+    Ok((sb, (ks, kd), span))
+}
+
+/// A side's accesses: the matrix instruction of `kind` where it fits, else the widest vectors.
+fn side_access(
+    side: &Side,
+    kind: AccessKind,
+    free: u32,
+    store: bool,
+    span: &Smem,
+    elem_bits: u32,
+) -> SmemAccess {
+    let ebytes = elem_bits / 8;
+    let matrix = match kind {
+        AccessKind::Plain => None,
+        k => matrix_access(side, span, k == AccessKind::MatrixTrans, ebytes, store),
+    };
+    matrix.unwrap_or_else(|| {
+        let max_vec = (128 / elem_bits).trailing_zeros() as usize;
+        let vpos = vector_bits(side.flat, span, max_vec, free);
+        access(side, &vpos, span, ebytes, store)
+    })
+}
+
+/// The scratch buffer's layout (offset, block -> tensor coordinates), for printing.
+fn scratch_layout(src: &LinearLayout, s: &FlatLayout, offsets: &[u64]) -> Result<LinearLayout> {
+    let dims: Vec<(String, i32)> = src.out_dims().to_vec();
+    // A flat vector back to coordinates: bit `b` lies in the dim whose bit range holds it.
+    let unflat = |v: u64| -> Vec<i32> {
+        (0..dims.len())
+            .map(|d| {
+                let (lo, n) = (s.dim_shift[d], dims[d].1.trailing_zeros());
+                ((v >> lo) & ((1u64 << n) - 1)) as i32
+            })
+            .collect()
+    };
+    LinearLayout::from_parts(
+        vec![
+            (
+                String::from("offset"),
+                offsets.iter().map(|&b| unflat(b)).collect(),
+            ),
+            (
+                String::from("block"),
+                s.block.iter().map(|&b| unflat(b)).collect(),
+            ),
+        ],
+        dims.clone(),
+        true,
+    )
 }
 
 /// Stores of a distributed layout's registers into shared memory laid out as `smem` (Triton's
@@ -584,14 +467,40 @@ pub fn plan_shared_access(
         );
     }
     let f = FlatLayout::new(dist)?;
+    let (span, cgas_differ) = shared_span(&f, smem)?;
+    let ebytes = elem_bits / 8;
+    let (fr, fl, fw) = if store { free_masks(dist) } else { (0, 0, 0) };
+    let side = Side {
+        flat: &f,
+        reg_free: fr,
+        lane_free: fl,
+        warp_free: fw,
+    };
+    let best = best_access(&side, &span, elem_bits, store, target, cgas_differ)?;
+    let conflicts = conflicts(&best, ebytes, 1usize << f.lane.len(), target);
+    let n = best.reg_offsets.len() as u32;
+    let cost = Cost {
+        shared_bytes: (1u32 << span.offset_bits) * ebytes,
+        stores: if store { n } else { 0 },
+        loads: if store { 0 } else { n },
+        vector: best.vec,
+        write_conflicts: if store { conflicts } else { 0 },
+        read_conflicts: if store { 0 } else { conflicts },
+        ..Cost::of(Strategy::SharedMemory)
+    };
+    Ok((best, cost))
+}
+
+/// A shared layout as the planner's span, checked one-to-one over offsets and CTAs, and whether
+/// the distributed side spreads the tensor over CTAs differently (`Some((offsets per CTA,
+/// elements per CTA))`).
+fn shared_span(f: &FlatLayout, smem: &LinearLayout) -> Result<(Smem, Option<(u64, u64)>)> {
     let offsets = super::bits::flat_in_dim(smem, "offset", &f.dim_shift);
     let blocks = super::bits::flat_in_dim(smem, "block", &f.dim_shift);
     // Over several CTAs: each CTA reaches its own shared memory only (zero block bases of the
     // shared layout: every CTA keeps a copy).
-    let (nb, nf) = (
-        blocks.iter().filter(|&&b| b != 0).count(),
-        f.block.iter().filter(|&&b| b != 0).count(),
-    );
+    let nonzero = |v: &[u64]| v.iter().filter(|&&b| b != 0).count();
+    let (nb, nf) = (nonzero(&blocks), nonzero(&f.block));
     if (nb > 0 || nf > 0) && blocks.len() != f.block.len() {
         bail!(
             "the shared layout spans {} CTAs and the distributed one {}; give both the same CGA layout",
@@ -599,41 +508,37 @@ pub fn plan_shared_access(
             1u32 << f.block.len()
         );
     }
-    let total = f.total_bits;
+    let total = f.total_bits as usize;
     let span = Smem::new(&offsets, 0, &blocks);
-    if offsets.len() + nb != total as usize || span.span.rank() != total as usize {
+    if offsets.len() + nb != total || span.span.rank() != total {
         bail!("the shared layout is not a one-to-one map of offsets (and CTAs) to the tensor's elements (padded or broadcast); it cannot be stored to or loaded from by convert!");
     }
-    let ebytes = elem_bits / 8;
-    let (fr, fl, fw) = free_masks(dist);
-    let side = if store {
-        Side {
-            flat: &f,
-            reg_free: fr,
-            lane_free: fl,
-            warp_free: fw,
-        }
-    } else {
-        Side {
-            flat: &f,
-            reg_free: 0,
-            lane_free: 0,
-            warp_free: 0,
-        }
-    };
-    let max_vec = (128 / elem_bits).trailing_zeros() as usize;
-    let plain = access(
-        &side,
-        &vector_bits(&f, &span, max_vec, side.reg_free),
-        &span,
-        ebytes,
+    let differ = (nf != nb).then(|| (1u64 << span.offset_bits, 1u64 << (total - nf)));
+    Ok((span, differ))
+}
+
+/// The plain vector accesses, or a matrix instruction the target has where it takes fewer.
+fn best_access(
+    side: &Side,
+    span: &Smem,
+    elem_bits: u32,
+    store: bool,
+    target: &Target,
+    cgas_differ: Option<(u64, u64)>,
+) -> Result<SmemAccess> {
+    let plain = side_access(
+        side,
+        AccessKind::Plain,
+        side.reg_free,
         store,
+        span,
+        elem_bits,
     );
-    if store && !plain.remote && nf != nb {
+    if let (true, false, Some((per_cta, held))) = (store, plain.remote, cgas_differ) {
         bail!(
             "each CTA's shared memory must hold {} elements of this shared layout, but each CTA holds {} in the distributed layout (their CGA layouts differ): store from a layout with the shared layout's CGA layout",
-            1u64 << span.offset_bits,
-            1u64 << (total as usize - nf)
+            per_cta,
+            held
         );
     }
     if plain.remote {
@@ -647,23 +552,11 @@ pub fn plan_shared_access(
         if !target.matrix.has(store, 4, trans) {
             continue;
         }
-        if let Some(m) = matrix_access(&side, &span, trans, ebytes, store) {
+        if let Some(m) = matrix_access(side, span, trans, elem_bits / 8, store) {
             if m.reg_offsets.len() < best.reg_offsets.len() {
                 best = m;
             }
         }
     }
-    let lanes = 1usize << f.lane.len();
-    let conflicts = conflicts(&best, ebytes, lanes, target);
-    let n = best.reg_offsets.len() as u32;
-    let cost = Cost {
-        shared_bytes: (1u32 << span.offset_bits) * ebytes,
-        stores: if store { n } else { 0 },
-        loads: if store { 0 } else { n },
-        vector: best.vec,
-        write_conflicts: if store { conflicts } else { 0 },
-        read_conflicts: if store { 0 } else { conflicts },
-        ..Cost::of(Strategy::SharedMemory)
-    };
-    Ok((best, cost))
+    Ok(best)
 }

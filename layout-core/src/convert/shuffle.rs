@@ -40,141 +40,21 @@ pub fn plan(
     elem_bits: u32,
     forced: bool,
 ) -> Result<Option<(ShufflePlan, Cost)>> {
-    // Distinct registers of each side.
-    let s_keep = non_zero(&s.reg);
-    let t_keep = non_zero(&t.reg);
-    let nr = s_keep.len().max(t_keep.len());
-    let nl = s.lane.len();
-    if nr > 9 {
+    let Some(bits) = WorkBits::new(s, t) else {
+        return Ok(None);
+    };
+    let Some(pi) = bits.permutation() else {
+        return Ok(None);
+    };
+    let d = Decomposition::new(&pi, bits.nr);
+    if d.m_regs.len() >= 2 && !forced {
         return Ok(None);
     }
-    // Source bits: work register bits 0..nr (padded with zero bases), then lane bits.
-    let mut s_bits: Vec<u64> = s_keep.iter().map(|&i| s.reg[i]).collect();
-    s_bits.resize(nr, 0);
-    s_bits.extend(&s.lane);
-    let mut t_bits: Vec<u64> = t_keep.iter().map(|&i| t.reg[i]).collect();
-    t_bits.resize(nr, 0);
-    t_bits.extend(&t.lane);
-    let n = nr + nl;
-    // pi[b]: the source bit holding destination bit b's tensor bit.
-    let span = Span::new(&s_bits);
-    let mut pi: Vec<Option<usize>> = vec![None; n];
-    let mut used = vec![false; n];
-    for b in 0..n {
-        if t_bits[b] == 0 {
-            continue;
-        }
-        let Some(c) = span.express(t_bits[b]) else {
-            return Ok(None);
-        };
-        if c.count_ones() != 1 {
-            return Ok(None);
-        }
-        let src = c.trailing_zeros() as usize;
-        if used[src] {
-            return Ok(None);
-        }
-        used[src] = true;
-        pi[b] = Some(src);
-    }
-    // Complete: bits zero on both sides are fixed; the rest pair in order.
-    for b in 0..n {
-        if pi[b].is_none() && s_bits[b] == 0 && !used[b] {
-            pi[b] = Some(b);
-            used[b] = true;
-        }
-    }
-    let mut free_src = (0..n).filter(|&b| !used[b]);
-    for slot in pi.iter_mut().take(n) {
-        if slot.is_none() {
-            match free_src.next() {
-                Some(x) => *slot = Some(x),
-                None => return Ok(None),
-            }
-        }
-    }
-    let pi: Vec<usize> = pi.into_iter().map(|x| x.unwrap_or(0)).collect();
-    let is_reg = |b: usize| b < nr;
-    // M pairs the source register bits fed to destination lanes with the source lane bits fed
-    // to destination registers.
-    let mut m_regs: Vec<usize> = (nr..n).filter(|&b| is_reg(pi[b])).map(|b| pi[b]).collect();
-    let mut m_lanes: Vec<usize> = (0..nr).filter(|&b| !is_reg(pi[b])).map(|b| pi[b]).collect();
-    m_regs.sort_unstable();
-    m_lanes.sort_unstable();
-    let m = m_regs.len();
-    if m >= 2 && !forced {
-        return Ok(None);
-    }
-    let m_apply = |x: usize| -> usize {
-        if let Some(k) = m_regs.iter().position(|&r| r == x) {
-            m_lanes[k]
-        } else if let Some(k) = m_lanes.iter().position(|&l| l == x) {
-            m_regs[k]
-        } else {
-            x
-        }
-    };
-    // Q = M . P keeps classes: a register renaming and a lane permutation.
-    let q: Vec<usize> = pi.iter().map(|&x| m_apply(x)).collect();
-    let lane_identity = (nr..n).all(|b| q[b] == b);
-    let lane_map: Vec<u32> = if lane_identity {
-        Vec::new()
-    } else {
-        (nr..n).map(|b| 1u32 << (q[b] - nr)).collect()
-    };
-    // Packing: low work-register bits that no transposition touches share a 32-bit word.
-    let max_pack = match elem_bits {
-        8 => 2,
-        16 => 1,
-        _ => 0,
-    };
-    let mut pack = 0usize;
-    while pack < max_pack && pack < nr && !m_regs.contains(&pack) {
-        pack += 1;
-    }
-    let word_bit = |r: usize| -> u8 {
-        if elem_bits == 64 {
-            (r + 1) as u8
-        } else {
-            (r - pack) as u8
-        }
-    };
-    let swaps: Vec<(u8, u8)> = m_regs
-        .iter()
-        .zip(&m_lanes)
-        .map(|(&r, &l)| (word_bit(r), (l - nr) as u8))
-        .collect();
-    let ne = 1usize << nr;
-    let gather: Vec<u16> = (0..ne)
-        .map(|e| spread(e & ((1 << s_keep.len()) - 1), &s_keep) as u16)
-        .collect();
-    // Destination register i holds T' register j(i) = i's non-broadcast bits; after the
-    // exchange that element is work element Q(j).
-    let scatter: Vec<u16> = (0..1usize << t.reg.len())
-        .map(|i| {
-            let j = t_keep
-                .iter()
-                .enumerate()
-                .filter(|(_, &p)| (i >> p) & 1 == 1)
-                .fold(0usize, |a, (k, _)| a | (1 << k));
-            (0..nr)
-                .filter(|&b| (j >> b) & 1 == 1)
-                .fold(0usize, |a, b| a | (1 << q[b])) as u16
-        })
-        .collect();
-    let ship = m == 1 && lane_identity;
-    let words = if elem_bits == 64 { 2 * ne } else { ne >> pack };
+    let plan = tables(&bits, &d, elem_bits);
+    let (_, words) = super::exec::shuffle_words(&plan);
     if words > super::MAX_SHUFFLE_WORDS {
         return Ok(None);
     }
-    let plan = ShufflePlan {
-        pack: if elem_bits == 64 { -1 } else { pack as i32 },
-        gather,
-        swaps,
-        lane_map,
-        ship,
-        scatter,
-    };
     // Run the plan on element ids: every destination slot must hold its element. The run also
     // counts what the plan issues.
     let run = symbolic::run(&plan, s, t, elem_bits);
@@ -187,4 +67,154 @@ pub fn plan(
         ..Cost::of(Strategy::Shuffles)
     };
     Ok(Some((plan, cost)))
+}
+
+/// Both sides as bit vectors over the same positions: work register bits `0..nr` (each side's
+/// distinct registers, padded with zero bases), then lane bits.
+struct WorkBits {
+    s_keep: Vec<usize>,
+    t_keep: Vec<usize>,
+    t_regs: usize,
+    s_bits: Vec<u64>,
+    t_bits: Vec<u64>,
+    nr: usize,
+}
+
+impl WorkBits {
+    fn new(s: &FlatLayout, t: &FlatLayout) -> Option<Self> {
+        let (s_keep, t_keep) = (non_zero(&s.reg), non_zero(&t.reg));
+        let nr = s_keep.len().max(t_keep.len());
+        if nr > 9 {
+            return None;
+        }
+        let side = |l: &FlatLayout, keep: &[usize]| -> Vec<u64> {
+            let mut v: Vec<u64> = keep.iter().map(|&i| l.reg[i]).collect();
+            v.resize(nr, 0);
+            v.extend(&l.lane);
+            v
+        };
+        Some(WorkBits {
+            s_bits: side(s, &s_keep),
+            t_bits: side(t, &t_keep),
+            s_keep,
+            t_keep,
+            t_regs: t.reg.len(),
+            nr,
+        })
+    }
+
+    /// `pi[b]`: the source bit holding destination bit `b`'s tensor bit, completed to a
+    /// permutation (bits zero on both sides fixed, the rest paired in order); `None` when a
+    /// destination bit is not a single source bit.
+    fn permutation(&self) -> Option<Vec<usize>> {
+        let n = self.s_bits.len();
+        let span = Span::new(&self.s_bits);
+        let mut pi: Vec<Option<usize>> = vec![None; n];
+        let mut used = vec![false; n];
+        for b in (0..n).filter(|&b| self.t_bits[b] != 0) {
+            let c = span.express(self.t_bits[b])?;
+            let src = c.trailing_zeros() as usize;
+            if c.count_ones() != 1 || used[src] {
+                return None;
+            }
+            used[src] = true;
+            pi[b] = Some(src);
+        }
+        for b in 0..n {
+            if pi[b].is_none() && self.s_bits[b] == 0 && !used[b] {
+                pi[b] = Some(b);
+                used[b] = true;
+            }
+        }
+        let mut free_src = (0..n).filter(|&b| !used[b]);
+        pi.into_iter()
+            .map(|p| p.or_else(|| free_src.next()))
+            .collect()
+    }
+}
+
+/// `P = M . Q`: `M` pairs the source register bits fed to destination lanes with the source
+/// lane bits fed to destination registers; `Q = M . P` keeps registers and lanes apart.
+struct Decomposition {
+    m_regs: Vec<usize>,
+    m_lanes: Vec<usize>,
+    q: Vec<usize>,
+}
+
+impl Decomposition {
+    fn new(pi: &[usize], nr: usize) -> Self {
+        let n = pi.len();
+        let mut m_regs: Vec<usize> = (nr..n).filter(|&b| pi[b] < nr).map(|b| pi[b]).collect();
+        let mut m_lanes: Vec<usize> = (0..nr).filter(|&b| pi[b] >= nr).map(|b| pi[b]).collect();
+        m_regs.sort_unstable();
+        m_lanes.sort_unstable();
+        let m_apply = |x: usize| -> usize {
+            if let Some(k) = m_regs.iter().position(|&r| r == x) {
+                m_lanes[k]
+            } else if let Some(k) = m_lanes.iter().position(|&l| l == x) {
+                m_regs[k]
+            } else {
+                x
+            }
+        };
+        let q = pi.iter().map(|&x| m_apply(x)).collect();
+        Decomposition { m_regs, m_lanes, q }
+    }
+}
+
+/// The plan's tables: packing (low work-register bits no transposition touches share a 32-bit
+/// word), the transpositions in word bits, the lane permutation, gather and scatter.
+fn tables(bits: &WorkBits, d: &Decomposition, elem_bits: u32) -> ShufflePlan {
+    let (nr, n, q) = (bits.nr, bits.s_bits.len(), &d.q);
+    let lane_identity = (nr..n).all(|b| q[b] == b);
+    let lane_map: Vec<u32> = if lane_identity {
+        Vec::new()
+    } else {
+        (nr..n).map(|b| 1u32 << (q[b] - nr)).collect()
+    };
+    let max_pack = match elem_bits {
+        8 => 2,
+        16 => 1,
+        _ => 0,
+    };
+    let mut pack = 0usize;
+    while pack < max_pack && pack < nr && !d.m_regs.contains(&pack) {
+        pack += 1;
+    }
+    let word_bit = |r: usize| (if elem_bits == 64 { r + 1 } else { r - pack }) as u8;
+    let swaps: Vec<(u8, u8)> = d
+        .m_regs
+        .iter()
+        .zip(&d.m_lanes)
+        .map(|(&r, &l)| (word_bit(r), (l - nr) as u8))
+        .collect();
+    let gather: Vec<u16> = (0..1usize << nr)
+        .map(|e| spread(e & ((1 << bits.s_keep.len()) - 1), &bits.s_keep) as u16)
+        .collect();
+    ShufflePlan {
+        pack: if elem_bits == 64 { -1 } else { pack as i32 },
+        gather,
+        ship: swaps.len() == 1 && lane_identity,
+        swaps,
+        lane_map,
+        scatter: scatter(bits, q),
+    }
+}
+
+/// Destination register `i` holds work register `j(i)` (its non-broadcast bits); after the
+/// exchange that element is work element `Q(j)`.
+fn scatter(bits: &WorkBits, q: &[usize]) -> Vec<u16> {
+    (0..1usize << bits.t_regs)
+        .map(|i| {
+            let j = bits
+                .t_keep
+                .iter()
+                .enumerate()
+                .filter(|(_, &p)| (i >> p) & 1 == 1)
+                .fold(0usize, |a, (k, _)| a | (1 << k));
+            (0..bits.nr)
+                .filter(|&b| (j >> b) & 1 == 1)
+                .fold(0usize, |a, b| a | (1 << q[b])) as u16
+        })
+        .collect()
 }
