@@ -1,19 +1,46 @@
 #!/usr/bin/env python3
-"""Run the Rust kernels' PTX on the GPU: check and time the transpose against a device-to-device
-copy, our own copy kernel and Triton's Gluon transpose, all in one run.
+"""Run the Rust kernels' PTX on the GPU next to a device-to-device copy, torch and Triton's Gluon
+kernels doing the same work, all in one run.
 
-On the device machine (it has cupy, torch and triton): python3 scripts/gpu_bench.py target/ptx/kernels.ptx
-The PTX comes from `cargo xtask ptx` here (carry target/ptx).
+On the device machine (it has cupy, torch and triton):
+    python3 scripts/gpu_bench.py [PTX] [N] [--sanitize] [--gpu-bench PATH]
+The PTX comes from `cargo xtask ptx` here (carry target/ptx), and the list of kernels with their
+launches (grid, block, cluster, dynamic shared memory, argument) and what each must output from
+`gpu-bench --list N` (`kernels::table`; PATH defaults to target/release/gpu-bench, built by
+`cargo xtask gpu`; listing needs no GPU). Kernels that run in clusters are launched by gpu-bench
+only (cupy has no cluster launch); kernels whose reference this script does not know
+(`index_math`) are checked by gpu-bench only.
+
+--sanitize: run each kernel once, checked, for compute-sanitizer (no timing).
 """
+import json
+import subprocess
 import sys
+
 import numpy as np
 import cupy as cp
 
-PTX = sys.argv[1] if len(sys.argv) > 1 else "target/ptx/kernels.ptx"
-N = int(sys.argv[2]) if len(sys.argv) > 2 else 16384
-# --sanitize: run each kernel once, checked, for compute-sanitizer (no timing).
+FLAGS = {"--sanitize"}
+ARGS = [a for a in sys.argv[1:] if a not in FLAGS]
+GPU_BENCH = "target/release/gpu-bench"
+if "--gpu-bench" in ARGS:
+    i = ARGS.index("--gpu-bench")
+    GPU_BENCH = ARGS[i + 1]
+    del ARGS[i : i + 2]
+PTX = ARGS[0] if len(ARGS) > 0 else "target/ptx/kernels.ptx"
+N = int(ARGS[1]) if len(ARGS) > 1 else 16384
 SANITIZE = "--sanitize" in sys.argv
 REPS = 30
+
+# The table's element types as cupy arrays (f32 buffers hold random bit patterns: compare bits).
+DTYPES = {"u8": cp.uint8, "u16": cp.uint16, "u32": cp.uint32, "f32": cp.float32, "u64": cp.uint64}
+BITS = {"u8": cp.uint8, "u16": cp.uint16, "u32": cp.uint32, "f32": cp.uint32, "u64": cp.uint64}
+
+
+def table():
+    """The kernels of `kernels::table` with their launches for N x N elements."""
+    out = subprocess.run([GPU_BENCH, "--list", str(N)], check=True, capture_output=True, text=True)
+    return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
 
 
 def bench(fn, reps=REPS, warm=3):
@@ -31,136 +58,186 @@ def bench(fn, reps=REPS, warm=3):
     return float(np.median(times))
 
 
-def check_transpose(fn, dtype, smem):
-    """Two runs on fresh random inputs into a poisoned output; every element must be right."""
-    ok = True
-    for _ in range(2):
-        x = cp.random.randint(0, 60000, size=(N, N), dtype=cp.int32).astype(dtype)
-        y = cp.full((N, N), 0xFFFF if dtype == cp.uint16 else cp.nan, dtype=dtype)
-        fn((N // 64, N // 64), (128,), (x, y, np.uint32(N)), shared_mem=smem)
-        cp.cuda.Device().synchronize()
-        ok = ok and bool(cp.array_equal(y, x.T))
-    return ok
+def fresh_input(k):
+    """Random bits, no element all ones (the poison)."""
+    bits = BITS[k["elem"]]
+    top = int(np.iinfo(bits).max)  # exclusive: never all ones
+    x = cp.random.randint(0, top, size=k["input_elems"], dtype=cp.int64).astype(bits)
+    return x.view(DTYPES[k["elem"]])
 
 
-def check_big(fn):
-    x = cp.random.randint(0, 60000, size=(N, N), dtype=cp.int32).astype(cp.uint16)
-    y = cp.full((N, N), 0xFFFF, dtype=cp.uint16)
-    fn((N // 128, N // 128), (256,), (x, y, np.uint32(N)), shared_mem=32768)
-    cp.cuda.Device().synchronize()
-    return bool(cp.array_equal(y, x.T))
+def poisoned_output(k):
+    return cp.full(k["output_elems"], np.iinfo(BITS[k["elem"]]).max, dtype=BITS[k["elem"]]).view(DTYPES[k["elem"]])
+
+
+def expected(k, x):
+    """The table's reference for input `x` (flat), or None where only gpu-bench knows it."""
+    ref = k["reference"]
+    if ref == "identity":
+        return x
+    if ref == "transpose":
+        return x.reshape(N, N).T.reshape(-1)
+    if ref == "tile_transpose":
+        s = k["tile_side"]
+        return x.reshape(-1, s, s).transpose(0, 2, 1).reshape(-1)
+    return None
+
+
+def same_bits(k, y, want):
+    bits = BITS[k["elem"]]
+    return bool(cp.array_equal(y.view(bits), cp.ascontiguousarray(want).view(bits)))
+
+
+class Ours:
+    """One kernel of the table, launched as the table says."""
+
+    def __init__(self, mod, k):
+        self.k = k
+        self.f = mod.get_function(k["name"])
+
+    def launch(self, x, y):
+        k = self.k
+        args = ((x,) if k["input_elems"] else ()) + (y,)
+        if k["arg"] is not None:
+            args += (np.uint32(k["arg"]),)
+        self.f(tuple(k["grid"]), tuple(k["block"]), args, shared_mem=k["shared_bytes"])
+
+    def check(self, runs=2):
+        """`runs` launches on fresh random inputs into a poisoned output; every element must be
+        right. Returns the last (x, y)."""
+        ok = True
+        for _ in range(runs):
+            x, y = fresh_input(self.k), poisoned_output(self.k)
+            self.launch(x, y)
+            cp.cuda.Device().synchronize()
+            ok = ok and same_bits(self.k, y, expected(self.k, x))
+        return ok, x, y
+
+
+def runnable(k):
+    if k["cluster"] != [1, 1, 1]:
+        return f"{k['name']}: runs in clusters of {k['cluster']} CTAs, launched by gpu-bench only"
+    if k["reference"] not in ("identity", "transpose", "tile_transpose"):
+        return f"{k['name']}: reference {k['reference']} is checked by gpu-bench only"
+    return None
 
 
 def main():
     mod = cp.RawModule(path=PTX)
-    transpose = mod.get_function("transpose_f32")
-    transpose16 = mod.get_function("transpose_u16")
-    transpose16big = mod.get_function("transpose_u16_128")
-    copy = mod.get_function("copy_v4")
+    kernels = table()
     if SANITIZE:
-        print("f32", check_transpose(transpose, cp.float32, 16384))
-        print("u16", check_transpose(transpose16, cp.uint16, 8192))
-        print("u16 128", check_big(transpose16big))
-        tiles = N * N // 4096
-        x8 = cp.random.randint(0, 256, size=N * N, dtype=cp.int32).astype(cp.uint8)
-        y8 = cp.zeros_like(x8)
-        mod.get_function("fp16_to_fp8_operand")((tiles,), (128,), (x8, y8, np.uint32(tiles)))
-        x16 = cp.random.randint(0, 60000, size=N * N, dtype=cp.int32).astype(cp.uint16)
-        y16 = cp.zeros_like(x16)
-        mod.get_function("nvmma_roundtrip")((tiles,), (128,), (x16, y16, np.uint32(tiles)), shared_mem=8192)
-        cp.cuda.Device().synchronize()
-        x32 = cp.random.standard_normal(N * N, dtype=cp.float32)
-        y32 = cp.zeros_like(x32)
-        mod.get_function("mma_acc_regperm")((tiles,), (128,), (x32, y32, np.uint32(tiles)))
-        xa = cp.random.randint(0, 60000, size=N * N, dtype=cp.int32).astype(cp.uint16)
-        ya = cp.zeros_like(xa)
-        mod.get_function("mma_acc_to_operand")((tiles,), (128,), (xa, ya, np.uint32(tiles)))
-        cp.cuda.Device().synchronize()
-        print("fp8 operand", bool(cp.array_equal(x8, y8)), "nvmma", bool(cp.array_equal(x16, y16)), "regperm", bool(cp.array_equal(x32, y32)), "acc->operand", bool(cp.array_equal(xa, ya)))
+        for k in kernels:
+            why = runnable(k)
+            print(why if why else f"{k['name']} {Ours(mod, k).check(runs=1)[0]}")
         return
-    print(f"rust transpose u16 correct: {check_transpose(transpose16, cp.uint16, 8192)}")
-    print(f"rust transpose u16 128x128 correct: {check_big(transpose16big)}")
-    rows = []
-    x = cp.random.standard_normal((N, N), dtype=cp.float32)
-    y = cp.full((N, N), cp.nan, dtype=cp.float32)
-    nbytes = 2 * x.nbytes
+    copies = {}
+    print(f"N = {N}; bytes = read + written; median of {REPS} (cupy events)")
+    print(f"{'kernel':54} {'ms':>8} {'TB/s':>7} {'% of copy':>9}  ours / other")
+    for k in kernels:
+        why = runnable(k)
+        if why:
+            print(why)
+            continue
+        ours = Ours(mod, k)
+        ok, x, y = ours.check()
+        nbytes = k["bytes_moved"]
+        if nbytes not in copies:
+            copies[nbytes] = bench(lambda: cp.copyto(y, x))
+            row(f"device-to-device copy (cupy), {k['elem']}", copies[nbytes], nbytes, copies[nbytes])
+        t = bench(lambda: ours.launch(x, y))
+        row(f"ours: {k['label']}" + ("" if ok else " WRONG"), t, nbytes, copies[nbytes])
+        for label, make in OTHERS.get(k["name"], []):
+            try:
+                other = bench(make(x, y))
+                row(label, other, nbytes, copies[nbytes], t / other)
+            except Exception as e:
+                print(f"{label}: {repr(e)[:300]}")
 
-    def run_t():
-        transpose((N // 64, N // 64), (128,), (x, y, np.uint32(N)), shared_mem=16384)
 
-    run_t()
-    cp.cuda.Device().synchronize()
-    ok = bool(cp.array_equal(y, x.T))
-    # Fresh inputs for a second check.
-    x2 = cp.random.standard_normal((N, N), dtype=cp.float32)
-    y[...] = cp.nan
-    transpose((N // 64, N // 64), (128,), (x2, y, np.uint32(N)), shared_mem=16384)
-    ok = ok and bool(cp.array_equal(y, x2.T))
-    print(f"rust transpose f32 correct: {ok}")
-    t_copy = bench(lambda: cp.copyto(y, x))
-    t_ours_copy = bench(lambda: copy((132 * 8,), (256,), (x, y, np.uint32(x.nbytes // 16))))
-    t_t = bench(run_t)
-    rows.append(("device-to-device copy (cupy)", t_copy))
-    rows.append(("rust copy_v4", t_ours_copy))
-    rows.append(("rust transpose f32 (convert!)", t_t))
-    try:
+def row(name, t, nbytes, t_copy, ratio=None):
+    r = "" if ratio is None else f"  {ratio:.3f}"
+    print(f"{name:54} {t:8.3f} {nbytes / t / 1e9:7.2f} {100 * t_copy / t:8.1f}%{r}")
+
+
+# Others doing a kernel's work: make(x, y) gets our input and an output buffer (flat cupy
+# arrays), runs once, checks, and returns the callable to time.
+
+
+def torch_transpose(dtype):
+    def make(x, y):
         import torch
-        xt = torch.as_tensor(x, device="cuda")
-        rows.append(("torch x.t().contiguous() f32", bench(lambda: xt.t().contiguous())))
-    except Exception as e:
-        print("torch:", e)
-    try:
-        rows.append(("triton gluon transpose f32", triton_transpose(x, y, [1, 4], [2, 16], [4, 1], [16, 2])))
-    except Exception as e:
-        print("triton:", repr(e)[:300])
-    # 16-bit: the same bytes moved.
-    x16 = cp.random.randint(0, 60000, size=(N, N), dtype=cp.int32).astype(cp.uint16)
-    y16 = cp.empty_like(x16)
-    nb16 = 2 * x16.nbytes
-    t_copy16 = bench(lambda: cp.copyto(y16, x16))
-    rows16 = [("device-to-device copy (cupy) 16-bit", t_copy16)]
-    rows16.append(("rust transpose u16 (convert!)", bench(lambda: transpose16((N // 64, N // 64), (128,), (x16, y16, np.uint32(N)), shared_mem=8192))))
-    rows16.append(("rust transpose u16 128x128, 8 warps", bench(lambda: transpose16big((N // 128, N // 128), (256,), (x16, y16, np.uint32(N)), shared_mem=32768))))
-    try:
+
+        xt = torch.as_tensor(x, device="cuda").view(getattr(torch, dtype)).reshape(N, N)
+        return lambda: xt.t().contiguous()
+
+    return make
+
+
+def triton_transpose(spt_in, tpw_in, spt_out, tpw_out, dtype):
+    """Triton's Gluon transpose with the same 64x64 tiles, 4 warps and layouts as ours."""
+
+    def make(x, y):
         import torch
-        h = torch.as_tensor(x16, device="cuda").view(torch.float16)
-        rows16.append(("torch x.t().contiguous() f16", bench(lambda: h.t().contiguous())))
-        rows16.append(("triton gluon transpose f16", triton_transpose(h, torch.empty_like(h), [1, 8], [4, 8], [8, 1], [8, 4])))
-    except Exception as e:
-        print("triton f16:", repr(e)[:300])
-    crow = conversions(mod)
-    print(f"\nN = {N}, f32, bytes moved per op = {nbytes / 1e9:.2f} GB (read + write); median of {REPS}")
-    print(f"{'kernel':40} {'ms':>8} {'TB/s':>7} {'% of copy':>9}")
-    for name, t in rows:
-        print(f"{name:40} {t:8.3f} {nbytes / t / 1e9:7.2f} {100 * t_copy / t:8.1f}%")
-    for name, t in rows16:
-        print(f"{name:40} {t:8.3f} {nb16 / t / 1e9:7.2f} {100 * t_copy16 / t:8.1f}%")
-    print("\nconversion kernels (time ratio: ours / Triton's)")
-    for i, (name, t, nb) in enumerate(crow):
-        ratio = ""
-        if name.startswith("triton") and i > 0 and crow[i - 1][0].startswith("rust"):
-            ratio = f"ours/triton = {crow[i - 1][1] / t:.3f}"
-        print(f"{name:40} {t:8.3f} {nb / t / 1e9:7.2f} TB/s {ratio}")
+        from triton.experimental import gluon
+        from triton.experimental.gluon import language as ttgl
+
+        @gluon.jit
+        def k(src, dst, N: ttgl.constexpr, SRC: ttgl.constexpr, DST: ttgl.constexpr):
+            pm = ttgl.program_id(1) * 64
+            pn = ttgl.program_id(0) * 64
+            rm = ttgl.arange(0, 64, layout=ttgl.SliceLayout(1, SRC))
+            rn = ttgl.arange(0, 64, layout=ttgl.SliceLayout(0, SRC))
+            t = ttgl.load(src + (pm + rm)[:, None] * N + (pn + rn)[None, :])
+            t = ttgl.convert_layout(t, DST)
+            dm = ttgl.arange(0, 64, layout=ttgl.SliceLayout(1, DST))
+            dn = ttgl.arange(0, 64, layout=ttgl.SliceLayout(0, DST))
+            ttgl.store(dst + (pn + dn)[None, :] * N + (pm + dm)[:, None], t)
+
+        src = ttgl.BlockedLayout(spt_in, tpw_in, [4, 1], [1, 0])
+        dst = ttgl.BlockedLayout(spt_out, tpw_out, [1, 4], [0, 1])
+        xt = torch.as_tensor(x, device="cuda").view(getattr(torch, dtype)).reshape(N, N)
+        yt = torch.empty_like(xt)
+        run = lambda: k[(N // 64, N // 64)](xt, yt, N, src, dst, num_warps=4)
+        run()
+        torch.cuda.synchronize()
+        ints = {2: torch.int16, 4: torch.int32}[xt.element_size()]
+        assert torch.equal(yt.view(ints), xt.t().contiguous().view(ints)), "triton transpose wrong"
+        return run
+
+    return make
 
 
-def conversions(mod):
-    """The conversion kernels over N*N elements in 64x64 tiles, ours and Triton's Gluon ones;
-    returns rows (name, ms, bytes moved)."""
-    import torch
+def triton_tiles(kernel, layouts, dtype):
+    """Gluon kernel `kernel` of `gluon_kernels()` over N*N elements in 64x64 tiles, one per
+    program, with the layouts `layouts(ttgl)` returns; checked: out == in."""
+
+    def make(x, y):
+        import torch
+        from triton.experimental.gluon import language as ttgl
+
+        xt = torch.as_tensor(x, device="cuda").view(getattr(torch, dtype))
+        yt = torch.zeros_like(xt)
+        f, args = gluon_kernels()[kernel], layouts(ttgl)
+        run = lambda: f[(N * N // 4096,)](xt, yt, *args, num_warps=4)
+        run()
+        torch.cuda.synchronize()
+        ints = {1: torch.int8, 2: torch.int16, 4: torch.int32}[xt.element_size()]
+        assert torch.equal(xt.view(ints), yt.view(ints)), f"triton {kernel} wrong"
+        return run
+
+    return make
+
+
+_GLUON = {}
+
+
+def gluon_kernels():
+    """`op_cvt`: load in layout A, convert_layout to B, store; `rt`: load in L, through shared
+    memory of layout S, load back in L, store."""
+    if _GLUON:
+        return _GLUON
     from triton.experimental import gluon
     from triton.experimental.gluon import language as ttgl
-
-    tiles = N * N // 4096
-    rows = []
-    # fp16 -> fp8 operand conversion on 8-bit values.
-    x8 = cp.random.randint(0, 256, size=N * N, dtype=cp.int32).astype(cp.uint8)
-    y8 = cp.full(N * N, 0, dtype=cp.uint8)
-    f = mod.get_function("fp16_to_fp8_operand")
-    run = lambda: f((tiles,), (128,), (x8, y8, np.uint32(tiles)))
-    run()
-    cp.cuda.Device().synchronize()
-    print(f"rust fp16->fp8 operand correct: {bool(cp.array_equal(x8, y8))}")
-    rows.append(("rust fp16->fp8 operand (shuffles)", bench(run), 2 * x8.nbytes))
 
     @gluon.jit
     def op_cvt(src, dst, A: ttgl.constexpr, B: ttgl.constexpr):
@@ -173,73 +250,6 @@ def conversions(mod):
         dn = ttgl.arange(0, 64, layout=ttgl.SliceLayout(0, B))
         ttgl.store(dst + base + dm[:, None] * 64 + dn[None, :], t)
 
-    try:
-        mma = ttgl.NVMMADistributedLayout([2, 0], [4, 1], [16, 8])
-        a, b = ttgl.DotOperandLayout(0, mma, 2), ttgl.DotOperandLayout(0, mma, 4)
-        xt = torch.as_tensor(x8, device="cuda").view(torch.int8)
-        yt = torch.zeros_like(xt)
-        trun = lambda: op_cvt[(tiles,)](xt, yt, a, b, num_warps=4)
-        trun()
-        torch.cuda.synchronize()
-        assert torch.equal(xt, yt), "triton fp16->fp8 operand wrong"
-        rows.append(("triton fp16->fp8 operand", bench(trun), 2 * x8.nbytes))
-    except Exception as e:
-        print("triton op_cvt:", repr(e)[:300])
-
-    # Accumulator to dot operand A (16-bit; the layouts coincide).
-    xa = cp.random.randint(0, 60000, size=N * N, dtype=cp.int32).astype(cp.uint16)
-    ya = cp.zeros_like(xa)
-    ka = mod.get_function("mma_acc_to_operand")
-    run = lambda: ka((tiles,), (128,), (xa, ya, np.uint32(tiles)))
-    run()
-    cp.cuda.Device().synchronize()
-    print(f"rust mma accumulator -> operand correct: {bool(cp.array_equal(xa, ya))}")
-    rows.append(("rust mma acc -> dot operand A", bench(run), 2 * xa.nbytes))
-    try:
-        acc = ttgl.NVMMADistributedLayout([2, 0], [4, 1], [16, 8])
-        opa = ttgl.DotOperandLayout(0, acc, 2)
-        xt = torch.as_tensor(xa, device="cuda").view(torch.float16)
-        yt = torch.zeros_like(xt)
-        trun = lambda: op_cvt[(tiles,)](xt, yt, acc, opa, num_warps=4)
-        trun()
-        torch.cuda.synchronize()
-        assert torch.equal(xt.view(torch.int16), yt.view(torch.int16)), "triton acc -> operand wrong"
-        rows.append(("triton mma acc -> dot operand A", bench(trun), 2 * xa.nbytes))
-    except Exception as e:
-        print("triton acc->operand:", repr(e)[:300])
-
-    # Register-only: the accumulator with its registers reordered (f32).
-    x32 = cp.random.standard_normal(N * N, dtype=cp.float32)
-    y32 = cp.full(N * N, cp.nan, dtype=cp.float32)
-    h = mod.get_function("mma_acc_regperm")
-    run = lambda: h((tiles,), (128,), (x32, y32, np.uint32(tiles)))
-    run()
-    cp.cuda.Device().synchronize()
-    print(f"rust mma accumulator permutation correct: {bool(cp.array_equal(x32, y32))}")
-    rows.append(("rust mma acc register permutation", bench(run), 2 * x32.nbytes))
-    try:
-        acc = ttgl.NVMMADistributedLayout([2, 0], [4, 1], [16, 8])
-        perm = ttgl.DistributedLinearLayout([[0, 1], [0, 8], [0, 16], [0, 32], [8, 0]], [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], [[16, 0], [32, 0]], [], [64, 64])
-        xt = torch.as_tensor(x32, device="cuda")
-        yt = torch.zeros_like(xt)
-        trun = lambda: op_cvt[(tiles,)](xt, yt, acc, perm, num_warps=4)
-        trun()
-        torch.cuda.synchronize()
-        assert torch.equal(xt, yt), "triton accumulator permutation wrong"
-        rows.append(("triton mma acc register permutation", bench(trun), 2 * x32.nbytes))
-    except Exception as e:
-        print("triton regperm:", repr(e)[:300])
-
-    # Round trip through nvmma_shared with the 128-byte swizzle.
-    x16 = cp.random.randint(0, 60000, size=N * N, dtype=cp.int32).astype(cp.uint16)
-    y16 = cp.full(N * N, 0, dtype=cp.uint16)
-    g = mod.get_function("nvmma_roundtrip")
-    run = lambda: g((tiles,), (128,), (x16, y16, np.uint32(tiles)), shared_mem=8192)
-    run()
-    cp.cuda.Device().synchronize()
-    print(f"rust nvmma round trip correct: {bool(cp.array_equal(x16, y16))}")
-    rows.append(("rust nvmma_shared 128B round trip", bench(run), 2 * x16.nbytes))
-
     @gluon.jit
     def rt(src, dst, L: ttgl.constexpr, S: ttgl.constexpr):
         base = ttgl.program_id(0) * 4096
@@ -250,52 +260,45 @@ def conversions(mod):
         smem = ttgl.allocate_shared_memory(src.dtype.element_ty, [64, 64], S, t)
         ttgl.store(dst + offs, smem.load(L))
 
-    try:
-        lay = ttgl.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0])
-        sl = ttgl.NVMMASharedLayout(128, 16, 2)
-        xt = torch.as_tensor(x16, device="cuda").view(torch.float16)
-        yt = torch.zeros_like(xt)
-        trun = lambda: rt[(tiles,)](xt, yt, lay, sl, num_warps=4)
-        trun()
-        torch.cuda.synchronize()
-        assert torch.equal(xt.view(torch.int16), yt.view(torch.int16)), "triton round trip wrong"
-        rows.append(("triton nvmma_shared 128B round trip", bench(trun), 2 * x16.nbytes))
-    except Exception as e:
-        print("triton round trip:", repr(e)[:300])
-    return rows
+    _GLUON.update(op_cvt=op_cvt, rt=rt)
+    return _GLUON
 
 
-def triton_transpose(x, y, spt_in, tpw_in, spt_out, tpw_out):
-    import torch
-    import triton
-    from triton.experimental import gluon
-    from triton.experimental.gluon import language as ttgl
+def acc(ttgl):
+    """The Ampere accumulator of conversions.rs: 4 warps along M."""
+    return ttgl.NVMMADistributedLayout([2, 0], [4, 1], [16, 8])
 
-    @gluon.jit
-    def k(src, dst, N: ttgl.constexpr, SRC: ttgl.constexpr, DST: ttgl.constexpr):
-        pm = ttgl.program_id(1) * 64
-        pn = ttgl.program_id(0) * 64
-        rm = ttgl.arange(0, 64, layout=ttgl.SliceLayout(1, SRC))
-        rn = ttgl.arange(0, 64, layout=ttgl.SliceLayout(0, SRC))
-        t = ttgl.load(src + (pm + rm)[:, None] * N + (pn + rn)[None, :])
-        t = ttgl.convert_layout(t, DST)
-        dm = ttgl.arange(0, 64, layout=ttgl.SliceLayout(1, DST))
-        dn = ttgl.arange(0, 64, layout=ttgl.SliceLayout(0, DST))
-        ttgl.store(dst + (pn + dn)[None, :] * N + (pm + dm)[:, None], t)
 
-    src = ttgl.BlockedLayout(spt_in, tpw_in, [4, 1], [1, 0])
-    dst = ttgl.BlockedLayout(spt_out, tpw_out, [1, 4], [0, 1])
-    xt = torch.as_tensor(x, device="cuda")
-    yt = torch.as_tensor(y, device="cuda")
-    n = x.shape[0]
-    grid = (n // 64, n // 64)
-    run = lambda: k[grid](xt, yt, n, src, dst, num_warps=4)
-    run()
-    torch.cuda.synchronize()
-    # Compare bits (16-bit inputs are random bit patterns, NaNs among them).
-    same = torch.equal(yt.view(torch.int16), xt.t().contiguous().view(torch.int16)) if yt.dtype == torch.float16 else torch.equal(yt, xt.t())
-    assert same, "triton transpose wrong"
-    return bench(run)
+def acc_perm(ttgl):
+    """conversions.rs's AccPerm: the accumulator's registers reordered."""
+    return ttgl.DistributedLinearLayout(
+        [[0, 1], [0, 8], [0, 16], [0, 32], [8, 0]], [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], [[16, 0], [32, 0]], [], [64, 64]
+    )
+
+
+# The same work done by others, by the table's kernel name: (label, make).
+OTHERS = {
+    "transpose_f32": [
+        ("torch x.t().contiguous() f32", torch_transpose("float32")),
+        ("triton gluon transpose f32", triton_transpose([1, 4], [2, 16], [4, 1], [16, 2], "float32")),
+    ],
+    "transpose_u16": [
+        ("torch x.t().contiguous() f16", torch_transpose("float16")),
+        ("triton gluon transpose f16, 64x64", triton_transpose([1, 8], [4, 8], [8, 1], [8, 4], "float16")),
+    ],
+    "fp16_to_fp8_operand": [
+        ("triton, same conversion", triton_tiles("op_cvt", lambda t: (t.DotOperandLayout(0, acc(t), 2), t.DotOperandLayout(0, acc(t), 4)), "int8")),
+    ],
+    "mma_acc_to_operand": [
+        ("triton, same conversion", triton_tiles("op_cvt", lambda t: (acc(t), t.DotOperandLayout(0, acc(t), 2)), "float16")),
+    ],
+    "mma_acc_regperm": [
+        ("triton, same conversion", triton_tiles("op_cvt", lambda t: (acc(t), acc_perm(t)), "float32")),
+    ],
+    "nvmma_roundtrip": [
+        ("triton, same round trip", triton_tiles("rt", lambda t: (t.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0]), t.NVMMASharedLayout(128, 16, 2)), "float16")),
+    ],
+}
 
 
 if __name__ == "__main__":

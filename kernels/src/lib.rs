@@ -10,6 +10,8 @@
 //!   (distributed shared memory, cluster barriers).
 //! * [`global`]: global memory as kernel bodies see it; bodies are generic over it and over
 //!   [`linear_layouts::Thread`], so `tests/sim.rs` runs the same bodies on the simulator.
+//! * `table` (host only): every kernel of the PTX with its launch shape, shared memory, element
+//!   type, problem size and CPU reference, for `gpu-bench` and `scripts/gpu_bench.py`.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -27,4 +29,6 @@ pub mod cluster;
 pub mod conversions;
 pub mod global;
 pub mod index_math;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod table;
 pub mod transpose;

@@ -191,3 +191,139 @@ fn cluster_transpose_body_on_the_simulator() {
         }
     }
 }
+
+/// A kernel's wrapper on the simulator: thread, input, output, the table's `u32` argument, and
+/// the grid. Each does what the `#[no_mangle]` entry of the same name does around its body.
+type Entry = dyn Fn(&linear_layouts::sim::SimThread, &HostMem, &HostMem, u32, [u32; 3]) + Sync;
+
+/// The simulator form of the PTX entry `name`; `None` for the kernels whose code is nvptx-only
+/// (`copy_v4`, `index_kernel`).
+fn sim_entry(name: &str) -> Option<Box<Entry>> {
+    use kernels::cluster::cluster_transpose_tile;
+    use kernels::conversions::*;
+    /// `(bx, by)` from the flat block index of a 2-D grid.
+    fn xy(t: &linear_layouts::sim::SimThread, grid: [u32; 3]) -> (u32, u32) {
+        (t.block() % grid[0], t.block() / grid[0])
+    }
+    /// The grid-stride loop of the tile kernels: tile `block / cluster`, then every
+    /// `grid / cluster`-th.
+    macro_rules! tiles {
+        ($body:ident, $cluster:expr) => {
+            Box::new(|t, a, b, tiles, grid| {
+                let mut k = t.block() / $cluster;
+                while k < tiles {
+                    $body(t, a, b, k);
+                    k += grid[0] / $cluster;
+                }
+            })
+        };
+    }
+    Some(match name {
+        "transpose_f32" => Box::new(|t, a, b, n, g| {
+            let (x, y) = xy(t, g);
+            transpose_f32_tile(t, a, b, n, x, y)
+        }),
+        "transpose_u16" => Box::new(|t, a, b, n, g| {
+            let (x, y) = xy(t, g);
+            transpose_u16_tile(t, a, b, n, x, y)
+        }),
+        "transpose_u16_128" => Box::new(|t, a, b, n, g| {
+            let (x, y) = xy(t, g);
+            transpose_u16_big_tile(t, a, b, n, x, y)
+        }),
+        "nvmma_roundtrip" => tiles!(nvmma_roundtrip_tile, 1),
+        "mma_acc_to_operand" => tiles!(mma_acc_to_operand_tile, 1),
+        "mma_acc_regperm" => tiles!(mma_acc_regperm_tile, 1),
+        "fp16_to_fp8_operand" => tiles!(fp16_to_fp8_operand_tile, 1),
+        // The entry hard-codes clusters of 2 CTAs; the table takes them from the layouts.
+        "cluster_transpose" => tiles!(cluster_transpose_tile, 2),
+        _ => return None,
+    })
+}
+
+/// Every kernel of `kernels::table` with a body on the simulator, launched with the table's grid,
+/// block, cluster, shared memory and argument, checked against the table's reference.
+#[test]
+fn table_entries_on_the_simulator() {
+    use kernels::table::{n_multiple, KERNELS};
+    let n = 2 * n_multiple();
+    let mut simulated = Vec::new();
+    for k in KERNELS {
+        let Some(entry) = sim_entry(k.name) else {
+            continue;
+        };
+        let e = k.elem.bytes();
+        let mask = u64::MAX >> (64 - 8 * e);
+        let input: Vec<u64> = (0..k.input_elems(n) as u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) & mask)
+            .collect();
+        let bytes: Vec<u8> = input
+            .iter()
+            .flat_map(|v| v.to_le_bytes()[..e].to_vec())
+            .collect();
+        let mut expected = vec![0u8; k.output_elems(n) * e];
+        k.reference.expected(k, n, &bytes, &mut expected);
+        let inp = HostMem::new(input.into_iter());
+        let out = HostMem::new((0..k.output_elems(n)).map(|_| mask)); // poisoned
+        let grid = k.grid(n);
+        // The simulator's grid, blocks and clusters are 1-D: a 2-D grid is flattened x first.
+        assert_eq!(grid[2], 1, "{}", k.name);
+        assert_eq!(
+            [k.block[1], k.block[2], k.cluster[1], k.cluster[2]],
+            [1; 4],
+            "{}",
+            k.name
+        );
+        let blocks = grid[0] * grid[1];
+        let arg = k.arg(n).expect("kernels with a body take an argument");
+        let shape = Launch::new(blocks, k.threads(), k.shared_bytes).with_cluster(k.cluster[0]);
+        launch(shape, |t| entry(t, &inp, &out, arg, grid))
+            .unwrap_or_else(|err| panic!("{}: {}", k.name, err));
+        for (i, x) in expected.chunks(e).enumerate() {
+            let want = x.iter().rev().fold(0u64, |a, &b| (a << 8) | b as u64);
+            assert_eq!(out.get(i), want, "{}: element {}", k.name, i);
+        }
+        simulated.push(k.name);
+    }
+    // Only the kernels whose whole code is nvptx-only may be missing.
+    let missing: Vec<_> = KERNELS
+        .iter()
+        .map(|k| k.name)
+        .filter(|n| !simulated.contains(n))
+        .collect();
+    assert_eq!(missing, ["copy_v4", "index_kernel"]);
+}
+
+/// The table names exactly the `.entry` symbols of the PTX, when `cargo xtask ptx` has written
+/// one newer than the kernels' sources (a stale or missing PTX is skipped, with a note).
+#[test]
+fn table_names_are_the_ptx_entries() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let ptx = root.join("../target/ptx/kernels.ptx");
+    let modified = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let Some(built) = modified(&ptx) else {
+        eprintln!(
+            "no {}: run `cargo xtask ptx` to check the table's names",
+            ptx.display()
+        );
+        return;
+    };
+    let sources = std::fs::read_dir(root.join("src")).expect("kernels/src");
+    if sources
+        .filter_map(|f| modified(&f.ok()?.path()))
+        .any(|m| m > built)
+    {
+        eprintln!("{} is older than kernels/src: not checked", ptx.display());
+        return;
+    }
+    let text = std::fs::read_to_string(&ptx).expect("PTX");
+    let mut entries: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix(".visible .entry "))
+        .map(|l| l.split('(').next().unwrap_or(l).trim())
+        .collect();
+    let mut names: Vec<&str> = kernels::table::KERNELS.iter().map(|k| k.name).collect();
+    entries.sort_unstable();
+    names.sort_unstable();
+    assert_eq!(names, entries);
+}
