@@ -12,6 +12,20 @@ pub struct LayoutError {
     msg: String,
     key: Option<String>,
     kind: ErrorKind,
+    span: Option<Span>,
+}
+
+/// A place in the input: 1-based line and column, byte offset and length.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column (in characters).
+    pub col: u32,
+    /// Byte offset in the parsed text.
+    pub offset: usize,
+    /// Length in bytes.
+    pub len: usize,
 }
 
 /// What kind of problem a [`LayoutError`] is, for callers that react to it (a macro choosing
@@ -52,6 +66,7 @@ impl LayoutError {
             msg: msg.into(),
             key: None,
             kind: ErrorKind::Invalid,
+            span: None,
         }
     }
 
@@ -80,12 +95,26 @@ impl LayoutError {
             msg: msg.into(),
             key: Some(key.into()),
             kind: ErrorKind::Invalid,
+            span: None,
         }
     }
 
     /// The parameter at fault, in Triton's camelCase spelling, if one is.
     pub fn key(&self) -> Option<&str> {
         self.key.as_deref()
+    }
+
+    /// The same error at a place in the parsed text.
+    pub fn with_span(self, span: Span) -> Self {
+        LayoutError {
+            span: Some(span),
+            ..self
+        }
+    }
+
+    /// Where in the parsed text the problem is, for errors that come from parsing.
+    pub fn span(&self) -> Option<Span> {
+        self.span
     }
 
     /// The message, without the fix its kind implies (see `Display` for both).

@@ -150,3 +150,16 @@ fn invalid_layouts_are_errors_when_solved() {
     );
     assert!(e.contains("0, 32, 64 or 128"), "{}", e);
 }
+
+#[test]
+fn a_parse_error_keeps_its_place_as_a_layout_error() {
+    let text = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0], bogus = 3}>";
+    let p = parse_encoding(text, &Aliases::new()).unwrap_err();
+    let e = layout_core::LayoutError::from(p.clone());
+    let s = e.span().expect("the parser's span survives the conversion");
+    assert_eq!(s, p.span);
+    assert_eq!(&text[s.offset..s.offset + s.len], "bogus");
+    assert_eq!(e.kind(), p.kind);
+    // Errors that do not come from text have no place.
+    assert_eq!(layout_core::LayoutError::new("x").span(), None);
+}

@@ -152,22 +152,7 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
     let source = &s.source;
     let linear = linear_ttgir(ll, in_dims, shared);
     let element = s.element.clone().unwrap_or_default();
-    let summary = format!(
-        "Layout `{}` for a tensor of shape {:?}{}, solved at compile time by `layout!`.\n\n\
-         `apply({})` gives an element's coordinates; {} consts \
-         `RANK`, `SHAPE`, `<IN-DIM>S`, `<IN-DIM>_BASES`, `FREE_<IN-DIM>_MASK`, \
-         `ELEMENTS_PER_THREAD`, `CONTIGUITY_PER_THREAD` (see `linear_layouts::layout!`).\n\n```text\n{}\n```",
-        source,
-        shape,
-        if element.is_empty() { String::new() } else { format!(" of {}", element) },
-        in_dims.join(", "),
-        if ll.is_surjective() {
-            "`locate(coords)` where it lives;"
-        } else {
-            "no `locate` (some coordinates hold no element);"
-        },
-        ll
-    );
+    let summary = doc_summary(s, &shape, in_dims);
     let ws = u32_lit(s.solved.warp_size.unwrap_or(0));
     let callback = callback_macro(item, &linear, &shape, shared);
     quote! {
@@ -209,6 +194,31 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
             const LINEAR_TTGIR: &'static str = #linear;
         }
     }
+}
+
+/// The type's doc: what it is, its API, and the layout as Triton prints it.
+fn doc_summary(s: &SolvedItem, shape: &[u32], in_dims: &[&str]) -> String {
+    let ll = &s.solved.layout;
+    let element = match &s.element {
+        Some(e) if !e.is_empty() => format!(" of {}", e),
+        _ => String::new(),
+    };
+    format!(
+        "Layout `{}` for a tensor of shape {:?}{}, solved at compile time by `layout!`.\n\n\
+         `apply({})` gives an element's coordinates; {} consts \
+         `RANK`, `SHAPE`, `<IN-DIM>S`, `<IN-DIM>_BASES`, `FREE_<IN-DIM>_MASK`, \
+         `ELEMENTS_PER_THREAD`, `CONTIGUITY_PER_THREAD` (see `linear_layouts::layout!`).\n\n```text\n{}\n```",
+        s.source,
+        shape,
+        element,
+        in_dims.join(", "),
+        if ll.is_surjective() {
+            "`locate(coords)` where it lives;"
+        } else {
+            "no `locate` (some coordinates hold no element);"
+        },
+        ll
+    )
 }
 
 /// Per in-dim: the consts `<DIM>S`, `<DIM>_BASES`, `FREE_<DIM>_MASK`, and the trait's `InDim`

@@ -1,8 +1,9 @@
 //! `layout!`: render each item's spec to TTGIR text, let layout-core parse and solve it, map any
 //! error back onto the user's tokens, and hand the solved layout to [`crate::emit`].
 
+use layout_core::encodings::cute_swizzle;
 use layout_core::parse::{parse_attribute, parse_tensor_type, Aliases, ParseError};
-use layout_core::spec::{cute_swizzle, solve_attr, Solved};
+use layout_core::spec::{solve_attr, Solved};
 use layout_core::{Encoding, ErrorKind};
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 

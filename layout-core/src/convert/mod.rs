@@ -14,8 +14,8 @@ mod bits;
 mod matrix;
 mod shared;
 mod shuffle;
-mod symbolic;
 mod swizzle;
+mod symbolic;
 
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -18,6 +18,11 @@ use crate::utils::{
 };
 use crate::{LinearLayout, Result};
 
+impl AmdMfma {
+    /// Lanes of a CDNA wavefront, the warp size MFMA layouts run on unless told otherwise.
+    pub const WARP_SIZE: u32 = 64;
+}
+
 fn id(size: i64, in_dim: &str, out_dim: &str) -> Result<LinearLayout> {
     if size > 1 << 30 {
         bail!("size {} is too large", size);

@@ -81,24 +81,9 @@ pub(crate) fn slice(dim: u32, parent: &Encoding, shape: &[i64]) -> Result<Linear
     let mut pshape = shape.to_vec();
     pshape.insert(dim as usize, 1);
     let pl = parent.to_linear_layout(&pshape)?;
-    let sl = remove_standard_dim(&pl, dim as usize)?;
-    let bases = sl
-        .bases()
-        .iter()
-        .map(|(n, vs)| {
-            if n == "register" {
-                (
-                    n.clone(),
-                    vs.iter()
-                        .filter(|b| b.iter().any(|&v| v != 0))
-                        .cloned()
-                        .collect(),
-                )
-            } else {
-                (n.clone(), vs.clone())
-            }
-        })
-        .collect();
+    // Triton rebuilds the layout from the bases, so out-dim sizes are inferred from them.
+    let sl = remove_standard_dim(&pl, dim as usize)?.remove_zero_bases_along_dim("register");
+    let bases = sl.bases().to_vec();
     let names: Vec<String> = sl.out_dim_names().map(String::from).collect();
     LinearLayout::from_bases(bases, &names)
 }

@@ -9,6 +9,7 @@
 
 mod amd;
 mod cga;
+mod cute;
 mod distributed;
 mod nvidia;
 pub(crate) mod registry;
@@ -19,6 +20,7 @@ use alloc::vec::Vec;
 
 pub use amd::wmma_cta_layout;
 pub use cga::{combine_cta_cga_with_shape, shape_per_cta, Cga};
+pub use cute::cute_swizzle;
 pub use shared::PaddedShared;
 
 use crate::{LinearLayout, Result};
@@ -228,12 +230,15 @@ impl Encoding {
         )
     }
 
-    /// AMD layouts run on 64-lane wavefronts.
-    pub fn is_amd(&self) -> bool {
+    /// The warp size a layout runs on unless told otherwise: 64 lanes for AMD's MFMA layouts
+    /// (CDNA wavefronts), 32 for everything else (NVIDIA warps, and RDNA's wave32 WMMA).
+    pub fn default_warp_size(&self) -> u32 {
         match self {
-            Encoding::AmdMfma(_) | Encoding::AmdWmma(_) | Encoding::AmdRotatingShared(_) => true,
-            Encoding::Slice { parent, .. } | Encoding::DotOperand { parent, .. } => parent.is_amd(),
-            _ => false,
+            Encoding::AmdMfma(_) => AmdMfma::WARP_SIZE,
+            Encoding::Slice { parent, .. } | Encoding::DotOperand { parent, .. } => {
+                parent.default_warp_size()
+            }
+            _ => 32,
         }
     }
 

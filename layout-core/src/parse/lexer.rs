@@ -5,18 +5,7 @@ use alloc::string::String;
 
 use super::ParseError;
 
-/// A place in the input: 1-based line and column, byte offset and length.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Span {
-    /// 1-based line.
-    pub line: u32,
-    /// 1-based column (in characters).
-    pub col: u32,
-    /// Byte offset in the parsed text.
-    pub offset: usize,
-    /// Length in bytes.
-    pub len: usize,
-}
+pub use crate::error::Span;
 
 /// One token.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -67,6 +67,7 @@ impl From<ParseError> for crate::LayoutError {
             e.kind,
             alloc::format!("line {}, column {}: {}", e.span.line, e.span.col, e.message),
         )
+        .with_span(e.span)
     }
 }
 
