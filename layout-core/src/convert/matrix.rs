@@ -11,7 +11,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bits::{combine, FlatLayout};
-use super::shared::{access_groups, cta_of, offset_of, round_of, Side, Smem};
+use super::smem::{access_groups, cta_of, offset_of, round_of, Side, Smem};
 use super::{Instr, SmemAccess};
 
 /// An `.x4` access (32 lanes; 16-bit elements for `.trans`), if the side's layout fits it.

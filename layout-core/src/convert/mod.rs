@@ -14,6 +14,7 @@ mod bits;
 mod matrix;
 mod shared;
 mod shuffle;
+mod smem;
 mod swizzle;
 mod symbolic;
 

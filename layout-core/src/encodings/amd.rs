@@ -10,8 +10,9 @@ use super::nvidia::{matrix_order, order_for_dot_operand};
 use super::{AmdMfma, AmdWmma, Encoding};
 use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
+use crate::parse::attr::{Attr, AttrKind};
+use crate::parse::error::ParseError;
 use crate::parse::params::{as_uint, body_dict, linear_from_dict, Params, R};
-use crate::parse::{Attr, AttrKind, ParseError};
 use crate::utils::{
     action_remove_broadcasted_regs, identity_standard_nd, project_away_out_dim,
     standard_out_dim_names, to_i32,

@@ -7,8 +7,8 @@ use alloc::vec::Vec;
 
 use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
+use crate::parse::error::ParseError;
 use crate::parse::params::{as_bases, check_rank, Params, R};
-use crate::parse::ParseError;
 use crate::utils::{
     ensure_layout_not_larger_than, ensure_layout_not_smaller_than, standard_out_dim_names,
     standard_out_dim_pairs, to_i32,

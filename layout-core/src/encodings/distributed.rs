@@ -10,8 +10,9 @@ use super::registry::encoding_from_attr;
 use super::{Blocked, Cga, Encoding};
 use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
+use crate::parse::attr::Attr;
+use crate::parse::error::ParseError;
 use crate::parse::params::{body_dict, linear_from_dict, Params, R};
-use crate::parse::{Attr, ParseError};
 use crate::utils::{
     ensure_layout_not_larger_than, ensure_layout_not_smaller_than, identity_standard_nd,
     remove_standard_dim, standard_out_dim_names, to_i32,

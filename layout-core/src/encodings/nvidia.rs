@@ -8,8 +8,8 @@ use super::distributed::{broadcasted_dot_operand_layout, check_dot, dot_cga};
 use super::{Encoding, NvidiaMma};
 use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
+use crate::parse::attr::Attr;
 use crate::parse::params::{body_dict, Params, R};
-use crate::parse::Attr;
 use crate::utils::{identity_standard_nd, standard_out_dim_names, to_i32};
 use crate::{LinearLayout, Result};
 

@@ -7,9 +7,11 @@ use alloc::format;
 use alloc::vec::Vec;
 
 use super::{amd, distributed, nvidia, shared, Encoding};
+use crate::error::Span;
+use crate::parse::attr::{Attr, AttrKind};
+use crate::parse::error::ParseError;
 use crate::parse::keys::did_you_mean;
 use crate::parse::params::R;
-use crate::parse::{Attr, AttrKind, ParseError, Span};
 
 /// Convert a parsed attribute into an encoding.
 pub fn encoding_from_attr(a: &Attr) -> R<Encoding> {

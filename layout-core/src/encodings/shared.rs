@@ -9,8 +9,9 @@ use super::cga::{check_permutation, combine_cta_cga_with_shape, parse_cga, shape
 use super::{Cga, Encoding, NvmmaShared, SwizzledShared};
 use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
+use crate::parse::attr::{Attr, AttrKind};
+use crate::parse::error::ParseError;
 use crate::parse::params::{as_uint, body_dict, linear_from_dict, Params, R};
-use crate::parse::{Attr, AttrKind, ParseError};
 use crate::utils::{
     ensure_not_smaller_named, reshape_layout, standard_out_dim_names, transpose_linear_layout,
 };

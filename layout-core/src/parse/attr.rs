@@ -5,8 +5,39 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::error::ParseError;
 use super::lexer::{Lexer, Span, Tok};
-use super::{Aliases, ParseError};
+
+/// Named attribute aliases (`#mma = ...`), in definition order.
+#[derive(Clone, Debug, Default)]
+pub struct Aliases {
+    entries: Vec<(String, Attr, String)>,
+}
+
+impl Aliases {
+    /// No aliases.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Look one up by name (without `#`).
+    pub fn get(&self, name: &str) -> Option<&Attr> {
+        self.entries
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, a, _)| a)
+    }
+    /// Names in definition order, with the source text of each definition.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Attr, &str)> {
+        self.entries
+            .iter()
+            .map(|(n, a, t)| (n.as_str(), a, t.as_str()))
+    }
+    /// Define or redefine.
+    pub fn insert(&mut self, name: String, attr: Attr, text: String) {
+        self.entries.retain(|(n, _, _)| *n != name);
+        self.entries.push((name, attr, text));
+    }
+}
 
 /// A parsed attribute value with its place in the input.
 #[derive(Clone, Debug, PartialEq, Eq)]

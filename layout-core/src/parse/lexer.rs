@@ -3,7 +3,7 @@
 use alloc::format;
 use alloc::string::String;
 
-use super::ParseError;
+use super::error::ParseError;
 
 pub use crate::error::Span;
 

@@ -5,7 +5,8 @@
 //! shared_linear's special syntax, and tensor types `tensor<64x16xf16>` /
 //! `tensor<64x16xf16, #blocked>`. Errors carry a line and column and say what was expected.
 
-mod attr;
+pub(crate) mod attr;
+pub(crate) mod error;
 pub(crate) mod keys;
 mod lexer;
 pub(crate) mod params;
@@ -13,94 +14,14 @@ mod tensor;
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
-use core::fmt;
 
 pub use crate::encodings::registry::encoding_from_attr;
-pub use attr::{Attr, AttrKind};
+pub use attr::{Aliases, Attr, AttrKind};
+pub use error::ParseError;
 pub use keys::MAX_RANK;
 pub use lexer::Span;
 
 use crate::Encoding;
-
-/// A parse or validation error at a place in the input.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
-    /// What is wrong and what was expected.
-    pub message: String,
-    /// Where.
-    pub span: Span,
-    /// What kind of problem (`Syntax` for text that does not parse).
-    pub kind: crate::ErrorKind,
-}
-
-impl ParseError {
-    pub(crate) fn new(span: Span, message: impl Into<String>) -> Self {
-        ParseError {
-            message: message.into(),
-            span,
-            kind: crate::ErrorKind::Syntax,
-        }
-    }
-
-    /// The same error of another kind.
-    pub(crate) fn with_kind(self, kind: crate::ErrorKind) -> Self {
-        ParseError { kind, ..self }
-    }
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "line {}, column {}: {}",
-            self.span.line, self.span.col, self.message
-        )?;
-        self.kind.write_hint(f)
-    }
-}
-
-impl core::error::Error for ParseError {}
-
-impl From<ParseError> for crate::LayoutError {
-    fn from(e: ParseError) -> Self {
-        crate::LayoutError::of(
-            e.kind,
-            alloc::format!("line {}, column {}: {}", e.span.line, e.span.col, e.message),
-        )
-        .with_span(e.span)
-    }
-}
-
-/// Named attribute aliases (`#mma = ...`), in definition order.
-#[derive(Clone, Debug, Default)]
-pub struct Aliases {
-    entries: Vec<(String, Attr, String)>,
-}
-
-impl Aliases {
-    /// No aliases.
-    pub fn new() -> Self {
-        Self::default()
-    }
-    /// Look one up by name (without `#`).
-    pub fn get(&self, name: &str) -> Option<&Attr> {
-        self.entries
-            .iter()
-            .find(|(n, _, _)| n == name)
-            .map(|(_, a, _)| a)
-    }
-    /// Names in definition order, with the source text of each definition.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Attr, &str)> {
-        self.entries
-            .iter()
-            .map(|(n, a, t)| (n.as_str(), a, t.as_str()))
-    }
-    /// Define or redefine.
-    pub fn insert(&mut self, name: String, attr: Attr, text: String) {
-        self.entries.retain(|(n, _, _)| *n != name);
-        self.entries.push((name, attr, text));
-    }
-}
 
 /// Parse every alias definition (`#name = #ttg....`) in a TTGIR file; other lines are skipped.
 pub fn parse_aliases(text: &str) -> Result<Aliases, ParseError> {

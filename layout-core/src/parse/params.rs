@@ -8,9 +8,9 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::attr::{Attr, AttrKind};
+use super::error::ParseError;
 use super::keys::{canonical_key, did_you_mean, MAX_RANK};
 use super::lexer::Span;
-use super::ParseError;
 use crate::utils::standard_out_dim_names;
 use crate::LinearLayout;
 
