@@ -6,9 +6,13 @@ to_linear_layout bases, made by scripts/gen_triton_fixtures.py) becomes a `layou
 spec is Triton's attribute text, pasted verbatim with aliases inlined, and whose shape is the
 fixture's tensor type. The test compares both `linear_layout()` and the const tables with Triton's
 bases. Run from the repository root: python3 scripts/gen_macro_differential.py
+(`--check`: write nothing, fail if the checked-in file differs from what it would write; CI runs
+this so the generated file cannot drift from the fixtures).
 """
 import json
 import re
+import subprocess
+import sys
 
 STEP = 3
 ALIAS = re.compile(r"#([A-Za-z_][A-Za-z0-9_]*)\b(?!\.)")
@@ -80,7 +84,16 @@ def main():
         "];",
         "",
     ]
-    open("tests/macro_differential/cases.rs", "w").write("\n".join(out))
+    # Formatted as `cargo fmt` leaves it, so the check compares like with like.
+    path = "tests/macro_differential/cases.rs"
+    text = subprocess.run(["rustfmt", "--edition", "2021"], input="\n".join(out),
+                          capture_output=True, text=True, check=True).stdout
+    if "--check" in sys.argv[1:]:
+        if open(path).read() != text:
+            sys.exit(f"{path} is stale: run python3 scripts/gen_macro_differential.py")
+        print(path, "is fresh:", len(rows), "cases")
+        return
+    open(path, "w").write(text)
     print(len(rows), "cases")
 
 
