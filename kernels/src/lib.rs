@@ -12,18 +12,9 @@
 //!   [`linear_layouts::Thread`], so `tests/sim.rs` runs the same bodies on the simulator.
 //! * `table` (host only): every kernel of the PTX with its launch shape, shared memory, element
 //!   type, problem size and CPU reference, for `gpu-bench` and `scripts/gpu_bench.py`.
+//!
+//! The nightly features the nvptx build needs are enabled by `layout-builder`, not here.
 #![no_std]
-#![cfg_attr(
-    target_arch = "nvptx64",
-    feature(
-        abi_ptx,
-        stdarch_nvptx,
-        core_intrinsics,
-        gpu_intrinsics,
-        gpu_launch_sized_workgroup_mem
-    )
-)]
-#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
 pub mod cluster;
 pub mod conversions;

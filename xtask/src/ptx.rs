@@ -1,99 +1,16 @@
 //! Building the kernels for nvptx64 and reading the PTX back.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-/// A `cargo` that runs the nightly toolchain, free of the variables the outer (stable) cargo set.
-fn nightly_cargo() -> Command {
-    let mut c = Command::new("cargo");
-    c.arg("+nightly");
-    for v in ["RUSTUP_TOOLCHAIN", "RUSTC", "RUSTDOC", "CARGO", "RUSTFLAGS"] {
-        c.env_remove(v);
-    }
-    c
-}
-
-fn run(c: &mut Command, what: &str) -> Result<(), String> {
-    let st = c
-        .status()
-        .map_err(|e| format!("could not run {}: {}", what, e))?;
-    if st.success() {
-        Ok(())
-    } else {
-        Err(format!("{} failed ({})", what, st))
-    }
-}
-
-/// Nightly and its `rust-src` (for `-Z build-std=core`), installed if missing.
-pub fn ensure_toolchain() -> Result<(), String> {
-    let has_nightly = Command::new("rustup")
-        .args(["run", "nightly", "rustc", "--version"])
-        .output()
-        .map(|o| o.status.success())
-        .map_err(|e| format!("rustup is needed to build PTX: {}", e))?;
-    if !has_nightly {
-        run(
-            Command::new("rustup").args([
-                "toolchain",
-                "install",
-                "nightly",
-                "--profile",
-                "minimal",
-            ]),
-            "rustup toolchain install nightly",
-        )?;
-    }
-    let out = Command::new("rustup")
-        .args(["component", "list", "--toolchain", "nightly", "--installed"])
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !String::from_utf8_lossy(&out.stdout).contains("rust-src") {
-        run(
-            Command::new("rustup").args(["component", "add", "rust-src", "--toolchain", "nightly"]),
-            "rustup component add rust-src",
-        )?;
-    }
-    Ok(())
-}
-
-/// Build `kernels` for sm_90 and copy its PTX to `target/ptx/kernels.ptx`.
+/// Build `kernels` for sm_90 with the builder users get, into `target/ptx/kernels.ptx`.
 pub fn build() -> Result<PathBuf, String> {
-    ensure_toolchain()?;
     let root = crate::root();
-    let target_dir = root.join("target/nvptx");
-    run(
-        nightly_cargo()
-            .current_dir(&root)
-            .args([
-                "rustc",
-                "--package",
-                "kernels",
-                "--release",
-                "--target",
-                "nvptx64-nvidia-cuda",
-                "-Z",
-                "build-std=core",
-                "--target-dir",
-            ])
-            .arg(&target_dir)
-            .args(["--", "--emit=asm", "-C", "target-cpu=sm_90"]),
-        "cargo +nightly rustc (nvptx64)",
-    )?;
-    let deps = target_dir.join("nvptx64-nvidia-cuda/release/deps");
-    let newest = std::fs::read_dir(&deps)
-        .map_err(|e| format!("{}: {}", deps.display(), e))?
-        .filter_map(|e| e.ok())
-        .filter(|e| {
-            let n = e.file_name().to_string_lossy().into_owned();
-            n.starts_with("kernels-") && n.ends_with(".s")
-        })
-        .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())
-        .ok_or("the nvptx build wrote no kernels-*.s")?;
-    let out_dir = root.join("target/ptx");
-    std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
-    let out = out_dir.join("kernels.ptx");
-    std::fs::copy(newest.path(), &out).map_err(|e| e.to_string())?;
-    Ok(out)
+    layout_builder::PtxBuilder::new(root.join("kernels"))
+        .arch("sm_90")
+        .target_dir(root.join("target/nvptx"))
+        .out_file(root.join("target/ptx/kernels.ptx"))
+        .build()
+        .map_err(|e| e.to_string())
 }
 
 /// Instructions of each `.func` / `.entry` in a PTX file: statements ending in `;` inside the
@@ -210,15 +127,17 @@ pub fn check(markdown: bool) -> Result<(), String> {
 pub fn gpu() -> Result<(), String> {
     let ptx = build()?;
     let root = crate::root();
-    run(
-        Command::new("cargo").current_dir(&root).args([
-            "build",
-            "--release",
-            "--package",
-            "runner",
-        ]),
-        "cargo build --release --package runner",
-    )?;
+    let st = std::process::Command::new("cargo")
+        .current_dir(&root)
+        .args(["build", "--release", "--package", "runner"])
+        .status()
+        .map_err(|e| format!("could not run cargo: {}", e))?;
+    if !st.success() {
+        return Err(format!(
+            "cargo build --release --package runner failed ({})",
+            st
+        ));
+    }
     let bin = root.join("target/release/gpu-bench");
     println!("Built {} and {}.", ptx.display(), bin.display());
     println!("On a machine with an NVIDIA GPU (x86-64, CUDA driver), from the repository root:");

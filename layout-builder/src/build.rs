@@ -1,0 +1,288 @@
+//! [`PtxBuilder`]: one kernel crate to one PTX file.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::toolchain::{ensure_toolchain, run};
+
+/// The nightly features a kernel crate needs, enabled on it by the builder.
+const FEATURES: &str =
+    "feature(abi_ptx,stdarch_nvptx,core_intrinsics,gpu_intrinsics,gpu_launch_sized_workgroup_mem)";
+
+/// Why a build failed.
+#[derive(Debug)]
+pub enum BuildError {
+    /// A tool (`rustup`, `cargo`) could not be run.
+    Tool(String),
+    /// The crate is not a buildable kernel crate (no manifest, no library target).
+    Crate(String),
+    /// The nvptx build failed (its errors are on stderr above this).
+    Failed(String),
+    /// Reading or writing files.
+    Io(String),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Tool(m) => write!(f, "{}; install rustup from https://rustup.rs", m),
+            BuildError::Crate(m) | BuildError::Failed(m) | BuildError::Io(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Builds a kernel crate for `nvptx64-nvidia-cuda` into one PTX file.
+#[derive(Clone, Debug)]
+pub struct PtxBuilder {
+    path: PathBuf,
+    arch: String,
+    toolchain: String,
+    target_dir: Option<PathBuf>,
+    out_file: Option<PathBuf>,
+    features: Vec<String>,
+    default_features: bool,
+}
+
+impl PtxBuilder {
+    /// The crate at `path` (its directory, holding `Cargo.toml`), for `sm_90` with `nightly`.
+    pub fn new(path: impl AsRef<Path>) -> Self {
+        PtxBuilder {
+            path: path.as_ref().to_path_buf(),
+            arch: "sm_90".into(),
+            toolchain: "nightly".into(),
+            target_dir: None,
+            out_file: None,
+            features: Vec::new(),
+            default_features: true,
+        }
+    }
+    /// The GPU architecture (`sm_80`, `sm_90`, ...).
+    pub fn arch(mut self, arch: &str) -> Self {
+        self.arch = arch.into();
+        self
+    }
+    /// The nightly toolchain to build with (default `nightly`; pin a dated one for
+    /// reproducible PTX).
+    pub fn toolchain(mut self, toolchain: &str) -> Self {
+        self.toolchain = toolchain.into();
+        self
+    }
+    /// Where cargo builds (default: `$OUT_DIR/nvptx` in a build script, else the crate's
+    /// `target/nvptx`). Never the outer build's own target directory, whose lock it holds.
+    pub fn target_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.target_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+    /// Where the PTX goes (default: `$OUT_DIR/<crate>.ptx` in a build script, else
+    /// `<target dir>/ptx/<crate>.ptx`).
+    pub fn out_file(mut self, file: impl AsRef<Path>) -> Self {
+        self.out_file = Some(file.as_ref().to_path_buf());
+        self
+    }
+    /// Cargo features of the kernel crate to enable.
+    pub fn features(mut self, features: &[&str]) -> Self {
+        self.features = features.iter().map(|s| s.to_string()).collect();
+        self
+    }
+    /// Build without the kernel crate's default features.
+    pub fn no_default_features(mut self) -> Self {
+        self.default_features = false;
+        self
+    }
+
+    /// Build, and return the PTX file's path. In a build script, also print
+    /// `cargo:rustc-env=<CRATE>_PTX=<path>` and `cargo:rerun-if-changed` for the kernel crate.
+    pub fn build(&self) -> Result<PathBuf, BuildError> {
+        let manifest = self.path.join("Cargo.toml");
+        let name = crate_name(&manifest)?;
+        ensure_toolchain(&self.toolchain)?;
+        let out_dir = std::env::var_os("OUT_DIR").map(PathBuf::from);
+        let target_dir = match (&self.target_dir, &out_dir) {
+            (Some(d), _) => d.clone(),
+            (None, Some(o)) => o.join("nvptx"),
+            (None, None) => self.path.join("target/nvptx"),
+        };
+        let deps = target_dir.join("nvptx64-nvidia-cuda/release/deps");
+        let stem = name.replace('-', "_");
+        remove_old_asm(&deps, &stem)?;
+        run(
+            &mut self.command(&manifest, &target_dir),
+            "cargo +nightly rustc for nvptx64-nvidia-cuda",
+        )?;
+        let asm = find_asm(&deps, &stem)?;
+        let out = match (&self.out_file, &out_dir) {
+            (Some(f), _) => f.clone(),
+            (None, Some(o)) => o.join(format!("{}.ptx", name)),
+            (None, None) => target_dir.join("ptx").join(format!("{}.ptx", name)),
+        };
+        if let Some(dir) = out.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        }
+        std::fs::copy(&asm, &out).map_err(|e| io(&out, e))?;
+        if out_dir.is_some() {
+            println!(
+                "cargo:rustc-env={}_PTX={}",
+                stem.to_uppercase(),
+                out.display()
+            );
+            println!("cargo:rerun-if-changed={}", self.path.join("src").display());
+            println!("cargo:rerun-if-changed={}", manifest.display());
+        }
+        Ok(out)
+    }
+
+    /// `cargo +<nightly> rustc --lib` for nvptx with build-std, panics as traps and the kernel
+    /// features, in an environment cleared of the outer cargo's variables.
+    fn command(&self, manifest: &Path, target_dir: &Path) -> Command {
+        let mut c = Command::new("cargo");
+        c.arg(format!("+{}", self.toolchain));
+        clean_env(&mut c);
+        c.env(
+            "CARGO_ENCODED_RUSTFLAGS",
+            ["-Zunstable-options", "-Cpanic=immediate-abort"].join("\x1f"),
+        );
+        c.args(["rustc", "--lib", "--release", "--manifest-path"])
+            .arg(manifest)
+            .args([
+                "--target",
+                "nvptx64-nvidia-cuda",
+                "-Z",
+                "build-std=core",
+                "--target-dir",
+            ])
+            .arg(target_dir);
+        if !self.default_features {
+            c.arg("--no-default-features");
+        }
+        if !self.features.is_empty() {
+            c.args(["--features", &self.features.join(",")]);
+        }
+        c.args(["--", "--emit=asm", "-C"])
+            .arg(format!("target-cpu={}", self.arch))
+            .arg(format!("-Zcrate-attr={}", FEATURES))
+            .arg("-Zcrate-attr=allow(internal_features)");
+        c
+    }
+}
+
+/// Remove what the outer cargo (a build script's) set that would change the inner build.
+fn clean_env(c: &mut Command) {
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        let outer = (k.starts_with("CARGO_") && k != "CARGO_HOME")
+            || k.starts_with("RUSTC")
+            || k.starts_with("RUSTDOC")
+            || matches!(
+                &*k,
+                "CARGO"
+                    | "RUSTFLAGS"
+                    | "RUSTUP_TOOLCHAIN"
+                    | "TARGET"
+                    | "HOST"
+                    | "OUT_DIR"
+                    | "OPT_LEVEL"
+                    | "PROFILE"
+                    | "DEBUG"
+                    | "NUM_JOBS"
+            );
+        if outer {
+            c.env_remove(&*k);
+        }
+    }
+}
+
+/// The package name in a manifest, read with `cargo metadata`.
+fn crate_name(manifest: &Path) -> Result<String, BuildError> {
+    if !manifest.is_file() {
+        return Err(BuildError::Crate(format!(
+            "no kernel crate at {}: give PtxBuilder::new the directory that holds its Cargo.toml",
+            manifest.display()
+        )));
+    }
+    let mut c = Command::new("cargo");
+    clean_env(&mut c);
+    let out = c
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--manifest-path",
+        ])
+        .arg(manifest)
+        .output()
+        .map_err(|e| BuildError::Tool(format!("could not run cargo metadata: {}", e)))?;
+    if !out.status.success() {
+        return Err(BuildError::Crate(
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
+    }
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| BuildError::Crate(format!("cargo metadata: {}", e)))?;
+    let want = std::fs::canonicalize(manifest).map_err(|e| io(manifest, e))?;
+    let pkg = meta["packages"].as_array().into_iter().flatten().find(|p| {
+        p["manifest_path"]
+            .as_str()
+            .and_then(|m| std::fs::canonicalize(m).ok())
+            == Some(want.clone())
+    });
+    let pkg =
+        pkg.ok_or_else(|| BuildError::Crate(format!("{} has no [package]", manifest.display())))?;
+    let has_lib = pkg["targets"].as_array().into_iter().flatten().any(|t| {
+        t["kind"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|k| k == "lib" || k == "rlib")
+    });
+    if !has_lib {
+        return Err(BuildError::Crate(format!(
+            "{} has no library target: a kernel crate is a `no_std` library (src/lib.rs)",
+            manifest.display()
+        )));
+    }
+    Ok(pkg["name"].as_str().unwrap_or_default().to_string())
+}
+
+/// Remove earlier builds' assembly of the crate, so the one left after the build is this one's.
+fn remove_old_asm(deps: &Path, stem: &str) -> Result<(), BuildError> {
+    let Ok(rd) = std::fs::read_dir(deps) else {
+        return Ok(());
+    };
+    for e in rd.flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        if n.starts_with(&format!("{}-", stem)) && n.ends_with(".s") {
+            std::fs::remove_file(e.path()).map_err(|err| io(&e.path(), err))?;
+        }
+    }
+    Ok(())
+}
+
+/// The crate's assembly (`<stem>-<hash>.s`) that the build wrote.
+fn find_asm(deps: &Path, stem: &str) -> Result<PathBuf, BuildError> {
+    std::fs::read_dir(deps)
+        .map_err(|e| io(deps, e))?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            let n = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            n.starts_with(&format!("{}-", stem)) && n.ends_with(".s")
+        })
+        .ok_or_else(|| {
+            BuildError::Failed(format!(
+                "the nvptx build wrote no {}-*.s in {}",
+                stem,
+                deps.display()
+            ))
+        })
+}
+
+fn io(p: &Path, e: std::io::Error) -> BuildError {
+    BuildError::Io(format!("{}: {}", p.display(), e))
+}

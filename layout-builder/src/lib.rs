@@ -1,0 +1,35 @@
+//! # layout-builder
+//!
+//! Builds a kernel crate (a `no_std` library written with `linear-layouts`) into one PTX file,
+//! from the host crate's `build.rs` or from the `layout-builder` command line, the way rust-gpu's
+//! `spirv-builder` and Rust-CUDA's `cuda_builder` do:
+//!
+//! ```no_run
+//! // build.rs of the host crate
+//! fn main() {
+//!     let ptx = layout_builder::PtxBuilder::new("../kernel").arch("sm_90").build().unwrap();
+//!     // `KERNEL_PTX` (the crate's name, upper-cased, then `_PTX`) now names the file:
+//!     // `include_str!(env!("KERNEL_PTX"))` in the host crate.
+//!     let _ = ptx;
+//! }
+//! ```
+//!
+//! What it does, so that the kernel crate needs nothing but its code:
+//! * checks for the nightly toolchain and its `rust-src` and installs them with `rustup` when
+//!   missing (nvptx needs `-Z build-std=core`, which only nightly has);
+//! * builds the crate's library for `nvptx64-nvidia-cuda` with `-Z build-std=core`, with the
+//!   nightly features a kernel needs enabled on the crate (`abi_ptx`, `stdarch_nvptx`,
+//!   `core_intrinsics`, `gpu_intrinsics`, `gpu_launch_sized_workgroup_mem`: the crate must not
+//!   enable them itself);
+//! * builds with `-C panic=immediate-abort`, so a panic anywhere (a failed bounds check) is a
+//!   `trap` in the PTX rather than a call to an unresolved `core::panicking` function that
+//!   `ptxas` refuses;
+//! * copies the PTX to one stable file: `<out dir>/<crate>.ptx`, the out dir being `$OUT_DIR`
+//!   in a build script (and `cargo:rustc-env=<CRATE>_PTX=<path>` is printed) or
+//!   `<target dir>/ptx` otherwise.
+
+mod build;
+mod toolchain;
+
+pub use build::{BuildError, PtxBuilder};
+pub use toolchain::ensure_toolchain;
