@@ -5,13 +5,11 @@
 //! `spirv-builder` and Rust-CUDA's `cuda_builder` do:
 //!
 //! ```no_run
-//! // build.rs of the host crate
-//! fn main() {
-//!     let ptx = layout_builder::PtxBuilder::new("../kernel").arch("sm_90").build().unwrap();
-//!     // `KERNEL_PTX` (the crate's name, upper-cased, then `_PTX`) now names the file:
-//!     // `include_str!(env!("KERNEL_PTX"))` in the host crate.
-//!     let _ = ptx;
-//! }
+//! // In the host crate's build.rs, `fn main` does:
+//! let ptx = layout_builder::PtxBuilder::new("../kernel").arch("sm_90").build().unwrap();
+//! // `KERNEL_PTX` (the crate's name, upper-cased, then `_PTX`) now names the file:
+//! // `include_str!(env!("KERNEL_PTX"))` in the host crate.
+//! # let _ = ptx;
 //! ```
 //!
 //! What it does, so that the kernel crate needs nothing but its code:
