@@ -5,21 +5,22 @@
 //! * [`thread`]: the per-thread context ([`Thread`]): ids, shuffles, barriers, shared memory.
 //! * [`convert`]: executing a conversion plan that `convert!` solved at compile time.
 //! * [`element`]: the element types a conversion moves.
+//! * [`global`]: global memory as kernel bodies see it ([`global::Global`], [`global::Ptr`]).
 //! * backends: [`nvptx`] (on the GPU) and, with the `sim` feature, [`sim`], a CPU SIMT
 //!   simulator that every test uses.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
-#![cfg_attr(
-    not(any(target_arch = "nvptx64", feature = "sim")),
-    forbid(unsafe_code)
-)]
+#![cfg_attr(not(any(target_arch = "nvptx64", feature = "sim")), deny(unsafe_code))]
 #![warn(missing_docs)]
 
 pub mod convert;
 pub mod element;
+pub mod global;
 pub mod layout;
 pub mod thread;
 
+#[cfg(feature = "sim")]
+mod host_memory;
 #[cfg(target_arch = "nvptx64")]
 pub mod nvptx;
 #[cfg(feature = "sim")]

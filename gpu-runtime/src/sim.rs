@@ -17,6 +17,8 @@ use std::vec::Vec;
 
 use crate::thread::Thread;
 
+pub use crate::host_memory::HostMemory;
+
 /// The shape of a launch.
 #[derive(Clone, Copy, Debug)]
 pub struct Launch {

@@ -5,7 +5,7 @@
 //! own shared memory, a cluster barrier, loads from either CTA through `mapa` +
 //! `ld.shared::cluster`, in rounds, and a closing cluster barrier.
 
-use crate::global::Global;
+use linear_layouts::runtime::global::Global;
 use linear_layouts::{convert, layout, Thread};
 
 layout! {
@@ -55,8 +55,8 @@ pub fn cluster_transpose_tile<T: Thread, G: Global<f32>>(t: &T, inp: &G, out: &G
 #[cfg(target_arch = "nvptx64")]
 mod gpu {
     use super::*;
-    use crate::global::{Ptr, A16};
     use core::arch::nvptx::*;
+    use linear_layouts::runtime::global::{Ptr, A16};
     use linear_layouts::runtime::nvptx::GpuThread;
 
     /// `cluster_transpose_tile` over `tiles` tiles, grid-stride by cluster: launch with clusters
@@ -79,7 +79,12 @@ mod gpu {
         // Both CTAs of a cluster walk the same tiles (the conversion's barriers join them).
         let mut k = _block_idx_x() as u32 / 2;
         while k < tiles {
-            cluster_transpose_tile(&t, &Ptr(inp as *mut f32), &Ptr(out), k);
+            cluster_transpose_tile(
+                &t,
+                &unsafe { Ptr::new(inp as *mut f32) },
+                &unsafe { Ptr::new(out) },
+                k,
+            );
             k += _grid_dim_x() as u32 / 2;
         }
     }

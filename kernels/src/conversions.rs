@@ -11,7 +11,7 @@
 //! * `nvmma_roundtrip`: registers to the 128-byte-swizzled `nvmma_shared` layout and back
 //!   (`convert!` into and out of a shared layout).
 
-use crate::global::Global;
+use linear_layouts::runtime::global::Global;
 use linear_layouts::{convert, layout, Thread};
 
 layout! {
@@ -177,8 +177,8 @@ pub fn nvmma_roundtrip_tile<T: Thread, G: Global<u16>>(t: &T, inp: &G, out: &G, 
 #[cfg(target_arch = "nvptx64")]
 mod gpu {
     use super::*;
-    use crate::global::{Ptr, A16};
     use core::arch::nvptx::*;
+    use linear_layouts::runtime::global::{Ptr, A16};
     use linear_layouts::runtime::nvptx::GpuThread;
 
     /// `fp16_to_fp8_operand_tile` over `tiles` tiles, grid-stride; 128 threads per CTA.
@@ -194,7 +194,12 @@ mod gpu {
         let t = unsafe { GpuThread::new(core::ptr::null_mut()) };
         let mut k = _block_idx_x() as u32;
         while k < tiles {
-            fp16_to_fp8_operand_tile(&t, &Ptr(inp as *mut u8), &Ptr(out), k);
+            fp16_to_fp8_operand_tile(
+                &t,
+                &unsafe { Ptr::new(inp as *mut u8) },
+                &unsafe { Ptr::new(out) },
+                k,
+            );
             k += _grid_dim_x() as u32;
         }
     }
@@ -212,7 +217,12 @@ mod gpu {
         let t = unsafe { GpuThread::new(core::ptr::null_mut()) };
         let mut k = _block_idx_x() as u32;
         while k < tiles {
-            mma_acc_to_operand_tile(&t, &Ptr(inp as *mut u16), &Ptr(out), k);
+            mma_acc_to_operand_tile(
+                &t,
+                &unsafe { Ptr::new(inp as *mut u16) },
+                &unsafe { Ptr::new(out) },
+                k,
+            );
             k += _grid_dim_x() as u32;
         }
     }
@@ -226,7 +236,12 @@ mod gpu {
         let t = unsafe { GpuThread::new(core::ptr::null_mut()) };
         let mut k = _block_idx_x() as u32;
         while k < tiles {
-            mma_acc_regperm_tile(&t, &Ptr(inp as *mut f32), &Ptr(out), k);
+            mma_acc_regperm_tile(
+                &t,
+                &unsafe { Ptr::new(inp as *mut f32) },
+                &unsafe { Ptr::new(out) },
+                k,
+            );
             k += _grid_dim_x() as u32;
         }
     }
@@ -245,7 +260,12 @@ mod gpu {
         };
         let mut k = _block_idx_x() as u32;
         while k < tiles {
-            nvmma_roundtrip_tile(&t, &Ptr(inp as *mut u16), &Ptr(out), k);
+            nvmma_roundtrip_tile(
+                &t,
+                &unsafe { Ptr::new(inp as *mut u16) },
+                &unsafe { Ptr::new(out) },
+                k,
+            );
             k += _grid_dim_x() as u32;
         }
     }

@@ -8,7 +8,8 @@
 //!   the 128-byte-swizzled `nvmma_shared` layout, tile by tile over a large tensor.
 //! * [`cluster`]: a transpose whose conversion moves data between the 2 CTAs of a cluster
 //!   (distributed shared memory, cluster barriers).
-//! * [`global`]: global memory as kernel bodies see it; bodies are generic over it and over
+//! * Global memory is the runtime's public `linear_layouts::runtime::global` (`Ptr` on the GPU,
+//!   `sim::HostMemory` on the simulator); bodies are generic over it and over
 //!   [`linear_layouts::Thread`], so `tests/sim.rs` runs the same bodies on the simulator.
 //! * `table` (host only): every kernel of the PTX with its launch shape, shared memory, element
 //!   type, problem size and CPU reference, for `gpu-bench` and `scripts/gpu_bench.py`.
@@ -18,7 +19,6 @@
 
 pub mod cluster;
 pub mod conversions;
-pub mod global;
 pub mod index_math;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod table;

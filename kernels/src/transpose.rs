@@ -3,7 +3,7 @@
 //! layout through the shared memory the plan picks, and stores it transposed (16-byte coalesced
 //! stores). Plus a plain copy kernel, the bandwidth yardstick.
 
-use crate::global::Global;
+use linear_layouts::runtime::global::Global;
 use linear_layouts::{convert, layout, Thread};
 
 layout! {
@@ -76,8 +76,8 @@ transpose_tile!(
 #[cfg(target_arch = "nvptx64")]
 mod gpu {
     use super::*;
-    use crate::global::{Ptr, A16};
     use core::arch::nvptx::*;
+    use linear_layouts::runtime::global::{Ptr, A16};
     use linear_layouts::runtime::nvptx::GpuThread;
 
     #[inline(always)]
@@ -100,7 +100,7 @@ mod gpu {
             pub unsafe extern "ptx-kernel" fn $name(inp: *const $e, out: *mut $e, n: u32) {
                 let t = unsafe { thread() };
                 let (bx, by) = (_block_idx_x() as u32, _block_idx_y() as u32);
-                $tile(&t, &Ptr(inp as *mut $e), &Ptr(out), n, bx, by);
+                $tile(&t, &unsafe { Ptr::new(inp as *mut $e) }, &unsafe { Ptr::new(out) }, n, bx, by);
             }
         };
     }

@@ -1,60 +1,16 @@
 //! The GPU kernels' bodies on the CPU simulator: the same `transpose_*_tile` functions the PTX
 //! kernels call, over host memory, every element checked.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use kernels::global::Global;
 use kernels::transpose::{
     transpose_f32_tile, transpose_u16_big_tile, transpose_u16_tile, TRANSPOSE16_BIG_SMEM,
     TRANSPOSE16_SMEM, TRANSPOSE_SMEM,
 };
-use linear_layouts::sim::{launch, Launch};
+use linear_layouts::sim::{launch, HostMemory, Launch};
 use linear_layouts::{Element, Thread};
-
-/// Host memory that simulated threads read and write concurrently.
-struct HostMem(Vec<AtomicU64>);
-
-impl HostMem {
-    fn new(values: impl Iterator<Item = u64>) -> Self {
-        HostMem(values.map(AtomicU64::new).collect())
-    }
-    fn get(&self, i: usize) -> u64 {
-        self.0[i].load(Ordering::Relaxed)
-    }
-}
-
-impl<E: Element> Global<E> for HostMem {
-    fn load16<const N: usize>(&self, idx: usize) -> [E; N] {
-        assert_eq!(idx % N, 0, "unaligned vector load");
-        std::array::from_fn(|k| E::from_bits(self.get(idx + k)))
-    }
-    fn store16<const N: usize>(&self, idx: usize, v: [E; N]) {
-        assert_eq!(idx % N, 0, "unaligned vector store");
-        for (k, x) in v.iter().enumerate() {
-            self.0[idx + k].store(x.to_bits(), Ordering::Relaxed);
-        }
-    }
-    fn load_n<const N: usize>(&self, idx: usize) -> [E; N] {
-        assert_eq!(idx % N, 0, "unaligned vector load");
-        std::array::from_fn(|k| E::from_bits(self.get(idx + k)))
-    }
-    fn store_n<const N: usize>(&self, idx: usize, v: [E; N]) {
-        assert_eq!(idx % N, 0, "unaligned vector store");
-        for (k, x) in v.iter().enumerate() {
-            self.0[idx + k].store(x.to_bits(), Ordering::Relaxed);
-        }
-    }
-    fn load1(&self, idx: usize) -> E {
-        E::from_bits(self.get(idx))
-    }
-    fn store1(&self, idx: usize, v: E) {
-        self.0[idx].store(v.to_bits(), Ordering::Relaxed);
-    }
-}
 
 /// A transpose body: thread, input, output, n, tile row, tile column.
 type TransposeBody =
-    dyn Fn(&linear_layouts::sim::SimThread, &HostMem, &HostMem, u32, u32, u32) + Sync;
+    dyn Fn(&linear_layouts::sim::SimThread, &HostMemory, &HostMemory, u32, u32, u32) + Sync;
 
 fn check_transpose(n: usize, tile: usize, bits: u32, warps: u32, smem: u32, body: &TransposeBody) {
     let mask = if bits == 64 {
@@ -62,10 +18,10 @@ fn check_transpose(n: usize, tile: usize, bits: u32, warps: u32, smem: u32, body
     } else {
         (1u64 << bits) - 1
     };
-    let inp = HostMem::new(
+    let inp = HostMemory::new(
         (0..n * n).map(|i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7 & mask),
     );
-    let out = HostMem::new((0..n * n).map(|_| mask)); // poisoned
+    let out = HostMemory::new((0..n * n).map(|_| mask)); // poisoned
     let tiles = (n / tile) as u32;
     launch(Launch::new(tiles * tiles, 32 * warps, smem), |t| {
         let b = t.block();
@@ -109,8 +65,8 @@ fn conversion_bodies_on_the_simulator() {
     let tiles = 3u32;
     let n = tiles as usize * TILE;
     // fp16 -> fp8 operand: out must hold, in row-major order, the same tensor.
-    let inp = HostMem::new((0..n).map(|i| (i as u64 * 131 + 7) & 0xff));
-    let out = HostMem::new((0..n).map(|_| 0x1ff));
+    let inp = HostMemory::new((0..n).map(|i| (i as u64 * 131 + 7) & 0xff));
+    let out = HostMemory::new((0..n).map(|_| 0x1ff));
     launch(Launch::new(tiles, 128, 4), |t| {
         fp16_to_fp8_operand_tile(t, &inp, &out, t.block());
     })
@@ -119,8 +75,8 @@ fn conversion_bodies_on_the_simulator() {
         assert_eq!(out.get(i), inp.get(i), "fp16 -> fp8 operand, element {}", i);
     }
     // Accumulator to operand A (16-bit): out == in.
-    let inp = HostMem::new((0..n).map(|i| (i as u64 * 40503 + 11) & 0xffff));
-    let out = HostMem::new((0..n).map(|_| 0x1ffff));
+    let inp = HostMemory::new((0..n).map(|i| (i as u64 * 40503 + 11) & 0xffff));
+    let out = HostMemory::new((0..n).map(|_| 0x1ffff));
     launch(Launch::new(tiles, 128, 4), |t| {
         mma_acc_to_operand_tile(t, &inp, &out, t.block());
     })
@@ -134,8 +90,8 @@ fn conversion_bodies_on_the_simulator() {
         );
     }
     // Register-only accumulator permutation: out == in.
-    let inp = HostMem::new((0..n).map(|i| ((i as u64 * 2654435761) & 0xffff_ffff) >> 9));
-    let out = HostMem::new((0..n).map(|_| u32::MAX as u64));
+    let inp = HostMemory::new((0..n).map(|i| ((i as u64 * 2654435761) & 0xffff_ffff) >> 9));
+    let out = HostMemory::new((0..n).map(|_| u32::MAX as u64));
     launch(Launch::new(tiles, 128, 4), |t| {
         mma_acc_regperm_tile(t, &inp, &out, t.block());
     })
@@ -149,8 +105,8 @@ fn conversion_bodies_on_the_simulator() {
         );
     }
     // nvmma round trip: out == in, two tiles per CTA (the loop's barriers matter).
-    let inp = HostMem::new((0..n).map(|i| (i as u64 * 40503) & 0xffff));
-    let out = HostMem::new((0..n).map(|_| 0x1ffff));
+    let inp = HostMemory::new((0..n).map(|i| (i as u64 * 40503) & 0xffff));
+    let out = HostMemory::new((0..n).map(|_| 0x1ffff));
     launch(Launch::new(2, 128, NVMMA_SMEM), |t| {
         let mut k = t.block();
         while k < tiles {
@@ -169,8 +125,8 @@ fn cluster_transpose_body_on_the_simulator() {
     use kernels::cluster::{cluster_transpose_tile, CLUSTER_SMEM, TILE};
     let tiles = 3u32;
     let n = tiles as usize * TILE;
-    let inp = HostMem::new((0..n).map(|i| (i as u64).wrapping_mul(2654435761) & 0xffff_ffff));
-    let out = HostMem::new((0..n).map(|_| u64::MAX)); // poisoned
+    let inp = HostMemory::new((0..n).map(|i| (i as u64).wrapping_mul(2654435761) & 0xffff_ffff));
+    let out = HostMemory::new((0..n).map(|_| u64::MAX)); // poisoned
     launch(
         Launch::new(2 * tiles, 128, CLUSTER_SMEM).with_cluster(2),
         |t| cluster_transpose_tile(t, &inp, &out, t.block() / 2),
@@ -194,7 +150,8 @@ fn cluster_transpose_body_on_the_simulator() {
 
 /// A kernel's wrapper on the simulator: thread, input, output, the table's `u32` argument, and
 /// the grid. Each does what the `#[no_mangle]` entry of the same name does around its body.
-type Entry = dyn Fn(&linear_layouts::sim::SimThread, &HostMem, &HostMem, u32, [u32; 3]) + Sync;
+type Entry =
+    dyn Fn(&linear_layouts::sim::SimThread, &HostMemory, &HostMemory, u32, [u32; 3]) + Sync;
 
 /// The simulator form of the PTX entry `name`; `None` for the kernels whose code is nvptx-only
 /// (`copy_v4`, `index_kernel`).
@@ -263,8 +220,8 @@ fn table_entries_on_the_simulator() {
             .collect();
         let mut expected = vec![0u8; k.output_elems(n) * e];
         k.reference.expected(k, n, &bytes, &mut expected);
-        let inp = HostMem::new(input.into_iter());
-        let out = HostMem::new((0..k.output_elems(n)).map(|_| mask)); // poisoned
+        let inp = HostMemory::new(input.into_iter());
+        let out = HostMemory::new((0..k.output_elems(n)).map(|_| mask)); // poisoned
         let grid = k.grid(n);
         // The simulator's grid, blocks and clusters are 1-D: a 2-D grid is flattened x first.
         assert_eq!(grid[2], 1, "{}", k.name);

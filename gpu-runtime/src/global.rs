@@ -1,5 +1,7 @@
-//! Global memory as kernel bodies see it, so that the same body runs on the GPU (raw pointers)
-//! and on the simulator (host memory): 16-byte vector loads and stores of elements.
+//! Global memory as kernel bodies see it, so that the same body runs on the GPU ([`Ptr`], a raw
+//! device pointer) and on the simulator (`sim::HostMemory`): element-indexed loads and stores,
+//! one access per call, as wide as asked (16-byte vectors through [`A16`], which makes LLVM emit
+//! `ld.global.v4` / `st.global.v4`).
 
 /// A 16-byte aligned value (what a 16-byte vector access reads or writes).
 #[derive(Clone, Copy)]
@@ -26,8 +28,24 @@ pub trait Global<E: Copy> {
 
 /// Device memory through a raw pointer.
 #[derive(Clone, Copy)]
-pub struct Ptr<E>(pub *mut E);
+pub struct Ptr<E>(*mut E);
 
+#[allow(unsafe_code)]
+impl<E> Ptr<E> {
+    /// Global memory at `p`.
+    ///
+    /// # Safety
+    /// Every index a kernel body accesses through it must be in the buffer at `p`, each access
+    /// aligned to its width (16 bytes for [`Global::load16`]), and no other thread may write an
+    /// element while it is read.
+    #[inline(always)]
+    pub unsafe fn new(p: *mut E) -> Self {
+        Ptr(p)
+    }
+}
+
+// The accesses are unsafe; `Ptr::new`'s contract makes them sound.
+#[allow(unsafe_code)]
 impl<E: Copy> Global<E> for Ptr<E> {
     #[inline(always)]
     fn load16<const N: usize>(&self, idx: usize) -> [E; N] {
