@@ -6,7 +6,7 @@ use kernels::transpose::{
     TRANSPOSE16_SMEM, TRANSPOSE_SMEM,
 };
 use linear_layouts::sim::{launch, HostMemory, Launch};
-use linear_layouts::{Element, Thread};
+use linear_layouts::Thread;
 
 /// A transpose body: thread, input, output, n, tile row, tile column.
 type TransposeBody =
