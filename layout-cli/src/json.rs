@@ -14,15 +14,9 @@ pub fn layout_json(ll: &LinearLayout) -> Value {
     json!({ "bases": bases, "out_dims": outs })
 }
 
-/// Answer one `{"layout": "...", "tensor": "...", "aliases": "..."?}` line.
-pub fn jsonl_line(line: &str) -> Value {
-    match answer(line) {
-        Ok(v) => v,
-        Err(e) => json!({ "error": e }),
-    }
-}
-
-fn answer(line: &str) -> Result<Value, String> {
+/// Answer one `{"layout": "...", "tensor": "...", "aliases": "..."?}` line: the layout's JSON, or
+/// the message its `{"error": ...}` line carries.
+pub fn jsonl_line(line: &str) -> Result<Value, String> {
     let req: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {}", e))?;
     let tensor = req
         .get("tensor")

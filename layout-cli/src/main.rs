@@ -2,14 +2,16 @@
 //!
 //! ```text
 //! layout -l '#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>' -t 'tensor<32x16xf16>'
-//! layout -i kernel.ttgir -t 'tensor<128x64xf16>' --alias-names mma,blocked --use-hw-view
-//! layout -l '...' -t '...' --json
-//! echo '{"layout": "...", "tensor": "tensor<64x16xf16>"}' | layout --jsonl
+//! layout -i examples/kernel.ttgir -t 'tensor<64x64xf16>' --alias-names mma,blocked1 --use-hw-view
+//! layout -l '#ttg.blocked<{...}>' -t 'tensor<64x16xf16>' --json
+//! echo '{"layout": "#ttg.blocked<{...}>", "tensor": "tensor<64x16xf16>"}' | layout --jsonl
 //! layout -l '#ttg.nvmma_shared<{...}>' -t 'tensor<8x64xf16>' --table   # CuTe-style grid
-//! layout -l '...' -t '...' --latex -o picture.tex                      # TikZ, by thread or bank
-//! layout -l '#blocked' --to '#mma' -i kernel.ttgir -t 'tensor<64x64xf16>'  # convert!'s plan and cost
+//! layout -l '#ttg.nvmma_shared<{...}>' -t 'tensor<8x64xf16>' --latex -o picture.tex  # TikZ
+//! layout -i examples/kernel.ttgir -l '#mma' --to '#blocked1' -t 'tensor<64x64xf16>'  # convert!'s plan
 //! ```
-//! Bad input prints a message naming the problem and exits with status 2.
+//! Bad input prints a message naming the problem and exits with status 2: so does a `-i` file
+//! without layouts, and a `--jsonl` run with failed lines (after printing every line's answer).
+//! A closed standard output (`layout ... | head -1`) ends the run quietly.
 
 mod json;
 mod plan;
@@ -19,7 +21,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use layout_core::convert::{Force, Target};
-use layout_core::parse::{parse_aliases, parse_encoding, parse_tensor_type, Aliases, TensorType};
+use layout_core::parse::{
+    parse_aliases, parse_encoding, parse_tensor_type, Aliases, Attr, AttrKind, TensorType,
+};
 use layout_core::view::layout_str;
 use layout_core::{print_latex, print_layout, Encoding};
 
@@ -95,6 +99,16 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// A write to standard output failed: quietly done when the reader went away (`| head -1`),
+/// else status 2.
+fn write_failed(e: std::io::Error) -> ExitCode {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        ExitCode::SUCCESS
+    } else {
+        fail(format!("cannot write to standard output: {}", e))
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse_from(normalize_args()) {
         Ok(c) => c,
@@ -107,26 +121,36 @@ fn main() -> ExitCode {
     if cli.jsonl {
         return run_jsonl();
     }
-    match run(&cli) {
-        Ok(text) => {
-            let res = match &cli.output {
-                Some(p) => std::fs::write(p, text)
-                    .map_err(|e| format!("cannot write {}: {}", p.display(), e)),
-                None => std::io::stdout()
-                    .write_all(text.as_bytes())
-                    .map_err(|e| e.to_string()),
-            };
-            match res {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => fail(e),
-            }
-        }
-        Err(e) => fail(e),
+    let text = match run(&cli) {
+        Ok(text) => text,
+        Err(e) => return fail(e),
+    };
+    if let Some(p) = &cli.output {
+        return match std::fs::write(p, text) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(format!("cannot write {}: {}", p.display(), e)),
+        };
+    }
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => write_failed(e),
     }
 }
 
-/// One layout to print: its header line and the encoding.
-type Job = (String, Encoding);
+/// One layout to print.
+struct Job {
+    /// Its header line (`Print layout attribute: ...`).
+    header: String,
+    /// The alias's name when `-i` prints every alias of the file: such a layout that does not
+    /// fit the tensor is skipped with a note instead of failing the run.
+    optional: Option<String>,
+    /// The layout.
+    enc: Encoding,
+}
 
 /// Everything but `--jsonl`: the text to write, or the message of exit status 2.
 fn run(cli: &Cli) -> Result<String, String> {
@@ -150,10 +174,25 @@ fn read_aliases(cli: &Cli) -> Result<Aliases, String> {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| format!("could not open input file {}: {}", p.display(), e))?;
-            parse_aliases(&text).map_err(|e| format!("{}: {}", p.display(), e))
+            parse_aliases(&without_locations(&text)).map_err(|e| format!("{}: {}", p.display(), e))
         }
         None => Ok(Aliases::new()),
     }
+}
+
+/// The text with its location aliases (`#loc3 = loc("kernel.py":12:8)`, which a TTGIR dump with
+/// debug info has) blanked, so that lines and columns stay those of the file.
+fn without_locations(text: &str) -> String {
+    let is_loc = |line: &str| {
+        let t = line.trim_start();
+        t.starts_with('#')
+            && t.split_once('=')
+                .is_some_and(|(_, v)| v.trim_start().starts_with("loc("))
+    };
+    text.split('\n')
+        .map(|l| if is_loc(l) { "" } else { l })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The layouts to print: `-l`'s, else the aliases of `-i` (those of `--alias-names`, or all),
@@ -161,14 +200,28 @@ fn read_aliases(cli: &Cli) -> Result<Aliases, String> {
 fn jobs(cli: &Cli, aliases: &Aliases, tensor: &str, ty: &TensorType) -> Result<Vec<Job>, String> {
     if let Some(l) = &cli.layout {
         let enc = parse_encoding(l, aliases).map_err(|e| format!("in the layout (-l): {}", e))?;
-        Ok(vec![(format!("Print layout attribute: {}", l.trim()), enc)])
-    } else if cli.input.is_some() {
-        alias_jobs(cli, aliases)
-    } else if let Some(enc) = ty.encoding.clone() {
-        Ok(vec![(
-            format!("Print layout attribute: {}", tensor.trim()),
+        Ok(vec![Job {
+            header: format!("Print layout attribute: {}", l.trim()),
+            optional: None,
             enc,
-        )])
+        }])
+    } else if let Some(path) = &cli.input {
+        let jobs = alias_jobs(cli, aliases)?;
+        if jobs.is_empty() {
+            return Err(format!(
+                "{} defines no layouts: expected alias lines such as \
+                 '#blocked = #ttg.blocked<{{...}}>', as a TTGIR dump starts with; give a TTGIR \
+                 file that has them (e.g. examples/kernel.ttgir), or the layout itself with -l",
+                path.display()
+            ));
+        }
+        Ok(jobs)
+    } else if let Some(enc) = ty.encoding.clone() {
+        Ok(vec![Job {
+            header: format!("Print layout attribute: {}", tensor.trim()),
+            optional: None,
+            enc,
+        }])
     } else {
         Err(
             "give a layout with -l, an alias file with -i, or a tensor type with an encoding"
@@ -178,7 +231,8 @@ fn jobs(cli: &Cli, aliases: &Aliases, tensor: &str, ty: &TensorType) -> Result<V
 }
 
 /// The aliases named by `--alias-names`, or all of them; without `--alias-names`, an alias that
-/// is no layout is skipped with a note instead of failing the run.
+/// is no layout is skipped, with a note unless it is a memory space (`#smem =
+/// #ttg.shared_memory`), instead of failing the run.
 fn alias_jobs(cli: &Cli, aliases: &Aliases) -> Result<Vec<Job>, String> {
     let names: Vec<String> = if cli.alias_names.is_empty() {
         aliases.iter().map(|(n, _, _)| n.to_string()).collect()
@@ -199,13 +253,27 @@ fn alias_jobs(cli: &Cli, aliases: &Aliases) -> Result<Vec<Job>, String> {
             .find(|(m, _, _)| *m == n)
             .map(|x| x.2.to_string())
             .unwrap_or_default();
+        let all = cli.alias_names.is_empty();
         match layout_core::parse::encoding_from_attr(attr) {
-            Ok(enc) => jobs.push((format!("Print layout attribute: #{} = {}", n, text), enc)),
-            Err(e) if cli.alias_names.is_empty() => eprintln!("skipping #{}: {}", n, e),
+            Ok(enc) => jobs.push(Job {
+                header: format!("Print layout attribute: #{} = {}", n, text),
+                optional: all.then(|| n.clone()),
+                enc,
+            }),
+            Err(_) if all && is_memory_space(attr) => {}
+            Err(e) if all => eprintln!("skipping #{}: {}", n, e),
             Err(e) => return Err(format!("#{}: {}", n, e)),
         }
     }
     Ok(jobs)
+}
+
+/// `#ttg.shared_memory`, `#ttng.tensor_memory`: where a memdesc lives, not a layout.
+fn is_memory_space(attr: &Attr) -> bool {
+    match &attr.kind {
+        AttrKind::Layout { name, body, .. } => name.ends_with("_memory") && body.is_empty(),
+        _ => false,
+    }
 }
 
 /// `--to`: the plan from the one layout of `jobs` to `to`, as convert! would make it.
@@ -216,7 +284,7 @@ fn plan_conversion(
     aliases: &Aliases,
     ty: &TensorType,
 ) -> Result<String, String> {
-    let [(_, src)] = jobs else {
+    let [Job { enc: src, .. }] = jobs else {
         return Err("--to converts one layout: give it with -l (or one --alias-names)".into());
     };
     let dst = parse_encoding(to, aliases).map_err(|e| format!("in the layout (--to): {}", e))?;
@@ -251,8 +319,17 @@ fn target_by_name(name: &str) -> Result<Target, String> {
 /// Every job's layout for the tensor's shape, as JSON, a grid, a TikZ picture or Triton's text.
 fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> {
     let mut out = String::new();
-    for (header, enc) in jobs {
-        let ll = enc.to_linear_layout(&ty.shape).map_err(|e| e.to_string())?;
+    let mut skipped = Vec::new();
+    for job in jobs {
+        let ll = match (job.enc.to_linear_layout(&ty.shape), job.optional) {
+            (Ok(ll), _) => ll,
+            (Err(e), Some(name)) => {
+                eprintln!("skipping #{}: {}", name, e);
+                skipped.push(format!("#{}", name));
+                continue;
+            }
+            (Err(e), None) => return Err(e.to_string()),
+        };
         if cli.json {
             out.push_str(&json::layout_json(&ll).to_string());
             out.push('\n');
@@ -264,33 +341,63 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
             };
             out.push_str(&pic.map_err(|e| e.to_string())?);
         } else {
-            out.push_str(&header);
+            out.push_str(&job.header);
             out.push('\n');
             out.push_str(
-                &layout_str(&ll, enc.is_shared(), cli.use_hw_view).map_err(|e| e.to_string())?,
+                &layout_str(&ll, job.enc.is_shared(), cli.use_hw_view)
+                    .map_err(|e| e.to_string())?,
             );
             if !cli.alias_names.is_empty() {
                 out.push('\n');
             }
         }
     }
+    if out.is_empty() && !skipped.is_empty() {
+        return Err(format!(
+            "no layout of the input file fits this tensor ({} skipped, see above): give -t a \
+             tensor type of the layouts' rank and sizes",
+            skipped.join(", ")
+        ));
+    }
     Ok(out)
 }
 
+/// `--jsonl`: one answer per non-empty input line (the layout's JSON, or `{"error": ...}`); status
+/// 2 if any line failed.
 fn run_jsonl() -> ExitCode {
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
-    for line in stdin.lock().lines() {
+    let mut requests = 0;
+    let mut failed: Vec<(usize, String)> = Vec::new();
+    for (i, line) in stdin.lock().lines().enumerate() {
         let Ok(line) = line else {
-            return fail("standard input is not valid UTF-8");
+            return fail(format!("standard input line {} is not valid UTF-8", i + 1));
         };
         if line.trim().is_empty() {
             continue;
         }
-        let v = json::jsonl_line(&line);
-        if writeln!(stdout, "{}", v).is_err() {
-            return ExitCode::from(2);
+        requests += 1;
+        let v = json::jsonl_line(&line).unwrap_or_else(|e| {
+            let v = serde_json::json!({ "error": e });
+            failed.push((i + 1, e));
+            v
+        });
+        if let Err(e) = writeln!(stdout, "{}", v) {
+            return write_failed(e);
         }
     }
-    ExitCode::SUCCESS
+    if let Err(e) = stdout.flush() {
+        return write_failed(e);
+    }
+    match failed.first() {
+        None => ExitCode::SUCCESS,
+        Some((line, e)) => fail(format!(
+            "{} of {} requests failed; their output lines are {{\"error\": ...}} objects. \
+             The first, input line {}: {}. Fix those lines and run them again",
+            failed.len(),
+            requests,
+            line,
+            e
+        )),
+    }
 }

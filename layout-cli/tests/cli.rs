@@ -107,7 +107,13 @@ fn jsonl_answers_every_line_and_goes_on_after_errors() {
         "not json"
     );
     let o = layout(&["--jsonl"], Some(&input));
-    assert!(o.status.success());
+    // Every line is answered, and the failures make the status 2 with a message saying so.
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("2 of 3 requests failed") && stderr(&o).contains("input line 2"),
+        "{}",
+        stderr(&o)
+    );
     let lines: Vec<serde_json::Value> = stdout(&o)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -126,6 +132,209 @@ fn jsonl_answers_every_line_and_goes_on_after_errors() {
         lines[1]
     );
     assert!(lines[2]["error"].as_str().unwrap().contains("invalid JSON"));
+}
+
+#[test]
+fn jsonl_without_failures_succeeds() {
+    let line = serde_json::json!({"layout": BLOCKED_1D, "tensor": "tensor<4xi32>"});
+    let o = layout(&["--jsonl"], Some(&format!("{}\n{}\n", line, line)));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 2);
+    assert_eq!(stderr(&o), "");
+}
+
+/// A file to read with `-i`, in a directory of its own.
+fn input_file(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("layout-cli-test-{}-{}", std::process::id(), name));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// An `-i` file without layouts is an error that says so and what to give instead, whether it
+/// is empty or has only aliases that are no layouts (a memory space, locations).
+#[test]
+fn input_file_without_layouts_is_status_2() {
+    let texts = [
+        ("empty.ttgir", ""),
+        (
+            "no-layouts.ttgir",
+            "#loc = loc(\"k.py\":3:0)\n#smem = #ttg.shared_memory\nmodule {\n} loc(#loc)\n",
+        ),
+    ];
+    for (name, text) in texts {
+        let path = input_file(name, text);
+        let o = layout(&["-i", path.to_str().unwrap(), "-t", "tensor<4xi32>"], None);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("defines no layouts") && err.contains("-l") && !err.contains("skipping"),
+            "{}",
+            err
+        );
+        assert_eq!(stdout(&o), "");
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
+    }
+}
+
+/// The repository's `examples/kernel.ttgir`, which README's CLI examples read.
+const KERNEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/kernel.ttgir");
+
+/// A whole TTGIR dump with debug locations: the location aliases and the memory space are not
+/// layouts and are passed over silently; a layout of another rank than the tensor is skipped
+/// with a note when every alias is printed.
+#[test]
+fn kernel_dump_with_locations() {
+    let o = layout(&["-i", KERNEL, "-t", "tensor<64x64xf16>"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let printed: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("Print layout attribute: #"))
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        printed,
+        ["blocked", "blocked1", "mma", "shared", "shared1"],
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        stderr(&o).trim(),
+        "skipping #blocked2: rank mismatch: the layout has rank 1 (CGA rank 1), the tensor shape [64, 64] rank 2"
+    );
+    // Named, it is an error instead; a tensor no layout fits is one too.
+    let o = layout(
+        &[
+            "-i",
+            KERNEL,
+            "-t",
+            "tensor<64x64xf16>",
+            "--alias-names",
+            "blocked2",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = layout(&["-i", KERNEL, "-t", "tensor<4x4x4xf16>"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no layout of the input file fits this tensor"),
+        "{}",
+        stderr(&o)
+    );
+    // Both of its convert_layouts plan.
+    for (src, dst, tensor) in [
+        ("#mma", "#blocked1", "tensor<64x64xf16>"),
+        (
+            "#ttg.slice<{dim = 1, parent = #mma}>",
+            "#blocked2",
+            "tensor<64xf32>",
+        ),
+    ] {
+        let o = layout(&["-i", KERNEL, "-l", src, "--to", dst, "-t", tensor], None);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(stdout(&o).starts_with("conversion of "), "{}", stdout(&o));
+    }
+}
+
+/// `layout ... | head -1`: the reader goes away after one line of a long output; `layout` stops
+/// quietly (no panic, no "Broken pipe"), in every output mode.
+#[test]
+fn closed_stdout_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    let big = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>";
+    let line = serde_json::json!({"layout": big, "tensor": "tensor<256x256xf16>"}).to_string();
+    let requests = input_file("requests.jsonl", &format!("{}\n", line).repeat(2000));
+    let runs: [(&[&str], Option<&std::path::Path>); 3] = [
+        (&["-l", big, "-t", "tensor<256x256xf16>", "--table"], None),
+        (
+            &["-l", big, "-t", "tensor<256x256xf16>", "--use-hw-view"],
+            None,
+        ),
+        (&["--jsonl"], Some(&requests)),
+    ];
+    for (args, input) in runs {
+        let stdin = match input {
+            Some(p) => Stdio::from(std::fs::File::open(p).unwrap()),
+            None => Stdio::null(),
+        };
+        let mut child = Command::new(env!("CARGO_BIN_EXE_layout"))
+            .args(args)
+            .stdin(stdin)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(!first.is_empty(), "{:?}", args);
+        // The reader is dropped here: the pipe is closed with most of the output unwritten.
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{:?}: {}", args, stderr(&o));
+        assert_eq!(stderr(&o), "", "{:?}", args);
+    }
+    std::fs::remove_dir_all(requests.parent().unwrap()).ok();
+}
+
+/// The CLI examples of README.md, run as written from the repository root (in a scratch copy of
+/// it holding `examples/`, so that `-o picture.tex` lands there): each must succeed and print
+/// something, with no optional-syntax brackets to edit out first. The first example's layout is
+/// also one `layout!` accepts (a whole warp of lanes).
+#[cfg(unix)]
+#[test]
+fn readme_cli_examples_run_as_written() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let section = readme
+        .split("### The CLI")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("README.md has a section '### The CLI'");
+    let prefix = "cargo run -p layout-cli --";
+    // The lines of its ```sh blocks that run the CLI (the others are comments).
+    let commands: Vec<&str> = section
+        .split("```sh\n")
+        .skip(1)
+        .flat_map(|block| block.split("```").next().unwrap().lines())
+        .filter(|l| !l.starts_with('#') && l.contains(prefix))
+        .collect();
+    assert!(commands.len() >= 10, "{:?}", commands);
+    let dir = std::env::temp_dir().join(format!("layout-cli-readme-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(root.join("examples"), dir.join("examples")).unwrap();
+    let bin = format!("'{}'", env!("CARGO_BIN_EXE_layout"));
+    for cmd in &commands {
+        assert!(!cmd.contains(" [-"), "optional-syntax brackets in: {}", cmd);
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg(cmd.replace(prefix, &bin))
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}\n{}", cmd, stderr(&o));
+        let wrote = cmd.contains(" -o ");
+        assert!(wrote || !o.stdout.is_empty(), "{}: no output", cmd);
+    }
+    assert!(dir.join("picture.tex").exists());
+    std::fs::remove_dir_all(&dir).ok();
+
+    let first = commands[0];
+    let quoted: Vec<&str> = first.split('\'').skip(1).step_by(2).collect();
+    let [l, t] = quoted[..] else {
+        panic!("the first example is -l '...' -t '...': {}", first)
+    };
+    let attr = layout_core::parse::parse_attribute(l, &Default::default()).unwrap();
+    let ty = layout_core::parse::parse_tensor_type(t, &Default::default()).unwrap();
+    if let Err(e) = layout_core::spec::solve_attr(&attr, &ty.shape, None) {
+        panic!(
+            "README's first CLI layout is no valid layout! one: {}",
+            e.message
+        );
+    }
 }
 
 #[test]
