@@ -174,25 +174,10 @@ fn read_aliases(cli: &Cli) -> Result<Aliases, String> {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| format!("could not open input file {}: {}", p.display(), e))?;
-            parse_aliases(&without_locations(&text)).map_err(|e| format!("{}: {}", p.display(), e))
+            parse_aliases(&text).map_err(|e| format!("{}: {}", p.display(), e))
         }
         None => Ok(Aliases::new()),
     }
-}
-
-/// The text with its location aliases (`#loc3 = loc("kernel.py":12:8)`, which a TTGIR dump with
-/// debug info has) blanked, so that lines and columns stay those of the file.
-fn without_locations(text: &str) -> String {
-    let is_loc = |line: &str| {
-        let t = line.trim_start();
-        t.starts_with('#')
-            && t.split_once('=')
-                .is_some_and(|(_, v)| v.trim_start().starts_with("loc("))
-    };
-    text.split('\n')
-        .map(|l| if is_loc(l) { "" } else { l })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The layouts to print: `-l`'s, else the aliases of `-i` (those of `--alias-names`, or all),

@@ -163,3 +163,10 @@ fn a_parse_error_keeps_its_place_as_a_layout_error() {
     // Errors that do not come from text have no place.
     assert_eq!(layout_core::LayoutError::new("x").span(), None);
 }
+
+#[test]
+fn location_aliases_of_a_dump_are_skipped() {
+    let text = "#loc = loc(\"k.py\":3:1)\n#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>\n#loc7 = loc(\"p\"(#loc))\n";
+    let a = parse_aliases(text).unwrap();
+    assert_eq!(a.iter().map(|(n, _, _)| n).collect::<Vec<_>>(), ["blocked"]);
+}

@@ -23,7 +23,8 @@ pub use lexer::Span;
 
 use crate::Encoding;
 
-/// Parse every alias definition (`#name = #ttg....`) in a TTGIR file; other lines are skipped.
+/// Parse every alias definition (`#name = #ttg....`) in a TTGIR file; other lines, and the
+/// location aliases of a dump with debug info (`#loc = loc(...)`), are skipped.
 pub fn parse_aliases(text: &str) -> Result<Aliases, ParseError> {
     let mut out = Aliases::new();
     for (i, line) in text.lines().enumerate() {
@@ -41,6 +42,10 @@ pub fn parse_aliases(text: &str) -> Result<Aliases, ParseError> {
             continue;
         }
         let value = &rest[eq + 1..];
+        // Debug-info locations (`#loc3 = loc("kernel.py":12:8)`) are aliases of no layout.
+        if value.trim_start().starts_with("loc(") {
+            continue;
+        }
         let start_col = (line.len() - value.len()) as u32 + 1;
         let mut p = lexer::Lexer::new_at(value, i as u32 + 1, start_col);
         let a = attr::parse_attr(&mut p, &out)?;
