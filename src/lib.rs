@@ -28,7 +28,13 @@ extern crate alloc;
 #[doc(inline)]
 pub use gpu_runtime::convert::{Converter, Cost, SharedLoad, SharedStore, Strategy};
 #[doc(inline)]
-pub use gpu_runtime::{Element, HwIndex, InDim, Layout, LayoutKind, SharedIndex, Thread};
+pub use gpu_runtime::kernel::KernelSpec;
+#[doc(inline)]
+pub use gpu_runtime::{
+    Element, Global, GlobalMut, HwIndex, InDim, Layout, LayoutKind, SharedIndex, Thread, Tile,
+};
+#[doc(inline)]
+pub use layout_macros::kernel;
 #[doc(inline)]
 pub use layout_plan::{Barrier, Target};
 

@@ -239,11 +239,8 @@ fn run<E: Element>(p: &Pair, src: &LinearLayout, dst: &LinearLayout) -> Result<S
         dst.in_dim_size("register") as u32,
     );
     let l = Launch {
-        blocks: p.ctas,
-        threads: p.lanes * p.warps,
         warp_size: p.lanes,
-        shared_bytes: plan.cost.shared_bytes.max(4),
-        cluster: p.ctas,
+        ..Launch::new(p.ctas, p.lanes * p.warps, plan.cost.shared_bytes.max(4)).with_cluster(p.ctas)
     };
     launch(l, |t| {
         let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());

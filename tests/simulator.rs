@@ -73,6 +73,18 @@ impl Thread for CoreOnly<'_, '_> {
     fn block(&self) -> u32 {
         self.0.block()
     }
+    fn thread_idx(&self) -> [u32; 3] {
+        self.0.thread_idx()
+    }
+    fn block_dim(&self) -> [u32; 3] {
+        self.0.block_dim()
+    }
+    fn block_idx(&self) -> [u32; 3] {
+        self.0.block_idx()
+    }
+    fn grid_dim(&self) -> [u32; 3] {
+        self.0.grid_dim()
+    }
     fn shfl_idx(&self, v: u32, src_lane: u32) -> u32 {
         self.0.shfl_idx(v, src_lane)
     }

@@ -1,7 +1,18 @@
-//! Global memory as kernel bodies see it, so that the same body runs on the GPU ([`Ptr`], a raw
-//! device pointer) and on the simulator (`sim::HostMemory`): element-indexed loads and stores,
-//! one access per call, as wide as asked (16-byte vectors through [`A16`], which makes LLVM emit
-//! `ld.global.v4` / `st.global.v4`).
+//! Global memory as kernel bodies see it. Kernels take [`Global`] (read) and [`GlobalMut`]
+//! (read and write) tensors as parameters: on the GPU each is one device pointer (what a host
+//! launcher passes), on the simulator a borrowed [`HostMemory`](crate::sim::HostMemory), so the
+//! same body runs on both. [`Tile`](crate::tile::Tile) loads and stores a layout's registers
+//! through them in the widest aligned vectors; the element-indexed accesses below are the
+//! building blocks (16-byte vectors through [`A16`], which makes LLVM emit `ld.global.v4` /
+//! `st.global.v4`).
+//!
+//! [`Memory`] is what backs them: [`Ptr`] on the GPU, `HostMemory` on the simulator.
+
+use core::marker::PhantomData;
+
+use crate::element::Element;
+#[cfg(all(feature = "sim", not(target_arch = "nvptx64")))]
+use crate::host_memory::HostMemory;
 
 /// A 16-byte aligned value (what a 16-byte vector access reads or writes).
 #[derive(Clone, Copy)]
@@ -9,8 +20,8 @@
 pub struct A16<T>(pub T);
 
 /// Element-indexed global memory with 16-byte vector accesses (`N * size_of::<E>() == 16`, the
-/// index a multiple of `N`).
-pub trait Global<E: Copy> {
+/// index a multiple of `N`): the backend of [`Global`] and [`GlobalMut`].
+pub trait Memory<E: Copy> {
     /// `N` elements from `idx`.
     fn load16<const N: usize>(&self, idx: usize) -> [E; N];
     /// `N` elements to `idx`.
@@ -18,7 +29,7 @@ pub trait Global<E: Copy> {
     /// `N` elements from `idx` in one access of `N * size_of::<E>()` bytes (1, 2, 4 or 8; `idx`
     /// aligned to it).
     fn load_n<const N: usize>(&self, idx: usize) -> [E; N];
-    /// `N` elements to `idx` in one access, as [`Global::load_n`].
+    /// `N` elements to `idx` in one access, as [`Memory::load_n`].
     fn store_n<const N: usize>(&self, idx: usize, v: [E; N]);
     /// One element.
     fn load1(&self, idx: usize) -> E;
@@ -27,8 +38,15 @@ pub trait Global<E: Copy> {
 }
 
 /// Device memory through a raw pointer.
-#[derive(Clone, Copy)]
+#[repr(transparent)]
 pub struct Ptr<E>(*mut E);
+
+impl<E> Clone for Ptr<E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<E> Copy for Ptr<E> {}
 
 #[allow(unsafe_code)]
 impl<E> Ptr<E> {
@@ -36,7 +54,7 @@ impl<E> Ptr<E> {
     ///
     /// # Safety
     /// Every index a kernel body accesses through it must be in the buffer at `p`, each access
-    /// aligned to its width (16 bytes for [`Global::load16`]), and no other thread may write an
+    /// aligned to its width (16 bytes for [`Memory::load16`]), and no other thread may write an
     /// element while it is read.
     #[inline(always)]
     pub unsafe fn new(p: *mut E) -> Self {
@@ -46,7 +64,7 @@ impl<E> Ptr<E> {
 
 // The accesses are unsafe; `Ptr::new`'s contract makes them sound.
 #[allow(unsafe_code)]
-impl<E: Copy> Global<E> for Ptr<E> {
+impl<E: Copy> Memory<E> for Ptr<E> {
     #[inline(always)]
     fn load16<const N: usize>(&self, idx: usize) -> [E; N] {
         // SAFETY: the kernel's contract: the buffer holds the index, 16-byte aligned.
@@ -92,5 +110,136 @@ impl<E: Copy> Global<E> for Ptr<E> {
     fn store1(&self, idx: usize, v: E) {
         // SAFETY: as load16.
         unsafe { self.0.add(idx).write(v) }
+    }
+}
+
+/// A global tensor a kernel reads: a kernel parameter (one device pointer on the GPU, passed
+/// by the host launcher as a device buffer of `E`), or simulator memory.
+#[repr(transparent)]
+pub struct Global<'a, E> {
+    // A device pointer, or host memory on the simulator.
+    #[cfg(not(all(feature = "sim", not(target_arch = "nvptx64"))))]
+    mem: Ptr<E>,
+    #[cfg(all(feature = "sim", not(target_arch = "nvptx64")))]
+    mem: &'a HostMemory,
+    elem: PhantomData<&'a [E]>,
+}
+
+/// A global tensor a kernel reads and writes (threads write disjoint elements).
+#[repr(transparent)]
+pub struct GlobalMut<'a, E> {
+    // A device pointer, or host memory on the simulator.
+    #[cfg(not(all(feature = "sim", not(target_arch = "nvptx64"))))]
+    mem: Ptr<E>,
+    #[cfg(all(feature = "sim", not(target_arch = "nvptx64")))]
+    mem: &'a HostMemory,
+    elem: PhantomData<&'a mut [E]>,
+}
+
+impl<E> Clone for Global<'_, E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<E> Copy for Global<'_, E> {}
+
+#[cfg(not(all(feature = "sim", not(target_arch = "nvptx64"))))]
+#[allow(unsafe_code)]
+impl<E> Global<'_, E> {
+    /// The tensor at device pointer `p`.
+    ///
+    /// # Safety
+    /// As [`Ptr::new`]: every element the kernel reads is in the buffer, vector accesses are
+    /// aligned (the buffer 16-byte aligned, tile origins and strides multiples of the vector).
+    #[inline(always)]
+    pub unsafe fn from_ptr(p: *const E) -> Self {
+        Global {
+            mem: unsafe { Ptr::new(p as *mut E) },
+            elem: PhantomData,
+        }
+    }
+}
+
+#[cfg(not(all(feature = "sim", not(target_arch = "nvptx64"))))]
+#[allow(unsafe_code)]
+impl<E> GlobalMut<'_, E> {
+    /// The tensor at device pointer `p`.
+    ///
+    /// # Safety
+    /// As [`Global::from_ptr`], and no two threads write one element.
+    #[inline(always)]
+    pub unsafe fn from_ptr(p: *mut E) -> Self {
+        GlobalMut {
+            mem: unsafe { Ptr::new(p) },
+            elem: PhantomData,
+        }
+    }
+}
+
+#[cfg(all(feature = "sim", not(target_arch = "nvptx64")))]
+impl<'a, E> Global<'a, E> {
+    /// Simulator memory, read as a tensor of `E`.
+    pub fn host(mem: &'a HostMemory) -> Self {
+        Global {
+            mem,
+            elem: PhantomData,
+        }
+    }
+}
+
+#[cfg(all(feature = "sim", not(target_arch = "nvptx64")))]
+impl<'a, E> GlobalMut<'a, E> {
+    /// Simulator memory, read and written as a tensor of `E`.
+    pub fn host(mem: &'a HostMemory) -> Self {
+        GlobalMut {
+            mem,
+            elem: PhantomData,
+        }
+    }
+}
+
+/// The element-indexed accesses of a global tensor, on both kinds.
+macro_rules! reads {
+    () => {
+        /// `N` elements from `idx` in one 16-byte access (`N * size_of::<E>() == 16`, `idx` a
+        /// multiple of `N`): `ld.global.v4`.
+        #[inline(always)]
+        pub fn load16<const N: usize>(&self, idx: usize) -> [E; N] {
+            self.mem.load16(idx)
+        }
+        /// `N` elements from `idx` in one access of `N * size_of::<E>()` bytes (1, 2, 4 or 8),
+        /// `idx` a multiple of `N`.
+        #[inline(always)]
+        pub fn load_n<const N: usize>(&self, idx: usize) -> [E; N] {
+            self.mem.load_n(idx)
+        }
+        /// Element `idx`.
+        #[inline(always)]
+        pub fn load1(&self, idx: usize) -> E {
+            self.mem.load1(idx)
+        }
+    };
+}
+
+impl<E: Element> Global<'_, E> {
+    reads!();
+}
+
+impl<E: Element> GlobalMut<'_, E> {
+    reads!();
+    /// `N` elements to `idx` in one 16-byte access: `st.global.v4`.
+    #[inline(always)]
+    pub fn store16<const N: usize>(&self, idx: usize, v: [E; N]) {
+        self.mem.store16(idx, v)
+    }
+    /// `N` elements to `idx` in one access, as [`GlobalMut::load_n`].
+    #[inline(always)]
+    pub fn store_n<const N: usize>(&self, idx: usize, v: [E; N]) {
+        self.mem.store_n(idx, v)
+    }
+    /// Element `idx`.
+    #[inline(always)]
+    pub fn store1(&self, idx: usize, v: E) {
+        self.mem.store1(idx, v)
     }
 }

@@ -1,5 +1,5 @@
-//! Global memory on the simulator: what `Global` is over host memory, so kernel bodies written
-//! for [`crate::global::Ptr`] run on the CPU unchanged.
+//! Global memory on the simulator: what `Global` is over host memory, so kernel bodies taking
+//! [`Global`] and [`GlobalMut`] tensors run on the CPU unchanged.
 
 extern crate std;
 
@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::vec::Vec;
 
 use crate::element::Element;
-use crate::global::Global;
+use crate::global::{Global, GlobalMut, Memory};
 
 /// Global memory for kernel bodies on the simulator: host memory that simulated threads read
 /// and write concurrently, one element per 64-bit cell (any [`Element`]); vector accesses check
@@ -19,13 +19,21 @@ impl HostMemory {
     pub fn new(values: impl Iterator<Item = u64>) -> Self {
         HostMemory(values.map(AtomicU64::new).collect())
     }
+    /// This memory as a kernel's read-only tensor of `E`.
+    pub fn global<E>(&self) -> Global<'_, E> {
+        Global::host(self)
+    }
+    /// This memory as a kernel's read-write tensor of `E`.
+    pub fn global_mut<E>(&self) -> GlobalMut<'_, E> {
+        GlobalMut::host(self)
+    }
     /// The bits of element `i`.
     pub fn get(&self, i: usize) -> u64 {
         self.0[i].load(Ordering::Relaxed)
     }
 }
 
-impl<E: Element> Global<E> for HostMemory {
+impl<E: Element> Memory<E> for HostMemory {
     fn load16<const N: usize>(&self, idx: usize) -> [E; N] {
         assert_eq!(idx % N, 0, "unaligned vector load");
         std::array::from_fn(|k| E::from_bits(self.get(idx + k)))

@@ -26,8 +26,8 @@ pub struct InDim {
 
 impl InDim {
     /// The basis of input bit `bit`: `RANK` coordinates.
-    pub fn basis(&self, bit: usize, rank: usize) -> &'static [u32] {
-        &self.bases[bit * rank..(bit + 1) * rank]
+    pub const fn basis(&self, bit: usize, rank: usize) -> &'static [u32] {
+        self.bases.split_at(bit * rank).1.split_at(rank).0
     }
 }
 
@@ -79,6 +79,11 @@ pub trait Layout: Copy + Default + 'static {
     const CONTIGUITY_PER_THREAD: u32;
     /// The solved layout as a self-contained `#ttg.linear<...>` (or `#ttg.shared_linear<...>`).
     const LINEAR_TTGIR: &'static str;
+
+    /// Coordinates of the element at `index` (`[register, lane, warp, block]`, or `[offset,
+    /// block, _, _]` for a shared layout) written to `out[..RANK]`: the type's straight-line
+    /// `apply`, for generic code (e.g. [`Tile`](crate::tile::Tile)).
+    fn apply_into(index: [u32; 4], out: &mut [u32]);
 
     /// Coordinates of the element at positional in-dim values `index` (in [`Layout::IN_DIMS`]
     /// order, missing ones zero), written to `out[..RANK]`. This generic form XORs the basis

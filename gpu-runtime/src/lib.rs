@@ -5,7 +5,10 @@
 //! * [`thread`]: the per-thread context ([`Thread`]): ids, shuffles, barriers, shared memory.
 //! * [`convert`]: executing a conversion plan that `convert!` solved at compile time.
 //! * [`element`]: the element types a conversion moves.
-//! * [`global`]: global memory as kernel bodies see it ([`global::Global`], [`global::Ptr`]).
+//! * [`global`]: global tensors as kernel parameters ([`Global`], [`GlobalMut`]).
+//! * [`kernel`]: [`kernel::KernelSpec`], how a host launches a `#[kernel]`.
+//! * [`tile`]: a thread's registers of a layout's tile, loaded and stored in the widest aligned
+//!   vectors ([`Tile`]).
 //! * backends: [`nvptx`] (on the GPU) and, with the `sim` feature, [`sim`], a CPU SIMT
 //!   simulator that every test uses.
 #![no_std]
@@ -16,17 +19,20 @@
 pub mod convert;
 pub mod element;
 pub mod global;
+pub mod kernel;
 pub mod layout;
 pub mod thread;
+pub mod tile;
 
 #[cfg(feature = "sim")]
 mod host_memory;
-#[cfg(target_arch = "nvptx64")]
 pub mod nvptx;
 #[cfg(feature = "sim")]
 pub mod sim;
 
 pub use convert::{Converter, Cost, Plan, SharedLoad, SharedStore, Strategy};
 pub use element::Element;
+pub use global::{Global, GlobalMut};
 pub use layout::{HwIndex, InDim, Layout, LayoutKind, SharedIndex};
 pub use thread::Thread;
+pub use tile::Tile;

@@ -1,25 +1,44 @@
 //! The GPU backend: PTX special registers, `shfl.sync`, `bar.sync`, cluster barriers and
-//! (distributed) shared-memory accesses through inline assembly. Build-checked by `cargo xtask ptx`.
+//! (distributed) shared-memory accesses through inline assembly. The type is documented on every
+//! target; it is a [`Thread`] only when building for `nvptx64-nvidia-cuda`. Kernels rarely name
+//! it: [`kernel`](crate::kernel) creates it and hands the body a `&impl Thread`.
 
+#[cfg(target_arch = "nvptx64")]
 use core::arch::asm;
 
+#[cfg(target_arch = "nvptx64")]
 use crate::thread::Thread;
 
-/// The calling GPU thread. `smem` is the CTA's shared buffer as a generic pointer (e.g. the
-/// kernel's dynamic shared memory converted with `cvta.shared`).
-pub struct GpuThread {
+/// The calling GPU thread, its CTA's shared buffer and its block's dimensionality
+/// (`BLOCK_DIMS`): with 1 (the default) the block is 1-D and the warp index is `%tid.x / 32`;
+/// with 2 or 3 the warp index comes from the linear thread index
+/// (`x + ntid.x * (y + ntid.y * z)`, as the hardware groups threads into warps), which costs
+/// two multiply-adds. A kernel launched with a 2-D or 3-D block must say so (`#[kernel(block_dims
+/// = 2)]`); [`kernel`](crate::kernel) refuses other values at compile time.
+pub struct GpuThread<const BLOCK_DIMS: u32 = 1> {
     /// The buffer's address in the shared state space (what `st.shared` takes).
+    #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
     smem: u32,
 }
 
-impl GpuThread {
+#[cfg(target_arch = "nvptx64")]
+impl<const BLOCK_DIMS: u32> GpuThread<BLOCK_DIMS> {
     /// The calling thread, using `smem` (a generic pointer into shared memory, such as
     /// `core::intrinsics::gpu::gpu_launch_sized_workgroup_mem`) for shared memory.
     ///
     /// # Safety
-    /// `smem` must point to shared memory large enough for the conversions run with it.
+    /// `smem` must point to shared memory, 16-byte aligned (the widest access a plan makes),
+    /// large enough for the conversions run with it (their `cost.shared_bytes`); the block
+    /// must have `BLOCK_DIMS` dimensions or fewer (a 2-D block with `BLOCK_DIMS = 1` gets wrong
+    /// warp indices).
     #[inline(always)]
     pub unsafe fn new(smem: *mut u8) -> Self {
+        const {
+            assert!(
+                BLOCK_DIMS >= 1 && BLOCK_DIMS <= 3,
+                "BLOCK_DIMS is 1, 2 or 3"
+            )
+        };
         let a: u64;
         // SAFETY: converting a generic address to a shared-window address.
         unsafe {
@@ -29,15 +48,19 @@ impl GpuThread {
     }
 }
 
-#[inline(always)]
-fn sreg_tid_x() -> u32 {
-    let r: u32;
-    // SAFETY: reading a special register has no side effects.
-    unsafe { asm!("mov.u32 {r}, %tid.x;", r = out(reg32) r, options(pure, nomem, nostack)) };
-    r
+/// A special register (`%tid.x`, `%ctaid.y`, ...).
+#[cfg(target_arch = "nvptx64")]
+macro_rules! sreg {
+    ($name:literal) => {{
+        let r: u32;
+        // SAFETY: reading a special register has no side effects.
+        unsafe { asm!(concat!("mov.u32 {r}, ", $name, ";"), r = out(reg32) r, options(pure, nomem, nostack)) };
+        r
+    }};
 }
 
 /// The address of shared-window address `a` in the shared memory of CTA `cta` of the cluster.
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 fn mapa(a: u32, cta: u32) -> u32 {
     let r: u32;
@@ -48,6 +71,7 @@ fn mapa(a: u32, cta: u32) -> u32 {
     r
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// `st<space>` of the low `bytes` (1, 2, 4, 8 or 16) bytes of `w` at `a`.
 macro_rules! st_as {
     ($space:literal, $a:expr, $bytes:expr, $w:expr) => {{
@@ -72,6 +96,7 @@ macro_rules! st_as {
     }};
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// `ld<space>` of `bytes` (1, 2, 4, 8 or 16) bytes at `a`, zero-extended into words.
 macro_rules! ld_as {
     ($space:literal, $a:expr, $bytes:expr) => {{
@@ -102,36 +127,52 @@ macro_rules! ld_as {
     }};
 }
 
-impl Thread for GpuThread {
+#[cfg(target_arch = "nvptx64")]
+impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
     const MATRIX: bool = true;
     const CLUSTER_MEMORY: bool = true;
 
     #[inline(always)]
     fn lane(&self) -> u32 {
-        let r: u32;
-        // SAFETY: reading a special register has no side effects.
-        unsafe { asm!("mov.u32 {r}, %laneid;", r = out(reg32) r, options(pure, nomem, nostack)) };
-        r
+        sreg!("%laneid")
     }
     #[inline(always)]
     fn warp(&self) -> u32 {
-        sreg_tid_x() >> 5
+        let [x, y, z] = self.thread_idx();
+        let linear = match BLOCK_DIMS {
+            1 => x,
+            2 => x + sreg!("%ntid.x") * y,
+            _ => x + sreg!("%ntid.x") * (y + sreg!("%ntid.y") * z),
+        };
+        linear >> 5
     }
     #[inline(always)]
     fn block(&self) -> u32 {
-        let r: u32;
-        // SAFETY: reading a special register has no side effects.
-        unsafe { asm!("mov.u32 {r}, %ctaid.x;", r = out(reg32) r, options(pure, nomem, nostack)) };
-        r
+        sreg!("%ctaid.x")
+    }
+    #[inline(always)]
+    fn thread_idx(&self) -> [u32; 3] {
+        match BLOCK_DIMS {
+            1 => [sreg!("%tid.x"), 0, 0],
+            2 => [sreg!("%tid.x"), sreg!("%tid.y"), 0],
+            _ => [sreg!("%tid.x"), sreg!("%tid.y"), sreg!("%tid.z")],
+        }
+    }
+    #[inline(always)]
+    fn block_dim(&self) -> [u32; 3] {
+        [sreg!("%ntid.x"), sreg!("%ntid.y"), sreg!("%ntid.z")]
+    }
+    #[inline(always)]
+    fn block_idx(&self) -> [u32; 3] {
+        [sreg!("%ctaid.x"), sreg!("%ctaid.y"), sreg!("%ctaid.z")]
+    }
+    #[inline(always)]
+    fn grid_dim(&self) -> [u32; 3] {
+        [sreg!("%nctaid.x"), sreg!("%nctaid.y"), sreg!("%nctaid.z")]
     }
     #[inline(always)]
     fn cta_rank(&self) -> u32 {
-        let r: u32;
-        // SAFETY: reading a special register has no side effects.
-        unsafe {
-            asm!("mov.u32 {r}, %cluster_ctarank;", r = out(reg32) r, options(pure, nomem, nostack))
-        };
-        r
+        sreg!("%cluster_ctarank")
     }
     #[inline(always)]
     fn shfl_idx(&self, v: u32, src_lane: u32) -> u32 {

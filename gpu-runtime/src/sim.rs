@@ -32,6 +32,10 @@ pub struct Launch {
     pub shared_bytes: u32,
     /// CTAs per cluster (1: no clusters). `blocks` must be a multiple of it.
     pub cluster: u32,
+    /// The grid's shape, x first: its product is `blocks` (`[blocks, 1, 1]` unless set).
+    pub grid_dim: [u32; 3],
+    /// The block's shape, x first: its product is `threads` (`[threads, 1, 1]` unless set).
+    pub block_dim: [u32; 3],
 }
 
 impl Launch {
@@ -43,6 +47,19 @@ impl Launch {
             warp_size: 32,
             shared_bytes,
             cluster: 1,
+            grid_dim: [blocks, 1, 1],
+            block_dim: [threads, 1, 1],
+        }
+    }
+
+    /// A 2-D or 3-D launch, as CUDA's `<<<grid, block, shared_bytes>>>`: threads are numbered x
+    /// first and grouped into warps in that order, blocks likewise.
+    pub fn dims(grid: [u32; 3], block: [u32; 3], shared_bytes: u32) -> Self {
+        let product = |d: [u32; 3]| d.iter().fold(1u32, |a, &x| a.saturating_mul(x));
+        Launch {
+            grid_dim: grid,
+            block_dim: block,
+            ..Launch::new(product(grid), product(block), shared_bytes)
         }
     }
 
@@ -169,6 +186,7 @@ pub struct SimThread<'a> {
     block: u32,
     rank: u32,
     warp_size: u32,
+    launch: Launch,
     cluster: &'a ClusterState,
     state: &'a BlockState,
     cluster_epoch: core::cell::Cell<u32>,
@@ -185,6 +203,12 @@ fn races(a: Access, b: Access) -> bool {
         && (a.cta != b.cta
             || (a.block_epoch == b.block_epoch
                 && (a.warp != b.warp || a.warp_epoch == b.warp_epoch)))
+}
+
+/// The coordinates of linear index `i` in a grid of shape `dim`, x fastest.
+fn unflatten(i: u32, dim: [u32; 3]) -> [u32; 3] {
+    let (x, y) = (dim[0].max(1), dim[1].max(1));
+    [i % x, i / x % y, i / x / y]
 }
 
 impl SimThread<'_> {
@@ -267,7 +291,19 @@ impl Thread for SimThread<'_> {
         self.warp
     }
     fn block(&self) -> u32 {
-        self.block
+        self.block_idx()[0]
+    }
+    fn thread_idx(&self) -> [u32; 3] {
+        unflatten(self.tid(), self.launch.block_dim)
+    }
+    fn block_dim(&self) -> [u32; 3] {
+        self.launch.block_dim
+    }
+    fn block_idx(&self) -> [u32; 3] {
+        unflatten(self.block, self.launch.grid_dim)
+    }
+    fn grid_dim(&self) -> [u32; 3] {
+        self.launch.grid_dim
     }
     fn cta_rank(&self) -> u32 {
         self.rank
@@ -520,10 +556,20 @@ fn check_launch(l: &Launch) -> Result<(), SimError> {
             l.threads, l.warp_size
         )]));
     }
-    if l.cluster == 0 || !l.blocks.is_multiple_of(l.cluster) {
+    let product = |d: [u32; 3]| d.iter().fold(1u64, |a, &x| a * x as u64);
+    if product(l.grid_dim) != l.blocks as u64 || product(l.block_dim) != l.threads as u64 {
         return Err(SimError(std::vec![format!(
-            "blocks ({}) must be a multiple of the CTAs per cluster ({})",
-            l.blocks, l.cluster
+            "grid {:?} x block {:?} is not {} blocks of {} threads: set both through Launch::dims",
+            l.grid_dim, l.block_dim, l.blocks, l.threads
+        )]));
+    }
+    if l.cluster == 0
+        || !l.blocks.is_multiple_of(l.cluster)
+        || !l.grid_dim[0].is_multiple_of(l.cluster)
+    {
+        return Err(SimError(std::vec![format!(
+            "blocks ({}, {} along x) must be a multiple of the CTAs per cluster ({}): clusters group blocks along x",
+            l.blocks, l.grid_dim[0], l.cluster
         )]));
     }
     Ok(())
@@ -584,6 +630,7 @@ where
                             block: first + rank,
                             rank,
                             warp_size: l.warp_size,
+                            launch: l,
                             cluster,
                             state: &cluster.blocks[rank as usize],
                             cluster_epoch: core::cell::Cell::new(0),

@@ -20,10 +20,19 @@ pub trait Thread {
 
     /// Lane within the warp.
     fn lane(&self) -> u32;
-    /// Warp within the CTA.
+    /// Warp within the CTA: the thread's linear index in its block (x fastest, as CUDA numbers
+    /// the threads of a 2-D or 3-D block into warps) divided by the warp size.
     fn warp(&self) -> u32;
-    /// The block's index in the grid (`%ctaid.x`).
+    /// The block's index in the grid along x (`%ctaid.x`): [`Thread::block_idx`]`()[0]`.
     fn block(&self) -> u32;
+    /// The thread's index in its block, x first (`%tid.{x,y,z}`).
+    fn thread_idx(&self) -> [u32; 3];
+    /// The block's shape, x first (`%ntid.{x,y,z}`).
+    fn block_dim(&self) -> [u32; 3];
+    /// The block's index in the grid, x first (`%ctaid.{x,y,z}`).
+    fn block_idx(&self) -> [u32; 3];
+    /// The grid's shape in blocks, x first (`%nctaid.{x,y,z}`).
+    fn grid_dim(&self) -> [u32; 3];
     /// `shfl.sync.idx`: the value `v` of lane `src_lane` (taken modulo the warp size).
     fn shfl_idx(&self, v: u32, src_lane: u32) -> u32;
     /// `shfl.sync.bfly`: the value `v` of lane `lane ^ mask`.
@@ -36,6 +45,18 @@ pub trait Thread {
     fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]);
     /// Load `bytes` bytes (1, 2, 4, 8 or 16) from `byte_offset`, zero-extended into words.
     fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4];
+
+    /// The thread's index in the whole grid along x, `block_idx.x * block_dim.x + thread_idx.x`
+    /// (Rust-CUDA's `index_1d`): the element a grid-stride loop starts at.
+    #[inline(always)]
+    fn index_1d(&self) -> u32 {
+        self.block_idx()[0] * self.block_dim()[0] + self.thread_idx()[0]
+    }
+    /// Threads in the whole grid along x: a grid-stride loop's stride.
+    #[inline(always)]
+    fn grid_threads_1d(&self) -> u32 {
+        self.grid_dim()[0] * self.block_dim()[0]
+    }
 
     /// This CTA's rank in its cluster (`%cluster_ctarank`): the `block` index of Triton's
     /// multi-CTA layouts. Without clusters: 0.

@@ -5,8 +5,7 @@
 //! own shared memory, a cluster barrier, loads from either CTA through `mapa` +
 //! `ld.shared::cluster`, in rounds, and a closing cluster barrier.
 
-use linear_layouts::runtime::global::Global;
-use linear_layouts::{convert, layout, Thread};
+use linear_layouts::{convert, kernel, layout, Global, GlobalMut, Thread};
 
 layout! {
     /// Rows split between the 2 CTAs; each thread holds 4 consecutive columns.
@@ -33,7 +32,7 @@ const _: () = assert!(
 /// Tile `k` (row-major 64x64 f32 at `k * 4096`) transposed into the same place of `out`, by CTA
 /// `cta_rank()` of a 2-CTA cluster: 16-byte loads along rows, 16-byte stores along columns.
 #[inline(always)]
-pub fn cluster_transpose_tile<T: Thread, G: Global<f32>>(t: &T, inp: &G, out: &G, k: u32) {
+pub fn cluster_transpose_tile<T: Thread>(t: &T, inp: &Global<f32>, out: &GlobalMut<f32>, k: u32) {
     let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());
     let base = k as usize * TILE;
     let mut v = [0f32; 16];
@@ -52,40 +51,14 @@ pub fn cluster_transpose_tile<T: Thread, G: Global<f32>>(t: &T, inp: &G, out: &G
     }
 }
 
-#[cfg(target_arch = "nvptx64")]
-mod gpu {
-    use super::*;
-    use core::arch::nvptx::*;
-    use linear_layouts::runtime::global::{Ptr, A16};
-    use linear_layouts::runtime::nvptx::GpuThread;
-
-    /// `cluster_transpose_tile` over `tiles` tiles, grid-stride by cluster: launch with clusters
-    /// of 2 CTAs (cluster dimension x = 2), 128 threads and `CLUSTER_SMEM` bytes of dynamic
-    /// shared memory per CTA, on sm_90.
-    ///
-    /// # Safety
-    /// `inp` and `out` hold `tiles * 4096` f32, 16-byte aligned.
-    #[no_mangle]
-    pub unsafe extern "ptx-kernel" fn cluster_transpose(
-        inp: *const f32,
-        out: *mut f32,
-        tiles: u32,
-    ) {
-        let t = unsafe {
-            GpuThread::new(
-                core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<A16<[u32; 4]>>() as *mut u8,
-            )
-        };
-        // Both CTAs of a cluster walk the same tiles (the conversion's barriers join them).
-        let mut k = _block_idx_x() as u32 / 2;
-        while k < tiles {
-            cluster_transpose_tile(
-                &t,
-                &unsafe { Ptr::new(inp as *mut f32) },
-                &unsafe { Ptr::new(out) },
-                k,
-            );
-            k += _grid_dim_x() as u32 / 2;
-        }
+/// `cluster_transpose_tile` over `tiles` tiles (`tiles * 4096` f32), grid-stride by cluster:
+/// clusters of 2 CTAs along x, on sm_90.
+#[kernel(block = ClusterRows::THREADS, shared = CLUSTER_SMEM, cluster = 2)]
+pub fn cluster_transpose(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
+    // Both CTAs of a cluster walk the same tiles (the conversion's barriers join them).
+    let mut k = t.block() / 2;
+    while k < tiles {
+        cluster_transpose_tile(t, &inp, &out, k);
+        k += t.grid_dim()[0] / 2;
     }
 }

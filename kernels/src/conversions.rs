@@ -11,8 +11,7 @@
 //! * `nvmma_roundtrip`: registers to the 128-byte-swizzled `nvmma_shared` layout and back
 //!   (`convert!` into and out of a shared layout).
 
-use linear_layouts::runtime::global::Global;
-use linear_layouts::{convert, layout, Thread};
+use linear_layouts::{convert, kernel, layout, Global, GlobalMut, Thread};
 
 layout! {
     /// Ampere accumulator of a 64x64 tile, 4 warps along M.
@@ -83,7 +82,7 @@ const OPA16_PAIRS: [[u32; 2]; 16] = reg_coords!(OpA16, 16, 2);
 /// attention pattern P = softmax(S) feeding the next product: with 4 warps along M the two
 /// layouts coincide and `convert!` emits nothing.
 #[inline(always)]
-pub fn mma_acc_to_operand_tile<T: Thread, G: Global<u16>>(t: &T, inp: &G, out: &G, k: u32) {
+pub fn mma_acc_to_operand_tile<T: Thread>(t: &T, inp: &Global<u16>, out: &GlobalMut<u16>, k: u32) {
     let (lane, warp) = (t.lane(), t.warp());
     let base = k as usize * TILE;
     let [ai, aj] = Acc::apply(0, lane, warp, 0);
@@ -105,7 +104,7 @@ const ACC_PERM_PAIRS: [[u32; 2]; 16] = reg_coords!(AccPerm, 16, 2);
 /// Tile `k` of f32 from the MMA accumulator layout to its register-permuted form: loads and
 /// stores of 2 consecutive elements (8 bytes).
 #[inline(always)]
-pub fn mma_acc_regperm_tile<T: Thread, G: Global<f32>>(t: &T, inp: &G, out: &G, k: u32) {
+pub fn mma_acc_regperm_tile<T: Thread>(t: &T, inp: &Global<f32>, out: &GlobalMut<f32>, k: u32) {
     let (lane, warp) = (t.lane(), t.warp());
     let base = k as usize * TILE;
     let [ai, aj] = Acc::apply(0, lane, warp, 0);
@@ -131,7 +130,7 @@ const _: () = assert!(OpA16::CONTIG_PER_THREAD[1] >= 2 && OpA8::CONTIG_PER_THREA
 /// Tile `k` (elements `k*4096..`, row-major 64x64) from `OpA16` to `OpA8`: 8-bit values, loaded
 /// two at a time (kWidth 2 keeps pairs), stored four at a time.
 #[inline(always)]
-pub fn fp16_to_fp8_operand_tile<T: Thread, G: Global<u8>>(t: &T, inp: &G, out: &G, k: u32) {
+pub fn fp16_to_fp8_operand_tile<T: Thread>(t: &T, inp: &Global<u8>, out: &GlobalMut<u8>, k: u32) {
     let (lane, warp) = (t.lane(), t.warp());
     let base = k as usize * TILE;
     let mut v = [0u8; 32];
@@ -152,7 +151,7 @@ pub fn fp16_to_fp8_operand_tile<T: Thread, G: Global<u8>>(t: &T, inp: &G, out: &
 
 /// Tile `k` of 16-bit elements through the 128-byte-swizzled shared layout and back.
 #[inline(always)]
-pub fn nvmma_roundtrip_tile<T: Thread, G: Global<u16>>(t: &T, inp: &G, out: &G, k: u32) {
+pub fn nvmma_roundtrip_tile<T: Thread>(t: &T, inp: &Global<u16>, out: &GlobalMut<u16>, k: u32) {
     let (lane, warp) = (t.lane(), t.warp());
     let base = k as usize * TILE;
     let mut v = [0u16; 32];
@@ -174,99 +173,37 @@ pub fn nvmma_roundtrip_tile<T: Thread, G: Global<u16>>(t: &T, inp: &G, out: &G, 
     t.sync_block();
 }
 
-#[cfg(target_arch = "nvptx64")]
-mod gpu {
-    use super::*;
-    use core::arch::nvptx::*;
-    use linear_layouts::runtime::global::{Ptr, A16};
-    use linear_layouts::runtime::nvptx::GpuThread;
-
-    /// `fp16_to_fp8_operand_tile` over `tiles` tiles, grid-stride; 128 threads per CTA.
-    ///
-    /// # Safety
-    /// `inp` and `out` hold `tiles * 4096` bytes.
-    #[no_mangle]
-    pub unsafe extern "ptx-kernel" fn fp16_to_fp8_operand(
-        inp: *const u8,
-        out: *mut u8,
-        tiles: u32,
-    ) {
-        let t = unsafe { GpuThread::new(core::ptr::null_mut()) };
-        let mut k = _block_idx_x() as u32;
-        while k < tiles {
-            fp16_to_fp8_operand_tile(
-                &t,
-                &unsafe { Ptr::new(inp as *mut u8) },
-                &unsafe { Ptr::new(out) },
-                k,
-            );
-            k += _grid_dim_x() as u32;
+/// A grid-stride loop of a tile function over `tiles` tiles, one tile per CTA per step.
+macro_rules! tile_loop {
+    ($t:ident, $tiles:ident, $k:ident => $body:expr) => {{
+        let mut $k = $t.block();
+        while $k < $tiles {
+            $body;
+            $k += $t.grid_dim()[0];
         }
-    }
+    }};
+}
 
-    /// `mma_acc_to_operand_tile` over `tiles` tiles, grid-stride; 128 threads.
-    ///
-    /// # Safety
-    /// `inp` and `out` hold `tiles * 4096` 16-bit elements, 4-byte aligned.
-    #[no_mangle]
-    pub unsafe extern "ptx-kernel" fn mma_acc_to_operand(
-        inp: *const u16,
-        out: *mut u16,
-        tiles: u32,
-    ) {
-        let t = unsafe { GpuThread::new(core::ptr::null_mut()) };
-        let mut k = _block_idx_x() as u32;
-        while k < tiles {
-            mma_acc_to_operand_tile(
-                &t,
-                &unsafe { Ptr::new(inp as *mut u16) },
-                &unsafe { Ptr::new(out) },
-                k,
-            );
-            k += _grid_dim_x() as u32;
-        }
-    }
+/// `fp16_to_fp8_operand_tile` over `tiles` tiles (`tiles * 4096` bytes), grid-stride.
+#[kernel(block = OpA16::THREADS)]
+pub fn fp16_to_fp8_operand(t: &impl Thread, inp: Global<u8>, out: GlobalMut<u8>, tiles: u32) {
+    tile_loop!(t, tiles, k => fp16_to_fp8_operand_tile(t, &inp, &out, k))
+}
 
-    /// `mma_acc_regperm_tile` over `tiles` tiles, grid-stride; 128 threads.
-    ///
-    /// # Safety
-    /// `inp` and `out` hold `tiles * 4096` f32, 8-byte aligned.
-    #[no_mangle]
-    pub unsafe extern "ptx-kernel" fn mma_acc_regperm(inp: *const f32, out: *mut f32, tiles: u32) {
-        let t = unsafe { GpuThread::new(core::ptr::null_mut()) };
-        let mut k = _block_idx_x() as u32;
-        while k < tiles {
-            mma_acc_regperm_tile(
-                &t,
-                &unsafe { Ptr::new(inp as *mut f32) },
-                &unsafe { Ptr::new(out) },
-                k,
-            );
-            k += _grid_dim_x() as u32;
-        }
-    }
+/// `mma_acc_to_operand_tile` over `tiles` tiles (`tiles * 4096` 16-bit elements), grid-stride.
+#[kernel(block = Acc::THREADS)]
+pub fn mma_acc_to_operand(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, tiles: u32) {
+    tile_loop!(t, tiles, k => mma_acc_to_operand_tile(t, &inp, &out, k))
+}
 
-    /// `nvmma_roundtrip_tile` over `tiles` tiles, grid-stride; 128 threads, `NVMMA_SMEM` bytes
-    /// of dynamic shared memory.
-    ///
-    /// # Safety
-    /// `inp` and `out` hold `tiles * 4096` 16-bit elements, 16-byte aligned.
-    #[no_mangle]
-    pub unsafe extern "ptx-kernel" fn nvmma_roundtrip(inp: *const u16, out: *mut u16, tiles: u32) {
-        let t = unsafe {
-            GpuThread::new(
-                core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<A16<[u32; 4]>>() as *mut u8,
-            )
-        };
-        let mut k = _block_idx_x() as u32;
-        while k < tiles {
-            nvmma_roundtrip_tile(
-                &t,
-                &unsafe { Ptr::new(inp as *mut u16) },
-                &unsafe { Ptr::new(out) },
-                k,
-            );
-            k += _grid_dim_x() as u32;
-        }
-    }
+/// `mma_acc_regperm_tile` over `tiles` tiles (`tiles * 4096` f32), grid-stride.
+#[kernel(block = Acc::THREADS)]
+pub fn mma_acc_regperm(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
+    tile_loop!(t, tiles, k => mma_acc_regperm_tile(t, &inp, &out, k))
+}
+
+/// `nvmma_roundtrip_tile` over `tiles` tiles (`tiles * 4096` 16-bit elements), grid-stride.
+#[kernel(block = Rows16::THREADS, shared = NVMMA_SMEM)]
+pub fn nvmma_roundtrip(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, tiles: u32) {
+    tile_loop!(t, tiles, k => nvmma_roundtrip_tile(t, &inp, &out, k))
 }

@@ -150,18 +150,13 @@ pair!(cute_macro, cute_hand, |r, l, w| pack(Cute::apply(r, 0)), {
 });
 
 /// One kernel that uses all eleven layouts: thread `t` writes the coordinates of its register
-/// `t % 8` under each. It shows the generated functions compose into a real kernel.
-///
-/// # Safety
-/// `out` must hold `11 * blockDim.x * gridDim.x` elements.
-#[cfg(target_arch = "nvptx64")]
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn index_kernel(out: *mut u64) {
-    use core::arch::nvptx::*;
-    let lane = (_thread_idx_x() as u32) & 31;
-    let warp = (_thread_idx_x() as u32) >> 5;
-    let t = (_block_idx_x() as u32) * (_block_dim_x() as u32) + _thread_idx_x() as u32;
-    let r = t & 7;
+/// `t % 8` under each (`11 * blockDim.x * gridDim.x` elements). It shows the generated functions
+/// compose into a real kernel.
+#[linear_layouts::kernel(block = 128)]
+pub fn index_kernel(t: &impl linear_layouts::Thread, out: linear_layouts::GlobalMut<u64>) {
+    let (lane, warp) = (t.lane(), t.warp());
+    let i = t.index_1d();
+    let r = i & 7;
     let vals = [
         tile_macro(r, lane, warp),
         acc_macro(r, lane, warp),
@@ -170,13 +165,13 @@ pub unsafe extern "ptx-kernel" fn index_kernel(out: *mut u64) {
         accv3_macro(r, lane, warp),
         col_macro(r, lane, warp),
         big_macro(r, lane, warp),
-        smem_macro(t, 0, 0),
-        nvmma128_macro(t, 0, 0),
-        nvmma64_macro(t, 0, 0),
-        cute_macro(t, 0, 0),
+        smem_macro(i, 0, 0),
+        nvmma128_macro(i, 0, 0),
+        nvmma64_macro(i, 0, 0),
+        cute_macro(i, 0, 0),
     ];
-    for (i, v) in vals.iter().enumerate() {
-        *out.add(t as usize * 11 + i) = *v;
+    for (k, v) in vals.iter().enumerate() {
+        out.store1(i as usize * 11 + k, *v);
     }
 }
 

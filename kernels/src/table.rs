@@ -15,7 +15,7 @@ use crate::index_math::{
     opa_macro, opb_macro, smem_macro, tile_macro,
 };
 use crate::{cluster, conversions, index_math, transpose};
-use linear_layouts::{convert, Layout, LayoutKind};
+use linear_layouts::{KernelSpec, Layout};
 
 /// Element type of a kernel's buffers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,35 +125,27 @@ pub struct Kernel {
     pub reference: Reference,
 }
 
-/// Size of the in-dim `name` of a layout (1 if it has none).
-const fn in_dim<L: Layout>(name: &str) -> u32 {
-    let dims = L::IN_DIMS;
-    let mut d = 0;
-    while d < dims.len() {
-        let (a, b) = (dims[d].name.as_bytes(), name.as_bytes());
-        if a.len() == b.len() {
-            let mut i = 0;
-            while i < a.len() && a[i] == b[i] {
-                i += 1;
-            }
-            if i == a.len() {
-                return dims[d].size;
-            }
+impl Kernel {
+    /// The kernel `#[kernel]` describes with `spec`: its entry, block, cluster and shared
+    /// memory come from there (the kernel crate's consts), the rest from the table.
+    const fn of<P>(
+        spec: KernelSpec<P>,
+        label: &'static str,
+        elem: Elem,
+        work: Work,
+        reference: Reference,
+    ) -> Kernel {
+        Kernel {
+            name: spec.name,
+            label,
+            elem,
+            work,
+            block: spec.block,
+            cluster: spec.cluster,
+            shared_bytes: spec.shared_bytes,
+            reference,
         }
-        d += 1;
     }
-    1
-}
-
-/// Threads per CTA of a distributed layout: its lanes times its warps.
-const fn threads<L: Layout>() -> [u32; 3] {
-    assert!(matches!(L::KIND, LayoutKind::Distributed));
-    [in_dim::<L>("lane") * in_dim::<L>("warp"), 1, 1]
-}
-
-/// CTAs per cluster of a distributed layout.
-const fn ctas<L: Layout>() -> [u32; 3] {
-    [in_dim::<L>("block"), 1, 1]
 }
 
 /// Side of a square 2-D layout.
@@ -185,135 +177,99 @@ pub const INDEX_BY_OFFSET: [extern "C" fn(u32, u32, u32) -> u64; 4] =
 
 /// Every kernel in `target/ptx/kernels.ptx`.
 pub const KERNELS: &[Kernel] = &[
-    Kernel {
-        name: "transpose_f32",
-        label: "transpose f32 (64x64, 4 warps)",
-        elem: Elem::F32,
-        work: Work::MatrixTiles {
+    Kernel::of(
+        transpose::TRANSPOSE_F32,
+        "transpose f32 (64x64, 4 warps)",
+        Elem::F32,
+        Work::MatrixTiles {
             tile: side::<transpose::TileIn>(),
         },
-        block: threads::<transpose::TileIn>(),
-        cluster: [1, 1, 1],
-        shared_bytes: transpose::TRANSPOSE_SMEM,
-        reference: Reference::Transpose,
-    },
-    Kernel {
-        name: "transpose_u16",
-        label: "transpose 16-bit (64x64, 4 warps)",
-        elem: Elem::U16,
-        work: Work::MatrixTiles {
+        Reference::Transpose,
+    ),
+    Kernel::of(
+        transpose::TRANSPOSE_U16,
+        "transpose 16-bit (64x64, 4 warps)",
+        Elem::U16,
+        Work::MatrixTiles {
             tile: side::<transpose::TileIn16>(),
         },
-        block: threads::<transpose::TileIn16>(),
-        cluster: [1, 1, 1],
-        shared_bytes: transpose::TRANSPOSE16_SMEM,
-        reference: Reference::Transpose,
-    },
-    Kernel {
-        name: "transpose_u16_128",
-        label: "transpose 16-bit (128x128, 8 warps)",
-        elem: Elem::U16,
-        work: Work::MatrixTiles {
+        Reference::Transpose,
+    ),
+    Kernel::of(
+        transpose::TRANSPOSE_U16_128,
+        "transpose 16-bit (128x128, 8 warps)",
+        Elem::U16,
+        Work::MatrixTiles {
             tile: side::<transpose::BigIn16>(),
         },
-        block: threads::<transpose::BigIn16>(),
-        cluster: [1, 1, 1],
-        shared_bytes: transpose::TRANSPOSE16_BIG_SMEM,
-        reference: Reference::Transpose,
-    },
-    Kernel {
-        name: "nvmma_roundtrip",
-        label: "round trip through nvmma_shared 128B, 16-bit",
-        elem: Elem::U16,
-        work: Work::Tiles {
+        Reference::Transpose,
+    ),
+    Kernel::of(
+        conversions::NVMMA_ROUNDTRIP,
+        "round trip through nvmma_shared 128B, 16-bit",
+        Elem::U16,
+        Work::Tiles {
             tile: elems::<conversions::Rows16>(),
         },
-        block: threads::<conversions::Rows16>(),
-        cluster: [1, 1, 1],
-        shared_bytes: conversions::NVMMA_SMEM,
-        reference: Reference::Identity,
-    },
-    Kernel {
-        name: "mma_acc_to_operand",
-        label: "mma accumulator -> dot operand A, 16-bit",
-        elem: Elem::U16,
-        work: Work::Tiles {
+        Reference::Identity,
+    ),
+    Kernel::of(
+        conversions::MMA_ACC_TO_OPERAND,
+        "mma accumulator -> dot operand A, 16-bit",
+        Elem::U16,
+        Work::Tiles {
             tile: elems::<conversions::Acc>(),
         },
-        block: threads::<conversions::Acc>(),
-        cluster: [1, 1, 1],
-        shared_bytes: convert!(crate::conversions::Acc => crate::conversions::OpA16, u16)
-            .cost
-            .shared_bytes,
-        reference: Reference::Identity,
-    },
-    Kernel {
-        name: "mma_acc_regperm",
-        label: "mma accumulator register permutation, f32",
-        elem: Elem::F32,
-        work: Work::Tiles {
+        Reference::Identity,
+    ),
+    Kernel::of(
+        conversions::MMA_ACC_REGPERM,
+        "mma accumulator register permutation, f32",
+        Elem::F32,
+        Work::Tiles {
             tile: elems::<conversions::Acc>(),
         },
-        block: threads::<conversions::Acc>(),
-        cluster: [1, 1, 1],
-        shared_bytes: convert!(crate::conversions::Acc => crate::conversions::AccPerm, f32)
-            .cost
-            .shared_bytes,
-        reference: Reference::Identity,
-    },
-    Kernel {
-        name: "fp16_to_fp8_operand",
-        label: "fp16 -> fp8 operand conversion, 8-bit",
-        elem: Elem::U8,
-        work: Work::Tiles {
+        Reference::Identity,
+    ),
+    Kernel::of(
+        conversions::FP16_TO_FP8_OPERAND,
+        "fp16 -> fp8 operand conversion, 8-bit",
+        Elem::U8,
+        Work::Tiles {
             tile: elems::<conversions::OpA16>(),
         },
-        block: threads::<conversions::OpA16>(),
-        cluster: [1, 1, 1],
-        shared_bytes: convert!(crate::conversions::OpA16 => crate::conversions::OpA8, u8)
-            .cost
-            .shared_bytes,
-        reference: Reference::Identity,
-    },
-    Kernel {
-        name: "cluster_transpose",
-        label: "transpose f32 tiles across a 2-CTA cluster",
-        elem: Elem::F32,
-        work: Work::Tiles {
+        Reference::Identity,
+    ),
+    Kernel::of(
+        cluster::CLUSTER_TRANSPOSE,
+        "transpose f32 tiles across a 2-CTA cluster",
+        Elem::F32,
+        Work::Tiles {
             tile: elems::<cluster::ClusterRows>(),
         },
-        block: threads::<cluster::ClusterRows>(),
-        cluster: ctas::<cluster::ClusterRows>(),
-        shared_bytes: cluster::CLUSTER_SMEM,
-        reference: Reference::TileTranspose {
+        Reference::TileTranspose {
             side: side::<cluster::ClusterRows>(),
         },
-    },
-    Kernel {
-        name: "copy_v4",
-        label: "copy_v4 (grid-stride, 16-byte vectors)",
-        elem: Elem::U32,
-        // 8 CTAs per SM of a 132-SM H100: the grid the copy was tuned with.
-        work: Work::Vectors16 { ctas: 132 * 8 },
-        block: [256, 1, 1],
-        cluster: [1, 1, 1],
-        shared_bytes: 0,
-        reference: Reference::Identity,
-    },
-    Kernel {
-        name: "index_kernel",
-        label: "index math of eleven layouts (index_kernel)",
-        elem: Elem::U64,
-        work: Work::PerThread {
+    ),
+    // 8 CTAs per SM of a 132-SM H100: the grid the copy was tuned with.
+    Kernel::of(
+        transpose::COPY_V4,
+        "copy_v4 (grid-stride, 16-byte vectors)",
+        Elem::U32,
+        Work::Vectors16 { ctas: 132 * 8 },
+        Reference::Identity,
+    ),
+    // The eleven layouts are for 4 warps.
+    Kernel::of(
+        index_math::INDEX_KERNEL,
+        "index math of eleven layouts (index_kernel)",
+        Elem::U64,
+        Work::PerThread {
             ctas: 4,
             per_thread: (INDEX_BY_REGISTER.len() + INDEX_BY_OFFSET.len()) as u32,
         },
-        // The eleven layouts are for 4 warps.
-        block: threads::<index_math::Tile>(),
-        cluster: [1, 1, 1],
-        shared_bytes: 0,
-        reference: Reference::IndexMath,
-    },
+        Reference::IndexMath,
+    ),
 ];
 
 /// The kernel whose entry symbol is `name`.

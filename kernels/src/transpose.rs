@@ -3,8 +3,7 @@
 //! layout through the shared memory the plan picks, and stores it transposed (16-byte coalesced
 //! stores). Plus a plain copy kernel, the bandwidth yardstick.
 
-use linear_layouts::runtime::global::Global;
-use linear_layouts::{convert, layout, Thread};
+use linear_layouts::{convert, kernel, layout, Global, GlobalMut, Thread, Tile};
 
 layout! {
     /// Rows of 64 f32: lanes 0-15 cover a row with 4 consecutive elements each.
@@ -33,28 +32,18 @@ pub const TRANSPOSE16_SMEM: u32 = convert!(TileIn16 => TileOut16, u16).cost.shar
 /// Shared memory the transpose needs per CTA, in bytes (the plan's, solved at compile time).
 pub const TRANSPOSE_SMEM: u32 = convert!(TileIn => TileOut, f32).cost.shared_bytes;
 
-/// A transpose tile function: load `$tile x $tile` with `$vec`-element (16-byte) loads in layout
-/// `$in`, `convert!` to `$out`, store transposed with 16-byte stores.
+/// A transpose tile function: load `$tile x $tile` in layout `$in` (16-byte loads along rows),
+/// `convert!` to `$out`, store transposed (16-byte stores along the output's rows).
 macro_rules! transpose_tile {
-    ($(#[$m:meta])* $name:ident, $in:ident => $out:ident, $e:ident, $tile:literal, $regs:literal, $vec:literal) => {
+    ($(#[$m:meta])* $name:ident, $in:ident => $out:ident, $e:ident, $tile:literal, $regs:literal) => {
         $(#[$m])*
         #[inline(always)]
-        pub fn $name<T: Thread, G: Global<$e>>(t: &T, inp: &G, out: &G, n: u32, bx: u32, by: u32) {
-            let (lane, warp) = (t.lane(), t.warp());
-            let (row0, col0) = (by * $tile, bx * $tile);
-            let mut v = [<$e>::default(); $regs];
-            for g in 0..$regs / $vec {
-                let [i, j] = $in::apply(($vec * g) as u32, lane, warp, 0);
-                let x: [$e; $vec] = inp.load16(((row0 + i) * n + col0 + j) as usize);
-                v[$vec * g..$vec * g + $vec].copy_from_slice(&x);
-            }
-            let w = convert!($in => $out, $e).run(t, &v);
-            for g in 0..$regs / $vec {
-                let [i, j] = $out::apply(($vec * g) as u32, lane, warp, 0);
-                let mut x = [<$e>::default(); $vec];
-                x.copy_from_slice(&w[$vec * g..$vec * g + $vec]);
-                out.store16(((col0 + j) * n + row0 + i) as usize, x);
-            }
+        pub fn $name<T: Thread>(t: &T, inp: &Global<$e>, out: &GlobalMut<$e>, n: u32, bx: u32, by: u32) {
+            let origin = [by * $tile, bx * $tile];
+            let a = Tile::<$in, $e, $regs>::load(t, inp, origin, [n, 1]);
+            let b = Tile::<$out, $e, $regs>::new(convert!($in => $out, $e).run(t, &a.values));
+            // Element (i, j) of the tile goes to (j, i): the output's strides, swapped.
+            b.store(t, out, origin, [1, n]);
         }
     };
 }
@@ -62,80 +51,47 @@ macro_rules! transpose_tile {
 transpose_tile!(
     /// One 64x64 tile of the f32 transpose: tile `(bx, by)` of `inp` to tile `(by, bx)` of
     /// `out`. The whole CTA (4 warps) calls it; `t` has `TRANSPOSE_SMEM` bytes of shared memory.
-    transpose_f32_tile, TileIn => TileOut, f32, 64, 32, 4
+    transpose_f32_tile, TileIn => TileOut, f32, 64, 32
 );
 transpose_tile!(
     /// One 64x64 tile of the 16-bit transpose (4 warps, `TRANSPOSE16_SMEM` bytes).
-    transpose_u16_tile, TileIn16 => TileOut16, u16, 64, 32, 8
+    transpose_u16_tile, TileIn16 => TileOut16, u16, 64, 32
 );
 transpose_tile!(
     /// One 128x128 tile of the 16-bit transpose (8 warps, `TRANSPOSE16_BIG_SMEM` bytes).
-    transpose_u16_big_tile, BigIn16 => BigOut16, u16, 128, 64, 8
+    transpose_u16_big_tile, BigIn16 => BigOut16, u16, 128, 64
 );
 
-#[cfg(target_arch = "nvptx64")]
-mod gpu {
-    use super::*;
-    use core::arch::nvptx::*;
-    use linear_layouts::runtime::global::{Ptr, A16};
-    use linear_layouts::runtime::nvptx::GpuThread;
+/// `out = in^T` for `n x n` f32, `n` a multiple of 64: grid `(n / 64, n / 64)`, one tile per
+/// CTA.
+#[kernel(block = TileIn::THREADS, shared = TRANSPOSE_SMEM)]
+pub fn transpose_f32(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, n: u32) {
+    let [bx, by, _] = t.block_idx();
+    transpose_f32_tile(t, &inp, &out, n, bx, by);
+}
 
-    #[inline(always)]
-    unsafe fn thread() -> GpuThread {
-        unsafe {
-            GpuThread::new(
-                core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<A16<[u32; 4]>>() as *mut u8,
-            )
-        }
-    }
+/// `out = in^T` for `n x n` 16-bit elements by 64x64 tiles.
+#[kernel(block = TileIn16::THREADS, shared = TRANSPOSE16_SMEM)]
+pub fn transpose_u16(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: u32) {
+    let [bx, by, _] = t.block_idx();
+    transpose_u16_tile(t, &inp, &out, n, bx, by);
+}
 
-    /// A transpose kernel over a tile function: grid `(n / tile, n / tile)`, one tile per CTA.
-    macro_rules! transpose_kernel {
-        ($(#[$m:meta])* $name:ident, $tile:ident, $e:ident) => {
-            $(#[$m])*
-            ///
-            /// # Safety
-            /// `inp` and `out` hold `n * n` elements, 16-byte aligned.
-            #[no_mangle]
-            pub unsafe extern "ptx-kernel" fn $name(inp: *const $e, out: *mut $e, n: u32) {
-                let t = unsafe { thread() };
-                let (bx, by) = (_block_idx_x() as u32, _block_idx_y() as u32);
-                $tile(&t, &unsafe { Ptr::new(inp as *mut $e) }, &unsafe { Ptr::new(out) }, n, bx, by);
-            }
-        };
-    }
+/// `out = in^T` for `n x n` 16-bit elements by 128x128 tiles.
+#[kernel(block = BigIn16::THREADS, shared = TRANSPOSE16_BIG_SMEM)]
+pub fn transpose_u16_128(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: u32) {
+    let [bx, by, _] = t.block_idx();
+    transpose_u16_big_tile(t, &inp, &out, n, bx, by);
+}
 
-    transpose_kernel!(
-        /// `out = in^T` for `n x n` f32, `n` a multiple of 64; 128 threads, `TRANSPOSE_SMEM`
-        /// bytes of dynamic shared memory.
-        transpose_f32, transpose_f32_tile, f32
-    );
-    transpose_kernel!(
-        /// `out = in^T` for `n x n` 16-bit elements; 128 threads, `TRANSPOSE16_SMEM` bytes of
-        /// dynamic shared memory.
-        transpose_u16, transpose_u16_tile, u16
-    );
-    transpose_kernel!(
-        /// `out = in^T` for `n x n` 16-bit elements by 128x128 tiles; 256 threads,
-        /// `TRANSPOSE16_BIG_SMEM` bytes of dynamic shared memory.
-        transpose_u16_128, transpose_u16_big_tile, u16
-    );
-
-    /// `out = in`, `n4` 16-byte vectors, one per thread per iteration (grid-stride).
-    ///
-    /// # Safety
-    /// `inp` and `out` hold `n4` 16-byte vectors.
-    #[no_mangle]
-    pub unsafe extern "ptx-kernel" fn copy_v4(
-        inp: *const A16<[u32; 4]>,
-        out: *mut A16<[u32; 4]>,
-        n4: u32,
-    ) {
-        let stride = _grid_dim_x() as u32 * _block_dim_x() as u32;
-        let mut i = _block_idx_x() as u32 * _block_dim_x() as u32 + _thread_idx_x() as u32;
-        while i < n4 {
-            unsafe { out.add(i as usize).write(inp.add(i as usize).read()) };
-            i += stride;
-        }
+/// `out = in`, `n4` 16-byte vectors, one per thread per iteration (grid-stride): the bandwidth
+/// yardstick.
+#[kernel(block = 256)]
+pub fn copy_v4(t: &impl Thread, inp: Global<u32>, out: GlobalMut<u32>, n4: u32) {
+    let stride = t.grid_threads_1d();
+    let mut i = t.index_1d();
+    while i < n4 {
+        out.store16::<4>(4 * i as usize, inp.load16(4 * i as usize));
+        i += stride;
     }
 }

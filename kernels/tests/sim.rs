@@ -1,63 +1,8 @@
-//! The GPU kernels' bodies on the CPU simulator: the same `transpose_*_tile` functions the PTX
-//! kernels call, over host memory, every element checked.
+//! The GPU kernels on the CPU simulator: on the host each `#[kernel]` function is its body,
+//! called here with simulator memory as its `Global` tensors, every element checked.
 
-use kernels::transpose::{
-    transpose_f32_tile, transpose_u16_big_tile, transpose_u16_tile, TRANSPOSE16_BIG_SMEM,
-    TRANSPOSE16_SMEM, TRANSPOSE_SMEM,
-};
 use linear_layouts::sim::{launch, HostMemory, Launch};
 use linear_layouts::Thread;
-
-/// A transpose body: thread, input, output, n, tile row, tile column.
-type TransposeBody =
-    dyn Fn(&linear_layouts::sim::SimThread, &HostMemory, &HostMemory, u32, u32, u32) + Sync;
-
-fn check_transpose(n: usize, tile: usize, bits: u32, warps: u32, smem: u32, body: &TransposeBody) {
-    let mask = if bits == 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
-    let inp = HostMemory::new(
-        (0..n * n).map(|i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7 & mask),
-    );
-    let out = HostMemory::new((0..n * n).map(|_| mask)); // poisoned
-    let tiles = (n / tile) as u32;
-    launch(Launch::new(tiles * tiles, 32 * warps, smem), |t| {
-        let b = t.block();
-        body(t, &inp, &out, n as u32, b % tiles, b / tiles);
-    })
-    .expect("simulator");
-    for i in 0..n {
-        for j in 0..n {
-            assert_eq!(
-                out.get(j * n + i),
-                inp.get(i * n + j),
-                "element ({}, {})",
-                i,
-                j
-            );
-        }
-    }
-}
-
-#[test]
-fn transpose_bodies_on_the_simulator() {
-    check_transpose(128, 64, 32, 4, TRANSPOSE_SMEM, &|t, a, b, n, x, y| {
-        transpose_f32_tile(t, a, b, n, x, y)
-    });
-    check_transpose(128, 64, 16, 4, TRANSPOSE16_SMEM, &|t, a, b, n, x, y| {
-        transpose_u16_tile(t, a, b, n, x, y)
-    });
-    check_transpose(
-        256,
-        128,
-        16,
-        8,
-        TRANSPOSE16_BIG_SMEM,
-        &|t, a, b, n, x, y| transpose_u16_big_tile(t, a, b, n, x, y),
-    );
-}
 
 #[test]
 fn conversion_bodies_on_the_simulator() {
@@ -68,7 +13,7 @@ fn conversion_bodies_on_the_simulator() {
     let inp = HostMemory::new((0..n).map(|i| (i as u64 * 131 + 7) & 0xff));
     let out = HostMemory::new((0..n).map(|_| 0x1ff));
     launch(Launch::new(tiles, 128, 4), |t| {
-        fp16_to_fp8_operand_tile(t, &inp, &out, t.block());
+        fp16_to_fp8_operand_tile(t, &inp.global(), &out.global_mut(), t.block());
     })
     .expect("simulator");
     for i in 0..n {
@@ -78,7 +23,7 @@ fn conversion_bodies_on_the_simulator() {
     let inp = HostMemory::new((0..n).map(|i| (i as u64 * 40503 + 11) & 0xffff));
     let out = HostMemory::new((0..n).map(|_| 0x1ffff));
     launch(Launch::new(tiles, 128, 4), |t| {
-        mma_acc_to_operand_tile(t, &inp, &out, t.block());
+        mma_acc_to_operand_tile(t, &inp.global(), &out.global_mut(), t.block());
     })
     .expect("simulator");
     for i in 0..n {
@@ -93,7 +38,7 @@ fn conversion_bodies_on_the_simulator() {
     let inp = HostMemory::new((0..n).map(|i| ((i as u64 * 2654435761) & 0xffff_ffff) >> 9));
     let out = HostMemory::new((0..n).map(|_| u32::MAX as u64));
     launch(Launch::new(tiles, 128, 4), |t| {
-        mma_acc_regperm_tile(t, &inp, &out, t.block());
+        mma_acc_regperm_tile(t, &inp.global(), &out.global_mut(), t.block());
     })
     .expect("simulator");
     for i in 0..n {
@@ -110,7 +55,7 @@ fn conversion_bodies_on_the_simulator() {
     launch(Launch::new(2, 128, NVMMA_SMEM), |t| {
         let mut k = t.block();
         while k < tiles {
-            nvmma_roundtrip_tile(t, &inp, &out, k);
+            nvmma_roundtrip_tile(t, &inp.global(), &out.global_mut(), k);
             k += 2;
         }
     })
@@ -129,7 +74,7 @@ fn cluster_transpose_body_on_the_simulator() {
     let out = HostMemory::new((0..n).map(|_| u64::MAX)); // poisoned
     launch(
         Launch::new(2 * tiles, 128, CLUSTER_SMEM).with_cluster(2),
-        |t| cluster_transpose_tile(t, &inp, &out, t.block() / 2),
+        |t| cluster_transpose_tile(t, &inp.global(), &out.global_mut(), t.block() / 2),
     )
     .expect("simulator");
     for k in 0..tiles as usize {
@@ -148,52 +93,29 @@ fn cluster_transpose_body_on_the_simulator() {
     }
 }
 
-/// A kernel's wrapper on the simulator: thread, input, output, the table's `u32` argument, and
-/// the grid. Each does what the `#[no_mangle]` entry of the same name does around its body.
-type Entry =
-    dyn Fn(&linear_layouts::sim::SimThread, &HostMemory, &HostMemory, u32, [u32; 3]) + Sync;
+/// A kernel on the simulator: thread, input, output, the table's `u32` argument.
+type Entry = dyn Fn(&linear_layouts::sim::SimThread, &HostMemory, &HostMemory, u32) + Sync;
 
-/// The simulator form of the PTX entry `name`; `None` for the kernels whose code is nvptx-only
-/// (`copy_v4`, `index_kernel`).
+/// The `#[kernel]` function behind the PTX entry `name`: on the host it is the body itself,
+/// taking simulator memory as its `Global` tensors.
 fn sim_entry(name: &str) -> Option<Box<Entry>> {
-    use kernels::cluster::cluster_transpose_tile;
-    use kernels::conversions::*;
-    /// `(bx, by)` from the flat block index of a 2-D grid.
-    fn xy(t: &linear_layouts::sim::SimThread, grid: [u32; 3]) -> (u32, u32) {
-        (t.block() % grid[0], t.block() / grid[0])
-    }
-    /// The grid-stride loop of the tile kernels: tile `block / cluster`, then every
-    /// `grid / cluster`-th.
-    macro_rules! tiles {
-        ($body:ident, $cluster:expr) => {
-            Box::new(|t, a, b, tiles, grid| {
-                let mut k = t.block() / $cluster;
-                while k < tiles {
-                    $body(t, a, b, k);
-                    k += grid[0] / $cluster;
-                }
-            })
+    use kernels::{cluster::*, conversions::*, index_math::*, transpose::*};
+    macro_rules! entry {
+        ($k:ident) => {
+            Box::new(|t, a, b, arg| $k(t, a.global(), b.global_mut(), arg))
         };
     }
     Some(match name {
-        "transpose_f32" => Box::new(|t, a, b, n, g| {
-            let (x, y) = xy(t, g);
-            transpose_f32_tile(t, a, b, n, x, y)
-        }),
-        "transpose_u16" => Box::new(|t, a, b, n, g| {
-            let (x, y) = xy(t, g);
-            transpose_u16_tile(t, a, b, n, x, y)
-        }),
-        "transpose_u16_128" => Box::new(|t, a, b, n, g| {
-            let (x, y) = xy(t, g);
-            transpose_u16_big_tile(t, a, b, n, x, y)
-        }),
-        "nvmma_roundtrip" => tiles!(nvmma_roundtrip_tile, 1),
-        "mma_acc_to_operand" => tiles!(mma_acc_to_operand_tile, 1),
-        "mma_acc_regperm" => tiles!(mma_acc_regperm_tile, 1),
-        "fp16_to_fp8_operand" => tiles!(fp16_to_fp8_operand_tile, 1),
-        // The entry hard-codes clusters of 2 CTAs; the table takes them from the layouts.
-        "cluster_transpose" => tiles!(cluster_transpose_tile, 2),
+        "transpose_f32" => entry!(transpose_f32),
+        "transpose_u16" => entry!(transpose_u16),
+        "transpose_u16_128" => entry!(transpose_u16_128),
+        "nvmma_roundtrip" => entry!(nvmma_roundtrip),
+        "mma_acc_to_operand" => entry!(mma_acc_to_operand),
+        "mma_acc_regperm" => entry!(mma_acc_regperm),
+        "fp16_to_fp8_operand" => entry!(fp16_to_fp8_operand),
+        "cluster_transpose" => entry!(cluster_transpose),
+        "copy_v4" => entry!(copy_v4),
+        "index_kernel" => Box::new(|t, _, b, _| index_kernel(t, b.global_mut())),
         _ => return None,
     })
 }
@@ -222,19 +144,11 @@ fn table_entries_on_the_simulator() {
         k.reference.expected(k, n, &bytes, &mut expected);
         let inp = HostMemory::new(input.into_iter());
         let out = HostMemory::new((0..k.output_elems(n)).map(|_| mask)); // poisoned
-        let grid = k.grid(n);
-        // The simulator's grid, blocks and clusters are 1-D: a 2-D grid is flattened x first.
-        assert_eq!(grid[2], 1, "{}", k.name);
-        assert_eq!(
-            [k.block[1], k.block[2], k.cluster[1], k.cluster[2]],
-            [1; 4],
-            "{}",
-            k.name
-        );
-        let blocks = grid[0] * grid[1];
-        let arg = k.arg(n).expect("kernels with a body take an argument");
-        let shape = Launch::new(blocks, k.threads(), k.shared_bytes).with_cluster(k.cluster[0]);
-        launch(shape, |t| entry(t, &inp, &out, arg, grid))
+                                                                         // The simulator's clusters group CTAs along x.
+        assert_eq!([k.cluster[1], k.cluster[2]], [1; 2], "{}", k.name);
+        let arg = k.arg(n).unwrap_or(0);
+        let shape = Launch::dims(k.grid(n), k.block, k.shared_bytes).with_cluster(k.cluster[0]);
+        launch(shape, |t| entry(t, &inp, &out, arg))
             .unwrap_or_else(|err| panic!("{}: {}", k.name, err));
         for (i, x) in expected.chunks(e).enumerate() {
             let want = x.iter().rev().fold(0u64, |a, &b| (a << 8) | b as u64);
@@ -242,13 +156,11 @@ fn table_entries_on_the_simulator() {
         }
         simulated.push(k.name);
     }
-    // Only the kernels whose whole code is nvptx-only may be missing.
-    let missing: Vec<_> = KERNELS
-        .iter()
-        .map(|k| k.name)
-        .filter(|n| !simulated.contains(n))
-        .collect();
-    assert_eq!(missing, ["copy_v4", "index_kernel"]);
+    assert_eq!(
+        simulated.len(),
+        KERNELS.len(),
+        "every kernel runs on the simulator"
+    );
 }
 
 /// The table names exactly the `.entry` symbols of the PTX, when `cargo xtask ptx` has written

@@ -105,14 +105,15 @@ impl PtxBuilder {
             (None, Some(o)) => o.join("nvptx"),
             (None, None) => self.path.join("target/nvptx"),
         };
-        let deps = target_dir.join("nvptx64-nvidia-cuda/release/deps");
         let stem = name.replace('-', "_");
-        remove_old_asm(&deps, &stem)?;
-        run(
-            &mut self.command(&manifest, &target_dir),
-            "cargo +nightly rustc for nvptx64-nvidia-cuda",
+        let asm = target_dir.join("asm").join(format!("{}.s", stem));
+        let fingerprints = target_dir.join("nvptx64-nvidia-cuda/release/.fingerprint");
+        build_asm(
+            || self.command(&manifest, &target_dir, &asm),
+            &asm,
+            &fingerprints,
+            &stem,
         )?;
-        let asm = find_asm(&deps, &stem)?;
         let out = match (&self.out_file, &out_dir) {
             (Some(f), _) => f.clone(),
             (None, Some(o)) => o.join(format!("{}.ptx", name)),
@@ -136,7 +137,7 @@ impl PtxBuilder {
 
     /// `cargo +<nightly> rustc --lib` for nvptx with build-std, panics as traps and the kernel
     /// features, in an environment cleared of the outer cargo's variables.
-    fn command(&self, manifest: &Path, target_dir: &Path) -> Command {
+    fn command(&self, manifest: &Path, target_dir: &Path, asm: &Path) -> Command {
         let mut c = Command::new("cargo");
         c.arg(format!("+{}", self.toolchain));
         clean_env(&mut c);
@@ -160,10 +161,13 @@ impl PtxBuilder {
         if !self.features.is_empty() {
             c.args(["--features", &self.features.join(",")]);
         }
-        c.args(["--", "--emit=asm", "-C"])
+        c.arg("--")
+            .arg(format!("--emit=asm={}", asm.display()))
+            .arg("-C")
             .arg(format!("target-cpu={}", self.arch))
             .arg(format!("-Zcrate-attr={}", FEATURES))
-            .arg("-Zcrate-attr=allow(internal_features)");
+            // A kernel crate need not use every feature the builder turns on for it.
+            .arg("-Zcrate-attr=allow(internal_features, unused_features)");
         c
     }
 }
@@ -247,40 +251,41 @@ fn crate_name(manifest: &Path) -> Result<String, BuildError> {
     Ok(pkg["name"].as_str().unwrap_or_default().to_string())
 }
 
-/// Remove earlier builds' assembly of the crate, so the one left after the build is this one's.
-fn remove_old_asm(deps: &Path, stem: &str) -> Result<(), BuildError> {
-    let Ok(rd) = std::fs::read_dir(deps) else {
+/// Runs the build, which writes the crate's assembly at `asm`. A build cargo finds up to date
+/// keeps the file of its last run; if that file is gone, the crate's fingerprints are dropped and
+/// it builds once more.
+fn build_asm(
+    c: impl Fn() -> Command,
+    asm: &Path,
+    fingerprints: &Path,
+    stem: &str,
+) -> Result<(), BuildError> {
+    let what = "cargo +nightly rustc for nvptx64-nvidia-cuda";
+    if let Some(dir) = asm.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    }
+    run(&mut c(), what)?;
+    if asm.exists() {
         return Ok(());
-    };
-    for e in rd.flatten() {
-        let n = e.file_name().to_string_lossy().into_owned();
-        if n.starts_with(&format!("{}-", stem)) && n.ends_with(".s") {
-            std::fs::remove_file(e.path()).map_err(|err| io(&e.path(), err))?;
+    }
+    if let Ok(rd) = std::fs::read_dir(fingerprints) {
+        for e in rd.flatten() {
+            if e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("{}-", stem))
+            {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
         }
     }
-    Ok(())
-}
-
-/// The crate's assembly (`<stem>-<hash>.s`) that the build wrote.
-fn find_asm(deps: &Path, stem: &str) -> Result<PathBuf, BuildError> {
-    std::fs::read_dir(deps)
-        .map_err(|e| io(deps, e))?
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| {
-            let n = p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            n.starts_with(&format!("{}-", stem)) && n.ends_with(".s")
-        })
-        .ok_or_else(|| {
-            BuildError::Failed(format!(
-                "the nvptx build wrote no {}-*.s in {}",
-                stem,
-                deps.display()
-            ))
-        })
+    run(&mut c(), what)?;
+    match asm.exists() {
+        true => Ok(()),
+        false => Err(BuildError::Failed(format!(
+            "the nvptx build wrote no {}",
+            asm.display()
+        ))),
+    }
 }
 
 fn io(p: &Path, e: std::io::Error) -> BuildError {

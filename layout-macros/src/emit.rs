@@ -155,6 +155,12 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
     let summary = doc_summary(s, &shape, in_dims);
     let ws = u32_lit(s.solved.warp_size.unwrap_or(0));
     let callback = callback_macro(item, &linear, &shape, shared);
+    let idx = 0..in_dims.len();
+    let threads = if shared {
+        0
+    } else {
+        (ll.in_dim_size("lane") * ll.in_dim_size("warp")) as u32
+    };
     quote! {
         #callback
         #(#attrs)*
@@ -170,6 +176,9 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
             pub const RANK: usize = #rank;
             pub const SHAPE: [u32; #rank] = [#(#shape_lits),*];
             pub const WARP_SIZE: u32 = #ws;
+            /// Threads the layout spreads over per CTA (lanes x warps; 0 for shared layouts):
+            /// the block size of a kernel whose CTA holds one tile.
+            pub const THREADS: u32 = #threads;
             pub const ELEMENTS_PER_THREAD: u32 = #elems;
             pub const CONTIG_PER_THREAD: [u32; #rank] = [#(#contig_lits),*];
             pub const CONTIGUITY_PER_THREAD: u32 = #contig_max;
@@ -192,6 +201,12 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
             const ELEMENTS_PER_THREAD: u32 = #elems;
             const CONTIGUITY_PER_THREAD: u32 = #contig_max;
             const LINEAR_TTGIR: &'static str = #linear;
+            #[inline(always)]
+            fn apply_into(index: [u32; 4], out: &mut [u32]) {
+                let c = Self::apply(#(index[#idx]),*);
+                let n = if out.len() < #rank { out.len() } else { #rank };
+                out[..n].copy_from_slice(&c[..n]);
+            }
         }
     }
 }

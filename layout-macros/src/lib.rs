@@ -12,6 +12,7 @@ mod convert_emit;
 mod emit;
 mod expand;
 mod input;
+mod kernel;
 mod paths;
 mod render;
 
@@ -39,4 +40,13 @@ pub fn __convert(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
 #[proc_macro]
 pub fn __convert_solve(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     convert::solve(input.into()).into()
+}
+
+/// `#[kernel]`: a GPU entry point from a kernel body. See `linear_layouts::kernel`.
+#[proc_macro_attribute]
+pub fn kernel(
+    attr: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    kernel::kernel(attr.into(), item.into()).into()
 }

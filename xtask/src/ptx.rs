@@ -61,10 +61,92 @@ pub fn count_instructions(ptx: &str) -> Vec<(String, usize)> {
     out
 }
 
+/// The global-memory instructions each kernel issues, as the PTX has them today: the transposes
+/// load and store through `Tile`, whose 16-byte-contiguous layouts must give `v4` accesses;
+/// every other count guards a kernel's access widths against regressions.
+const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
+    ("cluster_transpose", "ld.global.b32", 16),
+    ("cluster_transpose", "st.global.b32", 16),
+    ("copy_v4", "ld.global.b64", 2),
+    ("copy_v4", "st.global.b64", 2),
+    ("fp16_to_fp8_operand", "ld.global.b16", 16),
+    ("fp16_to_fp8_operand", "st.global.b32", 8),
+    ("index_kernel", "st.global.b64", 11),
+    ("mma_acc_regperm", "ld.global.b64", 16),
+    ("mma_acc_regperm", "st.global.b64", 16),
+    ("mma_acc_to_operand", "ld.global.b32", 16),
+    ("mma_acc_to_operand", "st.global.b32", 16),
+    ("nvmma_roundtrip", "ld.global.b32", 4),
+    ("nvmma_roundtrip", "ld.global.v4.b32", 4),
+    ("nvmma_roundtrip", "st.global.v4.b32", 4),
+    ("transpose_f32", "ld.global.v4.b32", 8),
+    ("transpose_f32", "st.global.v4.b32", 8),
+    ("transpose_u16", "ld.global.v4.b32", 4),
+    ("transpose_u16", "st.global.v4.b32", 4),
+    ("transpose_u16_128", "ld.global.v4.b32", 8),
+    ("transpose_u16_128", "st.global.v4.b32", 8),
+];
+
+/// `(kernel, instruction, count)` of every global load and store in `ptx`, sorted.
+pub fn global_accesses(ptx: &str) -> Vec<(String, String, usize)> {
+    let mut counts: std::collections::BTreeMap<(String, String), usize> = Default::default();
+    let mut entry = None;
+    for line in ptx.lines() {
+        if let Some(rest) = line.strip_prefix(".visible .entry ") {
+            entry = rest.split('(').next().map(str::to_string);
+        }
+        let op = line.split_whitespace().next().unwrap_or("");
+        if let (Some(k), true) = (
+            &entry,
+            op.starts_with("ld.global") || op.starts_with("st.global"),
+        ) {
+            *counts.entry((k.clone(), op.to_string())).or_default() += 1;
+        }
+    }
+    counts.into_iter().map(|((k, op), n)| (k, op, n)).collect()
+}
+
+/// Fails unless every kernel's global accesses are [`GLOBAL_ACCESSES`].
+fn check_global_accesses(ptx: &str) -> Result<(), String> {
+    let found = global_accesses(ptx);
+    let want: Vec<(String, String, usize)> = GLOBAL_ACCESSES
+        .iter()
+        .map(|&(k, op, n)| (k.to_string(), op.to_string(), n))
+        .collect();
+    if found == want {
+        println!(
+            "ptx-check: global accesses of all {} kernels as expected ({} v4)",
+            found
+                .iter()
+                .map(|f| &f.0)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
+            found
+                .iter()
+                .filter(|f| f.1.contains(".v4"))
+                .map(|f| f.2)
+                .sum::<usize>()
+        );
+        return Ok(());
+    }
+    let show = |v: &[(String, String, usize)]| {
+        v.iter()
+            .map(|(k, op, n)| format!("  {} {} {}", k, op, n))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    Err(format!(
+        "global accesses changed:\nexpected\n{}\nfound\n{}",
+        show(&want),
+        show(&found)
+    ))
+}
+
 /// Build, count, compare, print.
 pub fn check(markdown: bool) -> Result<(), String> {
     let path = build()?;
     let ptx = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+    check_global_accesses(&ptx)?;
     let counts = count_instructions(&ptx);
     let get = |n: &str| counts.iter().find(|(k, _)| k == n).map(|x| x.1);
     let mut rows = Vec::new();

@@ -1,0 +1,206 @@
+//! Tiles: the registers a thread holds of a tensor tile in a distributed layout, loaded from and
+//! stored to global tensors in the widest aligned vectors the layout allows.
+//!
+//! The vector width is a property of the layout and the element type, fixed at compile time:
+//! the run of leading register bases that step `1, 2, 4, ...` along one dim (the tile's *fast*
+//! dim, whose stride in memory must be 1), shortened until every other basis keeps that run
+//! aligned, and capped at 16 bytes. A blocked layout with `sizePerThread = [1, 4]` of f32 loads
+//! with one `ld.global.v4.f32` per 4 registers; with `[1, 8]` of f16, one `ld.global.v4.b32`
+//! per 8.
+
+use core::marker::PhantomData;
+
+use crate::element::Element;
+use crate::global::{Global, GlobalMut};
+use crate::layout::{Layout, LayoutKind};
+use crate::thread::Thread;
+
+/// The `N` registers a thread holds of a tile in distributed layout `L`, in register order (what
+/// `convert!(L => ..).run` takes and returns). `N` must be `L::ELEMENTS_PER_THREAD`: a compile
+/// error says so otherwise.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tile<L, E, const N: usize> {
+    /// Register `r` holds the element at `L::apply(r, lane, warp, block)`.
+    pub values: [E; N],
+    layout: PhantomData<L>,
+}
+
+/// Whether basis `b` is `2^k` along `dim` and zero elsewhere.
+const fn is_unit(b: &[u32], dim: usize, k: usize) -> bool {
+    let mut e = 0;
+    while e < b.len() {
+        if b[e] != if e == dim { 1 << k } else { 0 } {
+            return false;
+        }
+        e += 1;
+    }
+    true
+}
+
+/// The fast dim and the elements per vector access of `L` for `elem_bytes`-byte elements.
+const fn vector_of<L: Layout>(elem_bytes: usize) -> (usize, usize) {
+    let rank = L::RANK;
+    let reg = &L::IN_DIMS[0];
+    let reg_bits = reg.size.trailing_zeros() as usize;
+    // The fast dim: the one register basis 0 moves by exactly 1.
+    let mut fast = 0;
+    while fast < rank && !(reg_bits > 0 && is_unit(reg.basis(0, rank), fast, 0)) {
+        fast += 1;
+    }
+    if fast == rank {
+        return (rank - 1, 1);
+    }
+    // The run: register bases 0..k step 1, 2, 4, ... along `fast` alone, within 16 bytes.
+    let max_elems = if elem_bytes >= 16 { 1 } else { 16 / elem_bytes };
+    let mut k = 0;
+    while k < reg_bits && (1usize << (k + 1)) <= max_elems && is_unit(reg.basis(k, rank), fast, k) {
+        k += 1;
+    }
+    // Every other basis must keep the run aligned: no component below 2^k along `fast`.
+    let mut d = 0;
+    while d < L::IN_DIMS.len() {
+        let dim = &L::IN_DIMS[d];
+        let bits = dim.size.trailing_zeros() as usize;
+        let mut bit = if d == 0 { k } else { 0 };
+        while bit < bits {
+            let low = dim.basis(bit, rank)[fast] & ((1u32 << k) - 1);
+            if low != 0 {
+                k = low.trailing_zeros() as usize;
+            }
+            bit += 1;
+        }
+        d += 1;
+    }
+    (fast, 1 << k)
+}
+
+impl<L: Layout, E: Element, const N: usize> Tile<L, E, N> {
+    /// The dim along which registers are consecutive (stride 1 in memory for loads and
+    /// stores), and the elements per vector access: both fixed by `L` and `E`.
+    pub const VECTOR: (usize, usize) = {
+        assert!(
+            matches!(L::KIND, LayoutKind::Distributed),
+            "a Tile's layout must be distributed (register, lane, warp, block)"
+        );
+        assert!(
+            N == L::ELEMENTS_PER_THREAD as usize,
+            "Tile<L, E, N>: N must be L::ELEMENTS_PER_THREAD"
+        );
+        vector_of::<L>(core::mem::size_of::<E>())
+    };
+
+    /// A tile from a thread's registers.
+    #[inline(always)]
+    pub fn new(values: [E; N]) -> Self {
+        let _ = Self::VECTOR;
+        Tile {
+            values,
+            layout: PhantomData,
+        }
+    }
+
+    /// Where register `r` of this thread lives in a tensor whose element `c` is at
+    /// `sum((origin[d] + c[d]) * strides[d])`.
+    #[inline(always)]
+    fn index<T: Thread, const R: usize>(
+        t: &T,
+        r: usize,
+        origin: [u32; R],
+        strides: [u32; R],
+    ) -> usize {
+        let fast = Self::VECTOR.0;
+        debug_assert!(
+            Self::VECTOR.1 == 1 || fast >= R || strides[fast] == 1,
+            "a Tile's fast dim must have stride 1 in memory: dim {} of this layout holds consecutive registers, its stride is {}",
+            fast,
+            strides[if fast < R { fast } else { 0 }]
+        );
+        let mut c = [0u32; R];
+        L::apply_into([r as u32, t.lane(), t.warp(), t.cta_rank()], &mut c);
+        let mut i = 0u32;
+        for d in 0..R {
+            i += (origin[d] + c[d]) * strides[d];
+        }
+        i as usize
+    }
+
+    /// Loads this thread's registers of the tile at `origin` of `src`, a tensor with `strides`
+    /// (in elements; the fast dim's stride is 1), in vectors of `VECTOR.1` elements.
+    ///
+    /// The tile's origin along the fast dim, the other strides and the buffer's address must be
+    /// multiples of the vector (16 bytes at most): the simulator checks it, the GPU requires it.
+    #[inline(always)]
+    pub fn load<T: Thread, const R: usize>(
+        t: &T,
+        src: &Global<'_, E>,
+        origin: [u32; R],
+        strides: [u32; R],
+    ) -> Self {
+        let mut values = [E::default(); N];
+        let v = Self::VECTOR.1;
+        for g in 0..N / v {
+            let i = Self::index(t, v * g, origin, strides);
+            let dst = &mut values[v * g..v * g + v];
+            match v {
+                1 => dst[0] = src.load1(i),
+                2 => dst.copy_from_slice(&vector::<E, 2>(|| src.load16(i), || src.load_n(i))),
+                4 => dst.copy_from_slice(&vector::<E, 4>(|| src.load16(i), || src.load_n(i))),
+                8 => dst.copy_from_slice(&vector::<E, 8>(|| src.load16(i), || src.load_n(i))),
+                _ => dst.copy_from_slice(&vector::<E, 16>(|| src.load16(i), || src.load_n(i))),
+            }
+        }
+        Self::new(values)
+    }
+
+    /// Stores this thread's registers to the tile at `origin` of `dst`, as [`Tile::load`].
+    #[inline(always)]
+    pub fn store<T: Thread, const R: usize>(
+        &self,
+        t: &T,
+        dst: &GlobalMut<'_, E>,
+        origin: [u32; R],
+        strides: [u32; R],
+    ) {
+        let v = Self::VECTOR.1;
+        for g in 0..N / v {
+            let i = Self::index(t, v * g, origin, strides);
+            let src = &self.values[v * g..v * g + v];
+            match v {
+                1 => dst.store1(i, src[0]),
+                2 => store::<E, 2>(src, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+                4 => store::<E, 4>(src, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+                8 => store::<E, 8>(src, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+                _ => store::<E, 16>(src, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+            }
+        }
+    }
+}
+
+/// A `V`-element load: the 16-byte form when `V` elements are 16 bytes, else the narrower one.
+#[inline(always)]
+fn vector<E, const V: usize>(
+    wide: impl FnOnce() -> [E; V],
+    narrow: impl FnOnce() -> [E; V],
+) -> [E; V] {
+    if V * core::mem::size_of::<E>() == 16 {
+        wide()
+    } else {
+        narrow()
+    }
+}
+
+/// A `V`-element store of `src`, as [`vector`].
+#[inline(always)]
+fn store<E: Copy + Default, const V: usize>(
+    src: &[E],
+    wide: impl FnOnce([E; V]),
+    narrow: impl FnOnce([E; V]),
+) {
+    let mut x = [E::default(); V];
+    x.copy_from_slice(src);
+    if V * core::mem::size_of::<E>() == 16 {
+        wide(x)
+    } else {
+        narrow(x)
+    }
+}

@@ -1,0 +1,276 @@
+//! `#[kernel]`: a kernel body becomes a GPU entry point and a launch description.
+//!
+//! The user writes `fn name(t: &impl Thread, params...) { body }`. Built for nvptx, the item
+//! becomes `#[unsafe(no_mangle)] pub unsafe extern "ptx-kernel" fn name(params...)` whose body
+//! binds the launch's dynamic shared memory (16-byte aligned), makes the `GpuThread` and calls
+//! the original function, kept inline; on every other target the function stays as written, so
+//! tests run it on the simulator. Beside it, on every target, `NAME` (the function's name in
+//! capitals) is a `KernelSpec` for host launchers: the entry's name, its parameter types, and
+//! the block, shared memory and cluster the attribute declares (consts of the kernel crate, so
+//! the host cannot launch with others).
+//!
+//! An attribute macro has no `$crate`: the facade's path is `crate = path` if given, else the
+//! name the calling crate gives `linear-layouts` in its Cargo.toml (renamed or not).
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::visit_mut::VisitMut;
+use syn::{Expr, FnArg, ItemFn, Lifetime, Meta, Pat, Token};
+
+/// The attribute's arguments.
+struct Args {
+    krate: Option<syn::Path>,
+    block_dims: u32,
+    block: Option<Expr>,
+    shared: Option<Expr>,
+    cluster: Option<Expr>,
+}
+
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match expand(attr, item.clone()) {
+        Ok(t) => t,
+        // Keep the item so that one mistake does not bury the crate under unresolved names.
+        Err(e) => {
+            let e = e.to_compile_error();
+            quote!(#e #item)
+        }
+    }
+}
+
+fn parse_args(attr: TokenStream) -> syn::Result<Args> {
+    let mut a = Args {
+        krate: None,
+        block_dims: 1,
+        block: None,
+        shared: None,
+        cluster: None,
+    };
+    let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
+    let mut errors: Option<syn::Error> = None;
+    for m in metas {
+        if let Err(e) = parse_arg(&mut a, m) {
+            match errors.as_mut() {
+                Some(all) => all.combine(e),
+                None => errors = Some(e),
+            }
+        }
+    }
+    errors.map_or(Ok(a), Err)
+}
+
+fn parse_arg(a: &mut Args, m: Meta) -> syn::Result<()> {
+    let nv = match m {
+        Meta::NameValue(nv) => nv,
+        other => return Err(syn::Error::new_spanned(other, USAGE)),
+    };
+    let key = nv
+        .path
+        .get_ident()
+        .map(|i| i.to_string())
+        .unwrap_or_default();
+    let value = nv.value;
+    match key.as_str() {
+        "crate" => a.krate = Some(syn::parse2(value.to_token_stream())?),
+        "block_dims" => {
+            let n = match &value {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(i),
+                    ..
+                }) => i.base10_parse::<u32>().ok(),
+                _ => None,
+            };
+            a.block_dims = match n {
+                Some(n @ 1..=3) => n,
+                _ => {
+                    return Err(syn::Error::new_spanned(
+                        value,
+                        "block_dims is 1, 2 or 3: the number of dimensions of the blocks this kernel is launched with (the warp index depends on it)",
+                    ))
+                }
+            };
+        }
+        "block" => a.block = Some(value),
+        "shared" => a.shared = Some(value),
+        "cluster" => a.cluster = Some(value),
+        _ => return Err(syn::Error::new_spanned(nv.path, USAGE)),
+    }
+    Ok(())
+}
+
+const USAGE: &str = "#[kernel] takes `block = <threads or [x, y, z]>`, `shared = <bytes>`, `cluster = <CTAs or [x, y, z]>`, `block_dims = 1|2|3` and `crate = path::to::linear_layouts`, each optional";
+
+fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let f: ItemFn = syn::parse2(item)?;
+    // Both the attribute's and the signature's mistakes are reported at once.
+    let (args, split) = match (parse_args(attr), split_params(&f)) {
+        (Ok(a), Ok(s)) => (a, s),
+        (Err(mut a), Err(s)) => {
+            a.combine(s);
+            return Err(a);
+        }
+        (Err(e), _) | (_, Err(e)) => return Err(e),
+    };
+    let (thread, params) = split;
+    let krate = match &args.krate {
+        Some(p) => p.to_token_stream(),
+        None => facade()?,
+    };
+    let name = &f.sig.ident;
+    let vis = &f.vis;
+    let docs: Vec<_> = f
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .collect();
+    let names: Vec<_> = params.iter().map(|(n, _)| n).collect();
+    let tys: Vec<_> = params.iter().map(|(_, t)| t).collect();
+    let dims = args.block_dims;
+    let mut body_fn = f.clone();
+    body_fn.sig.ident = format_ident!("__body");
+    body_fn.vis = syn::Visibility::Inherited;
+    body_fn.attrs.retain(|a| !a.path().is_ident("doc"));
+    let rt = quote!(#krate::runtime);
+    let entry = quote! {
+        #(#docs)*
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        #vis unsafe extern "ptx-kernel" fn #name(#(#names: #tys),*) {
+            #[inline(always)]
+            #body_fn
+            // SAFETY: the launch's dynamic shared memory, aligned to 16 bytes by its element
+            // type; the block has at most `block_dims` dimensions (the attribute's contract).
+            let #thread = unsafe {
+                #rt::nvptx::GpuThread::<#dims>::new(
+                    ::core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<#rt::global::A16<[u32; 4]>>()
+                        as *mut u8,
+                )
+            };
+            __body(&#thread, #(#names),*)
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        #f
+    };
+    let spec = spec(&krate, &f, &args, &tys)?;
+    let _ = thread;
+    Ok(quote!(#entry #spec))
+}
+
+/// The thread parameter's name and the kernel parameters (ident patterns only: they become the
+/// entry point's parameters).
+fn split_params(f: &ItemFn) -> syn::Result<(syn::Ident, Vec<(syn::Ident, syn::Type)>)> {
+    let mut it = f.sig.inputs.iter();
+    let thread = match it.next() {
+        Some(FnArg::Typed(p)) if matches!(*p.ty, syn::Type::Reference(_)) => ident_of(&p.pat)?,
+        _ => {
+            return Err(syn::Error::new_spanned(
+                &f.sig,
+                "a #[kernel] function's first parameter is its thread: `t: &impl Thread`",
+            ))
+        }
+    };
+    let params = it
+        .map(|a| match a {
+            FnArg::Typed(p) => Ok((ident_of(&p.pat)?, (*p.ty).clone())),
+            FnArg::Receiver(r) => Err(syn::Error::new_spanned(r, "a kernel has no `self`")),
+        })
+        .collect::<syn::Result<_>>()?;
+    if let Some(a) = &f.sig.asyncness {
+        return Err(syn::Error::new_spanned(a, "a kernel cannot be async"));
+    }
+    if !matches!(f.sig.output, syn::ReturnType::Default) {
+        return Err(syn::Error::new_spanned(
+            &f.sig.output,
+            "a kernel returns nothing: it writes its results to `GlobalMut` tensors",
+        ));
+    }
+    Ok((thread, params))
+}
+
+fn ident_of(p: &Pat) -> syn::Result<syn::Ident> {
+    match p {
+        Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => Ok(i.ident.clone()),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "a kernel parameter is a plain name (`n: u32`): it becomes a parameter of the GPU entry point",
+        )),
+    }
+}
+
+/// `pub const NAME: KernelSpec<(params...)>`, the parameters' elided lifetimes made `'static`.
+fn spec(krate: &TokenStream, f: &ItemFn, a: &Args, tys: &[&syn::Type]) -> syn::Result<TokenStream> {
+    let name = &f.sig.ident;
+    let konst = format_ident!("{}", name.to_string().to_uppercase(), span = name.span());
+    let vis = &f.vis;
+    let tys: Vec<syn::Type> = tys
+        .iter()
+        .map(|t| {
+            let mut t = (*t).clone();
+            StaticLifetimes.visit_type_mut(&mut t);
+            t
+        })
+        .collect();
+    let dim3 = |e: &Option<Expr>, default: TokenStream| match e {
+        Some(Expr::Array(arr)) => quote!(#arr),
+        Some(e) => quote!([(#e) as u32, 1, 1]),
+        None => default,
+    };
+    let block = dim3(&a.block, quote!([0, 0, 0]));
+    let cluster = dim3(&a.cluster, quote!([1, 1, 1]));
+    let shared = a.shared.as_ref().map_or(quote!(0), |e| quote!((#e) as u32));
+    let entry = name.to_string();
+    let doc = format!(
+        "How to launch [`{}`]: its entry point's name, parameter types, block, dynamic shared memory and cluster (written by `#[kernel]`).",
+        entry
+    );
+    Ok(quote! {
+        #[doc = #doc]
+        #[allow(dead_code)]
+        #vis const #konst: #krate::runtime::kernel::KernelSpec<(#(#tys,)*)> =
+            #krate::runtime::kernel::KernelSpec::new(#entry, #block, #shared, #cluster);
+    })
+}
+
+/// Gives every elided or `'_` lifetime of a type the name `'static`.
+struct StaticLifetimes;
+
+impl VisitMut for StaticLifetimes {
+    fn visit_lifetime_mut(&mut self, l: &mut Lifetime) {
+        if l.ident == "_" {
+            *l = Lifetime::new("'static", l.span());
+        }
+    }
+    fn visit_path_segment_mut(&mut self, seg: &mut syn::PathSegment) {
+        let global = seg.ident == "Global" || seg.ident == "GlobalMut";
+        if let syn::PathArguments::AngleBracketed(a) = &mut seg.arguments {
+            let has_lifetime = a
+                .args
+                .iter()
+                .any(|g| matches!(g, syn::GenericArgument::Lifetime(_)));
+            if global && !has_lifetime {
+                a.args.insert(
+                    0,
+                    syn::GenericArgument::Lifetime(Lifetime::new("'static", Span::call_site())),
+                );
+            }
+        }
+        syn::visit_mut::visit_path_segment_mut(self, seg);
+    }
+}
+
+/// The facade's path in the calling crate, from its Cargo.toml.
+fn facade() -> syn::Result<TokenStream> {
+    use proc_macro_crate::{crate_name, FoundCrate};
+    match crate_name("linear-layouts") {
+        Ok(FoundCrate::Itself) => Ok(quote!(crate)),
+        Ok(FoundCrate::Name(n)) => {
+            let i = format_ident!("{}", n);
+            Ok(quote!(::#i))
+        }
+        Err(_) => Err(syn::Error::new(
+            Span::call_site(),
+            "#[kernel] cannot find `linear-layouts` among this crate's dependencies: name the path it is reachable by, e.g. #[kernel(crate = my_reexport::linear_layouts)]",
+        )),
+    }
+}

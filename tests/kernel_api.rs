@@ -1,0 +1,129 @@
+//! The device API as a kernel sees it, on the simulator: `#[kernel]` functions and their launch
+//! descriptions, 1-D/2-D/3-D indices with CUDA's warp numbering, and `Tile` loads and stores in
+//! the widest vectors a layout allows.
+
+use linear_layouts::sim::{launch, HostMemory, Launch};
+use linear_layouts::{convert, kernel, layout, Global, GlobalMut, Thread, Tile};
+
+layout! {
+    Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+    Cols = blocked(sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 64];
+    Rows8 = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+    Rows16 = blocked(sizePerThread = [1, 16], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 128];
+    Acc = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]) for [64, 64];
+    // Registers 0 and 1 are consecutive columns, but lane 0 moves by one column too: pairs are
+    // not aligned, so loads are scalar.
+    Odd = linear(register = [[0, 1], [0, 2]], lane = [[0, 4], [0, 8], [0, 16], [1, 0], [2, 0]], warp = [[4, 0], [8, 0]], block = []) for [16, 32];
+    Odd2 = linear(register = [[0, 1], [0, 2]], lane = [[0, 5], [0, 8], [0, 16], [1, 0], [2, 0]], warp = [[4, 0], [8, 0]], block = []) for [16, 32];
+}
+
+#[test]
+fn vector_widths_follow_the_layout_and_the_element() {
+    assert_eq!(Tile::<Rows, f32, 32>::VECTOR, (1, 4));
+    assert_eq!(Tile::<Rows, u16, 32>::VECTOR, (1, 4));
+    assert_eq!(Tile::<Cols, f32, 32>::VECTOR, (0, 4));
+    assert_eq!(Tile::<Rows8, u16, 32>::VECTOR, (1, 8));
+    // 16 bytes at most: 8 f32 in a row are two vectors.
+    assert_eq!(Tile::<Rows8, f32, 32>::VECTOR, (1, 4));
+    assert_eq!(Tile::<Rows16, u8, 64>::VECTOR, (1, 16));
+    assert_eq!(Tile::<Rows16, f64, 64>::VECTOR, (1, 2));
+    // The MMA accumulator holds pairs of columns.
+    assert_eq!(Tile::<Acc, f32, 32>::VECTOR, (1, 2));
+    assert_eq!(Tile::<Odd, f32, 4>::VECTOR, (1, 4));
+    assert_eq!(Tile::<Odd2, f32, 4>::VECTOR, (1, 1));
+}
+
+fn poisoned(n: usize) -> HostMemory {
+    HostMemory::new((0..n).map(|_| u64::MAX))
+}
+
+/// `out = in^T` for a 64x64 f32 tile: load rows, convert, store columns.
+#[kernel(block = Rows::THREADS, shared = convert!(Rows => Cols, f32).cost.shared_bytes)]
+fn tile_transpose(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>) {
+    let a = Tile::<Rows, f32, 32>::load(t, &inp, [0, 0], [64, 1]);
+    let b = Tile::<Cols, f32, 32>::new(convert!(Rows => Cols, f32).run(t, &a.values));
+    // Element (i, j) to (j, i): Cols' fast dim (0) has stride 1 in the output.
+    b.store(t, &out, [0, 0], [1, 64]);
+}
+
+#[test]
+fn a_tile_whose_fast_dim_is_not_contiguous_is_refused() {
+    let out = poisoned(64 * 64);
+    let r = launch(Launch::new(1, 128, 0), |t| {
+        Tile::<Rows, f32, 32>::new([0.0; 32]).store(t, &out.global_mut(), [0, 0], [1, 64]);
+    });
+    let err = r.expect_err("strides");
+    assert!(err.0[0].contains("stride 1"), "{:?}", err);
+}
+
+#[test]
+fn tiles_round_trip_through_global_memory() {
+    let inp = HostMemory::new((0..64 * 64).map(|i| (i as f32).to_bits() as u64));
+    let out = poisoned(64 * 64);
+    let l = Launch::new(1, TILE_TRANSPOSE.threads(), TILE_TRANSPOSE.shared_bytes);
+    launch(l, |t| tile_transpose(t, inp.global(), out.global_mut())).expect("simulator");
+    for i in 0..64 {
+        for j in 0..64 {
+            assert_eq!(out.get(j * 64 + i), inp.get(i * 64 + j), "({}, {})", i, j);
+        }
+    }
+    assert_eq!(TILE_TRANSPOSE.name, "tile_transpose");
+    assert_eq!(TILE_TRANSPOSE.block, [128, 1, 1]);
+}
+
+#[test]
+fn a_misaligned_tile_is_reported_not_silently_wrong() {
+    let inp = HostMemory::new((0..64 * 65).map(|i| i as u64));
+    let out = poisoned(64 * 65);
+    // A row stride of 65 puts every other row's vectors off their 16-byte alignment.
+    let r = launch(Launch::new(1, 128, 0), |t| {
+        let a = Tile::<Rows, f32, 32>::load(t, &inp.global(), [0, 0], [65, 1]);
+        a.store(t, &out.global_mut(), [0, 0], [65, 1]);
+    });
+    let err = r.expect_err("unaligned vectors");
+    assert!(
+        err.0.iter().any(|m| m.contains("unaligned vector load")),
+        "{:?}",
+        err
+    );
+}
+
+/// Each thread writes its indices and warp: a 3-D block of 4 x 4 x 8 threads has 4 warps,
+/// numbered as CUDA numbers them (x fastest).
+#[kernel(block = [4, 4, 8], block_dims = 3)]
+fn indices(t: &impl Thread, out: GlobalMut<u32>) {
+    let [x, y, z] = t.thread_idx();
+    let [bx, by, bz] = t.block_idx();
+    let [gx, gy, _] = t.grid_dim();
+    let block = bx + gx * (by + gy * bz);
+    let linear = x + 4 * (y + 4 * z);
+    let i = (block * 128 + linear) as usize * 3;
+    out.store1(i, t.warp());
+    out.store1(i + 1, t.lane());
+    out.store1(i + 2, block);
+}
+
+#[test]
+fn three_d_blocks_number_warps_as_cuda_does() {
+    let grid = [2, 3, 2];
+    let out = poisoned(12 * 128 * 3);
+    let l = Launch::dims(grid, INDICES.block, 0);
+    launch(l, |t| indices(t, out.global_mut())).expect("simulator");
+    for b in 0..12u64 {
+        for tid in 0..128u64 {
+            let i = ((b * 128 + tid) * 3) as usize;
+            assert_eq!(
+                [out.get(i), out.get(i + 1), out.get(i + 2)],
+                [tid / 32, tid % 32, b]
+            );
+        }
+    }
+}
+
+#[test]
+fn launch_shapes_that_do_not_add_up_are_refused() {
+    let mut l = Launch::dims([2, 2, 1], [64, 1, 1], 0);
+    l.blocks = 3;
+    let err = launch(l, |_| {}).expect_err("inconsistent");
+    assert!(err.0[0].contains("Launch::dims"), "{:?}", err);
+}
