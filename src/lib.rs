@@ -41,6 +41,10 @@ pub use layout_plan::{Barrier, Target};
 /// The runtime: the traits and backends generated code runs on (`gpu-runtime`).
 pub use gpu_runtime as runtime;
 
+/// Launching `#[kernel]`s on an NVIDIA GPU from the host (`layout-launch`).
+#[cfg(feature = "launch")]
+pub use layout_launch as launch;
+
 /// The CPU SIMT simulator: launch a kernel body on a grid of simulated threads.
 #[cfg(feature = "sim")]
 pub use gpu_runtime::sim;

@@ -1,0 +1,75 @@
+//! Kernel arguments checked against the kernel's parameter types: a host value may stand for a
+//! parameter only through a [`Param`] impl (a device buffer of `E` for `Global<E>`, a mutable
+//! one for `GlobalMut<E>`, a scalar for itself).
+
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop};
+use gpu_runtime::{Global, GlobalMut};
+
+/// A host value that can be passed for a kernel parameter of type `P`.
+pub trait Param<P> {
+    /// The parameter's bits (little-endian, the kernel reads as many bytes as `P` has) and, for
+    /// device buffers, the guard that orders the launch after the buffer's earlier work.
+    fn param<'a>(&'a mut self, stream: &'a CudaStream) -> (u64, Option<SyncOnDrop<'a>>);
+}
+
+impl<E: DeviceRepr> Param<Global<'static, E>> for &CudaSlice<E> {
+    fn param<'a>(&'a mut self, stream: &'a CudaStream) -> (u64, Option<SyncOnDrop<'a>>) {
+        let (p, guard) = self.device_ptr(stream);
+        (p, Some(guard))
+    }
+}
+
+impl<E: DeviceRepr> Param<GlobalMut<'static, E>> for &mut CudaSlice<E> {
+    fn param<'a>(&'a mut self, stream: &'a CudaStream) -> (u64, Option<SyncOnDrop<'a>>) {
+        let (p, guard) = self.device_ptr_mut(stream);
+        (p, Some(guard))
+    }
+}
+
+macro_rules! scalar {
+    ($($t:ty => $bits:expr),*) => {$(
+        impl Param<$t> for $t {
+            fn param<'a>(&'a mut self, _: &'a CudaStream) -> (u64, Option<SyncOnDrop<'a>>) {
+                #[allow(clippy::redundant_closure_call)]
+                ($bits)(*self)
+            }
+        }
+    )*};
+}
+scalar!(
+    u32 => |x: u32| (x as u64, None), i32 => |x: i32| (x as u32 as u64, None),
+    u64 => |x: u64| (x, None), i64 => |x: i64| (x as u64, None),
+    f32 => |x: f32| (x.to_bits() as u64, None), f64 => |x: f64| (x.to_bits(), None)
+);
+
+/// A tuple of host values for a kernel whose parameters are the tuple `P`.
+pub trait Args<P> {
+    /// Each parameter's bits and buffer guards, in order.
+    fn params<'a>(&'a mut self, stream: &'a CudaStream) -> (Vec<u64>, Vec<SyncOnDrop<'a>>);
+}
+
+macro_rules! args {
+    ($($a:ident $p:ident $i:tt),*) => {
+        impl<$($a: Param<$p>, $p),*> Args<($($p,)*)> for ($($a,)*) {
+            #[allow(unused_variables, unused_mut)]
+            fn params<'a>(&'a mut self, stream: &'a CudaStream) -> (Vec<u64>, Vec<SyncOnDrop<'a>>) {
+                let (mut bits, mut guards) = (Vec::new(), Vec::new());
+                $(
+                    let (b, g) = self.$i.param(stream);
+                    bits.push(b);
+                    guards.extend(g);
+                )*
+                (bits, guards)
+            }
+        }
+    };
+}
+args!();
+args!(A0 P0 0);
+args!(A0 P0 0, A1 P1 1);
+args!(A0 P0 0, A1 P1 1, A2 P2 2);
+args!(A0 P0 0, A1 P1 1, A2 P2 2, A3 P3 3);
+args!(A0 P0 0, A1 P1 1, A2 P2 2, A3 P3 3, A4 P4 4);
+args!(A0 P0 0, A1 P1 1, A2 P2 2, A3 P3 3, A4 P4 4, A5 P5 5);
+args!(A0 P0 0, A1 P1 1, A2 P2 2, A3 P3 3, A4 P4 4, A5 P5 5, A6 P6 6);
+args!(A0 P0 0, A1 P1 1, A2 P2 2, A3 P3 3, A4 P4 4, A5 P5 5, A6 P6 6, A7 P7 7);
