@@ -1,0 +1,29 @@
+//! The kernels. `no_std`: built for `nvptx64-nvidia-cuda` by the host crate's build.rs, and for
+//! the host, where each `#[kernel]` is a plain function the simulator runs.
+#![no_std]
+
+use linear_layouts::{Global, GlobalMut, Thread, Tile, convert, kernel, layout};
+
+layout! {
+    /// 64x64 f32 in rows: each thread holds 4 consecutive elements (one 16-byte vector).
+    pub Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+    /// The same tile in columns: each thread holds 4 consecutive rows of a column.
+    pub Cols = blocked(sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 64];
+}
+
+/// Shared memory the conversion needs per block (solved at compile time).
+pub const SMEM: u32 = convert!(Rows => Cols, f32).cost.shared_bytes;
+
+/// `out = inp^T` for an `n x n` f32 matrix, `n` a multiple of 64: one 64x64 tile per block,
+/// grid `[n / 64, n / 64, 1]`. Block size and shared memory come from the layouts.
+#[kernel(block = Rows::THREADS, shared = SMEM)]
+pub fn transpose(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, n: u32) {
+    let [bx, by, _] = t.block_idx();
+    let origin = [64 * by, 64 * bx];
+    // 16-byte loads along rows...
+    let rows = Tile::<Rows, f32, 32>::load(t, &inp, origin, [n, 1]);
+    // ...regrouped by columns through shared memory...
+    let cols = Tile::<Cols, f32, 32>::new(convert!(Rows => Cols, f32).run(t, &rows.values));
+    // ...and 16-byte stores along the output's rows: element (i, j) goes to (j, i).
+    cols.store(t, &out, origin, [1, n]);
+}

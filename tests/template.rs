@@ -1,0 +1,158 @@
+//! The template kernel crate (`examples/kernel-template`), tried exactly as a user would: copied
+//! to a directory outside this workspace (its path dependencies on this repository made
+//! absolute, nothing else changed), built with the documented command (`cargo build`, stable; its build.rs builds the
+//! PTX with the nightly the builder installs), the PTX assembled by `ptxas` for sm_90 when one is
+//! available (`$PTXAS`, `PATH`, or the Triton wheel's), and its kernel run on the simulator
+//! (`cargo test`). Takes a few minutes from cold (a fresh target directory under `target/`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Copies `src` to `dst`, making every `path = "..."` that leaves the template absolute.
+fn copy_template(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let (from, to) = (e.path(), dst.join(e.file_name()));
+        if e.file_type().unwrap().is_dir() {
+            if e.file_name() != "target" {
+                copy_template(&from, &to);
+            }
+        } else if e.file_name() == "Cargo.toml" {
+            let text = std::fs::read_to_string(&from).unwrap();
+            std::fs::write(&to, absolute_paths(&text, src)).unwrap();
+        } else if e.file_name() != "Cargo.lock" {
+            std::fs::copy(&from, &to).unwrap();
+        }
+    }
+}
+
+fn absolute_paths(toml: &str, dir: &Path) -> String {
+    let mut out = String::new();
+    let mut rest = toml;
+    while let Some(i) = rest.find("path = \"") {
+        let (head, tail) = rest.split_at(i + "path = \"".len());
+        let end = tail.find('"').unwrap();
+        let path = &tail[..end];
+        out.push_str(head);
+        // Paths inside the template move with it; the others point back into this repository.
+        match path.starts_with("..") {
+            true => out.push_str(&dir.join(path).canonicalize().unwrap().display().to_string()),
+            false => out.push_str(path),
+        }
+        rest = &tail[end..];
+    }
+    out + rest
+}
+
+/// `cargo <args>` in `dir` as a user's shell would run it: none of this test's cargo variables.
+fn cargo(dir: &Path, target: &Path, args: &[&str]) -> String {
+    let mut c = Command::new("cargo");
+    c.args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target);
+    for (k, _) in std::env::vars() {
+        if (k.starts_with("CARGO_") && k != "CARGO_HOME")
+            || k == "RUSTUP_TOOLCHAIN"
+            || k == "RUSTFLAGS"
+        {
+            c.env_remove(&k);
+        }
+    }
+    c.env("CARGO_TARGET_DIR", target);
+    let out = c.output().expect("cargo");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        out.status.success(),
+        "cargo {:?} failed:\n{}\n{}",
+        args,
+        stdout,
+        stderr
+    );
+    stdout.into_owned()
+}
+
+/// `ptxas`, if this machine has one.
+fn ptxas() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PTXAS") {
+        return Some(p.into());
+    }
+    let on_path = Command::new("ptxas")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if on_path {
+        return Some("ptxas".into());
+    }
+    let py = Command::new("python3")
+        .args([
+            "-c",
+            "import triton, os; print(os.path.dirname(triton.__file__))",
+        ])
+        .output()
+        .ok()?;
+    let p =
+        PathBuf::from(String::from_utf8_lossy(&py.stdout).trim()).join("backends/nvidia/bin/ptxas");
+    (py.status.success() && p.exists()).then_some(p)
+}
+
+#[test]
+fn the_template_builds_outside_the_workspace_and_runs_on_the_simulator() {
+    let tmp = std::env::temp_dir().join(format!("ll-template-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    copy_template(&root().join("examples/kernel-template"), &tmp);
+    // The workspace's lock file: the same versions, and no registry needed.
+    std::fs::copy(root().join("Cargo.lock"), tmp.join("Cargo.lock")).unwrap();
+    let target = root().join("target/template");
+
+    cargo(&tmp, &target, &["build"]);
+    let ptx = PathBuf::from(cargo(&tmp, &target, &["run", "-q", "--", "--ptx-path"]).trim());
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    assert!(
+        text.contains(".visible .entry transpose("),
+        "no entry in {}",
+        ptx.display()
+    );
+    assert!(
+        !text.contains(".extern .func"),
+        "unresolved functions in {}",
+        ptx.display()
+    );
+    assert_eq!(
+        text.matches("ld.global.v4").count(),
+        8,
+        "16-byte loads in {}",
+        ptx.display()
+    );
+    assert_eq!(
+        text.matches("st.global.v4").count(),
+        8,
+        "16-byte stores in {}",
+        ptx.display()
+    );
+    match ptxas() {
+        Some(p) => {
+            let out = Command::new(&p)
+                .args(["-arch=sm_90", "-o", "/dev/null"])
+                .arg(&ptx)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "ptxas: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        None => eprintln!("no ptxas here (set PTXAS, or pip install triton): PTX not assembled"),
+    }
+    let tests = cargo(&tmp, &target, &["test", "-q"]);
+    assert!(tests.contains("1 passed"), "{}", tests);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
