@@ -10,9 +10,12 @@
 //! * [`Layout`], [`Thread`], [`Element`]: the runtime side, the same on the GPU and on the
 //!   simulator; [`runtime`] is the whole runtime crate.
 //! * With the `host` feature: the algebra ([`LinearLayout`]), every TritonGPU encoding
-//!   ([`encodings`]), the TTGIR parser ([`parse`]), the conversion planner ([`convert`]), and
+//!   ([`encodings`]), the TTGIR parser ([`parse`]), the conversion planner ([`mod@convert`]), and
 //!   Triton's text views and CuTe-style pictures ([`view`], [`print_layout`]).
 //! * With the `sim` feature: the CPU SIMT simulator ([`sim`]) that runs kernel bodies.
+//! * [`kernel`], [`Global`], [`GlobalMut`], [`Tile`]: the device API of a kernel crate; with the
+//!   `launch` feature, the host launcher (`launch`). The [`guide`] walks through a kernel crate
+//!   from `build.rs` to launch.
 //!
 //! ## Features
 //!
@@ -24,6 +27,9 @@
 
 #[cfg(feature = "host")]
 extern crate alloc;
+
+// `#[kernel]` names the facade `::linear_layouts`, in this crate too.
+extern crate self as linear_layouts;
 
 #[doc(inline)]
 pub use gpu_runtime::convert::{Converter, Cost, SharedLoad, SharedStore, Strategy};
@@ -71,6 +77,9 @@ pub use layout_core::convert;
 /// Triton's text views of a layout (`triton-tensor-layout`'s output).
 #[cfg(feature = "host")]
 pub use layout_core::view;
+
+#[doc = include_str!("guide.md")]
+pub mod guide {}
 
 #[doc = include_str!("layout_macro.md")]
 #[macro_export]

@@ -1,6 +1,6 @@
 //! Global memory as kernel bodies see it. Kernels take [`Global`] (read) and [`GlobalMut`]
 //! (read and write) tensors as parameters: on the GPU each is one device pointer (what a host
-//! launcher passes), on the simulator a borrowed [`HostMemory`](crate::sim::HostMemory), so the
+//! launcher passes), on the simulator a borrowed `sim::HostMemory`, so the
 //! same body runs on both. [`Tile`](crate::tile::Tile) loads and stores a layout's registers
 //! through them in the widest aligned vectors; the element-indexed accesses below are the
 //! building blocks (16-byte vectors through [`A16`], which makes LLVM emit `ld.global.v4` /

@@ -1,7 +1,7 @@
 //! The GPU backend: PTX special registers, `shfl.sync`, `bar.sync`, cluster barriers and
 //! (distributed) shared-memory accesses through inline assembly. The type is documented on every
-//! target; it is a [`Thread`] only when building for `nvptx64-nvidia-cuda`. Kernels rarely name
-//! it: [`kernel`](crate::kernel) creates it and hands the body a `&impl Thread`.
+//! target; it is a [`Thread`](crate::Thread) only when building for `nvptx64-nvidia-cuda`. Kernels rarely name
+//! it: `#[kernel]` (`linear_layouts::kernel`) creates it and hands the body a `&impl Thread`.
 
 #[cfg(target_arch = "nvptx64")]
 use core::arch::asm;
@@ -14,7 +14,7 @@ use crate::thread::Thread;
 /// with 2 or 3 the warp index comes from the linear thread index
 /// (`x + ntid.x * (y + ntid.y * z)`, as the hardware groups threads into warps), which costs
 /// two multiply-adds. A kernel launched with a 2-D or 3-D block must say so (`#[kernel(block_dims
-/// = 2)]`); [`kernel`](crate::kernel) refuses other values at compile time.
+/// = 2)]`); `#[kernel]` refuses other values at compile time.
 pub struct GpuThread<const BLOCK_DIMS: u32 = 1> {
     /// The buffer's address in the shared state space (what `st.shared` takes).
     #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]

@@ -263,7 +263,9 @@ impl VisitMut for StaticLifetimes {
 fn facade() -> syn::Result<TokenStream> {
     use proc_macro_crate::{crate_name, FoundCrate};
     match crate_name("linear-layouts") {
-        Ok(FoundCrate::Itself) => Ok(quote!(crate)),
+        // The facade itself, its doctests and examples: `extern crate self as linear_layouts`
+        // there makes the plain name resolve.
+        Ok(FoundCrate::Itself) => Ok(quote!(::linear_layouts)),
         Ok(FoundCrate::Name(n)) => {
             let i = format_ident!("{}", n);
             Ok(quote!(::#i))

@@ -1,9 +1,11 @@
 //! Procedural macros of `linear-layouts`. Not meant to be used directly: depend on the
 //! `linear-layouts` facade crate, whose `layout!` and `convert!` are `macro_rules!` front-ends
-//! that call these with the facade's `$crate` ([`paths`]), and which documents them.
+//! that call these with the facade's `$crate` (module `paths`), and which documents them.
+//! `#[kernel]` (module `kernel`) is an attribute, which has no `$crate`: it finds the facade in
+//! the calling crate's Cargo.toml.
 //!
-//! The crate is thin on purpose: [`input`] parses the macro's grammar with syn, [`render`] turns
-//! the layout's tokens back into TTGIR text, layout-core parses and solves it, and [`emit`]
+//! The crate is thin on purpose: `input` parses the macro's grammar with syn, `render` turns
+//! the layout's tokens back into TTGIR text, layout-core parses and solves it, and `emit`
 //! writes the result with quote. Solving and validation live in layout-core, where plain unit
 //! tests reach them.
 
