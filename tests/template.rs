@@ -52,9 +52,7 @@ fn absolute_paths(toml: &str, dir: &Path) -> String {
 /// `cargo <args>` in `dir` as a user's shell would run it: none of this test's cargo variables.
 fn cargo(dir: &Path, target: &Path, args: &[&str]) -> String {
     let mut c = Command::new("cargo");
-    c.args(args)
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target);
+    c.args(args).current_dir(dir);
     for (k, _) in std::env::vars() {
         if (k.starts_with("CARGO_") && k != "CARGO_HOME")
             || k == "RUSTUP_TOOLCHAIN"

@@ -34,15 +34,12 @@ impl HostMemory {
 }
 
 impl<E: Element> Memory<E> for HostMemory {
+    // A 16-byte access is an `N`-element access with the same alignment rule.
     fn load16<const N: usize>(&self, idx: usize) -> [E; N] {
-        assert_eq!(idx % N, 0, "unaligned vector load");
-        std::array::from_fn(|k| E::from_bits(self.get(idx + k)))
+        Memory::<E>::load_n(self, idx)
     }
     fn store16<const N: usize>(&self, idx: usize, v: [E; N]) {
-        assert_eq!(idx % N, 0, "unaligned vector store");
-        for (k, x) in v.iter().enumerate() {
-            self.0[idx + k].store(x.to_bits(), Ordering::Relaxed);
-        }
+        self.store_n(idx, v)
     }
     fn load_n<const N: usize>(&self, idx: usize) -> [E; N] {
         assert_eq!(idx % N, 0, "unaligned vector load");

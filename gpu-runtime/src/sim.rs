@@ -55,11 +55,12 @@ impl Launch {
     /// A 2-D or 3-D launch, as CUDA's `<<<grid, block, shared_bytes>>>`: threads are numbered x
     /// first and grouped into warps in that order, blocks likewise.
     pub fn dims(grid: [u32; 3], block: [u32; 3], shared_bytes: u32) -> Self {
-        let product = |d: [u32; 3]| d.iter().fold(1u32, |a, &x| a.saturating_mul(x));
+        // A shape too large for u32 saturates here and is refused by `launch`.
+        let count = |d: [u32; 3]| volume(d).min(u32::MAX as u64) as u32;
         Launch {
             grid_dim: grid,
             block_dim: block,
-            ..Launch::new(product(grid), product(block), shared_bytes)
+            ..Launch::new(count(grid), count(block), shared_bytes)
         }
     }
 
@@ -203,6 +204,11 @@ fn races(a: Access, b: Access) -> bool {
         && (a.cta != b.cta
             || (a.block_epoch == b.block_epoch
                 && (a.warp != b.warp || a.warp_epoch == b.warp_epoch)))
+}
+
+/// The number of points of a 3-D shape.
+fn volume(d: [u32; 3]) -> u64 {
+    d.iter().map(|&x| x as u64).product()
 }
 
 /// The coordinates of linear index `i` in a grid of shape `dim`, x fastest.
@@ -556,8 +562,7 @@ fn check_launch(l: &Launch) -> Result<(), SimError> {
             l.threads, l.warp_size
         )]));
     }
-    let product = |d: [u32; 3]| d.iter().fold(1u64, |a, &x| a * x as u64);
-    if product(l.grid_dim) != l.blocks as u64 || product(l.block_dim) != l.threads as u64 {
+    if volume(l.grid_dim) != l.blocks as u64 || volume(l.block_dim) != l.threads as u64 {
         return Err(SimError(std::vec![format!(
             "grid {:?} x block {:?} is not {} blocks of {} threads: set both through Launch::dims",
             l.grid_dim, l.block_dim, l.blocks, l.threads

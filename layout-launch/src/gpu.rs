@@ -31,8 +31,10 @@ pub enum LaunchError {
 impl std::fmt::Display for LaunchError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            LaunchError::NoDevice(m) | LaunchError::Module(m) => f.write_str(m),
-            LaunchError::Kernel(m) | LaunchError::Driver(m) => f.write_str(m),
+            LaunchError::NoDevice(m)
+            | LaunchError::Module(m)
+            | LaunchError::Kernel(m)
+            | LaunchError::Driver(m) => f.write_str(m),
         }
     }
 }

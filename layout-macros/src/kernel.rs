@@ -152,8 +152,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         #[cfg(not(target_arch = "nvptx64"))]
         #f
     };
-    let spec = spec(&krate, &f, &args, &tys)?;
-    let _ = thread;
+    let spec = spec(&krate, &f, &args, &tys);
     Ok(quote!(#entry #spec))
 }
 
@@ -199,7 +198,7 @@ fn ident_of(p: &Pat) -> syn::Result<syn::Ident> {
 }
 
 /// `pub const NAME: KernelSpec<(params...)>`, the parameters' elided lifetimes made `'static`.
-fn spec(krate: &TokenStream, f: &ItemFn, a: &Args, tys: &[&syn::Type]) -> syn::Result<TokenStream> {
+fn spec(krate: &TokenStream, f: &ItemFn, a: &Args, tys: &[&syn::Type]) -> TokenStream {
     let name = &f.sig.ident;
     let konst = format_ident!("{}", name.to_string().to_uppercase(), span = name.span());
     let vis = &f.vis;
@@ -224,12 +223,12 @@ fn spec(krate: &TokenStream, f: &ItemFn, a: &Args, tys: &[&syn::Type]) -> syn::R
         "How to launch [`{}`]: its entry point's name, parameter types, block, dynamic shared memory and cluster (written by `#[kernel]`).",
         entry
     );
-    Ok(quote! {
+    quote! {
         #[doc = #doc]
         #[allow(dead_code)]
         #vis const #konst: #krate::runtime::kernel::KernelSpec<(#(#tys,)*)> =
             #krate::runtime::kernel::KernelSpec::new(#entry, #block, #shared, #cluster);
-    })
+    }
 }
 
 /// Gives every elided or `'_` lifetime of a type the name `'static`.
