@@ -132,12 +132,12 @@ impl<E: Element, T: Thread> SharedMachine for Values<'_, E, T> {
         ld_at(self.t, remote, addr, bytes)
     }
     #[inline(always)]
-    fn stmatrix(&mut self, addr: u32, trans: bool, words: [u32; 4]) {
-        self.t.stmatrix_x4(addr, trans, words)
+    fn stmatrix(&mut self, count: u8, addr: u32, trans: bool, words: [u32; 4]) {
+        self.t.stmatrix(count as u32, addr, trans, words)
     }
     #[inline(always)]
-    fn ldmatrix(&mut self, addr: u32, trans: bool) -> [u32; 4] {
-        self.t.ldmatrix_x4(addr, trans)
+    fn ldmatrix(&mut self, count: u8, addr: u32, trans: bool) -> [u32; 4] {
+        self.t.ldmatrix(count as u32, addr, trans)
     }
     #[inline(always)]
     fn barrier(&mut self, b: Barrier) {

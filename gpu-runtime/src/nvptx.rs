@@ -244,29 +244,36 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
         unsafe { ld_as!(".shared::cluster", a, bytes) }
     }
     #[inline(always)]
-    fn ldmatrix_x4(&self, row_addr: u32, trans: bool) -> [u32; 4] {
+    fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
         let a = self.smem + row_addr;
         let mut r = [0u32; 4];
         // SAFETY: every lane of the warp executes the conversion's ldmatrix together, with
-        // addresses inside the scratch buffer (checked on the simulator).
+        // addresses inside the scratch buffer (checked on the simulator). `count` and `trans`
+        // are constants of the plan, so one arm remains.
         unsafe {
-            if trans {
-                asm!("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{{x}, {y}, {z}, {u}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], z = out(reg32) r[2], u = out(reg32) r[3], a = in(reg32) a, options(nostack, readonly));
-            } else {
-                asm!("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{x}, {y}, {z}, {u}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], z = out(reg32) r[2], u = out(reg32) r[3], a = in(reg32) a, options(nostack, readonly));
+            match (count, trans) {
+                (1, false) => asm!("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {{{x}}}, [{a}];", x = out(reg32) r[0], a = in(reg32) a, options(nostack, readonly)),
+                (1, true) => asm!("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {{{x}}}, [{a}];", x = out(reg32) r[0], a = in(reg32) a, options(nostack, readonly)),
+                (2, false) => asm!("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {{{x}, {y}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], a = in(reg32) a, options(nostack, readonly)),
+                (2, true) => asm!("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {{{x}, {y}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], a = in(reg32) a, options(nostack, readonly)),
+                (_, false) => asm!("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{x}, {y}, {z}, {u}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], z = out(reg32) r[2], u = out(reg32) r[3], a = in(reg32) a, options(nostack, readonly)),
+                (_, true) => asm!("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{{x}, {y}, {z}, {u}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], z = out(reg32) r[2], u = out(reg32) r[3], a = in(reg32) a, options(nostack, readonly)),
             }
         }
         r
     }
     #[inline(always)]
-    fn stmatrix_x4(&self, row_addr: u32, trans: bool, w: [u32; 4]) {
+    fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, w: [u32; 4]) {
         let a = self.smem + row_addr;
-        // SAFETY: as ldmatrix_x4.
+        // SAFETY: as ldmatrix.
         unsafe {
-            if trans {
-                asm!("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [{a}], {{{x}, {y}, {z}, {u}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], z = in(reg32) w[2], u = in(reg32) w[3], options(nostack));
-            } else {
-                asm!("stmatrix.sync.aligned.m8n8.x4.shared.b16 [{a}], {{{x}, {y}, {z}, {u}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], z = in(reg32) w[2], u = in(reg32) w[3], options(nostack));
+            match (count, trans) {
+                (1, false) => asm!("stmatrix.sync.aligned.m8n8.x1.shared.b16 [{a}], {{{x}}};", a = in(reg32) a, x = in(reg32) w[0], options(nostack)),
+                (1, true) => asm!("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [{a}], {{{x}}};", a = in(reg32) a, x = in(reg32) w[0], options(nostack)),
+                (2, false) => asm!("stmatrix.sync.aligned.m8n8.x2.shared.b16 [{a}], {{{x}, {y}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], options(nostack)),
+                (2, true) => asm!("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [{a}], {{{x}, {y}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], options(nostack)),
+                (_, false) => asm!("stmatrix.sync.aligned.m8n8.x4.shared.b16 [{a}], {{{x}, {y}, {z}, {u}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], z = in(reg32) w[2], u = in(reg32) w[3], options(nostack)),
+                (_, true) => asm!("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [{a}], {{{x}, {y}, {z}, {u}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], z = in(reg32) w[2], u = in(reg32) w[3], options(nostack)),
             }
         }
     }

@@ -193,6 +193,22 @@ pub struct SimThread<'a> {
     cluster_epoch: core::cell::Cell<u32>,
     block_epoch: core::cell::Cell<u32>,
     warp_epoch: core::cell::Cell<u32>,
+    issued: core::cell::Cell<Issued>,
+}
+
+/// What one simulated thread has issued so far: each `Thread` call counts once (an `ldmatrix`
+/// is one shared load, a cluster barrier one barrier), so a plan's cost can be checked against
+/// what its code really does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Issued {
+    /// Shuffles (`shfl_idx`, `shfl_xor`).
+    pub shuffles: u32,
+    /// Shared-memory stores, local or distributed, vector or matrix.
+    pub shared_stores: u32,
+    /// Shared-memory loads, local or distributed, vector or matrix.
+    pub shared_loads: u32,
+    /// Barriers of any kind.
+    pub barriers: u32,
 }
 
 /// Two accesses race when different threads touch a byte with no barrier between them that both
@@ -218,6 +234,17 @@ fn unflatten(i: u32, dim: [u32; 3]) -> [u32; 3] {
 }
 
 impl SimThread<'_> {
+    /// What this thread has issued since the launch began.
+    pub fn issued(&self) -> Issued {
+        self.issued.get()
+    }
+
+    fn count(&self, f: impl FnOnce(&mut Issued)) {
+        let mut i = self.issued.get();
+        f(&mut i);
+        self.issued.set(i);
+    }
+
     fn tid(&self) -> u32 {
         self.warp * self.warp_size + self.lane
     }
@@ -316,12 +343,8 @@ impl Thread for SimThread<'_> {
     }
 
     fn shfl_idx(&self, v: u32, src_lane: u32) -> u32 {
-        let w = &self.state.warps[self.warp as usize];
-        w.slots[self.lane as usize].store(v, Ordering::SeqCst);
-        w.barrier.wait(&self.cluster.aborted);
-        let r = w.slots[(src_lane % self.warp_size) as usize].load(Ordering::SeqCst);
-        w.barrier.wait(&self.cluster.aborted);
-        r
+        self.count(|i| i.shuffles += 1);
+        self.exchange(v, src_lane)
     }
 
     fn shfl_xor(&self, v: u32, mask: u32) -> u32 {
@@ -329,6 +352,7 @@ impl Thread for SimThread<'_> {
     }
 
     fn sync_warp(&self) {
+        self.count(|i| i.barriers += 1);
         self.state.warps[self.warp as usize]
             .barrier
             .wait(&self.cluster.aborted);
@@ -336,11 +360,13 @@ impl Thread for SimThread<'_> {
     }
 
     fn sync_block(&self) {
+        self.count(|i| i.barriers += 1);
         self.state.barrier.wait(&self.cluster.aborted);
         self.block_epoch.set(self.block_epoch.get() + 1);
     }
 
     fn sync_cluster(&self) {
+        self.count(|i| i.barriers += 1);
         self.cluster.barrier.wait(&self.cluster.aborted);
         self.cluster_epoch.set(self.cluster_epoch.get() + 1);
     }
@@ -354,6 +380,60 @@ impl Thread for SimThread<'_> {
     }
 
     fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+        self.count(|i| i.shared_stores += 1);
+        self.store_bytes(cta, byte_offset, bytes, words)
+    }
+
+    fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
+        self.count(|i| i.shared_loads += 1);
+        self.load_bytes(cta, byte_offset, bytes)
+    }
+
+    fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
+        self.count(|i| i.shared_loads += 1);
+        let addrs = self.all_lanes(row_addr);
+        let mut out = [0u32; 4];
+        if !self.matrix_check(count, &addrs) {
+            return out;
+        }
+        for (q, o) in out.iter_mut().enumerate().take(count as usize) {
+            for h in 0..2 {
+                let (src, off) = crate::thread::matrix_slot(self.lane, q as u32, h, trans);
+                let half = self.load_bytes(self.rank, addrs[src as usize] + off, 2)[0];
+                *o |= half << (16 * h);
+            }
+        }
+        out
+    }
+
+    fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, words: [u32; 4]) {
+        self.count(|i| i.shared_stores += 1);
+        let addrs = self.all_lanes(row_addr);
+        if !self.matrix_check(count, &addrs) {
+            return;
+        }
+        for (q, &w) in words.iter().enumerate().take(count as usize) {
+            for h in 0..2 {
+                let (dst, off) = crate::thread::matrix_slot(self.lane, q as u32, h, trans);
+                let half = [(w >> (16 * h)) & 0xffff, 0, 0, 0];
+                self.store_bytes(self.rank, addrs[dst as usize] + off, 2, half);
+            }
+        }
+    }
+}
+
+impl SimThread<'_> {
+    /// `v` of lane `src_lane`, through the warp's slots (all lanes must call).
+    fn exchange(&self, v: u32, src_lane: u32) -> u32 {
+        let w = &self.state.warps[self.warp as usize];
+        w.slots[self.lane as usize].store(v, Ordering::SeqCst);
+        w.barrier.wait(&self.cluster.aborted);
+        let r = w.slots[(src_lane % self.warp_size) as usize].load(Ordering::SeqCst);
+        w.barrier.wait(&self.cluster.aborted);
+        r
+    }
+
+    fn store_bytes(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
         let Some(target) = self.target(cta, "store") else {
             return;
         };
@@ -390,40 +470,7 @@ impl Thread for SimThread<'_> {
         }
     }
 
-    fn ldmatrix_x4(&self, row_addr: u32, trans: bool) -> [u32; 4] {
-        let addrs = self.all_lanes(row_addr);
-        let mut out = [0u32; 4];
-        if !self.matrix_check(row_addr) {
-            return out;
-        }
-        for (q, o) in out.iter_mut().enumerate() {
-            for h in 0..2 {
-                let (src, off) = crate::thread::matrix_slot(self.lane, q as u32, h, trans);
-                let half = self.ld_shared(addrs[src as usize] + off, 2)[0];
-                *o |= half << (16 * h);
-            }
-        }
-        out
-    }
-
-    fn stmatrix_x4(&self, row_addr: u32, trans: bool, words: [u32; 4]) {
-        let addrs = self.all_lanes(row_addr);
-        if !self.matrix_check(row_addr) {
-            return;
-        }
-        for (q, &w) in words.iter().enumerate() {
-            for h in 0..2 {
-                let (dst, off) = crate::thread::matrix_slot(self.lane, q as u32, h, trans);
-                self.st_shared(
-                    addrs[dst as usize] + off,
-                    2,
-                    [(w >> (16 * h)) & 0xffff, 0, 0, 0],
-                );
-            }
-        }
-    }
-
-    fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
+    fn load_bytes(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
         let mut out = [0u32; 4];
         let Some(target) = self.target(cta, "load") else {
             return out;
@@ -487,13 +534,19 @@ impl SimThread<'_> {
         out
     }
 
-    fn matrix_check(&self, row_addr: u32) -> bool {
-        if self.warp_size != 32 || !row_addr.is_multiple_of(16) {
+    /// The rows an `.x{count}` access reads (lanes `0 .. 8 count` give them) must be 16-byte
+    /// aligned, on 32-lane warps.
+    fn matrix_check(&self, count: u32, addrs: &[u32; 64]) -> bool {
+        let bad = addrs[..(8 * count as usize).min(64)]
+            .iter()
+            .find(|a| !a.is_multiple_of(16));
+        if self.warp_size != 32 || !matches!(count, 1 | 2 | 4) || bad.is_some() {
             self.error(format!(
-                "thread {} (block {}): ldmatrix/stmatrix needs 32-lane warps and 16-byte aligned rows, got address {}",
+                "thread {} (block {}): ldmatrix/stmatrix .x{} needs 32-lane warps and 16-byte aligned rows, got address {:?}",
                 self.tid(),
                 self.block,
-                row_addr
+                count,
+                bad
             ));
             return false;
         }
@@ -641,6 +694,7 @@ where
                             cluster_epoch: core::cell::Cell::new(0),
                             block_epoch: core::cell::Cell::new(0),
                             warp_epoch: core::cell::Cell::new(0),
+                            issued: core::cell::Cell::new(Issued::default()),
                         };
                         // A panic becomes an error naming the thread, not a torn-down launch.
                         let run = std::panic::AssertUnwindSafe(|| kernel(&th));

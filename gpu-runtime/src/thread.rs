@@ -82,13 +82,15 @@ pub trait Thread {
         let _ = cta;
         self.ld_shared(byte_offset, bytes)
     }
-    /// `ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16` (32-lane warps): lane `8q + r` gives
-    /// the address of row `r` of matrix `q` (8 halves, 16 bytes); lane `L` gets in word `q` the
-    /// halves at row `L / 4`, columns `2 (L % 4)` and `+1` (transposed: rows `2 (L % 4)` and
-    /// `+1`, column `L / 4`). The default: each half through a shuffle of its row's address.
-    fn ldmatrix_x4(&self, row_addr: u32, trans: bool) -> [u32; 4] {
+    /// `ldmatrix.sync.aligned.m8n8.x{count}[.trans].shared.b16` (32-lane warps; `count` 1, 2
+    /// or 4): lane `8q + r` gives the address of row `r` of matrix `q < count` (8 halves, 16
+    /// bytes; the other lanes' addresses are ignored); lane `L` gets in word `q` the halves at
+    /// row `L / 4`, columns `2 (L % 4)` and `+1` (transposed: rows `2 (L % 4)` and `+1`, column
+    /// `L / 4`). Words from `count` on are zero. The default: each half through a shuffle of its
+    /// row's address.
+    fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
         let mut out = [0u32; 4];
-        for (q, o) in out.iter_mut().enumerate() {
+        for (q, o) in out.iter_mut().enumerate().take(count as usize) {
             for h in 0..2 {
                 let (src, off) = matrix_slot(self.lane(), q as u32, h, trans);
                 let addr = self.shfl_idx(row_addr, src);
@@ -97,10 +99,11 @@ pub trait Thread {
         }
         out
     }
-    /// `stmatrix.sync.aligned.m8n8.x4[.trans].shared.b16`: the inverse of
-    /// [`Thread::ldmatrix_x4`]. The default: each half through a shuffle of its row's address.
-    fn stmatrix_x4(&self, row_addr: u32, trans: bool, words: [u32; 4]) {
-        for (q, &w) in words.iter().enumerate() {
+    /// `stmatrix.sync.aligned.m8n8.x{count}[.trans].shared.b16`: the inverse of
+    /// [`Thread::ldmatrix`] (words from `count` on are not stored). The default: each half
+    /// through a shuffle of its row's address.
+    fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, words: [u32; 4]) {
+        for (q, &w) in words.iter().enumerate().take(count as usize) {
             for h in 0..2 {
                 let (dst, off) = matrix_slot(self.lane(), q as u32, h, trans);
                 let addr = self.shfl_idx(row_addr, dst);
@@ -110,7 +113,7 @@ pub trait Thread {
     }
 }
 
-/// Where half `h` of word `q` of lane `lane` lives in an `ldmatrix`/`stmatrix` x4: the lane whose
+/// Where half `h` of word `q` of lane `lane` lives in an `ldmatrix`/`stmatrix`: the lane whose
 /// address holds its row, and the byte offset from that address.
 #[inline(always)]
 pub fn matrix_slot(lane: u32, q: u32, h: u32, trans: bool) -> (u32, u32) {

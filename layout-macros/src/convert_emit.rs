@@ -314,15 +314,15 @@ impl exec::SharedMachine for Emit<'_> {
         let e = quote!(#rt::convert::ld_at(t, #remote, #a, #bytes));
         self.words(e)
     }
-    fn stmatrix(&mut self, addr: H, trans: bool, words: [H; 4]) {
-        let (rt, a) = (&self.rt, self.e(addr));
+    fn stmatrix(&mut self, count: u8, addr: H, trans: bool, words: [H; 4]) {
+        let (rt, a, n) = (&self.rt, self.e(addr), count as u32);
         let ws = words.map(|w| self.e(w).clone());
-        let s = quote!(#rt::Thread::stmatrix_x4(t, #a, #trans, [#(#ws),*]););
+        let s = quote!(#rt::Thread::stmatrix(t, #n, #a, #trans, [#(#ws),*]););
         self.stmts.push(s);
     }
-    fn ldmatrix(&mut self, addr: H, trans: bool) -> [H; 4] {
-        let (rt, a) = (&self.rt, self.e(addr));
-        let e = quote!(#rt::Thread::ldmatrix_x4(t, #a, #trans));
+    fn ldmatrix(&mut self, count: u8, addr: H, trans: bool) -> [H; 4] {
+        let (rt, a, n) = (&self.rt, self.e(addr), count as u32);
+        let e = quote!(#rt::Thread::ldmatrix(t, #n, #a, #trans));
         self.words(e)
     }
     fn barrier(&mut self, b: Barrier) {

@@ -71,10 +71,11 @@ pub trait SharedMachine: Machine {
     fn st_shared(&mut self, remote: bool, addr: Self::Int, bytes: u32, words: [Self::Word; 4]);
     /// Load `bytes` (1 to 16) from `addr`.
     fn ld_shared(&mut self, remote: bool, addr: Self::Int, bytes: u32) -> [Self::Word; 4];
-    /// `stmatrix` of four 8x8 matrices, the row address of this lane at `addr`.
-    fn stmatrix(&mut self, addr: Self::Int, trans: bool, words: [Self::Word; 4]);
-    /// `ldmatrix` of four 8x8 matrices.
-    fn ldmatrix(&mut self, addr: Self::Int, trans: bool) -> [Self::Word; 4];
+    /// `stmatrix` of `count` (1, 2 or 4) 8x8 matrices, the row address of this lane at `addr`
+    /// (words from `count` on unused).
+    fn stmatrix(&mut self, count: u8, addr: Self::Int, trans: bool, words: [Self::Word; 4]);
+    /// `ldmatrix` of `count` 8x8 matrices (words from `count` on zero).
+    fn ldmatrix(&mut self, count: u8, addr: Self::Int, trans: bool) -> [Self::Word; 4];
     /// Wait for the threads of a warp, the CTA or the cluster.
     fn barrier(&mut self, b: Barrier);
 }
@@ -291,7 +292,7 @@ fn words_of<M: Machine, S: Storage>(m: &mut M, a: &SmemAccess<S>, v: usize) -> [
         }
     } else {
         let per = match a.instr {
-            Instr::Matrix { .. } => vec / 4,
+            Instr::Matrix { count, .. } => vec / count as usize,
             Instr::Vector => 32 / bits,
         };
         let mut q = 0;
@@ -322,7 +323,7 @@ fn stores<M: SharedMachine, S: Storage>(
         let words = words_of(m, s, v);
         let addr = m.offset(base, s.reg_offsets[v]);
         match s.instr {
-            Instr::Matrix { trans, .. } => m.stmatrix(addr, trans, words),
+            Instr::Matrix { count, trans } => m.stmatrix(count, addr, trans, words),
             Instr::Vector => {
                 let bytes = s.vec * (m.elem_bits() / 8);
                 m.st_shared(s.remote, addr, bytes, words)
@@ -347,7 +348,7 @@ fn loads<M: SharedMachine, S: Storage>(
     while v < to {
         let addr = m.offset(base, l.reg_offsets[v]);
         let (words, per) = match l.instr {
-            Instr::Matrix { trans, .. } => (m.ldmatrix(addr, trans), vec / 4),
+            Instr::Matrix { count, trans } => (m.ldmatrix(count, addr, trans), vec / count as usize),
             Instr::Vector => {
                 let bytes = l.vec * (bits / 8);
                 (

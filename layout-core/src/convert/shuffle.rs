@@ -24,14 +24,6 @@ fn non_zero(v: &[u64]) -> Vec<usize> {
     (0..v.len()).filter(|&i| v[i] != 0).collect()
 }
 
-/// Spread the bits of `x` to the positions `pos` (bit `i` of `x` goes to `pos[i]`).
-fn spread(x: usize, pos: &[usize]) -> usize {
-    pos.iter()
-        .enumerate()
-        .filter(|(i, _)| (x >> i) & 1 == 1)
-        .fold(0, |a, (_, &p)| a | (1 << p))
-}
-
 /// The shuffle plan, or `None` when the conversion is not a permutation of bits or, unless
 /// forced, needs two or more mixed transpositions (Triton then prefers shared memory).
 pub fn plan(
@@ -162,8 +154,11 @@ impl Decomposition {
     }
 }
 
-/// The plan's tables: packing (low work-register bits no transposition touches share a 32-bit
-/// word), the transpositions in word bits, the lane permutation, gather and scatter.
+/// The plan's tables: packing, the transpositions in word bits, the lane permutation, gather
+/// and scatter. Work register bits are renumbered so that the bits no transposition touches come
+/// first: those are the ones packed into a 32-bit word (Triton's `nPack = min(log2(32 / bits),
+/// registers - m)`), so values that travel together share a word and a shuffle whichever of
+/// their register bits the transpositions move.
 fn tables(bits: &WorkBits, d: &Decomposition, elem_bits: u32) -> ShufflePlan {
     let (nr, n, q) = (bits.nr, bits.s_bits.len(), &d.q);
     let lane_identity = (nr..n).all(|b| q[b] == b);
@@ -177,28 +172,44 @@ fn tables(bits: &WorkBits, d: &Decomposition, elem_bits: u32) -> ShufflePlan {
         16 => 1,
         _ => 0,
     };
-    let mut pack = 0usize;
-    while pack < max_pack && pack < nr && !d.m_regs.contains(&pack) {
-        pack += 1;
+    let pack = max_pack.min(nr - d.m_regs.len());
+    // `new[b]`: the position of work register bit `b` after renumbering (untouched bits first).
+    let order: Vec<usize> = (0..nr)
+        .filter(|b| !d.m_regs.contains(b))
+        .chain(d.m_regs.iter().copied())
+        .collect();
+    let mut new = vec![0usize; nr];
+    for (pos, &b) in order.iter().enumerate() {
+        new[b] = pos;
     }
-    let word_bit = |r: usize| (if elem_bits == 64 { r + 1 } else { r - pack }) as u8;
+    let renumber = |e: usize| spread_by(e, &new);
+    let word_bit = |r: usize| (if elem_bits == 64 { new[r] + 1 } else { new[r] - pack }) as u8;
     let swaps: Vec<(u8, u8)> = d
         .m_regs
         .iter()
         .zip(&d.m_lanes)
         .map(|(&r, &l)| (word_bit(r), (l - nr) as u8))
         .collect();
-    let gather: Vec<u16> = (0..1usize << nr)
-        .map(|e| spread(e & ((1 << bits.s_keep.len()) - 1), &bits.s_keep) as u16)
-        .collect();
+    let mut gather = vec![0u16; 1usize << nr];
+    for e in 0..1usize << nr {
+        gather[renumber(e)] = spread_by(e & ((1 << bits.s_keep.len()) - 1), &bits.s_keep) as u16;
+    }
+    let scatter = scatter(bits, q).into_iter().map(|e| renumber(e as usize) as u16);
     ShufflePlan {
         pack: if elem_bits == 64 { -1 } else { pack as i32 },
         gather,
         ship: swaps.len() == 1 && lane_identity,
         swaps,
         lane_map,
-        scatter: scatter(bits, q),
+        scatter: scatter.collect(),
     }
+}
+
+/// Bit `i` of `x` moved to bit `new[i]` (bits of `x` past `new` dropped).
+fn spread_by(x: usize, new: &[usize]) -> usize {
+    (0..new.len())
+        .filter(|&i| (x >> i) & 1 == 1)
+        .fold(0, |a, i| a | (1 << new[i]))
 }
 
 /// Destination register `i` holds work register `j(i)` (its non-broadcast bits); after the
