@@ -287,6 +287,15 @@ fn classic_pairs() {
                             c.shuffles, c.selects, t_sh, t_sel
                         ));
                     }
+                } else if ours_ls == 0 {
+                    // Shuffles where Triton goes through shared memory: no worse by the
+                    // planner's weight (selects aside: Triton's count holds its packing).
+                    let t_bar = get("bar.sync") + get("bar.warp.sync") + get("barrier.cluster.wait");
+                    let theirs = Cost { shuffles: t_sh, stores: t_ls, barriers: t_bar, ..Cost::of(Strategy::SharedMemory) };
+                    let ours = Cost { selects: 0, ..*c };
+                    if ours.weight() > theirs.weight() {
+                        why.push(format!("{} shuffles weigh more than Triton's {} shared accesses and {} barriers", c.shuffles, t_ls, t_bar));
+                    }
                 } else {
                     if ours_ls > t_ls {
                         why.push(format!("{} shared accesses, Triton {}", ours_ls, t_ls));

@@ -7,7 +7,9 @@
 use crate::element::Element;
 use crate::thread::{select, Thread};
 
-pub use layout_plan::ir::{Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Static, Storage};
+pub use layout_plan::ir::{
+    GatherPlan, Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Static, Storage,
+};
 pub use layout_plan::{Barrier, Cost, Strategy, CTA_SHIFT, MAX_SHUFFLE_WORDS, OFFSET_MASK};
 
 use layout_plan::exec::{self, Machine, SharedMachine};
@@ -66,6 +68,10 @@ impl<E: Element, T: Thread> Machine for Values<'_, E, T> {
         self.t.lane()
     }
     #[inline(always)]
+    fn warp(&mut self) -> u32 {
+        self.t.warp()
+    }
+    #[inline(always)]
     fn bit(&mut self, x: u32, bit: u32) -> bool {
         (x >> bit) & 1 == 1
     }
@@ -105,10 +111,6 @@ impl<E: Element, T: Thread> Machine for Values<'_, E, T> {
 }
 
 impl<E: Element, T: Thread> SharedMachine for Values<'_, E, T> {
-    #[inline(always)]
-    fn warp(&mut self) -> u32 {
-        self.t.warp()
-    }
     #[inline(always)]
     fn cta_rank(&mut self) -> u32 {
         self.t.cta_rank()

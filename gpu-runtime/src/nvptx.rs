@@ -252,12 +252,24 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
         // are constants of the plan, so one arm remains.
         unsafe {
             match (count, trans) {
-                (1, false) => asm!("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {{{x}}}, [{a}];", x = out(reg32) r[0], a = in(reg32) a, options(nostack, readonly)),
-                (1, true) => asm!("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {{{x}}}, [{a}];", x = out(reg32) r[0], a = in(reg32) a, options(nostack, readonly)),
-                (2, false) => asm!("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {{{x}, {y}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], a = in(reg32) a, options(nostack, readonly)),
-                (2, true) => asm!("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {{{x}, {y}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], a = in(reg32) a, options(nostack, readonly)),
-                (_, false) => asm!("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{x}, {y}, {z}, {u}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], z = out(reg32) r[2], u = out(reg32) r[3], a = in(reg32) a, options(nostack, readonly)),
-                (_, true) => asm!("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{{x}, {y}, {z}, {u}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], z = out(reg32) r[2], u = out(reg32) r[3], a = in(reg32) a, options(nostack, readonly)),
+                (1, false) => {
+                    asm!("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {{{x}}}, [{a}];", x = out(reg32) r[0], a = in(reg32) a, options(nostack, readonly))
+                }
+                (1, true) => {
+                    asm!("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {{{x}}}, [{a}];", x = out(reg32) r[0], a = in(reg32) a, options(nostack, readonly))
+                }
+                (2, false) => {
+                    asm!("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {{{x}, {y}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], a = in(reg32) a, options(nostack, readonly))
+                }
+                (2, true) => {
+                    asm!("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {{{x}, {y}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], a = in(reg32) a, options(nostack, readonly))
+                }
+                (_, false) => {
+                    asm!("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{x}, {y}, {z}, {u}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], z = out(reg32) r[2], u = out(reg32) r[3], a = in(reg32) a, options(nostack, readonly))
+                }
+                (_, true) => {
+                    asm!("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {{{x}, {y}, {z}, {u}}}, [{a}];", x = out(reg32) r[0], y = out(reg32) r[1], z = out(reg32) r[2], u = out(reg32) r[3], a = in(reg32) a, options(nostack, readonly))
+                }
             }
         }
         r
@@ -268,12 +280,24 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
         // SAFETY: as ldmatrix.
         unsafe {
             match (count, trans) {
-                (1, false) => asm!("stmatrix.sync.aligned.m8n8.x1.shared.b16 [{a}], {{{x}}};", a = in(reg32) a, x = in(reg32) w[0], options(nostack)),
-                (1, true) => asm!("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [{a}], {{{x}}};", a = in(reg32) a, x = in(reg32) w[0], options(nostack)),
-                (2, false) => asm!("stmatrix.sync.aligned.m8n8.x2.shared.b16 [{a}], {{{x}, {y}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], options(nostack)),
-                (2, true) => asm!("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [{a}], {{{x}, {y}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], options(nostack)),
-                (_, false) => asm!("stmatrix.sync.aligned.m8n8.x4.shared.b16 [{a}], {{{x}, {y}, {z}, {u}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], z = in(reg32) w[2], u = in(reg32) w[3], options(nostack)),
-                (_, true) => asm!("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [{a}], {{{x}, {y}, {z}, {u}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], z = in(reg32) w[2], u = in(reg32) w[3], options(nostack)),
+                (1, false) => {
+                    asm!("stmatrix.sync.aligned.m8n8.x1.shared.b16 [{a}], {{{x}}};", a = in(reg32) a, x = in(reg32) w[0], options(nostack))
+                }
+                (1, true) => {
+                    asm!("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [{a}], {{{x}}};", a = in(reg32) a, x = in(reg32) w[0], options(nostack))
+                }
+                (2, false) => {
+                    asm!("stmatrix.sync.aligned.m8n8.x2.shared.b16 [{a}], {{{x}, {y}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], options(nostack))
+                }
+                (2, true) => {
+                    asm!("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [{a}], {{{x}, {y}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], options(nostack))
+                }
+                (_, false) => {
+                    asm!("stmatrix.sync.aligned.m8n8.x4.shared.b16 [{a}], {{{x}, {y}, {z}, {u}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], z = in(reg32) w[2], u = in(reg32) w[3], options(nostack))
+                }
+                (_, true) => {
+                    asm!("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [{a}], {{{x}, {y}, {z}, {u}}};", a = in(reg32) a, x = in(reg32) w[0], y = in(reg32) w[1], z = in(reg32) w[2], u = in(reg32) w[3], options(nostack))
+                }
             }
         }
     }

@@ -37,6 +37,23 @@ pub fn plan_tokens(k: &Krate, body: &PlanBody) -> TokenStream {
                 ship: #ship, scatter: #scatter,
             }))
         }
+        PlanBody::Gather(p) => {
+            let (pack, choices) = (p.pack, p.choices);
+            let (words, lane_map, warp_map) =
+                (list(&p.words), list(&p.lane_map), list(&p.warp_map));
+            let (sel_lane, sel_warp, pick, pos) = (
+                list(&p.sel_lane),
+                list(&p.sel_warp),
+                list(&p.pick),
+                list(&p.pos),
+            );
+            let rounds = p.rounds.iter().map(|(w, o)| quote!((#w, #o)));
+            quote!(#cv::Plan::Gather(#cv::GatherPlan {
+                pack: #pack, words: #words, lane_map: #lane_map, warp_map: #warp_map,
+                rounds: (&[#(#rounds),*] as &[_]), sel_lane: #sel_lane, sel_warp: #sel_warp,
+                choices: #choices, pick: #pick, pos: #pos,
+            }))
+        }
         PlanBody::Shared(p) => {
             let (st, ld, rounds) = (
                 access_tokens(k, &p.store),
@@ -240,6 +257,9 @@ impl exec::Machine for Emit<'_> {
     fn lane(&mut self) -> H {
         self.id(0)
     }
+    fn warp(&mut self) -> H {
+        self.id(1)
+    }
     fn bit(&mut self, x: H, bit: u32) -> H {
         let x = self.e(x).clone();
         self.bind(quote!((#x >> #bit) & 1 != 0))
@@ -281,9 +301,6 @@ impl exec::Machine for Emit<'_> {
 }
 
 impl exec::SharedMachine for Emit<'_> {
-    fn warp(&mut self) -> H {
-        self.id(1)
-    }
     fn cta_rank(&mut self) -> H {
         self.id(2)
     }

@@ -52,6 +52,16 @@ pub struct Cost {
 }
 
 impl Cost {
+    /// The planner's single figure for choosing between strategies, in quarters of a
+    /// conflict-free shared access: a shuffle costs about what such an access does (one pass of
+    /// the warp through the same crossbar), each extra wavefront of a conflicted access as much
+    /// again, a select a quarter, and a barrier, which waits for the slowest warp, four.
+    pub const fn weight(&self) -> u32 {
+        let accesses =
+            self.stores * (1 + self.write_conflicts) + self.loads * (1 + self.read_conflicts);
+        4 * (self.shuffles + accesses + 4 * self.barriers) + self.selects
+    }
+
     /// A plan of `strategy` that costs nothing yet.
     pub const fn of(strategy: Strategy) -> Self {
         Cost {

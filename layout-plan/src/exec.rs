@@ -11,7 +11,7 @@
 //! lane at once or emit code instead of running it.
 
 use crate::cost::Barrier;
-use crate::ir::{Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Storage};
+use crate::ir::{GatherPlan, Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Storage};
 use crate::MAX_SHUFFLE_WORDS;
 
 /// The operations one thread of a plan performs. Values are handles (`Copy`): a number, a
@@ -38,6 +38,8 @@ pub trait Machine {
 
     /// This thread's lane.
     fn lane(&mut self) -> Self::Int;
+    /// This thread's warp in its CTA.
+    fn warp(&mut self) -> Self::Int;
     /// Whether bit `bit` of `x` is set.
     fn bit(&mut self, x: Self::Int, bit: u32) -> Self::Bool;
     /// `x ^ mask`.
@@ -54,8 +56,6 @@ pub trait Machine {
 
 /// What shared-memory plans need besides [`Machine`].
 pub trait SharedMachine: Machine {
-    /// This thread's warp in its CTA.
-    fn warp(&mut self) -> Self::Int;
     /// This CTA's rank in its cluster.
     fn cta_rank(&mut self) -> Self::Int;
     /// Whether this thread stores: its lane and warp have none of the bits of threads that hold
@@ -92,6 +92,7 @@ pub fn run<M: SharedMachine, S: Storage>(m: &mut M, plan: &Plan<S>) {
             }
         }
         Plan::Shuffles(p) => shuffles(m, p),
+        Plan::Gather(p) => gather(m, p),
         Plan::Shared(p) => shared(m, p),
     }
 }
@@ -138,6 +139,94 @@ pub fn shuffles<M: Machine, S: Storage>(m: &mut M, p: &ShufflePlan<S>) {
         }
         i += 1;
     }
+}
+
+/// Run a gather plan: pack the source words, one shuffle per round (two for 64-bit elements),
+/// then per destination register a tree of selects over its candidates (shared by registers
+/// with the same candidates) and an unpack.
+#[inline(always)]
+pub fn gather<M: Machine, S: Storage>(m: &mut M, p: &GatherPlan<S>) {
+    let (per, halves) = if p.pack < 0 { (1, 2) } else { (1 << p.pack, 1) };
+    let nw = (p.words.len() / per).min(MAX_SHUFFLE_WORDS / halves);
+    let mut w = [M::Word::default(); MAX_SHUFFLE_WORDS];
+    let mut x = 0;
+    while x < nw * halves {
+        let (word, part) = (x / halves, (x % halves) as u32);
+        w[x] = m.pack(&p.words[word * per..(word + 1) * per], part);
+        x += 1;
+    }
+    let (lane, warp) = (m.lane(), m.warp());
+    let base = m.linear(&[(&p.lane_map, lane), (&p.warp_map, warp)]);
+    let sel = m.linear(&[(&p.sel_lane, lane), (&p.sel_warp, warp)]);
+    let nr = p.rounds.len().min(MAX_SHUFFLE_WORDS / halves);
+    let mut got = [M::Word::default(); MAX_SHUFFLE_WORDS];
+    let mut r = 0;
+    while r < nr {
+        let (word, off) = p.rounds[r];
+        let from = m.xor(base, off);
+        let mut h = 0;
+        while h < halves {
+            got[r * halves + h] = m.shfl_idx(w[word as usize * halves + h], from);
+            h += 1;
+        }
+        r += 1;
+    }
+    let k = p.choices as usize;
+    let mut chosen = [M::Word::default(); MAX_SHUFFLE_WORDS];
+    let mut i = 0;
+    while i < p.pos.len() && i * halves < MAX_SHUFFLE_WORDS {
+        let cands = &p.pick[i << k..(i + 1) << k];
+        let mut same = 0;
+        while same < i && &p.pick[same << k..(same + 1) << k] != cands {
+            same += 1;
+        }
+        let mut h = 0;
+        while h < halves {
+            chosen[i * halves + h] = if same < i {
+                chosen[same * halves + h]
+            } else {
+                pick(m, cands, &got, halves, h, sel)
+            };
+            h += 1;
+        }
+        if halves == 2 {
+            m.unpack_pair(i as u16, chosen[2 * i], chosen[2 * i + 1]);
+        } else {
+            m.unpack(i as u16, chosen[i], p.pos[i] as u32);
+        }
+        i += 1;
+    }
+}
+
+/// The candidate that the bits of `sel` choose among the rounds `cands` (half `h` of each).
+#[inline(always)]
+fn pick<M: Machine>(
+    m: &mut M,
+    cands: &[u16],
+    got: &[M::Word],
+    halves: usize,
+    h: usize,
+    sel: M::Int,
+) -> M::Word {
+    let mut v = [M::Word::default(); 16];
+    let n = cands.len().min(16);
+    let mut c = 0;
+    while c < n {
+        v[c] = got[cands[c] as usize * halves + h];
+        c += 1;
+    }
+    let (mut len, mut bit) = (n, 0);
+    while len > 1 {
+        let b = m.bit(sel, bit);
+        let mut x = 0;
+        while 2 * x < len {
+            v[x] = m.select(b, v[2 * x + 1], v[2 * x]);
+            x += 1;
+        }
+        len /= 2;
+        bit += 1;
+    }
+    v[0]
 }
 
 /// One transposition `(word bit r, lane bit l)` out of place: per pair of words, the lane sends
@@ -348,7 +437,9 @@ fn loads<M: SharedMachine, S: Storage>(
     while v < to {
         let addr = m.offset(base, l.reg_offsets[v]);
         let (words, per) = match l.instr {
-            Instr::Matrix { count, trans } => (m.ldmatrix(count, addr, trans), vec / count as usize),
+            Instr::Matrix { count, trans } => {
+                (m.ldmatrix(count, addr, trans), vec / count as usize)
+            }
             Instr::Vector => {
                 let bytes = l.vec * (bits / 8);
                 (

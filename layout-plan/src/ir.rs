@@ -61,6 +61,38 @@ pub struct ShufflePlan<S: Storage = Static> {
     pub scatter: S::List<u16>,
 }
 
+/// Shuffles where several lanes read the same source: the destination holds copies (or the source
+/// is broadcast over warps, so each warp holds what its threads need). Each round, every lane
+/// sends one word and reads the word of lane `base ^ offset`, `base` a linear function of its lane
+/// and warp; a destination register whose source register depends on the lane or warp reads
+/// every candidate and keeps, by selects, the one its own bits choose.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GatherPlan<S: Storage = Static> {
+    /// log2 elements per 32-bit word; -1 for 64-bit elements (two words each).
+    pub pack: i32,
+    /// Word `w` packs source registers `words[w << pack ..][..1 << pack]` (64-bit: `words[w]`).
+    pub words: S::List<u16>,
+    /// The lane read from, before a round's offset: the XOR of `lane_map[b]` over the set bits
+    /// `b` of the lane and of `warp_map[b]` over those of the warp.
+    pub lane_map: S::List<u32>,
+    /// See `lane_map`.
+    pub warp_map: S::List<u32>,
+    /// Rounds: `(word sent, lane offset)`.
+    pub rounds: S::List<(u16, u32)>,
+    /// The candidate index: bit `j` of the XOR of `sel_lane[b]` over the set bits of the lane and
+    /// `sel_warp[b]` over those of the warp.
+    pub sel_lane: S::List<u32>,
+    /// See `sel_lane`.
+    pub sel_warp: S::List<u32>,
+    /// log2 candidates per destination register.
+    pub choices: u8,
+    /// Destination register `i` is element `pos[i]` of the word of round
+    /// `pick[i << choices | c]`, `c` the candidate index.
+    pub pick: S::List<u16>,
+    /// See `pick`.
+    pub pos: S::List<u8>,
+}
+
 /// One side of a shared-memory round trip (or a store to / load from a shared layout).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SmemAccess<S: Storage = Static> {
@@ -109,11 +141,14 @@ pub enum Plan<S: Storage = Static> {
     Registers(S::List<u16>),
     /// Warp shuffles.
     Shuffles(ShufflePlan<S>),
+    /// Warp shuffles that several lanes read alike.
+    Gather(GatherPlan<S>),
     /// Shared memory.
     Shared(SharedPlan<S>),
 }
 
 impl Copy for ShufflePlan<Static> {}
+impl Copy for GatherPlan<Static> {}
 impl Copy for SmemAccess<Static> {}
 impl Copy for SharedPlan<Static> {}
 impl Copy for Plan<Static> {}

@@ -27,7 +27,7 @@ pub mod ir;
 pub mod target;
 
 pub use cost::{Barrier, Cost, Strategy};
-pub use ir::{Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Static, Storage};
+pub use ir::{GatherPlan, Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Static, Storage};
 pub use target::{MatrixOps, Target};
 
 /// Where the CTA of a distributed shared-memory address sits: `byte offset | cta << CTA_SHIFT`

@@ -61,7 +61,7 @@ const NVIDIA_MATRIX: MatrixOps = MatrixOps {
     ldmatrix: true,
     stmatrix: true,
     trans: true,
-    counts: 0b100,
+    counts: 0b111,
 };
 
 impl Target {

@@ -4,8 +4,9 @@
 //! For the plain form, a register at element offset 1 and lanes 0-1 at 2 and 4 (each lane's two
 //! halves of four 16-byte rows), lanes 2-4 giving row addresses; for `.trans`, lanes 2-4 at
 //! offsets 1, 2, 4 and a register and lanes 0-1 giving rows. Two more registers pick the four
-//! matrices. `lane_bases` is then the address function of the lane that supplies a row address
-//! (`8 q + row`).
+//! matrices (`.x4`); with one register left, two (`.x2`, lanes 16-31 give no address), with
+//! none, one (`.x1`, only lanes 0-7 do). `lane_bases` is then the address function of the lane
+//! that supplies a row address (`8 q + row`; zero for the lane bits no matrix uses).
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -14,7 +15,8 @@ use super::bits::{combine, FlatLayout};
 use super::smem::{access_groups, cta_of, offset_of, round_of, Side, Smem};
 use super::{Instr, SmemAccess};
 
-/// An `.x4` access (32 lanes; 16-bit elements for `.trans`), if the side's layout fits it.
+/// An `.x4` access, or `.x2` / `.x1` where too few registers are left to pick four matrices (32
+/// lanes; 16-bit elements for `.trans`), if the side's layout fits it.
 pub(super) fn matrix_access(
     side: &Side,
     smem: &Smem,
@@ -39,9 +41,10 @@ pub(super) fn matrix_access(
         .filter(|&i| !inner.contains(&i) && g.usable(i) && g.aligned(f.reg[i]))
         .take(2)
         .collect();
-    if qs.len() < 2 || !f.warp.iter().all(|&w| g.aligned(w)) {
+    if !f.warp.iter().all(|&w| g.aligned(w)) {
         return None;
     }
+    let count = 1usize << qs.len();
     let used = inner.iter().chain(&qs).fold(0usize, |a, &i| a | (1 << i));
     // Every other register must keep rows aligned.
     let row = 16 / ebytes;
@@ -59,8 +62,9 @@ pub(super) fn matrix_access(
         .collect();
     let mut lane_bases: Vec<u32> = rows.iter().map(|&o| o * ebytes).collect();
     lane_bases.extend(qs.iter().map(|&q| g.off(f.reg[q]) * ebytes));
+    lane_bases.resize(5, 0);
     Some(SmemAccess {
-        vec: 4 * per_word as u32,
+        vec: (count * per_word) as u32,
         regs: registers(&groups, &qs, &inner, per_word),
         reg_offsets,
         lane_bases,
@@ -69,7 +73,10 @@ pub(super) fn matrix_access(
         lane_skip: 0,
         warp_skip: if store { side.warp_free } else { 0 },
         remote: false,
-        instr: Instr::Matrix { count: 4, trans },
+        instr: Instr::Matrix {
+            count: count as u8,
+            trans,
+        },
     })
 }
 
@@ -155,17 +162,17 @@ impl Geometry<'_> {
 fn registers(groups: &[usize], qs: &[usize], inner: &[usize], per_word: usize) -> Vec<u16> {
     let mut regs = Vec::new();
     for &x in groups {
-        for q in 0..4usize {
+        for q in 0..1usize << qs.len() {
             for k in 0..per_word {
                 let r = qs
                     .iter()
                     .chain(inner)
                     .enumerate()
                     .filter(|&(b, _)| {
-                        if b < 2 {
+                        if b < qs.len() {
                             (q >> b) & 1 == 1
                         } else {
-                            (k >> (b - 2)) & 1 == 1
+                            (k >> (b - qs.len())) & 1 == 1
                         }
                     })
                     .fold(x, |a, (_, &i)| a | (1 << i));

@@ -11,6 +11,7 @@
 //! returned.
 
 mod bits;
+mod gather;
 mod matrix;
 mod shared;
 mod shuffle;
@@ -39,6 +40,8 @@ impl layout_plan::Storage for Owned {
     type List<T: Copy + core::fmt::Debug + Eq + 'static> = Vec<T>;
 }
 
+/// The gather strategy's tables (see [`layout_plan::GatherPlan`]).
+pub type GatherPlan = layout_plan::GatherPlan<Owned>;
 /// The shuffle strategy's tables (see [`layout_plan::ShufflePlan`]).
 pub type ShufflePlan = layout_plan::ShufflePlan<Owned>;
 /// One side of a shared-memory round trip (see [`layout_plan::SmemAccess`]).
@@ -141,10 +144,22 @@ pub fn plan_conversion_for(
             return Ok(done(cost, PlanBody::Shuffles(p), None));
         }
     }
+    // Lanes that read the same element (copies in the destination, or a source broadcast over
+    // warps): shuffles that several lanes read alike, where no permutation of bits does the
+    // conversion, if they cost less than the round trip through shared memory.
+    let permutes = !has("warp") && shuffle::is_permutation(&s, &t);
+    let gathered = if !has("block") && force != Force::SharedMemory && !permutes {
+        gather::plan(&s, &t, elem_bits)
+    } else {
+        None
+    };
+    if let (Some((p, cost)), Force::Shuffles) = (&gathered, force) {
+        return Ok(done(*cost, PlanBody::Gather(p.clone()), None));
+    }
     if force == Force::Shuffles {
         bail!(kind: Strategy,
             "this conversion cannot be done with shuffles: {}; use shared memory (or let the planner choose)",
-            if has("block") || has("warp") { "it moves data between warps" } else { "it is not a permutation of bits" }
+            if has("block") || has("warp") { "it moves data between warps" } else { "it needs two or more register-lane transpositions, or more than 512 words" }
         );
     }
     if has("block") && !target.cluster_memory {
@@ -155,7 +170,12 @@ pub fn plan_conversion_for(
     }
     let crosses_warps = has("warp") || has("block");
     let (p, cost, smem) = shared::plan(src, dst, (&s, &t), elem_bits, crosses_warps, target)?;
-    Ok(done(cost, PlanBody::Shared(p), Some(smem)))
+    match gathered {
+        Some((g, gcost)) if gather::cheaper(&gcost, &cost) => {
+            Ok(done(gcost, PlanBody::Gather(g), None))
+        }
+        _ => Ok(done(cost, PlanBody::Shared(p), Some(smem))),
+    }
 }
 
 /// The checks every conversion passes first, and both layouts flattened.

@@ -341,11 +341,19 @@ fn side_access(
         AccessKind::Plain => None,
         k => matrix_access(side, span, k == AccessKind::MatrixTrans, ebytes, store),
     };
-    matrix.unwrap_or_else(|| {
-        let max_vec = (128 / elem_bits).trailing_zeros() as usize;
-        let vpos = vector_bits(side.flat, span, max_vec, free);
-        access(side, &vpos, span, ebytes, store)
-    })
+    let max_vec = (128 / elem_bits).trailing_zeros() as usize;
+    let plain = access(
+        side,
+        &vector_bits(side.flat, span, max_vec, free),
+        span,
+        ebytes,
+        store,
+    );
+    // A matrix access where it takes fewer instructions (an `.x1` or `.x2` may not).
+    match matrix {
+        Some(m) if m.reg_offsets.len() <= plain.reg_offsets.len() => m,
+        _ => plain,
+    }
 }
 
 /// The scratch buffer's layout (offset, block -> tensor coordinates), for printing.
@@ -477,13 +485,15 @@ fn best_access(
     }
     let mut best = plain;
     for trans in [false, true] {
-        if !target.matrix.has(store, 4, trans) {
+        let Some(m) = matrix_access(side, span, trans, elem_bits / 8, store) else {
             continue;
-        }
-        if let Some(m) = matrix_access(side, span, trans, elem_bits / 8, store) {
-            if m.reg_offsets.len() < best.reg_offsets.len() {
-                best = m;
-            }
+        };
+        let count = match m.instr {
+            Instr::Matrix { count, .. } => count,
+            Instr::Vector => 0,
+        };
+        if target.matrix.has(store, count, trans) && m.reg_offsets.len() < best.reg_offsets.len() {
+            best = m;
         }
     }
     Ok(best)

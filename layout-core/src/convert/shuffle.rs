@@ -61,6 +61,11 @@ pub fn plan(
     Ok(Some((plan, cost)))
 }
 
+/// Whether the conversion is a permutation of (register, lane) bits: the shuffle plan's domain.
+pub fn is_permutation(s: &FlatLayout, t: &FlatLayout) -> bool {
+    WorkBits::new(s, t).is_some_and(|b| b.permutation().is_some())
+}
+
 /// Both sides as bit vectors over the same positions: work register bits `0..nr` (each side's
 /// distinct registers, padded with zero bases), then lane bits.
 struct WorkBits {
@@ -183,7 +188,13 @@ fn tables(bits: &WorkBits, d: &Decomposition, elem_bits: u32) -> ShufflePlan {
         new[b] = pos;
     }
     let renumber = |e: usize| spread_by(e, &new);
-    let word_bit = |r: usize| (if elem_bits == 64 { new[r] + 1 } else { new[r] - pack }) as u8;
+    let word_bit = |r: usize| {
+        (if elem_bits == 64 {
+            new[r] + 1
+        } else {
+            new[r] - pack
+        }) as u8
+    };
     let swaps: Vec<(u8, u8)> = d
         .m_regs
         .iter()
@@ -194,7 +205,9 @@ fn tables(bits: &WorkBits, d: &Decomposition, elem_bits: u32) -> ShufflePlan {
     for e in 0..1usize << nr {
         gather[renumber(e)] = spread_by(e & ((1 << bits.s_keep.len()) - 1), &bits.s_keep) as u16;
     }
-    let scatter = scatter(bits, q).into_iter().map(|e| renumber(e as usize) as u16);
+    let scatter = scatter(bits, q)
+        .into_iter()
+        .map(|e| renumber(e as usize) as u16);
     ShufflePlan {
         pack: if elem_bits == 64 { -1 } else { pack as i32 },
         gather,

@@ -1,4 +1,4 @@
-//! A shuffle plan run on a whole warp of tensor-element ids: the executor of `layout_plan::exec`
+//! A shuffle or gather plan run on a whole warp of tensor-element ids: the executor of `layout_plan::exec`
 //! (the code the runtime interprets and `convert!` emits) with every operation evaluated for all
 //! lanes at once. The planner keeps a plan only if every destination register of every lane ends
 //! up holding its element, and takes the plan's select and shuffle counts from this run.
@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 
 use super::bits::{combine, FlatLayout};
 use super::exec::{self, Machine};
-use super::ShufflePlan;
+use super::{GatherPlan, ShufflePlan};
 
 /// One lane's word: up to four fields, each `id << 2 | part` (part 0: a whole element, 1 and 2:
 /// the low and high half of a 64-bit element); [`EMPTY`] marks an unused field.
@@ -28,21 +28,53 @@ pub struct Outcome {
 
 /// Run `p` converting `s` to `t` (elements of `elem_bits`) on every lane.
 pub fn run(p: &ShufflePlan, s: &FlatLayout, t: &FlatLayout, elem_bits: u32) -> Outcome {
-    let lanes = 1usize << s.lane.len();
-    let mut m = Warp {
-        s,
-        lanes,
-        bits: elem_bits,
-        words: vec![vec![[EMPTY; 4]; lanes]],
-        ints: Vec::new(),
-        dst: vec![vec![None; p.scatter.len()]; lanes],
+    run_warp(s, t, elem_bits, 0, |m| exec::shuffles(m, p))
+}
+
+/// Run `p` on every lane of every warp: correct only if it is in each; the counts are one
+/// thread's (every thread issues the same).
+pub fn run_gather(p: &GatherPlan, s: &FlatLayout, t: &FlatLayout, elem_bits: u32) -> Outcome {
+    let mut out = Outcome {
+        correct: true,
         selects: 0,
         shuffles: 0,
     };
-    exec::shuffles(&mut m, p);
+    for warp in 0..1u32 << s.warp.len() {
+        let o = run_warp(s, t, elem_bits, warp, |m| exec::gather(m, p));
+        out = Outcome {
+            correct: out.correct && o.correct,
+            ..o
+        };
+    }
+    out
+}
+
+/// Run `exec` on the lanes of warp `warp` and check each destination register.
+fn run_warp(
+    s: &FlatLayout,
+    t: &FlatLayout,
+    elem_bits: u32,
+    warp: u32,
+    exec: impl FnOnce(&mut Warp),
+) -> Outcome {
+    let lanes = 1usize << s.lane.len();
+    let nd = 1usize << t.reg.len();
+    let mut m = Warp {
+        s,
+        lanes,
+        warp,
+        bits: elem_bits,
+        words: vec![vec![[EMPTY; 4]; lanes]],
+        ints: Vec::new(),
+        dst: vec![vec![None; nd]; lanes],
+        selects: 0,
+        shuffles: 0,
+    };
+    exec(&mut m);
+    let on_warp = combine(&t.warp, warp as u64);
     let correct = (0..lanes).all(|lane| {
-        (0..p.scatter.len()).all(|i| {
-            let want = combine(&t.reg, i as u64) ^ combine(&t.lane, lane as u64);
+        (0..nd).all(|i| {
+            let want = combine(&t.reg, i as u64) ^ combine(&t.lane, lane as u64) ^ on_warp;
             m.dst[lane][i] == Some(want)
         })
     });
@@ -58,6 +90,7 @@ pub fn run(p: &ShufflePlan, s: &FlatLayout, t: &FlatLayout, elem_bits: u32) -> O
 struct Warp<'a> {
     s: &'a FlatLayout,
     lanes: usize,
+    warp: u32,
     bits: u32,
     words: Vec<Vec<Cell>>,
     ints: Vec<Vec<u32>>,
@@ -77,7 +110,9 @@ impl Warp<'_> {
     }
     /// The tensor element source register `r` of `lane` holds.
     fn element(&self, r: u16, lane: usize) -> u64 {
-        combine(&self.s.reg, r as u64) ^ combine(&self.s.lane, lane as u64)
+        combine(&self.s.reg, r as u64)
+            ^ combine(&self.s.lane, lane as u64)
+            ^ combine(&self.s.warp, self.warp as u64)
     }
 }
 
@@ -122,6 +157,10 @@ impl Machine for Warp<'_> {
     }
     fn lane(&mut self) -> usize {
         self.int(|lane| lane as u32)
+    }
+    fn warp(&mut self) -> usize {
+        let w = self.warp;
+        self.int(|_| w)
     }
     fn bit(&mut self, x: usize, bit: u32) -> u64 {
         (0..self.lanes)
