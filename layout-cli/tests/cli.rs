@@ -484,6 +484,36 @@ fn conversion_plans() {
         (v["write_conflicts"].as_u64(), v["read_conflicts"].as_u64()),
         (Some(0), Some(0))
     );
+    // Each side's instruction, as PTX names it.
+    assert_eq!(v["store"]["instruction"], "st.shared.v4.b32");
+    assert_eq!(
+        v["load"]["instruction"],
+        "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"
+    );
+    assert_eq!(
+        (
+            v["store"]["count"].as_u64(),
+            v["store"]["elements"].as_u64()
+        ),
+        (Some(4), Some(8))
+    );
+    let o = layout(&["-l", rows, "--to", cols, "-t", "tensor<64x64xf16>"], None);
+    assert!(
+        stdout(&o).contains(
+            "  per thread: 4 stores of 8 elements (st.shared.v4.b32)\n  per thread: 4 loads of 8 elements (ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16)\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    // Lanes that read the same source (every warp holds the whole source): a gather, as
+    // Triton 3.9 emits it (two shuffles, one select), in singular where it is one.
+    let two = "#ttg.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>";
+    let one = "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>";
+    let o = layout(&["-l", two, "--to", one, "-t", "tensor<64xf32>"], None);
+    assert_eq!(
+        stdout(&o),
+        "conversion of 32-bit elements: warp shuffles (lanes reading the same source)\n  per thread: 2 shuffles, 1 select\n"
+    );
     // One register bit swapped with one lane bit: shuffles.
     let a = "#ttg.linear<{register = [[0, 1], [0, 2]], lane = [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]], warp = [], block = []}>";
     let b = "#ttg.linear<{register = [[0, 1], [1, 0]], lane = [[0, 4], [0, 8], [0, 2], [2, 0], [4, 0]], warp = [], block = []}>";
@@ -516,7 +546,7 @@ fn conversion_plans() {
     let o = layout(&["-l", rows, "--to", smem, "-t", "tensor<64x64xf16>"], None);
     assert!(
         stdout(&o).starts_with(
-            "store to shared memory of 16-bit elements\n  per thread: 8 stores of 4 elements\n"
+            "store to shared memory of 16-bit elements\n  per thread: 8 stores of 4 elements (st.shared.v2.b32)\n"
         ),
         "{}",
         stdout(&o)
