@@ -4,7 +4,9 @@
 //! [`plan_conversion`] computes Triton's minimal conversion (`dst.invertAndCompose(src)` with
 //! the unchanged slow in-dims quotiented away) and picks: nothing, a register permutation, warp
 //! shuffles (the decomposition P = P_mixed . P_lane . P_reg of Triton PR 7558, used when it has
-//! fewer than two mixed transpositions, Triton's rule), or a shared-memory round trip (through
+//! fewer than two mixed transpositions, Triton's rule), a gather (shuffles that several lanes
+//! read alike, where the destination holds copies or every warp holds the whole source; chosen
+//! over shared memory by [`Cost::weight`]), or a shared-memory round trip (through
 //! distributed shared memory and cluster barriers when data moves between CTAs). Every plan
 //! is data ([`ConversionPlan`]); the `convert!` macro writes it as const tables and gpu-runtime
 //! executes it. Shuffle plans are checked by executing them symbolically here before they are
