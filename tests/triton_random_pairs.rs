@@ -137,11 +137,15 @@ enum Ours {
 }
 
 impl Ours {
-    fn counts(&self) -> Counts {
-        let c = match self {
+    fn cost(&self) -> Cost {
+        match self {
             Ours::Convert(p) => p.cost,
             Ours::Trip(_, _, c) => *c,
-        };
+        }
+    }
+
+    fn counts(&self) -> Counts {
+        let c = self.cost();
         Counts {
             shared: c.stores + c.loads,
             shuffles: c.shuffles,
@@ -247,10 +251,7 @@ fn simulate<E: Element>(c: &Case, ours: &Ours) -> Result<(), String> {
     let warps = c.src.in_dim_size("warp") as u32;
     let ns = c.src.in_dim_size("register") as usize;
     let nd = c.dst.in_dim_size("register") as usize;
-    let cost = match ours {
-        Ours::Convert(p) => p.cost,
-        Ours::Trip(_, _, c) => *c,
-    };
+    let cost = ours.cost();
     let bad = Mutex::new(Vec::new());
     let l = Launch::new(1, 32 * warps, cost.shared_bytes.max(4));
     let r = launch(l, |t| {

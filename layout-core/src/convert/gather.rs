@@ -16,13 +16,8 @@ use alloc::vec::Vec;
 use super::bits::{combine, FlatLayout, Span};
 use super::{symbolic, Cost, GatherPlan, Strategy};
 
-/// Most candidates per destination register (a tree of 15 selects).
-const MAX_CHOICE_BITS: usize = 4;
-
-/// Whether a gather costing `g` beats a shared-memory plan costing `s` ([`Cost::weight`]).
-pub fn cheaper(g: &Cost, s: &Cost) -> bool {
-    g.weight() < s.weight()
-}
+/// log2 of the most candidates per destination register (a tree of 15 selects).
+pub const MAX_CHOICE_BITS: usize = 4;
 
 /// Where one destination bit comes from: source register bits and source lane bits.
 #[derive(Clone, Copy)]

@@ -159,9 +159,23 @@ pub fn plan_conversion_for(
         return Ok(done(*cost, PlanBody::Gather(p.clone()), None));
     }
     if force == Force::Shuffles {
+        let why = if has("block") || has("warp") {
+            String::from("it moves data between warps")
+        } else if permutes {
+            alloc::format!(
+                "it would shuffle more than {} words per thread",
+                MAX_SHUFFLE_WORDS
+            )
+        } else {
+            alloc::format!(
+                "each lane would choose among more than {} source registers, or shuffle more than {} words",
+                1 << gather::MAX_CHOICE_BITS,
+                MAX_SHUFFLE_WORDS
+            )
+        };
         bail!(kind: Strategy,
             "this conversion cannot be done with shuffles: {}; use shared memory (or let the planner choose)",
-            if has("block") || has("warp") { "it moves data between warps" } else { "it needs two or more register-lane transpositions, or more than 512 words" }
+            why
         );
     }
     if has("block") && !target.cluster_memory {
@@ -173,7 +187,7 @@ pub fn plan_conversion_for(
     let crosses_warps = has("warp") || has("block");
     let (p, cost, smem) = shared::plan(src, dst, (&s, &t), elem_bits, crosses_warps, target)?;
     match gathered {
-        Some((g, gcost)) if gather::cheaper(&gcost, &cost) => {
+        Some((g, gcost)) if gcost.weight() < cost.weight() => {
             Ok(done(gcost, PlanBody::Gather(g), None))
         }
         _ => Ok(done(cost, PlanBody::Shared(p), Some(smem))),

@@ -1,7 +1,8 @@
-//! A shuffle or gather plan run on a whole warp of tensor-element ids: the executor of `layout_plan::exec`
-//! (the code the runtime interprets and `convert!` emits) with every operation evaluated for all
-//! lanes at once. The planner keeps a plan only if every destination register of every lane ends
-//! up holding its element, and takes the plan's select and shuffle counts from this run.
+//! A shuffle or gather plan run on a whole warp of tensor-element ids: the executor of
+//! `layout_plan::exec` (the code the runtime interprets and `convert!` emits) with every
+//! operation evaluated for all lanes at once. The planner keeps a plan only if every destination
+//! register of every lane ends up holding its element, and takes the plan's select and shuffle
+//! counts from this run.
 
 use alloc::vec;
 use alloc::vec::Vec;

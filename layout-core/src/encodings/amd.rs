@@ -12,7 +12,7 @@ use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
 use crate::parse::attr::{Attr, AttrKind};
 use crate::parse::error::ParseError;
-use crate::parse::params::{as_uint, body_dict, linear_from_dict, Params, R};
+use crate::parse::params::{as_uint, linear_from_dict, Params, R};
 use crate::utils::{
     action_remove_broadcasted_regs, identity_standard_nd, project_away_out_dim,
     standard_out_dim_names, to_i32,
@@ -349,10 +349,10 @@ pub(crate) fn wmma_dot(
 
 /// `#ttg.amd_mfma<{...}>`'s parameters.
 pub(crate) fn parse_amd_mfma(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
-    let mut p = Params::new(
+    let mut p = Params::of(
         name,
-        a.span,
-        body_dict(name, a, body)?,
+        a,
+        body,
         &[
             "version",
             "versionMajor",
@@ -449,10 +449,10 @@ fn wmma_cta_from_dict(c: &Attr, rank: usize) -> R<LinearLayout> {
 
 /// `#ttg.amd_wmma<{...}>`'s parameters.
 pub(crate) fn parse_amd_wmma(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
-    let mut p = Params::new(
+    let mut p = Params::of(
         name,
-        a.span,
-        body_dict(name, a, body)?,
+        a,
+        body,
         &[
             "version",
             "isTranspose",

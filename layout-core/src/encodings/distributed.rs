@@ -230,10 +230,10 @@ pub(crate) fn fma_dot(op_idx: u32, b: &Blocked, shape: &[i64]) -> Result<LinearL
 
 /// `#ttg.blocked<{...}>`'s parameters.
 pub(crate) fn parse_blocked(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
-    let mut p = Params::new(
+    let mut p = Params::of(
         name,
-        a.span,
-        body_dict(name, a, body)?,
+        a,
+        body,
         &[
             "sizePerThread",
             "threadsPerWarp",
@@ -261,7 +261,7 @@ pub(crate) fn parse_blocked(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> 
 
 /// `#ttg.slice<{...}>`'s parameters.
 pub(crate) fn parse_slice(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
-    let mut p = Params::new(name, a.span, body_dict(name, a, body)?, &["dim", "parent"])?;
+    let mut p = Params::of(name, a, body, &["dim", "parent"])?;
     let dim = p.uint("dim")?;
     let parent = encoding_from_attr(p.required("parent")?)?;
     if parent.is_shared() {
@@ -291,12 +291,7 @@ pub(crate) fn parse_slice(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
 
 /// `#ttg.dot_op<{...}>`'s parameters.
 pub(crate) fn parse_dot_op(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
-    let mut p = Params::new(
-        name,
-        a.span,
-        body_dict(name, a, body)?,
-        &["opIdx", "parent", "kWidth"],
-    )?;
+    let mut p = Params::of(name, a, body, &["opIdx", "parent", "kWidth"])?;
     let op_idx = p.uint("opIdx")?;
     if op_idx > 1 {
         return Err(ParseError::new(

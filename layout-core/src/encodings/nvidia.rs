@@ -9,7 +9,7 @@ use super::{Encoding, NvidiaMma};
 use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
 use crate::parse::attr::Attr;
-use crate::parse::params::{body_dict, Params, R};
+use crate::parse::params::{Params, R};
 use crate::utils::{identity_standard_nd, standard_out_dim_names, to_i32};
 use crate::{LinearLayout, Result};
 
@@ -161,10 +161,10 @@ pub(crate) fn dot(op_idx: u32, m: &NvidiaMma, k_width: u32, shape: &[i64]) -> Re
 
 /// `#ttg.nvidia_mma<{...}>`'s parameters.
 pub(crate) fn parse_nvidia_mma(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
-    let mut p = Params::new(
+    let mut p = Params::of(
         name,
-        a.span,
-        body_dict(name, a, body)?,
+        a,
+        body,
         &[
             "versionMajor",
             "versionMinor",

@@ -365,10 +365,10 @@ pub(crate) fn shared_linear(l: &LinearLayout, shape: &[i64]) -> Result<LinearLay
 
 /// `#ttg.swizzled_shared<{...}>`'s parameters.
 pub(crate) fn parse_swizzled_shared(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
-    let mut p = Params::new(
+    let mut p = Params::of(
         name,
-        a.span,
-        body_dict(name, a, body)?,
+        a,
+        body,
         &[
             "vec",
             "perPhase",
@@ -398,10 +398,10 @@ pub(crate) fn parse_swizzled_shared(name: &str, a: &Attr, body: &[Attr]) -> R<En
 
 /// `#ttg.nvmma_shared<{...}>`'s parameters.
 pub(crate) fn parse_nvmma_shared(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
-    let mut p = Params::new(
+    let mut p = Params::of(
         name,
-        a.span,
-        body_dict(name, a, body)?,
+        a,
+        body,
         &[
             "swizzlingByteWidth",
             "transposed",

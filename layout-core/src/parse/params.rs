@@ -26,6 +26,12 @@ pub(crate) struct Params<'a> {
 }
 
 impl<'a> Params<'a> {
+    /// The parameters of `#ttg.<name><{...}>` (`a` the attribute, `body` its contents), as
+    /// [`Params::new`] reads them.
+    pub(crate) fn of(name: &'a str, a: &'a Attr, body: &'a [Attr], allowed: &[&str]) -> R<Self> {
+        Params::new(name, a.span, body_dict(name, a, body)?, allowed)
+    }
+
     /// The entries of `dict`, refusing keys not in `allowed` (with a suggestion) and duplicates.
     pub(crate) fn new(
         encoding: &'a str,
