@@ -143,3 +143,27 @@ fn a_core_only_backend_runs_matrix_plans_through_the_defaults() {
     })
     .unwrap();
 }
+
+/// Lanes of one store instruction that write the same value to a byte are not a race (an
+/// `stmatrix` whose address rows hold copies does this); different values, or the same value
+/// from another warp without a barrier, are.
+#[test]
+fn same_value_writes_of_one_instruction_are_not_a_race() {
+    let store = |value: fn(&SimThread) -> u32| {
+        launch(Launch::new(1, 64, 16), move |t| {
+            if t.warp() == 0 {
+                t.st_shared(0, 4, [value(t), 0, 0, 0]);
+            }
+            t.sync_block();
+            let _ = t.ld_shared(0, 4);
+        })
+    };
+    store(|_| 7).expect("one instruction, one value");
+    let e = store(|t| t.lane()).expect_err("one instruction, values differ");
+    assert!(e.to_string().contains("race"), "{}", e);
+    let e = launch(Launch::new(1, 64, 16), |t| {
+        t.st_shared(0, 4, [7, 0, 0, 0]);
+    })
+    .expect_err("two warps, no barrier");
+    assert!(e.to_string().contains("race"), "{}", e);
+}

@@ -103,6 +103,9 @@ struct Access {
     cluster_epoch: u32,
     block_epoch: u32,
     warp_epoch: u32,
+    /// How many shared stores the thread had issued before this access: lanes of one warp at the
+    /// same count are in the same instruction (kernels are straight-line SIMT code).
+    store: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -257,6 +260,7 @@ impl SimThread<'_> {
             cluster_epoch: self.cluster_epoch.get(),
             block_epoch: self.block_epoch.get(),
             warp_epoch: self.warp_epoch.get(),
+            store: self.issued.get().shared_stores,
         }
     }
 
@@ -447,9 +451,14 @@ impl SimThread<'_> {
         for i in 0..bytes {
             let b = &mut mem[(byte_offset + i) as usize];
             let value = (words[(i / 4) as usize] >> (8 * (i % 4))) as u8;
+            // Lanes of one instruction writing the same value to a byte (an `stmatrix` whose
+            // address rows hold copies) leave one value, as the hardware does.
+            let same_instr = |w: &Access| {
+                w.cta == me.cta && w.warp == me.warp && w.store == me.store && b.value == value
+            };
             let conflict = b
                 .write
-                .filter(|w| races(*w, me))
+                .filter(|w| races(*w, me) && !same_instr(w))
                 .map(|w| ("write", w.tid))
                 .or(b.read.filter(|r| races(*r, me)).map(|r| ("read", r.tid)));
             if let Some((kind, other)) = conflict {

@@ -28,7 +28,7 @@ pub(super) fn matrix_access(
     if !matches!(ebytes, 1 | 2 | 4) || (trans && ebytes != 2) || f.lane.len() != 5 {
         return None;
     }
-    if (store && side.lane_free != 0) || !own_cta(f, smem) {
+    if !own_cta(f, smem) {
         return None;
     }
     let g = Geometry { side, smem, ebytes };

@@ -38,7 +38,9 @@ fn free_masks(l: &LinearLayout) -> (u32, u32, u32) {
 }
 
 /// The register bits that carry a side's vector: register bases at offsets 1, 2, 4, ... (up to
-/// `max_bits` of them), as long as no other basis has bits below the vector (alignment).
+/// `max_bits` of them), as long as no lane, warp or block basis has bits below the vector
+/// (alignment). Other registers may: their low bits only permute the vector's registers, which
+/// [`access`] resolves at compile time (a swizzle that XORs a row bit into the column bit).
 fn vector_bits(f: &FlatLayout, smem: &Smem, max_bits: usize, reg_free: u32) -> Vec<usize> {
     let offs: Vec<u32> = f.reg.iter().map(|&b| offset_of(b, smem)).collect();
     let mut vpos: Vec<usize> = Vec::new();
@@ -58,19 +60,12 @@ fn vector_bits(f: &FlatLayout, smem: &Smem, max_bits: usize, reg_free: u32) -> V
     }
     loop {
         let low = (1u32 << vpos.len()) - 1;
-        let others = offs
+        let aligned = f
+            .lane
             .iter()
-            .enumerate()
-            .filter(|(i, _)| !vpos.contains(i))
-            .map(|(_, &o)| o)
-            .chain(
-                f.lane
-                    .iter()
-                    .chain(&f.warp)
-                    .chain(&f.block)
-                    .map(|&b| offset_of(b, smem)),
-            );
-        let aligned = others.clone().all(|o| o & low == 0);
+            .chain(&f.warp)
+            .chain(&f.block)
+            .all(|&b| offset_of(b, smem) & low == 0);
         if aligned || vpos.is_empty() {
             return vpos;
         }
@@ -85,12 +80,16 @@ fn access(side: &Side, vpos: &[usize], smem: &Smem, ebytes: u32, store: bool) ->
     let mut regs = Vec::new();
     let mut reg_offsets = Vec::new();
     for x in access_groups(side, vmask, smem, store) {
-        reg_offsets.push(addr_of(combine(&f.reg, x as u64), smem, ebytes));
+        let addr = addr_of(combine(&f.reg, x as u64), smem, ebytes);
+        // The registers outside the vector may set offset bits inside it: the vector then
+        // starts lower, its registers permuted by those bits.
+        let shift = addr / ebytes & (vec - 1);
+        reg_offsets.push(addr - shift * ebytes);
         for t in 0..vec as usize {
             let r = vpos
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| (t >> i) & 1 == 1)
+                .filter(|(i, _)| ((t ^ shift as usize) >> i) & 1 == 1)
                 .fold(x, |a, (_, &p)| a | (1 << p));
             regs.push(r as u16);
         }
