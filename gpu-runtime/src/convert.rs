@@ -46,6 +46,10 @@ impl<E: Element, T: Thread> Machine for Values<'_, E, T> {
         self.dst[dst as usize] = self.src[src as usize];
     }
     #[inline(always)]
+    fn copy(&mut self, dst: u16, from: u16) {
+        self.dst[dst as usize] = self.dst[from as usize];
+    }
+    #[inline(always)]
     fn pack(&mut self, regs: &[u16], part: u32) -> u32 {
         let mut vals = [E::default(); 4];
         let mut k = 0;

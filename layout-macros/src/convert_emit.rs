@@ -72,7 +72,7 @@ pub fn access_tokens(k: &Krate, a: &SmemAccess) -> TokenStream {
         let rt = k.rt();
         quote!(#rt::convert)
     };
-    let (vec, ls, ws, remote) = (a.vec, a.lane_skip, a.warp_skip, a.remote);
+    let (vec, rs, ls, ws, remote) = (a.vec, a.reg_skip, a.lane_skip, a.warp_skip, a.remote);
     let (regs, ro) = (list(&a.regs), list(&a.reg_offsets));
     let (lb, wb, bb) = (
         list(&a.lane_bases),
@@ -88,7 +88,8 @@ pub fn access_tokens(k: &Krate, a: &SmemAccess) -> TokenStream {
     quote! {
         #cv::SmemAccess {
             vec: #vec, regs: #regs, reg_offsets: #ro, lane_bases: #lb, warp_bases: #wb,
-            block_bases: #bb, lane_skip: #ls, warp_skip: #ws, remote: #remote, instr: #instr,
+            block_bases: #bb, reg_skip: #rs, lane_skip: #ls, warp_skip: #ws, remote: #remote,
+            instr: #instr,
         }
     }
 }
@@ -237,6 +238,10 @@ impl exec::Machine for Emit<'_> {
     fn mov(&mut self, dst: u16, src: u16) {
         let (d, s) = (dst as usize, src as usize);
         self.stmts.push(quote!(out[#d] = src[#s];));
+    }
+    fn copy(&mut self, dst: u16, from: u16) {
+        let (d, s) = (dst as usize, from as usize);
+        self.stmts.push(quote!(out[#d] = out[#s];));
     }
     fn pack(&mut self, regs: &[u16], part: u32) -> H {
         let (rt, elem) = (&self.rt, self.elem);

@@ -28,6 +28,8 @@ pub trait Machine {
     fn elem_bits(&self) -> u32;
     /// Destination register `dst` is source register `src`.
     fn mov(&mut self, dst: u16, src: u16);
+    /// Destination register `dst` is destination register `from` (already written).
+    fn copy(&mut self, dst: u16, from: u16);
     /// A word of source registers `regs` (`32 / elem_bits` at most, the first lowest), or for a
     /// 64-bit element, its low (`part` 0) or high (`part` 1) half.
     fn pack(&mut self, regs: &[u16], part: u32) -> Self::Word;
@@ -328,6 +330,7 @@ pub fn shared<M: SharedMachine, S: Storage>(m: &mut M, p: &SharedPlan<S>) {
         loads(m, l, lbase, round * lper, (round + 1) * lper);
         round += 1;
     }
+    copies(m, l);
     if matches!(p.barrier, Barrier::Cluster) {
         // No CTA moves on while others still read its buffer.
         m.barrier(Barrier::Cluster);
@@ -347,6 +350,29 @@ pub fn store<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>) {
 pub fn load<M: SharedMachine, S: Storage>(m: &mut M, l: &SmemAccess<S>) {
     let base = base(m, l);
     loads(m, l, base, 0, l.reg_offsets.len());
+    copies(m, l);
+}
+
+/// The registers a load leaves out (copies of others): each from the one with `reg_skip` clear.
+#[inline(always)]
+fn copies<M: Machine, S: Storage>(m: &mut M, l: &SmemAccess<S>) {
+    if l.reg_skip == 0 {
+        return;
+    }
+    let mut top = 0;
+    let mut i = 0;
+    while i < l.regs.len() {
+        top |= l.regs[i];
+        i += 1;
+    }
+    let skip = l.reg_skip as u16;
+    let mut r = 0;
+    while r <= top | skip {
+        if r & skip != 0 {
+            m.copy(r, r & !skip);
+        }
+        r += 1;
+    }
 }
 
 /// The address of a side's accesses contributed by the lane, the warp and the CTA rank.

@@ -109,6 +109,9 @@ pub struct SmemAccess<S: Storage = Static> {
     pub warp_bases: S::List<u32>,
     /// Address contributed by each bit of the CTA's rank in its cluster (empty: none).
     pub block_bases: S::List<u32>,
+    /// Registers with these bits set hold copies: a store leaves them out, a load fills them
+    /// after its accesses from the register with these bits clear.
+    pub reg_skip: u32,
     /// Lanes with these bits set hold copies and do not store (0 for loads).
     pub lane_skip: u32,
     /// Warps with these bits set do not store.

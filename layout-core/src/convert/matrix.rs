@@ -55,7 +55,7 @@ pub(super) fn matrix_access(
     }
     // Elements per access: 4 words of `4 / ebytes` (for .trans, 2 halves per word).
     let per_word = if trans { 2 } else { (4 / ebytes) as usize };
-    let groups = access_groups(side, used, smem, store);
+    let groups = access_groups(side, used, smem);
     let reg_offsets = groups
         .iter()
         .map(|&x| g.off(combine(&f.reg, x as u64)) * ebytes)
@@ -70,6 +70,7 @@ pub(super) fn matrix_access(
         lane_bases,
         warp_bases: f.warp.iter().map(|&b| g.off(b) * ebytes).collect(),
         block_bases: Vec::new(),
+        reg_skip: side.reg_free,
         lane_skip: 0,
         warp_skip: if store { side.warp_free } else { 0 },
         remote: false,

@@ -79,7 +79,7 @@ fn access(side: &Side, vpos: &[usize], smem: &Smem, ebytes: u32, store: bool) ->
     let vec = 1u32 << vpos.len();
     let mut regs = Vec::new();
     let mut reg_offsets = Vec::new();
-    for x in access_groups(side, vmask, smem, store) {
+    for x in access_groups(side, vmask, smem) {
         let addr = addr_of(combine(&f.reg, x as u64), smem, ebytes);
         // The registers outside the vector may set offset bits inside it: the vector then
         // starts lower, its registers permuted by those bits.
@@ -114,6 +114,7 @@ fn access(side: &Side, vpos: &[usize], smem: &Smem, ebytes: u32, store: bool) ->
                 addr_of(b, smem, ebytes) ^ own
             })
             .collect(),
+        reg_skip: side.reg_free,
         lane_skip: if store { side.lane_free } else { 0 },
         warp_skip: if store { side.warp_free } else { 0 },
         remote: true,
@@ -242,14 +243,14 @@ pub fn plan(
     };
     let t_side = Side {
         flat: t,
-        reg_free: 0,
+        reg_free: tr,
         lane_free: 0,
         warp_free: 0,
     };
     let accesses = |ks, kd| {
         (
-            side_access(&s_side, ks, sr, true, &span, elem_bits),
-            side_access(&t_side, kd, tr, false, &span, elem_bits),
+            side_access(&s_side, ks, true, &span, elem_bits),
+            side_access(&t_side, kd, false, &span, elem_bits),
         )
     };
     let (mut store, mut load) = accesses(ks, kd);
@@ -330,7 +331,6 @@ fn scratch(
 fn side_access(
     side: &Side,
     kind: AccessKind,
-    free: u32,
     store: bool,
     span: &Smem,
     elem_bits: u32,
@@ -343,7 +343,7 @@ fn side_access(
     let max_vec = (128 / elem_bits).trailing_zeros() as usize;
     let plain = access(
         side,
-        &vector_bits(side.flat, span, max_vec, free),
+        &vector_bits(side.flat, span, max_vec, side.reg_free),
         span,
         ebytes,
         store,
@@ -404,7 +404,9 @@ pub fn plan_shared_access(
     let f = FlatLayout::new(dist)?;
     let (span, cgas_differ) = shared_span(&f, smem)?;
     let ebytes = elem_bits / 8;
-    let (fr, fl, fw) = if store { free_masks(dist) } else { (0, 0, 0) };
+    // A load fills registers that hold copies from the one it loads; only stores skip threads.
+    let (fr, fl, fw) = free_masks(dist);
+    let (fl, fw) = if store { (fl, fw) } else { (0, 0) };
     let side = Side {
         flat: &f,
         reg_free: fr,
@@ -461,14 +463,7 @@ fn best_access(
     target: &Target,
     cgas_differ: Option<(u64, u64)>,
 ) -> Result<SmemAccess> {
-    let plain = side_access(
-        side,
-        AccessKind::Plain,
-        side.reg_free,
-        store,
-        span,
-        elem_bits,
-    );
+    let plain = side_access(side, AccessKind::Plain, store, span, elem_bits);
     if let (true, false, Some((per_cta, held))) = (store, plain.remote, cgas_differ) {
         bail!(
             "each CTA's shared memory must hold {} elements of this shared layout, but each CTA holds {} in the distributed layout (their CGA layouts differ): store from a layout with the shared layout's CGA layout",

@@ -59,13 +59,12 @@ pub(super) fn addr_of(v: u64, smem: &Smem, ebytes: u32) -> u32 {
     (offset_of(v, smem) * ebytes) | (cta_of(v, smem) << CTA_SHIFT)
 }
 
-/// The first register of each access (the registers `used` leaves at zero; a store skips
-/// registers holding copies), in round order: round `r` moves the registers whose rep bits are
-/// `r`.
-pub(super) fn access_groups(side: &Side, used: usize, smem: &Smem, store: bool) -> Vec<usize> {
+/// The first register of each access (the registers `used` leaves at zero, copies left out), in
+/// round order: round `r` moves the registers whose rep bits are `r`.
+pub(super) fn access_groups(side: &Side, used: usize, smem: &Smem) -> Vec<usize> {
     let f = side.flat;
     let mut groups: Vec<usize> = (0..1usize << f.reg.len())
-        .filter(|&x| x & used == 0 && !(store && (x as u32) & side.reg_free != 0))
+        .filter(|&x| x & used == 0 && (x as u32) & side.reg_free == 0)
         .collect();
     groups.sort_by_key(|&x| round_of(combine(&f.reg, x as u64), smem));
     groups

@@ -130,6 +130,11 @@ impl Machine for Warp<'_> {
             self.dst[lane][dst as usize] = Some(self.element(src, lane));
         }
     }
+    fn copy(&mut self, dst: u16, from: u16) {
+        for lane in 0..self.lanes {
+            self.dst[lane][dst as usize] = self.dst[lane][from as usize];
+        }
+    }
     fn pack(&mut self, regs: &[u16], part: u32) -> usize {
         let cells: Vec<Cell> = (0..self.lanes)
             .map(|lane| {
