@@ -341,6 +341,7 @@ fn no_pair_worse_than_triton() {
     let mut wins: BTreeMap<&str, u32> = BTreeMap::new();
     let mut failures = Vec::new();
     let mut worse_cases: Vec<(String, String)> = Vec::new();
+    let mut better_cases: Vec<String> = Vec::new();
     let mut strategies: BTreeMap<String, u32> = BTreeMap::new();
     for c in &cases {
         let ours = match plan(c) {
@@ -388,6 +389,7 @@ fn no_pair_worse_than_triton() {
             worse_cases.push((c.name.clone(), why));
         } else if !b.is_empty() {
             f.better += 1;
+            better_cases.push(format!("{} ({}): {}", c.name, c.family, b.join(", ")));
             for k in b {
                 *wins.entry(k).or_default() += 1;
             }
@@ -408,6 +410,9 @@ fn no_pair_worse_than_triton() {
         wins,
         strategies
     );
+    for b in &better_cases {
+        println!("better: {}", b);
+    }
     if std::env::var("PRINT_TABLE").is_ok() {
         print_table(&families);
     }

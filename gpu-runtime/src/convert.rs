@@ -64,6 +64,10 @@ impl<E: Element, T: Thread> Machine for Values<'_, E, T> {
         self.dst[dst as usize] = field(w, k);
     }
     #[inline(always)]
+    fn shift_down(&mut self, w: u32, k: u32) -> u32 {
+        w >> (k * E::BITS)
+    }
+    #[inline(always)]
     fn unpack_pair(&mut self, dst: u16, lo: u32, hi: u32) {
         self.dst[dst as usize] = join(lo, hi);
     }

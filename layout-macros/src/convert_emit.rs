@@ -248,6 +248,10 @@ impl exec::Machine for Emit<'_> {
         let regs = regs.iter().map(|&r| r as usize);
         self.bind(quote!(#rt::convert::word::<#elem>(&[#(src[#regs]),*], #part)))
     }
+    fn shift_down(&mut self, w: H, k: u32) -> H {
+        let (w, by) = (self.e(w).clone(), k * self.bits);
+        self.bind(quote!(#w >> #by))
+    }
     fn unpack(&mut self, dst: u16, w: H, k: u32) {
         let (rt, elem, w, d) = (&self.rt, self.elem, self.e(w), dst as usize);
         let s = quote!(out[#d] = #rt::convert::field::<#elem>(#w, #k););

@@ -35,6 +35,8 @@ pub trait Machine {
     fn pack(&mut self, regs: &[u16], part: u32) -> Self::Word;
     /// Destination register `dst` is element `k` of `w` (its `k`-th `elem_bits` field).
     fn unpack(&mut self, dst: u16, w: Self::Word, k: u32);
+    /// `w` shifted so that its element `k` is element 0 (one instruction).
+    fn shift_down(&mut self, w: Self::Word, k: u32) -> Self::Word;
     /// Destination register `dst` is the 64-bit element with halves `lo` and `hi`.
     fn unpack_pair(&mut self, dst: u16, lo: Self::Word, hi: Self::Word);
 
@@ -176,10 +178,20 @@ pub fn gather<M: Machine, S: Storage>(m: &mut M, p: &GatherPlan<S>) {
     let k = p.choices as usize;
     let mut chosen = [M::Word::default(); MAX_SHUFFLE_WORDS];
     let mut i = 0;
-    while i < p.pos.len() && i * halves < MAX_SHUFFLE_WORDS {
-        let cands = &p.pick[i << k..(i + 1) << k];
+    while (i << k) < p.pick.len() && i * halves < MAX_SHUFFLE_WORDS {
+        let (cands, at) = (&p.pick[i << k..(i + 1) << k], &p.pos[i << k..(i + 1) << k]);
+        // Candidates at different places of their words are first moved to element 0.
+        let moved = varies(at);
+        // A register choosing among the same words as an earlier one reuses its choice (the
+        // same moves too, if any).
         let mut same = 0;
-        while same < i && &p.pick[same << k..(same + 1) << k] != cands {
+        while same < i {
+            let other = &p.pos[same << k..(same + 1) << k];
+            if &p.pick[same << k..(same + 1) << k] == cands
+                && (if moved { other == at } else { !varies(other) })
+            {
+                break;
+            }
             same += 1;
         }
         let mut h = 0;
@@ -187,37 +199,46 @@ pub fn gather<M: Machine, S: Storage>(m: &mut M, p: &GatherPlan<S>) {
             chosen[i * halves + h] = if same < i {
                 chosen[same * halves + h]
             } else {
-                pick(m, cands, &got, halves, h, sel)
+                let mut v = [M::Word::default(); 16];
+                let mut c = 0;
+                while c < cands.len().min(16) {
+                    v[c] = got[cands[c] as usize * halves + h];
+                    if moved && at[c] != 0 {
+                        v[c] = m.shift_down(v[c], at[c] as u32);
+                    }
+                    c += 1;
+                }
+                pick(m, &mut v[..cands.len().min(16)], sel)
             };
             h += 1;
         }
         if halves == 2 {
             m.unpack_pair(i as u16, chosen[2 * i], chosen[2 * i + 1]);
         } else {
-            m.unpack(i as u16, chosen[i], p.pos[i] as u32);
+            let k = if moved { 0 } else { at[0] as u32 };
+            m.unpack(i as u16, chosen[i], k);
         }
         i += 1;
     }
 }
 
-/// The candidate that the bits of `sel` choose among the rounds `cands` (half `h` of each).
+/// Whether the candidates' positions differ.
 #[inline(always)]
-fn pick<M: Machine>(
-    m: &mut M,
-    cands: &[u16],
-    got: &[M::Word],
-    halves: usize,
-    h: usize,
-    sel: M::Int,
-) -> M::Word {
-    let mut v = [M::Word::default(); 16];
-    let n = cands.len().min(16);
-    let mut c = 0;
-    while c < n {
-        v[c] = got[cands[c] as usize * halves + h];
+fn varies(at: &[u8]) -> bool {
+    let mut c = 1;
+    while c < at.len() {
+        if at[c] != at[0] {
+            return true;
+        }
         c += 1;
     }
-    let (mut len, mut bit) = (n, 0);
+    false
+}
+
+/// The candidate of `v` that the bits of `sel` choose (a tree of selects; `v` is overwritten).
+#[inline(always)]
+fn pick<M: Machine>(m: &mut M, v: &mut [M::Word], sel: M::Int) -> M::Word {
+    let (mut len, mut bit) = (v.len(), 0);
     while len > 1 {
         let b = m.bit(sel, bit);
         let mut x = 0;

@@ -86,7 +86,7 @@ pub struct GatherPlan<S: Storage = Static> {
     pub sel_warp: S::List<u32>,
     /// log2 candidates per destination register.
     pub choices: u8,
-    /// Destination register `i` is element `pos[i]` of the word of round
+    /// Destination register `i` is element `pos[i << choices | c]` of the word of round
     /// `pick[i << choices | c]`, `c` the candidate index.
     pub pick: S::List<u16>,
     /// See `pick`.

@@ -7,8 +7,10 @@
 //! solving over GF(2): source register `R` and lane `L` are linear in the destination's
 //! register, lane and warp bits. The lane and warp bits are known only at run time; where they
 //! change `R`, each lane reads every candidate register from its source lane and selects by
-//! them. Source registers that the run-time bits never change are packed into 32-bit words
-//! (several elements per shuffle), choosing the packed bits that take the fewest shuffles.
+//! them. Source registers are packed into 32-bit words (several elements per shuffle), choosing
+//! the packed bits that take the fewest shuffles; where the run-time bits change a packed bit,
+//! the candidates share a word and each lane shifts its element down before selecting (Triton's
+//! run-time `prmt`).
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -134,8 +136,8 @@ impl Packing {
     }
 }
 
-/// The packed bits with the fewest rounds: any `log2(32 / bits)` source register bits (or
-/// fewer) that hold distinct elements and that no candidate changes.
+/// The packed bits with the fewest rounds, then the fewest run-time positions: any
+/// `log2(32 / bits)` source register bits (or fewer) that hold distinct elements.
 fn best_packing(s: &FlatLayout, regs: &[Source], choice: &Choice, elem_bits: u32) -> Packing {
     let max = match elem_bits {
         8 => 2,
@@ -143,9 +145,13 @@ fn best_packing(s: &FlatLayout, regs: &[Source], choice: &Choice, elem_bits: u32
         _ => 0,
     };
     let wide = elem_bits == 64;
-    let free: Vec<usize> = (0..s.reg.len())
-        .filter(|&b| s.reg[b] != 0 && (choice.touched() >> b) & 1 == 0)
-        .collect();
+    let free: Vec<usize> = (0..s.reg.len()).filter(|&b| s.reg[b] != 0).collect();
+    let touched = |p: &Packing| {
+        p.bits
+            .iter()
+            .filter(|&&b| (choice.touched() >> b) & 1 == 1)
+            .count()
+    };
     let mut best = Packing {
         bits: Vec::new(),
         wide,
@@ -161,7 +167,8 @@ fn best_packing(s: &FlatLayout, regs: &[Source], choice: &Choice, elem_bits: u32
             .collect();
         let p = Packing { bits, wide };
         let n = rounds_with(s, regs, choice, &p);
-        if n < best_rounds || (n == best_rounds && p.bits.len() > best.bits.len()) {
+        let key = |p: &Packing| (touched(p), core::cmp::Reverse(p.bits.len()));
+        if n < best_rounds || (n == best_rounds && key(&p) < key(&best)) {
             (best, best_rounds) = (p, n);
         }
     }
@@ -169,14 +176,14 @@ fn best_packing(s: &FlatLayout, regs: &[Source], choice: &Choice, elem_bits: u32
 }
 
 /// The `(word, lane offset)` each candidate of destination register `i` reads, and the
-/// element's position in the word.
+/// element's position in that word.
 fn candidates(
     regs: &[Source],
     choice: &Choice,
     pack: &Packing,
     i: usize,
     nreg: usize,
-) -> (Vec<(u16, u32)>, u8) {
+) -> Vec<((u16, u32), u8)> {
     let (mut reg, mut lane) = (0u64, 0u32);
     for (b, r) in regs.iter().enumerate() {
         if (i >> b) & 1 == 1 {
@@ -184,22 +191,18 @@ fn candidates(
             lane ^= r.lane;
         }
     }
-    let pos = pack.place(reg, nreg).1;
-    let reads = (0..1usize << choice.basis.len())
+    (0..1usize << choice.basis.len())
         .map(|c| {
-            (
-                pack.place(reg ^ combine(&choice.basis, c as u64), nreg).0,
-                lane,
-            )
+            let (word, pos) = pack.place(reg ^ combine(&choice.basis, c as u64), nreg);
+            ((word, lane), pos)
         })
-        .collect();
-    (reads, pos)
+        .collect()
 }
 
 fn rounds_with(s: &FlatLayout, regs: &[Source], choice: &Choice, pack: &Packing) -> usize {
     let mut seen: Vec<(u16, u32)> = Vec::new();
     for i in 0..1usize << regs.len() {
-        for r in candidates(regs, choice, pack, i, s.reg.len()).0 {
+        for (r, _) in candidates(regs, choice, pack, i, s.reg.len()) {
             if !seen.contains(&r) {
                 seen.push(r);
             }
@@ -226,9 +229,8 @@ fn tables(
     }
     let (mut rounds, mut pick, mut pos) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..1usize << t.reg.len() {
-        let (reads, p) = candidates(regs, choice, pack, i, nreg);
-        pos.push(p);
-        for r in reads {
+        for (r, p) in candidates(regs, choice, pack, i, nreg) {
+            pos.push(p);
             let at = rounds.iter().position(|&x| x == r).unwrap_or_else(|| {
                 rounds.push(r);
                 rounds.len() - 1

@@ -154,6 +154,16 @@ impl Machine for Warp<'_> {
             self.dst[lane][dst as usize] = (f != EMPTY && f & 3 == 0).then_some(f >> 2);
         }
     }
+    /// Counted with the selects: one `shr` or `prmt`.
+    fn shift_down(&mut self, w: usize, k: u32) -> usize {
+        self.selects += 1;
+        let v = self.words[w].clone();
+        self.word(|lane| {
+            let mut c = [EMPTY; 4];
+            c[..4 - k as usize].copy_from_slice(&v[lane][k as usize..]);
+            c
+        })
+    }
     fn unpack_pair(&mut self, dst: u16, lo: usize, hi: usize) {
         for lane in 0..self.lanes {
             let (l, h) = (self.words[lo][lane][0], self.words[hi][lane][0]);
