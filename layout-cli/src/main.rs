@@ -7,6 +7,7 @@
 //! echo '{"layout": "#ttg.blocked<{...}>", "tensor": "tensor<64x16xf16>"}' | layout --jsonl
 //! layout -l '#ttg.nvmma_shared<{...}>' -t 'tensor<8x64xf16>' --table   # CuTe-style grid
 //! layout -l '#ttg.nvmma_shared<{...}>' -t 'tensor<8x64xf16>' --latex -o picture.tex  # TikZ
+//! layout -l '#ttg.blocked<{...}>' -t 'tensor<64x64xf16>' --svg --colour-by warp -o picture.svg
 //! layout -i examples/kernel.ttgir -l '#mma' --to '#blocked1' -t 'tensor<64x64xf16>'  # convert!'s plan
 //! ```
 //! Bad input prints a message naming the problem and exits with status 2: so does a `-i` file
@@ -24,6 +25,7 @@ use layout_core::convert::{Force, Target};
 use layout_core::parse::{
     parse_aliases, parse_encoding, parse_tensor_type, Aliases, Attr, AttrKind, TensorType,
 };
+use layout_core::svg::{print_svg, ColourBy};
 use layout_core::view::layout_str;
 use layout_core::{print_latex, print_layout, Encoding};
 
@@ -50,7 +52,7 @@ struct Cli {
     #[arg(long = "use-hw-view")]
     use_hw_view: bool,
     /// Print the linear layout's bases as one JSON object.
-    #[arg(long, conflicts_with_all = ["jsonl", "table", "latex", "use_hw_view"])]
+    #[arg(long, conflicts_with_all = ["jsonl", "table", "latex", "svg", "use_hw_view"])]
     json: bool,
     /// Draw the tensor as a grid, one cell per element (CuTe's print_layout).
     #[arg(long, conflicts_with_all = ["jsonl", "latex", "use_hw_view"])]
@@ -59,12 +61,20 @@ struct Cli {
     /// print_latex).
     #[arg(long, conflicts_with_all = ["jsonl", "use_hw_view"])]
     latex: bool,
+    /// Write an SVG picture (CuTe's print_svg): cells labelled T<thread>:<register> (or the
+    /// shared offset), coloured as --colour-by says, a legend, broadcast copies marked.
+    #[arg(long, conflicts_with_all = ["jsonl", "use_hw_view", "table", "latex"])]
+    svg: bool,
+    /// With --svg: colour cells by `thread` or `warp` (distributed layouts) or `bank` (shared
+    /// layouts); by thread, or by bank for shared layouts, if absent.
+    #[arg(long = "colour-by", alias = "color-by", requires = "svg", value_parser = ["thread", "warp", "bank"])]
+    colour_by: Option<String>,
     /// Read {"layout": ..., "tensor": ...} lines from standard input; write one JSON object each.
     #[arg(long)]
     jsonl: bool,
     /// Plan the conversion from the layout (-l) to this one, as convert! would, and print its cost
     /// (element size from -t; --json for an object).
-    #[arg(long, conflicts_with_all = ["jsonl", "table", "latex", "use_hw_view"])]
+    #[arg(long, conflicts_with_all = ["jsonl", "table", "latex", "svg", "use_hw_view"])]
     to: Option<String>,
     /// With --to: force `shared` memory or `shuffles` instead of the cheapest plan.
     #[arg(long, requires = "to", value_parser = ["shared", "shuffles"])]
@@ -318,11 +328,14 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
         if cli.json {
             out.push_str(&json::layout_json(&ll).to_string());
             out.push('\n');
-        } else if cli.table || cli.latex {
+        } else if cli.table || cli.latex || cli.svg {
+            let bits = ty.element_bits().unwrap_or(32);
             let pic = if cli.table {
                 print_layout(&ll)
+            } else if cli.latex {
+                print_latex(&ll, bits)
             } else {
-                print_latex(&ll, ty.element_bits().unwrap_or(32))
+                print_svg(&ll, bits, colour_by(cli, &ll))
             };
             out.push_str(&pic.map_err(|e| e.to_string())?);
         } else {
@@ -345,6 +358,16 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
         ));
     }
     Ok(out)
+}
+
+/// `--colour-by`, or the layout's default.
+fn colour_by(cli: &Cli, ll: &layout_core::LinearLayout) -> ColourBy {
+    match cli.colour_by.as_deref() {
+        Some("thread") => ColourBy::Thread,
+        Some("warp") => ColourBy::Warp,
+        Some("bank") => ColourBy::Bank,
+        _ => ColourBy::default_for(ll),
+    }
 }
 
 /// `--jsonl`: one answer per non-empty input line (the layout's JSON, or `{"error": ...}`); status

@@ -35,6 +35,7 @@ mod product;
 mod reshape;
 mod solve;
 pub mod spec;
+pub mod svg;
 pub mod utils;
 pub mod view;
 

@@ -24,20 +24,26 @@ const MAX_LATEX_CELLS: u64 = 1 << 14;
 /// In-dim points walked at most.
 const MAX_INPUTS: u64 = 1 << 22;
 
-struct Cell {
-    label: String,
+pub(crate) struct Cell {
+    pub(crate) label: String,
     /// 0..32: a thread modulo 32, or a bank.
-    hue: u32,
+    pub(crate) hue: u32,
     /// 0..4: which 32 threads (darker for later warps).
-    shade: u32,
+    pub(crate) shade: u32,
+    /// The in-dim values in walk order: register, lane, warp, block (or offset, block).
+    pub(crate) hw: [u64; 4],
 }
 
-struct Picture {
+pub(crate) struct Picture {
     /// The tensor shape, at least rank 2 (a rank-1 tensor is drawn as one row).
-    shape: Vec<i64>,
+    pub(crate) shape: Vec<i64>,
     /// Row-major over `shape`; `None` where no input maps.
-    cells: Vec<Option<Cell>>,
-    caption: String,
+    pub(crate) cells: Vec<Option<Cell>>,
+    /// How many inputs map to each element (more than one: broadcast copies).
+    pub(crate) held: Vec<u8>,
+    pub(crate) caption: String,
+    /// Whether the layout is a shared one (`offset` in-dim).
+    pub(crate) shared: bool,
 }
 
 fn digits(v: i64) -> usize {
@@ -45,7 +51,7 @@ fn digits(v: i64) -> usize {
 }
 
 /// Walk the layout's inputs in hardware order and keep, per element, the first that maps to it.
-fn picture(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<Picture> {
+pub(crate) fn picture(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<Picture> {
     let shared = check_drawable(ll, element_bits, max_cells)?;
     let mut shape: Vec<i64> = ll.out_dims().iter().map(|(_, s)| *s as i64).collect();
     if shape.len() == 1 {
@@ -56,7 +62,9 @@ fn picture(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<Pictu
     Ok(Picture {
         shape,
         cells,
+        held,
         caption,
+        shared,
     })
 }
 
@@ -155,6 +163,7 @@ fn cell(block: &str, v: &[u64; 4], shared: bool, element_bits: u32, n_lane: u64)
             label: format!("{}{}", block, v[0]),
             hue: bank as u32,
             shade: 0,
+            hw: *v,
         }
     } else {
         let thread = v[1] + v[2] * n_lane;
@@ -162,6 +171,7 @@ fn cell(block: &str, v: &[u64; 4], shared: bool, element_bits: u32, n_lane: u64)
             label: format!("{}T{}:{}", block, thread, v[0]),
             hue: (thread % 32) as u32,
             shade: ((thread / 32) % 4) as u32,
+            hw: *v,
         }
     }
 }
@@ -196,7 +206,7 @@ fn caption(ll: &LinearLayout, shared: bool, held: &[u8]) -> String {
 }
 
 /// The leading-dim heading of grid `g` (`dim0 = 1, dim1 = 0`), empty for rank 2 or less.
-fn heading(shape: &[i64], g: i64) -> String {
+pub(crate) fn heading(shape: &[i64], g: i64) -> String {
     let lead = &shape[..shape.len() - 2];
     let mut idx = alloc::vec![0i64; lead.len()];
     let mut rest = g;

@@ -83,7 +83,7 @@ fn access(side: &Side, vpos: &[usize], smem: &Smem, ebytes: u32, store: bool) ->
         let addr = addr_of(combine(&f.reg, x as u64), smem, ebytes);
         // The registers outside the vector may set offset bits inside it: the vector then
         // starts lower, its registers permuted by those bits.
-        let shift = addr / ebytes & (vec - 1);
+        let shift = (addr / ebytes) & (vec - 1);
         reg_offsets.push(addr - shift * ebytes);
         for t in 0..vec as usize {
             let r = vpos
