@@ -9,11 +9,13 @@
 //! layout -l '#ttg.nvmma_shared<{...}>' -t 'tensor<8x64xf16>' --latex -o picture.tex  # TikZ
 //! layout -l '#ttg.blocked<{...}>' -t 'tensor<64x64xf16>' --svg --colour-by warp -o picture.svg
 //! layout -i examples/kernel.ttgir -l '#mma' --to '#blocked1' -t 'tensor<64x64xf16>'  # convert!'s plan
+//! layout conflicts -l '#ttg.swizzled_shared<{...}>' --access '#ttg.blocked<{...}>' -t 'tensor<64x64xf16>'
 //! ```
 //! Bad input prints a message naming the problem and exits with status 2: so does a `-i` file
 //! without layouts, and a `--jsonl` run with failed lines (after printing every line's answer).
 //! A closed standard output (`layout ... | head -1`) ends the run quietly.
 
+mod conflicts;
 mod json;
 mod plan;
 
@@ -120,7 +122,11 @@ fn write_failed(e: std::io::Error) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse_from(normalize_args()) {
+    let args = normalize_args();
+    if args.get(1).map(String::as_str) == Some("conflicts") {
+        return conflicts_main(&args[1..]);
+    }
+    let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -358,6 +364,25 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
         ));
     }
     Ok(out)
+}
+
+/// `layout conflicts ...`.
+fn conflicts_main(args: &[String]) -> ExitCode {
+    let cli = match conflicts::ConflictsCli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match conflicts::run(&cli) {
+        Ok(text) => match std::io::stdout().write_all(text.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => write_failed(e),
+        },
+        Err(e) => fail(e),
+    }
 }
 
 /// `--colour-by`, or the layout's default.

@@ -102,18 +102,18 @@ pub fn describe(
 }
 
 /// One side's shared-memory accesses as the PTX will issue them.
-struct Access {
+pub(crate) struct Access {
     store: bool,
     /// Instructions per thread.
     count: u32,
     /// Elements each moves.
     elements: u32,
     /// The PTX instruction (`st.shared.v4.b32`, `ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16`).
-    instruction: String,
+    pub(crate) instruction: String,
 }
 
 impl Access {
-    fn of(a: &SmemAccess, store: bool, bits: u32) -> Self {
+    pub(crate) fn of(a: &SmemAccess, store: bool, bits: u32) -> Self {
         let op = if store { "st" } else { "ld" };
         let instruction = match a.instr {
             Instr::Matrix { count, trans } => format!(

@@ -623,3 +623,98 @@ fn target_plans_use_only_its_instructions() {
     assert!(hopper < ampere, "{:?} {:?}", hopper, ampere);
     assert_eq!(ampere, vulkan);
 }
+
+const COLUMNS: &str = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>";
+
+#[test]
+fn conflicts_reports_each_instruction_per_phase() {
+    // A column of 32 floats per warp into an unswizzled row-major buffer: every lane's word is in
+    // bank 0 (rows are 128 bytes), 32 wavefronts per store; the XOR swizzle spreads them.
+    let plain = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>";
+    let o = layout(
+        &[
+            "conflicts",
+            "-l",
+            plain,
+            "--access",
+            COLUMNS,
+            "-t",
+            "tensor<32x32xf32>",
+            "--store",
+        ],
+        None,
+    );
+    let text = stdout(&o);
+    assert!(
+        text.starts_with("store of tensor<32x32xf32>: 8 x st.shared.b32 per thread; per warp 256 wavefronts, ideal 8: 248 bank conflicts"),
+        "{}",
+        text
+    );
+    assert!(
+        text.contains("lanes 0-31: 32 wavefronts; bank 0 holds the words at bytes [0, 128, 256,")
+    );
+    let swizzled = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 32, order = [1, 0]}>";
+    let o = layout(
+        &[
+            "conflicts",
+            "-l",
+            swizzled,
+            "--access",
+            COLUMNS,
+            "-t",
+            "tensor<32x32xf32>",
+            "--json",
+        ],
+        None,
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    for side in v["sides"].as_array().unwrap() {
+        assert_eq!(side["conflicts"], 0, "{}", side);
+        assert_eq!(side["wavefronts"], side["ideal"]);
+    }
+    assert_eq!(v["sides"][0]["op"], "store");
+    assert_eq!(
+        v["sides"][1]["instructions"][0]["phases"][0]["lanes"],
+        serde_json::json!([0, 31])
+    );
+}
+
+#[test]
+fn conflicts_refuses_layouts_given_the_wrong_way_round() {
+    let o = layout(
+        &[
+            "conflicts",
+            "-l",
+            COLUMNS,
+            "--access",
+            COLUMNS,
+            "-t",
+            "tensor<32x32xf32>",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("give the shared layout with -l and the distributed one with --access")
+    );
+}
+
+/// Whole modules as Triton 3.9 writes them (locations, `#smem = #ttg.shared_memory`), from
+/// `scripts/triton_tutorial_ttgir.py`.
+#[test]
+fn whole_triton_dumps_are_read() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/ttgir");
+    let cases = [
+        ("vector_add", "tensor<1024xf32>", "blocked"),
+        ("softmax", "tensor<1024xf32>", "blocked"),
+        ("matmul", "tensor<128x128xf16>", "mma"),
+        ("matmul", "tensor<128x32xf16>", "shared"),
+    ];
+    for (file, tensor, alias) in cases {
+        let path = format!("{}/{}.ttgir", dir, file);
+        assert!(std::fs::read_to_string(&path).unwrap().contains("#loc"));
+        let o = layout(&["-i", &path, "-t", tensor, "--alias-names", alias], None);
+        assert!(o.status.success(), "{}: {}", file, stderr(&o));
+        assert!(stdout(&o).starts_with(&format!("Print layout attribute: #{} = #ttg.", alias)));
+    }
+}

@@ -12,6 +12,7 @@
 //! executes it. Shuffle plans are checked by executing them symbolically here before they are
 //! returned.
 
+mod banks;
 mod bits;
 mod gather;
 mod matrix;
@@ -27,6 +28,7 @@ use alloc::vec::Vec;
 use crate::error::bail;
 use crate::{LinearLayout, Result};
 
+pub use banks::{bank_conflicts, InstrConflicts, Phase};
 pub use bits::FlatLayout;
 pub use shared::plan_shared_access;
 

@@ -22,6 +22,7 @@ use crate::error::bail;
 use crate::{LinearLayout, Result};
 use layout_plan::{CTA_SHIFT, OFFSET_MASK};
 
+use super::banks::bank_conflicts;
 use super::matrix::matrix_access;
 use super::smem::{access_groups, addr_of, cta_of, offset_of, round_of, Side, Smem};
 use super::swizzle::{optimal_swizzling, AccessKind, SmemBases};
@@ -151,42 +152,11 @@ fn localize(a: &mut SmemAccess) {
 
 /// Extra wavefronts of the worst instruction of `a`, for warp 0.
 fn conflicts(a: &SmemAccess, ebytes: u32, lanes: usize, target: &Target) -> u32 {
-    let (bank_bytes, banks) = (target.bank_bytes, target.banks);
-    let bytes = a.vec * ebytes;
-    let row = banks * bank_bytes;
-    let lanes_per_phase = (row / bytes.max(bank_bytes)).min(lanes as u32).max(1) as usize;
-    let base = |lane: usize| {
-        (0..a.lane_bases.len())
-            .filter(|&b| (lane >> b) & 1 == 1)
-            .fold(0u32, |acc, b| acc ^ a.lane_bases[b])
-    };
-    let mut worst = 0;
-    for &ro in &a.reg_offsets {
-        let mut extra = 0;
-        for phase in (0..lanes).step_by(lanes_per_phase) {
-            // Distinct bank-wide words per bank in this phase.
-            let mut words: Vec<(u32, u32)> = Vec::new();
-            for lane in phase..(phase + lanes_per_phase).min(lanes) {
-                if (lane as u32) & a.lane_skip != 0 {
-                    continue;
-                }
-                let addr = (base(lane) ^ ro) & OFFSET_MASK;
-                for k in 0..bytes.div_ceil(bank_bytes) {
-                    let w = addr / bank_bytes + k;
-                    if !words.contains(&(w % banks, w)) {
-                        words.push((w % banks, w));
-                    }
-                }
-            }
-            let per_bank = (0..banks)
-                .map(|bank| words.iter().filter(|(b, _)| *b == bank).count() as u32)
-                .max()
-                .unwrap_or(0);
-            extra += per_bank.saturating_sub(1);
-        }
-        worst = worst.max(extra);
-    }
-    worst
+    bank_conflicts(a, ebytes, lanes, target)
+        .iter()
+        .map(|i| i.conflicts())
+        .max()
+        .unwrap_or(0)
 }
 
 /// Whether every element is held by the same warp in both layouts (each layout one-to-one apart

@@ -1,0 +1,121 @@
+//! Bank conflicts of one side's shared-memory accesses, instruction by instruction, as Nsight
+//! Compute counts them: a warp's access is served in phases (32 lanes of 4-byte words, 16 lanes
+//! of 8 bytes, 8 lanes of 16 bytes; an `ldmatrix`/`stmatrix` phase is one 8x8 matrix, 8 rows of
+//! 16 bytes); a phase takes as many wavefronts as the most distinct bank-wide words any bank
+//! holds; the conflicts are the wavefronts beyond one per phase
+//! (`l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}`). Lanes reading the same word
+//! share it; lanes that hold copies and skip a store take no part. Computed for warp 0, whose
+//! addresses every warp repeats at its own base.
+
+use alloc::vec::Vec;
+
+use super::{Instr, SmemAccess, Target};
+use layout_plan::OFFSET_MASK;
+
+/// One phase of an instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Phase {
+    /// The first lane of the phase and how many lanes it serves.
+    pub lanes: (u32, u32),
+    /// Wavefronts it takes (at least one).
+    pub wavefronts: u32,
+    /// The bank holding the most distinct words, and the byte addresses of those words.
+    pub worst_bank: u32,
+    /// See `worst_bank`.
+    pub worst_words: Vec<u32>,
+}
+
+/// One instruction of the access (per thread; every thread of the warp issues it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstrConflicts {
+    /// Its address contributed by the registers (the access table's `reg_offsets` entry).
+    pub reg_offset: u32,
+    /// Bytes each lane moves.
+    pub bytes: u32,
+    /// Its phases, in lane order.
+    pub phases: Vec<Phase>,
+}
+
+impl InstrConflicts {
+    /// Wavefronts the instruction takes.
+    pub fn wavefronts(&self) -> u32 {
+        self.phases.iter().map(|p| p.wavefronts).sum()
+    }
+    /// Wavefronts without conflicts: one per phase.
+    pub fn ideal(&self) -> u32 {
+        self.phases.len() as u32
+    }
+    /// Wavefronts beyond the ideal.
+    pub fn conflicts(&self) -> u32 {
+        self.wavefronts() - self.ideal()
+    }
+}
+
+/// Every instruction of `a` (elements of `ebytes`, `lanes` lanes per warp) under `target`'s
+/// banks.
+pub fn bank_conflicts(
+    a: &SmemAccess,
+    ebytes: u32,
+    lanes: usize,
+    target: &Target,
+) -> Vec<InstrConflicts> {
+    let (bank_bytes, banks) = (target.bank_bytes, target.banks);
+    let (bytes, per_phase, active) = match a.instr {
+        // One 8x8 matrix per phase: 8 address lanes, a 16-byte row each.
+        Instr::Matrix { count, .. } => (16, 8, 8 * count as usize),
+        Instr::Vector => {
+            let bytes = a.vec * ebytes;
+            let per = (banks * bank_bytes / bytes.max(bank_bytes)).min(lanes as u32);
+            (bytes, per.max(1) as usize, lanes)
+        }
+    };
+    let base = |lane: usize| {
+        (0..a.lane_bases.len())
+            .filter(|&b| (lane >> b) & 1 == 1)
+            .fold(0u32, |acc, b| acc ^ a.lane_bases[b])
+    };
+    a.reg_offsets
+        .iter()
+        .map(|&ro| InstrConflicts {
+            reg_offset: ro,
+            bytes,
+            phases: (0..active.min(lanes))
+                .step_by(per_phase)
+                .map(|first| {
+                    let last = (first + per_phase).min(lanes);
+                    let words: Vec<u32> = (first..last)
+                        .filter(|&lane| (lane as u32) & a.lane_skip == 0)
+                        .flat_map(|lane| {
+                            let addr = (base(lane) ^ ro) & OFFSET_MASK;
+                            (0..bytes.div_ceil(bank_bytes)).map(move |k| addr / bank_bytes + k)
+                        })
+                        .collect();
+                    phase(first, last - first, words, bank_bytes, banks)
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// A phase from the bank-wide words its lanes touch (repeats allowed).
+fn phase(first: usize, n: usize, mut words: Vec<u32>, bank_bytes: u32, banks: u32) -> Phase {
+    words.sort_unstable();
+    words.dedup();
+    let (mut worst_bank, mut most) = (0, 0);
+    for bank in 0..banks {
+        let k = words.iter().filter(|&&w| w % banks == bank).count();
+        if k > most {
+            (worst_bank, most) = (bank, k);
+        }
+    }
+    Phase {
+        lanes: (first as u32, n as u32),
+        wavefronts: most.max(1) as u32,
+        worst_bank,
+        worst_words: words
+            .iter()
+            .filter(|&&w| w % banks == worst_bank)
+            .map(|&w| w * bank_bytes)
+            .collect(),
+    }
+}
