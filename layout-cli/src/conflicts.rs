@@ -6,10 +6,11 @@
 
 use clap::Parser;
 use layout_core::convert::{bank_conflicts, plan_shared_access, InstrConflicts, Target};
-use layout_core::parse::{parse_aliases, parse_encoding, parse_tensor_type, Aliases};
+use layout_core::parse::{parse_encoding, parse_tensor_type};
 use serde_json::json;
 
 use crate::plan::Access;
+use crate::{read_aliases, target_by_name};
 
 /// Bank conflicts of storing a distributed layout into a shared one, or loading it back.
 #[derive(Parser, Debug)]
@@ -43,14 +44,7 @@ pub struct ConflictsCli {
 
 /// The report, or the message of exit status 2.
 pub fn run(cli: &ConflictsCli) -> Result<String, String> {
-    let aliases = match &cli.input {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| format!("could not open input file {}: {}", p.display(), e))?;
-            parse_aliases(&text).map_err(|e| format!("{}: {}", p.display(), e))?
-        }
-        None => Aliases::new(),
-    };
+    let aliases = read_aliases(cli.input.as_deref())?;
     let ty = parse_tensor_type(&cli.tensor, &aliases).map_err(|e| format!("in -t: {}", e))?;
     let bits = ty
         .element_bits()
@@ -69,7 +63,7 @@ pub fn run(cli: &ConflictsCli) -> Result<String, String> {
         solve(&dist, "distributed (--access)")?,
     );
     let target = match &cli.target {
-        Some(n) => Target::by_name(n).ok_or_else(|| format!("unknown --target '{}'", n))?,
+        Some(n) => target_by_name(n)?,
         None => Target::SM_90,
     };
     let sides: Vec<bool> = match (cli.store, cli.load) {

@@ -121,18 +121,23 @@ fn write_failed(e: std::io::Error) -> ExitCode {
     }
 }
 
+/// The options, or the exit status after clap printed help, the version or an error.
+fn parse_args<C: Parser>(args: &[String]) -> Result<C, ExitCode> {
+    C::try_parse_from(args).map_err(|e| {
+        let code = if e.use_stderr() { 2 } else { 0 };
+        let _ = e.print();
+        ExitCode::from(code)
+    })
+}
+
 fn main() -> ExitCode {
     let args = normalize_args();
     if args.get(1).map(String::as_str) == Some("conflicts") {
         return conflicts_main(&args[1..]);
     }
-    let cli = match Cli::try_parse_from(args) {
+    let cli: Cli = match parse_args(&args) {
         Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
+        Err(code) => return code,
     };
     if cli.jsonl {
         return run_jsonl();
@@ -174,7 +179,7 @@ fn run(cli: &Cli) -> Result<String, String> {
         .tensor
         .as_deref()
         .ok_or("must specify the tensor type argument: -t 'tensor<64x16xf16>'")?;
-    let aliases = read_aliases(cli)?;
+    let aliases = read_aliases(cli.input.as_deref())?;
     let ty = parse_tensor_type(tensor, &aliases)
         .map_err(|e| format!("in the tensor type (-t): {}", e))?;
     let jobs = jobs(cli, &aliases, tensor, &ty)?;
@@ -185,8 +190,8 @@ fn run(cli: &Cli) -> Result<String, String> {
 }
 
 /// The aliases of `-i FILE`, or none.
-fn read_aliases(cli: &Cli) -> Result<Aliases, String> {
-    match &cli.input {
+pub(crate) fn read_aliases(input: Option<&std::path::Path>) -> Result<Aliases, String> {
+    match input {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| format!("could not open input file {}: {}", p.display(), e))?;
@@ -306,7 +311,7 @@ fn plan_conversion(
 }
 
 /// `--target NAME`, or an error listing the known targets.
-fn target_by_name(name: &str) -> Result<Target, String> {
+pub(crate) fn target_by_name(name: &str) -> Result<Target, String> {
     Target::by_name(name).ok_or_else(|| {
         let names: Vec<&str> = Target::ALL.iter().map(|t| t.name).collect();
         format!(
@@ -368,13 +373,9 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
 
 /// `layout conflicts ...`.
 fn conflicts_main(args: &[String]) -> ExitCode {
-    let cli = match conflicts::ConflictsCli::try_parse_from(args) {
+    let cli: conflicts::ConflictsCli = match parse_args(args) {
         Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
+        Err(code) => return code,
     };
     match conflicts::run(&cli) {
         Ok(text) => match std::io::stdout().write_all(text.as_bytes()) {

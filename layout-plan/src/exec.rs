@@ -180,18 +180,9 @@ pub fn gather<M: Machine, S: Storage>(m: &mut M, p: &GatherPlan<S>) {
     let mut i = 0;
     while (i << k) < p.pick.len() && i * halves < MAX_SHUFFLE_WORDS {
         let (cands, at) = (&p.pick[i << k..(i + 1) << k], &p.pos[i << k..(i + 1) << k]);
-        // Candidates at different places of their words are first moved to element 0.
-        let moved = varies(at);
-        // A register choosing among the same words as an earlier one reuses its choice (the
-        // same moves too, if any).
+        // A register choosing among the same words as an earlier one reuses its choice.
         let mut same = 0;
-        while same < i {
-            let other = &p.pos[same << k..(same + 1) << k];
-            if &p.pick[same << k..(same + 1) << k] == cands
-                && (if moved { other == at } else { !varies(other) })
-            {
-                break;
-            }
+        while same < i && !same_choice(p, k, same, i) {
             same += 1;
         }
         let mut h = 0;
@@ -199,23 +190,15 @@ pub fn gather<M: Machine, S: Storage>(m: &mut M, p: &GatherPlan<S>) {
             chosen[i * halves + h] = if same < i {
                 chosen[same * halves + h]
             } else {
-                let mut v = [M::Word::default(); 16];
-                let mut c = 0;
-                while c < cands.len().min(16) {
-                    v[c] = got[cands[c] as usize * halves + h];
-                    if moved && at[c] != 0 {
-                        v[c] = m.shift_down(v[c], at[c] as u32);
-                    }
-                    c += 1;
-                }
-                pick(m, &mut v[..cands.len().min(16)], sel)
+                pick(m, (cands, at), &got, (halves, h), sel)
             };
             h += 1;
         }
         if halves == 2 {
             m.unpack_pair(i as u16, chosen[2 * i], chosen[2 * i + 1]);
         } else {
-            let k = if moved { 0 } else { at[0] as u32 };
+            // Candidates at different places of their words were moved to element 0.
+            let k = if varies(at) { 0 } else { at[0] as u32 };
             m.unpack(i as u16, chosen[i], k);
         }
         i += 1;
@@ -235,10 +218,37 @@ fn varies(at: &[u8]) -> bool {
     false
 }
 
-/// The candidate of `v` that the bits of `sel` choose (a tree of selects; `v` is overwritten).
+/// Whether destination registers `a` and `b` choose the same word: the same rounds, and the
+/// same positions (or positions that never move).
 #[inline(always)]
-fn pick<M: Machine>(m: &mut M, v: &mut [M::Word], sel: M::Int) -> M::Word {
-    let (mut len, mut bit) = (v.len(), 0);
+fn same_choice<S: Storage>(p: &GatherPlan<S>, k: usize, a: usize, b: usize) -> bool {
+    let (pa, pb) = (&p.pos[a << k..(a + 1) << k], &p.pos[b << k..(b + 1) << k]);
+    p.pick[a << k..(a + 1) << k] == p.pick[b << k..(b + 1) << k]
+        && (pa == pb || (!varies(pa) && !varies(pb)))
+}
+
+/// The candidate that the bits of `sel` choose among the rounds `cands` (half `h` of each),
+/// each first moved to element 0 when the candidates sit at different places (`at`).
+#[inline(always)]
+fn pick<M: Machine>(
+    m: &mut M,
+    (cands, at): (&[u16], &[u8]),
+    got: &[M::Word],
+    (halves, h): (usize, usize),
+    sel: M::Int,
+) -> M::Word {
+    let moved = varies(at);
+    let mut v = [M::Word::default(); 16];
+    let n = cands.len().min(16);
+    let mut c = 0;
+    while c < n {
+        v[c] = got[cands[c] as usize * halves + h];
+        if moved && at[c] != 0 {
+            v[c] = m.shift_down(v[c], at[c] as u32);
+        }
+        c += 1;
+    }
+    let (mut len, mut bit) = (n, 0);
     while len > 1 {
         let b = m.bit(sel, bit);
         let mut x = 0;
