@@ -5,11 +5,10 @@
 //! `_op_ld` (per warp and instruction here; ncu sums them over the kernel).
 
 use clap::Parser;
-use layout_core::convert::{bank_conflicts, plan_shared_access, InstrConflicts, Target};
+use layout_core::convert::{summarize, Force, InstrConflicts, Target};
 use layout_core::parse::{parse_encoding, parse_tensor_type};
 use serde_json::json;
 
-use crate::plan::Access;
 use crate::{read_aliases, target_by_name};
 
 /// Bank conflicts of storing a distributed layout into a shared one, or loading it back.
@@ -71,13 +70,13 @@ pub fn run(cli: &ConflictsCli) -> Result<String, String> {
         (_, true) => vec![false],
         _ => vec![true, false],
     };
-    let ebytes = (bits / 8).max(1);
-    let lanes = d.in_dim_size("lane").max(1) as usize;
     let mut reports = Vec::new();
     for store in sides {
-        let (a, _) = plan_shared_access(&d, &s, bits, store, &target).map_err(|e| e.to_string())?;
-        let name = Access::of(&a, store, bits).instruction;
-        reports.push((store, name, bank_conflicts(&a, ebytes, lanes, &target)));
+        let (src, dst) = if store { (&d, &s) } else { (&s, &d) };
+        let mut summary =
+            summarize(src, dst, bits, Force::Auto, &target).map_err(|e| e.to_string())?;
+        let side = summary.sides.remove(0);
+        reports.push((store, side.instruction, side.conflicts));
     }
     Ok(if cli.json {
         format!("{}\n", report_json(&reports))

@@ -300,14 +300,18 @@ fn plan_conversion(
         None => Force::Auto,
     };
     let target = cli.target.as_deref().map(target_by_name).transpose()?;
-    let bits = ty.element_bits().unwrap_or(32);
     let request = plan::Request {
-        bits,
+        bits: ty.element_bits().unwrap_or(32),
         force,
         target,
-        json: cli.json,
     };
-    plan::describe(src, &dst, &ty.shape, &request)
+    let (a, b) = plan::solve_pair(src, &dst, &ty.shape)?;
+    let summary = plan::plan(&a, &b, &request)?;
+    Ok(if cli.json {
+        format!("{}\n", plan::summary_json(&summary))
+    } else {
+        summary.text()
+    })
 }
 
 /// `--target NAME`, or an error listing the known targets.

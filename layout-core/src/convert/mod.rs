@@ -14,6 +14,7 @@
 
 mod banks;
 mod bits;
+mod describe;
 mod gather;
 mod matrix;
 mod shared;
@@ -30,6 +31,7 @@ use crate::{LinearLayout, Result};
 
 pub use banks::{bank_conflicts, InstrConflicts, Phase};
 pub use bits::FlatLayout;
+pub use describe::{instruction_name, strategy_name, summarize, PlanKind, PlanSummary, SideAccess};
 pub use shared::plan_shared_access;
 
 pub use layout_plan::exec;
