@@ -8,7 +8,9 @@
 //! layout -l '#ttg.nvmma_shared<{...}>' -t 'tensor<8x64xf16>' --table   # CuTe-style grid
 //! layout -l '#ttg.nvmma_shared<{...}>' -t 'tensor<8x64xf16>' --latex -o picture.tex  # TikZ
 //! layout -l '#ttg.blocked<{...}>' -t 'tensor<64x64xf16>' --svg --colour-by warp -o picture.svg
+//! layout -l '#ttg.blocked<{...}>' -t 'tensor<64x64xf16>' --html -o view.html  # hover, hw view, bases
 //! layout -i examples/kernel.ttgir -l '#mma' --to '#blocked1' -t 'tensor<64x64xf16>'  # convert!'s plan
+//! layout -i examples/kernel.ttgir -l '#mma' --to '#blocked1' -t 'tensor<64x64xf16>' --html -o cvt.html
 //! layout conflicts -l '#ttg.swizzled_shared<{...}>' --access '#ttg.blocked<{...}>' -t 'tensor<64x64xf16>'
 //! ```
 //! Bad input prints a message naming the problem and exits with status 2: so does a `-i` file
@@ -71,6 +73,11 @@ struct Cli {
     /// layouts); by thread, or by bank for shared layouts, if absent.
     #[arg(long = "colour-by", alias = "color-by", requires = "svg", value_parser = ["thread", "warp", "bank"])]
     colour_by: Option<String>,
+    /// Write an interactive HTML page (one file, no network): the SVG grid, a hardware view, hover
+    /// for what holds a cell, bases that highlight what they move; with --to, both layouts, how
+    /// each element moves, and the plan with its shared accesses' banks per phase.
+    #[arg(long, conflicts_with_all = ["jsonl", "use_hw_view", "table", "latex", "svg", "json"])]
+    html: bool,
     /// Read {"layout": ..., "tensor": ...} lines from standard input; write one JSON object each.
     #[arg(long)]
     jsonl: bool,
@@ -307,11 +314,29 @@ fn plan_conversion(
     };
     let (a, b) = plan::solve_pair(src, &dst, &ty.shape)?;
     let summary = plan::plan(&a, &b, &request)?;
+    if cli.html {
+        let title = format!("{} => {}", layout_name(cli), to.trim());
+        return layout_core::html::conversion_html(&a, &b, &summary, &title)
+            .map_err(|e| e.to_string());
+    }
     Ok(if cli.json {
         format!("{}\n", plan::summary_json(&summary))
     } else {
         summary.text()
     })
+}
+
+/// The source layout's text for a title: `-l`'s, or the alias names.
+fn layout_name(cli: &Cli) -> String {
+    match &cli.layout {
+        Some(l) => l.trim().to_string(),
+        None => cli
+            .alias_names
+            .iter()
+            .map(|n| format!("#{}", n.trim_start_matches('#')))
+            .collect::<Vec<_>>()
+            .join(","),
+    }
 }
 
 /// `--target NAME`, or an error listing the known targets.
@@ -343,6 +368,12 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
         if cli.json {
             out.push_str(&json::layout_json(&ll).to_string());
             out.push('\n');
+        } else if cli.html {
+            let title = job.header.trim_start_matches("Print layout attribute: ");
+            let bits = ty.element_bits().unwrap_or(32);
+            let page =
+                layout_core::html::print_html(&ll, bits, title).map_err(|e| e.to_string())?;
+            out.push_str(&page);
         } else if cli.table || cli.latex || cli.svg {
             let bits = ty.element_bits().unwrap_or(32);
             let pic = if cli.table {

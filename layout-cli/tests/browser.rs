@@ -127,3 +127,130 @@ fn svg_cells_have_their_threads_colours_in_chromium() {
     assert!(close(t8, parse_fill(&svg, "c8s0")), "{:?}", t8);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Run `layout ARGS -o dir/name` and return the file's path and text.
+fn layout_to(dir: &Path, name: &str, args: &[&str]) -> (PathBuf, String) {
+    let path = dir.join(name);
+    let out = Command::new(env!("CARGO_BIN_EXE_layout"))
+        .args(args)
+        .arg("-o")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    (path, text)
+}
+
+/// Open `file#cell=<view>,<row>,<col>` (the page hovers that cell as a mouse would) and return
+/// the text its info panel then shows, read from the DOM Chromium dumps.
+fn hover(browser: &Path, file: &Path, cell: &str) -> String {
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--window-size=1600,1000",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}#cell={}", file.display(), cell))
+        .output()
+        .expect("run chromium");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let start = dom.find("<pre id=\"info\">").expect("info panel") + 15;
+    let end = start + dom[start..].find("</pre>").unwrap();
+    dom[start..end].replace("&gt;", ">")
+}
+
+const BLOCKED_2W: &str = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [1, 0]}>";
+
+#[test]
+fn html_view_shows_colours_and_what_a_hovered_cell_holds() {
+    let Some(browser) = chromium() else { return };
+    let dir = std::env::temp_dir().join(format!("layout-html-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (page, html) = layout_to(
+        &dir,
+        "v.html",
+        &["-l", BLOCKED_2W, "-t", "tensor<8x8xf16>", "--html"],
+    );
+    // The tensor view is the page's first thing, at (0, 0): its cells as in the SVG test.
+    let pixels = screenshot(&browser, &page, (1200, 700));
+    let at = |r: u32, c: u32| pixels[((36 + r * 18 + 3) * 1200 + 32 + c * 38 + 3) as usize];
+    assert_ne!(at(0, 0), at(0, 1), "threads 0 and 1 share a colour");
+    assert!(close(at(0, 0), parse_fill(&html, "c0s0")), "{:?}", at(0, 0));
+    assert!(close(at(0, 1), parse_fill(&html, "c1s0")), "{:?}", at(0, 1));
+    // Element (5, 3): row 5 is warp 1's second row of lanes, so lane 8 + 3, thread 32 + 11.
+    let info = hover(&browser, &page, "tensor,5,3");
+    assert!(info.contains("element (5, 3)"), "{}", info);
+    assert!(
+        info.contains("thread 43 (lane 11, warp 1), register 0"),
+        "{}",
+        info
+    );
+    // The hardware view: row 43 is thread 43, and its one register holds (5, 3).
+    let info = hover(&browser, &page, "hardware,43,0");
+    assert!(
+        info.contains("thread 43 (lane 11, warp 1), register 0"),
+        "{}",
+        info
+    );
+    assert!(info.contains("holds element (5, 3)"), "{}", info);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn html_shows_shared_banks_swizzles_and_conversions() {
+    let Some(browser) = chromium() else { return };
+    let dir = std::env::temp_dir().join(format!("layout-html-cvt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // vec 1, perPhase 1, maxPhase 8 over 8x8 f32: row r's column c sits at offset 8r + (c ^ r).
+    let shared = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 8, order = [1, 0]}>";
+    let (page, _) = layout_to(
+        &dir,
+        "s.html",
+        &["-l", shared, "-t", "tensor<8x8xf32>", "--html"],
+    );
+    let info = hover(&browser, &page, "tensor,3,1");
+    // (3, 1) at offset 8*3 + (1^3) = 26: byte 104, bank 26; row bits 0 and 1 swizzle.
+    assert!(info.contains("offset 26: byte 104, bank 26"), "{}", info);
+    assert!(
+        info.contains("swizzled: offset bit 3 -> (1, 1); bit 4 -> (2, 2)"),
+        "{}",
+        info
+    );
+    let mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>";
+    let (page, html) = layout_to(
+        &dir,
+        "c.html",
+        &[
+            "-l",
+            mma,
+            "--to",
+            &BLOCKED_2W.replace("[2, 1]", "[4, 1]"),
+            "-t",
+            "tensor<32x32xf16>",
+            "--html",
+        ],
+    );
+    assert!(html.contains("conversion of 16-bit elements"));
+    // (1, 0): in the mma fragment, row 1 is lanes 4-7 (two columns each), register 0; in the
+    // blocked layout, lane 8 of warp 0.
+    let info = hover(&browser, &page, "dst,1,0");
+    assert!(
+        info.contains("destination: thread 8 (lane 8, warp 0), register 0"),
+        "{}",
+        info
+    );
+    assert!(
+        info.contains("source: thread 4 (lane 4, warp 0), register 0"),
+        "{}",
+        info
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -28,6 +28,7 @@ pub mod convert;
 pub mod encodings;
 mod error;
 mod f2;
+pub mod html;
 mod layout;
 pub mod parse;
 pub mod print;

@@ -77,6 +77,76 @@ fn walk_order(shared: bool) -> &'static [&'static str] {
     }
 }
 
+/// The hardware's point of view (Triton's `--use-hw-view`) as a picture: a distributed layout as
+/// one row per thread (lane, then warp, then block) and one column per register; a shared layout
+/// as rows of 128 bytes of offsets (one pass over the 32 banks). Each cell is labelled with the
+/// tensor coordinate it holds and coloured by thread (or bank); a cell whose element an earlier
+/// cell already holds (a broadcast copy) is marked. Cell `i` is the `i`-th input in walk order.
+pub(crate) fn hw_picture(ll: &LinearLayout, element_bits: u32) -> Result<Picture> {
+    let shared = check_drawable(ll, element_bits, MAX_CELLS)?;
+    let order = walk_order(shared);
+    let sizes: Vec<u64> = order.iter().map(|d| ll.in_dim_size(d) as u64).collect();
+    let n: u64 = sizes.iter().product();
+    if n > MAX_CELLS {
+        bail!(
+            "the layout has {} hardware locations, more than the {} a picture shows; draw a smaller tensor (a tile of it)",
+            n,
+            MAX_CELLS
+        );
+    }
+    let cols = if shared {
+        (1024 / element_bits as u64).clamp(1, sizes[0])
+    } else {
+        sizes[0]
+    };
+    let mut seen = alloc::vec![false; ll.total_out_dim_size() as usize];
+    let mut cells = Vec::with_capacity(n as usize);
+    let mut held = Vec::with_capacity(n as usize);
+    let mut ins = alloc::vec![0u32; ll.num_in_dims()];
+    for flat in 0..n {
+        let mut v = [0u64; 4];
+        let mut rest = flat;
+        for (i, &s) in sizes.iter().enumerate() {
+            v[i] = rest % s;
+            rest /= s;
+        }
+        for (i, d) in order.iter().enumerate() {
+            if let Some(p) = ll.in_dim_pos(d) {
+                ins[p] = v[i] as u32;
+            }
+        }
+        let out = ll.apply_flat(&ins);
+        let lin = out
+            .iter()
+            .zip(ll.out_dims())
+            .fold(0usize, |acc, (&o, (_, s))| acc * *s as usize + o as usize);
+        held.push(if core::mem::replace(&mut seen[lin], true) {
+            2
+        } else {
+            1
+        });
+        let label: Vec<String> = out.iter().map(|o| o.to_string()).collect();
+        let mut c = cell("", &v, shared, element_bits, sizes[1].max(1));
+        c.label = label.join(",");
+        cells.push(Some(c));
+    }
+    let caption = if shared {
+        format!(
+            "hardware view: offsets in rows of {} (128 bytes); cell = tensor coordinate",
+            cols
+        )
+    } else {
+        String::from("hardware view: row = thread (lane, then warp, then block), column = register; cell = tensor coordinate")
+    };
+    Ok(Picture {
+        shape: alloc::vec![(n / cols) as i64, cols as i64],
+        cells,
+        held,
+        caption,
+        shared,
+    })
+}
+
 /// Refuse what a picture cannot show (nothing to draw, too large, unknown in-dims, odd element
 /// sizes); whether the layout is a shared one (`offset` in-dim).
 fn check_drawable(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<bool> {

@@ -49,15 +49,6 @@ impl ColourBy {
     }
 }
 
-/// The colour class `(hue, shade)` of a cell under `by`.
-fn class_of(c: &Cell, by: ColourBy) -> (u32, u32) {
-    match by {
-        ColourBy::Warp => ((c.hw[2] % 32) as u32, ((c.hw[2] / 32) % 4) as u32),
-        // The picture's own colouring: thread for distributed layouts, bank for shared ones.
-        ColourBy::Thread | ColourBy::Bank => (c.hue, c.shade),
-    }
-}
-
 /// The fill of a colour class: 32 hues spread so that neighbours differ, four shades.
 pub fn fill(hue: u32, shade: u32) -> String {
     let h = (hue * 11 % 32) * 360 / 32;
@@ -85,25 +76,90 @@ pub fn print_svg(ll: &LinearLayout, element_bits: u32, by: ColourBy) -> Result<S
         }
         _ => {}
     }
-    let g = Geometry::of(&p);
+    Ok(draw_svg(&p, &[Scheme::of(by)], ""))
+}
+
+/// How cells are coloured and what the legend says: by thread, warp or bank, or by named classes
+/// (such as how an element moves in a conversion).
+pub(crate) struct Scheme {
+    /// What a colour stands for, as the legend's first line says.
+    pub(crate) what: String,
+    /// Colour by warp (from the cell's in-dim values) instead of the picture's own hue and shade.
+    pub(crate) by_warp: bool,
+    /// Names of the hues (their first shade) for the legend; empty: the hue numbers.
+    pub(crate) names: Vec<(u32, String)>,
+    /// If not empty, each cell's class (row-major), overriding the others.
+    pub(crate) per_cell: Vec<(u32, u32)>,
+}
+
+impl Scheme {
+    pub(crate) fn of(by: ColourBy) -> Self {
+        let what = match by {
+            ColourBy::Thread => "thread mod 32 (darker: threads 32-63, 64-95, 96-127 mod 128)",
+            ColourBy::Warp => "warp",
+            ColourBy::Bank => "bank (4-byte banks, 32 of them)",
+        };
+        Scheme {
+            what: what.into(),
+            by_warp: by == ColourBy::Warp,
+            names: Vec::new(),
+            per_cell: Vec::new(),
+        }
+    }
+    /// The class of cell `i`.
+    fn class(&self, i: usize, c: &Cell) -> (u32, u32) {
+        match self.per_cell.get(i) {
+            Some(&k) => k,
+            None if self.by_warp => ((c.hw[2] % 32) as u32, ((c.hw[2] / 32) % 4) as u32),
+            None => (c.hue, c.shade),
+        }
+    }
+}
+
+/// The SVG of a picture under colour schemes: the first is shown, the others are groups
+/// (`<g data-scheme="k">`) hidden until a script shows them; `id` (if not empty) names the
+/// `<svg>` element, which carries its grid geometry for scripts: `data-grid="x0 y0 cell-width
+/// cell-height rows cols grids grid-stride"`.
+pub(crate) fn draw_svg(p: &Picture, schemes: &[Scheme], id: &str) -> String {
+    let g = Geometry::of(p);
+    let (x0, y0) = g.origin(0);
+    let id = if id.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " id=\"{}\" data-grid=\"{} {} {} {} {} {} {} {}\"",
+            id,
+            x0,
+            y0,
+            g.cw,
+            g.ch,
+            g.rows,
+            g.cols,
+            g.grids,
+            g.origin(1).0 - x0
+        )
+    };
     let mut out = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\" font-size=\"10\">\n",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\"{id} width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\" font-size=\"10\">\n",
+        id = id,
         w = g.width(),
         h = g.height()
     );
     out.push_str(&format!("<title>{}</title>\n", escape(&p.caption)));
-    styles(&mut out, &p, by);
+    styles(&mut out, p, schemes);
     out.push_str(&format!(
         "<text x=\"{}\" y=\"14\" font-size=\"12\">{}</text>\n",
         PAD,
         escape(&p.caption)
     ));
     for k in 0..g.grids {
-        grid(&mut out, &p, &g, k, by);
+        grid(&mut out, p, &g, k, schemes);
     }
-    legend(&mut out, &p, &g, by);
+    for (k, scheme) in schemes.iter().enumerate() {
+        in_group(&mut out, k, schemes.len(), |out| legend(out, p, &g, scheme));
+    }
     out.push_str("</svg>\n");
-    Ok(out)
+    out
 }
 
 /// Sizes of the picture.
@@ -157,11 +213,15 @@ impl Geometry {
 }
 
 /// One CSS class per colour in use, and the strokes.
-fn styles(out: &mut String, p: &Picture, by: ColourBy) {
+fn styles(out: &mut String, p: &Picture, schemes: &[Scheme]) {
     let mut used = [[false; 4]; 32];
-    for c in p.cells.iter().flatten() {
-        let (h, s) = class_of(c, by);
-        used[h as usize][s as usize] = true;
+    for scheme in schemes {
+        for (i, c) in p.cells.iter().enumerate() {
+            if let Some(c) = c {
+                let (h, s) = scheme.class(i, c);
+                used[h as usize][s as usize] = true;
+            }
+        }
     }
     out.push_str("<style>\n");
     for (h, shades) in used.iter().enumerate() {
@@ -179,8 +239,22 @@ fn styles(out: &mut String, p: &Picture, by: ColourBy) {
     out.push_str(".m{fill:#fff}\n.b{fill:#000;fill-opacity:0.55}\n.l{fill:none;stroke:#333;stroke-width:0.5}\ntext{fill:#000}\n.n{fill:#555;font-size:9px}\n</style>\n");
 }
 
-/// Grid `k`: heading, cells by colour class, copy marks, lines, labels, row and column numbers.
-fn grid(out: &mut String, p: &Picture, g: &Geometry, k: i64, by: ColourBy) {
+/// Wrap what `f` writes in scheme `k`'s group when there are several schemes (all but the first
+/// hidden).
+fn in_group(out: &mut String, k: usize, n: usize, f: impl FnOnce(&mut String)) {
+    if n > 1 {
+        let hide = if k > 0 { " display=\"none\"" } else { "" };
+        out.push_str(&format!("<g data-scheme=\"{}\"{}>\n", k, hide));
+    }
+    f(out);
+    if n > 1 {
+        out.push_str("</g>\n");
+    }
+}
+
+/// Grid `k`: heading, cells by colour class (per scheme), copy marks, lines, labels, row and
+/// column numbers.
+fn grid(out: &mut String, p: &Picture, g: &Geometry, k: i64, schemes: &[Scheme]) {
     let (x0, y0) = g.origin(k);
     if g.heading > 0 {
         out.push_str(&format!(
@@ -190,34 +264,22 @@ fn grid(out: &mut String, p: &Picture, g: &Geometry, k: i64, by: ColourBy) {
             heading(&p.shape, k)
         ));
     }
-    let cell_at = |r: i64, c: i64| ((k * g.rows + r) * g.cols + c) as usize;
-    // Paths of the cells of each class, keyed by class name.
-    let mut paths: Vec<(String, String)> = Vec::new();
+    for (n, scheme) in schemes.iter().enumerate() {
+        in_group(out, n, schemes.len(), |out| {
+            for (class, d) in fills(p, g, k, scheme) {
+                out.push_str(&format!("<path class=\"{}\" d=\"{}\"/>\n", class, d));
+            }
+        });
+    }
     let mut marks = String::new();
+    let m = (g.ch / 3).max(3);
     for r in 0..g.rows {
         for c in 0..g.cols {
-            let (x, y) = (x0 + c * g.cw, y0 + r * g.ch);
-            let i = cell_at(r, c);
-            let class = match &p.cells[i] {
-                Some(cell) => {
-                    let (h, s) = class_of(cell, by);
-                    format!("c{}s{}", h, s)
-                }
-                None => String::from("m"),
-            };
-            let d = format!("M{} {}h{}v{}h-{}z", x, y, g.cw, g.ch, g.cw);
-            match paths.iter_mut().find(|(n, _)| *n == class) {
-                Some((_, path)) => path.push_str(&d),
-                None => paths.push((class, d)),
-            }
-            if p.held[i] > 1 {
-                let m = (g.ch / 3).max(3);
-                marks.push_str(&format!("M{} {}h-{}l{} {}z", x + g.cw, y, m, m, m));
+            if p.held[((k * g.rows + r) * g.cols + c) as usize] > 1 {
+                let (x, y) = (x0 + (c + 1) * g.cw, y0 + r * g.ch);
+                marks.push_str(&format!("M{} {}h-{}l{} {}z", x, y, m, m, m));
             }
         }
-    }
-    for (class, d) in &paths {
-        out.push_str(&format!("<path class=\"{}\" d=\"{}\"/>\n", class, d));
     }
     if !marks.is_empty() {
         out.push_str(&format!("<path class=\"b\" d=\"{}\"/>\n", marks));
@@ -226,6 +288,48 @@ fn grid(out: &mut String, p: &Picture, g: &Geometry, k: i64, by: ColourBy) {
     if g.labels {
         labels(out, p, g, k, (x0, y0));
     }
+}
+
+/// Grid `k`'s fills: per colour class, one path of rectangles, each a run of same-class cells
+/// along a row.
+fn fills(p: &Picture, g: &Geometry, k: i64, scheme: &Scheme) -> Vec<(String, String)> {
+    let (x0, y0) = g.origin(k);
+    let class_at = |r: i64, c: i64| {
+        let i = ((k * g.rows + r) * g.cols + c) as usize;
+        match &p.cells[i] {
+            Some(cell) => {
+                let (h, s) = scheme.class(i, cell);
+                format!("c{}s{}", h, s)
+            }
+            None => String::from("m"),
+        }
+    };
+    let mut paths: Vec<(String, String)> = Vec::new();
+    for r in 0..g.rows {
+        let mut c = 0;
+        while c < g.cols {
+            let class = class_at(r, c);
+            let mut end = c + 1;
+            while end < g.cols && class_at(r, end) == class {
+                end += 1;
+            }
+            let w = (end - c) * g.cw;
+            let d = format!(
+                "M{} {}h{}v{}h-{}z",
+                x0 + c * g.cw,
+                y0 + r * g.ch,
+                w,
+                g.ch,
+                w
+            );
+            match paths.iter_mut().find(|(n, _)| *n == class) {
+                Some((_, path)) => path.push_str(&d),
+                None => paths.push((class, d)),
+            }
+            c = end;
+        }
+    }
+    paths
 }
 
 /// The grid's lines: one path.
@@ -276,32 +380,51 @@ fn labels(out: &mut String, p: &Picture, g: &Geometry, k: i64, (x0, y0): (i64, i
 }
 
 /// The legend: a swatch per hue in use (the first shade), what the shades mean, the copy mark.
-fn legend(out: &mut String, p: &Picture, g: &Geometry, by: ColourBy) {
+fn legend(out: &mut String, p: &Picture, g: &Geometry, scheme: &Scheme) {
     let top = g.legend_top();
-    let what = match by {
-        ColourBy::Thread => "thread mod 32 (darker: threads 32-63, 64-95, 96-127 mod 128)",
-        ColourBy::Warp => "warp",
-        ColourBy::Bank => "bank (4-byte banks, 32 of them)",
-    };
     out.push_str(&format!(
         "<text x=\"{}\" y=\"{}\">colour = {}</text>\n",
-        PAD, top, what
+        PAD,
+        top,
+        escape(&scheme.what)
     ));
     let mut hues = [false; 32];
-    for c in p.cells.iter().flatten() {
-        hues[class_of(c, by).0 as usize] = true;
+    for (i, c) in p.cells.iter().enumerate() {
+        if let Some(c) = c {
+            hues[scheme.class(i, c).0 as usize] = true;
+        }
     }
+    let mut x = PAD;
     for (h, _) in hues.iter().enumerate().filter(|(_, &u)| u) {
-        let x = PAD + h as i64 * 16;
+        let name = scheme.names.iter().find(|(n, _)| *n == h as u32);
+        let label = name.map_or(alloc::format!("{}", h), |(_, l)| l.clone());
+        let step = if name.is_some() {
+            8 * label.len() as i64 + 24
+        } else {
+            16
+        };
         out.push_str(&format!(
-            "<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" class=\"c{}s0\"/><text class=\"n\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+            "<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" class=\"c{}s0\"/>",
             x,
             top + 6,
-            h,
-            x + 7,
-            top + 32,
             h
         ));
+        if name.is_some() {
+            out.push_str(&format!(
+                "<text x=\"{}\" y=\"{}\">{}</text>\n",
+                x + 18,
+                top + 17,
+                escape(&label)
+            ));
+        } else {
+            out.push_str(&format!(
+                "<text class=\"n\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                x + 7,
+                top + 32,
+                h
+            ));
+        }
+        x += step;
     }
     if p.held.iter().any(|&h| h > 1) {
         out.push_str(&format!(

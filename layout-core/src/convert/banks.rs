@@ -23,6 +23,8 @@ pub struct Phase {
     pub worst_bank: u32,
     /// See `worst_bank`.
     pub worst_words: Vec<u32>,
+    /// The banks the phase touches, one bit each.
+    pub banks: u64,
 }
 
 /// One instruction of the access (per thread; every thread of the warp issues it).
@@ -109,6 +111,7 @@ fn phase(first: usize, n: usize, mut words: Vec<u32>, bank_bytes: u32, banks: u3
         }
     }
     Phase {
+        banks: words.iter().fold(0, |m, &w| m | 1u64 << (w % banks)),
         lanes: (first as u32, n as u32),
         wavefronts: most.max(1) as u32,
         worst_bank,
