@@ -78,6 +78,18 @@ pub use layout_core::convert;
 #[cfg(feature = "host")]
 pub use layout_core::view;
 
+/// SVG pictures of layouts (CuTe's `print_svg`).
+#[cfg(feature = "host")]
+pub use layout_core::svg;
+
+/// Interactive HTML views of layouts and conversions.
+#[cfg(feature = "host")]
+pub use layout_core::html;
+
+/// Every layout-moving op of a whole TTGIR dump, planned as `convert!` plans it.
+#[cfg(feature = "host")]
+pub use layout_core::explain;
+
 #[doc = include_str!("guide.md")]
 pub mod guide {}
 

@@ -115,3 +115,22 @@ fn const_evaluable() {
     const C: [u32; 2] = Tile::apply(3, 5, 1, 0);
     assert_eq!(C.to_vec(), Tile::linear_layout().apply_flat(&[3, 5, 1, 0]));
 }
+
+// Identical `pub` layouts of one name in two modules: their `convert!` callbacks are exported at
+// the crate root, and must not collide.
+mod twin_a {
+    linear_layouts::layout! {
+        pub Twin = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 32];
+    }
+}
+mod twin_b {
+    linear_layouts::layout! {
+        pub Twin = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 32];
+    }
+}
+
+#[test]
+fn identical_layouts_in_two_modules_both_convert() {
+    let c = linear_layouts::convert!(twin_a::Twin => twin_b::Twin, f32);
+    assert_eq!(c.cost.strategy, linear_layouts::Strategy::Nothing);
+}

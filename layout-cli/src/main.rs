@@ -12,12 +12,14 @@
 //! layout -i examples/kernel.ttgir -l '#mma' --to '#blocked1' -t 'tensor<64x64xf16>'  # convert!'s plan
 //! layout -i examples/kernel.ttgir -l '#mma' --to '#blocked1' -t 'tensor<64x64xf16>' --html -o cvt.html
 //! layout conflicts -l '#ttg.swizzled_shared<{...}>' --access '#ttg.blocked<{...}>' -t 'tensor<64x64xf16>'
+//! layout explain kernel.ttgir [--json | --html -o folder]  # every conversion of a dump, dearest first
 //! ```
 //! Bad input prints a message naming the problem and exits with status 2: so does a `-i` file
 //! without layouts, and a `--jsonl` run with failed lines (after printing every line's answer).
 //! A closed standard output (`layout ... | head -1`) ends the run quietly.
 
 mod conflicts;
+mod explain;
 mod json;
 mod plan;
 
@@ -139,8 +141,10 @@ fn parse_args<C: Parser>(args: &[String]) -> Result<C, ExitCode> {
 
 fn main() -> ExitCode {
     let args = normalize_args();
-    if args.get(1).map(String::as_str) == Some("conflicts") {
-        return conflicts_main(&args[1..]);
+    match args.get(1).map(String::as_str) {
+        Some("conflicts") => return subcommand(&args[1..], conflicts::run),
+        Some("explain") => return subcommand(&args[1..], explain::run),
+        _ => {}
     }
     let cli: Cli = match parse_args(&args) {
         Ok(c) => c,
@@ -406,13 +410,13 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
     Ok(out)
 }
 
-/// `layout conflicts ...`.
-fn conflicts_main(args: &[String]) -> ExitCode {
-    let cli: conflicts::ConflictsCli = match parse_args(args) {
+/// `layout conflicts ...`, `layout explain ...`: parse the options, run, print.
+fn subcommand<C: Parser>(args: &[String], run: fn(&C) -> Result<String, String>) -> ExitCode {
+    let cli: C = match parse_args(args) {
         Ok(c) => c,
         Err(code) => return code,
     };
-    match conflicts::run(&cli) {
+    match run(&cli) {
         Ok(text) => match std::io::stdout().write_all(text.as_bytes()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => write_failed(e),

@@ -306,6 +306,7 @@ fn readme_cli_examples_run_as_written() {
     let dir = std::env::temp_dir().join(format!("layout-cli-readme-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::os::unix::fs::symlink(root.join("examples"), dir.join("examples")).unwrap();
+    std::os::unix::fs::symlink(root.join("fixtures"), dir.join("fixtures")).unwrap();
     let bin = format!("'{}'", env!("CARGO_BIN_EXE_layout"));
     for cmd in &commands {
         assert!(!cmd.contains(" [-"), "optional-syntax brackets in: {}", cmd);
@@ -320,6 +321,7 @@ fn readme_cli_examples_run_as_written() {
         assert!(wrote || !o.stdout.is_empty(), "{}: no output", cmd);
     }
     assert!(dir.join("picture.tex").exists());
+    assert!(dir.join("explain/index.html").exists());
     std::fs::remove_dir_all(&dir).ok();
 
     let first = commands[0];
@@ -717,4 +719,70 @@ fn whole_triton_dumps_are_read() {
         assert!(o.status.success(), "{}: {}", file, stderr(&o));
         assert!(stdout(&o).starts_with(&format!("Print layout attribute: #{} = #ttg.", alias)));
     }
+}
+
+const TTGIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/ttgir/");
+
+#[test]
+fn explain_names_each_op_by_result_and_source_line_dearest_first() {
+    let f = format!("{}matmul_sm80.ttgir", TTGIR);
+    let out = layout(&["explain", &f], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("5 ops that move tensors between layouts, planned for sm_80"),
+        "{}",
+        text
+    );
+    // The epilogue's convert_layout costs most; its result and kernel line lead.
+    assert!(text.contains("\n1. %10 (triton_tutorial_ttgir.py:37): ttg.convert_layout #mma -> #blocked1 (128x128xf16)"), "{}", text);
+    assert!(text.contains("%acc_43 (triton_tutorial_ttgir.py:35): ttg.local_load #shared -> #ttg.dot_op<{opIdx = 0"), "{}", text);
+    assert!(
+        text.contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"),
+        "{}",
+        text
+    );
+    let out = layout(&["explain", &f, "--json"], None);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let ops = v["ops"].as_array().unwrap();
+    assert_eq!(ops.len(), 5);
+    assert_eq!(ops[0]["result"], "%10");
+    assert_eq!(ops[0]["source"]["line"], 37);
+    assert_eq!(ops[0]["plan"]["strategy"], "SharedMemory");
+    let weights: Vec<u64> = ops.iter().map(|o| o["weight"].as_u64().unwrap()).collect();
+    assert!(weights.windows(2).all(|w| w[0] >= w[1]), "{:?}", weights);
+}
+
+#[test]
+fn explain_html_writes_an_index_linking_each_conversion() {
+    let dir = std::env::temp_dir().join(format!("explain-{}", std::process::id()));
+    let f = format!("{}attention_pipelined.ttgir", TTGIR);
+    let out = layout(
+        &["explain", &f, "--html", "-o", dir.to_str().unwrap()],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let index = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    // Two allocations without a value move nothing and get no page; the other three do.
+    assert_eq!(index.matches("<a href=\"op").count(), 3, "{}", index);
+    let page = std::fs::read_to_string(dir.join("op1.html")).unwrap();
+    assert!(page.contains("%8 (triton_tutorial_ttgir.py:84)") && page.contains("id=\"dst\""));
+    std::fs::remove_dir_all(&dir).ok();
+    // Bad input: a message and status 2.
+    let out = layout(&["explain", "/no/such.ttgir"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("could not open /no/such.ttgir"));
+    let bad = input_file(
+        "bad.ttgir",
+        "%1 = ttg.convert_layout %0 : tensor<4xf32, #nope> -> tensor<4xf32>\n",
+    );
+    let out = layout(&["explain", bad.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("line 1: ttg.convert_layout:"),
+        "{}",
+        stderr(&out)
+    );
+    let out = layout(&["explain", &f, "--html"], None);
+    assert_eq!(out.status.code(), Some(2), "--html needs -o");
 }

@@ -27,6 +27,7 @@ mod column_action;
 pub mod convert;
 pub mod encodings;
 mod error;
+pub mod explain;
 mod f2;
 pub mod html;
 mod layout;

@@ -413,10 +413,15 @@ fn callback_macro(item: &Item, linear: &str, shape: &[u32], shared: bool) -> Tok
     }
 }
 
-/// A hash of the whole item as written (attributes, visibility, name, layout and shape): the
-/// callback's name is the same on every build and differs between layouts of one name.
+/// A hash of the whole item as written (attributes, visibility, name, layout and shape) and of
+/// its place among this compilation's `layout!` items: the callback's name differs between
+/// layouts of one name, and also between identical `pub` items in two modules (both
+/// `#[macro_export]`ed at the crate root). rustc expands a crate's macros in source order, so
+/// the name is the same on every build of the same source.
 fn item_hash(item: &Item) -> u64 {
-    let mut text = String::new();
+    static ITEMS: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+    let nth = ITEMS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+    let mut text = format!("{}:", nth);
     for a in &item.attrs {
         text.push_str(&quote!(#a).to_string());
     }

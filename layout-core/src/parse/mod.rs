@@ -9,6 +9,7 @@ pub(crate) mod attr;
 pub(crate) mod error;
 pub(crate) mod keys;
 mod lexer;
+pub mod module;
 pub(crate) mod params;
 mod tensor;
 
@@ -80,6 +81,9 @@ pub struct TensorType {
     pub element: String,
     /// Its encoding, if any.
     pub encoding: Option<Encoding>,
+    /// A memdesc subview's allocation shape (`!ttg.memdesc<128x16xf16, #shared, #smem, mutable,
+    /// 128x32>`), empty otherwise: the shared layout is the allocation's.
+    pub alloc_shape: Vec<i64>,
 }
 
 impl TensorType {

@@ -15,13 +15,26 @@ pub fn parse_tensor_type(p: &mut Lexer, aliases: &Aliases) -> Result<TensorType,
     p.expect_punct('<')?;
     let (shape, element) = parse_shape(p)?;
     let mut encoding = None;
+    let mut alloc_shape = Vec::new();
     if p.eat(',')? {
         let a = parse_attr(p, aliases)?;
         encoding = Some(super::encoding_from_attr(&a)?);
         if memdesc {
-            // Skip the memory space and flags (`#smem, mutable`).
+            // The memory space and flags (`#smem, mutable`), and a subview's allocation shape
+            // (`128x32`).
             while p.eat(',')? {
-                p.next_tok()?;
+                if let (Tok::Int(v), s) = p.next_tok()? {
+                    alloc_shape.push(positive_dim(v, s)?);
+                    if let (Tok::Ident(w), s) = p.peek()? {
+                        p.next_tok()?;
+                        if shape_word(w.trim_start_matches('x'), s, &mut alloc_shape)?.is_some() {
+                            return err(
+                                s,
+                                format!("expected an allocation shape like 128x32, found '{}'", w),
+                            );
+                        }
+                    }
+                }
             }
         }
     }
@@ -31,6 +44,7 @@ pub fn parse_tensor_type(p: &mut Lexer, aliases: &Aliases) -> Result<TensorType,
         shape,
         element,
         encoding,
+        alloc_shape,
     })
 }
 
