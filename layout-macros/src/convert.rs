@@ -152,7 +152,7 @@ fn inline_side(tokens: &TokenStream, name: &str) -> syn::Result<TokenStream> {
         ));
     }
     let ws = item.warp_size.map(|w| w.0);
-    let solved = crate::expand::solve_item(&item, &Aliases::new(), &[name.to_string()], ws)?;
+    let solved = crate::expand::solve_item(&item, &Aliases::new(), &[name.to_string()], ws, "")?;
     let (text, shape, shared) = crate::emit::callback_parts(&solved);
     let shape = shape
         .iter()
@@ -285,10 +285,31 @@ impl SolveInput {
         syn::Error::new_spanned(&self.user, msg)
     }
 
+    /// An error whose message goes on with both layouts, each under its name and attribute text
+    /// as Triton's `LinearLayout::toString` prints it: what does not fit is in front of the user.
+    fn err_showing_layouts(&self, msg: String) -> syn::Error {
+        let mut out = msg;
+        for side in [&self.src, &self.dst] {
+            let text = side.text.value();
+            out.push_str(&format!(
+                "\n\n`{}` = {} for {:?}:",
+                side.name, text, side.shape
+            ));
+            let ll = parse_encoding(&text, &Aliases::new())
+                .map_err(layout_core::LayoutError::from)
+                .and_then(|e| e.to_linear_layout(&side.shape));
+            match ll {
+                Ok(ll) => out.push_str(&ll.to_string()),
+                Err(e) => out.push_str(&format!(" (does not solve: {})", e)),
+            }
+        }
+        self.err(out)
+    }
+
     /// Both layouts, solved from the text their macros passed.
     fn layouts(&self) -> syn::Result<(layout_core::LinearLayout, layout_core::LinearLayout)> {
         if self.src.shape != self.dst.shape {
-            return Err(self.err(format!(
+            return Err(self.err_showing_layouts(format!(
                 "`{}` is a layout of a {:?} tensor and `{}` of a {:?} tensor; a conversion keeps the tensor's shape",
                 self.src.name, self.src.shape, self.dst.name, self.dst.shape
             )));
@@ -371,7 +392,7 @@ pub fn solve(input: TokenStream) -> TokenStream {
 
 fn plan(s: &SolveInput) -> syn::Result<ConversionPlan> {
     if s.src.shared && s.dst.shared {
-        return Err(s.err(format!(
+        return Err(s.err_showing_layouts(format!(
             "`{}` and `{}` are both shared-memory layouts; convert! stores a distributed layout into shared memory, loads it back, or converts between distributed layouts",
             s.src.name, s.dst.name
         )));
@@ -380,7 +401,7 @@ fn plan(s: &SolveInput) -> syn::Result<ConversionPlan> {
     let (a, b) = s.layouts()?;
     let target = s.target(a.in_dim_size("lane").max(1) as u32)?;
     plan_conversion_for(&target, &a, &b, bits, force)
-        .map_err(|e| s.err(format!("`{}` => `{}`: {}", s.src.name, s.dst.name, e)))
+        .map_err(|e| s.err_showing_layouts(format!("`{}` => `{}`: {}", s.src.name, s.dst.name, e)))
 }
 
 fn solve_converter(s: &SolveInput) -> syn::Result<TokenStream> {
@@ -418,8 +439,9 @@ fn solve_access(s: &SolveInput) -> syn::Result<TokenStream> {
     let (a, b) = s.layouts()?;
     let (d, sm) = if store { (a, b) } else { (b, a) };
     let target = s.target(d.in_dim_size("lane").max(1) as u32)?;
-    let (acc, cost) = plan_shared_access(&d, &sm, bits, store, &target)
-        .map_err(|e| s.err(format!("`{}` => `{}`: {}", s.src.name, s.dst.name, e)))?;
+    let (acc, cost) = plan_shared_access(&d, &sm, bits, store, &target).map_err(|e| {
+        s.err_showing_layouts(format!("`{}` => `{}`: {}", s.src.name, s.dst.name, e))
+    })?;
     let n = d.in_dim_size("register").max(1) as usize;
     let (k, elem) = (&s.krate, &s.elem);
     let rt = k.rt();

@@ -24,6 +24,8 @@ pub fn layout(input: TokenStream) -> TokenStream {
     };
     let mut aliases = Aliases::new();
     let mut defined: Vec<String> = Vec::new();
+    // Each solved layout as an error shows it: name, text, shape, Triton's toString.
+    let mut shown: Vec<(String, String)> = Vec::new();
     let mut out = TokenStream::new();
     let mut errors: Option<syn::Error> = None;
     for item in &block.items {
@@ -40,8 +42,24 @@ pub fn layout(input: TokenStream) -> TokenStream {
         }
         defined.push(name.clone());
         let ws = item.warp_size.or(block.warp_size).map(|w| w.0);
-        match solve_item(item, &aliases, &defined, ws) {
+        let note = parents_note(item, &shown);
+        match solve_item(item, &aliases, &defined, ws, &note) {
             Ok(s) => {
+                shown.push((
+                    name.clone(),
+                    format!(
+                        "`{}` = {} for {:?}:{}",
+                        name,
+                        s.source,
+                        s.solved
+                            .layout
+                            .out_dims()
+                            .iter()
+                            .map(|d| d.1)
+                            .collect::<Vec<_>>(),
+                        s.solved.layout
+                    ),
+                ));
                 out.extend(crate::emit::emit(&k, item, &s));
                 if let Some(a) = s.attr {
                     aliases.insert(name, a, s.source.clone());
@@ -56,6 +74,37 @@ pub fn layout(input: TokenStream) -> TokenStream {
     out
 }
 
+/// The layouts of the parents `item` names (`parent = Acc`, anywhere in its brackets), for its
+/// error messages.
+fn parents_note(item: &Item, shown: &[(String, String)]) -> String {
+    fn flat(ts: TokenStream, out: &mut Vec<TokenTree>) {
+        for t in ts {
+            if let TokenTree::Group(g) = &t {
+                flat(g.stream(), out);
+            }
+            out.push(t);
+        }
+    }
+    let mut all = Vec::new();
+    flat(item.spec.clone(), &mut all);
+    let mut note = String::new();
+    for (i, t) in all.iter().enumerate() {
+        if !matches!(t, TokenTree::Ident(k) if k == "parent") {
+            continue;
+        }
+        // `parent = Acc` or `parent = #Acc`.
+        let name = all[i + 1..].iter().take(3).find_map(|t| match t {
+            TokenTree::Ident(n) => Some(n.to_string()),
+            _ => None,
+        });
+        if let Some((_, text)) = shown.iter().find(|(n, _)| Some(n) == name.as_ref()) {
+            note.push_str("\n\nthe parent ");
+            note.push_str(text);
+        }
+    }
+    note
+}
+
 fn push_err(acc: &mut Option<syn::Error>, e: syn::Error) {
     match acc {
         Some(a) => a.combine(e),
@@ -63,8 +112,9 @@ fn push_err(acc: &mut Option<syn::Error>, e: syn::Error) {
     }
 }
 
-/// A parse or solve error at the user's tokens, its fix said in the macro's terms.
-fn map_err(r: &Rendered, e: &ParseError, defined: &[String]) -> syn::Error {
+/// A parse or solve error at the user's tokens, its fix said in the macro's terms, followed by
+/// `note` (the parents' layouts, or nothing).
+fn map_err(r: &Rendered, e: &ParseError, defined: &[String], note: &str) -> syn::Error {
     let msg = match e.kind {
         ErrorKind::UnknownName => {
             let name = r.text[e.span.offset..(e.span.offset + e.span.len).min(r.text.len())]
@@ -99,17 +149,21 @@ fn map_err(r: &Rendered, e: &ParseError, defined: &[String]) -> syn::Error {
         }
         _ => e.message.clone(),
     };
+    let msg = format!("{}{}", msg, note);
     match r.spans(e.span.offset, e.span.len) {
         Some((a, b)) => error_between(a, b, msg),
         None => syn::Error::new(Span::call_site(), msg),
     }
 }
 
+/// Solve one item; `note` (the layouts of the parents it names) ends the message of an error
+/// in solving it.
 pub fn solve_item(
     item: &Item,
     aliases: &Aliases,
     defined: &[String],
     warp_size: Option<u32>,
+    note: &str,
 ) -> syn::Result<SolvedItem> {
     if item.spec.is_empty() {
         return Err(syn::Error::new(
@@ -125,11 +179,12 @@ pub fn solve_item(
         }
     }
     let r = render_spec(&trees, item)?;
-    let attr = parse_attribute(&r.text, aliases).map_err(|e| map_err(&r, &e, defined))?;
-    let enc =
-        layout_core::parse::encoding_from_attr(&attr).map_err(|e| map_err(&r, &e, defined))?;
-    check_rank(item, &enc, &shape)?;
-    let solved = solve_attr(&attr, &shape, warp_size).map_err(|e| map_err(&r, &e, defined))?;
+    let attr = parse_attribute(&r.text, aliases).map_err(|e| map_err(&r, &e, defined, ""))?;
+    let enc = layout_core::parse::encoding_from_attr(&attr)
+        .map_err(|e| map_err(&r, &e, defined, note))?;
+    check_rank(item, &enc, &shape, note)?;
+    let solved =
+        solve_attr(&attr, &shape, warp_size).map_err(|e| map_err(&r, &e, defined, note))?;
     Ok(SolvedItem {
         solved,
         source: r.text,
@@ -139,7 +194,7 @@ pub fn solve_item(
 }
 
 /// The spec's rank must match the shape's, except for layouts whose rank follows the shape.
-fn check_rank(item: &Item, enc: &Encoding, shape: &[i64]) -> syn::Result<()> {
+fn check_rank(item: &Item, enc: &Encoding, shape: &[i64], note: &str) -> syn::Result<()> {
     let flexible = match enc {
         Encoding::NvmmaShared(s) => s.cga.num_ctas() == 1,
         Encoding::Linear(l) => l.num_out_dims() == 0,
@@ -149,11 +204,12 @@ fn check_rank(item: &Item, enc: &Encoding, shape: &[i64]) -> syn::Result<()> {
         return Ok(());
     }
     let msg = format!(
-        "the layout has rank {} but the tensor shape {:?} has rank {}; give a shape of rank {}",
+        "the layout has rank {} but the tensor shape {:?} has rank {}; give a shape of rank {}{}",
         enc.rank(),
         shape,
         shape.len(),
-        enc.rank()
+        enc.rank(),
+        note
     );
     Err(match &item.shape {
         Shape::Dims(_, s) => syn::Error::new(*s, msg),
@@ -179,7 +235,8 @@ fn shape_of(
         Shape::Tensor(ts) => {
             let mut r = Rendered::default();
             r.push_tokens(ts.clone(), &mut |_, _, _| false);
-            let t = parse_tensor_type(&r.text, aliases).map_err(|e| map_err(&r, &e, defined))?;
+            let t =
+                parse_tensor_type(&r.text, aliases).map_err(|e| map_err(&r, &e, defined, ""))?;
             Ok((t.shape, Some(t.element)))
         }
     }
