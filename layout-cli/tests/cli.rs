@@ -786,3 +786,23 @@ fn explain_html_writes_an_index_linking_each_conversion() {
     let out = layout(&["explain", &f, "--html"], None);
     assert_eq!(out.status.code(), Some(2), "--html needs -o");
 }
+
+/// The README's picture is what `layout --svg` draws today.
+#[test]
+fn readme_picture_is_current() {
+    let out = layout(
+        &[
+            "-l",
+            "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>",
+            "-t",
+            "tensor<16x16xf16>",
+            "--svg",
+        ],
+        None,
+    );
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/mma-16x16.svg");
+    assert!(
+        stdout(&out) == std::fs::read_to_string(file).unwrap(),
+        "docs/mma-16x16.svg is stale: rewrite it with the command in this test (-o docs/mma-16x16.svg)"
+    );
+}
