@@ -15,6 +15,7 @@ checked-in file differs from what it would write; CI runs this).
 import glob
 import os
 import re
+import subprocess
 import sys
 
 OPS = ("ttg.convert_layout", "ttg.local_alloc", "ttg.local_store", "ttg.local_load")
@@ -96,6 +97,9 @@ def main():
             f"    assert_eq!(ops.len(), {len(ops)}, \"ops found\");\n" + "\n".join(checks) + ("\n" if checks else "") + "}\n"
         )
     out = HEADER + "\n".join(items) + "\n" + "\n".join(tests)
+    # Written as rustfmt writes it, so that `cargo fmt` and --check agree.
+    out = subprocess.run(["rustfmt", "--edition", "2021", "--emit", "stdout", "-q"], input=out,
+                         capture_output=True, text=True, check=True).stdout
     dest = "tests/explain_tutorials.rs"
     if "--check" in sys.argv:
         if open(dest).read() != out:

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use linear_layouts::convert::{plan_conversion, ConversionPlan, Force, PlanBody, Strategy as Plan};
 use linear_layouts::runtime::convert::convert_slices;
 use linear_layouts::runtime::{Element, Thread};
-use linear_layouts::sim::{launch, Launch};
+use linear_layouts::sim::{launch_profiled, Launch};
 use linear_layouts::{ErrorKind, LinearLayout};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -236,7 +236,7 @@ fn run<E: Element>(
     let nd = dst.in_dim_size("register") as u32;
     let threads = 32 << c.warps;
     let ctas = 1 << c.blocks;
-    launch(
+    let profile = launch_profiled(
         Launch::new(ctas, threads, plan.cost.shared_bytes.max(4)).with_cluster(ctas),
         |t| {
             let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());
@@ -265,6 +265,8 @@ fn run<E: Element>(
         },
     )
     .map_err(|e| format!("simulator: {}", e))?;
+    // Each shared access's wavefronts, as the bank model derives them from the tables.
+    support::check_wavefronts(rp, &profile, E::BITS / 8)?;
     let e = errors.into_inner().unwrap_or_default();
     if e.is_empty() {
         Ok(())

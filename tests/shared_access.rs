@@ -4,7 +4,9 @@
 
 use linear_layouts::runtime::convert::{ExecuteAccess, SharedLoad, SharedStore};
 use linear_layouts::runtime::Strategy;
-use linear_layouts::sim::{launch, Launch};
+use linear_layouts::sim::{launch_profiled, Launch};
+
+mod support;
 use linear_layouts::{convert, Element, LinearLayout, Thread};
 
 mod l {
@@ -57,7 +59,7 @@ fn round_trip<
     let ctas = src.in_dim_size("block").max(1) as u32;
     let bad = std::sync::atomic::AtomicU32::new(0);
     let l = Launch::new(ctas, 128, elems * eb).with_cluster(ctas);
-    let r = launch(l, |t| {
+    let r = launch_profiled(l, |t| {
         let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());
         let vals: [E; NS] =
             std::array::from_fn(|r| value(flat(&src.apply_flat(&[r as u32, lane, warp, cta]))));
@@ -87,7 +89,12 @@ fn round_trip<
             }
         }
     });
-    assert!(r.is_ok(), "simulator: {}", r.unwrap_err());
+    let profile = r.unwrap_or_else(|e| panic!("simulator: {}", e));
+    // The store's wavefronts as the bank model counts them (the loads here are interleaved with
+    // the check's own; the random test in bank_conflicts.rs checks loads).
+    if let Err(e) = support::check_access_wavefronts(&st.access, true, &profile, eb) {
+        panic!("{}", e);
+    }
     assert_eq!(
         bad.into_inner(),
         0,

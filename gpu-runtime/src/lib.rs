@@ -28,6 +28,8 @@ pub mod tile;
 mod host_memory;
 pub mod nvptx;
 #[cfg(feature = "sim")]
+pub mod profile;
+#[cfg(feature = "sim")]
 pub mod sim;
 
 pub use convert::{Converter, Cost, Plan, SharedLoad, SharedStore, Strategy};

@@ -18,6 +18,7 @@ use std::vec::Vec;
 use crate::thread::Thread;
 
 pub use crate::host_memory::HostMemory;
+use crate::profile::{LaneAccess, Profile};
 
 /// The shape of a launch.
 #[derive(Clone, Copy, Debug)]
@@ -181,6 +182,8 @@ struct ClusterState {
     errors: Mutex<Vec<String>>,
     /// Set when a thread panicked: barriers release their waiters.
     aborted: AtomicBool,
+    /// Every lane's shared access, for [`launch_profiled`].
+    log: Mutex<Vec<LaneAccess>>,
 }
 
 /// One simulated thread.
@@ -385,16 +388,21 @@ impl Thread for SimThread<'_> {
 
     fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
         self.count(|i| i.shared_stores += 1);
+        self.log(true, cta, byte_offset, bytes, false);
         self.store_bytes(cta, byte_offset, bytes, words)
     }
 
     fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
         self.count(|i| i.shared_loads += 1);
+        self.log(false, cta, byte_offset, bytes, false);
         self.load_bytes(cta, byte_offset, bytes)
     }
 
     fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
         self.count(|i| i.shared_loads += 1);
+        if self.lane < 8 * count {
+            self.log(false, self.rank, row_addr, 16, true);
+        }
         let addrs = self.all_lanes(row_addr);
         let mut out = [0u32; 4];
         if !self.matrix_check(count, &addrs) {
@@ -412,6 +420,9 @@ impl Thread for SimThread<'_> {
 
     fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, words: [u32; 4]) {
         self.count(|i| i.shared_stores += 1);
+        if self.lane < 8 * count {
+            self.log(true, self.rank, row_addr, 16, true);
+        }
         let addrs = self.all_lanes(row_addr);
         if !self.matrix_check(count, &addrs) {
             return;
@@ -427,6 +438,29 @@ impl Thread for SimThread<'_> {
 }
 
 impl SimThread<'_> {
+    /// Record this lane's part in the shared access it is issuing (after counting it).
+    fn log(&self, store: bool, cta: u32, addr: u32, bytes: u32, matrix: bool) {
+        let issued = self.issued.get();
+        let a = LaneAccess {
+            block: self.block,
+            warp: self.warp,
+            lane: self.lane,
+            store,
+            seq: if store {
+                issued.shared_stores
+            } else {
+                issued.shared_loads
+            },
+            cta,
+            addr,
+            bytes,
+            matrix,
+        };
+        if let Ok(mut log) = self.cluster.log.lock() {
+            log.push(a);
+        }
+    }
+
     /// `v` of lane `src_lane`, through the warp's slots (all lanes must call).
     fn exchange(&self, v: u32, src_lane: u32) -> u32 {
         let w = &self.state.warps[self.warp as usize];
@@ -596,8 +630,18 @@ pub fn launch<F>(l: Launch, kernel: F) -> Result<(), SimError>
 where
     F: Fn(&SimThread) + Sync,
 {
+    launch_profiled(l, kernel).map(|_| ())
+}
+
+/// [`launch`], and every lane's shared-memory access: [`Profile::instructions`] counts each
+/// warp instruction's wavefronts (bank conflicts) from the addresses the code really issued.
+pub fn launch_profiled<F>(l: Launch, kernel: F) -> Result<Profile, SimError>
+where
+    F: Fn(&SimThread) + Sync,
+{
     check_launch(&l)?;
     let mut errors = Vec::new();
+    let mut profile = Profile::default();
     for first in (0..l.blocks).step_by(l.cluster as usize) {
         let cluster = ClusterState::new(&l);
         run_cluster(&l, first, &cluster, &kernel);
@@ -605,12 +649,15 @@ where
         if let Ok(e) = cluster.errors.into_inner() {
             errors.extend(e);
         }
+        if let Ok(log) = cluster.log.into_inner() {
+            profile.accesses.extend(log);
+        }
         if aborted {
             break;
         }
     }
     if errors.is_empty() {
-        Ok(())
+        Ok(profile)
     } else {
         Err(SimError(errors))
     }
@@ -674,6 +721,7 @@ impl ClusterState {
             barrier: SimBarrier::new((l.threads * l.cluster) as usize),
             errors: Mutex::new(Vec::new()),
             aborted: AtomicBool::new(false),
+            log: Mutex::new(Vec::new()),
         }
     }
 }

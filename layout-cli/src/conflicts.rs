@@ -2,7 +2,9 @@
 //! conflicts of each shared-memory instruction a `local_store` / `local_load` between the two
 //! layouts issues (as `convert!` plans it), per phase, with the words of the worst bank: the
 //! figures Nsight Compute reports as `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st` /
-//! `_op_ld` (per warp and instruction here; ncu sums them over the kernel).
+//! `_op_ld` (per warp and instruction here; ncu sums them over the kernel). The count is checked
+//! against the simulator's, made from the addresses the code really issues, on every classic
+//! pair, every random conversion and random shared layouts (`tests/bank_conflicts.rs`).
 
 use clap::Parser;
 use layout_core::convert::{summarize, Force, InstrConflicts, Target};

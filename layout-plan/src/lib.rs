@@ -8,6 +8,7 @@
 //!   shared-memory accesses with their instruction ([`Instr`]), barrier kinds. Its slices are
 //!   generic over a [`Storage`]: `Vec`s where the planner builds a plan at run time, `&'static`
 //!   slices where `convert!` wrote it as consts; the runtime executes either.
+//! * [`banks`]: how many wavefronts a shared-memory access takes (Nsight Compute's count).
 //! * [`cost`]: what a plan costs ([`Cost`], [`Strategy`], [`Barrier`]).
 //! * [`exec`]: how a plan runs, written once over a [`exec::Machine`]: the interpreter computes
 //!   its operations, `convert!` writes them as code, the planner checks and counts them.
@@ -21,6 +22,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod banks;
 pub mod cost;
 pub mod exec;
 pub mod ir;

@@ -2,8 +2,10 @@
 //! every destination value, and the property tests' case count and seeding. Each test uses part.
 #![allow(dead_code)]
 
-use linear_layouts::runtime::convert::Execute;
-use linear_layouts::sim::{launch, Launch};
+use linear_layouts::convert::{bank_conflicts, Target};
+use linear_layouts::runtime::convert::{Execute, Plan, SmemAccess, Storage};
+use linear_layouts::runtime::profile::Profile;
+use linear_layouts::sim::{launch_profiled, Launch};
 use linear_layouts::{Converter, Element, LinearLayout, Thread};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
@@ -59,7 +61,7 @@ pub fn check<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>
     let ctas = src.in_dim_size("block").max(1) as u32;
     let bad = std::sync::Mutex::new(Vec::new());
     let l = Launch::new(ctas, 32 * warps, c.shared_bytes().max(4)).with_cluster(ctas);
-    let r = launch(l, |t| {
+    let r = launch_profiled(l, |t| {
         let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());
         let vals: [E; NS] = std::array::from_fn(|r| {
             value(flat(&src.apply_flat(&[r as u32, lane, warp, cta]), &shape))
@@ -73,7 +75,7 @@ pub fn check<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>
             }
         }
     });
-    assert!(r.is_ok(), "simulator: {}", r.unwrap_err());
+    let profile = r.unwrap_or_else(|e| panic!("simulator: {}", e));
     let bad = bad.into_inner().unwrap_or_default();
     assert!(
         bad.is_empty(),
@@ -82,4 +84,60 @@ pub fn check<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>
         &bad[..bad.len().min(4)],
         c.plan
     );
+    if let Err(e) = check_wavefronts(&c.plan, &profile, E::BITS / 8) {
+        panic!("{}", e);
+    }
+}
+
+/// The bank model (`layout conflicts`, the planner's conflict costs) against the simulator: for
+/// each shared side of `plan`, every warp that issued it took, instruction by instruction, the
+/// wavefronts the model derives from the plan's tables.
+pub fn check_wavefronts<S: Storage>(
+    plan: &Plan<S>,
+    p: &Profile,
+    ebytes: u32,
+) -> Result<(), String> {
+    if let Plan::Shared(sp) = plan {
+        check_access_wavefronts(&sp.store, true, p, ebytes)?;
+        check_access_wavefronts(&sp.load, false, p, ebytes)?;
+    }
+    Ok(())
+}
+
+/// [`check_wavefronts`] for one side: a store (`store`) or a load through `a`.
+pub fn check_access_wavefronts<S: Storage>(
+    a: &SmemAccess<S>,
+    store: bool,
+    p: &Profile,
+    ebytes: u32,
+) -> Result<(), String> {
+    let t = Target::SM_90;
+    let model: Vec<u32> = bank_conflicts(a, ebytes.max(1), 32, &t)
+        .iter()
+        .map(|i| i.wavefronts())
+        .collect();
+    let mut warps: std::collections::BTreeMap<(u32, u32), Vec<u32>> = Default::default();
+    for i in p
+        .instructions(&t, 32)
+        .into_iter()
+        .filter(|i| i.store == store)
+    {
+        warps
+            .entry((i.block, i.warp))
+            .or_default()
+            .push(i.wavefronts());
+    }
+    for ((block, warp), sim) in warps {
+        if sim != model {
+            return Err(format!(
+                "{} wavefronts of block {} warp {}: simulator {:?}, bank model {:?}",
+                if store { "store" } else { "load" },
+                block,
+                warp,
+                sim,
+                model
+            ));
+        }
+    }
+    Ok(())
 }

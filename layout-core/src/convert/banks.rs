@@ -9,8 +9,10 @@
 
 use alloc::vec::Vec;
 
-use super::{Instr, SmemAccess, Target};
+use super::{Instr, Target};
+use layout_plan::banks::{count_phase, phase_shape};
 use layout_plan::OFFSET_MASK;
+use layout_plan::{SmemAccess, Storage};
 
 /// One phase of an instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,22 +57,19 @@ impl InstrConflicts {
 
 /// Every instruction of `a` (elements of `ebytes`, `lanes` lanes per warp) under `target`'s
 /// banks.
-pub fn bank_conflicts(
-    a: &SmemAccess,
+pub fn bank_conflicts<S: Storage>(
+    a: &SmemAccess<S>,
     ebytes: u32,
     lanes: usize,
     target: &Target,
 ) -> Vec<InstrConflicts> {
-    let (bank_bytes, banks) = (target.bank_bytes, target.banks);
-    let (bytes, per_phase, active) = match a.instr {
-        // One 8x8 matrix per phase: 8 address lanes, a 16-byte row each.
-        Instr::Matrix { count, .. } => (16, 8, 8 * count as usize),
-        Instr::Vector => {
-            let bytes = a.vec * ebytes;
-            let per = (banks * bank_bytes / bytes.max(bank_bytes)).min(lanes as u32);
-            (bytes, per.max(1) as usize, lanes)
-        }
+    let bank_bytes = target.bank_bytes;
+    let (matrix, active) = match a.instr {
+        Instr::Matrix { count, .. } => (true, 8 * count as usize),
+        Instr::Vector => (false, lanes),
     };
+    let (bytes, per_phase) = phase_shape(matrix, a.vec * ebytes, lanes as u32, target);
+    let per_phase = per_phase as usize;
     let base = |lane: usize| {
         (0..a.lane_bases.len())
             .filter(|&b| (lane >> b) & 1 == 1)
@@ -84,7 +83,7 @@ pub fn bank_conflicts(
             phases: (0..active.min(lanes))
                 .step_by(per_phase)
                 .map(|first| {
-                    let last = (first + per_phase).min(lanes);
+                    let last = (first + per_phase).min(active.min(lanes));
                     let words: Vec<u32> = (first..last)
                         .filter(|&lane| (lane as u32) & a.lane_skip == 0)
                         .flat_map(|lane| {
@@ -92,8 +91,11 @@ pub fn bank_conflicts(
                             (0..bytes.div_ceil(bank_bytes)).map(move |k| addr / bank_bytes + k)
                         })
                         .collect();
-                    phase(first, last - first, words, bank_bytes, banks)
+                    phase(first, last - first, words, bank_bytes, target.banks)
                 })
+                // Lanes that skip the access (copies) take no part: a phase without any takes
+                // no wavefront.
+                .filter(|p| !p.worst_words.is_empty())
                 .collect(),
         })
         .collect()
@@ -101,24 +103,17 @@ pub fn bank_conflicts(
 
 /// A phase from the bank-wide words its lanes touch (repeats allowed).
 fn phase(first: usize, n: usize, mut words: Vec<u32>, bank_bytes: u32, banks: u32) -> Phase {
-    words.sort_unstable();
+    let c = count_phase(&mut words, banks);
     words.dedup();
-    let (mut worst_bank, mut most) = (0, 0);
-    for bank in 0..banks {
-        let k = words.iter().filter(|&&w| w % banks == bank).count();
-        if k > most {
-            (worst_bank, most) = (bank, k);
-        }
-    }
     Phase {
-        banks: words.iter().fold(0, |m, &w| m | 1u64 << (w % banks)),
         lanes: (first as u32, n as u32),
-        wavefronts: most.max(1) as u32,
-        worst_bank,
+        wavefronts: c.wavefronts,
+        worst_bank: c.worst_bank,
         worst_words: words
             .iter()
-            .filter(|&&w| w % banks == worst_bank)
+            .filter(|&&w| w % banks == c.worst_bank)
             .map(|&w| w * bank_bytes)
             .collect(),
+        banks: c.banks,
     }
 }
