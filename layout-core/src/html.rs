@@ -22,7 +22,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use crate::convert::{PlanKind, PlanSummary, SideAccess};
-use crate::print::{hw_picture, picture, Picture};
+use crate::print::{hw_picture, picture, walk, Picture};
 use crate::svg::{draw_svg, ColourBy, Scheme};
 use crate::{LinearLayout, Result};
 
@@ -292,39 +292,14 @@ fn distance(a: &[u32; 4], b: &[u32; 4]) -> u32 {
 
 /// Per element (row-major), every (register, lane, warp, block) that holds it.
 fn holders(ll: &LinearLayout) -> Vec<Vec<[u32; 4]>> {
-    let dims = ["register", "lane", "warp", "block"];
-    let sizes: Vec<u32> = dims
-        .iter()
-        .map(|d| ll.in_dim_size(d).max(1) as u32)
-        .collect();
     let mut out = alloc::vec![Vec::new(); ll.total_out_dim_size() as usize];
-    let mut ins = alloc::vec![0u32; ll.num_in_dims()];
-    let n: u32 = sizes.iter().product();
-    for flat in 0..n {
-        let mut v = [0u32; 4];
-        let mut rest = flat;
-        for i in 0..4 {
-            v[i] = rest % sizes[i];
-            rest /= sizes[i];
-            if let Some(p) = ll.in_dim_pos(dims[i]) {
-                ins[p] = v[i];
-            }
-        }
-        let out_c = ll.apply_flat(&ins);
-        let lin = out_c
-            .iter()
-            .zip(ll.out_dims())
-            .fold(0usize, |acc, (&o, (_, s))| acc * *s as usize + o as usize);
-        out[lin].push(v);
-    }
+    walk(ll, false, |v, _, lin| out[lin].push(v.map(|x| x as u32)));
     out
 }
 
-/// Text as HTML character data.
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+/// Text as HTML (or XML) character data.
+pub fn escape(s: &str) -> String {
+    crate::svg::escape(s)
 }
 
 #[cfg(test)]

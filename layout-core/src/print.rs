@@ -102,24 +102,7 @@ pub(crate) fn hw_picture(ll: &LinearLayout, element_bits: u32) -> Result<Picture
     let mut seen = alloc::vec![false; ll.total_out_dim_size() as usize];
     let mut cells = Vec::with_capacity(n as usize);
     let mut held = Vec::with_capacity(n as usize);
-    let mut ins = alloc::vec![0u32; ll.num_in_dims()];
-    for flat in 0..n {
-        let mut v = [0u64; 4];
-        let mut rest = flat;
-        for (i, &s) in sizes.iter().enumerate() {
-            v[i] = rest % s;
-            rest /= s;
-        }
-        for (i, d) in order.iter().enumerate() {
-            if let Some(p) = ll.in_dim_pos(d) {
-                ins[p] = v[i] as u32;
-            }
-        }
-        let out = ll.apply_flat(&ins);
-        let lin = out
-            .iter()
-            .zip(ll.out_dims())
-            .fold(0usize, |acc, (&o, (_, s))| acc * *s as usize + o as usize);
+    walk(ll, shared, |v, out, lin| {
         held.push(if core::mem::replace(&mut seen[lin], true) {
             2
         } else {
@@ -129,7 +112,7 @@ pub(crate) fn hw_picture(ll: &LinearLayout, element_bits: u32) -> Result<Picture
         let mut c = cell("", &v, shared, element_bits, sizes[1].max(1));
         c.label = label.join(",");
         cells.push(Some(c));
-    }
+    });
     let caption = if shared {
         format!(
             "hardware view: offsets in rows of {} (128 bytes); cell = tensor coordinate",
@@ -182,17 +165,34 @@ fn check_drawable(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Resul
 /// map to it, both row-major over the out-dims.
 fn place_cells(ll: &LinearLayout, shared: bool, element_bits: u32) -> (Vec<Option<Cell>>, Vec<u8>) {
     let total = ll.total_out_dim_size();
-    let size = |d: &str| ll.in_dim_size(d) as u64;
-    let order = walk_order(shared);
-    let sizes: Vec<u64> = order.iter().map(|d| size(d)).collect();
-    let n_inputs: u64 = sizes.iter().product();
-    let n_block = size("block");
-    let n_lane = size("lane");
+    let n_block = ll.in_dim_size("block") as u64;
+    let n_lane = ll.in_dim_size("lane") as u64;
+    let last = walk_order(shared).len() - 1;
     let mut cells: Vec<Option<Cell>> = (0..total).map(|_| None).collect();
     let mut held = alloc::vec![0u8; total as usize];
+    walk(ll, shared, |v, _, lin| {
+        held[lin] = held[lin].saturating_add(1);
+        if cells[lin].is_some() {
+            return;
+        }
+        let block = if n_block > 1 {
+            format!("B{}:", v[last])
+        } else {
+            String::new()
+        };
+        cells[lin] = Some(cell(&block, &v, shared, element_bits, n_lane));
+    });
+    (cells, held)
+}
+
+/// Every input of the layout in walk order (register fastest; see [`walk_order`]): its in-dim
+/// values in walk order, the coordinates it maps to, and their row-major index.
+pub(crate) fn walk(ll: &LinearLayout, shared: bool, mut f: impl FnMut([u64; 4], &[u32], usize)) {
+    let order = walk_order(shared);
+    let sizes: Vec<u64> = order.iter().map(|d| ll.in_dim_size(d) as u64).collect();
+    let n: u64 = sizes.iter().product();
     let mut ins = alloc::vec![0u32; ll.num_in_dims()];
-    for flat in 0..n_inputs {
-        // The in-dim values of input `flat`, in walk order.
+    for flat in 0..n {
         let mut rest = flat;
         let mut v = [0u64; 4];
         for (i, &s) in sizes.iter().enumerate() {
@@ -205,23 +205,12 @@ fn place_cells(ll: &LinearLayout, shared: bool, element_bits: u32) -> (Vec<Optio
             }
         }
         let out = ll.apply_flat(&ins);
-        let mut lin = 0u64;
-        for (&o, (_, s)) in out.iter().zip(ll.out_dims()) {
-            lin = lin * *s as u64 + o as u64;
-        }
-        let lin = lin as usize;
-        held[lin] = held[lin].saturating_add(1);
-        if cells[lin].is_some() {
-            continue;
-        }
-        let block = if n_block > 1 {
-            format!("B{}:", v[order.len() - 1])
-        } else {
-            String::new()
-        };
-        cells[lin] = Some(cell(&block, &v, shared, element_bits, n_lane));
+        let lin = out
+            .iter()
+            .zip(ll.out_dims())
+            .fold(0usize, |acc, (&o, (_, s))| acc * *s as usize + o as usize);
+        f(v, &out, lin);
     }
-    (cells, held)
 }
 
 /// The cell of the input `v` (in-dim values in walk order; `block` its `B<n>:` prefix or empty):

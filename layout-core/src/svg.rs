@@ -438,7 +438,7 @@ fn legend(out: &mut String, p: &Picture, g: &Geometry, scheme: &Scheme) {
 }
 
 /// Text as XML character data.
-fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
