@@ -90,9 +90,20 @@ fn round_trip<
         }
     });
     let profile = r.unwrap_or_else(|e| panic!("simulator: {}", e));
-    // The store's wavefronts as the bank model counts them (the loads here are interleaved with
-    // the check's own; the random test in bank_conflicts.rs checks loads).
     if let Err(e) = support::check_access_wavefronts(&st.access, true, &profile, eb) {
+        panic!("{}", e);
+    }
+    // The load's wavefronts, in a launch without the check's own loads.
+    let profile = launch_profiled(l, |t| {
+        let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());
+        let vals: [E; NS] =
+            std::array::from_fn(|r| value(flat(&src.apply_flat(&[r as u32, lane, warp, cta]))));
+        st.store(t, &vals);
+        t.sync_block();
+        ld.load(t);
+    })
+    .unwrap_or_else(|e| panic!("simulator: {}", e));
+    if let Err(e) = support::check_access_wavefronts(&ld.access, false, &profile, eb) {
         panic!("{}", e);
     }
     assert_eq!(
@@ -117,6 +128,7 @@ macro_rules! trip {
 
 #[test]
 fn stores_and_loads_follow_the_shared_layout() {
+    // The classic pairs' two round trips first.
     let (st, ld) = trip!(Rows => Swz => OpA, u16);
     assert_eq!(st.strategy, Strategy::SharedMemory);
     assert_eq!((st.stores, st.vector), (4, 8), "16-byte stores of 8 halves");
