@@ -6,6 +6,8 @@ use layout_core::codegen::ApplyPlan;
 use layout_core::parse::Attr;
 use layout_core::spec::Solved;
 use layout_core::LinearLayout;
+extern crate proc_macro;
+
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -414,14 +416,17 @@ fn callback_macro(item: &Item, linear: &str, shape: &[u32], shared: bool) -> Tok
 }
 
 /// A hash of the whole item as written (attributes, visibility, name, layout and shape) and of
-/// its place among this compilation's `layout!` items: the callback's name differs between
-/// layouts of one name, and also between identical `pub` items in two modules (both
-/// `#[macro_export]`ed at the crate root). rustc expands a crate's macros in source order, so
-/// the name is the same on every build of the same source.
+/// where it stands in the crate's source: the callback's name is the same on every build,
+/// differs between layouts of one name, and also between identical `pub` items in two modules
+/// (both `#[macro_export]`ed at the crate root). The place is the compiler's byte range of the
+/// name (its span's `bytes(..)`, without the hygiene context, which depends on expansion order);
+/// outside a compiler run (unit tests) spans carry none.
 fn item_hash(item: &Item) -> u64 {
-    static ITEMS: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
-    let nth = ITEMS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
-    let mut text = format!("{}:", nth);
+    let mut text = String::new();
+    if proc_macro::is_available() {
+        let span = format!("{:?}", item.name.span().unwrap());
+        text.push_str(span.split_once("bytes(").map_or("", |(_, b)| b));
+    }
     for a in &item.attrs {
         text.push_str(&quote!(#a).to_string());
     }
