@@ -18,20 +18,11 @@ import re
 import subprocess
 import sys
 
-OPS = ("ttg.convert_layout", "ttg.local_alloc", "ttg.local_store", "ttg.local_load")
+from gen_macro_differential import inline
+
 ALIAS_LINE = re.compile(r"^#(\w+) = (#ttg\..*)$")
-ALIAS = re.compile(r"#([A-Za-z_][A-Za-z0-9_]*)\b(?!\.)")
 OP = re.compile(r"^\s*(?:(%[\w#:]+) = )?(ttg\.(?:convert_layout|local_alloc|local_store|local_load))\b(.*)$")
 ELEM = {"f16": "u16", "bf16": "u16", "f32": "f32", "i32": "u32", "i8": "u8", "f8E4M3FN": "u8"}
-
-
-def inline(text, aliases):
-    for _ in range(10):
-        new = ALIAS.sub(lambda m: aliases.get(m.group(1), m.group(0)), text)
-        if new == text:
-            return text
-        text = new
-    return text
 
 
 def split_type(t):

@@ -182,8 +182,9 @@ struct ClusterState {
     errors: Mutex<Vec<String>>,
     /// Set when a thread panicked: barriers release their waiters.
     aborted: AtomicBool,
-    /// Every lane's shared access, for [`launch_profiled`].
-    log: Mutex<Vec<LaneAccess>>,
+    /// Every lane's shared access, kept only for [`launch_profiled`] (a plain launch does not
+    /// pay a lock and a push per access).
+    log: Option<Mutex<Vec<LaneAccess>>>,
 }
 
 /// One simulated thread.
@@ -456,7 +457,7 @@ impl SimThread<'_> {
             bytes,
             matrix,
         };
-        if let Ok(mut log) = self.cluster.log.lock() {
+        if let Some(Ok(mut log)) = self.cluster.log.as_ref().map(|l| l.lock()) {
             log.push(a);
         }
     }
@@ -630,7 +631,7 @@ pub fn launch<F>(l: Launch, kernel: F) -> Result<(), SimError>
 where
     F: Fn(&SimThread) + Sync,
 {
-    launch_profiled(l, kernel).map(|_| ())
+    run(l, kernel, false).map(|_| ())
 }
 
 /// [`launch`], and every lane's shared-memory access: [`Profile::instructions`] counts each
@@ -639,17 +640,25 @@ pub fn launch_profiled<F>(l: Launch, kernel: F) -> Result<Profile, SimError>
 where
     F: Fn(&SimThread) + Sync,
 {
+    run(l, kernel, true)
+}
+
+/// [`launch`], keeping every lane's shared access if `profiled`.
+fn run<F>(l: Launch, kernel: F, profiled: bool) -> Result<Profile, SimError>
+where
+    F: Fn(&SimThread) + Sync,
+{
     check_launch(&l)?;
     let mut errors = Vec::new();
     let mut profile = Profile::default();
     for first in (0..l.blocks).step_by(l.cluster as usize) {
-        let cluster = ClusterState::new(&l);
+        let cluster = ClusterState::new(&l, profiled);
         run_cluster(&l, first, &cluster, &kernel);
         let aborted = cluster.aborted.load(Ordering::SeqCst);
         if let Ok(e) = cluster.errors.into_inner() {
             errors.extend(e);
         }
-        if let Ok(log) = cluster.log.into_inner() {
+        if let Some(Ok(log)) = cluster.log.map(Mutex::into_inner) {
             profile.accesses.extend(log);
         }
         if aborted {
@@ -714,14 +723,14 @@ impl BlockState {
 }
 
 impl ClusterState {
-    /// A fresh cluster of `l.cluster` CTAs, no errors yet.
-    fn new(l: &Launch) -> Self {
+    /// A fresh cluster of `l.cluster` CTAs, no errors yet; it logs shared accesses if `profiled`.
+    fn new(l: &Launch, profiled: bool) -> Self {
         ClusterState {
             blocks: (0..l.cluster).map(|_| BlockState::new(l)).collect(),
             barrier: SimBarrier::new((l.threads * l.cluster) as usize),
             errors: Mutex::new(Vec::new()),
             aborted: AtomicBool::new(false),
-            log: Mutex::new(Vec::new()),
+            log: profiled.then(|| Mutex::new(Vec::new())),
         }
     }
 }

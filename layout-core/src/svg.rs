@@ -294,17 +294,12 @@ fn grid(out: &mut String, p: &Picture, g: &Geometry, k: i64, schemes: &[Scheme])
 /// along a row.
 fn fills(p: &Picture, g: &Geometry, k: i64, scheme: &Scheme) -> Vec<(String, String)> {
     let (x0, y0) = g.origin(k);
+    // A cell's class: `Some((hue, shade))`, or `None` where no input maps.
     let class_at = |r: i64, c: i64| {
         let i = ((k * g.rows + r) * g.cols + c) as usize;
-        match &p.cells[i] {
-            Some(cell) => {
-                let (h, s) = scheme.class(i, cell);
-                format!("c{}s{}", h, s)
-            }
-            None => String::from("m"),
-        }
+        p.cells[i].as_ref().map(|cell| scheme.class(i, cell))
     };
-    let mut paths: Vec<(String, String)> = Vec::new();
+    let mut paths: Vec<(Option<(u32, u32)>, String)> = Vec::new();
     for r in 0..g.rows {
         let mut c = 0;
         while c < g.cols {
@@ -329,7 +324,11 @@ fn fills(p: &Picture, g: &Geometry, k: i64, scheme: &Scheme) -> Vec<(String, Str
             c = end;
         }
     }
-    paths
+    let name = |class: Option<(u32, u32)>| match class {
+        Some((h, s)) => format!("c{}s{}", h, s),
+        None => String::from("m"),
+    };
+    paths.into_iter().map(|(c, d)| (name(c), d)).collect()
 }
 
 /// The grid's lines: one path.

@@ -160,10 +160,10 @@ fn top_level(s: &str, pat: &str) -> Option<usize> {
 /// The encoding of a type as written: what follows the shape's comma, up to the type's end (or
 /// a memdesc's memory space).
 fn encoding_text(ty: &str) -> String {
-    let Some(open) = ty.find('<') else {
-        return String::new();
-    };
-    let inner = &ty[open + 1..ty.len().saturating_sub(1)];
+    let inner = ty
+        .split_once('<')
+        .and_then(|(_, rest)| rest.strip_suffix('>'))
+        .unwrap_or("");
     match top_level(inner, ", ") {
         Some(i) => {
             let rest = &inner[i + 2..];
