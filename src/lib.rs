@@ -136,6 +136,39 @@ pub mod __private {
     }
     pub use __linear_layouts_if_host as if_host;
 
+    /// `#[kernel]`'s SPIR-V entry point: present only when rust-gpu builds the crate (the
+    /// `cfg` is decided here, so kernel crates need no `check-cfg` for rust-gpu's architecture).
+    #[cfg(target_arch = "spirv")]
+    #[macro_export]
+    #[doc(hidden)]
+    macro_rules! __linear_layouts_if_spirv {
+        ($($item:tt)*) => { $($item)* };
+    }
+    /// `#[kernel]`'s SPIR-V entry point: absent on every other target.
+    #[cfg(not(target_arch = "spirv"))]
+    #[macro_export]
+    #[doc(hidden)]
+    macro_rules! __linear_layouts_if_spirv {
+        ($($item:tt)*) => {};
+    }
+    pub use __linear_layouts_if_spirv as if_spirv;
+    /// What `#[kernel]` keeps as written on every target but SPIR-V (where the entry point
+    /// takes its name).
+    #[cfg(not(target_arch = "spirv"))]
+    #[macro_export]
+    #[doc(hidden)]
+    macro_rules! __linear_layouts_unless_spirv {
+        ($($item:tt)*) => { $($item)* };
+    }
+    /// Absent on SPIR-V.
+    #[cfg(target_arch = "spirv")]
+    #[macro_export]
+    #[doc(hidden)]
+    macro_rules! __linear_layouts_unless_spirv {
+        ($($item:tt)*) => {};
+    }
+    pub use __linear_layouts_unless_spirv as unless_spirv;
+
     #[cfg(feature = "host")]
     pub use layout_core::LinearLayout;
 

@@ -81,7 +81,7 @@ macro_rules! pairs {
             check(&c, &src, &dst);
             // The tables, interpreted, must agree with the emitted code.
             check(&c.interpreted(), &src, &dst);
-            rows.push(Row { name: $name, bits: <$e as Element>::BITS, src, dst, cost: c.cost, barrier: barrier_kind(&c.plan) });
+            rows.push(Row { name: $name, bits: <$e as Element>::BITS, src, dst, cost: c.cost, barrier: barrier_kind(&c.plan()) });
         )*
         rows
     }};

@@ -57,7 +57,7 @@ impl<E: Element, T: Thread> Machine for Values<'_, E, T> {
             vals[k] = self.src[regs[k] as usize];
             k += 1;
         }
-        word(&vals[..regs.len()], part)
+        word(&vals, regs.len(), part)
     }
     #[inline(always)]
     fn unpack(&mut self, dst: u16, w: u32, k: u32) {
@@ -313,35 +313,43 @@ impl<E: Element, const N: usize, X: ExecuteAccess<E, N>> SharedLoad<E, N, X> {
     }
 }
 
-/// How a [`Converter`] runs: by interpreting its tables ([`Interpret`], for plans built at run
-/// time) or by the straight-line code `convert!` wrote for it.
-pub trait Execute<E: Element, const NS: usize, const ND: usize> {
-    /// Convert `src` (this thread's values in the source layout).
-    fn execute<T: Thread>(plan: &Plan, t: &T, src: &[E; NS]) -> [E; ND];
+/// How a [`Converter`] runs, and where its tables are: a [`Plan`] is interpreted (plans built
+/// at run time); `convert!` writes a zero-sized type whose `execute` is the straight-line code
+/// and whose `plan` returns the tables. A converter's value is then its cost alone, so a kernel
+/// never carries the tables (SPIR-V has no pointers in constants, and the GPU needs none).
+pub trait Execute<E: Element, const NS: usize, const ND: usize>: Copy + Sync {
+    /// Convert `src` (this thread's values in the source layout) as `c` says.
+    fn execute<T: Thread>(c: &Converter<E, NS, ND, Self>, t: &T, src: &[E; NS]) -> [E; ND];
+    /// `c`'s tables.
+    fn plan(c: &Converter<E, NS, ND, Self>) -> Plan;
 }
 
 /// Run the tables with [`convert`].
 #[derive(Clone, Copy, Debug)]
 pub struct Interpret;
 
-impl<E: Element, const NS: usize, const ND: usize> Execute<E, NS, ND> for Interpret {
+impl<E: Element, const NS: usize, const ND: usize> Execute<E, NS, ND> for Plan {
     #[inline(always)]
-    fn execute<T: Thread>(plan: &Plan, t: &T, src: &[E; NS]) -> [E; ND] {
-        convert(plan, t, src)
+    fn execute<T: Thread>(c: &Converter<E, NS, ND, Self>, t: &T, src: &[E; NS]) -> [E; ND] {
+        convert(&c.exec, t, src)
+    }
+    fn plan(c: &Converter<E, NS, ND, Self>) -> Plan {
+        c.exec
     }
 }
 
-/// The word that holds `vals` (at most `32 / E::BITS` of them, the first lowest), or half
-/// `part` (0 low, 1 high) of a 64-bit element: how registers sit in the 32-bit words that
-/// shuffles and shared-memory accesses move.
+/// The word that holds the first `count` of `vals` (at most `32 / E::BITS`, the first lowest),
+/// or half `part` (0 low, 1 high) of a 64-bit element: how registers sit in the 32-bit words
+/// that shuffles and shared-memory accesses move. An array and a count, not a slice: SPIR-V
+/// cannot make slices of arrays.
 #[inline(always)]
-pub fn word<E: Element>(vals: &[E], part: u32) -> u32 {
+pub fn word<E: Element, const N: usize>(vals: &[E; N], count: usize, part: u32) -> u32 {
     if E::BITS == 64 {
         return (vals[0].to_bits() >> (32 * part)) as u32;
     }
     let mut w = 0;
     let mut k = 0;
-    while k < vals.len() {
+    while k < count {
         w |= low(vals[k].to_bits() as u32, E::BITS) << (k as u32 * E::BITS);
         k += 1;
     }
@@ -361,23 +369,22 @@ pub fn join<E: Element>(lo: u32, hi: u32) -> E {
 }
 
 /// A conversion `convert!` solved at compile time for element type `E`: `NS` registers per
-/// thread in, `ND` out. Its fields are consts, so `convert!(A => B, f32).cost.shuffles` can be
-/// used in a `const`.
+/// thread in, `ND` out, run by `X` (the emitted code, or a [`Plan`] interpreted). Its cost is a
+/// const, so `convert!(A => B, f32).cost.shuffles` can be used in a `const`.
 #[derive(Clone, Copy, Debug)]
-pub struct Converter<E, const NS: usize, const ND: usize, X = Interpret> {
-    /// The tables.
-    pub plan: Plan,
+pub struct Converter<E, const NS: usize, const ND: usize, X = Plan> {
     /// What it costs.
     pub cost: Cost,
-    _e: core::marker::PhantomData<fn() -> (E, X)>,
+    exec: X,
+    _e: core::marker::PhantomData<fn() -> E>,
 }
 
 impl<E, const NS: usize, const ND: usize, X> Converter<E, NS, ND, X> {
-    /// A converter from solved tables (what `convert!` writes).
-    pub const fn new(plan: Plan, cost: Cost) -> Self {
+    /// A converter run by `exec` (what `convert!` writes; a [`Plan`] to interpret one).
+    pub const fn new(exec: X, cost: Cost) -> Self {
         Converter {
-            plan,
             cost,
+            exec,
             _e: core::marker::PhantomData,
         }
     }
@@ -389,12 +396,17 @@ impl<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>> Conver
     /// [`Converter::shared_bytes`] of shared memory available to `t`.
     #[inline(always)]
     pub fn run<T: Thread>(&self, t: &T, src: &[E; NS]) -> [E; ND] {
-        X::execute(&self.plan, t, src)
+        X::execute(self, t, src)
+    }
+
+    /// The tables.
+    pub fn plan(&self) -> Plan {
+        X::plan(self)
     }
 
     /// The same plan run by interpreting its tables (what tests compare the emitted code with).
-    pub const fn interpreted(&self) -> Converter<E, NS, ND, Interpret> {
-        Converter::new(self.plan, self.cost)
+    pub fn interpreted(&self) -> Converter<E, NS, ND, Plan> {
+        Converter::new(self.plan(), self.cost)
     }
 
     /// Scratch shared memory per CTA, in bytes.

@@ -37,9 +37,10 @@ pub trait Memory<E: Copy> {
     fn store1(&self, idx: usize, v: E);
 }
 
-/// Device memory through a raw pointer.
+/// Device memory through a raw pointer (on SPIR-V, to a storage buffer's runtime array: logical
+/// addressing has no pointer arithmetic, so accesses index the array).
 #[repr(transparent)]
-pub struct Ptr<E>(*mut E);
+pub struct Ptr<E>(#[cfg(not(target_arch = "spirv"))] *mut E, #[cfg(target_arch = "spirv")] *mut [E]);
 
 impl<E> Clone for Ptr<E> {
     fn clone(&self) -> Self {
@@ -48,6 +49,7 @@ impl<E> Clone for Ptr<E> {
 }
 impl<E> Copy for Ptr<E> {}
 
+#[cfg(not(target_arch = "spirv"))]
 #[allow(unsafe_code)]
 impl<E> Ptr<E> {
     /// Global memory at `p`.
@@ -63,6 +65,7 @@ impl<E> Ptr<E> {
 }
 
 // The accesses are unsafe; `Ptr::new`'s contract makes them sound.
+#[cfg(not(target_arch = "spirv"))]
 #[allow(unsafe_code)]
 impl<E: Copy> Memory<E> for Ptr<E> {
     #[inline(always)]
@@ -113,6 +116,61 @@ impl<E: Copy> Memory<E> for Ptr<E> {
     }
 }
 
+#[cfg(target_arch = "spirv")]
+#[allow(unsafe_code)]
+impl<E: Copy> Ptr<E> {
+    /// The storage buffer at `b` (an entry point's `#[spirv(storage_buffer)]` slice).
+    #[inline(always)]
+    fn from_raw(b: *mut [E]) -> Self {
+        Ptr(b)
+    }
+    #[inline(always)]
+    fn at(&self, idx: usize) -> &mut E {
+        // SAFETY: the buffer outlives the kernel; indices are bounds-checked.
+        unsafe { &mut (*self.0)[idx] }
+    }
+}
+
+// A vector access is its elements one by one: the runtime array has no wider view, and the
+// driver's compiler merges adjacent accesses where the device can.
+#[cfg(target_arch = "spirv")]
+impl<E: Copy + Default> Memory<E> for Ptr<E> {
+    #[inline(always)]
+    fn load16<const N: usize>(&self, idx: usize) -> [E; N] {
+        self.load_n(idx)
+    }
+    #[inline(always)]
+    fn store16<const N: usize>(&self, idx: usize, v: [E; N]) {
+        self.store_n(idx, v)
+    }
+    #[inline(always)]
+    fn load_n<const N: usize>(&self, idx: usize) -> [E; N] {
+        let mut v = [E::default(); N];
+        let mut k = 0;
+        while k < N {
+            v[k] = *self.at(idx + k);
+            k += 1;
+        }
+        v
+    }
+    #[inline(always)]
+    fn store_n<const N: usize>(&self, idx: usize, v: [E; N]) {
+        let mut k = 0;
+        while k < N {
+            *self.at(idx + k) = v[k];
+            k += 1;
+        }
+    }
+    #[inline(always)]
+    fn load1(&self, idx: usize) -> E {
+        *self.at(idx)
+    }
+    #[inline(always)]
+    fn store1(&self, idx: usize, v: E) {
+        *self.at(idx) = v
+    }
+}
+
 /// A global tensor a kernel reads: a kernel parameter (one device pointer on the GPU, passed
 /// by the host launcher as a device buffer of `E`), or simulator memory.
 #[repr(transparent)]
@@ -143,7 +201,7 @@ impl<E> Clone for Global<'_, E> {
 }
 impl<E> Copy for Global<'_, E> {}
 
-#[cfg(not(all(feature = "sim", not(target_arch = "nvptx64"))))]
+#[cfg(not(any(target_arch = "spirv", all(feature = "sim", not(target_arch = "nvptx64")))))]
 #[allow(unsafe_code)]
 impl<E> Global<'_, E> {
     /// The tensor at device pointer `p`.
@@ -160,7 +218,7 @@ impl<E> Global<'_, E> {
     }
 }
 
-#[cfg(not(all(feature = "sim", not(target_arch = "nvptx64"))))]
+#[cfg(not(any(target_arch = "spirv", all(feature = "sim", not(target_arch = "nvptx64")))))]
 #[allow(unsafe_code)]
 impl<E> GlobalMut<'_, E> {
     /// The tensor at device pointer `p`.
@@ -171,6 +229,30 @@ impl<E> GlobalMut<'_, E> {
     pub unsafe fn from_ptr(p: *mut E) -> Self {
         GlobalMut {
             mem: unsafe { Ptr::new(p) },
+            elem: PhantomData,
+        }
+    }
+}
+
+#[cfg(target_arch = "spirv")]
+impl<'a, E: Copy> Global<'a, E> {
+    /// The storage buffer `b`, read only (`#[kernel]` binds each `Global` parameter to one).
+    #[inline(always)]
+    pub fn from_slice(b: &'a [E]) -> Self {
+        Global {
+            mem: Ptr::from_raw(b as *const [E] as *mut [E]),
+            elem: PhantomData,
+        }
+    }
+}
+
+#[cfg(target_arch = "spirv")]
+impl<'a, E: Copy> GlobalMut<'a, E> {
+    /// The storage buffer `b` (`#[kernel]` binds each `GlobalMut` parameter to one).
+    #[inline(always)]
+    pub fn from_slice(b: &'a mut [E]) -> Self {
+        GlobalMut {
+            mem: Ptr::from_raw(b),
             elem: PhantomData,
         }
     }

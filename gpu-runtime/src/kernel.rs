@@ -16,6 +16,9 @@ pub struct KernelSpec<P> {
     pub shared_bytes: u32,
     /// CTAs per cluster, x first (`[1, 1, 1]`: no clusters).
     pub cluster: [u32; 3],
+    /// Lanes per warp (subgroup size) the kernel's layouts were written for: a launcher refuses
+    /// a device whose warps differ.
+    pub warp_size: u32,
     params: PhantomData<fn(P)>,
 }
 
@@ -26,12 +29,14 @@ impl<P> KernelSpec<P> {
         block: [u32; 3],
         shared_bytes: u32,
         cluster: [u32; 3],
+        warp_size: u32,
     ) -> Self {
         KernelSpec {
             name,
             block,
             shared_bytes,
             cluster,
+            warp_size,
             params: PhantomData,
         }
     }
@@ -56,6 +61,7 @@ impl<P> core::fmt::Debug for KernelSpec<P> {
             .field("block", &self.block)
             .field("shared_bytes", &self.shared_bytes)
             .field("cluster", &self.cluster)
+            .field("warp_size", &self.warp_size)
             .finish()
     }
 }

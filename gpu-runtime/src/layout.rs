@@ -85,6 +85,10 @@ pub trait Layout: Copy + Default + 'static {
     /// `apply`, for generic code (e.g. [`Tile`](crate::tile::Tile)).
     fn apply_into(index: [u32; 4], out: &mut [u32]);
 
+    /// Coordinate `dim` of the element at `index` ([`Layout::apply_into`]'s, 0 past the rank):
+    /// the form without slices, for backends that have none (SPIR-V).
+    fn coord(index: [u32; 4], dim: usize) -> u32;
+
     /// Coordinates of the element at positional in-dim values `index` (in [`Layout::IN_DIMS`]
     /// order, missing ones zero), written to `out[..RANK]`. This generic form XORs the basis
     /// tables; the inherent `apply` of a `layout!` type is the straight-line version.

@@ -9,7 +9,8 @@
 //! * [`kernel`]: [`kernel::KernelSpec`], how a host launches a `#[kernel]`.
 //! * [`tile`]: a thread's registers of a layout's tile, loaded and stored in the widest aligned
 //!   vectors ([`Tile`]).
-//! * backends: [`nvptx`] (on the GPU) and, with the `sim` feature, [`sim`], a CPU SIMT
+//! * backends: [`nvptx`] (NVIDIA GPUs), [`spirv`] (Vulkan, built by rust-gpu) and, with the
+//!   `sim` feature, [`sim`], a CPU SIMT
 //!   simulator that every test uses.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
@@ -27,6 +28,7 @@ pub mod tile;
 #[cfg(feature = "sim")]
 mod host_memory;
 pub mod nvptx;
+pub mod spirv;
 #[cfg(feature = "sim")]
 pub mod profile;
 #[cfg(feature = "sim")]

@@ -89,13 +89,16 @@ pub trait Thread {
     /// `L / 4`). Words from `count` on are zero. The default: each half through a shuffle of its
     /// row's address.
     fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
+        // Index loops, not iterators: SPIR-V has no slices of arrays.
         let mut out = [0u32; 4];
-        for (q, o) in out.iter_mut().enumerate().take(count as usize) {
+        let mut q = 0;
+        while q < count.min(4) {
             for h in 0..2 {
-                let (src, off) = matrix_slot(self.lane(), q as u32, h, trans);
+                let (src, off) = matrix_slot(self.lane(), q, h, trans);
                 let addr = self.shfl_idx(row_addr, src);
-                *o |= (self.ld_shared(addr + off, 2)[0] & 0xffff) << (16 * h);
+                out[q as usize] |= (self.ld_shared(addr + off, 2)[0] & 0xffff) << (16 * h);
             }
+            q += 1;
         }
         out
     }
@@ -103,12 +106,15 @@ pub trait Thread {
     /// [`Thread::ldmatrix`] (words from `count` on are not stored). The default: each half
     /// through a shuffle of its row's address.
     fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, words: [u32; 4]) {
-        for (q, &w) in words.iter().enumerate().take(count as usize) {
+        let mut q = 0;
+        while q < count.min(4) {
+            let w = words[q as usize];
             for h in 0..2 {
-                let (dst, off) = matrix_slot(self.lane(), q as u32, h, trans);
+                let (dst, off) = matrix_slot(self.lane(), q, h, trans);
                 let addr = self.shfl_idx(row_addr, dst);
                 self.st_shared(addr + off, 2, [(w >> (16 * h)) & 0xffff, 0, 0, 0]);
             }
+            q += 1;
         }
     }
 }

@@ -115,11 +115,12 @@ impl<L: Layout, E: Element, const N: usize> Tile<L, E, N> {
             fast,
             strides[if fast < R { fast } else { 0 }]
         );
-        let mut c = [0u32; R];
-        L::apply_into([r as u32, t.lane(), t.warp(), t.cta_rank()], &mut c);
+        let at = [r as u32, t.lane(), t.warp(), t.cta_rank()];
         let mut i = 0u32;
-        for d in 0..R {
-            i += (origin[d] + c[d]) * strides[d];
+        let mut d = 0;
+        while d < R {
+            i += (origin[d] + L::coord(at, d)) * strides[d];
+            d += 1;
         }
         i as usize
     }
@@ -140,13 +141,13 @@ impl<L: Layout, E: Element, const N: usize> Tile<L, E, N> {
         let v = Self::VECTOR.1;
         for g in 0..N / v {
             let i = Self::index(t, v * g, origin, strides);
-            let dst = &mut values[v * g..v * g + v];
+            let at = v * g;
             match v {
-                1 => dst[0] = src.load1(i),
-                2 => dst.copy_from_slice(&vector::<E, 2>(|| src.load16(i), || src.load_n(i))),
-                4 => dst.copy_from_slice(&vector::<E, 4>(|| src.load16(i), || src.load_n(i))),
-                8 => dst.copy_from_slice(&vector::<E, 8>(|| src.load16(i), || src.load_n(i))),
-                _ => dst.copy_from_slice(&vector::<E, 16>(|| src.load16(i), || src.load_n(i))),
+                1 => values[at] = src.load1(i),
+                2 => put(&mut values, at, vector::<E, 2>(|| src.load16(i), || src.load_n(i))),
+                4 => put(&mut values, at, vector::<E, 4>(|| src.load16(i), || src.load_n(i))),
+                8 => put(&mut values, at, vector::<E, 8>(|| src.load16(i), || src.load_n(i))),
+                _ => put(&mut values, at, vector::<E, 16>(|| src.load16(i), || src.load_n(i))),
             }
         }
         Self::new(values)
@@ -164,13 +165,13 @@ impl<L: Layout, E: Element, const N: usize> Tile<L, E, N> {
         let v = Self::VECTOR.1;
         for g in 0..N / v {
             let i = Self::index(t, v * g, origin, strides);
-            let src = &self.values[v * g..v * g + v];
+            let (src, at) = (&self.values, v * g);
             match v {
-                1 => dst.store1(i, src[0]),
-                2 => store::<E, 2>(src, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
-                4 => store::<E, 4>(src, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
-                8 => store::<E, 8>(src, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
-                _ => store::<E, 16>(src, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+                1 => dst.store1(i, src[at]),
+                2 => store::<E, N, 2>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+                4 => store::<E, N, 4>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+                8 => store::<E, N, 8>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+                _ => store::<E, N, 16>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
             }
         }
     }
@@ -189,15 +190,31 @@ fn vector<E, const V: usize>(
     }
 }
 
-/// A `V`-element store of `src`, as [`vector`].
+/// `x` into `values[at..at + V]`, element by element (no slices: SPIR-V has no pointer casts
+/// from arrays to slices).
 #[inline(always)]
-fn store<E: Copy + Default, const V: usize>(
-    src: &[E],
+fn put<E: Copy, const N: usize, const V: usize>(values: &mut [E; N], at: usize, x: [E; V]) {
+    let mut k = 0;
+    while k < V {
+        values[at + k] = x[k];
+        k += 1;
+    }
+}
+
+/// A `V`-element store of `src[at..at + V]`, as [`vector`].
+#[inline(always)]
+fn store<E: Copy + Default, const N: usize, const V: usize>(
+    src: &[E; N],
+    at: usize,
     wide: impl FnOnce([E; V]),
     narrow: impl FnOnce([E; V]),
 ) {
     let mut x = [E::default(); V];
-    x.copy_from_slice(src);
+    let mut k = 0;
+    while k < V {
+        x[k] = src[at + k];
+        k += 1;
+    }
     if V * core::mem::size_of::<E>() == 16 {
         wide(x)
     } else {

@@ -6,6 +6,8 @@
 //! * [`transpose`]: tiled transposes through `convert!`, and a copy kernel for comparison.
 //! * [`conversions`]: the fp16-to-fp8 operand conversion (shuffles) and a round trip through
 //!   the 128-byte-swizzled `nvmma_shared` layout, tile by tile over a large tensor.
+//! * [`subgroup`]: the transposes and a shuffle conversion instantiated for warps of 8, 16, 32
+//!   and 64 lanes (Vulkan subgroups; `kernels-spirv` builds them with rust-gpu).
 //! * [`cluster`]: a transpose whose conversion moves data between the 2 CTAs of a cluster
 //!   (distributed shared memory, cluster barriers).
 //! * Global memory is the runtime's public `linear_layouts::runtime::global` (`Ptr` on the GPU,
@@ -17,9 +19,13 @@
 //! The nightly features the nvptx build needs are enabled by `layout-builder`, not here.
 #![no_std]
 
+#[cfg(not(target_arch = "spirv"))]
 pub mod cluster;
+#[cfg(not(target_arch = "spirv"))]
 pub mod conversions;
+#[cfg(not(target_arch = "spirv"))]
 pub mod index_math;
-#[cfg(not(target_arch = "nvptx64"))]
+pub mod subgroup;
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
 pub mod table;
 pub mod transpose;

@@ -3,7 +3,9 @@
 //! layout through the shared memory the plan picks, and stores it transposed (16-byte coalesced
 //! stores). Plus a plain copy kernel, the bandwidth yardstick.
 
-use linear_layouts::{convert, kernel, layout, Global, GlobalMut, Thread, Tile};
+#[cfg(not(target_arch = "spirv"))]
+use linear_layouts::kernel;
+use linear_layouts::{convert, layout, Global, GlobalMut, Thread, Tile};
 
 layout! {
     /// Rows of 64 f32: lanes 0-15 cover a row with 4 consecutive elements each.
@@ -33,15 +35,18 @@ pub const TRANSPOSE16_SMEM: u32 = convert!(TileIn16 => TileOut16, u16).cost.shar
 pub const TRANSPOSE_SMEM: u32 = convert!(TileIn => TileOut, f32).cost.shared_bytes;
 
 /// A transpose tile function: load `$tile x $tile` in layout `$in` (16-byte loads along rows),
-/// `convert!` to `$out`, store transposed (16-byte stores along the output's rows).
+/// `convert!` to `$out`, store transposed (16-byte stores along the output's rows). Exported
+/// (hidden) for [`crate::subgroup_kernels`], which instantiates it per warp size.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! transpose_tile {
-    ($(#[$m:meta])* $name:ident, $in:ident => $out:ident, $e:ident, $tile:literal, $regs:literal) => {
+    ($(#[$m:meta])* $name:ident, $in:ident => $out:ident, $e:ident, $tile:literal, $regs:expr) => {
         $(#[$m])*
         #[inline(always)]
         pub fn $name<T: Thread>(t: &T, inp: &Global<$e>, out: &GlobalMut<$e>, n: u32, bx: u32, by: u32) {
             let origin = [by * $tile, bx * $tile];
-            let a = Tile::<$in, $e, $regs>::load(t, inp, origin, [n, 1]);
-            let b = Tile::<$out, $e, $regs>::new(convert!($in => $out, $e).run(t, &a.values));
+            let a = Tile::<$in, $e, { $regs }>::load(t, inp, origin, [n, 1]);
+            let b = Tile::<$out, $e, { $regs }>::new(convert!($in => $out, $e).run(t, &a.values));
             // Element (i, j) of the tile goes to (j, i): the output's strides, swapped.
             b.store(t, out, origin, [1, n]);
         }
@@ -64,6 +69,7 @@ transpose_tile!(
 
 /// `out = in^T` for `n x n` f32, `n` a multiple of 64: grid `(n / 64, n / 64)`, one tile per
 /// CTA.
+#[cfg(not(target_arch = "spirv"))]
 #[kernel(block = TileIn::THREADS, shared = TRANSPOSE_SMEM)]
 pub fn transpose_f32(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, n: u32) {
     let [bx, by, _] = t.block_idx();
@@ -71,6 +77,7 @@ pub fn transpose_f32(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, n: 
 }
 
 /// `out = in^T` for `n x n` 16-bit elements by 64x64 tiles.
+#[cfg(not(target_arch = "spirv"))]
 #[kernel(block = TileIn16::THREADS, shared = TRANSPOSE16_SMEM)]
 pub fn transpose_u16(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: u32) {
     let [bx, by, _] = t.block_idx();
@@ -78,6 +85,7 @@ pub fn transpose_u16(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: 
 }
 
 /// `out = in^T` for `n x n` 16-bit elements by 128x128 tiles.
+#[cfg(not(target_arch = "spirv"))]
 #[kernel(block = BigIn16::THREADS, shared = TRANSPOSE16_BIG_SMEM)]
 pub fn transpose_u16_128(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: u32) {
     let [bx, by, _] = t.block_idx();
@@ -86,8 +94,15 @@ pub fn transpose_u16_128(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>,
 
 /// `out = in`, `n4` 16-byte vectors, one per thread per iteration (grid-stride): the bandwidth
 /// yardstick.
+#[cfg(not(target_arch = "spirv"))]
 #[kernel(block = 256)]
 pub fn copy_v4(t: &impl Thread, inp: Global<u32>, out: GlobalMut<u32>, n4: u32) {
+    copy_v4_body(t, &inp, &out, n4)
+}
+
+/// [`copy_v4`]'s body, which the SPIR-V copy kernel shares.
+#[inline(always)]
+pub fn copy_v4_body<T: Thread>(t: &T, inp: &Global<u32>, out: &GlobalMut<u32>, n4: u32) {
     let stride = t.grid_threads_1d();
     let mut i = t.index_1d();
     while i < n4 {

@@ -420,12 +420,15 @@ fn solve_converter(s: &SolveInput) -> syn::Result<TokenStream> {
             impl #rt::convert::Execute<#elem, #ns, #nd> for __Emitted {
                 #[inline(always)]
                 #[allow(unused_variables, unused_mut, unused_parens, clippy::all)]
-                fn execute<T: #rt::Thread>(_plan: &#rt::convert::Plan, t: &T, src: &[#elem; #ns]) -> [#elem; #nd] {
+                fn execute<T: #rt::Thread>(_c: &#rt::Converter<#elem, #ns, #nd, Self>, t: &T, src: &[#elem; #ns]) -> [#elem; #nd] {
                     #exec
+                }
+                fn plan(_c: &#rt::Converter<#elem, #ns, #nd, Self>) -> #rt::convert::Plan {
+                    #body
                 }
             }
             const __CONVERTER: #rt::Converter<#elem, #ns, #nd, __Emitted> =
-                #rt::Converter::new(#body, #cost);
+                #rt::Converter::new(__Emitted, #cost);
             __CONVERTER
         }
     })

@@ -245,8 +245,9 @@ impl exec::Machine for Emit<'_> {
     }
     fn pack(&mut self, regs: &[u16], part: u32) -> H {
         let (rt, elem) = (&self.rt, self.elem);
+        let n = regs.len();
         let regs = regs.iter().map(|&r| r as usize);
-        self.bind(quote!(#rt::convert::word::<#elem>(&[#(src[#regs]),*], #part)))
+        self.bind(quote!(#rt::convert::word::<#elem, #n>(&[#(src[#regs]),*], #n, #part)))
     }
     fn shift_down(&mut self, w: H, k: u32) -> H {
         let (w, by) = (self.e(w).clone(), k * self.bits);

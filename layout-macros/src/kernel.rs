@@ -20,12 +20,13 @@ use syn::visit_mut::VisitMut;
 use syn::{Expr, FnArg, ItemFn, Lifetime, Meta, Pat, Token};
 
 /// The attribute's arguments.
-struct Args {
-    krate: Option<syn::Path>,
-    block_dims: u32,
-    block: Option<Expr>,
-    shared: Option<Expr>,
-    cluster: Option<Expr>,
+pub(crate) struct Args {
+    pub(crate) krate: Option<syn::Path>,
+    pub(crate) block_dims: u32,
+    pub(crate) block: Option<Expr>,
+    pub(crate) shared: Option<Expr>,
+    pub(crate) cluster: Option<Expr>,
+    pub(crate) warp_size: u32,
 }
 
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -46,6 +47,7 @@ fn parse_args(attr: TokenStream) -> syn::Result<Args> {
         block: None,
         shared: None,
         cluster: None,
+        warp_size: 32,
     };
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
     let mut errors: Option<syn::Error> = None;
@@ -74,19 +76,23 @@ fn parse_arg(a: &mut Args, m: Meta) -> syn::Result<()> {
     match key.as_str() {
         "crate" => a.krate = Some(syn::parse2(value.to_token_stream())?),
         "block_dims" => {
-            let n = match &value {
-                Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Int(i),
-                    ..
-                }) => i.base10_parse::<u32>().ok(),
-                _ => None,
-            };
-            a.block_dims = match n {
+            a.block_dims = match int_lit(&value) {
                 Some(n @ 1..=3) => n,
                 _ => {
                     return Err(syn::Error::new_spanned(
                         value,
                         "block_dims is 1, 2 or 3: the number of dimensions of the blocks this kernel is launched with (the warp index depends on it)",
+                    ))
+                }
+            };
+        }
+        "warp_size" => {
+            a.warp_size = match int_lit(&value) {
+                Some(n @ (1 | 2 | 4 | 8 | 16 | 32 | 64)) => n,
+                _ => {
+                    return Err(syn::Error::new_spanned(
+                        value,
+                        "warp_size is the lanes per warp (subgroup size) the kernel's layouts were written for: 1, 2, 4, 8, 16, 32 or 64",
                     ))
                 }
             };
@@ -99,7 +105,18 @@ fn parse_arg(a: &mut Args, m: Meta) -> syn::Result<()> {
     Ok(())
 }
 
-const USAGE: &str = "#[kernel] takes `block = <threads or [x, y, z]>`, `shared = <bytes>`, `cluster = <CTAs or [x, y, z]>`, `block_dims = 1|2|3` and `crate = path::to::linear_layouts`, each optional";
+const USAGE: &str = "#[kernel] takes `block = <threads or [x, y, z]>`, `shared = <bytes>`, `cluster = <CTAs or [x, y, z]>`, `block_dims = 1|2|3`, `warp_size = <lanes>` and `crate = path::to::linear_layouts`, each optional";
+
+/// An integer literal's value.
+pub(crate) fn int_lit(e: &Expr) -> Option<u32> {
+    match e {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u32>().ok(),
+        _ => None,
+    }
+}
 
 fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let f: ItemFn = syn::parse2(item)?;
@@ -132,25 +149,33 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     body_fn.vis = syn::Visibility::Inherited;
     body_fn.attrs.retain(|a| !a.path().is_ident("doc"));
     let rt = quote!(#krate::runtime);
-    let entry = quote! {
-        #(#docs)*
-        #[cfg(target_arch = "nvptx64")]
-        #[unsafe(no_mangle)]
-        #vis unsafe extern "ptx-kernel" fn #name(#(#names: #tys),*) {
-            #[inline(always)]
-            #body_fn
-            // SAFETY: the launch's dynamic shared memory, aligned to 16 bytes by its element
-            // type; the block has at most `block_dims` dimensions (the attribute's contract).
-            let #thread = unsafe {
-                #rt::nvptx::GpuThread::<#dims>::new(
-                    ::core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<#rt::global::A16<[u32; 4]>>()
-                        as *mut u8,
-                )
-            };
-            __body(&#thread, #(#names),*)
+    // A warp of other than 32 lanes has no PTX entry: NVIDIA's warps have 32.
+    let ptx = (args.warp_size == 32).then(|| {
+        quote! {
+            #(#docs)*
+            #[cfg(target_arch = "nvptx64")]
+            #[unsafe(no_mangle)]
+            #vis unsafe extern "ptx-kernel" fn #name(#(#names: #tys),*) {
+                #[inline(always)]
+                #body_fn
+                // SAFETY: the launch's dynamic shared memory, aligned to 16 bytes by its element
+                // type; the block has at most `block_dims` dimensions (the attribute's contract).
+                let #thread = unsafe {
+                    #rt::nvptx::GpuThread::<#dims>::new(
+                        ::core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<#rt::global::A16<[u32; 4]>>()
+                            as *mut u8,
+                    )
+                };
+                __body(&#thread, #(#names),*)
+            }
         }
+    });
+    let spirv = crate::kernel_spirv::entry(&krate, &f, &body_fn, &thread, &params, &args);
+    let entry = quote! {
+        #ptx
+        #krate::__private::if_spirv! { #spirv }
         #[cfg(not(target_arch = "nvptx64"))]
-        #f
+        #krate::__private::unless_spirv! { #f }
     };
     let spec = spec(&krate, &f, &args, &tys);
     Ok(quote!(#entry #spec))
@@ -218,6 +243,7 @@ fn spec(krate: &TokenStream, f: &ItemFn, a: &Args, tys: &[&syn::Type]) -> TokenS
     let block = dim3(&a.block, quote!([0, 0, 0]));
     let cluster = dim3(&a.cluster, quote!([1, 1, 1]));
     let shared = a.shared.as_ref().map_or(quote!(0), |e| quote!((#e) as u32));
+    let warp = a.warp_size;
     let entry = name.to_string();
     let doc = format!(
         "How to launch [`{}`]: its entry point's name, parameter types, block, dynamic shared memory and cluster (written by `#[kernel]`).",
@@ -227,7 +253,7 @@ fn spec(krate: &TokenStream, f: &ItemFn, a: &Args, tys: &[&syn::Type]) -> TokenS
         #[doc = #doc]
         #[allow(dead_code)]
         #vis const #konst: #krate::runtime::kernel::KernelSpec<(#(#tys,)*)> =
-            #krate::runtime::kernel::KernelSpec::new(#entry, #block, #shared, #cluster);
+            #krate::runtime::kernel::KernelSpec::new(#entry, #block, #shared, #cluster, #warp);
     }
 }
 

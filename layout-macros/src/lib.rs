@@ -15,6 +15,7 @@ mod emit;
 mod expand;
 mod input;
 mod kernel;
+mod kernel_spirv;
 mod paths;
 mod render;
 

@@ -82,9 +82,9 @@ pub fn check<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>
         "{} wrong values, first {:?}; plan {:?}",
         bad.len(),
         &bad[..bad.len().min(4)],
-        c.plan
+        c.plan()
     );
-    if let Err(e) = check_wavefronts(&c.plan, &profile, E::BITS / 8) {
+    if let Err(e) = check_wavefronts(&c.plan(), &profile, E::BITS / 8) {
         panic!("{}", e);
     }
 }

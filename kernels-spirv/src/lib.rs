@@ -1,0 +1,17 @@
+//! The SPIR-V kernels: `kernels`' subgroup transposes and shuffle conversion for warps of 8,
+//! 16, 32 and 64 lanes, and the copy kernel they are measured against, each a `#[kernel]`
+//! entry point of one module. `cargo xtask spirv` builds it with rust-gpu into
+//! `target/spirv/kernels.spv`; `vk-bench` runs it. The bodies are `kernels`' own (the same the
+//! simulator tests and the PTX build run); only the entry points are written here.
+#![no_std]
+
+use linear_layouts::{kernel, Global, GlobalMut, Thread};
+
+kernels::all_subgroup_kernels!();
+
+/// `out = in`, `n4` 16-byte vectors grid-stride: the bandwidth yardstick (`kernels`' `copy_v4`
+/// body, 64 threads per workgroup).
+#[kernel(block = 64)]
+pub fn copy_v4(t: &impl Thread, inp: Global<u32>, out: GlobalMut<u32>, n4: u32) {
+    kernels::transpose::copy_v4_body(t, &inp, &out, n4)
+}
