@@ -40,7 +40,10 @@ pub trait Memory<E: Copy> {
 /// Device memory through a raw pointer (on SPIR-V, to a storage buffer's runtime array: logical
 /// addressing has no pointer arithmetic, so accesses index the array).
 #[repr(transparent)]
-pub struct Ptr<E>(#[cfg(not(target_arch = "spirv"))] *mut E, #[cfg(target_arch = "spirv")] *mut [E]);
+pub struct Ptr<E>(
+    #[cfg(not(target_arch = "spirv"))] *mut E,
+    #[cfg(target_arch = "spirv")] *mut [E],
+);
 
 impl<E> Clone for Ptr<E> {
     fn clone(&self) -> Self {
@@ -201,7 +204,10 @@ impl<E> Clone for Global<'_, E> {
 }
 impl<E> Copy for Global<'_, E> {}
 
-#[cfg(not(any(target_arch = "spirv", all(feature = "sim", not(target_arch = "nvptx64")))))]
+#[cfg(not(any(
+    target_arch = "spirv",
+    all(feature = "sim", not(target_arch = "nvptx64"))
+)))]
 #[allow(unsafe_code)]
 impl<E> Global<'_, E> {
     /// The tensor at device pointer `p`.
@@ -218,7 +224,10 @@ impl<E> Global<'_, E> {
     }
 }
 
-#[cfg(not(any(target_arch = "spirv", all(feature = "sim", not(target_arch = "nvptx64")))))]
+#[cfg(not(any(
+    target_arch = "spirv",
+    all(feature = "sim", not(target_arch = "nvptx64"))
+)))]
 #[allow(unsafe_code)]
 impl<E> GlobalMut<'_, E> {
     /// The tensor at device pointer `p`.

@@ -28,11 +28,11 @@ pub mod tile;
 #[cfg(feature = "sim")]
 mod host_memory;
 pub mod nvptx;
-pub mod spirv;
 #[cfg(feature = "sim")]
 pub mod profile;
 #[cfg(feature = "sim")]
 pub mod sim;
+pub mod spirv;
 
 pub use convert::{Converter, Cost, Plan, SharedLoad, SharedStore, Strategy};
 pub use element::Element;

@@ -144,10 +144,26 @@ impl<L: Layout, E: Element, const N: usize> Tile<L, E, N> {
             let at = v * g;
             match v {
                 1 => values[at] = src.load1(i),
-                2 => put(&mut values, at, vector::<E, 2>(|| src.load16(i), || src.load_n(i))),
-                4 => put(&mut values, at, vector::<E, 4>(|| src.load16(i), || src.load_n(i))),
-                8 => put(&mut values, at, vector::<E, 8>(|| src.load16(i), || src.load_n(i))),
-                _ => put(&mut values, at, vector::<E, 16>(|| src.load16(i), || src.load_n(i))),
+                2 => put(
+                    &mut values,
+                    at,
+                    vector::<E, 2>(|| src.load16(i), || src.load_n(i)),
+                ),
+                4 => put(
+                    &mut values,
+                    at,
+                    vector::<E, 4>(|| src.load16(i), || src.load_n(i)),
+                ),
+                8 => put(
+                    &mut values,
+                    at,
+                    vector::<E, 8>(|| src.load16(i), || src.load_n(i)),
+                ),
+                _ => put(
+                    &mut values,
+                    at,
+                    vector::<E, 16>(|| src.load16(i), || src.load_n(i)),
+                ),
             }
         }
         Self::new(values)

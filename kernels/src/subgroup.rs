@@ -15,16 +15,16 @@ pub use linear_layouts as __ll;
 
 /// One module `$m` of kernels for warps of `$w` lanes, `4 * $w` threads per block. The f32
 /// transpose's tiles are rows of `[$r0, $r1]` threads and columns of `[$c0, $c1]`; the 16-bit
-/// one's `[$h0, $h1]` and `[$g0, $g1]`; the shuffle conversion goes from `[$a0, $a1]` threads
-/// (rows of 4) to `[$b0, $b1]` (columns of 4) on a `[$sr, $sc]` tile whose warps each cover the
-/// same rows in both, so that it needs no shared memory. Entry points are named
+/// one's `[$h0, $h1]` and `[$g0, $g1]`; the shuffle conversion renumbers the lanes of
+/// `[$a0, $a1]` threads (rows of 4) from row-major to column-major on a `[$sr, $sc]` tile, so that
+/// every element stays in its warp and moves between lanes. Entry points are named
 /// `<kernel>_w<lanes>` (`$tf`, `$th`, `$sh`).
 #[macro_export]
 macro_rules! subgroup_kernels {
     ($m:ident, lanes = $w:tt, threads = $threads:tt, target = $tgt:ident,
      f32 = [$r0:tt, $r1:tt] => [$c0:tt, $c1:tt],
      u16 = [$h0:tt, $h1:tt] => [$g0:tt, $g1:tt],
-     shuffle = [$a0:tt, $a1:tt] => [$b0:tt, $b1:tt] for [$sr:tt, $sc:tt],
+     shuffle = [$a0:tt, $a1:tt] for [$sr:tt, $sc:tt],
      names = [$tf:ident, $th:ident, $sh:ident]) => {
         #[doc = concat!("Kernels for warps of ", stringify!($w), " lanes.")]
         pub mod $m {
@@ -46,9 +46,10 @@ macro_rules! subgroup_kernels {
                 /// Rows of 4 per thread.
                 #[warp_size = $w]
                 pub ShuffleIn = blocked(sizePerThread = [1, 4], threadsPerWarp = [$a0, $a1], warpsPerCTA = [4, 1], order = [1, 0]) for [$sr, $sc];
-                /// Columns of 4 per thread, each warp on the same rows as in `ShuffleIn`.
+                /// The same threads' block, its lanes numbered down the columns first: each warp
+                /// covers the same elements as in `ShuffleIn`, held by other lanes.
                 #[warp_size = $w]
-                pub ShuffleOut = blocked(sizePerThread = [4, 1], threadsPerWarp = [$b0, $b1], warpsPerCTA = [4, 1], order = [0, 1]) for [$sr, $sc];
+                pub ShuffleOut = blocked(sizePerThread = [1, 4], threadsPerWarp = [$a0, $a1], warpsPerCTA = [4, 1], order = [0, 1]) for [$sr, $sc];
             }
 
             /// Threads per block: 4 warps.
@@ -106,19 +107,19 @@ macro_rules! all_subgroup_kernels {
     () => {
         $crate::subgroup_kernels!(w8, lanes = 8, threads = 32, target = spirv_8,
             f32 = [1, 8] => [8, 1], u16 = [1, 8] => [8, 1],
-            shuffle = [8, 1] => [2, 4] for [32, 4],
+            shuffle = [4, 2] for [16, 8],
             names = [transpose_f32_w8, transpose_u16_w8, shuffle_f32_w8]);
         $crate::subgroup_kernels!(w16, lanes = 16, threads = 64, target = spirv_16,
             f32 = [1, 16] => [16, 1], u16 = [2, 8] => [8, 2],
-            shuffle = [8, 2] => [2, 8] for [32, 8],
+            shuffle = [4, 4] for [16, 16],
             names = [transpose_f32_w16, transpose_u16_w16, shuffle_f32_w16]);
         $crate::subgroup_kernels!(w32, lanes = 32, threads = 128, target = spirv_32,
             f32 = [2, 16] => [16, 2], u16 = [4, 8] => [8, 4],
-            shuffle = [16, 2] => [4, 8] for [64, 8],
+            shuffle = [8, 4] for [32, 16],
             names = [transpose_f32_w32, transpose_u16_w32, shuffle_f32_w32]);
         $crate::subgroup_kernels!(w64, lanes = 64, threads = 256, target = spirv_64,
             f32 = [4, 16] => [16, 4], u16 = [8, 8] => [8, 8],
-            shuffle = [16, 4] => [4, 16] for [64, 16],
+            shuffle = [8, 8] for [32, 32],
             names = [transpose_f32_w64, transpose_u16_w64, shuffle_f32_w64]);
     };
 }

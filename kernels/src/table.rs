@@ -121,6 +121,8 @@ pub struct Kernel {
     pub cluster: [u32; 3],
     /// Dynamic shared memory per CTA, in bytes.
     pub shared_bytes: u32,
+    /// Lanes per warp its layouts were written for.
+    pub warp_size: u32,
     /// Its expected output.
     pub reference: Reference,
 }
@@ -143,6 +145,7 @@ impl Kernel {
             block: spec.block,
             cluster: spec.cluster,
             shared_bytes: spec.shared_bytes,
+            warp_size: spec.warp_size,
             reference,
         }
     }
@@ -271,6 +274,64 @@ pub const KERNELS: &[Kernel] = &[
         Reference::IndexMath,
     ),
 ];
+
+/// The SPIR-V kernels (`kernels-spirv`, built by `cargo xtask spirv`): the subgroup kernels for
+/// each warp size and the copy they are measured against. Their entry points in the module are
+/// named by path (`w8::transpose_f32_w8`); `name` is the last part.
+pub const SPIRV_KERNELS: [Kernel; 13] = {
+    use crate::subgroup::{w16, w32, w64, w8};
+    macro_rules! warp {
+        ($m:ident, $tf:ident, $th:ident, $sh:ident) => {
+            [
+                Kernel::of(
+                    $m::$tf,
+                    "transpose f32, 64x64 tiles",
+                    Elem::F32,
+                    Work::MatrixTiles { tile: 64 },
+                    Reference::Transpose,
+                ),
+                Kernel::of(
+                    $m::$th,
+                    "transpose 16-bit, 64x64 tiles",
+                    Elem::U16,
+                    Work::MatrixTiles { tile: 64 },
+                    Reference::Transpose,
+                ),
+                Kernel::of(
+                    $m::$sh,
+                    "warp-shuffle conversion, f32",
+                    Elem::F32,
+                    Work::Tiles {
+                        tile: elems::<$m::ShuffleIn>(),
+                    },
+                    Reference::Identity,
+                ),
+            ]
+        };
+    }
+    let w = [
+        warp!(w8, TRANSPOSE_F32_W8, TRANSPOSE_U16_W8, SHUFFLE_F32_W8),
+        warp!(w16, TRANSPOSE_F32_W16, TRANSPOSE_U16_W16, SHUFFLE_F32_W16),
+        warp!(w32, TRANSPOSE_F32_W32, TRANSPOSE_U16_W32, SHUFFLE_F32_W32),
+        warp!(w64, TRANSPOSE_F32_W64, TRANSPOSE_U16_W64, SHUFFLE_F32_W64),
+    ];
+    // The copy has the same body as `copy_v4` in 64-thread workgroups (`kernels-spirv`).
+    let copy = Kernel {
+        block: [64, 1, 1],
+        warp_size: 0,
+        ..Kernel::of(
+            transpose::COPY_V4,
+            "copy (grid-stride, 16-byte vectors)",
+            Elem::U32,
+            Work::Vectors16 { ctas: 1024 },
+            Reference::Identity,
+        )
+    };
+    [
+        copy, w[0][0], w[0][1], w[0][2], w[1][0], w[1][1], w[1][2], w[2][0], w[2][1], w[2][2],
+        w[3][0], w[3][1], w[3][2],
+    ]
+};
 
 /// The kernel whose entry symbol is `name`.
 pub fn kernel(name: &str) -> Option<&'static Kernel> {

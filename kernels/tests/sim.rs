@@ -120,6 +120,36 @@ fn sim_entry(name: &str) -> Option<Box<Entry>> {
     })
 }
 
+/// Kernel `k` of a table on the simulator with warps of `lanes`, checked against its reference.
+fn simulate(k: &kernels::table::Kernel, entry: &Entry, n: u32, lanes: u32) {
+    let e = k.elem.bytes();
+    let mask = u64::MAX >> (64 - 8 * e);
+    let input: Vec<u64> = (0..k.input_elems(n) as u64)
+        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) & mask)
+        .collect();
+    let bytes: Vec<u8> = input
+        .iter()
+        .flat_map(|v| v.to_le_bytes()[..e].to_vec())
+        .collect();
+    let mut expected = vec![0u8; k.output_elems(n) * e];
+    k.reference.expected(k, n, &bytes, &mut expected);
+    let inp = HostMemory::new(input.into_iter());
+    let out = HostMemory::new((0..k.output_elems(n)).map(|_| mask)); // poisoned
+                                                                     // The simulator's clusters group CTAs along x.
+    assert_eq!([k.cluster[1], k.cluster[2]], [1; 2], "{}", k.name);
+    let arg = k.arg(n).unwrap_or(0);
+    let shape = Launch {
+        warp_size: lanes,
+        ..Launch::dims(k.grid(n), k.block, k.shared_bytes).with_cluster(k.cluster[0])
+    };
+    launch(shape, |t| entry(t, &inp, &out, arg))
+        .unwrap_or_else(|err| panic!("{}: {}", k.name, err));
+    for (i, x) in expected.chunks(e).enumerate() {
+        let want = x.iter().rev().fold(0u64, |a, &b| (a << 8) | b as u64);
+        assert_eq!(out.get(i), want, "{}: element {}", k.name, i);
+    }
+}
+
 /// Every kernel of `kernels::table` with a body on the simulator, launched with the table's grid,
 /// block, cluster, shared memory and argument, checked against the table's reference.
 #[test]
@@ -131,29 +161,7 @@ fn table_entries_on_the_simulator() {
         let Some(entry) = sim_entry(k.name) else {
             continue;
         };
-        let e = k.elem.bytes();
-        let mask = u64::MAX >> (64 - 8 * e);
-        let input: Vec<u64> = (0..k.input_elems(n) as u64)
-            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) & mask)
-            .collect();
-        let bytes: Vec<u8> = input
-            .iter()
-            .flat_map(|v| v.to_le_bytes()[..e].to_vec())
-            .collect();
-        let mut expected = vec![0u8; k.output_elems(n) * e];
-        k.reference.expected(k, n, &bytes, &mut expected);
-        let inp = HostMemory::new(input.into_iter());
-        let out = HostMemory::new((0..k.output_elems(n)).map(|_| mask)); // poisoned
-                                                                         // The simulator's clusters group CTAs along x.
-        assert_eq!([k.cluster[1], k.cluster[2]], [1; 2], "{}", k.name);
-        let arg = k.arg(n).unwrap_or(0);
-        let shape = Launch::dims(k.grid(n), k.block, k.shared_bytes).with_cluster(k.cluster[0]);
-        launch(shape, |t| entry(t, &inp, &out, arg))
-            .unwrap_or_else(|err| panic!("{}: {}", k.name, err));
-        for (i, x) in expected.chunks(e).enumerate() {
-            let want = x.iter().rev().fold(0u64, |a, &b| (a << 8) | b as u64);
-            assert_eq!(out.get(i), want, "{}: element {}", k.name, i);
-        }
+        simulate(k, &entry, n, 32);
         simulated.push(k.name);
     }
     assert_eq!(
@@ -161,6 +169,43 @@ fn table_entries_on_the_simulator() {
         KERNELS.len(),
         "every kernel runs on the simulator"
     );
+}
+
+/// Every kernel of the SPIR-V module (`table::SPIRV_KERNELS`) on the simulator, each with warps of
+/// the size its layouts were written for: the bodies rust-gpu builds, checked as the PTX ones are.
+#[test]
+fn spirv_table_entries_on_the_simulator() {
+    use kernels::subgroup::{w16, w32, w64, w8};
+    use kernels::table::SPIRV_KERNELS;
+    macro_rules! entry {
+        ($k:path) => {
+            Box::new(
+                |t: &linear_layouts::sim::SimThread, a: &HostMemory, b: &HostMemory, arg: u32| {
+                    $k(t, a.global(), b.global_mut(), arg)
+                },
+            ) as Box<Entry>
+        };
+    }
+    for k in SPIRV_KERNELS {
+        let entry: Box<Entry> = match k.name {
+            "copy_v4" => entry!(kernels::transpose::copy_v4),
+            "transpose_f32_w8" => entry!(w8::transpose_f32_w8),
+            "transpose_u16_w8" => entry!(w8::transpose_u16_w8),
+            "shuffle_f32_w8" => entry!(w8::shuffle_f32_w8),
+            "transpose_f32_w16" => entry!(w16::transpose_f32_w16),
+            "transpose_u16_w16" => entry!(w16::transpose_u16_w16),
+            "shuffle_f32_w16" => entry!(w16::shuffle_f32_w16),
+            "transpose_f32_w32" => entry!(w32::transpose_f32_w32),
+            "transpose_u16_w32" => entry!(w32::transpose_u16_w32),
+            "shuffle_f32_w32" => entry!(w32::shuffle_f32_w32),
+            "transpose_f32_w64" => entry!(w64::transpose_f32_w64),
+            "transpose_u16_w64" => entry!(w64::transpose_u16_w64),
+            "shuffle_f32_w64" => entry!(w64::shuffle_f32_w64),
+            other => panic!("no simulator body for SPIR-V kernel {}", other),
+        };
+        let lanes = if k.warp_size == 0 { 32 } else { k.warp_size };
+        simulate(&k, &entry, 256, lanes);
+    }
 }
 
 /// The table names exactly the `.entry` symbols of the PTX, when `cargo xtask ptx` has written
