@@ -80,13 +80,10 @@ pub trait Layout: Copy + Default + 'static {
     /// The solved layout as a self-contained `#ttg.linear<...>` (or `#ttg.shared_linear<...>`).
     const LINEAR_TTGIR: &'static str;
 
-    /// Coordinates of the element at `index` (`[register, lane, warp, block]`, or `[offset,
-    /// block, _, _]` for a shared layout) written to `out[..RANK]`: the type's straight-line
-    /// `apply`, for generic code (e.g. [`Tile`](crate::tile::Tile)).
-    fn apply_into(index: [u32; 4], out: &mut [u32]);
-
-    /// Coordinate `dim` of the element at `index` ([`Layout::apply_into`]'s, 0 past the rank):
-    /// the form without slices, for backends that have none (SPIR-V).
+    /// Coordinate `dim` (0 past the rank) of the element at `index` (`[register, lane, warp,
+    /// block]`, or `[offset, block, _, _]` for a shared layout): the type's straight-line
+    /// `apply`, for generic code (e.g. [`Tile`](crate::tile::Tile)). One coordinate, not an
+    /// out-slice, so that backends without slices (SPIR-V) compile it.
     fn coord(index: [u32; 4], dim: usize) -> u32;
 
     /// Coordinates of the element at positional in-dim values `index` (in [`Layout::IN_DIMS`]

@@ -84,6 +84,17 @@ impl<const WORDS: usize> SpirvThread<WORDS> {
     }
 }
 
+/// The low bits of a word a 1- or 2-byte access covers.
+#[cfg(target_arch = "spirv")]
+#[inline(always)]
+fn sub_word_mask(bytes: u32) -> u32 {
+    if bytes == 1 {
+        0xff
+    } else {
+        0xffff
+    }
+}
+
 #[cfg(target_arch = "spirv")]
 #[allow(unsafe_code)]
 impl<const WORDS: usize> Thread for SpirvThread<WORDS> {
@@ -137,8 +148,7 @@ impl<const WORDS: usize> Thread for SpirvThread<WORDS> {
         let i = byte_offset / 4;
         match bytes {
             1 | 2 => {
-                let shift = 8 * (byte_offset % 4);
-                let mask = if bytes == 1 { 0xff } else { 0xffff };
+                let (shift, mask) = (8 * (byte_offset % 4), sub_word_mask(bytes));
                 // SAFETY: atomics on a word of this workgroup's array.
                 unsafe {
                     arch::atomic_and::<u32, WORKGROUP, RELAXED>(self.word(i), !(mask << shift));
@@ -165,10 +175,12 @@ impl<const WORDS: usize> Thread for SpirvThread<WORDS> {
     fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
         let i = byte_offset / 4;
         match bytes {
-            1 | 2 => {
-                let mask = if bytes == 1 { 0xff } else { 0xffff };
-                [(*self.word(i) >> (8 * (byte_offset % 4))) & mask, 0, 0, 0]
-            }
+            1 | 2 => [
+                (*self.word(i) >> (8 * (byte_offset % 4))) & sub_word_mask(bytes),
+                0,
+                0,
+                0,
+            ],
             4 => [*self.word(i), 0, 0, 0],
             8 => [*self.word(i), *self.word(i + 1), 0, 0],
             _ => [

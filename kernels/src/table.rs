@@ -121,7 +121,7 @@ pub struct Kernel {
     pub cluster: [u32; 3],
     /// Dynamic shared memory per CTA, in bytes.
     pub shared_bytes: u32,
-    /// Lanes per warp its layouts were written for.
+    /// Lanes per warp its layouts were written for (0: any, for kernels that use no lanes).
     pub warp_size: u32,
     /// Its expected output.
     pub reference: Reference,

@@ -157,7 +157,7 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
     let summary = doc_summary(s, &shape, in_dims);
     let ws = u32_lit(s.solved.warp_size.unwrap_or(0));
     let callback = callback_macro(item, &linear, &shape, shared);
-    let idx: Vec<usize> = (0..in_dims.len()).collect();
+    let idx = 0..in_dims.len();
     let threads = if shared {
         0
     } else {
@@ -203,12 +203,6 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
             const ELEMENTS_PER_THREAD: u32 = #elems;
             const CONTIGUITY_PER_THREAD: u32 = #contig_max;
             const LINEAR_TTGIR: &'static str = #linear;
-            #[inline(always)]
-            fn apply_into(index: [u32; 4], out: &mut [u32]) {
-                let c = Self::apply(#(index[#idx]),*);
-                let n = if out.len() < #rank { out.len() } else { #rank };
-                out[..n].copy_from_slice(&c[..n]);
-            }
             #[inline(always)]
             fn coord(index: [u32; 4], dim: usize) -> u32 {
                 let c = Self::apply(#(index[#idx]),*);

@@ -23,6 +23,14 @@ pub fn parse_n(arg: Option<&str>) -> Result<u32, String> {
     }
 }
 
+/// A seed that differs from run to run (the time), for [`random_input`].
+pub fn time_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(7)
+}
+
 /// xorshift64*: inputs differ from run to run (seeded by time) and are never all zeros; seeds
 /// that differ below bit 63 give different sequences.
 fn xorshift(seed: u64) -> impl Iterator<Item = u64> {

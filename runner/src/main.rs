@@ -21,10 +21,7 @@ const USAGE: &str = "usage: gpu-bench [PTX [N]] | gpu-bench --list [N]
 /// Every kernel of the table checked and timed, in the table's order.
 fn run(ptx: &str, n: u32) -> Result<Vec<host::Row>, String> {
     let gpu = gpu::Gpu::new(ptx)?;
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(7);
+    let seed = host::time_seed();
     let mut copies = Vec::new();
     KERNELS
         .iter()
