@@ -172,8 +172,9 @@ impl PtxBuilder {
     }
 }
 
-/// Remove what the outer cargo (a build script's) set that would change the inner build.
-fn clean_env(c: &mut Command) {
+/// Remove from `c`'s environment what an outer cargo (a build script's, an xtask's) set that
+/// would change a nested cargo build: its toolchain, flags, target and profile.
+pub fn clean_env(c: &mut Command) {
     for (k, _) in std::env::vars_os() {
         let k = k.to_string_lossy();
         let outer = (k.starts_with("CARGO_") && k != "CARGO_HOME")

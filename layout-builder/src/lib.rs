@@ -29,5 +29,5 @@
 mod build;
 mod toolchain;
 
-pub use build::{BuildError, PtxBuilder};
-pub use toolchain::ensure_toolchain;
+pub use build::{clean_env, BuildError, PtxBuilder};
+pub use toolchain::{ensure_components, ensure_toolchain};

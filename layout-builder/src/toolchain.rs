@@ -1,4 +1,4 @@
-//! The nightly toolchain and its `rust-src`, installed with `rustup` when missing.
+//! A nightly toolchain and its components, installed with `rustup` when missing.
 
 use std::process::Command;
 
@@ -7,6 +7,12 @@ use crate::BuildError;
 /// Make sure `toolchain` (e.g. `nightly`, `nightly-2026-05-19`) and its `rust-src` are installed,
 /// installing them with `rustup` if not.
 pub fn ensure_toolchain(toolchain: &str) -> Result<(), BuildError> {
+    ensure_components(toolchain, &["rust-src"])
+}
+
+/// Make sure `toolchain` and each of `components` (`rust-src`, `rustc-dev`, `llvm-tools`) are
+/// installed, installing what is missing with `rustup`.
+pub fn ensure_components(toolchain: &str, components: &[&str]) -> Result<(), BuildError> {
     let has = Command::new("rustup")
         .args(["run", toolchain, "rustc", "--version"])
         .output()
@@ -29,10 +35,17 @@ pub fn ensure_toolchain(toolchain: &str) -> Result<(), BuildError> {
         .args(["component", "list", "--toolchain", toolchain, "--installed"])
         .output()
         .map_err(|e| BuildError::Tool(e.to_string()))?;
-    if !String::from_utf8_lossy(&out.stdout).contains("rust-src") {
+    let installed = String::from_utf8_lossy(&out.stdout);
+    // Listed as `rust-src`, or with the host triple: `rustc-dev-x86_64-unknown-linux-gnu`.
+    let has = |c: &str| {
+        installed
+            .lines()
+            .any(|l| l == c || l.strip_prefix(c).is_some_and(|r| r.starts_with('-')))
+    };
+    for c in components.iter().filter(|c| !has(c)) {
         run(
-            Command::new("rustup").args(["component", "add", "rust-src", "--toolchain", toolchain]),
-            "rustup component add rust-src",
+            Command::new("rustup").args(["component", "add", c, "--toolchain", toolchain]),
+            &format!("rustup component add {}", c),
         )?;
     }
     Ok(())

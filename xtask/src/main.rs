@@ -7,11 +7,14 @@
 //!   `<name>_hand` pair of `kernels::index_math` and fail if a generated version is longer.
 //! * `gpu`: `ptx`, then the host runner `gpu-bench` (cudarc, dynamic loading), and the exact
 //!   command to run both on a machine with a GPU.
+//! * `spirv`: build the `kernels-spirv` crate with rust-gpu (its pinned nightly installed with
+//!   rustup if missing) into `target/spirv/kernels.spv` and check it with `spirv-val`.
 //! * `compile-time`: time the build of a crate with N `layout!` layouts against the same crate
 //!   without them.
 
 mod compile_time;
 mod ptx;
+mod spirv;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -35,6 +38,12 @@ enum Cmd {
         #[arg(long)]
         markdown: bool,
     },
+    /// Build the SPIR-V kernels with rust-gpu (target/spirv/kernels.spv) and validate them.
+    Spirv {
+        /// Keep rust-gpu's bounds checks (each an early return of the entry point).
+        #[arg(long)]
+        checked: bool,
+    },
     /// Measure what N layouts add to a crate's build time.
     CompileTime {
         /// Number of layouts.
@@ -52,6 +61,7 @@ fn main() -> ExitCode {
         Cmd::Ptx => ptx::build().map(|p| println!("{}", p.display())),
         Cmd::Gpu => ptx::gpu(),
         Cmd::PtxCheck { markdown } => ptx::check(markdown),
+        Cmd::Spirv { checked } => spirv::build(checked).map(|_| ()),
         Cmd::CompileTime { layouts, runs } => compile_time::run(layouts, runs),
     };
     match r {
