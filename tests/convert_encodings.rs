@@ -54,6 +54,57 @@ fn cga(k: &[u8], rank: usize, ctas: u32) -> Cga {
     Cga::from_split_params(&per, &split_num, &order).unwrap_or_else(|_| Cga::single(rank))
 }
 
+/// A random `#ttg.linear` layout of `shape` (one CTA) from the knob bytes: the tensor's bits
+/// shuffled over the lane, warp and register bases; sometimes a lane or warp basis zero (that
+/// bit broadcast, its tensor bit moved to the registers), sometimes a register basis XORed with
+/// another (a swizzle).
+fn linear(k: &[u8], shape: [i64; 2], warps: u32, lanes: u32) -> Encoding {
+    let mut bits: Vec<Vec<i32>> = (0..2)
+        .flat_map(|d| {
+            (0..shape[d].trailing_zeros()).map(move |b| {
+                let mut v = vec![0, 0];
+                v[d] = 1 << b;
+                v
+            })
+        })
+        .collect();
+    for i in (1..bits.len()).rev() {
+        bits.swap(i, k[i % 20] as usize % (i + 1));
+    }
+    let (nl, nw) = (
+        lanes.trailing_zeros() as usize,
+        warps.trailing_zeros() as usize,
+    );
+    let mut register = bits.split_off((nl + nw).min(bits.len()));
+    let mut lane = bits;
+    let mut warp = lane.split_off(nl.min(lane.len()));
+    let thread = nl + nw;
+    if k[12] % 4 == 0 && thread > 0 {
+        let j = k[13] as usize % thread;
+        let b = if j < nl {
+            &mut lane[j]
+        } else {
+            &mut warp[j - nl]
+        };
+        register.push(std::mem::replace(b, vec![0, 0]));
+    }
+    if k[14] % 3 == 0 && register.len() >= 2 {
+        let (a, b) = (register[0].clone(), &mut register[1]);
+        b.iter_mut().zip(a).for_each(|(x, y)| *x ^= y);
+    }
+    let bases = vec![
+        ("register".to_string(), register),
+        ("lane".to_string(), lane),
+        ("warp".to_string(), warp),
+        ("block".to_string(), vec![]),
+    ];
+    let outs = vec![
+        ("dim0".to_string(), shape[0] as i32),
+        ("dim1".to_string(), shape[1] as i32),
+    ];
+    Encoding::Linear(LinearLayout::from_parts(bases, outs, false).expect("bases of the shape"))
+}
+
 /// A random encoding for `warps` warps of `lanes` lanes and `ctas` CTAs, rank 2, from the knob
 /// bytes.
 fn encoding(k: &[u8], warps: u32, lanes: u32, ctas: u32) -> Encoding {
@@ -191,10 +242,12 @@ fn pair(
                 (Warps::Gpu, false) => 32,
                 (Warps::Small, _) => [8, 16][(a[19] % 2) as usize],
             };
-            let (src, dst) = (
-                encoding(&a, warps, lanes, ctas),
-                encoding(&b, warps, lanes, ctas),
-            );
+            // Small warps draw a linear layout for one side in five (one CTA).
+            let pick = |k: &[u8]| match warp_sizes {
+                Warps::Small if ctas == 1 && k[17] % 5 == 0 => linear(k, shape, warps, lanes),
+                _ => encoding(k, warps, lanes, ctas),
+            };
+            let (src, dst) = (pick(&a), pick(&b));
             let ls = src.to_linear_layout(&shape).ok()?;
             let ld = dst.to_linear_layout(&shape).ok()?;
             if ls.in_dim_size("block") != ctas as i32 || ld.in_dim_size("block") != ctas as i32 {
@@ -313,12 +366,12 @@ fn random_encoding_pairs_on_the_simulator() {
 }
 
 /// Warps of 8 and 16 lanes, planned for `spirv_8` / `spirv_16` (no matrix instructions, no
-/// cluster memory): blocked, slices and dot operands of blocked parents, every element width.
-/// `SMALL_WARP_CASES` sets the number (default 2,000).
+/// cluster memory): blocked, slices and dot operands of blocked parents and linear layouts,
+/// every element width. `SMALL_WARP_CASES` sets the number (default 10,000).
 #[test]
 fn random_small_warp_encoding_pairs_on_the_simulator() {
     let m = run_pairs(
-        support::cases("SMALL_WARP_CASES", 2_000),
+        support::cases("SMALL_WARP_CASES", 10_000),
         (0, 0),
         Warps::Small,
     );
@@ -331,11 +384,9 @@ fn random_small_warp_encoding_pairs_on_the_simulator() {
             m
         );
     }
-    assert!(
-        m.keys().any(|k| k.contains("Shuffles")),
-        "no shuffle plan: {:?}",
-        m
-    );
+    for seen in ["Shuffles", "linear ->"] {
+        assert!(m.keys().any(|k| k.contains(seen)), "no {}: {:?}", seen, m);
+    }
 }
 
 /// Encodings over clusters of 2 and 4 CTAs with random CGA layouts (CTAsPerCGA, CTASplitNum,
