@@ -79,7 +79,7 @@ fn linear(k: &[u8], shape: [i64; 2], warps: u32, lanes: u32) -> Encoding {
     let mut lane = bits;
     let mut warp = lane.split_off(nl.min(lane.len()));
     let thread = nl + nw;
-    if k[12] % 4 == 0 && thread > 0 {
+    if k[12].is_multiple_of(4) && thread > 0 {
         let j = k[13] as usize % thread;
         let b = if j < nl {
             &mut lane[j]
@@ -88,7 +88,7 @@ fn linear(k: &[u8], shape: [i64; 2], warps: u32, lanes: u32) -> Encoding {
         };
         register.push(std::mem::replace(b, vec![0, 0]));
     }
-    if k[14] % 3 == 0 && register.len() >= 2 {
+    if k[14].is_multiple_of(3) && register.len() >= 2 {
         let (a, b) = (register[0].clone(), &mut register[1]);
         b.iter_mut().zip(a).for_each(|(x, y)| *x ^= y);
     }
@@ -244,7 +244,7 @@ fn pair(
             };
             // Small warps draw a linear layout for one side in five (one CTA).
             let pick = |k: &[u8]| match warp_sizes {
-                Warps::Small if ctas == 1 && k[17] % 5 == 0 => linear(k, shape, warps, lanes),
+                Warps::Small if ctas == 1 && k[17].is_multiple_of(5) => linear(k, shape, warps, lanes),
                 _ => encoding(k, warps, lanes, ctas),
             };
             let (src, dst) = (pick(&a), pick(&b));
