@@ -244,7 +244,9 @@ fn pair(
             };
             // Small warps draw a linear layout for one side in five (one CTA).
             let pick = |k: &[u8]| match warp_sizes {
-                Warps::Small if ctas == 1 && k[17].is_multiple_of(5) => linear(k, shape, warps, lanes),
+                Warps::Small if ctas == 1 && k[17].is_multiple_of(5) => {
+                    linear(k, shape, warps, lanes)
+                }
                 _ => encoding(k, warps, lanes, ctas),
             };
             let (src, dst) = (pick(&a), pick(&b));
