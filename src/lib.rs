@@ -37,7 +37,8 @@ pub use gpu_runtime::convert::{Converter, Cost, SharedLoad, SharedStore, Strateg
 pub use gpu_runtime::kernel::KernelSpec;
 #[doc(inline)]
 pub use gpu_runtime::{
-    Element, Global, GlobalMut, HwIndex, InDim, Layout, LayoutKind, SharedIndex, Thread, Tile,
+    Bf16, Element, Global, GlobalMut, HwIndex, InDim, Layout, LayoutKind, Mma, SharedIndex, Thread,
+    Tile, F16,
 };
 #[doc(inline)]
 pub use layout_macros::kernel;

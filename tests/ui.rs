@@ -1,4 +1,4 @@
-//! Compile errors of `layout!`, `convert!`, `#[kernel]` and `Tile`: every invalid layout is an error at the offending tokens that says
+//! Compile errors of `layout!`, `convert!`, `#[kernel]`, `Tile` and `Mma`: every invalid layout is an error at the offending tokens that says
 //! what is wrong and how to fix it. `TRYBUILD=overwrite cargo test --test ui` refreshes the
 //! `.stderr` files after a deliberate change in wording; review the diff.
 
@@ -8,4 +8,5 @@ fn ui() {
     t.compile_fail("tests/ui/*.rs");
     t.compile_fail("tests/ui_convert/*.rs");
     t.compile_fail("tests/ui_kernel/*.rs");
+    t.compile_fail("tests/ui_mma/*.rs");
 }

@@ -64,6 +64,10 @@ pub struct SharedIndex {
     note = "convert! takes the name of a `layout!` type (by any path, or imported with `use path::Name as Other;`, which brings its macro along), or a layout written inline with its shape: `#ttg.blocked<{{...}}> : tensor<64x64xf32>` or `blocked(...) for [64, 64]`; a `type` alias does not carry the layout's macro"
 )]
 pub trait Layout: Copy + Default + 'static {
+    /// The type's name, as `layout!` declared it (for compile-time messages about it).
+    const NAME: &'static str;
+    /// The layout as written in `layout!`.
+    const SOURCE: &'static str;
     /// Distributed or shared.
     const KIND: LayoutKind;
     /// Tensor rank.

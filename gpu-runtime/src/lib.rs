@@ -4,7 +4,8 @@
 //! * [`layout`]: the [`Layout`] trait every `layout!` type implements.
 //! * [`thread`]: the per-thread context ([`Thread`]): ids, shuffles, barriers, shared memory.
 //! * [`convert`]: executing a conversion plan that `convert!` solved at compile time.
-//! * [`element`]: the element types a conversion moves.
+//! * [`element`]: the element types a conversion moves; [`float16`]: f16 and bf16.
+//! * [`mma`]: tensor-core `mma` on typed fragments, the layouts checked at compile time.
 //! * [`global`]: global tensors as kernel parameters ([`Global`], [`GlobalMut`]).
 //! * [`kernel`]: [`kernel::KernelSpec`], how a host launches a `#[kernel]`.
 //! * [`tile`]: a thread's registers of a layout's tile, loaded and stored in the widest aligned
@@ -19,9 +20,11 @@
 
 pub mod convert;
 pub mod element;
+pub mod float16;
 pub mod global;
 pub mod kernel;
 pub mod layout;
+pub mod mma;
 pub mod thread;
 pub mod tile;
 
@@ -36,7 +39,9 @@ pub mod spirv;
 
 pub use convert::{Converter, Cost, Plan, SharedLoad, SharedStore, Strategy};
 pub use element::Element;
+pub use float16::{Bf16, F16};
 pub use global::{Global, GlobalMut};
 pub use layout::{HwIndex, InDim, Layout, LayoutKind, SharedIndex};
+pub use mma::Mma;
 pub use thread::Thread;
 pub use tile::Tile;

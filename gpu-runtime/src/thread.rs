@@ -117,6 +117,44 @@ pub trait Thread {
             q += 1;
         }
     }
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32` (32-lane warps):
+    /// `D = A · B + C` for the warp's 16x16 `A`, 16x8 `B` and 16x8 `C`. Lane `4g + t` holds in
+    /// `a` the halves at rows `g`, `g + 8` and columns `2t`, `2t + 1`, `2t + 8`, `2t + 9`
+    /// (words: row g cols 2t.., row g+8, row g cols +8, row g+8 cols +8; low half first), in `b`
+    /// rows `2t`, `2t + 1` (word 0) and `+8` (word 1) of column `g`, in `c` and the result rows
+    /// `g`, `g + 8` of columns `2t`, `2t + 1`. The default: the operands gathered by shuffles and
+    /// multiplied in f32, K in order, then `C` added (the hardware's order of summation is
+    /// unspecified; results agree to f32 rounding).
+    fn mma_m16n8k16(
+        &self,
+        kind: crate::mma::MmaKind,
+        a: [u32; 4],
+        b: [u32; 2],
+        c: [f32; 4],
+    ) -> [f32; 4] {
+        let (g, t) = (self.lane() / 4, self.lane() % 4);
+        let half = |w: u32, h: u32| crate::mma::widen(kind, (w >> (16 * h)) as u16);
+        let mut sum = [0f32; 4];
+        let mut kp = 0;
+        while kp < 8 {
+            // K = 2kp, 2kp + 1: A's word at lane 4g + kp % 4, B's at lane 4 col + kp % 4.
+            let (hi, src) = ((kp / 4) as usize, kp % 4);
+            let a_top = self.shfl_idx(a[2 * hi], 4 * g + src);
+            let a_bot = self.shfl_idx(a[2 * hi + 1], 4 * g + src);
+            let b_left = self.shfl_idx(b[hi], 4 * (2 * t) + src);
+            let b_right = self.shfl_idx(b[hi], 4 * (2 * t + 1) + src);
+            for h in 0..2 {
+                let (x0, x1) = (half(a_top, h), half(a_bot, h));
+                let (y0, y1) = (half(b_left, h), half(b_right, h));
+                sum[0] += x0 * y0;
+                sum[1] += x0 * y1;
+                sum[2] += x1 * y0;
+                sum[3] += x1 * y1;
+            }
+            kp += 1;
+        }
+        [sum[0] + c[0], sum[1] + c[1], sum[2] + c[2], sum[3] + c[3]]
+    }
 }
 
 /// Where half `h` of word `q` of lane `lane` lives in an `ldmatrix`/`stmatrix`: the lane whose

@@ -196,6 +196,8 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
         }
 
         impl #rt::Layout for #name {
+            const NAME: &'static str = ::core::stringify!(#name);
+            const SOURCE: &'static str = #source;
             const KIND: #rt::LayoutKind = #kind;
             const RANK: usize = #rank;
             const SHAPE: &'static [u32] = &[#(#shape_lits),*];

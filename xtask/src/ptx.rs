@@ -71,6 +71,14 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("copy_v4", "st.global.b64", 2),
     ("fp16_to_fp8_operand", "ld.global.b16", 16),
     ("fp16_to_fp8_operand", "st.global.b32", 8),
+    // Per K step 2 + 2 16-byte operand loads on each B path; LLVM reloads the first word of one
+    // vector per operand as a 32-bit load (it recombines the halves that were split out of it).
+    ("gemm_bf16", "ld.global.b32", 6),
+    ("gemm_bf16", "ld.global.v4.b32", 6),
+    ("gemm_bf16", "st.global.v4.b32", 4),
+    ("gemm_f16", "ld.global.b32", 6),
+    ("gemm_f16", "ld.global.v4.b32", 6),
+    ("gemm_f16", "st.global.v4.b32", 4),
     ("index_kernel", "st.global.b64", 11),
     ("mma_acc_regperm", "ld.global.b64", 16),
     ("mma_acc_regperm", "st.global.b64", 16),

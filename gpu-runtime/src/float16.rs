@@ -1,0 +1,145 @@
+//! The 16-bit floating formats tensor cores take, as their bits: IEEE half ([`F16`]) and
+//! bfloat16 ([`Bf16`]), with exact widening to `f32` and round-to-nearest-even narrowing.
+//!
+//! Written here rather than taken from the `half` crate: these are `const fn`s that build
+//! unchanged for nvptx and SPIR-V kernels (no intrinsics, no slices), and the host tests check
+//! every one against `half`.
+
+use crate::element::Element;
+
+/// An IEEE 754 half-precision value, as its bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct F16(pub u16);
+
+/// A bfloat16 value (the high half of an `f32`), as its bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct Bf16(pub u16);
+
+impl F16 {
+    /// The exact `f32` of this half.
+    #[inline(always)]
+    pub const fn to_f32(self) -> f32 {
+        let h = self.0 as u32;
+        let sign = (h & 0x8000) << 16;
+        let (exp, man) = ((h >> 10) & 0x1f, h & 0x3ff);
+        let bits = if exp == 31 {
+            sign | 0x7f80_0000 | (man << 13)
+        } else if exp != 0 {
+            sign | ((exp + 112) << 23) | (man << 13)
+        } else if man == 0 {
+            sign
+        } else {
+            // Subnormal: shift the mantissa up to its leading one, lowering the exponent.
+            let lead = man.leading_zeros() - 21;
+            sign | ((113 - lead) << 23) | (((man << lead) & 0x3ff) << 13)
+        };
+        f32::from_bits(bits)
+    }
+
+    /// `x` rounded to the nearest half (ties to even); overflow gives infinity, NaN stays NaN.
+    #[inline(always)]
+    pub const fn from_f32(x: f32) -> F16 {
+        let b = x.to_bits();
+        let sign = ((b >> 16) & 0x8000) as u16;
+        let (exp, man) = (((b >> 23) & 0xff) as i32, b & 0x7f_ffff);
+        if exp == 255 {
+            return F16(sign | 0x7c00 | if man != 0 { 0x200 } else { 0 });
+        }
+        let e = exp - 112;
+        if e >= 31 {
+            return F16(sign | 0x7c00);
+        }
+        if e <= 0 {
+            // A half subnormal (or zero): the 24-bit significand shifted to units of 2^-24.
+            if e < -10 {
+                return F16(sign);
+            }
+            let shift = (14 - e) as u32;
+            return F16(sign | round_shift(man | 0x80_0000, shift) as u16);
+        }
+        // Rounding may carry into the exponent, up to infinity: both are right.
+        F16(sign | round_shift(((e as u32) << 23) | man, 13) as u16)
+    }
+}
+
+impl F16 {
+    /// [`F16::from_f32`] as one `cvt.rn.f16.f32` on the GPU (the same rounding).
+    #[inline(always)]
+    pub fn round(x: f32) -> F16 {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let h: u16;
+            // SAFETY: a register conversion.
+            unsafe {
+                core::arch::asm!("cvt.rn.f16.f32 {h}, {x};", h = out(reg16) h, x = in(reg32) x, options(pure, nomem, nostack))
+            };
+            F16(h)
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        F16::from_f32(x)
+    }
+}
+
+impl Bf16 {
+    /// [`Bf16::from_f32`] as one `cvt.rn.bf16.f32` on the GPU (sm_80 on; the same rounding).
+    #[inline(always)]
+    pub fn round(x: f32) -> Bf16 {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let h: u16;
+            // SAFETY: a register conversion.
+            unsafe {
+                core::arch::asm!("cvt.rn.bf16.f32 {h}, {x};", h = out(reg16) h, x = in(reg32) x, options(pure, nomem, nostack))
+            };
+            Bf16(h)
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        Bf16::from_f32(x)
+    }
+
+    /// The exact `f32` of this bfloat16.
+    #[inline(always)]
+    pub const fn to_f32(self) -> f32 {
+        f32::from_bits((self.0 as u32) << 16)
+    }
+
+    /// `x` rounded to the nearest bfloat16 (ties to even); NaN stays NaN.
+    #[inline(always)]
+    pub const fn from_f32(x: f32) -> Bf16 {
+        let b = x.to_bits();
+        if (b & 0x7fff_ffff) > 0x7f80_0000 {
+            return Bf16(((b >> 16) | 0x40) as u16);
+        }
+        Bf16(round_shift(b, 16) as u16)
+    }
+}
+
+/// `v >> shift` rounded to nearest, ties to even (`shift` in 1..32).
+#[inline(always)]
+const fn round_shift(v: u32, shift: u32) -> u32 {
+    let (q, rem, half) = (v >> shift, v & ((1 << shift) - 1), 1 << (shift - 1));
+    if rem > half || (rem == half && q & 1 == 1) {
+        q + 1
+    } else {
+        q
+    }
+}
+
+macro_rules! bits16 {
+    ($($t:ident),*) => {$(
+        impl Element for $t {
+            const BITS: u32 = 16;
+            #[inline(always)]
+            fn to_bits(self) -> u64 {
+                self.0 as u64
+            }
+            #[inline(always)]
+            fn from_bits(b: u64) -> Self {
+                $t(b as u16)
+            }
+        }
+    )*};
+}
+bits16!(F16, Bf16);

@@ -1,0 +1,400 @@
+//! Tensor-core matrix multiply-accumulate over typed fragments: `C += A · B` with `A`, `B` and
+//! `C` a thread's registers of three `layout!` types, by `mma.sync.aligned.m16n8k16` (f16 or
+//! bf16 in, f32 accumulate). [`Mma`] checks at compile time that `A` and `B` are the dot operands
+//! (`dot_op`, `kWidth = 2`) of the accumulator's `nvidia_mma` v2 layout (`instrShape = [16, 8]`)
+//! with matching shapes and warps, and pairs their instruction tiles from the basis tables, so
+//! a kernel never writes a fragment index. A mismatch is a compile error naming both layouts,
+//! built with `const_format`.
+
+use core::marker::PhantomData;
+
+use const_format::StrWriter;
+
+use crate::element::Element;
+use crate::float16::{Bf16, F16};
+use crate::layout::{InDim, Layout};
+use crate::thread::Thread;
+
+/// The operand format of an `mma`: its PTX type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmaKind {
+    /// IEEE half (`.f16`).
+    F16,
+    /// bfloat16 (`.bf16`).
+    Bf16,
+}
+
+/// An operand element type of `mma`.
+pub trait MmaInput: Element {
+    /// Its PTX type.
+    const KIND: MmaKind;
+    /// Its value, exactly, as `f32`.
+    fn to_f32(self) -> f32;
+}
+
+impl MmaInput for F16 {
+    const KIND: MmaKind = MmaKind::F16;
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        F16::to_f32(self)
+    }
+}
+
+impl MmaInput for Bf16 {
+    const KIND: MmaKind = MmaKind::Bf16;
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        Bf16::to_f32(self)
+    }
+}
+
+/// A half of `kind` as `f32`, exactly.
+#[inline(always)]
+pub fn widen(kind: MmaKind, h: u16) -> f32 {
+    match kind {
+        MmaKind::F16 => F16(h).to_f32(),
+        MmaKind::Bf16 => Bf16(h).to_f32(),
+    }
+}
+
+/// Registers per thread of one m16n8k16 instruction: A's 8 halves, B's 4, C's 4 floats.
+const A_REGS: u32 = 8;
+const B_REGS: u32 = 4;
+const C_REGS: u32 = 4;
+/// The most instruction steps (C tiles times K tiles) one [`Mma::run`] pairs.
+const MAX_STEPS: usize = 512;
+/// Steps [`Mma::run`] writes out one by one; more run in a loop.
+#[cfg_attr(debug_assertions, allow(dead_code))]
+const UNROLLED: usize = 64;
+
+/// One instruction of [`Mma::run`]: the first register of its C, A and B fragments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// First of 4 accumulator registers.
+    pub c: u16,
+    /// First of 8 A registers.
+    pub a: u16,
+    /// First of 4 B registers.
+    pub b: u16,
+}
+
+/// `C += A · B` for the thread's registers of layouts `A` (M x K), `B` (K x N) and `C`
+/// (M x N), made as a constant so that a mismatch is a compile error even under `cargo check`:
+///
+/// ```ignore
+/// const MMA: Mma<OpA, OpB, Acc> = Mma::new(); // an error here unless the layouts fit
+/// MMA.run(t, &a, &b, &mut acc);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Mma<A, B, C>(PhantomData<Layouts<A, B, C>>);
+
+/// What [`Mma`] is generic over (a function type: `Mma` is `Send`, `Sync` and `Copy` whatever
+/// the layouts).
+type Layouts<A, B, C> = fn() -> (A, B, C);
+
+impl<A: Layout, B: Layout, C: Layout> Mma<A, B, C> {
+    /// The instruction sequence for these layouts; evaluating it (in a `const`) checks them.
+    #[allow(clippy::new_without_default)] // a Default impl would check the layouts at run time
+    pub const fn new() -> Self {
+        let _ = Self::STEPS;
+        Mma(PhantomData)
+    }
+
+    /// The instructions, in order (K fastest), and their number; a compile error if `A`, `B`
+    /// and `C` do not fit `mma.m16n8k16`.
+    pub const STEPS: ([Step; MAX_STEPS], usize) = match plan(
+        [A::IN_DIMS, B::IN_DIMS, C::IN_DIMS],
+        [A::SHAPE, B::SHAPE, C::SHAPE],
+    ) {
+        Ok(s) => s,
+        Err(why) => panic!("{}", Self::MESSAGES[why].r().as_str()),
+    };
+
+    /// The error for each reason, naming the three layouts (a table, so each is a `'static`
+    /// constant).
+    const MESSAGES: [StrWriter<[u8; 1024]>; REASONS.len()] =
+        {
+            let mut out = [const { StrWriter::new([0; 1024]) }; REASONS.len()];
+            let mut i = 0;
+            while i < REASONS.len() {
+                let w = &mut out[i];
+                let parts = [
+                "mma::<", A::NAME, ", ", B::NAME, " => ", C::NAME, ">: ", REASONS[i],
+                "\n  A = ", A::SOURCE, "\n  B = ", B::SOURCE, "\n  C = ", C::SOURCE,
+                "\n  help: C must be nvidia_mma(versionMajor = 2, ..., instrShape = [16, 8]), A ",
+                "dot_op(opIdx = 0, parent = C, kWidth = 2) of shape [M, K] and B dot_op(opIdx = 1,",
+                " parent = C, kWidth = 2) of shape [K, N], K a multiple of 16",
+            ];
+                let mut p = 0;
+                while p < parts.len() {
+                    // Truncates a source too long for the buffer rather than failing.
+                    let _ = w.as_mut().write_str(parts[p]);
+                    p += 1;
+                }
+                i += 1;
+            }
+            out
+        };
+
+    /// `c += a · b`: every thread of the CTA calls it with its registers of `A`, `B` and `C`.
+    /// The steps are [`Mma::STEPS`], constants: no index is computed at run time.
+    #[inline(always)]
+    pub fn run<T: Thread, E: MmaInput, const NA: usize, const NB: usize, const NC: usize>(
+        &self,
+        t: &T,
+        a: &[E; NA],
+        b: &[E; NB],
+        c: &mut [f32; NC],
+    ) {
+        let n = Self::STEPS.1;
+        #[cfg_attr(not(debug_assertions), allow(unused_assignments))]
+        let mut i = 0;
+        // Optimised builds write the steps out one by one: each step's registers are then
+        // constants, so the fragments stay in registers (a loop indexes the arrays at run time,
+        // in local memory). `n` is a constant too: the steps past it compile to nothing. Debug
+        // builds (the simulator's tests) loop, the same steps in the same order, in a small
+        // stack frame.
+        #[cfg(not(debug_assertions))]
+        {
+            macro_rules! steps {
+                ($($i:literal)*) => {$(
+                    if $i < n {
+                        Self::step(t, Self::STEPS.0[$i], a, b, c);
+                    }
+                )*};
+            }
+            steps!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+                   32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
+            i = UNROLLED;
+        }
+        while i < n {
+            Self::step(t, Self::STEPS.0[i], a, b, c);
+            i += 1;
+        }
+    }
+
+    /// One `mma.m16n8k16`: the fragments of step `s` packed into words, the result back in `c`.
+    #[inline(always)]
+    fn step<T: Thread, E: MmaInput, const NA: usize, const NB: usize, const NC: usize>(
+        t: &T,
+        s: Step,
+        a: &[E; NA],
+        b: &[E; NB],
+        c: &mut [f32; NC],
+    ) {
+        let (ra, rb, rc) = (s.a as usize, s.b as usize, s.c as usize);
+        let wa = [
+            pair(a, ra),
+            pair(a, ra + 2),
+            pair(a, ra + 4),
+            pair(a, ra + 6),
+        ];
+        let wb = [pair(b, rb), pair(b, rb + 2)];
+        let d = t.mma_m16n8k16(E::KIND, wa, wb, [c[rc], c[rc + 1], c[rc + 2], c[rc + 3]]);
+        c[rc] = d[0];
+        c[rc + 1] = d[1];
+        c[rc + 2] = d[2];
+        c[rc + 3] = d[3];
+    }
+}
+
+/// Registers `r` and `r + 1` packed into one word, `r` in the low half.
+#[inline(always)]
+fn pair<E: Element, const N: usize>(v: &[E; N], r: usize) -> u32 {
+    (v[r].to_bits() as u32 & 0xffff) | ((v[r + 1].to_bits() as u32) << 16)
+}
+
+/// Why three layouts do not fit the instruction.
+const REASONS: [&str; 7] = [
+    "a layout is not a rank-2 distributed layout",
+    "C is not an nvidia_mma v2 accumulator with instrShape [16, 8] (its first registers and its lanes are not the m16n8 fragment's)",
+    "A is not C's opIdx = 0 dot operand with kWidth = 2 (its first registers and its lanes are not the m16k16 fragment's)",
+    "B is not C's opIdx = 1 dot operand with kWidth = 2 (its first registers and its lanes are not the k16n8 fragment's)",
+    "the shapes do not chain: A must be [M, K], B [K, N] and C [M, N], with the same M, N and K",
+    "the warps do not match: A's warps must split C's rows and B's C's columns, as dot operands of C do",
+    "some C tile has no A or B fragment for some K step (or there are more than 512 steps)",
+];
+
+/// The in-dim named `name` of a layout.
+const fn dim(dims: &[InDim], name: &str) -> Option<InDim> {
+    let mut i = 0;
+    while i < dims.len() {
+        if eq(dims[i].name, name) {
+            return Some(dims[i]);
+        }
+        i += 1;
+    }
+    None
+}
+
+const fn eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Basis `bit` of a rank-2 in-dim, `[0, 0]` past its bits.
+const fn basis(d: &InDim, bit: u32) -> [u32; 2] {
+    if (1u32 << bit) >= d.size {
+        return [0, 0];
+    }
+    let i = 2 * bit as usize;
+    [d.bases[i], d.bases[i + 1]]
+}
+
+/// Whether the first bases of `d` are `want`.
+const fn starts_with(d: &InDim, want: &[[u32; 2]]) -> bool {
+    if d.size < (1 << want.len()) {
+        return false;
+    }
+    let mut i = 0;
+    while i < want.len() {
+        let b = basis(d, i as u32);
+        if b[0] != want[i][0] || b[1] != want[i][1] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The coordinates of register `r` (lane 0, warp 0): the XOR of its bits' bases.
+const fn reg_coord(d: &InDim, r: u32) -> [u32; 2] {
+    let mut c = [0, 0];
+    let mut bit = 0;
+    while (1u32 << bit) < d.size {
+        if (r >> bit) & 1 == 1 {
+            let b = basis(d, bit);
+            c = [c[0] ^ b[0], c[1] ^ b[1]];
+        }
+        bit += 1;
+    }
+    c
+}
+
+/// The first register of `d`'s fragment (`regs` registers each) at `origin`, if any.
+const fn fragment_at(d: &InDim, regs: u32, origin: [u32; 2]) -> Option<u16> {
+    let mut g = 0;
+    while g * regs < d.size {
+        let c = reg_coord(d, g * regs);
+        if c[0] == origin[0] && c[1] == origin[1] {
+            return Some((g * regs) as u16);
+        }
+        g += 1;
+    }
+    None
+}
+
+/// The m16n8k16 fragments: lanes `4g + t` hold rows `g` (bits 2..5) and column pairs `2t`.
+const LANES_AC: [[u32; 2]; 5] = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]];
+const LANES_B: [[u32; 2]; 5] = [[2, 0], [4, 0], [0, 1], [0, 2], [0, 4]];
+const REGS_A: [[u32; 2]; 3] = [[0, 1], [8, 0], [0, 8]];
+const REGS_B: [[u32; 2]; 2] = [[1, 0], [8, 0]];
+const REGS_C: [[u32; 2]; 2] = [[0, 1], [8, 0]];
+
+type Dims = (InDim, InDim, InDim);
+
+/// A layout's register, lane and warp dims, if it is rank-2 distributed.
+const fn parts(dims: &[InDim]) -> Option<Dims> {
+    match (dim(dims, "register"), dim(dims, "lane"), dim(dims, "warp")) {
+        (Some(r), Some(l), Some(w)) if r.bases.len() == 2 * r.size.trailing_zeros() as usize => {
+            Some((r, l, w))
+        }
+        _ => None,
+    }
+}
+
+/// The instruction steps of `C += A · B` from the in-dims and shapes of A, B and C, or the
+/// index in [`REASONS`] of why the layouts do not fit.
+const fn plan(
+    [a, b, c]: [&[InDim]; 3],
+    [sa, sb, sc]: [&[u32]; 3],
+) -> Result<([Step; MAX_STEPS], usize), usize> {
+    let ((ar, al, aw), (br, bl, bw), (cr, cl, cw)) = match (parts(a), parts(b), parts(c)) {
+        (Some(a), Some(b), Some(c)) if sa.len() == 2 && sb.len() == 2 && sc.len() == 2 => (a, b, c),
+        _ => return Err(0),
+    };
+    if sa[0] != sc[0] || sb[1] != sc[1] || sa[1] != sb[0] || !sa[1].is_multiple_of(16) {
+        return Err(4);
+    }
+    if !starts_with(&cr, &REGS_C) || cl.size != 32 || !starts_with(&cl, &LANES_AC) {
+        return Err(1);
+    }
+    if !starts_with(&ar, &REGS_A) || al.size != 32 || !starts_with(&al, &LANES_AC) {
+        return Err(2);
+    }
+    if !starts_with(&br, &REGS_B) || bl.size != 32 || !starts_with(&bl, &LANES_B) {
+        return Err(3);
+    }
+    if aw.size != cw.size || bw.size != cw.size {
+        return Err(5);
+    }
+    let mut bit = 0;
+    while (1u32 << bit) < cw.size {
+        let (x, y, z) = (basis(&aw, bit), basis(&bw, bit), basis(&cw, bit));
+        if x[0] != z[0] || x[1] != 0 || y[0] != 0 || y[1] != z[1] {
+            return Err(5);
+        }
+        bit += 1;
+    }
+    steps(&ar, &br, &cr)
+}
+
+/// Every C fragment, each K step: the A and B fragments at the same rows, K and columns.
+const fn steps(ar: &InDim, br: &InDim, cr: &InDim) -> Result<([Step; MAX_STEPS], usize), usize> {
+    let k_span = span(ar, A_REGS, 1);
+    if k_span == 0 || k_span != span(br, B_REGS, 0) || !k_span.is_multiple_of(16) {
+        return Err(4);
+    }
+    let mut out = [Step { c: 0, a: 0, b: 0 }; MAX_STEPS];
+    let mut n = 0;
+    let mut g = 0;
+    while g * C_REGS < cr.size {
+        let [row, col] = reg_coord(cr, g * C_REGS);
+        let mut k = 0;
+        while k < k_span {
+            let (fa, fb) = (
+                fragment_at(ar, A_REGS, [row, k]),
+                fragment_at(br, B_REGS, [k, col]),
+            );
+            match (fa, fb) {
+                (Some(a), Some(b)) if n < MAX_STEPS => {
+                    out[n] = Step {
+                        c: (g * C_REGS) as u16,
+                        a,
+                        b,
+                    };
+                    n += 1;
+                }
+                _ => return Err(6),
+            }
+            k += 16;
+        }
+        g += 1;
+    }
+    Ok((out, n))
+}
+
+/// How far a thread's fragments reach along dim `d`: the largest register coordinate there,
+/// rounded up to the fragment's 16.
+const fn span(r: &InDim, regs: u32, d: usize) -> u32 {
+    let mut max = 0;
+    let mut g = 0;
+    while g * regs < r.size {
+        let c = reg_coord(r, g * regs)[d];
+        if c > max {
+            max = c;
+        }
+        g += 1;
+    }
+    max + 16
+}

@@ -1,0 +1,162 @@
+//! `C = A · B` on tensor cores (`mma.sync.m16n8k16`, f16 or bf16 in, f32 accumulate, the
+//! output in the input format), each CTA of 4 warps one 64x64 tile of C. Each K step of 32
+//! loads A and B in coalesced blocked layouts (16-byte loads), `convert!`s them through shared
+//! memory to their `dot_op` fragments (the planner's swizzle; `ldmatrix` where it pays), and
+//! [`Mma`] pairs the fragments with the `nvidia_mma` accumulator's; the epilogue `convert!`s the
+//! accumulator to a row-major blocked layout for 16-byte stores. Every fragment and shared index
+//! comes from a layout.
+//!
+//! A is row-major `m x k`; B is row-major `k x n` (`b_col_major = 0`) or column-major
+//! (`b_col_major = 1`); `m`, `n` multiples of 64, `k` of 32. Not yet the pipelined kernel
+//! (`cp.async` stages overlapping loads with `mma`): each step loads, converts, then multiplies.
+
+#[cfg(not(target_arch = "spirv"))]
+use linear_layouts::kernel;
+use linear_layouts::{convert, layout, Bf16, Global, GlobalMut, Mma, Thread, Tile, F16};
+
+layout! {
+    /// The accumulator: m16n8 fragments, 2x2 warps over a 64x64 tile.
+    pub GemmAcc = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]) for [64, 64];
+    /// A's fragments for one K step of 32.
+    pub GemmA = dot_op(opIdx = 0, parent = GemmAcc, kWidth = 2) for [64, 32];
+    /// B's fragments for one K step of 32.
+    pub GemmB = dot_op(opIdx = 1, parent = GemmAcc, kWidth = 2) for [32, 64];
+    /// A's K step as loaded: rows of 32 halves, 8 per thread (16-byte loads).
+    pub GemmALoad = blocked(sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 32];
+    /// A row-major B's K step as loaded: rows of 64 halves.
+    pub GemmBLoad = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 64];
+    /// A column-major B's K step as loaded: columns of 32 halves.
+    pub GemmBLoadT = blocked(sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]) for [32, 64];
+    /// The output tile: rows of 8 consecutive halves (16-byte stores).
+    pub GemmOut = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+}
+
+/// Registers per thread of each layout.
+const NA: usize = GemmA::ELEMENTS_PER_THREAD as usize;
+const NB: usize = GemmB::ELEMENTS_PER_THREAD as usize;
+const NC: usize = GemmAcc::ELEMENTS_PER_THREAD as usize;
+const NO: usize = GemmOut::ELEMENTS_PER_THREAD as usize;
+const NL: usize = GemmALoad::ELEMENTS_PER_THREAD as usize;
+
+/// The tensor-core step, its layouts checked here.
+const MMA: Mma<GemmA, GemmB, GemmAcc> = Mma::new();
+
+/// Threads per CTA.
+pub const GEMM_THREADS: u32 = GemmAcc::THREADS;
+/// Shared memory of the largest of the kernel's conversions, in bytes.
+pub const GEMM_SMEM: u32 = max(
+    max(
+        convert!(GemmALoad => GemmA, u16).cost.shared_bytes,
+        convert!(GemmBLoad => GemmB, u16).cost.shared_bytes,
+    ),
+    max(
+        convert!(GemmBLoadT => GemmB, u16).cost.shared_bytes,
+        convert!(GemmAcc => GemmOut, f32).cost.shared_bytes,
+    ),
+);
+
+const fn max(a: u32, b: u32) -> u32 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// A tile's values as their bits (`convert!` moves 16-bit elements as `u16`), and back.
+#[inline(always)]
+fn bits<E: Half, const N: usize>(v: [E; N]) -> [u16; N] {
+    v.map(|x| x.to_bits() as u16)
+}
+#[inline(always)]
+fn halves<E: Half, const N: usize>(v: [u16; N]) -> [E; N] {
+    v.map(|x| E::from_bits(x as u64))
+}
+
+/// A 16-bit float an MMA takes and the kernel writes.
+pub trait Half: linear_layouts::runtime::mma::MmaInput {
+    /// `x` rounded to this format.
+    fn round(x: f32) -> Self;
+}
+impl Half for F16 {
+    #[inline(always)]
+    fn round(x: f32) -> Self {
+        F16::round(x)
+    }
+}
+impl Half for Bf16 {
+    #[inline(always)]
+    fn round(x: f32) -> Self {
+        Bf16::round(x)
+    }
+}
+
+/// The 64x64 tile `(bx, by)` of `c = a · b`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_tile<T: Thread, E: Half>(
+    t: &T,
+    a: &Global<E>,
+    b: &Global<E>,
+    c: &GlobalMut<E>,
+    [n, k]: [u32; 2],
+    b_col_major: bool,
+    bx: u32,
+    by: u32,
+) {
+    let (row0, col0) = (by * 64, bx * 64);
+    let mut acc = [0f32; NC];
+    let mut k0 = 0;
+    while k0 < k {
+        let la = Tile::<GemmALoad, E, NL>::load(t, a, [row0, k0], [k, 1]);
+        let fa: [E; NA] = halves(convert!(GemmALoad => GemmA, u16).run(t, &bits(la.values)));
+        // The next conversion reuses the scratch A's was read from.
+        t.sync_block();
+        let fb: [E; NB] = halves(if b_col_major {
+            let lb = Tile::<GemmBLoadT, E, NL>::load(t, b, [k0, col0], [1, k]);
+            convert!(GemmBLoadT => GemmB, u16).run(t, &bits(lb.values))
+        } else {
+            let lb = Tile::<GemmBLoad, E, NL>::load(t, b, [k0, col0], [n, 1]);
+            convert!(GemmBLoad => GemmB, u16).run(t, &bits(lb.values))
+        });
+        t.sync_block();
+        MMA.run(t, &fa, &fb, &mut acc);
+        k0 += 32;
+    }
+    let out = convert!(GemmAcc => GemmOut, f32).run(t, &acc);
+    Tile::<GemmOut, E, NO>::new(out.map(E::round)).store(t, c, [row0, col0], [n, 1]);
+}
+
+/// `c = a · b` in f16: grid `(n / 64, m / 64)`.
+#[cfg(not(target_arch = "spirv"))]
+#[kernel(block = GEMM_THREADS, shared = GEMM_SMEM)]
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_f16(
+    t: &impl Thread,
+    a: Global<F16>,
+    b: Global<F16>,
+    c: GlobalMut<F16>,
+    n: u32,
+    k: u32,
+    b_col_major: u32,
+) {
+    let [bx, by, _] = t.block_idx();
+    gemm_tile(t, &a, &b, &c, [n, k], b_col_major != 0, bx, by);
+}
+
+/// `c = a · b` in bf16: grid `(n / 64, m / 64)`.
+#[cfg(not(target_arch = "spirv"))]
+#[kernel(block = GEMM_THREADS, shared = GEMM_SMEM)]
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_bf16(
+    t: &impl Thread,
+    a: Global<Bf16>,
+    b: Global<Bf16>,
+    c: GlobalMut<Bf16>,
+    n: u32,
+    k: u32,
+    b_col_major: u32,
+) {
+    let [bx, by, _] = t.block_idx();
+    gemm_tile(t, &a, &b, &c, [n, k], b_col_major != 0, bx, by);
+}

@@ -1,0 +1,119 @@
+//! The tensor-core GEMM bodies on the simulator (its `mma.sync` is the operands gathered by
+//! shuffles and multiplied in f32): several shapes, f16 and bf16, B row- and column-major, random
+//! inputs in [-1, 1), against a CPU reference accumulating the same values in f64. Tolerance:
+//! one unit in the last place of the output format (the kernel and the reference round the f32
+//! sum once each; their sums differ only by f32 rounding).
+
+use kernels::gemm::{gemm_bf16, gemm_f16, GEMM_SMEM, GEMM_THREADS};
+use linear_layouts::sim::{launch, HostMemory, Launch, SimThread};
+use linear_layouts::{Bf16, F16};
+
+/// The format under test: its bits from an `f32` and back, and its unit in the last place.
+trait Format {
+    fn bits(x: f32) -> u64;
+    fn value(b: u64) -> f32;
+    const ULP: f32;
+}
+impl Format for F16 {
+    fn bits(x: f32) -> u64 {
+        F16::from_f32(x).0 as u64
+    }
+    fn value(b: u64) -> f32 {
+        F16(b as u16).to_f32()
+    }
+    const ULP: f32 = 1.0 / 1024.0;
+}
+impl Format for Bf16 {
+    fn bits(x: f32) -> u64 {
+        Bf16::from_f32(x).0 as u64
+    }
+    fn value(b: u64) -> f32 {
+        Bf16(b as u16).to_f32()
+    }
+    const ULP: f32 = 1.0 / 128.0;
+}
+
+fn random(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        })
+        .collect()
+}
+
+/// A GEMM kernel on simulator memory: `(t, a, b, c, n, k, b_col_major)`.
+type Kernel = dyn Fn(&SimThread, &HostMemory, &HostMemory, &HostMemory, u32, u32, u32) + Sync;
+
+fn check<E: Format>(name: &str, kernel: &Kernel, [m, n, k]: [u32; 3], b_col_major: bool) {
+    let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+    let a: Vec<u64> = random(mu * ku, 1).into_iter().map(E::bits).collect();
+    let b: Vec<u64> = random(ku * nu, 2).into_iter().map(E::bits).collect();
+    let b_at = |kk: usize, j: usize| {
+        b[if b_col_major {
+            j * ku + kk
+        } else {
+            kk * nu + j
+        }]
+    };
+    let (ga, gb) = (
+        HostMemory::new(a.iter().copied()),
+        HostMemory::new(b.iter().copied()),
+    );
+    let c = HostMemory::new((0..mu * nu).map(|_| 0xffff)); // poisoned (a NaN in both formats)
+    let shape = Launch::dims([n / 64, m / 64, 1], [GEMM_THREADS, 1, 1], GEMM_SMEM);
+    launch(shape, |t| kernel(t, &ga, &gb, &c, n, k, b_col_major as u32)).expect("simulator");
+    for i in 0..mu {
+        for j in 0..nu {
+            let want: f64 = (0..ku)
+                .map(|kk| E::value(a[i * ku + kk]) as f64 * E::value(b_at(kk, j)) as f64)
+                .sum();
+            let got = E::value(c.get(i * nu + j));
+            let tol = E::ULP * (want.abs() as f32).max(1.0);
+            assert!(
+                (got - want as f32).abs() <= tol,
+                "{} {}x{}x{} (B {}): C[{}][{}] = {}, want {}",
+                name,
+                m,
+                n,
+                k,
+                if b_col_major {
+                    "column-major"
+                } else {
+                    "row-major"
+                },
+                i,
+                j,
+                got,
+                want
+            );
+        }
+    }
+}
+
+#[test]
+fn gemm_f16_on_the_simulator() {
+    for (shape, bcm) in [
+        ([64, 64, 32], false),
+        ([128, 64, 96], true),
+        ([64, 128, 64], false),
+    ] {
+        let f16 = |t: &SimThread, a: &HostMemory, b: &HostMemory, c: &HostMemory, n, k, bcm| {
+            gemm_f16(t, a.global(), b.global(), c.global_mut(), n, k, bcm)
+        };
+        check::<F16>("f16", &f16, shape, bcm);
+    }
+}
+
+#[test]
+fn gemm_bf16_on_the_simulator() {
+    for (shape, bcm) in [([64, 64, 64], true), ([128, 128, 32], false)] {
+        let bf16 = |t: &SimThread, a: &HostMemory, b: &HostMemory, c: &HostMemory, n, k, bcm| {
+            gemm_bf16(t, a.global(), b.global(), c.global_mut(), n, k, bcm)
+        };
+        check::<Bf16>("bf16", &bf16, shape, bcm);
+    }
+}

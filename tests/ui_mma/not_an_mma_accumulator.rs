@@ -1,0 +1,12 @@
+use linear_layouts::{layout, Mma};
+
+layout! {
+    pub Acc = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]) for [64, 64];
+    pub OpA = dot_op(opIdx = 0, parent = Acc, kWidth = 2) for [64, 32];
+    pub OpB = dot_op(opIdx = 1, parent = Acc, kWidth = 2) for [32, 64];
+    pub Blocked = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+}
+
+const MMA: Mma<OpA, OpB, Blocked> = Mma::new();
+
+fn main() {}
