@@ -64,41 +64,32 @@ impl F16 {
     }
 }
 
-impl F16 {
-    /// [`F16::from_f32`] as one `cvt.rn.f16.f32` on the GPU (the same rounding).
-    #[inline(always)]
-    pub fn round(x: f32) -> F16 {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let h: u16;
-            // SAFETY: a register conversion.
-            unsafe {
-                core::arch::asm!("cvt.rn.f16.f32 {h}, {x};", h = out(reg16) h, x = in(reg32) x, options(pure, nomem, nostack))
-            };
-            F16(h)
+/// `$t::round`: `$t::from_f32` as one `cvt.rn.$ptx.f32` on the GPU (the same rounding; the
+/// bf16 form needs sm_80 on).
+macro_rules! round {
+    ($($t:ident => $ptx:literal),*) => {$(
+        impl $t {
+            #[doc = concat!("[`", stringify!($t), "::from_f32`] as one `cvt.rn.", $ptx, ".f32` on the GPU (the same rounding).")]
+            #[inline(always)]
+            pub fn round(x: f32) -> $t {
+                #[cfg(target_arch = "nvptx64")]
+                {
+                    let h: u16;
+                    // SAFETY: a register conversion.
+                    unsafe {
+                        core::arch::asm!(concat!("cvt.rn.", $ptx, ".f32 {h}, {x};"), h = out(reg16) h, x = in(reg32) x, options(pure, nomem, nostack))
+                    };
+                    $t(h)
+                }
+                #[cfg(not(target_arch = "nvptx64"))]
+                $t::from_f32(x)
+            }
         }
-        #[cfg(not(target_arch = "nvptx64"))]
-        F16::from_f32(x)
-    }
+    )*};
 }
+round!(F16 => "f16", Bf16 => "bf16");
 
 impl Bf16 {
-    /// [`Bf16::from_f32`] as one `cvt.rn.bf16.f32` on the GPU (sm_80 on; the same rounding).
-    #[inline(always)]
-    pub fn round(x: f32) -> Bf16 {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let h: u16;
-            // SAFETY: a register conversion.
-            unsafe {
-                core::arch::asm!("cvt.rn.bf16.f32 {h}, {x};", h = out(reg16) h, x = in(reg32) x, options(pure, nomem, nostack))
-            };
-            Bf16(h)
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        Bf16::from_f32(x)
-    }
-
     /// The exact `f32` of this bfloat16.
     #[inline(always)]
     pub const fn to_f32(self) -> f32 {

@@ -30,6 +30,8 @@ pub trait MmaInput: Element {
     const KIND: MmaKind;
     /// Its value, exactly, as `f32`.
     fn to_f32(self) -> f32;
+    /// `x` rounded to this format (nearest, ties to even): an epilogue's narrowing.
+    fn round(x: f32) -> Self;
 }
 
 impl MmaInput for F16 {
@@ -38,6 +40,10 @@ impl MmaInput for F16 {
     fn to_f32(self) -> f32 {
         F16::to_f32(self)
     }
+    #[inline(always)]
+    fn round(x: f32) -> Self {
+        F16::round(x)
+    }
 }
 
 impl MmaInput for Bf16 {
@@ -45,6 +51,10 @@ impl MmaInput for Bf16 {
     #[inline(always)]
     fn to_f32(self) -> f32 {
         Bf16::to_f32(self)
+    }
+    #[inline(always)]
+    fn round(x: f32) -> Self {
+        Bf16::round(x)
     }
 }
 
@@ -346,25 +356,27 @@ const fn plan(
         }
         bit += 1;
     }
-    steps(&ar, &br, &cr)
+    steps(&ar, &br, &cr, sa[1])
 }
 
-/// Every C fragment, each K step: the A and B fragments at the same rows, K and columns.
-const fn steps(ar: &InDim, br: &InDim, cr: &InDim) -> Result<([Step; MAX_STEPS], usize), usize> {
-    let k_span = span(ar, A_REGS, 1);
-    if k_span == 0 || k_span != span(br, B_REGS, 0) || !k_span.is_multiple_of(16) {
-        return Err(4);
-    }
+/// Every C fragment, each K step of 16 up to `k`: the A and B fragments at the same rows, K and
+/// columns.
+const fn steps(
+    ar: &InDim,
+    br: &InDim,
+    cr: &InDim,
+    k: u32,
+) -> Result<([Step; MAX_STEPS], usize), usize> {
     let mut out = [Step { c: 0, a: 0, b: 0 }; MAX_STEPS];
     let mut n = 0;
     let mut g = 0;
     while g * C_REGS < cr.size {
         let [row, col] = reg_coord(cr, g * C_REGS);
-        let mut k = 0;
-        while k < k_span {
+        let mut k0 = 0;
+        while k0 < k {
             let (fa, fb) = (
-                fragment_at(ar, A_REGS, [row, k]),
-                fragment_at(br, B_REGS, [k, col]),
+                fragment_at(ar, A_REGS, [row, k0]),
+                fragment_at(br, B_REGS, [k0, col]),
             );
             match (fa, fb) {
                 (Some(a), Some(b)) if n < MAX_STEPS => {
@@ -377,24 +389,9 @@ const fn steps(ar: &InDim, br: &InDim, cr: &InDim) -> Result<([Step; MAX_STEPS],
                 }
                 _ => return Err(6),
             }
-            k += 16;
+            k0 += 16;
         }
         g += 1;
     }
     Ok((out, n))
-}
-
-/// How far a thread's fragments reach along dim `d`: the largest register coordinate there,
-/// rounded up to the fragment's 16.
-const fn span(r: &InDim, regs: u32, d: usize) -> u32 {
-    let mut max = 0;
-    let mut g = 0;
-    while g * regs < r.size {
-        let c = reg_coord(r, g * regs)[d];
-        if c > max {
-            max = c;
-        }
-        g += 1;
-    }
-    max + 16
 }

@@ -12,6 +12,7 @@
 
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
+use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::{convert, layout, Bf16, Global, GlobalMut, Mma, Thread, Tile, F16};
 
 layout! {
@@ -65,36 +66,18 @@ const fn max(a: u32, b: u32) -> u32 {
 
 /// A tile's values as their bits (`convert!` moves 16-bit elements as `u16`), and back.
 #[inline(always)]
-fn bits<E: Half, const N: usize>(v: [E; N]) -> [u16; N] {
+fn bits<E: MmaInput, const N: usize>(v: [E; N]) -> [u16; N] {
     v.map(|x| x.to_bits() as u16)
 }
 #[inline(always)]
-fn halves<E: Half, const N: usize>(v: [u16; N]) -> [E; N] {
+fn halves<E: MmaInput, const N: usize>(v: [u16; N]) -> [E; N] {
     v.map(|x| E::from_bits(x as u64))
-}
-
-/// A 16-bit float an MMA takes and the kernel writes.
-pub trait Half: linear_layouts::runtime::mma::MmaInput {
-    /// `x` rounded to this format.
-    fn round(x: f32) -> Self;
-}
-impl Half for F16 {
-    #[inline(always)]
-    fn round(x: f32) -> Self {
-        F16::round(x)
-    }
-}
-impl Half for Bf16 {
-    #[inline(always)]
-    fn round(x: f32) -> Self {
-        Bf16::round(x)
-    }
 }
 
 /// The 64x64 tile `(bx, by)` of `c = a · b`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn gemm_tile<T: Thread, E: Half>(
+pub fn gemm_tile<T: Thread, E: MmaInput>(
     t: &T,
     a: &Global<E>,
     b: &Global<E>,

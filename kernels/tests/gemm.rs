@@ -5,32 +5,13 @@
 //! sum once each; their sums differ only by f32 rounding).
 
 use kernels::gemm::{gemm_bf16, gemm_f16, GEMM_SMEM, GEMM_THREADS};
+use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::sim::{launch, HostMemory, Launch, SimThread};
 use linear_layouts::{Bf16, F16};
 
-/// The format under test: its bits from an `f32` and back, and its unit in the last place.
-trait Format {
-    fn bits(x: f32) -> u64;
-    fn value(b: u64) -> f32;
-    const ULP: f32;
-}
-impl Format for F16 {
-    fn bits(x: f32) -> u64 {
-        F16::from_f32(x).0 as u64
-    }
-    fn value(b: u64) -> f32 {
-        F16(b as u16).to_f32()
-    }
-    const ULP: f32 = 1.0 / 1024.0;
-}
-impl Format for Bf16 {
-    fn bits(x: f32) -> u64 {
-        Bf16::from_f32(x).0 as u64
-    }
-    fn value(b: u64) -> f32 {
-        Bf16(b as u16).to_f32()
-    }
-    const ULP: f32 = 1.0 / 128.0;
+/// A value of format `E` as `f32`, from its bits.
+fn value<E: MmaInput>(b: u64) -> f32 {
+    E::from_bits(b).to_f32()
 }
 
 fn random(n: usize, seed: u64) -> Vec<f32> {
@@ -48,10 +29,23 @@ fn random(n: usize, seed: u64) -> Vec<f32> {
 /// A GEMM kernel on simulator memory: `(t, a, b, c, n, k, b_col_major)`.
 type Kernel = dyn Fn(&SimThread, &HostMemory, &HostMemory, &HostMemory, u32, u32, u32) + Sync;
 
-fn check<E: Format>(name: &str, kernel: &Kernel, [m, n, k]: [u32; 3], b_col_major: bool) {
+/// `ulp`: the unit in the last place of `E` at 1.
+fn check<E: MmaInput>(
+    name: &str,
+    ulp: f32,
+    kernel: &Kernel,
+    [m, n, k]: [u32; 3],
+    b_col_major: bool,
+) {
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
-    let a: Vec<u64> = random(mu * ku, 1).into_iter().map(E::bits).collect();
-    let b: Vec<u64> = random(ku * nu, 2).into_iter().map(E::bits).collect();
+    let a: Vec<u64> = random(mu * ku, 1)
+        .into_iter()
+        .map(|x| E::round(x).to_bits())
+        .collect();
+    let b: Vec<u64> = random(ku * nu, 2)
+        .into_iter()
+        .map(|x| E::round(x).to_bits())
+        .collect();
     let b_at = |kk: usize, j: usize| {
         b[if b_col_major {
             j * ku + kk
@@ -69,10 +63,10 @@ fn check<E: Format>(name: &str, kernel: &Kernel, [m, n, k]: [u32; 3], b_col_majo
     for i in 0..mu {
         for j in 0..nu {
             let want: f64 = (0..ku)
-                .map(|kk| E::value(a[i * ku + kk]) as f64 * E::value(b_at(kk, j)) as f64)
+                .map(|kk| value::<E>(a[i * ku + kk]) as f64 * value::<E>(b_at(kk, j)) as f64)
                 .sum();
-            let got = E::value(c.get(i * nu + j));
-            let tol = E::ULP * (want.abs() as f32).max(1.0);
+            let got = value::<E>(c.get(i * nu + j));
+            let tol = ulp * (want.abs() as f32).max(1.0);
             assert!(
                 (got - want as f32).abs() <= tol,
                 "{} {}x{}x{} (B {}): C[{}][{}] = {}, want {}",
@@ -104,7 +98,7 @@ fn gemm_f16_on_the_simulator() {
         let f16 = |t: &SimThread, a: &HostMemory, b: &HostMemory, c: &HostMemory, n, k, bcm| {
             gemm_f16(t, a.global(), b.global(), c.global_mut(), n, k, bcm)
         };
-        check::<F16>("f16", &f16, shape, bcm);
+        check::<F16>("f16", 1.0 / 1024.0, &f16, shape, bcm);
     }
 }
 
@@ -114,6 +108,6 @@ fn gemm_bf16_on_the_simulator() {
         let bf16 = |t: &SimThread, a: &HostMemory, b: &HostMemory, c: &HostMemory, n, k, bcm| {
             gemm_bf16(t, a.global(), b.global(), c.global_mut(), n, k, bcm)
         };
-        check::<Bf16>("bf16", &bf16, shape, bcm);
+        check::<Bf16>("bf16", 1.0 / 128.0, &bf16, shape, bcm);
     }
 }
