@@ -37,8 +37,8 @@ pub use gpu_runtime::convert::{Converter, Cost, SharedLoad, SharedStore, Strateg
 pub use gpu_runtime::kernel::KernelSpec;
 #[doc(inline)]
 pub use gpu_runtime::{
-    Bf16, Element, Global, GlobalMut, HwIndex, InDim, Layout, LayoutKind, Mma, SharedIndex, Thread,
-    Tile, F16,
+    AsyncCopy, Bf16, Element, Global, GlobalMut, HwIndex, InDim, Layout, LayoutKind, Mma,
+    SharedIndex, SharedWindow, Thread, Tile, F16,
 };
 #[doc(inline)]
 pub use layout_macros::kernel;

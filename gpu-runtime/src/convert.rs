@@ -89,20 +89,7 @@ impl<E: Element, T: Thread> Machine for Values<'_, E, T> {
     }
     #[inline(always)]
     fn linear(&mut self, terms: &[(&[u32], u32)]) -> u32 {
-        let mut r = 0;
-        let mut i = 0;
-        while i < terms.len() {
-            let (bases, x) = terms[i];
-            let mut b = 0;
-            while b < bases.len() {
-                if (x >> b) & 1 == 1 {
-                    r ^= bases[b];
-                }
-                b += 1;
-            }
-            i += 1;
-        }
-        r
+        xor_bases(terms)
     }
     #[inline(always)]
     fn select(&mut self, c: bool, a: u32, b: u32) -> u32 {
@@ -201,6 +188,26 @@ pub fn store_access<E: Element, T: Thread, S: Storage>(s: &SmemAccess<S>, t: &T,
 #[inline(always)]
 pub fn load_access<E: Element, T: Thread, S: Storage>(l: &SmemAccess<S>, t: &T, dst: &mut [E]) {
     exec::load(&mut Values { t, src: &[], dst }, l)
+}
+
+/// The XOR of `bases[b]` over the set bits `b` of each term's integer: an address from the
+/// lane, warp and rank bits.
+#[inline(always)]
+pub fn xor_bases(terms: &[(&[u32], u32)]) -> u32 {
+    let mut r = 0;
+    let mut i = 0;
+    while i < terms.len() {
+        let (bases, x) = terms[i];
+        let mut b = 0;
+        while b < bases.len() {
+            if (x >> b) & 1 == 1 {
+                r ^= bases[b];
+            }
+            b += 1;
+        }
+        i += 1;
+    }
+    r
 }
 
 /// `st.shared` at `addr`, or into another CTA's shared memory for a remote access.

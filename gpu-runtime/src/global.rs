@@ -13,6 +13,7 @@ use core::marker::PhantomData;
 use crate::element::Element;
 #[cfg(all(feature = "sim", not(target_arch = "nvptx64")))]
 use crate::host_memory::HostMemory;
+use crate::thread::{CopySource, Thread};
 
 /// A 16-byte aligned value (what a 16-byte vector access reads or writes).
 #[derive(Clone, Copy)]
@@ -309,7 +310,63 @@ macro_rules! reads {
         pub fn load1(&self, idx: usize) -> E {
             self.mem.load1(idx)
         }
+        /// `cp.async` of `bytes` bytes (4, 8 or 16; whole elements) from element `idx` (aligned
+        /// to `bytes`) to shared byte `byte_offset` of `t`: it lands by the
+        /// [`Thread::cp_async_wait`] of its group (see [`Thread::cp_async`]).
+        #[inline(always)]
+        pub fn copy_to_shared<T: Thread>(&self, t: &T, idx: usize, bytes: u32, byte_offset: u32) {
+            t.cp_async(byte_offset, bytes, self.copy_source(idx, bytes))
+        }
+        /// Where an async copy of `bytes` bytes from element `idx` reads.
+        #[inline(always)]
+        fn copy_source(&self, idx: usize, bytes: u32) -> CopySource {
+            #[cfg(target_arch = "nvptx64")]
+            {
+                let _ = bytes;
+                // SAFETY: `from_ptr`'s contract: the kernel's indices are inside the buffer.
+                #[allow(unsafe_code)]
+                let p = unsafe { self.mem.0.add(idx) };
+                CopySource::from_global(p as u64)
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                let n = (bytes * 8 / E::BITS).clamp(1, 16) as usize;
+                assert!(
+                    idx % n == 0,
+                    "an async copy of {} bytes from element {} is not aligned to its size",
+                    bytes,
+                    idx
+                );
+                let mut v = [E::default(); 16];
+                let mut k = 0;
+                while k < n {
+                    v[k] = self.load1(idx + k);
+                    k += 1;
+                }
+                CopySource::from_words(pack_words(&v, n))
+            }
+        }
     };
+}
+
+/// The first `n` elements as the little-endian bytes of (up to) four words.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+fn pack_words<E: Element>(v: &[E; 16], n: usize) -> [u32; 4] {
+    let mut w = [0u32; 4];
+    let bytes = (E::BITS / 8) as usize;
+    let mut k = 0;
+    while k < n {
+        let bits = v[k].to_bits();
+        let mut b = 0;
+        while b < bytes && k * bytes + b < 16 {
+            let pos = k * bytes + b;
+            w[pos / 4] |= ((bits >> (8 * b)) as u32 & 0xff) << (8 * (pos % 4));
+            b += 1;
+        }
+        k += 1;
+    }
+    w
 }
 
 impl<E: Element> Global<'_, E> {

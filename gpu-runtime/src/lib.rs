@@ -4,10 +4,13 @@
 //! * [`layout`]: the [`Layout`] trait every `layout!` type implements.
 //! * [`thread`]: the per-thread context ([`Thread`]): ids, shuffles, barriers, shared memory.
 //! * [`convert`]: executing a conversion plan that `convert!` solved at compile time.
+//! * [`copy`]: async copies of a tile from global memory into a shared layout ([`AsyncCopy`]).
 //! * [`element`]: the element types a conversion moves; [`float16`]: f16 and bf16.
 //! * [`mma`]: tensor-core `mma` on typed fragments, the layouts checked at compile time.
 //! * [`global`]: global tensors as kernel parameters ([`Global`], [`GlobalMut`]).
 //! * [`kernel`]: [`kernel::KernelSpec`], how a host launches a `#[kernel]`.
+//! * [`window`]: a thread seeing shared memory from an offset ([`SharedWindow`]): one stage of
+//!   a pipeline.
 //! * [`tile`]: a thread's registers of a layout's tile, loaded and stored in the widest aligned
 //!   vectors ([`Tile`]).
 //! * backends: [`nvptx`] (NVIDIA GPUs), [`spirv`] (Vulkan, built by rust-gpu) and, with the
@@ -19,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod convert;
+pub mod copy;
 pub mod element;
 pub mod float16;
 pub mod global;
@@ -27,6 +31,7 @@ pub mod layout;
 pub mod mma;
 pub mod thread;
 pub mod tile;
+pub mod window;
 
 #[cfg(feature = "sim")]
 mod host_memory;
@@ -38,10 +43,13 @@ pub mod sim;
 pub mod spirv;
 
 pub use convert::{Converter, Cost, Plan, SharedLoad, SharedStore, Strategy};
+pub use copy::AsyncCopy;
 pub use element::Element;
 pub use float16::{Bf16, F16};
 pub use global::{Global, GlobalMut};
 pub use layout::{HwIndex, InDim, Layout, LayoutKind, SharedIndex};
 pub use mma::Mma;
+pub use thread::CopySource;
 pub use thread::Thread;
 pub use tile::Tile;
+pub use window::SharedWindow;

@@ -302,6 +302,40 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
         }
     }
     #[inline(always)]
+    fn cp_async(&self, byte_offset: u32, bytes: u32, src: crate::thread::CopySource) {
+        let a = self.smem + byte_offset;
+        let Some(g) = src.global() else {
+            return self.st_shared(byte_offset, bytes, src.read(bytes));
+        };
+        // SAFETY: the source is inside a kernel tensor (`Global::copy_to_shared`), the
+        // destination inside the kernel's shared buffer (the layouts' offsets, checked on the
+        // simulator). `.cg` (L2 only) for 16 bytes, as Triton does; `.ca` is the only form of
+        // the narrower copies. `bytes` is a constant: one arm remains.
+        unsafe {
+            match bytes {
+                16 => {
+                    asm!("cp.async.cg.shared.global [{a}], [{g}], 16;", a = in(reg32) a, g = in(reg64) g, options(nostack))
+                }
+                8 => {
+                    asm!("cp.async.ca.shared.global [{a}], [{g}], 8;", a = in(reg32) a, g = in(reg64) g, options(nostack))
+                }
+                _ => {
+                    asm!("cp.async.ca.shared.global [{a}], [{g}], 4;", a = in(reg32) a, g = in(reg64) g, options(nostack))
+                }
+            }
+        }
+    }
+    #[inline(always)]
+    fn cp_async_commit(&self) {
+        // SAFETY: no operands; orders this thread's async copies only.
+        unsafe { asm!("cp.async.commit_group;", options(nostack)) }
+    }
+    #[inline(always)]
+    fn cp_async_wait<const PENDING: u32>(&self) {
+        // SAFETY: no operands. Without `nomem`: shared loads after it must not move before it.
+        unsafe { asm!("cp.async.wait_group {n};", n = const PENDING, options(nostack)) }
+    }
+    #[inline(always)]
     fn mma_m16n8k16(
         &self,
         kind: crate::mma::MmaKind,

@@ -95,6 +95,9 @@ impl core::fmt::Display for SimError {
 
 const MANY: u32 = u32::MAX - 1;
 
+/// The words of an `mma.m16n8k16`'s operands a lane holds: A's 4, B's 2.
+const MMA_WORDS: usize = 6;
+
 /// Who touched a byte, and when (cluster-, block- and warp-barrier epochs of that thread).
 #[derive(Clone, Copy)]
 struct Access {
@@ -114,6 +117,17 @@ struct Byte {
     value: u8,
     write: Option<Access>,
     read: Option<Access>,
+    /// The thread whose async copy into this byte has not landed yet.
+    copying: Option<u32>,
+}
+
+/// An async copy issued and not yet waited for: it lands when its group is waited for.
+struct PendingCopy {
+    /// Commits the thread had made when it issued the copy (its group, once committed).
+    group: u32,
+    byte_offset: u32,
+    bytes: u32,
+    words: [u32; 4],
 }
 
 /// A barrier of `n` threads that a panicking thread can break: once the cluster is aborted, every
@@ -167,6 +181,8 @@ impl SimBarrier {
 
 struct WarpState {
     slots: Vec<AtomicU32>,
+    /// [`MMA_WORDS`] words per lane: an `mma`'s operands, exchanged at once.
+    wide: Vec<AtomicU32>,
     barrier: SimBarrier,
 }
 
@@ -201,6 +217,9 @@ pub struct SimThread<'a> {
     block_epoch: core::cell::Cell<u32>,
     warp_epoch: core::cell::Cell<u32>,
     issued: core::cell::Cell<Issued>,
+    /// Async copies in flight, oldest first, and the groups committed so far.
+    copies: core::cell::RefCell<Vec<PendingCopy>>,
+    commits: core::cell::Cell<u32>,
 }
 
 /// What one simulated thread has issued so far: each `Thread` call counts once (an `ldmatrix`
@@ -210,7 +229,7 @@ pub struct SimThread<'a> {
 pub struct Issued {
     /// Shuffles (`shfl_idx`, `shfl_xor`).
     pub shuffles: u32,
-    /// Shared-memory stores, local or distributed, vector or matrix.
+    /// Shared-memory stores, local or distributed, vector or matrix, and async copies.
     pub shared_stores: u32,
     /// Shared-memory loads, local or distributed, vector or matrix.
     pub shared_loads: u32,
@@ -399,6 +418,69 @@ impl Thread for SimThread<'_> {
         self.load_bytes(cta, byte_offset, bytes)
     }
 
+    // The default's semantics, with the operands exchanged once rather than shuffled word by
+    // word: the same sums in the same order, 32 times fewer warp rendezvous.
+    fn mma_m16n8k16(
+        &self,
+        kind: crate::mma::MmaKind,
+        a: [u32; 4],
+        b: [u32; 2],
+        c: [f32; 4],
+    ) -> [f32; 4] {
+        if self.warp_size != 32 {
+            self.error(format!(
+                "thread {} (block {}): mma.m16n8k16 needs 32-lane warps, not {}",
+                self.tid(),
+                self.block,
+                self.warp_size
+            ));
+            return c;
+        }
+        let w = self.all_lanes_mma([a[0], a[1], a[2], a[3], b[0], b[1]]);
+        let (a_of, b_of) = (
+            |i: usize, l: u32| w[l as usize][i],
+            |i: usize, l: u32| w[l as usize][4 + i],
+        );
+        crate::mma::m16n8k16_lane(kind, self.lane, a_of, b_of, c)
+    }
+
+    fn cp_async(&self, byte_offset: u32, bytes: u32, src: crate::thread::CopySource) {
+        self.count(|i| i.shared_stores += 1);
+        if !matches!(bytes, 4 | 8 | 16) {
+            return self.error(format!(
+                "thread {} (block {}): an async copy moves 4, 8 or 16 bytes, not {}",
+                self.tid(),
+                self.block,
+                bytes
+            ));
+        }
+        if self.start_copy(byte_offset, bytes) {
+            self.copies.borrow_mut().push(PendingCopy {
+                group: self.commits.get(),
+                byte_offset,
+                bytes,
+                words: src.read(bytes),
+            });
+        }
+    }
+
+    fn cp_async_commit(&self) {
+        self.commits.set(self.commits.get() + 1);
+    }
+
+    fn cp_async_wait<const PENDING: u32>(&self) {
+        let done = self.commits.get().saturating_sub(PENDING);
+        let landed: Vec<PendingCopy> = {
+            let mut copies = self.copies.borrow_mut();
+            let keep = copies.iter().position(|c| c.group >= done);
+            let keep = keep.unwrap_or(copies.len());
+            copies.drain(..keep).collect()
+        };
+        for c in landed {
+            self.land_copy(c);
+        }
+    }
+
     fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
         self.count(|i| i.shared_loads += 1);
         if self.lane < 8 * count {
@@ -472,6 +554,45 @@ impl SimThread<'_> {
         r
     }
 
+    /// Mark the bytes an async copy will write, refusing bytes another copy is writing or
+    /// that other threads touched since the last barrier. Whether the copy may go ahead.
+    fn start_copy(&self, byte_offset: u32, bytes: u32) -> bool {
+        if !self.check_range(self.state, byte_offset, bytes, "async copy") {
+            return false;
+        }
+        let me = self.access();
+        let Ok(mut mem) = self.state.shared.lock() else {
+            return false;
+        };
+        for i in byte_offset..byte_offset + bytes {
+            let b = &mut mem[i as usize];
+            let other = b
+                .copying
+                .or(b.write.filter(|w| races(*w, me)).map(|w| w.tid));
+            let other = other.or(b.read.filter(|r| races(*r, me)).map(|r| r.tid));
+            if let Some(o) = other {
+                drop(mem);
+                self.error(format!(
+                    "race: thread {} (block {}) starts an async copy into shared byte {} that thread {} is copying into or touched without a barrier between",
+                    me.tid, self.block, i, if o == MANY { String::from("(several)") } else { format!("{}", o) }
+                ));
+                return false;
+            }
+            b.copying = Some(me.tid);
+        }
+        true
+    }
+
+    /// An async copy lands: its bytes are written as by this thread now.
+    fn land_copy(&self, c: PendingCopy) {
+        if let Ok(mut mem) = self.state.shared.lock() {
+            for i in c.byte_offset..c.byte_offset + c.bytes {
+                mem[i as usize].copying = None;
+            }
+        }
+        self.store_bytes(self.rank, c.byte_offset, c.bytes, c.words);
+    }
+
     fn store_bytes(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
         let Some(target) = self.target(cta, "store") else {
             return;
@@ -491,6 +612,13 @@ impl SimThread<'_> {
             let same_instr = |w: &Access| {
                 w.cta == me.cta && w.warp == me.warp && w.store == me.store && b.value == value
             };
+            if let Some(o) = b.copying {
+                drop(mem);
+                return self.error(format!(
+                    "thread {} (block {}) writes shared byte {} of CTA {} while an async copy of thread {} into it is in flight: wait for its group (cp_async_wait) and synchronise first",
+                    me.tid, self.block, byte_offset + i, cta, o
+                ));
+            }
             let conflict = b
                 .write
                 .filter(|w| races(*w, me) && !same_instr(w))
@@ -537,6 +665,9 @@ impl SimThread<'_> {
                 )),
                 _ => {}
             }
+            if let Some(o) = b.copying {
+                problem = Some(format!("thread {} (block {}) reads shared byte {} of CTA {} while an async copy of thread {} into it is in flight: wait for its group (cp_async_wait) and synchronise first", me.tid, self.block, byte_offset + i, cta, o));
+            }
             out[(i / 4) as usize] |= (b.value as u32) << (8 * (i % 4));
             // Several readers since the last barrier they all passed: remember "many" (of
             // several CTAs: "many CTAs"), so that a later write races with any of them.
@@ -574,6 +705,21 @@ impl SimThread<'_> {
         for (i, o) in out.iter_mut().enumerate().take(self.warp_size as usize) {
             *o = w.slots[i].load(Ordering::SeqCst);
         }
+        w.barrier.wait(&self.cluster.aborted);
+        out
+    }
+
+    /// Every lane's operand words, exchanged through the warp at once (all lanes must call).
+    fn all_lanes_mma(&self, v: [u32; MMA_WORDS]) -> Vec<[u32; MMA_WORDS]> {
+        let w = &self.state.warps[self.warp as usize];
+        let me = self.lane as usize * MMA_WORDS;
+        for (i, x) in v.iter().enumerate() {
+            w.wide[me + i].store(*x, Ordering::SeqCst);
+        }
+        w.barrier.wait(&self.cluster.aborted);
+        let out = (0..self.warp_size as usize)
+            .map(|l| std::array::from_fn(|i| w.wide[l * MMA_WORDS + i].load(Ordering::SeqCst)))
+            .collect();
         w.barrier.wait(&self.cluster.aborted);
         out
     }
@@ -706,6 +852,9 @@ impl BlockState {
             warps: (0..nwarps)
                 .map(|_| WarpState {
                     slots: (0..l.warp_size).map(|_| AtomicU32::new(0)).collect(),
+                    wide: (0..l.warp_size as usize * MMA_WORDS)
+                        .map(|_| AtomicU32::new(0))
+                        .collect(),
                     barrier: SimBarrier::new(l.warp_size as usize),
                 })
                 .collect(),
@@ -714,7 +863,8 @@ impl BlockState {
                 Byte {
                     value: 0,
                     write: None,
-                    read: None
+                    read: None,
+                    copying: None,
                 };
                 l.shared_bytes as usize
             ]),
@@ -761,6 +911,8 @@ where
                             block_epoch: core::cell::Cell::new(0),
                             warp_epoch: core::cell::Cell::new(0),
                             issued: core::cell::Cell::new(Issued::default()),
+                            copies: core::cell::RefCell::new(Vec::new()),
+                            commits: core::cell::Cell::new(0),
                         };
                         // A panic becomes an error naming the thread, not a torn-down launch.
                         let run = std::panic::AssertUnwindSafe(|| kernel(&th));

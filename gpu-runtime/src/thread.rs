@@ -117,6 +117,22 @@ pub trait Thread {
             q += 1;
         }
     }
+    /// `cp.async.{ca,cg}.shared.global`: copy `bytes` (4, 8 or 16) from `src` (made by
+    /// [`Global::copy_to_shared`](crate::Global::copy_to_shared)) to shared `byte_offset`
+    /// (aligned to `bytes`) without passing through registers. The copy lands at some point
+    /// before the [`Thread::cp_async_wait`] that waits for its group; reading those bytes
+    /// earlier is an error (the simulator reports it). The default copies at once, which is a
+    /// correct schedule for a GPU without async copies.
+    fn cp_async(&self, byte_offset: u32, bytes: u32, src: CopySource) {
+        self.st_shared(byte_offset, bytes, src.read(bytes))
+    }
+    /// `cp.async.commit_group`: the async copies issued since the last commit form a group.
+    fn cp_async_commit(&self) {}
+    /// `cp.async.wait_group PENDING`: wait until at most `PENDING` of this thread's committed
+    /// groups are still in flight (the newest ones). Other threads see the copies only after a
+    /// barrier that follows.
+    fn cp_async_wait<const PENDING: u32>(&self) {}
+
     /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32` (32-lane warps):
     /// `D = A · B + C` for the warp's 16x16 `A`, 16x8 `B` and 16x8 `C`. Lane `4g + t` holds in
     /// `a` the halves at rows `g`, `g + 8` and columns `2t`, `2t + 1`, `2t + 8`, `2t + 9`
@@ -132,28 +148,74 @@ pub trait Thread {
         b: [u32; 2],
         c: [f32; 4],
     ) -> [f32; 4] {
-        let (g, t) = (self.lane() / 4, self.lane() % 4);
-        let half = |w: u32, h: u32| crate::mma::widen(kind, (w >> (16 * h)) as u16);
-        let mut sum = [0f32; 4];
-        let mut kp = 0;
-        while kp < 8 {
-            // K = 2kp, 2kp + 1: A's word at lane 4g + kp % 4, B's at lane 4 col + kp % 4.
-            let (hi, src) = ((kp / 4) as usize, kp % 4);
-            let a_top = self.shfl_idx(a[2 * hi], 4 * g + src);
-            let a_bot = self.shfl_idx(a[2 * hi + 1], 4 * g + src);
-            let b_left = self.shfl_idx(b[hi], 4 * (2 * t) + src);
-            let b_right = self.shfl_idx(b[hi], 4 * (2 * t + 1) + src);
-            for h in 0..2 {
-                let (x0, x1) = (half(a_top, h), half(a_bot, h));
-                let (y0, y1) = (half(b_left, h), half(b_right, h));
-                sum[0] += x0 * y0;
-                sum[1] += x0 * y1;
-                sum[2] += x1 * y0;
-                sum[3] += x1 * y1;
+        let (a_of, b_of) = (
+            |w: usize, l: u32| self.shfl_idx(a[w], l),
+            |w: usize, l: u32| self.shfl_idx(b[w], l),
+        );
+        crate::mma::m16n8k16_lane(kind, self.lane(), a_of, b_of, c)
+    }
+}
+
+/// Where an async copy reads: on the GPU a global address, elsewhere the bytes themselves
+/// (read when the copy is issued: global memory a kernel reads does not change under it).
+/// Only [`Global::copy_to_shared`](crate::Global::copy_to_shared) makes one, so a copy's
+/// source is always inside a kernel's tensor.
+#[derive(Clone, Copy, Debug)]
+pub struct CopySource(Source);
+
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    Words([u32; 4]),
+    #[cfg(target_arch = "nvptx64")]
+    Global(u64),
+}
+
+impl CopySource {
+    /// The bytes, in little-endian words.
+    #[inline(always)]
+    pub(crate) fn from_words(w: [u32; 4]) -> Self {
+        CopySource(Source::Words(w))
+    }
+    /// The global (generic) address of the bytes.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub(crate) fn from_global(addr: u64) -> Self {
+        CopySource(Source::Global(addr))
+    }
+    /// The `bytes` (4, 8 or 16) bytes, in little-endian words (the rest zero).
+    #[inline(always)]
+    pub fn read(self, bytes: u32) -> [u32; 4] {
+        match self.0 {
+            // Read at issue, `bytes` of them.
+            Source::Words(w) => {
+                let _ = bytes;
+                w
             }
-            kp += 1;
+            #[cfg(target_arch = "nvptx64")]
+            Source::Global(a) => {
+                let mut w = [0u32; 4];
+                let mut i = 0;
+                while i < (bytes / 4).min(4) as usize {
+                    // SAFETY: `Global::copy_to_shared` made the address inside its tensor,
+                    // `bytes` long and aligned (`Global::from_ptr`'s contract).
+                    #[allow(unsafe_code)]
+                    {
+                        w[i] = unsafe { (a as *const u32).add(i).read() };
+                    }
+                    i += 1;
+                }
+                w
+            }
         }
-        [sum[0] + c[0], sum[1] + c[1], sum[2] + c[2], sum[3] + c[3]]
+    }
+    /// The global address, on the GPU.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub(crate) fn global(self) -> Option<u64> {
+        match self.0 {
+            Source::Global(a) => Some(a),
+            Source::Words(_) => None,
+        }
     }
 }
 

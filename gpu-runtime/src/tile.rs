@@ -102,7 +102,7 @@ impl<L: Layout, E: Element, const N: usize> Tile<L, E, N> {
     /// Where register `r` of this thread lives in a tensor whose element `c` is at
     /// `sum((origin[d] + c[d]) * strides[d])`.
     #[inline(always)]
-    fn index<T: Thread, const R: usize>(
+    pub(crate) fn index<T: Thread, const R: usize>(
         t: &T,
         r: usize,
         origin: [u32; R],

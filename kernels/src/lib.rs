@@ -7,6 +7,8 @@
 //! * [`conversions`]: the fp16-to-fp8 operand conversion (shuffles) and a round trip through
 //!   the 128-byte-swizzled `nvmma_shared` layout, tile by tile over a large tensor.
 //! * [`gemm`]: `C = A · B` on tensor cores (`mma.sync`), every fragment a `layout!` type.
+//! * [`gemm_pipelined`]: the Ampere-style GEMM: `cp.async` stages into swizzled shared
+//!   layouts, `ldmatrix` fragments, `mma.sync`, every index from a layout.
 //! * [`subgroup`]: the transposes and a shuffle conversion instantiated for warps of 8, 16, 32
 //!   and 64 lanes (Vulkan subgroups; `kernels-spirv` builds them with rust-gpu).
 //! * [`cluster`]: a transpose whose conversion moves data between the 2 CTAs of a cluster
@@ -26,6 +28,8 @@ pub mod cluster;
 pub mod conversions;
 #[cfg(not(target_arch = "spirv"))]
 pub mod gemm;
+#[cfg(not(target_arch = "spirv"))]
+pub mod gemm_pipelined;
 #[cfg(not(target_arch = "spirv"))]
 pub mod index_math;
 pub mod subgroup;

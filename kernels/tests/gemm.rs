@@ -5,6 +5,7 @@
 //! sum once each; their sums differ only by f32 rounding).
 
 use kernels::gemm::{gemm_bf16, gemm_f16, GEMM_SMEM, GEMM_THREADS};
+use kernels::gemm_pipelined::{gemm_pipelined_bf16, gemm_pipelined_f16, PIPE_SMEM, PIPE_THREADS};
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::sim::{launch, HostMemory, Launch, SimThread};
 use linear_layouts::{Bf16, F16};
@@ -26,14 +27,15 @@ fn random(n: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
-/// A GEMM kernel on simulator memory: `(t, a, b, c, n, k, b_col_major)`.
-type Kernel = dyn Fn(&SimThread, &HostMemory, &HostMemory, &HostMemory, u32, u32, u32) + Sync;
+/// A GEMM kernel on simulator memory: `(t, a, b, c, [m, n, k], b_col_major)`.
+type Kernel = dyn Fn(&SimThread, &HostMemory, &HostMemory, &HostMemory, [u32; 3], u32) + Sync;
 
 /// `ulp`: the unit in the last place of `E` at 1.
 fn check<E: MmaInput>(
     name: &str,
     ulp: f32,
     kernel: &Kernel,
+    launch_of: fn([u32; 3]) -> Launch,
     [m, n, k]: [u32; 3],
     b_col_major: bool,
 ) {
@@ -58,8 +60,11 @@ fn check<E: MmaInput>(
         HostMemory::new(b.iter().copied()),
     );
     let c = HostMemory::new((0..mu * nu).map(|_| 0xffff)); // poisoned (a NaN in both formats)
-    let shape = Launch::dims([n / 64, m / 64, 1], [GEMM_THREADS, 1, 1], GEMM_SMEM);
-    launch(shape, |t| kernel(t, &ga, &gb, &c, n, k, b_col_major as u32)).expect("simulator");
+    let shape = launch_of([m, n, k]);
+    launch(shape, |t| {
+        kernel(t, &ga, &gb, &c, [m, n, k], b_col_major as u32)
+    })
+    .expect("simulator");
     for i in 0..mu {
         for j in 0..nu {
             let want: f64 = (0..ku)
@@ -88,6 +93,16 @@ fn check<E: MmaInput>(
     }
 }
 
+/// The first kernel's grid: one CTA per 64x64 tile.
+fn simple([m, n, _]: [u32; 3]) -> Launch {
+    Launch::dims([n / 64, m / 64, 1], [GEMM_THREADS, 1, 1], GEMM_SMEM)
+}
+
+/// The pipelined kernel's grid: one CTA per 128x128 tile, 1-D.
+fn pipelined([m, n, _]: [u32; 3]) -> Launch {
+    Launch::new(m / 128 * (n / 128), PIPE_THREADS, PIPE_SMEM)
+}
+
 #[test]
 fn gemm_f16_on_the_simulator() {
     for (shape, bcm) in [
@@ -95,19 +110,73 @@ fn gemm_f16_on_the_simulator() {
         ([128, 64, 96], true),
         ([64, 128, 64], false),
     ] {
-        let f16 = |t: &SimThread, a: &HostMemory, b: &HostMemory, c: &HostMemory, n, k, bcm| {
-            gemm_f16(t, a.global(), b.global(), c.global_mut(), n, k, bcm)
-        };
-        check::<F16>("f16", 1.0 / 1024.0, &f16, shape, bcm);
+        let f16 =
+            |t: &SimThread,
+             a: &HostMemory,
+             b: &HostMemory,
+             c: &HostMemory,
+             [_, n, k]: [u32; 3],
+             bcm| { gemm_f16(t, a.global(), b.global(), c.global_mut(), n, k, bcm) };
+        check::<F16>("f16", 1.0 / 1024.0, &f16, simple, shape, bcm);
     }
 }
 
 #[test]
 fn gemm_bf16_on_the_simulator() {
     for (shape, bcm) in [([64, 64, 64], true), ([128, 128, 32], false)] {
-        let bf16 = |t: &SimThread, a: &HostMemory, b: &HostMemory, c: &HostMemory, n, k, bcm| {
-            gemm_bf16(t, a.global(), b.global(), c.global_mut(), n, k, bcm)
-        };
-        check::<Bf16>("bf16", 1.0 / 128.0, &bf16, shape, bcm);
+        let bf16 =
+            |t: &SimThread,
+             a: &HostMemory,
+             b: &HostMemory,
+             c: &HostMemory,
+             [_, n, k]: [u32; 3],
+             bcm| { gemm_bf16(t, a.global(), b.global(), c.global_mut(), n, k, bcm) };
+        check::<Bf16>("bf16", 1.0 / 128.0, &bf16, simple, shape, bcm);
     }
+}
+
+/// Fewer K steps than stages, and more (the ring wraps around), both B orders; two tile rows
+/// and two tile columns so the grouped ordering is exercised.
+#[test]
+fn gemm_pipelined_on_the_simulator() {
+    let f16 = |t: &SimThread,
+               a: &HostMemory,
+               b: &HostMemory,
+               c: &HostMemory,
+               [m, n, k]: [u32; 3],
+               bcm| {
+        gemm_pipelined_f16(t, a.global(), b.global(), c.global_mut(), m, n, k, bcm)
+    };
+    let bf16 = |t: &SimThread,
+                a: &HostMemory,
+                b: &HostMemory,
+                c: &HostMemory,
+                [m, n, k]: [u32; 3],
+                bcm| {
+        gemm_pipelined_bf16(t, a.global(), b.global(), c.global_mut(), m, n, k, bcm)
+    };
+    check::<F16>(
+        "pipelined f16",
+        1.0 / 1024.0,
+        &f16,
+        pipelined,
+        [128, 128, 64],
+        false,
+    );
+    check::<F16>(
+        "pipelined f16",
+        1.0 / 1024.0,
+        &f16,
+        pipelined,
+        [256, 128, 192],
+        true,
+    );
+    check::<Bf16>(
+        "pipelined bf16",
+        1.0 / 128.0,
+        &bf16,
+        pipelined,
+        [128, 256, 160],
+        false,
+    );
 }

@@ -1,0 +1,104 @@
+//! Async copies of a tile from global memory straight into a shared layout (Ampere's
+//! `cp.async`, what Triton's pipeliner emits for `tl.load` feeding a `local_alloc`): each thread
+//! copies the elements it would hold in a distributed layout `L` to where the shared layout puts
+//! them, with the addresses of `convert!(L => Shared, T)`'s stores. No element passes through
+//! registers, and no index is written by hand.
+
+use core::marker::PhantomData;
+
+use crate::convert::{xor_bases, Instr, SharedStore, SmemAccess};
+use crate::element::Element;
+use crate::global::Global;
+use crate::layout::Layout;
+use crate::thread::Thread;
+use crate::tile::Tile;
+
+/// The async copy of a tile held in distributed layout `L` into the shared layout of a
+/// `convert!(L => Shared, E)` store: `const COPY: AsyncCopy<L, E, N> =
+/// AsyncCopy::new(convert!(L => Shared, E));`. `new` refuses, at compile time, a store whose
+/// accesses are not 4-, 8- or 16-byte vectors of registers consecutive in `L` (the only
+/// accesses `cp.async` makes).
+#[derive(Clone, Copy, Debug)]
+pub struct AsyncCopy<L, E, const N: usize> {
+    access: SmemAccess,
+    shared_bytes: u32,
+    layout: PhantomData<fn() -> (L, E)>,
+}
+
+impl<L: Layout, E: Element, const N: usize> AsyncCopy<L, E, N> {
+    /// The copy that lands `L`'s tile where `store` would store it.
+    pub const fn new<X>(store: SharedStore<E, N, X>) -> Self {
+        let a = store.access;
+        let bytes = a.vec * E::BITS / 8;
+        assert!(
+            matches!(a.instr, Instr::Vector) && !a.remote,
+            "AsyncCopy: the store uses stmatrix or another CTA's memory; cp.async writes this CTA's shared memory from global memory"
+        );
+        assert!(
+            matches!(bytes, 4 | 8 | 16),
+            "AsyncCopy: the store's vectors are not 4, 8 or 16 bytes; give the distributed layout more consecutive elements per thread along the shared layout's fastest dim"
+        );
+        assert!(
+            N == L::ELEMENTS_PER_THREAD as usize,
+            "AsyncCopy<L, E, N, _>: the store is not of L's registers (N != L::ELEMENTS_PER_THREAD)"
+        );
+        assert!(
+            Tile::<L, E, N>::VECTOR.1 >= a.vec as usize,
+            "AsyncCopy: L's registers are not consecutive in memory for a whole vector of the store"
+        );
+        let mut r = 0;
+        while r < a.regs.len() {
+            let vec = a.vec as usize;
+            let first = a.regs[r - r % vec] as usize;
+            assert!(
+                first % vec == 0 && a.regs[r] as usize == first + r % vec,
+                "AsyncCopy: a vector of the store is not a run of consecutive registers"
+            );
+            r += 1;
+        }
+        AsyncCopy {
+            access: a,
+            shared_bytes: store.cost.shared_bytes,
+            layout: PhantomData,
+        }
+    }
+
+    /// Shared memory the shared layout spans, in bytes (one stage of a pipeline).
+    pub const fn shared_bytes(&self) -> u32 {
+        self.shared_bytes
+    }
+
+    /// Start copying this thread's elements of the tile at `origin` of `src` (a tensor with
+    /// `strides`, in elements, the fast dim's 1) into shared memory; they land by the
+    /// [`Thread::cp_async_wait`] of the group they are committed in. Every thread of the CTA
+    /// calls it (threads holding copies of an element skip it, as the store does).
+    #[inline(always)]
+    pub fn start<T: Thread, G: Element, const R: usize>(
+        &self,
+        t: &T,
+        src: &Global<'_, G>,
+        origin: [u32; R],
+        strides: [u32; R],
+    ) {
+        const {
+            assert!(
+                G::BITS == E::BITS,
+                "AsyncCopy: the tensor's elements are not the store's size"
+            )
+        };
+        let a = &self.access;
+        if t.lane() & a.lane_skip != 0 || t.warp() & a.warp_skip != 0 {
+            return;
+        }
+        let base = xor_bases(&[(a.lane_bases, t.lane()), (a.warp_bases, t.warp())]);
+        let vec = a.vec as usize;
+        let bytes = a.vec * G::BITS / 8;
+        let mut v = 0;
+        while v < a.reg_offsets.len() {
+            let reg = a.regs[v * vec] as usize;
+            let i = Tile::<L, G, N>::index(t, reg, origin, strides);
+            src.copy_to_shared(t, i, bytes, base ^ a.reg_offsets[v]);
+            v += 1;
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! `C = A · B` the way Ampere kernels do it (CUTLASS's multistage GEMM, Triton's pipeliner on
+//! sm_80): each CTA of 4 warps computes a 128x128 tile of C, K in steps of 32 through a ring of
+//! [`STAGES`] shared-memory stages. Global tiles go straight into swizzled shared layouts by
+//! `cp.async` ([`AsyncCopy`], addresses from `convert!(Load => Shared)`), the copies of
+//! `STAGES - 1` steps in flight while tensor cores work on the oldest; each step's `dot_op`
+//! fragments come from shared memory by `convert!(Shared => DotOp)` (`ldmatrix`), [`Mma`]
+//! multiplies them (`mma.sync.m16n8k16`, f32 accumulate), and the epilogue rounds to the input
+//! format and `convert!`s to a row-major layout for 16-byte stores.
+//!
+//! Every fragment, shared tile and global index comes from a layout type. A is row-major
+//! `m x k`; B row-major `k x n` (`b_col_major = 0`) or column-major (`1`); `m`, `n` multiples of
+//! 128, `k` of 32. The grid is 1-D, `m n / 128²` CTAs, ordered
+//! in groups of 8 tile rows as Triton's tutorial does for L2 reuse.
+
+#[cfg(not(target_arch = "spirv"))]
+use linear_layouts::kernel;
+use linear_layouts::runtime::mma::MmaInput;
+use linear_layouts::{
+    convert, layout, AsyncCopy, Bf16, Global, GlobalMut, Mma, SharedWindow, Thread, Tile, F16,
+};
+
+layout! {
+    /// The accumulator: m16n8 fragments, 2x2 warps of 64x64 over the 128x128 tile.
+    pub PipeAcc = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]) for [128, 128];
+    /// A's fragments for one K step.
+    pub PipeA = dot_op(opIdx = 0, parent = PipeAcc, kWidth = 2) for [128, 32];
+    /// B's fragments for one K step.
+    pub PipeB = dot_op(opIdx = 1, parent = PipeAcc, kWidth = 2) for [32, 128];
+    /// A's K step as copied from global memory: 16-byte vectors along K.
+    pub PipeALoad = blocked(sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]) for [128, 32];
+    /// A row-major B's K step as copied: 16-byte vectors along N.
+    pub PipeBLoad = blocked(sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 128];
+    /// A column-major B's K step as copied: 16-byte vectors along K.
+    pub PipeBLoadT = blocked(sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]) for [32, 128];
+    /// A's stage in shared memory: rows of 64 bytes, swizzled in 16-byte vectors.
+    pub PipeSharedA = swizzled_shared(vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]) for [128, 32];
+    /// A row-major B's stage: rows of 256 bytes.
+    pub PipeSharedB = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]) for [32, 128];
+    /// A column-major B's stage: columns of 64 bytes.
+    pub PipeSharedBT = swizzled_shared(vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]) for [32, 128];
+    /// The output tile: rows of 8 consecutive halves (16-byte stores).
+    pub PipeOut = blocked(sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [128, 128];
+}
+
+/// Shared-memory stages: `STAGES - 1` K steps in flight.
+pub const STAGES: u32 = 4;
+/// Threads per CTA.
+pub const PIPE_THREADS: u32 = PipeAcc::THREADS;
+
+const NA: usize = PipeA::ELEMENTS_PER_THREAD as usize;
+const NB: usize = PipeB::ELEMENTS_PER_THREAD as usize;
+const NC: usize = PipeAcc::ELEMENTS_PER_THREAD as usize;
+const NL: usize = PipeALoad::ELEMENTS_PER_THREAD as usize;
+
+const COPY_A: AsyncCopy<PipeALoad, u16, NL> =
+    AsyncCopy::new(convert!(PipeALoad => PipeSharedA, u16));
+const COPY_B: AsyncCopy<PipeBLoad, u16, NL> =
+    AsyncCopy::new(convert!(PipeBLoad => PipeSharedB, u16));
+const COPY_BT: AsyncCopy<PipeBLoadT, u16, NL> =
+    AsyncCopy::new(convert!(PipeBLoadT => PipeSharedBT, u16));
+
+/// The tensor-core step, its layouts checked here.
+const MMA: Mma<PipeA, PipeB, PipeAcc> = Mma::new();
+
+/// Bytes of A's part of a stage (B's follows it).
+const A_BYTES: u32 = COPY_A.shared_bytes();
+/// Bytes of one stage.
+const STAGE_BYTES: u32 = A_BYTES + max(COPY_B.shared_bytes(), COPY_BT.shared_bytes());
+/// Shared memory per CTA: the stages, reused by the epilogue's conversion.
+pub const PIPE_SMEM: u32 = max(
+    STAGES * STAGE_BYTES,
+    convert!(PipeAcc => PipeOut, u16).cost.shared_bytes,
+);
+
+const fn max(a: u32, b: u32) -> u32 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Where the operands are: A and B, their shape `[n, k]`, B's order.
+struct Operands<'a, 'b, E> {
+    a: &'a Global<'b, E>,
+    b: &'a Global<'b, E>,
+    n: u32,
+    k: u32,
+    b_col_major: bool,
+}
+
+impl<E: MmaInput> Operands<'_, '_, E> {
+    /// Start the copies of K step `step` of tile `(row0, col0)` into stage `stage`.
+    #[inline(always)]
+    fn start<T: Thread>(&self, t: &T, [row0, col0]: [u32; 2], step: u32, stage: u32) {
+        let (k0, base) = (32 * step, stage * STAGE_BYTES);
+        COPY_A.start(&SharedWindow::new(t, base), self.a, [row0, k0], [self.k, 1]);
+        let tb = SharedWindow::new(t, base + A_BYTES);
+        if self.b_col_major {
+            COPY_BT.start(&tb, self.b, [k0, col0], [1, self.k]);
+        } else {
+            COPY_B.start(&tb, self.b, [k0, col0], [self.n, 1]);
+        }
+    }
+
+    /// Stage `stage`'s fragments, multiplied into `acc`.
+    #[inline(always)]
+    fn multiply<T: Thread>(&self, t: &T, stage: u32, acc: &mut [f32; NC]) {
+        let base = stage * STAGE_BYTES;
+        let ta = SharedWindow::new(t, base);
+        let fa: [E; NA] = halves(convert!(PipeSharedA => PipeA, u16).load(&ta));
+        let tb = SharedWindow::new(t, base + A_BYTES);
+        let fb: [E; NB] = halves(if self.b_col_major {
+            convert!(PipeSharedBT => PipeB, u16).load(&tb)
+        } else {
+            convert!(PipeSharedB => PipeB, u16).load(&tb)
+        });
+        MMA.run(t, &fa, &fb, acc);
+    }
+}
+
+/// Bits as values of `E`.
+#[inline(always)]
+fn halves<E: MmaInput, const N: usize>(v: [u16; N]) -> [E; N] {
+    v.map(|x| E::from_bits(x as u64))
+}
+
+/// The tile of C this CTA computes, `[row0, col0]`: CTAs run along N within groups of 8 tile
+/// rows (Triton's grouped ordering), so a wave of CTAs shares A's rows and B's columns in L2.
+#[inline(always)]
+fn tile_of(pid: u32, m: u32, n: u32) -> [u32; 2] {
+    let (tiles_m, tiles_n) = (m / 128, n / 128);
+    let group = 8 * tiles_n;
+    let first_m = pid / group * 8;
+    let rows = if tiles_m - first_m < 8 {
+        tiles_m - first_m
+    } else {
+        8
+    };
+    [
+        128 * (first_m + pid % group % rows),
+        128 * (pid % group / rows),
+    ]
+}
+
+/// This CTA's 128x128 tile of `c = a · b` (`mnk` the problem's shape).
+#[inline(always)]
+pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
+    t: &T,
+    a: &Global<E>,
+    b: &Global<E>,
+    c: &GlobalMut<E>,
+    [m, n, k]: [u32; 3],
+    b_col_major: bool,
+) {
+    let ops = Operands {
+        a,
+        b,
+        n,
+        k,
+        b_col_major,
+    };
+    let at = tile_of(t.block_idx()[0], m, n);
+    let steps = k / 32;
+    let mut s = 0;
+    while s < STAGES - 1 {
+        if s < steps {
+            ops.start(t, at, s, s);
+        }
+        t.cp_async_commit();
+        s += 1;
+    }
+    let mut acc = [0f32; NC];
+    let mut step = 0;
+    while step < steps {
+        // This thread's copies of `step` have landed; after the barrier everyone's have, and
+        // nobody still reads the stage the next copies overwrite (the one multiplied last).
+        t.cp_async_wait::<{ STAGES - 2 }>();
+        t.sync_block();
+        let next = step + STAGES - 1;
+        if next < steps {
+            ops.start(t, at, next, next % STAGES);
+        }
+        // An empty group when there is nothing left to load keeps the wait's count right.
+        t.cp_async_commit();
+        ops.multiply(t, step % STAGES, &mut acc);
+        step += 1;
+    }
+    t.cp_async_wait::<0>();
+    // The epilogue's conversion reuses the stages' memory.
+    t.sync_block();
+    let out = convert!(PipeAcc => PipeOut, u16).run(t, &acc.map(|x| E::round(x).to_bits() as u16));
+    const NO: usize = PipeOut::ELEMENTS_PER_THREAD as usize;
+    Tile::<PipeOut, E, NO>::new(halves(out)).store(t, c, at, [n, 1]);
+}
+
+/// `c = a · b` in f16, pipelined: grid `m n / 128²`.
+#[cfg(not(target_arch = "spirv"))]
+#[kernel(block = PIPE_THREADS, shared = PIPE_SMEM)]
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_pipelined_f16(
+    t: &impl Thread,
+    a: Global<F16>,
+    b: Global<F16>,
+    c: GlobalMut<F16>,
+    m: u32,
+    n: u32,
+    k: u32,
+    b_col_major: u32,
+) {
+    gemm_pipelined_tile(t, &a, &b, &c, [m, n, k], b_col_major != 0);
+}
+
+/// `c = a · b` in bf16, pipelined: grid `m n / 128²`.
+#[cfg(not(target_arch = "spirv"))]
+#[kernel(block = PIPE_THREADS, shared = PIPE_SMEM)]
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_pipelined_bf16(
+    t: &impl Thread,
+    a: Global<Bf16>,
+    b: Global<Bf16>,
+    c: GlobalMut<Bf16>,
+    m: u32,
+    n: u32,
+    k: u32,
+    b_col_major: u32,
+) {
+    gemm_pipelined_tile(t, &a, &b, &c, [m, n, k], b_col_major != 0);
+}

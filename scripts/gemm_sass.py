@@ -1,0 +1,266 @@
+"""Compare the main-loop (K-loop) SASS of GEMM kernels: Triton's tutorial matmul vs. a kernel from our PTX.
+
+Triton side: the 03-matrix-multiplication tutorial `matmul_kernel` (GROUP_SIZE_M swizzle, pointer increments,
+`tl.dot` accumulating in f32, f16 output), compiled on the CPU with Triton 3.9 for sm_80 (128x128x32, 4 warps,
+4 stages: mma.sync/ldmatrix/cp.async) and sm_90a (128x256x64, 8 warps, 3 stages: wgmma; plus 128x128x32/4/4),
+f16 and bf16 inputs, B row-major (stride_bn == 1) and column-major (stride_bk == 1). The load/store masks are
+dropped (M, N, K are assumed multiples of the tile); the `% M` / `% N` wrap of the tutorial is kept. Args are
+specialised like the launcher does: unit strides become constexpr 1, the other ints/pointers get divisibility 16.
+Our side: `--ptx FILE --kernel NAME` assembles FILE with ptxas (-v, --entry NAME) for `--arch` (default sm_90a).
+Every PTX (Triton's too) goes through the same `ptxas -v --regAllocOptLevel=2` (Triton's flags minus -lineinfo;
+the wheel's `ptxas` below sm_90, `ptxas-blackwell` from sm_90 on, as Triton does: the SASS equals Triton's own
+cubin), then `cuobjdump -sass`. The K loop is the backward `BRA` whose body [target, branch] holds the most
+HMMA/HGMMA (ties: most instructions); self-loops (the trailing `BRA .`) are ignored. If the body has forward
+branches (e.g. a loop-invariant layout switch) each acyclic path head -> latch gets its own row, "[path i/n]".
+Counts are per loop iteration, i.e. per BLOCK_K (column K/it; `--k-per-iter` for our kernel, default 32).
+`LDS RZ, [RZ]` (dataless filler ptxas puts near cp.async/proxy fences) is counted apart: column "LDS (+RZ)".
+WG = WARPGROUP.* + WARPSYNC, DEPBAR = LDGDEPBAR + DEPBAR, TMA = UTMALDG + UBLKCP, FENCE = MEMBAR + FENCE.*;
+smem = Triton's dynamic shared bytes, else ptxas' static smem. --json adds per-row opcode histograms.
+
+Usage: python3 scripts/gemm_sass.py [--layouts] [--json OUT.json] [--only sm_80]
+       python3 scripts/gemm_sass.py --ptx target/ptx/kernels.ptx --kernel gemm_f16 [--arch sm_90a] [--k-per-iter 32]
+       (--triton adds the Triton rows to a --ptx run; without --ptx they are always printed)"""
+import argparse, json, os, re, subprocess, sys, tempfile, warnings
+from collections import Counter
+
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+os.environ["TRITON_ALWAYS_COMPILE"] = "1"
+warnings.filterwarnings("ignore")
+import triton, triton.language as tl  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+
+BIN = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+# (ptxas arch, capability, BM, BN, BK, GROUP_M, num_warps, num_stages)
+CONFIGS = [("sm_80", 80, 128, 128, 32, 8, 4, 4), ("sm_90a", 90, 128, 256, 64, 8, 8, 3), ("sm_90a", 90, 128, 128, 32, 8, 4, 4)]
+# table column -> SASS base opcodes (the part before the first '.') counted in the loop body
+GROUPS = {"HMMA": ["HMMA"], "HGMMA": ["HGMMA"], "WG": ["WARPGROUP", "WARPSYNC"], "LDSM": ["LDSM"], "STSM": ["STSM"],
+          "LDGSTS": ["LDGSTS"], "DEPBAR": ["LDGDEPBAR", "DEPBAR"], "TMA": ["UTMALDG", "UBLKCP"], "SYNCS": ["SYNCS"],
+          "BAR": ["BAR"], "FENCE": ["MEMBAR", "FENCE"], "LDS": ["LDS"], "STS": ["STS"], "LDG": ["LDG"], "STG": ["STG"]}
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                  GROUP_SIZE_M: tl.constexpr):
+    """Triton tutorial 03 matmul, without masks (sizes are multiples of the tile), no activation."""
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+        a = tl.load(a_ptrs)
+        b = tl.load(b_ptrs)
+        accumulator = tl.dot(a, b, accumulator)
+        a_ptrs += BLOCK_SIZE_K * stride_ak
+        b_ptrs += BLOCK_SIZE_K * stride_bk
+    c = accumulator.to(tl.float16)
+    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    tl.store(c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :], c)
+
+
+def compile_triton(cc, bm, bn, bk, group, warps, stages, dtype, b_col):
+    """Compile matmul_kernel for GPUTarget('cuda', cc); returns (ttgir, ptx, dynamic shared bytes)."""
+    names = matmul_kernel.arg_names
+    ones = ["stride_ak", "stride_cn", "stride_bk" if b_col else "stride_bn"]  # the launcher turns ints == 1 into constexpr
+    sig = {n: (f"*{dtype}" if n in ("a_ptr", "b_ptr") else "*fp16" if n == "c_ptr" else "i32") for n in names[:12]}
+    sig |= {n: "constexpr" for n in names[12:] + ones}
+    consts = {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": group} | {n: 1 for n in ones}
+    attrs = {(names.index(n),): [["tt.divisibility", 16]] for n in names[:12] if n not in ones}
+    src = triton.compiler.ASTSource(fn=matmul_kernel, signature=sig, constexprs=consts, attrs=attrs)
+    k = triton.compile(src, target=GPUTarget("cuda", cc, 32), options={"num_warps": warps, "num_stages": stages})
+    return k.asm["ttgir"], k.asm["ptx"], getattr(k.metadata, "shared", None)
+
+
+def ptxas(ptx_text, arch, entry):
+    """Assemble PTX for one entry with `ptxas -v`; returns (cubin path, {regs, spill_st, spill_ld, stack, smem})."""
+    d = tempfile.mkdtemp(prefix="gemm_sass_")
+    src, cubin = os.path.join(d, "k.ptx"), os.path.join(d, "k.cubin")
+    open(src, "w").write(ptx_text)
+    tool = "ptxas" if int(re.sub(r"\D", "", arch)) < 90 else "ptxas-blackwell"  # Triton's choice (CUDA 12.9 / 13.x)
+    cmd = [os.path.join(BIN, tool), "-v", "--regAllocOptLevel=2", f"--gpu-name={arch}", "--entry", entry, src, "-o", cubin]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"ptxas failed ({' '.join(cmd)}):\n{r.stderr}")
+    log = r.stdout + r.stderr
+    num = lambda pat: int(m.group(1)) if (m := re.search(pat, log)) else 0  # noqa: E731
+    return cubin, {"regs": num(r"Used (\d+) registers"), "spill_st": num(r"(\d+) bytes spill stores"),
+                   "spill_ld": num(r"(\d+) bytes spill loads"), "stack": num(r"(\d+) bytes stack frame"),
+                   "smem": num(r"(\d+) bytes smem")}
+
+
+def sass(cubin, entry):
+    """Disassemble `entry` with `cuobjdump -sass`; returns [(address, opcode, text, predicate)]."""
+    out = subprocess.run([os.path.join(BIN, "cuobjdump"), "-sass", "-fun", entry, cubin],
+                         capture_output=True, text=True, check=True).stdout
+    instrs = []
+    for m in re.finditer(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", out):
+        pm = re.match(r"(@!?U?P(?:\d|T)\s+)?(.*)", m.group(2).strip())
+        text = pm.group(2)
+        if text and not text.startswith("0x"):
+            instrs.append((int(m.group(1), 16), text.split()[0], text, (pm.group(1) or "").strip()))
+    return instrs
+
+
+def target(ins):
+    """Branch target address of a BRA (None for anything else, BRX included)."""
+    m = re.match(r"BRA(\.\S+)?\s+.*?(0x[0-9a-f]+)", ins[2])
+    return int(m.group(2), 16) if m else None
+
+
+def loop_paths(body):
+    """Acyclic paths head -> latch (last instr) through the loop's forward branches; [] if over 16."""
+    paths, stack, pos = [], [(0, [])], {ins[0]: k for k, ins in enumerate(body)}
+    while stack:
+        k, acc = stack.pop()
+        while k < len(body):
+            ins = body[k]
+            acc = acc + [ins]
+            if k == len(body) - 1:
+                paths.append(acc)
+                break
+            t = target(ins)
+            if ins[1] == "EXIT" and not ins[3]:
+                break
+            if t is not None and t > ins[0] and t in pos:
+                if ins[3] in ("", "@PT"):
+                    k = pos[t]
+                    continue
+                stack.append((pos[t], acc))
+            elif t is not None and not ins[3] and not body[0][0] <= t <= body[-1][0]:
+                break  # unconditional jump out of the loop
+            k += 1
+        if len(paths) > 16:
+            return []
+    return paths
+
+
+def ranges(path):
+    """Contiguous address ranges of a path, as 'start-end' hex strings."""
+    out = []
+    for ins in path:
+        if out and out[-1][1] + 16 == ins[0]:
+            out[-1][1] = ins[0]
+        else:
+            out.append([ins[0], ins[0]])
+    return [f"{a:#x}-{b:#x}" for a, b in out]
+
+
+def main_loop(instrs):
+    """Body [target, branch] of the backward BRA with the most HMMA/HGMMA (then most instructions), self-loops
+    excluded; returns (body, paths), paths as loop_paths (one per combination of the body's forward branches)."""
+    best, best_key = [], (-1, -1)
+    for ins in instrs:
+        t = target(ins)
+        if t is None or t >= ins[0]:
+            continue
+        body = [i for i in instrs if t <= i[0] <= ins[0]]
+        key = (sum(i[1].split(".")[0] in ("HMMA", "HGMMA") for i in body), len(body))
+        if key > best_key:
+            best, best_key = body, key
+    return best, (loop_paths(best) or [best])
+
+
+def count(body):
+    """Per-group counts (GROUPS), total instructions and the full opcode histogram of a loop body."""
+    hist = Counter(ins[1] for ins in body)
+    base = Counter()
+    for op, n in hist.items():
+        base[op.split(".")[0]] += n
+    row = {g: sum(base[o] for o in ops) for g, ops in GROUPS.items()}
+    row["LDS_RZ"] = sum(ins[2].startswith("LDS RZ, [RZ]") for ins in body)  # ptxas filler, no data
+    row["LDS"] -= row["LDS_RZ"]
+    row["instrs"] = len(body)
+    row["opcodes"] = dict(sorted(hist.items()))
+    return row
+
+
+def layouts(ttgir):
+    """TTGIR layout aliases (#shared/#mma/#blocked...), inline dot_op layouts and memdesc types, deduplicated."""
+    aliases = [ln for ln in ttgir.splitlines() if re.match(r"#\w+ = #ttg\.", ln)]
+    inline = sorted(set(re.findall(r"#ttg\.dot_op<\{[^}]*\}>", ttgir)))
+    memdesc = sorted(set(re.findall(r"!ttg\.memdesc<[^>]*>", ttgir)))
+    return aliases + inline + memdesc
+
+
+def analyse(name, ptx_text, arch, entry, k_per_iter, desc, extra=None):
+    """ptxas + SASS + main-loop counts for one kernel; one row (dict) per path through the loop body."""
+    cubin, res = ptxas(ptx_text, arch, entry)
+    body, paths = main_loop(sass(cubin, entry))
+    rows = []
+    for k, path in enumerate(paths):
+        label = f"{name} [path {k + 1}/{len(paths)}]" if len(paths) > 1 else name
+        rows.append({"name": label, "arch": arch, "config": desc, "k_per_iter": k_per_iter} | res | (extra or {})
+                    | count(path) | {"loop": [hex(body[0][0]), hex(body[-1][0])], "body_instrs": len(body),
+                                     "path": ranges(path)})
+    return rows
+
+
+def triton_rows(only, show_layouts):
+    """Compile and analyse every Triton configuration (CONFIGS x dtypes x B layouts)."""
+    rows = []
+    for arch, cc, bm, bn, bk, group, warps, stages in CONFIGS:
+        if only and only != arch:
+            continue
+        for dtype in ("fp16", "bf16"):
+            for b_col in (False, True):
+                ttgir, ptx, shared = compile_triton(cc, bm, bn, bk, group, warps, stages, dtype, b_col)
+                name = f"triton {dtype} B-{'col' if b_col else 'row'}"
+                desc = f"{bm}x{bn}x{bk} w{warps} s{stages}"
+                if show_layouts:
+                    print(f"## {name} {arch} {desc}\n" + "\n".join(layouts(ttgir)) + "\n")
+                rows += analyse(name, ptx, arch, "matmul_kernel", bk, desc, {"dyn_smem": shared})
+    return rows
+
+
+def table(rows):
+    """Markdown table, one row per kernel; counts are per main-loop iteration (= K/it elements of K)."""
+    cols = ["kernel", "arch", "tile/warps/stages", "K/it", "regs", "spill st/ld", "stack", "smem", "loop instrs",
+            "HMMA/HGMMA", "WG", "LDSM", "STSM", "LDGSTS", "DEPBAR", "TMA", "SYNCS", "BAR", "FENCE", "LDS (+RZ)", "STS",
+            "LDG", "STG"]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in rows:
+        smem = r.get("dyn_smem") if r.get("dyn_smem") is not None else r["smem"]
+        vals = [r["name"], r["arch"], r["config"], r["k_per_iter"], r["regs"], f"{r['spill_st']}/{r['spill_ld']}",
+                r["stack"], smem, r["instrs"], f"{r['HMMA']}/{r['HGMMA']}"] + \
+               [r[g] for g in ("WG", "LDSM", "STSM", "LDGSTS", "DEPBAR", "TMA", "SYNCS", "BAR", "FENCE")] + \
+               [f"{r['LDS']} (+{r['LDS_RZ']})"] + [r[g] for g in ("STS", "LDG", "STG")]
+        lines.append("| " + " | ".join(str(v) for v in vals) + " |")
+    return "\n".join(lines)
+
+
+def main():
+    """Parse arguments, analyse the kernels, print the table (and --json)."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--ptx", help="our PTX file"); p.add_argument("--kernel", help="entry name in --ptx")
+    p.add_argument("--arch", default="sm_90a", help="ptxas --gpu-name for --ptx (sm_80, sm_90a, ...)")
+    p.add_argument("--k-per-iter", type=int, default=32, help="K elements per main-loop iteration of --kernel")
+    p.add_argument("--desc", default="ours", help="tile/warps/stages text for the --kernel row")
+    p.add_argument("--triton", action="store_true", help="with --ptx: also compile the Triton kernels")
+    p.add_argument("--only", help="Triton configs for this arch only (sm_80 or sm_90a)")
+    p.add_argument("--layouts", action="store_true", help="print each Triton kernel's TTGIR layouts")
+    p.add_argument("--json", help="also write the rows (with opcode histograms) to this file")
+    a = p.parse_args()
+    if a.ptx and not a.kernel:
+        p.error("--ptx needs --kernel")
+    rows = triton_rows(a.only, a.layouts) if (a.triton or not a.ptx) else []
+    if a.ptx:
+        rows += analyse(a.kernel, open(a.ptx).read(), a.arch, a.kernel, a.k_per_iter, a.desc)
+    print(table(rows))
+    if a.json:
+        json.dump(rows, open(a.json, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()

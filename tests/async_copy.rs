@@ -1,0 +1,127 @@
+//! Async copies (`cp.async`) on the simulator: a copy lands when its group is waited for, not
+//! before; reading or overwriting its bytes while it is in flight, or reading another thread's
+//! copy without a barrier after the wait, is reported; `wait_group N` leaves the newest `N`
+//! groups in flight. And a typed [`AsyncCopy`] lands a tile where the shared layout's store
+//! would, for a swizzled layout.
+
+use linear_layouts::sim::{launch, HostMemory, Launch};
+use linear_layouts::{convert, layout, AsyncCopy, Thread, Tile};
+
+/// 64 threads, each copying 16 bytes (4 u32) of `0..256` to shared memory, reversed by warp.
+fn memory() -> HostMemory {
+    HostMemory::new(0..256u64)
+}
+
+fn slot(t: &impl Thread) -> u32 {
+    t.warp() * 32 + t.lane()
+}
+
+#[test]
+fn copies_land_at_the_wait_and_are_seen_after_a_barrier() {
+    let mem = memory();
+    launch(Launch::new(1, 64, 1024), |t| {
+        let g = mem.global::<u32>();
+        let me = slot(t);
+        g.copy_to_shared(t, 4 * me as usize, 16, 16 * (63 - me));
+        t.cp_async_commit();
+        t.cp_async_wait::<0>();
+        t.sync_block();
+        // Thread `me` reads what thread `63 - me` copied: its own 4 words.
+        let w = t.ld_shared(16 * me, 16);
+        assert_eq!(w, std::array::from_fn(|i| 4 * (63 - me) + i as u32));
+    })
+    .expect("a waited-for copy, then a barrier, is race-free");
+}
+
+#[test]
+fn reading_a_copy_before_its_wait_is_an_error() {
+    let mem = memory();
+    let err = launch(Launch::new(1, 64, 1024), |t| {
+        let g = mem.global::<u32>();
+        g.copy_to_shared(t, 4 * slot(t) as usize, 16, 16 * slot(t));
+        t.cp_async_commit();
+        t.ld_shared(16 * slot(t), 4);
+    })
+    .expect_err("the copy is still in flight");
+    assert!(
+        err.to_string().contains("while an async copy of thread"),
+        "{}",
+        err
+    );
+}
+
+#[test]
+fn reading_another_threads_copy_without_a_barrier_is_a_race() {
+    let mem = memory();
+    let err = launch(Launch::new(1, 64, 1024), |t| {
+        let g = mem.global::<u32>();
+        g.copy_to_shared(t, 4 * slot(t) as usize, 16, 16 * slot(t));
+        t.cp_async_commit();
+        t.cp_async_wait::<0>();
+        t.ld_shared(16 * ((slot(t) + 1) % 64), 4);
+    })
+    .expect_err("the wait orders this thread's copies only");
+    assert!(err.to_string().contains("race"), "{}", err);
+}
+
+#[test]
+fn wait_group_leaves_the_newest_groups_in_flight() {
+    let mem = memory();
+    // Two groups; waiting with one pending lands the first only.
+    let first = launch(Launch::new(1, 32, 1024), |t| {
+        let g = mem.global::<u32>();
+        g.copy_to_shared(t, 4 * t.lane() as usize, 16, 16 * t.lane());
+        t.cp_async_commit();
+        g.copy_to_shared(t, 128 + 4 * t.lane() as usize, 16, 512 + 16 * t.lane());
+        t.cp_async_commit();
+        t.cp_async_wait::<1>();
+        assert_eq!(t.ld_shared(16 * t.lane(), 4)[0], 4 * t.lane());
+    });
+    assert_eq!(first, Ok(()));
+    let second = launch(Launch::new(1, 32, 1024), |t| {
+        let g = mem.global::<u32>();
+        g.copy_to_shared(t, 4 * t.lane() as usize, 16, 16 * t.lane());
+        t.cp_async_commit();
+        g.copy_to_shared(t, 128 + 4 * t.lane() as usize, 16, 512 + 16 * t.lane());
+        t.cp_async_commit();
+        t.cp_async_wait::<1>();
+        t.ld_shared(512 + 16 * t.lane(), 4);
+    });
+    assert!(second.is_err(), "the second group is still in flight");
+}
+
+#[test]
+fn a_copy_into_bytes_another_copy_is_writing_is_an_error() {
+    let mem = memory();
+    let err = launch(Launch::new(1, 32, 1024), |t| {
+        let g = mem.global::<u32>();
+        g.copy_to_shared(t, 4 * t.lane() as usize, 16, 0);
+    })
+    .expect_err("32 copies into one 16-byte slot");
+    assert!(err.to_string().contains("starts an async copy"), "{}", err);
+}
+
+layout! {
+    Rows = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [1, 0]) for [16, 64];
+    Swizzled = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]) for [16, 64];
+}
+
+/// The typed copy puts every element where `convert!(Rows => Swizzled)`'s store would: a load
+/// through the shared layout gives back the tile.
+#[test]
+fn an_async_copy_lands_the_tile_in_the_shared_layout() {
+    const COPY: AsyncCopy<Rows, u16, 16> = AsyncCopy::new(convert!(Rows => Swizzled, u16));
+    assert_eq!(COPY.shared_bytes(), 16 * 64 * 2);
+    // A 32 x 128 tensor of u16; the tile at (16, 64).
+    let mem = HostMemory::new(0..32 * 128u64);
+    launch(Launch::new(1, 64, COPY.shared_bytes()), |t| {
+        COPY.start(t, &mem.global::<u16>(), [16u32, 64], [128, 1]);
+        t.cp_async_commit();
+        t.cp_async_wait::<0>();
+        t.sync_block();
+        let got = convert!(Swizzled => Rows, u16).load(t);
+        let want = Tile::<Rows, u16, 16>::load(t, &mem.global(), [16u32, 64], [128, 1]);
+        assert_eq!(got, want.values);
+    })
+    .expect("copied, waited, synchronised");
+}
