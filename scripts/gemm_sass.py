@@ -31,7 +31,8 @@ from triton.backends.compiler import GPUTarget  # noqa: E402
 
 BIN = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
 # (ptxas arch, capability, BM, BN, BK, GROUP_M, num_warps, num_stages)
-CONFIGS = [("sm_80", 80, 128, 128, 32, 8, 4, 4), ("sm_90a", 90, 128, 256, 64, 8, 8, 3), ("sm_90a", 90, 128, 128, 32, 8, 4, 4)]
+CONFIGS = [("sm_80", 80, 128, 128, 32, 8, 4, 4), ("sm_90a", 90, 128, 256, 64, 8, 8, 3),
+           ("sm_90a", 90, 128, 128, 32, 8, 4, 4)]
 # table column -> SASS base opcodes (the part before the first '.') counted in the loop body
 GROUPS = {"HMMA": ["HMMA"], "HGMMA": ["HGMMA"], "WG": ["WARPGROUP", "WARPSYNC"], "LDSM": ["LDSM"], "STSM": ["STSM"],
           "LDGSTS": ["LDGSTS"], "DEPBAR": ["LDGDEPBAR", "DEPBAR"], "TMA": ["UTMALDG", "UBLKCP"], "SYNCS": ["SYNCS"],
@@ -73,7 +74,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 def compile_triton(cc, bm, bn, bk, group, warps, stages, dtype, b_col):
     """Compile matmul_kernel for GPUTarget('cuda', cc); returns (ttgir, ptx, dynamic shared bytes)."""
     names = matmul_kernel.arg_names
-    ones = ["stride_ak", "stride_cn", "stride_bk" if b_col else "stride_bn"]  # the launcher turns ints == 1 into constexpr
+    ones = ["stride_ak", "stride_cn", "stride_bk" if b_col else "stride_bn"]  # launcher: ints == 1 -> constexpr
     sig = {n: (f"*{dtype}" if n in ("a_ptr", "b_ptr") else "*fp16" if n == "c_ptr" else "i32") for n in names[:12]}
     sig |= {n: "constexpr" for n in names[12:] + ones}
     consts = {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": group} | {n: 1 for n in ones}
@@ -89,7 +90,8 @@ def ptxas(ptx_text, arch, entry):
     src, cubin = os.path.join(d, "k.ptx"), os.path.join(d, "k.cubin")
     open(src, "w").write(ptx_text)
     tool = "ptxas" if int(re.sub(r"\D", "", arch)) < 90 else "ptxas-blackwell"  # Triton's choice (CUDA 12.9 / 13.x)
-    cmd = [os.path.join(BIN, tool), "-v", "--regAllocOptLevel=2", f"--gpu-name={arch}", "--entry", entry, src, "-o", cubin]
+    cmd = [os.path.join(BIN, tool), "-v", "--regAllocOptLevel=2", f"--gpu-name={arch}", "--entry", entry, src,
+           "-o", cubin]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         sys.exit(f"ptxas failed ({' '.join(cmd)}):\n{r.stderr}")

@@ -9,6 +9,7 @@
 //! * [`mma`]: tensor-core `mma` on typed fragments, the layouts checked at compile time.
 //! * [`global`]: global tensors as kernel parameters ([`Global`], [`GlobalMut`]).
 //! * [`kernel`]: [`kernel::KernelSpec`], how a host launches a `#[kernel]`.
+//! * [`unroll`]: loops over registers written out, so register arrays stay in registers.
 //! * [`window`]: a thread seeing shared memory from an offset ([`SharedWindow`]): one stage of
 //!   a pipeline.
 //! * [`tile`]: a thread's registers of a layout's tile, loaded and stored in the widest aligned
@@ -31,6 +32,7 @@ pub mod layout;
 pub mod mma;
 pub mod thread;
 pub mod tile;
+pub mod unroll;
 pub mod window;
 
 #[cfg(feature = "sim")]

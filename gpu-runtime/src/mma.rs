@@ -109,9 +109,6 @@ const B_REGS: u32 = 4;
 const C_REGS: u32 = 4;
 /// The most instruction steps (C tiles times K tiles) one [`Mma::run`] pairs.
 const MAX_STEPS: usize = 512;
-/// Steps [`Mma::run`] writes out one by one; more run in a loop.
-#[cfg_attr(debug_assertions, allow(dead_code))]
-const UNROLLED: usize = 64;
 
 /// One instruction of [`Mma::run`]: the first register of its C, A and B fragments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,31 +189,9 @@ impl<A: Layout, B: Layout, C: Layout> Mma<A, B, C> {
         b: &[E; NB],
         c: &mut [f32; NC],
     ) {
-        let n = Self::STEPS.1;
-        #[cfg_attr(not(debug_assertions), allow(unused_assignments))]
-        let mut i = 0;
-        // Optimised builds write the steps out one by one: each step's registers are then
-        // constants, so the fragments stay in registers (a loop indexes the arrays at run time,
-        // in local memory). `n` is a constant too: the steps past it compile to nothing. Debug
-        // builds (the simulator's tests) loop, the same steps in the same order, in a small
-        // stack frame.
-        #[cfg(not(debug_assertions))]
-        {
-            macro_rules! steps {
-                ($($i:literal)*) => {$(
-                    if $i < n {
-                        Self::step(t, Self::STEPS.0[$i], a, b, c);
-                    }
-                )*};
-            }
-            steps!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
-                   32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63);
-            i = UNROLLED;
-        }
-        while i < n {
-            Self::step(t, Self::STEPS.0[i], a, b, c);
-            i += 1;
-        }
+        // Each step's registers are constants (the steps are written out): the fragments stay
+        // in registers.
+        crate::unroll!(Self::STEPS.1, |i| Self::step(t, Self::STEPS.0[i], a, b, c));
     }
 
     /// One `mma.m16n8k16`: the fragments of step `s` packed into words, the result back in `c`.

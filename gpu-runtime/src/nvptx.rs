@@ -304,9 +304,7 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
     #[inline(always)]
     fn cp_async(&self, byte_offset: u32, bytes: u32, src: crate::thread::CopySource) {
         let a = self.smem + byte_offset;
-        let Some(g) = src.global() else {
-            return self.st_shared(byte_offset, bytes, src.read(bytes));
-        };
+        let g = src.global();
         // SAFETY: the source is inside a kernel tensor (`Global::copy_to_shared`), the
         // destination inside the kernel's shared buffer (the layouts' offsets, checked on the
         // simulator). `.cg` (L2 only) for 16 bytes, as Triton does; `.ca` is the only form of

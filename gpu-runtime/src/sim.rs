@@ -454,6 +454,7 @@ impl Thread for SimThread<'_> {
                 bytes
             ));
         }
+        self.log(true, self.rank, byte_offset, bytes, false);
         if self.start_copy(byte_offset, bytes) {
             self.copies.borrow_mut().push(PendingCopy {
                 group: self.commits.get(),

@@ -161,60 +161,53 @@ pub trait Thread {
 /// Only [`Global::copy_to_shared`](crate::Global::copy_to_shared) makes one, so a copy's
 /// source is always inside a kernel's tensor.
 #[derive(Clone, Copy, Debug)]
-pub struct CopySource(Source);
-
-#[derive(Clone, Copy, Debug)]
-enum Source {
-    Words([u32; 4]),
-    #[cfg(target_arch = "nvptx64")]
-    Global(u64),
-}
+pub struct CopySource(
+    #[cfg(target_arch = "nvptx64")] u64,
+    #[cfg(not(target_arch = "nvptx64"))] [u32; 4],
+);
 
 impl CopySource {
     /// The bytes, in little-endian words.
+    #[cfg(not(target_arch = "nvptx64"))]
     #[inline(always)]
     pub(crate) fn from_words(w: [u32; 4]) -> Self {
-        CopySource(Source::Words(w))
+        CopySource(w)
     }
     /// The global (generic) address of the bytes.
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     pub(crate) fn from_global(addr: u64) -> Self {
-        CopySource(Source::Global(addr))
-    }
-    /// The `bytes` (4, 8 or 16) bytes, in little-endian words (the rest zero).
-    #[inline(always)]
-    pub fn read(self, bytes: u32) -> [u32; 4] {
-        match self.0 {
-            // Read at issue, `bytes` of them.
-            Source::Words(w) => {
-                let _ = bytes;
-                w
-            }
-            #[cfg(target_arch = "nvptx64")]
-            Source::Global(a) => {
-                let mut w = [0u32; 4];
-                let mut i = 0;
-                while i < (bytes / 4).min(4) as usize {
-                    // SAFETY: `Global::copy_to_shared` made the address inside its tensor,
-                    // `bytes` long and aligned (`Global::from_ptr`'s contract).
-                    #[allow(unsafe_code)]
-                    {
-                        w[i] = unsafe { (a as *const u32).add(i).read() };
-                    }
-                    i += 1;
-                }
-                w
-            }
-        }
+        CopySource(addr)
     }
     /// The global address, on the GPU.
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
-    pub(crate) fn global(self) -> Option<u64> {
-        match self.0 {
-            Source::Global(a) => Some(a),
-            Source::Words(_) => None,
+    pub(crate) fn global(self) -> u64 {
+        self.0
+    }
+    /// The `bytes` (4, 8 or 16) bytes, in little-endian words (the rest zero).
+    #[inline(always)]
+    pub fn read(self, bytes: u32) -> [u32; 4] {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            // Read at issue, `bytes` of them.
+            let _ = bytes;
+            self.0
+        }
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let mut w = [0u32; 4];
+            let mut i = 0;
+            while i < (bytes / 4).min(4) as usize {
+                // SAFETY: `Global::copy_to_shared` made the address inside its tensor, `bytes`
+                // long and aligned (`Global::from_ptr`'s contract).
+                #[allow(unsafe_code)]
+                {
+                    w[i] = unsafe { (self.0 as *const u32).add(i).read() };
+                }
+                i += 1;
+            }
+            w
         }
     }
 }

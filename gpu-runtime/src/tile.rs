@@ -139,7 +139,7 @@ impl<L: Layout, E: Element, const N: usize> Tile<L, E, N> {
     ) -> Self {
         let mut values = [E::default(); N];
         let v = Self::VECTOR.1;
-        for g in 0..N / v {
+        crate::unroll!(N / v, |g| {
             let i = Self::index(t, v * g, origin, strides);
             let at = v * g;
             match v {
@@ -165,7 +165,7 @@ impl<L: Layout, E: Element, const N: usize> Tile<L, E, N> {
                     vector::<E, 16>(|| src.load16(i), || src.load_n(i)),
                 ),
             }
-        }
+        });
         Self::new(values)
     }
 
@@ -179,7 +179,7 @@ impl<L: Layout, E: Element, const N: usize> Tile<L, E, N> {
         strides: [u32; R],
     ) {
         let v = Self::VECTOR.1;
-        for g in 0..N / v {
+        crate::unroll!(N / v, |g| {
             let i = Self::index(t, v * g, origin, strides);
             let (src, at) = (&self.values, v * g);
             match v {
@@ -189,7 +189,7 @@ impl<L: Layout, E: Element, const N: usize> Tile<L, E, N> {
                 8 => store::<E, N, 8>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
                 _ => store::<E, N, 16>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
             }
-        }
+        });
     }
 }
 

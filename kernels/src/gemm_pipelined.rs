@@ -15,6 +15,7 @@
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
+use linear_layouts::runtime::unroll::{map, splat};
 use linear_layouts::{
     convert, layout, AsyncCopy, Bf16, Global, GlobalMut, Mma, SharedWindow, Thread, Tile, F16,
 };
@@ -122,7 +123,7 @@ impl<E: MmaInput> Operands<'_, '_, E> {
 /// Bits as values of `E`.
 #[inline(always)]
 fn halves<E: MmaInput, const N: usize>(v: [u16; N]) -> [E; N] {
-    v.map(|x| E::from_bits(x as u64))
+    map(v, |x| E::from_bits(x as u64))
 }
 
 /// The tile of C this CTA computes, `[row0, col0]`: CTAs run along N within groups of 8 tile
@@ -170,7 +171,7 @@ pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
         t.cp_async_commit();
         s += 1;
     }
-    let mut acc = [0f32; NC];
+    let mut acc: [f32; NC] = splat(0.0);
     let mut step = 0;
     while step < steps {
         // This thread's copies of `step` have landed; after the barrier everyone's have, and
@@ -189,7 +190,7 @@ pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
     t.cp_async_wait::<0>();
     // The epilogue's conversion reuses the stages' memory.
     t.sync_block();
-    let out = convert!(PipeAcc => PipeOut, u16).run(t, &acc.map(|x| E::round(x).to_bits() as u16));
+    let out = convert!(PipeAcc => PipeOut, u16).run(t, &map(acc, |x| E::round(x).to_bits() as u16));
     const NO: usize = PipeOut::ELEMENTS_PER_THREAD as usize;
     Tile::<PipeOut, E, NO>::new(halves(out)).store(t, c, at, [n, 1]);
 }
