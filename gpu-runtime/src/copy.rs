@@ -51,7 +51,7 @@ impl<L: Layout, E: Element, const N: usize> AsyncCopy<L, E, N> {
             let vec = a.vec as usize;
             let first = a.regs[r - r % vec] as usize;
             assert!(
-                first % vec == 0 && a.regs[r] as usize == first + r % vec,
+                first.is_multiple_of(vec) && a.regs[r] as usize == first + r % vec,
                 "AsyncCopy: a vector of the store is not a run of consecutive registers"
             );
             r += 1;

@@ -1,9 +1,10 @@
 //! Kernel arguments checked against the kernel's parameter types: a host value may stand for a
 //! parameter only through a [`Param`] impl (a device buffer of `E` for `Global<E>`, a mutable
-//! one for `GlobalMut<E>`, a scalar for itself).
+//! one for `GlobalMut<E>`, a scalar for itself; `half::f16` / `half::bf16` buffers for `F16` /
+//! `Bf16` tensors).
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop};
-use gpu_runtime::{Global, GlobalMut};
+use gpu_runtime::{Bf16, Global, GlobalMut, F16};
 
 /// A host value that can be passed for a kernel parameter of type `P`.
 pub trait Param<P> {
@@ -25,6 +26,26 @@ impl<E: DeviceRepr> Param<GlobalMut<'static, E>> for &mut CudaSlice<E> {
         (p, Some(guard))
     }
 }
+
+/// Buffers of the `half` crate's `f16` and `bf16` (the host's 16-bit floats, which cudarc
+/// uploads) stand for tensors of the kernels' [`F16`] and [`Bf16`]: the same bits.
+macro_rules! half_buffers {
+    ($($host:ty => $kernel:ty),*) => {$(
+        impl Param<Global<'static, $kernel>> for &CudaSlice<$host> {
+            fn param<'a>(&'a mut self, stream: &'a CudaStream) -> (u64, Option<SyncOnDrop<'a>>) {
+                let (p, guard) = self.device_ptr(stream);
+                (p, Some(guard))
+            }
+        }
+        impl Param<GlobalMut<'static, $kernel>> for &mut CudaSlice<$host> {
+            fn param<'a>(&'a mut self, stream: &'a CudaStream) -> (u64, Option<SyncOnDrop<'a>>) {
+                let (p, guard) = self.device_ptr_mut(stream);
+                (p, Some(guard))
+            }
+        }
+    )*};
+}
+half_buffers!(half::f16 => F16, half::bf16 => Bf16);
 
 macro_rules! scalar {
     ($($t:ty => $bits:expr),*) => {$(

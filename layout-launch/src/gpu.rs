@@ -7,8 +7,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use cudarc::driver::sys::{
-    self, CUfunction, CUfunction_attribute_enum, CUlaunchAttribute, CUlaunchAttributeID,
-    CUlaunchAttributeValue, CUmodule,
+    self, CUevent_flags, CUfunction, CUfunction_attribute_enum, CUlaunchAttribute,
+    CUlaunchAttributeID, CUlaunchAttributeValue, CUmodule,
 };
 use cudarc::driver::{result, CudaContext, CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
 use gpu_runtime::kernel::KernelSpec;
@@ -106,6 +106,38 @@ impl Gpu {
         self.stream
             .memcpy_dtov(buf)
             .map_err(driver("copy to the host"))
+    }
+
+    /// Milliseconds per call of `launch` (which queues work on this stream): 3 warm-ups, then
+    /// the median of `reps` calls each timed by CUDA events around it (upper median).
+    pub fn time_ms<E: std::fmt::Display>(
+        &self,
+        reps: usize,
+        mut launch: impl FnMut() -> Result<(), E>,
+    ) -> Result<f32, LaunchError> {
+        let call = |l: &mut dyn FnMut() -> Result<(), E>| {
+            l().map_err(|e| LaunchError::Kernel(e.to_string()))
+        };
+        for _ in 0..3 {
+            call(&mut launch)?;
+        }
+        self.synchronize()?;
+        let mut ts = Vec::with_capacity(reps);
+        for _ in 0..reps.max(1) {
+            let event = || {
+                self.ctx
+                    .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                    .map_err(driver("create an event"))
+            };
+            let (a, b) = (event()?, event()?);
+            a.record(&self.stream).map_err(driver("record an event"))?;
+            call(&mut launch)?;
+            b.record(&self.stream).map_err(driver("record an event"))?;
+            b.synchronize().map_err(driver("wait for an event"))?;
+            ts.push(a.elapsed_ms(&b).map_err(driver("time events"))?);
+        }
+        ts.sort_by(|x, y| x.total_cmp(y));
+        Ok(ts[ts.len() / 2])
     }
 
     /// Waits for the work queued so far.

@@ -4,7 +4,7 @@
 
 use std::ffi::c_void;
 
-use cudarc::driver::sys::{self, CUevent_flags, CUfunction};
+use cudarc::driver::sys::{self, CUfunction};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use kernels::table::Kernel;
 use layout_launch::{LaunchConfig, Module};
@@ -64,27 +64,8 @@ impl Gpu {
     }
 
     /// Milliseconds per call of `launch`: 3 warm-ups, then the median of 30 event-timed calls.
-    fn time(&self, mut launch: impl FnMut() -> R<()>) -> R<f32> {
-        for _ in 0..3 {
-            launch()?;
-        }
-        self.gpu.synchronize().map_err(|e| e.to_string())?;
-        let mut ts = Vec::new();
-        for _ in 0..30 {
-            let event = || {
-                self.gpu
-                    .context()
-                    .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                    .map_err(e("event"))
-            };
-            let (a, b) = (event()?, event()?);
-            a.record(self.gpu.stream()).map_err(e("record"))?;
-            launch()?;
-            b.record(self.gpu.stream()).map_err(e("record"))?;
-            b.synchronize().map_err(e("event sync"))?;
-            ts.push(a.elapsed_ms(&b).map_err(e("elapsed"))?);
-        }
-        Ok(host::median(ts))
+    fn time(&self, launch: impl FnMut() -> R<()>) -> R<f32> {
+        self.gpu.time_ms(30, launch).map_err(|e| e.to_string())
     }
 
     /// Milliseconds of a device-to-device copy of `src` into `dst`, measured once per size and

@@ -101,12 +101,6 @@ pub fn check(k: &Kernel, n: u32, out: &[u8], expected: &[u8]) -> Result<(), Stri
     ))
 }
 
-/// The median (upper median for an even count).
-pub fn median(mut v: Vec<f32>) -> f32 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
-
 /// A JSON string literal.
 fn json_str(s: &str) -> String {
     let mut o = String::from("\"");
@@ -279,6 +273,5 @@ mod tests {
         );
         let r = Row { copy_ms: None, ..r };
         assert!(r.to_string().ends_with("    4.00         -"), "{}", r);
-        assert_eq!(median(vec![3.0, 1.0, 2.0, 5.0]), 3.0);
     }
 }

@@ -1,0 +1,180 @@
+//! `gemm-bench [PTX] [--json] [--check-only] [SIZE ...]`: the tensor-core GEMMs of `kernels`
+//! (`gemm`, 64x64 tiles; `gemm_pipelined`, 128x128 tiles through 4 `cp.async` stages) on an
+//! NVIDIA GPU, for square problems of each SIZE (default 4096 8192; multiples of 128), f16 and
+//! bf16, B row- and column-major: launched through `layout-launch` with the kernels' own
+//! `KernelSpec`s, checked against a CPU reference and timed with CUDA events (3 warm-ups,
+//! median of 10). Prints a table, or with `--json` one JSON object per case (what
+//! `scripts/gemm_gpu_bench.py` reads). `--check-only` skips the timing (for compute-sanitizer).
+//! Without a CUDA driver or device it says so and exits with status 2.
+
+mod reference;
+
+use std::process::ExitCode;
+
+use layout_launch::cudarc::driver::CudaSlice;
+use layout_launch::{Gpu, LaunchError, Module};
+use reference::{Case, Half, Row};
+
+const USAGE: &str = "usage: gemm-bench [PTX] [--json] [--check-only] [SIZE ...]
+  PTX   the kernels' PTX (default target/ptx/kernels.ptx, from `cargo xtask ptx`)
+  SIZE  M = N = K, a multiple of 128 (default 4096 8192)";
+
+/// The two kernels.
+#[derive(Clone, Copy, Debug)]
+pub enum Kernel {
+    /// `kernels::gemm`: one CTA per 64x64 tile, grid `(n / 64, m / 64)`.
+    Simple,
+    /// `kernels::gemm_pipelined`: one CTA per 128x128 tile, 1-D grid.
+    Pipelined,
+}
+
+impl Kernel {
+    /// The name reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Simple => "gemm",
+            Kernel::Pipelined => "gemm_pipelined",
+        }
+    }
+}
+
+/// The launch of `kernel` for element type `H` (one impl per type: each kernel's spec has its
+/// own parameter types, checked against the arguments at compile time).
+pub trait Launch: Half {
+    /// Queue `c = a · b` for `[m, n, k]`.
+    fn launch(
+        module: &Module,
+        kernel: Kernel,
+        bufs: (&CudaSlice<Self>, &CudaSlice<Self>, &mut CudaSlice<Self>),
+        mnk: [u32; 3],
+        b_col_major: bool,
+    ) -> Result<(), LaunchError>;
+}
+
+macro_rules! launches {
+    ($host:ty, $simple:path, $pipelined:path) => {
+        impl Launch for $host {
+            fn launch(
+                module: &Module,
+                kernel: Kernel,
+                (a, b, c): (&CudaSlice<Self>, &CudaSlice<Self>, &mut CudaSlice<Self>),
+                [m, n, k]: [u32; 3],
+                b_col_major: bool,
+            ) -> Result<(), LaunchError> {
+                let bcm = b_col_major as u32;
+                match kernel {
+                    Kernel::Simple => {
+                        module.launch(&$simple, [n / 64, m / 64, 1], (a, b, c, n, k, bcm))
+                    }
+                    Kernel::Pipelined => {
+                        let grid = [(m / 128) * (n / 128), 1, 1];
+                        module.launch(&$pipelined, grid, (a, b, c, m, n, k, bcm))
+                    }
+                }
+            }
+        }
+    };
+}
+launches!(
+    half::f16,
+    kernels::gemm::GEMM_F16,
+    kernels::gemm_pipelined::GEMM_PIPELINED_F16
+);
+launches!(
+    half::bf16,
+    kernels::gemm::GEMM_BF16,
+    kernels::gemm_pipelined::GEMM_PIPELINED_BF16
+);
+
+/// One case: upload random operands, run once into a poisoned C and check it, then time.
+fn run_case<H: Launch>(
+    gpu: &Gpu,
+    module: &Module,
+    case: Case,
+    time: bool,
+) -> Result<Row, (u8, String)> {
+    let s = case.size as usize;
+    let (a, b) = (case.operand::<H>(s * s, 1), case.operand::<H>(s * s, 2));
+    let err = |e: LaunchError| (2, format!("{}: {}", case, e));
+    let (da, db) = (gpu.upload(&a).map_err(err)?, gpu.upload(&b).map_err(err)?);
+    let mut dc = gpu
+        .upload(&vec![H::from_f32(f32::NAN); s * s])
+        .map_err(err)?;
+    let (mnk, bcm) = ([case.size; 3], case.b_col_major);
+    let launch = |dc: &mut CudaSlice<H>| H::launch(module, case.kernel, (&da, &db, dc), mnk, bcm);
+    launch(&mut dc).map_err(err)?;
+    let c = gpu.download(&dc).map_err(err)?;
+    let max_err = case.check(&a, &b, &c).map_err(|e| (1, e))?;
+    let ms = if time {
+        gpu.time_ms(10, || launch(&mut dc)).map_err(err)?
+    } else {
+        f32::NAN
+    };
+    Ok(Row { case, ms, max_err })
+}
+
+/// Every case of `sizes`, in order; stops at the first failure: `(exit status, message)`, 1 for
+/// a wrong result, 2 for no GPU or a launch that failed.
+fn run(
+    ptx: &str,
+    sizes: &[u32],
+    time: bool,
+    mut emit: impl FnMut(&Row),
+) -> Result<(), (u8, String)> {
+    let no_gpu = |e: LaunchError| {
+        (
+            2,
+            format!("{}: run gemm-bench on a machine with an NVIDIA GPU", e),
+        )
+    };
+    let gpu = Gpu::new().map_err(no_gpu)?;
+    let module = gpu.load_ptx(ptx).map_err(|e| (2, e.to_string()))?;
+    for case in Case::all(sizes) {
+        let row = match case.dtype {
+            "f16" => run_case::<half::f16>(&gpu, &module, case, time),
+            _ => run_case::<half::bf16>(&gpu, &module, case, time),
+        };
+        emit(&row?);
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{}", USAGE);
+        return ExitCode::SUCCESS;
+    }
+    let flag = |f: &str| args.iter().any(|a| a == f);
+    let (json, check_only) = (flag("--json"), flag("--check-only"));
+    let rest: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let ptx = rest.first().filter(|a| a.parse::<u32>().is_err());
+    let sizes: Result<Vec<u32>, String> = rest
+        .iter()
+        .skip(ptx.is_some() as usize)
+        .map(|s| reference::parse_size(s))
+        .collect();
+    let sizes = match sizes {
+        Ok(s) if s.is_empty() => vec![4096, 8192],
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("gemm-bench: {}\n{}", e, USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    let ptx = ptx.map(|s| s.as_str()).unwrap_or("target/ptx/kernels.ptx");
+    let mut first = true;
+    let emit = |r: &Row| {
+        if !json && std::mem::take(&mut first) {
+            println!("{}", Row::header());
+        }
+        println!("{}", if json { r.json() } else { r.to_string() })
+    };
+    match run(ptx, &sizes, !check_only, emit) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((status, e)) => {
+            eprintln!("gemm-bench: {}", e);
+            ExitCode::from(status)
+        }
+    }
+}
