@@ -224,6 +224,11 @@ def sanitize(bench, ptx, size):
     return res
 
 
+def num(x, spec):
+    """`x` formatted, or "-" for gemm-bench's null (a NaN or infinity)."""
+    return "-" if x is None else format(x, spec)
+
+
 def table(ours, others):
     """One markdown table: per (size, dtype, B order) our kernels, then Triton, then cuBLAS."""
     print("| M=N=K | dtype | B | impl | ms | TFLOP/s | ours/Triton | ours/cuBLAS | check |")
@@ -237,11 +242,11 @@ def table(ours, others):
         size = key[0] if key[0] == key[1] == key[2] else "x".join(map(str, key[:3]))
         for r in rs:
             mine = r["kernel"] not in ("triton", "cublas")
-            ratio = lambda x: f"{ref[x] / r['ms']:.3f}" if mine and x in ref and r["ms"] > 0 else ""
+            ratio = lambda x: f"{ref[x] / r['ms']:.3f}" if mine and x in ref and (r["ms"] or 0) > 0 else ""
             label = {"triton": f"Triton ({r.get('config')})", "cublas": "cuBLAS"}.get(r["kernel"], f"ours: {r['kernel']}")
-            err = f"rel {r['rel_err']:.1e} vs cuBLAS" if "rel_err" in r else f"max_err {r['max_err']:.3g}"
+            err = f"rel {r['rel_err']:.1e} vs cuBLAS" if "rel_err" in r else f"max_err {num(r['max_err'], '.3g')}"
             check = ("ok" if r["ok"] else "WRONG") + f", {err}"
-            print(f"| {size} | {key[3]} | {key[4]} | {label} | {r['ms']:.3f} | {r['tflops']:.1f} | "
+            print(f"| {size} | {key[3]} | {key[4]} | {label} | {num(r['ms'], '.3f')} | {num(r['tflops'], '.1f')} | "
                   f"{ratio('triton')} | {ratio('cublas')} | {check} |")
 
 

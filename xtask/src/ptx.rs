@@ -79,6 +79,12 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("gemm_f16", "ld.global.b32", 6),
     ("gemm_f16", "ld.global.v4.b32", 6),
     ("gemm_f16", "st.global.v4.b32", 4),
+    // 16-byte async copies per K step: 4 of A, 4 of B for each B order; issued at two sites
+    // (the prologue's loop and the main loop).
+    ("gemm_pipelined_bf16", "cp.async.cg.shared.global", 24),
+    ("gemm_pipelined_bf16", "st.global.v4.b32", 16),
+    ("gemm_pipelined_f16", "cp.async.cg.shared.global", 24),
+    ("gemm_pipelined_f16", "st.global.v4.b32", 16),
     ("index_kernel", "st.global.b64", 11),
     ("mma_acc_regperm", "ld.global.b64", 16),
     ("mma_acc_regperm", "st.global.b64", 16),
@@ -95,7 +101,8 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("transpose_u16_128", "st.global.v4.b32", 8),
 ];
 
-/// `(kernel, instruction, count)` of every global load and store in `ptx`, sorted.
+/// `(kernel, instruction, count)` of every global load and store (async copies included) in
+/// `ptx`, sorted.
 pub fn global_accesses(ptx: &str) -> Vec<(String, String, usize)> {
     let mut counts: std::collections::BTreeMap<(String, String), usize> = Default::default();
     let mut entry = None;
@@ -106,7 +113,10 @@ pub fn global_accesses(ptx: &str) -> Vec<(String, String, usize)> {
         let op = line.split_whitespace().next().unwrap_or("");
         if let (Some(k), true) = (
             &entry,
-            op.starts_with("ld.global") || op.starts_with("st.global"),
+            op.starts_with("ld.global")
+                || op.starts_with("st.global")
+                || op.starts_with("cp.async.cg.shared.global")
+                || op.starts_with("cp.async.ca.shared.global"),
         ) {
             *counts.entry((k.clone(), op.to_string())).or_default() += 1;
         }
@@ -234,7 +244,10 @@ pub fn gpu() -> Result<(), String> {
     println!("  target/release/gpu-bench target/ptx/kernels.ptx 16384");
     println!("and, for Triton's kernels next to ours (needs cupy, torch and triton there):");
     println!("  python3 scripts/gpu_bench.py target/ptx/kernels.ptx 16384");
-    println!("Without a GPU, gpu-bench says so and exits with status 2.");
+    println!("the GEMMs (checked, timed), and next to Triton autotuned and cuBLAS:");
+    println!("  target/release/gemm-bench target/ptx/kernels.ptx 4096 8192");
+    println!("  python3 scripts/gemm_gpu_bench.py --bench target/release/gemm-bench --sizes 4096 8192 --sanitize");
+    println!("Without a GPU, gpu-bench and gemm-bench say so and exit with status 2.");
     Ok(())
 }
 
