@@ -1,6 +1,6 @@
 """Compare the main-loop (K-loop) SASS of GEMM kernels: Triton's tutorial matmul vs. a kernel from our PTX.
 
-Triton side: the 03-matrix-multiplication tutorial `matmul_kernel` (GROUP_SIZE_M swizzle, pointer increments,
+Triton side: the 03-matrix-multiplication tutorial `matmul_kernel` (scripts/triton_matmul.py, MASKED=False) (GROUP_SIZE_M swizzle, pointer increments,
 `tl.dot` accumulating in f32, f16 output), compiled on the CPU with Triton 3.9 for sm_80 (128x128x32, 4 warps,
 4 stages: mma.sync/ldmatrix/cp.async) and sm_90a (128x256x64, 8 warps, 3 stages: wgmma; plus 128x128x32/4/4),
 f16 and bf16 inputs, B row-major (stride_bn == 1) and column-major (stride_bk == 1). The load/store masks are
@@ -28,6 +28,8 @@ os.environ["TRITON_ALWAYS_COMPILE"] = "1"
 warnings.filterwarnings("ignore")
 import triton, triton.language as tl  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from triton_matmul import matmul_kernel  # noqa: E402
 
 BIN = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
 # (ptxas arch, capability, BM, BN, BK, GROUP_M, num_warps, num_stages)
@@ -39,45 +41,14 @@ GROUPS = {"HMMA": ["HMMA"], "HGMMA": ["HGMMA"], "WG": ["WARPGROUP", "WARPSYNC"],
           "BAR": ["BAR"], "FENCE": ["MEMBAR", "FENCE"], "LDS": ["LDS"], "STS": ["STS"], "LDG": ["LDG"], "STG": ["STG"]}
 
 
-@triton.jit
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                  BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                  GROUP_SIZE_M: tl.constexpr):
-    """Triton tutorial 03 matmul, without masks (sizes are multiples of the tile), no activation."""
-    pid = tl.program_id(axis=0)
-    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
-    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
-    num_pid_in_group = GROUP_SIZE_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_SIZE_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
-    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
-    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
-    offs_k = tl.arange(0, BLOCK_SIZE_K)
-    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
-    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
-        a = tl.load(a_ptrs)
-        b = tl.load(b_ptrs)
-        accumulator = tl.dot(a, b, accumulator)
-        a_ptrs += BLOCK_SIZE_K * stride_ak
-        b_ptrs += BLOCK_SIZE_K * stride_bk
-    c = accumulator.to(tl.float16)
-    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
-    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
-    tl.store(c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :], c)
-
-
 def compile_triton(cc, bm, bn, bk, group, warps, stages, dtype, b_col):
     """Compile matmul_kernel for GPUTarget('cuda', cc); returns (ttgir, ptx, dynamic shared bytes)."""
     names = matmul_kernel.arg_names
     ones = ["stride_ak", "stride_cn", "stride_bk" if b_col else "stride_bn"]  # launcher: ints == 1 -> constexpr
     sig = {n: (f"*{dtype}" if n in ("a_ptr", "b_ptr") else "*fp16" if n == "c_ptr" else "i32") for n in names[:12]}
     sig |= {n: "constexpr" for n in names[12:] + ones}
-    consts = {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": group} | {n: 1 for n in ones}
+    consts = {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": group, "MASKED": False}
+    consts |= {n: 1 for n in ones}
     attrs = {(names.index(n),): [["tt.divisibility", 16]] for n in names[:12] if n not in ones}
     src = triton.compiler.ASTSource(fn=matmul_kernel, signature=sig, constexprs=consts, attrs=attrs)
     k = triton.compile(src, target=GPUTarget("cuda", cc, 32), options={"num_warps": warps, "num_stages": stages})
