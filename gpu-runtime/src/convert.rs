@@ -89,7 +89,20 @@ impl<E: Element, T: Thread> Machine for Values<'_, E, T> {
     }
     #[inline(always)]
     fn linear(&mut self, terms: &[(&[u32], u32)]) -> u32 {
-        xor_bases(terms)
+        let mut r = 0;
+        let mut i = 0;
+        while i < terms.len() {
+            let (bases, x) = terms[i];
+            let mut b = 0;
+            while b < bases.len() {
+                if (x >> b) & 1 == 1 {
+                    r ^= bases[b];
+                }
+                b += 1;
+            }
+            i += 1;
+        }
+        r
     }
     #[inline(always)]
     fn select(&mut self, c: bool, a: u32, b: u32) -> u32 {
@@ -184,30 +197,26 @@ pub fn store_access<E: Element, T: Thread, S: Storage>(s: &SmemAccess<S>, t: &T,
     )
 }
 
+/// `each(v, byte address)` for every access `v` of `s` this thread stores (see
+/// [`exec::store_addresses`]): where a store of `s` would write.
+#[inline(always)]
+pub fn store_addresses<T: Thread, S: Storage>(
+    s: &SmemAccess<S>,
+    t: &T,
+    mut each: impl FnMut(usize, u32),
+) {
+    let mut m = Values::<u8, T> {
+        t,
+        src: &[],
+        dst: &mut [],
+    };
+    exec::store_addresses(&mut m, s, |_, v, addr| each(v, addr))
+}
+
 /// Load this thread's registers `dst` by the accesses of `l`.
 #[inline(always)]
 pub fn load_access<E: Element, T: Thread, S: Storage>(l: &SmemAccess<S>, t: &T, dst: &mut [E]) {
     exec::load(&mut Values { t, src: &[], dst }, l)
-}
-
-/// The XOR of `bases[b]` over the set bits `b` of each term's integer: an address from the
-/// lane, warp and rank bits.
-#[inline(always)]
-pub fn xor_bases(terms: &[(&[u32], u32)]) -> u32 {
-    let mut r = 0;
-    let mut i = 0;
-    while i < terms.len() {
-        let (bases, x) = terms[i];
-        let mut b = 0;
-        while b < bases.len() {
-            if (x >> b) & 1 == 1 {
-                r ^= bases[b];
-            }
-            b += 1;
-        }
-        i += 1;
-    }
-    r
 }
 
 /// `st.shared` at `addr`, or into another CTA's shared memory for a remote access.

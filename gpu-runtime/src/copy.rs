@@ -6,7 +6,7 @@
 
 use core::marker::PhantomData;
 
-use crate::convert::{xor_bases, Instr, SharedStore, SmemAccess};
+use crate::convert::{store_addresses, Instr, SharedStore, SmemAccess};
 use crate::element::Element;
 use crate::global::Global;
 use crate::layout::Layout;
@@ -46,9 +46,8 @@ impl<L: Layout, E: Element, const N: usize> AsyncCopy<L, E, N> {
             Tile::<L, E, N>::VECTOR.1 >= a.vec as usize,
             "AsyncCopy: L's registers are not consecutive in memory for a whole vector of the store"
         );
-        let mut r = 0;
+        let (vec, mut r) = (a.vec as usize, 0);
         while r < a.regs.len() {
-            let vec = a.vec as usize;
             let first = a.regs[r - r % vec] as usize;
             assert!(
                 first.is_multiple_of(vec) && a.regs[r] as usize == first + r % vec,
@@ -87,18 +86,11 @@ impl<L: Layout, E: Element, const N: usize> AsyncCopy<L, E, N> {
             )
         };
         let a = &self.access;
-        if t.lane() & a.lane_skip != 0 || t.warp() & a.warp_skip != 0 {
-            return;
-        }
-        let base = xor_bases(&[(a.lane_bases, t.lane()), (a.warp_bases, t.warp())]);
-        let vec = a.vec as usize;
         let bytes = a.vec * G::BITS / 8;
-        let mut v = 0;
-        while v < a.reg_offsets.len() {
-            let reg = a.regs[v * vec] as usize;
+        store_addresses(a, t, |v, smem| {
+            let reg = a.regs[v * a.vec as usize] as usize;
             let i = Tile::<L, G, N>::index(t, reg, origin, strides);
-            src.copy_to_shared(t, i, bytes, base ^ a.reg_offsets[v]);
-            v += 1;
-        }
+            src.copy_to_shared(t, i, bytes, smem);
+        });
     }
 }

@@ -95,8 +95,8 @@ impl core::fmt::Display for SimError {
 
 const MANY: u32 = u32::MAX - 1;
 
-/// The words of an `mma.m16n8k16`'s operands a lane holds: A's 4, B's 2.
-const MMA_WORDS: usize = 6;
+/// Words a lane can give its warp at once: an `mma.m16n8k16`'s operands (A's 4, B's 2).
+const SLOT_WORDS: usize = 6;
 
 /// Who touched a byte, and when (cluster-, block- and warp-barrier epochs of that thread).
 #[derive(Clone, Copy)]
@@ -180,9 +180,8 @@ impl SimBarrier {
 }
 
 struct WarpState {
+    /// [`SLOT_WORDS`] words per lane.
     slots: Vec<AtomicU32>,
-    /// [`MMA_WORDS`] words per lane: an `mma`'s operands, exchanged at once.
-    wide: Vec<AtomicU32>,
     barrier: SimBarrier,
 }
 
@@ -436,7 +435,7 @@ impl Thread for SimThread<'_> {
             ));
             return c;
         }
-        let w = self.all_lanes_mma([a[0], a[1], a[2], a[3], b[0], b[1]]);
+        let w = self.all_lanes_words([a[0], a[1], a[2], a[3], b[0], b[1]]);
         let (a_of, b_of) = (
             |i: usize, l: u32| w[l as usize][i],
             |i: usize, l: u32| w[l as usize][4 + i],
@@ -548,9 +547,10 @@ impl SimThread<'_> {
     /// `v` of lane `src_lane`, through the warp's slots (all lanes must call).
     fn exchange(&self, v: u32, src_lane: u32) -> u32 {
         let w = &self.state.warps[self.warp as usize];
-        w.slots[self.lane as usize].store(v, Ordering::SeqCst);
+        w.slots[self.lane as usize * SLOT_WORDS].store(v, Ordering::SeqCst);
         w.barrier.wait(&self.cluster.aborted);
-        let r = w.slots[(src_lane % self.warp_size) as usize].load(Ordering::SeqCst);
+        let src = (src_lane % self.warp_size) as usize * SLOT_WORDS;
+        let r = w.slots[src].load(Ordering::SeqCst);
         w.barrier.wait(&self.cluster.aborted);
         r
     }
@@ -699,27 +699,24 @@ impl SimThread<'_> {
 impl SimThread<'_> {
     /// Every lane's `v`, exchanged through the warp (all lanes must call).
     fn all_lanes(&self, v: u32) -> [u32; 64] {
-        let w = &self.state.warps[self.warp as usize];
-        w.slots[self.lane as usize].store(v, Ordering::SeqCst);
-        w.barrier.wait(&self.cluster.aborted);
         let mut out = [0u32; 64];
-        for (i, o) in out.iter_mut().enumerate().take(self.warp_size as usize) {
-            *o = w.slots[i].load(Ordering::SeqCst);
+        for (o, w) in out.iter_mut().zip(self.all_lanes_words([v])) {
+            *o = w[0];
         }
-        w.barrier.wait(&self.cluster.aborted);
         out
     }
 
-    /// Every lane's operand words, exchanged through the warp at once (all lanes must call).
-    fn all_lanes_mma(&self, v: [u32; MMA_WORDS]) -> Vec<[u32; MMA_WORDS]> {
+    /// Every lane's `K` words (at most [`SLOT_WORDS`]), exchanged through the warp at once (all
+    /// lanes must call).
+    fn all_lanes_words<const K: usize>(&self, v: [u32; K]) -> Vec<[u32; K]> {
         let w = &self.state.warps[self.warp as usize];
-        let me = self.lane as usize * MMA_WORDS;
+        let me = self.lane as usize * SLOT_WORDS;
         for (i, x) in v.iter().enumerate() {
-            w.wide[me + i].store(*x, Ordering::SeqCst);
+            w.slots[me + i].store(*x, Ordering::SeqCst);
         }
         w.barrier.wait(&self.cluster.aborted);
         let out = (0..self.warp_size as usize)
-            .map(|l| std::array::from_fn(|i| w.wide[l * MMA_WORDS + i].load(Ordering::SeqCst)))
+            .map(|l| std::array::from_fn(|i| w.slots[l * SLOT_WORDS + i].load(Ordering::SeqCst)))
             .collect();
         w.barrier.wait(&self.cluster.aborted);
         out
@@ -852,8 +849,7 @@ impl BlockState {
         BlockState {
             warps: (0..nwarps)
                 .map(|_| WarpState {
-                    slots: (0..l.warp_size).map(|_| AtomicU32::new(0)).collect(),
-                    wide: (0..l.warp_size as usize * MMA_WORDS)
+                    slots: (0..l.warp_size as usize * SLOT_WORDS)
                         .map(|_| AtomicU32::new(0))
                         .collect(),
                     barrier: SimBarrier::new(l.warp_size as usize),

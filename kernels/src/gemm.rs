@@ -13,6 +13,7 @@
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
+use linear_layouts::runtime::unroll::map;
 use linear_layouts::{convert, layout, Bf16, Global, GlobalMut, Mma, Thread, Tile, F16};
 
 layout! {
@@ -56,7 +57,8 @@ pub const GEMM_SMEM: u32 = max(
     ),
 );
 
-const fn max(a: u32, b: u32) -> u32 {
+/// The larger of two sizes (in a const).
+pub(crate) const fn max(a: u32, b: u32) -> u32 {
     if a > b {
         a
     } else {
@@ -67,11 +69,11 @@ const fn max(a: u32, b: u32) -> u32 {
 /// A tile's values as their bits (`convert!` moves 16-bit elements as `u16`), and back.
 #[inline(always)]
 fn bits<E: MmaInput, const N: usize>(v: [E; N]) -> [u16; N] {
-    v.map(|x| x.to_bits() as u16)
+    map(v, |x| x.to_bits() as u16)
 }
 #[inline(always)]
-fn halves<E: MmaInput, const N: usize>(v: [u16; N]) -> [E; N] {
-    v.map(|x| E::from_bits(x as u64))
+pub(crate) fn halves<E: MmaInput, const N: usize>(v: [u16; N]) -> [E; N] {
+    map(v, |x| E::from_bits(x as u64))
 }
 
 /// The 64x64 tile `(bx, by)` of `c = a · b`.
@@ -110,7 +112,12 @@ pub fn gemm_tile<T: Thread, E: MmaInput>(
     Tile::<GemmOut, E, NO>::new(out.map(E::round)).store(t, c, [row0, col0], [n, 1]);
 }
 
-/// `c = a · b` in f16: grid `(n / 64, m / 64)`.
+/// The grid of an `m x n` problem: one CTA per 64x64 tile of C.
+pub const fn gemm_grid(m: u32, n: u32) -> [u32; 3] {
+    [n / 64, m / 64, 1]
+}
+
+/// `c = a · b` in f16: grid [`gemm_grid`].
 #[cfg(not(target_arch = "spirv"))]
 #[kernel(block = GEMM_THREADS, shared = GEMM_SMEM)]
 #[allow(clippy::too_many_arguments)]
@@ -127,7 +134,7 @@ pub fn gemm_f16(
     gemm_tile(t, &a, &b, &c, [n, k], b_col_major != 0, bx, by);
 }
 
-/// `c = a · b` in bf16: grid `(n / 64, m / 64)`.
+/// `c = a · b` in bf16: grid [`gemm_grid`].
 #[cfg(not(target_arch = "spirv"))]
 #[kernel(block = GEMM_THREADS, shared = GEMM_SMEM)]
 #[allow(clippy::too_many_arguments)]

@@ -12,6 +12,7 @@
 //! 128, `k` of 32. The grid is 1-D, `m n / 128²` CTAs, ordered
 //! in groups of 8 tile rows as Triton's tutorial does for L2 reuse.
 
+use crate::gemm::{halves, max};
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
@@ -73,14 +74,6 @@ pub const PIPE_SMEM: u32 = max(
     convert!(PipeAcc => PipeOut, u16).cost.shared_bytes,
 );
 
-const fn max(a: u32, b: u32) -> u32 {
-    if a > b {
-        a
-    } else {
-        b
-    }
-}
-
 /// Where the operands are: A and B, their shape `[n, k]`, B's order.
 struct Operands<'a, 'b, E> {
     a: &'a Global<'b, E>,
@@ -118,12 +111,6 @@ impl<E: MmaInput> Operands<'_, '_, E> {
         });
         MMA.run(t, &fa, &fb, acc);
     }
-}
-
-/// Bits as values of `E`.
-#[inline(always)]
-fn halves<E: MmaInput, const N: usize>(v: [u16; N]) -> [E; N] {
-    map(v, |x| E::from_bits(x as u64))
 }
 
 /// The tile of C this CTA computes, `[row0, col0]`: CTAs run along N within groups of 8 tile
@@ -195,7 +182,12 @@ pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
     Tile::<PipeOut, E, NO>::new(halves(out)).store(t, c, at, [n, 1]);
 }
 
-/// `c = a · b` in f16, pipelined: grid `m n / 128²`.
+/// The grid of an `m x n` problem: one CTA per 128x128 tile of C, 1-D.
+pub const fn pipelined_grid(m: u32, n: u32) -> [u32; 3] {
+    [(m / 128) * (n / 128), 1, 1]
+}
+
+/// `c = a · b` in f16, pipelined: grid [`pipelined_grid`].
 #[cfg(not(target_arch = "spirv"))]
 #[kernel(block = PIPE_THREADS, shared = PIPE_SMEM)]
 #[allow(clippy::too_many_arguments)]
@@ -212,7 +204,7 @@ pub fn gemm_pipelined_f16(
     gemm_pipelined_tile(t, &a, &b, &c, [m, n, k], b_col_major != 0);
 }
 
-/// `c = a · b` in bf16, pipelined: grid `m n / 128²`.
+/// `c = a · b` in bf16, pipelined: grid [`pipelined_grid`].
 #[cfg(not(target_arch = "spirv"))]
 #[kernel(block = PIPE_THREADS, shared = PIPE_SMEM)]
 #[allow(clippy::too_many_arguments)]

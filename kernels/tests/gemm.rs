@@ -4,8 +4,10 @@
 //! one unit in the last place of the output format (the kernel and the reference round the f32
 //! sum once each; their sums differ only by f32 rounding).
 
-use kernels::gemm::{gemm_bf16, gemm_f16, GEMM_SMEM, GEMM_THREADS};
-use kernels::gemm_pipelined::{gemm_pipelined_bf16, gemm_pipelined_f16, PIPE_SMEM, PIPE_THREADS};
+use kernels::gemm::{gemm_bf16, gemm_f16, gemm_grid, GEMM_SMEM, GEMM_THREADS};
+use kernels::gemm_pipelined::{
+    gemm_pipelined_bf16, gemm_pipelined_f16, pipelined_grid, PIPE_SMEM, PIPE_THREADS,
+};
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::sim::{launch, launch_profiled, HostMemory, Launch, SimThread};
 use linear_layouts::Target;
@@ -96,12 +98,12 @@ fn check<E: MmaInput>(
 
 /// The first kernel's grid: one CTA per 64x64 tile.
 fn simple([m, n, _]: [u32; 3]) -> Launch {
-    Launch::dims([n / 64, m / 64, 1], [GEMM_THREADS, 1, 1], GEMM_SMEM)
+    Launch::dims(gemm_grid(m, n), [GEMM_THREADS, 1, 1], GEMM_SMEM)
 }
 
 /// The pipelined kernel's grid: one CTA per 128x128 tile, 1-D.
 fn pipelined([m, n, _]: [u32; 3]) -> Launch {
-    Launch::new(m / 128 * (n / 128), PIPE_THREADS, PIPE_SMEM)
+    Launch::dims(pipelined_grid(m, n), [PIPE_THREADS, 1, 1], PIPE_SMEM)
 }
 
 #[test]

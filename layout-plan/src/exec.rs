@@ -371,9 +371,28 @@ pub fn shared<M: SharedMachine, S: Storage>(m: &mut M, p: &SharedPlan<S>) {
 /// Store every access of `s` (threads that hold copies skip): a store to a shared layout.
 #[inline(always)]
 pub fn store<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>) {
+    store_addresses(m, s, |m, v, addr| store_one(m, s, v, addr));
+}
+
+/// `each(m, v, address)` for every access `v` of `s` this thread stores, in order (threads
+/// that hold copies make none): where [`store`] writes, for an operation that fills the same
+/// places another way (an async copy from global memory).
+#[inline(always)]
+pub fn store_addresses<M: SharedMachine, S: Storage>(
+    m: &mut M,
+    s: &SmemAccess<S>,
+    mut each: impl FnMut(&mut M, usize, M::Int),
+) {
     let base = base(m, s);
     let owner = m.owner(s.lane_skip, s.warp_skip);
-    m.when(owner, |m| stores(m, s, base, 0, s.reg_offsets.len()));
+    m.when(owner, |m| {
+        let mut v = 0;
+        while v < s.reg_offsets.len() {
+            let addr = m.offset(base, s.reg_offsets[v]);
+            each(m, v, addr);
+            v += 1;
+        }
+    });
 }
 
 /// Load every access of `l`: a load from a shared layout.
@@ -466,16 +485,22 @@ fn stores<M: SharedMachine, S: Storage>(
 ) {
     let mut v = from;
     while v < to {
-        let words = words_of(m, s, v);
         let addr = m.offset(base, s.reg_offsets[v]);
-        match s.instr {
-            Instr::Matrix { count, trans } => m.stmatrix(count, addr, trans, words),
-            Instr::Vector => {
-                let bytes = s.vec * (m.elem_bits() / 8);
-                m.st_shared(s.remote, addr, bytes, words)
-            }
-        }
+        store_one(m, s, v, addr);
         v += 1;
+    }
+}
+
+/// Store access `v` of `s` at `addr`.
+#[inline(always)]
+fn store_one<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>, v: usize, addr: M::Int) {
+    let words = words_of(m, s, v);
+    match s.instr {
+        Instr::Matrix { count, trans } => m.stmatrix(count, addr, trans, words),
+        Instr::Vector => {
+            let bytes = s.vec * (m.elem_bits() / 8);
+            m.st_shared(s.remote, addr, bytes, words)
+        }
     }
 }
 

@@ -11,6 +11,8 @@ mod reference;
 
 use std::process::ExitCode;
 
+use kernels::gemm::gemm_grid;
+use kernels::gemm_pipelined::pipelined_grid;
 use layout_launch::cudarc::driver::CudaSlice;
 use layout_launch::{Gpu, LaunchError, Module};
 use reference::{Case, Half, Row};
@@ -22,9 +24,9 @@ const USAGE: &str = "usage: gemm-bench [PTX] [--json] [--check-only] [SIZE ...]
 /// The two kernels.
 #[derive(Clone, Copy, Debug)]
 pub enum Kernel {
-    /// `kernels::gemm`: one CTA per 64x64 tile, grid `(n / 64, m / 64)`.
+    /// `kernels::gemm`: one CTA per 64x64 tile.
     Simple,
-    /// `kernels::gemm_pipelined`: one CTA per 128x128 tile, 1-D grid.
+    /// `kernels::gemm_pipelined`: one CTA per 128x128 tile.
     Pipelined,
 }
 
@@ -64,10 +66,10 @@ macro_rules! launches {
                 let bcm = b_col_major as u32;
                 match kernel {
                     Kernel::Simple => {
-                        module.launch(&$simple, [n / 64, m / 64, 1], (a, b, c, n, k, bcm))
+                        module.launch(&$simple, gemm_grid(m, n), (a, b, c, n, k, bcm))
                     }
                     Kernel::Pipelined => {
-                        let grid = [(m / 128) * (n / 128), 1, 1];
+                        let grid = pipelined_grid(m, n);
                         module.launch(&$pipelined, grid, (a, b, c, m, n, k, bcm))
                     }
                 }
