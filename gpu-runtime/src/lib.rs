@@ -9,6 +9,9 @@
 //! * [`mma`]: tensor-core `mma` on typed fragments, the layouts checked at compile time.
 //! * [`global`]: global tensors as kernel parameters ([`Global`], [`GlobalMut`]).
 //! * [`kernel`]: [`kernel::KernelSpec`], how a host launches a `#[kernel]`.
+//! * [`hopper`]: Hopper's asynchronous units ([`Hopper`]: mbarriers, TMA tile loads, wgmma);
+//!   [`nvmma`]: shared layouts as the copy engine and tensor cores see them; [`tma`]: tile loads
+//!   into a shared layout ([`TmaTile`]); [`wgmma`]: warpgroup MMAs on typed tiles ([`Wgmma`]).
 //! * [`unroll`]: loops over registers written out, so register arrays stay in registers.
 //! * [`window`]: a thread seeing shared memory from an offset ([`SharedWindow`]): one stage of
 //!   a pipeline.
@@ -27,12 +30,20 @@ pub mod copy;
 pub mod element;
 pub mod float16;
 pub mod global;
+#[cfg(not(target_arch = "spirv"))]
+pub mod hopper;
 pub mod kernel;
 pub mod layout;
 pub mod mma;
+#[cfg(not(target_arch = "spirv"))]
+pub mod nvmma;
 pub mod thread;
 pub mod tile;
+#[cfg(not(target_arch = "spirv"))]
+pub mod tma;
 pub mod unroll;
+#[cfg(not(target_arch = "spirv"))]
+pub mod wgmma;
 pub mod window;
 
 #[cfg(feature = "sim")]
@@ -49,9 +60,15 @@ pub use copy::AsyncCopy;
 pub use element::Element;
 pub use float16::{Bf16, F16};
 pub use global::{Global, GlobalMut};
+#[cfg(not(target_arch = "spirv"))]
+pub use hopper::{Hopper, Swizzle, TensorMap};
 pub use layout::{HwIndex, InDim, Layout, LayoutKind, SharedIndex};
 pub use mma::Mma;
 pub use thread::CopySource;
 pub use thread::Thread;
 pub use tile::Tile;
+#[cfg(not(target_arch = "spirv"))]
+pub use tma::TmaTile;
+#[cfg(not(target_arch = "spirv"))]
+pub use wgmma::Wgmma;
 pub use window::SharedWindow;

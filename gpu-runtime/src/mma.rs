@@ -248,7 +248,7 @@ const fn dim(dims: &[InDim], name: &str) -> Option<InDim> {
     None
 }
 
-const fn eq(a: &str, b: &str) -> bool {
+pub(crate) const fn eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;

@@ -7,6 +7,9 @@
 use core::arch::asm;
 
 #[cfg(target_arch = "nvptx64")]
+mod hopper;
+
+#[cfg(target_arch = "nvptx64")]
 use crate::thread::Thread;
 
 /// The calling GPU thread, its CTA's shared buffer and its block's dimensionality

@@ -18,6 +18,8 @@ use std::vec::Vec;
 use crate::thread::Thread;
 
 pub use crate::host_memory::HostMemory;
+
+mod hopper;
 use crate::profile::{LaneAccess, Profile};
 
 /// The shape of a launch.
@@ -110,6 +112,9 @@ struct Access {
     /// How many shared stores the thread had issued before this access: lanes of one warp at the
     /// same count are in the same instruction (kernels are straight-line SIMT code).
     store: u32,
+    /// A write by the copy engine: the mbarrier (byte offset) and the phase it completed with;
+    /// it is ordered before the threads that waited for that phase, by no CTA barrier.
+    tma: Option<(u32, u32)>,
 }
 
 #[derive(Clone, Copy)]
@@ -119,6 +124,10 @@ struct Byte {
     read: Option<Access>,
     /// The thread whose async copy into this byte has not landed yet.
     copying: Option<u32>,
+    /// The byte holds an mbarrier.
+    mbarrier: bool,
+    /// The swizzle the copy engine wrote it with (TMA writes only).
+    swizzle: Option<crate::hopper::Swizzle>,
 }
 
 /// An async copy issued and not yet waited for: it lands when its group is waited for.
@@ -189,6 +198,8 @@ struct BlockState {
     warps: Vec<WarpState>,
     barrier: SimBarrier,
     shared: Mutex<Vec<Byte>>,
+    /// Hopper's asynchronous units: mbarriers and the wgmma reads in flight.
+    hopper: hopper::BlockHopper,
 }
 
 struct ClusterState {
@@ -219,6 +230,8 @@ pub struct SimThread<'a> {
     /// Async copies in flight, oldest first, and the groups committed so far.
     copies: core::cell::RefCell<Vec<PendingCopy>>,
     commits: core::cell::Cell<u32>,
+    /// The thread's view of mbarriers and its wgmma groups.
+    hopper: hopper::ThreadHopper,
 }
 
 /// What one simulated thread has issued so far: each `Thread` call counts once (an `ldmatrix`
@@ -283,6 +296,7 @@ impl SimThread<'_> {
             block_epoch: self.block_epoch.get(),
             warp_epoch: self.warp_epoch.get(),
             store: self.issued.get().shared_stores,
+            tma: None,
         }
     }
 
@@ -569,8 +583,8 @@ impl SimThread<'_> {
             let b = &mut mem[i as usize];
             let other = b
                 .copying
-                .or(b.write.filter(|w| races(*w, me)).map(|w| w.tid));
-            let other = other.or(b.read.filter(|r| races(*r, me)).map(|r| r.tid));
+                .or(b.write.filter(|w| self.unordered(*w, me)).map(|w| w.tid));
+            let other = other.or(b.read.filter(|r| self.unordered(*r, me)).map(|r| r.tid));
             if let Some(o) = other {
                 drop(mem);
                 self.error(format!(
@@ -598,6 +612,9 @@ impl SimThread<'_> {
         let Some(target) = self.target(cta, "store") else {
             return;
         };
+        if !self.wgmma_free(target, byte_offset, bytes, "writes") {
+            return;
+        }
         if !self.check_range(target, byte_offset, bytes, "store") {
             return;
         }
@@ -616,15 +633,22 @@ impl SimThread<'_> {
             if let Some(o) = b.copying {
                 drop(mem);
                 return self.error(format!(
-                    "thread {} (block {}) writes shared byte {} of CTA {} while an async copy of thread {} into it is in flight: wait for its group (cp_async_wait) and synchronise first",
+                    "thread {} (block {}) writes shared byte {} of CTA {} while an async copy of thread {} into it is in flight: wait for it (cp_async_wait, or the mbarrier phase its TMA completes) and synchronise first",
                     me.tid, self.block, byte_offset + i, cta, o
+                ));
+            }
+            if b.mbarrier {
+                drop(mem);
+                return self.error(format!(
+                    "thread {} (block {}) writes shared byte {} of CTA {}, which holds an mbarrier: keep barriers out of data tiles",
+                    me.tid, self.block, byte_offset + i, cta
                 ));
             }
             let conflict = b
                 .write
-                .filter(|w| races(*w, me) && !same_instr(w))
+                .filter(|w| self.unordered(*w, me) && !same_instr(w))
                 .map(|w| ("write", w.tid))
-                .or(b.read.filter(|r| races(*r, me)).map(|r| ("read", r.tid)));
+                .or(b.read.filter(|r| self.unordered(*r, me)).map(|r| ("read", r.tid)));
             if let Some((kind, other)) = conflict {
                 drop(mem);
                 self.error(format!(
@@ -640,6 +664,7 @@ impl SimThread<'_> {
             }
             b.value = value;
             b.write = Some(me);
+            b.swizzle = None;
         }
     }
 
@@ -657,42 +682,66 @@ impl SimThread<'_> {
         };
         let mut problem = None;
         for i in 0..bytes {
-            let b = &mut mem[(byte_offset + i) as usize];
-            match b.write {
-                None => problem = Some(format!("thread {} (block {}) reads shared byte {} of CTA {} that nobody wrote", me.tid, self.block, byte_offset + i, cta)),
-                Some(w) if races(w, me) => problem = Some(format!(
-                    "race: thread {} (block {}) reads shared byte {} of CTA {} that thread {} wrote without a barrier between",
-                    me.tid, self.block, byte_offset + i, cta, w.tid
-                )),
-                _ => {}
-            }
-            if let Some(o) = b.copying {
-                problem = Some(format!("thread {} (block {}) reads shared byte {} of CTA {} while an async copy of thread {} into it is in flight: wait for its group (cp_async_wait) and synchronise first", me.tid, self.block, byte_offset + i, cta, o));
-            }
-            out[(i / 4) as usize] |= (b.value as u32) << (8 * (i % 4));
-            // Several readers since the last barrier they all passed: remember "many" (of
-            // several CTAs: "many CTAs"), so that a later write races with any of them.
-            b.read = match b.read {
-                Some(r) if r.cluster_epoch == me.cluster_epoch && r.cta != me.cta => Some(Access {
-                    tid: MANY,
-                    cta: MANY,
-                    ..me
-                }),
-                Some(r)
-                    if r.cluster_epoch == me.cluster_epoch
-                        && r.tid != me.tid
-                        && r.block_epoch == me.block_epoch =>
-                {
-                    Some(Access { tid: MANY, ..me })
-                }
-                _ => Some(me),
-            };
+            let at = byte_offset + i;
+            let (v, p) = self.read_byte(&mut mem[at as usize], me, at, cta);
+            out[(i / 4) as usize] |= (v as u32) << (8 * (i % 4));
+            problem = p.or(problem);
         }
         drop(mem);
         if let Some(p) = problem {
             self.error(p);
         }
         out
+    }
+
+    /// Read byte `at` of CTA `cta` as access `me`: its value, and what is wrong with reading
+    /// it now, if anything. The read is recorded for later writers' race checks.
+    fn read_byte(&self, b: &mut Byte, me: Access, at: u32, cta: u32) -> (u8, Option<String>) {
+        let who = |w: Access| match w.tma {
+            Some((bar, phase)) => format!("a TMA load completing phase {} of the mbarrier at byte {}", phase, bar),
+            None => format!("thread {}", w.tid),
+        };
+        let mut problem = match b.write {
+            None => Some(format!("thread {} (block {}) reads shared byte {} of CTA {} that nobody wrote", me.tid, self.block, at, cta)),
+            Some(w) if self.unordered(w, me) => Some(format!(
+                "race: thread {} (block {}) reads shared byte {} of CTA {} that {} wrote without a barrier (or, for a TMA, a wait for its phase) between",
+                me.tid, self.block, at, cta, who(w)
+            )),
+            _ => None,
+        };
+        if let Some(o) = b.copying {
+            problem = Some(format!("thread {} (block {}) reads shared byte {} of CTA {} while an async copy of thread {} into it is in flight: wait for it (cp_async_wait, or the mbarrier phase its TMA completes) and synchronise first", me.tid, self.block, at, cta, o));
+        }
+        if b.mbarrier {
+            problem = Some(format!("thread {} (block {}) reads shared byte {} of CTA {}, which holds an mbarrier: keep barriers out of data tiles", me.tid, self.block, at, cta));
+        }
+        // Several readers since the last barrier they all passed: remember "many" (of several
+        // CTAs: "many CTAs"), so that a later write races with any of them.
+        b.read = match b.read {
+            Some(r) if r.cluster_epoch == me.cluster_epoch && r.cta != me.cta => Some(Access {
+                tid: MANY,
+                cta: MANY,
+                ..me
+            }),
+            Some(r)
+                if r.cluster_epoch == me.cluster_epoch
+                    && r.tid != me.tid
+                    && r.block_epoch == me.block_epoch =>
+            {
+                Some(Access { tid: MANY, ..me })
+            }
+            _ => Some(me),
+        };
+        (b.value, problem)
+    }
+
+    /// Whether access `a` may be unordered with this thread's access `me`: a thread's accesses
+    /// are ordered by CTA (cluster, warp) barriers, a TMA's writes by a wait for their phase.
+    fn unordered(&self, a: Access, me: Access) -> bool {
+        match a.tma {
+            Some(phase) => !self.hopper.observed(phase),
+            None => races(a, me),
+        }
     }
 }
 
@@ -856,12 +905,15 @@ impl BlockState {
                 })
                 .collect(),
             barrier: SimBarrier::new(l.threads as usize),
+            hopper: hopper::BlockHopper::default(),
             shared: Mutex::new(std::vec![
                 Byte {
                     value: 0,
                     write: None,
                     read: None,
                     copying: None,
+                    mbarrier: false,
+                    swizzle: None,
                 };
                 l.shared_bytes as usize
             ]),
@@ -910,6 +962,7 @@ where
                             issued: core::cell::Cell::new(Issued::default()),
                             copies: core::cell::RefCell::new(Vec::new()),
                             commits: core::cell::Cell::new(0),
+                            hopper: hopper::ThreadHopper::default(),
                         };
                         // A panic becomes an error naming the thread, not a torn-down launch.
                         let run = std::panic::AssertUnwindSafe(|| kernel(&th));

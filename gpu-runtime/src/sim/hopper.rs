@@ -1,0 +1,403 @@
+//! [`Hopper`] on the simulator. An mbarrier counts arrivals and transaction bytes per phase; a
+//! TMA load reads its box at issue and lands it, swizzled, when its phase completes; a wgmma
+//! reads its operands through the descriptors as the hardware does ([`operand_address`]) and
+//! multiplies in f32. What the hardware requires is checked and reported: mbarriers used
+//! before their initialisation is visible or overwritten by data, a TMA destination off its
+//! swizzle pattern's alignment, a phase completed by more bytes than announced, a read of TMA
+//! data by a thread that did not wait for its phase, a wgmma descriptor whose swizzle is not
+//! the one the bytes were written with, and shared memory written while a wgmma still reads it.
+//!
+//! Ordinary accesses are ordered by barriers only: an mbarrier orders the copy engine's writes
+//! before its waiters, not one thread's stores before another's loads.
+
+extern crate std;
+
+use std::collections::HashMap;
+use std::format;
+use std::string::String;
+use std::sync::{Condvar, Mutex};
+use std::vec::Vec;
+
+use super::{races, Access, BlockState, Byte, SimThread};
+use crate::hopper::{accumulator_coord, operand_address, Descriptor, Hopper, Swizzle, TensorMap, WgmmaOp};
+use crate::mma::widen;
+
+/// The shared-window address of the buffer's byte 0 on the simulator: not a multiple of 1024,
+/// so a kernel that assumes its buffer starts on a swizzle pattern is caught.
+pub const SHARED_BASE: u32 = 0x410;
+
+/// How long a wait for an mbarrier phase may take before the launch is declared deadlocked.
+const DEADLOCK: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A CTA's mbarriers (by byte offset) and the operand ranges of wgmmas in flight.
+#[derive(Default)]
+pub(super) struct BlockHopper {
+    mbarriers: Mutex<HashMap<u32, Mbarrier>>,
+    completed: Condvar,
+    wgmma_reads: Mutex<Vec<WgmmaRead>>,
+}
+
+/// One thread's view: the phases it has waited for, its wgmma groups.
+#[derive(Default)]
+pub(super) struct ThreadHopper {
+    /// Per mbarrier, how many of its phases this thread knows completed.
+    observed: core::cell::RefCell<HashMap<u32, u32>>,
+    /// wgmma groups committed.
+    commits: core::cell::Cell<u32>,
+}
+
+impl ThreadHopper {
+    /// Whether this thread waited for phase `phase` of the mbarrier at byte `bar`.
+    pub(super) fn observed(&self, (bar, phase): (u32, u32)) -> bool {
+        self.observed.borrow().get(&bar).is_some_and(|&n| n > phase)
+    }
+}
+
+struct Mbarrier {
+    count: u32,
+    pending: u32,
+    tx: i64,
+    /// Phases completed.
+    phase: u32,
+    init: Access,
+    landing: Vec<Landing>,
+}
+
+/// A TMA box read at issue, landing when its phase completes.
+struct Landing {
+    dst: u32,
+    bytes: Vec<u8>,
+    swizzle: Swizzle,
+    issuer: u32,
+}
+
+/// Shared bytes `lo..hi` a wgmma of thread `tid`, in its group `group`, may still read.
+struct WgmmaRead {
+    tid: u32,
+    group: u32,
+    lo: u32,
+    hi: u32,
+}
+
+impl SimThread<'_> {
+    fn fail(&self, what: String) {
+        self.error(format!("thread {} (block {}): {}", self.tid(), self.block, what));
+    }
+
+    /// Whether bytes `off..off + bytes` of `target` are free of wgmma reads in flight (else an
+    /// error saying who still reads them).
+    pub(super) fn wgmma_free(&self, target: &BlockState, off: u32, bytes: u32, what: &str) -> bool {
+        let Ok(reads) = target.hopper.wgmma_reads.lock() else {
+            return false;
+        };
+        match reads.iter().find(|r| r.lo < off + bytes && off < r.hi) {
+            None => true,
+            Some(r) => {
+                let tid = r.tid;
+                drop(reads);
+                self.fail(format!(
+                    "{} shared bytes {}..{} that a wgmma of thread {} may still read: wait for its group (wgmma_wait) first",
+                    what, off, off + bytes, tid
+                ));
+                false
+            }
+        }
+    }
+
+    /// The mbarrier at `bar`, locked, after checking its initialisation is visible here.
+    fn mbarrier<R>(&self, bar: u32, f: impl FnOnce(&mut Mbarrier) -> R) -> Option<R> {
+        let mut map = self.state.hopper.mbarriers.lock().ok()?;
+        let Some(m) = map.get_mut(&bar) else {
+            drop(map);
+            self.fail(format!("uses shared byte {} as an mbarrier, but no mbarrier was initialised there", bar));
+            return None;
+        };
+        if races(m.init, self.access()) {
+            let by = m.init.tid;
+            drop(map);
+            self.fail(format!(
+                "uses the mbarrier at byte {} before thread {}'s initialisation is visible: fence_mbarrier_init and sync_block first",
+                bar, by
+            ));
+            return None;
+        }
+        Some(f(m))
+    }
+
+    /// Complete `m`'s phase if every arrival and byte is in: land its TMA boxes, wake waiters.
+    fn complete(&self, bar: u32, m: &mut Mbarrier) {
+        if m.pending > 0 {
+            return;
+        }
+        if m.tx < 0 {
+            self.fail(format!(
+                "async copies completed {} bytes more than expect_tx announced on the mbarrier at byte {}",
+                -m.tx, bar
+            ));
+            m.tx = 0;
+        }
+        if m.tx != 0 {
+            return;
+        }
+        let phase = m.phase;
+        if let Ok(mut mem) = self.state.shared.lock() {
+            for l in m.landing.drain(..) {
+                let w = Access {
+                    tid: l.issuer,
+                    tma: Some((bar, phase)),
+                    ..self.access()
+                };
+                for (i, v) in l.bytes.iter().enumerate() {
+                    let b = &mut mem[l.dst as usize + i];
+                    *b = Byte {
+                        value: *v,
+                        write: Some(w),
+                        copying: None,
+                        swizzle: Some(l.swizzle),
+                        ..*b
+                    };
+                }
+            }
+        }
+        m.phase += 1;
+        m.pending = m.count;
+        self.state.hopper.completed.notify_all();
+    }
+
+    /// Start a TMA into `dst..dst + n`: checks as for any async copy, then marks it in flight.
+    fn start_tma(&self, dst: u32, n: u32, swizzle: Swizzle) -> bool {
+        let align = swizzle.alignment().max(128);
+        if !(SHARED_BASE + dst).is_multiple_of(align) {
+            self.fail(format!(
+                "a TMA load into shared byte {} (address {:#x}) is not aligned to {} bytes, which its {:?} swizzle needs: align the tile from shared_base()",
+                dst, SHARED_BASE + dst, align, swizzle
+            ));
+            return false;
+        }
+        let len = self.state.shared.lock().map(|s| s.len()).unwrap_or(0) as u64;
+        if dst as u64 + n as u64 > len {
+            self.fail(format!("a TMA load of {} bytes into shared byte {} is out of bounds ({} bytes)", n, dst, len));
+            return false;
+        }
+        if !self.wgmma_free(self.state, dst, n, "a TMA load writes") {
+            return false;
+        }
+        let me = self.access();
+        let Ok(mut mem) = self.state.shared.lock() else {
+            return false;
+        };
+        for i in dst..dst + n {
+            let b = &mem[i as usize];
+            let busy = b.copying.is_some()
+                || b.mbarrier
+                || b.write.is_some_and(|w| self.unordered(w, me))
+                || b.read.is_some_and(|r| self.unordered(r, me));
+            if busy {
+                drop(mem);
+                self.fail(format!(
+                    "a TMA load into shared byte {} that holds an mbarrier, is being copied into, or was touched without a barrier (or a wait for its TMA's phase) between",
+                    i
+                ));
+                return false;
+            }
+        }
+        for i in dst..dst + n {
+            mem[i as usize].copying = Some(me.tid);
+        }
+        true
+    }
+
+    /// One operand element of a wgmma: read through descriptor `d`, checked as a load (and
+    /// against the swizzle the copy engine wrote it with); `span` grows to cover it.
+    #[allow(clippy::too_many_arguments)]
+    fn operand(&self, mem: &mut [Byte], d: Descriptor, mn_major: bool, kind: crate::mma::MmaKind, mn: u32, k: u32, span: &mut (u32, u32), problem: &mut Option<String>) -> f32 {
+        let addr = operand_address(d, mn_major, 2, mn, k);
+        let Some(off) = addr.checked_sub(SHARED_BASE).filter(|o| (*o as usize) + 2 <= mem.len()) else {
+            *problem = Some(format!("thread {} (block {}): a wgmma descriptor reads address {:#x}, outside the shared buffer", self.tid(), self.block, addr));
+            return 0.0;
+        };
+        *span = (span.0.min(off), span.1.max(off + 2));
+        let me = self.access();
+        let mut h = 0u16;
+        for i in 0..2 {
+            let b = &mut mem[(off + i) as usize];
+            if b.swizzle.is_some_and(|s| s != d.swizzle) {
+                *problem = Some(format!(
+                    "thread {} (block {}): a wgmma descriptor with {:?} swizzle reads shared byte {}, which the copy engine wrote with {:?} swizzle",
+                    self.tid(), self.block, d.swizzle, off + i, b.swizzle
+                ));
+            }
+            let (v, p) = self.read_byte(b, me, off + i, self.rank);
+            if p.is_some() {
+                *problem = p;
+            }
+            h |= (v as u16) << (8 * i);
+        }
+        widen(kind, h)
+    }
+}
+
+impl Hopper for SimThread<'_> {
+    fn shared_base(&self) -> u32 {
+        SHARED_BASE
+    }
+
+    fn mbarrier_init(&self, bar: u32, count: u32) {
+        if count == 0 || !bar.is_multiple_of(8) {
+            return self.fail(format!("mbarrier_init at byte {} with count {}: an mbarrier is 8-aligned and expects at least one arrival", bar, count));
+        }
+        if !self.check_range(self.state, bar, 8, "mbarrier") {
+            return;
+        }
+        if let Ok(mut mem) = self.state.shared.lock() {
+            for b in &mut mem[bar as usize..bar as usize + 8] {
+                b.mbarrier = true;
+            }
+        }
+        if let Ok(mut map) = self.state.hopper.mbarriers.lock() {
+            map.insert(bar, Mbarrier { count, pending: count, tx: 0, phase: 0, init: self.access(), landing: Vec::new() });
+        }
+    }
+
+    fn fence_mbarrier_init(&self) {}
+
+    fn mbarrier_arrive(&self, bar: u32) {
+        self.mbarrier_arrive_expect_tx(bar, 0)
+    }
+
+    fn mbarrier_arrive_expect_tx(&self, bar: u32, bytes: u32) {
+        let over = self.mbarrier(bar, |m| {
+            if m.pending == 0 {
+                return true;
+            }
+            m.tx += bytes as i64;
+            m.pending -= 1;
+            self.complete(bar, m);
+            false
+        });
+        if over == Some(true) {
+            self.fail(format!("arrives on the mbarrier at byte {} more often than its count in one phase (whose bytes have not all landed)", bar));
+        }
+    }
+
+    fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool {
+        let done = self.mbarrier(bar, |m| (m.phase & 1 != parity & 1).then_some(m.phase));
+        match done.flatten() {
+            Some(n) => {
+                self.hopper.observed.borrow_mut().insert(bar, n);
+                true
+            }
+            None => {
+                std::thread::yield_now();
+                false
+            }
+        }
+    }
+
+    fn mbarrier_wait(&self, bar: u32, parity: u32) {
+        let start = std::time::Instant::now();
+        while !self.mbarrier_try_wait(bar, parity) {
+            if self.cluster.aborted.load(std::sync::atomic::Ordering::SeqCst) {
+                std::panic::resume_unwind(std::boxed::Box::new(super::Aborted));
+            }
+            if start.elapsed() > DEADLOCK {
+                self.fail(format!("waits forever for the phase of parity {} of the mbarrier at byte {}: too few arrivals or bytes", parity, bar));
+                self.cluster.aborted.store(true, std::sync::atomic::Ordering::SeqCst);
+                std::panic::resume_unwind(std::boxed::Box::new(super::Aborted));
+            }
+            if let Ok(g) = self.state.hopper.mbarriers.lock() {
+                let _ = self.state.hopper.completed.wait_timeout(g, std::time::Duration::from_millis(5));
+            }
+        }
+    }
+
+    fn tma_load_2d<E: crate::Element>(&self, dst: u32, map: &TensorMap<'_, E>, coords: [u32; 2], bar: u32) {
+        let (m, eb) = (&map.sim, E::BITS / 8);
+        let row_bytes = m.box_shape[1] * eb;
+        let w = m.swizzle.bytes();
+        if !row_bytes.is_multiple_of(16) || (w > 0 && row_bytes > w) {
+            return self.fail(format!("a TMA box of rows of {} bytes: rows are a multiple of 16 bytes and at most the {:?} swizzle's width", row_bytes, m.swizzle));
+        }
+        let n = m.box_shape[0] * row_bytes;
+        if !self.start_tma(dst, n, m.swizzle) {
+            return;
+        }
+        let mut bytes = std::vec![0u8; n as usize];
+        for r in 0..m.box_shape[0] {
+            for c in 0..m.box_shape[1] {
+                let (gr, gc) = (coords[0] + r, coords[1] + c);
+                // Outside the tensor the copy engine fills zeros.
+                let v = if gr < m.shape[0] && gc < m.shape[1] { m.mem.get((gr * m.shape[1] + gc) as usize) } else { 0 };
+                let at = m.swizzle.apply(r * row_bytes + c * eb) as usize;
+                for i in 0..eb as usize {
+                    bytes[at + i] = (v >> (8 * i)) as u8;
+                }
+            }
+        }
+        let landing = Landing { dst, bytes, swizzle: m.swizzle, issuer: self.tid() };
+        self.mbarrier(bar, |mb| {
+            mb.landing.push(landing);
+            mb.tx -= n as i64;
+            self.complete(bar, mb);
+        });
+    }
+
+    fn fence_proxy_async(&self) {}
+
+    fn wgmma_fence(&self) {}
+
+    fn wgmma(&self, op: WgmmaOp, a: u64, b: u64, acc: &mut [f32], accumulate: bool) {
+        let n = 2 * acc.len() as u32;
+        if self.warp_size != 32 || n == 0 || !n.is_multiple_of(8) || n > 256 {
+            return self.fail(format!("wgmma m64n{}k16 needs 32-lane warps and N a multiple of 8 up to 256", n));
+        }
+        let (da, db) = (Descriptor::decode(a), Descriptor::decode(b));
+        let (w, lane) = (self.warp % 4, self.lane);
+        let Ok(mut mem) = self.state.shared.lock() else {
+            return;
+        };
+        let (mut span_a, mut span_b, mut problem) = ((u32::MAX, 0), (u32::MAX, 0), None);
+        let mut rows = [[0f32; 16]; 2];
+        for (h, row) in rows.iter_mut().enumerate() {
+            for (k, x) in row.iter_mut().enumerate() {
+                let m = 16 * w + lane / 4 + 8 * h as u32;
+                *x = self.operand(&mut mem, da, op.a_mn_major, op.kind, m, k as u32, &mut span_a, &mut problem);
+            }
+        }
+        let mut cols = std::vec![[0f32; 16]; (n / 4) as usize];
+        for (i, col) in cols.iter_mut().enumerate() {
+            let c = 8 * (i as u32 / 2) + 2 * (lane % 4) + i as u32 % 2;
+            for (k, x) in col.iter_mut().enumerate() {
+                *x = self.operand(&mut mem, db, op.b_mn_major, op.kind, c, k as u32, &mut span_b, &mut problem);
+            }
+        }
+        drop(mem);
+        for (r, x) in acc.iter_mut().enumerate() {
+            let (row, col) = accumulator_coord(w, lane, r as u32);
+            let (ra, cb) = (&rows[((row % 16) / 8) as usize], &cols[(2 * (col / 8) + col % 2) as usize]);
+            let sum = (0..16).fold(0f32, |s, k| s + ra[k] * cb[k]);
+            *x = sum + if accumulate { *x } else { 0.0 };
+        }
+        if let Ok(mut reads) = self.state.hopper.wgmma_reads.lock() {
+            let group = self.hopper.commits.get();
+            for (lo, hi) in [span_a, span_b] {
+                reads.push(WgmmaRead { tid: self.tid(), group, lo, hi });
+            }
+        }
+        if let Some(p) = problem {
+            self.error(p);
+        }
+    }
+
+    fn wgmma_commit(&self) {
+        self.hopper.commits.set(self.hopper.commits.get() + 1);
+    }
+
+    fn wgmma_wait<const PENDING: u32>(&self) {
+        let done = self.hopper.commits.get().saturating_sub(PENDING);
+        let tid = self.tid();
+        if let Ok(mut reads) = self.state.hopper.wgmma_reads.lock() {
+            reads.retain(|r| r.tid != tid || r.group >= done);
+        }
+    }
+}

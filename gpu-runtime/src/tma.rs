@@ -1,0 +1,74 @@
+//! Tile loads by Hopper's copy engine into a shared layout ([`TmaTile`]): the boxes, their
+//! shared offsets and global coordinates follow from the layout type (an `nvmma_shared` tile,
+//! recognised by [`NvmmaTile::of`]), so the host's tensor map ([`TmaTile::BOX`],
+//! [`TmaTile::SWIZZLE`]) and the kernel's copies cannot disagree with the layout the tensor
+//! cores read.
+
+use core::marker::PhantomData;
+
+use const_format::StrWriter;
+
+use crate::element::Element;
+use crate::hopper::{Hopper, Swizzle, TensorMap};
+use crate::layout::Layout;
+use crate::nvmma::NvmmaTile;
+
+/// Loads of shared layout `S`'s tile of `E` by the copy engine: `const LOAD: TmaTile<S, E> =
+/// TmaTile::new();` is a compile error unless `S` is an `nvmma_shared` tile (rows of one
+/// swizzle width, 8-row aligned, at most 256 rows).
+#[derive(Clone, Copy, Debug)]
+pub struct TmaTile<S, E>(PhantomData<fn() -> (S, E)>);
+
+impl<S: Layout, E: Element> TmaTile<S, E> {
+    /// The tile's box form; a compile error naming `S` if it has none.
+    pub const TILE: NvmmaTile = match NvmmaTile::of(S::IN_DIMS, S::SHAPE, E::BITS / 8) {
+        Some(t) => t,
+        None => panic!("{}", Self::MESSAGE.r().as_str()),
+    };
+    /// The box one copy moves, `[rows, cols]` of the global tensor (cols contiguous): what the
+    /// host encodes in the tensor map.
+    pub const BOX: [u32; 2] = [Self::TILE.rows, Self::TILE.per_row];
+    /// The swizzle the tensor map must have.
+    pub const SWIZZLE: Swizzle = Self::TILE.swizzle;
+    /// Bytes one [`TmaTile::load`] lands (what the mbarrier's `expect_tx` waits for).
+    pub const BYTES: u32 = Self::TILE.bytes();
+
+    const MESSAGE: StrWriter<[u8; 1024]> = {
+        let mut w = StrWriter::new([0; 1024]);
+        let parts = [
+            "TmaTile<", S::NAME, ">: not a tile the copy engine writes: rows of 32, 64 or 128 ",
+            "bytes along the contiguous dim, swizzled in 16-byte chunks by the row modulo 8, ",
+            "a multiple of 8 rows and at most 256, one CTA\n  S = ", S::SOURCE,
+            "\n  help: use nvmma_shared(swizzlingByteWidth = 128, transposed = false, ",
+            "elementBitWidth = 16) with the contiguous dim a multiple of 64 halves",
+        ];
+        let mut p = 0;
+        while p < parts.len() {
+            let _ = w.as_mut().write_str(parts[p]);
+            p += 1;
+        }
+        w
+    };
+
+    /// The loads, checked.
+    #[allow(clippy::new_without_default)] // a Default impl would check the layout at run time
+    pub const fn new() -> Self {
+        let _ = Self::TILE;
+        TmaTile(PhantomData)
+    }
+
+    /// Issue the copies of the tile at `origin` (`[dim0, dim1]` of `S`'s tensor) of `map` into
+    /// shared `dst` (aligned to the swizzle pattern), completing on mbarrier `bar`. One thread
+    /// calls it, after `bar`'s `arrive_expect_tx` of [`TmaTile::BYTES`] (or with it). `map`'s
+    /// tensor is `S`'s with the contiguous dim last: `S`'s own order when dim 1 is contiguous,
+    /// its transpose otherwise.
+    #[inline(always)]
+    pub fn load<T: Hopper>(&self, t: &T, map: &TensorMap<'_, E>, origin: [u32; 2], dst: u32, bar: u32) {
+        let tile = Self::TILE;
+        let (row, col) = (origin[1 - tile.contiguous], origin[tile.contiguous]);
+        crate::unroll!(tile.boxes as usize, |j| {
+            let j = j as u32;
+            t.tma_load_2d(dst + j * tile.box_bytes(), map, [row, col + j * tile.per_row], bar);
+        });
+    }
+}
