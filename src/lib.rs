@@ -40,6 +40,9 @@ pub use gpu_runtime::{
     AsyncCopy, Bf16, Element, Global, GlobalMut, HwIndex, InDim, Layout, LayoutKind, Mma,
     SharedIndex, SharedWindow, Thread, Tile, F16,
 };
+#[cfg(not(target_arch = "spirv"))]
+#[doc(inline)]
+pub use gpu_runtime::{Hopper, Swizzle, TensorMap, TmaTile, Wgmma};
 #[doc(inline)]
 pub use layout_macros::kernel;
 #[doc(inline)]

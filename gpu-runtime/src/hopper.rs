@@ -248,7 +248,8 @@ pub trait Hopper: Thread {
 /// `[rows, cols]` (cols contiguous), the box one copy moves and its swizzle. A kernel parameter:
 /// on the GPU the device address of the map (`layout-launch` encodes it with
 /// `cuTensorMapEncodeTiled` and uploads it), on the simulator the tensor itself
-/// ([`TensorMap::host`]).
+/// (`TensorMap::host`).
+#[repr(transparent)]
 pub struct TensorMap<'a, E> {
     #[cfg(not(all(feature = "sim", not(target_arch = "nvptx64"))))]
     map: *const u8,
@@ -292,6 +293,7 @@ impl<'a, E> TensorMap<'a, E> {
 }
 
 #[cfg(not(all(feature = "sim", not(target_arch = "nvptx64"))))]
+#[allow(unsafe_code)]
 impl<E> TensorMap<'_, E> {
     /// The map at device address `p` (a 64-byte aligned `CUtensorMap` in global memory).
     ///

@@ -59,11 +59,12 @@ impl<S: Layout, E: Element> TmaTile<S, E> {
 
     /// Issue the copies of the tile at `origin` (`[dim0, dim1]` of `S`'s tensor) of `map` into
     /// shared `dst` (aligned to the swizzle pattern), completing on mbarrier `bar`. One thread
-    /// calls it, after `bar`'s `arrive_expect_tx` of [`TmaTile::BYTES`] (or with it). `map`'s
+    /// calls it (the tensor's elements `G` of `E`'s size), after `bar`'s `arrive_expect_tx` of [`TmaTile::BYTES`] (or with it). `map`'s
     /// tensor is `S`'s with the contiguous dim last: `S`'s own order when dim 1 is contiguous,
     /// its transpose otherwise.
     #[inline(always)]
-    pub fn load<T: Hopper>(&self, t: &T, map: &TensorMap<'_, E>, origin: [u32; 2], dst: u32, bar: u32) {
+    pub fn load<T: Hopper, G: Element>(&self, t: &T, map: &TensorMap<'_, G>, origin: [u32; 2], dst: u32, bar: u32) {
+        const { assert!(G::BITS == E::BITS, "TmaTile: the tensor's elements are not the tile's size") };
         let tile = Self::TILE;
         let (row, col) = (origin[1 - tile.contiguous], origin[tile.contiguous]);
         crate::unroll!(tile.boxes as usize, |j| {

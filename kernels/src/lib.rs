@@ -9,6 +9,8 @@
 //! * [`gemm`]: `C = A · B` on tensor cores (`mma.sync`), every fragment a `layout!` type.
 //! * [`gemm_pipelined`]: the Ampere-style GEMM: `cp.async` stages into swizzled shared
 //!   layouts, `ldmatrix` fragments, `mma.sync`, every index from a layout.
+//! * [`gemm_hopper`]: the Hopper GEMM: TMA loads into `nvmma_shared` stages completing on
+//!   mbarriers, `wgmma` from shared memory into an `nvidia_mma` v3 accumulator, persistent tiles.
 //! * [`subgroup`]: the transposes and a shuffle conversion instantiated for warps of 8, 16, 32
 //!   and 64 lanes (Vulkan subgroups; `kernels-spirv` builds them with rust-gpu).
 //! * [`cluster`]: a transpose whose conversion moves data between the 2 CTAs of a cluster
@@ -28,6 +30,8 @@ pub mod cluster;
 pub mod conversions;
 #[cfg(not(target_arch = "spirv"))]
 pub mod gemm;
+#[cfg(not(target_arch = "spirv"))]
+pub mod gemm_hopper;
 #[cfg(not(target_arch = "spirv"))]
 pub mod gemm_pipelined;
 #[cfg(not(target_arch = "spirv"))]

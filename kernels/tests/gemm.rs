@@ -5,13 +5,17 @@
 //! sum once each; their sums differ only by f32 rounding).
 
 use kernels::gemm::{gemm_bf16, gemm_f16, gemm_grid, GEMM_SMEM, GEMM_THREADS};
+use kernels::gemm_hopper::{
+    gemm_hopper_bf16, gemm_hopper_f16, hopper_grid, HOP_BOX_A, HOP_BOX_B, HOP_BOX_BT, HOP_SMEM,
+    HOP_SWIZZLE, HOP_THREADS,
+};
 use kernels::gemm_pipelined::{
     gemm_pipelined_bf16, gemm_pipelined_f16, pipelined_grid, PIPE_SMEM, PIPE_THREADS,
 };
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::sim::{launch, launch_profiled, HostMemory, Launch, SimThread};
 use linear_layouts::Target;
-use linear_layouts::{Bf16, F16};
+use linear_layouts::{Bf16, GlobalMut, TensorMap, F16};
 
 /// A value of format `E` as `f32`, from its bits.
 fn value<E: MmaInput>(b: u64) -> f32 {
@@ -221,4 +225,70 @@ fn the_pipelined_main_loop_has_no_bank_conflicts() {
         assert_eq!(main.len(), 4 * (32 + 64));
         assert_eq!(conflicts, 0);
     }
+}
+
+/// The Hopper kernel's launch: a persistent grid of at most `SMS` CTAs of two warpgroups.
+fn hopper([m, n, _]: [u32; 3]) -> Launch {
+    Launch::dims(hopper_grid(m, n, SMS), [HOP_THREADS, 1, 1], HOP_SMEM)
+}
+/// Multiprocessors of the simulated persistent grid: fewer than the tiles of the larger shapes,
+/// so CTAs walk several tiles and the mbarrier phases run on across them.
+const SMS: u32 = 2;
+
+/// A TMA map of an `E` tensor in simulator memory with the kernel's box for it.
+fn map<E>(mem: &HostMemory, shape: [u32; 2], box_shape: [u32; 2]) -> TensorMap<'_, E> {
+    TensorMap::host(mem, shape, box_shape, HOP_SWIZZLE)
+}
+
+/// TMA into `nvmma_shared` stages, wgmma from them: K shorter than the ring, the ring wrapping,
+/// persistent CTAs over 4 tiles, both B orders (a column-major B's map is of Bᵀ), f16 and bf16.
+#[test]
+fn gemm_hopper_on_the_simulator() {
+    fn run<E: MmaInput + 'static>(
+        t: &SimThread,
+        a: &HostMemory,
+        b: &HostMemory,
+        c: &HostMemory,
+        [m, n, k]: [u32; 3],
+        bcm: u32,
+        f: fn(&SimThread, TensorMap<E>, TensorMap<E>, GlobalMut<E>, u32, u32, u32, u32),
+    ) {
+        let mb = if bcm != 0 {
+            map(b, [n, k], HOP_BOX_BT)
+        } else {
+            map(b, [k, n], HOP_BOX_B)
+        };
+        f(t, map(a, [m, k], HOP_BOX_A), mb, c.global_mut(), m, n, k, bcm)
+    }
+    let f16 = |t: &SimThread, a: &HostMemory, b: &HostMemory, c: &HostMemory, s, bcm| {
+        run::<F16>(t, a, b, c, s, bcm, |t, a, b, c, m, n, k, bcm| gemm_hopper_f16(t, a, b, c, m, n, k, bcm))
+    };
+    let bf16 = |t: &SimThread, a: &HostMemory, b: &HostMemory, c: &HostMemory, s, bcm| {
+        run::<Bf16>(t, a, b, c, s, bcm, |t, a, b, c, m, n, k, bcm| gemm_hopper_bf16(t, a, b, c, m, n, k, bcm))
+    };
+    check::<F16>("hopper f16", 1.0 / 1024.0, &f16, hopper, [128, 256, 64], false);
+    check::<F16>("hopper f16", 1.0 / 1024.0, &f16, hopper, [128, 256, 256], true);
+    check::<Bf16>("hopper bf16", 1.0 / 128.0, &bf16, hopper, [256, 512, 128], false);
+}
+
+/// The descriptors `Wgmma` derives from the layouts are the ones Triton 3.9 computes for the
+/// same `nvmma_shared` tiles (its PTX for the tutorial matmul at 128x256x64, 8 warps, sm_90a:
+/// `scripts/gemm_sass.py`): B row-major N-major with a leading byte offset of 8192 (the next 64
+/// columns) and a stride of 1024 (8 rows of K), 2048 bytes further per K step of 16; A K-major,
+/// stride 1024, 32 bytes per K step, the second warpgroup 8192 bytes on; 128-byte swizzle.
+/// (Triton leaves A's leading offset 0, we 16 bytes as CuTe does: a K-major swizzled operand
+/// does not read it.)
+#[test]
+fn wgmma_descriptors_are_tritons() {
+    use kernels::gemm_hopper::{HopAcc, HopSharedA, HopSharedB};
+    use linear_layouts::Wgmma;
+    let p = Wgmma::<HopSharedA, HopSharedB, HopAcc, F16>::PLAN;
+    assert_eq!((p.len, p.regs, p.mn_major), (4, 128, [false, true]));
+    for (i, s) in p.steps[..p.len].iter().enumerate() {
+        let i = i as u64;
+        assert_eq!(s.b, 0x4000_0040_0200_0000 + 128 * i, "B, step {}", i);
+        assert_eq!(s.a & !(0x3fff << 16), 0x4000_0040_0000_0000 + 2 * i, "A, step {}", i);
+        assert_eq!(s.acc, 0);
+    }
+    assert_eq!(p.group_offsets[1], [8192, 0]);
 }

@@ -267,7 +267,7 @@ impl VisitMut for StaticLifetimes {
         }
     }
     fn visit_path_segment_mut(&mut self, seg: &mut syn::PathSegment) {
-        let global = seg.ident == "Global" || seg.ident == "GlobalMut";
+        let global = seg.ident == "Global" || seg.ident == "GlobalMut" || seg.ident == "TensorMap";
         if let syn::PathArguments::AngleBracketed(a) = &mut seg.arguments {
             let has_lifetime = a
                 .args

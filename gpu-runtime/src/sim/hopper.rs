@@ -320,6 +320,11 @@ impl Hopper for SimThread<'_> {
         }
         let n = m.box_shape[0] * row_bytes;
         if !self.start_tma(dst, n, m.swizzle) {
+            // Reported; its bytes still count, so that waiters are not also stuck.
+            self.mbarrier(bar, |mb| {
+                mb.tx -= n as i64;
+                self.complete(bar, mb);
+            });
             return;
         }
         let mut bytes = std::vec![0u8; n as usize];

@@ -1,0 +1,228 @@
+//! `C = A · B` the way Hopper kernels do it: each CTA of two warpgroups (8 warps) computes
+//! 128x256 tiles of C, K in steps of 64 through a ring of [`HOP_STAGES`] shared stages. The
+//! copy engine loads each step's A and B tiles (TMA, [`TmaTile`]: boxes, offsets and swizzle
+//! from the `nvmma_shared` layout types) completing on one mbarrier per stage; each warpgroup
+//! multiplies its 64 rows with `wgmma.m64n256k16` straight from shared memory ([`Wgmma`]:
+//! descriptors derived from the same layouts at compile time), the accumulator an
+//! `nvidia_mma` v3 layout. While the tensor cores work on one stage, the copies of the next
+//! `HOP_STAGES - 1` are in flight; a stage is refilled once both warpgroups' wgmmas on it are
+//! complete (`wgmma.wait_group 1` and a CTA barrier), Triton's schedule for this tile. The
+//! grid is persistent: each CTA walks tiles `block, block + grid, ...` in Triton's grouped
+//! order, the mbarrier phases running on across tiles. The epilogue rounds to the input format
+//! and `convert!`s to a row-major layout for 16-byte stores.
+//!
+//! A is row-major `m x k`; B row-major `k x n` (`b_col_major = 0`) or column-major (`1`: its
+//! tensor map is of Bᵀ, `n x k`); `m` a multiple of 128, `n` of 256, `k` of 64.
+
+use crate::gemm::{halves, max};
+#[cfg(not(target_arch = "spirv"))]
+use linear_layouts::kernel;
+use linear_layouts::runtime::mma::MmaInput;
+use linear_layouts::runtime::unroll::{map, splat};
+use linear_layouts::{
+    convert, layout, Bf16, GlobalMut, Hopper, SharedWindow, TensorMap, Tile, TmaTile, Wgmma, F16,
+};
+
+layout! {
+    /// The accumulator: each warpgroup's 64 rows by 256 columns, as `wgmma.m64n256k16` holds them.
+    pub HopAcc = nvidia_mma(versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 256, 16]) for [128, 256];
+    /// A's stage: rows of 128 bytes (64 halves of K), swizzled.
+    pub HopSharedA = nvmma_shared(swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16) for [128, 64];
+    /// A row-major B's stage: four boxes of 64 columns, rows of 128 bytes along N.
+    pub HopSharedB = nvmma_shared(swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16) for [64, 256];
+    /// A column-major B's stage: rows of 128 bytes along K, one per column.
+    pub HopSharedBT = nvmma_shared(swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16) for [64, 256];
+    /// The output tile: rows of 8 consecutive halves (16-byte stores).
+    pub HopOut = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]) for [128, 256];
+}
+
+/// Shared-memory stages: `HOP_STAGES - 1` K steps in flight.
+pub const HOP_STAGES: u32 = 3;
+/// Threads per CTA: two warpgroups.
+pub const HOP_THREADS: u32 = HopAcc::THREADS;
+/// The tile of C a CTA computes at a time, and K per step.
+pub const HOP_TILE: [u32; 3] = [128, 256, 64];
+
+const NC: usize = HopAcc::ELEMENTS_PER_THREAD as usize;
+
+/// The copy engine's loads of A and of B in either order.
+const LOAD_A: TmaTile<HopSharedA, u16> = TmaTile::new();
+const LOAD_B: TmaTile<HopSharedB, u16> = TmaTile::new();
+const LOAD_BT: TmaTile<HopSharedBT, u16> = TmaTile::new();
+
+/// The box and swizzle of A's tensor map (the host encodes it with these).
+pub const HOP_BOX_A: [u32; 2] = TmaTile::<HopSharedA, u16>::BOX;
+/// The box of a row-major B's tensor map.
+pub const HOP_BOX_B: [u32; 2] = TmaTile::<HopSharedB, u16>::BOX;
+/// The box of a column-major B's tensor map (of Bᵀ).
+pub const HOP_BOX_BT: [u32; 2] = TmaTile::<HopSharedBT, u16>::BOX;
+/// The swizzle of every tensor map.
+pub const HOP_SWIZZLE: linear_layouts::Swizzle = TmaTile::<HopSharedA, u16>::SWIZZLE;
+
+/// Bytes of A's part of a stage (B's follows it), and of a stage.
+const A_BYTES: u32 = TmaTile::<HopSharedA, u16>::BYTES;
+const STAGE_BYTES: u32 = A_BYTES + max(TmaTile::<HopSharedB, u16>::BYTES, TmaTile::<HopSharedBT, u16>::BYTES);
+/// The mbarriers (one per stage) come first; the stages start at the next 1024-byte boundary
+/// of the shared window (the swizzle pattern's), at most 1024 bytes later.
+const BARRIERS: u32 = 8 * HOP_STAGES;
+/// Shared memory per CTA: barriers, alignment, the stages (reused by the epilogue).
+pub const HOP_SMEM: u32 = BARRIERS + 1024 + max(HOP_STAGES * STAGE_BYTES, convert!(HopAcc => HopOut, u16).cost.shared_bytes);
+
+/// Where the operands are and the problem's shape.
+struct Operands<'a, 'b, E> {
+    a: &'a TensorMap<'b, E>,
+    b: &'a TensorMap<'b, E>,
+    b_col_major: bool,
+    /// Byte offset of stage 0.
+    stages: u32,
+}
+
+impl<E: MmaInput> Operands<'_, '_, E> {
+    /// One thread issues K step `step` of tile `[row0, col0]` into stage `s`, completing on
+    /// its mbarrier.
+    #[inline(always)]
+    fn load<T: Hopper>(&self, t: &T, [row0, col0]: [u32; 2], step: u32, s: u32) {
+        let (k0, stage, bar) = (64 * step, self.stages + s * STAGE_BYTES, 8 * s);
+        t.mbarrier_arrive_expect_tx(bar, STAGE_BYTES_LOADED);
+        LOAD_A.load(t, self.a, [row0, k0], stage, bar);
+        if self.b_col_major {
+            LOAD_BT.load(t, self.b, [k0, col0], stage + A_BYTES, bar);
+        } else {
+            LOAD_B.load(t, self.b, [k0, col0], stage + A_BYTES, bar);
+        }
+    }
+
+    /// Stage `s` multiplied into `acc` by this thread's warpgroup (one wgmma group).
+    #[inline(always)]
+    fn multiply<T: Hopper>(&self, t: &T, s: u32, acc: &mut [f32; NC]) {
+        let stage = self.stages + s * STAGE_BYTES;
+        if self.b_col_major {
+            const { Wgmma::<HopSharedA, HopSharedBT, HopAcc, E>::new() }.run(t, stage, stage + A_BYTES, acc);
+        } else {
+            const { Wgmma::<HopSharedA, HopSharedB, HopAcc, E>::new() }.run(t, stage, stage + A_BYTES, acc);
+        }
+    }
+}
+
+/// Bytes one K step lands (either B order: the tiles are the same size).
+const STAGE_BYTES_LOADED: u32 = A_BYTES + TmaTile::<HopSharedB, u16>::BYTES;
+
+/// Tile `pid` of C, `[row0, col0]`: along N within groups of 8 tile rows (Triton's grouped
+/// ordering), so that CTAs running together share A's rows and B's columns in L2.
+#[inline(always)]
+fn tile_of(pid: u32, m: u32, n: u32) -> [u32; 2] {
+    let (tiles_m, tiles_n) = (m / 128, n / 256);
+    let group = 8 * tiles_n;
+    let first_m = pid / group * 8;
+    let rows = if tiles_m - first_m < 8 { tiles_m - first_m } else { 8 };
+    [128 * (first_m + pid % group % rows), 256 * (pid % group / rows)]
+}
+
+/// This CTA's tiles of `c = a · b` (`mnk` the problem's shape).
+#[inline(always)]
+pub fn gemm_hopper_tiles<T: Hopper, E: MmaInput>(
+    t: &T,
+    a: &TensorMap<E>,
+    b: &TensorMap<E>,
+    c: &GlobalMut<E>,
+    [m, n, k]: [u32; 3],
+    b_col_major: bool,
+) {
+    let base = t.shared_base() + BARRIERS;
+    let ops = Operands { a, b, b_col_major, stages: base.next_multiple_of(1024) - t.shared_base() };
+    let first = t.warp() == 0 && t.lane() == 0;
+    if first {
+        let mut s = 0;
+        while s < HOP_STAGES {
+            t.mbarrier_init(8 * s, 1);
+            s += 1;
+        }
+        t.fence_mbarrier_init();
+    }
+    t.sync_block();
+    let (steps, tiles) = (k / 64, (m / 128) * (n / 256));
+    // K steps this CTA has consumed before the current tile: stage and phase of each step.
+    let mut done = 0;
+    let mut tile = t.block_idx()[0];
+    while tile < tiles {
+        let at = tile_of(tile, m, n);
+        if first {
+            let mut s = 0;
+            while s < HOP_STAGES - 1 && s < steps {
+                ops.load(t, at, s, (done + s) % HOP_STAGES);
+                s += 1;
+            }
+        }
+        let mut acc: [f32; NC] = splat(0.0);
+        let mut step = 0;
+        while step < steps {
+            let c = done + step;
+            t.mbarrier_wait(8 * (c % HOP_STAGES), (c / HOP_STAGES) & 1);
+            ops.multiply(t, c % HOP_STAGES, &mut acc);
+            // The previous step's wgmmas are complete in this warpgroup; after the barrier in
+            // both, so its stage can be refilled.
+            t.wgmma_wait::<1>();
+            t.sync_block();
+            let next = step + HOP_STAGES - 1;
+            if first && next < steps {
+                ops.load(t, at, next, (done + next) % HOP_STAGES);
+            }
+            step += 1;
+        }
+        t.wgmma_wait::<0>();
+        t.wgmma_fence_operand(&mut acc);
+        done += steps;
+        // Every wgmma has read its stage: the epilogue's conversion reuses them.
+        t.sync_block();
+        let stages = SharedWindow::new(t, ops.stages);
+        let out = convert!(HopAcc => HopOut, u16).run(&stages, &map(acc, |x| E::round(x).to_bits() as u16));
+        const NO: usize = HopOut::ELEMENTS_PER_THREAD as usize;
+        Tile::<HopOut, E, NO>::new(halves(out)).store(t, c, at, [n, 1]);
+        // The next tile's copies overwrite what the conversion read.
+        t.sync_block();
+        tile += t.grid_dim()[0];
+    }
+}
+
+/// The persistent grid of an `m x n` problem on `sms` multiprocessors: one CTA per
+/// multiprocessor, or per tile if there are fewer tiles.
+pub const fn hopper_grid(m: u32, n: u32, sms: u32) -> [u32; 3] {
+    let tiles = (m / 128) * (n / 256);
+    [if tiles < sms { tiles } else { sms }, 1, 1]
+}
+
+/// `c = a · b` in f16 with TMA and wgmma (sm_90a): grid [`hopper_grid`]; `a` and `b` tensor
+/// maps with boxes [`HOP_BOX_A`] and [`HOP_BOX_B`] (or [`HOP_BOX_BT`] of Bᵀ), swizzle
+/// [`HOP_SWIZZLE`].
+#[cfg(not(target_arch = "spirv"))]
+#[kernel(block = HOP_THREADS, shared = HOP_SMEM)]
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_hopper_f16(
+    t: &impl Hopper,
+    a: TensorMap<F16>,
+    b: TensorMap<F16>,
+    c: GlobalMut<F16>,
+    m: u32,
+    n: u32,
+    k: u32,
+    b_col_major: u32,
+) {
+    gemm_hopper_tiles(t, &a, &b, &c, [m, n, k], b_col_major != 0);
+}
+
+/// `c = a · b` in bf16 with TMA and wgmma: as [`gemm_hopper_f16`].
+#[cfg(not(target_arch = "spirv"))]
+#[kernel(block = HOP_THREADS, shared = HOP_SMEM)]
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_hopper_bf16(
+    t: &impl Hopper,
+    a: TensorMap<Bf16>,
+    b: TensorMap<Bf16>,
+    c: GlobalMut<Bf16>,
+    m: u32,
+    n: u32,
+    k: u32,
+    b_col_major: u32,
+) {
+    gemm_hopper_tiles(t, &a, &b, &c, [m, n, k], b_col_major != 0);
+}
