@@ -19,6 +19,7 @@ smem = Triton's dynamic shared bytes, else ptxas' static smem. --json adds per-r
 
 Usage: python3 scripts/gemm_sass.py [--layouts] [--json OUT.json] [--only sm_80]
        python3 scripts/gemm_sass.py --ptx target/ptx/kernels.ptx --kernel gemm_f16 [--arch sm_90a] [--k-per-iter 32]
+       python3 scripts/gemm_sass.py --ptx target/ptx/kernels.ptx --kernel gemm_hopper_f16 --k-per-iter 64 --innermost
        (--triton adds the Triton rows to a --ptx run; without --ptx they are always printed)"""
 import argparse, json, os, re, subprocess, sys, tempfile, warnings
 from collections import Counter
@@ -130,16 +131,19 @@ def ranges(path):
     return [f"{a:#x}-{b:#x}" for a, b in out]
 
 
-def main_loop(instrs):
-    """Body [target, branch] of the backward BRA with the most HMMA/HGMMA (then most instructions), self-loops
-    excluded; returns (body, paths), paths as loop_paths (one per combination of the body's forward branches)."""
+def main_loop(instrs, innermost=False):
+    """Body [target, branch] of the backward BRA with the most HMMA/HGMMA (then most instructions; with
+    `innermost`, the smallest body holding any: the K loop inside a persistent kernel's tile loop, whose
+    copies per B order may share one outer loop), self-loops excluded; returns (body,
+    paths), paths as loop_paths (one per combination of the body's forward branches)."""
     best, best_key = [], (-1, -1)
     for ins in instrs:
         t = target(ins)
         if t is None or t >= ins[0]:
             continue
         body = [i for i in instrs if t <= i[0] <= ins[0]]
-        key = (sum(i[1].split(".")[0] in ("HMMA", "HGMMA") for i in body), len(body))
+        mma = sum(i[1].split(".")[0] in ("HMMA", "HGMMA") for i in body)
+        key = (mma > 0, -len(body)) if innermost else (mma, len(body))
         if key > best_key:
             best, best_key = body, key
     return best, (loop_paths(best) or [best])
@@ -167,10 +171,10 @@ def layouts(ttgir):
     return aliases + inline + memdesc
 
 
-def analyse(name, ptx_text, arch, entry, k_per_iter, desc, extra=None):
+def analyse(name, ptx_text, arch, entry, k_per_iter, desc, extra=None, innermost=False):
     """ptxas + SASS + main-loop counts for one kernel; one row (dict) per path through the loop body."""
     cubin, res = ptxas(ptx_text, arch, entry)
-    body, paths = main_loop(sass(cubin, entry))
+    body, paths = main_loop(sass(cubin, entry), innermost)
     rows = []
     for k, path in enumerate(paths):
         label = f"{name} [path {k + 1}/{len(paths)}]" if len(paths) > 1 else name
@@ -220,6 +224,8 @@ def main():
     p.add_argument("--arch", default="sm_90a", help="ptxas --gpu-name for --ptx (sm_80, sm_90a, ...)")
     p.add_argument("--k-per-iter", type=int, default=32, help="K elements per main-loop iteration of --kernel")
     p.add_argument("--desc", default="ours", help="tile/warps/stages text for the --kernel row")
+    p.add_argument("--innermost", action="store_true", help="--kernel's K loop is the innermost HMMA/HGMMA loop "
+                   "(a persistent kernel's K loop inside its tile loop)")
     p.add_argument("--triton", action="store_true", help="with --ptx: also compile the Triton kernels")
     p.add_argument("--only", help="Triton configs for this arch only (sm_80 or sm_90a)")
     p.add_argument("--layouts", action="store_true", help="print each Triton kernel's TTGIR layouts")
@@ -229,7 +235,7 @@ def main():
         p.error("--ptx needs --kernel")
     rows = triton_rows(a.only, a.layouts) if (a.triton or not a.ptx) else []
     if a.ptx:
-        rows += analyse(a.kernel, open(a.ptx).read(), a.arch, a.kernel, a.k_per_iter, a.desc)
+        rows += analyse(a.kernel, open(a.ptx).read(), a.arch, a.kernel, a.k_per_iter, a.desc, innermost=a.innermost)
     print(table(rows))
     if a.json:
         json.dump(rows, open(a.json, "w"), indent=1)

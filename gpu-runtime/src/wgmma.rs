@@ -16,8 +16,9 @@ use crate::layout::{InDim, Layout};
 use crate::mma::MmaInput;
 use crate::nvmma::NvmmaTile;
 
-/// The most instructions one [`Wgmma::run`] issues, and warpgroups a CTA has.
-const MAX_STEPS: usize = 64;
+/// The most instructions one [`Wgmma::run`] issues (what `unroll!` writes out), and
+/// warpgroups a CTA has.
+const MAX_STEPS: usize = crate::unroll::UNROLLED;
 const MAX_GROUPS: usize = 4;
 
 /// One `wgmma` of [`Wgmma::run`]: its first accumulator register and its descriptors for
@@ -111,20 +112,21 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
             a_mn_major: p.mn_major[0],
             b_mn_major: p.mn_major[1],
         };
-        let g = (t.warp() / 4) as usize;
-        let (mut off_a, mut off_b) = (0, 0);
+        // Selects, not a table lookup: a load could not move out of a loop past the wgmmas.
+        let (g, mut off) = ((t.warp() / 4) as usize, [0, 0]);
         crate::unroll!(MAX_GROUPS, |i| if i == g {
-            off_a = p.group_offsets[i][0];
-            off_b = p.group_offsets[i][1];
+            off = p.group_offsets[i % MAX_GROUPS];
         });
-        // The start field counts 16-byte units from bit 0: adding them moves the start.
-        let base_a = ((t.shared_base() + a + off_a) >> 4) as u64;
-        let base_b = ((t.shared_base() + b + off_b) >> 4) as u64;
+        // The start field is the low 14 bits: the tiles' addresses (in 16-byte units) add to
+        // the low word alone, the high word stays an immediate.
+        let base_a = (t.shared_base() + a + off[0]) >> 4;
+        let base_b = (t.shared_base() + b + off[1]) >> 4;
+        let at = |d: u64, base: u32| (d & !0xffff_ffff) | ((d as u32).wrapping_add(base) as u64);
         t.wgmma_fence();
         crate::unroll!(p.len, |i| {
             let s = p.steps[i];
             let r = s.acc as usize;
-            t.wgmma(op, s.a + base_a, s.b + base_b, &mut acc[r..r + p.regs], true);
+            t.wgmma(op, at(s.a, base_a), at(s.b, base_b), &mut acc[r..r + p.regs], true);
         });
         t.wgmma_commit();
     }
@@ -137,7 +139,7 @@ const REASONS: [&str; 6] = [
     "A is not a tile the tensor cores read (an nvmma_shared tile of shape [M, K]: rows of 32, 64 or 128 bytes, 8-row aligned)",
     "B is not a tile the tensor cores read (an nvmma_shared tile of shape [K, N]: rows of 32, 64 or 128 bytes, 8-row aligned)",
     "the shapes do not chain: A must be [M, K], B [K, N] and C [M, N], with the same M, N and K, K a multiple of 16",
-    "some instruction's operands are not where one descriptor reads them (or there are more than 64 instructions)",
+    "some instruction's operands are not where one descriptor reads them (or there are more than 128 instructions)",
 ];
 
 const LANES: [[u32; 2]; 5] = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]];

@@ -68,16 +68,16 @@ const BARRIERS: u32 = 8 * HOP_STAGES;
 /// Shared memory per CTA: barriers, alignment, the stages (reused by the epilogue).
 pub const HOP_SMEM: u32 = BARRIERS + 1024 + max(HOP_STAGES * STAGE_BYTES, convert!(HopAcc => HopOut, u16).cost.shared_bytes);
 
-/// Where the operands are and the problem's shape.
-struct Operands<'a, 'b, E> {
+/// Where the operands are; `BCM`: B is column-major (a constant, so that each order's loop is
+/// straight-line code, as Triton specialises a kernel on its strides).
+struct Operands<'a, 'b, E, const BCM: bool> {
     a: &'a TensorMap<'b, E>,
     b: &'a TensorMap<'b, E>,
-    b_col_major: bool,
     /// Byte offset of stage 0.
     stages: u32,
 }
 
-impl<E: MmaInput> Operands<'_, '_, E> {
+impl<E: MmaInput, const BCM: bool> Operands<'_, '_, E, BCM> {
     /// One thread issues K step `step` of tile `[row0, col0]` into stage `s`, completing on
     /// its mbarrier.
     #[inline(always)]
@@ -85,7 +85,7 @@ impl<E: MmaInput> Operands<'_, '_, E> {
         let (k0, stage, bar) = (64 * step, self.stages + s * STAGE_BYTES, 8 * s);
         t.mbarrier_arrive_expect_tx(bar, STAGE_BYTES_LOADED);
         LOAD_A.load(t, self.a, [row0, k0], stage, bar);
-        if self.b_col_major {
+        if BCM {
             LOAD_BT.load(t, self.b, [k0, col0], stage + A_BYTES, bar);
         } else {
             LOAD_B.load(t, self.b, [k0, col0], stage + A_BYTES, bar);
@@ -96,7 +96,7 @@ impl<E: MmaInput> Operands<'_, '_, E> {
     #[inline(always)]
     fn multiply<T: Hopper>(&self, t: &T, s: u32, acc: &mut [f32; NC]) {
         let stage = self.stages + s * STAGE_BYTES;
-        if self.b_col_major {
+        if BCM {
             const { Wgmma::<HopSharedA, HopSharedBT, HopAcc, E>::new() }.run(t, stage, stage + A_BYTES, acc);
         } else {
             const { Wgmma::<HopSharedA, HopSharedB, HopAcc, E>::new() }.run(t, stage, stage + A_BYTES, acc);
@@ -125,11 +125,25 @@ pub fn gemm_hopper_tiles<T: Hopper, E: MmaInput>(
     a: &TensorMap<E>,
     b: &TensorMap<E>,
     c: &GlobalMut<E>,
-    [m, n, k]: [u32; 3],
+    mnk: [u32; 3],
     b_col_major: bool,
 ) {
-    let base = t.shared_base() + BARRIERS;
-    let ops = Operands { a, b, b_col_major, stages: base.next_multiple_of(1024) - t.shared_base() };
+    let stages = (t.shared_base() + BARRIERS).next_multiple_of(1024) - t.shared_base();
+    if b_col_major {
+        tiles(t, &Operands::<E, true> { a, b, stages }, c, mnk);
+    } else {
+        tiles(t, &Operands::<E, false> { a, b, stages }, c, mnk);
+    }
+}
+
+/// [`gemm_hopper_tiles`] for one order of B.
+#[inline(always)]
+fn tiles<T: Hopper, E: MmaInput, const BCM: bool>(
+    t: &T,
+    ops: &Operands<E, BCM>,
+    c: &GlobalMut<E>,
+    [m, n, k]: [u32; 3],
+) {
     let first = t.warp() == 0 && t.lane() == 0;
     if first {
         let mut s = 0;

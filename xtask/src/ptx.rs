@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-/// Build `kernels` for sm_90 with the builder users get, into `target/ptx/kernels.ptx`.
+/// Build `kernels` for sm_90a (wgmma needs the arch-specific target) with the builder users get, into `target/ptx/kernels.ptx`.
 pub fn build() -> Result<PathBuf, String> {
     let root = crate::root();
     layout_builder::PtxBuilder::new(root.join("kernels"))
-        .arch("sm_90")
+        .arch("sm_90a")
         .target_dir(root.join("target/nvptx"))
         .out_file(root.join("target/ptx/kernels.ptx"))
         .build()

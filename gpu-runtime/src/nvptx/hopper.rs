@@ -67,7 +67,7 @@ fn wgmma_t<const TA: u32, const TB: u32>(kind: MmaKind, a: u64, b: u64, acc: &mu
 /// accumulators on its side of the block (CUTLASS's `warpgroup_fence_operand`).
 macro_rules! fence_asm {
     ($acc:ident; $($i:literal)*) => {
-        asm!("", $(inout(reg32) $acc[$i],)* options(nostack, nomem, preserves_flags))
+        asm!(concat!("// wgmma accumulators:", $(" {", $i, "}",)*), $(inout(reg32) $acc[$i],)* options(nostack, nomem, preserves_flags))
     };
 }
 
@@ -133,11 +133,14 @@ impl<const BLOCK_DIMS: u32> Hopper for GpuThread<BLOCK_DIMS> {
         done != 0
     }
     #[inline(always)]
+    // The label is local to the block's `{ }` scope in PTX, so copies of the block (inlining,
+    // unrolling) do not clash.
+    #[allow(named_asm_labels)]
     fn mbarrier_wait(&self, bar: u32, parity: u32) {
         // SAFETY: as mbarrier_try_wait; the loop stays in one asm block, as CUTLASS's wait does.
         unsafe {
             asm!(
-                "{{\n.reg .pred p;\nwait_{{$}}:\nmbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [{a}], {ph};\n@!p bra wait_{{$}};\n}}",
+                "{{\n.reg .pred p;\nLAB_WAIT:\nmbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [{a}], {ph};\n@!p bra LAB_WAIT;\n}}",
                 a = in(reg32) self.smem + bar, ph = in(reg32) parity,
                 options(nostack)
             )
