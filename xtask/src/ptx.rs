@@ -79,6 +79,13 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("gemm_f16", "ld.global.b32", 6),
     ("gemm_f16", "ld.global.v4.b32", 6),
     ("gemm_f16", "st.global.v4.b32", 4),
+    // TMA boxes: per K step A's and 4 of a row-major B (or 1 of a column-major one), at the
+    // sites of the prologue (copied by LLVM) and of the main loop; the epilogue's 16-byte stores
+    // for each B order.
+    ("gemm_hopper_bf16", "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes", 24),
+    ("gemm_hopper_bf16", "st.global.v4.b32", 32),
+    ("gemm_hopper_f16", "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes", 24),
+    ("gemm_hopper_f16", "st.global.v4.b32", 32),
     // 16-byte async copies per K step: 4 of A, 4 of B for each B order; issued at two sites
     // (the prologue's loop and the main loop).
     ("gemm_pipelined_bf16", "cp.async.cg.shared.global", 24),
@@ -116,7 +123,8 @@ pub fn global_accesses(ptx: &str) -> Vec<(String, String, usize)> {
             op.starts_with("ld.global")
                 || op.starts_with("st.global")
                 || op.starts_with("cp.async.cg.shared.global")
-                || op.starts_with("cp.async.ca.shared.global"),
+                || op.starts_with("cp.async.ca.shared.global")
+                || op.starts_with("cp.async.bulk.tensor"),
         ) {
             *counts.entry((k.clone(), op.to_string())).or_default() += 1;
         }
