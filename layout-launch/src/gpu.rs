@@ -81,6 +81,13 @@ impl Gpu {
         &self.ctx
     }
 
+    /// The device's multiprocessors: a persistent kernel's grid.
+    pub fn multiprocessors(&self) -> Result<u32, LaunchError> {
+        let a = sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
+        let n = self.ctx.attribute(a).map_err(driver("read the multiprocessor count"))?;
+        Ok(n.max(1) as u32)
+    }
+
     /// The stream every launch and copy of this `Gpu` goes to.
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream

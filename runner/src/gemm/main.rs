@@ -1,6 +1,7 @@
 //! `gemm-bench [PTX] [--json] [--check-only] [SIZE ...]`: the tensor-core GEMMs of `kernels`
-//! (`gemm`, 64x64 tiles; `gemm_pipelined`, 128x128 tiles through 4 `cp.async` stages) on an
-//! NVIDIA GPU, for square problems of each SIZE (default 4096 8192; multiples of 128), f16 and
+//! (`gemm`, 64x64 tiles; `gemm_pipelined`, 128x128 tiles through 4 `cp.async` stages;
+//! `gemm_hopper`, 128x256 tiles by TMA and wgmma on a persistent grid, sizes that are multiples
+//! of 256) on an NVIDIA GPU, for square problems of each SIZE (default 4096 8192; multiples of 128), f16 and
 //! bf16, B row- and column-major: launched through `layout-launch` with the kernels' own
 //! `KernelSpec`s, checked against a CPU reference and timed with CUDA events (3 warm-ups,
 //! median of 10). Prints a table, or with `--json` one JSON object per case (what
@@ -12,9 +13,10 @@ mod reference;
 use std::process::ExitCode;
 
 use kernels::gemm::gemm_grid;
+use kernels::gemm_hopper::{hopper_grid, HOP_BOX_A, HOP_BOX_B, HOP_BOX_BT, HOP_SWIZZLE};
 use kernels::gemm_pipelined::pipelined_grid;
 use layout_launch::cudarc::driver::CudaSlice;
-use layout_launch::{Gpu, LaunchError, Module};
+use layout_launch::{DeviceTensorMap, Gpu, LaunchError, Module, TmaElement};
 use reference::{Case, Half, Row};
 
 const USAGE: &str = "usage: gemm-bench [PTX] [--json] [--check-only] [SIZE ...]
@@ -28,6 +30,8 @@ pub enum Kernel {
     Simple,
     /// `kernels::gemm_pipelined`: one CTA per 128x128 tile.
     Pipelined,
+    /// `kernels::gemm_hopper`: one CTA per multiprocessor walking 128x256 tiles.
+    Hopper,
 }
 
 impl Kernel {
@@ -36,42 +40,81 @@ impl Kernel {
         match self {
             Kernel::Simple => "gemm",
             Kernel::Pipelined => "gemm_pipelined",
+            Kernel::Hopper => "gemm_hopper",
         }
+    }
+}
+
+/// A case's device operands: A, B, C, and for the Hopper kernel A's and B's tensor maps and
+/// the multiprocessor count.
+pub struct Operands<H> {
+    a: CudaSlice<H>,
+    b: CudaSlice<H>,
+    c: CudaSlice<H>,
+    maps: Option<(DeviceTensorMap<H>, DeviceTensorMap<H>, u32)>,
+}
+
+impl<H: TmaElement + layout_launch::cudarc::driver::DeviceRepr> Operands<H> {
+    /// `a`, `b` and `c` uploaded, with tensor maps if `kernel` reads through them (B's of Bᵀ
+    /// when B is column-major).
+    fn new(gpu: &Gpu, kernel: Kernel, [a, b, c]: [&[H]; 3], [m, n, k]: [u32; 3], bcm: bool) -> Result<Self, LaunchError> {
+        let (a, b, c) = (gpu.upload(a)?, gpu.upload(b)?, gpu.upload(c)?);
+        let maps = match kernel {
+            Kernel::Hopper => {
+                let ma = DeviceTensorMap::new(gpu, &a, [m, k], HOP_BOX_A, HOP_SWIZZLE)?;
+                let mb = if bcm {
+                    DeviceTensorMap::new(gpu, &b, [n, k], HOP_BOX_BT, HOP_SWIZZLE)?
+                } else {
+                    DeviceTensorMap::new(gpu, &b, [k, n], HOP_BOX_B, HOP_SWIZZLE)?
+                };
+                Some((ma, mb, gpu.multiprocessors()?))
+            }
+            _ => None,
+        };
+        Ok(Operands { a, b, c, maps })
     }
 }
 
 /// The launch of `kernel` for element type `H` (one impl per type: each kernel's spec has its
 /// own parameter types, checked against the arguments at compile time).
-pub trait Launch: Half {
+pub trait Launch: Half + TmaElement {
     /// Queue `c = a · b` for `[m, n, k]`.
     fn launch(
         module: &Module,
         kernel: Kernel,
-        bufs: (&CudaSlice<Self>, &CudaSlice<Self>, &mut CudaSlice<Self>),
+        ops: &mut Operands<Self>,
         mnk: [u32; 3],
         b_col_major: bool,
     ) -> Result<(), LaunchError>;
 }
 
 macro_rules! launches {
-    ($host:ty, $simple:path, $pipelined:path) => {
+    ($host:ty, $simple:path, $pipelined:path, $hopper:path) => {
         impl Launch for $host {
             fn launch(
                 module: &Module,
                 kernel: Kernel,
-                (a, b, c): (&CudaSlice<Self>, &CudaSlice<Self>, &mut CudaSlice<Self>),
+                ops: &mut Operands<Self>,
                 [m, n, k]: [u32; 3],
                 b_col_major: bool,
             ) -> Result<(), LaunchError> {
                 let bcm = b_col_major as u32;
-                match kernel {
-                    Kernel::Simple => {
+                let (a, b, c) = (&ops.a, &ops.b, &mut ops.c);
+                match (kernel, &ops.maps) {
+                    (Kernel::Hopper, Some((ma, mb, sms))) => {
+                        let grid = hopper_grid(m, n, *sms);
+                        module.launch(&$hopper, grid, (ma, mb, c, m, n, k, bcm))
+                    }
+                    (Kernel::Simple, _) => {
                         module.launch(&$simple, gemm_grid(m, n), (a, b, c, n, k, bcm))
                     }
-                    Kernel::Pipelined => {
+                    (Kernel::Pipelined, _) => {
                         let grid = pipelined_grid(m, n);
                         module.launch(&$pipelined, grid, (a, b, c, m, n, k, bcm))
                     }
+                    (Kernel::Hopper, None) => Err(LaunchError::Kernel(String::from(
+                        "gemm_hopper reads A and B through tensor maps: make the operands with Operands::new",
+                    ))),
                 }
             }
         }
@@ -80,12 +123,14 @@ macro_rules! launches {
 launches!(
     half::f16,
     kernels::gemm::GEMM_F16,
-    kernels::gemm_pipelined::GEMM_PIPELINED_F16
+    kernels::gemm_pipelined::GEMM_PIPELINED_F16,
+    kernels::gemm_hopper::GEMM_HOPPER_F16
 );
 launches!(
     half::bf16,
     kernels::gemm::GEMM_BF16,
-    kernels::gemm_pipelined::GEMM_PIPELINED_BF16
+    kernels::gemm_pipelined::GEMM_PIPELINED_BF16,
+    kernels::gemm_hopper::GEMM_HOPPER_BF16
 );
 
 /// One case: upload random operands, run once into a poisoned C and check it, then time.
@@ -98,17 +143,15 @@ fn run_case<H: Launch>(
     let s = case.size as usize;
     let (a, b) = (case.operand::<H>(s * s, 1), case.operand::<H>(s * s, 2));
     let err = |e: LaunchError| (2, format!("{}: {}", case, e));
-    let (da, db) = (gpu.upload(&a).map_err(err)?, gpu.upload(&b).map_err(err)?);
-    let mut dc = gpu
-        .upload(&vec![H::from_f32(f32::NAN); s * s])
-        .map_err(err)?;
     let (mnk, bcm) = ([case.size; 3], case.b_col_major);
-    let launch = |dc: &mut CudaSlice<H>| H::launch(module, case.kernel, (&da, &db, dc), mnk, bcm);
-    launch(&mut dc).map_err(err)?;
-    let c = gpu.download(&dc).map_err(err)?;
+    let poison = vec![H::from_f32(f32::NAN); s * s];
+    let mut ops = Operands::new(gpu, case.kernel, [&a, &b, &poison], mnk, bcm).map_err(err)?;
+    let launch = |ops: &mut Operands<H>| H::launch(module, case.kernel, ops, mnk, bcm);
+    launch(&mut ops).map_err(err)?;
+    let c = gpu.download(&ops.c).map_err(err)?;
     let max_err = case.check(&a, &b, &c).map_err(|e| (1, e))?;
     let ms = if time {
-        gpu.time_ms(10, || launch(&mut dc)).map_err(err)?
+        gpu.time_ms(10, || launch(&mut ops)).map_err(err)?
     } else {
         f32::NAN
     };
