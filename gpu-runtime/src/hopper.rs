@@ -216,7 +216,13 @@ pub trait Hopper: Thread {
     /// engine loads the box of `map` at `coords` (`[row, col]`, col contiguous) to shared `dst`
     /// (aligned to the map's swizzle pattern), swizzled as the map says, and completes that
     /// many bytes of the current phase's transaction count of `bar`. One thread issues it.
-    fn tma_load_2d<E: crate::Element>(&self, dst: u32, map: &TensorMap<'_, E>, coords: [u32; 2], bar: u32);
+    fn tma_load_2d<E: crate::Element>(
+        &self,
+        dst: u32,
+        map: &TensorMap<'_, E>,
+        coords: [u32; 2],
+        bar: u32,
+    );
     /// `fence.proxy.async.shared::cta`: this thread's ordinary shared stores become visible to
     /// the copy engine and the tensor cores (after a barrier, for other threads' issues).
     fn fence_proxy_async(&self);
@@ -279,7 +285,12 @@ pub(crate) struct SimTensorMap<'a> {
 impl<'a, E> TensorMap<'a, E> {
     /// The row-major `shape` tensor in `mem`, copied in boxes of `box_shape` swizzled by
     /// `swizzle`: what the host's `cuTensorMapEncodeTiled` describes on the GPU.
-    pub fn host(mem: &'a HostMemory, shape: [u32; 2], box_shape: [u32; 2], swizzle: Swizzle) -> Self {
+    pub fn host(
+        mem: &'a HostMemory,
+        shape: [u32; 2],
+        box_shape: [u32; 2],
+        swizzle: Swizzle,
+    ) -> Self {
         TensorMap {
             sim: SimTensorMap {
                 mem,

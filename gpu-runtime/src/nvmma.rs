@@ -96,7 +96,10 @@ impl NvmmaTile {
     /// The element at byte `b` of the tile (the layout, from bytes).
     pub const fn coord_of(&self, b: u32) -> [u32; 2] {
         let w = self.swizzle.bytes();
-        let (j, lin) = (b / self.box_bytes(), self.swizzle.apply(b % self.box_bytes()));
+        let (j, lin) = (
+            b / self.box_bytes(),
+            self.swizzle.apply(b % self.box_bytes()),
+        );
         let (row, col) = (lin / w, j * self.per_row + (lin % w) / self.eb);
         if self.contiguous == 1 {
             [row, col]

@@ -401,8 +401,10 @@ impl Thread for SimThread<'_> {
 
     fn sync_block(&self) {
         self.count(|i| i.barriers += 1);
+        self.publish_phases();
         self.state.barrier.wait(&self.cluster.aborted);
         self.block_epoch.set(self.block_epoch.get() + 1);
+        self.adopt_phases();
     }
 
     fn sync_cluster(&self) {
@@ -648,7 +650,10 @@ impl SimThread<'_> {
                 .write
                 .filter(|w| self.unordered(*w, me) && !same_instr(w))
                 .map(|w| ("write", w.tid))
-                .or(b.read.filter(|r| self.unordered(*r, me)).map(|r| ("read", r.tid)));
+                .or(b
+                    .read
+                    .filter(|r| self.unordered(*r, me))
+                    .map(|r| ("read", r.tid)));
             if let Some((kind, other)) = conflict {
                 drop(mem);
                 self.error(format!(
@@ -698,7 +703,10 @@ impl SimThread<'_> {
     /// it now, if anything. The read is recorded for later writers' race checks.
     fn read_byte(&self, b: &mut Byte, me: Access, at: u32, cta: u32) -> (u8, Option<String>) {
         let who = |w: Access| match w.tma {
-            Some((bar, phase)) => format!("a TMA load completing phase {} of the mbarrier at byte {}", phase, bar),
+            Some((bar, phase)) => format!(
+                "a TMA load completing phase {} of the mbarrier at byte {}",
+                phase, bar
+            ),
             None => format!("thread {}", w.tid),
         };
         let mut problem = match b.write {

@@ -36,9 +36,12 @@ impl<S: Layout, E: Element> TmaTile<S, E> {
     const MESSAGE: StrWriter<[u8; 1024]> = {
         let mut w = StrWriter::new([0; 1024]);
         let parts = [
-            "TmaTile<", S::NAME, ">: not a tile the copy engine writes: rows of 32, 64 or 128 ",
+            "TmaTile<",
+            S::NAME,
+            ">: not a tile the copy engine writes: rows of 32, 64 or 128 ",
             "bytes along the contiguous dim, swizzled in 16-byte chunks by the row modulo 8, ",
-            "a multiple of 8 rows and at most 256, one CTA\n  S = ", S::SOURCE,
+            "a multiple of 8 rows and at most 256, one CTA\n  S = ",
+            S::SOURCE,
             "\n  help: use nvmma_shared(swizzlingByteWidth = 128, transposed = false, ",
             "elementBitWidth = 16) with the contiguous dim a multiple of 64 halves",
         ];
@@ -63,13 +66,30 @@ impl<S: Layout, E: Element> TmaTile<S, E> {
     /// tensor is `S`'s with the contiguous dim last: `S`'s own order when dim 1 is contiguous,
     /// its transpose otherwise.
     #[inline(always)]
-    pub fn load<T: Hopper, G: Element>(&self, t: &T, map: &TensorMap<'_, G>, origin: [u32; 2], dst: u32, bar: u32) {
-        const { assert!(G::BITS == E::BITS, "TmaTile: the tensor's elements are not the tile's size") };
+    pub fn load<T: Hopper, G: Element>(
+        &self,
+        t: &T,
+        map: &TensorMap<'_, G>,
+        origin: [u32; 2],
+        dst: u32,
+        bar: u32,
+    ) {
+        const {
+            assert!(
+                G::BITS == E::BITS,
+                "TmaTile: the tensor's elements are not the tile's size"
+            )
+        };
         let tile = Self::TILE;
         let (row, col) = (origin[1 - tile.contiguous], origin[tile.contiguous]);
         crate::unroll!(tile.boxes as usize, |j| {
             let j = j as u32;
-            t.tma_load_2d(dst + j * tile.box_bytes(), map, [row, col + j * tile.per_row], bar);
+            t.tma_load_2d(
+                dst + j * tile.box_bytes(),
+                map,
+                [row, col + j * tile.per_row],
+                bar,
+            );
         });
     }
 }

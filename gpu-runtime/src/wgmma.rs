@@ -69,12 +69,13 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
         Err(why) => panic!("{}", Self::MESSAGES[why].r().as_str()),
     };
 
-    const MESSAGES: [StrWriter<[u8; 1280]>; REASONS.len()] = {
-        let mut out = [const { StrWriter::new([0; 1280]) }; REASONS.len()];
-        let mut i = 0;
-        while i < REASONS.len() {
-            let w = &mut out[i];
-            let parts = [
+    const MESSAGES: [StrWriter<[u8; 1280]>; REASONS.len()] =
+        {
+            let mut out = [const { StrWriter::new([0; 1280]) }; REASONS.len()];
+            let mut i = 0;
+            while i < REASONS.len() {
+                let w = &mut out[i];
+                let parts = [
                 "wgmma::<", A::NAME, ", ", B::NAME, " => ", C::NAME, ">: ", REASONS[i],
                 "\n  A = ", A::SOURCE, "\n  B = ", B::SOURCE, "\n  C = ", C::SOURCE,
                 "\n  help: C must be nvidia_mma(versionMajor = 3, ..., warpsPerCTA = [4 w, 1], ",
@@ -82,15 +83,15 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
                 "nvmma_shared(swizzlingByteWidth = 128 (or 64, 32), transposed = ..., ",
                 "elementBitWidth = 16) tiles, K a multiple of 16",
             ];
-            let mut p = 0;
-            while p < parts.len() {
-                let _ = w.as_mut().write_str(parts[p]);
-                p += 1;
+                let mut p = 0;
+                while p < parts.len() {
+                    let _ = w.as_mut().write_str(parts[p]);
+                    p += 1;
+                }
+                i += 1;
             }
-            i += 1;
-        }
-        out
-    };
+            out
+        };
 
     /// The instructions, checked.
     #[allow(clippy::new_without_default)] // a Default impl would check the layouts at run time
@@ -126,7 +127,13 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
         crate::unroll!(p.len, |i| {
             let s = p.steps[i];
             let r = s.acc as usize;
-            t.wgmma(op, at(s.a, base_a), at(s.b, base_b), &mut acc[r..r + p.regs], true);
+            t.wgmma(
+                op,
+                at(s.a, base_a),
+                at(s.b, base_b),
+                &mut acc[r..r + p.regs],
+                true,
+            );
         });
         t.wgmma_commit();
     }
@@ -205,7 +212,13 @@ const fn accumulator(c: &[InDim], shape: &[u32]) -> Result<(InDim, InDim, u32), 
 /// The descriptor of the instruction whose operand starts at `origin` of tile `t` (`mn_dim`:
 /// which of the tile's dims is M or N), checked against the layout over `extent` M/N rows and
 /// 16 K: every element when `all`, else each coordinate bit (the reading is linear in them).
-const fn descriptor(t: &NvmmaTile, mn_dim: usize, origin: [u32; 2], extent: u32, all: bool) -> Option<u64> {
+const fn descriptor(
+    t: &NvmmaTile,
+    mn_dim: usize,
+    origin: [u32; 2],
+    extent: u32,
+    all: bool,
+) -> Option<u64> {
     let mn_major = t.contiguous == mn_dim;
     let d = Descriptor {
         start: t.byte_of(origin),
@@ -228,7 +241,9 @@ const fn descriptor(t: &NvmmaTile, mn_dim: usize, origin: [u32; 2], extent: u32,
         let mut bit = 0;
         while (1u32 << bit) < extent {
             let (mn, k) = (1u32 << bit, if bit < 4 { 1u32 << bit } else { 0 });
-            if !reads_layout(t, d, mn_dim, origin, mn, 0) || !reads_layout(t, d, mn_dim, origin, 0, k) {
+            if !reads_layout(t, d, mn_dim, origin, mn, 0)
+                || !reads_layout(t, d, mn_dim, origin, 0, k)
+            {
                 return None;
             }
             bit += 1;
@@ -239,7 +254,14 @@ const fn descriptor(t: &NvmmaTile, mn_dim: usize, origin: [u32; 2], extent: u32,
 
 /// Whether the tensor cores read element `(mn, k)` of the instruction at `origin` where the
 /// layout has it.
-const fn reads_layout(t: &NvmmaTile, d: Descriptor, mn_dim: usize, origin: [u32; 2], mn: u32, k: u32) -> bool {
+const fn reads_layout(
+    t: &NvmmaTile,
+    d: Descriptor,
+    mn_dim: usize,
+    origin: [u32; 2],
+    mn: u32,
+    k: u32,
+) -> bool {
     let mut c = origin;
     c[mn_dim] += mn;
     c[1 - mn_dim] += k;
@@ -247,7 +269,10 @@ const fn reads_layout(t: &NvmmaTile, d: Descriptor, mn_dim: usize, origin: [u32;
 }
 
 /// The instructions of `C += A · B`, or the index in [`REASONS`] of why the layouts do not fit.
-const fn plan<E: MmaInput>([a, b, c]: [&[InDim]; 3], [sa, sb, sc]: [&[u32]; 3]) -> Result<WgmmaPlan, usize> {
+const fn plan<E: MmaInput>(
+    [a, b, c]: [&[InDim]; 3],
+    [sa, sb, sc]: [&[u32]; 3],
+) -> Result<WgmmaPlan, usize> {
     let (cr, cw, n) = match accumulator(c, sc) {
         Ok(x) => x,
         Err(e) => return Err(e),
@@ -279,7 +304,11 @@ const fn plan<E: MmaInput>([a, b, c]: [&[InDim]; 3], [sa, sb, sc]: [&[u32]; 3]) 
             let db = descriptor(&tb, 1, [k0, o[1]], n, first);
             match (da, db) {
                 (Some(da), Some(db)) if p.len < MAX_STEPS => {
-                    p.steps[p.len] = WgmmaStep { acc: (blk * regs) as u16, a: da, b: db };
+                    p.steps[p.len] = WgmmaStep {
+                        acc: (blk * regs) as u16,
+                        a: da,
+                        b: db,
+                    };
                     p.len += 1;
                 }
                 _ => return Err(5),
@@ -297,7 +326,13 @@ const fn plan<E: MmaInput>([a, b, c]: [&[InDim]; 3], [sa, sb, sc]: [&[u32]; 3]) 
 
 /// Each warpgroup's start offsets: its rows (and columns) moved by the warp bases of warp `4g`,
 /// checked to be a plain addition to every instruction's warpgroup-0 descriptors.
-const fn groups(p: &WgmmaPlan, ta: &NvmmaTile, tb: &NvmmaTile, cw: &InDim, n: u32) -> Option<[[u32; 2]; MAX_GROUPS]> {
+const fn groups(
+    p: &WgmmaPlan,
+    ta: &NvmmaTile,
+    tb: &NvmmaTile,
+    cw: &InDim,
+    n: u32,
+) -> Option<[[u32; 2]; MAX_GROUPS]> {
     let mut out = [[0u32; 2]; MAX_GROUPS];
     let mut g = 1;
     while g < cw.size / 4 {
@@ -312,7 +347,8 @@ const fn groups(p: &WgmmaPlan, ta: &NvmmaTile, tb: &NvmmaTile, cw: &InDim, n: u3
             let want_b = descriptor(tb, 1, [b0[0], b0[1] + o[1]], n, false);
             let [oa, ob] = out[g as usize];
             match (want_a, want_b) {
-                (Some(x), Some(y)) if x == s.a + (oa >> 4) as u64 && y == s.b + (ob >> 4) as u64 => {}
+                (Some(x), Some(y))
+                    if x == s.a + (oa >> 4) as u64 && y == s.b + (ob >> 4) as u64 => {}
                 _ => return None,
             }
             i += 1;

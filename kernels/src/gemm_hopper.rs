@@ -61,12 +61,21 @@ pub const HOP_SWIZZLE: linear_layouts::Swizzle = TmaTile::<HopSharedA, u16>::SWI
 
 /// Bytes of A's part of a stage (B's follows it), and of a stage.
 const A_BYTES: u32 = TmaTile::<HopSharedA, u16>::BYTES;
-const STAGE_BYTES: u32 = A_BYTES + max(TmaTile::<HopSharedB, u16>::BYTES, TmaTile::<HopSharedBT, u16>::BYTES);
+const STAGE_BYTES: u32 = A_BYTES
+    + max(
+        TmaTile::<HopSharedB, u16>::BYTES,
+        TmaTile::<HopSharedBT, u16>::BYTES,
+    );
 /// The mbarriers (one per stage) come first; the stages start at the next 1024-byte boundary
 /// of the shared window (the swizzle pattern's), at most 1024 bytes later.
 const BARRIERS: u32 = 8 * HOP_STAGES;
 /// Shared memory per CTA: barriers, alignment, the stages (reused by the epilogue).
-pub const HOP_SMEM: u32 = BARRIERS + 1024 + max(HOP_STAGES * STAGE_BYTES, convert!(HopAcc => HopOut, u16).cost.shared_bytes);
+pub const HOP_SMEM: u32 = BARRIERS
+    + 1024
+    + max(
+        HOP_STAGES * STAGE_BYTES,
+        convert!(HopAcc => HopOut, u16).cost.shared_bytes,
+    );
 
 /// Where the operands are; `BCM`: B is column-major (a constant, so that each order's loop is
 /// straight-line code, as Triton specialises a kernel on its strides).
@@ -97,9 +106,19 @@ impl<E: MmaInput, const BCM: bool> Operands<'_, '_, E, BCM> {
     fn multiply<T: Hopper>(&self, t: &T, s: u32, acc: &mut [f32; NC]) {
         let stage = self.stages + s * STAGE_BYTES;
         if BCM {
-            const { Wgmma::<HopSharedA, HopSharedBT, HopAcc, E>::new() }.run(t, stage, stage + A_BYTES, acc);
+            const { Wgmma::<HopSharedA, HopSharedBT, HopAcc, E>::new() }.run(
+                t,
+                stage,
+                stage + A_BYTES,
+                acc,
+            );
         } else {
-            const { Wgmma::<HopSharedA, HopSharedB, HopAcc, E>::new() }.run(t, stage, stage + A_BYTES, acc);
+            const { Wgmma::<HopSharedA, HopSharedB, HopAcc, E>::new() }.run(
+                t,
+                stage,
+                stage + A_BYTES,
+                acc,
+            );
         }
     }
 }
@@ -114,8 +133,15 @@ fn tile_of(pid: u32, m: u32, n: u32) -> [u32; 2] {
     let (tiles_m, tiles_n) = (m / 128, n / 256);
     let group = 8 * tiles_n;
     let first_m = pid / group * 8;
-    let rows = if tiles_m - first_m < 8 { tiles_m - first_m } else { 8 };
-    [128 * (first_m + pid % group % rows), 256 * (pid % group / rows)]
+    let rows = if tiles_m - first_m < 8 {
+        tiles_m - first_m
+    } else {
+        8
+    };
+    [
+        128 * (first_m + pid % group % rows),
+        256 * (pid % group / rows),
+    ]
 }
 
 /// This CTA's tiles of `c = a · b` (`mnk` the problem's shape).
@@ -189,7 +215,8 @@ fn tiles<T: Hopper, E: MmaInput, const BCM: bool>(
         // Every wgmma has read its stage: the epilogue's conversion reuses them.
         t.sync_block();
         let stages = SharedWindow::new(t, ops.stages);
-        let out = convert!(HopAcc => HopOut, u16).run(&stages, &map(acc, |x| E::round(x).to_bits() as u16));
+        let out = convert!(HopAcc => HopOut, u16)
+            .run(&stages, &map(acc, |x| E::round(x).to_bits() as u16));
         const NO: usize = HopOut::ELEMENTS_PER_THREAD as usize;
         Tile::<HopOut, E, NO>::new(halves(out)).store(t, c, at, [n, 1]);
         // The next tile's copies overwrite what the conversion read.

@@ -258,17 +258,51 @@ fn gemm_hopper_on_the_simulator() {
         } else {
             map(b, [k, n], HOP_BOX_B)
         };
-        f(t, map(a, [m, k], HOP_BOX_A), mb, c.global_mut(), m, n, k, bcm)
+        f(
+            t,
+            map(a, [m, k], HOP_BOX_A),
+            mb,
+            c.global_mut(),
+            m,
+            n,
+            k,
+            bcm,
+        )
     }
     let f16 = |t: &SimThread, a: &HostMemory, b: &HostMemory, c: &HostMemory, s, bcm| {
-        run::<F16>(t, a, b, c, s, bcm, |t, a, b, c, m, n, k, bcm| gemm_hopper_f16(t, a, b, c, m, n, k, bcm))
+        run::<F16>(t, a, b, c, s, bcm, |t, a, b, c, m, n, k, bcm| {
+            gemm_hopper_f16(t, a, b, c, m, n, k, bcm)
+        })
     };
     let bf16 = |t: &SimThread, a: &HostMemory, b: &HostMemory, c: &HostMemory, s, bcm| {
-        run::<Bf16>(t, a, b, c, s, bcm, |t, a, b, c, m, n, k, bcm| gemm_hopper_bf16(t, a, b, c, m, n, k, bcm))
+        run::<Bf16>(t, a, b, c, s, bcm, |t, a, b, c, m, n, k, bcm| {
+            gemm_hopper_bf16(t, a, b, c, m, n, k, bcm)
+        })
     };
-    check::<F16>("hopper f16", 1.0 / 1024.0, &f16, hopper, [128, 256, 64], false);
-    check::<F16>("hopper f16", 1.0 / 1024.0, &f16, hopper, [128, 256, 256], true);
-    check::<Bf16>("hopper bf16", 1.0 / 128.0, &bf16, hopper, [256, 512, 128], false);
+    check::<F16>(
+        "hopper f16",
+        1.0 / 1024.0,
+        &f16,
+        hopper,
+        [128, 256, 64],
+        false,
+    );
+    check::<F16>(
+        "hopper f16",
+        1.0 / 1024.0,
+        &f16,
+        hopper,
+        [128, 256, 256],
+        true,
+    );
+    check::<Bf16>(
+        "hopper bf16",
+        1.0 / 128.0,
+        &bf16,
+        hopper,
+        [256, 512, 128],
+        false,
+    );
 }
 
 /// The descriptors `Wgmma` derives from the layouts are the ones Triton 3.9 computes for the
@@ -287,7 +321,12 @@ fn wgmma_descriptors_are_tritons() {
     for (i, s) in p.steps[..p.len].iter().enumerate() {
         let i = i as u64;
         assert_eq!(s.b, 0x4000_0040_0200_0000 + 128 * i, "B, step {}", i);
-        assert_eq!(s.a & !(0x3fff << 16), 0x4000_0040_0000_0000 + 2 * i, "A, step {}", i);
+        assert_eq!(
+            s.a & !(0x3fff << 16),
+            0x4000_0040_0000_0000 + 2 * i,
+            "A, step {}",
+            i
+        );
         assert_eq!(s.acc, 0);
     }
     assert_eq!(p.group_offsets[1], [8192, 0]);

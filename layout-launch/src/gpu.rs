@@ -84,7 +84,10 @@ impl Gpu {
     /// The device's multiprocessors: a persistent kernel's grid.
     pub fn multiprocessors(&self) -> Result<u32, LaunchError> {
         let a = sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT;
-        let n = self.ctx.attribute(a).map_err(driver("read the multiprocessor count"))?;
+        let n = self
+            .ctx
+            .attribute(a)
+            .map_err(driver("read the multiprocessor count"))?;
         Ok(n.max(1) as u32)
     }
 

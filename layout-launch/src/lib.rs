@@ -45,5 +45,5 @@ mod tensor_map;
 pub use args::{Args, Param};
 pub use cudarc;
 pub use gpu::{Gpu, LaunchConfig, LaunchError, Module};
-pub use tensor_map::{DeviceTensorMap, TmaElement};
 pub use gpu_runtime::kernel::KernelSpec;
+pub use tensor_map::{DeviceTensorMap, TmaElement};

@@ -56,7 +56,9 @@ impl<H: TmaElement> DeviceTensorMap<H> {
         if buf.len() < shape[0] as usize * shape[1] as usize {
             return Err(LaunchError::Kernel(format!(
                 "a tensor map of {}x{} over a buffer of {} elements",
-                shape[0], shape[1], buf.len()
+                shape[0],
+                shape[1],
+                buf.len()
             )));
         }
         let swizzle = match swizzle {

@@ -82,9 +82,17 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     // TMA boxes: per K step A's and 4 of a row-major B (or 1 of a column-major one), at the
     // sites of the prologue (copied by LLVM) and of the main loop; the epilogue's 16-byte stores
     // for each B order.
-    ("gemm_hopper_bf16", "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes", 24),
+    (
+        "gemm_hopper_bf16",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+        24,
+    ),
     ("gemm_hopper_bf16", "st.global.v4.b32", 32),
-    ("gemm_hopper_f16", "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes", 24),
+    (
+        "gemm_hopper_f16",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+        24,
+    ),
     ("gemm_hopper_f16", "st.global.v4.b32", 32),
     // 16-byte async copies per K step: 4 of A, 4 of B for each B order; issued at two sites
     // (the prologue's loop and the main loop).

@@ -27,7 +27,13 @@ macro_rules! wgmma_asm {
 
 /// One wgmma with constant transpose immediates; `acc.len()` (a constant) picks the shape.
 #[inline(always)]
-fn wgmma_t<const TA: u32, const TB: u32>(kind: MmaKind, a: u64, b: u64, acc: &mut [f32], accumulate: bool) {
+fn wgmma_t<const TA: u32, const TB: u32>(
+    kind: MmaKind,
+    a: u64,
+    b: u64,
+    acc: &mut [f32],
+    accumulate: bool,
+) {
     let s = accumulate as u32;
     // SAFETY: the warpgroup issues the same wgmma together (Wgmma::run's steps are constants);
     // the descriptors point into the kernel's shared buffer (checked on the simulator); the
@@ -102,7 +108,9 @@ impl<const BLOCK_DIMS: u32> Hopper for GpuThread<BLOCK_DIMS> {
     #[inline(always)]
     fn mbarrier_init(&self, bar: u32, count: u32) {
         // SAFETY: `bar` is in the kernel's shared buffer, 8-aligned (the caller's layout).
-        unsafe { asm!("mbarrier.init.shared::cta.b64 [{a}], {n};", a = in(reg32) self.smem + bar, n = in(reg32) count, options(nostack)) }
+        unsafe {
+            asm!("mbarrier.init.shared::cta.b64 [{a}], {n};", a = in(reg32) self.smem + bar, n = in(reg32) count, options(nostack))
+        }
     }
     #[inline(always)]
     fn fence_mbarrier_init(&self) {
@@ -112,12 +120,16 @@ impl<const BLOCK_DIMS: u32> Hopper for GpuThread<BLOCK_DIMS> {
     #[inline(always)]
     fn mbarrier_arrive(&self, bar: u32) {
         // SAFETY: as mbarrier_init.
-        unsafe { asm!("mbarrier.arrive.release.cta.shared::cta.b64 _, [{a}];", a = in(reg32) self.smem + bar, options(nostack)) }
+        unsafe {
+            asm!("mbarrier.arrive.release.cta.shared::cta.b64 _, [{a}];", a = in(reg32) self.smem + bar, options(nostack))
+        }
     }
     #[inline(always)]
     fn mbarrier_arrive_expect_tx(&self, bar: u32, bytes: u32) {
         // SAFETY: as mbarrier_init.
-        unsafe { asm!("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [{a}], {n};", a = in(reg32) self.smem + bar, n = in(reg32) bytes, options(nostack)) }
+        unsafe {
+            asm!("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [{a}], {n};", a = in(reg32) self.smem + bar, n = in(reg32) bytes, options(nostack))
+        }
     }
     #[inline(always)]
     fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool {
@@ -147,7 +159,13 @@ impl<const BLOCK_DIMS: u32> Hopper for GpuThread<BLOCK_DIMS> {
         }
     }
     #[inline(always)]
-    fn tma_load_2d<E: crate::Element>(&self, dst: u32, map: &TensorMap<'_, E>, coords: [u32; 2], bar: u32) {
+    fn tma_load_2d<E: crate::Element>(
+        &self,
+        dst: u32,
+        map: &TensorMap<'_, E>,
+        coords: [u32; 2],
+        bar: u32,
+    ) {
         // SAFETY: the map describes a kernel tensor (TensorMap::from_ptr's contract); `dst`
         // and `bar` are in the shared buffer, `dst` aligned to the map's swizzle (checked on
         // the simulator).

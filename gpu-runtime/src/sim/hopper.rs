@@ -8,7 +8,8 @@
 //! the one the bytes were written with, and shared memory written while a wgmma still reads it.
 //!
 //! Ordinary accesses are ordered by barriers only: an mbarrier orders the copy engine's writes
-//! before its waiters, not one thread's stores before another's loads.
+//! before its waiters (and, through a CTA barrier after the wait, before every thread), not
+//! one thread's stores before another's loads.
 
 extern crate std;
 
@@ -19,7 +20,9 @@ use std::sync::{Condvar, Mutex};
 use std::vec::Vec;
 
 use super::{races, Access, BlockState, Byte, SimThread};
-use crate::hopper::{accumulator_coord, operand_address, Descriptor, Hopper, Swizzle, TensorMap, WgmmaOp};
+use crate::hopper::{
+    accumulator_coord, operand_address, Descriptor, Hopper, Swizzle, TensorMap, WgmmaOp,
+};
 use crate::mma::widen;
 
 /// The shared-window address of the buffer's byte 0 on the simulator: not a multiple of 1024,
@@ -32,6 +35,9 @@ const DEADLOCK: std::time::Duration = std::time::Duration::from_secs(60);
 /// A CTA's mbarriers (by byte offset) and the operand ranges of wgmmas in flight.
 #[derive(Default)]
 pub(super) struct BlockHopper {
+    /// The mbarrier phases any thread had waited for when it reached a CTA barrier: after the
+    /// barrier every thread has seen them (a barrier orders what its threads acquired).
+    joined: Mutex<HashMap<u32, u32>>,
     mbarriers: Mutex<HashMap<u32, Mbarrier>>,
     completed: Condvar,
     wgmma_reads: Mutex<Vec<WgmmaRead>>,
@@ -80,8 +86,34 @@ struct WgmmaRead {
 }
 
 impl SimThread<'_> {
+    /// Before a CTA barrier: the phases this thread waited for, for every thread after it.
+    pub(super) fn publish_phases(&self) {
+        if let Ok(mut j) = self.state.hopper.joined.lock() {
+            for (&bar, &n) in self.hopper.observed.borrow().iter() {
+                let e = j.entry(bar).or_insert(0);
+                *e = (*e).max(n);
+            }
+        }
+    }
+
+    /// After a CTA barrier: what the threads published before it.
+    pub(super) fn adopt_phases(&self) {
+        if let Ok(j) = self.state.hopper.joined.lock() {
+            let mut mine = self.hopper.observed.borrow_mut();
+            for (&bar, &n) in j.iter() {
+                let e = mine.entry(bar).or_insert(0);
+                *e = (*e).max(n);
+            }
+        }
+    }
+
     fn fail(&self, what: String) {
-        self.error(format!("thread {} (block {}): {}", self.tid(), self.block, what));
+        self.error(format!(
+            "thread {} (block {}): {}",
+            self.tid(),
+            self.block,
+            what
+        ));
     }
 
     /// Whether bytes `off..off + bytes` of `target` are free of wgmma reads in flight (else an
@@ -109,7 +141,10 @@ impl SimThread<'_> {
         let mut map = self.state.hopper.mbarriers.lock().ok()?;
         let Some(m) = map.get_mut(&bar) else {
             drop(map);
-            self.fail(format!("uses shared byte {} as an mbarrier, but no mbarrier was initialised there", bar));
+            self.fail(format!(
+                "uses shared byte {} as an mbarrier, but no mbarrier was initialised there",
+                bar
+            ));
             return None;
         };
         if races(m.init, self.access()) {
@@ -176,7 +211,10 @@ impl SimThread<'_> {
         }
         let len = self.state.shared.lock().map(|s| s.len()).unwrap_or(0) as u64;
         if dst as u64 + n as u64 > len {
-            self.fail(format!("a TMA load of {} bytes into shared byte {} is out of bounds ({} bytes)", n, dst, len));
+            self.fail(format!(
+                "a TMA load of {} bytes into shared byte {} is out of bounds ({} bytes)",
+                n, dst, len
+            ));
             return false;
         }
         if !self.wgmma_free(self.state, dst, n, "a TMA load writes") {
@@ -210,9 +248,22 @@ impl SimThread<'_> {
     /// One operand element of a wgmma: read through descriptor `d`, checked as a load (and
     /// against the swizzle the copy engine wrote it with); `span` grows to cover it.
     #[allow(clippy::too_many_arguments)]
-    fn operand(&self, mem: &mut [Byte], d: Descriptor, mn_major: bool, kind: crate::mma::MmaKind, mn: u32, k: u32, span: &mut (u32, u32), problem: &mut Option<String>) -> f32 {
+    fn operand(
+        &self,
+        mem: &mut [Byte],
+        d: Descriptor,
+        mn_major: bool,
+        kind: crate::mma::MmaKind,
+        mn: u32,
+        k: u32,
+        span: &mut (u32, u32),
+        problem: &mut Option<String>,
+    ) -> f32 {
         let addr = operand_address(d, mn_major, 2, mn, k);
-        let Some(off) = addr.checked_sub(SHARED_BASE).filter(|o| (*o as usize) + 2 <= mem.len()) else {
+        let Some(off) = addr
+            .checked_sub(SHARED_BASE)
+            .filter(|o| (*o as usize) + 2 <= mem.len())
+        else {
             *problem = Some(format!("thread {} (block {}): a wgmma descriptor reads address {:#x}, outside the shared buffer", self.tid(), self.block, addr));
             return 0.0;
         };
@@ -255,7 +306,17 @@ impl Hopper for SimThread<'_> {
             }
         }
         if let Ok(mut map) = self.state.hopper.mbarriers.lock() {
-            map.insert(bar, Mbarrier { count, pending: count, tx: 0, phase: 0, init: self.access(), landing: Vec::new() });
+            map.insert(
+                bar,
+                Mbarrier {
+                    count,
+                    pending: count,
+                    tx: 0,
+                    phase: 0,
+                    init: self.access(),
+                    landing: Vec::new(),
+                },
+            );
         }
     }
 
@@ -297,21 +358,37 @@ impl Hopper for SimThread<'_> {
     fn mbarrier_wait(&self, bar: u32, parity: u32) {
         let start = std::time::Instant::now();
         while !self.mbarrier_try_wait(bar, parity) {
-            if self.cluster.aborted.load(std::sync::atomic::Ordering::SeqCst) {
+            if self
+                .cluster
+                .aborted
+                .load(std::sync::atomic::Ordering::SeqCst)
+            {
                 std::panic::resume_unwind(std::boxed::Box::new(super::Aborted));
             }
             if start.elapsed() > DEADLOCK {
                 self.fail(format!("waits forever for the phase of parity {} of the mbarrier at byte {}: too few arrivals or bytes", parity, bar));
-                self.cluster.aborted.store(true, std::sync::atomic::Ordering::SeqCst);
+                self.cluster
+                    .aborted
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
                 std::panic::resume_unwind(std::boxed::Box::new(super::Aborted));
             }
             if let Ok(g) = self.state.hopper.mbarriers.lock() {
-                let _ = self.state.hopper.completed.wait_timeout(g, std::time::Duration::from_millis(5));
+                let _ = self
+                    .state
+                    .hopper
+                    .completed
+                    .wait_timeout(g, std::time::Duration::from_millis(5));
             }
         }
     }
 
-    fn tma_load_2d<E: crate::Element>(&self, dst: u32, map: &TensorMap<'_, E>, coords: [u32; 2], bar: u32) {
+    fn tma_load_2d<E: crate::Element>(
+        &self,
+        dst: u32,
+        map: &TensorMap<'_, E>,
+        coords: [u32; 2],
+        bar: u32,
+    ) {
         let (m, eb) = (&map.sim, E::BITS / 8);
         let row_bytes = m.box_shape[1] * eb;
         let w = m.swizzle.bytes();
@@ -332,14 +409,23 @@ impl Hopper for SimThread<'_> {
             for c in 0..m.box_shape[1] {
                 let (gr, gc) = (coords[0] + r, coords[1] + c);
                 // Outside the tensor the copy engine fills zeros.
-                let v = if gr < m.shape[0] && gc < m.shape[1] { m.mem.get((gr * m.shape[1] + gc) as usize) } else { 0 };
+                let v = if gr < m.shape[0] && gc < m.shape[1] {
+                    m.mem.get((gr * m.shape[1] + gc) as usize)
+                } else {
+                    0
+                };
                 let at = m.swizzle.apply(r * row_bytes + c * eb) as usize;
                 for i in 0..eb as usize {
                     bytes[at + i] = (v >> (8 * i)) as u8;
                 }
             }
         }
-        let landing = Landing { dst, bytes, swizzle: m.swizzle, issuer: self.tid() };
+        let landing = Landing {
+            dst,
+            bytes,
+            swizzle: m.swizzle,
+            issuer: self.tid(),
+        };
         self.mbarrier(bar, |mb| {
             mb.landing.push(landing);
             mb.tx -= n as i64;
@@ -354,7 +440,10 @@ impl Hopper for SimThread<'_> {
     fn wgmma(&self, op: WgmmaOp, a: u64, b: u64, acc: &mut [f32], accumulate: bool) {
         let n = 2 * acc.len() as u32;
         if self.warp_size != 32 || n == 0 || !n.is_multiple_of(8) || n > 256 {
-            return self.fail(format!("wgmma m64n{}k16 needs 32-lane warps and N a multiple of 8 up to 256", n));
+            return self.fail(format!(
+                "wgmma m64n{}k16 needs 32-lane warps and N a multiple of 8 up to 256",
+                n
+            ));
         }
         let (da, db) = (Descriptor::decode(a), Descriptor::decode(b));
         let (w, lane) = (self.warp % 4, self.lane);
@@ -366,27 +455,53 @@ impl Hopper for SimThread<'_> {
         for (h, row) in rows.iter_mut().enumerate() {
             for (k, x) in row.iter_mut().enumerate() {
                 let m = 16 * w + lane / 4 + 8 * h as u32;
-                *x = self.operand(&mut mem, da, op.a_mn_major, op.kind, m, k as u32, &mut span_a, &mut problem);
+                *x = self.operand(
+                    &mut mem,
+                    da,
+                    op.a_mn_major,
+                    op.kind,
+                    m,
+                    k as u32,
+                    &mut span_a,
+                    &mut problem,
+                );
             }
         }
         let mut cols = std::vec![[0f32; 16]; (n / 4) as usize];
         for (i, col) in cols.iter_mut().enumerate() {
             let c = 8 * (i as u32 / 2) + 2 * (lane % 4) + i as u32 % 2;
             for (k, x) in col.iter_mut().enumerate() {
-                *x = self.operand(&mut mem, db, op.b_mn_major, op.kind, c, k as u32, &mut span_b, &mut problem);
+                *x = self.operand(
+                    &mut mem,
+                    db,
+                    op.b_mn_major,
+                    op.kind,
+                    c,
+                    k as u32,
+                    &mut span_b,
+                    &mut problem,
+                );
             }
         }
         drop(mem);
         for (r, x) in acc.iter_mut().enumerate() {
             let (row, col) = accumulator_coord(w, lane, r as u32);
-            let (ra, cb) = (&rows[((row % 16) / 8) as usize], &cols[(2 * (col / 8) + col % 2) as usize]);
+            let (ra, cb) = (
+                &rows[((row % 16) / 8) as usize],
+                &cols[(2 * (col / 8) + col % 2) as usize],
+            );
             let sum = (0..16).fold(0f32, |s, k| s + ra[k] * cb[k]);
             *x = sum + if accumulate { *x } else { 0.0 };
         }
         if let Ok(mut reads) = self.state.hopper.wgmma_reads.lock() {
             let group = self.hopper.commits.get();
             for (lo, hi) in [span_a, span_b] {
-                reads.push(WgmmaRead { tid: self.tid(), group, lo, hi });
+                reads.push(WgmmaRead {
+                    tid: self.tid(),
+                    group,
+                    lo,
+                    hi,
+                });
             }
         }
         if let Some(p) = problem {

@@ -57,7 +57,13 @@ pub struct Operands<H> {
 impl<H: TmaElement + layout_launch::cudarc::driver::DeviceRepr> Operands<H> {
     /// `a`, `b` and `c` uploaded, with tensor maps if `kernel` reads through them (B's of Bᵀ
     /// when B is column-major).
-    fn new(gpu: &Gpu, kernel: Kernel, [a, b, c]: [&[H]; 3], [m, n, k]: [u32; 3], bcm: bool) -> Result<Self, LaunchError> {
+    fn new(
+        gpu: &Gpu,
+        kernel: Kernel,
+        [a, b, c]: [&[H]; 3],
+        [m, n, k]: [u32; 3],
+        bcm: bool,
+    ) -> Result<Self, LaunchError> {
         let (a, b, c) = (gpu.upload(a)?, gpu.upload(b)?, gpu.upload(c)?);
         let maps = match kernel {
             Kernel::Hopper => {

@@ -1,0 +1,207 @@
+//! Hopper's units on the simulator: a TMA box lands in an `nvmma_shared` tile when its mbarrier
+//! phase completes, a typed [`Wgmma`] multiplies two such tiles into a v3 accumulator, and what
+//! the hardware requires is reported when a kernel breaks it: reading TMA data without waiting
+//! for its phase, a destination off its swizzle pattern, more bytes than `expect_tx`
+//! announced, a descriptor whose swizzle is not the one the bytes were written with, and
+//! overwriting a tile a wgmma may still read.
+
+use linear_layouts::runtime::hopper::{Descriptor, WgmmaOp};
+use linear_layouts::runtime::mma::MmaKind;
+use linear_layouts::sim::{launch, HostMemory, Launch, SimError, SimThread};
+use linear_layouts::{layout, Hopper, Layout, TensorMap, Thread, TmaTile, Wgmma, F16};
+
+layout! {
+    Acc = nvidia_mma(versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]) for [64, 64];
+    TileA = nvmma_shared(swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16) for [64, 64];
+    TileB = nvmma_shared(swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16) for [64, 64];
+}
+
+const LOAD: TmaTile<TileA, u16> = TmaTile::new();
+const MMA: Wgmma<TileA, TileB, Acc, F16> = Wgmma::new();
+/// The tiles' offsets: the first 1024-aligned addresses past the mbarrier (at byte 0).
+fn tiles(t: &SimThread) -> [u32; 2] {
+    let a = (t.shared_base() + 8).next_multiple_of(1024) - t.shared_base();
+    [a, a + 8192]
+}
+const SMEM: u32 = 3 * 8192;
+
+/// Small integers as f16 bits: products and sums are exact.
+fn operand(seed: u64) -> HostMemory {
+    HostMemory::new((0..64 * 64u64).map(|i| F16::round(((i * seed) % 7) as f32 - 3.0).0 as u64))
+}
+
+/// One warpgroup: thread 0 sets up the mbarrier and loads A and B (B's bytes `expect` of the
+/// `2 * BYTES` announced), `wait` says which threads wait for the phase; then `body`.
+fn run(
+    wait: fn(&SimThread) -> bool,
+    expect: u32,
+    body: impl Fn(&SimThread, [u32; 2]) + Sync,
+) -> Result<(), SimError> {
+    let (a, b) = (operand(3), operand(5));
+    launch(Launch::new(1, 128, SMEM), |t| {
+        let (ma, mb) = (
+            TensorMap::<F16>::host(
+                &a,
+                [64, 64],
+                TmaTile::<TileA, u16>::BOX,
+                TmaTile::<TileA, u16>::SWIZZLE,
+            ),
+            TensorMap::<F16>::host(
+                &b,
+                [64, 64],
+                TmaTile::<TileA, u16>::BOX,
+                TmaTile::<TileA, u16>::SWIZZLE,
+            ),
+        );
+        let [ta, tb] = tiles(t);
+        if t.warp() == 0 && t.lane() == 0 {
+            t.mbarrier_init(0, 1);
+            t.fence_mbarrier_init();
+        }
+        t.sync_block();
+        if t.warp() == 0 && t.lane() == 0 {
+            t.mbarrier_arrive_expect_tx(0, TmaTile::<TileA, u16>::BYTES + expect);
+            LOAD.load(t, &ma, [0, 0], ta, 0);
+            LOAD.load(t, &mb, [0, 0], tb, 0);
+        }
+        if wait(t) {
+            t.mbarrier_wait(0, 0);
+        }
+        body(t, [ta, tb]);
+    })
+}
+
+fn all(_: &SimThread) -> bool {
+    true
+}
+
+fn errors(r: Result<(), SimError>) -> String {
+    format!("{:?}", r.expect_err("the simulator reports it"))
+}
+
+#[test]
+fn tma_and_wgmma_multiply_two_tiles() {
+    let (a, b) = (operand(3), operand(5));
+    run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
+        let mut acc = [0f32; 32];
+        MMA.run(t, ta, tb, &mut acc);
+        t.wgmma_wait::<0>();
+        for (r, x) in acc.iter().enumerate() {
+            let idx = [r as u32, t.lane(), t.warp(), 0];
+            let (i, j) = (Acc::coord(idx, 0) as usize, Acc::coord(idx, 1) as usize);
+            let want: f32 = (0..64)
+                .map(|k| {
+                    F16(a.get(i * 64 + k) as u16).to_f32() * F16(b.get(k * 64 + j) as u16).to_f32()
+                })
+                .sum();
+            assert_eq!(*x, want, "C[{}][{}]", i, j);
+        }
+    })
+    .expect("loads waited for, then multiplied");
+}
+
+#[test]
+fn reading_tma_data_without_waiting_for_its_phase_is_an_error() {
+    let e = errors(run(
+        |t| t.warp() == 0,
+        TmaTile::<TileB, u16>::BYTES,
+        |t, [ta, tb]| {
+            // Long enough for the data to have landed: the error is the missing wait, not timing.
+            if t.warp() != 0 {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+            }
+            let mut acc = [0f32; 32];
+            MMA.run(t, ta, tb, &mut acc);
+            t.wgmma_wait::<0>();
+        },
+    ));
+    assert!(
+        e.contains("TMA load completing phase 0 of the mbarrier at byte 0 wrote without"),
+        "{}",
+        e
+    );
+}
+
+#[test]
+fn one_thread_waiting_then_a_cta_barrier_orders_the_data_for_all() {
+    run(
+        |t| t.warp() == 0 && t.lane() == 0,
+        TmaTile::<TileB, u16>::BYTES,
+        |t, [ta, tb]| {
+            t.sync_block();
+            let mut acc = [0f32; 32];
+            MMA.run(t, ta, tb, &mut acc);
+            t.wgmma_wait::<0>();
+        },
+    )
+    .expect("the waiter's acquire reaches every thread through the barrier");
+}
+
+#[test]
+fn more_bytes_than_expect_tx_announced_is_an_error() {
+    let e = errors(run(all, TmaTile::<TileB, u16>::BYTES / 2, |_, _| {}));
+    assert!(e.contains("more than expect_tx announced"), "{}", e);
+}
+
+#[test]
+fn a_descriptor_with_another_swizzle_is_an_error() {
+    let e = errors(run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
+        let d = |start: u32, lbo: u32| {
+            let swizzle = linear_layouts::Swizzle::B64;
+            Descriptor {
+                start: t.shared_base() + start,
+                lbo,
+                sbo: 512,
+                swizzle,
+            }
+            .encode()
+        };
+        let op = WgmmaOp {
+            kind: MmaKind::F16,
+            a_mn_major: false,
+            b_mn_major: true,
+        };
+        let mut acc = [0f32; 32];
+        t.wgmma_fence();
+        t.wgmma(op, d(ta, 16), d(tb, 4096), &mut acc, false);
+        t.wgmma_commit();
+        t.wgmma_wait::<0>();
+    }));
+    assert!(
+        e.contains("with B64 swizzle reads shared byte") && e.contains("B128"),
+        "{}",
+        e
+    );
+}
+
+#[test]
+fn a_tma_destination_off_its_swizzle_pattern_is_an_error() {
+    let e = errors(launch(Launch::new(1, 128, SMEM), |t| {
+        let a = operand(3);
+        let m = TensorMap::<F16>::host(
+            &a,
+            [64, 64],
+            TmaTile::<TileA, u16>::BOX,
+            TmaTile::<TileA, u16>::SWIZZLE,
+        );
+        if t.warp() == 0 && t.lane() == 0 {
+            t.mbarrier_init(0, 1);
+            t.mbarrier_arrive_expect_tx(0, TmaTile::<TileA, u16>::BYTES);
+            LOAD.load(t, &m, [0, 0], 128, 0);
+        }
+    }));
+    assert!(e.contains("is not aligned to 1024 bytes"), "{}", e);
+}
+
+#[test]
+fn overwriting_a_tile_a_wgmma_may_still_read_is_an_error() {
+    let e = errors(run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
+        let mut acc = [0f32; 32];
+        MMA.run(t, ta, tb, &mut acc);
+        if t.warp() == 0 && t.lane() == 0 {
+            t.st_shared(tb, 4, [0; 4]);
+        }
+        t.wgmma_wait::<0>();
+    }));
+    assert!(e.contains("that a wgmma of thread"), "{}", e);
+}
