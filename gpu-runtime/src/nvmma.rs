@@ -68,7 +68,7 @@ impl NvmmaTile {
         if self.boxes == 0 || self.per_row * self.boxes != shape[self.contiguous] {
             return false;
         }
-        if !self.rows.is_multiple_of(8) || self.rows > 256 || w % self.eb != 0 {
+        if !self.rows.is_multiple_of(8) || self.rows > 256 || !w.is_multiple_of(self.eb) {
             return false;
         }
         let mut bit = 0;

@@ -57,7 +57,11 @@ pub struct WgmmaPlan {
 /// MMA.run(t, a_stage, b_stage, &mut acc); // then t.wgmma_wait::<0>() before reading acc
 /// ```
 #[derive(Clone, Copy, Debug)]
-pub struct Wgmma<A, B, C, E>(PhantomData<fn() -> (A, B, C, E)>);
+pub struct Wgmma<A, B, C, E>(PhantomData<Types<A, B, C, E>>);
+
+/// What [`Wgmma`] is generic over (a function type: `Wgmma` is `Send`, `Sync` and `Copy`
+/// whatever the types).
+type Types<A, B, C, E> = fn() -> (A, B, C, E);
 
 impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
     /// The instructions for these layouts; evaluating it (in a `const`) checks them.
@@ -179,7 +183,8 @@ const fn accumulator(c: &[InDim], shape: &[u32]) -> Result<(InDim, InDim, u32), 
         return Err(0);
     }
     let (r, l, w) = (c[0], c[1], c[2]);
-    if w.size % 4 != 0 || w.size / 4 > MAX_GROUPS as u32 || (c.len() > 3 && c[3].size > 1) {
+    if !w.size.is_multiple_of(4) || w.size / 4 > MAX_GROUPS as u32 || (c.len() > 3 && c[3].size > 1)
+    {
         return Err(0);
     }
     let mut i = 0;
@@ -226,7 +231,7 @@ const fn descriptor(
         sbo: 8 * t.swizzle.bytes(),
         swizzle: t.swizzle,
     };
-    if d.start % 16 != 0 {
+    if !d.start.is_multiple_of(16) {
         return None;
     }
     if all {
@@ -283,7 +288,7 @@ const fn plan<E: MmaInput>(
         (None, _) => return Err(2),
         (_, None) => return Err(3),
     };
-    if sa[0] != sc[0] || sb[1] != sc[1] || sa[1] != sb[0] || sa[1] % 16 != 0 {
+    if sa[0] != sc[0] || sb[1] != sc[1] || sa[1] != sb[0] || !sa[1].is_multiple_of(16) {
         return Err(4);
     }
     let regs = n / 2;

@@ -240,6 +240,9 @@ fn map<E>(mem: &HostMemory, shape: [u32; 2], box_shape: [u32; 2]) -> TensorMap<'
     TensorMap::host(mem, shape, box_shape, HOP_SWIZZLE)
 }
 
+/// A Hopper GEMM entry: `(t, a, b, c, m, n, k, b_col_major)`.
+type HopperKernel<E> = fn(&SimThread, TensorMap<E>, TensorMap<E>, GlobalMut<E>, u32, u32, u32, u32);
+
 /// TMA into `nvmma_shared` stages, wgmma from them: K shorter than the ring, the ring wrapping,
 /// persistent CTAs over 4 tiles, both B orders (a column-major B's map is of Bᵀ), f16 and bf16.
 #[test]
@@ -251,7 +254,7 @@ fn gemm_hopper_on_the_simulator() {
         c: &HostMemory,
         [m, n, k]: [u32; 3],
         bcm: u32,
-        f: fn(&SimThread, TensorMap<E>, TensorMap<E>, GlobalMut<E>, u32, u32, u32, u32),
+        f: HopperKernel<E>,
     ) {
         let mb = if bcm != 0 {
             map(b, [n, k], HOP_BOX_BT)
