@@ -160,20 +160,13 @@ impl<A: Layout, B: Layout, C: Layout> Mma<A, B, C> {
             let mut out = [const { StrWriter::new([0; 1024]) }; REASONS.len()];
             let mut i = 0;
             while i < REASONS.len() {
-                let w = &mut out[i];
-                let parts = [
+                out[i] = message(&[
                 "mma::<", A::NAME, ", ", B::NAME, " => ", C::NAME, ">: ", REASONS[i],
                 "\n  A = ", A::SOURCE, "\n  B = ", B::SOURCE, "\n  C = ", C::SOURCE,
                 "\n  help: C must be nvidia_mma(versionMajor = 2, ..., instrShape = [16, 8]), A ",
                 "dot_op(opIdx = 0, parent = C, kWidth = 2) of shape [M, K] and B dot_op(opIdx = 1,",
                 " parent = C, kWidth = 2) of shape [K, N], K a multiple of 16",
-            ];
-                let mut p = 0;
-                while p < parts.len() {
-                    // Truncates a source too long for the buffer rather than failing.
-                    let _ = w.as_mut().write_str(parts[p]);
-                    p += 1;
-                }
+            ]);
                 i += 1;
             }
             out
@@ -217,6 +210,18 @@ impl<A: Layout, B: Layout, C: Layout> Mma<A, B, C> {
         c[rc + 2] = d[2];
         c[rc + 3] = d[3];
     }
+}
+
+/// `parts` written one after another into a buffer of `N` bytes (a compile-time error message
+/// naming layouts; a source too long for the buffer is truncated rather than failing).
+pub(crate) const fn message<const N: usize>(parts: &[&str]) -> StrWriter<[u8; N]> {
+    let mut w = StrWriter::new([0; N]);
+    let mut p = 0;
+    while p < parts.len() {
+        let _ = w.as_mut().write_str(parts[p]);
+        p += 1;
+    }
+    w
 }
 
 /// Registers `r` and `r + 1` packed into one word, `r` in the low half.

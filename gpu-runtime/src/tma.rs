@@ -33,25 +33,16 @@ impl<S: Layout, E: Element> TmaTile<S, E> {
     /// Bytes one [`TmaTile::load`] lands (what the mbarrier's `expect_tx` waits for).
     pub const BYTES: u32 = Self::TILE.bytes();
 
-    const MESSAGE: StrWriter<[u8; 1024]> = {
-        let mut w = StrWriter::new([0; 1024]);
-        let parts = [
-            "TmaTile<",
-            S::NAME,
-            ">: not a tile the copy engine writes: rows of 32, 64 or 128 ",
-            "bytes along the contiguous dim, swizzled in 16-byte chunks by the row modulo 8, ",
-            "a multiple of 8 rows and at most 256, one CTA\n  S = ",
-            S::SOURCE,
-            "\n  help: use nvmma_shared(swizzlingByteWidth = 128, transposed = false, ",
-            "elementBitWidth = 16) with the contiguous dim a multiple of 64 halves",
-        ];
-        let mut p = 0;
-        while p < parts.len() {
-            let _ = w.as_mut().write_str(parts[p]);
-            p += 1;
-        }
-        w
-    };
+    const MESSAGE: StrWriter<[u8; 1024]> = crate::mma::message(&[
+        "TmaTile<",
+        S::NAME,
+        ">: not a tile the copy engine writes: rows of 32, 64 or 128 ",
+        "bytes along the contiguous dim, swizzled in 16-byte chunks by the row modulo 8, ",
+        "a multiple of 8 rows and at most 256, one CTA\n  S = ",
+        S::SOURCE,
+        "\n  help: use nvmma_shared(swizzlingByteWidth = 128, transposed = false, ",
+        "elementBitWidth = 16) with the contiguous dim a multiple of 64 halves",
+    ]);
 
     /// The loads, checked.
     #[allow(clippy::new_without_default)] // a Default impl would check the layout at run time

@@ -78,20 +78,14 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
             let mut out = [const { StrWriter::new([0; 1280]) }; REASONS.len()];
             let mut i = 0;
             while i < REASONS.len() {
-                let w = &mut out[i];
-                let parts = [
+                out[i] = crate::mma::message(&[
                 "wgmma::<", A::NAME, ", ", B::NAME, " => ", C::NAME, ">: ", REASONS[i],
                 "\n  A = ", A::SOURCE, "\n  B = ", B::SOURCE, "\n  C = ", C::SOURCE,
                 "\n  help: C must be nvidia_mma(versionMajor = 3, ..., warpsPerCTA = [4 w, 1], ",
                 "instrShape = [16, N, 16]) with N 64, 128 or 256, A of shape [M, K] and B [K, N] ",
                 "nvmma_shared(swizzlingByteWidth = 128 (or 64, 32), transposed = ..., ",
                 "elementBitWidth = 16) tiles, K a multiple of 16",
-            ];
-                let mut p = 0;
-                while p < parts.len() {
-                    let _ = w.as_mut().write_str(parts[p]);
-                    p += 1;
-                }
+            ]);
                 i += 1;
             }
             out

@@ -14,7 +14,7 @@
 //! A is row-major `m x k`; B row-major `k x n` (`b_col_major = 0`) or column-major (`1`: its
 //! tensor map is of Bᵀ, `n x k`); `m` a multiple of 128, `n` of 256, `k` of 64.
 
-use crate::gemm::{halves, max};
+use crate::gemm::{grouped_tile, halves, max};
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
@@ -126,24 +126,6 @@ impl<E: MmaInput, const BCM: bool> Operands<'_, '_, E, BCM> {
 /// Bytes one K step lands (either B order: the tiles are the same size).
 const STAGE_BYTES_LOADED: u32 = A_BYTES + TmaTile::<HopSharedB, u16>::BYTES;
 
-/// Tile `pid` of C, `[row0, col0]`: along N within groups of 8 tile rows (Triton's grouped
-/// ordering), so that CTAs running together share A's rows and B's columns in L2.
-#[inline(always)]
-fn tile_of(pid: u32, m: u32, n: u32) -> [u32; 2] {
-    let (tiles_m, tiles_n) = (m / 128, n / 256);
-    let group = 8 * tiles_n;
-    let first_m = pid / group * 8;
-    let rows = if tiles_m - first_m < 8 {
-        tiles_m - first_m
-    } else {
-        8
-    };
-    [
-        128 * (first_m + pid % group % rows),
-        256 * (pid % group / rows),
-    ]
-}
-
 /// This CTA's tiles of `c = a · b` (`mnk` the problem's shape).
 #[inline(always)]
 pub fn gemm_hopper_tiles<T: Hopper, E: MmaInput>(
@@ -185,7 +167,7 @@ fn tiles<T: Hopper, E: MmaInput, const BCM: bool>(
     let mut done = 0;
     let mut tile = t.block_idx()[0];
     while tile < tiles {
-        let at = tile_of(tile, m, n);
+        let at = grouped_tile(tile, [m, n], [128, 256]);
         if first {
             let mut s = 0;
             while s < HOP_STAGES - 1 && s < steps {

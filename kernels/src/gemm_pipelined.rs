@@ -12,7 +12,7 @@
 //! 128, `k` of 32. The grid is 1-D, `m n / 128²` CTAs, ordered
 //! in groups of 8 tile rows as Triton's tutorial does for L2 reuse.
 
-use crate::gemm::{halves, max};
+use crate::gemm::{grouped_tile, halves, max};
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
@@ -113,24 +113,6 @@ impl<E: MmaInput> Operands<'_, '_, E> {
     }
 }
 
-/// The tile of C this CTA computes, `[row0, col0]`: CTAs run along N within groups of 8 tile
-/// rows (Triton's grouped ordering), so a wave of CTAs shares A's rows and B's columns in L2.
-#[inline(always)]
-fn tile_of(pid: u32, m: u32, n: u32) -> [u32; 2] {
-    let (tiles_m, tiles_n) = (m / 128, n / 128);
-    let group = 8 * tiles_n;
-    let first_m = pid / group * 8;
-    let rows = if tiles_m - first_m < 8 {
-        tiles_m - first_m
-    } else {
-        8
-    };
-    [
-        128 * (first_m + pid % group % rows),
-        128 * (pid % group / rows),
-    ]
-}
-
 /// This CTA's 128x128 tile of `c = a · b` (`mnk` the problem's shape).
 #[inline(always)]
 pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
@@ -148,7 +130,7 @@ pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
         k,
         b_col_major,
     };
-    let at = tile_of(t.block_idx()[0], m, n);
+    let at = grouped_tile(t.block_idx()[0], [m, n], [128, 128]);
     let steps = k / 32;
     let mut s = 0;
     while s < STAGES - 1 {
