@@ -269,7 +269,7 @@ pub(crate) const fn eq(a: &str, b: &str) -> bool {
 }
 
 /// Basis `bit` of a rank-2 in-dim, `[0, 0]` past its bits.
-const fn basis(d: &InDim, bit: u32) -> [u32; 2] {
+pub(crate) const fn basis(d: &InDim, bit: u32) -> [u32; 2] {
     if (1u32 << bit) >= d.size {
         return [0, 0];
     }
@@ -293,8 +293,9 @@ const fn starts_with(d: &InDim, want: &[[u32; 2]]) -> bool {
     true
 }
 
-/// The coordinates of register `r` (lane 0, warp 0): the XOR of its bits' bases.
-const fn reg_coord(d: &InDim, r: u32) -> [u32; 2] {
+/// The coordinates of index `r` of in-dim `d` (of a register: at lane 0, warp 0): the XOR of
+/// its bits' bases.
+pub(crate) const fn reg_coord(d: &InDim, r: u32) -> [u32; 2] {
     let mut c = [0, 0];
     let mut bit = 0;
     while (1u32 << bit) < d.size {

@@ -13,7 +13,7 @@ use const_format::StrWriter;
 
 use crate::hopper::{operand_address, Descriptor, Hopper, WgmmaOp};
 use crate::layout::{InDim, Layout};
-use crate::mma::MmaInput;
+use crate::mma::{basis, reg_coord as coord, MmaInput};
 use crate::nvmma::NvmmaTile;
 
 /// The most instructions one [`Wgmma::run`] issues (what `unroll!` writes out), and
@@ -148,27 +148,6 @@ const REASONS: [&str; 6] = [
 ];
 
 const LANES: [[u32; 2]; 5] = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]];
-
-/// The basis of bit `bit` of a rank-2 in-dim (`[0, 0]` past its bits).
-const fn basis(d: &InDim, bit: u32) -> [u32; 2] {
-    if (1u32 << bit) >= d.size {
-        return [0, 0];
-    }
-    [d.bases[2 * bit as usize], d.bases[2 * bit as usize + 1]]
-}
-
-/// The coordinates of index `x` of in-dim `d`: the XOR of its bits' bases.
-const fn coord(d: &InDim, x: u32) -> [u32; 2] {
-    let (mut c, mut bit) = ([0, 0], 0);
-    while (1u32 << bit) < d.size {
-        if (x >> bit) & 1 == 1 {
-            let b = basis(d, bit);
-            c = [c[0] ^ b[0], c[1] ^ b[1]];
-        }
-        bit += 1;
-    }
-    c
-}
 
 /// C's register, lane and warp dims, and the columns one instruction covers (N), if C is a
 /// wgmma accumulator.
