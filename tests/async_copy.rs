@@ -61,7 +61,14 @@ fn reading_another_threads_copy_without_a_barrier_is_a_race() {
         t.ld_shared(16 * ((slot(t) + 1) % 64), 4);
     })
     .expect_err("the wait orders this thread's copies only");
-    assert!(err.to_string().contains("race"), "{}", err);
+    // Which report comes depends on how far the neighbour got: its copy not yet issued
+    // (nobody wrote), issued but not waited for (in flight), or landed (a race).
+    let e = err.to_string();
+    assert!(
+        e.contains("race") || e.contains("nobody wrote") || e.contains("in flight"),
+        "{}",
+        e
+    );
 }
 
 #[test]
