@@ -3,7 +3,9 @@
 //! the hardware requires is reported when a kernel breaks it: reading TMA data without waiting
 //! for its phase, a destination off its swizzle pattern, more bytes than `expect_tx`
 //! announced, a descriptor whose swizzle is not the one the bytes were written with, and
-//! overwriting a tile a wgmma may still read.
+//! overwriting a tile a wgmma may still read. Orders between threads: an mbarrier's arrivals
+//! before its waiters, a named barrier among its threads, the end of a wgmma's reads (its
+//! wait, then an arrival) before a refill.
 
 use linear_layouts::runtime::hopper::{Descriptor, WgmmaOp};
 use linear_layouts::runtime::mma::MmaKind;
@@ -203,4 +205,85 @@ fn overwriting_a_tile_a_wgmma_may_still_read_is_an_error() {
         t.wgmma_wait::<0>();
     }));
     assert!(e.contains("that a wgmma of thread"), "{}", e);
+}
+
+/// After the wgmma: every thread waits for its group and arrives on the mbarrier at byte 8;
+/// thread 0 then overwrites B's tile, having waited for that phase (`wait`) or not.
+fn refill(wait: bool) -> Result<(), SimError> {
+    run(all, TmaTile::<TileB, u16>::BYTES, move |t, [ta, tb]| {
+        if t.warp() == 0 && t.lane() == 0 {
+            t.mbarrier_init(8, 128);
+            t.fence_mbarrier_init();
+        }
+        t.sync_block();
+        let mut acc = [0f32; 32];
+        MMA.run(t, ta, tb, &mut acc);
+        t.wgmma_wait::<0>();
+        t.mbarrier_arrive(8);
+        if t.warp() == 0 && t.lane() == 0 {
+            if wait {
+                t.mbarrier_wait(8, 0);
+            }
+            t.st_shared(tb, 4, [0; 4]);
+        }
+    })
+}
+
+#[test]
+fn an_mbarrier_orders_the_end_of_wgmma_reads_before_a_refill() {
+    refill(true).expect("every reader arrived after its wait; the writer waited for the phase");
+    // Unordered, the other readers may not even have waited yet: "may still read" or
+    // "nothing ordering the end of that read", by how far they got.
+    let e = errors(refill(false));
+    assert!(e.contains("that a wgmma of thread"), "{}", e);
+}
+
+/// Warp 0 stores, warp 1 loads the same bytes: ordered by an mbarrier warp 0 arrives on after
+/// its stores and warp 1 waits for, or by a named barrier of the two warps; a third warp,
+/// ordered by neither, races.
+#[test]
+fn mbarriers_and_named_barriers_order_ordinary_accesses() {
+    let go = |third_reads: bool, named: bool| {
+        launch(Launch::new(1, 96, 2048), move |t| {
+            if t.warp() == 0 && t.lane() == 0 {
+                t.mbarrier_init(0, 32);
+                t.fence_mbarrier_init();
+            }
+            t.sync_block();
+            let at = 1024 + 4 * t.lane();
+            if t.warp() == 0 {
+                t.st_shared(at, 4, [t.lane(), 0, 0, 0]);
+                t.mbarrier_arrive(0);
+            }
+            if named && t.warp() < 2 {
+                t.bar_sync(1, 64);
+            }
+            if t.warp() == 1 {
+                if !named {
+                    t.mbarrier_wait(0, 0);
+                }
+                assert_eq!(t.ld_shared(at, 4)[0], t.lane());
+            }
+            if t.warp() == 2 && third_reads {
+                t.ld_shared(at, 4);
+            }
+        })
+    };
+    go(false, false).expect("the mbarrier orders warp 0's stores before warp 1's loads");
+    go(false, true).expect("the named barrier orders them");
+    for named in [false, true] {
+        let e = go(true, named).expect_err("warp 2 is ordered by neither");
+        let e = e.to_string();
+        assert!(e.contains("race") || e.contains("nobody wrote"), "{}", e);
+    }
+}
+
+#[test]
+fn a_named_barrier_with_another_thread_count_is_an_error() {
+    let e = launch(Launch::new(1, 64, 64), |t| {
+        t.bar_sync(1, 32 + 32 * t.warp());
+    })
+    .expect_err("one id, two counts");
+    let e = e.to_string();
+    assert!(e.contains("give each set of threads its own id"), "{}", e);
 }

@@ -226,6 +226,12 @@ pub trait Hopper: Thread {
     /// `fence.proxy.async.shared::cta`: this thread's ordinary shared stores become visible to
     /// the copy engine and the tensor cores (after a barrier, for other threads' issues).
     fn fence_proxy_async(&self);
+    /// `bar.sync id, threads`: a named barrier, [`Thread::sync_block`] for the `threads`
+    /// threads (a multiple of the warp size) that use id `id` (1 to 15; each set of threads
+    /// its own id): what they wrote before is visible to them after. A warp-specialised
+    /// partition's barrier ([`Partition`](crate::Partition)). Any NVIDIA GPU has them; they
+    /// are here because only nvptx and the simulator implement this trait.
+    fn bar_sync(&self, id: u32, threads: u32);
 
     /// `wgmma.fence.sync.aligned`: accumulator registers written since are ready for the next
     /// wgmma (before a warpgroup's first wgmma and after touching its accumulators).

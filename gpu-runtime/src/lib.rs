@@ -37,6 +37,8 @@ pub mod layout;
 pub mod mma;
 #[cfg(not(target_arch = "spirv"))]
 pub mod nvmma;
+#[cfg(not(target_arch = "spirv"))]
+pub mod partition;
 pub mod thread;
 pub mod tile;
 #[cfg(not(target_arch = "spirv"))]
@@ -64,6 +66,8 @@ pub use global::{Global, GlobalMut};
 pub use hopper::{Hopper, Swizzle, TensorMap};
 pub use layout::{HwIndex, InDim, Layout, LayoutKind, SharedIndex};
 pub use mma::Mma;
+#[cfg(not(target_arch = "spirv"))]
+pub use partition::Partition;
 pub use thread::CopySource;
 pub use thread::Thread;
 pub use tile::Tile;

@@ -115,6 +115,12 @@ struct Access {
     /// A write by the copy engine: the mbarrier (byte offset) and the phase it completed with;
     /// it is ordered before the threads that waited for that phase, by no CTA barrier.
     tma: Option<(u32, u32)>,
+    /// The thread's clock (its releases so far: mbarrier arrivals, named barriers): the access
+    /// is ordered before a thread that acquired a later clock of this one.
+    clock: u32,
+    /// The named barrier the thread last took part in and that barrier's completions then
+    /// (`(0, 0)`: none): two accesses of its participants at different counts are ordered.
+    named: (u32, u32),
 }
 
 #[derive(Clone, Copy)]
@@ -250,14 +256,46 @@ pub struct Issued {
 }
 
 /// Two accesses race when different threads touch a byte with no barrier between them that both
-/// took part in: a cluster barrier; for threads of one CTA, a block barrier; for threads of one
-/// warp, a warp barrier.
+/// took part in: a cluster barrier; for threads of one CTA, a block barrier or a named barrier;
+/// for threads of one warp, a warp barrier. (Orders made by mbarriers are the threads' clocks:
+/// [`SimThread::unordered`].)
 fn races(a: Access, b: Access) -> bool {
+    let named = a.named.0 != 0 && a.named.0 == b.named.0 && a.named.1 != b.named.1;
     (a.tid != b.tid || a.cta != b.cta)
         && a.cluster_epoch == b.cluster_epoch
         && (a.cta != b.cta
             || (a.block_epoch == b.block_epoch
+                && !named
                 && (a.warp != b.warp || a.warp_epoch == b.warp_epoch)))
+}
+
+/// The read record of a byte read by `me` after `prev`. Several readers since the last barrier
+/// they all passed become "many" (of several CTAs: "many CTAs"), so that a later write races
+/// with any of them; their named-barrier count is kept only when they all share it.
+fn merge_reads(prev: Option<Access>, me: Access) -> Access {
+    match prev {
+        Some(r) if r.cluster_epoch == me.cluster_epoch && r.cta != me.cta => Access {
+            tid: MANY,
+            cta: MANY,
+            ..me
+        },
+        Some(r)
+            if r.cluster_epoch == me.cluster_epoch
+                && r.tid != me.tid
+                && r.block_epoch == me.block_epoch =>
+        {
+            Access {
+                tid: MANY,
+                named: if r.named == me.named {
+                    me.named
+                } else {
+                    (0, 0)
+                },
+                ..me
+            }
+        }
+        _ => me,
+    }
 }
 
 /// The number of points of a 3-D shape.
@@ -297,6 +335,8 @@ impl SimThread<'_> {
             warp_epoch: self.warp_epoch.get(),
             store: self.issued.get().shared_stores,
             tma: None,
+            clock: self.hopper.clock(),
+            named: self.hopper.named(),
         }
     }
 
@@ -702,6 +742,14 @@ impl SimThread<'_> {
     /// Read byte `at` of CTA `cta` as access `me`: its value, and what is wrong with reading
     /// it now, if anything. The read is recorded for later writers' race checks.
     fn read_byte(&self, b: &mut Byte, me: Access, at: u32, cta: u32) -> (u8, Option<String>) {
+        let r = self.check_read(b, me, at, cta);
+        b.read = Some(merge_reads(b.read, me));
+        r
+    }
+
+    /// [`SimThread::read_byte`] without recording the read (a wgmma's reads are recorded by
+    /// operation: [`hopper`]).
+    fn check_read(&self, b: &Byte, me: Access, at: u32, cta: u32) -> (u8, Option<String>) {
         let who = |w: Access| match w.tma {
             Some((bar, phase)) => format!(
                 "a TMA load completing phase {} of the mbarrier at byte {}",
@@ -723,32 +771,16 @@ impl SimThread<'_> {
         if b.mbarrier {
             problem = Some(format!("thread {} (block {}) reads shared byte {} of CTA {}, which holds an mbarrier: keep barriers out of data tiles", me.tid, self.block, at, cta));
         }
-        // Several readers since the last barrier they all passed: remember "many" (of several
-        // CTAs: "many CTAs"), so that a later write races with any of them.
-        b.read = match b.read {
-            Some(r) if r.cluster_epoch == me.cluster_epoch && r.cta != me.cta => Some(Access {
-                tid: MANY,
-                cta: MANY,
-                ..me
-            }),
-            Some(r)
-                if r.cluster_epoch == me.cluster_epoch
-                    && r.tid != me.tid
-                    && r.block_epoch == me.block_epoch =>
-            {
-                Some(Access { tid: MANY, ..me })
-            }
-            _ => Some(me),
-        };
         (b.value, problem)
     }
 
     /// Whether access `a` may be unordered with this thread's access `me`: a thread's accesses
-    /// are ordered by CTA (cluster, warp) barriers, a TMA's writes by a wait for their phase.
+    /// are ordered by CTA (cluster, warp, named) barriers and by the mbarriers it arrived on
+    /// before another waited, a TMA's writes by a wait for their phase.
     fn unordered(&self, a: Access, me: Access) -> bool {
         match a.tma {
             Some(phase) => !self.hopper.observed(phase),
-            None => races(a, me),
+            None => races(a, me) && !(a.cta == me.cta && self.hopper.acquired(a)),
         }
     }
 }

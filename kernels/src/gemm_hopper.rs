@@ -20,7 +20,8 @@ use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::runtime::unroll::{map, splat};
 use linear_layouts::{
-    convert, layout, Bf16, GlobalMut, Hopper, SharedWindow, TensorMap, Tile, TmaTile, Wgmma, F16,
+    convert, layout, Bf16, GlobalMut, Hopper, SharedWindow, TensorMap, Thread, Tile, TmaTile,
+    Wgmma, F16,
 };
 
 layout! {
@@ -43,7 +44,8 @@ pub const HOP_THREADS: u32 = HopAcc::THREADS;
 /// The tile of C a CTA computes at a time, and K per step.
 pub const HOP_TILE: [u32; 3] = [128, 256, 64];
 
-const NC: usize = HopAcc::ELEMENTS_PER_THREAD as usize;
+/// Accumulators per thread.
+pub(crate) const NC: usize = HopAcc::ELEMENTS_PER_THREAD as usize;
 
 /// The copy engine's loads of A and of B in either order.
 const LOAD_A: TmaTile<HopSharedA, u16> = TmaTile::new();
@@ -61,7 +63,7 @@ pub const HOP_SWIZZLE: linear_layouts::Swizzle = TmaTile::<HopSharedA, u16>::SWI
 
 /// Bytes of A's part of a stage (B's follows it), and of a stage.
 const A_BYTES: u32 = TmaTile::<HopSharedA, u16>::BYTES;
-const STAGE_BYTES: u32 = A_BYTES
+pub(crate) const STAGE_BYTES: u32 = A_BYTES
     + max(
         TmaTile::<HopSharedB, u16>::BYTES,
         TmaTile::<HopSharedBT, u16>::BYTES,
@@ -79,18 +81,18 @@ pub const HOP_SMEM: u32 = BARRIERS
 
 /// Where the operands are; `BCM`: B is column-major (a constant, so that each order's loop is
 /// straight-line code, as Triton specialises a kernel on its strides).
-struct Operands<'a, 'b, E, const BCM: bool> {
-    a: &'a TensorMap<'b, E>,
-    b: &'a TensorMap<'b, E>,
+pub(crate) struct Operands<'a, 'b, E, const BCM: bool> {
+    pub(crate) a: &'a TensorMap<'b, E>,
+    pub(crate) b: &'a TensorMap<'b, E>,
     /// Byte offset of stage 0.
-    stages: u32,
+    pub(crate) stages: u32,
 }
 
 impl<E: MmaInput, const BCM: bool> Operands<'_, '_, E, BCM> {
     /// One thread issues K step `step` of tile `[row0, col0]` into stage `s`, completing on
-    /// its mbarrier.
+    /// its mbarrier (the one at byte `8 s`).
     #[inline(always)]
-    fn load<T: Hopper>(&self, t: &T, [row0, col0]: [u32; 2], step: u32, s: u32) {
+    pub(crate) fn load<T: Hopper>(&self, t: &T, [row0, col0]: [u32; 2], step: u32, s: u32) {
         let (k0, stage, bar) = (64 * step, self.stages + s * STAGE_BYTES, 8 * s);
         t.mbarrier_arrive_expect_tx(bar, STAGE_BYTES_LOADED);
         LOAD_A.load(t, self.a, [row0, k0], stage, bar);
@@ -103,7 +105,7 @@ impl<E: MmaInput, const BCM: bool> Operands<'_, '_, E, BCM> {
 
     /// Stage `s` multiplied into `acc` by this thread's warpgroup (one wgmma group).
     #[inline(always)]
-    fn multiply<T: Hopper>(&self, t: &T, s: u32, acc: &mut [f32; NC]) {
+    pub(crate) fn multiply<T: Hopper>(&self, t: &T, s: u32, acc: &mut [f32; NC]) {
         let stage = self.stages + s * STAGE_BYTES;
         if BCM {
             const { Wgmma::<HopSharedA, HopSharedBT, HopAcc, E>::new() }.run(
@@ -196,15 +198,30 @@ fn tiles<T: Hopper, E: MmaInput, const BCM: bool>(
         done += steps;
         // Every wgmma has read its stage: the epilogue's conversion reuses them.
         t.sync_block();
-        let stages = SharedWindow::new(t, ops.stages);
-        let out = convert!(HopAcc => HopOut, u16)
-            .run(&stages, &map(acc, |x| E::round(x).to_bits() as u16));
-        const NO: usize = HopOut::ELEMENTS_PER_THREAD as usize;
-        Tile::<HopOut, E, NO>::new(halves(out)).store(t, c, at, [n, 1]);
+        epilogue(t, acc, ops.stages, c, at, n);
         // The next tile's copies overwrite what the conversion read.
         t.sync_block();
         tile += t.grid_dim()[0];
     }
+}
+
+/// Tile `at` of `c` (`n` columns) from the accumulators: rounded to `E`, converted to
+/// [`HopOut`] through shared memory from byte `scratch` on (the conversion's barriers are `t`'s
+/// CTA barrier), stored 16 bytes at a time.
+#[inline(always)]
+pub(crate) fn epilogue<T: Thread, E: MmaInput>(
+    t: &T,
+    acc: [f32; NC],
+    scratch: u32,
+    c: &GlobalMut<E>,
+    at: [u32; 2],
+    n: u32,
+) {
+    let window = SharedWindow::new(t, scratch);
+    let out =
+        convert!(HopAcc => HopOut, u16).run(&window, &map(acc, |x| E::round(x).to_bits() as u16));
+    const NO: usize = HopOut::ELEMENTS_PER_THREAD as usize;
+    Tile::<HopOut, E, NO>::new(halves(out)).store(t, c, at, [n, 1]);
 }
 
 /// The persistent grid of an `m x n` problem on `sms` multiprocessors: one CTA per

@@ -11,6 +11,8 @@
 //!   layouts, `ldmatrix` fragments, `mma.sync`, every index from a layout.
 //! * [`gemm_hopper`]: the Hopper GEMM: TMA loads into `nvmma_shared` stages completing on
 //!   mbarriers, `wgmma` from shared memory into an `nvidia_mma` v3 accumulator, persistent tiles.
+//! * [`gemm_hopper_ws`]: the same GEMM warp-specialised: a producer warpgroup issuing the
+//!   copies, two consumer warpgroups multiplying, meeting at full and empty mbarriers.
 //! * [`subgroup`]: the transposes and a shuffle conversion instantiated for warps of 8, 16, 32
 //!   and 64 lanes (Vulkan subgroups; `kernels-spirv` builds them with rust-gpu).
 //! * [`cluster`]: a transpose whose conversion moves data between the 2 CTAs of a cluster
@@ -32,6 +34,8 @@ pub mod conversions;
 pub mod gemm;
 #[cfg(not(target_arch = "spirv"))]
 pub mod gemm_hopper;
+#[cfg(not(target_arch = "spirv"))]
+pub mod gemm_hopper_ws;
 #[cfg(not(target_arch = "spirv"))]
 pub mod gemm_pipelined;
 #[cfg(not(target_arch = "spirv"))]

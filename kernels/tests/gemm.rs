@@ -9,6 +9,9 @@ use kernels::gemm_hopper::{
     gemm_hopper_bf16, gemm_hopper_f16, hopper_grid, HOP_BOX_A, HOP_BOX_B, HOP_BOX_BT, HOP_SMEM,
     HOP_SWIZZLE, HOP_THREADS,
 };
+use kernels::gemm_hopper_ws::{
+    gemm_hopper_ws_bf16, gemm_hopper_ws_f16, HOP_WS_SMEM, HOP_WS_THREADS,
+};
 use kernels::gemm_pipelined::{
     gemm_pipelined_bf16, gemm_pipelined_f16, pipelined_grid, PIPE_SMEM, PIPE_THREADS,
 };
@@ -243,15 +246,22 @@ fn map<E>(mem: &HostMemory, shape: [u32; 2], box_shape: [u32; 2]) -> TensorMap<'
 /// A Hopper GEMM entry: `(t, a, b, c, m, n, k, b_col_major)`.
 type HopperKernel<E> = fn(&SimThread, TensorMap<E>, TensorMap<E>, GlobalMut<E>, u32, u32, u32, u32);
 
-/// TMA into `nvmma_shared` stages, wgmma from them: K shorter than the ring, the ring wrapping,
-/// persistent CTAs over 4 tiles, both B orders (a column-major B's map is of Bᵀ), f16 and bf16.
-#[test]
-fn gemm_hopper_on_the_simulator() {
+/// The warp-specialised kernel's launch: as [`hopper`], with the producer warpgroup.
+fn hopper_ws([m, n, _]: [u32; 3]) -> Launch {
+    Launch::dims(hopper_grid(m, n, SMS), [HOP_WS_THREADS, 1, 1], HOP_WS_SMEM)
+}
+
+/// A Hopper GEMM (`f16` and `bf16` entries, `launch_of` its launch) on the shapes of
+/// [`gemm_hopper_on_the_simulator`].
+fn check_hopper(
+    name: &str,
+    f16: HopperKernel<F16>,
+    bf16: HopperKernel<Bf16>,
+    launch_of: fn([u32; 3]) -> Launch,
+) {
     fn run<E: MmaInput + 'static>(
         t: &SimThread,
-        a: &HostMemory,
-        b: &HostMemory,
-        c: &HostMemory,
+        [a, b, c]: [&HostMemory; 3],
         [m, n, k]: [u32; 3],
         bcm: u32,
         f: HopperKernel<E>,
@@ -272,39 +282,40 @@ fn gemm_hopper_on_the_simulator() {
             bcm,
         )
     }
-    let f16 = |t: &SimThread, a: &HostMemory, b: &HostMemory, c: &HostMemory, s, bcm| {
-        run::<F16>(t, a, b, c, s, bcm, |t, a, b, c, m, n, k, bcm| {
-            gemm_hopper_f16(t, a, b, c, m, n, k, bcm)
-        })
+    let h = move |t: &SimThread, a: &HostMemory, b: &HostMemory, c: &HostMemory, s, bcm| {
+        run::<F16>(t, [a, b, c], s, bcm, f16)
     };
-    let bf16 = |t: &SimThread, a: &HostMemory, b: &HostMemory, c: &HostMemory, s, bcm| {
-        run::<Bf16>(t, a, b, c, s, bcm, |t, a, b, c, m, n, k, bcm| {
-            gemm_hopper_bf16(t, a, b, c, m, n, k, bcm)
-        })
+    let bh = move |t: &SimThread, a: &HostMemory, b: &HostMemory, c: &HostMemory, s, bcm| {
+        run::<Bf16>(t, [a, b, c], s, bcm, bf16)
     };
-    check::<F16>(
-        "hopper f16",
-        1.0 / 1024.0,
-        &f16,
+    let (n16, nbf) = (format!("{} f16", name), format!("{} bf16", name));
+    check::<F16>(&n16, 1.0 / 1024.0, &h, launch_of, [128, 256, 64], false);
+    check::<F16>(&n16, 1.0 / 1024.0, &h, launch_of, [128, 256, 256], true);
+    check::<Bf16>(&nbf, 1.0 / 128.0, &bh, launch_of, [256, 512, 128], false);
+}
+
+/// TMA into `nvmma_shared` stages, wgmma from them: K shorter than the ring, the ring wrapping,
+/// persistent CTAs over 4 tiles, both B orders (a column-major B's map is of Bᵀ), f16 and bf16.
+#[test]
+fn gemm_hopper_on_the_simulator() {
+    check_hopper(
+        "hopper",
+        |t, a, b, c, m, n, k, bcm| gemm_hopper_f16(t, a, b, c, m, n, k, bcm),
+        |t, a, b, c, m, n, k, bcm| gemm_hopper_bf16(t, a, b, c, m, n, k, bcm),
         hopper,
-        [128, 256, 64],
-        false,
     );
-    check::<F16>(
-        "hopper f16",
-        1.0 / 1024.0,
-        &f16,
-        hopper,
-        [128, 256, 256],
-        true,
-    );
-    check::<Bf16>(
-        "hopper bf16",
-        1.0 / 128.0,
-        &bf16,
-        hopper,
-        [256, 512, 128],
-        false,
+}
+
+/// The warp-specialised kernel on the same shapes: its producer runs ahead across tiles, so
+/// the simulator checks each refill against the consumers' wgmma reads through the empty
+/// barriers alone.
+#[test]
+fn gemm_hopper_ws_on_the_simulator() {
+    check_hopper(
+        "hopper ws",
+        |t, a, b, c, m, n, k, bcm| gemm_hopper_ws_f16(t, a, b, c, m, n, k, bcm),
+        |t, a, b, c, m, n, k, bcm| gemm_hopper_ws_bf16(t, a, b, c, m, n, k, bcm),
+        hopper_ws,
     );
 }
 

@@ -184,6 +184,11 @@ impl<const BLOCK_DIMS: u32> Hopper for GpuThread<BLOCK_DIMS> {
         unsafe { asm!("fence.proxy.async.shared::cta;", options(nostack)) }
     }
     #[inline(always)]
+    fn bar_sync(&self, id: u32, threads: u32) {
+        // SAFETY: a barrier; every thread of the set reaches it (the trait's contract).
+        unsafe { asm!("bar.sync {}, {};", in(reg32) id, in(reg32) threads, options(nostack)) }
+    }
+    #[inline(always)]
     fn wgmma_fence(&self) {
         // SAFETY: a fence.
         unsafe { asm!("wgmma.fence.sync.aligned;", options(nostack)) }

@@ -7,9 +7,14 @@
 //! data by a thread that did not wait for its phase, a wgmma descriptor whose swizzle is not
 //! the one the bytes were written with, and shared memory written while a wgmma still reads it.
 //!
-//! Ordinary accesses are ordered by barriers only: an mbarrier orders the copy engine's writes
-//! before its waiters (and, through a CTA barrier after the wait, before every thread), not
-//! one thread's stores before another's loads.
+//! Orders between threads: an mbarrier orders the copy engine's writes before its waiters (and,
+//! through a CTA barrier after the wait, before every thread), and each arriving thread's
+//! accesses before the threads that wait for the phase: every thread keeps a vector clock,
+//! which an arrival releases into the mbarrier's phase and a completed wait acquires, as a
+//! named barrier (`bar.sync id, n`) does among its participants. A wgmma's operand reads end
+//! when its thread waits for its group; until then shared memory under them is not to be
+//! written, and after it only by threads ordered after that wait (an mbarrier the reader
+//! arrived on, or a barrier): a producer refilling a stage consumers read is checked.
 
 extern crate std;
 
@@ -41,13 +46,55 @@ pub(super) struct BlockHopper {
     mbarriers: Mutex<HashMap<u32, Mbarrier>>,
     completed: Condvar,
     wgmma_reads: Mutex<Vec<WgmmaRead>>,
+    /// Named barriers by id, and their waiters' wake-up.
+    named: Mutex<HashMap<u32, Named>>,
+    named_done: Condvar,
 }
 
-/// One thread's view: the phases it has waited for, its wgmma groups.
+/// A named barrier: `threads` participants, `arrived` of them so far, `completions` so far,
+/// what the arrivals of this round released and what the last completed round did.
+#[derive(Default)]
+struct Named {
+    threads: u32,
+    arrived: u32,
+    completions: u32,
+    pending: Knowledge,
+    done: Knowledge,
+}
+
+/// What a thread knows of others: a vector clock and the mbarrier phases seen complete.
+#[derive(Clone, Default)]
+struct Knowledge {
+    clocks: Vec<u32>,
+    phases: HashMap<u32, u32>,
+}
+
+impl Knowledge {
+    fn join(&mut self, o: &Knowledge) {
+        if self.clocks.len() < o.clocks.len() {
+            self.clocks.resize(o.clocks.len(), 0);
+        }
+        for (a, b) in self.clocks.iter_mut().zip(&o.clocks) {
+            *a = (*a).max(*b);
+        }
+        for (&bar, &n) in &o.phases {
+            let e = self.phases.entry(bar).or_insert(0);
+            *e = (*e).max(n);
+        }
+    }
+}
+
+/// One thread's view: what it knows of the others and of mbarrier phases, its releases, the
+/// named barrier it last passed, its wgmma groups.
 #[derive(Default)]
 pub(super) struct ThreadHopper {
-    /// Per mbarrier, how many of its phases this thread knows completed.
-    observed: core::cell::RefCell<HashMap<u32, u32>>,
+    /// Other threads' clocks acquired, and per mbarrier how many of its phases this thread
+    /// knows completed.
+    knows: core::cell::RefCell<Knowledge>,
+    /// Releases so far (this thread's own clock).
+    clock: core::cell::Cell<u32>,
+    /// `(id, completions)` of the named barrier last passed.
+    named: core::cell::Cell<(u32, u32)>,
     /// wgmma groups committed.
     commits: core::cell::Cell<u32>,
 }
@@ -55,7 +102,45 @@ pub(super) struct ThreadHopper {
 impl ThreadHopper {
     /// Whether this thread waited for phase `phase` of the mbarrier at byte `bar`.
     pub(super) fn observed(&self, (bar, phase): (u32, u32)) -> bool {
-        self.observed.borrow().get(&bar).is_some_and(|&n| n > phase)
+        self.knows
+            .borrow()
+            .phases
+            .get(&bar)
+            .is_some_and(|&n| n > phase)
+    }
+
+    pub(super) fn clock(&self) -> u32 {
+        self.clock.get()
+    }
+
+    pub(super) fn named(&self) -> (u32, u32) {
+        self.named.get()
+    }
+
+    /// Whether this thread acquired a release of `a`'s thread made after `a` (same CTA).
+    pub(super) fn acquired(&self, a: Access) -> bool {
+        a.tid != super::MANY
+            && self
+                .knows
+                .borrow()
+                .clocks
+                .get(a.tid as usize)
+                .is_some_and(|&c| c > a.clock)
+    }
+
+    /// Release: what this thread knows, its own clock advanced past its accesses so far.
+    fn release(&self, tid: u32) -> Knowledge {
+        self.clock.set(self.clock.get() + 1);
+        let mut k = self.knows.borrow_mut();
+        if k.clocks.len() <= tid as usize {
+            k.clocks.resize(tid as usize + 1, 0);
+        }
+        k.clocks[tid as usize] = self.clock.get();
+        k.clone()
+    }
+
+    fn acquire(&self, k: &Knowledge) {
+        self.knows.borrow_mut().join(k);
     }
 }
 
@@ -67,6 +152,10 @@ struct Mbarrier {
     phase: u32,
     init: Access,
     landing: Vec<Landing>,
+    /// What this phase's arrivals released, and what the last two completed phases did (by
+    /// parity: a waiter names a phase by its parity).
+    released: Knowledge,
+    completed: [Knowledge; 2],
 }
 
 /// A TMA box read at issue, landing when its phase completes.
@@ -77,33 +166,53 @@ struct Landing {
     issuer: u32,
 }
 
-/// Shared bytes `lo..hi` a wgmma of thread `tid`, in its group `group`, may still read.
+/// Shared bytes `lo..hi` a wgmma of thread `tid`, in its group `group`, reads: until the
+/// thread waits for the group (`retired`: that wait), and then for writers not ordered after it.
 struct WgmmaRead {
     tid: u32,
     group: u32,
     lo: u32,
     hi: u32,
+    retired: Option<Access>,
 }
 
 impl SimThread<'_> {
     /// Before a CTA barrier: the phases this thread waited for, for every thread after it.
     pub(super) fn publish_phases(&self) {
         if let Ok(mut j) = self.state.hopper.joined.lock() {
-            for (&bar, &n) in self.hopper.observed.borrow().iter() {
+            for (&bar, &n) in self.hopper.knows.borrow().phases.iter() {
                 let e = j.entry(bar).or_insert(0);
                 *e = (*e).max(n);
             }
         }
     }
 
-    /// After a CTA barrier: what the threads published before it.
+    /// After a CTA barrier: what the threads published before it. The wgmma reads that ended
+    /// before it are ordered before every later access: forget them.
     pub(super) fn adopt_phases(&self) {
         if let Ok(j) = self.state.hopper.joined.lock() {
-            let mut mine = self.hopper.observed.borrow_mut();
+            let mut mine = self.hopper.knows.borrow_mut();
             for (&bar, &n) in j.iter() {
-                let e = mine.entry(bar).or_insert(0);
+                let e = mine.phases.entry(bar).or_insert(0);
                 *e = (*e).max(n);
             }
+        }
+        let epoch = self.block_epoch.get();
+        if let Ok(mut reads) = self.state.hopper.wgmma_reads.lock() {
+            reads.retain(|r| r.retired.is_none_or(|a| a.block_epoch >= epoch));
+        }
+    }
+
+    /// Unwind if another thread failed, or (reporting `what`) if this wait began [`DEADLOCK`]
+    /// ago.
+    fn abort_if_stuck(&self, start: std::time::Instant, what: impl FnOnce() -> String) {
+        use std::sync::atomic::Ordering::SeqCst;
+        if !self.cluster.aborted.load(SeqCst) && start.elapsed() > DEADLOCK {
+            self.fail(what());
+            self.cluster.aborted.store(true, SeqCst);
+        }
+        if self.cluster.aborted.load(SeqCst) {
+            std::panic::resume_unwind(std::boxed::Box::new(super::Aborted));
         }
     }
 
@@ -116,24 +225,46 @@ impl SimThread<'_> {
         ));
     }
 
-    /// Whether bytes `off..off + bytes` of `target` are free of wgmma reads in flight (else an
-    /// error saying who still reads them).
+    /// Whether this thread may write bytes `off..off + bytes` of `target` now: no wgmma reads
+    /// them still, and every one that did ended before this write (its thread waited for it,
+    /// then a barrier or an mbarrier ordered that wait before this thread). Else an error
+    /// saying who reads them. The reads this write is ordered after are forgotten.
     pub(super) fn wgmma_free(&self, target: &BlockState, off: u32, bytes: u32, what: &str) -> bool {
-        let Ok(reads) = target.hopper.wgmma_reads.lock() else {
+        let Ok(mut reads) = target.hopper.wgmma_reads.lock() else {
             return false;
         };
-        match reads.iter().find(|r| r.lo < off + bytes && off < r.hi) {
-            None => true,
-            Some(r) => {
-                let tid = r.tid;
-                drop(reads);
-                self.fail(format!(
-                    "{} shared bytes {}..{} that a wgmma of thread {} may still read: wait for its group (wgmma_wait) first",
-                    what, off, off + bytes, tid
-                ));
-                false
+        let me = self.access();
+        let hit = |r: &WgmmaRead| r.lo < off + bytes && off < r.hi;
+        let conflict = reads.iter().find(|r| {
+            hit(r)
+                && r.retired
+                    .is_none_or(|a| !core::ptr::eq(target, self.state) || self.unordered(a, me))
+        });
+        if let Some(r) = conflict {
+            let (tid, ended) = (r.tid, r.retired.is_some());
+            drop(reads);
+            self.fail(if ended {
+                format!("{} shared bytes {}..{} that a wgmma of thread {} read, with nothing ordering the end of that read (its wgmma_wait) before this write: arrive on an mbarrier this thread waits for, or synchronise", what, off, off + bytes, tid)
+            } else {
+                format!("{} shared bytes {}..{} that a wgmma of thread {} may still read: wait for its group (wgmma_wait) first", what, off, off + bytes, tid)
+            });
+            return false;
+        }
+        // What is left of each read outside the written bytes.
+        let mut kept = Vec::with_capacity(reads.len());
+        for r in reads.drain(..) {
+            if !hit(&r) {
+                kept.push(r);
+                continue;
+            }
+            for (lo, hi) in [(r.lo, off), (off + bytes, r.hi)] {
+                if lo < hi {
+                    kept.push(WgmmaRead { lo, hi, ..r });
+                }
             }
         }
+        *reads = kept;
+        true
     }
 
     /// The mbarrier at `bar`, locked, after checking its initialisation is visible here.
@@ -194,6 +325,7 @@ impl SimThread<'_> {
                 }
             }
         }
+        m.completed[(m.phase & 1) as usize] = core::mem::take(&mut m.released);
         m.phase += 1;
         m.pending = m.count;
         self.state.hopper.completed.notify_all();
@@ -278,7 +410,7 @@ impl SimThread<'_> {
                     self.tid(), self.block, d.swizzle, off + i, b.swizzle
                 ));
             }
-            let (v, p) = self.read_byte(b, me, off + i, self.rank);
+            let (v, p) = self.check_read(b, me, off + i, self.rank);
             if p.is_some() {
                 *problem = p;
             }
@@ -315,6 +447,8 @@ impl Hopper for SimThread<'_> {
                     phase: 0,
                     init: self.access(),
                     landing: Vec::new(),
+                    released: Knowledge::default(),
+                    completed: Default::default(),
                 },
             );
         }
@@ -331,6 +465,7 @@ impl Hopper for SimThread<'_> {
             if m.pending == 0 {
                 return true;
             }
+            m.released.join(&self.hopper.release(self.tid()));
             m.tx += bytes as i64;
             m.pending -= 1;
             self.complete(bar, m);
@@ -342,10 +477,17 @@ impl Hopper for SimThread<'_> {
     }
 
     fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool {
-        let done = self.mbarrier(bar, |m| (m.phase & 1 != parity & 1).then_some(m.phase));
+        // The phase waited for is the last completed one: its arrivals' releases are acquired.
+        let done = self.mbarrier(bar, |m| {
+            (m.phase & 1 != parity & 1)
+                .then(|| (m.phase, m.completed[((m.phase + 1) & 1) as usize].clone()))
+        });
         match done.flatten() {
-            Some(n) => {
-                self.hopper.observed.borrow_mut().insert(bar, n);
+            Some((n, released)) => {
+                self.hopper.acquire(&released);
+                let mut k = self.hopper.knows.borrow_mut();
+                let e = k.phases.entry(bar).or_insert(0);
+                *e = (*e).max(n);
                 true
             }
             None => {
@@ -358,20 +500,7 @@ impl Hopper for SimThread<'_> {
     fn mbarrier_wait(&self, bar: u32, parity: u32) {
         let start = std::time::Instant::now();
         while !self.mbarrier_try_wait(bar, parity) {
-            if self
-                .cluster
-                .aborted
-                .load(std::sync::atomic::Ordering::SeqCst)
-            {
-                std::panic::resume_unwind(std::boxed::Box::new(super::Aborted));
-            }
-            if start.elapsed() > DEADLOCK {
-                self.fail(format!("waits forever for the phase of parity {} of the mbarrier at byte {}: too few arrivals or bytes", parity, bar));
-                self.cluster
-                    .aborted
-                    .store(true, std::sync::atomic::Ordering::SeqCst);
-                std::panic::resume_unwind(std::boxed::Box::new(super::Aborted));
-            }
+            self.abort_if_stuck(start, || format!("waits forever for the phase of parity {} of the mbarrier at byte {}: too few arrivals or bytes", parity, bar));
             if let Ok(g) = self.state.hopper.mbarriers.lock() {
                 let _ = self
                     .state
@@ -435,6 +564,56 @@ impl Hopper for SimThread<'_> {
 
     fn fence_proxy_async(&self) {}
 
+    fn bar_sync(&self, id: u32, threads: u32) {
+        self.count(|i| i.barriers += 1);
+        if id == 0 || id > 15 || threads == 0 || !threads.is_multiple_of(self.warp_size) {
+            return self.fail(format!("bar_sync({}, {}): a named barrier has an id from 1 to 15 (0 is sync_block's) and a multiple of the warp size in threads", id, threads));
+        }
+        let mine = self.hopper.release(self.tid());
+        let Ok(mut map) = self.state.hopper.named.lock() else {
+            return;
+        };
+        let b = map.entry(id).or_insert_with(|| Named {
+            threads,
+            ..Named::default()
+        });
+        if b.threads != threads {
+            let was = b.threads;
+            drop(map);
+            return self.fail(format!("bar_sync({}, {}): named barrier {} was used with {} threads; give each set of threads its own id", id, threads, id, was));
+        }
+        b.pending.join(&mine);
+        b.arrived += 1;
+        let round = b.completions;
+        if b.arrived == threads {
+            b.done = core::mem::take(&mut b.pending);
+            (b.arrived, b.completions) = (0, round + 1);
+            self.state.hopper.named_done.notify_all();
+        }
+        let start = std::time::Instant::now();
+        while map.get(&id).is_some_and(|b| b.completions == round) {
+            self.abort_if_stuck(start, || {
+                format!(
+                    "waits forever at named barrier {} of {} threads: fewer threads reach it",
+                    id, threads
+                )
+            });
+            map = match self
+                .state
+                .hopper
+                .named_done
+                .wait_timeout(map, std::time::Duration::from_millis(5))
+            {
+                Ok((g, _)) => g,
+                Err(_) => return,
+            };
+        }
+        if let Some(b) = map.get(&id) {
+            self.hopper.acquire(&b.done);
+        }
+        self.hopper.named.set((id, round + 1));
+    }
+
     fn wgmma_fence(&self) {}
 
     fn wgmma(&self, op: WgmmaOp, a: u64, b: u64, acc: &mut [f32], accumulate: bool) {
@@ -494,14 +673,27 @@ impl Hopper for SimThread<'_> {
             *x = sum + if accumulate { *x } else { 0.0 };
         }
         if let Ok(mut reads) = self.state.hopper.wgmma_reads.lock() {
-            let group = self.hopper.commits.get();
+            let (tid, group) = (self.tid(), self.hopper.commits.get());
             for (lo, hi) in [span_a, span_b] {
-                reads.push(WgmmaRead {
-                    tid: self.tid(),
-                    group,
-                    lo,
-                    hi,
-                });
+                // One entry per thread, group and range of bytes: a group's wgmmas read
+                // overlapping spans.
+                let same = |r: &&mut WgmmaRead| {
+                    r.tid == tid
+                        && r.group == group
+                        && r.retired.is_none()
+                        && r.lo <= hi
+                        && lo <= r.hi
+                };
+                match reads.iter_mut().rev().find(same) {
+                    Some(r) => (r.lo, r.hi) = (r.lo.min(lo), r.hi.max(hi)),
+                    None => reads.push(WgmmaRead {
+                        tid,
+                        group,
+                        lo,
+                        hi,
+                        retired: None,
+                    }),
+                }
             }
         }
         if let Some(p) = problem {
@@ -515,9 +707,13 @@ impl Hopper for SimThread<'_> {
 
     fn wgmma_wait<const PENDING: u32>(&self) {
         let done = self.hopper.commits.get().saturating_sub(PENDING);
-        let tid = self.tid();
+        let (tid, me) = (self.tid(), self.access());
         if let Ok(mut reads) = self.state.hopper.wgmma_reads.lock() {
-            reads.retain(|r| r.tid != tid || r.group >= done);
+            for r in reads.iter_mut() {
+                if r.tid == tid && r.group < done && r.retired.is_none() {
+                    r.retired = Some(me);
+                }
+            }
         }
     }
 }

@@ -1,0 +1,212 @@
+//! A warp-specialised partition's view of a thread ([`Partition`]): a kernel that splits its
+//! CTA into roles (a producer warpgroup issuing copies, consumer warpgroups computing) runs
+//! each role's code on a thread that sees only its partition, as Triton's warp-specialised
+//! partitions and CUTLASS's warpgroup roles do: warps numbered from the partition's first,
+//! and a CTA barrier that is the partition's named barrier, so that `convert!`, tiles and
+//! stores written for a whole CTA work unchanged inside one role while the others run on.
+
+use crate::hopper::{Hopper, TensorMap, WgmmaOp};
+use crate::mma::MmaKind;
+use crate::thread::{CopySource, Thread};
+
+/// Lanes per warp on the GPUs partitions exist for.
+const LANES: u32 = 32;
+
+/// `t`, as a thread of warps `first..first + warps` of its CTA: [`Thread::warp`] counts from
+/// `first`, [`Thread::thread_idx`] and [`Thread::block_dim`] are the partition's (1-D), and
+/// [`Thread::sync_block`] is named barrier `barrier` of the partition's threads. Everything
+/// else, shared memory included, is `t`'s. A cluster barrier stays the whole cluster's.
+#[derive(Clone, Copy, Debug)]
+pub struct Partition<'a, T> {
+    t: &'a T,
+    first: u32,
+    warps: u32,
+    barrier: u32,
+}
+
+impl<'a, T: Hopper> Partition<'a, T> {
+    /// `t` as a thread of the partition of warps `first..first + warps` with named barrier
+    /// `barrier` (1 to 15, one per partition), or `None` if `t` is not in it.
+    #[inline(always)]
+    pub fn of(t: &'a T, first: u32, warps: u32, barrier: u32) -> Option<Self> {
+        (t.warp() >= first && t.warp() < first + warps).then_some(Partition {
+            t,
+            first,
+            warps,
+            barrier,
+        })
+    }
+
+    /// The thread as its whole CTA sees it.
+    #[inline(always)]
+    pub fn thread(&self) -> &'a T {
+        self.t
+    }
+}
+
+impl<T: Hopper> Thread for Partition<'_, T> {
+    const MATRIX: bool = T::MATRIX;
+    const CLUSTER_MEMORY: bool = T::CLUSTER_MEMORY;
+
+    #[inline(always)]
+    fn lane(&self) -> u32 {
+        self.t.lane()
+    }
+    #[inline(always)]
+    fn warp(&self) -> u32 {
+        self.t.warp() - self.first
+    }
+    #[inline(always)]
+    fn block(&self) -> u32 {
+        self.t.block()
+    }
+    #[inline(always)]
+    fn thread_idx(&self) -> [u32; 3] {
+        [self.warp() * LANES + self.lane(), 0, 0]
+    }
+    #[inline(always)]
+    fn block_dim(&self) -> [u32; 3] {
+        [self.warps * LANES, 1, 1]
+    }
+    #[inline(always)]
+    fn block_idx(&self) -> [u32; 3] {
+        self.t.block_idx()
+    }
+    #[inline(always)]
+    fn grid_dim(&self) -> [u32; 3] {
+        self.t.grid_dim()
+    }
+    #[inline(always)]
+    fn shfl_idx(&self, v: u32, src_lane: u32) -> u32 {
+        self.t.shfl_idx(v, src_lane)
+    }
+    #[inline(always)]
+    fn shfl_xor(&self, v: u32, mask: u32) -> u32 {
+        self.t.shfl_xor(v, mask)
+    }
+    #[inline(always)]
+    fn sync_warp(&self) {
+        self.t.sync_warp()
+    }
+    #[inline(always)]
+    fn sync_block(&self) {
+        self.t.bar_sync(self.barrier, self.warps * LANES)
+    }
+    #[inline(always)]
+    fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+        self.t.st_shared(byte_offset, bytes, words)
+    }
+    #[inline(always)]
+    fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
+        self.t.ld_shared(byte_offset, bytes)
+    }
+    #[inline(always)]
+    fn cta_rank(&self) -> u32 {
+        self.t.cta_rank()
+    }
+    #[inline(always)]
+    fn sync_cluster(&self) {
+        self.t.sync_cluster()
+    }
+    #[inline(always)]
+    fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+        self.t.st_shared_cluster(cta, byte_offset, bytes, words)
+    }
+    #[inline(always)]
+    fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
+        self.t.ld_shared_cluster(cta, byte_offset, bytes)
+    }
+    #[inline(always)]
+    fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
+        self.t.ldmatrix(count, row_addr, trans)
+    }
+    #[inline(always)]
+    fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, words: [u32; 4]) {
+        self.t.stmatrix(count, row_addr, trans, words)
+    }
+    #[inline(always)]
+    fn cp_async(&self, byte_offset: u32, bytes: u32, src: CopySource) {
+        self.t.cp_async(byte_offset, bytes, src)
+    }
+    #[inline(always)]
+    fn cp_async_commit(&self) {
+        self.t.cp_async_commit()
+    }
+    #[inline(always)]
+    fn cp_async_wait<const PENDING: u32>(&self) {
+        self.t.cp_async_wait::<PENDING>()
+    }
+    #[inline(always)]
+    fn mma_m16n8k16(&self, kind: MmaKind, a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
+        self.t.mma_m16n8k16(kind, a, b, c)
+    }
+}
+
+impl<T: Hopper> Hopper for Partition<'_, T> {
+    #[inline(always)]
+    fn shared_base(&self) -> u32 {
+        self.t.shared_base()
+    }
+    #[inline(always)]
+    fn mbarrier_init(&self, bar: u32, count: u32) {
+        self.t.mbarrier_init(bar, count)
+    }
+    #[inline(always)]
+    fn fence_mbarrier_init(&self) {
+        self.t.fence_mbarrier_init()
+    }
+    #[inline(always)]
+    fn mbarrier_arrive(&self, bar: u32) {
+        self.t.mbarrier_arrive(bar)
+    }
+    #[inline(always)]
+    fn mbarrier_arrive_expect_tx(&self, bar: u32, bytes: u32) {
+        self.t.mbarrier_arrive_expect_tx(bar, bytes)
+    }
+    #[inline(always)]
+    fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool {
+        self.t.mbarrier_try_wait(bar, parity)
+    }
+    #[inline(always)]
+    fn mbarrier_wait(&self, bar: u32, parity: u32) {
+        self.t.mbarrier_wait(bar, parity)
+    }
+    #[inline(always)]
+    fn tma_load_2d<E: crate::Element>(
+        &self,
+        dst: u32,
+        map: &TensorMap<'_, E>,
+        coords: [u32; 2],
+        bar: u32,
+    ) {
+        self.t.tma_load_2d(dst, map, coords, bar)
+    }
+    #[inline(always)]
+    fn fence_proxy_async(&self) {
+        self.t.fence_proxy_async()
+    }
+    #[inline(always)]
+    fn bar_sync(&self, id: u32, threads: u32) {
+        self.t.bar_sync(id, threads)
+    }
+    #[inline(always)]
+    fn wgmma_fence(&self) {
+        self.t.wgmma_fence()
+    }
+    #[inline(always)]
+    fn wgmma(&self, op: WgmmaOp, a: u64, b: u64, acc: &mut [f32], accumulate: bool) {
+        self.t.wgmma(op, a, b, acc, accumulate)
+    }
+    #[inline(always)]
+    fn wgmma_fence_operand(&self, acc: &mut [f32]) {
+        self.t.wgmma_fence_operand(acc)
+    }
+    #[inline(always)]
+    fn wgmma_commit(&self) {
+        self.t.wgmma_commit()
+    }
+    #[inline(always)]
+    fn wgmma_wait<const PENDING: u32>(&self) {
+        self.t.wgmma_wait::<PENDING>()
+    }
+}

@@ -1,0 +1,185 @@
+//! The Hopper GEMM warp-specialised, as CUTLASS's `KernelTmaWarpSpecializedCooperative` and
+//! Triton's warp-specialised matmul split a CTA: a producer warpgroup (warps 8 to 11, one
+//! thread of which issues every TMA copy) and two consumer warpgroups (warps 0 to 7) that
+//! multiply, each 64 rows of the same 128x256 tile, with the layouts, stages and wgmmas of
+//! [`gemm_hopper`](crate::gemm_hopper). The roles meet only at mbarriers: a *full* barrier per
+//! stage (the producer's expected bytes, completed by the copy engine) and an *empty* one (every
+//! consumer thread arrives once its wgmmas on the stage are complete). No CTA barrier runs in
+//! the K loop, and the producer runs ahead across tiles: while the consumers convert and store
+//! one tile, the next tile's first stages are already loading. The consumers' epilogue has
+//! its own shared buffer and named barrier ([`Partition`]).
+//!
+//! `setmaxnreg` is not used: at this tile a consumer's 128 accumulators fit the 168 registers
+//! a 384-thread CTA gets, and moving registers between roles needs the kernel's register count
+//! fixed in its PTX (`.maxnreg`), which rustc does not emit.
+//!
+//! Shapes as [`gemm_hopper`](crate::gemm_hopper): `m` a multiple of 128, `n` of 256, `k` of 64.
+
+use crate::gemm::grouped_tile;
+use crate::gemm_hopper::{epilogue, HopAcc, HopOut, Operands, HOP_STAGES, NC, STAGE_BYTES};
+#[cfg(not(target_arch = "spirv"))]
+use linear_layouts::kernel;
+use linear_layouts::runtime::mma::MmaInput;
+use linear_layouts::runtime::unroll::splat;
+use linear_layouts::{convert, Bf16, GlobalMut, Hopper, Partition, TensorMap, Thread, F16};
+
+/// Warps that multiply (two warpgroups: the accumulator layout's warps).
+const CONSUMER_WARPS: u32 = HopAcc::THREADS / 32;
+/// Threads per CTA: the consumers, then the producer warpgroup.
+pub const HOP_WS_THREADS: u32 = HopAcc::THREADS + 128;
+/// The consumers' named barrier.
+const CONSUMER_BARRIER: u32 = 1;
+
+/// Full barriers (stage `s` at `8 s`), then empty ones; the stages start at the next
+/// 1024-byte boundary of the shared window; the epilogue's buffer follows them.
+const FULL: u32 = 0;
+const EMPTY: u32 = 8 * HOP_STAGES;
+const BARRIERS: u32 = 16 * HOP_STAGES;
+/// Shared memory per CTA: barriers, alignment, the stages, the epilogue's conversion.
+pub const HOP_WS_SMEM: u32 =
+    BARRIERS + 1024 + HOP_STAGES * STAGE_BYTES + convert!(HopAcc => HopOut, u16).cost.shared_bytes;
+const _: () = assert!(
+    HOP_WS_SMEM <= 227 * 1024,
+    "an H100 CTA has 227 KiB of shared memory"
+);
+
+/// This CTA's tiles of `c = a · b`, warp-specialised (`mnk` the problem's shape).
+#[inline(always)]
+pub fn gemm_hopper_ws_tiles<T: Hopper, E: MmaInput>(
+    t: &T,
+    a: &TensorMap<E>,
+    b: &TensorMap<E>,
+    c: &GlobalMut<E>,
+    mnk: [u32; 3],
+    b_col_major: bool,
+) {
+    let stages = (t.shared_base() + BARRIERS).next_multiple_of(1024) - t.shared_base();
+    if t.warp() == 0 && t.lane() == 0 {
+        let mut s = 0;
+        while s < HOP_STAGES {
+            t.mbarrier_init(FULL + 8 * s, 1);
+            t.mbarrier_init(EMPTY + 8 * s, HopAcc::THREADS);
+            s += 1;
+        }
+        t.fence_mbarrier_init();
+    }
+    t.sync_block();
+    if b_col_major {
+        roles(t, &Operands::<E, true> { a, b, stages }, c, mnk);
+    } else {
+        roles(t, &Operands::<E, false> { a, b, stages }, c, mnk);
+    }
+}
+
+/// Each thread's role: consumer, the producer's issuing thread, or idle.
+#[inline(always)]
+fn roles<T: Hopper, E: MmaInput, const BCM: bool>(
+    t: &T,
+    ops: &Operands<E, BCM>,
+    c: &GlobalMut<E>,
+    mnk: [u32; 3],
+) {
+    if let Some(p) = Partition::of(t, 0, CONSUMER_WARPS, CONSUMER_BARRIER) {
+        consume(&p, ops, c, mnk);
+    } else if t.warp() == CONSUMER_WARPS && t.lane() == 0 {
+        produce(t, ops, mnk);
+    }
+}
+
+/// This CTA's tiles in order, as `(tile's corner, K steps)`, calling `f` with the index of
+/// the tile's first K step among all this CTA's.
+#[inline(always)]
+fn each_tile<T: Thread>(t: &T, [m, n, k]: [u32; 3], mut f: impl FnMut([u32; 2], u32, u32)) {
+    let (steps, tiles) = (k / 64, (m / 128) * (n / 256));
+    let (mut tile, mut done) = (t.block_idx()[0], 0);
+    while tile < tiles {
+        f(grouped_tile(tile, [m, n], [128, 256]), steps, done);
+        done += steps;
+        tile += t.grid_dim()[0];
+    }
+}
+
+/// The producer: K step `c` of the CTA goes to stage `c % HOP_STAGES` once the consumers have
+/// emptied it (the empty barrier's phase of the step `HOP_STAGES` earlier; a fresh barrier's
+/// "previous" phase counts as complete).
+#[inline(always)]
+fn produce<T: Hopper, E: MmaInput, const BCM: bool>(t: &T, ops: &Operands<E, BCM>, mnk: [u32; 3]) {
+    each_tile(t, mnk, |at, steps, done| {
+        let mut step = 0;
+        while step < steps {
+            let c = done + step;
+            let s = c % HOP_STAGES;
+            t.mbarrier_wait(EMPTY + 8 * s, ((c / HOP_STAGES) & 1) ^ 1);
+            ops.load(t, at, step, s);
+            step += 1;
+        }
+    });
+}
+
+/// A consumer: each K step waits for its stage, multiplies, and once the previous step's
+/// wgmmas are complete hands that stage back; then the tile's epilogue.
+#[inline(always)]
+fn consume<T: Hopper, E: MmaInput, const BCM: bool>(
+    p: &Partition<T>,
+    ops: &Operands<E, BCM>,
+    c: &GlobalMut<E>,
+    mnk: [u32; 3],
+) {
+    let scratch = ops.stages + HOP_STAGES * STAGE_BYTES;
+    each_tile(p, mnk, |at, steps, done| {
+        let mut acc: [f32; NC] = splat(0.0);
+        let mut step = 0;
+        while step < steps {
+            let c = done + step;
+            p.mbarrier_wait(FULL + 8 * (c % HOP_STAGES), (c / HOP_STAGES) & 1);
+            ops.multiply(p, c % HOP_STAGES, &mut acc);
+            p.wgmma_wait::<1>();
+            if step > 0 {
+                p.mbarrier_arrive(EMPTY + 8 * ((c - 1) % HOP_STAGES));
+            }
+            step += 1;
+        }
+        p.wgmma_wait::<0>();
+        p.wgmma_fence_operand(&mut acc);
+        p.mbarrier_arrive(EMPTY + 8 * ((done + steps - 1) % HOP_STAGES));
+        epilogue(p, acc, scratch, c, at, mnk[1]);
+        // The next tile's conversion overwrites what this one read.
+        p.sync_block();
+    });
+}
+
+/// `c = a · b` in f16, warp-specialised (sm_90a): launched as
+/// [`gemm_hopper_f16`](crate::gemm_hopper::gemm_hopper_f16) (same grid, tensor maps and
+/// shapes), with [`HOP_WS_THREADS`] threads and [`HOP_WS_SMEM`] bytes.
+#[cfg(not(target_arch = "spirv"))]
+#[kernel(block = HOP_WS_THREADS, shared = HOP_WS_SMEM)]
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_hopper_ws_f16(
+    t: &impl Hopper,
+    a: TensorMap<F16>,
+    b: TensorMap<F16>,
+    c: GlobalMut<F16>,
+    m: u32,
+    n: u32,
+    k: u32,
+    b_col_major: u32,
+) {
+    gemm_hopper_ws_tiles(t, &a, &b, &c, [m, n, k], b_col_major != 0);
+}
+
+/// `c = a · b` in bf16, warp-specialised: as [`gemm_hopper_ws_f16`].
+#[cfg(not(target_arch = "spirv"))]
+#[kernel(block = HOP_WS_THREADS, shared = HOP_WS_SMEM)]
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_hopper_ws_bf16(
+    t: &impl Hopper,
+    a: TensorMap<Bf16>,
+    b: TensorMap<Bf16>,
+    c: GlobalMut<Bf16>,
+    m: u32,
+    n: u32,
+    k: u32,
+    b_col_major: u32,
+) {
+    gemm_hopper_ws_tiles(t, &a, &b, &c, [m, n, k], b_col_major != 0);
+}
