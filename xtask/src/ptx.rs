@@ -94,6 +94,20 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
         24,
     ),
     ("gemm_hopper_f16", "st.global.v4.b32", 32),
+    // The warp-specialised producer's loop, which LLVM peels into 3 copies per B order:
+    // 3 x (1 + 4) boxes for a row-major B, 3 x (1 + 1) for a column-major one.
+    (
+        "gemm_hopper_ws_bf16",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+        21,
+    ),
+    ("gemm_hopper_ws_bf16", "st.global.v4.b32", 32),
+    (
+        "gemm_hopper_ws_f16",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+        21,
+    ),
+    ("gemm_hopper_ws_f16", "st.global.v4.b32", 32),
     // 16-byte async copies per K step: 4 of A, 4 of B for each B order; issued at two sites
     // (the prologue's loop and the main loop).
     ("gemm_pipelined_bf16", "cp.async.cg.shared.global", 24),

@@ -1,7 +1,7 @@
 //! `gemm-bench [PTX] [--json] [--check-only] [SIZE ...]`: the tensor-core GEMMs of `kernels`
 //! (`gemm`, 64x64 tiles; `gemm_pipelined`, 128x128 tiles through 4 `cp.async` stages;
-//! `gemm_hopper`, 128x256 tiles by TMA and wgmma on a persistent grid, sizes that are multiples
-//! of 256) on an NVIDIA GPU, for square problems of each SIZE (default 4096 8192; multiples of 128), f16 and
+//! `gemm_hopper`, 128x256 tiles by TMA and wgmma on a persistent grid, and `gemm_hopper_ws`, the
+//! same warp-specialised, sizes that are multiples of 256) on an NVIDIA GPU, for square problems of each SIZE (default 4096 8192; multiples of 128), f16 and
 //! bf16, B row- and column-major: launched through `layout-launch` with the kernels' own
 //! `KernelSpec`s, checked against a CPU reference and timed with CUDA events (3 warm-ups,
 //! median of 10). Prints a table, or with `--json` one JSON object per case (what
@@ -32,6 +32,8 @@ pub enum Kernel {
     Pipelined,
     /// `kernels::gemm_hopper`: one CTA per multiprocessor walking 128x256 tiles.
     Hopper,
+    /// `kernels::gemm_hopper_ws`: the same, warp-specialised.
+    HopperWs,
 }
 
 impl Kernel {
@@ -41,7 +43,13 @@ impl Kernel {
             Kernel::Simple => "gemm",
             Kernel::Pipelined => "gemm_pipelined",
             Kernel::Hopper => "gemm_hopper",
+            Kernel::HopperWs => "gemm_hopper_ws",
         }
+    }
+
+    /// Whether A and B are read through tensor maps (TMA).
+    pub fn tma(self) -> bool {
+        matches!(self, Kernel::Hopper | Kernel::HopperWs)
     }
 }
 
@@ -65,8 +73,8 @@ impl<H: TmaElement + layout_launch::cudarc::driver::DeviceRepr> Operands<H> {
         bcm: bool,
     ) -> Result<Self, LaunchError> {
         let (a, b, c) = (gpu.upload(a)?, gpu.upload(b)?, gpu.upload(c)?);
-        let maps = match kernel {
-            Kernel::Hopper => {
+        let maps = match kernel.tma() {
+            true => {
                 let ma = DeviceTensorMap::new(gpu, &a, [m, k], HOP_BOX_A, HOP_SWIZZLE)?;
                 let mb = if bcm {
                     DeviceTensorMap::new(gpu, &b, [n, k], HOP_BOX_BT, HOP_SWIZZLE)?
@@ -75,7 +83,7 @@ impl<H: TmaElement + layout_launch::cudarc::driver::DeviceRepr> Operands<H> {
                 };
                 Some((ma, mb, gpu.multiprocessors()?))
             }
-            _ => None,
+            false => None,
         };
         Ok(Operands { a, b, c, maps })
     }
@@ -95,7 +103,7 @@ pub trait Launch: Half + TmaElement {
 }
 
 macro_rules! launches {
-    ($host:ty, $simple:path, $pipelined:path, $hopper:path) => {
+    ($host:ty, $simple:path, $pipelined:path, $hopper:path, $hopper_ws:path) => {
         impl Launch for $host {
             fn launch(
                 module: &Module,
@@ -111,6 +119,10 @@ macro_rules! launches {
                         let grid = hopper_grid(m, n, *sms);
                         module.launch(&$hopper, grid, (ma, mb, c, m, n, k, bcm))
                     }
+                    (Kernel::HopperWs, Some((ma, mb, sms))) => {
+                        let grid = hopper_grid(m, n, *sms);
+                        module.launch(&$hopper_ws, grid, (ma, mb, c, m, n, k, bcm))
+                    }
                     (Kernel::Simple, _) => {
                         module.launch(&$simple, gemm_grid(m, n), (a, b, c, n, k, bcm))
                     }
@@ -118,8 +130,9 @@ macro_rules! launches {
                         let grid = pipelined_grid(m, n);
                         module.launch(&$pipelined, grid, (a, b, c, m, n, k, bcm))
                     }
-                    (Kernel::Hopper, None) => Err(LaunchError::Kernel(String::from(
-                        "gemm_hopper reads A and B through tensor maps: make the operands with Operands::new",
+                    (Kernel::Hopper | Kernel::HopperWs, None) => Err(LaunchError::Kernel(format!(
+                        "{} reads A and B through tensor maps: make the operands with Operands::new",
+                        kernel.name()
                     ))),
                 }
             }
@@ -130,13 +143,15 @@ launches!(
     half::f16,
     kernels::gemm::GEMM_F16,
     kernels::gemm_pipelined::GEMM_PIPELINED_F16,
-    kernels::gemm_hopper::GEMM_HOPPER_F16
+    kernels::gemm_hopper::GEMM_HOPPER_F16,
+    kernels::gemm_hopper_ws::GEMM_HOPPER_WS_F16
 );
 launches!(
     half::bf16,
     kernels::gemm::GEMM_BF16,
     kernels::gemm_pipelined::GEMM_PIPELINED_BF16,
-    kernels::gemm_hopper::GEMM_HOPPER_BF16
+    kernels::gemm_hopper::GEMM_HOPPER_BF16,
+    kernels::gemm_hopper_ws::GEMM_HOPPER_WS_BF16
 );
 
 /// One case: upload random operands, run once into a poisoned C and check it, then time.

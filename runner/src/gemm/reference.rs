@@ -70,15 +70,20 @@ impl fmt::Display for Case {
 }
 
 impl Case {
-    /// Every case for `sizes`: both types, both B orders, every kernel (the Hopper kernel's for
-    /// sizes that are multiples of its 256-column tile).
+    /// Every case for `sizes`: both types, both B orders, every kernel (the Hopper kernels' for
+    /// sizes that are multiples of their 256-column tile).
     pub fn all(sizes: &[u32]) -> Vec<Case> {
         let mut v = Vec::new();
         for &size in sizes {
             for dtype in ["f16", "bf16"] {
                 for b_col_major in [false, true] {
-                    for kernel in [Kernel::Simple, Kernel::Pipelined, Kernel::Hopper] {
-                        if matches!(kernel, Kernel::Hopper) && size % 256 != 0 {
+                    for kernel in [
+                        Kernel::Simple,
+                        Kernel::Pipelined,
+                        Kernel::Hopper,
+                        Kernel::HopperWs,
+                    ] {
+                        if kernel.tma() && size % 256 != 0 {
                             continue;
                         }
                         v.push(Case {
