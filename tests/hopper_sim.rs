@@ -287,3 +287,18 @@ fn a_named_barrier_with_another_thread_count_is_an_error() {
     let e = e.to_string();
     assert!(e.contains("give each set of threads its own id"), "{}", e);
 }
+
+#[test]
+fn a_wgmma_whose_descriptors_differ_within_the_warpgroup_is_an_error() {
+    let e = errors(run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
+        let mut acc = [0f32; 32];
+        // Warp 1 points its B operand at another tile: not one instruction any more.
+        MMA.run(t, ta, if t.warp() == 1 { ta } else { tb }, &mut acc);
+        t.wgmma_wait::<0>();
+    }));
+    assert!(
+        e.contains("a wgmma is one instruction of the warpgroup"),
+        "{}",
+        e
+    );
+}

@@ -5,7 +5,8 @@
 //! before their initialisation is visible or overwritten by data, a TMA destination off its
 //! swizzle pattern's alignment, a phase completed by more bytes than announced, a read of TMA
 //! data by a thread that did not wait for its phase, a wgmma descriptor whose swizzle is not
-//! the one the bytes were written with, and shared memory written while a wgmma still reads it.
+//! the one the bytes were written with, shared memory written while a wgmma still reads it, and
+//! a wgmma that the threads of one warpgroup do not issue alike.
 //!
 //! Orders between threads: an mbarrier orders the copy engine's writes before its waiters (and,
 //! through a CTA barrier after the wait, before every thread), and each arriving thread's
@@ -46,6 +47,9 @@ pub(super) struct BlockHopper {
     mbarriers: Mutex<HashMap<u32, Mbarrier>>,
     completed: Condvar,
     wgmma_reads: Mutex<Vec<WgmmaRead>>,
+    /// Each warpgroup's wgmmas by (warpgroup, group, place in the group): the first thread's
+    /// issue, which the warpgroup's other threads must repeat.
+    wgmma_issues: Mutex<HashMap<(u32, u32, u32), WgmmaIssue>>,
     /// Named barriers by id, and their waiters' wake-up.
     named: Mutex<HashMap<u32, Named>>,
     named_done: Condvar,
@@ -95,8 +99,9 @@ pub(super) struct ThreadHopper {
     clock: core::cell::Cell<u32>,
     /// `(id, completions)` of the named barrier last passed.
     named: core::cell::Cell<(u32, u32)>,
-    /// wgmma groups committed.
+    /// wgmma groups committed, and wgmmas issued since the last commit.
     commits: core::cell::Cell<u32>,
+    in_group: core::cell::Cell<u32>,
 }
 
 impl ThreadHopper {
@@ -164,6 +169,16 @@ struct Landing {
     bytes: Vec<u8>,
     swizzle: Swizzle,
     issuer: u32,
+}
+
+/// A wgmma as one thread issued it: shape, descriptors, whether it accumulates.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct WgmmaIssue {
+    n: u32,
+    a: u64,
+    b: u64,
+    accumulate: bool,
+    tid: u32,
 }
 
 /// Shared bytes `lo..hi` a wgmma of thread `tid`, in its group `group`, reads: until the
@@ -375,6 +390,33 @@ impl SimThread<'_> {
             mem[i as usize].copying = Some(me.tid);
         }
         true
+    }
+
+    /// Whether this thread's wgmma is the one its warpgroup's first thread to reach it issued
+    /// (else an error naming both): a wgmma is one instruction of the warpgroup.
+    fn same_as_warpgroup(&self, mine: WgmmaIssue) -> bool {
+        let (group, seq) = (self.hopper.commits.get(), self.hopper.in_group.get());
+        self.hopper.in_group.set(seq + 1);
+        let Ok(mut issues) = self.state.hopper.wgmma_issues.lock() else {
+            return false;
+        };
+        // Groups the warpgroup has long waited for are not issued again.
+        let wg = self.warp / 4;
+        issues.retain(|&(w, g, _), _| w != wg || g + 4 > group);
+        let first = *issues.entry((wg, group, seq)).or_insert(mine);
+        drop(issues);
+        if (WgmmaIssue {
+            tid: mine.tid,
+            ..first
+        }) == mine
+        {
+            return true;
+        }
+        self.fail(format!(
+            "issues wgmma {} of group {} as m64n{}k16 with descriptors {:#x}, {:#x} (accumulate {}) where thread {} of its warpgroup issued m64n{}k16 with {:#x}, {:#x} (accumulate {}): a wgmma is one instruction of the warpgroup, so its operands must not depend on the warp or lane within it",
+            seq, group, mine.n, mine.a, mine.b, mine.accumulate, first.tid, first.n, first.a, first.b, first.accumulate
+        ));
+        false
     }
 
     /// One operand element of a wgmma: read through descriptor `d`, checked as a load (and
@@ -624,6 +666,15 @@ impl Hopper for SimThread<'_> {
                 n
             ));
         }
+        if !self.same_as_warpgroup(WgmmaIssue {
+            n,
+            a,
+            b,
+            accumulate,
+            tid: self.tid(),
+        }) {
+            return;
+        }
         let (da, db) = (Descriptor::decode(a), Descriptor::decode(b));
         let (w, lane) = (self.warp % 4, self.lane);
         let Ok(mut mem) = self.state.shared.lock() else {
@@ -703,6 +754,7 @@ impl Hopper for SimThread<'_> {
 
     fn wgmma_commit(&self) {
         self.hopper.commits.set(self.hopper.commits.get() + 1);
+        self.hopper.in_group.set(0);
     }
 
     fn wgmma_wait<const PENDING: u32>(&self) {
