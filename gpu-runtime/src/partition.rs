@@ -6,8 +6,7 @@
 //! stores written for a whole CTA work unchanged inside one role while the others run on.
 
 use crate::hopper::{Hopper, TensorMap, WgmmaOp};
-use crate::mma::MmaKind;
-use crate::thread::{CopySource, Thread};
+use crate::thread::Thread;
 
 /// Lanes per warp on the GPUs partitions exist for.
 const LANES: u32 = 32;
@@ -48,17 +47,30 @@ impl<T: Hopper> Thread for Partition<'_, T> {
     const MATRIX: bool = T::MATRIX;
     const CLUSTER_MEMORY: bool = T::CLUSTER_MEMORY;
 
-    #[inline(always)]
-    fn lane(&self) -> u32 {
-        self.t.lane()
-    }
+    crate::thread::forward_thread!(
+        lane,
+        block,
+        block_idx,
+        grid_dim,
+        shfl_idx,
+        shfl_xor,
+        sync_warp,
+        st_shared,
+        ld_shared,
+        cta_rank,
+        sync_cluster,
+        st_shared_cluster,
+        ld_shared_cluster,
+        ldmatrix,
+        stmatrix,
+        cp_async,
+        cp_async_commit,
+        cp_async_wait,
+        mma_m16n8k16,
+    );
     #[inline(always)]
     fn warp(&self) -> u32 {
         self.t.warp() - self.first
-    }
-    #[inline(always)]
-    fn block(&self) -> u32 {
-        self.t.block()
     }
     #[inline(always)]
     fn thread_idx(&self) -> [u32; 3] {
@@ -69,76 +81,8 @@ impl<T: Hopper> Thread for Partition<'_, T> {
         [self.warps * LANES, 1, 1]
     }
     #[inline(always)]
-    fn block_idx(&self) -> [u32; 3] {
-        self.t.block_idx()
-    }
-    #[inline(always)]
-    fn grid_dim(&self) -> [u32; 3] {
-        self.t.grid_dim()
-    }
-    #[inline(always)]
-    fn shfl_idx(&self, v: u32, src_lane: u32) -> u32 {
-        self.t.shfl_idx(v, src_lane)
-    }
-    #[inline(always)]
-    fn shfl_xor(&self, v: u32, mask: u32) -> u32 {
-        self.t.shfl_xor(v, mask)
-    }
-    #[inline(always)]
-    fn sync_warp(&self) {
-        self.t.sync_warp()
-    }
-    #[inline(always)]
     fn sync_block(&self) {
         self.t.bar_sync(self.barrier, self.warps * LANES)
-    }
-    #[inline(always)]
-    fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
-        self.t.st_shared(byte_offset, bytes, words)
-    }
-    #[inline(always)]
-    fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
-        self.t.ld_shared(byte_offset, bytes)
-    }
-    #[inline(always)]
-    fn cta_rank(&self) -> u32 {
-        self.t.cta_rank()
-    }
-    #[inline(always)]
-    fn sync_cluster(&self) {
-        self.t.sync_cluster()
-    }
-    #[inline(always)]
-    fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
-        self.t.st_shared_cluster(cta, byte_offset, bytes, words)
-    }
-    #[inline(always)]
-    fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
-        self.t.ld_shared_cluster(cta, byte_offset, bytes)
-    }
-    #[inline(always)]
-    fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
-        self.t.ldmatrix(count, row_addr, trans)
-    }
-    #[inline(always)]
-    fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, words: [u32; 4]) {
-        self.t.stmatrix(count, row_addr, trans, words)
-    }
-    #[inline(always)]
-    fn cp_async(&self, byte_offset: u32, bytes: u32, src: CopySource) {
-        self.t.cp_async(byte_offset, bytes, src)
-    }
-    #[inline(always)]
-    fn cp_async_commit(&self) {
-        self.t.cp_async_commit()
-    }
-    #[inline(always)]
-    fn cp_async_wait<const PENDING: u32>(&self) {
-        self.t.cp_async_wait::<PENDING>()
-    }
-    #[inline(always)]
-    fn mma_m16n8k16(&self, kind: MmaKind, a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
-        self.t.mma_m16n8k16(kind, a, b, c)
     }
 }
 

@@ -232,3 +232,95 @@ pub fn select(cond: bool, a: u32, b: u32) -> u32 {
         b
     }
 }
+
+/// Inside `impl Thread for Wrapper`: the listed methods, each calling the same method of the
+/// wrapped thread `self.t` (a wrapper overrides the rest, e.g. [`SharedWindow`]'s addresses or
+/// [`Partition`]'s warps and barrier).
+///
+/// [`SharedWindow`]: crate::SharedWindow
+/// [`Partition`]: crate::Partition
+macro_rules! forward_thread {
+    ($($name:ident),* $(,)?) => { $(crate::thread::forward_thread!(@ $name);)* };
+    (@ lane) => { #[inline(always)] fn lane(&self) -> u32 { self.t.lane() } };
+    (@ warp) => { #[inline(always)] fn warp(&self) -> u32 { self.t.warp() } };
+    (@ block) => { #[inline(always)] fn block(&self) -> u32 { self.t.block() } };
+    (@ thread_idx) => { #[inline(always)] fn thread_idx(&self) -> [u32; 3] { self.t.thread_idx() } };
+    (@ block_dim) => { #[inline(always)] fn block_dim(&self) -> [u32; 3] { self.t.block_dim() } };
+    (@ block_idx) => { #[inline(always)] fn block_idx(&self) -> [u32; 3] { self.t.block_idx() } };
+    (@ grid_dim) => { #[inline(always)] fn grid_dim(&self) -> [u32; 3] { self.t.grid_dim() } };
+    (@ shfl_idx) => {
+        #[inline(always)]
+        fn shfl_idx(&self, v: u32, src_lane: u32) -> u32 { self.t.shfl_idx(v, src_lane) }
+    };
+    (@ shfl_xor) => {
+        #[inline(always)]
+        fn shfl_xor(&self, v: u32, mask: u32) -> u32 { self.t.shfl_xor(v, mask) }
+    };
+    (@ sync_warp) => { #[inline(always)] fn sync_warp(&self) { self.t.sync_warp() } };
+    (@ sync_block) => { #[inline(always)] fn sync_block(&self) { self.t.sync_block() } };
+    (@ st_shared) => {
+        #[inline(always)]
+        fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+            self.t.st_shared(byte_offset, bytes, words)
+        }
+    };
+    (@ ld_shared) => {
+        #[inline(always)]
+        fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
+            self.t.ld_shared(byte_offset, bytes)
+        }
+    };
+    (@ cta_rank) => { #[inline(always)] fn cta_rank(&self) -> u32 { self.t.cta_rank() } };
+    (@ sync_cluster) => { #[inline(always)] fn sync_cluster(&self) { self.t.sync_cluster() } };
+    (@ st_shared_cluster) => {
+        #[inline(always)]
+        fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+            self.t.st_shared_cluster(cta, byte_offset, bytes, words)
+        }
+    };
+    (@ ld_shared_cluster) => {
+        #[inline(always)]
+        fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
+            self.t.ld_shared_cluster(cta, byte_offset, bytes)
+        }
+    };
+    (@ ldmatrix) => {
+        #[inline(always)]
+        fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
+            self.t.ldmatrix(count, row_addr, trans)
+        }
+    };
+    (@ stmatrix) => {
+        #[inline(always)]
+        fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, words: [u32; 4]) {
+            self.t.stmatrix(count, row_addr, trans, words)
+        }
+    };
+    (@ cp_async) => {
+        #[inline(always)]
+        fn cp_async(&self, byte_offset: u32, bytes: u32, src: crate::thread::CopySource) {
+            self.t.cp_async(byte_offset, bytes, src)
+        }
+    };
+    (@ cp_async_commit) => {
+        #[inline(always)]
+        fn cp_async_commit(&self) { self.t.cp_async_commit() }
+    };
+    (@ cp_async_wait) => {
+        #[inline(always)]
+        fn cp_async_wait<const PENDING: u32>(&self) { self.t.cp_async_wait::<PENDING>() }
+    };
+    (@ mma_m16n8k16) => {
+        #[inline(always)]
+        fn mma_m16n8k16(
+            &self,
+            kind: crate::mma::MmaKind,
+            a: [u32; 4],
+            b: [u32; 2],
+            c: [f32; 4],
+        ) -> [f32; 4] {
+            self.t.mma_m16n8k16(kind, a, b, c)
+        }
+    };
+}
+pub(crate) use forward_thread;

@@ -15,8 +15,9 @@
 //!
 //! Shapes as [`gemm_hopper`](crate::gemm_hopper): `m` a multiple of 128, `n` of 256, `k` of 64.
 
-use crate::gemm::grouped_tile;
-use crate::gemm_hopper::{epilogue, HopAcc, HopOut, Operands, HOP_STAGES, NC, STAGE_BYTES};
+use crate::gemm_hopper::{
+    each_tile, epilogue, HopAcc, HopOut, Operands, HOP_STAGES, NC, STAGE_BYTES,
+};
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
@@ -83,19 +84,6 @@ fn roles<T: Hopper, E: MmaInput, const BCM: bool>(
         consume(&p, ops, c, mnk);
     } else if t.warp() == CONSUMER_WARPS && t.lane() == 0 {
         produce(t, ops, mnk);
-    }
-}
-
-/// This CTA's tiles in order, as `(tile's corner, K steps)`, calling `f` with the index of
-/// the tile's first K step among all this CTA's.
-#[inline(always)]
-fn each_tile<T: Thread>(t: &T, [m, n, k]: [u32; 3], mut f: impl FnMut([u32; 2], u32, u32)) {
-    let (steps, tiles) = (k / 64, (m / 128) * (n / 256));
-    let (mut tile, mut done) = (t.block_idx()[0], 0);
-    while tile < tiles {
-        f(grouped_tile(tile, [m, n], [128, 256]), steps, done);
-        done += steps;
-        tile += t.grid_dim()[0];
     }
 }
 
