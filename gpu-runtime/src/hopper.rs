@@ -204,7 +204,8 @@ pub trait Hopper: Thread {
     fn mbarrier_arrive_expect_tx(&self, bar: u32, bytes: u32);
     /// `mbarrier.try_wait.parity`: whether the phase of parity `parity` (the barrier's phases
     /// alternate 0, 1, 0, ...) has completed; when it has, what its arrivals and copies wrote
-    /// is visible to this thread.
+    /// is visible to this thread. On a fresh barrier (phase 0 under way) parity 1 counts as
+    /// completed: a producer waiting for "empty" stages passes its first round at once.
     fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool;
     /// Wait until [`Hopper::mbarrier_try_wait`] says the phase has completed.
     #[inline(always)]

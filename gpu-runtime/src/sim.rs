@@ -5,7 +5,11 @@
 //! each byte since the last barrier, so a missing barrier shows up as a reported race (or an
 //! uninitialised read), never as a silently right answer. A thread that panics (a failing
 //! `assert!` in a kernel body) is reported as an error naming it; the threads waiting for it at a
-//! barrier are released, so a launch always returns.
+//! barrier are released, so a launch always returns. Besides CTA, cluster and warp barriers,
+//! named barriers and mbarriers order threads (an arrival orders the arriving thread's accesses
+//! before the threads that wait for the phase): `sim/hopper.rs`. A wait for an mbarrier phase
+//! or a named barrier that cannot end is reported after 60 s, or after 1 s once the launch has
+//! reported another error (the usual cause); at most 64 errors are kept.
 
 extern crate std;
 
@@ -730,7 +734,7 @@ impl SimThread<'_> {
             let at = byte_offset + i;
             let (v, p) = self.read_byte(&mut mem[at as usize], me, at, cta);
             out[(i / 4) as usize] |= (v as u32) << (8 * (i % 4));
-            problem = p.or(problem);
+            problem = problem.or(p);
         }
         drop(mem);
         if let Some(p) = problem {
@@ -760,7 +764,7 @@ impl SimThread<'_> {
         let mut problem = match b.write {
             None => Some(format!("thread {} (block {}) reads shared byte {} of CTA {} that nobody wrote", me.tid, self.block, at, cta)),
             Some(w) if self.unordered(w, me) => Some(format!(
-                "race: thread {} (block {}) reads shared byte {} of CTA {} that {} wrote without a barrier (or, for a TMA, a wait for its phase) between",
+                "race: thread {} (block {}) reads shared byte {} of CTA {} that {} wrote without a barrier between (a CTA or named barrier, an mbarrier the writer arrived on and the reader waited for, or for a TMA a wait for its phase)",
                 me.tid, self.block, at, cta, who(w)
             )),
             _ => None,

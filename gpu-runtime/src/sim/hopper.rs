@@ -37,6 +37,8 @@ pub const SHARED_BASE: u32 = 0x410;
 
 /// How long a wait for an mbarrier phase may take before the launch is declared deadlocked.
 const DEADLOCK: std::time::Duration = std::time::Duration::from_secs(60);
+/// The same once the launch has reported an error.
+const AFTER_ERROR: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A CTA's mbarriers (by byte offset) and the operand ranges of wgmmas in flight.
 #[derive(Default)]
@@ -222,7 +224,10 @@ impl SimThread<'_> {
     /// ago.
     fn abort_if_stuck(&self, start: std::time::Instant, what: impl FnOnce() -> String) {
         use std::sync::atomic::Ordering::SeqCst;
-        if !self.cluster.aborted.load(SeqCst) && start.elapsed() > DEADLOCK {
+        // Once something else went wrong, a stuck wait is its consequence: give up sooner.
+        let failed = self.cluster.errors.lock().map_or(true, |e| !e.is_empty());
+        let limit = if failed { AFTER_ERROR } else { DEADLOCK };
+        if !self.cluster.aborted.load(SeqCst) && start.elapsed() > limit {
             self.fail(what());
             self.cluster.aborted.store(true, SeqCst);
         }
@@ -542,7 +547,7 @@ impl Hopper for SimThread<'_> {
     fn mbarrier_wait(&self, bar: u32, parity: u32) {
         let start = std::time::Instant::now();
         while !self.mbarrier_try_wait(bar, parity) {
-            self.abort_if_stuck(start, || format!("waits forever for the phase of parity {} of the mbarrier at byte {}: too few arrivals or bytes", parity, bar));
+            self.abort_if_stuck(start, || format!("waits forever for the phase of parity {} of the mbarrier at byte {}: too few arrivals or bytes, or its phases ran past this wait (arrivals not ordered after the previous phase's waiters)", parity, bar));
             if let Ok(g) = self.state.hopper.mbarriers.lock() {
                 let _ = self
                     .state
