@@ -135,15 +135,16 @@ impl ThreadHopper {
                 .is_some_and(|&c| c > a.clock)
     }
 
-    /// Release: what this thread knows, its own clock advanced past its accesses so far.
-    fn release(&self, tid: u32) -> Knowledge {
+    /// Release into `into`: what this thread knows, its own clock advanced past its accesses
+    /// so far.
+    fn release(&self, tid: u32, into: &mut Knowledge) {
         self.clock.set(self.clock.get() + 1);
         let mut k = self.knows.borrow_mut();
         if k.clocks.len() <= tid as usize {
             k.clocks.resize(tid as usize + 1, 0);
         }
         k.clocks[tid as usize] = self.clock.get();
-        k.clone()
+        into.join(&k);
     }
 
     fn acquire(&self, k: &Knowledge) {
@@ -269,6 +270,9 @@ impl SimThread<'_> {
                 format!("{} shared bytes {}..{} that a wgmma of thread {} may still read: wait for its group (wgmma_wait) first", what, off, off + bytes, tid)
             });
             return false;
+        }
+        if !reads.iter().any(hit) {
+            return true;
         }
         // What is left of each read outside the written bytes.
         let mut kept = Vec::with_capacity(reads.len());
@@ -512,7 +516,7 @@ impl Hopper for SimThread<'_> {
             if m.pending == 0 {
                 return true;
             }
-            m.released.join(&self.hopper.release(self.tid()));
+            self.hopper.release(self.tid(), &mut m.released);
             m.tx += bytes as i64;
             m.pending -= 1;
             self.complete(bar, m);
@@ -526,12 +530,15 @@ impl Hopper for SimThread<'_> {
     fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool {
         // The phase waited for is the last completed one: its arrivals' releases are acquired.
         let done = self.mbarrier(bar, |m| {
-            (m.phase & 1 != parity & 1)
-                .then(|| (m.phase, m.completed[((m.phase + 1) & 1) as usize].clone()))
+            let done = m.phase & 1 != parity & 1;
+            if done {
+                self.hopper
+                    .acquire(&m.completed[((m.phase + 1) & 1) as usize]);
+            }
+            done.then_some(m.phase)
         });
         match done.flatten() {
-            Some((n, released)) => {
-                self.hopper.acquire(&released);
+            Some(n) => {
                 let mut k = self.hopper.knows.borrow_mut();
                 let e = k.phases.entry(bar).or_insert(0);
                 *e = (*e).max(n);
@@ -616,7 +623,6 @@ impl Hopper for SimThread<'_> {
         if id == 0 || id > 15 || threads == 0 || !threads.is_multiple_of(self.warp_size) {
             return self.fail(format!("bar_sync({}, {}): a named barrier has an id from 1 to 15 (0 is sync_block's) and a multiple of the warp size in threads", id, threads));
         }
-        let mine = self.hopper.release(self.tid());
         let Ok(mut map) = self.state.hopper.named.lock() else {
             return;
         };
@@ -629,7 +635,7 @@ impl Hopper for SimThread<'_> {
             drop(map);
             return self.fail(format!("bar_sync({}, {}): named barrier {} was used with {} threads; give each set of threads its own id", id, threads, id, was));
         }
-        b.pending.join(&mine);
+        self.hopper.release(self.tid(), &mut b.pending);
         b.arrived += 1;
         let round = b.completions;
         if b.arrived == threads {

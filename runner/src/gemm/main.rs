@@ -73,17 +73,16 @@ impl<H: TmaElement + layout_launch::cudarc::driver::DeviceRepr> Operands<H> {
         bcm: bool,
     ) -> Result<Self, LaunchError> {
         let (a, b, c) = (gpu.upload(a)?, gpu.upload(b)?, gpu.upload(c)?);
-        let maps = match kernel.tma() {
-            true => {
-                let ma = DeviceTensorMap::new(gpu, &a, [m, k], HOP_BOX_A, HOP_SWIZZLE)?;
-                let mb = if bcm {
-                    DeviceTensorMap::new(gpu, &b, [n, k], HOP_BOX_BT, HOP_SWIZZLE)?
-                } else {
-                    DeviceTensorMap::new(gpu, &b, [k, n], HOP_BOX_B, HOP_SWIZZLE)?
-                };
-                Some((ma, mb, gpu.multiprocessors()?))
-            }
-            false => None,
+        let maps = if kernel.tma() {
+            let ma = DeviceTensorMap::new(gpu, &a, [m, k], HOP_BOX_A, HOP_SWIZZLE)?;
+            let mb = if bcm {
+                DeviceTensorMap::new(gpu, &b, [n, k], HOP_BOX_BT, HOP_SWIZZLE)?
+            } else {
+                DeviceTensorMap::new(gpu, &b, [k, n], HOP_BOX_B, HOP_SWIZZLE)?
+            };
+            Some((ma, mb, gpu.multiprocessors()?))
+        } else {
+            None
         };
         Ok(Operands { a, b, c, maps })
     }
