@@ -57,7 +57,7 @@ pub use layout_launch as launch;
 
 /// The CPU SIMT simulator: launch a kernel body on a grid of simulated threads.
 #[cfg(feature = "sim")]
-pub use gpu_runtime::sim;
+pub use gpu_sim as sim;
 
 #[cfg(feature = "host")]
 #[doc(inline)]

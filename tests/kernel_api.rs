@@ -2,7 +2,7 @@
 //! descriptions, 1-D/2-D/3-D indices with CUDA's warp numbering, and `Tile` loads and stores in
 //! the widest vectors a layout allows.
 
-use linear_layouts::sim::{launch, HostMemory, Launch};
+use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch};
 use linear_layouts::{convert, kernel, layout, Global, GlobalMut, Thread, Tile};
 
 layout! {
@@ -57,7 +57,12 @@ fn a_tile_whose_fast_dim_is_not_contiguous_is_refused() {
         Tile::<Rows, f32, 32>::new([0.0; 32]).store(t, &out.global_mut(), [0, 0], [1, 64]);
     });
     let err = r.expect_err("strides");
-    assert!(err.0[0].contains("stride 1"), "{:?}", err);
+    let i = &err.issues[0];
+    assert!(
+        i.kind == IssueKind::Panic && i.message.contains("stride 1"),
+        "{:?}",
+        err
+    );
 }
 
 #[test]
@@ -86,7 +91,9 @@ fn a_misaligned_tile_is_reported_not_silently_wrong() {
     });
     let err = r.expect_err("unaligned vectors");
     assert!(
-        err.0.iter().any(|m| m.contains("unaligned vector load")),
+        err.issues
+            .iter()
+            .any(|i| i.kind == IssueKind::Panic && i.message.contains("unaligned vector load")),
         "{:?}",
         err
     );
@@ -129,5 +136,6 @@ fn launch_shapes_that_do_not_add_up_are_refused() {
     let mut l = Launch::dims([2, 2, 1], [64, 1, 1], 0);
     l.blocks = 3;
     let err = launch(l, |_| {}).expect_err("inconsistent");
-    assert!(err.0[0].contains("Launch::dims"), "{:?}", err);
+    assert_eq!(err.issues[0].kind, IssueKind::Launch, "{:?}", err);
+    assert!(err.issues[0].message.contains("Launch::dims"), "{:?}", err);
 }

@@ -300,7 +300,7 @@ fn simulate<E: Element>(c: &Case, ours: &Ours) -> Result<(), String> {
     });
     let mut bad = bad.into_inner().unwrap_or_default();
     if let Err(e) = r {
-        bad.extend(e.0);
+        bad.extend(e.issues.into_iter().map(|i| i.message));
     }
     bad.truncate(4);
     if bad.is_empty() {

@@ -1,18 +1,17 @@
 //! Global memory as kernel bodies see it. Kernels take [`Global`] (read) and [`GlobalMut`]
 //! (read and write) tensors as parameters: on the GPU each is one device pointer (what a host
-//! launcher passes), on the simulator a borrowed `sim::HostMemory`, so the
-//! same body runs on both. [`Tile`](crate::tile::Tile) loads and stores a layout's registers
+//! launcher passes); on the host either a pointer or a borrowed [`HostBuffer`] (the
+//! simulator's `HostMemory`), so the same body runs on both. Which one is a value, not a
+//! feature: every constructor exists in every build of the host. [`Tile`](crate::tile::Tile) loads and stores a layout's registers
 //! through them in the widest aligned vectors; the element-indexed accesses below are the
 //! building blocks (16-byte vectors through [`A16`], which makes LLVM emit `ld.global.v4` /
 //! `st.global.v4`).
 //!
-//! [`Memory`] is what backs them: [`Ptr`] on the GPU, `HostMemory` on the simulator.
+//! [`Memory`] is what backs them: [`Ptr`] on the GPU, [`Ptr`] or a [`HostBuffer`] on the host.
 
 use core::marker::PhantomData;
 
 use crate::element::Element;
-#[cfg(all(feature = "sim", not(target_arch = "nvptx64")))]
-use crate::host_memory::HostMemory;
 use crate::thread::{CopySource, Thread};
 
 /// A 16-byte aligned value (what a 16-byte vector access reads or writes).
@@ -175,26 +174,131 @@ impl<E: Copy + Default> Memory<E> for Ptr<E> {
     }
 }
 
+/// Where a global tensor's elements are: on the GPU and SPIR-V one device pointer (the
+/// kernel parameter's whole ABI), on the host a pointer or a [`HostBuffer`].
+#[cfg(any(target_arch = "nvptx64", target_arch = "spirv"))]
+type Backing<'a, E> = Ptr<E>;
+
+/// See the GPU's `Backing`: on the host, a pointer or borrowed host memory.
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+enum Backing<'a, E> {
+    Device(Ptr<E>),
+    Host(&'a dyn HostBuffer),
+}
+
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+impl<E> Clone for Backing<'_, E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+impl<E> Copy for Backing<'_, E> {}
+
+#[cfg(target_arch = "nvptx64")]
+impl<E> Ptr<E> {
+    #[inline(always)]
+    fn device(p: Ptr<E>) -> Self {
+        p
+    }
+}
+#[cfg(target_arch = "nvptx64")]
+impl<E> Ptr<E> {
+    #[inline(always)]
+    fn ptr(&self) -> *mut E {
+        self.0
+    }
+}
+
+/// Global memory the host gives kernel bodies run on the CPU: element bits by index, read and
+/// written by many simulated threads at once. The simulator's `HostMemory` is one; a test can
+/// bring its own.
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+pub trait HostBuffer: Sync {
+    /// The bits of element `idx` (the low `E::BITS` of them are the element's).
+    fn load_bits(&self, idx: usize) -> u64;
+    /// Element `idx` becomes `bits`.
+    fn store_bits(&self, idx: usize, bits: u64);
+}
+
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+impl<E> Backing<'_, E> {
+    fn device(p: Ptr<E>) -> Self {
+        Backing::Device(p)
+    }
+}
+
+// Host memory checks alignment as the GPU requires; a pointer's accesses are as on the GPU.
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+impl<E: Element> Memory<E> for Backing<'_, E> {
+    fn load16<const N: usize>(&self, idx: usize) -> [E; N] {
+        match self {
+            Backing::Device(p) => p.load16(idx),
+            Backing::Host(_) => self.load_n(idx),
+        }
+    }
+    fn store16<const N: usize>(&self, idx: usize, v: [E; N]) {
+        match self {
+            Backing::Device(p) => p.store16(idx, v),
+            Backing::Host(_) => self.store_n(idx, v),
+        }
+    }
+    fn load_n<const N: usize>(&self, idx: usize) -> [E; N] {
+        match self {
+            Backing::Device(p) => p.load_n(idx),
+            Backing::Host(h) => {
+                assert!(
+                    idx % N == 0,
+                    "unaligned vector load of {} elements at element {}",
+                    N,
+                    idx
+                );
+                core::array::from_fn(|k| E::from_bits(h.load_bits(idx + k)))
+            }
+        }
+    }
+    fn store_n<const N: usize>(&self, idx: usize, v: [E; N]) {
+        match self {
+            Backing::Device(p) => p.store_n(idx, v),
+            Backing::Host(h) => {
+                assert!(
+                    idx % N == 0,
+                    "unaligned vector store of {} elements at element {}",
+                    N,
+                    idx
+                );
+                for (k, x) in v.iter().enumerate() {
+                    h.store_bits(idx + k, x.to_bits());
+                }
+            }
+        }
+    }
+    fn load1(&self, idx: usize) -> E {
+        match self {
+            Backing::Device(p) => p.load1(idx),
+            Backing::Host(h) => E::from_bits(h.load_bits(idx)),
+        }
+    }
+    fn store1(&self, idx: usize, v: E) {
+        match self {
+            Backing::Device(p) => p.store1(idx, v),
+            Backing::Host(h) => h.store_bits(idx, v.to_bits()),
+        }
+    }
+}
+
 /// A global tensor a kernel reads: a kernel parameter (one device pointer on the GPU, passed
 /// by the host launcher as a device buffer of `E`), or simulator memory.
 #[repr(transparent)]
 pub struct Global<'a, E> {
-    // A device pointer, or host memory on the simulator.
-    #[cfg(not(all(feature = "sim", not(target_arch = "nvptx64"))))]
-    mem: Ptr<E>,
-    #[cfg(all(feature = "sim", not(target_arch = "nvptx64")))]
-    mem: &'a HostMemory,
+    mem: Backing<'a, E>,
     elem: PhantomData<&'a [E]>,
 }
 
 /// A global tensor a kernel reads and writes (threads write disjoint elements).
 #[repr(transparent)]
 pub struct GlobalMut<'a, E> {
-    // A device pointer, or host memory on the simulator.
-    #[cfg(not(all(feature = "sim", not(target_arch = "nvptx64"))))]
-    mem: Ptr<E>,
-    #[cfg(all(feature = "sim", not(target_arch = "nvptx64")))]
-    mem: &'a HostMemory,
+    mem: Backing<'a, E>,
     elem: PhantomData<&'a mut [E]>,
 }
 
@@ -205,10 +309,7 @@ impl<E> Clone for Global<'_, E> {
 }
 impl<E> Copy for Global<'_, E> {}
 
-#[cfg(not(any(
-    target_arch = "spirv",
-    all(feature = "sim", not(target_arch = "nvptx64"))
-)))]
+#[cfg(not(target_arch = "spirv"))]
 #[allow(unsafe_code)]
 impl<E> Global<'_, E> {
     /// The tensor at device pointer `p`.
@@ -219,16 +320,13 @@ impl<E> Global<'_, E> {
     #[inline(always)]
     pub unsafe fn from_ptr(p: *const E) -> Self {
         Global {
-            mem: unsafe { Ptr::new(p as *mut E) },
+            mem: Backing::device(unsafe { Ptr::new(p as *mut E) }),
             elem: PhantomData,
         }
     }
 }
 
-#[cfg(not(any(
-    target_arch = "spirv",
-    all(feature = "sim", not(target_arch = "nvptx64"))
-)))]
+#[cfg(not(target_arch = "spirv"))]
 #[allow(unsafe_code)]
 impl<E> GlobalMut<'_, E> {
     /// The tensor at device pointer `p`.
@@ -238,7 +336,7 @@ impl<E> GlobalMut<'_, E> {
     #[inline(always)]
     pub unsafe fn from_ptr(p: *mut E) -> Self {
         GlobalMut {
-            mem: unsafe { Ptr::new(p) },
+            mem: Backing::device(unsafe { Ptr::new(p) }),
             elem: PhantomData,
         }
     }
@@ -268,23 +366,23 @@ impl<'a, E: Copy> GlobalMut<'a, E> {
     }
 }
 
-#[cfg(all(feature = "sim", not(target_arch = "nvptx64")))]
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
 impl<'a, E> Global<'a, E> {
-    /// Simulator memory, read as a tensor of `E`.
-    pub fn host(mem: &'a HostMemory) -> Self {
+    /// Host memory (the simulator's `HostMemory`), read as a tensor of `E`.
+    pub fn host(mem: &'a dyn HostBuffer) -> Self {
         Global {
-            mem,
+            mem: Backing::Host(mem),
             elem: PhantomData,
         }
     }
 }
 
-#[cfg(all(feature = "sim", not(target_arch = "nvptx64")))]
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
 impl<'a, E> GlobalMut<'a, E> {
-    /// Simulator memory, read and written as a tensor of `E`.
-    pub fn host(mem: &'a HostMemory) -> Self {
+    /// Host memory (the simulator's `HostMemory`), read and written as a tensor of `E`.
+    pub fn host(mem: &'a dyn HostBuffer) -> Self {
         GlobalMut {
-            mem,
+            mem: Backing::Host(mem),
             elem: PhantomData,
         }
     }
@@ -325,7 +423,7 @@ macro_rules! reads {
                 let _ = bytes;
                 // SAFETY: `from_ptr`'s contract: the kernel's indices are inside the buffer.
                 #[allow(unsafe_code)]
-                let p = unsafe { self.mem.0.add(idx) };
+                let p = unsafe { self.mem.ptr().add(idx) };
                 CopySource::from_global(p as u64)
             }
             #[cfg(not(target_arch = "nvptx64"))]

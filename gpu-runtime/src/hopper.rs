@@ -14,8 +14,8 @@
 
 use core::marker::PhantomData;
 
-#[cfg(all(feature = "sim", not(target_arch = "nvptx64")))]
-use crate::host_memory::HostMemory;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::global::HostBuffer;
 use crate::mma::MmaKind;
 use crate::thread::Thread;
 
@@ -260,14 +260,14 @@ pub trait Hopper: Thread {
 /// A 2-D global tensor as the copy engine reads it (a `CUtensorMap`): the tensor's shape
 /// `[rows, cols]` (cols contiguous), the box one copy moves and its swizzle. A kernel parameter:
 /// on the GPU the device address of the map (`layout-launch` encodes it with
-/// `cuTensorMapEncodeTiled` and uploads it), on the simulator the tensor itself
-/// (`TensorMap::host`).
+/// `cuTensorMapEncodeTiled` and uploads it), on the host either that or the tensor itself in
+/// host memory ([`TensorMap::host`], what the simulator's copy engine reads).
 #[repr(transparent)]
 pub struct TensorMap<'a, E> {
-    #[cfg(not(all(feature = "sim", not(target_arch = "nvptx64"))))]
+    #[cfg(target_arch = "nvptx64")]
     map: *const u8,
-    #[cfg(all(feature = "sim", not(target_arch = "nvptx64")))]
-    pub(crate) sim: SimTensorMap<'a>,
+    #[cfg(not(target_arch = "nvptx64"))]
+    map: MapBacking<'a>,
     elem: PhantomData<&'a [E]>,
 }
 
@@ -278,39 +278,58 @@ impl<E> Clone for TensorMap<'_, E> {
 }
 impl<E> Copy for TensorMap<'_, E> {}
 
-/// What the simulator's copy engine reads.
-#[cfg(all(feature = "sim", not(target_arch = "nvptx64")))]
+/// On the host: a device map's address, or a tensor in host memory.
+#[cfg(not(target_arch = "nvptx64"))]
 #[derive(Clone, Copy)]
-pub(crate) struct SimTensorMap<'a> {
-    pub(crate) mem: &'a HostMemory,
-    pub(crate) shape: [u32; 2],
-    pub(crate) box_shape: [u32; 2],
-    pub(crate) swizzle: Swizzle,
+enum MapBacking<'a> {
+    Device(*const u8),
+    Host(HostTensorMap<'a>),
 }
 
-#[cfg(all(feature = "sim", not(target_arch = "nvptx64")))]
+/// What a copy engine on the host reads: the tensor in host memory, row-major `shape`, copied
+/// in boxes of `box_shape` swizzled by `swizzle`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Clone, Copy)]
+pub struct HostTensorMap<'a> {
+    /// The tensor's elements.
+    pub mem: &'a dyn HostBuffer,
+    /// `[rows, cols]`, cols contiguous.
+    pub shape: [u32; 2],
+    /// The box one copy moves, `[rows, cols]`.
+    pub box_shape: [u32; 2],
+    /// How the box lands in shared memory.
+    pub swizzle: Swizzle,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
 impl<'a, E> TensorMap<'a, E> {
     /// The row-major `shape` tensor in `mem`, copied in boxes of `box_shape` swizzled by
     /// `swizzle`: what the host's `cuTensorMapEncodeTiled` describes on the GPU.
     pub fn host(
-        mem: &'a HostMemory,
+        mem: &'a dyn HostBuffer,
         shape: [u32; 2],
         box_shape: [u32; 2],
         swizzle: Swizzle,
     ) -> Self {
         TensorMap {
-            sim: SimTensorMap {
+            map: MapBacking::Host(HostTensorMap {
                 mem,
                 shape,
                 box_shape,
                 swizzle,
-            },
+            }),
             elem: PhantomData,
+        }
+    }
+    /// The tensor in host memory, if this map was made by [`TensorMap::host`].
+    pub fn host_map(&self) -> Option<&HostTensorMap<'a>> {
+        match &self.map {
+            MapBacking::Host(m) => Some(m),
+            MapBacking::Device(_) => None,
         }
     }
 }
 
-#[cfg(not(all(feature = "sim", not(target_arch = "nvptx64"))))]
 #[allow(unsafe_code)]
 impl<E> TensorMap<'_, E> {
     /// The map at device address `p` (a 64-byte aligned `CUtensorMap` in global memory).
@@ -320,13 +339,23 @@ impl<E> TensorMap<'_, E> {
     #[inline(always)]
     pub unsafe fn from_ptr(p: *const u8) -> Self {
         TensorMap {
+            #[cfg(target_arch = "nvptx64")]
             map: p,
+            #[cfg(not(target_arch = "nvptx64"))]
+            map: MapBacking::Device(p),
             elem: PhantomData,
         }
     }
-    /// The map's generic address (what `cp.async.bulk.tensor` takes).
+    /// The map's generic address (what `cp.async.bulk.tensor` takes; 0 for a map in host
+    /// memory, which has none).
     #[inline(always)]
     pub fn address(&self) -> u64 {
-        self.map as u64
+        #[cfg(target_arch = "nvptx64")]
+        return self.map as u64;
+        #[cfg(not(target_arch = "nvptx64"))]
+        match self.map {
+            MapBacking::Device(p) => p as u64,
+            MapBacking::Host(_) => 0,
+        }
     }
 }

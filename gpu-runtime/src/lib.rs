@@ -17,12 +17,12 @@
 //!   a pipeline.
 //! * [`tile`]: a thread's registers of a layout's tile, loaded and stored in the widest aligned
 //!   vectors ([`Tile`]).
-//! * backends: [`nvptx`] (NVIDIA GPUs), [`spirv`] (Vulkan, built by rust-gpu) and, with the
-//!   `sim` feature, [`sim`], a CPU SIMT
-//!   simulator that every test uses.
+//! * backends: [`nvptx`] (NVIDIA GPUs), [`spirv`] (Vulkan, built by rust-gpu); the CPU SIMT
+//!   simulator that every test uses is the `gpu-sim` crate, which implements [`Thread`] and
+//!   [`Hopper`] over host memory ([`global::HostBuffer`]).
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
-#![cfg_attr(not(any(target_arch = "nvptx64", feature = "sim")), deny(unsafe_code))]
+#![cfg_attr(not(target_arch = "nvptx64"), deny(unsafe_code))]
 #![warn(missing_docs)]
 
 pub mod convert;
@@ -48,13 +48,7 @@ pub mod unroll;
 pub mod wgmma;
 pub mod window;
 
-#[cfg(feature = "sim")]
-mod host_memory;
 pub mod nvptx;
-#[cfg(feature = "sim")]
-pub mod profile;
-#[cfg(feature = "sim")]
-pub mod sim;
 pub mod spirv;
 
 pub use convert::{Converter, Cost, Plan, SharedLoad, SharedStore, Strategy};

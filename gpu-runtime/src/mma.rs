@@ -72,7 +72,7 @@ pub fn widen(kind: MmaKind, h: u16) -> f32 {
 /// table on the simulator. Every lane reads the same words in the same order. The operands are
 /// multiplied in f32, K in order, then `c` added.
 #[inline(always)]
-pub(crate) fn m16n8k16_lane(
+pub fn m16n8k16_lane(
     kind: MmaKind,
     lane: u32,
     mut a_of: impl FnMut(usize, u32) -> u32,

@@ -4,7 +4,7 @@
 
 use linear_layouts::convert::{bank_conflicts, Target};
 use linear_layouts::runtime::convert::{Execute, Plan, SmemAccess, Storage};
-use linear_layouts::runtime::profile::Profile;
+use linear_layouts::sim::profile::Profile;
 use linear_layouts::sim::{launch_profiled, Launch};
 use linear_layouts::{Converter, Element, LinearLayout, Thread};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};

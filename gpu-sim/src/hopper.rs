@@ -17,19 +17,22 @@
 //! written, and after it only by threads ordered after that wait (an mbarrier the reader
 //! arrived on, or a barrier): a producer refilling a stage consumers read is checked.
 
-extern crate std;
-
 use std::collections::HashMap;
 use std::format;
 use std::string::String;
 use std::sync::{Condvar, Mutex};
 use std::vec::Vec;
 
-use super::{races, Access, BlockState, Byte, SimThread};
-use crate::hopper::{
+use gpu_runtime::hopper::{
     accumulator_coord, operand_address, Descriptor, Hopper, Swizzle, TensorMap, WgmmaOp,
 };
-use crate::mma::widen;
+use gpu_runtime::mma::{widen, MmaKind};
+use gpu_runtime::Element;
+
+use crate::issue::IssueKind;
+use crate::launch::BlockState;
+use crate::memory::{races, Access, Byte};
+use crate::thread::SimThread;
 
 /// The shared-window address of the buffer's byte 0 on the simulator: not a multiple of 1024,
 /// so a kernel that assumes its buffer starts on a swizzle pattern is caught.
@@ -42,7 +45,7 @@ const AFTER_ERROR: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A CTA's mbarriers (by byte offset) and the operand ranges of wgmmas in flight.
 #[derive(Default)]
-pub(super) struct BlockHopper {
+pub(crate) struct BlockHopper {
     /// The mbarrier phases any thread had waited for when it reached a CTA barrier: after the
     /// barrier every thread has seen them (a barrier orders what its threads acquired).
     joined: Mutex<HashMap<u32, u32>>,
@@ -93,7 +96,7 @@ impl Knowledge {
 /// One thread's view: what it knows of the others and of mbarrier phases, its releases, the
 /// named barrier it last passed, its wgmma groups.
 #[derive(Default)]
-pub(super) struct ThreadHopper {
+pub(crate) struct ThreadHopper {
     /// Other threads' clocks acquired, and per mbarrier how many of its phases this thread
     /// knows completed.
     knows: core::cell::RefCell<Knowledge>,
@@ -108,7 +111,7 @@ pub(super) struct ThreadHopper {
 
 impl ThreadHopper {
     /// Whether this thread waited for phase `phase` of the mbarrier at byte `bar`.
-    pub(super) fn observed(&self, (bar, phase): (u32, u32)) -> bool {
+    pub(crate) fn observed(&self, (bar, phase): (u32, u32)) -> bool {
         self.knows
             .borrow()
             .phases
@@ -116,17 +119,17 @@ impl ThreadHopper {
             .is_some_and(|&n| n > phase)
     }
 
-    pub(super) fn clock(&self) -> u32 {
+    pub(crate) fn clock(&self) -> u32 {
         self.clock.get()
     }
 
-    pub(super) fn named(&self) -> (u32, u32) {
+    pub(crate) fn named(&self) -> (u32, u32) {
         self.named.get()
     }
 
     /// Whether this thread acquired a release of `a`'s thread made after `a` (same CTA).
-    pub(super) fn acquired(&self, a: Access) -> bool {
-        a.tid != super::MANY
+    pub(crate) fn acquired(&self, a: Access) -> bool {
+        a.tid != crate::memory::MANY
             && self
                 .knows
                 .borrow()
@@ -196,7 +199,7 @@ struct WgmmaRead {
 
 impl SimThread<'_> {
     /// Before a CTA barrier: the phases this thread waited for, for every thread after it.
-    pub(super) fn publish_phases(&self) {
+    pub(crate) fn publish_phases(&self) {
         if let Ok(mut j) = self.state.hopper.joined.lock() {
             for (&bar, &n) in self.hopper.knows.borrow().phases.iter() {
                 let e = j.entry(bar).or_insert(0);
@@ -207,7 +210,7 @@ impl SimThread<'_> {
 
     /// After a CTA barrier: what the threads published before it. The wgmma reads that ended
     /// before it are ordered before every later access: forget them.
-    pub(super) fn adopt_phases(&self) {
+    pub(crate) fn adopt_phases(&self) {
         if let Ok(j) = self.state.hopper.joined.lock() {
             let mut mine = self.hopper.knows.borrow_mut();
             for (&bar, &n) in j.iter() {
@@ -226,31 +229,29 @@ impl SimThread<'_> {
     fn abort_if_stuck(&self, start: std::time::Instant, what: impl FnOnce() -> String) {
         use std::sync::atomic::Ordering::SeqCst;
         // Once something else went wrong, a stuck wait is its consequence: give up sooner.
-        let failed = self.cluster.errors.lock().map_or(true, |e| !e.is_empty());
+        let failed = self.cluster.issues.lock().map_or(true, |e| !e.is_empty());
         let limit = if failed { AFTER_ERROR } else { DEADLOCK };
         if !self.cluster.aborted.load(SeqCst) && start.elapsed() > limit {
-            self.fail(what());
+            self.fail(IssueKind::Deadlock, what());
             self.cluster.aborted.store(true, SeqCst);
         }
         if self.cluster.aborted.load(SeqCst) {
-            std::panic::resume_unwind(std::boxed::Box::new(super::Aborted));
+            std::panic::resume_unwind(std::boxed::Box::new(crate::barrier::Aborted));
         }
     }
 
-    fn fail(&self, what: String) {
-        self.error(format!(
-            "thread {} (block {}): {}",
-            self.tid(),
-            self.block,
-            what
-        ));
+    fn fail(&self, kind: IssueKind, what: String) {
+        self.report(
+            kind,
+            format!("thread {} (block {}): {}", self.tid(), self.block, what),
+        );
     }
 
     /// Whether this thread may write bytes `off..off + bytes` of `target` now: no wgmma reads
     /// them still, and every one that did ended before this write (its thread waited for it,
     /// then a barrier or an mbarrier ordered that wait before this thread). Else an error
     /// saying who reads them. The reads this write is ordered after are forgotten.
-    pub(super) fn wgmma_free(&self, target: &BlockState, off: u32, bytes: u32, what: &str) -> bool {
+    pub(crate) fn wgmma_free(&self, target: &BlockState, off: u32, bytes: u32, what: &str) -> bool {
         let Ok(mut reads) = target.hopper.wgmma_reads.lock() else {
             return false;
         };
@@ -264,7 +265,7 @@ impl SimThread<'_> {
         if let Some(r) = conflict {
             let (tid, ended) = (r.tid, r.retired.is_some());
             drop(reads);
-            self.fail(if ended {
+            self.fail(IssueKind::Wgmma, if ended {
                 format!("{} shared bytes {}..{} that a wgmma of thread {} read, with nothing ordering the end of that read (its wgmma_wait) before this write: arrive on an mbarrier this thread waits for, or synchronise", what, off, off + bytes, tid)
             } else {
                 format!("{} shared bytes {}..{} that a wgmma of thread {} may still read: wait for its group (wgmma_wait) first", what, off, off + bytes, tid)
@@ -296,16 +297,19 @@ impl SimThread<'_> {
         let mut map = self.state.hopper.mbarriers.lock().ok()?;
         let Some(m) = map.get_mut(&bar) else {
             drop(map);
-            self.fail(format!(
-                "uses shared byte {} as an mbarrier, but no mbarrier was initialised there",
-                bar
-            ));
+            self.fail(
+                IssueKind::Mbarrier,
+                format!(
+                    "uses shared byte {} as an mbarrier, but no mbarrier was initialised there",
+                    bar
+                ),
+            );
             return None;
         };
         if races(m.init, self.access()) {
             let by = m.init.tid;
             drop(map);
-            self.fail(format!(
+            self.fail(IssueKind::MissingFence, format!(
                 "uses the mbarrier at byte {} before thread {}'s initialisation is visible: fence_mbarrier_init and sync_block first",
                 bar, by
             ));
@@ -320,7 +324,7 @@ impl SimThread<'_> {
             return;
         }
         if m.tx < 0 {
-            self.fail(format!(
+            self.fail(IssueKind::Mbarrier, format!(
                 "async copies completed {} bytes more than expect_tx announced on the mbarrier at byte {}",
                 -m.tx, bar
             ));
@@ -359,7 +363,7 @@ impl SimThread<'_> {
     fn start_tma(&self, dst: u32, n: u32, swizzle: Swizzle) -> bool {
         let align = swizzle.alignment().max(128);
         if !(SHARED_BASE + dst).is_multiple_of(align) {
-            self.fail(format!(
+            self.fail(IssueKind::Misaligned, format!(
                 "a TMA load into shared byte {} (address {:#x}) is not aligned to {} bytes, which its {:?} swizzle needs: align the tile from shared_base()",
                 dst, SHARED_BASE + dst, align, swizzle
             ));
@@ -367,10 +371,13 @@ impl SimThread<'_> {
         }
         let len = self.state.shared.lock().map(|s| s.len()).unwrap_or(0) as u64;
         if dst as u64 + n as u64 > len {
-            self.fail(format!(
-                "a TMA load of {} bytes into shared byte {} is out of bounds ({} bytes)",
-                n, dst, len
-            ));
+            self.fail(
+                IssueKind::OutOfBounds,
+                format!(
+                    "a TMA load of {} bytes into shared byte {} is out of bounds ({} bytes)",
+                    n, dst, len
+                ),
+            );
             return false;
         }
         if !self.wgmma_free(self.state, dst, n, "a TMA load writes") {
@@ -388,7 +395,7 @@ impl SimThread<'_> {
                 || b.read.is_some_and(|r| self.unordered(r, me));
             if busy {
                 drop(mem);
-                self.fail(format!(
+                self.fail(IssueKind::Race, format!(
                     "a TMA load into shared byte {} that holds an mbarrier, is being copied into, or was touched without a barrier (or a wait for its TMA's phase) between",
                     i
                 ));
@@ -421,7 +428,7 @@ impl SimThread<'_> {
         {
             return true;
         }
-        self.fail(format!(
+        self.fail(IssueKind::Wgmma, format!(
             "issues wgmma {} of group {} as m64n{}k16 with descriptors {:#x}, {:#x} (accumulate {}) where thread {} of its warpgroup issued m64n{}k16 with {:#x}, {:#x} (accumulate {}): a wgmma is one instruction of the warpgroup, so its operands must not depend on the warp or lane within it",
             seq, group, mine.n, mine.a, mine.b, mine.accumulate, first.tid, first.n, first.a, first.b, first.accumulate
         ));
@@ -436,18 +443,18 @@ impl SimThread<'_> {
         mem: &mut [Byte],
         d: Descriptor,
         mn_major: bool,
-        kind: crate::mma::MmaKind,
+        kind: MmaKind,
         mn: u32,
         k: u32,
         span: &mut (u32, u32),
-        problem: &mut Option<String>,
+        problem: &mut Option<(IssueKind, String)>,
     ) -> f32 {
         let addr = operand_address(d, mn_major, 2, mn, k);
         let Some(off) = addr
             .checked_sub(SHARED_BASE)
             .filter(|o| (*o as usize) + 2 <= mem.len())
         else {
-            *problem = Some(format!("thread {} (block {}): a wgmma descriptor reads address {:#x}, outside the shared buffer", self.tid(), self.block, addr));
+            *problem = Some((IssueKind::OutOfBounds, format!("thread {} (block {}): a wgmma descriptor reads address {:#x}, outside the shared buffer", self.tid(), self.block, addr)));
             return 0.0;
         };
         *span = (span.0.min(off), span.1.max(off + 2));
@@ -456,10 +463,10 @@ impl SimThread<'_> {
         for i in 0..2 {
             let b = &mut mem[(off + i) as usize];
             if b.swizzle.is_some_and(|s| s != d.swizzle) {
-                *problem = Some(format!(
+                *problem = Some((IssueKind::Wgmma, format!(
                     "thread {} (block {}): a wgmma descriptor with {:?} swizzle reads shared byte {}, which the copy engine wrote with {:?} swizzle",
                     self.tid(), self.block, d.swizzle, off + i, b.swizzle
-                ));
+                )));
             }
             let (v, p) = self.check_read(b, me, off + i, self.rank);
             if p.is_some() {
@@ -478,7 +485,7 @@ impl Hopper for SimThread<'_> {
 
     fn mbarrier_init(&self, bar: u32, count: u32) {
         if count == 0 || !bar.is_multiple_of(8) {
-            return self.fail(format!("mbarrier_init at byte {} with count {}: an mbarrier is 8-aligned and expects at least one arrival", bar, count));
+            return self.fail(IssueKind::Mbarrier, format!("mbarrier_init at byte {} with count {}: an mbarrier is 8-aligned and expects at least one arrival", bar, count));
         }
         if !self.check_range(self.state, bar, 8, "mbarrier") {
             return;
@@ -523,7 +530,7 @@ impl Hopper for SimThread<'_> {
             false
         });
         if over == Some(true) {
-            self.fail(format!("arrives on the mbarrier at byte {} more often than its count in one phase (whose bytes have not all landed)", bar));
+            self.fail(IssueKind::Mbarrier, format!("arrives on the mbarrier at byte {} more often than its count in one phase (whose bytes have not all landed)", bar));
         }
     }
 
@@ -565,18 +572,21 @@ impl Hopper for SimThread<'_> {
         }
     }
 
-    fn tma_load_2d<E: crate::Element>(
+    fn tma_load_2d<E: Element>(
         &self,
         dst: u32,
         map: &TensorMap<'_, E>,
         coords: [u32; 2],
         bar: u32,
     ) {
-        let (m, eb) = (&map.sim, E::BITS / 8);
+        let Some(m) = map.host_map() else {
+            return self.fail(IssueKind::Tma, String::from("a TMA load through a device tensor map: on the simulator make the map with TensorMap::host"));
+        };
+        let eb = E::BITS / 8;
         let row_bytes = m.box_shape[1] * eb;
         let w = m.swizzle.bytes();
         if !row_bytes.is_multiple_of(16) || (w > 0 && row_bytes > w) {
-            return self.fail(format!("a TMA box of rows of {} bytes: rows are a multiple of 16 bytes and at most the {:?} swizzle's width", row_bytes, m.swizzle));
+            return self.fail(IssueKind::Tma, format!("a TMA box of rows of {} bytes: rows are a multiple of 16 bytes and at most the {:?} swizzle's width", row_bytes, m.swizzle));
         }
         let n = m.box_shape[0] * row_bytes;
         if !self.start_tma(dst, n, m.swizzle) {
@@ -593,7 +603,7 @@ impl Hopper for SimThread<'_> {
                 let (gr, gc) = (coords[0] + r, coords[1] + c);
                 // Outside the tensor the copy engine fills zeros.
                 let v = if gr < m.shape[0] && gc < m.shape[1] {
-                    m.mem.get((gr * m.shape[1] + gc) as usize)
+                    m.mem.load_bits((gr * m.shape[1] + gc) as usize)
                 } else {
                     0
                 };
@@ -621,7 +631,7 @@ impl Hopper for SimThread<'_> {
     fn bar_sync(&self, id: u32, threads: u32) {
         self.count(|i| i.barriers += 1);
         if id == 0 || id > 15 || threads == 0 || !threads.is_multiple_of(self.warp_size) {
-            return self.fail(format!("bar_sync({}, {}): a named barrier has an id from 1 to 15 (0 is sync_block's) and a multiple of the warp size in threads", id, threads));
+            return self.fail(IssueKind::NamedBarrier, format!("bar_sync({}, {}): a named barrier has an id from 1 to 15 (0 is sync_block's) and a multiple of the warp size in threads", id, threads));
         }
         let Ok(mut map) = self.state.hopper.named.lock() else {
             return;
@@ -633,7 +643,7 @@ impl Hopper for SimThread<'_> {
         if b.threads != threads {
             let was = b.threads;
             drop(map);
-            return self.fail(format!("bar_sync({}, {}): named barrier {} was used with {} threads; give each set of threads its own id", id, threads, id, was));
+            return self.fail(IssueKind::NamedBarrier, format!("bar_sync({}, {}): named barrier {} was used with {} threads; give each set of threads its own id", id, threads, id, was));
         }
         self.hopper.release(self.tid(), &mut b.pending);
         b.arrived += 1;
@@ -672,10 +682,13 @@ impl Hopper for SimThread<'_> {
     fn wgmma(&self, op: WgmmaOp, a: u64, b: u64, acc: &mut [f32], accumulate: bool) {
         let n = 2 * acc.len() as u32;
         if self.warp_size != 32 || n == 0 || !n.is_multiple_of(8) || n > 256 {
-            return self.fail(format!(
-                "wgmma m64n{}k16 needs 32-lane warps and N a multiple of 8 up to 256",
-                n
-            ));
+            return self.fail(
+                IssueKind::Wgmma,
+                format!(
+                    "wgmma m64n{}k16 needs 32-lane warps and N a multiple of 8 up to 256",
+                    n
+                ),
+            );
         }
         if !self.same_as_warpgroup(WgmmaIssue {
             n,
@@ -758,8 +771,8 @@ impl Hopper for SimThread<'_> {
                 }
             }
         }
-        if let Some(p) = problem {
-            self.error(p);
+        if let Some((kind, p)) = problem {
+            self.report(kind, p);
         }
     }
 

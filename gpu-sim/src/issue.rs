@@ -1,0 +1,142 @@
+//! What a simulated launch reports: each problem an [`Issue`] of one [`IssueKind`], with the
+//! thread and block that met it and a message saying what to change. Tests match kinds; the
+//! messages are for people.
+
+use std::string::String;
+use std::vec::Vec;
+
+/// The kinds of problem the simulator finds: each is a bug on the GPU (or a launch the GPU
+/// refuses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum IssueKind {
+    /// Two threads touch a shared byte, one of them writing, with nothing ordering them.
+    Race,
+    /// A shared byte read before anything wrote it.
+    UninitialisedRead,
+    /// A shared access outside the buffer, another CTA than the cluster has, or a wgmma
+    /// descriptor reaching outside shared memory.
+    OutOfBounds,
+    /// An access not aligned to its size, or of a size the instruction does not move.
+    Misaligned,
+    /// A shared byte touched while an async copy (cp.async or TMA) into it is in flight.
+    CopyInFlight,
+    /// An mbarrier used wrongly: not initialised, overwritten by data, over-arrived, or
+    /// completed by more bytes than announced.
+    Mbarrier,
+    /// A fence the hardware needs is missing: `fence.proxy.async` between generic-proxy
+    /// stores and the async proxy reading or overwriting them, `fence.mbarrier_init` before
+    /// an mbarrier is used by others, `wgmma.fence` before a wgmma.
+    MissingFence,
+    /// A wgmma misused: issued differently within its warpgroup, its operands overwritten
+    /// while it reads them, a descriptor's swizzle not the bytes', a bad shape.
+    Wgmma,
+    /// A named barrier used with two thread counts or out of range.
+    NamedBarrier,
+    /// A TMA box or destination the copy engine refuses.
+    Tma,
+    /// A wait that can never end.
+    Deadlock,
+    /// A kernel body panicked (a failing `assert!`).
+    Panic,
+    /// The launch itself is malformed (threads not whole warps, grid not whole clusters), or
+    /// an instruction needs a warp size it does not have.
+    Launch,
+}
+
+/// One problem of a launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Issue {
+    /// What went wrong.
+    pub kind: IssueKind,
+    /// The block and the thread (its index in the block) that met it; `None` for the launch.
+    pub place: Option<Place>,
+    /// What happened and what to change.
+    pub message: String,
+}
+
+/// Where an [`Issue`] happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// The block (linear index in the grid).
+    pub block: u32,
+    /// The thread's index in its block.
+    pub thread: u32,
+}
+
+/// What went wrong in a simulated launch: the first [`SimError::KEPT`] issues, and how many
+/// more there were.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimError {
+    /// The issues kept, in the order they were found.
+    pub issues: Vec<Issue>,
+    /// Issues found beyond those kept.
+    pub dropped: usize,
+}
+
+impl SimError {
+    /// Issues kept per launch: one bug usually repeats on every thread.
+    pub const KEPT: usize = 64;
+
+    /// An error of one issue.
+    pub fn one(kind: IssueKind, message: String) -> Self {
+        SimError {
+            issues: std::vec![Issue {
+                kind,
+                place: None,
+                message,
+            }],
+            dropped: 0,
+        }
+    }
+
+    /// Whether some issue is of kind `kind`.
+    pub fn has(&self, kind: IssueKind) -> bool {
+        self.issues.iter().any(|i| i.kind == kind)
+    }
+
+    /// The issues' messages.
+    pub fn messages(&self) -> impl Iterator<Item = &str> {
+        self.issues.iter().map(|i| i.message.as_str())
+    }
+}
+
+impl core::fmt::Display for SimError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (i, e) in self.issues.iter().take(8).enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            f.write_str(&e.message)?;
+        }
+        let more = self.issues.len().saturating_sub(8) + self.dropped;
+        if more > 0 {
+            write!(f, "; and {} more", more)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// Issues as they are reported during a launch: the first [`SimError::KEPT`], and a count of
+/// the rest.
+#[derive(Default)]
+pub(crate) struct Issues {
+    pub(crate) kept: Vec<Issue>,
+    pub(crate) dropped: usize,
+}
+
+impl Issues {
+    pub(crate) fn push(&mut self, i: Issue) {
+        if self.kept.len() < SimError::KEPT {
+            self.kept.push(i);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.kept.is_empty()
+    }
+}

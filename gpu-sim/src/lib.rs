@@ -1,0 +1,58 @@
+//! A CPU SIMT simulator of NVIDIA GPUs, for kernel bodies written against `gpu-runtime`'s
+//! [`Thread`](gpu_runtime::Thread) and [`Hopper`](gpu_runtime::Hopper) traits: a grid of
+//! blocks, each of N threads running one kernel body on its own OS thread; blocks may be
+//! grouped in clusters (Hopper's CTA clusters), whose CTAs run together and reach each other's
+//! shared memory. Shuffles and barriers really synchronise, so a shuffle reads the source
+//! lane's value at that instruction; shared memory records who wrote and read each byte, so a
+//! missing barrier shows up as a reported race (or an uninitialised read), never as a silently
+//! right answer. What the hardware requires beyond ordering is checked too: the async proxy's
+//! fences, mbarrier initialisation, wgmma's rules. Each problem is an [`Issue`] of an
+//! [`IssueKind`]; a thread that panics (a failing `assert!`) is one, and the threads waiting
+//! for it at a barrier are released, so a launch always returns (its panic message is not
+//! printed: it is in the returned error).
+//!
+//! ```
+//! use gpu_runtime::Thread;
+//! use gpu_sim::{launch, HostMemory, IssueKind, Launch};
+//!
+//! // Every thread writes its shared word, then reads its neighbour's: without the barrier
+//! // the simulator reports a race.
+//! let out = HostMemory::new((0..64).map(|_| 0));
+//! let body = |t: &gpu_sim::SimThread, sync: bool| {
+//!     let me = t.warp() * 32 + t.lane();
+//!     t.st_shared(4 * me, 4, [me, 0, 0, 0]);
+//!     if sync {
+//!         t.sync_block();
+//!     }
+//!     let next = t.ld_shared(4 * ((me + 1) % 64), 4)[0];
+//!     out.global_mut::<u32>().store1(me as usize, next);
+//! };
+//! launch(Launch::new(1, 64, 256), |t| body(t, true)).unwrap();
+//! assert_eq!(out.get(63), 0);
+//! let e = launch(Launch::new(1, 64, 256), |t| body(t, false)).unwrap_err();
+//! assert!(e.has(IssueKind::Race) || e.has(IssueKind::UninitialisedRead));
+//! ```
+//!
+//! The modules: [`launch`](crate::launch()) starts threads ([`Launch`], the block and cluster
+//! state); `thread` is [`SimThread`], the [`Thread`](gpu_runtime::Thread) implementation and
+//! its warp exchanges; `memory` is shared memory with its race rules (who wrote and read each
+//! byte, and when); `copy` is `cp.async`; `barrier` is the breakable barrier threads meet
+//! at; `hopper` is [`Hopper`](gpu_runtime::Hopper) (mbarriers, TMA, wgmma, named barriers and
+//! the vector clocks by which they order threads); [`profile`] is every lane's shared access,
+//! for bank conflicts; [`HostMemory`] is global memory.
+
+mod barrier;
+mod copy;
+mod hopper;
+mod host_memory;
+mod issue;
+mod launch;
+mod memory;
+pub mod profile;
+mod thread;
+
+pub use hopper::SHARED_BASE;
+pub use host_memory::HostMemory;
+pub use issue::{Issue, IssueKind, Place, SimError};
+pub use launch::{launch, launch_profiled, Launch};
+pub use thread::{Issued, SimThread};

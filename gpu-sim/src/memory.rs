@@ -1,0 +1,299 @@
+//! Shared memory on the simulator and its race rules: every byte keeps its value, its last
+//! write and its reads (who, and at which barrier epochs and clock), whether an async copy is
+//! landing in it, whether it holds an mbarrier, and whether its generic-proxy write is fenced
+//! for the async proxy. Two accesses of different threads to a byte, one a write, must be
+//! ordered by a barrier both took part in or by an mbarrier / named barrier release the later
+//! one acquired ([`SimThread::unordered`]).
+
+use std::format;
+use std::string::String;
+
+use crate::issue::IssueKind;
+use crate::launch::BlockState;
+use crate::thread::SimThread;
+
+/// The thread id standing for several readers.
+pub(crate) const MANY: u32 = u32::MAX - 1;
+
+/// Who touched a byte, and when (cluster-, block- and warp-barrier epochs of that thread).
+#[derive(Clone, Copy)]
+pub(crate) struct Access {
+    pub(crate) tid: u32,
+    pub(crate) cta: u32,
+    pub(crate) warp: u32,
+    pub(crate) cluster_epoch: u32,
+    pub(crate) block_epoch: u32,
+    pub(crate) warp_epoch: u32,
+    /// How many shared stores the thread had issued before this access: lanes of one warp at the
+    /// same count are in the same instruction (kernels are straight-line SIMT code).
+    pub(crate) store: u32,
+    /// A write by the copy engine: the mbarrier (byte offset) and the phase it completed with;
+    /// it is ordered before the threads that waited for that phase, by no CTA barrier.
+    pub(crate) tma: Option<(u32, u32)>,
+    /// The thread's clock (its releases so far: mbarrier arrivals, named barriers): the access
+    /// is ordered before a thread that acquired a later clock of this one.
+    pub(crate) clock: u32,
+    /// The named barrier the thread last took part in and that barrier's completions then
+    /// (`(0, 0)`: none): two accesses of its participants at different counts are ordered.
+    pub(crate) named: (u32, u32),
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct Byte {
+    pub(crate) value: u8,
+    pub(crate) write: Option<Access>,
+    pub(crate) read: Option<Access>,
+    /// The thread whose async copy into this byte has not landed yet.
+    pub(crate) copying: Option<u32>,
+    /// The byte holds an mbarrier.
+    pub(crate) mbarrier: bool,
+    /// The swizzle the copy engine wrote it with (TMA writes only).
+    pub(crate) swizzle: Option<gpu_runtime::Swizzle>,
+}
+
+/// Two accesses race when different threads touch a byte with no barrier between them that both
+/// took part in: a cluster barrier; for threads of one CTA, a block barrier or a named barrier;
+/// for threads of one warp, a warp barrier. (Orders made by mbarriers are the threads' clocks:
+/// [`SimThread::unordered`].)
+pub(crate) fn races(a: Access, b: Access) -> bool {
+    let named = a.named.0 != 0 && a.named.0 == b.named.0 && a.named.1 != b.named.1;
+    (a.tid != b.tid || a.cta != b.cta)
+        && a.cluster_epoch == b.cluster_epoch
+        && (a.cta != b.cta
+            || (a.block_epoch == b.block_epoch
+                && !named
+                && (a.warp != b.warp || a.warp_epoch == b.warp_epoch)))
+}
+
+/// The read record of a byte read by `me` after `prev`. Several readers since the last barrier
+/// they all passed become "many" (of several CTAs: "many CTAs"), so that a later write races
+/// with any of them; their named-barrier count is kept only when they all share it.
+pub(crate) fn merge_reads(prev: Option<Access>, me: Access) -> Access {
+    match prev {
+        Some(r) if r.cluster_epoch == me.cluster_epoch && r.cta != me.cta => Access {
+            tid: MANY,
+            cta: MANY,
+            ..me
+        },
+        Some(r)
+            if r.cluster_epoch == me.cluster_epoch
+                && r.tid != me.tid
+                && r.block_epoch == me.block_epoch =>
+        {
+            Access {
+                tid: MANY,
+                named: if r.named == me.named {
+                    me.named
+                } else {
+                    (0, 0)
+                },
+                ..me
+            }
+        }
+        _ => me,
+    }
+}
+
+impl SimThread<'_> {
+    /// The shared memory of CTA `cta` of this cluster, if there is one.
+    pub(crate) fn target(&self, cta: u32, what: &str) -> Option<&BlockState> {
+        let t = self.cluster.blocks.get(cta as usize);
+        if t.is_none() {
+            self.report(
+                IssueKind::OutOfBounds,
+                format!(
+                    "thread {} (block {}): shared {} in CTA {} of a cluster of {}",
+                    self.tid(),
+                    self.block,
+                    what,
+                    cta,
+                    self.cluster.blocks.len()
+                ),
+            );
+        }
+        t
+    }
+
+    pub(crate) fn check_range(
+        &self,
+        mem: &BlockState,
+        byte_offset: u32,
+        bytes: u32,
+        what: &str,
+    ) -> bool {
+        let len = mem.shared.lock().map(|s| s.len()).unwrap_or(0) as u64;
+        if !matches!(bytes, 1 | 2 | 4 | 8 | 16) || !byte_offset.is_multiple_of(bytes) {
+            self.report(
+                IssueKind::Misaligned,
+                format!(
+                    "thread {} (block {}): misaligned {}-byte shared {} at byte {}",
+                    self.tid(),
+                    self.block,
+                    bytes,
+                    what,
+                    byte_offset
+                ),
+            );
+            return false;
+        }
+        if byte_offset as u64 + bytes as u64 > len {
+            self.report(IssueKind::OutOfBounds, format!(
+                "thread {} (block {}): shared {} of {} bytes at byte {} is out of bounds ({} bytes)",
+                self.tid(),
+                self.block,
+                what,
+                bytes,
+                byte_offset,
+                len
+            ));
+            return false;
+        }
+        true
+    }
+
+    pub(crate) fn store_bytes(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+        let Some(target) = self.target(cta, "store") else {
+            return;
+        };
+        if !self.wgmma_free(target, byte_offset, bytes, "writes") {
+            return;
+        }
+        if !self.check_range(target, byte_offset, bytes, "store") {
+            return;
+        }
+        let me = self.access();
+        let Ok(mut mem) = target.shared.lock() else {
+            return;
+        };
+        for i in 0..bytes {
+            let b = &mut mem[(byte_offset + i) as usize];
+            let value = (words[(i / 4) as usize] >> (8 * (i % 4))) as u8;
+            // Lanes of one instruction writing the same value to a byte (an `stmatrix` whose
+            // address rows hold copies) leave one value, as the hardware does.
+            let same_instr = |w: &Access| {
+                w.cta == me.cta && w.warp == me.warp && w.store == me.store && b.value == value
+            };
+            if let Some(o) = b.copying {
+                drop(mem);
+                return self.report(IssueKind::CopyInFlight, format!(
+                    "thread {} (block {}) writes shared byte {} of CTA {} while an async copy of thread {} into it is in flight: wait for it (cp_async_wait, or the mbarrier phase its TMA completes) and synchronise first",
+                    me.tid, self.block, byte_offset + i, cta, o
+                ));
+            }
+            if b.mbarrier {
+                drop(mem);
+                return self.report(IssueKind::Mbarrier, format!(
+                    "thread {} (block {}) writes shared byte {} of CTA {}, which holds an mbarrier: keep barriers out of data tiles",
+                    me.tid, self.block, byte_offset + i, cta
+                ));
+            }
+            let conflict = b
+                .write
+                .filter(|w| self.unordered(*w, me) && !same_instr(w))
+                .map(|w| ("write", w.tid))
+                .or(b
+                    .read
+                    .filter(|r| self.unordered(*r, me))
+                    .map(|r| ("read", r.tid)));
+            if let Some((kind, other)) = conflict {
+                drop(mem);
+                self.report(IssueKind::Race, format!(
+                    "race: thread {} (block {}) writes shared byte {} of CTA {} that thread {} {} without a barrier between",
+                    me.tid,
+                    self.block,
+                    byte_offset + i,
+                    cta,
+                    if other == MANY { String::from("several threads") } else { format!("{}", other) },
+                    if kind == "write" { "wrote" } else { "read" }
+                ));
+                return;
+            }
+            b.value = value;
+            b.write = Some(me);
+            b.swizzle = None;
+        }
+    }
+
+    pub(crate) fn load_bytes(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
+        let mut out = [0u32; 4];
+        let Some(target) = self.target(cta, "load") else {
+            return out;
+        };
+        if !self.check_range(target, byte_offset, bytes, "load") {
+            return out;
+        }
+        let me = self.access();
+        let Ok(mut mem) = target.shared.lock() else {
+            return out;
+        };
+        let mut problem = None;
+        for i in 0..bytes {
+            let at = byte_offset + i;
+            let (v, p) = self.read_byte(&mut mem[at as usize], me, at, cta);
+            out[(i / 4) as usize] |= (v as u32) << (8 * (i % 4));
+            problem = problem.or(p);
+        }
+        drop(mem);
+        if let Some((kind, p)) = problem {
+            self.report(kind, p);
+        }
+        out
+    }
+
+    /// Read byte `at` of CTA `cta` as access `me`: its value, and what is wrong with reading
+    /// it now, if anything. The read is recorded for later writers' race checks.
+    pub(crate) fn read_byte(
+        &self,
+        b: &mut Byte,
+        me: Access,
+        at: u32,
+        cta: u32,
+    ) -> (u8, Option<(IssueKind, String)>) {
+        let r = self.check_read(b, me, at, cta);
+        b.read = Some(merge_reads(b.read, me));
+        r
+    }
+
+    /// [`SimThread::read_byte`] without recording the read (a wgmma's reads are recorded by
+    /// operation: `hopper`).
+    pub(crate) fn check_read(
+        &self,
+        b: &Byte,
+        me: Access,
+        at: u32,
+        cta: u32,
+    ) -> (u8, Option<(IssueKind, String)>) {
+        let who = |w: Access| match w.tma {
+            Some((bar, phase)) => format!(
+                "a TMA load completing phase {} of the mbarrier at byte {}",
+                phase, bar
+            ),
+            None => format!("thread {}", w.tid),
+        };
+        let mut problem = match b.write {
+            None => Some((IssueKind::UninitialisedRead, format!("thread {} (block {}) reads shared byte {} of CTA {} that nobody wrote", me.tid, self.block, at, cta))),
+            Some(w) if self.unordered(w, me) => Some((IssueKind::Race, format!(
+                "race: thread {} (block {}) reads shared byte {} of CTA {} that {} wrote without a barrier between (a CTA or named barrier, an mbarrier the writer arrived on and the reader waited for, or for a TMA a wait for its phase)",
+                me.tid, self.block, at, cta, who(w)
+            ))),
+            _ => None,
+        };
+        if let Some(o) = b.copying {
+            problem = Some((IssueKind::CopyInFlight, format!("thread {} (block {}) reads shared byte {} of CTA {} while an async copy of thread {} into it is in flight: wait for it (cp_async_wait, or the mbarrier phase its TMA completes) and synchronise first", me.tid, self.block, at, cta, o)));
+        }
+        if b.mbarrier {
+            problem = Some((IssueKind::Mbarrier, format!("thread {} (block {}) reads shared byte {} of CTA {}, which holds an mbarrier: keep barriers out of data tiles", me.tid, self.block, at, cta)));
+        }
+        (b.value, problem)
+    }
+
+    /// Whether access `a` may be unordered with this thread's access `me`: a thread's accesses
+    /// are ordered by CTA (cluster, warp, named) barriers and by the mbarriers it arrived on
+    /// before another waited, a TMA's writes by a wait for their phase.
+    pub(crate) fn unordered(&self, a: Access, me: Access) -> bool {
+        match a.tma {
+            Some(phase) => !self.hopper.observed(phase),
+            None => races(a, me) && !(a.cta == me.cta && self.hopper.acquired(a)),
+        }
+    }
+}
