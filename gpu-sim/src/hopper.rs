@@ -162,6 +162,8 @@ struct Mbarrier {
     /// Phases completed.
     phase: u32,
     init: Access,
+    /// Its initialising thread's `fence.mbarrier_init` after it, if any (that thread's stamp).
+    fenced: Option<Access>,
     landing: Vec<Landing>,
     /// What this phase's arrivals released, and what the last two completed phases did (by
     /// parity: a waiter names a phase by its parity).
@@ -292,8 +294,14 @@ impl SimThread<'_> {
         true
     }
 
-    /// The mbarrier at `bar`, locked, after checking its initialisation is visible here.
-    fn mbarrier<R>(&self, bar: u32, f: impl FnOnce(&mut Mbarrier) -> R) -> Option<R> {
+    /// The mbarrier at `bar`, locked, after checking its initialisation is visible to this
+    /// thread, or (`copy_engine`) to the async proxy completing bytes on it for this thread.
+    fn mbarrier<R>(
+        &self,
+        bar: u32,
+        copy_engine: bool,
+        f: impl FnOnce(&mut Mbarrier) -> R,
+    ) -> Option<R> {
         let mut map = self.state.hopper.mbarriers.lock().ok()?;
         let Some(m) = map.get_mut(&bar) else {
             drop(map);
@@ -309,9 +317,24 @@ impl SimThread<'_> {
         if races(m.init, self.access()) {
             let by = m.init.tid;
             drop(map);
-            self.fail(IssueKind::MissingFence, format!(
+            self.fail(IssueKind::Race, format!(
                 "uses the mbarrier at byte {} before thread {}'s initialisation is visible: fence_mbarrier_init and sync_block first",
                 bar, by
+            ));
+            return None;
+        }
+        let own = m.init.tid == self.tid() && m.init.cta == self.rank;
+        if (copy_engine || !own) && !self.after_fence(m.fenced) {
+            let by = m.init.tid;
+            drop(map);
+            let user = if copy_engine {
+                "its TMA load completes bytes on"
+            } else {
+                "uses"
+            };
+            self.fail(IssueKind::MissingFence, format!(
+                "{} the mbarrier at byte {}, whose initialisation by thread {} was not fenced: call fence_mbarrier_init after mbarrier_init and before the barrier that publishes it",
+                user, bar, by
             ));
             return None;
         }
@@ -348,6 +371,7 @@ impl SimThread<'_> {
                         write: Some(w),
                         copying: None,
                         swizzle: Some(l.swizzle),
+                        generic: false,
                         ..*b
                     };
                 }
@@ -389,6 +413,11 @@ impl SimThread<'_> {
         };
         for i in dst..dst + n {
             let b = &mem[i as usize];
+            if let Some(p) = self.async_proxy_sees(b, i, "TMA load") {
+                drop(mem);
+                self.report(IssueKind::MissingFence, p);
+                return false;
+            }
             let busy = b.copying.is_some()
                 || b.mbarrier
                 || b.write.is_some_and(|w| self.unordered(w, me))
@@ -468,6 +497,9 @@ impl SimThread<'_> {
                     self.tid(), self.block, d.swizzle, off + i, b.swizzle
                 )));
             }
+            if let Some(p) = self.async_proxy_sees(b, off + i, "wgmma") {
+                *problem = Some((IssueKind::MissingFence, p));
+            }
             let (v, p) = self.check_read(b, me, off + i, self.rank);
             if p.is_some() {
                 *problem = p;
@@ -495,6 +527,7 @@ impl Hopper for SimThread<'_> {
                 b.mbarrier = true;
             }
         }
+        self.mbarrier_initialised(bar);
         if let Ok(mut map) = self.state.hopper.mbarriers.lock() {
             map.insert(
                 bar,
@@ -504,6 +537,7 @@ impl Hopper for SimThread<'_> {
                     tx: 0,
                     phase: 0,
                     init: self.access(),
+                    fenced: None,
                     landing: Vec::new(),
                     released: Knowledge::default(),
                     completed: Default::default(),
@@ -512,14 +546,23 @@ impl Hopper for SimThread<'_> {
         }
     }
 
-    fn fence_mbarrier_init(&self) {}
+    fn fence_mbarrier_init(&self) {
+        let (inits, now) = self.mbarrier_init_fence();
+        if let Ok(mut map) = self.state.hopper.mbarriers.lock() {
+            for bar in inits {
+                if let Some(m) = map.get_mut(&bar) {
+                    m.fenced = Some(now);
+                }
+            }
+        }
+    }
 
     fn mbarrier_arrive(&self, bar: u32) {
         self.mbarrier_arrive_expect_tx(bar, 0)
     }
 
     fn mbarrier_arrive_expect_tx(&self, bar: u32, bytes: u32) {
-        let over = self.mbarrier(bar, |m| {
+        let over = self.mbarrier(bar, false, |m| {
             if m.pending == 0 {
                 return true;
             }
@@ -536,7 +579,7 @@ impl Hopper for SimThread<'_> {
 
     fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool {
         // The phase waited for is the last completed one: its arrivals' releases are acquired.
-        let done = self.mbarrier(bar, |m| {
+        let done = self.mbarrier(bar, false, |m| {
             let done = m.phase & 1 != parity & 1;
             if done {
                 self.hopper
@@ -591,7 +634,7 @@ impl Hopper for SimThread<'_> {
         let n = m.box_shape[0] * row_bytes;
         if !self.start_tma(dst, n, m.swizzle) {
             // Reported; its bytes still count, so that waiters are not also stuck.
-            self.mbarrier(bar, |mb| {
+            self.mbarrier(bar, false, |mb| {
                 mb.tx -= n as i64;
                 self.complete(bar, mb);
             });
@@ -619,14 +662,16 @@ impl Hopper for SimThread<'_> {
             swizzle: m.swizzle,
             issuer: self.tid(),
         };
-        self.mbarrier(bar, |mb| {
+        self.mbarrier(bar, true, |mb| {
             mb.landing.push(landing);
             mb.tx -= n as i64;
             self.complete(bar, mb);
         });
     }
 
-    fn fence_proxy_async(&self) {}
+    fn fence_proxy_async(&self) {
+        self.proxy_fence()
+    }
 
     fn bar_sync(&self, id: u32, threads: u32) {
         self.count(|i| i.barriers += 1);
@@ -677,7 +722,9 @@ impl Hopper for SimThread<'_> {
         self.hopper.named.set((id, round + 1));
     }
 
-    fn wgmma_fence(&self) {}
+    fn wgmma_fence(&self) {
+        self.wgmma_fence_now()
+    }
 
     fn wgmma(&self, op: WgmmaOp, a: u64, b: u64, acc: &mut [f32], accumulate: bool) {
         let n = 2 * acc.len() as u32;
@@ -696,7 +743,8 @@ impl Hopper for SimThread<'_> {
             b,
             accumulate,
             tid: self.tid(),
-        }) {
+        }) || !self.wgmma_fenced()
+        {
             return;
         }
         let (da, db) = (Descriptor::decode(a), Descriptor::decode(b));
@@ -782,6 +830,7 @@ impl Hopper for SimThread<'_> {
     }
 
     fn wgmma_wait<const PENDING: u32>(&self) {
+        self.wgmma_registers_returned();
         let done = self.hopper.commits.get().saturating_sub(PENDING);
         let (tid, me) = (self.tid(), self.access());
         if let Ok(mut reads) = self.state.hopper.wgmma_reads.lock() {

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use std::vec::Vec;
 
 use crate::barrier::{Aborted, SimBarrier};
+use crate::fence::{Fence, ThreadFences};
 use crate::hopper;
 use crate::issue::{IssueKind, Issues, SimError};
 use crate::memory::Byte;
@@ -35,6 +36,8 @@ pub struct Launch {
     pub grid_dim: [u32; 3],
     /// The block's shape, x first: its product is `threads` (`[threads, 1, 1]` unless set).
     pub block_dim: [u32; 3],
+    /// Fences of this kind are ignored ([`Launch::skipping`]).
+    pub skip: Option<Fence>,
 }
 
 impl Launch {
@@ -48,6 +51,7 @@ impl Launch {
             cluster: 1,
             grid_dim: [blocks, 1, 1],
             block_dim: [threads, 1, 1],
+            skip: None,
         }
     }
 
@@ -60,6 +64,15 @@ impl Launch {
             grid_dim: grid,
             block_dim: block,
             ..Launch::new(count(grid), count(block), shared_bytes)
+        }
+    }
+
+    /// The same launch ignoring every fence of kind `f`, as if the kernel lacked them: a
+    /// mutation test, which passes when the launch reports the missing fence.
+    pub fn skipping(self, f: Fence) -> Self {
+        Launch {
+            skip: Some(f),
+            ..self
         }
     }
 
@@ -248,6 +261,8 @@ impl BlockState {
                     copying: None,
                     mbarrier: false,
                     swizzle: None,
+                    generic: false,
+                    fenced: None,
                 };
                 l.shared_bytes as usize
             ]),
@@ -297,6 +312,7 @@ where
                             copies: core::cell::RefCell::new(Vec::new()),
                             commits: core::cell::Cell::new(0),
                             hopper: hopper::ThreadHopper::default(),
+                            fences: ThreadFences::default(),
                         };
                         IN_SIMULATION.with(|s| s.set(true));
                         // A panic becomes an error naming the thread, not a torn-down launch.

@@ -43,6 +43,7 @@
 
 mod barrier;
 mod copy;
+mod fence;
 mod hopper;
 mod host_memory;
 mod issue;
@@ -51,6 +52,7 @@ mod memory;
 pub mod profile;
 mod thread;
 
+pub use fence::Fence;
 pub use hopper::SHARED_BASE;
 pub use host_memory::HostMemory;
 pub use issue::{Issue, IssueKind, Place, SimError};

@@ -47,6 +47,10 @@ pub(crate) struct Byte {
     pub(crate) copying: Option<u32>,
     /// The byte holds an mbarrier.
     pub(crate) mbarrier: bool,
+    /// Its last write was through the generic proxy ...
+    pub(crate) generic: bool,
+    /// ... and its writer's `fence.proxy.async` after it, if any (the writer's stamp then).
+    pub(crate) fenced: Option<Access>,
     /// The swizzle the copy engine wrote it with (TMA writes only).
     pub(crate) swizzle: Option<gpu_runtime::Swizzle>,
 }
@@ -211,7 +215,10 @@ impl SimThread<'_> {
             b.value = value;
             b.write = Some(me);
             b.swizzle = None;
+            (b.generic, b.fenced) = (true, None);
         }
+        drop(mem);
+        self.generic_write(cta, byte_offset, bytes);
     }
 
     pub(crate) fn load_bytes(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {

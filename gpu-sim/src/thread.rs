@@ -33,6 +33,8 @@ pub struct SimThread<'a> {
     pub(crate) commits: core::cell::Cell<u32>,
     /// The thread's view of mbarriers and its wgmma groups.
     pub(crate) hopper: crate::hopper::ThreadHopper,
+    /// Its writes and mbarrier initialisations not yet fenced.
+    pub(crate) fences: crate::fence::ThreadFences,
 }
 
 /// What one simulated thread has issued so far: each `Thread` call counts once (an `ldmatrix`

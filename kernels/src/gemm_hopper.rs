@@ -200,7 +200,9 @@ fn tiles<T: Hopper, E: MmaInput, const BCM: bool>(
         // Every wgmma has read its stage: the epilogue's conversion reuses them.
         t.sync_block();
         epilogue(t, acc, ops.stages, c, at, n);
-        // The next tile's copies overwrite what the conversion read.
+        // The next tile's copies overwrite what the conversion read and wrote: its ordinary
+        // stores are fenced for the copy engine before the barrier that orders them first.
+        t.fence_proxy_async();
         t.sync_block();
         tile += t.grid_dim()[0];
     }

@@ -16,7 +16,9 @@ use kernels::gemm_pipelined::{
     gemm_pipelined_bf16, gemm_pipelined_f16, pipelined_grid, PIPE_SMEM, PIPE_THREADS,
 };
 use linear_layouts::runtime::mma::MmaInput;
-use linear_layouts::sim::{launch, launch_profiled, HostMemory, Launch, SimThread};
+use linear_layouts::sim::{
+    launch, launch_profiled, Fence, HostMemory, IssueKind, Launch, SimThread,
+};
 use linear_layouts::Target;
 use linear_layouts::{Bf16, GlobalMut, TensorMap, F16};
 
@@ -317,6 +319,51 @@ fn gemm_hopper_ws_on_the_simulator() {
         |t, a, b, c, m, n, k, bcm| gemm_hopper_ws_bf16(t, a, b, c, m, n, k, bcm),
         hopper_ws,
     );
+}
+
+/// `f` on `[m, n, k]` (f16, B row-major) with every fence of kind `fence` ignored: the
+/// simulator must report the missing fence.
+fn mutant(f: HopperKernel<F16>, launch_of: fn([u32; 3]) -> Launch, mnk: [u32; 3], fence: Fence) {
+    let [m, n, k] = mnk;
+    let (mu, nu, ku) = (m as usize, n as usize, k as usize);
+    let a = HostMemory::new((0..mu * ku).map(|i| (i % 7) as u64));
+    let b = HostMemory::new((0..ku * nu).map(|i| (i % 5) as u64));
+    let c = HostMemory::new((0..mu * nu).map(|_| 0));
+    let r = launch(launch_of(mnk).skipping(fence), |t| {
+        f(
+            t,
+            map(&a, [m, k], HOP_BOX_A),
+            map(&b, [k, n], HOP_BOX_B),
+            c.global_mut(),
+            m,
+            n,
+            k,
+            0,
+        )
+    });
+    let e = r.expect_err("a missing fence must be reported");
+    assert!(e.has(IssueKind::MissingFence), "{:?}: {}", fence, e);
+}
+
+/// Each fence of the single-role Hopper GEMM, removed, is reported: `fence_proxy_async` after
+/// the epilogue (whose ordinary stores the next tile's TMA overwrites: two tiles per CTA),
+/// `fence_mbarrier_init`, and the `wgmma_fence` of `Wgmma::run`.
+#[test]
+fn gemm_hopper_without_each_fence_is_reported() {
+    let f: HopperKernel<F16> = |t, a, b, c, m, n, k, bcm| gemm_hopper_f16(t, a, b, c, m, n, k, bcm);
+    mutant(f, hopper, [256, 512, 128], Fence::ProxyAsync);
+    mutant(f, hopper, [128, 256, 64], Fence::MbarrierInit);
+    mutant(f, hopper, [128, 256, 64], Fence::Wgmma);
+}
+
+/// The warp-specialised kernel's fences, removed, are reported. (It has no `fence_proxy_async`:
+/// its epilogue has a buffer of its own that the async proxy never touches.)
+#[test]
+fn gemm_hopper_ws_without_each_fence_is_reported() {
+    let f: HopperKernel<F16> =
+        |t, a, b, c, m, n, k, bcm| gemm_hopper_ws_f16(t, a, b, c, m, n, k, bcm);
+    mutant(f, hopper_ws, [128, 256, 64], Fence::MbarrierInit);
+    mutant(f, hopper_ws, [128, 256, 64], Fence::Wgmma);
 }
 
 /// The descriptors `Wgmma` derives from the layouts are the ones Triton 3.9 computes for the
