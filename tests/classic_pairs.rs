@@ -171,26 +171,27 @@ fn bases_json(l: &LinearLayout) -> String {
     format!("{{{}}}", parts.join(", "))
 }
 
-/// Triton's counts for a pair, from the committed fixture.
+/// Triton's counts for a pair, from the committed fixture (compiled in: a missing or
+/// malformed fixture fails the build or this function, never reads as "no figures").
 fn triton() -> BTreeMap<String, BTreeMap<String, i64>> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/fixtures/triton-3.9.0-convert-costs.jsonl"
-    );
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| {
-            let name = v.get("name")?.as_str()?.to_string();
-            let counts = v
-                .get("counts")?
-                .as_object()?
+    let text = include_str!("../fixtures/triton-3.9.0-convert-costs.jsonl");
+    let table: BTreeMap<_, _> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            let name = v["name"].as_str().expect("a name").to_string();
+            let counts = v["counts"]
+                .as_object()
+                .expect("counts")
                 .iter()
-                .filter_map(|(k, x)| Some((k.clone(), x.as_i64()?)))
+                .map(|(k, x)| (k.clone(), x.as_i64().expect("an integer count")))
                 .collect();
-            Some((name, counts))
+            (name, counts)
         })
-        .collect()
+        .collect();
+    assert!(!table.is_empty(), "the Triton fixture has no rows");
+    table
 }
 
 #[test]
@@ -260,6 +261,15 @@ fn classic_pairs() {
         Strategy::SharedMemory
     );
     let tri = triton();
+    let stale: Vec<&String> = tri
+        .keys()
+        .filter(|k| !rows.iter().any(|r| r.name == k.as_str()))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "fixture rows with no pair here: {:?}",
+        stale
+    );
     let mut table = Vec::new();
     let mut worse: Vec<String> = Vec::new();
     for r in &rows {

@@ -9,7 +9,7 @@
 
 use linear_layouts::runtime::hopper::{Descriptor, WgmmaOp};
 use linear_layouts::runtime::mma::MmaKind;
-use linear_layouts::sim::{launch, HostMemory, Launch, SimError, SimThread};
+use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch, SimError, SimThread};
 use linear_layouts::{layout, Hopper, Layout, TensorMap, Thread, TmaTile, Wgmma, F16};
 
 layout! {
@@ -77,8 +77,11 @@ fn all(_: &SimThread) -> bool {
     true
 }
 
-fn errors(r: Result<(), SimError>) -> String {
-    format!("{:?}", r.expect_err("the simulator reports it"))
+/// The launch's issues, which must include one of kind `kind`, as text.
+fn errors(kind: IssueKind, r: Result<(), SimError>) -> String {
+    let e = r.expect_err("the simulator reports it");
+    assert!(e.has(kind), "no {:?} issue: {}", kind, e);
+    format!("{:?}", e)
 }
 
 #[test]
@@ -104,18 +107,21 @@ fn tma_and_wgmma_multiply_two_tiles() {
 
 #[test]
 fn reading_tma_data_without_waiting_for_its_phase_is_an_error() {
-    let e = errors(run(
-        |_| false,
-        TmaTile::<TileB, u16>::BYTES,
-        |t, [ta, tb]| {
-            // The loads were issued before this barrier, so their data has landed: what is
-            // missing is a wait for the phase, not time.
-            t.sync_block();
-            let mut acc = [0f32; 32];
-            MMA.run(t, ta, tb, &mut acc);
-            t.wgmma_wait::<0>();
-        },
-    ));
+    let e = errors(
+        IssueKind::Race,
+        run(
+            |_| false,
+            TmaTile::<TileB, u16>::BYTES,
+            |t, [ta, tb]| {
+                // The loads were issued before this barrier, so their data has landed: what is
+                // missing is a wait for the phase, not time.
+                t.sync_block();
+                let mut acc = [0f32; 32];
+                MMA.run(t, ta, tb, &mut acc);
+                t.wgmma_wait::<0>();
+            },
+        ),
+    );
     assert!(
         e.contains("TMA load completing phase 0 of the mbarrier at byte 0 wrote without"),
         "{}",
@@ -140,34 +146,40 @@ fn one_thread_waiting_then_a_cta_barrier_orders_the_data_for_all() {
 
 #[test]
 fn more_bytes_than_expect_tx_announced_is_an_error() {
-    let e = errors(run(all, TmaTile::<TileB, u16>::BYTES / 2, |_, _| {}));
+    let e = errors(
+        IssueKind::Mbarrier,
+        run(all, TmaTile::<TileB, u16>::BYTES / 2, |_, _| {}),
+    );
     assert!(e.contains("more than expect_tx announced"), "{}", e);
 }
 
 #[test]
 fn a_descriptor_with_another_swizzle_is_an_error() {
-    let e = errors(run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
-        let d = |start: u32, lbo: u32| {
-            let swizzle = linear_layouts::Swizzle::B64;
-            Descriptor {
-                start: t.shared_base() + start,
-                lbo,
-                sbo: 512,
-                swizzle,
-            }
-            .encode()
-        };
-        let op = WgmmaOp {
-            kind: MmaKind::F16,
-            a_mn_major: false,
-            b_mn_major: true,
-        };
-        let mut acc = [0f32; 32];
-        t.wgmma_fence();
-        t.wgmma(op, d(ta, 16), d(tb, 4096), &mut acc, false);
-        t.wgmma_commit();
-        t.wgmma_wait::<0>();
-    }));
+    let e = errors(
+        IssueKind::Wgmma,
+        run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
+            let d = |start: u32, lbo: u32| {
+                let swizzle = linear_layouts::Swizzle::B64;
+                Descriptor {
+                    start: t.shared_base() + start,
+                    lbo,
+                    sbo: 512,
+                    swizzle,
+                }
+                .encode()
+            };
+            let op = WgmmaOp {
+                kind: MmaKind::F16,
+                a_mn_major: false,
+                b_mn_major: true,
+            };
+            let mut acc = [0f32; 32];
+            t.wgmma_fence();
+            t.wgmma(op, d(ta, 16), d(tb, 4096), &mut acc, false);
+            t.wgmma_commit();
+            t.wgmma_wait::<0>();
+        }),
+    );
     assert!(
         e.contains("with B64 swizzle reads shared byte") && e.contains("B128"),
         "{}",
@@ -177,33 +189,39 @@ fn a_descriptor_with_another_swizzle_is_an_error() {
 
 #[test]
 fn a_tma_destination_off_its_swizzle_pattern_is_an_error() {
-    let e = errors(launch(Launch::new(1, 128, SMEM), |t| {
-        let a = operand(3);
-        let m = TensorMap::<F16>::host(
-            &a,
-            [64, 64],
-            TmaTile::<TileA, u16>::BOX,
-            TmaTile::<TileA, u16>::SWIZZLE,
-        );
-        if t.warp() == 0 && t.lane() == 0 {
-            t.mbarrier_init(0, 1);
-            t.mbarrier_arrive_expect_tx(0, TmaTile::<TileA, u16>::BYTES);
-            LOAD.load(t, &m, [0, 0], 128, 0);
-        }
-    }));
+    let e = errors(
+        IssueKind::Misaligned,
+        launch(Launch::new(1, 128, SMEM), |t| {
+            let a = operand(3);
+            let m = TensorMap::<F16>::host(
+                &a,
+                [64, 64],
+                TmaTile::<TileA, u16>::BOX,
+                TmaTile::<TileA, u16>::SWIZZLE,
+            );
+            if t.warp() == 0 && t.lane() == 0 {
+                t.mbarrier_init(0, 1);
+                t.mbarrier_arrive_expect_tx(0, TmaTile::<TileA, u16>::BYTES);
+                LOAD.load(t, &m, [0, 0], 128, 0);
+            }
+        }),
+    );
     assert!(e.contains("is not aligned to 1024 bytes"), "{}", e);
 }
 
 #[test]
 fn overwriting_a_tile_a_wgmma_may_still_read_is_an_error() {
-    let e = errors(run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
-        let mut acc = [0f32; 32];
-        MMA.run(t, ta, tb, &mut acc);
-        if t.warp() == 0 && t.lane() == 0 {
-            t.st_shared(tb, 4, [0; 4]);
-        }
-        t.wgmma_wait::<0>();
-    }));
+    let e = errors(
+        IssueKind::Wgmma,
+        run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
+            let mut acc = [0f32; 32];
+            MMA.run(t, ta, tb, &mut acc);
+            if t.warp() == 0 && t.lane() == 0 {
+                t.st_shared(tb, 4, [0; 4]);
+            }
+            t.wgmma_wait::<0>();
+        }),
+    );
     assert!(e.contains("that a wgmma of thread"), "{}", e);
 }
 
@@ -234,7 +252,7 @@ fn an_mbarrier_orders_the_end_of_wgmma_reads_before_a_refill() {
     refill(true).expect("every reader arrived after its wait; the writer waited for the phase");
     // Unordered, the other readers may not even have waited yet: "may still read" or
     // "nothing ordering the end of that read", by how far they got.
-    let e = errors(refill(false));
+    let e = errors(IssueKind::Wgmma, refill(false));
     assert!(e.contains("that a wgmma of thread"), "{}", e);
 }
 
@@ -273,8 +291,11 @@ fn mbarriers_and_named_barriers_order_ordinary_accesses() {
     go(false, true).expect("the named barrier orders them");
     for named in [false, true] {
         let e = go(true, named).expect_err("warp 2 is ordered by neither");
-        let e = e.to_string();
-        assert!(e.contains("race") || e.contains("nobody wrote"), "{}", e);
+        assert!(
+            e.has(IssueKind::Race) || e.has(IssueKind::UninitialisedRead),
+            "{}",
+            e
+        );
     }
 }
 
@@ -284,21 +305,95 @@ fn a_named_barrier_with_another_thread_count_is_an_error() {
         t.bar_sync(1, 32 + 32 * t.warp());
     })
     .expect_err("one id, two counts");
+    assert!(e.has(IssueKind::NamedBarrier), "{}", e);
     let e = e.to_string();
     assert!(e.contains("give each set of threads its own id"), "{}", e);
 }
 
 #[test]
 fn a_wgmma_whose_descriptors_differ_within_the_warpgroup_is_an_error() {
-    let e = errors(run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
-        let mut acc = [0f32; 32];
-        // Warp 1 points its B operand at another tile: not one instruction any more.
-        MMA.run(t, ta, if t.warp() == 1 { ta } else { tb }, &mut acc);
-        t.wgmma_wait::<0>();
-    }));
+    let e = errors(
+        IssueKind::Wgmma,
+        run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
+            let mut acc = [0f32; 32];
+            // Warp 1 points its B operand at another tile: not one instruction any more.
+            MMA.run(t, ta, if t.warp() == 1 { ta } else { tb }, &mut acc);
+            t.wgmma_wait::<0>();
+        }),
+    );
     assert!(
         e.contains("a wgmma is one instruction of the warpgroup"),
         "{}",
         e
     );
+}
+
+/// Every thread of a warpgroup stores its part of A and B with ordinary stores, then the
+/// warpgroup multiplies them: `fence` says where each thread calls `fence_proxy_async`.
+fn stored_then_multiplied(fence: Option<bool>) -> Result<(), SimError> {
+    launch(Launch::new(1, 128, SMEM), move |t| {
+        let [ta, tb] = tiles(t);
+        let me = 64 * (t.warp() * 32 + t.lane());
+        for i in (0..64).step_by(16) {
+            t.st_shared(ta + me + i, 16, [0x3c00_3c00; 4]);
+            t.st_shared(tb + me + i, 16, [0x3c00_3c00; 4]);
+        }
+        if fence == Some(true) {
+            t.fence_proxy_async();
+        }
+        t.sync_block();
+        if fence == Some(false) {
+            t.fence_proxy_async();
+        }
+        let mut acc = [0f32; 32];
+        MMA.run(t, ta, tb, &mut acc);
+        t.wgmma_wait::<0>();
+        assert!(acc.iter().all(|&x| x == 64.0));
+    })
+}
+
+/// Ordinary stores are not visible to wgmma (the async proxy) without `fence_proxy_async`
+/// between them and the barrier that orders them before it: missing, or after the barrier,
+/// it is reported whatever the timing.
+#[test]
+fn ordinary_stores_read_by_wgmma_need_a_proxy_fence_before_the_barrier() {
+    stored_then_multiplied(Some(true)).expect("fenced, then synchronised");
+    for fence in [None, Some(false)] {
+        let e = stored_then_multiplied(fence).expect_err("not fenced in time");
+        assert!(e.has(IssueKind::MissingFence), "{:?}: {}", fence, e);
+    }
+}
+
+/// An mbarrier initialised without `fence_mbarrier_init` is reported when another thread uses
+/// it, and a wgmma without `wgmma_fence` when it is issued.
+#[test]
+fn an_unfenced_mbarrier_init_and_an_unfenced_wgmma_are_reported() {
+    let e = launch(Launch::new(1, 64, 64), |t| {
+        if t.warp() == 0 && t.lane() == 0 {
+            t.mbarrier_init(0, 64);
+        }
+        t.sync_block();
+        t.mbarrier_arrive(0);
+    })
+    .expect_err("no fence_mbarrier_init");
+    assert!(e.has(IssueKind::MissingFence), "{}", e);
+    let e = errors(
+        IssueKind::MissingFence,
+        run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
+            let mut acc = [0f32; 32];
+            t.wgmma(
+                WgmmaOp {
+                    kind: MmaKind::F16,
+                    a_mn_major: false,
+                    b_mn_major: true,
+                },
+                0,
+                0,
+                &mut acc,
+                false,
+            );
+            let _ = (ta, tb);
+        }),
+    );
+    assert!(e.contains("without wgmma_fence"), "{}", e);
 }

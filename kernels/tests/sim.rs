@@ -215,20 +215,21 @@ fn table_names_are_the_ptx_entries() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let ptx = root.join("../target/ptx/kernels.ptx");
     let modified = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    // CI builds the PTX first and sets LAYOUT_PTX=require: there a missing or stale file fails.
+    let required = std::env::var("LAYOUT_PTX").is_ok_and(|v| v == "require");
+    let skip = |why: String| {
+        assert!(!required, "{} (LAYOUT_PTX=require)", why);
+        eprintln!("{}: the table's names not checked", why);
+    };
     let Some(built) = modified(&ptx) else {
-        eprintln!(
-            "no {}: run `cargo xtask ptx` to check the table's names",
-            ptx.display()
-        );
-        return;
+        return skip(format!("no {}: run `cargo xtask ptx`", ptx.display()));
     };
     let sources = std::fs::read_dir(root.join("src")).expect("kernels/src");
     if sources
         .filter_map(|f| modified(&f.ok()?.path()))
         .any(|m| m > built)
     {
-        eprintln!("{} is older than kernels/src: not checked", ptx.display());
-        return;
+        return skip(format!("{} is older than kernels/src", ptx.display()));
     }
     let text = std::fs::read_to_string(&ptx).expect("PTX");
     let mut entries: Vec<&str> = text
