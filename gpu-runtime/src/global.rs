@@ -248,7 +248,7 @@ impl<E: Element> Memory<E> for Backing<'_, E> {
             Backing::Device(p) => p.load_n(idx),
             Backing::Host(h) => {
                 assert!(
-                    idx % N == 0,
+                    idx.is_multiple_of(N),
                     "unaligned vector load of {} elements at element {}",
                     N,
                     idx
@@ -262,7 +262,7 @@ impl<E: Element> Memory<E> for Backing<'_, E> {
             Backing::Device(p) => p.store_n(idx, v),
             Backing::Host(h) => {
                 assert!(
-                    idx % N == 0,
+                    idx.is_multiple_of(N),
                     "unaligned vector store of {} elements at element {}",
                     N,
                     idx

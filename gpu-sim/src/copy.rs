@@ -5,17 +5,7 @@ use std::format;
 use std::string::String;
 
 use crate::issue::IssueKind;
-use crate::memory::MANY;
-use crate::thread::SimThread;
-
-/// An async copy issued and not yet waited for: it lands when its group is waited for.
-pub(crate) struct PendingCopy {
-    /// Commits the thread had made when it issued the copy (its group, once committed).
-    pub(crate) group: u32,
-    pub(crate) byte_offset: u32,
-    pub(crate) bytes: u32,
-    pub(crate) words: [u32; 4],
-}
+use crate::state::{PendingCopy, SimThread, MANY};
 
 impl SimThread<'_> {
     /// Mark the bytes an async copy will write, refusing bytes another copy is writing or

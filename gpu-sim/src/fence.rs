@@ -12,40 +12,13 @@
 //! be ordered after that stamp by the same rules as any two accesses: a fence after the
 //! barrier that published the writes comes too late, whatever the timing of the threads.
 
-use core::cell::{Cell, RefCell};
 use std::format;
 use std::string::String;
 use std::vec::Vec;
 
-use std::collections::HashMap;
-
+use crate::grid::Fence;
 use crate::issue::IssueKind;
-use crate::memory::{Access, Byte};
-use crate::thread::SimThread;
-
-/// A fence a kernel issues, for [`Launch::skipping`](crate::Launch::skipping): the launch
-/// ignores every one of that kind, as if the kernel's code lacked them (a mutation test of the
-/// kernel's fences).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fence {
-    /// `fence.proxy.async` (`Hopper::fence_proxy_async`).
-    ProxyAsync,
-    /// `fence.mbarrier_init` (`Hopper::fence_mbarrier_init`).
-    MbarrierInit,
-    /// `wgmma.fence` (`Hopper::wgmma_fence`).
-    Wgmma,
-}
-
-/// A thread's generic-proxy writes and mbarrier initialisations not yet fenced, and whether
-/// its registers are fenced for the next wgmma.
-#[derive(Default)]
-pub(crate) struct ThreadFences {
-    /// By `(cta, first byte)`: `(bytes, the thread's store count at the write)`.
-    writes: RefCell<HashMap<(u32, u32), (u32, u32)>>,
-    /// Byte offsets of mbarriers initialised.
-    inits: RefCell<Vec<u32>>,
-    wgmma_ready: Cell<bool>,
-}
+use crate::state::{Access, Byte, SimThread};
 
 impl SimThread<'_> {
     /// Whether the launch ignores fences of kind `f`.

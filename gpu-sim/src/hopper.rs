@@ -17,10 +17,8 @@
 //! written, and after it only by threads ordered after that wait (an mbarrier the reader
 //! arrived on, or a barrier): a producer refilling a stage consumers read is checked.
 
-use std::collections::HashMap;
 use std::format;
 use std::string::String;
-use std::sync::{Condvar, Mutex};
 use std::vec::Vec;
 
 use gpu_runtime::hopper::{
@@ -30,9 +28,10 @@ use gpu_runtime::mma::{widen, MmaKind};
 use gpu_runtime::Element;
 
 use crate::issue::IssueKind;
-use crate::launch::BlockState;
-use crate::memory::{races, Access, Byte};
-use crate::thread::SimThread;
+use crate::memory::races;
+use crate::state::{
+    Access, BlockState, Byte, Knowledge, Landing, Mbarrier, Named, SimThread, WgmmaIssue, WgmmaRead,
+};
 
 /// The shared-window address of the buffer's byte 0 on the simulator: not a multiple of 1024,
 /// so a kernel that assumes its buffer starts on a swizzle pattern is caught.
@@ -42,162 +41,6 @@ pub const SHARED_BASE: u32 = 0x410;
 const DEADLOCK: std::time::Duration = std::time::Duration::from_secs(60);
 /// The same once the launch has reported an error.
 const AFTER_ERROR: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// A CTA's mbarriers (by byte offset) and the operand ranges of wgmmas in flight.
-#[derive(Default)]
-pub(crate) struct BlockHopper {
-    /// The mbarrier phases any thread had waited for when it reached a CTA barrier: after the
-    /// barrier every thread has seen them (a barrier orders what its threads acquired).
-    joined: Mutex<HashMap<u32, u32>>,
-    mbarriers: Mutex<HashMap<u32, Mbarrier>>,
-    completed: Condvar,
-    wgmma_reads: Mutex<Vec<WgmmaRead>>,
-    /// Each warpgroup's wgmmas by (warpgroup, group, place in the group): the first thread's
-    /// issue, which the warpgroup's other threads must repeat.
-    wgmma_issues: Mutex<HashMap<(u32, u32, u32), WgmmaIssue>>,
-    /// Named barriers by id, and their waiters' wake-up.
-    named: Mutex<HashMap<u32, Named>>,
-    named_done: Condvar,
-}
-
-/// A named barrier: `threads` participants, `arrived` of them so far, `completions` so far,
-/// what the arrivals of this round released and what the last completed round did.
-#[derive(Default)]
-struct Named {
-    threads: u32,
-    arrived: u32,
-    completions: u32,
-    pending: Knowledge,
-    done: Knowledge,
-}
-
-/// What a thread knows of others: a vector clock and the mbarrier phases seen complete.
-#[derive(Clone, Default)]
-struct Knowledge {
-    clocks: Vec<u32>,
-    phases: HashMap<u32, u32>,
-}
-
-impl Knowledge {
-    fn join(&mut self, o: &Knowledge) {
-        if self.clocks.len() < o.clocks.len() {
-            self.clocks.resize(o.clocks.len(), 0);
-        }
-        for (a, b) in self.clocks.iter_mut().zip(&o.clocks) {
-            *a = (*a).max(*b);
-        }
-        for (&bar, &n) in &o.phases {
-            let e = self.phases.entry(bar).or_insert(0);
-            *e = (*e).max(n);
-        }
-    }
-}
-
-/// One thread's view: what it knows of the others and of mbarrier phases, its releases, the
-/// named barrier it last passed, its wgmma groups.
-#[derive(Default)]
-pub(crate) struct ThreadHopper {
-    /// Other threads' clocks acquired, and per mbarrier how many of its phases this thread
-    /// knows completed.
-    knows: core::cell::RefCell<Knowledge>,
-    /// Releases so far (this thread's own clock).
-    clock: core::cell::Cell<u32>,
-    /// `(id, completions)` of the named barrier last passed.
-    named: core::cell::Cell<(u32, u32)>,
-    /// wgmma groups committed, and wgmmas issued since the last commit.
-    commits: core::cell::Cell<u32>,
-    in_group: core::cell::Cell<u32>,
-}
-
-impl ThreadHopper {
-    /// Whether this thread waited for phase `phase` of the mbarrier at byte `bar`.
-    pub(crate) fn observed(&self, (bar, phase): (u32, u32)) -> bool {
-        self.knows
-            .borrow()
-            .phases
-            .get(&bar)
-            .is_some_and(|&n| n > phase)
-    }
-
-    pub(crate) fn clock(&self) -> u32 {
-        self.clock.get()
-    }
-
-    pub(crate) fn named(&self) -> (u32, u32) {
-        self.named.get()
-    }
-
-    /// Whether this thread acquired a release of `a`'s thread made after `a` (same CTA).
-    pub(crate) fn acquired(&self, a: Access) -> bool {
-        a.tid != crate::memory::MANY
-            && self
-                .knows
-                .borrow()
-                .clocks
-                .get(a.tid as usize)
-                .is_some_and(|&c| c > a.clock)
-    }
-
-    /// Release into `into`: what this thread knows, its own clock advanced past its accesses
-    /// so far.
-    fn release(&self, tid: u32, into: &mut Knowledge) {
-        self.clock.set(self.clock.get() + 1);
-        let mut k = self.knows.borrow_mut();
-        if k.clocks.len() <= tid as usize {
-            k.clocks.resize(tid as usize + 1, 0);
-        }
-        k.clocks[tid as usize] = self.clock.get();
-        into.join(&k);
-    }
-
-    fn acquire(&self, k: &Knowledge) {
-        self.knows.borrow_mut().join(k);
-    }
-}
-
-struct Mbarrier {
-    count: u32,
-    pending: u32,
-    tx: i64,
-    /// Phases completed.
-    phase: u32,
-    init: Access,
-    /// Its initialising thread's `fence.mbarrier_init` after it, if any (that thread's stamp).
-    fenced: Option<Access>,
-    landing: Vec<Landing>,
-    /// What this phase's arrivals released, and what the last two completed phases did (by
-    /// parity: a waiter names a phase by its parity).
-    released: Knowledge,
-    completed: [Knowledge; 2],
-}
-
-/// A TMA box read at issue, landing when its phase completes.
-struct Landing {
-    dst: u32,
-    bytes: Vec<u8>,
-    swizzle: Swizzle,
-    issuer: u32,
-}
-
-/// A wgmma as one thread issued it: shape, descriptors, whether it accumulates.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct WgmmaIssue {
-    n: u32,
-    a: u64,
-    b: u64,
-    accumulate: bool,
-    tid: u32,
-}
-
-/// Shared bytes `lo..hi` a wgmma of thread `tid`, in its group `group`, reads: until the
-/// thread waits for the group (`retired`: that wait), and then for writers not ordered after it.
-struct WgmmaRead {
-    tid: u32,
-    group: u32,
-    lo: u32,
-    hi: u32,
-    retired: Option<Access>,
-}
 
 impl SimThread<'_> {
     /// Before a CTA barrier: the phases this thread waited for, for every thread after it.

@@ -9,120 +9,13 @@ use std::sync::Mutex;
 use std::vec::Vec;
 
 use crate::barrier::{Aborted, SimBarrier};
-use crate::fence::{Fence, ThreadFences};
-use crate::hopper;
+use crate::grid::{volume, Launch};
 use crate::issue::{IssueKind, Issues, SimError};
-use crate::memory::Byte;
-use crate::profile::{LaneAccess, Profile};
-use crate::thread::{Issued, SimThread};
-
-/// Words a lane can give its warp at once: an `mma.m16n8k16`'s operands (A's 4, B's 2).
-pub(crate) const SLOT_WORDS: usize = 6;
-
-/// The shape of a launch.
-#[derive(Clone, Copy, Debug)]
-pub struct Launch {
-    /// Blocks in the grid.
-    pub blocks: u32,
-    /// Threads per block (a multiple of the warp size).
-    pub threads: u32,
-    /// Lanes per warp.
-    pub warp_size: u32,
-    /// Bytes of shared memory per block.
-    pub shared_bytes: u32,
-    /// CTAs per cluster (1: no clusters). `blocks` must be a multiple of it.
-    pub cluster: u32,
-    /// The grid's shape, x first: its product is `blocks` (`[blocks, 1, 1]` unless set).
-    pub grid_dim: [u32; 3],
-    /// The block's shape, x first: its product is `threads` (`[threads, 1, 1]` unless set).
-    pub block_dim: [u32; 3],
-    /// Fences of this kind are ignored ([`Launch::skipping`]).
-    pub skip: Option<Fence>,
-}
-
-impl Launch {
-    /// `blocks` blocks of `threads` threads, 32-lane warps, `shared_bytes` of shared memory.
-    pub fn new(blocks: u32, threads: u32, shared_bytes: u32) -> Self {
-        Launch {
-            blocks,
-            threads,
-            warp_size: 32,
-            shared_bytes,
-            cluster: 1,
-            grid_dim: [blocks, 1, 1],
-            block_dim: [threads, 1, 1],
-            skip: None,
-        }
-    }
-
-    /// A 2-D or 3-D launch, as CUDA's `<<<grid, block, shared_bytes>>>`: threads are numbered x
-    /// first and grouped into warps in that order, blocks likewise.
-    pub fn dims(grid: [u32; 3], block: [u32; 3], shared_bytes: u32) -> Self {
-        // A shape too large for u32 saturates here and is refused by `launch`.
-        let count = |d: [u32; 3]| volume(d).min(u32::MAX as u64) as u32;
-        Launch {
-            grid_dim: grid,
-            block_dim: block,
-            ..Launch::new(count(grid), count(block), shared_bytes)
-        }
-    }
-
-    /// The same launch ignoring every fence of kind `f`, as if the kernel lacked them: a
-    /// mutation test, which passes when the launch reports the missing fence.
-    pub fn skipping(self, f: Fence) -> Self {
-        Launch {
-            skip: Some(f),
-            ..self
-        }
-    }
-
-    /// The same launch with `ctas` CTAs per cluster.
-    pub fn with_cluster(self, ctas: u32) -> Self {
-        Launch {
-            cluster: ctas,
-            ..self
-        }
-    }
-}
-
-/// A warp's exchange slots and barrier.
-pub(crate) struct WarpState {
-    /// [`SLOT_WORDS`] words per lane.
-    pub(crate) slots: Vec<AtomicU32>,
-    pub(crate) barrier: SimBarrier,
-}
-
-/// What a CTA's threads share.
-pub(crate) struct BlockState {
-    pub(crate) warps: Vec<WarpState>,
-    pub(crate) barrier: SimBarrier,
-    pub(crate) shared: Mutex<Vec<Byte>>,
-    /// Hopper's asynchronous units: mbarriers and the wgmma reads in flight.
-    pub(crate) hopper: hopper::BlockHopper,
-}
-
-/// What a cluster's threads share.
-pub(crate) struct ClusterState {
-    pub(crate) blocks: Vec<BlockState>,
-    pub(crate) barrier: SimBarrier,
-    pub(crate) issues: Mutex<Issues>,
-    /// Set when a thread panicked: barriers release their waiters.
-    pub(crate) aborted: AtomicBool,
-    /// Every lane's shared access, kept only for [`launch_profiled`] (a plain launch does not
-    /// pay a lock and a push per access).
-    pub(crate) log: Option<Mutex<Vec<LaneAccess>>>,
-}
-
-/// The number of points of a 3-D shape.
-fn volume(d: [u32; 3]) -> u64 {
-    d.iter().map(|&x| x as u64).product()
-}
-
-/// The coordinates of linear index `i` in a grid of shape `dim`, x fastest.
-pub(crate) fn unflatten(i: u32, dim: [u32; 3]) -> [u32; 3] {
-    let (x, y) = (dim[0].max(1), dim[1].max(1));
-    [i % x, i / x % y, i / x / y]
-}
+use crate::profile::Profile;
+use crate::state::{
+    BlockHopper, BlockState, Byte, ClusterState, Issued, SimThread, ThreadFences, ThreadHopper,
+    WarpState, SLOT_WORDS,
+};
 
 impl SimThread<'_> {
     /// Report a panic of this thread's kernel body and release the others from their barriers.
@@ -252,7 +145,7 @@ impl BlockState {
                 })
                 .collect(),
             barrier: SimBarrier::new(l.threads as usize),
-            hopper: hopper::BlockHopper::default(),
+            hopper: BlockHopper::default(),
             shared: Mutex::new(std::vec![
                 Byte {
                     value: 0,
@@ -311,7 +204,7 @@ where
                             issued: core::cell::Cell::new(Issued::default()),
                             copies: core::cell::RefCell::new(Vec::new()),
                             commits: core::cell::Cell::new(0),
-                            hopper: hopper::ThreadHopper::default(),
+                            hopper: ThreadHopper::default(),
                             fences: ThreadFences::default(),
                         };
                         IN_SIMULATION.with(|s| s.set(true));

@@ -33,28 +33,32 @@
 //! assert!(e.has(IssueKind::Race) || e.has(IssueKind::UninitialisedRead));
 //! ```
 //!
-//! The modules: [`launch`](crate::launch()) starts threads ([`Launch`], the block and cluster
-//! state); `thread` is [`SimThread`], the [`Thread`](gpu_runtime::Thread) implementation and
-//! its warp exchanges; `memory` is shared memory with its race rules (who wrote and read each
-//! byte, and when); `copy` is `cp.async`; `barrier` is the breakable barrier threads meet
-//! at; `hopper` is [`Hopper`](gpu_runtime::Hopper) (mbarriers, TMA, wgmma, named barriers and
-//! the vector clocks by which they order threads); [`profile`] is every lane's shared access,
-//! for bank conflicts; [`HostMemory`] is global memory.
+//! The modules: `state` is the simulator's data (shared bytes, warps, CTAs, clusters, each
+//! [`SimThread`], Hopper's units), imported by the others, which give it behaviour and import
+//! none of each other but `memory`'s race rules: [`launch`](crate::launch()) starts threads
+//! (the shape is `grid`: [`Launch`], [`Fence`]); `thread` is the
+//! [`Thread`](gpu_runtime::Thread) implementation and its warp exchanges; `memory` is shared
+//! memory's accesses and race rules; `copy` is `cp.async`; `fence` is the async proxy's
+//! fences; `hopper` is [`Hopper`](gpu_runtime::Hopper) (mbarriers, TMA, wgmma, named
+//! barriers); `barrier` is the breakable barrier threads meet at; [`profile`] is every lane's
+//! shared access, for bank conflicts; [`HostMemory`] is global memory.
 
 mod barrier;
 mod copy;
 mod fence;
+mod grid;
 mod hopper;
 mod host_memory;
 mod issue;
 mod launch;
 mod memory;
 pub mod profile;
+mod state;
 mod thread;
 
-pub use fence::Fence;
+pub use grid::{Fence, Launch};
 pub use hopper::SHARED_BASE;
 pub use host_memory::HostMemory;
 pub use issue::{Issue, IssueKind, Place, SimError};
-pub use launch::{launch, launch_profiled, Launch};
-pub use thread::{Issued, SimThread};
+pub use launch::{launch, launch_profiled};
+pub use state::{Issued, SimThread};

@@ -9,51 +9,7 @@ use std::format;
 use std::string::String;
 
 use crate::issue::IssueKind;
-use crate::launch::BlockState;
-use crate::thread::SimThread;
-
-/// The thread id standing for several readers.
-pub(crate) const MANY: u32 = u32::MAX - 1;
-
-/// Who touched a byte, and when (cluster-, block- and warp-barrier epochs of that thread).
-#[derive(Clone, Copy)]
-pub(crate) struct Access {
-    pub(crate) tid: u32,
-    pub(crate) cta: u32,
-    pub(crate) warp: u32,
-    pub(crate) cluster_epoch: u32,
-    pub(crate) block_epoch: u32,
-    pub(crate) warp_epoch: u32,
-    /// How many shared stores the thread had issued before this access: lanes of one warp at the
-    /// same count are in the same instruction (kernels are straight-line SIMT code).
-    pub(crate) store: u32,
-    /// A write by the copy engine: the mbarrier (byte offset) and the phase it completed with;
-    /// it is ordered before the threads that waited for that phase, by no CTA barrier.
-    pub(crate) tma: Option<(u32, u32)>,
-    /// The thread's clock (its releases so far: mbarrier arrivals, named barriers): the access
-    /// is ordered before a thread that acquired a later clock of this one.
-    pub(crate) clock: u32,
-    /// The named barrier the thread last took part in and that barrier's completions then
-    /// (`(0, 0)`: none): two accesses of its participants at different counts are ordered.
-    pub(crate) named: (u32, u32),
-}
-
-#[derive(Clone, Copy)]
-pub(crate) struct Byte {
-    pub(crate) value: u8,
-    pub(crate) write: Option<Access>,
-    pub(crate) read: Option<Access>,
-    /// The thread whose async copy into this byte has not landed yet.
-    pub(crate) copying: Option<u32>,
-    /// The byte holds an mbarrier.
-    pub(crate) mbarrier: bool,
-    /// Its last write was through the generic proxy ...
-    pub(crate) generic: bool,
-    /// ... and its writer's `fence.proxy.async` after it, if any (the writer's stamp then).
-    pub(crate) fenced: Option<Access>,
-    /// The swizzle the copy engine wrote it with (TMA writes only).
-    pub(crate) swizzle: Option<gpu_runtime::Swizzle>,
-}
+use crate::state::{Access, BlockState, Byte, SimThread, MANY};
 
 /// Two accesses race when different threads touch a byte with no barrier between them that both
 /// took part in: a cluster barrier; for threads of one CTA, a block barrier or a named barrier;

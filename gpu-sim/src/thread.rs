@@ -8,49 +8,10 @@ use std::vec::Vec;
 
 use gpu_runtime::thread::{matrix_slot, CopySource, Thread};
 
-use crate::copy::PendingCopy;
+use crate::grid::unflatten;
 use crate::issue::{Issue, IssueKind, Place};
-use crate::launch::{unflatten, BlockState, ClusterState, Launch, SLOT_WORDS};
-use crate::memory::Access;
 use crate::profile::LaneAccess;
-
-/// One simulated thread.
-pub struct SimThread<'a> {
-    pub(crate) lane: u32,
-    pub(crate) warp: u32,
-    pub(crate) block: u32,
-    pub(crate) rank: u32,
-    pub(crate) warp_size: u32,
-    pub(crate) launch: Launch,
-    pub(crate) cluster: &'a ClusterState,
-    pub(crate) state: &'a BlockState,
-    pub(crate) cluster_epoch: core::cell::Cell<u32>,
-    pub(crate) block_epoch: core::cell::Cell<u32>,
-    pub(crate) warp_epoch: core::cell::Cell<u32>,
-    pub(crate) issued: core::cell::Cell<Issued>,
-    /// Async copies in flight, oldest first, and the groups committed so far.
-    pub(crate) copies: core::cell::RefCell<Vec<PendingCopy>>,
-    pub(crate) commits: core::cell::Cell<u32>,
-    /// The thread's view of mbarriers and its wgmma groups.
-    pub(crate) hopper: crate::hopper::ThreadHopper,
-    /// Its writes and mbarrier initialisations not yet fenced.
-    pub(crate) fences: crate::fence::ThreadFences,
-}
-
-/// What one simulated thread has issued so far: each `Thread` call counts once (an `ldmatrix`
-/// is one shared load, a cluster barrier one barrier), so a plan's cost can be checked against
-/// what its code really does.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Issued {
-    /// Shuffles (`shfl_idx`, `shfl_xor`).
-    pub shuffles: u32,
-    /// Shared-memory stores, local or distributed, vector or matrix, and async copies.
-    pub shared_stores: u32,
-    /// Shared-memory loads, local or distributed, vector or matrix.
-    pub shared_loads: u32,
-    /// Barriers of any kind.
-    pub barriers: u32,
-}
+use crate::state::{Access, Issued, PendingCopy, SimThread, SLOT_WORDS};
 
 impl SimThread<'_> {
     /// What this thread has issued since the launch began.
