@@ -96,10 +96,8 @@ fn ptxas() -> Option<PathBuf> {
     ]
     .into_iter()
     .find_map(|(module, rel)| {
-        let script = format!(
-            "import {m}, os; print(os.path.dirname({m}.__file__ or next(iter({m}.__path__))))",
-            m = module
-        );
+        // A package's directory, namespace packages (nvidia.*) included.
+        let script = format!("import {m}; print(next(iter({m}.__path__)))", m = module);
         let py = Command::new("python3")
             .args(["-c", &script])
             .output()
