@@ -62,8 +62,7 @@ pub use gpu_sim as sim;
 #[cfg(feature = "host")]
 #[doc(inline)]
 pub use layout_core::{
-    divide_left, divide_right, print_latex, print_layout, Bases, ColumnAction, Encoding, ErrorKind,
-    LayoutError, LinearLayout,
+    divide_left, divide_right, Bases, ColumnAction, Encoding, ErrorKind, LayoutError, LinearLayout,
 };
 
 /// Every TritonGPU encoding as a linear layout.
@@ -80,19 +79,23 @@ pub use layout_core::convert;
 
 /// Triton's text views of a layout (`triton-tensor-layout`'s output).
 #[cfg(feature = "host")]
-pub use layout_core::view;
+pub use layout_view::view;
+
+#[cfg(feature = "host")]
+#[doc(inline)]
+pub use layout_view::{print_latex, print_layout};
 
 /// SVG pictures of layouts (CuTe's `print_svg`).
 #[cfg(feature = "host")]
-pub use layout_core::svg;
+pub use layout_view::svg;
 
 /// Interactive HTML views of layouts and conversions.
 #[cfg(feature = "host")]
-pub use layout_core::html;
+pub use layout_view::html;
 
 /// Every layout-moving op of a whole TTGIR dump, planned as `convert!` plans it.
 #[cfg(feature = "host")]
-pub use layout_core::explain;
+pub use layout_view::explain;
 
 #[doc = include_str!("guide.md")]
 pub mod guide {}

@@ -1,12 +1,12 @@
 //! `layout explain KERNEL.ttgir [--json | --html -o DIR] [--target T]`: every
 //! `convert_layout`, `local_alloc`, `local_store` and `local_load` of a whole TTGIR dump, named by
 //! its result and source line, with the plan `convert!` makes for it and its cost, dearest first.
-//! The planning lives in `layout_core::explain`; this module writes text, JSON or pages.
+//! The planning lives in `layout_view::explain`; this module writes text, JSON or pages.
 
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use layout_core::explain::{explain_module, module_target, op_name, Explained, Outcome};
+use layout_view::explain::{explain_module, module_target, op_name, Explained, Outcome};
 use serde_json::json;
 
 use crate::plan::summary_json;
@@ -132,7 +132,7 @@ fn write_pages(dir: &Path, file: &str, target: &str, ops: &[Explained]) -> Resul
             Outcome::Planned(s, a, b) => {
                 let name = format!("op{}.html", i + 1);
                 let title = format!("{}: {}", op_name(&e.op), e.op.kind.name());
-                let page = layout_core::html::conversion_html(a, b, s, &title)
+                let page = layout_view::html::conversion_html(a, b, s, &title)
                     .map_err(|err| format!("{}: {}", title, err))?;
                 write(&name, &page)?;
                 (

@@ -31,9 +31,10 @@ use layout_core::convert::{Force, Target};
 use layout_core::parse::{
     parse_aliases, parse_encoding, parse_tensor_type, Aliases, Attr, AttrKind, TensorType,
 };
-use layout_core::svg::{print_svg, ColourBy};
-use layout_core::view::layout_str;
-use layout_core::{print_latex, print_layout, Encoding};
+use layout_core::Encoding;
+use layout_view::svg::{print_svg, ColourBy};
+use layout_view::view::layout_str;
+use layout_view::{print_latex, print_layout};
 
 /// Print TritonGPU layouts from the tensor's or the hardware's point of view, or as JSON.
 #[derive(Parser, Debug)]
@@ -320,7 +321,7 @@ fn plan_conversion(
     let summary = plan::plan(&a, &b, &request)?;
     if cli.html {
         let title = format!("{} => {}", layout_name(cli), to.trim());
-        return layout_core::html::conversion_html(&a, &b, &summary, &title)
+        return layout_view::html::conversion_html(&a, &b, &summary, &title)
             .map_err(|e| e.to_string());
     }
     Ok(if cli.json {
@@ -376,7 +377,7 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
             let title = job.header.trim_start_matches("Print layout attribute: ");
             let bits = ty.element_bits().unwrap_or(32);
             let page =
-                layout_core::html::print_html(&ll, bits, title).map_err(|e| e.to_string())?;
+                layout_view::html::print_html(&ll, bits, title).map_err(|e| e.to_string())?;
             out.push_str(&page);
         } else if cli.table || cli.latex || cli.svg {
             let bits = ty.element_bits().unwrap_or(32);

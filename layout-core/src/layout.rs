@@ -309,6 +309,10 @@ impl LinearLayout {
     pub(crate) fn in_dim_pos(&self, d: &str) -> Option<usize> {
         self.bases.iter().position(|(n, _)| n == d)
     }
+    /// The position of in-dim `d` among the in-dims, as [`LinearLayout::out_dim_index`].
+    pub fn in_dim_index(&self, d: &str) -> Option<usize> {
+        self.in_dim_pos(d)
+    }
     /// `getOutDimIndex`.
     pub fn out_dim_index(&self, d: &str) -> Option<usize> {
         self.out_dims.iter().position(|(n, _)| n == d)

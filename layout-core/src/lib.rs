@@ -10,7 +10,10 @@
 //! * the algebra ([`LinearLayout`] and its vocabulary, named after Triton's `LinearLayout.h`);
 //! * every TritonGPU encoding as a linear layout ([`encodings`]);
 //! * a parser for Triton's attribute text as TTGIR prints it ([`parse`]);
-//! * the printers behind the `layout` CLI ([`view`]).
+//! * the conversion planner ([`convert`]).
+//!
+//! Its views (Triton's text, CuTe-style pictures, SVG, HTML, whole-dump explanations) are the
+//! `layout-view` crate's: the proc macros build this crate and not those.
 //!
 //! `no_std`: the crate needs `alloc` (layouts are built from vectors), nothing else. Code that the
 //! macros generate from a layout needs neither: it is const tables and straight-line bit math.
@@ -27,25 +30,19 @@ mod column_action;
 pub mod convert;
 pub mod encodings;
 mod error;
-pub mod explain;
 mod f2;
-pub mod html;
 mod layout;
 pub mod parse;
-pub mod print;
 mod product;
 mod reshape;
 mod solve;
 pub mod spec;
-pub mod svg;
 pub mod utils;
-pub mod view;
 
 pub use column_action::ColumnAction;
 pub use encodings::Encoding;
 pub use error::{ErrorKind, LayoutError};
 pub use layout::{Bases, LinearLayout};
-pub use print::{print_latex, print_layout};
 pub use solve::{divide_left, divide_right};
 
 /// Results of this crate.

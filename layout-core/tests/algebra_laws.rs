@@ -192,7 +192,7 @@ proptest! {
     /// `print_latex` one coloured node per mapped element; neither panics on any layout.
     #[test]
     fn pictures_show_every_element_once(a in layout()) {
-        let grid = layout_core::print_layout(&a).unwrap();
+        let grid = layout_view::print_layout(&a).unwrap();
         let total = a.total_out_dim_size() as usize;
         let mut image = std::collections::HashSet::new();
         for idx in 0..a.total_in_dim_size() {
@@ -205,7 +205,7 @@ proptest! {
             .collect();
         prop_assert_eq!(cells.len(), total);
         prop_assert_eq!(cells.iter().filter(|c| **c == "-").count(), total - image.len());
-        let tex = layout_core::print_latex(&a, 16).unwrap();
+        let tex = layout_view::print_latex(&a, 16).unwrap();
         prop_assert_eq!(tex.matches("\\node[fill=").count(), image.len());
     }
 }

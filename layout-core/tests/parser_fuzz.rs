@@ -45,7 +45,7 @@ fn exercise(aliases: &str, tensor: &str) {
                 let _ = ll.pseudoinvert();
                 let _ = ll.free_variable_masks();
                 if ll.total_out_dim_size() <= 1 << 12 {
-                    let _ = layout_core::view::layout_str(&ll, e.is_shared(), false);
+                    let _ = layout_view::view::layout_str(&ll, e.is_shared(), false);
                 }
             }
         }

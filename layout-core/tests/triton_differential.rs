@@ -80,7 +80,7 @@ fn every_fixture_matches_triton_bit_for_bit() {
             // Triton's own text views (getLayoutStr), recorded for the small cases.
             for (key, hw) in [("view", false), ("hw_view", true)] {
                 if let Some(want) = case.get(key).and_then(|v| v.as_str()) {
-                    let got = layout_core::view::layout_str(&ll, enc.is_shared(), hw)
+                    let got = layout_view::view::layout_str(&ll, enc.is_shared(), hw)
                         .map_err(|e| e.to_string())?;
                     if got != want {
                         return Err(format!("{} differs:\n{}\nTriton:\n{}", key, got, want));

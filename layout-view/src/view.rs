@@ -5,7 +5,7 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::{LinearLayout, Result};
+use layout_core::{LinearLayout, Result};
 
 fn digits(v: i64) -> i64 {
     v.to_string().len() as i64
@@ -73,13 +73,13 @@ fn nested(shape: &[i64], cells: &[String], sep: &str) -> String {
 
 fn check_printable(ll: &LinearLayout) -> Result<()> {
     if ll.total_out_dim_size() > MAX_ELEMENTS || ll.total_in_dim_size() > MAX_ELEMENTS {
-        crate::error::bail!(
+        crate::bail!(
             "the layout has {} elements, too many to print",
             ll.total_out_dim_size()
         );
     }
     if ll.num_out_dims() == 0 {
-        crate::error::bail!("a rank-0 layout has nothing to print");
+        crate::bail!("a rank-0 layout has nothing to print");
     }
     Ok(())
 }
@@ -94,7 +94,7 @@ pub fn distributed_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String
     let n_reg = ll.in_dim_size("register") as i64;
     let pos: Vec<usize> = ["register", "lane", "warp", "block"]
         .iter()
-        .map(|d| ll.in_dim_pos(d).unwrap_or(usize::MAX))
+        .map(|d| ll.in_dim_index(d).unwrap_or(usize::MAX))
         .collect();
     let total: i64 = shape.iter().product();
     let mut elems = alloc::vec![String::new(); total as usize];
@@ -172,7 +172,7 @@ pub fn shared_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String> {
     let total: i64 = shape.iter().product();
     let n_block = ll.in_dim_size("block") as i64;
     let block_size = total / n_block;
-    let (po, pb) = (ll.in_dim_pos("offset"), ll.in_dim_pos("block"));
+    let (po, pb) = (ll.in_dim_index("offset"), ll.in_dim_index("block"));
     let mut elems = alloc::vec![String::new(); total as usize];
     let mut offs: Vec<String> = Vec::new();
     let mut idx = 0usize;

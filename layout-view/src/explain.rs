@@ -1,4 +1,4 @@
-//! `layout explain`: every layout-moving op of a TTGIR module (see [`crate::parse::module`])
+//! `layout explain`: every layout-moving op of a TTGIR module (see [`layout_core::parse::module`])
 //! planned as `convert!` plans it, for the GPU the module targets (`ttg.target = "cuda:90"`), and
 //! ordered by cost, dearest first.
 //!
@@ -10,10 +10,10 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::convert::{summarize, Force, PlanSummary, Target};
-use crate::parse::module::{module_ops, ModuleOp, OpKind};
-use crate::parse::TensorType;
-use crate::LinearLayout;
+use layout_core::convert::{summarize, Force, PlanSummary, Target};
+use layout_core::parse::module::{module_ops, ModuleOp, OpKind};
+use layout_core::parse::TensorType;
+use layout_core::LinearLayout;
 
 /// What became of one op.
 #[derive(Clone, Debug)]
@@ -36,7 +36,7 @@ pub struct Explained {
 }
 
 impl Explained {
-    /// The planner's cost figure ([`crate::convert::Cost::weight`]); 0 without a plan.
+    /// The planner's cost figure ([`layout_core::convert::Cost::weight`]); 0 without a plan.
     pub fn weight(&self) -> u32 {
         match &self.outcome {
             Outcome::Planned(s, ..) => s.cost.weight(),

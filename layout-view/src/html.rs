@@ -10,7 +10,7 @@
 //!
 //! [`conversion_html`] shows a conversion: both layouts side by side, the destination also
 //! coloured by how each element moves (stays, renamed register, across lanes, across warps,
-//! across CTAs), and the plan of [`crate::convert::summarize`] with every shared-memory
+//! across CTAs), and the plan of [`layout_core::convert::summarize`] with every shared-memory
 //! instruction's wavefronts per phase.
 //!
 //! The page's data is the layouts' bases and, per element, the first holder in hardware order;
@@ -21,10 +21,10 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::convert::{PlanKind, PlanSummary, SideAccess};
 use crate::print::{hw_picture, picture, walk, Picture};
 use crate::svg::{draw_svg, ColourBy, Scheme};
-use crate::{LinearLayout, Result};
+use layout_core::convert::{PlanKind, PlanSummary, SideAccess};
+use layout_core::{LinearLayout, Result};
 
 const SCRIPT: &str = include_str!("html.js");
 const STYLE: &str = "body{margin:0;font-family:monospace;font-size:12px}\
@@ -43,7 +43,7 @@ const MAX_CELLS: u64 = 1 << 16;
 /// use layout_core::parse::{parse_encoding, Aliases};
 /// let text = "#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [1, 0]}>";
 /// let ll = parse_encoding(text, &Aliases::new()).unwrap().to_linear_layout(&[8, 16]).unwrap();
-/// let page = layout_core::html::print_html(&ll, 16, "blocked").unwrap();
+/// let page = layout_view::html::print_html(&ll, 16, "blocked").unwrap();
 /// assert!(page.contains("<svg") && page.contains("id=\"hardware\""));
 /// ```
 pub fn print_html(ll: &LinearLayout, element_bits: u32, title: &str) -> Result<String> {
@@ -305,8 +305,8 @@ pub fn escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::{summarize, Force, Target};
-    use crate::parse::{parse_encoding, Aliases};
+    use layout_core::convert::{summarize, Force, Target};
+    use layout_core::parse::{parse_encoding, Aliases};
 
     fn solve(text: &str, shape: &[i64]) -> LinearLayout {
         let enc = parse_encoding(text, &Aliases::new()).unwrap();

@@ -14,8 +14,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::error::bail;
-use crate::{LinearLayout, Result};
+use layout_core::{LinearLayout, Result};
 
 /// Cells a text grid draws at most.
 const MAX_CELLS: u64 = 1 << 16;
@@ -144,7 +143,7 @@ fn check_drawable(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Resul
             max_cells
         );
     }
-    let shared = ll.in_dim_pos("offset").is_some();
+    let shared = ll.in_dim_index("offset").is_some();
     let known = walk_order(shared);
     if let Some(d) = ll.in_dim_names().find(|d| !known.contains(d)) {
         bail!(
@@ -200,7 +199,7 @@ pub(crate) fn walk(ll: &LinearLayout, shared: bool, mut f: impl FnMut([u64; 4], 
             rest /= s;
         }
         for (i, d) in order.iter().enumerate() {
-            if let Some(p) = ll.in_dim_pos(d) {
+            if let Some(p) = ll.in_dim_index(d) {
                 ins[p] = v[i] as u32;
             }
         }
@@ -285,7 +284,7 @@ pub(crate) fn heading(shape: &[i64], g: i64) -> String {
 ///
 /// ```
 /// use layout_core::parse::{parse_encoding, Aliases};
-/// use layout_core::print_layout;
+/// use layout_view::print_layout;
 /// let text = "#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>";
 /// let enc = parse_encoding(text, &Aliases::new()).unwrap();
 /// let text = print_layout(&enc.to_linear_layout(&[2, 4]).unwrap()).unwrap();

@@ -12,9 +12,8 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::error::bail;
 use crate::print::{heading, picture, Cell, Picture};
-use crate::{LinearLayout, Result};
+use layout_core::{LinearLayout, Result};
 
 /// Cells an SVG draws at most (a 256x256 tensor).
 const MAX_SVG_CELLS: u64 = 1 << 16;
@@ -41,7 +40,7 @@ pub enum ColourBy {
 impl ColourBy {
     /// The default for a layout: by bank for shared layouts, by thread for distributed ones.
     pub fn default_for(ll: &LinearLayout) -> Self {
-        if ll.in_dim_pos("offset").is_some() {
+        if ll.in_dim_index("offset").is_some() {
             ColourBy::Bank
         } else {
             ColourBy::Thread
@@ -59,7 +58,7 @@ pub fn fill(hue: u32, shade: u32) -> String {
 ///
 /// ```
 /// use layout_core::parse::{parse_encoding, Aliases};
-/// use layout_core::svg::{print_svg, ColourBy};
+/// use layout_view::svg::{print_svg, ColourBy};
 /// let text = "#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>";
 /// let ll = parse_encoding(text, &Aliases::new()).unwrap().to_linear_layout(&[4, 16]).unwrap();
 /// let svg = print_svg(&ll, 16, ColourBy::Thread).unwrap();
@@ -449,9 +448,9 @@ mod tests {
     use alloc::string::ToString;
 
     fn blocked(rows: i32, cols: i32) -> LinearLayout {
-        let enc = crate::parse::parse_encoding(
+        let enc = layout_core::parse::parse_encoding(
             "#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]}>",
-            &crate::parse::Aliases::new(),
+            &layout_core::parse::Aliases::new(),
         )
         .unwrap();
         enc.to_linear_layout(&[rows as i64, cols as i64]).unwrap()
