@@ -39,6 +39,7 @@ pub mod mma;
 pub mod nvmma;
 #[cfg(not(target_arch = "spirv"))]
 pub mod partition;
+pub mod tensor_core;
 pub mod thread;
 pub mod tile;
 #[cfg(not(target_arch = "spirv"))]

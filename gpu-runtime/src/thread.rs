@@ -143,7 +143,7 @@ pub trait Thread {
     /// unspecified; results agree to f32 rounding).
     fn mma_m16n8k16(
         &self,
-        kind: crate::mma::MmaKind,
+        kind: crate::tensor_core::MmaKind,
         a: [u32; 4],
         b: [u32; 2],
         c: [f32; 4],
@@ -152,7 +152,7 @@ pub trait Thread {
             |w: usize, l: u32| self.shfl_idx(a[w], l),
             |w: usize, l: u32| self.shfl_idx(b[w], l),
         );
-        crate::mma::m16n8k16_lane(kind, self.lane(), a_of, b_of, c)
+        crate::tensor_core::m16n8k16_lane(kind, self.lane(), a_of, b_of, c)
     }
 }
 
@@ -314,7 +314,7 @@ macro_rules! forward_thread {
         #[inline(always)]
         fn mma_m16n8k16(
             &self,
-            kind: crate::mma::MmaKind,
+            kind: crate::tensor_core::MmaKind,
             a: [u32; 4],
             b: [u32; 2],
             c: [f32; 4],

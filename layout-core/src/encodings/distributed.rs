@@ -6,7 +6,6 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::cga::{check_permutation, combine_cta_cga_with_shape, parse_cga};
-use super::registry::encoding_from_attr;
 use super::{Blocked, Cga, Encoding};
 use crate::error::{bail, bail_at};
 use crate::layout::is_pow2;
@@ -259,8 +258,13 @@ pub(crate) fn parse_blocked(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> 
     }))
 }
 
-/// `#ttg.slice<{...}>`'s parameters.
-pub(crate) fn parse_slice(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+/// `#ttg.slice<{...}>`'s parameters (its parent read by `encoding_from_attr`).
+pub(crate) fn parse_slice(
+    name: &str,
+    a: &Attr,
+    body: &[Attr],
+    encoding_from_attr: fn(&Attr) -> R<Encoding>,
+) -> R<Encoding> {
     let mut p = Params::of(name, a, body, &["dim", "parent"])?;
     let dim = p.uint("dim")?;
     let parent = encoding_from_attr(p.required("parent")?)?;
@@ -289,8 +293,13 @@ pub(crate) fn parse_slice(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
     })
 }
 
-/// `#ttg.dot_op<{...}>`'s parameters.
-pub(crate) fn parse_dot_op(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
+/// `#ttg.dot_op<{...}>`'s parameters (its parent read by `encoding_from_attr`).
+pub(crate) fn parse_dot_op(
+    name: &str,
+    a: &Attr,
+    body: &[Attr],
+    encoding_from_attr: fn(&Attr) -> R<Encoding>,
+) -> R<Encoding> {
     let mut p = Params::of(name, a, body, &["opIdx", "parent", "kWidth"])?;
     let op_idx = p.uint("opIdx")?;
     if op_idx > 1 {

@@ -25,30 +25,48 @@ pub fn encoding_from_attr(a: &Attr) -> R<Encoding> {
     let Some((_, parse)) = ENCODINGS.iter().find(|(n, _)| *n == name) else {
         return Err(unknown_encoding(a, name));
     };
-    parse(name, a, body)
+    match parse {
+        Parser::Leaf(f) => f(name, a, body),
+        Parser::Nested(f) => f(name, a, body, encoding_from_attr),
+    }
 }
 
 /// Every encoding the parser knows: its TTGIR name and the function that reads its parameters.
 /// A new encoding is its `parse_<name>`, next to its type, and one line here.
 const ENCODINGS: &[(&str, Parser)] = &[
-    ("blocked", distributed::parse_blocked),
-    ("slice", distributed::parse_slice),
-    ("dot_op", distributed::parse_dot_op),
-    ("nvidia_mma", nvidia::parse_nvidia_mma),
-    ("amd_mfma", amd::parse_amd_mfma),
-    ("amd_wmma", amd::parse_amd_wmma),
-    ("swizzled_shared", shared::parse_swizzled_shared),
-    ("amd_rotating_shared", shared::parse_swizzled_shared),
-    ("shared", shared::parse_swizzled_shared),
-    ("nvmma_shared", shared::parse_nvmma_shared),
-    ("padded_shared", shared::parse_padded_shared),
-    ("linear", distributed::parse_linear),
-    ("generic_linear", distributed::parse_linear),
-    ("shared_linear", shared::parse_shared_linear),
+    ("blocked", Parser::Leaf(distributed::parse_blocked)),
+    ("slice", Parser::Nested(distributed::parse_slice)),
+    ("dot_op", Parser::Nested(distributed::parse_dot_op)),
+    ("nvidia_mma", Parser::Leaf(nvidia::parse_nvidia_mma)),
+    ("amd_mfma", Parser::Leaf(amd::parse_amd_mfma)),
+    ("amd_wmma", Parser::Leaf(amd::parse_amd_wmma)),
+    (
+        "swizzled_shared",
+        Parser::Leaf(shared::parse_swizzled_shared),
+    ),
+    (
+        "amd_rotating_shared",
+        Parser::Leaf(shared::parse_swizzled_shared),
+    ),
+    ("shared", Parser::Leaf(shared::parse_swizzled_shared)),
+    ("nvmma_shared", Parser::Leaf(shared::parse_nvmma_shared)),
+    ("padded_shared", Parser::Leaf(shared::parse_padded_shared)),
+    ("linear", Parser::Leaf(distributed::parse_linear)),
+    ("generic_linear", Parser::Leaf(distributed::parse_linear)),
+    ("shared_linear", Parser::Leaf(shared::parse_shared_linear)),
 ];
 
-/// Reads one encoding's parameters from its attribute (`name` as written, `body` its contents).
-type Parser = fn(&str, &Attr, &[Attr]) -> R<Encoding>;
+/// Reads one encoding's parameters from its attribute (`name` as written, `body` its
+/// contents); an encoding with a parent layout (slice, dot_op) is also handed the parser of
+/// parents, this module's [`encoding_from_attr`], so that it need not import it back.
+#[derive(Clone, Copy)]
+enum Parser {
+    Leaf(fn(&str, &Attr, &[Attr]) -> R<Encoding>),
+    Nested(fn(&str, &Attr, &[Attr], ParseParent) -> R<Encoding>),
+}
+
+/// The parser of a parent encoding.
+pub(crate) type ParseParent = fn(&Attr) -> R<Encoding>;
 
 /// `unknown encoding '#ttg.x'`, with a did-you-mean over [`ENCODINGS`], at `#ttg.x`.
 fn unknown_encoding(a: &Attr, other: &str) -> ParseError {

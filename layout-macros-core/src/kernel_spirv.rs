@@ -12,7 +12,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{Expr, ItemFn};
 
-use crate::kernel::Args;
+use crate::kernel_args::Args;
 
 /// How a kernel parameter reaches a SPIR-V entry point.
 enum Param<'a> {
@@ -50,7 +50,7 @@ fn classify(ty: &syn::Type) -> Param<'_> {
 /// The workgroup size as literals, or the error to report on SPIR-V.
 fn local_size(block: &Option<Expr>) -> Result<[u32; 3], TokenStream> {
     const MSG: &str = "on SPIR-V, #[kernel] needs `block` as integer literals (rust-gpu reads the workgroup size from literals only): write e.g. `block = 64` or `block = [16, 4, 1]`, with `const _: () = assert!(MyLayout::THREADS == 64);` beside it to keep it tied to the layout";
-    let lit = |e: &Expr| crate::kernel::int_lit(e).ok_or_else(|| err(e, MSG));
+    let lit = |e: &Expr| crate::kernel_args::int_lit(e).ok_or_else(|| err(e, MSG));
     match block {
         Some(Expr::Array(a)) if (1..=3).contains(&a.elems.len()) => {
             let mut d = [1u32; 3];

@@ -42,10 +42,4 @@ impl Krate {
         let k = &self.0;
         quote!(#k::__private::rt)
     }
-
-    /// The facade as a plain path, for tests of the expansion.
-    #[cfg(test)]
-    pub fn facade() -> Krate {
-        Krate(quote!(::linear_layouts))
-    }
 }

@@ -1,7 +1,7 @@
 //! The macro never panics: random and mutated token streams go through the whole expansion
 //! (syn parsing, rendering, layout-core's parser and solver, code emission) and must come back as
 //! code or as compile errors. `FUZZ_CASES` sets the number of cases per target (default 2,000 in
-//! CI; the million ran as `FUZZ_CASES=500000 cargo test --release -p layout-macros fuzz`,
+//! CI; the million ran as `FUZZ_CASES=500000 cargo test --release -p layout-macros-core --test fuzz`,
 //! see BENCHMARKS.md).
 
 use proc_macro2::TokenStream;
@@ -125,15 +125,13 @@ fn check(r: Result<(), proptest::test_runner::TestError<impl std::fmt::Debug>>) 
 
 /// The input as the facade's front-end hands it over: `[$crate]` first.
 fn with_krate(ts: TokenStream) -> TokenStream {
-    let k = crate::paths::Krate::facade();
-    let k = k.tokens();
-    quote::quote!([#k] #ts)
+    quote::quote!([::linear_layouts] #ts)
 }
 
 fn expand_str(s: &str) {
     // Only strings that lex as Rust tokens reach a macro.
     if let Ok(ts) = s.parse::<TokenStream>() {
-        let _ = crate::expand::layout(with_krate(ts));
+        let _ = layout_macros_core::layout(with_krate(ts));
     }
 }
 
@@ -300,13 +298,15 @@ fn mutated_conversions_never_panic() {
     // The unmutated path solves: seeds converted to themselves, and to a named layout.
     for (a, b) in [(0, 0), (1, 1)] {
         let text = format!("{} => {}, u16", side(SEEDS[a]), side(SEEDS[b]));
-        let out = crate::convert::convert(with_krate(text.parse().unwrap())).to_string();
+        let out = layout_macros_core::convert(with_krate(text.parse().unwrap())).to_string();
         assert!(!out.contains("compile_error"), "{}: {}", text, out);
     }
     let text = format!("{} => Sm, u16", side(SEEDS[0]));
-    assert!(crate::convert::convert(with_krate(text.parse().unwrap()))
-        .to_string()
-        .contains("Sm ! { @ convert_dst"));
+    assert!(
+        layout_macros_core::convert(with_krate(text.parse().unwrap()))
+            .to_string()
+            .contains("Sm ! { @ convert_dst")
+    );
     let mut runner = runner();
     check(runner.run(
         &(
@@ -324,7 +324,7 @@ fn mutated_conversions_never_panic() {
             );
             let text = apply_edits(pieces(&text), &edits);
             if let Ok(ts) = text.parse::<TokenStream>() {
-                let _ = crate::convert::convert(with_krate(ts));
+                let _ = layout_macros_core::convert(with_krate(ts));
             }
             Ok(())
         },

@@ -375,38 +375,3 @@ fn swizzle(item: &Item, shape: &[i64], element: Option<String>) -> syn::Result<S
         element,
     })
 }
-
-#[cfg(test)]
-mod tests {
-    use quote::quote;
-
-    fn expand(item: proc_macro2::TokenStream) -> String {
-        let k = crate::paths::Krate::facade();
-        let k = k.tokens();
-        super::layout(quote!([#k] #item)).to_string()
-    }
-
-    #[test]
-    fn only_pub_layouts_export_their_macro() {
-        let spec = quote!(blocked(sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]) for [128];);
-        for (vis, exported) in [
-            (quote!(pub), true),
-            (quote!(pub(crate)), false),
-            (quote!(pub(super)), false),
-            (quote!(), false),
-        ] {
-            let out = expand(quote!(#vis A = #spec));
-            assert_eq!(out.contains("macro_export"), exported, "{}", vis);
-            assert!(!out.contains("compile_error"), "{}", out);
-        }
-    }
-
-    #[test]
-    fn callback_names_depend_on_the_item_not_on_expansion_order() {
-        let a = quote!(pub A = blocked(sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]) for [128];);
-        let b = quote!(pub A = blocked(sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]) for [128];);
-        let (first, _, again) = (expand(a.clone()), expand(b.clone()), expand(a));
-        assert_eq!(first, again);
-        assert_ne!(first, expand(b));
-    }
-}

@@ -1,0 +1,96 @@
+//! `#[kernel]`'s arguments (`block`, `shared`, `cluster`, `block_dims`, `warp_size`, `crate`),
+//! parsed once for both entry points (nvptx in `kernel`, SPIR-V in `kernel_spirv`).
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Expr, Meta, Token};
+
+/// The attribute's arguments.
+pub(crate) struct Args {
+    pub(crate) krate: Option<syn::Path>,
+    pub(crate) block_dims: u32,
+    pub(crate) block: Option<Expr>,
+    pub(crate) shared: Option<Expr>,
+    pub(crate) cluster: Option<Expr>,
+    pub(crate) warp_size: u32,
+}
+
+pub(crate) fn parse_args(attr: TokenStream) -> syn::Result<Args> {
+    let mut a = Args {
+        krate: None,
+        block_dims: 1,
+        block: None,
+        shared: None,
+        cluster: None,
+        warp_size: 32,
+    };
+    let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
+    let mut errors: Option<syn::Error> = None;
+    for m in metas {
+        if let Err(e) = parse_arg(&mut a, m) {
+            match errors.as_mut() {
+                Some(all) => all.combine(e),
+                None => errors = Some(e),
+            }
+        }
+    }
+    errors.map_or(Ok(a), Err)
+}
+
+fn parse_arg(a: &mut Args, m: Meta) -> syn::Result<()> {
+    let nv = match m {
+        Meta::NameValue(nv) => nv,
+        other => return Err(syn::Error::new_spanned(other, USAGE)),
+    };
+    let key = nv
+        .path
+        .get_ident()
+        .map(|i| i.to_string())
+        .unwrap_or_default();
+    let value = nv.value;
+    match key.as_str() {
+        "crate" => a.krate = Some(syn::parse2(value.to_token_stream())?),
+        "block_dims" => {
+            a.block_dims = match int_lit(&value) {
+                Some(n @ 1..=3) => n,
+                _ => {
+                    return Err(syn::Error::new_spanned(
+                        value,
+                        "block_dims is 1, 2 or 3: the number of dimensions of the blocks this kernel is launched with (the warp index depends on it)",
+                    ))
+                }
+            };
+        }
+        "warp_size" => {
+            a.warp_size = match int_lit(&value) {
+                Some(n @ (1 | 2 | 4 | 8 | 16 | 32 | 64)) => n,
+                _ => {
+                    return Err(syn::Error::new_spanned(
+                        value,
+                        "warp_size is the lanes per warp (subgroup size) the kernel's layouts were written for: 1, 2, 4, 8, 16, 32 or 64",
+                    ))
+                }
+            };
+        }
+        "block" => a.block = Some(value),
+        "shared" => a.shared = Some(value),
+        "cluster" => a.cluster = Some(value),
+        _ => return Err(syn::Error::new_spanned(nv.path, USAGE)),
+    }
+    Ok(())
+}
+
+const USAGE: &str = "#[kernel] takes `block = <threads or [x, y, z]>`, `shared = <bytes>`, `cluster = <CTAs or [x, y, z]>`, `block_dims = 1|2|3`, `warp_size = <lanes>` and `crate = path::to::linear_layouts`, each optional";
+
+/// An integer literal's value.
+pub(crate) fn int_lit(e: &Expr) -> Option<u32> {
+    match e {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u32>().ok(),
+        _ => None,
+    }
+}
