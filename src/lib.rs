@@ -2,6 +2,43 @@
 //!
 //! Typed GF(2) tensor layouts for GPU kernels, bit-exact with Triton.
 //!
+//! ```
+//! use linear_layouts::sim::{launch, Launch};
+//! use linear_layouts::{convert, layout, Strategy, Thread};
+//!
+//! layout! {
+//!     /// A 64x64 tile in rows of 4 (Triton's attribute text works too: `#ttg.blocked<{...}>`).
+//!     pub Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+//!     /// The same tile in columns of 4.
+//!     pub Cols = blocked(sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 64];
+//! }
+//!
+//! // Planned at compile time, as Triton plans it: through swizzled shared memory (the plan and
+//! // its cost are consts).
+//! const _: () = assert!(matches!(
+//!     convert!(Rows => Cols, f32).cost.strategy,
+//!     Strategy::SharedMemory
+//! ));
+//! let cvt = convert!(Rows => Cols, f32);
+//!
+//! // The same body runs on a GPU (`#[kernel]`) and here on the CPU simulator, which would report
+//! // a race, a missing barrier or fence, or a misaligned access rather than a wrong answer.
+//! launch(Launch::new(1, Rows::THREADS, cvt.shared_bytes()), |t| {
+//!     let (lane, warp) = (t.lane(), t.warp());
+//!     // Each of the thread's 32 registers of `Rows` holds its element's row-major index ...
+//!     let rows: [f32; 32] = std::array::from_fn(|r| {
+//!         let [i, j] = Rows::apply(r as u32, lane, warp, 0);
+//!         (64 * i + j) as f32
+//!     });
+//!     // ... and after the conversion each register of `Cols` holds its own.
+//!     for (r, v) in cvt.run(t, &rows).iter().enumerate() {
+//!         let [i, j] = Cols::apply(r as u32, lane, warp, 0);
+//!         assert_eq!(*v, (64 * i + j) as f32);
+//!     }
+//! })
+//! .unwrap();
+//! ```
+//!
 //! * [`layout!`] defines layout types solved at compile time: const basis tables and inline
 //!   index math, usable from `no_std` kernels.
 //! * [`convert!`] solves a conversion between two layouts at compile time and expands into

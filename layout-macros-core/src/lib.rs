@@ -6,7 +6,7 @@
 //!   tokens into TTGIR text, layout-core parses and solves it, `expand` and `emit` write the
 //!   type, its const tables and index math with quote.
 //! * [`convert`] and [`convert_solve`]: `convert!`, through the callback macros `layout!`
-//!   emits (`convert`), then the plan written as straight-line code (`convert_emit`).
+//!   emits (`convert_macro`), then the plan written as straight-line code (`convert_emit`).
 //! * [`kernel`]: `#[kernel]` (`kernel`, `kernel_spirv`).
 //!
 //! Every input comes as the facade's front-ends hand it over, `[$crate]` first (`paths`); every
@@ -26,8 +26,8 @@
 
 use proc_macro2::TokenStream;
 
-mod convert;
 mod convert_emit;
+mod convert_macro;
 mod emit;
 mod expand;
 mod input;
@@ -45,12 +45,12 @@ pub fn layout(input: TokenStream) -> TokenStream {
 /// `convert!`: `[$crate] A => B, T ...` to the chain of layout callbacks that ends in
 /// [`convert_solve`].
 pub fn convert(input: TokenStream) -> TokenStream {
-    convert::convert(input)
+    convert_macro::convert(input)
 }
 
 /// The last step of `convert!`: both solved layouts to the plan's code and its cost.
 pub fn convert_solve(input: TokenStream) -> TokenStream {
-    convert::solve(input)
+    convert_macro::solve(input)
 }
 
 /// `#[kernel(attr)] item`: the entry point and its `KernelSpec`.
