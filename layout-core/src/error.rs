@@ -49,6 +49,8 @@ pub enum ErrorKind {
     Syntax,
     /// A name (`#mma`, a parent layout) that nothing defines.
     UnknownName,
+    /// A size beyond what the implementation handles (the message names the limit).
+    Limit,
     /// The layout's lanes do not make one warp of the given size; it would with `lanes` lanes per
     /// warp. `alternative`: the message already proposes another fix, so this one is an "or".
     WarpSize {

@@ -67,7 +67,11 @@ fn lstsq(a: &LinearLayout, b: &LinearLayout) -> Result<LinearLayout> {
     let out_name = a.out_dims[0].0.clone();
     let total_a = a.total_in_dim_size();
     if total_a > i32::MAX as u64 {
-        bail!("invertAndCompose: the outer layout has more than 30 in-bits; not representable");
+        bail!(
+            kind: Limit,
+            "invertAndCompose handles layouts of at most 2^30 input positions (Triton's 32-bit indices); this one has 2^{}",
+            a.total_in_dim_size_log2()
+        );
     }
     let ret = LinearLayout::new_unchecked(
         alloc::vec![(in_name, flat)],

@@ -355,8 +355,16 @@ fn locate_fn(
                     }
                 }
             }
-            // A surjective layout always has a pseudo-inverse: failing here is a bug, said
-            // at the item rather than leaving `locate` out.
+            // A surjective layout always has a pseudo-inverse, within the solver's limits.
+            Err(e) if e.kind() == layout_core::ErrorKind::Limit => syn::Error::new(
+                item.name.span(),
+                format!(
+                    "layout! cannot build `locate` for `{}`: {}; a tile this large does not fit a CTA's registers or shared memory: split it into tiles",
+                    item.name, e.message()
+                ),
+            )
+            .to_compile_error(),
+            // Anything else is a bug, said at the item rather than leaving `locate` out.
             Err(e) => syn::Error::new(
                 item.name.span(),
                 format!(

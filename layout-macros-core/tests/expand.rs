@@ -29,3 +29,14 @@ fn callback_names_depend_on_the_item_not_on_expansion_order() {
     assert_eq!(first, again);
     assert_ne!(first, expand(b));
 }
+
+/// A layout past the solver's limits is refused naming the limit, not as an internal error.
+#[test]
+fn a_layout_too_large_to_invert_names_the_limit() {
+    let out = expand(
+        quote!(pub Big = blocked(sizePerThread = [65536, 16384], threadsPerWarp = [32, 1], warpsPerCTA = [2, 1], order = [1, 0]) for [4194304, 16384];),
+    );
+    assert!(out.contains("compile_error"), "{}", out);
+    assert!(out.contains("2^30") && out.contains("2^36"), "{}", out);
+    assert!(!out.contains("internal error"), "{}", out);
+}
