@@ -39,6 +39,9 @@ use layout_view::{print_latex, print_layout};
 /// Print TritonGPU layouts from the tensor's or the hardware's point of view, or as JSON.
 #[derive(Parser, Debug)]
 #[command(name = "layout", version, about)]
+// One way to show the layout at a time: Triton's text (the default), its hardware view, JSON, a
+// grid, a TikZ or SVG picture, or a page. Kept as Triton's flags, read as one `View`.
+#[command(group(clap::ArgGroup::new("view").multiple(false).args(["use_hw_view", "json", "table", "latex", "svg", "html"])))]
 struct Cli {
     /// A layout attribute, e.g. '#ttg.blocked<{...}>' (or an alias defined in -i FILE).
     #[arg(short = 'l', long = "layout")]
@@ -59,42 +62,86 @@ struct Cli {
     #[arg(long = "use-hw-view")]
     use_hw_view: bool,
     /// Print the linear layout's bases as one JSON object.
-    #[arg(long, conflicts_with_all = ["jsonl", "table", "latex", "svg", "use_hw_view"])]
+    #[arg(long)]
     json: bool,
     /// Draw the tensor as a grid, one cell per element (CuTe's print_layout).
-    #[arg(long, conflicts_with_all = ["jsonl", "latex", "use_hw_view"])]
+    #[arg(long)]
     table: bool,
     /// Write a LaTeX/TikZ picture, cells coloured by thread or shared-memory bank (CuTe's
     /// print_latex).
-    #[arg(long, conflicts_with_all = ["jsonl", "use_hw_view"])]
+    #[arg(long)]
     latex: bool,
     /// Write an SVG picture (CuTe's print_svg): cells labelled T<thread>:<register> (or the
     /// shared offset), coloured as --colour-by says, a legend, broadcast copies marked.
-    #[arg(long, conflicts_with_all = ["jsonl", "use_hw_view", "table", "latex"])]
+    #[arg(long)]
     svg: bool,
     /// With --svg: colour cells by `thread` or `warp` (distributed layouts) or `bank` (shared
     /// layouts); by thread, or by bank for shared layouts, if absent.
-    #[arg(long = "colour-by", alias = "color-by", requires = "svg", value_parser = ["thread", "warp", "bank"])]
-    colour_by: Option<String>,
+    #[arg(long = "colour-by", alias = "color-by", requires = "svg", value_enum)]
+    colour_by: Option<ColourArg>,
     /// Write an interactive HTML page (one file, no network): the SVG grid, a hardware view, hover
     /// for what holds a cell, bases that highlight what they move; with --to, both layouts, how
     /// each element moves, and the plan with its shared accesses' banks per phase.
-    #[arg(long, conflicts_with_all = ["jsonl", "use_hw_view", "table", "latex", "svg", "json"])]
+    #[arg(long)]
     html: bool,
     /// Read {"layout": ..., "tensor": ...} lines from standard input; write one JSON object each.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["view", "to"])]
     jsonl: bool,
     /// Plan the conversion from the layout (-l) to this one, as convert! would, and print its cost
     /// (element size from -t; --json for an object).
-    #[arg(long, conflicts_with_all = ["jsonl", "table", "latex", "svg", "use_hw_view"])]
+    #[arg(long, conflicts_with_all = ["table", "latex", "svg", "use_hw_view"])]
     to: Option<String>,
     /// With --to: force `shared` memory or `shuffles` instead of the cheapest plan.
-    #[arg(long, requires = "to", value_parser = ["shared", "shuffles"])]
-    strategy: Option<String>,
+    #[arg(long, requires = "to", value_enum)]
+    strategy: Option<StrategyArg>,
     /// With --to: the GPU to plan for (sm_90, sm_80, spirv_8 ... spirv_64); by default sm_90's
     /// model with the layouts' own warp size.
-    #[arg(long, requires = "to")]
-    target: Option<String>,
+    #[arg(long, requires = "to", value_parser = target_by_name)]
+    target: Option<Target>,
+}
+
+/// How a layout is shown: one of the exclusive view flags, or Triton's text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum View {
+    Text,
+    HwText,
+    Json,
+    Table,
+    Latex,
+    Svg,
+    Html,
+}
+
+impl Cli {
+    /// The view the flags ask for (clap lets at most one through).
+    fn view(&self) -> View {
+        [
+            (self.use_hw_view, View::HwText),
+            (self.json, View::Json),
+            (self.table, View::Table),
+            (self.latex, View::Latex),
+            (self.svg, View::Svg),
+            (self.html, View::Html),
+        ]
+        .into_iter()
+        .find_map(|(on, v)| on.then_some(v))
+        .unwrap_or(View::Text)
+    }
+}
+
+/// `--colour-by`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ColourArg {
+    Thread,
+    Warp,
+    Bank,
+}
+
+/// `--strategy`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum StrategyArg {
+    Shared,
+    Shuffles,
 }
 
 /// Triton's tool takes single-dash long options (`-use-hw-view`, `-alias-names=a,b`).
@@ -306,12 +353,12 @@ fn plan_conversion(
         return Err("--to converts one layout: give it with -l (or one --alias-names)".into());
     };
     let dst = parse_encoding(to, aliases).map_err(|e| format!("in the layout (--to): {}", e))?;
-    let force = match cli.strategy.as_deref() {
-        Some("shared") => Force::SharedMemory,
-        Some(_) => Force::Shuffles,
+    let force = match cli.strategy {
+        Some(StrategyArg::Shared) => Force::SharedMemory,
+        Some(StrategyArg::Shuffles) => Force::Shuffles,
         None => Force::Auto,
     };
-    let target = cli.target.as_deref().map(target_by_name).transpose()?;
+    let target = cli.target;
     let request = plan::Request {
         bits: ty.element_bits().unwrap_or(32),
         force,
@@ -319,12 +366,12 @@ fn plan_conversion(
     };
     let (a, b) = plan::solve_pair(src, &dst, &ty.shape)?;
     let summary = plan::plan(&a, &b, &request)?;
-    if cli.html {
+    if cli.view() == View::Html {
         let title = format!("{} => {}", layout_name(cli), to.trim());
         return layout_view::html::conversion_html(&a, &b, &summary, &title)
             .map_err(|e| e.to_string());
     }
-    Ok(if cli.json {
+    Ok(if cli.view() == View::Json {
         format!("{}\n", plan::summary_json(&summary))
     } else {
         summary.text()
@@ -370,36 +417,25 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
             }
             (Err(e), None) => return Err(e.to_string()),
         };
-        if cli.json {
-            out.push_str(&json::layout_json(&ll).to_string());
-            out.push('\n');
-        } else if cli.html {
-            let title = job.header.trim_start_matches("Print layout attribute: ");
-            let bits = ty.element_bits().unwrap_or(32);
-            let page =
-                layout_view::html::print_html(&ll, bits, title).map_err(|e| e.to_string())?;
-            out.push_str(&page);
-        } else if cli.table || cli.latex || cli.svg {
-            let bits = ty.element_bits().unwrap_or(32);
-            let pic = if cli.table {
-                print_layout(&ll)
-            } else if cli.latex {
-                print_latex(&ll, bits)
-            } else {
-                print_svg(&ll, bits, colour_by(cli, &ll))
-            };
-            out.push_str(&pic.map_err(|e| e.to_string())?);
-        } else {
-            out.push_str(&job.header);
-            out.push('\n');
-            out.push_str(
-                &layout_str(&ll, job.enc.is_shared(), cli.use_hw_view)
-                    .map_err(|e| e.to_string())?,
-            );
-            if !cli.alias_names.is_empty() {
-                out.push('\n');
+        let bits = ty.element_bits().unwrap_or(32);
+        let text = match cli.view() {
+            View::Json => Ok(format!("{}\n", json::layout_json(&ll))),
+            View::Html => {
+                let title = job.header.trim_start_matches("Print layout attribute: ");
+                layout_view::html::print_html(&ll, bits, title)
             }
-        }
+            View::Table => print_layout(&ll),
+            View::Latex => print_latex(&ll, bits),
+            View::Svg => print_svg(&ll, bits, colour_by(cli, &ll)),
+            View::Text | View::HwText => {
+                let hw = cli.view() == View::HwText;
+                layout_str(&ll, job.enc.is_shared(), hw).map(|t| {
+                    let gap = if cli.alias_names.is_empty() { "" } else { "\n" };
+                    format!("{}\n{}{}", job.header, t, gap)
+                })
+            }
+        };
+        out.push_str(&text.map_err(|e| e.to_string())?);
     }
     if out.is_empty() && !skipped.is_empty() {
         return Err(format!(
@@ -428,11 +464,11 @@ fn subcommand<C: Parser>(args: &[String], run: fn(&C) -> Result<String, String>)
 
 /// `--colour-by`, or the layout's default.
 fn colour_by(cli: &Cli, ll: &layout_core::LinearLayout) -> ColourBy {
-    match cli.colour_by.as_deref() {
-        Some("thread") => ColourBy::Thread,
-        Some("warp") => ColourBy::Warp,
-        Some("bank") => ColourBy::Bank,
-        _ => ColourBy::default_for(ll),
+    match cli.colour_by {
+        Some(ColourArg::Thread) => ColourBy::Thread,
+        Some(ColourArg::Warp) => ColourBy::Warp,
+        Some(ColourArg::Bank) => ColourBy::Bank,
+        None => ColourBy::default_for(ll),
     }
 }
 
