@@ -6,7 +6,7 @@ On the device machine (it has cupy, torch and triton):
     python3 scripts/gpu_bench.py [PTX] [N] [--sanitize] [--gpu-bench PATH]
 The PTX comes from `cargo xtask ptx` here (carry target/ptx), and the list of kernels with their
 launches (grid, block, cluster, dynamic shared memory, argument) and what each must output from
-`gpu-bench --list N` (`kernels::table`; PATH defaults to target/release/gpu-bench, built by
+`gpu-bench --list N` (`runner::table`; PATH defaults to target/release/gpu-bench, built by
 `cargo xtask gpu`; listing needs no GPU). Kernels that run in clusters are launched by gpu-bench
 only (cupy has no cluster launch); kernels whose reference this script does not know
 (`index_math`) are checked by gpu-bench only.
@@ -38,7 +38,7 @@ BITS = {"u8": cp.uint8, "u16": cp.uint16, "u32": cp.uint32, "f32": cp.uint32, "u
 
 
 def table():
-    """The kernels of `kernels::table` with their launches for N x N elements."""
+    """The kernels of `runner::table` with their launches for N x N elements."""
     out = subprocess.run([GPU_BENCH, "--list", str(N)], check=True, capture_output=True, text=True)
     return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
 

@@ -19,9 +19,8 @@
 //!   (distributed shared memory, cluster barriers).
 //! * Global memory is the runtime's public `linear_layouts::runtime::global` (`Ptr` on the GPU,
 //!   `sim::HostMemory` on the simulator); bodies are generic over it and over
-//!   [`linear_layouts::Thread`], so `tests/sim.rs` runs the same bodies on the simulator.
-//! * `table` (host only): every kernel of the PTX with its launch shape, shared memory, element
-//!   type, problem size and CPU reference, for `gpu-bench` and `scripts/gpu_bench.py`.
+//!   [`linear_layouts::Thread`], so `runner/tests/sim.rs` runs the same bodies on the simulator
+//!   (the kernel table, launch shapes and CPU references are the runner's: `runner::table`).
 //!
 //! The nightly features the nvptx build needs are enabled by `layout-builder`, not here.
 #![no_std]
@@ -41,6 +40,4 @@ pub mod gemm_pipelined;
 #[cfg(not(target_arch = "spirv"))]
 pub mod index_math;
 pub mod subgroup;
-#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
-pub mod table;
 pub mod transpose;

@@ -5,7 +5,7 @@
 //! (`#[warp_size = N]`, Triton's semantics), the plans `convert!` solves for the `spirv_N` target
 //! (no matrix instructions, no clusters), and `#[kernel(warp_size = N)]` entry points.
 //!
-//! The host build instantiates all four here, so `tests/sim.rs` runs them on the simulator with
+//! The host build instantiates all four here, so `runner/tests/sim.rs` runs them on the simulator with
 //! warps of their size and `table::SPIRV_KERNELS` describes them; `kernels-spirv` instantiates the
 //! same four for rust-gpu. A NVIDIA build leaves them out (its warps have 32 lanes; the PTX
 //! kernels are the other modules).

@@ -6,8 +6,8 @@ use std::ffi::c_void;
 
 use cudarc::driver::sys::{self, CUfunction};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
-use kernels::table::Kernel;
 use layout_launch::{LaunchConfig, Module};
+use runner::table::Kernel;
 
 use crate::host::{self, Row};
 

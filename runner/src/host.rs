@@ -1,7 +1,7 @@
 //! What gpu-bench does without a GPU: the problem size, inputs, the element-by-element check,
 //! the kernel table as JSON lines and the report's rows.
 
-use kernels::table::{self, Kernel, Reference};
+use runner::table::{self, Kernel, Reference};
 
 /// The byte the output buffers are filled with before a kernel runs; no input element is made
 /// of it only, so an element the kernel did not write cannot pass the check.
@@ -179,7 +179,7 @@ impl std::fmt::Display for Row {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kernels::table::{kernel, KERNELS};
+    use runner::table::{kernel, KERNELS};
 
     #[test]
     fn problem_size() {

@@ -1,5 +1,5 @@
 //! `gpu-bench PTX [N]`: load the kernels' PTX (from `cargo xtask ptx`), run every kernel of
-//! `kernels::table` on fresh random inputs into a poisoned output, check every element against
+//! `runner::table` on fresh random inputs into a poisoned output, check every element against
 //! the table's CPU reference, and time each with CUDA events (3 warm-ups, median of 30) next to
 //! a device-to-device copy of the same bytes. Without a CUDA driver or device it says so and
 //! exits with status 2.
@@ -12,7 +12,7 @@ mod host;
 
 use std::process::ExitCode;
 
-use kernels::table::KERNELS;
+use runner::table::KERNELS;
 
 const USAGE: &str = "usage: gpu-bench [PTX [N]] | gpu-bench --list [N]
   PTX  the kernels' PTX (default target/ptx/kernels.ptx, from `cargo xtask ptx`)

@@ -3,7 +3,7 @@
 use std::ffi::CString;
 
 use ash::vk;
-use kernels::table::Kernel;
+use runner::table::Kernel;
 
 use crate::vulkan::Gpu;
 

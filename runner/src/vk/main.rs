@@ -1,5 +1,5 @@
 //! `vk-bench SPV [N]`: load the SPIR-V kernels (from `cargo xtask spirv`) on the first Vulkan
-//! device, run every kernel of `kernels::table::SPIRV_KERNELS` whose warp size the device's
+//! device, run every kernel of `runner::table::SPIRV_KERNELS` whose warp size the device's
 //! subgroups can have, on fresh random inputs into poisoned outputs, check every element against
 //! the table's CPU reference, and time each with GPU timestamp queries (1 warm-up, median of 5)
 //! next to the copy kernel of the same module. A kernel built for another warp size is refused
@@ -18,7 +18,7 @@ mod vulkan;
 
 use std::process::ExitCode;
 
-use kernels::table::{Kernel, SPIRV_KERNELS};
+use runner::table::{Kernel, SPIRV_KERNELS};
 
 const USAGE: &str = "usage: vk-bench [SPV [N]]
   SPV  the SPIR-V kernels (default target/spirv/kernels.spv, from `cargo xtask spirv`)

@@ -4,7 +4,7 @@
 //! Buffers are host-visible and coherent: simple, and on a CPU driver the only memory there is.
 
 use ash::vk;
-use kernels::table::Kernel;
+use runner::table::Kernel;
 
 /// Why there is no GPU to run on (exit 2), or what went wrong on it.
 pub enum Error {

@@ -121,7 +121,7 @@ fn sim_entry(name: &str) -> Option<Box<Entry>> {
 }
 
 /// Kernel `k` of a table on the simulator with warps of `lanes`, checked against its reference.
-fn simulate(k: &kernels::table::Kernel, entry: &Entry, n: u32, lanes: u32) {
+fn simulate(k: &runner::table::Kernel, entry: &Entry, n: u32, lanes: u32) {
     let e = k.elem.bytes();
     let mask = u64::MAX >> (64 - 8 * e);
     let input: Vec<u64> = (0..k.input_elems(n) as u64)
@@ -150,11 +150,11 @@ fn simulate(k: &kernels::table::Kernel, entry: &Entry, n: u32, lanes: u32) {
     }
 }
 
-/// Every kernel of `kernels::table` with a body on the simulator, launched with the table's grid,
+/// Every kernel of `runner::table` with a body on the simulator, launched with the table's grid,
 /// block, cluster, shared memory and argument, checked against the table's reference.
 #[test]
 fn table_entries_on_the_simulator() {
-    use kernels::table::{n_multiple, KERNELS};
+    use runner::table::{n_multiple, KERNELS};
     let n = 2 * n_multiple();
     let mut simulated = Vec::new();
     for k in KERNELS {
@@ -176,7 +176,7 @@ fn table_entries_on_the_simulator() {
 #[test]
 fn spirv_table_entries_on_the_simulator() {
     use kernels::subgroup::{w16, w32, w64, w8};
-    use kernels::table::SPIRV_KERNELS;
+    use runner::table::SPIRV_KERNELS;
     macro_rules! entry {
         ($k:path) => {
             Box::new(
@@ -225,7 +225,7 @@ fn table_names_are_the_ptx_entries() {
     let Some(built) = modified(&ptx) else {
         return skip(format!("no {}: run `cargo xtask ptx`", ptx.display()));
     };
-    let sources = std::fs::read_dir(root.join("src")).expect("kernels/src");
+    let sources = std::fs::read_dir(root.join("../kernels/src")).expect("kernels/src");
     if sources
         .filter_map(|f| modified(&f.ok()?.path()))
         .any(|m| m > built)
@@ -249,7 +249,7 @@ fn table_names_are_the_ptx_entries() {
         kernels::gemm_hopper_ws::GEMM_HOPPER_WS_F16.name,
         kernels::gemm_hopper_ws::GEMM_HOPPER_WS_BF16.name,
     ];
-    let mut names: Vec<&str> = kernels::table::KERNELS.iter().map(|k| k.name).collect();
+    let mut names: Vec<&str> = runner::table::KERNELS.iter().map(|k| k.name).collect();
     names.extend(gemms);
     entries.sort_unstable();
     names.sort_unstable();

@@ -5,16 +5,17 @@
 //!
 //! Nothing here is written twice: block sizes and cluster sizes are the lanes, warps and CTAs of
 //! the kernels' own layouts, tile sizes their shapes, shared memory the consts the kernels are
-//! documented with (the plans' `cost.shared_bytes`). Host-only: the nvptx build leaves this
-//! module out, so the PTX does not change with it. `kernels/tests/sim.rs` runs every entry that
-//! has a body on the simulator with exactly this launch shape and checks it against the
-//! reference.
+//! documented with (the plans' `cost.shared_bytes`). It lives with the hosts, not in the kernel
+//! crate, so the PTX never depends on it. `runner/tests/sim.rs` runs every entry that has a
+//! body on the simulator with exactly this launch shape and checks it against the reference.
+//! The reference of `index_kernel` is the hand-written index maps (`*_hand`), not the `layout!`
+//! functions the kernel runs, so a wrong layout shows.
 
-use crate::index_math::{
-    acc_macro, accv3_macro, big_macro, col_macro, cute_macro, nvmma128_macro, nvmma64_macro,
-    opa_macro, opb_macro, smem_macro, tile_macro,
+use kernels::index_math::{
+    acc_hand, accv3_hand, big_hand, col_hand, cute_hand, nvmma128_hand, nvmma64_hand, opa_hand,
+    opb_hand, smem_hand, tile_hand,
 };
-use crate::{cluster, conversions, index_math, transpose};
+use kernels::{cluster, conversions, index_math, transpose};
 use linear_layouts::{KernelSpec, Layout};
 
 /// Element type of a kernel's buffers.
@@ -163,20 +164,15 @@ const fn elems<L: Layout>() -> u32 {
     L::SHAPE[0] * L::SHAPE[1]
 }
 
-/// The index functions `index_kernel` applies to register `t % 8`, in the order it writes them.
+/// The index maps `index_kernel` applies to register `t % 8`, in the order it writes them,
+/// written by hand (the kernel runs the `layout!` ones).
 pub const INDEX_BY_REGISTER: [extern "C" fn(u32, u32, u32) -> u64; 7] = [
-    tile_macro,
-    acc_macro,
-    opa_macro,
-    opb_macro,
-    accv3_macro,
-    col_macro,
-    big_macro,
+    tile_hand, acc_hand, opa_hand, opb_hand, accv3_hand, col_hand, big_hand,
 ];
 
-/// The shared-layout index functions `index_kernel` applies to offset `t`, after those above.
+/// The shared-layout index maps `index_kernel` applies to offset `t`, after those above.
 pub const INDEX_BY_OFFSET: [extern "C" fn(u32, u32, u32) -> u64; 4] =
-    [smem_macro, nvmma128_macro, nvmma64_macro, cute_macro];
+    [smem_hand, nvmma128_hand, nvmma64_hand, cute_hand];
 
 /// Every kernel in `target/ptx/kernels.ptx`.
 pub const KERNELS: &[Kernel] = &[
@@ -279,7 +275,7 @@ pub const KERNELS: &[Kernel] = &[
 /// each warp size and the copy they are measured against. Their entry points in the module are
 /// named by path (`w8::transpose_f32_w8`); `name` is the last part.
 pub const SPIRV_KERNELS: [Kernel; 13] = {
-    use crate::subgroup::{w16, w32, w64, w8};
+    use kernels::subgroup::{w16, w32, w64, w8};
     macro_rules! warp {
         ($m:ident, $tf:ident, $th:ident, $sh:ident) => {
             [
@@ -598,7 +594,7 @@ mod tests {
         let at = |t: usize, i: usize| {
             u64::from_le_bytes(out[(t * 11 + i) * 8..][..8].try_into().unwrap())
         };
-        assert_eq!(at(133, 0), tile_macro(5, 5, 0));
-        assert_eq!(at(133, 7), smem_macro(133, 0, 0));
+        assert_eq!(at(133, 0), kernels::index_math::tile_macro(5, 5, 0));
+        assert_eq!(at(133, 7), kernels::index_math::smem_macro(133, 0, 0));
     }
 }
