@@ -5,11 +5,12 @@
 use layout_core::convert::{
     plan_conversion_for, plan_shared_access, ConversionPlan, Force, Target,
 };
-use layout_core::parse::{parse_encoding, Aliases};
+use layout_core::parse::Aliases;
+use layout_core::Bases;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::quote;
 use syn::parse::{Parse, ParseStream};
-use syn::{Ident, LitInt, LitStr, Path, Token};
+use syn::{Ident, LitInt, Path, Token};
 
 use crate::convert_emit as emit;
 use crate::paths::Krate;
@@ -153,7 +154,7 @@ fn inline_side(tokens: &TokenStream, name: &str) -> syn::Result<TokenStream> {
     }
     let ws = item.warp_size.map(|w| w.0);
     let solved = crate::expand::solve_item(&item, &Aliases::new(), &[name.to_string()], ws, "")?;
-    let (text, shape, shared) = crate::emit::callback_parts(&solved);
+    let (bases, shape, shared) = crate::emit::callback_parts(&solved);
     let shape = shape
         .iter()
         .map(|&x| proc_macro2::Literal::u32_unsuffixed(x));
@@ -162,7 +163,7 @@ fn inline_side(tokens: &TokenStream, name: &str) -> syn::Result<TokenStream> {
     } else {
         quote!(distributed)
     };
-    Ok(quote!(#text [#(#shape),*] #kind #ident))
+    Ok(quote!(#bases [#(#shape),*] #kind #ident))
 }
 
 /// `convert!`: solve inline sides here, and hand named ones to their layouts' macros.
@@ -218,9 +219,10 @@ pub fn convert(input: TokenStream) -> TokenStream {
     quote!({ #(#checks)* #chain })
 }
 
-/// One side as the layouts' macros pass it: `("#ttg.linear<...>" [64, 16] distributed Name)`.
+/// One side as the layouts' macros pass it, the solved layout as data:
+/// `({ register = [[0, 1], ...], lane = [...], ... } [64, 16] distributed Name)`.
 struct Side {
-    text: LitStr,
+    bases: Bases,
     shape: Vec<i64>,
     shared: bool,
     name: Ident,
@@ -228,22 +230,68 @@ struct Side {
 
 impl Parse for Side {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let text: LitStr = input.parse()?;
+        let dims;
+        syn::braced!(dims in input);
+        let bases = dims
+            .parse_terminated(parse_in_dim, Token![,])?
+            .into_iter()
+            .collect();
         let content;
         syn::bracketed!(content in input);
-        let dims = content.parse_terminated(LitInt::parse, Token![,])?;
-        let shape = dims
+        let sizes = content.parse_terminated(LitInt::parse, Token![,])?;
+        let shape = sizes
             .iter()
             .map(|d| d.base10_parse::<i64>())
             .collect::<syn::Result<Vec<_>>>()?;
         let kind: Ident = input.parse()?;
         let name: Ident = input.parse()?;
         Ok(Side {
-            text,
+            bases,
             shape,
             shared: kind == "shared",
             name,
         })
+    }
+}
+
+/// `name = [[b0, b1], ...]`: one in-dim's bases.
+fn parse_in_dim(input: ParseStream) -> syn::Result<(String, Vec<Vec<i32>>)> {
+    let name: Ident = input.parse()?;
+    input.parse::<Token![=]>()?;
+    let list;
+    syn::bracketed!(list in input);
+    let mut bases = Vec::new();
+    while !list.is_empty() {
+        let basis;
+        syn::bracketed!(basis in list);
+        let xs = basis.parse_terminated(LitInt::parse, Token![,])?;
+        bases.push(
+            xs.iter()
+                .map(|x| x.base10_parse::<i32>())
+                .collect::<syn::Result<Vec<_>>>()?,
+        );
+        if !list.is_empty() {
+            list.parse::<Token![,]>()?;
+        }
+    }
+    Ok((name.to_string(), bases))
+}
+
+impl Side {
+    /// The layout's attribute text, for messages.
+    fn text(&self) -> String {
+        crate::emit::linear_ttgir(&self.bases, self.shared)
+    }
+
+    /// The layout, from its bases and shape.
+    fn layout(&self) -> layout_core::Result<layout_core::LinearLayout> {
+        let names = layout_core::utils::standard_out_dim_names(self.shape.len());
+        let out_dims = names
+            .into_iter()
+            .zip(&self.shape)
+            .map(|(n, &s)| (n, s as i32))
+            .collect();
+        layout_core::LinearLayout::from_parts(self.bases.clone(), out_dims, true)
     }
 }
 
@@ -290,15 +338,13 @@ impl SolveInput {
     fn err_showing_layouts(&self, msg: String) -> syn::Error {
         let mut out = msg;
         for side in [&self.src, &self.dst] {
-            let text = side.text.value();
             out.push_str(&format!(
                 "\n\n`{}` = {} for {:?}:",
-                side.name, text, side.shape
+                side.name,
+                side.text(),
+                side.shape
             ));
-            let ll = parse_encoding(&text, &Aliases::new())
-                .map_err(layout_core::LayoutError::from)
-                .and_then(|e| e.to_linear_layout(&side.shape));
-            match ll {
+            match side.layout() {
                 Ok(ll) => out.push_str(&ll.to_string()),
                 Err(e) => out.push_str(&format!(" (does not solve: {})", e)),
             }
@@ -306,7 +352,7 @@ impl SolveInput {
         self.err(out)
     }
 
-    /// Both layouts, solved from the text their macros passed.
+    /// Both layouts, from the bases their macros passed.
     fn layouts(&self) -> syn::Result<(layout_core::LinearLayout, layout_core::LinearLayout)> {
         if self.src.shape != self.dst.shape {
             return Err(self.err_showing_layouts(format!(
@@ -315,9 +361,7 @@ impl SolveInput {
             )));
         }
         let solve = |side: &Side| {
-            parse_encoding(&side.text.value(), &Aliases::new())
-                .map_err(layout_core::LayoutError::from)
-                .and_then(|e| e.to_linear_layout(&side.shape))
+            side.layout()
                 .map_err(|e| self.err(format!("`{}`: {}", side.name, e)))
         };
         Ok((solve(&self.src)?, solve(&self.dst)?))

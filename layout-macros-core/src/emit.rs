@@ -5,7 +5,7 @@
 use layout_core::codegen::ApplyPlan;
 use layout_core::parse::Attr;
 use layout_core::spec::Solved;
-use layout_core::LinearLayout;
+use layout_core::{Bases, LinearLayout};
 extern crate proc_macro;
 
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -78,14 +78,21 @@ pub(crate) fn contiguity(l: &LinearLayout) -> Vec<u32> {
         .collect()
 }
 
-/// The layout as a self-contained `#ttg.linear` / `#ttg.shared_linear` attribute.
-fn linear_ttgir(l: &LinearLayout, in_dims: &[&str], shared: bool) -> String {
-    let body: Vec<String> = in_dims
+/// The layout's bases for in-dims `in_dims` (an absent one has none), in that order.
+fn bases_of(l: &LinearLayout, in_dims: &[&str]) -> Bases {
+    in_dims
         .iter()
-        .map(|d| {
-            let bs: Vec<String> = l
-                .in_dim_bases(d)
-                .unwrap_or(&[])
+        .map(|d| (d.to_string(), l.in_dim_bases(d).unwrap_or(&[]).to_vec()))
+        .collect()
+}
+
+/// Bases as a self-contained `#ttg.linear` / `#ttg.shared_linear` attribute (what `LINEAR_TTGIR`
+/// holds, and how `convert!`'s messages show a layout).
+pub fn linear_ttgir(bases: &Bases, shared: bool) -> String {
+    let body: Vec<String> = bases
+        .iter()
+        .map(|(d, bs)| {
+            let bs: Vec<String> = bs
                 .iter()
                 .map(|b| {
                     let xs: Vec<String> = b.iter().map(|x| x.to_string()).collect();
@@ -105,17 +112,39 @@ fn linear_ttgir(l: &LinearLayout, in_dims: &[&str], shared: bool) -> String {
     }
 }
 
-/// What a layout's callback macro hands to `convert!`: its `#ttg.linear` text, shape and kind.
-pub fn callback_parts(s: &SolvedItem) -> (String, Vec<u32>, bool) {
-    let shared = s.solved.encoding.is_shared();
-    let ll = &s.solved.layout;
-    let in_dims: &[&str] = if shared {
+/// Bases as tokens, `{ register = [[0, 1], ...], lane = [...], ... }`: how a layout's callback
+/// macro hands the solved layout to `convert!` as data.
+fn bases_tokens(bases: &Bases) -> TokenStream {
+    let dims = bases.iter().map(|(d, bs)| {
+        let d = format_ident!("{}", d);
+        let bs = bs.iter().map(|b| {
+            let xs = b.iter().map(|&x| Literal::i32_unsuffixed(x));
+            quote!([#(#xs),*])
+        });
+        quote!(#d = [#(#bs),*])
+    });
+    quote!({ #(#dims),* })
+}
+
+/// The in-dims a layout of this kind has, in order.
+fn in_dims_of(shared: bool) -> &'static [&'static str] {
+    if shared {
         &["offset", "block"]
     } else {
         &["register", "lane", "warp", "block"]
-    };
+    }
+}
+
+/// What a layout's callback macro hands to `convert!`: its bases as tokens, shape and kind.
+pub fn callback_parts(s: &SolvedItem) -> (TokenStream, Vec<u32>, bool) {
+    let shared = s.solved.encoding.is_shared();
+    let ll = &s.solved.layout;
     let shape = ll.out_dims().iter().map(|(_, s)| *s as u32).collect();
-    (linear_ttgir(ll, in_dims, shared), shape, shared)
+    (
+        bases_tokens(&bases_of(ll, in_dims_of(shared))),
+        shape,
+        shared,
+    )
 }
 
 pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
@@ -123,11 +152,7 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
     let shared = s.solved.encoding.is_shared();
     let ll = &s.solved.layout;
     let rank = ll.num_out_dims();
-    let in_dims: &[&str] = if shared {
-        &["offset", "block"]
-    } else {
-        &["register", "lane", "warp", "block"]
-    };
+    let in_dims = in_dims_of(shared);
     let name = &item.name;
     let vis = &item.vis;
     let attrs = &item.attrs;
@@ -152,11 +177,12 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
         quote!(#rt::LayoutKind::Distributed)
     };
     let source = &s.source;
-    let linear = linear_ttgir(ll, in_dims, shared);
+    let bases = bases_of(ll, in_dims);
+    let linear = linear_ttgir(&bases, shared);
     let element = s.element.clone().unwrap_or_default();
     let summary = doc_summary(s, &shape, in_dims);
     let ws = u32_lit(s.solved.warp_size.unwrap_or(0));
-    let callback = callback_macro(item, &linear, &shape, shared);
+    let callback = callback_macro(item, &bases_tokens(&bases), &shape, shared);
     let idx = 0..in_dims.len();
     let threads = if shared {
         0
@@ -386,7 +412,7 @@ fn locate_fn(
 /// ([$crate] ...) }`, which calls the solver with both layouts. Proc macros cannot see each
 /// other's input; this chain is how `convert!` learns what `layout!` solved. The facade's path
 /// travels in the arguments, so the macro itself names no crate.
-fn callback_macro(item: &Item, linear: &str, shape: &[u32], shared: bool) -> TokenStream {
+fn callback_macro(item: &Item, bases: &TokenStream, shape: &[u32], shared: bool) -> TokenStream {
     let name = &item.name;
     let vis = &item.vis;
     let mac = format_ident!("__linear_layouts_{}_{:016x}", name, item_hash(item));
@@ -396,7 +422,7 @@ fn callback_macro(item: &Item, linear: &str, shape: &[u32], shared: bool) -> Tok
     } else {
         quote!(distributed)
     };
-    let me = quote!(#linear [#(#shape_lits),*] #kind #name);
+    let me = quote!(#bases [#(#shape_lits),*] #kind #name);
     // Only a `pub` layout's macro must be reachable from other crates, which takes
     // `#[macro_export]` (at the crate root); the others stay in their module, re-exported with
     // the item's own visibility.
