@@ -28,7 +28,7 @@ use gpu_runtime::mma::{widen, MmaKind};
 use gpu_runtime::Element;
 
 use crate::issue::IssueKind;
-use crate::memory::races;
+use crate::order::races;
 use crate::state::{
     Access, BlockState, Byte, Knowledge, Landing, Mbarrier, Named, SimThread, WgmmaIssue, WgmmaRead,
 };
@@ -43,32 +43,6 @@ const DEADLOCK: std::time::Duration = std::time::Duration::from_secs(60);
 const AFTER_ERROR: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl SimThread<'_> {
-    /// Before a CTA barrier: the phases this thread waited for, for every thread after it.
-    pub(crate) fn publish_phases(&self) {
-        if let Ok(mut j) = self.state.hopper.joined.lock() {
-            for (&bar, &n) in self.hopper.knows.borrow().phases.iter() {
-                let e = j.entry(bar).or_insert(0);
-                *e = (*e).max(n);
-            }
-        }
-    }
-
-    /// After a CTA barrier: what the threads published before it. The wgmma reads that ended
-    /// before it are ordered before every later access: forget them.
-    pub(crate) fn adopt_phases(&self) {
-        if let Ok(j) = self.state.hopper.joined.lock() {
-            let mut mine = self.hopper.knows.borrow_mut();
-            for (&bar, &n) in j.iter() {
-                let e = mine.phases.entry(bar).or_insert(0);
-                *e = (*e).max(n);
-            }
-        }
-        let epoch = self.block_epoch.get();
-        if let Ok(mut reads) = self.state.hopper.wgmma_reads.lock() {
-            reads.retain(|r| r.retired.is_none_or(|a| a.block_epoch >= epoch));
-        }
-    }
-
     /// Unwind if another thread failed, or (reporting `what`) if this wait began [`DEADLOCK`]
     /// ago.
     fn abort_if_stuck(&self, start: std::time::Instant, what: impl FnOnce() -> String) {

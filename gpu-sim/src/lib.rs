@@ -34,14 +34,16 @@
 //! ```
 //!
 //! The modules: `state` is the simulator's data (shared bytes, warps, CTAs, clusters, each
-//! [`SimThread`], Hopper's units), imported by the others, which give it behaviour and import
-//! none of each other but `memory`'s race rules: [`launch`](crate::launch()) starts threads
-//! (the shape is `grid`: [`Launch`], [`Fence`]); `thread` is the
-//! [`Thread`](gpu_runtime::Thread) implementation and its warp exchanges; `memory` is shared
-//! memory's accesses and race rules; `copy` is `cp.async`; `fence` is the async proxy's
-//! fences; `hopper` is [`Hopper`](gpu_runtime::Hopper) (mbarriers, TMA, wgmma, named
-//! barriers); `barrier` is the breakable barrier threads meet at; [`profile`] is every lane's
-//! shared access, for bank conflicts; [`HostMemory`] is global memory.
+//! [`SimThread`], Hopper's units), imported by the others, which give it behaviour:
+//! `order` is the one happens-before relation (releases and acquires of every barrier, phase
+//! and completion; when two accesses race); [`launch`](crate::launch()) starts threads (the
+//! shape is `grid`: [`Launch`], [`Fence`]); `thread` is the [`Thread`](gpu_runtime::Thread)
+//! implementation and its warp exchanges; `memory` is shared-memory accesses checked against
+//! each byte's record; `copy` is `cp.async`; `fence` is the async proxy's fences; `hopper` is
+//! [`Hopper`](gpu_runtime::Hopper) (mbarriers, TMA, wgmma, named barriers); `barrier` is the
+//! breakable barrier threads meet at; [`profile`] is every lane's shared access, for bank
+//! conflicts; [`HostMemory`] is global memory. None imports another but `state`, `order` and
+//! leaf modules.
 
 mod barrier;
 mod copy;
@@ -52,6 +54,7 @@ mod host_memory;
 mod issue;
 mod launch;
 mod memory;
+mod order;
 pub mod profile;
 mod state;
 mod thread;

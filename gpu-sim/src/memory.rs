@@ -1,58 +1,14 @@
-//! Shared memory on the simulator and its race rules: every byte keeps its value, its last
-//! write and its reads (who, and at which barrier epochs and clock), whether an async copy is
-//! landing in it, whether it holds an mbarrier, and whether its generic-proxy write is fenced
-//! for the async proxy. Two accesses of different threads to a byte, one a write, must be
-//! ordered by a barrier both took part in or by an mbarrier / named barrier release the later
-//! one acquired ([`SimThread::unordered`]).
+//! Shared-memory accesses on the simulator: each checks its range and alignment, then every
+//! byte it touches against the byte's record (its last write and reads, an async copy landing
+//! in it, an mbarrier in it) and records itself. Two accesses of different threads to a byte,
+//! one a write, must be ordered (`order`: [`SimThread::unordered`]).
 
 use std::format;
 use std::string::String;
 
 use crate::issue::IssueKind;
+use crate::order::merge_reads;
 use crate::state::{Access, BlockState, Byte, SimThread, MANY};
-
-/// Two accesses race when different threads touch a byte with no barrier between them that both
-/// took part in: a cluster barrier; for threads of one CTA, a block barrier or a named barrier;
-/// for threads of one warp, a warp barrier. (Orders made by mbarriers are the threads' clocks:
-/// [`SimThread::unordered`].)
-pub(crate) fn races(a: Access, b: Access) -> bool {
-    let named = a.named.0 != 0 && a.named.0 == b.named.0 && a.named.1 != b.named.1;
-    (a.tid != b.tid || a.cta != b.cta)
-        && a.cluster_epoch == b.cluster_epoch
-        && (a.cta != b.cta
-            || (a.block_epoch == b.block_epoch
-                && !named
-                && (a.warp != b.warp || a.warp_epoch == b.warp_epoch)))
-}
-
-/// The read record of a byte read by `me` after `prev`. Several readers since the last barrier
-/// they all passed become "many" (of several CTAs: "many CTAs"), so that a later write races
-/// with any of them; their named-barrier count is kept only when they all share it.
-pub(crate) fn merge_reads(prev: Option<Access>, me: Access) -> Access {
-    match prev {
-        Some(r) if r.cluster_epoch == me.cluster_epoch && r.cta != me.cta => Access {
-            tid: MANY,
-            cta: MANY,
-            ..me
-        },
-        Some(r)
-            if r.cluster_epoch == me.cluster_epoch
-                && r.tid != me.tid
-                && r.block_epoch == me.block_epoch =>
-        {
-            Access {
-                tid: MANY,
-                named: if r.named == me.named {
-                    me.named
-                } else {
-                    (0, 0)
-                },
-                ..me
-            }
-        }
-        _ => me,
-    }
-}
 
 impl SimThread<'_> {
     /// The shared memory of CTA `cta` of this cluster, if there is one.
@@ -248,15 +204,5 @@ impl SimThread<'_> {
             problem = Some((IssueKind::Mbarrier, format!("thread {} (block {}) reads shared byte {} of CTA {}, which holds an mbarrier: keep barriers out of data tiles", me.tid, self.block, at, cta)));
         }
         (b.value, problem)
-    }
-
-    /// Whether access `a` may be unordered with this thread's access `me`: a thread's accesses
-    /// are ordered by CTA (cluster, warp, named) barriers and by the mbarriers it arrived on
-    /// before another waited, a TMA's writes by a wait for their phase.
-    pub(crate) fn unordered(&self, a: Access, me: Access) -> bool {
-        match a.tma {
-            Some(phase) => !self.hopper.observed(phase),
-            None => races(a, me) && !(a.cta == me.cta && self.hopper.acquired(a)),
-        }
     }
 }

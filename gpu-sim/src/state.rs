@@ -183,21 +183,6 @@ pub(crate) struct Knowledge {
     pub(crate) phases: HashMap<u32, u32>,
 }
 
-impl Knowledge {
-    pub(crate) fn join(&mut self, o: &Knowledge) {
-        if self.clocks.len() < o.clocks.len() {
-            self.clocks.resize(o.clocks.len(), 0);
-        }
-        for (a, b) in self.clocks.iter_mut().zip(&o.clocks) {
-            *a = (*a).max(*b);
-        }
-        for (&bar, &n) in &o.phases {
-            let e = self.phases.entry(bar).or_insert(0);
-            *e = (*e).max(n);
-        }
-    }
-}
-
 /// One thread's view: what it knows of the others and of mbarrier phases, its releases, the
 /// named barrier it last passed, its wgmma groups.
 #[derive(Default)]
@@ -212,52 +197,6 @@ pub(crate) struct ThreadHopper {
     /// wgmma groups committed, and wgmmas issued since the last commit.
     pub(crate) commits: core::cell::Cell<u32>,
     pub(crate) in_group: core::cell::Cell<u32>,
-}
-
-impl ThreadHopper {
-    /// Whether this thread waited for phase `phase` of the mbarrier at byte `bar`.
-    pub(crate) fn observed(&self, (bar, phase): (u32, u32)) -> bool {
-        self.knows
-            .borrow()
-            .phases
-            .get(&bar)
-            .is_some_and(|&n| n > phase)
-    }
-
-    pub(crate) fn clock(&self) -> u32 {
-        self.clock.get()
-    }
-
-    pub(crate) fn named(&self) -> (u32, u32) {
-        self.named.get()
-    }
-
-    /// Whether this thread acquired a release of `a`'s thread made after `a` (same CTA).
-    pub(crate) fn acquired(&self, a: Access) -> bool {
-        a.tid != MANY
-            && self
-                .knows
-                .borrow()
-                .clocks
-                .get(a.tid as usize)
-                .is_some_and(|&c| c > a.clock)
-    }
-
-    /// Release into `into`: what this thread knows, its own clock advanced past its accesses
-    /// so far.
-    pub(crate) fn release(&self, tid: u32, into: &mut Knowledge) {
-        self.clock.set(self.clock.get() + 1);
-        let mut k = self.knows.borrow_mut();
-        if k.clocks.len() <= tid as usize {
-            k.clocks.resize(tid as usize + 1, 0);
-        }
-        k.clocks[tid as usize] = self.clock.get();
-        into.join(&k);
-    }
-
-    pub(crate) fn acquire(&self, k: &Knowledge) {
-        self.knows.borrow_mut().join(k);
-    }
 }
 
 pub(crate) struct Mbarrier {
