@@ -132,9 +132,6 @@ macro_rules! ld_as {
 
 #[cfg(target_arch = "nvptx64")]
 impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
-    const MATRIX: bool = true;
-    const CLUSTER_MEMORY: bool = true;
-
     #[inline(always)]
     fn lane(&self) -> u32 {
         sreg!("%laneid")

@@ -44,9 +44,6 @@ impl<'a, T: Hopper> Partition<'a, T> {
 }
 
 impl<T: Hopper> Thread for Partition<'_, T> {
-    const MATRIX: bool = T::MATRIX;
-    const CLUSTER_MEMORY: bool = T::CLUSTER_MEMORY;
-
     crate::thread::forward_thread!(
         lane,
         block,

@@ -13,11 +13,6 @@
 /// addresses and 2-byte accesses). The planner never uses an instruction its
 /// [`Target`](layout_plan::Target) lacks, so those defaults only keep every plan runnable.
 pub trait Thread {
-    /// Whether `ldmatrix`/`stmatrix` are hardware instructions here (not the defaults).
-    const MATRIX: bool = false;
-    /// Whether the CTAs of a cluster reach each other's shared memory here.
-    const CLUSTER_MEMORY: bool = false;
-
     /// Lane within the warp.
     fn lane(&self) -> u32;
     /// Warp within the CTA: the thread's linear index in its block (x fastest, as CUDA numbers

@@ -25,9 +25,6 @@ impl<'a, T: Thread> SharedWindow<'a, T> {
 }
 
 impl<T: Thread> Thread for SharedWindow<'_, T> {
-    const MATRIX: bool = T::MATRIX;
-    const CLUSTER_MEMORY: bool = T::CLUSTER_MEMORY;
-
     crate::thread::forward_thread!(
         lane,
         warp,

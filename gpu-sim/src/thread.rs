@@ -61,9 +61,6 @@ impl SimThread<'_> {
 }
 
 impl Thread for SimThread<'_> {
-    const MATRIX: bool = true;
-    const CLUSTER_MEMORY: bool = true;
-
     fn lane(&self) -> u32 {
         self.lane
     }
