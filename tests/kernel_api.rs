@@ -139,3 +139,22 @@ fn launch_shapes_that_do_not_add_up_are_refused() {
     assert_eq!(err.issues[0].kind, IssueKind::Launch, "{:?}", err);
     assert!(err.issues[0].message.contains("Launch::dims"), "{:?}", err);
 }
+
+/// Features are additive: with `sim` on (the facade's default), the pointer constructors a GPU
+/// build has are here too, and a pointer-backed tensor reads host memory as a kernel would.
+#[test]
+fn pointer_tensors_exist_with_the_simulator_on() {
+    let data: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let mut out = vec![0f32; 64];
+    // SAFETY: both buffers outlive the tensors and hold every index used below.
+    let (g, o) = unsafe {
+        (
+            Global::<f32>::from_ptr(data.as_ptr()),
+            GlobalMut::<f32>::from_ptr(out.as_mut_ptr()),
+        )
+    };
+    for i in 0..64 {
+        o.store1(i, g.load1(i) * 2.0);
+    }
+    assert!(out.iter().enumerate().all(|(i, &x)| x == 2.0 * i as f32));
+}
