@@ -180,3 +180,52 @@ fn same_value_writes_of_one_instruction_are_not_a_race() {
     .expect_err("two warps, no barrier");
     assert!(e.has(IssueKind::Race), "{}", e);
 }
+
+/// A wait no thread can end is a deadlock, reported the moment the last thread that could end
+/// it waits too or returns (no timeout): a barrier some threads never reach, an mbarrier phase
+/// short of arrivals, a named barrier with fewer threads than its count.
+#[test]
+fn waits_no_thread_can_end_are_deadlocks() {
+    use linear_layouts::Hopper;
+    let cases: [(&str, Wait); 3] = [
+        ("a barrier warp 1 never reaches", |t| {
+            if t.warp() == 0 {
+                t.sync_block();
+            }
+        }),
+        ("an mbarrier phase short of arrivals", |t| {
+            if t.warp() == 0 && t.lane() == 0 {
+                t.mbarrier_init(0, 65);
+                t.fence_mbarrier_init();
+            }
+            t.sync_block();
+            t.mbarrier_arrive(0);
+            t.mbarrier_wait(0, 0);
+        }),
+        ("a named barrier of more threads than reach it", |t| {
+            if t.warp() == 0 {
+                t.bar_sync(1, 64);
+            }
+        }),
+    ];
+    for (what, body) in cases {
+        let e = launch(Launch::new(1, 64, 64), body).expect_err(what);
+        assert!(e.has(IssueKind::Deadlock), "{}: {}", what, e);
+        assert!(!e.has(IssueKind::Panic), "{}: {}", what, e);
+    }
+    // Waits that do end are not deadlocks, however the threads are scheduled.
+    for _ in 0..20 {
+        launch(Launch::new(1, 64, 64), |t| {
+            if t.warp() == 0 && t.lane() == 0 {
+                t.mbarrier_init(0, 64);
+                t.fence_mbarrier_init();
+            }
+            t.sync_block();
+            t.mbarrier_arrive(0);
+            t.mbarrier_wait(0, 0);
+            t.bar_sync(1, 64);
+            t.sync_block();
+        })
+        .expect("every wait ends");
+    }
+}

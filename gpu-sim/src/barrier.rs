@@ -1,6 +1,7 @@
 //! The barrier simulated threads meet at (warp, CTA and cluster barriers, and the warp's
 //! exchanges): one that a panicking thread can break, so that no launch waits forever for a
-//! thread that died.
+//! thread that died; and [`Progress`], which knows at once when no thread of a cluster can go
+//! on (a deadlock), so that a launch never waits forever for threads that wait for each other.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -27,7 +28,9 @@ impl SimBarrier {
         }
     }
 
-    pub(crate) fn wait(&self, aborted: &AtomicBool) {
+    /// Wait for the other `n - 1` threads. If this wait leaves no thread of the cluster
+    /// running, `deadlock` reports it and the launch is aborted.
+    pub(crate) fn wait(&self, aborted: &AtomicBool, progress: &Progress, deadlock: impl FnOnce()) {
         let abort = || std::panic::resume_unwind(std::boxed::Box::new(Aborted));
         let Ok(mut g) = self.state.lock() else {
             return abort();
@@ -35,8 +38,15 @@ impl SimBarrier {
         g.0 += 1;
         if g.0 == self.n {
             *g = (0, g.1 + 1);
+            // The waiters are running again from now: counted here, before anyone else blocks.
+            progress.release(self.n as u32 - 1);
             self.cv.notify_all();
             return;
+        }
+        // After an abort (a panic) threads stop waiting anyway: nothing more to report.
+        if progress.block() && !aborted.load(Ordering::SeqCst) {
+            deadlock();
+            aborted.store(true, Ordering::SeqCst);
         }
         let generation = g.1;
         while g.1 == generation {
@@ -51,5 +61,56 @@ impl SimBarrier {
                 Err(_) => return abort(),
             };
         }
+    }
+}
+
+/// How many threads of a cluster are running and how many wait. Nothing but threads moves a
+/// simulated cluster on (a TMA box lands in the thread that completes its phase, a `cp.async`
+/// copy at its thread's wait), so when every thread waits or has returned while some wait, no
+/// wait can end: that is a deadlock, known at the moment it happens rather than after a
+/// timeout. A thread that blocks counts itself out; the thread that ends a wait (the last
+/// arrival at a barrier, the arrival or copy completing an mbarrier phase) counts its waiters
+/// back in before anyone can block again.
+pub(crate) struct Progress {
+    /// Running threads, waiting threads.
+    counts: Mutex<(u32, u32)>,
+}
+
+impl Progress {
+    /// `threads` running threads.
+    pub(crate) fn new(threads: u32) -> Self {
+        Progress {
+            counts: Mutex::new((threads, 0)),
+        }
+    }
+
+    /// This thread is about to wait: whether it was the last one running (a deadlock).
+    pub(crate) fn block(&self) -> bool {
+        let Ok(mut c) = self.counts.lock() else {
+            return false;
+        };
+        let last = c.0 == 1;
+        c.0 = c.0.saturating_sub(1);
+        c.1 += 1;
+        last
+    }
+
+    /// `n` waiting threads go on.
+    pub(crate) fn release(&self, n: u32) {
+        if let Ok(mut c) = self.counts.lock() {
+            c.0 += n.min(c.1);
+            c.1 -= n.min(c.1);
+        }
+    }
+
+    /// This thread returned (or never started): whether that leaves threads waiting and none
+    /// running.
+    pub(crate) fn exit(&self) -> bool {
+        let Ok(mut c) = self.counts.lock() else {
+            return false;
+        };
+        let last = c.0 == 1;
+        c.0 = c.0.saturating_sub(1);
+        last && c.1 > 0
     }
 }

@@ -17,6 +17,7 @@
 //! written, and after it only by threads ordered after that wait (an mbarrier the reader
 //! arrived on, or a barrier): a producer refilling a stage consumers read is checked.
 
+use std::collections::HashMap;
 use std::format;
 use std::string::String;
 use std::vec::Vec;
@@ -37,7 +38,9 @@ use crate::state::{
 /// so a kernel that assumes its buffer starts on a swizzle pattern is caught.
 pub const SHARED_BASE: u32 = 0x410;
 
-/// How long a wait for an mbarrier phase may take before the launch is declared deadlocked.
+/// How long a wait for an mbarrier phase or a named barrier may take before the launch is
+/// declared deadlocked. A fallback: a deadlock is known when the last running thread waits
+/// (`barrier::Progress`), except where a thread spins on `mbarrier_try_wait` by hand.
 const DEADLOCK: std::time::Duration = std::time::Duration::from_secs(60);
 /// The same once the launch has reported an error.
 const AFTER_ERROR: std::time::Duration = std::time::Duration::from_secs(1);
@@ -197,6 +200,13 @@ impl SimThread<'_> {
         m.completed[(m.phase & 1) as usize] = core::mem::take(&mut m.released);
         m.phase += 1;
         m.pending = m.count;
+        // The waiters this phase ends go on: counted running before anyone can block again.
+        let before = m.waiters.len();
+        let now = m.phase & 1;
+        m.waiters.retain(|&(_, parity)| parity == now);
+        self.cluster
+            .progress
+            .release((before - m.waiters.len()) as u32);
         self.state.hopper.completed.notify_all();
     }
 
@@ -252,6 +262,48 @@ impl SimThread<'_> {
             mem[i as usize].copying = Some(me.tid);
         }
         true
+    }
+
+    /// Wait until the phase of parity `parity` of the mbarrier at `bar` may have completed: if
+    /// it has not, register as its waiter and block until the thread completing it lets this
+    /// one go (or the launch is aborted: a deadlock is reported by the thread whose wait left
+    /// none running).
+    fn block_on_phase(&self, bar: u32, parity: u32) {
+        use std::sync::atomic::Ordering::SeqCst;
+        let Ok(mut map) = self.state.hopper.mbarriers.lock() else {
+            return;
+        };
+        let me = self.tid();
+        match map.get_mut(&bar) {
+            Some(m) if m.phase & 1 == parity => m.waiters.push((me, parity)),
+            _ => return,
+        }
+        if self.cluster.progress.block() && !self.cluster.aborted.load(SeqCst) {
+            self.deadlock(&format!(
+                "for the phase of parity {} of the mbarrier at byte {}",
+                parity, bar
+            ));
+            self.cluster.aborted.store(true, SeqCst);
+        }
+        let waiting = |map: &HashMap<u32, Mbarrier>| {
+            map.get(&bar)
+                .is_some_and(|m| m.waiters.iter().any(|w| w.0 == me))
+        };
+        while waiting(&map) {
+            if self.cluster.aborted.load(SeqCst) {
+                drop(map);
+                std::panic::resume_unwind(std::boxed::Box::new(crate::barrier::Aborted));
+            }
+            map = match self
+                .state
+                .hopper
+                .completed
+                .wait_timeout(map, std::time::Duration::from_millis(5))
+            {
+                Ok((g, _)) => g,
+                Err(_) => return,
+            };
+        }
     }
 
     /// Whether this thread's wgmma is the one its warpgroup's first thread to reach it issued
@@ -355,6 +407,7 @@ impl Hopper for SimThread<'_> {
                     phase: 0,
                     init: self.access(),
                     fenced: None,
+                    waiters: Vec::new(),
                     landing: Vec::new(),
                     released: Knowledge::default(),
                     completed: Default::default(),
@@ -422,13 +475,7 @@ impl Hopper for SimThread<'_> {
         let start = std::time::Instant::now();
         while !self.mbarrier_try_wait(bar, parity) {
             self.abort_if_stuck(start, || format!("waits forever for the phase of parity {} of the mbarrier at byte {}: too few arrivals or bytes, or its phases ran past this wait (arrivals not ordered after the previous phase's waiters)", parity, bar));
-            if let Ok(g) = self.state.hopper.mbarriers.lock() {
-                let _ = self
-                    .state
-                    .hopper
-                    .completed
-                    .wait_timeout(g, std::time::Duration::from_millis(5));
-            }
+            self.block_on_phase(bar, parity & 1);
         }
     }
 
@@ -513,7 +560,18 @@ impl Hopper for SimThread<'_> {
         if b.arrived == threads {
             b.done = core::mem::take(&mut b.pending);
             (b.arrived, b.completions) = (0, round + 1);
+            self.cluster.progress.release(threads - 1);
             self.state.hopper.named_done.notify_all();
+        } else if self.cluster.progress.block()
+            && !self
+                .cluster
+                .aborted
+                .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            self.deadlock(&format!("at named barrier {} of {} threads", id, threads));
+            self.cluster
+                .aborted
+                .store(true, std::sync::atomic::Ordering::SeqCst);
         }
         let start = std::time::Instant::now();
         while map.get(&id).is_some_and(|b| b.completions == round) {

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Mutex;
 use std::vec::Vec;
 
-use crate::barrier::{Aborted, SimBarrier};
+use crate::barrier::{Aborted, Progress, SimBarrier};
 use crate::grid::{volume, Launch};
 use crate::issue::{IssueKind, Issues, SimError};
 use crate::profile::Profile;
@@ -19,6 +19,18 @@ use crate::state::{
 
 impl SimThread<'_> {
     /// Report a panic of this thread's kernel body and release the others from their barriers.
+    /// The kernel body returned (or panicked): if the threads left all wait, none can end its
+    /// wait.
+    fn returned(&self) {
+        if self.cluster.progress.exit() && !self.cluster.aborted.load(Ordering::SeqCst) {
+            self.report(IssueKind::Deadlock, format!(
+                "thread {} (block {}) returned while other threads of its cluster wait, and none is left to end their waits: every thread must reach each barrier it is counted in (return only after the last one), and each mbarrier phase needs all its arrivals",
+                self.tid(), self.block
+            ));
+            self.cluster.aborted.store(true, Ordering::SeqCst);
+        }
+    }
+
     pub(crate) fn panicked(&self, payload: std::boxed::Box<dyn core::any::Any + Send>) {
         if payload.is::<Aborted>() {
             return;
@@ -171,6 +183,7 @@ impl ClusterState {
             barrier: SimBarrier::new((l.threads * l.cluster) as usize),
             issues: Mutex::new(Issues::default()),
             aborted: AtomicBool::new(false),
+            progress: Progress::new(l.threads * l.cluster),
             log: profiled.then(|| Mutex::new(Vec::new())),
         }
     }
@@ -213,9 +226,11 @@ where
                         if let Err(payload) = std::panic::catch_unwind(run) {
                             th.panicked(payload);
                         }
+                        th.returned();
                     })
                     .map(|_| ())
                     .unwrap_or_else(|e| {
+                        cluster.progress.exit();
                         if let Ok(mut v) = cluster.issues.lock() {
                             v.push(crate::issue::Issue {
                                 kind: IssueKind::Launch,

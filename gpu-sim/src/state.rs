@@ -11,7 +11,7 @@ use std::vec::Vec;
 
 use gpu_runtime::hopper::Swizzle;
 
-use crate::barrier::SimBarrier;
+use crate::barrier::{Progress, SimBarrier};
 use crate::grid::Launch;
 use crate::issue::Issues;
 use crate::profile::LaneAccess;
@@ -42,6 +42,8 @@ pub(crate) struct ClusterState {
     pub(crate) issues: Mutex<Issues>,
     /// Set when a thread panicked: barriers release their waiters.
     pub(crate) aborted: AtomicBool,
+    /// Threads running and waiting: a deadlock is known when it happens.
+    pub(crate) progress: Progress,
     /// Every lane's shared access, kept only for [`launch_profiled`] (a plain launch does not
     /// pay a lock and a push per access).
     pub(crate) log: Option<Mutex<Vec<LaneAccess>>>,
@@ -213,6 +215,9 @@ pub(crate) struct Mbarrier {
     /// parity: a waiter names a phase by its parity).
     pub(crate) released: Knowledge,
     pub(crate) completed: [Knowledge; 2],
+    /// Threads blocked in `mbarrier_wait` and the parity each waits for: the thread completing
+    /// a phase lets those it ends go on.
+    pub(crate) waiters: Vec<(u32, u32)>,
 }
 
 /// A TMA box read at issue, landing when its phase completes.

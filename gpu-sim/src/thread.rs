@@ -8,6 +8,7 @@ use std::vec::Vec;
 
 use gpu_runtime::thread::{matrix_slot, CopySource, Thread};
 
+use crate::barrier::SimBarrier;
 use crate::grid::unflatten;
 use crate::issue::{Issue, IssueKind, Place};
 use crate::profile::LaneAccess;
@@ -97,23 +98,24 @@ impl Thread for SimThread<'_> {
 
     fn sync_warp(&self) {
         self.count(|i| i.barriers += 1);
-        self.state.warps[self.warp as usize]
-            .barrier
-            .wait(&self.cluster.aborted);
+        self.wait_at(
+            &self.state.warps[self.warp as usize].barrier,
+            "at a warp barrier",
+        );
         self.warp_epoch.set(self.warp_epoch.get() + 1);
     }
 
     fn sync_block(&self) {
         self.count(|i| i.barriers += 1);
         self.publish_phases();
-        self.state.barrier.wait(&self.cluster.aborted);
+        self.wait_at(&self.state.barrier, "at a CTA barrier (sync_block)");
         self.block_epoch.set(self.block_epoch.get() + 1);
         self.adopt_phases();
     }
 
     fn sync_cluster(&self) {
         self.count(|i| i.barriers += 1);
-        self.cluster.barrier.wait(&self.cluster.aborted);
+        self.wait_at(&self.cluster.barrier, "at a cluster barrier (sync_cluster)");
         self.cluster_epoch.set(self.cluster_epoch.get() + 1);
     }
 
@@ -274,15 +276,31 @@ impl SimThread<'_> {
     pub(crate) fn exchange(&self, v: u32, src_lane: u32) -> u32 {
         let w = &self.state.warps[self.warp as usize];
         w.slots[self.lane as usize * SLOT_WORDS].store(v, Ordering::SeqCst);
-        w.barrier.wait(&self.cluster.aborted);
+        self.wait_at(&w.barrier, "for its warp at a shuffle");
         let src = (src_lane % self.warp_size) as usize * SLOT_WORDS;
         let r = w.slots[src].load(Ordering::SeqCst);
-        w.barrier.wait(&self.cluster.aborted);
+        self.wait_at(&w.barrier, "for its warp at a shuffle");
         r
     }
 }
 
 impl SimThread<'_> {
+    /// Wait at `b` (`what` says which, for a deadlock's report).
+    fn wait_at(&self, b: &SimBarrier, what: &str) {
+        b.wait(&self.cluster.aborted, &self.cluster.progress, || {
+            self.deadlock(what)
+        })
+    }
+
+    /// This thread's wait (`what`) left no thread of the cluster running: report the deadlock
+    /// (the caller aborts the launch).
+    pub(crate) fn deadlock(&self, what: &str) {
+        self.report(IssueKind::Deadlock, format!(
+            "thread {} (block {}) waits {}, and every other thread of its cluster waits too or has returned: no wait can end (a barrier some threads never reach, too few arrivals or bytes for an mbarrier phase, or phases that ran past a wait)",
+            self.tid(), self.block, what
+        ));
+    }
+
     /// Every lane's `v`, exchanged through the warp (all lanes must call).
     pub(crate) fn all_lanes(&self, v: u32) -> [u32; 64] {
         let mut out = [0u32; 64];
@@ -300,11 +318,11 @@ impl SimThread<'_> {
         for (i, x) in v.iter().enumerate() {
             w.slots[me + i].store(*x, Ordering::SeqCst);
         }
-        w.barrier.wait(&self.cluster.aborted);
+        self.wait_at(&w.barrier, "for its warp at a warp-wide instruction");
         let out = (0..self.warp_size as usize)
             .map(|l| std::array::from_fn(|i| w.slots[l * SLOT_WORDS + i].load(Ordering::SeqCst)))
             .collect();
-        w.barrier.wait(&self.cluster.aborted);
+        self.wait_at(&w.barrier, "for its warp at a warp-wide instruction");
         out
     }
 
