@@ -397,3 +397,24 @@ fn an_unfenced_mbarrier_init_and_an_unfenced_wgmma_are_reported() {
     );
     assert!(e.contains("without wgmma_fence"), "{}", e);
 }
+
+/// Accumulator registers a wgmma still writes are the tensor cores' until the wait for its
+/// group: a thread that changes them before is reported.
+#[test]
+fn changing_accumulators_before_the_wait_is_an_error() {
+    let go = |early: bool| {
+        run(all, TmaTile::<TileB, u16>::BYTES, move |t, [ta, tb]| {
+            let mut acc = [0f32; 32];
+            MMA.run(t, ta, tb, &mut acc);
+            if !early {
+                t.wgmma_wait::<0>();
+            }
+            acc[0] += 1.0;
+            MMA.run(t, ta, tb, &mut acc);
+            t.wgmma_wait::<0>();
+        })
+    };
+    go(false).expect("changed after the wait");
+    let e = errors(IssueKind::Wgmma, go(true));
+    assert!(e.contains("still writes"), "{}", e);
+}

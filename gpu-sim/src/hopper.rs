@@ -5,8 +5,10 @@
 //! before their initialisation is visible or overwritten by data, a TMA destination off its
 //! swizzle pattern's alignment, a phase completed by more bytes than announced, a read of TMA
 //! data by a thread that did not wait for its phase, a wgmma descriptor whose swizzle is not
-//! the one the bytes were written with, shared memory written while a wgmma still reads it, and
-//! a wgmma that the threads of one warpgroup do not issue alike.
+//! the one the bytes were written with, shared memory written while a wgmma still reads it, a
+//! wgmma that the threads of one warpgroup do not issue alike, and accumulator registers changed
+//! before the wait for the wgmmas that write them (a read cannot be seen: the simulator
+//! multiplies at issue).
 //!
 //! Orders between threads: an mbarrier orders the copy engine's writes before its waiters (and,
 //! through a CTA barrier after the wait, before every thread), and each arriving thread's
@@ -304,6 +306,40 @@ impl SimThread<'_> {
                 Err(_) => return,
             };
         }
+    }
+
+    /// Whether `acc` holds what the wgmmas in flight that write it left there (else reported:
+    /// the thread wrote accumulator registers before waiting for those wgmmas).
+    fn accumulators_untouched(&self, acc: &[f32]) -> bool {
+        let key = acc.as_ptr() as usize;
+        let flights = self.hopper.acc_in_flight.borrow();
+        let Some((_, group, wrote)) = flights
+            .iter()
+            .find(|f| f.0 == key && f.2.len() == acc.len())
+        else {
+            return true;
+        };
+        let same = wrote
+            .iter()
+            .zip(acc)
+            .all(|(a, b)| a.to_bits() == b.to_bits());
+        if !same {
+            let group = *group;
+            drop(flights);
+            self.fail(IssueKind::Wgmma, format!(
+                "changes accumulator registers that a wgmma of group {} still writes: wait for it (wgmma_wait) before touching them",
+                group
+            ));
+        }
+        same
+    }
+
+    /// `acc` is what the wgmma just issued will write, by the wait for its group.
+    fn accumulators_in_flight(&self, acc: &[f32]) {
+        let (key, group) = (acc.as_ptr() as usize, self.hopper.commits.get());
+        let mut flights = self.hopper.acc_in_flight.borrow_mut();
+        flights.retain(|f| f.0 != key);
+        flights.push((key, group, acc.to_vec()));
     }
 
     /// Whether this thread's wgmma is the one its warpgroup's first thread to reach it issued
@@ -622,6 +658,9 @@ impl Hopper for SimThread<'_> {
         {
             return;
         }
+        if !self.accumulators_untouched(acc) {
+            return;
+        }
         let (da, db) = (Descriptor::decode(a), Descriptor::decode(b));
         let (w, lane) = (self.warp % 4, self.lane);
         let Ok(mut mem) = self.state.shared.lock() else {
@@ -670,6 +709,7 @@ impl Hopper for SimThread<'_> {
             let sum = (0..16).fold(0f32, |s, k| s + ra[k] * cb[k]);
             *x = sum + if accumulate { *x } else { 0.0 };
         }
+        self.accumulators_in_flight(acc);
         if let Ok(mut reads) = self.state.hopper.wgmma_reads.lock() {
             let (tid, group) = (self.tid(), self.hopper.commits.get());
             for (lo, hi) in [span_a, span_b] {
@@ -707,6 +747,10 @@ impl Hopper for SimThread<'_> {
     fn wgmma_wait<const PENDING: u32>(&self) {
         self.wgmma_registers_returned();
         let done = self.hopper.commits.get().saturating_sub(PENDING);
+        self.hopper
+            .acc_in_flight
+            .borrow_mut()
+            .retain(|&(_, group, _)| group >= done);
         let (tid, me) = (self.tid(), self.access());
         if let Ok(mut reads) = self.state.hopper.wgmma_reads.lock() {
             for r in reads.iter_mut() {

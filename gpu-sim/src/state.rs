@@ -199,6 +199,9 @@ pub(crate) struct ThreadHopper {
     /// wgmma groups committed, and wgmmas issued since the last commit.
     pub(crate) commits: core::cell::Cell<u32>,
     pub(crate) in_group: core::cell::Cell<u32>,
+    /// Accumulators that wgmmas not yet waited for write: `(address, group, what the last one
+    /// wrote)` (the simulator multiplies at issue, so a change before the wait is the thread's).
+    pub(crate) acc_in_flight: core::cell::RefCell<Vec<(usize, u32, Vec<f32>)>>,
 }
 
 pub(crate) struct Mbarrier {
