@@ -453,14 +453,14 @@ fn callback_macro(item: &Item, bases: &TokenStream, shape: &[u32], shared: bool)
 /// A hash of the whole item as written (attributes, visibility, name, layout and shape) and of
 /// where it stands in the crate's source: the callback's name is the same on every build,
 /// differs between layouts of one name, and also between identical `pub` items in two modules
-/// (both `#[macro_export]`ed at the crate root). The place is the compiler's byte range of the
-/// name (its span's `bytes(..)`, without the hygiene context, which depends on expansion order);
-/// outside a compiler run (unit tests) spans carry none.
+/// (both `#[macro_export]`ed at the crate root). The place is the name's file, line and column
+/// as the compiler reports them (not its hygiene context, which depends on expansion order);
+/// outside a compiler run (tests of the expansion) there is none.
 fn item_hash(item: &Item) -> u64 {
     let mut text = String::new();
     if proc_macro::is_available() {
-        let span = format!("{:?}", item.name.span().unwrap());
-        text.push_str(span.split_once("bytes(").map_or("", |(_, b)| b));
+        let s = item.name.span().unwrap();
+        text.push_str(&format!("{}:{}:{}", s.file(), s.line(), s.column()));
     }
     for a in &item.attrs {
         text.push_str(&quote!(#a).to_string());
