@@ -14,8 +14,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
-use syn::visit_mut::VisitMut;
-use syn::{Expr, FnArg, ItemFn, Lifetime, Pat};
+use syn::{Expr, FnArg, ItemFn, Pat};
 
 use crate::kernel_args::{parse_args, Args};
 
@@ -134,19 +133,12 @@ fn ident_of(p: &Pat) -> syn::Result<syn::Ident> {
     }
 }
 
-/// `pub const NAME: KernelSpec<(params...)>`, the parameters' elided lifetimes made `'static`.
+/// `pub const NAME: KernelSpec<(params...)>`, the parameters' types as written: in a const's
+/// type an elided or `'_` lifetime is `'static`, so nothing is rewritten by its name.
 fn spec(krate: &TokenStream, f: &ItemFn, a: &Args, tys: &[&syn::Type]) -> TokenStream {
     let name = &f.sig.ident;
     let konst = format_ident!("{}", name.to_string().to_uppercase(), span = name.span());
     let vis = &f.vis;
-    let tys: Vec<syn::Type> = tys
-        .iter()
-        .map(|t| {
-            let mut t = (*t).clone();
-            StaticLifetimes.visit_type_mut(&mut t);
-            t
-        })
-        .collect();
     let dim3 = |e: &Option<Expr>, default: TokenStream| match e {
         Some(Expr::Array(arr)) => quote!(#arr),
         Some(e) => quote!([(#e) as u32, 1, 1]),
@@ -166,33 +158,6 @@ fn spec(krate: &TokenStream, f: &ItemFn, a: &Args, tys: &[&syn::Type]) -> TokenS
         #[allow(dead_code)]
         #vis const #konst: #krate::runtime::kernel::KernelSpec<(#(#tys,)*)> =
             #krate::runtime::kernel::KernelSpec::new(#entry, #block, #shared, #cluster, #warp);
-    }
-}
-
-/// Gives every elided or `'_` lifetime of a type the name `'static`.
-struct StaticLifetimes;
-
-impl VisitMut for StaticLifetimes {
-    fn visit_lifetime_mut(&mut self, l: &mut Lifetime) {
-        if l.ident == "_" {
-            *l = Lifetime::new("'static", l.span());
-        }
-    }
-    fn visit_path_segment_mut(&mut self, seg: &mut syn::PathSegment) {
-        let global = seg.ident == "Global" || seg.ident == "GlobalMut" || seg.ident == "TensorMap";
-        if let syn::PathArguments::AngleBracketed(a) = &mut seg.arguments {
-            let has_lifetime = a
-                .args
-                .iter()
-                .any(|g| matches!(g, syn::GenericArgument::Lifetime(_)));
-            if global && !has_lifetime {
-                a.args.insert(
-                    0,
-                    syn::GenericArgument::Lifetime(Lifetime::new("'static", Span::call_site())),
-                );
-            }
-        }
-        syn::visit_mut::visit_path_segment_mut(self, seg);
     }
 }
 
