@@ -3,7 +3,7 @@
 //! thread that died; and [`Progress`], which knows at once when no thread of a cluster can go
 //! on (a deadlock), so that a launch never waits forever for threads that wait for each other.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Condvar, Mutex};
 
 /// A barrier of `n` threads that a panicking thread can break: once the cluster is aborted, every
@@ -72,45 +72,38 @@ impl SimBarrier {
 /// arrival at a barrier, the arrival or copy completing an mbarrier phase) counts its waiters
 /// back in before anyone can block again.
 pub(crate) struct Progress {
-    /// Running threads, waiting threads.
-    counts: Mutex<(u32, u32)>,
+    running: AtomicU32,
+    waiting: AtomicU32,
 }
 
+// Atomics, not a lock: every barrier wait of every thread goes through here. Only the last
+// running thread can bring `running` to 0 (a thread that ends others' waits is running, and
+// counts them back in before it can block), so the counts need no common lock.
 impl Progress {
     /// `threads` running threads.
     pub(crate) fn new(threads: u32) -> Self {
         Progress {
-            counts: Mutex::new((threads, 0)),
+            running: AtomicU32::new(threads),
+            waiting: AtomicU32::new(0),
         }
     }
 
     /// This thread is about to wait: whether it was the last one running (a deadlock).
     pub(crate) fn block(&self) -> bool {
-        let Ok(mut c) = self.counts.lock() else {
-            return false;
-        };
-        let last = c.0 == 1;
-        c.0 = c.0.saturating_sub(1);
-        c.1 += 1;
-        last
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        self.running.fetch_sub(1, Ordering::SeqCst) == 1
     }
 
     /// `n` waiting threads go on.
     pub(crate) fn release(&self, n: u32) {
-        if let Ok(mut c) = self.counts.lock() {
-            c.0 += n.min(c.1);
-            c.1 -= n.min(c.1);
-        }
+        self.running.fetch_add(n, Ordering::SeqCst);
+        self.waiting.fetch_sub(n, Ordering::SeqCst);
     }
 
     /// This thread returned (or never started): whether that leaves threads waiting and none
     /// running.
     pub(crate) fn exit(&self) -> bool {
-        let Ok(mut c) = self.counts.lock() else {
-            return false;
-        };
-        let last = c.0 == 1;
-        c.0 = c.0.saturating_sub(1);
-        last && c.1 > 0
+        let last = self.running.fetch_sub(1, Ordering::SeqCst) == 1;
+        last && self.waiting.load(Ordering::SeqCst) > 0
     }
 }

@@ -6,9 +6,9 @@
 //! `fence.mbarrier_init` before the barrier that publishes it; a wgmma needs `wgmma.fence`
 //! since its thread last had its registers (the launch's start or a `wgmma_wait`).
 //!
-//! Each thread keeps what it wrote and initialised since its last fence; its fence stamps
-//! those with the thread's place in the order at the fence (its barrier epochs and clock, as
-//! any access is stamped). The async operation, or another thread's use of the mbarrier, must
+//! A fence is stamped with its thread's place in the order (its barrier epochs and clock, as
+//! any access is stamped) and, for `fence.proxy.async`, the count of shared stores the thread
+//! had issued, so the first fence after a write is found from the write's own record. The async operation, or another thread's use of the mbarrier, must
 //! be ordered after that stamp by the same rules as any two accesses: a fence after the
 //! barrier that published the writes comes too late, whatever the timing of the threads.
 
@@ -26,44 +26,31 @@ impl SimThread<'_> {
         self.launch.skip == Some(f)
     }
 
-    /// Bytes `lo..lo + bytes` of CTA `cta` were just written through the generic proxy.
-    pub(crate) fn generic_write(&self, cta: u32, lo: u32, bytes: u32) {
-        let store = self.access().store;
-        self.fences
-            .writes
-            .borrow_mut()
-            .insert((cta, lo), (bytes, store));
-    }
-
     /// This thread initialised the mbarrier at `bar`.
     pub(crate) fn mbarrier_initialised(&self, bar: u32) {
         self.fences.inits.borrow_mut().push(bar);
     }
 
     /// `fence.proxy.async`: this thread's generic writes so far are visible to the async proxy
-    /// ordered after this point.
+    /// ordered after this point: recorded with the thread's store count and stamp.
     pub(crate) fn proxy_fence(&self) {
         if self.skips(Fence::ProxyAsync) {
             return;
         }
-        let writes = core::mem::take(&mut *self.fences.writes.borrow_mut());
-        let (tid, now) = (self.tid(), self.access());
-        for ((cta, lo), (bytes, store)) in writes {
-            let Some(block) = self.cluster.blocks.get(cta as usize) else {
-                continue;
-            };
-            let Ok(mut mem) = block.shared.lock() else {
-                return;
-            };
-            for b in &mut mem[lo as usize..(lo + bytes) as usize] {
-                // Only where this write is still the byte's last one.
-                if b.write
-                    .is_some_and(|w| w.tid == tid && w.cta == self.rank && w.store == store)
-                {
-                    b.fenced = Some(now);
-                }
-            }
+        let now = self.access();
+        if let Ok(mut f) = self.state.proxy_fences.lock() {
+            f.entry(now.tid).or_default().push((now.store, now));
         }
+    }
+
+    /// The stamp of the first `fence.proxy.async` its writer issued after write `w`, if any.
+    fn fence_after(&self, w: &Access) -> Option<Access> {
+        let block = self.cluster.blocks.get(w.cta as usize)?;
+        let fences = block.proxy_fences.lock().ok()?;
+        let mine = fences.get(&w.tid)?;
+        mine.iter()
+            .find(|(store, _)| *store >= w.store)
+            .map(|f| f.1)
     }
 
     /// `fence.mbarrier_init`: this thread's initialisations so far are visible to whoever is
@@ -111,7 +98,7 @@ impl SimThread<'_> {
     pub(crate) fn async_proxy_sees(&self, b: &Byte, at: u32, op: &str) -> Option<String> {
         let w = b
             .write
-            .filter(|_| b.generic && !self.after_fence(b.fenced))?;
+            .filter(|w| b.generic && !self.after_fence(self.fence_after(w)))?;
         Some(format!(
             "thread {} (block {}): a {} touches shared byte {}, which thread {} wrote with an ordinary store not fenced for the async proxy: that thread must call fence_proxy_async after its stores and before the barrier that orders them before the {}",
             self.tid(), self.block, op, at, w.tid, op

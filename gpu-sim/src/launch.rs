@@ -2,6 +2,7 @@
 //! thread per simulated thread, panics turned into issues (and kept off stderr), and the
 //! issues collected into the launch's result.
 
+use std::collections::HashMap;
 use std::format;
 use std::string::String;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -158,6 +159,7 @@ impl BlockState {
                 .collect(),
             barrier: SimBarrier::new(l.threads as usize),
             hopper: BlockHopper::default(),
+            proxy_fences: Mutex::new(HashMap::new()),
             shared: Mutex::new(std::vec![
                 Byte {
                     value: 0,
@@ -167,7 +169,6 @@ impl BlockState {
                     mbarrier: false,
                     swizzle: None,
                     generic: false,
-                    fenced: None,
                 };
                 l.shared_bytes as usize
             ]),

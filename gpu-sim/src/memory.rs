@@ -127,10 +127,8 @@ impl SimThread<'_> {
             b.value = value;
             b.write = Some(me);
             b.swizzle = None;
-            (b.generic, b.fenced) = (true, None);
+            b.generic = true;
         }
-        drop(mem);
-        self.generic_write(cta, byte_offset, bytes);
     }
 
     pub(crate) fn load_bytes(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {

@@ -31,6 +31,9 @@ pub(crate) struct BlockState {
     pub(crate) warps: Vec<WarpState>,
     pub(crate) barrier: SimBarrier,
     pub(crate) shared: Mutex<Vec<Byte>>,
+    /// Each thread's `fence.proxy.async`s: the count of shared stores it had issued, and its
+    /// stamp then (rare: a fence per pipeline stage or tile, not per store).
+    pub(crate) proxy_fences: Mutex<HashMap<u32, Vec<(u32, Access)>>>,
     /// Hopper's asynchronous units: mbarriers and the wgmma reads in flight.
     pub(crate) hopper: BlockHopper,
 }
@@ -84,10 +87,9 @@ pub(crate) struct Byte {
     pub(crate) copying: Option<u32>,
     /// The byte holds an mbarrier.
     pub(crate) mbarrier: bool,
-    /// Its last write was through the generic proxy ...
+    /// Its last write was through the generic proxy (the writer's fences after it decide
+    /// whether the async proxy may see it: `BlockState::proxy_fences`).
     pub(crate) generic: bool,
-    /// ... and its writer's `fence.proxy.async` after it, if any (the writer's stamp then).
-    pub(crate) fenced: Option<Access>,
     /// The swizzle the copy engine wrote it with (TMA writes only).
     pub(crate) swizzle: Option<Swizzle>,
 }
@@ -139,12 +141,10 @@ pub struct Issued {
     pub barriers: u32,
 }
 
-/// A thread's generic-proxy writes and mbarrier initialisations not yet fenced, and whether
-/// its registers are fenced for the next wgmma.
+/// A thread's mbarrier initialisations not yet fenced, and whether its registers are fenced
+/// for the next wgmma.
 #[derive(Default)]
 pub(crate) struct ThreadFences {
-    /// By `(cta, first byte)`: `(bytes, the thread's store count at the write)`.
-    pub(crate) writes: RefCell<HashMap<(u32, u32), (u32, u32)>>,
     /// Byte offsets of mbarriers initialised.
     pub(crate) inits: RefCell<Vec<u32>>,
     pub(crate) wgmma_ready: Cell<bool>,
