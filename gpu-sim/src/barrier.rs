@@ -43,10 +43,8 @@ impl SimBarrier {
             self.cv.notify_all();
             return;
         }
-        // After an abort (a panic) threads stop waiting anyway: nothing more to report.
-        if progress.block() && !aborted.load(Ordering::SeqCst) {
+        if progress.block() {
             deadlock();
-            aborted.store(true, Ordering::SeqCst);
         }
         let generation = g.1;
         while g.1 == generation {

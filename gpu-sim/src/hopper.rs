@@ -280,12 +280,11 @@ impl SimThread<'_> {
             Some(m) if m.phase & 1 == parity => m.waiters.push((me, parity)),
             _ => return,
         }
-        if self.cluster.progress.block() && !self.cluster.aborted.load(SeqCst) {
+        if self.cluster.progress.block() {
             self.deadlock(&format!(
                 "for the phase of parity {} of the mbarrier at byte {}",
                 parity, bar
             ));
-            self.cluster.aborted.store(true, SeqCst);
         }
         let waiting = |map: &HashMap<u32, Mbarrier>| {
             map.get(&bar)
@@ -598,16 +597,8 @@ impl Hopper for SimThread<'_> {
             (b.arrived, b.completions) = (0, round + 1);
             self.cluster.progress.release(threads - 1);
             self.state.hopper.named_done.notify_all();
-        } else if self.cluster.progress.block()
-            && !self
-                .cluster
-                .aborted
-                .load(std::sync::atomic::Ordering::SeqCst)
-        {
+        } else if self.cluster.progress.block() {
             self.deadlock(&format!("at named barrier {} of {} threads", id, threads));
-            self.cluster
-                .aborted
-                .store(true, std::sync::atomic::Ordering::SeqCst);
         }
         let start = std::time::Instant::now();
         while map.get(&id).is_some_and(|b| b.completions == round) {

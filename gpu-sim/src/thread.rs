@@ -293,8 +293,12 @@ impl SimThread<'_> {
     }
 
     /// This thread's wait (`what`) left no thread of the cluster running: report the deadlock
-    /// (the caller aborts the launch).
+    /// and abort the launch (after an abort, a panic's, threads stop waiting anyway: nothing
+    /// more to report).
     pub(crate) fn deadlock(&self, what: &str) {
+        if self.cluster.aborted.swap(true, Ordering::SeqCst) {
+            return;
+        }
         self.report(IssueKind::Deadlock, format!(
             "thread {} (block {}) waits {}, and every other thread of its cluster waits too or has returned: no wait can end (a barrier some threads never reach, too few arrivals or bytes for an mbarrier phase, or phases that ran past a wait)",
             self.tid(), self.block, what
