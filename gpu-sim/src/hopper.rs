@@ -404,7 +404,7 @@ impl SimThread<'_> {
             if let Some(p) = self.async_proxy_sees(b, off + i, "wgmma") {
                 *problem = Some((IssueKind::MissingFence, p));
             }
-            let (v, p) = self.check_read(b, me, off + i, self.rank);
+            let (v, p) = self.check_read(b, me, off + i, self.rank, "a wgmma of ");
             if p.is_some() {
                 *problem = p;
             }

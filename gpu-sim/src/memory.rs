@@ -166,19 +166,21 @@ impl SimThread<'_> {
         at: u32,
         cta: u32,
     ) -> (u8, Option<(IssueKind, String)>) {
-        let r = self.check_read(b, me, at, cta);
+        let r = self.check_read(b, me, at, cta, "");
         b.read = Some(merge_reads(b.read, me));
         r
     }
 
     /// [`SimThread::read_byte`] without recording the read (a wgmma's reads are recorded by
-    /// operation: `hopper`).
+    /// operation: `hopper`). `via` names what reads for the thread ("" for the thread itself,
+    /// "a wgmma of "), so a report says which instruction raced.
     pub(crate) fn check_read(
         &self,
         b: &Byte,
         me: Access,
         at: u32,
         cta: u32,
+        via: &str,
     ) -> (u8, Option<(IssueKind, String)>) {
         let who = |w: Access| match w.tma {
             Some((bar, phase)) => format!(
@@ -190,8 +192,8 @@ impl SimThread<'_> {
         let mut problem = match b.write {
             None => Some((IssueKind::UninitialisedRead, format!("thread {} (block {}) reads shared byte {} of CTA {} that nobody wrote", me.tid, self.block, at, cta))),
             Some(w) if self.unordered(w, me) => Some((IssueKind::Race, format!(
-                "race: thread {} (block {}) reads shared byte {} of CTA {} that {} wrote without a barrier between (a CTA or named barrier, an mbarrier the writer arrived on and the reader waited for, or for a TMA a wait for its phase)",
-                me.tid, self.block, at, cta, who(w)
+                "race: {}thread {} (block {}) reads shared byte {} of CTA {} that {} wrote without a barrier between (a CTA or named barrier, an mbarrier the writer arrived on and the reader waited for, or for a TMA a wait for its phase)",
+                via, me.tid, self.block, at, cta, who(w)
             ))),
             _ => None,
         };
