@@ -88,6 +88,9 @@ pub use layout_plan::{Barrier, Target};
 /// The runtime: the traits and backends generated code runs on (`gpu-runtime`).
 pub use gpu_runtime as runtime;
 
+#[doc(inline)]
+pub use gpu_runtime::math;
+
 /// Launching `#[kernel]`s on an NVIDIA GPU from the host (`layout-launch`).
 #[cfg(feature = "launch")]
 pub use layout_launch as launch;

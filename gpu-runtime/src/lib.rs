@@ -12,6 +12,8 @@
 //! * [`hopper`]: Hopper's asynchronous units ([`Hopper`]: mbarriers, TMA tile loads, wgmma);
 //!   [`nvmma`]: shared layouts as the copy engine and tensor cores see them; [`tma`]: tile loads
 //!   into a shared layout ([`TmaTile`]); [`wgmma`]: warpgroup MMAs on typed tiles ([`Wgmma`]).
+//! * [`math`]: device math (`exp`, `log`, `rsqrt`, `tanh`, `erf`, ...) as the GPU's fast
+//!   instructions, with precise forms; the same on the simulator within the documented error.
 //! * [`unroll`]: loops over registers written out, so register arrays stay in registers.
 //! * [`window`]: a thread seeing shared memory from an offset ([`SharedWindow`]): one stage of
 //!   a pipeline.
@@ -34,6 +36,7 @@ pub mod global;
 pub mod hopper;
 pub mod kernel;
 pub mod layout;
+pub mod math;
 pub mod mma;
 #[cfg(not(target_arch = "spirv"))]
 pub mod nvmma;
