@@ -89,6 +89,33 @@ macro_rules! round {
 }
 round!(F16 => "f16", Bf16 => "bf16");
 
+impl F16 {
+    /// [`F16::to_f32`] as one `cvt.f32.f16` on the GPU (the same value): what kernels use,
+    /// `to_f32` being the `const` form.
+    #[inline(always)]
+    pub fn widen(self) -> f32 {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let x: f32;
+            // SAFETY: a register conversion.
+            unsafe {
+                core::arch::asm!("cvt.f32.f16 {x}, {h};", x = out(reg32) x, h = in(reg16) self.0, options(pure, nomem, nostack))
+            };
+            x
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.to_f32()
+    }
+}
+
+impl Bf16 {
+    /// [`Bf16::to_f32`] (a shift on every target), named as [`F16::widen`].
+    #[inline(always)]
+    pub fn widen(self) -> f32 {
+        self.to_f32()
+    }
+}
+
 impl Bf16 {
     /// The exact `f32` of this bfloat16.
     #[inline(always)]

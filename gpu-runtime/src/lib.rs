@@ -29,6 +29,8 @@
 
 pub mod convert;
 pub mod copy;
+#[cfg(feature = "cudarc")]
+mod cudarc_repr;
 pub mod element;
 pub mod float16;
 pub mod global;

@@ -11,8 +11,22 @@ const N: usize = 1_000_000;
 /// 10^6 inputs: edge values, then random bits and random values in `lo..hi`, alternately.
 fn inputs(lo: f32, hi: f32) -> impl Iterator<Item = f32> {
     const EDGES: [f32; 16] = [
-        0.0, -0.0, 1.0, -1.0, 0.5, 2.0, f32::MIN_POSITIVE, -f32::MIN_POSITIVE, 1e-45, -1e-45,
-        f32::MAX, f32::MIN, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 88.7,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        2.0,
+        f32::MIN_POSITIVE,
+        -f32::MIN_POSITIVE,
+        1e-45,
+        -1e-45,
+        f32::MAX,
+        f32::MIN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        88.7,
     ];
     let mut s = 0x9e37_79b9_7f4a_7c15u64;
     let random = (0..N - EDGES.len()).map(move |i| {
@@ -30,7 +44,11 @@ fn inputs(lo: f32, hi: f32) -> impl Iterator<Item = f32> {
 /// The distance from `want` to the next `f32` away from zero (the smallest subnormal at 0).
 fn ulp(want: f64) -> f64 {
     let a = want.abs().min(f32::MAX as f64) as f32;
-    let e = if a < f32::MIN_POSITIVE { -126 } else { ((a.to_bits() >> 23) as i32) - 127 };
+    let e = if a < f32::MIN_POSITIVE {
+        -126
+    } else {
+        ((a.to_bits() >> 23) as i32) - 127
+    };
     2f64.powi(e - 23)
 }
 
@@ -42,7 +60,10 @@ fn check(name: &str, x: f32, got: f32, want: f64, bound: f64, got_flushed: Optio
             return g.is_nan();
         }
         if want.is_infinite() || (want.abs() > f32::MAX as f64 && g.is_infinite()) {
-            return g as f64 == want || (want.abs() > f32::MAX as f64 && g.is_infinite() && g.signum() as f64 == want.signum());
+            return g as f64 == want
+                || (want.abs() > f32::MAX as f64
+                    && g.is_infinite()
+                    && g.signum() as f64 == want.signum());
         }
         let err = (g as f64 - want).abs();
         err <= bound || (want.abs() < f32::MIN_POSITIVE as f64 && g == 0.0)
@@ -50,16 +71,36 @@ fn check(name: &str, x: f32, got: f32, want: f64, bound: f64, got_flushed: Optio
     assert!(
         ok(got) || got_flushed.is_some_and(|g| g == got),
         "{}({:e} = {:#x}) = {:e}, want {:e} within {:e}",
-        name, x, x.to_bits(), got, want, bound
+        name,
+        x,
+        x.to_bits(),
+        got,
+        want,
+        bound
     );
 }
 
 /// A fast form of `name` with `.ftz`: a subnormal input acts as a zero of its sign.
-fn fast(name: &str, f: fn(f32) -> f32, reference: fn(f64) -> f64, bound: impl Fn(f32, f64) -> f64, lo: f32, hi: f32) {
+fn fast(
+    name: &str,
+    f: fn(f32) -> f32,
+    reference: fn(f64) -> f64,
+    bound: impl Fn(f32, f64) -> f64,
+    lo: f32,
+    hi: f32,
+) {
     fast_ftz(name, f, reference, bound, lo, hi, true)
 }
 
-fn fast_ftz(name: &str, f: fn(f32) -> f32, reference: fn(f64) -> f64, bound: impl Fn(f32, f64) -> f64, lo: f32, hi: f32, ftz: bool) {
+fn fast_ftz(
+    name: &str,
+    f: fn(f32) -> f32,
+    reference: fn(f64) -> f64,
+    bound: impl Fn(f32, f64) -> f64,
+    lo: f32,
+    hi: f32,
+    ftz: bool,
+) {
     for x in inputs(lo, hi) {
         let want = reference(x as f64);
         let flushed = (ftz && x.is_subnormal()).then(|| {
@@ -80,22 +121,62 @@ fn rel(bits: f64) -> impl Fn(f32, f64) -> f64 {
 fn fast_exponentials_and_logarithms_within_the_ptx_bounds() {
     fast("exp2", math::exp2, f64::exp2, rel(22.0), -130.0, 130.0);
     // The product x * log2(e) rounds: |x| * 2^-24 more relative error.
-    fast("exp", math::exp, f64::exp, |x, w| w.abs() * (2f64.powi(-22) + (x.abs() as f64) * 2f64.powi(-23)), -90.0, 90.0);
-    let lg2 = |x: f32, w: f64| if (0.5..=2.0).contains(&x) { 2f64.powi(-22) } else { w.abs() * 2f64.powi(-22) };
+    fast(
+        "exp",
+        math::exp,
+        f64::exp,
+        |x, w| w.abs() * (2f64.powi(-22) + (x.abs() as f64) * 2f64.powi(-23)),
+        -90.0,
+        90.0,
+    );
+    let lg2 = |x: f32, w: f64| {
+        if (0.5..=2.0).contains(&x) {
+            2f64.powi(-22)
+        } else {
+            w.abs() * 2f64.powi(-22)
+        }
+    };
     fast("log2", math::log2, f64::log2, lg2, 0.0, 4.0);
-    let ln = |x: f32, w: f64| if (0.5..=2.0).contains(&x) { 2f64.powi(-22) } else { w.abs() * (2f64.powi(-22) + 2f64.powi(-24)) };
+    let ln = |x: f32, w: f64| {
+        if (0.5..=2.0).contains(&x) {
+            2f64.powi(-22)
+        } else {
+            w.abs() * (2f64.powi(-22) + 2f64.powi(-24))
+        }
+    };
     fast("log", math::log, f64::ln, ln, 0.0, 4.0);
 }
 
 #[test]
 fn fast_roots_reciprocal_tanh_and_trigonometry_within_the_ptx_bounds() {
-    fast("rsqrt", math::rsqrt, |x| 1.0 / x.sqrt(), rel(22.9), 0.0, 100.0);
+    fast(
+        "rsqrt",
+        math::rsqrt,
+        |x| 1.0 / x.sqrt(),
+        rel(22.9),
+        0.0,
+        100.0,
+    );
     fast("sqrt", math::sqrt, f64::sqrt, rel(23.0), 0.0, 100.0);
     fast("rcp", math::rcp, |x| 1.0 / x, |_, w| ulp(w), -10.0, 10.0);
     // `tanh.approx.f32` has no `.ftz` form.
-    fast_ftz("tanh", math::tanh, f64::tanh, |_, w| w.abs() * 2f64.powf(-10.987), -10.0, 10.0, false);
+    fast_ftz(
+        "tanh",
+        math::tanh,
+        f64::tanh,
+        |_, w| w.abs() * 2f64.powf(-10.987),
+        -10.0,
+        10.0,
+        false,
+    );
     // 2^-20.5 absolute within 100π; the instruction's error beyond is not documented.
-    let trig = |x: f32, _: f64| if x.abs() <= 100.0 * std::f32::consts::PI { 2f64.powf(-20.5) } else { 2.0 };
+    let trig = |x: f32, _: f64| {
+        if x.abs() <= 100.0 * std::f32::consts::PI {
+            2f64.powf(-20.5)
+        } else {
+            2.0
+        }
+    };
     fast("sin", math::sin, f64::sin, trig, -400.0, 400.0);
     fast("cos", math::cos, f64::cos, trig, -400.0, 400.0);
 }
@@ -111,7 +192,14 @@ fn precise(name: &str, f: fn(f32) -> f32, reference: fn(f64) -> f64, ulps: f64, 
 #[test]
 fn precise_forms_within_their_ulps() {
     precise("precise::exp", precise::exp, f64::exp, 1.0, -104.0, 89.0);
-    precise("precise::exp2", precise::exp2, f64::exp2, 1.0, -150.0, 128.0);
+    precise(
+        "precise::exp2",
+        precise::exp2,
+        f64::exp2,
+        1.0,
+        -150.0,
+        128.0,
+    );
     precise("precise::log", precise::log, f64::ln, 1.0, 0.0, 4.0);
     precise("precise::log2", precise::log2, f64::log2, 1.0, 0.0, 4.0);
     precise("precise::erf", precise::erf, libm::erf, 2.0, -5.0, 5.0);
@@ -146,7 +234,13 @@ fn sixteen_bit_forms_round_the_f32_result() {
         assert_eq!(math::tanh(Bf16(b)), want);
         let (e, w) = (math::exp(h).to_f32() as f64, (h.to_f32() as f64).exp());
         if w.is_finite() && w < 65504.0 && w > 1e-4 {
-            assert!((e - w).abs() <= w * 2f64.powi(-10), "exp({:e}) = {:e}, want {:e}", h.to_f32(), e, w);
+            assert!(
+                (e - w).abs() <= w * 2f64.powi(-10),
+                "exp({:e}) = {:e}, want {:e}",
+                h.to_f32(),
+                e,
+                w
+            );
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Kernels written with linear-layouts. Built for `nvptx64-nvidia-cuda` by `cargo xtask ptx`
 //! (nightly, `-Z build-std=core`); on the host the same code is plain Rust that tests call.
 //!
+//! * [`activations`]: GELU and SiLU of f16 tensors with the device math's fast forms.
 //! * [`index_math`]: the index functions of eleven layouts, each next to a hand-written
 //!   shift/and/or version of the same map; `cargo xtask ptx-check` compares their PTX.
 //! * [`transpose`]: tiled transposes through `convert!`, and a copy kernel for comparison.
@@ -25,6 +26,8 @@
 //! The nightly features the nvptx build needs are enabled by `layout-builder`, not here.
 #![no_std]
 
+#[cfg(not(target_arch = "spirv"))]
+pub mod activations;
 #[cfg(not(target_arch = "spirv"))]
 pub mod cluster;
 #[cfg(not(target_arch = "spirv"))]

@@ -1,7 +1,7 @@
 //! Kernel arguments checked against the kernel's parameter types: a host value may stand for a
 //! parameter only through a [`Param`] impl (a device buffer of `E` for `Global<E>`, a mutable
-//! one for `GlobalMut<E>`, a scalar for itself; `half::f16` / `half::bf16` buffers for `F16` /
-//! `Bf16` tensors).
+//! one for `GlobalMut<E>`, a scalar for itself). `F16`/`Bf16` buffers upload as they are; buffers
+//! of the `half` crate's `f16`/`bf16` stand for `F16`/`Bf16` tensors too.
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop};
 use gpu_runtime::{Bf16, Global, GlobalMut, F16};

@@ -2,7 +2,7 @@
 //! `#[kernel]` and checks the result.
 
 use layout_launch::{Gpu, LaunchError};
-use linear_layouts::{kernel, Global, GlobalMut, Thread};
+use linear_layouts::{kernel, Global, GlobalMut, Thread, F16};
 
 /// `y = 2 x`, one element per thread.
 #[kernel(block = 128)]
@@ -48,4 +48,47 @@ fn on_the_simulator_the_same_kernel_runs() {
     for i in 0..300 {
         assert_eq!(f32::from_bits(y.get(i) as u32), 2.0 * i as f32);
     }
+}
+
+/// `y = x + 1` on halves, one element per thread.
+#[kernel(block = 128)]
+pub fn add_one_f16(t: &impl Thread, x: Global<F16>, y: GlobalMut<F16>, n: u32) {
+    let i = t.index_1d();
+    if i < n {
+        y.store1(i as usize, F16::round(x.load1(i as usize).to_f32() + 1.0));
+    }
+}
+
+/// The kernels' own `F16` uploads, passes for `Global<F16>` and downloads, without `half`
+/// (type-checked here; `f16_buffers_round_trip` runs the transfers where a GPU is at hand).
+pub fn add_one_on(
+    gpu: &Gpu,
+    module: &layout_launch::Module,
+    x: &[F16],
+) -> Result<Vec<F16>, LaunchError> {
+    let dx = gpu.upload(x)?;
+    let mut dy = gpu.zeros::<F16>(x.len())?;
+    let n = x.len() as u32;
+    module.launch(&ADD_ONE_F16, [n.div_ceil(128), 1, 1], (&dx, &mut dy, n))?;
+    gpu.download(&dy)
+}
+
+#[test]
+fn f16_buffers_round_trip() {
+    let Ok(gpu) = Gpu::new() else { return };
+    let x: Vec<F16> = (0..300).map(|i| F16::from_f32(i as f32)).collect();
+    let d = gpu.upload(&x).expect("upload");
+    assert_eq!(gpu.download(&d).expect("download"), x);
+}
+
+#[test]
+fn f16_kernel_on_the_simulator() {
+    use linear_layouts::sim::{launch, HostMemory, Launch};
+    let x = HostMemory::new((0..300).map(|i| F16::from_f32(i as f32).0 as u64));
+    let y = HostMemory::new((0..300).map(|_| 0));
+    launch(Launch::new(3, 128, 0), |t| {
+        add_one_f16(t, x.global(), y.global_mut(), 300)
+    })
+    .expect("simulator");
+    assert!((0..300).all(|i| F16(y.get(i) as u16).to_f32() == i as f32 + 1.0));
 }

@@ -71,6 +71,8 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("copy_v4", "st.global.b64", 2),
     ("fp16_to_fp8_operand", "ld.global.b16", 16),
     ("fp16_to_fp8_operand", "st.global.b32", 8),
+    ("gelu_tanh_f16", "ld.global.v4.b32", 1),
+    ("gelu_tanh_f16", "st.global.v4.b32", 1),
     // Per K step 2 + 2 16-byte operand loads on each B path; LLVM reloads the first word of one
     // vector per operand as a 32-bit load (it recombines the halves that were split out of it).
     ("gemm_bf16", "ld.global.b32", 6),
@@ -122,6 +124,8 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("nvmma_roundtrip", "ld.global.b32", 4),
     ("nvmma_roundtrip", "ld.global.v4.b32", 4),
     ("nvmma_roundtrip", "st.global.v4.b32", 4),
+    ("silu_f16", "ld.global.v4.b32", 1),
+    ("silu_f16", "st.global.v4.b32", 1),
     ("transpose_f32", "ld.global.v4.b32", 8),
     ("transpose_f32", "st.global.v4.b32", 8),
     ("transpose_u16", "ld.global.v4.b32", 4),
@@ -130,9 +134,9 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("transpose_u16_128", "st.global.v4.b32", 8),
 ];
 
-/// `(kernel, instruction, count)` of every global load and store (async copies included) in
-/// `ptx`, sorted.
-pub fn global_accesses(ptx: &str) -> Vec<(String, String, usize)> {
+/// `(kernel, instruction, count)` of every instruction of every entry in `ptx` that `keep`
+/// selects, sorted.
+fn entry_ops(ptx: &str, keep: impl Fn(&str) -> bool) -> Vec<(String, String, usize)> {
     let mut counts: std::collections::BTreeMap<(String, String), usize> = Default::default();
     let mut entry = None;
     for line in ptx.lines() {
@@ -140,18 +144,61 @@ pub fn global_accesses(ptx: &str) -> Vec<(String, String, usize)> {
             entry = rest.split('(').next().map(str::to_string);
         }
         let op = line.split_whitespace().next().unwrap_or("");
-        if let (Some(k), true) = (
-            &entry,
-            op.starts_with("ld.global")
-                || op.starts_with("st.global")
-                || op.starts_with("cp.async.cg.shared.global")
-                || op.starts_with("cp.async.ca.shared.global")
-                || op.starts_with("cp.async.bulk.tensor"),
-        ) {
+        if let (Some(k), true) = (&entry, keep(op)) {
             *counts.entry((k.clone(), op.to_string())).or_default() += 1;
         }
     }
     counts.into_iter().map(|((k, op), n)| (k, op, n)).collect()
+}
+
+/// `(kernel, instruction, count)` of every global load and store (async copies included) in
+/// `ptx`, sorted.
+pub fn global_accesses(ptx: &str) -> Vec<(String, String, usize)> {
+    entry_ops(ptx, |op| {
+        op.starts_with("ld.global")
+            || op.starts_with("st.global")
+            || op.starts_with("cp.async.cg.shared.global")
+            || op.starts_with("cp.async.ca.shared.global")
+            || op.starts_with("cp.async.bulk.tensor")
+    })
+}
+
+/// The math instructions of the kernels that use `linear_layouts::math`: each function one
+/// instruction, each 16-bit value widened and narrowed by one `cvt`, 8 elements per thread.
+pub const MATH_INSTRUCTIONS: &[(&str, &str, usize)] = &[
+    ("gelu_tanh_f16", "cvt.f32.f16", 8),
+    ("gelu_tanh_f16", "cvt.rn.f16.f32", 8),
+    ("gelu_tanh_f16", "tanh.approx.f32", 8),
+    ("silu_f16", "cvt.f32.f16", 8),
+    ("silu_f16", "cvt.rn.f16.f32", 8),
+    ("silu_f16", "ex2.approx.ftz.f32", 8),
+    ("silu_f16", "rcp.approx.ftz.f32", 8),
+];
+
+/// Fails unless the math kernels' math instructions are [`MATH_INSTRUCTIONS`].
+fn check_math(ptx: &str) -> Result<(), String> {
+    let kernels: std::collections::BTreeSet<&str> = MATH_INSTRUCTIONS.iter().map(|m| m.0).collect();
+    let found: Vec<(String, String, usize)> = entry_ops(ptx, |op| {
+        op.contains(".approx") || op.starts_with("cvt.f32.f16") || op.starts_with("cvt.rn.f16")
+    })
+    .into_iter()
+    .filter(|(k, _, _)| kernels.contains(k.as_str()))
+    .collect();
+    let want: Vec<(String, String, usize)> = MATH_INSTRUCTIONS
+        .iter()
+        .map(|&(k, op, n)| (k.to_string(), op.to_string(), n))
+        .collect();
+    if found != want {
+        return Err(format!(
+            "math instructions changed:\nexpected {:?}\nfound {:?}",
+            want, found
+        ));
+    }
+    println!(
+        "ptx-check: math kernels use one approx instruction per function ({} kernels)",
+        kernels.len()
+    );
+    Ok(())
 }
 
 /// Fails unless every kernel's global accesses are [`GLOBAL_ACCESSES`].
@@ -195,6 +242,7 @@ pub fn check(markdown: bool) -> Result<(), String> {
     let path = build()?;
     let ptx = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
     check_global_accesses(&ptx)?;
+    check_math(&ptx)?;
     let counts = count_instructions(&ptx);
     let get = |n: &str| counts.iter().find(|(k, _)| k == n).map(|x| x.1);
     let mut rows = Vec::new();

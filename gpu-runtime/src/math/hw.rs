@@ -2,10 +2,10 @@
 //! GLSL.std.450 on SPIR-V, and on the host a model of the PTX instruction (the correctly
 //! rounded result with its flush-to-zero and special values), which the simulator runs.
 
-#[cfg(target_arch = "nvptx64")]
-pub(crate) use nvptx::*;
 #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
 pub(crate) use model::*;
+#[cfg(target_arch = "nvptx64")]
+pub(crate) use nvptx::*;
 #[cfg(target_arch = "spirv")]
 pub(crate) use spirv::*;
 

@@ -55,7 +55,7 @@ macro_rules! real16 {
         impl Real for $t {
             #[inline(always)]
             fn to_f32(self) -> f32 {
-                $t::to_f32(self)
+                $t::widen(self)
             }
             #[inline(always)]
             fn from_f32(x: f32) -> Self {
