@@ -22,7 +22,7 @@ fn inputs() -> Vec<F16> {
         .filter(|h| h.to_f32().is_finite() && h.to_f32().abs() <= 12.0)
         .collect();
     let mut s = 12345u32;
-    while x.len() % ACTIVATION_TILE as usize != 0 {
+    while !x.len().is_multiple_of(ACTIVATION_TILE as usize) {
         s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
         x.push(F16::from_f32(
             (s >> 8) as f32 / (1 << 24) as f32 * 8.0 - 4.0,

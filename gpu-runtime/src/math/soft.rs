@@ -1,5 +1,5 @@
 //! Software forms of the functions without a correctly rounded instruction: `exp`, `exp2`,
-//! `log`, `log2` (fdlibm's single-precision algorithms, as in musl) and `erf` (minimax
+//! `log`, `log2` (fdlibm's single-precision algorithms and constants, as bits, as in musl) and `erf` (minimax
 //! polynomials fitted for this module). Plain `f32` arithmetic and `fma` only, so every backend
 //! (the PTX's `mul.rn`/`add.rn` are not contracted) computes the same bits as the simulator.
 
@@ -18,8 +18,8 @@ fn scale(y: f32, k: i32) -> f32 {
 
 /// `e^(hi - lo) * 2^k`, for `|hi - lo| <= ln(2)/2` (fdlibm's rational approximation).
 fn exp_reduced(hi: f32, lo: f32, k: i32) -> f32 {
-    const P1: f32 = 1.666_662_5e-1;
-    const P2: f32 = -2.766_733_3e-3;
+    const P1: f32 = f32::from_bits(0x3e2aaa8f);
+    const P2: f32 = f32::from_bits(0xbb355215);
     let x = hi - lo;
     let xx = x * x;
     let c = x - xx * (P1 + xx * P2);
@@ -28,8 +28,8 @@ fn exp_reduced(hi: f32, lo: f32, k: i32) -> f32 {
 
 /// `e^x`, within 1 ulp.
 pub(crate) fn exp(x: f32) -> f32 {
-    const LN2_HI: f32 = 6.931_457_5e-1;
-    const LN2_LO: f32 = 1.428_606_8e-6;
+    const LN2_HI: f32 = f32::from_bits(0x3f317200);
+    const LN2_LO: f32 = f32::from_bits(0x35bfbe8e);
     if x.is_nan() {
         return x;
     }
@@ -79,10 +79,10 @@ fn reduce_log(x: f32) -> (i32, f32) {
 
 /// `log(1 + f) - f + f*f/2` and `s = f / (2 + f)` for the reduced `m = 1 + f`.
 fn log_tail(f: f32) -> (f32, f32) {
-    const LG1: f32 = 0.666_666_6;
-    const LG2: f32 = 0.400_009_72;
-    const LG3: f32 = 0.284_987_87;
-    const LG4: f32 = 0.242_790_79;
+    const LG1: f32 = f32::from_bits(0x3f2aaaaa);
+    const LG2: f32 = f32::from_bits(0x3eccce13);
+    const LG3: f32 = f32::from_bits(0x3e91e9ee);
+    const LG4: f32 = f32::from_bits(0x3e789e26);
     let s = f / (2.0 + f);
     let z = s * s;
     let w = z * z;
@@ -104,8 +104,8 @@ fn log_special(x: f32) -> Option<f32> {
 
 /// `ln(x)`, within 1 ulp.
 pub(crate) fn log(x: f32) -> f32 {
-    const LN2_HI: f32 = 6.931_381_2e-1;
-    const LN2_LO: f32 = 9.058_000_6e-6;
+    const LN2_HI: f32 = f32::from_bits(0x3f317180);
+    const LN2_LO: f32 = f32::from_bits(0x3717f7d1);
     if let Some(v) = log_special(x) {
         return v;
     }
@@ -119,8 +119,8 @@ pub(crate) fn log(x: f32) -> f32 {
 
 /// `log2(x)`, within 1 ulp.
 pub(crate) fn log2(x: f32) -> f32 {
-    const IVLN2_HI: f32 = 1.442_871_1;
-    const IVLN2_LO: f32 = -1.760_528_5e-4;
+    const IVLN2_HI: f32 = f32::from_bits(0x3fb8b000);
+    const IVLN2_LO: f32 = f32::from_bits(0xb9389ad4);
     if let Some(v) = log_special(x) {
         return v;
     }
