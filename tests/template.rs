@@ -77,36 +77,6 @@ fn cargo(dir: &Path, target: &Path, args: &[&str]) -> String {
     stdout.into_owned()
 }
 
-/// `ptxas`, if this machine has one.
-fn ptxas() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PTXAS") {
-        return Some(p.into());
-    }
-    let on_path = Command::new("ptxas")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if on_path {
-        return Some("ptxas".into());
-    }
-    // The ptxas of a pip package: the CUDA compiler's wheel, or Triton's.
-    [
-        ("nvidia.cuda_nvcc", "bin/ptxas"),
-        ("triton", "backends/nvidia/bin/ptxas"),
-    ]
-    .into_iter()
-    .find_map(|(module, rel)| {
-        // A package's directory, namespace packages (nvidia.*) included.
-        let script = format!("import {m}; print(next(iter({m}.__path__)))", m = module);
-        let py = Command::new("python3")
-            .args(["-c", &script])
-            .output()
-            .ok()?;
-        let p = PathBuf::from(String::from_utf8_lossy(&py.stdout).trim()).join(rel);
-        (py.status.success() && p.exists()).then_some(p)
-    })
-}
-
 #[test]
 fn the_template_builds_outside_the_workspace_and_runs_on_the_simulator() {
     let tmp = std::env::temp_dir().join(format!("ll-template-{}", std::process::id()));
@@ -141,7 +111,7 @@ fn the_template_builds_outside_the_workspace_and_runs_on_the_simulator() {
         "16-byte stores in {}",
         ptx.display()
     );
-    match ptxas() {
+    match layout_builder::find_ptxas() {
         Some(p) => {
             let out = Command::new(&p)
                 .args(["-arch=sm_90", "-o", "/dev/null"])

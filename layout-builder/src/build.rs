@@ -4,7 +4,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::toolchain::{ensure_toolchain, run};
+use crate::link;
+use crate::toolchain::ensure_toolchain;
 
 /// The nightly features a kernel crate needs, enabled on it by the builder.
 const FEATURES: &str =
@@ -21,6 +22,8 @@ pub enum BuildError {
     Failed(String),
     /// Reading or writing files.
     Io(String),
+    /// The PTX calls functions that no crate of the build defines (demangled, with their crate).
+    Unresolved(Vec<String>),
 }
 
 impl fmt::Display for BuildError {
@@ -28,6 +31,11 @@ impl fmt::Display for BuildError {
         match self {
             BuildError::Tool(m) => write!(f, "{}; install rustup from https://rustup.rs", m),
             BuildError::Crate(m) | BuildError::Failed(m) | BuildError::Io(m) => f.write_str(m),
+            BuildError::Unresolved(names) => write!(
+                f,
+                "the PTX calls functions no crate of the build defines, which ptxas would refuse: {}",
+                names.join(", ")
+            ),
         }
     }
 }
@@ -108,12 +116,13 @@ impl PtxBuilder {
         let stem = name.replace('-', "_");
         let asm = target_dir.join("asm").join(format!("{}.s", stem));
         let fingerprints = target_dir.join("nvptx64-nvidia-cuda/release/.fingerprint");
-        build_asm(
+        let artifacts = build_asm(
             || self.command(&manifest, &target_dir, &asm),
             &asm,
             &fingerprints,
             &stem,
         )?;
+        self.link_dependencies(&manifest, &asm, &artifacts, &target_dir.join("link"))?;
         let out = match (&self.out_file, &out_dir) {
             (Some(f), _) => f.clone(),
             (None, Some(o)) => o.join(format!("{}.ptx", name)),
@@ -135,6 +144,31 @@ impl PtxBuilder {
         Ok(out)
     }
 
+    /// Links into `asm` what it calls of the crates in cargo's `artifacts` messages, when it
+    /// calls any; fails naming what no crate defines.
+    fn link_dependencies(
+        &self,
+        manifest: &Path,
+        asm: &Path,
+        artifacts: &str,
+        work: &Path,
+    ) -> Result<(), BuildError> {
+        let text = std::fs::read_to_string(asm).map_err(|e| io(asm, e))?;
+        if link::unresolved(&text).is_empty() {
+            return Ok(());
+        }
+        let (own, deps) = rlibs(artifacts, manifest)?;
+        link::link(&self.toolchain, &self.arch, &own, &deps, asm, work)?;
+        let text = std::fs::read_to_string(asm).map_err(|e| io(asm, e))?;
+        let left = link::unresolved(&text);
+        match left.is_empty() {
+            true => Ok(()),
+            false => Err(BuildError::Unresolved(
+                left.iter().map(|n| link::describe(n)).collect(),
+            )),
+        }
+    }
+
     /// `cargo +<nightly> rustc --lib` for nvptx with build-std, panics as traps and the kernel
     /// features, in an environment cleared of the outer cargo's variables.
     fn command(&self, manifest: &Path, target_dir: &Path, asm: &Path) -> Command {
@@ -145,16 +179,24 @@ impl PtxBuilder {
             "CARGO_ENCODED_RUSTFLAGS",
             ["-Zunstable-options", "-Cpanic=immediate-abort"].join("\x1f"),
         );
-        c.args(["rustc", "--lib", "--release", "--manifest-path"])
-            .arg(manifest)
-            .args([
-                "--target",
-                "nvptx64-nvidia-cuda",
-                "-Z",
-                "build-std=core",
-                "--target-dir",
-            ])
-            .arg(target_dir);
+        // Diagnostics rendered on stderr as usual; the artifact messages (each crate's rlib, for
+        // linking) on stdout.
+        c.args([
+            "rustc",
+            "--lib",
+            "--release",
+            "--message-format=json-render-diagnostics",
+            "--manifest-path",
+        ])
+        .arg(manifest)
+        .args([
+            "--target",
+            "nvptx64-nvidia-cuda",
+            "-Z",
+            "build-std=core",
+            "--target-dir",
+        ])
+        .arg(target_dir);
         if !self.default_features {
             c.arg("--no-default-features");
         }
@@ -162,7 +204,7 @@ impl PtxBuilder {
             c.args(["--features", &self.features.join(",")]);
         }
         c.arg("--")
-            .arg(format!("--emit=asm={}", asm.display()))
+            .arg(format!("--emit=asm={},link", asm.display()))
             .arg("-C")
             .arg(format!("target-cpu={}", self.arch))
             .arg(format!("-Zcrate-attr={}", FEATURES))
@@ -252,22 +294,22 @@ fn crate_name(manifest: &Path) -> Result<String, BuildError> {
     Ok(pkg["name"].as_str().unwrap_or_default().to_string())
 }
 
-/// Runs the build, which writes the crate's assembly at `asm`. A build cargo finds up to date
-/// keeps the file of its last run; if that file is gone, the crate's fingerprints are dropped and
-/// it builds once more.
+/// Runs the build, which writes the crate's assembly at `asm`, and returns cargo's JSON
+/// messages. A build cargo finds up to date keeps the file of its last run; if that file is
+/// gone, the crate's fingerprints are dropped and it builds once more.
 fn build_asm(
     c: impl Fn() -> Command,
     asm: &Path,
     fingerprints: &Path,
     stem: &str,
-) -> Result<(), BuildError> {
+) -> Result<String, BuildError> {
     let what = "cargo +nightly rustc for nvptx64-nvidia-cuda";
     if let Some(dir) = asm.parent() {
         std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     }
-    run(&mut c(), what)?;
+    let messages = run_json(&mut c(), what)?;
     if asm.exists() {
-        return Ok(());
+        return Ok(messages);
     }
     if let Ok(rd) = std::fs::read_dir(fingerprints) {
         for e in rd.flatten() {
@@ -279,9 +321,9 @@ fn build_asm(
             }
         }
     }
-    run(&mut c(), what)?;
+    let messages = run_json(&mut c(), what)?;
     match asm.exists() {
-        true => Ok(()),
+        true => Ok(messages),
         false => Err(BuildError::Failed(format!(
             "the nvptx build wrote no {}",
             asm.display()
@@ -289,6 +331,54 @@ fn build_asm(
     }
 }
 
-fn io(p: &Path, e: std::io::Error) -> BuildError {
+/// Runs cargo with JSON messages: its stdout, the messages, returned; its stderr passed on.
+fn run_json(c: &mut Command, what: &str) -> Result<String, BuildError> {
+    let out = c
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| BuildError::Tool(format!("could not run {}: {}", what, e)))?;
+    match out.status.success() {
+        true => Ok(String::from_utf8_lossy(&out.stdout).into_owned()),
+        false => Err(BuildError::Failed(format!(
+            "{} failed ({})",
+            what, out.status
+        ))),
+    }
+}
+
+/// The rlibs in cargo's artifact `messages`: the kernel crate's (at `manifest`) and the others.
+fn rlibs(messages: &str, manifest: &Path) -> Result<(PathBuf, Vec<PathBuf>), BuildError> {
+    let want = std::fs::canonicalize(manifest).map_err(|e| io(manifest, e))?;
+    let (mut own, mut deps) = (None, Vec::new());
+    for line in messages.lines() {
+        let Ok(m) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if m["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let is_own = m["manifest_path"]
+            .as_str()
+            .and_then(|p| std::fs::canonicalize(p).ok())
+            == Some(want.clone());
+        let files = m["filenames"].as_array().into_iter().flatten();
+        for f in files
+            .filter_map(|f| f.as_str())
+            .filter(|f| f.ends_with(".rlib"))
+        {
+            match is_own {
+                true => own = Some(PathBuf::from(f)),
+                false => deps.push(PathBuf::from(f)),
+            }
+        }
+    }
+    let own = own.ok_or_else(|| {
+        BuildError::Failed(format!("cargo reported no rlib of {}", manifest.display()))
+    })?;
+    Ok((own, deps))
+}
+
+pub(crate) fn io(p: &Path, e: std::io::Error) -> BuildError {
     BuildError::Io(format!("{}: {}", p.display(), e))
 }

@@ -22,12 +22,16 @@
 //! * builds with `-C panic=immediate-abort`, so a panic anywhere (a failed bounds check) is a
 //!   `trap` in the PTX rather than a call to an unresolved `core::panicking` function that
 //!   `ptxas` refuses;
+//! * links into the PTX what it calls of its dependencies (`libm`, or any crate whose functions
+//!   are neither generic nor inline), from their LLVM bitcode, so the PTX is self-contained,
+//!   and fails the build naming any function still unresolved (`link`);
 //! * copies the PTX to one stable file: `<out dir>/<crate>.ptx`, the out dir being `$OUT_DIR`
 //!   in a build script (and `cargo:rustc-env=<CRATE>_PTX=<path>` is printed) or
 //!   `<target dir>/ptx` otherwise.
 
 mod build;
+mod link;
 mod toolchain;
 
 pub use build::{clean_env, BuildError, PtxBuilder};
-pub use toolchain::{ensure_components, ensure_toolchain};
+pub use toolchain::{ensure_components, ensure_toolchain, find_ptxas};

@@ -1,5 +1,7 @@
-//! A nightly toolchain and its components, installed with `rustup` when missing.
+//! The tools a build needs: a nightly toolchain and its components, installed with `rustup`
+//! when missing, and `ptxas` to check a PTX file with, found where it is.
 
+use std::path::PathBuf;
 use std::process::Command;
 
 use crate::BuildError;
@@ -61,4 +63,34 @@ pub(crate) fn run(c: &mut Command, what: &str) -> Result<(), BuildError> {
     } else {
         Err(BuildError::Failed(format!("{} failed ({})", what, st)))
     }
+}
+
+/// A `ptxas` to assemble PTX with: `$PTXAS`, else `ptxas` on the `PATH`, else the one in the
+/// pip package of the CUDA compiler (`nvidia-cuda-nvcc-cu12`) or of Triton.
+pub fn find_ptxas() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PTXAS") {
+        return Some(p.into());
+    }
+    let on_path = Command::new("ptxas")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if on_path {
+        return Some("ptxas".into());
+    }
+    [
+        ("nvidia.cuda_nvcc", "bin/ptxas"),
+        ("triton", "backends/nvidia/bin/ptxas"),
+    ]
+    .into_iter()
+    .find_map(|(module, rel)| {
+        // A package's directory, namespace packages (nvidia.*) included.
+        let script = format!("import {m}; print(next(iter({m}.__path__)))", m = module);
+        let py = Command::new("python3")
+            .args(["-c", &script])
+            .output()
+            .ok()?;
+        let p = PathBuf::from(String::from_utf8_lossy(&py.stdout).trim()).join(rel);
+        (py.status.success() && p.exists()).then_some(p)
+    })
 }

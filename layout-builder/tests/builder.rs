@@ -32,3 +32,56 @@ fn a_directory_without_a_crate_is_an_error_that_says_so() {
         .unwrap_err();
     assert!(e.to_string().contains("no kernel crate at"), "{}", e);
 }
+
+#[test]
+fn a_dependencys_functions_are_linked_into_the_ptx() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/libm-kernel");
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("libm-kernel");
+    let ptx = layout_builder::PtxBuilder::new(&here)
+        .target_dir(&target)
+        .out_file(target.join("libm.ptx"))
+        .build()
+        .expect("the kernel crate builds and links");
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    assert!(text.contains(".visible .entry exp_libm("), "{}", text);
+    assert!(
+        !text.contains(".extern"),
+        "libm's expf is linked in:\n{}",
+        text
+    );
+    match layout_builder::find_ptxas() {
+        Some(ptxas) => {
+            let out = std::process::Command::new(ptxas)
+                .args(["-arch=sm_90", "-o", "/dev/null"])
+                .arg(&ptx)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "ptxas: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        None => assert!(
+            std::env::var("LAYOUT_PTXAS").map_or(true, |v| v != "require"),
+            "LAYOUT_PTXAS=require and no ptxas found"
+        ),
+    }
+}
+
+#[test]
+fn a_function_no_crate_defines_fails_the_build_by_name() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/unresolved");
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("unresolved");
+    let e = layout_builder::PtxBuilder::new(&here)
+        .target_dir(&target)
+        .out_file(target.join("unresolved.ptx"))
+        .build()
+        .expect_err("nothing defines nowhere_defined");
+    let m = e.to_string();
+    assert!(
+        m.contains("`nowhere_defined`") && m.contains("no crate defines"),
+        "{}",
+        m
+    );
+}
