@@ -3,7 +3,7 @@
 //! the widest vectors a layout allows.
 
 use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch};
-use linear_layouts::{convert, kernel, layout, Global, GlobalMut, Thread, Tile};
+use linear_layouts::{convert, kernel, layout, Bf16, Global, GlobalMut, Thread, Tile, F16};
 
 layout! {
     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
@@ -44,6 +44,29 @@ fn tile_transpose(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>) {
     let b = Tile::<Cols, f32, 32>::new(convert!(Rows => Cols, f32).run(t, &a.values));
     // Element (i, j) to (j, i): Cols' fast dim (0) has stride 1 in the output.
     b.store(t, &out, [0, 0], [1, 64]);
+}
+
+/// The same transpose of halves, as the kernels' own `F16`: no detour through `u16`.
+#[kernel(block = Rows8::THREADS, shared = convert!(Rows8 => Cols, F16).cost.shared_bytes)]
+fn tile_transpose_f16(t: &impl Thread, inp: Global<F16>, out: GlobalMut<F16>) {
+    let a = Tile::<Rows8, F16, 32>::load(t, &inp, [0, 0], [64, 1]);
+    let b = Tile::<Cols, F16, 32>::new(convert!(Rows8 => Cols, F16).run(t, &a.values));
+    b.store(t, &out, [0, 0], [1, 64]);
+}
+
+#[test]
+fn sixteen_bit_floats_convert_as_themselves() {
+    let inp = HostMemory::new((0..64 * 64).map(|i| F16::from_f32(i as f32).0 as u64));
+    let out = poisoned(64 * 64);
+    let l = Launch::new(1, TILE_TRANSPOSE_F16.threads(), TILE_TRANSPOSE_F16.shared_bytes);
+    launch(l, |t| tile_transpose_f16(t, inp.global(), out.global_mut())).expect("simulator");
+    for i in 0..64 {
+        for j in 0..64 {
+            assert_eq!(out.get(j * 64 + i), inp.get(i * 64 + j), "({}, {})", i, j);
+        }
+    }
+    // A bf16 plan is a 16-bit plan: the same cost as u16's.
+    assert_eq!(convert!(Rows8 => Cols, Bf16).cost, convert!(Rows8 => Cols, u16).cost);
 }
 
 #[test]

@@ -370,14 +370,14 @@ impl SolveInput {
     fn elem_bits(&self) -> syn::Result<u32> {
         Ok(match self.elem.to_string().as_str() {
             "u8" | "i8" => 8,
-            "u16" | "i16" => 16,
+            "u16" | "i16" | "F16" | "Bf16" => 16,
             "u32" | "i32" | "f32" => 32,
             "u64" | "i64" | "f64" => 64,
             _ => {
                 return Err(syn::Error::new(
                     self.elem.span(),
                     format!(
-                        "unsupported element type `{}`: use u8, i8, u16, i16, u32, i32, f32, u64, i64 or f64 (16-bit floats travel as u16)",
+                        "unsupported element type `{}`: use u8, i8, u16, i16, F16, Bf16, u32, i32, f32, u64, i64 or f64 (the element's size decides the plan, so it is named here; in scope as written)",
                         self.elem
                     ),
                 ))
