@@ -58,7 +58,11 @@ fn tile_transpose_f16(t: &impl Thread, inp: Global<F16>, out: GlobalMut<F16>) {
 fn sixteen_bit_floats_convert_as_themselves() {
     let inp = HostMemory::new((0..64 * 64).map(|i| F16::from_f32(i as f32).0 as u64));
     let out = poisoned(64 * 64);
-    let l = Launch::new(1, TILE_TRANSPOSE_F16.threads(), TILE_TRANSPOSE_F16.shared_bytes);
+    let l = Launch::new(
+        1,
+        TILE_TRANSPOSE_F16.threads(),
+        TILE_TRANSPOSE_F16.shared_bytes,
+    );
     launch(l, |t| tile_transpose_f16(t, inp.global(), out.global_mut())).expect("simulator");
     for i in 0..64 {
         for j in 0..64 {
@@ -66,7 +70,10 @@ fn sixteen_bit_floats_convert_as_themselves() {
         }
     }
     // A bf16 plan is a 16-bit plan: the same cost as u16's.
-    assert_eq!(convert!(Rows8 => Cols, Bf16).cost, convert!(Rows8 => Cols, u16).cost);
+    assert_eq!(
+        convert!(Rows8 => Cols, Bf16).cost,
+        convert!(Rows8 => Cols, u16).cost
+    );
 }
 
 #[test]

@@ -9,7 +9,7 @@ use core::marker::PhantomData;
 use crate::convert::{store_addresses, Instr, SharedStore, SmemAccess};
 use crate::element::Element;
 use crate::global::Global;
-use crate::layout::Layout;
+use crate::layout::Registers;
 use crate::thread::Thread;
 use crate::tile::Tile;
 
@@ -25,7 +25,7 @@ pub struct AsyncCopy<L, E, const N: usize> {
     layout: PhantomData<fn() -> (L, E)>,
 }
 
-impl<L: Layout, E: Element, const N: usize> AsyncCopy<L, E, N> {
+impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
     /// The copy that lands `L`'s tile where `store` would store it.
     pub const fn new<X>(store: SharedStore<E, N, X>) -> Self {
         let a = store.access;

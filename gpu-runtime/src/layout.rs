@@ -118,3 +118,14 @@ pub trait Layout: Copy + Default + 'static {
             .find(|d| d.name.as_bytes() == name.as_bytes())
     }
 }
+
+/// A distributed layout whose threads hold `N` registers each. `layout!` implements it for the
+/// layout's own count only, so a [`Tile`](crate::Tile)`<L, E, N>` with another `N` is a type
+/// error that `cargo check` reports, naming both counts. Generic code states the count it
+/// relies on: `fn f<L: Registers<N>, const N: usize>(..)`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not hold {N} registers per thread",
+    label = "a `Tile` of `{Self}` has another register count than {N}",
+    note = "the `Registers<..>` implementation listed below is the count the layout holds (`{Self}::ELEMENTS_PER_THREAD`): write that for `N`"
+)]
+pub trait Registers<const N: usize>: Layout {}

@@ -12,14 +12,15 @@ use core::marker::PhantomData;
 
 use crate::element::Element;
 use crate::global::{Global, GlobalMut};
-use crate::layout::{Layout, LayoutKind};
+use crate::layout::{Layout, LayoutKind, Registers};
 use crate::thread::Thread;
 
 /// The `N` registers a thread holds of a tile in distributed layout `L`, in register order (what
-/// `convert!(L => ..).run` takes and returns). `N` must be `L::ELEMENTS_PER_THREAD`: a compile
-/// error says so otherwise.
+/// `convert!(L => ..).run` takes and returns). `N` must be `L::ELEMENTS_PER_THREAD`: the bound
+/// `L: Registers<N>` makes another count a type error, reported by `cargo check` with both
+/// counts.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Tile<L, E, const N: usize> {
+pub struct Tile<L: Registers<N>, E, const N: usize> {
     /// Register `r` holds the element at `L::apply(r, lane, warp, block)`.
     pub values: [E; N],
     layout: PhantomData<L>,
@@ -74,7 +75,7 @@ const fn vector_of<L: Layout>(elem_bytes: usize) -> (usize, usize) {
     (fast, 1 << k)
 }
 
-impl<L: Layout, E: Element, const N: usize> Tile<L, E, N> {
+impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// The dim along which registers are consecutive (stride 1 in memory for loads and
     /// stores), and the elements per vector access: both fixed by `L` and `E`.
     pub const VECTOR: (usize, usize) = {

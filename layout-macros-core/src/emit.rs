@@ -176,6 +176,12 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
     } else {
         quote!(#rt::LayoutKind::Distributed)
     };
+    // The register count as a type-level fact: `Tile<L, E, N>` with another `N` is a type
+    // error, which `cargo check` reports.
+    let registers = (!shared).then(|| {
+        let n = proc_macro2::Literal::usize_unsuffixed(elems as usize);
+        quote!(impl #rt::layout::Registers<#n> for #name {})
+    });
     let source = &s.source;
     let bases = bases_of(ll, in_dims);
     let linear = linear_ttgir(&bases, shared);
@@ -237,6 +243,8 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
                 if dim < #rank { c[dim] } else { 0 }
             }
         }
+
+        #registers
     }
 }
 
