@@ -50,7 +50,8 @@ fn absolute_paths(toml: &str, dir: &Path) -> String {
 }
 
 /// `cargo <args>` in `dir` as a user's shell would run it: none of this test's cargo variables.
-fn cargo(dir: &Path, target: &Path, args: &[&str]) -> String {
+/// Whether it succeeded, its stdout and its stderr.
+fn cargo_run(dir: &Path, target: &Path, args: &[&str]) -> (bool, String, String) {
     let mut c = Command::new("cargo");
     c.args(args).current_dir(dir);
     for (k, _) in std::env::vars() {
@@ -63,18 +64,25 @@ fn cargo(dir: &Path, target: &Path, args: &[&str]) -> String {
     }
     c.env("CARGO_TARGET_DIR", target);
     let out = c.output().expect("cargo");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(
+    (
         out.status.success(),
-        "cargo {:?} failed:\n{}\n{}",
-        args,
-        stdout,
-        stderr
-    );
-    stdout.into_owned()
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `cargo <args>` as [`cargo_run`], which must succeed: its stdout.
+fn cargo(dir: &Path, target: &Path, args: &[&str]) -> String {
+    let (ok, stdout, stderr) = cargo_run(dir, target, args);
+    assert!(ok, "cargo {:?} failed:\n{}\n{}", args, stdout, stderr);
+    stdout
+}
+
+/// `cargo <args>` as [`cargo_run`], which must fail: its stderr.
+fn cargo_fails(dir: &Path, target: &Path, args: &[&str]) -> String {
+    let (ok, stdout, stderr) = cargo_run(dir, target, args);
+    assert!(!ok, "cargo {:?} succeeded:\n{}\n{}", args, stdout, stderr);
+    stderr
 }
 
 #[test]
@@ -101,13 +109,13 @@ fn the_template_builds_outside_the_workspace_and_runs_on_the_simulator() {
     );
     assert_eq!(
         text.matches("ld.global.v4").count(),
-        8,
+        9,
         "16-byte loads in {}",
         ptx.display()
     );
     assert_eq!(
         text.matches("st.global.v4").count(),
-        8,
+        9,
         "16-byte stores in {}",
         ptx.display()
     );
@@ -131,7 +139,40 @@ fn the_template_builds_outside_the_workspace_and_runs_on_the_simulator() {
             eprintln!("no ptxas here (set PTXAS, or pip install nvidia-cuda-nvcc-cu12): PTX not assembled")
         }
     }
+    assert!(
+        text.contains("ex2.approx.ftz.f32") && text.contains("rcp.approx.ftz.f32"),
+        "the f16 kernel's fast math in {}",
+        ptx.display()
+    );
     let tests = cargo(&tmp, &target, &["test", "-q"]);
-    assert!(tests.contains("1 passed"), "{}", tests);
+    assert!(tests.contains("2 passed"), "{}", tests);
+    mistakes_are_reported_once_and_early(&tmp, &target);
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A user's mistakes in the copied template: a wrong register count fails a plain host
+/// `cargo check`, naming both counts; a type error in the kernel crate is printed once, not by
+/// both the host build and the build script's GPU build; a second binary leaves
+/// `cargo run -- --ptx-path` working.
+fn mistakes_are_reported_once_and_early(tmp: &Path, target: &Path) {
+    let lib = tmp.join("kernel/src/lib.rs");
+    let good = std::fs::read_to_string(&lib).unwrap();
+    let helper = "\n#[allow(dead_code)]\nfn wrong_count(t: &impl Thread, x: &Global<f32>) -> f32 {\n    Tile::<Rows, f32, 8>::load(t, x, [0, 0], [64, 1]).values[0]\n}\n";
+    std::fs::write(&lib, format!("{}{}", good, helper)).unwrap();
+    let err = cargo_fails(tmp, target, &["check"]);
+    assert!(
+        err.contains("`Rows` does not hold 8 registers per thread")
+            && err.contains("Registers<32>"),
+        "{}",
+        err
+    );
+    let typo = "\npub fn typo() -> u32 {\n    \"not a number\"\n}\n";
+    std::fs::write(&lib, format!("{}{}", good, typo)).unwrap();
+    let err = cargo_fails(tmp, target, &["build"]);
+    assert_eq!(err.matches("mismatched types").count(), 1, "{}", err);
+    std::fs::write(&lib, good).unwrap();
+    std::fs::create_dir_all(tmp.join("src/bin")).unwrap();
+    std::fs::write(tmp.join("src/bin/other.rs"), "fn main() {}\n").unwrap();
+    let ptx = cargo(tmp, target, &["run", "-q", "--", "--ptx-path"]);
+    assert!(ptx.trim().ends_with(".ptx"), "{}", ptx);
 }

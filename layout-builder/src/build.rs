@@ -4,8 +4,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::link;
 use crate::toolchain::ensure_toolchain;
+use crate::{host_errors, link};
 
 /// The nightly features a kernel crate needs, enabled on it by the builder.
 const FEATURES: &str =
@@ -24,6 +24,8 @@ pub enum BuildError {
     Io(String),
     /// The PTX calls functions that no crate of the build defines (demangled, with their crate).
     Unresolved(Vec<String>),
+    /// The nvptx build failed to compile the crate; rustc's rendered errors.
+    Compile(String),
 }
 
 impl fmt::Display for BuildError {
@@ -31,6 +33,11 @@ impl fmt::Display for BuildError {
         match self {
             BuildError::Tool(m) => write!(f, "{}; install rustup from https://rustup.rs", m),
             BuildError::Crate(m) | BuildError::Failed(m) | BuildError::Io(m) => f.write_str(m),
+            BuildError::Compile(errors) => write!(
+                f,
+                "{}the kernel crate does not compile for nvptx64-nvidia-cuda (errors above)",
+                errors
+            ),
             BuildError::Unresolved(names) => write!(
                 f,
                 "the PTX calls functions no crate of the build defines, which ptxas would refuse: {}",
@@ -116,23 +123,51 @@ impl PtxBuilder {
         let stem = name.replace('-', "_");
         let asm = target_dir.join("asm").join(format!("{}.s", stem));
         let fingerprints = target_dir.join("nvptx64-nvidia-cuda/release/.fingerprint");
-        let artifacts = build_asm(
-            || self.command(&manifest, &target_dir, &asm),
-            &asm,
-            &fingerprints,
-            &stem,
-        )?;
-        self.link_dependencies(&manifest, &asm, &artifacts, &target_dir.join("link"))?;
         let out = match (&self.out_file, &out_dir) {
             (Some(f), _) => f.clone(),
             (None, Some(o)) => o.join(format!("{}.ptx", name)),
             (None, None) => target_dir.join("ptx").join(format!("{}.ptx", name)),
         };
+        let built = build_asm(
+            || self.command(&manifest, &target_dir, &asm),
+            &asm,
+            &fingerprints,
+            &stem,
+        );
+        let artifacts = match built {
+            Err(BuildError::Compile(_))
+                if out_dir.is_some()
+                    && host_errors::host_reports(&manifest, &target_dir.join("host-check")) =>
+            {
+                // The host build shows these errors and fails: no PTX is needed.
+                println!(
+                    "cargo:warning={} does not compile; its errors are the host build's",
+                    name
+                );
+                return self.announce(&stem, &out, &manifest, "").map(|_| out);
+            }
+            r => r?,
+        };
+        self.link_dependencies(&manifest, &asm, &artifacts, &target_dir.join("link"))?;
+        let ptx = std::fs::read_to_string(&asm).map_err(|e| io(&asm, e))?;
+        self.announce(&stem, &out, &manifest, &ptx)?;
+        Ok(out)
+    }
+
+    /// Writes `ptx` to `out` and, in a build script, tells cargo where it is and when to
+    /// build again.
+    fn announce(
+        &self,
+        stem: &str,
+        out: &Path,
+        manifest: &Path,
+        ptx: &str,
+    ) -> Result<(), BuildError> {
         if let Some(dir) = out.parent() {
             std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
         }
-        std::fs::copy(&asm, &out).map_err(|e| io(&out, e))?;
-        if out_dir.is_some() {
+        std::fs::write(out, ptx).map_err(|e| io(out, e))?;
+        if std::env::var_os("OUT_DIR").is_some() {
             println!(
                 "cargo:rustc-env={}_PTX={}",
                 stem.to_uppercase(),
@@ -141,7 +176,7 @@ impl PtxBuilder {
             println!("cargo:rerun-if-changed={}", self.path.join("src").display());
             println!("cargo:rerun-if-changed={}", manifest.display());
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Links into `asm` what it calls of the crates in cargo's `artifacts` messages, when it
@@ -331,19 +366,19 @@ fn build_asm(
     }
 }
 
-/// Runs cargo with JSON messages: its stdout, the messages, returned; its stderr passed on.
+/// Runs cargo with JSON messages: its stdout, the messages, returned, its stderr passed on; a
+/// failure's stderr (rustc's errors) is the error, for the caller to show or not.
 fn run_json(c: &mut Command, what: &str) -> Result<String, BuildError> {
     let out = c
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::inherit())
         .output()
         .map_err(|e| BuildError::Tool(format!("could not run {}: {}", what, e)))?;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     match out.status.success() {
-        true => Ok(String::from_utf8_lossy(&out.stdout).into_owned()),
-        false => Err(BuildError::Failed(format!(
-            "{} failed ({})",
-            what, out.status
-        ))),
+        true => {
+            eprint!("{}", stderr);
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        }
+        false => Err(BuildError::Compile(stderr)),
     }
 }
 

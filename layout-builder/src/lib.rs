@@ -30,6 +30,7 @@
 //!   `<target dir>/ptx` otherwise.
 
 mod build;
+mod host_errors;
 mod link;
 mod toolchain;
 

@@ -7,6 +7,11 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
 use gpu_runtime::{Bf16, Global, GlobalMut, F16};
 
 /// A host value that can be passed for a kernel parameter of type `P`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for a kernel parameter of type `{P}`",
+    label = "this argument stands for a `{P}` parameter",
+    note = "pass a `&CudaSlice<E>` for `Global<E>`, a `&mut CudaSlice<E>` for `GlobalMut<E>`, and a scalar for a scalar parameter of the same type"
+)]
 pub trait Param<P> {
     /// The parameter's bits (little-endian, the kernel reads as many bytes as `P` has) and, for
     /// device buffers, the guard that orders the launch after the buffer's earlier work.
@@ -64,6 +69,11 @@ scalar!(
 );
 
 /// A tuple of host values for a kernel whose parameters are the tuple `P`.
+#[diagnostic::on_unimplemented(
+    message = "the arguments `{Self}` do not match the kernel's parameters `{P}`",
+    label = "one host value per kernel parameter, in order",
+    note = "the kernel's parameters are `{P}` (after the thread): pass a tuple with one value for each, in the same order; a missing or extra argument, or one of another type, is this error"
+)]
 pub trait Args<P> {
     /// Each parameter's bits and buffer guards, in order.
     fn params<'a>(&'a mut self, stream: &'a CudaStream) -> (Vec<u64>, Vec<SyncOnDrop<'a>>);

@@ -3,8 +3,9 @@
 
 use std::process::ExitCode;
 
+use linear_layouts::F16;
 use linear_layouts::launch::{Gpu, LaunchError};
-use my_kernels::TRANSPOSE;
+use my_kernels::{SILU, TRANSPOSE};
 
 const PTX: &str = env!("MY_KERNELS_PTX");
 
@@ -37,5 +38,22 @@ fn run() -> Result<usize, LaunchError> {
         .filter(|&k| out[((k % n) * n + k / n) as usize] != input[k as usize])
         .count();
     println!("transpose of {n}x{n}: {wrong} wrong elements");
-    Ok(wrong)
+    // The kernels' own F16 uploads and downloads as it is.
+    let x: Vec<F16> = (0..n * n)
+        .map(|i| F16::from_f32((i % 97) as f32 / 8.0 - 6.0))
+        .collect();
+    let dx = gpu.upload(&x)?;
+    let mut dy = gpu.zeros::<F16>(x.len())?;
+    module.launch(&SILU, [n * n / 1024, 1, 1], (&dx, &mut dy))?;
+    let y = gpu.download(&dy)?;
+    let silu_wrong = x
+        .iter()
+        .zip(&y)
+        .filter(|(x, y)| {
+            let (x, y) = (x.to_f32() as f64, y.to_f32() as f64);
+            (y - x / (1.0 + (-x).exp())).abs() > 2e-3 * (1.0 + y.abs())
+        })
+        .count();
+    println!("silu of {} halves: {silu_wrong} wrong elements", x.len());
+    Ok(wrong + silu_wrong)
 }

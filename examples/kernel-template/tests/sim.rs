@@ -1,7 +1,8 @@
 //! The kernel on the CPU simulator: the same function the GPU runs, every element checked.
 
+use linear_layouts::F16;
 use linear_layouts::sim::{HostMemory, Launch, launch};
-use my_kernels::{TRANSPOSE, transpose};
+use my_kernels::{SILU, TRANSPOSE, silu, transpose};
 
 #[test]
 fn transpose_on_the_simulator() {
@@ -14,5 +15,24 @@ fn transpose_on_the_simulator() {
         for j in 0..n as usize {
             assert_eq!(out.get(j * n as usize + i), inp.get(i * n as usize + j));
         }
+    }
+}
+
+#[test]
+fn silu_on_the_simulator() {
+    let x: Vec<F16> = (0..2048)
+        .map(|i| F16::from_f32(i as f32 / 128.0 - 8.0))
+        .collect();
+    let xm = HostMemory::new(x.iter().map(|h| h.0 as u64));
+    let ym = HostMemory::new(x.iter().map(|_| u64::MAX));
+    let l = Launch::dims([2, 1, 1], SILU.block, SILU.shared_bytes);
+    launch(l, |t| silu(t, xm.global(), ym.global_mut())).expect("simulator");
+    for (i, x) in x.iter().enumerate() {
+        let (x, y) = (x.to_f32() as f64, F16(ym.get(i) as u16).to_f32() as f64);
+        // Half an f16 ulp of rounding, the fast instructions' error well inside it.
+        assert!(
+            (y - x / (1.0 + (-x).exp())).abs() <= 1e-3 * y.abs().max(1e-2),
+            "silu({x}) = {y}"
+        );
     }
 }

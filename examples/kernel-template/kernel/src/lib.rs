@@ -2,13 +2,15 @@
 //! the host, where each `#[kernel]` is a plain function the simulator runs.
 #![no_std]
 
-use linear_layouts::{Global, GlobalMut, Thread, Tile, convert, kernel, layout};
+use linear_layouts::{F16, Global, GlobalMut, Thread, Tile, convert, kernel, layout, math, unroll};
 
 layout! {
     /// 64x64 f32 in rows: each thread holds 4 consecutive elements (one 16-byte vector).
     pub Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
     /// The same tile in columns: each thread holds 4 consecutive rows of a column.
     pub Cols = blocked(sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 64];
+    /// 1,024 consecutive halves: 8 per thread (one 16-byte vector).
+    pub Halves = blocked(sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]) for [1024];
 }
 
 /// Shared memory the conversion needs per block (solved at compile time).
@@ -26,4 +28,19 @@ pub fn transpose(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, n: u32)
     let cols = Tile::<Cols, f32, 32>::new(convert!(Rows => Cols, f32).run(t, &rows.values));
     // ...and 16-byte stores along the output's rows: element (i, j) goes to (j, i).
     cols.store(t, &out, origin, [1, n]);
+}
+
+/// `y = x * sigmoid(x)` (SiLU) for `n` halves, `n` a multiple of 1,024: one 1,024-element tile
+/// per block, grid `[n / 1024, 1, 1]`. Each element is computed in f32 with the GPU's fast `exp`
+/// and reciprocal (`ex2.approx`, `rcp.approx`) and rounded back to f16.
+#[kernel(block = Halves::THREADS)]
+pub fn silu(t: &impl Thread, x: Global<F16>, y: GlobalMut<F16>) {
+    let origin = [1024 * t.block_idx()[0]];
+    let mut v = Tile::<Halves, F16, 8>::load(t, &x, origin, [1]);
+    // `unroll!` writes the loop out, so the registers stay registers (no local memory).
+    unroll!(8, |r| {
+        let a = v.values[r].widen();
+        v.values[r] = F16::round(a * math::rcp(1.0 + math::exp(-a)));
+    });
+    v.store(t, &y, origin, [1]);
 }
