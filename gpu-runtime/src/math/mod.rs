@@ -16,8 +16,8 @@
 //!   `rcp` and `div`.
 //!
 //! ```
-//! use linear_layouts::math;
-//! use linear_layouts::F16;
+//! // `linear_layouts::math` in a kernel crate.
+//! use gpu_runtime::{math, F16};
 //!
 //! let y = math::exp(1.0f32);
 //! assert!((y - core::f32::consts::E).abs() < 1e-6);
