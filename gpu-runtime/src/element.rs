@@ -46,3 +46,37 @@ impl Element for f64 {
         f64::from_bits(b)
     }
 }
+
+/// Two values moved as one (Triton's multi-value `tl.reduce`, e.g. an argmax's value and
+/// index): `A` in the low bits, `B` above it; 16, 32 or 64 bits in all.
+impl<A: Element, B: Element> Element for (A, B) {
+    const BITS: u32 = {
+        let b = A::BITS + B::BITS;
+        assert!(
+            b == 16 || b == 32 || b == 64,
+            "a pair of elements must be 16, 32 or 64 bits in all"
+        );
+        b
+    };
+    #[inline(always)]
+    fn to_bits(self) -> u64 {
+        self.0.to_bits() | self.1.to_bits() << A::BITS
+    }
+    #[inline(always)]
+    fn from_bits(b: u64) -> Self {
+        (A::from_bits(b), B::from_bits(b >> A::BITS))
+    }
+}
+
+/// Masks (`Tile<L, bool, N>`, Triton's `i1` tensors): one byte.
+impl Element for bool {
+    const BITS: u32 = 8;
+    #[inline(always)]
+    fn to_bits(self) -> u64 {
+        self as u64
+    }
+    #[inline(always)]
+    fn from_bits(b: u64) -> Self {
+        b & 1 == 1
+    }
+}

@@ -14,6 +14,8 @@
 //!   into a shared layout ([`TmaTile`]); [`wgmma`]: warpgroup MMAs on typed tiles ([`Wgmma`]).
 //! * [`math`]: device math (`exp`, `log`, `rsqrt`, `tanh`, `erf`, ...) as the GPU's fast
 //!   instructions, with precise forms; the same on the simulator within the documented error.
+//! * [`reduce`]: reductions of a [`Tile`] along a dim and broadcasts back, planned from the
+//!   layouts' tables at compile time.
 //! * [`unroll`]: loops over registers written out, so register arrays stay in registers.
 //! * [`window`]: a thread seeing shared memory from an offset ([`SharedWindow`]): one stage of
 //!   a pipeline.
@@ -44,6 +46,7 @@ pub mod mma;
 pub mod nvmma;
 #[cfg(not(target_arch = "spirv"))]
 pub mod partition;
+pub mod reduce;
 pub mod tensor_core;
 pub mod thread;
 pub mod tile;

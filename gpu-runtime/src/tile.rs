@@ -100,6 +100,63 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         }
     }
 
+    /// A tile whose element at coordinates `c` is `f(c)` (Triton's `arange` and the
+    /// arithmetic on it: masks, iota, positions), `c` of `L`'s rank `R`.
+    #[inline(always)]
+    pub fn from_coords<const R: usize>(t: &impl Thread, f: impl Fn([u32; R]) -> E) -> Self {
+        const {
+            assert!(
+                R == L::RANK,
+                "from_coords: the closure takes L's rank of coordinates"
+            )
+        };
+        let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());
+        let mut values = [E::default(); N];
+        crate::unroll!(N, |r| {
+            let at = [r as u32, lane, warp, cta];
+            values[r] = f(core::array::from_fn(|d| L::coord(at, d)));
+        });
+        Self::new(values)
+    }
+
+    /// Every element `v` (Triton's `tl.full`).
+    #[inline(always)]
+    pub fn splat(v: E) -> Self {
+        Self::new([v; N])
+    }
+
+    /// `f` of each element: a tile of the same layout (element-wise math, casts).
+    #[inline(always)]
+    pub fn map<F: Element>(&self, f: impl Fn(E) -> F) -> Tile<L, F, N> {
+        let mut out = [F::default(); N];
+        crate::unroll!(N, |r| out[r] = f(self.values[r]));
+        Tile::new(out)
+    }
+
+    /// `f` of the elements at the same place of `self` and `other` (binary element-wise ops).
+    #[inline(always)]
+    pub fn zip_with<F: Element, G: Element>(
+        &self,
+        other: &Tile<L, F, N>,
+        f: impl Fn(E, F) -> G,
+    ) -> Tile<L, G, N> {
+        let mut out = [G::default(); N];
+        crate::unroll!(N, |r| out[r] = f(self.values[r], other.values[r]));
+        Tile::new(out)
+    }
+
+    /// `self`'s element where `mask` is true, `other`'s elsewhere (Triton's `tl.where`).
+    #[inline(always)]
+    pub fn select(&self, mask: &Tile<L, bool, N>, other: &Self) -> Self {
+        let mut out = [E::default(); N];
+        crate::unroll!(N, |r| out[r] = if mask.values[r] {
+            self.values[r]
+        } else {
+            other.values[r]
+        });
+        Self::new(out)
+    }
+
     /// Where register `r` of this thread lives in a tensor whose element `c` is at
     /// `sum((origin[d] + c[d]) * strides[d])`.
     #[inline(always)]

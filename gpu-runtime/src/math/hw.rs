@@ -47,23 +47,21 @@ mod nvptx {
 
 #[cfg(target_arch = "spirv")]
 mod spirv {
-    // rust-gpu turns these `libm`-backed calls into GLSL.std.450 instructions.
-    use spirv_std::num_traits::Float;
-
+    // rust-gpu compiles calls into `libm` as GLSL.std.450 instructions.
     pub(crate) fn ex2(x: f32) -> f32 {
-        x.exp2()
+        libm::exp2f(x)
     }
     pub(crate) fn lg2(x: f32) -> f32 {
-        x.log2()
+        libm::log2f(x)
     }
     pub(crate) fn rsqrt(x: f32) -> f32 {
-        x.sqrt().recip()
+        1.0 / libm::sqrtf(x)
     }
     pub(crate) fn sqrt_approx(x: f32) -> f32 {
-        x.sqrt()
+        libm::sqrtf(x)
     }
     pub(crate) fn sqrt_rn(x: f32) -> f32 {
-        x.sqrt()
+        libm::sqrtf(x)
     }
     pub(crate) fn rcp_approx(x: f32) -> f32 {
         1.0 / x
@@ -72,16 +70,16 @@ mod spirv {
         1.0 / x
     }
     pub(crate) fn tanh(x: f32) -> f32 {
-        Float::tanh(x)
+        libm::tanhf(x)
     }
     pub(crate) fn sin(x: f32) -> f32 {
-        Float::sin(x)
+        libm::sinf(x)
     }
     pub(crate) fn cos(x: f32) -> f32 {
-        Float::cos(x)
+        libm::cosf(x)
     }
     pub(crate) fn fma(a: f32, b: f32, c: f32) -> f32 {
-        Float::mul_add(a, b, c)
+        libm::fmaf(a, b, c)
     }
     pub(crate) fn div_rn(a: f32, b: f32) -> f32 {
         a / b

@@ -1,0 +1,443 @@
+//! Reductions of a [`Tile`] along a dim, lowered as Triton lowers `tt.reduce`: first within each
+//! thread over the registers that differ only along the dim, then by `shfl.sync.bfly` over the
+//! lane bits along it, then through shared memory across the warps along it. The result is in
+//! the slice layout `S = slice(D, L)`, every copy of an element (lanes and warps that hold the
+//! same one) equal.
+//!
+//! The plan is a const of the layouts' basis tables ([`Slice::PLAN`]), evaluated when the
+//! reduction is instantiated, so it works for generic layouts; a type `S` that is not the slice
+//! of `L` along `D` is a compile error that writes out the slice (as `layout!`'s `linear(...)`
+//! form). Shared memory: [`Slice::SHARED_BYTES`] (0 when the dim stays within warps); a
+//! cross-warp reduction is bracketed by barriers (before its stores, so that a previous stage's
+//! reads of the same scratch are done, between stores and loads, and after its loads, so that
+//! the next stage may write), which makes any sequence of shared-memory stages race-free.
+
+use core::marker::PhantomData;
+
+use crate::element::Element;
+use crate::layout::{InDim, Layout, Registers};
+use crate::thread::Thread;
+use crate::tile::Tile;
+
+impl<S: Registers<M>, E: Element, const M: usize> Tile<S, E, M> {
+    /// Each register of a tile of `L` takes its element of this slice `S = slice(D, L)`: the
+    /// inverse of [`Tile::reduce`]'s layout change, Triton's `expand_dims` then `broadcast`,
+    /// with no data movement (every thread already holds the elements it needs).
+    #[inline(always)]
+    pub fn broadcast<const D: usize, L: Registers<N>, const N: usize>(&self) -> Tile<L, E, N> {
+        let plan = Slice::<L, S, D, N, M>::PLAN;
+        let mut out = [E::default(); N];
+        crate::unroll!(N, |r| out[r] = self.values[plan.group[r] as usize]);
+        Tile::new(out)
+    }
+}
+
+/// How `Tile<L, E, N>` reduces along dim `D` into `Tile<S, E, M>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReducePlan<const N: usize> {
+    /// The register of `S` each register of `L` is combined into.
+    pub group: [u32; N],
+    /// Lane bits along the dim: a butterfly step each.
+    pub lanes: u32,
+    /// Warp bits along the dim: combined through shared memory.
+    pub warps: u32,
+    /// Warps per CTA and lanes per warp of `L`.
+    pub warps_per_cta: u32,
+    /// Lanes per warp.
+    pub lanes_per_warp: u32,
+}
+
+/// The slice of `L` along `D` with `M` registers per thread, named `S`: its reduction and
+/// broadcast plan.
+pub struct Slice<L, S, const D: usize, const N: usize, const M: usize>(PhantomData<(L, S)>);
+
+impl<L: Registers<N>, S: Registers<M>, const D: usize, const N: usize, const M: usize>
+    Slice<L, S, D, N, M>
+{
+    /// The plan, checked against both layouts' tables.
+    pub const PLAN: ReducePlan<N> = plan::<L, S, N>(D);
+    /// Shared memory a reduction of 32-bit elements needs (scale by the element's size:
+    /// [`Slice::shared_bytes`]).
+    pub const SHARED_BYTES: u32 = Self::shared_bytes(4);
+
+    /// Shared memory a reduction of `elem_bytes`-byte elements needs: each thread's `M`
+    /// partials, when warps hold parts of the dim; else 0.
+    pub const fn shared_bytes(elem_bytes: u32) -> u32 {
+        let p = Self::PLAN;
+        match p.warps {
+            0 => 0,
+            _ => p.warps_per_cta * p.lanes_per_warp * M as u32 * elem_bytes,
+        }
+    }
+}
+
+/// Coordinate `k` of basis `bit` of `dim`, or 0.
+const fn coord(dim: &InDim, rank: usize, bit: usize, k: usize) -> u32 {
+    dim.basis(bit, rank)[k]
+}
+
+/// Whether `dim`'s basis `bit` is zero off dim `d`.
+const fn along_only(dim: &InDim, rank: usize, bit: usize, d: usize) -> bool {
+    let mut k = 0;
+    while k < rank {
+        if k != d && coord(dim, rank, bit, k) != 0 {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
+const fn bits(size: u32) -> usize {
+    size.trailing_zeros() as usize
+}
+
+/// The plan of [`Slice`], or a compile error naming what is wrong.
+const fn plan<L: Layout, S: Layout, const N: usize>(d: usize) -> ReducePlan<N> {
+    let (rank, ls, ss) = (L::RANK, L::IN_DIMS, S::IN_DIMS);
+    if d >= rank || S::RANK + 1 != rank || ls.len() != 4 || ss.len() != 4 {
+        slice_error::<L, S>(d, "the dim is not one of L's, or S's rank is not one less");
+    }
+    let mut k = 0;
+    while k < rank {
+        if k != d && L::SHAPE[k] != S::SHAPE[k - (k > d) as usize] {
+            slice_error::<L, S>(d, "S's shape is not L's without the dim");
+        }
+        k += 1;
+    }
+    // Registers: S's are L's whose basis has a component off the dim, in order.
+    let (reg, sreg) = (&ls[0], &ss[0]);
+    let mut kept = 0u32;
+    let (mut bit, mut s) = (0, 0);
+    while bit < bits(reg.size) {
+        if !along_only(reg, rank, bit, d) {
+            if s >= bits(sreg.size) || !same_projection(reg, bit, sreg, s, rank, d) {
+                slice_error::<L, S>(d, "S's registers are not L's off the dim");
+            }
+            kept |= 1 << bit;
+            s += 1;
+        }
+        bit += 1;
+    }
+    if s != bits(sreg.size) {
+        slice_error::<L, S>(d, "S has more registers than L off the dim");
+    }
+    let lanes = thread_bits::<L, S>(1, d);
+    let warps = thread_bits::<L, S>(2, d);
+    if thread_bits::<L, S>(3, d) != 0 {
+        slice_error::<L, S>(d, "CTAs of a cluster hold parts of the dim");
+    }
+    let mut group = [0u32; N];
+    let mut r = 0;
+    while r < N {
+        group[r] = pext(r as u32, kept);
+        r += 1;
+    }
+    ReducePlan {
+        group,
+        lanes,
+        warps,
+        warps_per_cta: ls[2].size,
+        lanes_per_warp: ls[1].size,
+    }
+}
+
+/// `x`'s bits at `mask`'s ones, packed low.
+const fn pext(x: u32, mask: u32) -> u32 {
+    let (mut out, mut k, mut bit) = (0, 0, 0);
+    while bit < 32 {
+        if mask >> bit & 1 == 1 {
+            out |= (x >> bit & 1) << k;
+            k += 1;
+        }
+        bit += 1;
+    }
+    out
+}
+
+/// Whether `a`'s basis `i` without dim `d` is `b`'s basis `j`.
+const fn same_projection(a: &InDim, i: usize, b: &InDim, j: usize, rank: usize, d: usize) -> bool {
+    let mut k = 0;
+    while k < rank {
+        if k != d && coord(a, rank, i, k) != coord(b, rank - 1, j, k - (k > d) as usize) {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
+/// The bits of in-dim `i` (lane, warp, block) whose basis lies along the dim: those the
+/// reduction combines. Every basis must equal S's without the dim, and lie along the dim only
+/// or not at all.
+const fn thread_bits<L: Layout, S: Layout>(i: usize, d: usize) -> u32 {
+    let (l, s, rank) = (&L::IN_DIMS[i], &S::IN_DIMS[i], L::RANK);
+    if l.size != s.size {
+        slice_error::<L, S>(d, "S has other lanes, warps or CTAs than L");
+    }
+    let (mut mask, mut bit) = (0, 0);
+    while bit < bits(l.size) {
+        if !same_projection(l, bit, s, bit, rank, d) {
+            slice_error::<L, S>(d, "S's lanes, warps or CTAs are not L's without the dim");
+        }
+        let on_dim = coord(l, rank, bit, d) != 0;
+        if on_dim && !along_only(l, rank, bit, d) {
+            slice_error::<L, S>(
+                d,
+                "a lane, warp or CTA basis of L moves along the dim and off it at once (not reducible by butterflies)",
+            );
+        }
+        if on_dim {
+            mask |= 1 << bit;
+        }
+        bit += 1;
+    }
+    mask
+}
+
+/// A compile error: `S` is not `slice(d, L)`, with the slice written out.
+const fn slice_error<L: Layout, S: Layout>(d: usize, why: &str) -> ! {
+    let mut m = Msg::new();
+    m.push("`")
+        .push(S::NAME)
+        .push("` is not the slice of `")
+        .push(L::NAME);
+    m.push("` along dim ")
+        .num(d as u32)
+        .push(": ")
+        .push(why)
+        .push(". The slice is ");
+    write_slice::<L>(&mut m, d);
+    m.push(" (layout!'s form), or `slice(dim = ")
+        .num(d as u32)
+        .push(", parent = ")
+        .push(L::NAME)
+        .push(")`");
+    panic!("{}", m.as_str())
+}
+
+/// `linear(register = [...], lane = [...], warp = [...], block = []) for [shape]`: L without dim `d`,
+/// its registers along `d` dropped.
+const fn write_slice<L: Layout>(m: &mut Msg, d: usize) {
+    let rank = L::RANK;
+    m.push("linear(");
+    let mut i = 0;
+    while i < 4 {
+        let dim = &L::IN_DIMS[i];
+        m.push(dim.name).push(" = [");
+        let (mut bit, mut first) = (0, true);
+        while bit < bits(dim.size) {
+            if i != 0 || !along_only(dim, rank, bit, d) {
+                if !first {
+                    m.push(", ");
+                }
+                first = false;
+                m.push("[");
+                let mut k = 0;
+                let mut sep = false;
+                while k < rank {
+                    if k != d {
+                        if sep {
+                            m.push(", ");
+                        }
+                        sep = true;
+                        m.num(if i == 0 || !along_only(dim, rank, bit, d) {
+                            coord(dim, rank, bit, k)
+                        } else {
+                            0
+                        });
+                    }
+                    k += 1;
+                }
+                m.push("]");
+            }
+            bit += 1;
+        }
+        m.push(if i < 3 { "], " } else { "])" });
+        i += 1;
+    }
+    m.push(" for [");
+    let mut k = 0;
+    let mut sep = false;
+    while k < rank {
+        if k != d {
+            if sep {
+                m.push(", ");
+            }
+            sep = true;
+            m.num(L::SHAPE[k]);
+        }
+        k += 1;
+    }
+    m.push("]");
+}
+
+/// A message built at compile time.
+struct Msg {
+    buf: [u8; 2048],
+    len: usize,
+}
+
+impl Msg {
+    const fn new() -> Msg {
+        Msg {
+            buf: [0; 2048],
+            len: 0,
+        }
+    }
+    const fn push(&mut self, s: &str) -> &mut Msg {
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() && self.len < self.buf.len() {
+            self.buf[self.len] = b[i];
+            self.len += 1;
+            i += 1;
+        }
+        self
+    }
+    const fn num(&mut self, mut x: u32) -> &mut Msg {
+        let mut digits = [0u8; 10];
+        let mut n = 0;
+        loop {
+            digits[n] = b'0' + (x % 10) as u8;
+            n += 1;
+            x /= 10;
+            if x == 0 {
+                break;
+            }
+        }
+        while n > 0 && self.len < self.buf.len() {
+            n -= 1;
+            self.buf[self.len] = digits[n];
+            self.len += 1;
+        }
+        self
+    }
+    const fn as_str(&self) -> &str {
+        match core::str::from_utf8(self.buf.split_at(self.len).0) {
+            Ok(s) => s,
+            Err(_) => "(a message that is not UTF-8)",
+        }
+    }
+}
+
+/// `v` from the lane `lane ^ mask` of the warp, for any element size.
+#[inline(always)]
+fn shfl_xor<T: Thread, E: Element>(t: &T, v: E, mask: u32) -> E {
+    let b = v.to_bits();
+    let lo = t.shfl_xor(b as u32, mask) as u64;
+    let hi = match E::BITS > 32 {
+        true => (t.shfl_xor((b >> 32) as u32, mask) as u64) << 32,
+        false => 0,
+    };
+    E::from_bits(lo | hi)
+}
+
+impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
+    /// Reduces along dim `D` with `combine` (associative and commutative, as Triton's
+    /// `tl.reduce` requires: `+`, `max`, `min`, a two-value argmax on a pair): a tile of the
+    /// slice layout `S = slice(D, L)`, each thread's copies of an element equal. Needs
+    /// `Slice::<L, S, D, N, M>::shared_bytes(size of E)` bytes of shared memory when warps
+    /// hold parts of the dim.
+    ///
+    /// ```
+    /// use linear_layouts::sim::{launch, Launch};
+    /// use linear_layouts::{layout, Thread, Tile};
+    ///
+    /// layout! {
+    ///     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 32];
+    ///     RowSums = slice(dim = 1, parent = Rows) for [16];
+    /// }
+    ///
+    /// launch(Launch::new(1, 128, 0), |t| {
+    ///     // Element (i, j) holds j: each row sums to 0 + 1 + ... + 31.
+    ///     let x = Tile::<Rows, f32, 4>::from_coords(t, |[_, j]| j as f32);
+    ///     let s: Tile<RowSums, f32, 1> = x.reduce::<1, _, 1>(t, |a, b| a + b);
+    ///     assert_eq!(s.values, [496.0]);
+    /// })
+    /// .unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn reduce<const D: usize, S: Registers<M>, const M: usize>(
+        &self,
+        t: &impl Thread,
+        combine: impl Fn(E, E) -> E,
+    ) -> Tile<S, E, M> {
+        let plan = Slice::<L, S, D, N, M>::PLAN;
+        let mut acc = [E::default(); M];
+        let mut seen = [false; M];
+        crate::unroll!(N, |r| {
+            let m = plan.group[r] as usize;
+            acc[m] = if seen[m] {
+                combine(acc[m], self.values[r])
+            } else {
+                self.values[r]
+            };
+            seen[m] = true;
+        });
+        let mut bit = 0;
+        while bit < bits(plan.lanes_per_warp) {
+            if plan.lanes >> bit & 1 == 1 {
+                crate::unroll!(M, |m| acc[m] =
+                    combine(acc[m], shfl_xor(t, acc[m], 1 << bit)));
+            }
+            bit += 1;
+        }
+        if plan.warps != 0 {
+            across_warps(t, &mut acc, &plan, &combine);
+        }
+        Tile::new(acc)
+    }
+}
+
+/// Combines the partials of the warps that differ only in `plan.warps` bits, through shared
+/// memory: each thread stores its `M` partials, then reads those of the same lane of each such
+/// warp, combining in ascending warp order (the same order in every copy).
+#[inline(always)]
+fn across_warps<T: Thread, E: Element, const N: usize, const M: usize>(
+    t: &T,
+    acc: &mut [E; M],
+    plan: &ReducePlan<N>,
+    combine: &impl Fn(E, E) -> E,
+) {
+    let bytes = E::BITS / 8;
+    let slot = |warp: u32, m: usize| {
+        ((warp * plan.lanes_per_warp + t.lane()) * M as u32 + m as u32) * bytes
+    };
+    let (warp, lane_bits) = (t.warp(), plan.warps);
+    t.sync_block();
+    crate::unroll!(M, |m| {
+        let b = acc[m].to_bits();
+        t.st_shared(slot(warp, m), bytes, [b as u32, (b >> 32) as u32, 0, 0]);
+    });
+    t.sync_block();
+    let base = warp & !lane_bits;
+    let group = 1u32 << lane_bits.count_ones();
+    crate::unroll!(M, |m| {
+        let mut total = E::default();
+        let mut g = 0;
+        while g < group {
+            let w = base | pdep(g, lane_bits);
+            let [lo, hi, _, _] = t.ld_shared(slot(w, m), bytes);
+            let v = E::from_bits(lo as u64 | (hi as u64) << 32);
+            total = if g == 0 { v } else { combine(total, v) };
+            g += 1;
+        }
+        acc[m] = total;
+    });
+    t.sync_block();
+}
+
+/// `x`'s low bits spread to `mask`'s ones.
+#[inline(always)]
+const fn pdep(x: u32, mask: u32) -> u32 {
+    let (mut out, mut k, mut bit) = (0, 0, 0);
+    while bit < 32 {
+        if mask >> bit & 1 == 1 {
+            out |= (x >> k & 1) << bit;
+            k += 1;
+        }
+        bit += 1;
+    }
+    out
+}

@@ -1,0 +1,171 @@
+//! Reductions and broadcasts of tiles on the simulator: every copy of every reduced element
+//! against a CPU reference, for blocked layouts with the dim in registers, lanes and warps, an
+//! MMA accumulator, 16-bit floats and an argmax over (value, index) pairs; back to back with
+//! conversions without a barrier written by the user; in generic code.
+
+use linear_layouts::reduce::Slice;
+use linear_layouts::sim::{launch, Launch};
+use linear_layouts::{convert, layout, Layout, Registers, Thread, Tile, F16};
+
+layout! {
+    // Rows spread over registers and 8 lanes; 4 warps down the rows.
+    Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 32];
+    RowsSum = slice(dim = 1, parent = Rows) for [16];
+    RowsCol = slice(dim = 0, parent = Rows) for [32];
+    // The reduced dim across all 4 warps: shared memory.
+    Wide = blocked(sizePerThread = [2, 2], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]) for [16, 64];
+    WideSum = slice(dim = 1, parent = Wide) for [16];
+    WideCol = slice(dim = 0, parent = Wide) for [64];
+    // 2 x 2 warps, 8 warps' worth of broadcast lanes along rows.
+    Mixed = blocked(sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [2, 2], order = [0, 1]) for [8, 64];
+    MixedSum = slice(dim = 1, parent = Mixed) for [8];
+    MixedCol = slice(dim = 0, parent = Mixed) for [64];
+    Acc = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]) for [64, 32];
+    AccRow = slice(dim = 1, parent = Acc) for [64];
+    AccCol = slice(dim = 0, parent = Acc) for [32];
+    Cols = blocked(sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]) for [16, 32];
+}
+
+/// The value at `(i, j)`: small integers, so f32 sums are exact in any order.
+fn value(i: u32, j: u32) -> f32 {
+    ((i * 7 + j * 13) % 23) as f32 - 11.0
+}
+
+/// Reduces `L` along `D` into `S` with `combine` on the simulator and checks every copy of
+/// every element of the result against `reference(fixed coordinate)`.
+fn check<L, S, const D: usize, const N: usize, const M: usize>(
+    combine: fn(f32, f32) -> f32,
+    reference: impl Fn(u32) -> f32 + Sync,
+) where
+    L: Registers<N>,
+    S: Registers<M>,
+{
+    let threads = L::IN_DIMS[1].size * L::IN_DIMS[2].size;
+    let shared = Slice::<L, S, D, N, M>::SHARED_BYTES;
+    launch(Launch::new(1, threads, shared), |t| {
+        let x = Tile::<L, f32, N>::from_coords(t, |[i, j]| value(i, j));
+        let s: Tile<S, f32, M> = x.reduce::<D, S, M>(t, combine);
+        for (m, v) in s.values.iter().enumerate() {
+            let k = S::coord([m as u32, t.lane(), t.warp(), 0], 0);
+            assert_eq!(*v, reference(k), "{} register {} (k = {})", S::NAME, m, k);
+        }
+        // Back to the parent: each element its row's (or column's) value.
+        let b: Tile<L, f32, N> = s.broadcast::<D, L, N>();
+        for (r, v) in b.values.iter().enumerate() {
+            let at = [r as u32, t.lane(), t.warp(), 0];
+            let k = L::coord(at, 1 - D);
+            assert_eq!(*v, reference(k));
+        }
+    })
+    .expect("no simulator issue");
+}
+
+fn sum_along<const D: usize>(shape: [u32; 2]) -> impl Fn(u32) -> f32 + Sync {
+    move |k| {
+        (0..shape[D])
+            .map(|x| if D == 1 { value(k, x) } else { value(x, k) })
+            .sum()
+    }
+}
+
+fn max_along<const D: usize>(shape: [u32; 2]) -> impl Fn(u32) -> f32 + Sync {
+    move |k| {
+        (0..shape[D])
+            .map(|x| if D == 1 { value(k, x) } else { value(x, k) })
+            .fold(f32::MIN, f32::max)
+    }
+}
+
+#[test]
+fn sums_and_maxima_along_registers_lanes_and_warps() {
+    let add = |a: f32, b: f32| a + b;
+    check::<Rows, RowsSum, 1, 4, 1>(add, sum_along::<1>([16, 32]));
+    check::<Rows, RowsCol, 0, 4, 4>(add, sum_along::<0>([16, 32]));
+    check::<Wide, WideSum, 1, 8, 2>(add, sum_along::<1>([16, 64]));
+    check::<Wide, WideCol, 0, 8, 4>(f32::max, max_along::<0>([16, 64]));
+    check::<Mixed, MixedSum, 1, 4, 2>(f32::max, max_along::<1>([8, 64]));
+    check::<Mixed, MixedCol, 0, 4, 2>(add, sum_along::<0>([8, 64]));
+    check::<Acc, AccRow, 1, 16, 4>(add, sum_along::<1>([64, 32]));
+    check::<Acc, AccCol, 0, 16, 4>(f32::max, max_along::<0>([64, 32]));
+}
+
+#[test]
+fn cross_warp_reductions_use_the_shared_memory_they_declare() {
+    assert_eq!(Slice::<Rows, RowsSum, 1, 4, 1>::SHARED_BYTES, 0);
+    // 4 warps x 32 lanes x 2 partials x 4 bytes.
+    assert_eq!(Slice::<Wide, WideSum, 1, 8, 2>::SHARED_BYTES, 1024);
+    assert_eq!(Slice::<Wide, WideSum, 1, 8, 2>::shared_bytes(2), 512);
+}
+
+#[test]
+fn half_precision_sums_and_an_argmax_of_pairs() {
+    launch(
+        Launch::new(1, 128, Slice::<Wide, WideSum, 1, 8, 2>::shared_bytes(8)),
+        |t| {
+            // f16 sums of small integers are exact.
+            let h = Tile::<Wide, F16, 8>::from_coords(t, |[i, j]| F16::from_f32(value(i, j)));
+            let s = h.reduce::<1, WideSum, 2>(t, |a, b| F16::round(a.widen() + b.widen()));
+            for (m, v) in s.values.iter().enumerate() {
+                let k = WideSum::coord([m as u32, t.lane(), t.warp(), 0], 0);
+                assert_eq!(v.to_f32(), sum_along::<1>([16, 64])(k));
+            }
+            // argmax along rows: the largest value, the smallest column among ties.
+            let pairs = Tile::<Wide, (f32, u32), 8>::from_coords(t, |[i, j]| (value(i, j), j));
+            let best = pairs.reduce::<1, WideSum, 2>(t, |a, b| match a.0.partial_cmp(&b.0) {
+                Some(core::cmp::Ordering::Greater) => a,
+                Some(core::cmp::Ordering::Less) => b,
+                _ => {
+                    if a.1 <= b.1 {
+                        a
+                    } else {
+                        b
+                    }
+                }
+            });
+            for (m, (v, j)) in best.values.iter().enumerate() {
+                let i = WideSum::coord([m as u32, t.lane(), t.warp(), 0], 0);
+                let want = (0..64)
+                    .map(|j| (value(i, j), j))
+                    .fold((f32::MIN, 0), |a, b| if b.0 > a.0 { b } else { a });
+                assert_eq!((*v, *j), want, "row {}", i);
+            }
+        },
+    )
+    .expect("no simulator issue");
+}
+
+/// A row sum of any layout: the slice and the counts are generic parameters.
+fn row_sums<L, S, T, const N: usize, const M: usize>(t: &T, x: &Tile<L, f32, N>) -> Tile<S, f32, M>
+where
+    L: Registers<N>,
+    S: Registers<M>,
+    T: Thread,
+{
+    x.reduce::<1, S, M>(t, |a, b| a + b)
+}
+
+#[test]
+fn reductions_work_in_generic_code_and_between_conversions() {
+    let shared = convert!(Rows => Cols, f32)
+        .cost
+        .shared_bytes
+        .max(Slice::<Wide, WideSum, 1, 8, 2>::SHARED_BYTES);
+    launch(Launch::new(1, 128, shared), |t| {
+        let x = Tile::<Rows, f32, 4>::from_coords(t, |[i, j]| value(i, j));
+        // A conversion, a cross-warp reduction and a conversion again, sharing one scratch
+        // buffer, with no barrier written here.
+        let c = Tile::<Cols, f32, 4>::new(convert!(Rows => Cols, f32).run(t, &x.values));
+        let w = Tile::<Wide, f32, 8>::from_coords(t, |[i, j]| value(i, j));
+        let ws: Tile<WideSum, f32, 2> = row_sums(t, &w);
+        let back = convert!(Cols => Rows, f32).run(t, &c.values);
+        assert_eq!(back, x.values);
+        let rs: Tile<RowsSum, f32, 1> = row_sums(t, &x);
+        let k = RowsSum::coord([0, t.lane(), t.warp(), 0], 0);
+        assert_eq!(rs.values[0], sum_along::<1>([16, 32])(k));
+        for (m, v) in ws.values.iter().enumerate() {
+            let k = WideSum::coord([m as u32, t.lane(), t.warp(), 0], 0);
+            assert_eq!(*v, sum_along::<1>([16, 64])(k));
+        }
+    })
+    .expect("race-free: the reduction's barriers bracket its scratch");
+}
