@@ -199,30 +199,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         let v = Self::VECTOR.1;
         crate::unroll!(N / v, |g| {
             let i = Self::index(t, v * g, origin, strides);
-            let at = v * g;
-            match v {
-                1 => values[at] = src.load1(i),
-                2 => put(
-                    &mut values,
-                    at,
-                    vector::<E, 2>(|| src.load16(i), || src.load_n(i)),
-                ),
-                4 => put(
-                    &mut values,
-                    at,
-                    vector::<E, 4>(|| src.load16(i), || src.load_n(i)),
-                ),
-                8 => put(
-                    &mut values,
-                    at,
-                    vector::<E, 8>(|| src.load16(i), || src.load_n(i)),
-                ),
-                _ => put(
-                    &mut values,
-                    at,
-                    vector::<E, 16>(|| src.load16(i), || src.load_n(i)),
-                ),
-            }
+            load_vector(src, i, &mut values, v * g, v);
         });
         Self::new(values)
     }
@@ -239,15 +216,147 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         let v = Self::VECTOR.1;
         crate::unroll!(N / v, |g| {
             let i = Self::index(t, v * g, origin, strides);
-            let (src, at) = (&self.values, v * g);
-            match v {
-                1 => dst.store1(i, src[at]),
-                2 => store::<E, N, 2>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
-                4 => store::<E, N, 4>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
-                8 => store::<E, N, 8>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
-                _ => store::<E, N, 16>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+            store_vector(dst, i, &self.values, v * g, v);
+        });
+    }
+
+    /// How many of the `v` elements from register `r` on (consecutive along the fast dim) lie
+    /// inside `bounds` (a tensor of that shape, the tile at `origin`).
+    #[inline(always)]
+    fn inside<T: Thread, const R: usize>(
+        t: &T,
+        r: usize,
+        v: usize,
+        origin: [u32; R],
+        bounds: [u32; R],
+    ) -> usize {
+        let fast = Self::VECTOR.0;
+        let at = [r as u32, t.lane(), t.warp(), t.cta_rank()];
+        let mut n = v as u32;
+        let mut d = 0;
+        while d < R {
+            let c = origin[d] + L::coord(at, d);
+            if d == fast {
+                n = n.min(bounds[d].saturating_sub(c));
+            } else if c >= bounds[d] {
+                n = 0;
+            }
+            d += 1;
+        }
+        n as usize
+    }
+
+    /// [`Tile::load`] of a tile that may reach past the tensor's `bounds` (its shape): the
+    /// elements outside are `other` and not read (Triton's `tl.load(.., mask, other)` with the
+    /// mask `coordinate < bound`). Vectors wholly inside and aligned load as one access; one
+    /// that straddles the edge, or that a stride leaves unaligned (a row of 37 elements), loads
+    /// element by element.
+    #[inline(always)]
+    pub fn load_masked<T: Thread, const R: usize>(
+        t: &T,
+        src: &Global<'_, E>,
+        origin: [u32; R],
+        strides: [u32; R],
+        bounds: [u32; R],
+        other: E,
+    ) -> Self {
+        let mut values = [other; N];
+        let v = Self::VECTOR.1;
+        crate::unroll!(N / v, |g| {
+            let n = Self::inside(t, v * g, v, origin, bounds);
+            if n > 0 {
+                let i = Self::index(t, v * g, origin, strides);
+                if n == v && i % v == 0 {
+                    load_vector(src, i, &mut values, v * g, v);
+                } else {
+                    crate::unroll!(v, |k| if k < n {
+                        values[v * g + k] = src.load1(i + k)
+                    });
+                }
             }
         });
+        Self::new(values)
+    }
+
+    /// [`Tile::store`] of the elements inside the tensor's `bounds` only, as
+    /// [`Tile::load_masked`].
+    #[inline(always)]
+    pub fn store_masked<T: Thread, const R: usize>(
+        &self,
+        t: &T,
+        dst: &GlobalMut<'_, E>,
+        origin: [u32; R],
+        strides: [u32; R],
+        bounds: [u32; R],
+    ) {
+        let v = Self::VECTOR.1;
+        crate::unroll!(N / v, |g| {
+            let n = Self::inside(t, v * g, v, origin, bounds);
+            if n > 0 {
+                let i = Self::index(t, v * g, origin, strides);
+                if n == v && i % v == 0 {
+                    store_vector(dst, i, &self.values, v * g, v);
+                } else {
+                    // Last element first: ending both paths with the same store would let LLVM
+                    // sink it into the block after them, splitting the vector store in two.
+                    crate::unroll!(v, |k| if v - 1 - k < n {
+                        dst.store1(i + v - 1 - k, self.values[v * g + v - 1 - k])
+                    });
+                }
+            }
+        });
+    }
+}
+
+/// Registers `at..at + v` from element `i` of `src`, in one access of `v` elements.
+#[inline(always)]
+fn load_vector<E: Element, const N: usize>(
+    src: &Global<'_, E>,
+    i: usize,
+    values: &mut [E; N],
+    at: usize,
+    v: usize,
+) {
+    match v {
+        1 => values[at] = src.load1(i),
+        2 => put(
+            values,
+            at,
+            vector::<E, 2>(|| src.load16(i), || src.load_n(i)),
+        ),
+        4 => put(
+            values,
+            at,
+            vector::<E, 4>(|| src.load16(i), || src.load_n(i)),
+        ),
+        8 => put(
+            values,
+            at,
+            vector::<E, 8>(|| src.load16(i), || src.load_n(i)),
+        ),
+        _ => put(
+            values,
+            at,
+            vector::<E, 16>(|| src.load16(i), || src.load_n(i)),
+        ),
+    }
+}
+
+/// Registers `at..at + v` of `src` to element `i` of `dst`, in one access.
+#[inline(always)]
+fn store_vector<E: Element, const N: usize>(
+    dst: &GlobalMut<'_, E>,
+    i: usize,
+    src: &[E; N],
+    at: usize,
+    v: usize,
+) {
+    match v {
+        1 => dst.store1(i, src[at]),
+        2 => store::<E, N, 2>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+        4 => store::<E, N, 4>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+        8 => store::<E, N, 8>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+        _ => store::<E, N, 16>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
     }
 }
 

@@ -14,6 +14,7 @@
 //!   mbarriers, `wgmma` from shared memory into an `nvidia_mma` v3 accumulator, persistent tiles.
 //! * [`gemm_hopper_ws`]: the same GEMM warp-specialised: a producer warpgroup issuing the
 //!   copies, two consumer warpgroups multiplying, meeting at full and empty mbarriers.
+//! * [`rows`]: a row softmax and a layer norm from `Tile`'s reductions, broadcasts and math.
 //! * [`subgroup`]: the transposes and a shuffle conversion instantiated for warps of 8, 16, 32
 //!   and 64 lanes (Vulkan subgroups; `kernels-spirv` builds them with rust-gpu).
 //! * [`cluster`]: a transpose whose conversion moves data between the 2 CTAs of a cluster
@@ -42,5 +43,7 @@ pub mod gemm_hopper_ws;
 pub mod gemm_pipelined;
 #[cfg(not(target_arch = "spirv"))]
 pub mod index_math;
+#[cfg(not(target_arch = "spirv"))]
+pub mod rows;
 pub mod subgroup;
 pub mod transpose;
