@@ -12,7 +12,7 @@ use const_format::StrWriter;
 
 use crate::element::Element;
 use crate::float16::{Bf16, F16};
-use crate::layout::{InDim, Layout};
+use crate::layout::{InDim, Layout, Registers};
 pub use crate::tensor_core::{m16n8k16_lane, widen, MmaKind};
 use crate::thread::Thread;
 
@@ -119,8 +119,9 @@ impl<A: Layout, B: Layout, C: Layout> Mma<A, B, C> {
             out
         };
 
-    /// `c += a · b`: every thread of the CTA calls it with its registers of `A`, `B` and `C`.
-    /// The steps are [`Mma::STEPS`], constants: no index is computed at run time.
+    /// `c += a · b`: every thread of the CTA calls it with its registers of `A`, `B` and `C`
+    /// (arrays of each layout's register count: another count is a type error at
+    /// `cargo check`). The steps are [`Mma::STEPS`], constants: no index is computed at run time.
     #[inline(always)]
     pub fn run<T: Thread, E: MmaInput, const NA: usize, const NB: usize, const NC: usize>(
         &self,
@@ -128,7 +129,11 @@ impl<A: Layout, B: Layout, C: Layout> Mma<A, B, C> {
         a: &[E; NA],
         b: &[E; NB],
         c: &mut [f32; NC],
-    ) {
+    ) where
+        A: Registers<NA>,
+        B: Registers<NB>,
+        C: Registers<NC>,
+    {
         // Each step's registers are constants (the steps are written out): the fragments stay
         // in registers.
         crate::unroll!(Self::STEPS.1, |i| Self::step(t, Self::STEPS.0[i], a, b, c));

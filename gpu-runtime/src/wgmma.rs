@@ -12,7 +12,7 @@ use core::marker::PhantomData;
 use const_format::StrWriter;
 
 use crate::hopper::{operand_address, Descriptor, Hopper, WgmmaOp};
-use crate::layout::{InDim, Layout};
+use crate::layout::{InDim, Layout, Registers};
 use crate::mma::{basis, reg_coord as coord, MmaInput};
 use crate::nvmma::NvmmaTile;
 
@@ -104,7 +104,10 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
     /// wait for the group ([`Hopper::wgmma_wait`]) before reading `acc` or overwriting the
     /// tiles.
     #[inline(always)]
-    pub fn run<T: Hopper, const NC: usize>(&self, t: &T, a: u32, b: u32, acc: &mut [f32; NC]) {
+    pub fn run<T: Hopper, const NC: usize>(&self, t: &T, a: u32, b: u32, acc: &mut [f32; NC])
+    where
+        C: Registers<NC>,
+    {
         let p = &Self::PLAN;
         let op = WgmmaOp {
             kind: E::KIND,
