@@ -1,53 +1,15 @@
 //! [`PtxBuilder`]: one kernel crate to one PTX file.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::toolchain::ensure_toolchain;
+use crate::error::{io, BuildError};
+use crate::toolchain::{clean_env, ensure_toolchain};
 use crate::{host_errors, link};
 
 /// The nightly features a kernel crate needs, enabled on it by the builder.
 const FEATURES: &str =
     "feature(abi_ptx,stdarch_nvptx,core_intrinsics,gpu_intrinsics,gpu_launch_sized_workgroup_mem)";
-
-/// Why a build failed.
-#[derive(Debug)]
-pub enum BuildError {
-    /// A tool (`rustup`, `cargo`) could not be run.
-    Tool(String),
-    /// The crate is not a buildable kernel crate (no manifest, no library target).
-    Crate(String),
-    /// The nvptx build failed (its errors are on stderr above this).
-    Failed(String),
-    /// Reading or writing files.
-    Io(String),
-    /// The PTX calls functions that no crate of the build defines (demangled, with their crate).
-    Unresolved(Vec<String>),
-    /// The nvptx build failed to compile the crate; rustc's rendered errors.
-    Compile(String),
-}
-
-impl fmt::Display for BuildError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BuildError::Tool(m) => write!(f, "{}; install rustup from https://rustup.rs", m),
-            BuildError::Crate(m) | BuildError::Failed(m) | BuildError::Io(m) => f.write_str(m),
-            BuildError::Compile(errors) => write!(
-                f,
-                "{}the kernel crate does not compile for nvptx64-nvidia-cuda (errors above)",
-                errors
-            ),
-            BuildError::Unresolved(names) => write!(
-                f,
-                "the PTX calls functions no crate of the build defines, which ptxas would refuse: {}",
-                names.join(", ")
-            ),
-        }
-    }
-}
-
-impl std::error::Error for BuildError {}
 
 /// Builds a kernel crate for `nvptx64-nvidia-cuda` into one PTX file.
 #[derive(Clone, Debug)]
@@ -249,33 +211,6 @@ impl PtxBuilder {
     }
 }
 
-/// Remove from `c`'s environment what an outer cargo (a build script's, an xtask's) set that
-/// would change a nested cargo build: its toolchain, flags, target and profile.
-pub fn clean_env(c: &mut Command) {
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy();
-        let outer = (k.starts_with("CARGO_") && k != "CARGO_HOME")
-            || k.starts_with("RUSTC")
-            || k.starts_with("RUSTDOC")
-            || matches!(
-                &*k,
-                "CARGO"
-                    | "RUSTFLAGS"
-                    | "RUSTUP_TOOLCHAIN"
-                    | "TARGET"
-                    | "HOST"
-                    | "OUT_DIR"
-                    | "OPT_LEVEL"
-                    | "PROFILE"
-                    | "DEBUG"
-                    | "NUM_JOBS"
-            );
-        if outer {
-            c.env_remove(&*k);
-        }
-    }
-}
-
 /// The package name in a manifest, read with `cargo metadata`.
 fn crate_name(manifest: &Path) -> Result<String, BuildError> {
     if !manifest.is_file() {
@@ -412,8 +347,4 @@ fn rlibs(messages: &str, manifest: &Path) -> Result<(PathBuf, Vec<PathBuf>), Bui
         BuildError::Failed(format!("cargo reported no rlib of {}", manifest.display()))
     })?;
     Ok((own, deps))
-}
-
-pub(crate) fn io(p: &Path, e: std::io::Error) -> BuildError {
-    BuildError::Io(format!("{}: {}", p.display(), e))
 }

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::build::clean_env;
+use crate::toolchain::clean_env;
 
 /// Whether the host build of the package whose build script runs reports the errors of the
 /// kernel crate at `manifest`: it depends on the crate, and `cargo check` finds errors in it.

@@ -30,9 +30,11 @@
 //!   `<target dir>/ptx` otherwise.
 
 mod build;
+mod error;
 mod host_errors;
 mod link;
 mod toolchain;
 
-pub use build::{clean_env, BuildError, PtxBuilder};
-pub use toolchain::{ensure_components, ensure_toolchain, find_ptxas};
+pub use build::PtxBuilder;
+pub use error::BuildError;
+pub use toolchain::{clean_env, ensure_components, ensure_toolchain, find_ptxas};

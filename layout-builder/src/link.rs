@@ -11,8 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::error::{io, BuildError};
 use crate::toolchain::{ensure_components, run};
-use crate::BuildError;
 
 /// Functions the CUDA driver provides to every module (its "system calls").
 const DRIVER_FUNCTIONS: &[&str] = &["vprintf", "malloc", "free", "__assertfail"];
@@ -93,13 +93,13 @@ fn tools(toolchain: &str) -> Result<PathBuf, BuildError> {
 
 /// The bitcode objects of `rlib`, extracted into `dir`.
 fn objects(ar: &Path, rlib: &Path, dir: &Path) -> Result<Vec<PathBuf>, BuildError> {
-    std::fs::create_dir_all(dir).map_err(|e| crate::build::io(dir, e))?;
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     run(
         Command::new(ar).arg("x").arg(rlib).current_dir(dir),
         "llvm-ar x",
     )?;
     let mut objs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| crate::build::io(dir, e))?
+        .map_err(|e| io(dir, e))?
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "o"))
@@ -129,7 +129,7 @@ pub fn link(
             &work.join(format!("dep{}", i)),
         )?);
     }
-    let public = visible(&std::fs::read_to_string(ptx).map_err(|e| crate::build::io(ptx, e))?);
+    let public = visible(&std::fs::read_to_string(ptx).map_err(|e| io(ptx, e))?);
     let (kernel, linked, inner, opt) = (
         work.join("kernel.bc"),
         work.join("linked.bc"),

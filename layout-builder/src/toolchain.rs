@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::BuildError;
+use crate::error::BuildError;
 
 /// Make sure `toolchain` (e.g. `nightly`, `nightly-2026-05-19`) and its `rust-src` are installed,
 /// installing them with `rustup` if not.
@@ -93,4 +93,31 @@ pub fn find_ptxas() -> Option<PathBuf> {
         let p = PathBuf::from(String::from_utf8_lossy(&py.stdout).trim()).join(rel);
         (py.status.success() && p.exists()).then_some(p)
     })
+}
+
+/// Remove from `c`'s environment what an outer cargo (a build script's, an xtask's) set that
+/// would change a nested cargo build: its toolchain, flags, target and profile.
+pub fn clean_env(c: &mut Command) {
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        let outer = (k.starts_with("CARGO_") && k != "CARGO_HOME")
+            || k.starts_with("RUSTC")
+            || k.starts_with("RUSTDOC")
+            || matches!(
+                &*k,
+                "CARGO"
+                    | "RUSTFLAGS"
+                    | "RUSTUP_TOOLCHAIN"
+                    | "TARGET"
+                    | "HOST"
+                    | "OUT_DIR"
+                    | "OPT_LEVEL"
+                    | "PROFILE"
+                    | "DEBUG"
+                    | "NUM_JOBS"
+            );
+        if outer {
+            c.env_remove(&*k);
+        }
+    }
 }
