@@ -93,6 +93,8 @@ pub use gpu_runtime::math;
 #[doc(inline)]
 pub use gpu_runtime::reduce;
 #[doc(inline)]
+pub use gpu_runtime::scan;
+#[doc(inline)]
 pub use gpu_runtime::unroll;
 
 /// Launching `#[kernel]`s on an NVIDIA GPU from the host (`layout-launch`).

@@ -1,4 +1,4 @@
-//! Reductions and broadcasts of tiles on the simulator: every copy of every reduced element
+//! Reductions, broadcasts and scans of tiles on the simulator: every copy of every reduced element
 //! against a CPU reference, for blocked layouts with the dim in registers, lanes and warps, an
 //! MMA accumulator, 16-bit floats and an argmax over (value, index) pairs; back to back with
 //! conversions without a barrier written by the user; in generic code.
@@ -168,4 +168,78 @@ fn reductions_work_in_generic_code_and_between_conversions() {
         }
     })
     .expect("race-free: the reduction's barriers bracket its scratch");
+}
+
+layout! {
+    // Along dim 1: the warps are the low position bits, the registers the high ones.
+    WarpsFirst = blocked(sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]) for [32, 16];
+}
+
+/// Scans `L` along `D` four ways on the simulator and checks each element against the prefix
+/// computed on the CPU (wrapping `u32` sums of hashed values: a missing or doubled element
+/// shows).
+fn check_scans<L: Registers<N>, const D: usize, const N: usize>() {
+    use linear_layouts::scan::Scan;
+    let threads = L::IN_DIMS[1].size * L::IN_DIMS[2].size;
+    let v = |i: u32, j: u32| (i * 131 + j * 7 + 1).wrapping_mul(2654435761);
+    launch(
+        Launch::new(1, threads, Scan::<L, D, N>::shared_bytes(4)),
+        |t| {
+            let x = Tile::<L, u32, N>::from_coords(t, |[i, j]| v(i, j));
+            let inc = x.scan::<D>(t, u32::wrapping_add);
+            let exc = x.scan_exclusive::<D>(t, 0, u32::wrapping_add);
+            let rinc = x.scan_reverse::<D>(t, u32::wrapping_add);
+            let rexc = x.scan_exclusive_reverse::<D>(t, 0, u32::wrapping_add);
+            for r in 0..N {
+                let at = [r as u32, t.lane(), t.warp(), 0];
+                let (i, j) = (L::coord(at, 0), L::coord(at, 1));
+                let pos = if D == 1 { j } else { i };
+                let len = L::SHAPE[D];
+                let at_pos = |p: u32| if D == 1 { v(i, p) } else { v(p, j) };
+                let sum = |ps: core::ops::Range<u32>| ps.map(at_pos).fold(0u32, u32::wrapping_add);
+                assert_eq!(inc.values[r], sum(0..pos + 1), "inclusive at {:?}", (i, j));
+                assert_eq!(exc.values[r], sum(0..pos), "exclusive at {:?}", (i, j));
+                assert_eq!(rinc.values[r], sum(pos..len), "reverse at {:?}", (i, j));
+                assert_eq!(
+                    rexc.values[r],
+                    sum(pos + 1..len),
+                    "reverse exclusive at {:?}",
+                    (i, j)
+                );
+            }
+        },
+    )
+    .expect("no simulator issue");
+}
+
+/// The order of the combine's arguments: the earlier element first. `max` by the first
+/// component with ties to the later index would show a swapped order.
+fn check_scan_order<L: Registers<N>, const N: usize>() {
+    use linear_layouts::scan::Scan;
+    let threads = L::IN_DIMS[1].size * L::IN_DIMS[2].size;
+    launch(
+        Launch::new(1, threads, Scan::<L, 1, N>::shared_bytes(8)),
+        |t| {
+            // (constant value, column): "keep the later on ties" must give each element itself.
+            let x = Tile::<L, (u32, u32), N>::from_coords(t, |[_, j]| (5, j));
+            let last = x.scan::<1>(t, |a, b| if b.0 >= a.0 { b } else { a });
+            assert_eq!(last.values, x.values);
+            let first = x.scan::<1>(t, |a, b| if a.0 >= b.0 { a } else { b });
+            assert!(first.values.iter().all(|p| p.1 == 0));
+        },
+    )
+    .expect("no simulator issue");
+}
+
+#[test]
+fn scans_along_registers_lanes_and_warps_in_every_direction() {
+    check_scans::<Rows, 1, 4>();
+    check_scans::<Rows, 0, 4>();
+    check_scans::<Wide, 1, 8>();
+    check_scans::<Wide, 0, 8>();
+    check_scans::<Acc, 0, 16>();
+    check_scans::<Acc, 1, 16>();
+    check_scans::<WarpsFirst, 1, 4>();
+    check_scan_order::<Wide, 8>();
+    check_scan_order::<WarpsFirst, 4>();
 }

@@ -323,7 +323,7 @@ impl Msg {
 
 /// `v` from the lane `lane ^ mask` of the warp, for any element size.
 #[inline(always)]
-fn shfl_xor<T: Thread, E: Element>(t: &T, v: E, mask: u32) -> E {
+pub(crate) fn shfl_xor<T: Thread, E: Element>(t: &T, v: E, mask: u32) -> E {
     let b = v.to_bits();
     let lo = t.shfl_xor(b as u32, mask) as u64;
     let hi = match E::BITS > 32 {

@@ -1,0 +1,288 @@
+//! Scans of a [`Tile`] along a dim (Triton's `tl.cumsum`, `tl.associative_scan`), inclusive or
+//! exclusive, forward or reverse, for any layout whose every position bit along the dim is one
+//! register, lane or warp bit (blocked, MMA and most linear layouts).
+//!
+//! The positions along the dim form a hypercube of bits, each a register, lane or warp bit. The
+//! scan walks them from the lowest power of two up: at each, an element and its partner across
+//! the bit (another register of the thread, the lane `lane ^ bit` through `shfl.sync.bfly`, or
+//! the warp `warp ^ bit` through shared memory) swap the totals of their halves; the element on
+//! the upper side (the lower one, reversed) adds its partner's total in front of its prefix.
+//! The plan is a const of the layout's tables ([`Scan::PLAN`]); a layout it cannot scan along
+//! the dim is a compile error saying why. A warp step is bracketed by barriers, as a
+//! reduction's exchange is.
+
+use core::marker::PhantomData;
+
+use crate::element::Element;
+use crate::layout::{InDim, Layout, Registers};
+use crate::thread::Thread;
+use crate::tile::Tile;
+
+/// Where one position bit along the dim lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScanStep {
+    /// Register bit `n`.
+    Register(u32),
+    /// Lane bit `n`.
+    Lane(u32),
+    /// Warp bit `n`.
+    Warp(u32),
+}
+
+/// The bits a scan along a dim walks, lowest power of two first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanPlan {
+    /// The steps; `len` of them are used.
+    pub steps: [ScanStep; 32],
+    /// How many.
+    pub len: usize,
+    /// Lanes per warp, warps per CTA.
+    pub lanes_per_warp: u32,
+    /// Warps per CTA.
+    pub warps_per_cta: u32,
+}
+
+/// Scans of `L` (with `N` registers) along `D`.
+pub struct Scan<L, const D: usize, const N: usize>(PhantomData<L>);
+
+impl<L: Registers<N>, const D: usize, const N: usize> Scan<L, D, N> {
+    /// The steps, checked against the layout.
+    pub const PLAN: ScanPlan = plan::<L>(D);
+
+    /// Shared memory a scan of `elem_bytes`-byte elements needs: each thread's `N` totals,
+    /// when warps hold parts of the dim; else 0.
+    pub const fn shared_bytes(elem_bytes: u32) -> u32 {
+        let p = Self::PLAN;
+        let mut i = 0;
+        while i < p.len {
+            if let ScanStep::Warp(_) = p.steps[i] {
+                return p.warps_per_cta * p.lanes_per_warp * N as u32 * elem_bytes;
+            }
+            i += 1;
+        }
+        0
+    }
+}
+
+/// The bit of `dim` whose basis is exactly `value` along `d` and zero elsewhere, if any;
+/// panics if a basis moves along `d` and off it at once.
+const fn find(dim: &InDim, rank: usize, d: usize, value: u32) -> Option<u32> {
+    let mut bit = 0;
+    while bit < dim.size.trailing_zeros() as usize {
+        let b = dim.basis(bit, rank);
+        let mut off = false;
+        let mut k = 0;
+        while k < rank {
+            if k != d && b[k] != 0 {
+                off = true;
+            }
+            k += 1;
+        }
+        if b[d] != 0 && off {
+            panic!("scan: a basis of the layout moves along the dim and off it at once; convert to a blocked layout first");
+        }
+        if b[d] == value && !off {
+            return Some(bit as u32);
+        }
+        bit += 1;
+    }
+    None
+}
+
+const fn plan<L: Layout>(d: usize) -> ScanPlan {
+    assert!(d < L::RANK, "scan: the dim is not one of the layout's");
+    let (rank, dims) = (L::RANK, L::IN_DIMS);
+    let mut steps = [ScanStep::Register(0); 32];
+    let (mut len, mut power) = (0, 1);
+    while power < L::SHAPE[d] {
+        steps[len] = if let Some(b) = find(&dims[0], rank, d, power) {
+            ScanStep::Register(b)
+        } else if let Some(b) = find(&dims[1], rank, d, power) {
+            ScanStep::Lane(b)
+        } else if let Some(b) = find(&dims[2], rank, d, power) {
+            ScanStep::Warp(b)
+        } else {
+            panic!("scan: a position bit along the dim is not one register, lane or warp bit (CTAs of a cluster, or a basis shared with another dim); convert to a blocked layout first")
+        };
+        len += 1;
+        power <<= 1;
+    }
+    ScanPlan {
+        steps,
+        len,
+        lanes_per_warp: dims[1].size,
+        warps_per_cta: dims[2].size,
+    }
+}
+
+/// A scan's direction and kind.
+#[derive(Clone, Copy)]
+struct How<E> {
+    reverse: bool,
+    exclusive: Option<E>,
+}
+
+impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
+    /// The inclusive scan along dim `D` with `combine` (associative; it need not commute: the
+    /// earlier element is its first argument). Triton's `tl.associative_scan(x, D, combine)`;
+    /// with `+`, `tl.cumsum`. Needs [`Scan::shared_bytes`] of shared memory when warps hold
+    /// parts of the dim.
+    ///
+    /// ```
+    /// use linear_layouts::sim::{launch, Launch};
+    /// use linear_layouts::{layout, Tile};
+    ///
+    /// layout! {
+    ///     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 32];
+    /// }
+    ///
+    /// launch(Launch::new(1, 128, 0), |t| {
+    ///     let ones = Tile::<Rows, u32, 4>::splat(1);
+    ///     let sums = ones.scan::<1>(t, |a, b| a + b);
+    ///     // Each element's prefix count is its column + 1.
+    ///     let want = Tile::<Rows, u32, 4>::from_coords(t, |[_, j]| j + 1);
+    ///     assert_eq!(sums.values, want.values);
+    /// })
+    /// .unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn scan<const D: usize>(&self, t: &impl Thread, combine: impl Fn(E, E) -> E) -> Self {
+        self.scan_with::<D>(
+            t,
+            &combine,
+            How {
+                reverse: false,
+                exclusive: None,
+            },
+        )
+    }
+
+    /// [`Tile::scan`] from the last element to the first (Triton's `reverse=True`).
+    #[inline(always)]
+    pub fn scan_reverse<const D: usize>(
+        &self,
+        t: &impl Thread,
+        combine: impl Fn(E, E) -> E,
+    ) -> Self {
+        self.scan_with::<D>(
+            t,
+            &combine,
+            How {
+                reverse: true,
+                exclusive: None,
+            },
+        )
+    }
+
+    /// The exclusive scan: each element the combination of those strictly before it, the first
+    /// `identity` (which `combine` must leave unchanged: 0 for `+`).
+    #[inline(always)]
+    pub fn scan_exclusive<const D: usize>(
+        &self,
+        t: &impl Thread,
+        identity: E,
+        combine: impl Fn(E, E) -> E,
+    ) -> Self {
+        self.scan_with::<D>(
+            t,
+            &combine,
+            How {
+                reverse: false,
+                exclusive: Some(identity),
+            },
+        )
+    }
+
+    /// [`Tile::scan_exclusive`] from the last element to the first.
+    #[inline(always)]
+    pub fn scan_exclusive_reverse<const D: usize>(
+        &self,
+        t: &impl Thread,
+        identity: E,
+        combine: impl Fn(E, E) -> E,
+    ) -> Self {
+        self.scan_with::<D>(
+            t,
+            &combine,
+            How {
+                reverse: true,
+                exclusive: Some(identity),
+            },
+        )
+    }
+
+    #[inline(always)]
+    fn scan_with<const D: usize>(
+        &self,
+        t: &impl Thread,
+        combine: &impl Fn(E, E) -> E,
+        how: How<E>,
+    ) -> Self {
+        let plan = Scan::<L, D, N>::PLAN;
+        // `pre`: the prefix within the block walked so far (exclusive or inclusive); `tot`:
+        // the block's total.
+        let mut pre = match how.exclusive {
+            Some(id) => [id; N],
+            None => self.values,
+        };
+        let mut tot = self.values;
+        // Each step written out, so its bit is a constant and `r ^ (1 << b)` a constant index.
+        crate::unroll!(plan.len, |i| {
+            let mut other = [E::default(); N];
+            let step = plan.steps[i];
+            // Whether register `r` is on the upper side of this bit (its partner's block
+            // comes first).
+            let side = |r: usize| -> bool {
+                let bit = match step {
+                    ScanStep::Register(b) => (r as u32 >> b) & 1,
+                    ScanStep::Lane(b) => (t.lane() >> b) & 1,
+                    ScanStep::Warp(b) => (t.warp() >> b) & 1,
+                };
+                (bit == 1) != how.reverse
+            };
+            match step {
+                ScanStep::Register(b) => crate::unroll!(N, |r| other[r] = tot[r ^ (1 << b)]),
+                ScanStep::Lane(b) => {
+                    crate::unroll!(N, |r| other[r] = crate::reduce::shfl_xor(t, tot[r], 1 << b))
+                }
+                ScanStep::Warp(b) => exchange(t, &tot, &mut other, b, &plan),
+            }
+            crate::unroll!(N, |r| {
+                if side(r) {
+                    pre[r] = combine(other[r], pre[r]);
+                    tot[r] = combine(other[r], tot[r]);
+                } else {
+                    tot[r] = combine(tot[r], other[r]);
+                }
+            });
+        });
+        Tile::new(pre)
+    }
+}
+
+/// `other` = the registers `tot` of the thread at the same lane of warp `warp ^ (1 << bit)`,
+/// through shared memory, between barriers.
+#[inline(always)]
+fn exchange<T: Thread, E: Element, const N: usize>(
+    t: &T,
+    tot: &[E; N],
+    other: &mut [E; N],
+    bit: u32,
+    plan: &ScanPlan,
+) {
+    let bytes = E::BITS / 8;
+    let slot = |warp: u32, r: usize| {
+        ((warp * plan.lanes_per_warp + t.lane()) * N as u32 + r as u32) * bytes
+    };
+    t.sync_block();
+    crate::unroll!(N, |r| {
+        let b = tot[r].to_bits();
+        t.st_shared(slot(t.warp(), r), bytes, [b as u32, (b >> 32) as u32, 0, 0]);
+    });
+    t.sync_block();
+    crate::unroll!(N, |r| {
+        let [lo, hi, _, _] = t.ld_shared(slot(t.warp() ^ (1 << bit), r), bytes);
+        other[r] = E::from_bits(lo as u64 | (hi as u64) << 32);
+    });
+    t.sync_block();
+}
