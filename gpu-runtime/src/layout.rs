@@ -31,6 +31,33 @@ impl InDim {
     }
 }
 
+/// A layout's tables as plans read them: what [`Layout`] says of a type, as a value (so that a
+/// plan is one function for `layout!` types at compile time and for layouts parsed at run time,
+/// as the CLI does).
+#[derive(Clone, Copy, Debug)]
+pub struct Tables {
+    /// The layout's name, for messages.
+    pub name: &'static str,
+    /// Tensor rank.
+    pub rank: usize,
+    /// Tensor shape.
+    pub shape: &'static [u32],
+    /// In-dims in Triton's order.
+    pub in_dims: &'static [InDim],
+}
+
+impl Tables {
+    /// `L`'s tables.
+    pub const fn of<L: Layout>() -> Tables {
+        Tables {
+            name: L::NAME,
+            rank: L::RANK,
+            shape: L::SHAPE,
+            in_dims: L::IN_DIMS,
+        }
+    }
+}
+
 /// Where an element lives among threads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct HwIndex {

@@ -15,7 +15,7 @@
 use core::marker::PhantomData;
 
 use crate::element::Element;
-use crate::layout::{InDim, Layout, Registers};
+use crate::layout::{InDim, Registers, Tables};
 use crate::thread::Thread;
 use crate::tile::Tile;
 
@@ -27,16 +27,17 @@ impl<S: Registers<M>, E: Element, const M: usize> Tile<S, E, M> {
     pub fn broadcast<const D: usize, L: Registers<N>, const N: usize>(&self) -> Tile<L, E, N> {
         let plan = Slice::<L, S, D, N, M>::PLAN;
         let mut out = [E::default(); N];
-        crate::unroll!(N, |r| out[r] = self.values[plan.group[r] as usize]);
+        crate::unroll!(N, |r| out[r] = self.values[plan.group(r as u32) as usize]);
         Tile::new(out)
     }
 }
 
-/// How `Tile<L, E, N>` reduces along dim `D` into `Tile<S, E, M>`.
+/// How a tile of `L` reduces along a dim into one of `S`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReducePlan<const N: usize> {
-    /// The register of `S` each register of `L` is combined into.
-    pub group: [u32; N],
+pub struct ReducePlan {
+    /// The register bits of `L` that `S` keeps: register `r` of `L` is combined into register
+    /// `pext(r, kept)` of `S`.
+    pub kept: u32,
     /// Lane bits along the dim: a butterfly step each.
     pub lanes: u32,
     /// Warp bits along the dim: combined through shared memory.
@@ -55,7 +56,10 @@ impl<L: Registers<N>, S: Registers<M>, const D: usize, const N: usize, const M: 
     Slice<L, S, D, N, M>
 {
     /// The plan, checked against both layouts' tables.
-    pub const PLAN: ReducePlan<N> = plan::<L, S, N>(D);
+    pub const PLAN: ReducePlan = match reduce_plan(Tables::of::<L>(), Tables::of::<S>(), D) {
+        Ok(p) => p,
+        Err(why) => panic!("{}", why.as_str()),
+    };
     /// Shared memory a reduction of 32-bit elements needs (scale by the element's size:
     /// [`Slice::shared_bytes`]).
     pub const SHARED_BYTES: u32 = Self::shared_bytes(4);
@@ -63,11 +67,52 @@ impl<L: Registers<N>, S: Registers<M>, const D: usize, const N: usize, const M: 
     /// Shared memory a reduction of `elem_bytes`-byte elements needs: each thread's `M`
     /// partials, when warps hold parts of the dim; else 0.
     pub const fn shared_bytes(elem_bytes: u32) -> u32 {
-        let p = Self::PLAN;
-        match p.warps {
-            0 => 0,
-            _ => p.warps_per_cta * p.lanes_per_warp * M as u32 * elem_bytes,
+        Self::PLAN.cost(M as u32, elem_bytes * 8).shared_bytes
+    }
+}
+
+/// What a reduction costs each thread, counted as Triton's are compared: a vector access is one
+/// store or load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReduceCost {
+    /// `shfl.sync` instructions (two per element of 64 bits).
+    pub shuffles: u32,
+    /// Shared-memory stores.
+    pub stores: u32,
+    /// Shared-memory loads.
+    pub loads: u32,
+    /// CTA barriers.
+    pub barriers: u32,
+    /// Scratch per CTA, in bytes.
+    pub shared_bytes: u32,
+}
+
+impl ReducePlan {
+    /// The cost for `m` output registers of `elem_bits`-bit elements.
+    pub const fn cost(&self, m: u32, elem_bits: u32) -> ReduceCost {
+        let words = elem_bits.div_ceil(32);
+        let cross = self.warps != 0;
+        ReduceCost {
+            shuffles: self.lanes.count_ones() * m * words,
+            stores: if cross { m } else { 0 },
+            loads: if cross {
+                m << self.warps.count_ones()
+            } else {
+                0
+            },
+            barriers: if cross { 3 } else { 0 },
+            shared_bytes: if cross {
+                self.warps_per_cta * self.lanes_per_warp * m * elem_bits.div_ceil(8)
+            } else {
+                0
+            },
         }
+    }
+
+    /// The register of `S` that register `r` of `L` is combined into.
+    #[inline(always)]
+    pub const fn group(&self, r: u32) -> u32 {
+        pext(r, self.kept)
     }
 }
 
@@ -92,54 +137,68 @@ const fn bits(size: u32) -> usize {
     size.trailing_zeros() as usize
 }
 
-/// The plan of [`Slice`], or a compile error naming what is wrong.
-const fn plan<L: Layout, S: Layout, const N: usize>(d: usize) -> ReducePlan<N> {
-    let (rank, ls, ss) = (L::RANK, L::IN_DIMS, S::IN_DIMS);
-    if d >= rank || S::RANK + 1 != rank || ls.len() != 4 || ss.len() != 4 {
-        slice_error::<L, S>(d, "the dim is not one of L's, or S's rank is not one less");
+/// `return Err(..)`: `s` is not the slice of `l` along `d`, for the reason given.
+macro_rules! not_the_slice {
+    ($l:expr, $s:expr, $d:expr, $why:expr) => {
+        return Err(slice_error($l, $s, $d, $why))
+    };
+}
+
+/// The plan of reducing `l` along `d` into `s`, or why not (naming both and writing out the
+/// slice).
+pub const fn reduce_plan(l: Tables, s: Tables, d: usize) -> Result<ReducePlan, Msg> {
+    let (rank, ls, ss) = (l.rank, l.in_dims, s.in_dims);
+    if d >= rank || s.rank + 1 != rank || ls.len() != 4 || ss.len() != 4 {
+        not_the_slice!(
+            l,
+            s,
+            d,
+            "the dim is not one of L's, or S's rank is not one less"
+        );
     }
     let mut k = 0;
     while k < rank {
-        if k != d && L::SHAPE[k] != S::SHAPE[k - (k > d) as usize] {
-            slice_error::<L, S>(d, "S's shape is not L's without the dim");
+        if k != d && l.shape[k] != s.shape[k - (k > d) as usize] {
+            not_the_slice!(l, s, d, "S's shape is not L's without the dim");
         }
         k += 1;
     }
     // Registers: S's are L's whose basis has a component off the dim, in order.
     let (reg, sreg) = (&ls[0], &ss[0]);
     let mut kept = 0u32;
-    let (mut bit, mut s) = (0, 0);
+    let (mut bit, mut next) = (0, 0);
     while bit < bits(reg.size) {
         if !along_only(reg, rank, bit, d) {
-            if s >= bits(sreg.size) || !same_projection(reg, bit, sreg, s, rank, d) {
-                slice_error::<L, S>(d, "S's registers are not L's off the dim");
+            if next >= bits(sreg.size) || !same_projection(reg, bit, sreg, next, rank, d) {
+                not_the_slice!(l, s, d, "S's registers are not L's off the dim");
             }
             kept |= 1 << bit;
-            s += 1;
+            next += 1;
         }
         bit += 1;
     }
-    if s != bits(sreg.size) {
-        slice_error::<L, S>(d, "S has more registers than L off the dim");
+    if next != bits(sreg.size) {
+        not_the_slice!(l, s, d, "S has more registers than L off the dim");
     }
-    let lanes = thread_bits::<L, S>(1, d);
-    let warps = thread_bits::<L, S>(2, d);
-    if thread_bits::<L, S>(3, d) != 0 {
-        slice_error::<L, S>(d, "CTAs of a cluster hold parts of the dim");
+    let mut masks = [0u32; 4];
+    let mut i = 1;
+    while i < 4 {
+        masks[i] = match thread_bits(l, s, i, d) {
+            Ok(m) => m,
+            Err(why) => not_the_slice!(l, s, d, why),
+        };
+        i += 1;
     }
-    let mut group = [0u32; N];
-    let mut r = 0;
-    while r < N {
-        group[r] = pext(r as u32, kept);
-        r += 1;
+    if masks[3] != 0 {
+        not_the_slice!(l, s, d, "CTAs of a cluster hold parts of the dim");
     }
-    ReducePlan {
-        group,
-        lanes,
-        warps,
+    Ok(ReducePlan {
+        kept,
+        lanes: masks[1],
+        warps: masks[2],
         warps_per_cta: ls[2].size,
         lanes_per_warp: ls[1].size,
-    }
+    })
 }
 
 /// `x`'s bits at `mask`'s ones, packed low.
@@ -170,60 +229,56 @@ const fn same_projection(a: &InDim, i: usize, b: &InDim, j: usize, rank: usize, 
 /// The bits of in-dim `i` (lane, warp, block) whose basis lies along the dim: those the
 /// reduction combines. Every basis must equal S's without the dim, and lie along the dim only
 /// or not at all.
-const fn thread_bits<L: Layout, S: Layout>(i: usize, d: usize) -> u32 {
-    let (l, s, rank) = (&L::IN_DIMS[i], &S::IN_DIMS[i], L::RANK);
+const fn thread_bits(lt: Tables, st: Tables, i: usize, d: usize) -> Result<u32, &'static str> {
+    let (l, s, rank) = (&lt.in_dims[i], &st.in_dims[i], lt.rank);
     if l.size != s.size {
-        slice_error::<L, S>(d, "S has other lanes, warps or CTAs than L");
+        return Err("S has other lanes, warps or CTAs than L");
     }
     let (mut mask, mut bit) = (0, 0);
     while bit < bits(l.size) {
         if !same_projection(l, bit, s, bit, rank, d) {
-            slice_error::<L, S>(d, "S's lanes, warps or CTAs are not L's without the dim");
+            return Err("S's lanes, warps or CTAs are not L's without the dim");
         }
         let on_dim = coord(l, rank, bit, d) != 0;
         if on_dim && !along_only(l, rank, bit, d) {
-            slice_error::<L, S>(
-                d,
-                "a lane, warp or CTA basis of L moves along the dim and off it at once (not reducible by butterflies)",
-            );
+            return Err("a lane, warp or CTA basis of L moves along the dim and off it at once (not reducible by butterflies)");
         }
         if on_dim {
             mask |= 1 << bit;
         }
         bit += 1;
     }
-    mask
+    Ok(mask)
 }
 
-/// A compile error: `S` is not `slice(d, L)`, with the slice written out.
-const fn slice_error<L: Layout, S: Layout>(d: usize, why: &str) -> ! {
+/// Why `s` is not `slice(d, l)`, with the slice written out.
+const fn slice_error(l: Tables, s: Tables, d: usize, why: &str) -> Msg {
     let mut m = Msg::new();
     m.push("`")
-        .push(S::NAME)
+        .push(s.name)
         .push("` is not the slice of `")
-        .push(L::NAME);
+        .push(l.name);
     m.push("` along dim ")
         .num(d as u32)
         .push(": ")
         .push(why)
         .push(". The slice is ");
-    write_slice::<L>(&mut m, d);
+    write_slice(l, &mut m, d);
     m.push(" (layout!'s form), or `slice(dim = ")
         .num(d as u32)
-        .push(", parent = ")
-        .push(L::NAME)
-        .push(")`");
-    panic!("{}", m.as_str())
+        .push(", parent = ");
+    m.push(l.name).push(")`");
+    m
 }
 
 /// `linear(register = [...], lane = [...], warp = [...], block = []) for [shape]`: L without dim `d`,
 /// its registers along `d` dropped.
-const fn write_slice<L: Layout>(m: &mut Msg, d: usize) {
-    let rank = L::RANK;
+const fn write_slice(l: Tables, m: &mut Msg, d: usize) {
+    let rank = l.rank;
     m.push("linear(");
     let mut i = 0;
     while i < 4 {
-        let dim = &L::IN_DIMS[i];
+        let dim = &l.in_dims[i];
         m.push(dim.name).push(" = [");
         let (mut bit, mut first) = (0, true);
         while bit < bits(dim.size) {
@@ -265,15 +320,16 @@ const fn write_slice<L: Layout>(m: &mut Msg, d: usize) {
                 m.push(", ");
             }
             sep = true;
-            m.num(L::SHAPE[k]);
+            m.num(l.shape[k]);
         }
         k += 1;
     }
     m.push("]");
 }
 
-/// A message built at compile time.
-struct Msg {
+/// A message built at compile time (a plan's error, which a `const` panics with).
+#[derive(Clone, Copy)]
+pub struct Msg {
     buf: [u8; 2048],
     len: usize,
 }
@@ -313,7 +369,8 @@ impl Msg {
         }
         self
     }
-    const fn as_str(&self) -> &str {
+    /// The text.
+    pub const fn as_str(&self) -> &str {
         match core::str::from_utf8(self.buf.split_at(self.len).0) {
             Ok(s) => s,
             Err(_) => "(a message that is not UTF-8)",
@@ -367,7 +424,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         let mut acc = [E::default(); M];
         let mut seen = [false; M];
         crate::unroll!(N, |r| {
-            let m = plan.group[r] as usize;
+            let m = plan.group(r as u32) as usize;
             acc[m] = if seen[m] {
                 combine(acc[m], self.values[r])
             } else {
@@ -394,10 +451,10 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
 /// memory: each thread stores its `M` partials, then reads those of the same lane of each such
 /// warp, combining in ascending warp order (the same order in every copy).
 #[inline(always)]
-fn across_warps<T: Thread, E: Element, const N: usize, const M: usize>(
+fn across_warps<T: Thread, E: Element, const M: usize>(
     t: &T,
     acc: &mut [E; M],
-    plan: &ReducePlan<N>,
+    plan: &ReducePlan,
     combine: &impl Fn(E, E) -> E,
 ) {
     let bytes = E::BITS / 8;

@@ -14,7 +14,7 @@
 use core::marker::PhantomData;
 
 use crate::element::Element;
-use crate::layout::{InDim, Layout, Registers};
+use crate::layout::{InDim, Registers, Tables};
 use crate::thread::Thread;
 use crate::tile::Tile;
 
@@ -47,26 +47,49 @@ pub struct Scan<L, const D: usize, const N: usize>(PhantomData<L>);
 
 impl<L: Registers<N>, const D: usize, const N: usize> Scan<L, D, N> {
     /// The steps, checked against the layout.
-    pub const PLAN: ScanPlan = plan::<L>(D);
+    pub const PLAN: ScanPlan = match scan_plan(Tables::of::<L>(), D) {
+        Ok(p) => p,
+        Err(why) => panic!("{}", why),
+    };
 
     /// Shared memory a scan of `elem_bytes`-byte elements needs: each thread's `N` totals,
     /// when warps hold parts of the dim; else 0.
     pub const fn shared_bytes(elem_bytes: u32) -> u32 {
-        let p = Self::PLAN;
-        let mut i = 0;
-        while i < p.len {
-            if let ScanStep::Warp(_) = p.steps[i] {
-                return p.warps_per_cta * p.lanes_per_warp * N as u32 * elem_bytes;
-            }
-            i += 1;
-        }
-        0
+        Self::PLAN.cost(N as u32, elem_bytes * 8).shared_bytes
     }
 }
 
-/// The bit of `dim` whose basis is exactly `value` along `d` and zero elsewhere, if any;
-/// panics if a basis moves along `d` and off it at once.
-const fn find(dim: &InDim, rank: usize, d: usize, value: u32) -> Option<u32> {
+impl ScanPlan {
+    /// The cost for `n` registers of `elem_bits`-bit elements: each lane step a shuffle per
+    /// register (two for 64 bits), each warp step a store and a load per register between
+    /// three barriers.
+    pub const fn cost(&self, n: u32, elem_bits: u32) -> crate::reduce::ReduceCost {
+        let (mut lanes, mut warps, mut i) = (0, 0, 0);
+        while i < self.len {
+            match self.steps[i] {
+                ScanStep::Lane(_) => lanes += 1,
+                ScanStep::Warp(_) => warps += 1,
+                ScanStep::Register(_) => {}
+            }
+            i += 1;
+        }
+        crate::reduce::ReduceCost {
+            shuffles: lanes * n * elem_bits.div_ceil(32),
+            stores: warps * n,
+            loads: warps * n,
+            barriers: warps * 3,
+            shared_bytes: if warps > 0 {
+                self.warps_per_cta * self.lanes_per_warp * n * elem_bits.div_ceil(8)
+            } else {
+                0
+            },
+        }
+    }
+}
+
+/// The bit of `dim` whose basis is exactly `value` along `d` and zero elsewhere, if any; an
+/// error if a basis moves along `d` and off it at once.
+const fn find(dim: &InDim, rank: usize, d: usize, value: u32) -> Result<Option<u32>, &'static str> {
     let mut bit = 0;
     while bit < dim.size.trailing_zeros() as usize {
         let b = dim.basis(bit, rank);
@@ -79,40 +102,63 @@ const fn find(dim: &InDim, rank: usize, d: usize, value: u32) -> Option<u32> {
             k += 1;
         }
         if b[d] != 0 && off {
-            panic!("scan: a basis of the layout moves along the dim and off it at once; convert to a blocked layout first");
+            return Err("scan: a basis of the layout moves along the dim and off it at once; convert to a blocked layout first");
         }
         if b[d] == value && !off {
-            return Some(bit as u32);
+            return Ok(Some(bit as u32));
         }
         bit += 1;
     }
-    None
+    Ok(None)
 }
 
-const fn plan<L: Layout>(d: usize) -> ScanPlan {
-    assert!(d < L::RANK, "scan: the dim is not one of the layout's");
-    let (rank, dims) = (L::RANK, L::IN_DIMS);
+/// [`find`] in in-dim `i` of `dims`.
+const fn find_in(
+    dims: &[InDim],
+    i: usize,
+    rank: usize,
+    d: usize,
+    value: u32,
+) -> Result<Option<u32>, &'static str> {
+    find(&dims[i], rank, d, value)
+}
+
+/// The steps of a scan of `l` along `d`, or why the layout cannot be scanned along it.
+pub const fn scan_plan(l: Tables, d: usize) -> Result<ScanPlan, &'static str> {
+    if d >= l.rank || l.in_dims.len() != 4 {
+        return Err("scan: the dim is not one of the layout's, or the layout is not distributed");
+    }
+    let (rank, dims) = (l.rank, l.in_dims);
     let mut steps = [ScanStep::Register(0); 32];
     let (mut len, mut power) = (0, 1);
-    while power < L::SHAPE[d] {
-        steps[len] = if let Some(b) = find(&dims[0], rank, d, power) {
-            ScanStep::Register(b)
-        } else if let Some(b) = find(&dims[1], rank, d, power) {
-            ScanStep::Lane(b)
-        } else if let Some(b) = find(&dims[2], rank, d, power) {
-            ScanStep::Warp(b)
-        } else {
-            panic!("scan: a position bit along the dim is not one register, lane or warp bit (CTAs of a cluster, or a basis shared with another dim); convert to a blocked layout first")
+    while power < l.shape[d] {
+        let mut found = None;
+        let mut i = 0;
+        while i < 3 && found.is_none() {
+            found = match find_in(dims, i, rank, d, power) {
+                Ok(Some(b)) => Some(match i {
+                    0 => ScanStep::Register(b),
+                    1 => ScanStep::Lane(b),
+                    _ => ScanStep::Warp(b),
+                }),
+                Ok(None) => None,
+                Err(why) => return Err(why),
+            };
+            i += 1;
+        }
+        steps[len] = match found {
+            Some(s) => s,
+            None => return Err("scan: a position bit along the dim is not one register, lane or warp bit (CTAs of a cluster, or a basis shared with another dim); convert to a blocked layout first"),
         };
         len += 1;
         power <<= 1;
     }
-    ScanPlan {
+    Ok(ScanPlan {
         steps,
         len,
         lanes_per_warp: dims[1].size,
         warps_per_cta: dims[2].size,
-    }
+    })
 }
 
 /// A scan's direction and kind.

@@ -11,6 +11,8 @@
 //! layout -l '#ttg.blocked<{...}>' -t 'tensor<64x64xf16>' --html -o view.html  # hover, hw view, bases
 //! layout -i examples/kernel.ttgir -l '#mma' --to '#blocked1' -t 'tensor<64x64xf16>'  # convert!'s plan
 //! layout -i examples/kernel.ttgir -l '#mma' --to '#blocked1' -t 'tensor<64x64xf16>' --html -o cvt.html
+//! layout -l '#ttg.blocked<{...}>' -t 'tensor<64x64xf32>' --reduce 1 [--json]  # Tile::reduce's plan
+//! layout -l '#ttg.blocked<{...}>' -t 'tensor<64x64xf32>' --scan 1 [--json]    # Tile::scan's plan
 //! layout conflicts -l '#ttg.swizzled_shared<{...}>' --access '#ttg.blocked<{...}>' -t 'tensor<64x64xf16>'
 //! layout explain kernel.ttgir [--json | --html -o folder]  # every conversion of a dump, dearest first
 //! ```
@@ -18,6 +20,7 @@
 //! without layouts, and a `--jsonl` run with failed lines (after printing every line's answer).
 //! A closed standard output (`layout ... | head -1`) ends the run quietly.
 
+mod collective;
 mod conflicts;
 mod explain;
 mod json;
@@ -91,6 +94,13 @@ struct Cli {
     /// (element size from -t; --json for an object).
     #[arg(long, conflicts_with_all = ["table", "latex", "svg", "use_hw_view"])]
     to: Option<String>,
+    /// Plan `Tile::reduce` along this dim (into the slice layout) and print its cost per thread
+    /// (shuffles, stores, loads, barriers, shared bytes; --json for an object).
+    #[arg(long, value_name = "DIM", conflicts_with_all = ["to", "scan", "table", "latex", "svg", "html", "use_hw_view"])]
+    reduce: Option<u32>,
+    /// Plan `Tile::scan` along this dim and print its cost per thread, as --reduce.
+    #[arg(long, value_name = "DIM", conflicts_with_all = ["to", "table", "latex", "svg", "html", "use_hw_view"])]
+    scan: Option<u32>,
     /// With --to: force `shared` memory or `shuffles` instead of the cheapest plan.
     #[arg(long, requires = "to", value_enum)]
     strategy: Option<StrategyArg>,
@@ -244,6 +254,18 @@ fn run(cli: &Cli) -> Result<String, String> {
     let jobs = jobs(cli, &aliases, tensor, &ty)?;
     if let Some(to) = &cli.to {
         return plan_conversion(cli, to, &jobs, &aliases, &ty);
+    }
+    let op = match (cli.reduce, cli.scan) {
+        (Some(d), _) => Some(collective::Op::Reduce(d)),
+        (None, Some(d)) => Some(collective::Op::Scan(d)),
+        (None, None) => None,
+    };
+    if let Some(op) = op {
+        let [Job { enc, .. }] = &jobs[..] else {
+            return Err("--reduce and --scan take one layout: give it with -l".into());
+        };
+        let bits = ty.element_bits().unwrap_or(32);
+        return collective::collective(enc, &ty.shape, bits, op, cli.view() == View::Json);
     }
     render(cli, jobs, &ty)
 }

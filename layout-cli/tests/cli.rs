@@ -806,3 +806,96 @@ fn readme_picture_is_current() {
         "docs/mma-16x16.svg is stale: rewrite it with the command in this test (-o docs/mma-16x16.svg)"
     );
 }
+
+/// `--reduce` and `--scan` print the plan `Tile::reduce` / `Tile::scan` would run: a reduction
+/// within a warp costs butterflies only; one across warps stages through shared memory between
+/// barriers; the JSON carries the integer fields; bad dims and shared layouts are errors.
+#[test]
+fn reduce_and_scan_plans_and_costs() {
+    let wide = "#ttg.blocked<{sizePerThread = [2, 2], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]}>";
+    let o = layout(
+        &[
+            "-l",
+            wide,
+            "-t",
+            "tensor<16x64xf32>",
+            "--reduce",
+            "0",
+            "--json",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    // Dim 0: 2 registers, then 8 lanes (3 butterflies) for each of the 4 remaining registers.
+    assert_eq!(
+        (
+            v["shuffles"].as_u64(),
+            v["barriers"].as_u64(),
+            v["shared_bytes"].as_u64()
+        ),
+        (Some(12), Some(0), Some(0))
+    );
+    let o = layout(
+        &[
+            "-l",
+            wide,
+            "-t",
+            "tensor<16x64xf32>",
+            "--reduce",
+            "1",
+            "--json",
+        ],
+        None,
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    // Dim 1: 2 lane bits and 2 warp bits, 2 registers left: 4 shuffles, then shared memory.
+    assert_eq!(
+        (
+            v["shuffles"].as_u64(),
+            v["stores"].as_u64(),
+            v["loads"].as_u64(),
+            v["barriers"].as_u64(),
+            v["shared_bytes"].as_u64()
+        ),
+        (Some(4), Some(2), Some(8), Some(3), Some(1024))
+    );
+    let o = layout(
+        &["-l", wide, "-t", "tensor<16x64xf16>", "--scan", "1"],
+        None,
+    );
+    assert!(
+        stdout(&o).contains(
+            "register bit 0, lane bit 0, lane bit 1, warp bit 0, warp bit 1, register bit 2"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    for (args, want) in [
+        (
+            &["-l", wide, "-t", "tensor<16x64xf32>", "--reduce", "2"][..],
+            "the tensor has 2 dims",
+        ),
+        (
+            &["-l", SMEM_1D, "-t", "tensor<64xf32>", "--scan", "0"][..],
+            "distributed layout",
+        ),
+        (
+            &[
+                "-l",
+                wide,
+                "-t",
+                "tensor<16x64xf32>",
+                "--reduce",
+                "1",
+                "--to",
+                wide,
+            ][..],
+            "cannot be used with",
+        ),
+    ] {
+        let o = layout(args, None);
+        assert_eq!(o.status.code(), Some(2), "{:?}", args);
+        assert!(stderr(&o).contains(want), "{:?}: {}", args, stderr(&o));
+    }
+}
