@@ -146,6 +146,8 @@ macro_rules! not_the_slice {
 
 /// The plan of reducing `l` along `d` into `s`, or why not (naming both and writing out the
 /// slice).
+// The message is built in place: a const fn of a crate without `alloc` cannot box it.
+#[allow(clippy::result_large_err)]
 pub const fn reduce_plan(l: Tables, s: Tables, d: usize) -> Result<ReducePlan, Msg> {
     let (rank, ls, ss) = (l.rank, l.in_dims, s.in_dims);
     if d >= rank || s.rank + 1 != rank || ls.len() != 4 || ss.len() != 4 {
