@@ -272,38 +272,53 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             None => self.values,
         };
         let mut tot = self.values;
-        // Each step written out, so its bit is a constant and `r ^ (1 << b)` a constant index.
-        crate::unroll!(plan.len, |i| {
-            let mut other = [E::default(); N];
-            let step = plan.steps[i];
-            // Whether register `r` is on the upper side of this bit (its partner's block
-            // comes first).
-            let side = |r: usize| -> bool {
-                let bit = match step {
-                    ScanStep::Register(b) => (r as u32 >> b) & 1,
-                    ScanStep::Lane(b) => (t.lane() >> b) & 1,
-                    ScanStep::Warp(b) => (t.warp() >> b) & 1,
-                };
-                (bit == 1) != how.reverse
-            };
-            match step {
-                ScanStep::Register(b) => crate::unroll!(N, |r| other[r] = tot[r ^ (1 << b)]),
-                ScanStep::Lane(b) => {
-                    crate::unroll!(N, |r| other[r] = crate::reduce::shfl_xor(t, tot[r], 1 << b))
-                }
-                ScanStep::Warp(b) => exchange(t, &tot, &mut other, b, &plan),
-            }
-            crate::unroll!(N, |r| {
-                if side(r) {
-                    pre[r] = combine(other[r], pre[r]);
-                    tot[r] = combine(other[r], tot[r]);
-                } else {
-                    tot[r] = combine(tot[r], other[r]);
-                }
-            });
+        // Each step written out, so its bit is a constant and `r ^ (1 << b)` a constant index
+        // (`get`: the arms past the 32 steps are dead, but a plain index there would not compile).
+        crate::unroll!(plan.len, |i| if let Some(&s) = plan.steps.get(i) {
+            step(t, &mut pre, &mut tot, s, &plan, combine, how.reverse)
         });
         Tile::new(pre)
     }
+}
+
+/// One step of a scan: swap block totals with the partner across `step`'s bit and add its total
+/// in front where this side comes second. A function of its own: its `unroll!`s inside the
+/// steps' `unroll!` would be written out 128 x 128 times in the crate's metadata.
+#[inline(always)]
+fn step<T: Thread, E: Element, const N: usize>(
+    t: &T,
+    pre: &mut [E; N],
+    tot: &mut [E; N],
+    step: ScanStep,
+    plan: &ScanPlan,
+    combine: &impl Fn(E, E) -> E,
+    reverse: bool,
+) {
+    let mut other = [E::default(); N];
+    // Whether register `r` is on the upper side of this bit (its partner's block comes first).
+    let side = |r: usize| -> bool {
+        let bit = match step {
+            ScanStep::Register(b) => (r as u32 >> b) & 1,
+            ScanStep::Lane(b) => (t.lane() >> b) & 1,
+            ScanStep::Warp(b) => (t.warp() >> b) & 1,
+        };
+        (bit == 1) != reverse
+    };
+    match step {
+        ScanStep::Register(b) => crate::unroll!(N, |r| other[r] = tot[r ^ (1 << b)]),
+        ScanStep::Lane(b) => {
+            crate::unroll!(N, |r| other[r] = crate::reduce::shfl_xor(t, tot[r], 1 << b))
+        }
+        ScanStep::Warp(b) => exchange(t, tot, &mut other, b, plan),
+    }
+    crate::unroll!(N, |r| {
+        if side(r) {
+            pre[r] = combine(other[r], pre[r]);
+            tot[r] = combine(other[r], tot[r]);
+        } else {
+            tot[r] = combine(tot[r], other[r]);
+        }
+    });
 }
 
 /// `other` = the registers `tot` of the thread at the same lane of warp `warp ^ (1 << bit)`,

@@ -269,9 +269,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
                 if n == v && i % v == 0 {
                     load_vector(src, i, &mut values, v * g, v);
                 } else {
-                    crate::unroll!(v, |k| if k < n {
-                        values[v * g + k] = src.load1(i + k)
-                    });
+                    load_part(src, i, &mut values, v * g, n);
                 }
             }
         });
@@ -297,15 +295,43 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
                 if n == v && i % v == 0 {
                     store_vector(dst, i, &self.values, v * g, v);
                 } else {
-                    // Last element first: ending both paths with the same store would let LLVM
-                    // sink it into the block after them, splitting the vector store in two.
-                    crate::unroll!(v, |k| if v - 1 - k < n {
-                        dst.store1(i + v - 1 - k, self.values[v * g + v - 1 - k])
-                    });
+                    store_part(dst, i, &self.values, v * g, n);
                 }
             }
         });
     }
+}
+
+/// Registers `at..at + n` from elements `i..i + n` of `src`, one by one (a vector cut by the
+/// tensor's edge or left unaligned by a stride). A function of its own: an `unroll!` inside
+/// an `unroll!` would be written out 128 x 128 times in the crate's metadata.
+#[inline(always)]
+fn load_part<E: Element, const N: usize>(
+    src: &Global<'_, E>,
+    i: usize,
+    values: &mut [E; N],
+    at: usize,
+    n: usize,
+) {
+    crate::unroll!(16, |k| if k < n {
+        values[at + k] = src.load1(i + k)
+    });
+}
+
+/// Registers `at..at + n` of `src` to elements `i..i + n` of `dst`, one by one, as
+/// [`load_part`]. Last element first: ending this path and the vector one with the same store
+/// would let LLVM sink it into the block after them, splitting the vector store in two.
+#[inline(always)]
+fn store_part<E: Element, const N: usize>(
+    dst: &GlobalMut<'_, E>,
+    i: usize,
+    src: &[E; N],
+    at: usize,
+    n: usize,
+) {
+    crate::unroll!(16, |k| if 15 - k < n {
+        dst.store1(i + 15 - k, src[at + 15 - k])
+    });
 }
 
 /// Registers `at..at + v` from element `i` of `src`, in one access of `v` elements.
