@@ -13,6 +13,9 @@ pub const UNROLLED: usize = 128;
 /// in optimised builds (written out up to [`UNROLLED`], a loop after; `n` should be a constant,
 /// so the arms past it compile to nothing). A macro, not a function taking a closure: a closure
 /// called from many places may stay out of line, and the arrays it borrows then live in memory.
+/// Do not nest it: an `unroll!` inside an `unroll!` is written out 128 x 128 times before the
+/// compiler drops the dead arms (minutes of build, megabytes of metadata); put the inner loop in
+/// an `#[inline(always)]` function and call that.
 #[macro_export]
 macro_rules! unroll {
     ($n:expr, |$i:ident| $body:expr) => {{
