@@ -16,6 +16,8 @@
 //!   instructions, with precise forms; the same on the simulator within the documented error.
 //! * [`reduce`]: reductions of a [`Tile`] along a dim and broadcasts back, planned from the
 //!   layouts' tables at compile time.
+//! * [`relayout`]: `trans`, `reshape`, `join`, `split` of a [`Tile`]: layout changes that move
+//!   no data, checked at compile time.
 //! * [`scan`]: scans of a [`Tile`] along a dim, inclusive or exclusive, forward or reverse.
 //! * [`unroll`]: loops over registers written out, so register arrays stay in registers.
 //! * [`window`]: a thread seeing shared memory from an offset ([`SharedWindow`]): one stage of
@@ -48,6 +50,7 @@ pub mod nvmma;
 #[cfg(not(target_arch = "spirv"))]
 pub mod partition;
 pub mod reduce;
+pub mod relayout;
 pub mod scan;
 pub mod tensor_core;
 pub mod thread;

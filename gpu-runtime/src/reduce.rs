@@ -337,13 +337,13 @@ pub struct Msg {
 }
 
 impl Msg {
-    const fn new() -> Msg {
+    pub(crate) const fn new() -> Msg {
         Msg {
             buf: [0; 2048],
             len: 0,
         }
     }
-    const fn push(&mut self, s: &str) -> &mut Msg {
+    pub(crate) const fn push(&mut self, s: &str) -> &mut Msg {
         let b = s.as_bytes();
         let mut i = 0;
         while i < b.len() && self.len < self.buf.len() {
@@ -353,7 +353,7 @@ impl Msg {
         }
         self
     }
-    const fn num(&mut self, mut x: u32) -> &mut Msg {
+    pub(crate) const fn num(&mut self, mut x: u32) -> &mut Msg {
         let mut digits = [0u8; 10];
         let mut n = 0;
         loop {
