@@ -24,6 +24,12 @@ layout! {
     AccRow = slice(dim = 1, parent = Acc) for [64];
     AccCol = slice(dim = 0, parent = Acc) for [32];
     Cols = blocked(sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]) for [16, 32];
+    // No lane along dim 1, 4 warps: each lane reads all four warps' partials.
+    Tall = blocked(sizePerThread = [1, 4], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [1, 0]) for [32, 16];
+    TallSum = slice(dim = 1, parent = Tall) for [32];
+    // 8 lanes and 2 warps along dim 1: lanes read duplicates, one butterfly combines the warps.
+    Split = blocked(sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]) for [8, 16];
+    SplitSum = slice(dim = 1, parent = Split) for [8];
 }
 
 /// The value at `(i, j)`: small integers, so f32 sums are exact in any order.
@@ -87,14 +93,16 @@ fn sums_and_maxima_along_registers_lanes_and_warps() {
     check::<Mixed, MixedCol, 0, 4, 2>(add, sum_along::<0>([8, 64]));
     check::<Acc, AccRow, 1, 16, 4>(add, sum_along::<1>([64, 32]));
     check::<Acc, AccCol, 0, 16, 4>(f32::max, max_along::<0>([64, 32]));
+    check::<Tall, TallSum, 1, 4, 1>(add, sum_along::<1>([32, 16]));
+    check::<Split, SplitSum, 1, 1, 1>(f32::max, max_along::<1>([8, 16]));
 }
 
 #[test]
 fn cross_warp_reductions_use_the_shared_memory_they_declare() {
     assert_eq!(Slice::<Rows, RowsSum, 1, 4, 1>::SHARED_BYTES, 0);
-    // 4 warps x 32 lanes x 2 partials x 4 bytes.
-    assert_eq!(Slice::<Wide, WideSum, 1, 8, 2>::SHARED_BYTES, 1024);
-    assert_eq!(Slice::<Wide, WideSum, 1, 8, 2>::shared_bytes(2), 512);
+    // 4 warps x 8 rows (lanes off the dim) x 2 partials x 4 bytes, as Triton stages it.
+    assert_eq!(Slice::<Wide, WideSum, 1, 8, 2>::SHARED_BYTES, 256);
+    assert_eq!(Slice::<Wide, WideSum, 1, 8, 2>::shared_bytes(2), 128);
 }
 
 #[test]

@@ -91,21 +91,23 @@ impl ReducePlan {
     /// The cost for `m` output registers of `elem_bits`-bit elements.
     pub const fn cost(&self, m: u32, elem_bits: u32) -> ReduceCost {
         let words = elem_bits.div_ceil(32);
-        let cross = self.warps != 0;
+        let lanes = self.lanes.count_ones() * m * words;
+        if self.warps == 0 {
+            return ReduceCost {
+                shuffles: lanes,
+                stores: 0,
+                loads: 0,
+                barriers: 0,
+                shared_bytes: 0,
+            };
+        }
+        let s = Staging::of(self, m, elem_bits);
         ReduceCost {
-            shuffles: self.lanes.count_ones() * m * words,
-            stores: if cross { m } else { 0 },
-            loads: if cross {
-                m << self.warps.count_ones()
-            } else {
-                0
-            },
-            barriers: if cross { 3 } else { 0 },
-            shared_bytes: if cross {
-                self.warps_per_cta * self.lanes_per_warp * m * elem_bits.div_ceil(8)
-            } else {
-                0
-            },
+            shuffles: lanes + s.butterflies * m * words,
+            stores: s.chunks,
+            loads: s.reads * s.chunks,
+            barriers: 3,
+            shared_bytes: self.warps_per_cta * s.slots_per_warp * s.row_bytes,
         }
     }
 
@@ -450,8 +452,11 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
 }
 
 /// Combines the partials of the warps that differ only in `plan.warps` bits, through shared
-/// memory: each thread stores its `M` partials, then reads those of the same lane of each such
-/// warp, combining in ascending warp order (the same order in every copy).
+/// memory, as Triton stages them: one copy of each partial (the lane with no lane bit along the
+/// dim) stores its `M` partials in vectors; then the lanes along the dim each read one warp's
+/// vectors (or several, with more warps than lanes), and butterflies over those lanes combine
+/// the warps. Every copy computes the same tree (a commutative `combine` makes mirrored pairs
+/// equal), so all copies agree.
 #[inline(always)]
 fn across_warps<T: Thread, E: Element, const M: usize>(
     t: &T,
@@ -459,32 +464,135 @@ fn across_warps<T: Thread, E: Element, const M: usize>(
     plan: &ReducePlan,
     combine: &impl Fn(E, E) -> E,
 ) {
-    let bytes = E::BITS / 8;
-    let slot = |warp: u32, m: usize| {
-        ((warp * plan.lanes_per_warp + t.lane()) * M as u32 + m as u32) * bytes
-    };
-    let (warp, lane_bits) = (t.warp(), plan.warps);
+    let s = Staging::of(plan, M as u32, E::BITS);
+    let lane = t.lane();
+    let q = pext(lane, plan.lanes);
+    let row = |w: u32| (w * s.slots_per_warp + pext(lane, s.other_lanes)) * s.row_bytes;
     t.sync_block();
-    crate::unroll!(M, |m| {
-        let b = acc[m].to_bits();
-        t.st_shared(slot(warp, m), bytes, [b as u32, (b >> 32) as u32, 0, 0]);
-    });
+    if q == 0 {
+        let at = row(t.warp());
+        crate::unroll!(s.chunks as usize, |c| {
+            t.st_shared(
+                at + c as u32 * s.chunk,
+                s.chunk,
+                pack(acc, c * s.per, s.per),
+            )
+        });
+    }
     t.sync_block();
-    let base = warp & !lane_bits;
-    let group = 1u32 << lane_bits.count_ones();
-    crate::unroll!(M, |m| {
-        let mut total = E::default();
-        let mut g = 0;
-        while g < group {
-            let w = base | pdep(g, lane_bits);
-            let [lo, hi, _, _] = t.ld_shared(slot(w, m), bytes);
-            let v = E::from_bits(lo as u64 | (hi as u64) << 32);
-            total = if g == 0 { v } else { combine(total, v) };
-            g += 1;
+    let group = t.warp() & !plan.warps;
+    let mut j = 0;
+    while j < s.reads {
+        let w = group | pdep((q + j * s.lanes) % s.warps, plan.warps);
+        let part = load_row::<T, E, M>(t, row(w), &s);
+        crate::unroll!(M, |m| acc[m] = if j == 0 {
+            part[m]
+        } else {
+            combine(acc[m], part[m])
+        });
+        j += 1;
+    }
+    let mut step = 0;
+    while step < s.butterflies {
+        let mask = pdep(1 << step, plan.lanes);
+        crate::unroll!(M, |m| acc[m] = combine(acc[m], shfl_xor(t, acc[m], mask)));
+        step += 1;
+    }
+    t.sync_block();
+}
+
+/// How a cross-warp reduction lays its partials out in shared memory: a row of `M` elements
+/// per warp and output copy, moved in vectors of up to 16 bytes.
+struct Staging {
+    /// Lanes along the dim (2^a) and warps along it (2^k).
+    lanes: u32,
+    warps: u32,
+    /// Lane bits off the dim, and the rows per warp they index.
+    other_lanes: u32,
+    slots_per_warp: u32,
+    /// Bytes per row, per vector, elements per vector, vectors per row.
+    row_bytes: u32,
+    chunk: u32,
+    per: usize,
+    chunks: u32,
+    /// Rows each lane reads, and the butterflies after.
+    reads: u32,
+    butterflies: u32,
+}
+
+impl Staging {
+    const fn of(plan: &ReducePlan, m: u32, elem_bits: u32) -> Staging {
+        let bytes = elem_bits.div_ceil(8);
+        let (ka, kw) = (plan.lanes.count_ones(), plan.warps.count_ones());
+        let row_bytes = m * bytes;
+        let chunk = if row_bytes < 16 { row_bytes } else { 16 };
+        Staging {
+            lanes: 1 << ka,
+            warps: 1 << kw,
+            other_lanes: (plan.lanes_per_warp - 1) & !plan.lanes,
+            slots_per_warp: plan.lanes_per_warp >> ka,
+            row_bytes,
+            chunk,
+            per: (chunk / bytes) as usize,
+            chunks: row_bytes / chunk,
+            reads: if kw > ka { 1 << (kw - ka) } else { 1 },
+            butterflies: if kw < ka { kw } else { ka },
         }
-        acc[m] = total;
+    }
+}
+
+/// Elements `at..at + n` of `v` as the low `n` elements of a vector's words.
+#[inline(always)]
+fn pack<E: Element, const M: usize>(v: &[E; M], at: usize, n: usize) -> [u32; 4] {
+    let mut w = [0u32; 4];
+    crate::unroll!(16, |i| if i < n {
+        put_bits(&mut w, i as u32 * E::BITS, E::BITS, v[at + i].to_bits())
     });
-    t.sync_block();
+    w
+}
+
+/// The row of `M` partials at byte `at`, in vectors.
+#[inline(always)]
+fn load_row<T: Thread, E: Element, const M: usize>(t: &T, at: u32, s: &Staging) -> [E; M] {
+    let mut out = [E::default(); M];
+    crate::unroll!(s.chunks as usize, |c| {
+        let w = t.ld_shared(at + c as u32 * s.chunk, s.chunk);
+        unpack(&w, &mut out, c * s.per, s.per)
+    });
+    out
+}
+
+/// The low `n` elements of a vector's words into `out[at..at + n]`.
+#[inline(always)]
+fn unpack<E: Element, const M: usize>(w: &[u32; 4], out: &mut [E; M], at: usize, n: usize) {
+    crate::unroll!(16, |i| if i < n {
+        out[at + i] = E::from_bits(get_bits(w, i as u32 * E::BITS, E::BITS))
+    });
+}
+
+/// `bits` bits of `x` at bit `at` of the 128-bit `w` (element-aligned: no field straddles a
+/// 64-bit half).
+#[inline(always)]
+fn put_bits(w: &mut [u32; 4], at: u32, bits: u32, x: u64) {
+    let (word, shift) = ((at / 32) as usize, at % 32);
+    w[word] |= (x << shift) as u32;
+    if bits + shift > 32 {
+        w[word + 1] |= (x >> (32 - shift)) as u32;
+    }
+}
+
+/// `bits` bits of `w` from bit `at`.
+#[inline(always)]
+fn get_bits(w: &[u32; 4], at: u32, bits: u32) -> u64 {
+    let (word, shift) = ((at / 32) as usize, at % 32);
+    let mut x = (w[word] >> shift) as u64;
+    if bits + shift > 32 {
+        x |= (w[word + 1] as u64) << (32 - shift);
+    }
+    if bits < 64 {
+        x &= (1u64 << bits) - 1;
+    }
+    x
 }
 
 /// `x`'s low bits spread to `mask`'s ones.

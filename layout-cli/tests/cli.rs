@@ -849,17 +849,12 @@ fn reduce_and_scan_plans_and_costs() {
         None,
     );
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    // Dim 1: 2 lane bits and 2 warp bits, 2 registers left: 4 shuffles, then shared memory.
-    assert_eq!(
-        (
-            v["shuffles"].as_u64(),
-            v["stores"].as_u64(),
-            v["loads"].as_u64(),
-            v["barriers"].as_u64(),
-            v["shared_bytes"].as_u64()
-        ),
-        (Some(4), Some(2), Some(8), Some(3), Some(1024))
-    );
+    // Dim 1: 2 lane bits and 2 warp bits, 2 registers left: 4 shuffles, then one 8-byte store
+    // and load of each warp's partials and 4 more shuffles across the warps: Triton 3.9's count
+    // for this reduction too (8 shfl, st.shared.v2, ld.shared.v2, 256 bytes), but 3 barriers
+    // where its membar pass places 1.
+    let got = ["shuffles", "stores", "loads", "barriers", "shared_bytes"].map(|k| v[k].as_u64());
+    assert_eq!(got, [8, 1, 1, 3, 256].map(Some));
     let o = layout(
         &["-l", wide, "-t", "tensor<16x64xf16>", "--scan", "1"],
         None,
