@@ -60,30 +60,50 @@ impl<L: Registers<N>, const D: usize, const N: usize> Scan<L, D, N> {
 }
 
 impl ScanPlan {
+    /// The register bits walked before step `i`.
+    pub const fn done_before(&self, i: usize) -> u32 {
+        let (mut done, mut j) = (0, 0);
+        while j < i && j < self.len {
+            if let ScanStep::Register(b) = self.steps[j] {
+                done |= 1 << b;
+            }
+            j += 1;
+        }
+        done
+    }
+
     /// The cost for `n` registers of `elem_bits`-bit elements: each lane step a shuffle per
-    /// register (two for 64 bits), each warp step a store and a load per register between
-    /// three barriers.
+    /// group of registers with equal totals (two for 64 bits), each warp step a store and a
+    /// load per group between three barriers.
     pub const fn cost(&self, n: u32, elem_bits: u32) -> crate::reduce::ReduceCost {
-        let (mut lanes, mut warps, mut i) = (0, 0, 0);
+        let words = elem_bits.div_ceil(32);
+        let mut c = crate::reduce::ReduceCost {
+            shuffles: 0,
+            stores: 0,
+            loads: 0,
+            barriers: 0,
+            shared_bytes: 0,
+        };
+        let mut i = 0;
         while i < self.len {
+            let groups = n >> self.done_before(i).count_ones();
             match self.steps[i] {
-                ScanStep::Lane(_) => lanes += 1,
-                ScanStep::Warp(_) => warps += 1,
+                ScanStep::Lane(_) => c.shuffles += groups * words,
+                ScanStep::Warp(_) => {
+                    c.stores += groups;
+                    c.loads += groups;
+                    c.barriers += 3;
+                    let bytes =
+                        self.warps_per_cta * self.lanes_per_warp * groups * elem_bits.div_ceil(8);
+                    if bytes > c.shared_bytes {
+                        c.shared_bytes = bytes;
+                    }
+                }
                 ScanStep::Register(_) => {}
             }
             i += 1;
         }
-        crate::reduce::ReduceCost {
-            shuffles: lanes * n * elem_bits.div_ceil(32),
-            stores: warps * n,
-            loads: warps * n,
-            barriers: warps * 3,
-            shared_bytes: if warps > 0 {
-                self.warps_per_cta * self.lanes_per_warp * n * elem_bits.div_ceil(8)
-            } else {
-                0
-            },
-        }
+        c
     }
 }
 
@@ -275,7 +295,16 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         // Each step written out, so its bit is a constant and `r ^ (1 << b)` a constant index
         // (`get`: the arms past the 32 steps are dead, but a plain index there would not compile).
         crate::unroll!(plan.len, |i| if let Some(&s) = plan.steps.get(i) {
-            step(t, &mut pre, &mut tot, s, &plan, combine, how.reverse)
+            step(
+                t,
+                &mut pre,
+                &mut tot,
+                s,
+                plan.done_before(i),
+                &plan,
+                combine,
+                how.reverse,
+            )
         });
         Tile::new(pre)
     }
@@ -285,11 +314,13 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
 /// in front where this side comes second. A function of its own: its `unroll!`s inside the
 /// steps' `unroll!` would be written out 128 x 128 times in the crate's metadata.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn step<T: Thread, E: Element, const N: usize>(
     t: &T,
     pre: &mut [E; N],
     tot: &mut [E; N],
     step: ScanStep,
+    done: u32,
     plan: &ScanPlan,
     combine: &impl Fn(E, E) -> E,
     reverse: bool,
@@ -306,10 +337,15 @@ fn step<T: Thread, E: Element, const N: usize>(
     };
     match step {
         ScanStep::Register(b) => crate::unroll!(N, |r| other[r] = tot[r ^ (1 << b)]),
-        ScanStep::Lane(b) => {
-            crate::unroll!(N, |r| other[r] = crate::reduce::shfl_xor(t, tot[r], 1 << b))
-        }
-        ScanStep::Warp(b) => exchange(t, tot, &mut other, b, plan),
+        // Registers that differ only in register bits already walked hold equal totals: one
+        // shuffle (or shared-memory slot) per group, the rest copy it.
+        ScanStep::Lane(b) => crate::unroll!(N, |r| {
+            other[r] = match r as u32 & done {
+                0 => crate::reduce::shfl_xor(t, tot[r], 1 << b),
+                _ => other[r & !(done as usize)],
+            }
+        }),
+        ScanStep::Warp(b) => exchange(t, tot, &mut other, b, done, plan),
     }
     crate::unroll!(N, |r| {
         if side(r) {
@@ -329,21 +365,43 @@ fn exchange<T: Thread, E: Element, const N: usize>(
     tot: &[E; N],
     other: &mut [E; N],
     bit: u32,
+    done: u32,
     plan: &ScanPlan,
 ) {
     let bytes = E::BITS / 8;
+    let groups = N as u32 >> done.count_ones();
+    let free = (N as u32 - 1) & !done;
     let slot = |warp: u32, r: usize| {
-        ((warp * plan.lanes_per_warp + t.lane()) * N as u32 + r as u32) * bytes
+        ((warp * plan.lanes_per_warp + t.lane()) * groups + pext(r as u32, free)) * bytes
     };
     t.sync_block();
-    crate::unroll!(N, |r| {
+    crate::unroll!(N, |r| if r as u32 & done == 0 {
         let b = tot[r].to_bits();
         t.st_shared(slot(t.warp(), r), bytes, [b as u32, (b >> 32) as u32, 0, 0]);
     });
     t.sync_block();
     crate::unroll!(N, |r| {
-        let [lo, hi, _, _] = t.ld_shared(slot(t.warp() ^ (1 << bit), r), bytes);
-        other[r] = E::from_bits(lo as u64 | (hi as u64) << 32);
+        other[r] = match r as u32 & done {
+            0 => {
+                let [lo, hi, _, _] = t.ld_shared(slot(t.warp() ^ (1 << bit), r), bytes);
+                E::from_bits(lo as u64 | (hi as u64) << 32)
+            }
+            _ => other[r & !(done as usize)],
+        }
     });
     t.sync_block();
+}
+
+/// `x`'s bits at `mask`'s ones, packed low.
+#[inline(always)]
+const fn pext(x: u32, mask: u32) -> u32 {
+    let (mut out, mut k, mut bit) = (0, 0, 0);
+    while bit < 32 {
+        if mask >> bit & 1 == 1 {
+            out |= (x >> bit & 1) << k;
+            k += 1;
+        }
+        bit += 1;
+    }
+    out
 }

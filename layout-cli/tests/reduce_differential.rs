@@ -1,0 +1,112 @@
+//! `Tile::reduce` and `Tile::scan`'s plans against Triton 3.9's PTX for the same layout, axis
+//! and operation (fixtures/triton-3.9.0-reduce-costs.jsonl, made by
+//! scripts/triton_reduce_costs.py: Gluon kernels compiled for sm_90 on the CPU). Per thread,
+//! ours may use no more shuffles and no more shared-memory instructions (stores and loads
+//! together; Triton's stmatrix/ldmatrix count as one each) than Triton's kernel; barriers are
+//! compared with the two that bracket our cross-warp stage (Triton's membar pass places those
+//! only where a neighbouring shared-memory user needs them). An argmax reduces (value, index)
+//! pairs: 64-bit elements on our side, two 32-bit values on Triton's.
+
+use std::process::Command;
+
+#[derive(Debug, Default, PartialEq)]
+struct Cost {
+    shuffles: u64,
+    smem: u64,
+    barriers: u64,
+}
+
+fn ours(layout: &str, tensor: &str, op: &str, axis: u64) -> Result<Cost, String> {
+    let tensor = match op {
+        "argmax" => tensor.replace("xf32>", "xi64>"),
+        _ => tensor.to_string(),
+    };
+    let flag = if op == "cumsum" { "--scan" } else { "--reduce" };
+    let o = Command::new(env!("CARGO_BIN_EXE_layout"))
+        .args([
+            "-l",
+            layout,
+            "-t",
+            &tensor,
+            flag,
+            &axis.to_string(),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    if !o.status.success() {
+        return Err(String::from_utf8_lossy(&o.stderr).into_owned());
+    }
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let n = |k: &str| v[k].as_u64().unwrap();
+    Ok(Cost {
+        shuffles: n("shuffles"),
+        smem: n("stores") + n("loads"),
+        barriers: n("barriers"),
+    })
+}
+
+#[test]
+fn reductions_and_scans_cost_no_more_than_tritons() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/triton-3.9.0-reduce-costs.jsonl"
+    );
+    let text = std::fs::read_to_string(path).expect("the fixture");
+    let (mut cases, mut worse, mut totals) = (0, Vec::new(), [[0u64; 3]; 2]);
+    for line in text.lines() {
+        let f: serde_json::Value = serde_json::from_str(line).unwrap();
+        let (layout, tensor, op) = (
+            f["layout"].as_str().unwrap(),
+            f["tensor"].as_str().unwrap(),
+            f["op"].as_str().unwrap(),
+        );
+        let axis = f["axis"].as_u64().unwrap();
+        let t = &f["triton"];
+        let theirs = Cost {
+            shuffles: t["shuffles"].as_u64().unwrap(),
+            smem: t["stores"].as_u64().unwrap() + t["loads"].as_u64().unwrap(),
+            barriers: t["barriers"].as_u64().unwrap(),
+        };
+        let mine = ours(layout, tensor, op, axis)
+            .unwrap_or_else(|e| panic!("{} {} {} {}: {}", layout, tensor, op, axis, e));
+        for (k, (a, b)) in [
+            (mine.shuffles, theirs.shuffles),
+            (mine.smem, theirs.smem),
+            (mine.barriers, theirs.barriers),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            totals[0][k] += a;
+            totals[1][k] += b;
+        }
+        let bracket = if mine.smem > 0 && theirs.barriers > 0 {
+            2
+        } else {
+            0
+        };
+        if mine.shuffles > theirs.shuffles
+            || mine.smem > theirs.smem
+            || mine.barriers > theirs.barriers + bracket
+        {
+            worse.push(format!(
+                "{} {} {} axis {}: ours {:?}, Triton's {:?}",
+                layout, tensor, op, axis, mine, theirs
+            ));
+        }
+        cases += 1;
+    }
+    eprintln!(
+        "{} cases; shuffles, shared accesses, barriers: ours {:?}, Triton's {:?}",
+        cases, totals[0], totals[1]
+    );
+    assert!(cases >= 30, "the fixture has {} cases", cases);
+    assert!(
+        worse.is_empty(),
+        "{} of {} cases cost more than Triton's:\n{}",
+        worse.len(),
+        cases,
+        worse.join("\n")
+    );
+}

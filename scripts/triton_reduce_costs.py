@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Triton 3.9's reductions and scans, compiled for sm_90 on the CPU, counted: the fixture that
+tests compare `Tile::reduce` / `Tile::scan`'s plans with (`layout --reduce/--scan --json`).
+
+For random layouts (blocked with 4 and 8 warps, nvidia_mma v2 and v3), a Gluon kernel loads a
+tensor in the layout, reduces it along an axis (gl.sum, gl.max, an argmax through a two-value
+gl.reduce) or scans it (gl.cumsum, blocked layouts only: Triton 3.9 lowers scans for nothing
+else), and stores the result; the PTX's shfl.sync, shared-memory stores and loads (st.shared,
+stmatrix; ld.shared, ldmatrix) and bar.sync instructions and the shared memory Triton allocates
+are written with the layout's text.
+
+    pip install triton==3.9.0
+    python3 scripts/triton_reduce_costs.py --count 60 > fixtures/triton-3.9.0-reduce-costs.jsonl
+
+Each case compiles in a child process (an invalid case can abort Triton's process).
+"""
+import argparse
+import json
+import random
+import re
+import os
+import subprocess
+import sys
+import tempfile
+
+KERNEL = r'''
+import re, json, sys
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+
+@gluon.jit
+def combine_argmax(a, ai, b, bi):
+    keep = (a > b) | ((a == b) & (ai < bi))
+    return gl.where(keep, a, b), gl.where(keep, ai, bi)
+
+@gluon.jit
+def add(a, b):
+    return a + b
+
+@gluon.jit
+def kernel(x_ptr, out_ptr, idx_ptr, M: gl.constexpr, N: gl.constexpr, L: gl.constexpr,
+           AXIS: gl.constexpr, OP: gl.constexpr):
+    rows = gl.arange(0, M, layout=gl.SliceLayout(1, L))
+    cols = gl.arange(0, N, layout=gl.SliceLayout(0, L))
+    offs = gl.expand_dims(rows, 1) * N + gl.expand_dims(cols, 0)
+    x = gl.load(x_ptr + offs)
+    if OP == "sum":
+        s = gl.sum(x, axis=AXIS)
+    elif OP == "max":
+        s = gl.max(x, axis=AXIS)
+    elif OP == "argmax":
+        idx = gl.expand_dims(rows, 1) * 0 + gl.expand_dims(cols, 0) if AXIS == 1 else gl.expand_dims(rows, 1) + gl.expand_dims(cols, 0) * 0
+        s, i = gl.reduce((x, idx), AXIS, combine_argmax)
+    else:
+        y = gl.associative_scan(x, AXIS, add)
+        gl.store(out_ptr + offs, y)
+    if OP != "cumsum":
+        out = rows if AXIS == 1 else cols
+        gl.store(out_ptr + out, s)
+        if OP == "argmax":
+            gl.store(idx_ptr + out, i)
+
+c = json.loads(sys.argv[1])
+if c["kind"] == "blocked":
+    L = gl.BlockedLayout(c["spt"], c["tpw"], c["wpc"], c["order"])
+else:
+    L = gl.NVMMADistributedLayout(version=[c["version"], 0], warps_per_cta=c["wpc"], instr_shape=c["instr"])
+sig = {"x_ptr": "*fp32", "out_ptr": "*fp32", "idx_ptr": "*i32", "M": "constexpr", "N": "constexpr",
+       "L": "constexpr", "AXIS": "constexpr", "OP": "constexpr"}
+consts = {"M": c["shape"][0], "N": c["shape"][1], "L": L, "AXIS": c["axis"], "OP": c["op"]}
+src = gluon._runtime.GluonASTSource(kernel, signature=sig, constexprs=consts)
+k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": c["warps"]})
+ops = re.findall(r"^\s*(?:@%?!?\w+\s+)?([a-z][\w.:]*)", k.asm["ptx"], re.M)
+count = lambda p: sum(1 for o in ops if o.startswith(p))
+print(json.dumps({"shuffles": count("shfl.sync"), "stores": count("st.shared") + count("stmatrix"),
+                  "loads": count("ld.shared") + count("ldmatrix"),
+                  "barriers": count("bar.sync") + count("barrier.sync"), "redux": count("redux.sync"),
+                  "shared_bytes": k.metadata.shared}))
+'''
+
+
+def pow2_split(total, parts, rng):
+    """`parts` powers of two whose product is `total`."""
+    out = [1] * parts
+    while total > 1:
+        out[rng.randrange(parts)] *= 2
+        total //= 2
+    return out
+
+
+def blocked_case(rng, warps):
+    spt = [rng.choice([1, 1, 2, 4]), rng.choice([1, 2, 4])]
+    tpw = pow2_split(32, 2, rng)
+    wpc = pow2_split(warps, 2, rng)
+    order = rng.choice([[1, 0], [0, 1]])
+    shape = [max(spt[d] * tpw[d] * wpc[d] * rng.choice([1, 1, 2]), 2) for d in range(2)]
+    attr = "#ttg.blocked<{sizePerThread = %s, threadsPerWarp = %s, warpsPerCTA = %s, order = %s}>" % (spt, tpw, wpc, order)
+    return {"kind": "blocked", "spt": spt, "tpw": tpw, "wpc": wpc, "order": order, "shape": shape, "layout": attr}
+
+
+def mma_case(rng, warps):
+    if rng.random() < 0.5:
+        wpc = pow2_split(warps, 2, rng)
+        shape = [16 * wpc[0] * rng.choice([1, 2]), 8 * wpc[1] * rng.choice([1, 2, 4])]
+        instr, version = [16, 8], 2
+    else:
+        wpc = [4 * (warps // 4), 1] if rng.random() < 0.7 else [4, warps // 4]
+        n = rng.choice([32, 64, 128])
+        instr, version = [16, n, 16], 3
+        shape = [16 * wpc[0] * rng.choice([1, 2]), n * wpc[1]]
+    attr = "#ttg.nvidia_mma<{versionMajor = %d, versionMinor = 0, warpsPerCTA = %s, instrShape = %s}>" % (version, wpc, instr)
+    return {"kind": "mma", "version": version, "wpc": wpc, "instr": instr, "shape": shape, "layout": attr}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--count", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=39)
+    a = ap.parse_args()
+    rng = random.Random(a.seed)
+    # Gluon compiles only functions defined in a file.
+    kernel = os.path.join(tempfile.mkdtemp(), "reduce_kernel.py")
+    with open(kernel, "w") as f:
+        f.write(KERNEL)
+    n, tries = 0, 0
+    while n < a.count and tries < 4 * a.count:
+        tries += 1
+        warps = rng.choice([4, 8])
+        c = blocked_case(rng, warps) if rng.random() < 0.6 else mma_case(rng, warps)
+        c["warps"] = warps
+        c["axis"] = rng.choice([0, 1])
+        ops = ["sum", "max", "argmax"] + (["cumsum"] if c["kind"] == "blocked" else [])
+        c["op"] = rng.choice(ops)
+        r = subprocess.run([sys.executable, kernel, json.dumps(c)], capture_output=True, text=True, timeout=300)
+        lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
+        if r.returncode != 0 or not lines:
+            print("skipped %s: %s" % (json.dumps(c), (r.stderr.strip().splitlines() or ["?"])[-1][:200]), file=sys.stderr)
+            continue
+        rec = {"layout": c["layout"], "tensor": "tensor<%dx%dxf32>" % tuple(c["shape"]), "warps": c["warps"],
+               "axis": c["axis"], "op": c["op"], "triton": json.loads(lines[-1])}
+        print(json.dumps(rec), flush=True)
+        n += 1
+
+
+if __name__ == "__main__":
+    main()
