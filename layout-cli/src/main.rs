@@ -375,6 +375,9 @@ fn plan_conversion(
         return Err("--to converts one layout: give it with -l (or one --alias-names)".into());
     };
     let dst = parse_encoding(to, aliases).map_err(|e| format!("in the layout (--to): {}", e))?;
+    if src.is_tensor_memory() || dst.is_tensor_memory() {
+        return Err("--to plans conversions between register and shared-memory layouts; tensor-memory layouts move with tcgen05.ld/st, which it does not plan".into());
+    }
     let force = match cli.strategy {
         Some(StrategyArg::Shared) => Force::SharedMemory,
         Some(StrategyArg::Shuffles) => Force::Shuffles,
@@ -440,6 +443,12 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
             (Err(e), None) => return Err(e.to_string()),
         };
         let bits = ty.element_bits().unwrap_or(32);
+        if job.enc.is_tensor_memory() && cli.view() != View::Json {
+            return Err(format!(
+                "#ttng.{} is a tensor-memory layout (in-dims row, col, block): it prints as --json (the text and picture views draw threads and shared-memory offsets)",
+                job.enc.name()
+            ));
+        }
         let text = match cli.view() {
             View::Json => Ok(format!("{}\n", json::layout_json(&ll))),
             View::Html => {

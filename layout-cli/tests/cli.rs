@@ -894,3 +894,26 @@ fn reduce_and_scan_plans_and_costs() {
         assert!(stderr(&o).contains(want), "{:?}: {}", args, stderr(&o));
     }
 }
+
+/// Blackwell's tensor-memory layouts print as JSON with in-dims `row, col, block` (Triton's
+/// bases); the views that draw threads or offsets, and `--to`, say why they do not apply.
+#[test]
+fn tensor_memory_layouts_print_as_json() {
+    let tmem = "#ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 1>";
+    let o = layout(&["-l", tmem, "-t", "tensor<128x8xf16>", "--json"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        v["bases"]["col"],
+        serde_json::json!([[0, 1], [0, 2], [0, 4]])
+    );
+    assert_eq!(v["bases"]["row"].as_array().unwrap().len(), 7);
+    for args in [
+        &["-l", tmem, "-t", "tensor<128x8xf16>"][..],
+        &["-l", tmem, "-t", "tensor<128x8xf16>", "--to", BLOCKED_1D][..],
+    ] {
+        let o = layout(args, None);
+        assert_eq!(o.status.code(), Some(2), "{:?}", args);
+        assert!(stderr(&o).contains("tensor-memory"), "{}", stderr(&o));
+    }
+}

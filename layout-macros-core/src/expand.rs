@@ -182,6 +182,15 @@ pub fn solve_item(
     let attr = parse_attribute(&r.text, aliases).map_err(|e| map_err(&r, &e, defined, ""))?;
     let enc = layout_core::parse::encoding_from_attr(&attr)
         .map_err(|e| map_err(&r, &e, defined, note))?;
+    if enc.is_tensor_memory() {
+        return Err(syn::Error::new(
+            item.eq_span,
+            format!(
+                "#ttng.{} is a tensor-memory layout (in-dims row, col, block): layout! defines register and shared-memory layouts; print it with `layout -l '...' -t '...' --json`",
+                enc.name()
+            ),
+        ));
+    }
     check_rank(item, &enc, &shape, note)?;
     let solved =
         solve_attr(&attr, &shape, warp_size).map_err(|e| map_err(&r, &e, defined, note))?;

@@ -1,7 +1,7 @@
 //! Every TritonGPU encoding, with Triton's `toLinearLayout(shape)` semantics.
 //!
 //! Distributed encodings map `register, lane, warp, block` to tensor coordinates; shared ones map
-//! `offset, block`. A tensor smaller than the layout's tile broadcasts (bases become zero); a
+//! `offset, block`; Blackwell's tensor-memory ones `row, col, block`. A tensor smaller than the layout's tile broadcasts (bases become zero); a
 //! larger one wraps (more registers or offsets), exactly as `combineCtaCgaWithShape` does.
 //!
 //! Each encoding's file also holds its `parse_<name>`, which reads its attribute's parameters;
@@ -14,6 +14,7 @@ mod distributed;
 mod nvidia;
 pub(crate) mod registry;
 mod shared;
+mod tmem;
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -22,6 +23,7 @@ pub use amd::wmma_cta_layout;
 pub use cga::{combine_cta_cga_with_shape, shape_per_cta, Cga};
 pub use cute::cute_swizzle;
 pub use shared::PaddedShared;
+pub use tmem::{tensor_memory, tensor_memory_scales, TensorMemory, TensorMemoryScales};
 
 use crate::{LinearLayout, Result};
 
@@ -165,6 +167,10 @@ pub enum Encoding {
         /// Alignment in bytes.
         alignment: u32,
     },
+    /// `#ttng.tensor_memory_encoding`: in-dims `row, col, block`.
+    TensorMemory(TensorMemory),
+    /// `#ttng.tensor_memory_scales_encoding`: in-dims `row, col, block`.
+    TensorMemoryScales(TensorMemoryScales),
 }
 
 impl Encoding {
@@ -197,6 +203,8 @@ impl Encoding {
             Encoding::PaddedShared(p) => shared::padded(p, shape),
             Encoding::Linear(l) => distributed::linear(l, shape),
             Encoding::SharedLinear { layout, .. } => shared::shared_linear(layout, shape),
+            Encoding::TensorMemory(t) => tmem::tensor_memory(t, shape),
+            Encoding::TensorMemoryScales(t) => tmem::tensor_memory_scales(t, shape),
         }
     }
 
@@ -215,7 +223,17 @@ impl Encoding {
             Encoding::PaddedShared(_) => "padded_shared",
             Encoding::Linear(_) => "linear",
             Encoding::SharedLinear { .. } => "shared_linear",
+            Encoding::TensorMemory(_) => "tensor_memory_encoding",
+            Encoding::TensorMemoryScales(_) => "tensor_memory_scales_encoding",
         }
+    }
+
+    /// Tensor-memory layouts (in-dims `row, col, block`).
+    pub fn is_tensor_memory(&self) -> bool {
+        matches!(
+            self,
+            Encoding::TensorMemory(_) | Encoding::TensorMemoryScales(_)
+        )
     }
 
     /// Shared-memory layouts (in-dims `offset, block`) as opposed to distributed ones.
@@ -255,6 +273,7 @@ impl Encoding {
             Encoding::NvmmaShared(s) => s.rank,
             Encoding::PaddedShared(p) => p.linear.num_out_dims(),
             Encoding::Linear(l) | Encoding::SharedLinear { layout: l, .. } => l.num_out_dims(),
+            Encoding::TensorMemory(_) | Encoding::TensorMemoryScales(_) => 2,
         }
     }
 
@@ -267,6 +286,8 @@ impl Encoding {
             Encoding::AmdWmma(m) => m.cga.clone(),
             Encoding::SwizzledShared(s) | Encoding::AmdRotatingShared(s) => s.cga.clone(),
             Encoding::NvmmaShared(s) => s.cga.clone(),
+            Encoding::TensorMemory(t) => t.cga.clone(),
+            Encoding::TensorMemoryScales(t) => t.cga.clone(),
             Encoding::DotOperand { op_idx, parent, .. } => {
                 distributed::dot_cga(*op_idx, &parent.cga()?)?
             }

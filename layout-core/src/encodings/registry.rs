@@ -6,7 +6,7 @@
 use alloc::format;
 use alloc::vec::Vec;
 
-use super::{amd, distributed, nvidia, shared, Encoding};
+use super::{amd, distributed, nvidia, shared, tmem, Encoding};
 use crate::error::Span;
 use crate::parse::attr::{Attr, AttrKind};
 use crate::parse::error::ParseError;
@@ -54,6 +54,14 @@ const ENCODINGS: &[(&str, Parser)] = &[
     ("linear", Parser::Leaf(distributed::parse_linear)),
     ("generic_linear", Parser::Leaf(distributed::parse_linear)),
     ("shared_linear", Parser::Leaf(shared::parse_shared_linear)),
+    (
+        "tensor_memory_encoding",
+        Parser::Leaf(tmem::parse_tensor_memory),
+    ),
+    (
+        "tensor_memory_scales_encoding",
+        Parser::Leaf(tmem::parse_tensor_memory_scales),
+    ),
 ];
 
 /// Reads one encoding's parameters from its attribute (`name` as written, `body` its
@@ -79,17 +87,17 @@ fn unknown_encoding(a: &Attr, other: &str) -> ParseError {
         || format!("; known encodings: {}", known.join(", ")),
         |s| format!("; did you mean '{}'?", s),
     );
-    // Point at `#ttg.name`, not the whole attribute.
-    let head = match &a.kind {
-        AttrKind::Layout { dialect, .. } => 2 + dialect.len() + other.len(),
-        _ => a.span.len,
+    // Point at `#ttg.name`, not the whole attribute; name the dialect as written.
+    let (head, dialect) = match &a.kind {
+        AttrKind::Layout { dialect, .. } => (2 + dialect.len() + other.len(), dialect.as_str()),
+        _ => (a.span.len, "ttg"),
     };
     ParseError::new(
         Span {
             len: head.min(a.span.len),
             ..a.span
         },
-        format!("unknown encoding '#ttg.{}'{}", other, hint),
+        format!("unknown encoding '#{}.{}'{}", dialect, other, hint),
     )
 }
 

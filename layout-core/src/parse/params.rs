@@ -212,6 +212,20 @@ pub(crate) fn as_bases(a: &Attr, k: &str) -> R<Vec<Vec<i32>>> {
     }
 }
 
+/// The bare `key = value, ...` list inside `#ttng.name<...>` (the tensor-memory encodings'
+/// syntax), as the entries of a dict. An empty list is allowed.
+pub(crate) fn keyword_dict(name: &str, body: &[Attr]) -> R<Vec<(String, Span, Attr)>> {
+    body.iter()
+        .map(|a| match &a.kind {
+            AttrKind::Keyword(k, v) => Ok((k.clone(), a.span, (**v).clone())),
+            _ => Err(ParseError::new(
+                a.span,
+                format!("expected `key = value` inside #ttng.{}<...>", name),
+            )),
+        })
+        .collect()
+}
+
 /// The `{...}` inside `#ttg.name<...>`.
 pub(crate) fn body_dict<'a>(
     name: &str,

@@ -1,0 +1,96 @@
+//! Blackwell's tensor-memory encodings against Triton 3.9 bit for bit: every case of
+//! fixtures/triton-3.9.0-tmem-layouts.jsonl (made by scripts/triton_tmem_layouts.py from random
+//! blockM, blockN, colStride, CGALayout, twoCTAs and fp4Padded values, and scales layouts) is
+//! parsed from Triton's own attribute text and its `row` and `col` bases compared (Gluon's
+//! Python view of the layout has no `block` bases).
+
+use layout_core::parse::{parse_encoding, parse_tensor_type, Aliases};
+use serde_json::Value;
+
+const FIXTURE: &str = include_str!("../../fixtures/triton-3.9.0-tmem-layouts.jsonl");
+
+fn bases(v: &Value) -> Vec<Vec<i32>> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            b.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_i64().unwrap() as i32)
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn tensor_memory_layouts_match_triton_bit_for_bit() {
+    let (mut count, mut kinds, mut failures) = (0, [0; 2], Vec::new());
+    for line in FIXTURE.lines() {
+        let case: Value = serde_json::from_str(line).unwrap();
+        let (attr, tensor) = (
+            case["attr"].as_str().unwrap(),
+            case["tensor"].as_str().unwrap(),
+        );
+        kinds[attr.contains("scales") as usize] += 1;
+        count += 1;
+        let aliases = Aliases::new();
+        let result = (|| -> Result<(), String> {
+            let enc = parse_encoding(attr, &aliases).map_err(|e| e.to_string())?;
+            let ty = parse_tensor_type(tensor, &aliases).map_err(|e| e.to_string())?;
+            let ll = enc.to_linear_layout(&ty.shape).map_err(|e| e.to_string())?;
+            let names: Vec<&str> = ll.in_dim_names().collect();
+            if names != ["row", "col", "block"] {
+                return Err(format!("in-dims {:?}", names));
+            }
+            for dim in ["row", "col"] {
+                let (got, want) = (ll.in_dim_bases(dim).unwrap(), bases(&case[dim]));
+                if got != want.as_slice() {
+                    return Err(format!("{}: got {:?}, Triton {:?}", dim, got, want));
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            failures.push(format!("{} on {}: {}", attr, tensor, e));
+        }
+    }
+    assert!(
+        count >= 100 && kinds[0] > 0 && kinds[1] > 0,
+        "{} cases ({:?})",
+        count,
+        kinds
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ:\n{}",
+        failures.len(),
+        count,
+        failures.join("\n")
+    );
+}
+
+/// The example, and what the parser says of a name it does not know (the dialect as
+/// written).
+#[test]
+fn the_first_example_and_a_misspelt_name() {
+    let aliases = Aliases::new();
+    let enc = parse_encoding(
+        "#ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 1>",
+        &aliases,
+    )
+    .unwrap();
+    let ll = enc.to_linear_layout(&[128, 8]).unwrap();
+    assert_eq!(
+        ll.in_dim_bases("row").unwrap(),
+        [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [32, 0], [64, 0]]
+    );
+    assert_eq!(ll.in_dim_bases("col").unwrap(), [[0, 1], [0, 2], [0, 4]]);
+    let e = parse_encoding("#ttng.tensor_memory_encodin<blockM = 128>", &aliases).unwrap_err();
+    assert!(
+        e.to_string().contains("'#ttng.tensor_memory_encodin'")
+            && e.to_string().contains("tensor_memory_encoding"),
+        "{}",
+        e
+    );
+}
