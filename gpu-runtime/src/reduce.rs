@@ -206,7 +206,7 @@ pub const fn reduce_plan(l: Tables, s: Tables, d: usize) -> Result<ReducePlan, M
 }
 
 /// `x`'s bits at `mask`'s ones, packed low.
-const fn pext(x: u32, mask: u32) -> u32 {
+pub(crate) const fn pext(x: u32, mask: u32) -> u32 {
     let (mut out, mut k, mut bit) = (0, 0, 0);
     while bit < 32 {
         if mask >> bit & 1 == 1 {

@@ -15,6 +15,7 @@ use core::marker::PhantomData;
 
 use crate::element::Element;
 use crate::layout::{InDim, Registers, Tables};
+use crate::reduce::pext;
 use crate::thread::Thread;
 use crate::tile::Tile;
 
@@ -390,18 +391,4 @@ fn exchange<T: Thread, E: Element, const N: usize>(
         }
     });
     t.sync_block();
-}
-
-/// `x`'s bits at `mask`'s ones, packed low.
-#[inline(always)]
-const fn pext(x: u32, mask: u32) -> u32 {
-    let (mut out, mut k, mut bit) = (0, 0, 0);
-    while bit < 32 {
-        if mask >> bit & 1 == 1 {
-            out |= (x >> bit & 1) << k;
-            k += 1;
-        }
-        bit += 1;
-    }
-    out
 }
