@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::error::{io, BuildError};
-use crate::toolchain::{clean_env, ensure_toolchain};
+use crate::toolchain::{clean_env, ensure_toolchain, package};
 use crate::{host_errors, link};
 
 /// The nightly features a kernel crate needs, enabled on it by the builder.
@@ -110,8 +110,7 @@ impl PtxBuilder {
             }
             r => r?,
         };
-        self.link_dependencies(&manifest, &asm, &artifacts, &target_dir.join("link"))?;
-        let ptx = std::fs::read_to_string(&asm).map_err(|e| io(&asm, e))?;
+        let ptx = self.link_dependencies(&manifest, &asm, &artifacts, &target_dir.join("link"))?;
         self.announce(&stem, &out, &manifest, &ptx)?;
         Ok(out)
     }
@@ -142,24 +141,24 @@ impl PtxBuilder {
     }
 
     /// Links into `asm` what it calls of the crates in cargo's `artifacts` messages, when it
-    /// calls any; fails naming what no crate defines.
+    /// calls any, and returns the PTX; fails naming what no crate defines.
     fn link_dependencies(
         &self,
         manifest: &Path,
         asm: &Path,
         artifacts: &str,
         work: &Path,
-    ) -> Result<(), BuildError> {
+    ) -> Result<String, BuildError> {
         let text = std::fs::read_to_string(asm).map_err(|e| io(asm, e))?;
         if link::unresolved(&text).is_empty() {
-            return Ok(());
+            return Ok(text);
         }
         let (own, deps) = rlibs(artifacts, manifest)?;
-        link::link(&self.toolchain, &self.arch, &own, &deps, asm, work)?;
+        link::link(&self.toolchain, &self.arch, &own, &deps, &text, asm, work)?;
         let text = std::fs::read_to_string(asm).map_err(|e| io(asm, e))?;
         let left = link::unresolved(&text);
         match left.is_empty() {
-            true => Ok(()),
+            true => Ok(text),
             false => Err(BuildError::Unresolved(
                 left.iter().map(|n| link::describe(n)).collect(),
             )),
@@ -219,35 +218,7 @@ fn crate_name(manifest: &Path) -> Result<String, BuildError> {
             manifest.display()
         )));
     }
-    let mut c = Command::new("cargo");
-    clean_env(&mut c);
-    let out = c
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--manifest-path",
-        ])
-        .arg(manifest)
-        .output()
-        .map_err(|e| BuildError::Tool(format!("could not run cargo metadata: {}", e)))?;
-    if !out.status.success() {
-        return Err(BuildError::Crate(
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        ));
-    }
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| BuildError::Crate(format!("cargo metadata: {}", e)))?;
-    let want = std::fs::canonicalize(manifest).map_err(|e| io(manifest, e))?;
-    let pkg = meta["packages"].as_array().into_iter().flatten().find(|p| {
-        p["manifest_path"]
-            .as_str()
-            .and_then(|m| std::fs::canonicalize(m).ok())
-            == Some(want.clone())
-    });
-    let pkg =
-        pkg.ok_or_else(|| BuildError::Crate(format!("{} has no [package]", manifest.display())))?;
+    let pkg = package(manifest)?;
     let has_lib = pkg["targets"].as_array().into_iter().flatten().any(|t| {
         t["kind"]
             .as_array()

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::toolchain::clean_env;
+use crate::toolchain::{clean_env, package};
 
 /// Whether the host build of the package whose build script runs reports the errors of the
 /// kernel crate at `manifest`: it depends on the crate, and `cargo check` finds errors in it.
@@ -24,36 +24,13 @@ fn depends_on(host: &Path, kernel: &Path) -> bool {
     let Some(kernel_dir) = kernel.parent().and_then(|d| std::fs::canonicalize(d).ok()) else {
         return false;
     };
-    let mut c = Command::new("cargo");
-    clean_env(&mut c);
-    let Ok(out) = c
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--manifest-path",
-        ])
-        .arg(host)
-        .output()
-    else {
+    let Ok(pkg) = package(host) else {
         return false;
     };
-    let Ok(meta) = serde_json::from_slice::<serde_json::Value>(&out.stdout) else {
-        return false;
-    };
-    let host = std::fs::canonicalize(host).ok();
-    meta["packages"]
+    pkg["dependencies"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|p| {
-            p["manifest_path"]
-                .as_str()
-                .and_then(|m| std::fs::canonicalize(m).ok())
-                == host
-        })
-        .flat_map(|p| p["dependencies"].as_array().into_iter().flatten())
         .filter_map(|d| d["path"].as_str())
         .any(|d| std::fs::canonicalize(d).ok().as_deref() == Some(kernel_dir.as_path()))
 }

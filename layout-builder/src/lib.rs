@@ -37,4 +37,4 @@ mod toolchain;
 
 pub use build::PtxBuilder;
 pub use error::BuildError;
-pub use toolchain::{clean_env, ensure_components, ensure_toolchain, find_ptxas};
+pub use toolchain::{assemble, clean_env, ensure_components, ensure_toolchain, find_ptxas};

@@ -109,12 +109,14 @@ fn objects(ar: &Path, rlib: &Path, dir: &Path) -> Result<Vec<PathBuf>, BuildErro
 }
 
 /// Links the kernel crate's `own` rlib with what it needs of `deps` into `ptx` (replacing the
-/// crate's own PTX, whose visible symbols it keeps), for `arch`, in scratch directory `work`.
+/// crate's own PTX, `own_ptx`, whose visible symbols it keeps), for `arch`, in scratch
+/// directory `work`.
 pub fn link(
     toolchain: &str,
     arch: &str,
     own: &Path,
     deps: &[PathBuf],
+    own_ptx: &str,
     ptx: &Path,
     work: &Path,
 ) -> Result<(), BuildError> {
@@ -129,7 +131,7 @@ pub fn link(
             &work.join(format!("dep{}", i)),
         )?);
     }
-    let public = visible(&std::fs::read_to_string(ptx).map_err(|e| io(ptx, e))?);
+    let public = visible(own_ptx);
     let (kernel, linked, inner, opt) = (
         work.join("kernel.bc"),
         work.join("linked.bc"),

@@ -1,7 +1,7 @@
 //! The tools a build needs: a nightly toolchain and its components, installed with `rustup`
 //! when missing, and `ptxas` to check a PTX file with, found where it is.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::error::BuildError;
@@ -120,4 +120,64 @@ pub fn clean_env(c: &mut Command) {
             c.env_remove(&*k);
         }
     }
+}
+
+/// Assembles `ptx` for `arch` (`sm_90`, ...) with [`find_ptxas`]: `Ok(true)` when ptxas accepts
+/// it, `Ok(false)` when no ptxas is installed, an error carrying ptxas's messages when it refuses.
+pub fn assemble(ptx: &Path, arch: &str) -> Result<bool, BuildError> {
+    let Some(ptxas) = find_ptxas() else {
+        return Ok(false);
+    };
+    let out = Command::new(&ptxas)
+        .arg(format!("-arch={}", arch))
+        .args(["-o", "/dev/null"])
+        .arg(ptx)
+        .output()
+        .map_err(|e| BuildError::Tool(format!("could not run {}: {}", ptxas.display(), e)))?;
+    match out.status.success() {
+        true => Ok(true),
+        false => Err(BuildError::Failed(format!(
+            "ptxas refused {}: {}",
+            ptx.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ))),
+    }
+}
+
+/// The `[package]` at `manifest`, as `cargo metadata --no-deps` describes it.
+pub(crate) fn package(manifest: &Path) -> Result<serde_json::Value, BuildError> {
+    let mut c = Command::new("cargo");
+    clean_env(&mut c);
+    let out = c
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--manifest-path",
+        ])
+        .arg(manifest)
+        .output()
+        .map_err(|e| BuildError::Tool(format!("could not run cargo metadata: {}", e)))?;
+    if !out.status.success() {
+        return Err(BuildError::Crate(
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
+    }
+    let mut meta: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| BuildError::Crate(format!("cargo metadata: {}", e)))?;
+    let want = std::fs::canonicalize(manifest).map_err(|e| crate::error::io(manifest, e))?;
+    let packages = meta["packages"]
+        .as_array_mut()
+        .map(std::mem::take)
+        .unwrap_or_default();
+    packages
+        .into_iter()
+        .find(|p| {
+            p["manifest_path"]
+                .as_str()
+                .and_then(|m| std::fs::canonicalize(m).ok())
+                == Some(want.clone())
+        })
+        .ok_or_else(|| BuildError::Crate(format!("{} has no [package]", manifest.display())))
 }
