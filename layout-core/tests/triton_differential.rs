@@ -5,21 +5,10 @@
 use layout_core::parse::{parse_aliases, parse_tensor_type};
 use serde_json::Value;
 
-const FIXTURE: &str = include_str!("../../fixtures/triton-3.9.0-layouts.jsonl");
+mod common;
+use common::bases_of;
 
-fn bases_of(v: &Value) -> Vec<Vec<i32>> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            b.as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_i64().unwrap() as i32)
-                .collect()
-        })
-        .collect()
-}
+const FIXTURE: &str = include_str!("../../fixtures/triton-3.9.0-layouts.jsonl");
 
 #[test]
 fn every_fixture_matches_triton_bit_for_bit() {

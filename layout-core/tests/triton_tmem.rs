@@ -7,21 +7,10 @@
 use layout_core::parse::{parse_encoding, parse_tensor_type, Aliases};
 use serde_json::Value;
 
-const FIXTURE: &str = include_str!("../../fixtures/triton-3.9.0-tmem-layouts.jsonl");
+mod common;
+use common::bases_of;
 
-fn bases(v: &Value) -> Vec<Vec<i32>> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            b.as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_i64().unwrap() as i32)
-                .collect()
-        })
-        .collect()
-}
+const FIXTURE: &str = include_str!("../../fixtures/triton-3.9.0-tmem-layouts.jsonl");
 
 #[test]
 fn tensor_memory_layouts_match_triton_bit_for_bit() {
@@ -44,7 +33,7 @@ fn tensor_memory_layouts_match_triton_bit_for_bit() {
                 return Err(format!("in-dims {:?}", names));
             }
             for dim in ["row", "col"] {
-                let (got, want) = (ll.in_dim_bases(dim).unwrap(), bases(&case[dim]));
+                let (got, want) = (ll.in_dim_bases(dim).unwrap(), bases_of(&case[dim]));
                 if got != want.as_slice() {
                     return Err(format!("{}: got {:?}, Triton {:?}", dim, got, want));
                 }
@@ -86,6 +75,11 @@ fn the_first_example_and_a_misspelt_name() {
         [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [32, 0], [64, 0]]
     );
     assert_eq!(ll.in_dim_bases("col").unwrap(), [[0, 1], [0, 2], [0, 4]]);
+    // A column is 32 bits: a stride past that (or one that would wrap when fp4Padded doubles
+    // it) is an error, not a layout.
+    let wide = parse_encoding("#ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 2147483648, fp4Padded = true>", &aliases).unwrap();
+    let e = wide.to_linear_layout(&[128, 8]).unwrap_err();
+    assert!(e.to_string().contains("more than 32 columns"), "{}", e);
     let e = parse_encoding("#ttng.tensor_memory_encodin<blockM = 128>", &aliases).unwrap_err();
     assert!(
         e.to_string().contains("'#ttng.tensor_memory_encodin'")

@@ -103,7 +103,15 @@ pub fn tensor_memory(t: &TensorMemory, shape: &[i64]) -> Result<LinearLayout> {
     let per_cta = shape_per_cta(&t.cga.cta_split_num(), shape);
     let block_m = to_i32(t.block_m)?;
     let block_n = (to_i32(t.block_n)? as i64).min(per_cta[1]) as i32;
-    let stride = t.col_stride << t.fp4_padded as u32;
+    // A 32-bit column holds one element at most (Triton: bitwidth * colStride <= 32).
+    let stride = t.col_stride.saturating_mul(1 + t.fp4_padded as u32);
+    if stride > 32 {
+        bail!(
+            "tensor_memory_encoding: colStride {}{} spreads an element over more than 32 columns; a column is 32 bits",
+            t.col_stride,
+            if t.fp4_padded { " with fp4Padded" } else { "" }
+        );
+    }
     let mut tile = LinearLayout::zeros_1d(to_i32(stride)?, "col", &dims[1], 1)?;
     if block_m == 64 && !t.two_ctas {
         // Bases below are written (dim0, dim1).

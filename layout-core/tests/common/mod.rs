@@ -1,6 +1,7 @@
 //! Helpers that let Triton's C++ unit tests read almost verbatim in Rust: the attribute builders
 //! of LinearLayoutConversionsTest (`blocked`, `mma`, `dot`, ...; overloads by arity), `S("x")`,
-//! and `ll!`, the `LinearLayout({{S("in"), {{1}, {2}}}}, {S("out")})` constructor.
+//! and `ll!`, the `LinearLayout({{S("in"), {{1}, {2}}}}, {S("out")})` constructor; and
+//! [`bases_of`], which reads the bases the Triton fixtures hold.
 #![allow(non_snake_case, dead_code, unused_macros, unused_imports)]
 
 use std::borrow::Borrow;
@@ -251,4 +252,19 @@ pub fn nvmmaShared7(
     cord: &[u32],
 ) -> Encoding {
     nvmmaShared8(sw, transposed, ebw, cpg, split, ord, cord, false)
+}
+
+/// Bases as the fixtures write them (`[[0, 1], [1, 0]]`).
+pub fn bases_of(v: &serde_json::Value) -> Vec<Vec<i32>> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            b.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_i64().unwrap() as i32)
+                .collect()
+        })
+        .collect()
 }
