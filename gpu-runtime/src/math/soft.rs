@@ -102,36 +102,55 @@ fn log_special(x: f32) -> Option<f32> {
     }
 }
 
-/// `ln(x)`, within 1 ulp.
-pub(crate) fn log(x: f32) -> f32 {
-    const LN2_HI: f32 = f32::from_bits(0x3f317180);
-    const LN2_LO: f32 = f32::from_bits(0x3717f7d1);
+/// fdlibm's pieces of `ln(x)` for finite positive `x = 2^k (1 + f)`: `k`, `f`, `s = f / (2 + f)`,
+/// the tail `r` and `hfsq = f^2 / 2`; or, for NaN, 0, negatives and infinity, the answer.
+struct LogParts {
+    k: f32,
+    f: f32,
+    s: f32,
+    r: f32,
+    hfsq: f32,
+}
+
+fn log_parts(x: f32) -> Result<LogParts, f32> {
     if let Some(v) = log_special(x) {
-        return v;
+        return Err(v);
     }
     let (k, m) = reduce_log(x);
     let f = m - 1.0;
     let (r, s) = log_tail(f);
-    let hfsq = 0.5 * f * f;
-    let dk = k as f32;
-    s * (hfsq + r) + dk * LN2_LO - hfsq + f + dk * LN2_HI
+    Ok(LogParts {
+        k: k as f32,
+        f,
+        s,
+        r,
+        hfsq: 0.5 * f * f,
+    })
+}
+
+/// `ln(x)`, within 1 ulp.
+pub(crate) fn log(x: f32) -> f32 {
+    const LN2_HI: f32 = f32::from_bits(0x3f317180);
+    const LN2_LO: f32 = f32::from_bits(0x3717f7d1);
+    let LogParts { k, f, s, r, hfsq } = match log_parts(x) {
+        Ok(p) => p,
+        Err(v) => return v,
+    };
+    s * (hfsq + r) + k * LN2_LO - hfsq + f + k * LN2_HI
 }
 
 /// `log2(x)`, within 1 ulp.
 pub(crate) fn log2(x: f32) -> f32 {
     const IVLN2_HI: f32 = f32::from_bits(0x3fb8b000);
     const IVLN2_LO: f32 = f32::from_bits(0xb9389ad4);
-    if let Some(v) = log_special(x) {
-        return v;
-    }
-    let (k, m) = reduce_log(x);
-    let f = m - 1.0;
-    let (r, s) = log_tail(f);
-    let hfsq = 0.5 * f * f;
+    let LogParts { k, f, s, r, hfsq } = match log_parts(x) {
+        Ok(p) => p,
+        Err(v) => return v,
+    };
     // `hi` keeps 12 bits, so `hi * IVLN2_HI` is exact.
     let hi = f32::from_bits((f - hfsq).to_bits() & 0xffff_f000);
     let lo = f - hi - hfsq + s * (hfsq + r);
-    (lo + hi) * IVLN2_LO + lo * IVLN2_HI + hi * IVLN2_HI + k as f32
+    (lo + hi) * IVLN2_LO + lo * IVLN2_HI + hi * IVLN2_HI + k
 }
 
 /// `p(t)` for coefficients from the highest degree down, by Horner's rule with `fma`.
