@@ -1,133 +1,305 @@
 //! Row-wise kernels written with `Tile`'s register-tensor operations and nothing hand-written
-//! across threads: a row softmax (Triton's tutorial 02) and a layer norm forward (tutorial 05).
-//! Each CTA of 4 warps takes 4 rows, one per warp, of up to 1,024 columns (32 per lane, in
-//! 16-byte vectors for f32); the row statistics are reductions within the warp (butterfly
-//! shuffles, no shared memory), broadcast back over the row; a width that is not a multiple of
-//! the vector is masked.
+//! across threads: a row softmax (Triton's tutorial 02) and a layer norm forward (tutorial 05),
+//! f32 or 16-bit in and out, f32 arithmetic.
+//!
+//! As Triton picks `BLOCK = next_pow2(n_cols)`, a row of `n_cols` runs in the tile of the
+//! smallest width class `W >= n_cols` (64 to 8,192; [`class_for`]), the tail masked. Every class
+//! gives each thread 16 elements of one row in 16-byte vectors, so every class keeps the same
+//! bytes in flight per thread: short rows put several rows in a CTA (32 rows of 64 on 4 warps),
+//! long rows spread over several warps (a row of 8,192 on 16), whose reductions then cross warps
+//! through shared memory. The bodies are generic over the class's layout and element type; the
+//! entry points are one line each per class.
 
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
-use linear_layouts::{layout, math, Global, GlobalMut, Thread, Tile, F16};
+use linear_layouts::math::{self, Real};
+use linear_layouts::{layout, Bf16, Element, Global, GlobalMut, Registers, Thread, Tile, F16};
 
 layout! {
-    /// 4 rows of 1,024: a row per warp, 32 registers per lane in runs of 4 consecutive columns.
-    pub RowTile = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [4, 1024];
-    /// A statistic of each row: every lane of the row's warp holds it.
-    pub RowStat = slice(dim = 1, parent = RowTile) for [4];
+    /// 32 rows of 64 4-byte elements: 4 lanes per row.
+    pub Rows64 = blocked(sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 64];
+    pub Rows128 = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 128];
+    pub Rows256 = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [8, 256];
+    pub Rows512 = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [4, 512];
+    /// 2 rows of 1,024: 2 warps per row.
+    pub Rows1024 = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]) for [2, 1024];
+    pub Rows2048 = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]) for [1, 2048];
+    pub Rows4096 = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 8], order = [1, 0]) for [1, 4096];
+    /// A row of 8,192 on 16 warps.
+    pub Rows8192 = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 16], order = [1, 0]) for [1, 8192];
+    /// The same thread geometry for 2-byte elements: 8 per vector.
+    pub HalfRows64 = blocked(sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 64];
+    pub HalfRows128 = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 128];
+    pub HalfRows256 = blocked(sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [8, 256];
+    pub HalfRows512 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [4, 512];
+    pub HalfRows1024 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]) for [2, 1024];
+    pub HalfRows2048 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]) for [1, 2048];
+    pub HalfRows4096 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 8], order = [1, 0]) for [1, 4096];
+    pub HalfRows8192 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 16], order = [1, 0]) for [1, 8192];
+    /// A statistic of each row of a class: every thread of the row holds it.
+    pub Stat64 = slice(dim = 1, parent = Rows64) for [32];
+    pub Stat128 = slice(dim = 1, parent = Rows128) for [16];
+    pub Stat256 = slice(dim = 1, parent = Rows256) for [8];
+    pub Stat512 = slice(dim = 1, parent = Rows512) for [4];
+    pub Stat1024 = slice(dim = 1, parent = Rows1024) for [2];
+    pub Stat2048 = slice(dim = 1, parent = Rows2048) for [1];
+    pub Stat4096 = slice(dim = 1, parent = Rows4096) for [1];
+    pub Stat8192 = slice(dim = 1, parent = Rows8192) for [1];
+    pub HalfStat64 = slice(dim = 1, parent = HalfRows64) for [32];
+    pub HalfStat128 = slice(dim = 1, parent = HalfRows128) for [16];
+    pub HalfStat256 = slice(dim = 1, parent = HalfRows256) for [8];
+    pub HalfStat512 = slice(dim = 1, parent = HalfRows512) for [4];
+    pub HalfStat1024 = slice(dim = 1, parent = HalfRows1024) for [2];
+    pub HalfStat2048 = slice(dim = 1, parent = HalfRows2048) for [1];
+    pub HalfStat4096 = slice(dim = 1, parent = HalfRows4096) for [1];
+    pub HalfStat8192 = slice(dim = 1, parent = HalfRows8192) for [1];
 }
 
-/// Rows per CTA.
-pub const ROWS_PER_CTA: u32 = 4;
-/// The widest row.
-pub const MAX_COLS: u32 = 1024;
+/// Elements of a row each thread holds, in every class.
+pub const PER_THREAD: usize = 16;
 
-/// `y[i] = softmax(x[i])` over each of `n_rows` rows of `n_cols <= 1024` f32 (row-major, row
-/// stride `n_cols`): grid `n_rows.div_ceil(4)`. As Triton's tutorial: subtract the row max,
-/// `exp` (`ex2.approx`), divide by the row sum (one `rcp.approx` per row, then multiplies).
-#[cfg(not(target_arch = "spirv"))]
-#[kernel(block = RowTile::THREADS)]
-pub fn softmax_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>, n_rows: u32, n_cols: u32) {
-    softmax_body(t, &x, &y, n_rows, n_cols)
+/// The widths of the classes, narrowest first.
+pub const WIDTHS: [u32; 8] = [64, 128, 256, 512, 1024, 2048, 4096, 8192];
+
+/// The narrowest class a row of `n_cols` fits (`None` past 8,192): an index into [`WIDTHS`] and
+/// [`CLASSES`].
+pub const fn class_for(n_cols: u32) -> Option<usize> {
+    let mut i = 0;
+    while i < WIDTHS.len() {
+        if n_cols <= WIDTHS[i] {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
 }
 
-/// [`softmax_f32`]'s body.
+/// `y[i] = softmax(x[i])` over each of `n_rows` rows of `n_cols <= W` elements (row-major, row
+/// stride `n_cols`), `L` a class's tile of `R x W`: grid `n_rows.div_ceil(R)`. As Triton's
+/// tutorial: subtract the row max, `exp` (`ex2.approx`), divide by the row sum (one
+/// `rcp.approx` per row, then multiplies).
 #[inline(always)]
-pub fn softmax_body<T: Thread>(
+pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize>(
     t: &T,
-    x: &Global<f32>,
-    y: &GlobalMut<f32>,
+    x: &Global<E>,
+    y: &GlobalMut<E>,
     n_rows: u32,
     n_cols: u32,
-) {
+) where
+    L: Registers<N>,
+    S: Registers<M>,
+    E: Element + Real,
+    T: Thread,
+{
     let (origin, strides, bounds) = (
-        [ROWS_PER_CTA * t.block_idx()[0], 0],
+        [L::SHAPE[0] * t.block_idx()[0], 0],
         [n_cols, 1],
         [n_rows, n_cols],
     );
-    let v = Tile::<RowTile, f32, 32>::load_masked(t, x, origin, strides, bounds, f32::NEG_INFINITY);
-    let max: Tile<RowStat, f32, 1> = v.reduce::<1, _, 1>(t, math::max);
-    let e = v.zip_with(&max.broadcast::<1, RowTile, 32>(), |a, m| math::exp(a - m));
-    let sum: Tile<RowStat, f32, 1> = e.reduce::<1, _, 1>(t, |a, b| a + b);
-    let inv = sum.map(math::rcp).broadcast::<1, RowTile, 32>();
-    e.zip_with(&inv, |a, r| a * r)
+    let lowest = E::from_f32(f32::NEG_INFINITY);
+    let v = Tile::<L, E, N>::load_masked(t, x, origin, strides, bounds, lowest).map(E::to_f32);
+    let max: Tile<S, f32, M> = v.reduce::<1, S, M>(t, math::max);
+    let e = v.zip_with(&max.broadcast::<1, L, N>(), |a, m| math::exp(a - m));
+    let sum: Tile<S, f32, M> = e.reduce::<1, S, M>(t, |a, b| a + b);
+    let inv = sum.map(math::rcp).broadcast::<1, L, N>();
+    e.zip_with(&inv, |a, r| E::from_f32(a * r))
         .store_masked(t, y, origin, strides, bounds);
 }
 
-/// Layer norm forward of `n_rows` rows of `n_cols <= 1024` halves: `y = (x - mean) * rstd * w
-/// + b` with f32 statistics (`rstd = rsqrt(var + eps)`, the biased variance), `mean[i]` and
-/// `rstd[i]` written out, as Triton's tutorial 05. Grid `n_rows.div_ceil(4)`.
-#[cfg(not(target_arch = "spirv"))]
-#[kernel(block = RowTile::THREADS)]
-#[allow(clippy::too_many_arguments)]
-pub fn layer_norm_f16(
-    t: &impl Thread,
-    x: Global<F16>,
-    w: Global<F16>,
-    b: Global<F16>,
-    y: GlobalMut<F16>,
-    mean: GlobalMut<f32>,
-    rstd: GlobalMut<f32>,
-    n_rows: u32,
-    n_cols: u32,
-) {
-    let io = LayerNormIo {
-        x: &x,
-        w: &w,
-        b: &b,
-        y: &y,
-        mean: &mean,
-        rstd: &rstd,
-    };
-    layer_norm_body(t, &io, n_rows, n_cols, 1e-5)
-}
-
-/// [`layer_norm_f16`]'s tensors.
-pub struct LayerNormIo<'a, 'b> {
+/// A layer norm's tensors.
+pub struct LayerNormIo<'a, 'b, E> {
     /// The input, `n_rows x n_cols`.
-    pub x: &'a Global<'b, F16>,
+    pub x: &'a Global<'b, E>,
     /// The weight, `n_cols`.
-    pub w: &'a Global<'b, F16>,
+    pub w: &'a Global<'b, E>,
     /// The bias, `n_cols`.
-    pub b: &'a Global<'b, F16>,
+    pub b: &'a Global<'b, E>,
     /// The output, as `x`.
-    pub y: &'a GlobalMut<'b, F16>,
+    pub y: &'a GlobalMut<'b, E>,
     /// Each row's mean.
     pub mean: &'a GlobalMut<'b, f32>,
     /// Each row's `1 / sqrt(var + eps)`.
     pub rstd: &'a GlobalMut<'b, f32>,
 }
 
-/// [`layer_norm_f16`]'s body.
+/// Layer norm forward of `n_rows` rows of `n_cols <= W`: `y = (x - mean) * rstd * w + b` with
+/// f32 statistics (`rstd = rsqrt(var + eps)`, the biased variance), `mean[i]` and `rstd[i]`
+/// written out, as Triton's tutorial 05. `L` a class's tile of `R x W`: grid
+/// `n_rows.div_ceil(R)`.
 #[inline(always)]
-pub fn layer_norm_body<T: Thread>(t: &T, io: &LayerNormIo, n_rows: u32, n_cols: u32, eps: f32) {
-    let row0 = ROWS_PER_CTA * t.block_idx()[0];
+pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize>(
+    t: &T,
+    io: &LayerNormIo<E>,
+    n_rows: u32,
+    n_cols: u32,
+    eps: f32,
+) where
+    L: Registers<N>,
+    S: Registers<M>,
+    E: Element + Real,
+    T: Thread,
+{
+    let row0 = L::SHAPE[0] * t.block_idx()[0];
     let (origin, strides, bounds) = ([row0, 0], [n_cols, 1], [n_rows, n_cols]);
-    let zero = F16::from_f32(0.0);
-    let x = Tile::<RowTile, F16, 32>::load_masked(t, io.x, origin, strides, bounds, zero)
-        .map(F16::widen);
+    let zero = E::from_f32(0.0);
+    let x = Tile::<L, E, N>::load_masked(t, io.x, origin, strides, bounds, zero).map(E::to_f32);
+    // The weight and bias rows: every row of the tile reads the same (row stride 0); loaded
+    // before the reductions so that their latency hides behind them.
+    let (cols, cstrides, cbounds) = ([0, 0], [0, 1], [u32::MAX, n_cols]);
+    let w = Tile::<L, E, N>::load_masked(t, io.w, cols, cstrides, cbounds, zero);
+    let b = Tile::<L, E, N>::load_masked(t, io.b, cols, cstrides, cbounds, zero);
     let inv_n = 1.0 / n_cols as f32;
-    let sum: Tile<RowStat, f32, 1> = x.reduce::<1, _, 1>(t, |a, b| a + b);
+    let sum: Tile<S, f32, M> = x.reduce::<1, S, M>(t, |a, b| a + b);
     let mu = sum.map(|s| s * inv_n);
     // Masked columns must not count in the variance: their centred value is 0.
-    let inside = Tile::<RowTile, bool, 32>::from_coords(t, |[_, j]| j < n_cols);
-    let centred = x.zip_with(&mu.broadcast::<1, RowTile, 32>(), |v, m| v - m);
+    let inside = Tile::<L, bool, N>::from_coords(t, |[_, j]| j < n_cols);
+    let centred = x.zip_with(&mu.broadcast::<1, L, N>(), |v, m| v - m);
     let centred = centred.select(&inside, &Tile::splat(0.0));
-    let var: Tile<RowStat, f32, 1> = centred.map(|c| c * c).reduce::<1, _, 1>(t, |a, b| a + b);
+    let var: Tile<S, f32, M> = centred.map(|c| c * c).reduce::<1, S, M>(t, |a, b| a + b);
     let r = var.map(|v| math::rsqrt(v * inv_n + eps));
-    // The weight and bias rows: every row of the tile reads the same (row stride 0).
-    let (cols, cstrides) = ([0, 0], [0, 1]);
-    let w =
-        Tile::<RowTile, F16, 32>::load_masked(t, io.w, cols, cstrides, [u32::MAX, n_cols], zero);
-    let b =
-        Tile::<RowTile, F16, 32>::load_masked(t, io.b, cols, cstrides, [u32::MAX, n_cols], zero);
-    let scaled = centred.zip_with(&r.broadcast::<1, RowTile, 32>(), |c, r| c * r);
+    let scaled = centred.zip_with(&r.broadcast::<1, L, N>(), |c, r| c * r);
     let affine = scaled
-        .zip_with(&w, |v, w| v * w.widen())
-        .zip_with(&b, |v, b| F16::round(v + b.widen()));
+        .zip_with(&w, |v, w| v * w.to_f32())
+        .zip_with(&b, |v, b| E::from_f32(v + b.to_f32()));
     affine.store_masked(t, io.y, origin, strides, bounds);
-    let row = row0 + RowStat::apply(0, t.lane(), t.warp(), 0)[0];
-    if t.lane() == 0 && row < n_rows {
+    // The one thread whose register 0 holds column 0 of a row writes the row's statistics.
+    let at = [0, t.lane(), t.warp(), 0];
+    let row = row0 + L::coord(at, 0);
+    if L::coord(at, 1) == 0 && row < n_rows {
         io.mean.store1(row as usize, mu.values[0]);
         io.rstd.store1(row as usize, r.values[0]);
     }
 }
+
+/// The layer norms' epsilon (PyTorch's and the tutorial's default).
+pub const EPS: f32 = 1e-5;
+
+/// A width class as a launcher needs it: the tile, the launch and the entry points' names.
+#[derive(Clone, Copy, Debug)]
+pub struct RowClass {
+    /// The widest row.
+    pub width: u32,
+    /// Rows per CTA: the grid is `n_rows.div_ceil(rows_per_cta)`.
+    pub rows_per_cta: u32,
+    /// Threads per CTA.
+    pub threads: u32,
+    /// Dynamic shared memory per CTA (the cross-warp reductions' scratch; 0 within a warp).
+    pub shared_bytes: u32,
+    /// `softmax_f32_W`, `softmax_f16_W`, `layer_norm_f16_W`, `layer_norm_bf16_W`.
+    pub names: [&'static str; 4],
+}
+
+/// The classes, in [`WIDTHS`]' order.
+pub const CLASSES: [RowClass; 8] = [
+    CLASS_64, CLASS_128, CLASS_256, CLASS_512, CLASS_1024, CLASS_2048, CLASS_4096, CLASS_8192,
+];
+
+/// The scratch a class's reductions need: they reduce f32 values, and the 4- and 2-byte
+/// element tiles of a class have the same threads.
+const fn scratch<L: Registers<PER_THREAD>, S: Registers<1>>() -> u32 {
+    linear_layouts::reduce::Slice::<L, S, 1, PER_THREAD, 1>::SHARED_BYTES
+}
+
+/// One class's entry points (softmax in f32 and f16, layer norm in f16 and bf16) and its
+/// [`RowClass`].
+macro_rules! row_class {
+    ($class:ident = $rows:ident, $stat:ident, $hrows:ident, $hstat:ident:
+     $sm32:ident, $sm16:ident, $ln16:ident, $lnbf:ident) => {
+        #[doc = concat!("The class of `", stringify!($rows), "`.")]
+        pub const $class: RowClass = RowClass {
+            width: $rows::SHAPE[1],
+            rows_per_cta: $rows::SHAPE[0],
+            threads: $rows::THREADS,
+            shared_bytes: scratch::<$rows, $stat>(),
+            names: [
+                stringify!($sm32),
+                stringify!($sm16),
+                stringify!($ln16),
+                stringify!($lnbf),
+            ],
+        };
+
+        /// Softmax of f32 rows of this class's width (see [`softmax_rows`]).
+        #[cfg(not(target_arch = "spirv"))]
+        #[kernel(block = $rows::THREADS, shared = scratch::<$rows, $stat>())]
+        pub fn $sm32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>, n_rows: u32, n_cols: u32) {
+            softmax_rows::<$rows, $stat, f32, _, PER_THREAD, 1>(t, &x, &y, n_rows, n_cols)
+        }
+
+        /// Softmax of f16 rows of this class's width, f32 inside (see [`softmax_rows`]).
+        #[cfg(not(target_arch = "spirv"))]
+        #[kernel(block = $hrows::THREADS, shared = scratch::<$hrows, $hstat>())]
+        pub fn $sm16(t: &impl Thread, x: Global<F16>, y: GlobalMut<F16>, n_rows: u32, n_cols: u32) {
+            softmax_rows::<$hrows, $hstat, F16, _, PER_THREAD, 1>(t, &x, &y, n_rows, n_cols)
+        }
+
+        /// Layer norm of f16 rows of this class's width (see [`layer_norm_rows`]).
+        #[cfg(not(target_arch = "spirv"))]
+        #[kernel(block = $hrows::THREADS, shared = scratch::<$hrows, $hstat>())]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $ln16(
+            t: &impl Thread,
+            x: Global<F16>,
+            w: Global<F16>,
+            b: Global<F16>,
+            y: GlobalMut<F16>,
+            mean: GlobalMut<f32>,
+            rstd: GlobalMut<f32>,
+            n_rows: u32,
+            n_cols: u32,
+        ) {
+            let io = LayerNormIo {
+                x: &x,
+                w: &w,
+                b: &b,
+                y: &y,
+                mean: &mean,
+                rstd: &rstd,
+            };
+            layer_norm_rows::<$hrows, $hstat, F16, _, PER_THREAD, 1>(t, &io, n_rows, n_cols, EPS)
+        }
+
+        /// Layer norm of bf16 rows of this class's width (see [`layer_norm_rows`]).
+        #[cfg(not(target_arch = "spirv"))]
+        #[kernel(block = $hrows::THREADS, shared = scratch::<$hrows, $hstat>())]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $lnbf(
+            t: &impl Thread,
+            x: Global<Bf16>,
+            w: Global<Bf16>,
+            b: Global<Bf16>,
+            y: GlobalMut<Bf16>,
+            mean: GlobalMut<f32>,
+            rstd: GlobalMut<f32>,
+            n_rows: u32,
+            n_cols: u32,
+        ) {
+            let io = LayerNormIo {
+                x: &x,
+                w: &w,
+                b: &b,
+                y: &y,
+                mean: &mean,
+                rstd: &rstd,
+            };
+            layer_norm_rows::<$hrows, $hstat, Bf16, _, PER_THREAD, 1>(t, &io, n_rows, n_cols, EPS)
+        }
+    };
+}
+
+row_class!(CLASS_64 = Rows64, Stat64, HalfRows64, HalfStat64:
+    softmax_f32_64, softmax_f16_64, layer_norm_f16_64, layer_norm_bf16_64);
+row_class!(CLASS_128 = Rows128, Stat128, HalfRows128, HalfStat128:
+    softmax_f32_128, softmax_f16_128, layer_norm_f16_128, layer_norm_bf16_128);
+row_class!(CLASS_256 = Rows256, Stat256, HalfRows256, HalfStat256:
+    softmax_f32_256, softmax_f16_256, layer_norm_f16_256, layer_norm_bf16_256);
+row_class!(CLASS_512 = Rows512, Stat512, HalfRows512, HalfStat512:
+    softmax_f32_512, softmax_f16_512, layer_norm_f16_512, layer_norm_bf16_512);
+row_class!(CLASS_1024 = Rows1024, Stat1024, HalfRows1024, HalfStat1024:
+    softmax_f32_1024, softmax_f16_1024, layer_norm_f16_1024, layer_norm_bf16_1024);
+row_class!(CLASS_2048 = Rows2048, Stat2048, HalfRows2048, HalfStat2048:
+    softmax_f32_2048, softmax_f16_2048, layer_norm_f16_2048, layer_norm_bf16_2048);
+row_class!(CLASS_4096 = Rows4096, Stat4096, HalfRows4096, HalfStat4096:
+    softmax_f32_4096, softmax_f16_4096, layer_norm_f16_4096, layer_norm_bf16_4096);
+row_class!(CLASS_8192 = Rows8192, Stat8192, HalfRows8192, HalfStat8192:
+    softmax_f32_8192, softmax_f16_8192, layer_norm_f16_8192, layer_norm_bf16_8192);

@@ -1,12 +1,20 @@
-//! The row kernels on the simulator against f64 references, at widths from 1 to 1,024 (masked
-//! tails included) and row counts that do not fill the last CTA. Tolerances: softmax within
-//! 2^-20 relative + 1e-9 absolute of each probability (f32 `ex2.approx` and `rcp.approx` are
-//! each within 2^-22 relative, the sum's rounding adds n * 2^-24 at most: well inside); layer
-//! norm within one f16 ulp of the output plus the f32 statistics' error (tiny next to it).
+//! The row kernels on the simulator against f64 references, in every width class and element
+//! type: at the class's width, at a width just past the next narrower class, and at a width that
+//! is not a multiple of the vector (masked tails), with a row count that leaves the last CTA
+//! part empty.
+//!
+//! Tolerances, each the sum of what the kernel's arithmetic may lose:
+//! - softmax: `ex2.approx` and `rcp.approx` are each within 2^-22 relative and the row sum's
+//!   rounding adds at most n * 2^-24 relative (n <= 8,192: 2^-11 in the worst case, far less in
+//!   practice since the terms are positive), so 2^-18 relative covers f32 with margin; a 16-bit
+//!   output adds half an ulp of its rounding (1 ulp allowed) and the subnormal spacing (2^-24).
+//! - layer norm: the f32 statistics are within 1e-5 relative; the output adds one ulp of its
+//!   16-bit type (f16: 10 mantissa bits, bf16: 7) plus the statistics' error times `|w|`.
 
-use kernels::rows::{layer_norm_body, softmax_body, LayerNormIo, ROWS_PER_CTA};
+use kernels::rows::{self, layer_norm_rows, softmax_rows, LayerNormIo, RowClass, CLASSES};
+use linear_layouts::math::Real;
 use linear_layouts::sim::{launch, HostMemory, Launch};
-use linear_layouts::F16;
+use linear_layouts::{Bf16, Element, Registers, F16};
 
 fn random(n: usize, seed: u64, scale: f64) -> Vec<f64> {
     let mut s = seed
@@ -22,108 +30,231 @@ fn random(n: usize, seed: u64, scale: f64) -> Vec<f64> {
         .collect()
 }
 
-fn grid(n_rows: u32) -> u32 {
-    n_rows.div_ceil(ROWS_PER_CTA)
+fn memory<E: Element>(v: &[E]) -> HostMemory {
+    HostMemory::new(v.iter().map(|e| e.to_bits()))
 }
 
-#[test]
-fn softmax_matches_f64_at_every_width() {
-    for (n_rows, n_cols) in [(5, 1), (4, 37), (9, 100), (3, 1000), (8, 1024), (6, 513)] {
-        let x: Vec<f32> = random((n_rows * n_cols) as usize, n_cols as u64, 8.0)
-            .iter()
-            .map(|&v| v as f32)
-            .collect();
-        let xm = HostMemory::new(x.iter().map(|v| v.to_bits() as u64));
-        let ym = HostMemory::new(x.iter().map(|_| f32::NAN.to_bits() as u64));
-        launch(Launch::new(grid(n_rows), 128, 0), |t| {
-            softmax_body(t, &xm.global(), &ym.global_mut(), n_rows, n_cols)
-        })
-        .expect("no simulator issue");
-        for i in 0..n_rows as usize {
-            let row = &x[i * n_cols as usize..(i + 1) * n_cols as usize];
-            let max = row.iter().fold(f64::MIN, |m, &v| m.max(v as f64));
-            let sum: f64 = row.iter().map(|&v| (v as f64 - max).exp()).sum();
-            for (j, &v) in row.iter().enumerate() {
-                let want = (v as f64 - max).exp() / sum;
-                let got = f32::from_bits(ym.get(i * n_cols as usize + j) as u32) as f64;
-                assert!(
-                    (got - want).abs() <= want * 2f64.powi(-20) + 1e-9,
-                    "[{}, {}] of {}x{}: {} vs {}",
-                    i,
-                    j,
-                    n_rows,
-                    n_cols,
-                    got,
-                    want
-                );
-            }
-        }
+/// The widths a class is checked at.
+fn widths(c: &RowClass) -> [u32; 3] {
+    [c.width / 2 + 1, c.width - 3, c.width]
+}
+
+/// Mantissa bits of an element type (for its ulp).
+fn mantissa<E: Element>(bf16: bool) -> i32 {
+    match (E::BITS, bf16) {
+        (32, _) => 23,
+        (_, true) => 7,
+        _ => 10,
     }
 }
 
-#[test]
-fn layer_norm_matches_f64_at_every_width() {
-    for (n_rows, n_cols) in [(5, 1), (4, 37), (9, 100), (3, 1000), (8, 1024)] {
-        let half = |v: &f64| F16::from_f32(*v as f32);
-        let x: Vec<F16> = random((n_rows * n_cols) as usize, 7 + n_cols as u64, 4.0)
-            .iter()
-            .map(half)
+fn ulp(v: f64, bits: i32) -> f64 {
+    2f64.powf(v.abs().max(1e-30).log2().floor() - bits as f64)
+}
+
+fn softmax_case<L, S, E, const N: usize>(c: &RowClass, n_rows: u32, n_cols: u32, bf16: bool)
+where
+    L: Registers<N>,
+    S: Registers<1>,
+    E: Element + Real,
+{
+    let x: Vec<E> = random((n_rows * n_cols) as usize, n_cols as u64, 8.0)
+        .iter()
+        .map(|&v| E::from_f32(v as f32))
+        .collect();
+    let (xm, ym) = (memory(&x), HostMemory::new(x.iter().map(|_| u64::MAX)));
+    let grid = n_rows.div_ceil(c.rows_per_cta);
+    launch(Launch::new(grid, c.threads, c.shared_bytes), |t| {
+        softmax_rows::<L, S, E, _, N, 1>(t, &xm.global(), &ym.global_mut(), n_rows, n_cols)
+    })
+    .expect("no simulator issue");
+    let m = mantissa::<E>(bf16);
+    for i in 0..n_rows as usize {
+        let row: Vec<f64> = (0..n_cols as usize)
+            .map(|j| x[i * n_cols as usize + j].to_f32() as f64)
             .collect();
-        let w: Vec<F16> = random(n_cols as usize, 11, 2.0).iter().map(half).collect();
-        let b: Vec<F16> = random(n_cols as usize, 13, 1.0).iter().map(half).collect();
-        let mem = |v: &[F16]| HostMemory::new(v.iter().map(|h| h.0 as u64));
-        let (xm, wm, bm) = (mem(&x), mem(&w), mem(&b));
-        let ym = HostMemory::new(x.iter().map(|_| 0xffff));
-        let (mm, rm) = (
-            HostMemory::new((0..n_rows).map(|_| 0)),
-            HostMemory::new((0..n_rows).map(|_| 0)),
-        );
-        launch(Launch::new(grid(n_rows), 128, 0), |t| {
-            let (xg, wg, bg, yg, mg, rg) = (
-                xm.global(),
-                wm.global(),
-                bm.global(),
-                ym.global_mut(),
-                mm.global_mut(),
-                rm.global_mut(),
-            );
-            let io = LayerNormIo {
-                x: &xg,
-                w: &wg,
-                b: &bg,
-                y: &yg,
-                mean: &mg,
-                rstd: &rg,
-            };
-            layer_norm_body(t, &io, n_rows, n_cols, 1e-5)
-        })
-        .expect("no simulator issue");
-        for i in 0..n_rows as usize {
-            let row: Vec<f64> = (0..n_cols as usize)
-                .map(|j| x[i * n_cols as usize + j].to_f32() as f64)
-                .collect();
-            let mean = row.iter().sum::<f64>() / n_cols as f64;
-            let var = row.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n_cols as f64;
-            let rstd = 1.0 / (var + 1e-5).sqrt();
+        let max = row.iter().fold(f64::MIN, |a, &v| a.max(v));
+        let sum: f64 = row.iter().map(|&v| (v - max).exp()).sum();
+        for (j, &v) in row.iter().enumerate() {
+            let want = (v - max).exp() / sum;
+            let got = E::from_bits(ym.get(i * n_cols as usize + j)).to_f32() as f64;
+            let tol = want * 2f64.powi(-18)
+                + if m < 23 {
+                    ulp(want, m) + 2f64.powi(-24)
+                } else {
+                    1e-12
+                };
             assert!(
-                (f32::from_bits(mm.get(i) as u32) as f64 - mean).abs() <= 1e-5 * (1.0 + mean.abs())
+                (got - want).abs() <= tol,
+                "softmax {}-bit [{}, {}] of {}x{} (class {}): {} vs {}",
+                E::BITS,
+                i,
+                j,
+                n_rows,
+                n_cols,
+                c.width,
+                got,
+                want
             );
-            assert!((f32::from_bits(rm.get(i) as u32) as f64 - rstd).abs() <= 1e-5 * rstd);
-            for j in 0..n_cols as usize {
-                let want = (row[j] - mean) * rstd * w[j].to_f32() as f64 + b[j].to_f32() as f64;
-                let got = F16(ym.get(i * n_cols as usize + j) as u16).to_f32() as f64;
-                let ulp = 2f64.powf(want.abs().max(6.1e-5).log2().floor() - 10.0);
-                assert!(
-                    (got - want).abs() <= ulp + 1e-4 * rstd,
-                    "[{}, {}] of {}x{}: {} vs {}",
-                    i,
-                    j,
-                    n_rows,
-                    n_cols,
-                    got,
-                    want
-                );
-            }
         }
     }
+}
+
+fn layer_norm_case<L, S, E, const N: usize>(c: &RowClass, n_rows: u32, n_cols: u32, bf16: bool)
+where
+    L: Registers<N>,
+    S: Registers<1>,
+    E: Element + Real,
+{
+    let to = |v: &f64| E::from_f32(*v as f32);
+    let x: Vec<E> = random((n_rows * n_cols) as usize, 7 + n_cols as u64, 4.0)
+        .iter()
+        .map(|v| to(&(v + 0.5)))
+        .collect();
+    let w: Vec<E> = random(n_cols as usize, 11, 2.0).iter().map(to).collect();
+    let b: Vec<E> = random(n_cols as usize, 13, 1.0).iter().map(to).collect();
+    let (xm, wm, bm) = (memory(&x), memory(&w), memory(&b));
+    let ym = HostMemory::new(x.iter().map(|_| u64::MAX));
+    let stat = || HostMemory::new((0..n_rows).map(|_| f32::NAN.to_bits() as u64));
+    let (mm, rm) = (stat(), stat());
+    let grid = n_rows.div_ceil(c.rows_per_cta);
+    launch(Launch::new(grid, c.threads, c.shared_bytes), |t| {
+        let (xg, wg, bg, yg) = (xm.global(), wm.global(), bm.global(), ym.global_mut());
+        let (mg, rg) = (mm.global_mut(), rm.global_mut());
+        let io = LayerNormIo {
+            x: &xg,
+            w: &wg,
+            b: &bg,
+            y: &yg,
+            mean: &mg,
+            rstd: &rg,
+        };
+        layer_norm_rows::<L, S, E, _, N, 1>(t, &io, n_rows, n_cols, rows::EPS)
+    })
+    .expect("no simulator issue");
+    let f = |v: E| v.to_f32() as f64;
+    let m = mantissa::<E>(bf16);
+    for i in 0..n_rows as usize {
+        let row: Vec<f64> = (0..n_cols as usize)
+            .map(|j| f(x[i * n_cols as usize + j]))
+            .collect();
+        let mean = row.iter().sum::<f64>() / n_cols as f64;
+        let var = row.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n_cols as f64;
+        let rstd = 1.0 / (var + 1e-5).sqrt();
+        let (gm, gr) = (
+            f32::from_bits(mm.get(i) as u32) as f64,
+            f32::from_bits(rm.get(i) as u32) as f64,
+        );
+        assert!(
+            (gm - mean).abs() <= 1e-5 * (1.0 + mean.abs()),
+            "mean of row {}: {} vs {}",
+            i,
+            gm,
+            mean
+        );
+        assert!(
+            (gr - rstd).abs() <= 1e-5 * rstd,
+            "rstd of row {}: {} vs {}",
+            i,
+            gr,
+            rstd
+        );
+        for j in 0..n_cols as usize {
+            let want = (row[j] - mean) * rstd * f(w[j]) + f(b[j]);
+            let got = f(E::from_bits(ym.get(i * n_cols as usize + j)));
+            let tol = ulp(want, m) + 1e-4 * (1.0 + f(w[j]).abs() * rstd);
+            assert!(
+                (got - want).abs() <= tol,
+                "layer norm {}-bit [{}, {}] of {}x{} (class {}): {} vs {}",
+                E::BITS,
+                i,
+                j,
+                n_rows,
+                n_cols,
+                c.width,
+                got,
+                want
+            );
+        }
+    }
+}
+
+/// Every kernel of class `$i` (tiles `$rows`/`$half`, statistics `$stat`/`$hstat`).
+macro_rules! check_class {
+    ($i:expr, $rows:ident, $stat:ident, $half:ident, $hstat:ident) => {{
+        use kernels::rows::{$half, $hstat, $rows, $stat};
+        let c = &CLASSES[$i];
+        assert_eq!(c.width, rows::WIDTHS[$i]);
+        let n_rows = c.rows_per_cta + 1;
+        for n_cols in widths(c) {
+            assert_eq!(rows::class_for(n_cols), Some($i));
+            softmax_case::<$rows, $stat, f32, 16>(c, n_rows, n_cols, false);
+            softmax_case::<$half, $hstat, F16, 16>(c, n_rows, n_cols, false);
+            layer_norm_case::<$half, $hstat, F16, 16>(c, n_rows, n_cols, false);
+            layer_norm_case::<$half, $hstat, Bf16, 16>(c, n_rows, n_cols, true);
+        }
+    }};
+}
+
+#[test]
+fn rows_within_one_warp() {
+    check_class!(0, Rows64, Stat64, HalfRows64, HalfStat64);
+    check_class!(1, Rows128, Stat128, HalfRows128, HalfStat128);
+    check_class!(2, Rows256, Stat256, HalfRows256, HalfStat256);
+    check_class!(3, Rows512, Stat512, HalfRows512, HalfStat512);
+}
+
+#[test]
+fn rows_across_warps() {
+    check_class!(4, Rows1024, Stat1024, HalfRows1024, HalfStat1024);
+    check_class!(5, Rows2048, Stat2048, HalfRows2048, HalfStat2048);
+    check_class!(6, Rows4096, Stat4096, HalfRows4096, HalfStat4096);
+    check_class!(7, Rows8192, Stat8192, HalfRows8192, HalfStat8192);
+}
+
+/// Narrow rows and no rows: a single column, and a row count of 0 (no CTA) or 1.
+#[test]
+fn one_column_and_one_row() {
+    use kernels::rows::{HalfRows64, HalfStat64, Rows64, Stat64};
+    let c = &CLASSES[0];
+    softmax_case::<Rows64, Stat64, f32, 16>(c, 1, 1, false);
+    layer_norm_case::<HalfRows64, HalfStat64, F16, 16>(c, 3, 1, false);
+    assert_eq!(rows::class_for(0), Some(0));
+    assert_eq!(rows::class_for(8193), None);
+}
+
+/// Every class's launch is what its layout says: 16 elements per thread in 16-byte vectors,
+/// scratch only where the row spans warps.
+#[test]
+fn classes_follow_their_layouts() {
+    for c in &CLASSES {
+        assert_eq!(
+            c.rows_per_cta * c.width,
+            c.threads * rows::PER_THREAD as u32
+        );
+        let spans_warps = c.width / 128 > 4;
+        assert_eq!(c.shared_bytes > 0, spans_warps, "class {}", c.width);
+    }
+}
+
+/// A cross-warp class launched without its scratch: the simulator reports the reduction's
+/// shared accesses as out of bounds instead of returning rows.
+#[test]
+fn a_cross_warp_class_without_its_scratch_is_reported() {
+    use kernels::rows::{Rows1024, Stat1024};
+    use linear_layouts::sim::IssueKind;
+    let (n_rows, n_cols) = (2, 1024);
+    let x = HostMemory::new((0..n_rows * n_cols).map(|i| (i as f32).to_bits() as u64));
+    let y = HostMemory::new((0..n_rows * n_cols).map(|_| 0));
+    let e = launch(Launch::new(1, CLASSES[4].threads, 0), |t| {
+        softmax_rows::<Rows1024, Stat1024, f32, _, 16, 1>(
+            t,
+            &x.global(),
+            &y.global_mut(),
+            n_rows,
+            n_cols,
+        )
+    })
+    .expect_err("a launch without scratch must be reported");
+    assert!(e.has(IssueKind::OutOfBounds), "{}", e);
 }

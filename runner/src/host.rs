@@ -116,6 +116,17 @@ fn json_str(s: &str) -> String {
     o
 }
 
+/// A row-kernel width class as a JSON object on one line: what `gpu-bench --rows` prints and
+/// `scripts/rows_gpu_bench.py` reads.
+pub fn row_class_json(c: &kernels::rows::RowClass) -> String {
+    let [sm32, sm16, ln16, lnbf] = c.names.map(json_str);
+    format!(
+        "{{\"width\": {}, \"rows_per_cta\": {}, \"threads\": {}, \"shared_bytes\": {}, \
+         \"softmax_f32\": {}, \"softmax_f16\": {}, \"layer_norm_f16\": {}, \"layer_norm_bf16\": {}}}",
+        c.width, c.rows_per_cta, c.threads, c.shared_bytes, sm32, sm16, ln16, lnbf
+    )
+}
+
 /// One kernel of the table as a JSON object on one line, with its launch for `n x n` elements:
 /// what `gpu-bench --list N` prints and `scripts/gpu_bench.py` reads.
 pub fn json_line(k: &Kernel, n: u32) -> String {

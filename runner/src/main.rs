@@ -6,6 +6,9 @@
 //!
 //! `gpu-bench --list [N]`: the table as JSON lines, one kernel per line with its launch for
 //! `N x N` elements (what `scripts/gpu_bench.py` reads); needs no GPU.
+//!
+//! `gpu-bench --rows`: the row kernels' width classes (`kernels::rows::CLASSES`) as JSON lines,
+//! each with its launch and entry points (what `scripts/rows_gpu_bench.py` reads).
 
 mod gpu;
 mod host;
@@ -14,7 +17,7 @@ use std::process::ExitCode;
 
 use runner::table::KERNELS;
 
-const USAGE: &str = "usage: gpu-bench [PTX [N]] | gpu-bench --list [N]
+const USAGE: &str = "usage: gpu-bench [PTX [N]] | gpu-bench --list [N] | gpu-bench --rows
   PTX  the kernels' PTX (default target/ptx/kernels.ptx, from `cargo xtask ptx`)
   N    problem size: N x N elements (default 16384)";
 
@@ -35,6 +38,12 @@ fn main() -> ExitCode {
     let arg = |i: usize| args.get(i).map(String::as_str);
     if matches!(arg(0), Some("-h" | "--help")) {
         println!("{}", USAGE);
+        return ExitCode::SUCCESS;
+    }
+    if arg(0) == Some("--rows") {
+        for c in &kernels::rows::CLASSES {
+            println!("{}", host::row_class_json(c));
+        }
         return ExitCode::SUCCESS;
     }
     let list = arg(0) == Some("--list");

@@ -117,13 +117,6 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("gemm_pipelined_f16", "cp.async.cg.shared.global", 24),
     ("gemm_pipelined_f16", "st.global.v4.b32", 16),
     ("index_kernel", "st.global.b64", 11),
-    // Row kernels: whole vectors of each row (8 per thread) in one access, and the masked
-    // or unaligned tail element by element.
-    ("layer_norm_f16", "ld.global.b16", 80),
-    ("layer_norm_f16", "ld.global.b64", 24),
-    ("layer_norm_f16", "st.global.b16", 32),
-    ("layer_norm_f16", "st.global.b32", 2),
-    ("layer_norm_f16", "st.global.b64", 8),
     ("mma_acc_regperm", "ld.global.b64", 16),
     ("mma_acc_regperm", "st.global.b64", 16),
     ("mma_acc_to_operand", "ld.global.b32", 16),
@@ -133,10 +126,6 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("nvmma_roundtrip", "st.global.v4.b32", 4),
     ("silu_f16", "ld.global.v4.b32", 1),
     ("silu_f16", "st.global.v4.b32", 1),
-    ("softmax_f32", "ld.global.b32", 32),
-    ("softmax_f32", "ld.global.v4.b32", 8),
-    ("softmax_f32", "st.global.b32", 32),
-    ("softmax_f32", "st.global.v4.b32", 8),
     ("transpose_f32", "ld.global.v4.b32", 8),
     ("transpose_f32", "st.global.v4.b32", 8),
     ("transpose_u16", "ld.global.v4.b32", 4),
@@ -212,9 +201,75 @@ fn check_math(ptx: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Fails unless every kernel's global accesses are [`GLOBAL_ACCESSES`].
+/// The row kernels (`kernels::rows`: `softmax_{f32,f16}_W`, `layer_norm_{f16,bf16}_W`), whose
+/// accesses follow from their element type, not their width: each thread's 16 elements of a row
+/// in whole 16-byte vectors, and element by element where the row's tail cuts a vector.
+fn is_row_kernel(name: &str) -> bool {
+    name.starts_with("softmax_") || name.starts_with("layer_norm_")
+}
+
+/// `v4` loads and stores a row kernel must issue: softmax reads x and writes y, layer norm
+/// reads x, w and b; 4 f32 or 8 16-bit elements per vector.
+fn row_kernel_vectors(name: &str) -> (usize, usize) {
+    let vectors = if name.starts_with("softmax_f32") {
+        4
+    } else {
+        2
+    };
+    let reads = if name.starts_with("layer_norm") { 3 } else { 1 };
+    (reads * vectors, vectors)
+}
+
+/// Fails unless each row kernel's full vectors are `v4` accesses ([`row_kernel_vectors`]) and
+/// its other accesses are single elements (the masked tail; layer norm's two statistics).
+fn check_row_kernels(found: &[(String, String, usize)]) -> Result<usize, String> {
+    let kernels: std::collections::BTreeSet<&str> = found
+        .iter()
+        .map(|f| f.0.as_str())
+        .filter(|k| is_row_kernel(k))
+        .collect();
+    for k in &kernels {
+        let count = |op: &str| {
+            found
+                .iter()
+                .filter(|f| f.0 == *k && f.1 == op)
+                .map(|f| f.2)
+                .sum::<usize>()
+        };
+        let got = (count("ld.global.v4.b32"), count("st.global.v4.b32"));
+        if got != row_kernel_vectors(k) {
+            return Err(format!(
+                "{}: (v4 loads, v4 stores) {:?}, expected {:?}",
+                k,
+                got,
+                row_kernel_vectors(k)
+            ));
+        }
+        let scalar =
+            |op: &str| (op.ends_with(".b16") || op.ends_with(".b32")) && !op.contains(".v");
+        if let Some(f) = found
+            .iter()
+            .find(|f| f.0 == *k && !f.1.contains(".v4") && !scalar(&f.1))
+        {
+            return Err(format!(
+                "{}: {} x{}: a row kernel's accesses are whole 16-byte vectors or single elements",
+                k, f.1, f.2
+            ));
+        }
+    }
+    Ok(kernels.len())
+}
+
+/// Fails unless every kernel's global accesses are [`GLOBAL_ACCESSES`] (the row kernels:
+/// [`check_row_kernels`]).
 fn check_global_accesses(ptx: &str) -> Result<(), String> {
-    let found = global_accesses(ptx);
+    let all = global_accesses(ptx);
+    let rows = check_row_kernels(&all)?;
+    println!(
+        "ptx-check: the {} row kernels move whole 16-byte vectors",
+        rows
+    );
+    let found: Vec<_> = all.into_iter().filter(|f| !is_row_kernel(&f.0)).collect();
     let want: Vec<(String, String, usize)> = GLOBAL_ACCESSES
         .iter()
         .map(|&(k, op, n)| (k.to_string(), op.to_string(), n))
