@@ -4,6 +4,7 @@
 #     cargo xtask gpu        # target/ptx/kernels.ptx, target/release/{gpu-bench,gemm-bench}
 # then, on the device machine from the repository root (carry target/ptx and the two binaries):
 #     bash scripts/device_check.sh [OUT_DIR]
+# (STEPS="rows gemm" runs only the steps named: rows, rows-memcheck, gemm, table.)
 # Each step has its own time limit so that one slow step cannot eat the others; each step's log
 # goes to OUT_DIR (default: $OUT, else target/device), the summary lines to stdout.
 set -u
@@ -15,6 +16,7 @@ ptx=target/ptx/kernels.ptx
 step() { # step NAME SECONDS COMMAND...
   local name=$1 secs=$2
   shift 2
+  [[ -z "${STEPS:-}" || " $STEPS " == *" $name "* ]] || return 0
   local t0=$SECONDS
   timeout "$secs" "$@" >"$out/$name.log" 2>&1
   local rc=$?

@@ -142,31 +142,34 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize>(
     let row0 = L::SHAPE[0] * t.block_idx()[0];
     let (origin, strides, bounds) = ([row0, 0], [n_cols, 1], [n_rows, n_cols]);
     let zero = E::from_f32(0.0);
-    let x = Tile::<L, E, N>::load_masked(t, io.x, origin, strides, bounds, zero).map(E::to_f32);
-    // The weight and bias rows: every row of the tile reads the same (row stride 0); loaded
-    // before the reductions so that their latency hides behind them.
-    let (cols, cstrides, cbounds) = ([0, 0], [0, 1], [u32::MAX, n_cols]);
-    let w = Tile::<L, E, N>::load_masked(t, io.w, cols, cstrides, cbounds, zero);
-    let b = Tile::<L, E, N>::load_masked(t, io.b, cols, cstrides, cbounds, zero);
+    // x stays in its own registers, widened where used: as f32 it would be the same 16
+    // registers, and the weight and bias are loaded only where they are used, so that x, w and
+    // b are never live together (registers decide how many CTAs an SM holds, and occupancy is
+    // what a memory-bound kernel lives on).
+    let x = Tile::<L, E, N>::load_masked(t, io.x, origin, strides, bounds, zero);
     let inv_n = 1.0 / n_cols as f32;
-    let sum: Tile<S, f32, M> = x.reduce::<1, S, M>(t, |a, b| a + b);
-    let mu = sum.map(|s| s * inv_n);
+    let sum: Tile<S, f32, M> = x.map(E::to_f32).reduce::<1, S, M>(t, |a, b| a + b);
+    let mean = sum.map(|s| s * inv_n);
+    let mu = mean.broadcast::<1, L, N>();
     // Masked columns must not count in the variance: their centred value is 0.
     let inside = Tile::<L, bool, N>::from_coords(t, |[_, j]| j < n_cols);
-    let centred = x.zip_with(&mu.broadcast::<1, L, N>(), |v, m| v - m);
-    let centred = centred.select(&inside, &Tile::splat(0.0));
-    let var: Tile<S, f32, M> = centred.map(|c| c * c).reduce::<1, S, M>(t, |a, b| a + b);
+    let centred = x.zip_with(&mu, |v, m| v.to_f32() - m);
+    let square = centred.map(|c| c * c).select(&inside, &Tile::splat(0.0));
+    let var: Tile<S, f32, M> = square.reduce::<1, S, M>(t, |a, b| a + b);
     let r = var.map(|v| math::rsqrt(v * inv_n + eps));
     let scaled = centred.zip_with(&r.broadcast::<1, L, N>(), |c, r| c * r);
-    let affine = scaled
-        .zip_with(&w, |v, w| v * w.to_f32())
-        .zip_with(&b, |v, b| E::from_f32(v + b.to_f32()));
+    // The weight and bias rows: every row of the tile reads the same (row stride 0).
+    let (cols, cstrides, cbounds) = ([0, 0], [0, 1], [u32::MAX, n_cols]);
+    let w = Tile::<L, E, N>::load_masked(t, io.w, cols, cstrides, cbounds, zero);
+    let weighted = scaled.zip_with(&w, |v, w| v * w.to_f32());
+    let b = Tile::<L, E, N>::load_masked(t, io.b, cols, cstrides, cbounds, zero);
+    let affine = weighted.zip_with(&b, |v, b| E::from_f32(v + b.to_f32()));
     affine.store_masked(t, io.y, origin, strides, bounds);
     // The one thread whose register 0 holds column 0 of a row writes the row's statistics.
     let at = [0, t.lane(), t.warp(), 0];
     let row = row0 + L::coord(at, 0);
     if L::coord(at, 1) == 0 && row < n_rows {
-        io.mean.store1(row as usize, mu.values[0]);
+        io.mean.store1(row as usize, mean.values[0]);
         io.rstd.store1(row as usize, r.values[0]);
     }
 }
