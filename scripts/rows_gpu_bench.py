@@ -62,9 +62,13 @@ class Ours:
         self.mod = cp.RawModule(path=PTX)
         self.classes = classes()
 
-    def call(self, kind, n_rows, n_cols, tensors):
+    def call(self, kind, n_rows, n_cols, tensors, any_width=False):
+        """The `_aligned` entry where the width is a multiple of the 16-byte vector, unless
+        `any_width`."""
         c = next(c for c in self.classes if n_cols <= c["width"])
-        f = self.mod.get_function(c[kind])
+        vector = 16 // tensors[0].element_size()
+        aligned = n_cols % vector == 0 and not any_width
+        f = self.mod.get_function(c["aligned"][kind] if aligned else c[kind])
         if c["shared_bytes"] > 48 * 1024:
             f.max_dynamic_shared_size_bytes = c["shared_bytes"]
         grid = ((n_rows + c["rows_per_cta"] - 1) // c["rows_per_cta"],)
@@ -86,10 +90,10 @@ def softmax_case(ours, dtype, rows, cols):
     x = (torch.randn(rows, cols, device="cuda") * 4).to(DTYPES[dtype])
     want = torch.softmax(x.double(), dim=1)
     out = {}
-    for name in ("ours", "triton", "torch"):
+    for name in ("ours", "ours, any-width kernel", "triton", "torch"):
         y = torch.full_like(x, float("nan"))
-        if name == "ours":
-            f = ours.call(f"softmax_{dtype}", rows, cols, (x, y))
+        if name.startswith("ours"):
+            f = ours.call(f"softmax_{dtype}", rows, cols, (x, y), any_width=name != "ours")
         elif name == "triton":
             f = triton_softmax(x, y)
         else:
@@ -108,12 +112,13 @@ def layer_norm_case(ours, dtype, rows, cols):
     b = torch.randn(cols, device="cuda").to(t)
     want = torch.nn.functional.layer_norm(x.double(), (cols,), w.double(), b.double(), 1e-5)
     out = {}
-    for name in ("ours", "triton", "torch"):
+    for name in ("ours", "ours, any-width kernel", "triton", "torch"):
         y = torch.full_like(x, float("nan"))
         mean = torch.full((rows,), float("nan"), device="cuda")
         rstd = torch.full((rows,), float("nan"), device="cuda")
-        if name == "ours":
-            f = ours.call(f"layer_norm_{dtype}", rows, cols, (x, w, b, y, mean, rstd))
+        if name.startswith("ours"):
+            f = ours.call(f"layer_norm_{dtype}", rows, cols, (x, w, b, y, mean, rstd),
+                          any_width=name != "ours")
         elif name == "triton":
             f = triton_layer_norm(x, w, b, y, mean, rstd)
         else:
@@ -140,7 +145,7 @@ def row(label, ms, err, nbytes, copy):
 
 
 ELEMS = 1 << 26  # elements per case: 256 MiB of f32 read and written, 128 MiB of 16-bit
-WIDTHS = (128, 512, 1000, 1024, 2048, 4096, 8192)
+WIDTHS = (128, 512, 1000, 1024, 2048, 4096, 8192, 1001)  # 1001: the element-by-element tail
 
 
 def main():
@@ -176,10 +181,11 @@ def main():
                 for name, (ms, err) in r.items():
                     row(f"  {name}", ms, err, nbytes, c)
                 summary.append((f"{kind} {dtype} {rows}x{cols}", 100 * c / r["ours"][0],
-                                r["ours"][0] / r["triton"][0], r["ours"][0] / r["torch"][0]))
-    print(f"\n{'case':32} {'ours % copy':>11} {'ours/triton':>11} {'ours/torch':>10}  (time ratios)")
-    for name, pc, rt, rto in summary:
-        print(f"{name:32} {pc:10.1f}% {rt:11.3f} {rto:10.3f}")
+                                r["ours"][0] / r["triton"][0], r["ours"][0] / r["torch"][0],
+                                r["ours"][0] / r["ours, any-width kernel"][0]))
+    print(f"\n{'case':32} {'ours % copy':>11} {'ours/triton':>11} {'ours/torch':>10} {'ours/any-width':>14}  (time ratios)")
+    for name, pc, rt, rto, ra in summary:
+        print(f"{name:32} {pc:10.1f}% {rt:11.3f} {rto:10.3f} {ra:14.3f}")
 
 
 if __name__ == "__main__":

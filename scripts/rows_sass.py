@@ -3,7 +3,8 @@
 Triton side: scripts/triton_rows.py's softmax (tutorial 02, one program per row) and layer norm
 forward (tutorial 05), compiled with `triton.compile` for sm_90 with the tutorials' BLOCK and
 warps for the width, specialised as the launcher does for a row stride and width divisible by 16.
-Ours: the class entry (`softmax_f32_W`, ...) of target/ptx/kernels.ptx (`cargo xtask ptx`). Both
+Ours: the class entry (`softmax_f32_W_aligned` where the width is a multiple of the 16-byte vector, as
+Triton's launcher specialises on divisibility by 16; else `softmax_f32_W`) of target/ptx/kernels.ptx (`cargo xtask ptx`). Both
 go through the same ptxas (`-v --regAllocOptLevel=2`, Triton's flags) and `cuobjdump -sass`
 (scripts/gemm_sass.py's helpers). Counts are of the whole kernel (neither has a loop for a row
 that fits one block; ours also holds the element-by-element path of a masked tail, which a full
@@ -28,7 +29,7 @@ from gemm_sass import ptxas, sass  # noqa: E402
 import triton_rows  # noqa: E402
 
 # (kernel, element, width)
-CASES = [("softmax", "f32", 128), ("softmax", "f32", 1024), ("softmax", "f32", 8192),
+CASES = [("softmax", "f32", 128), ("softmax", "f32", 1000), ("layer_norm", "f16", 1000), ("softmax", "f32", 1024), ("softmax", "f32", 8192),
          ("softmax", "f16", 1024), ("layer_norm", "f16", 1024), ("layer_norm", "f16", 4096),
          ("layer_norm", "f16", 8192), ("layer_norm", "bf16", 1024)]
 TRITON_TYPES = {"f32": "fp32", "f16": "fp16", "bf16": "bf16"}
@@ -112,7 +113,7 @@ def main():
     rows = []
     for kind, elem, width in CASES:
         c = next(c for c in ours if width <= c["width"])
-        entry = c[f"{kind}_{elem}"]
+        entry = (c["aligned"] if width % (16 // BYTES[elem]) == 0 else c)[f"{kind}_{elem}"]
         ptx, tentry, tthreads, tsmem = compile_triton(kind, elem, width)
         rows.append(row(f"ours {entry}", ours_ptx, entry, c["threads"], c["shared_bytes"], c["rows_per_cta"]))
         rows.append(row(f"Triton {kind} {elem} {width}", ptx, tentry, tthreads, tsmem, 1))

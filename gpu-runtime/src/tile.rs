@@ -300,6 +300,67 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             }
         });
     }
+
+    /// [`Tile::load_masked`] where the bounds, the origin along the fast dim and the other
+    /// strides are multiples of the vector, so that each vector is wholly inside or wholly
+    /// outside: one access or none per vector, no element-by-element path (Triton's masked load
+    /// when the launcher found the sizes divisible by 16). Kernels that cannot promise it use
+    /// `load_masked`; the simulator checks the promise.
+    #[inline(always)]
+    pub fn load_masked_aligned<T: Thread, const R: usize>(
+        t: &T,
+        src: &Global<'_, E>,
+        origin: [u32; R],
+        strides: [u32; R],
+        bounds: [u32; R],
+        other: E,
+    ) -> Self {
+        let mut values = [other; N];
+        let v = Self::VECTOR.1;
+        crate::unroll!(N / v, |g| {
+            let n = Self::inside(t, v * g, v, origin, bounds);
+            let i = Self::index(t, v * g, origin, strides);
+            debug_assert!(
+                (n == 0 || n == v) && i % v == 0,
+                "load_masked_aligned: a vector of {} elements at element {} has {} inside: the bounds, origin and strides must be multiples of the vector (use load_masked)",
+                v,
+                i,
+                n
+            );
+            if n > 0 {
+                load_vector(src, i, &mut values, v * g, v);
+            }
+        });
+        Self::new(values)
+    }
+
+    /// [`Tile::store_masked`] under [`Tile::load_masked_aligned`]'s promise: one access or none
+    /// per vector.
+    #[inline(always)]
+    pub fn store_masked_aligned<T: Thread, const R: usize>(
+        &self,
+        t: &T,
+        dst: &GlobalMut<'_, E>,
+        origin: [u32; R],
+        strides: [u32; R],
+        bounds: [u32; R],
+    ) {
+        let v = Self::VECTOR.1;
+        crate::unroll!(N / v, |g| {
+            let n = Self::inside(t, v * g, v, origin, bounds);
+            let i = Self::index(t, v * g, origin, strides);
+            debug_assert!(
+                (n == 0 || n == v) && i % v == 0,
+                "store_masked_aligned: a vector of {} elements at element {} has {} inside: the bounds, origin and strides must be multiples of the vector (use store_masked)",
+                v,
+                i,
+                n
+            );
+            if n > 0 {
+                store_vector(dst, i, &self.values, v * g, v);
+            }
+        });
+    }
 }
 
 /// Registers `at..at + n` from elements `i..i + n` of `src`, one by one (a vector cut by the

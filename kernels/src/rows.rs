@@ -74,12 +74,55 @@ pub const fn class_for(n_cols: u32) -> Option<usize> {
     None
 }
 
+/// Elements per 16-byte vector of an element of `elem_bytes`: a row whose width is a multiple
+/// of it runs the `_aligned` entry points.
+pub const fn vector(elem_bytes: u32) -> u32 {
+    16 / elem_bytes
+}
+
+/// A row tile's masked load: `ALIGNED` when the row width is a multiple of the vector (each
+/// vector wholly in or out, as Triton specialises a kernel on sizes divisible by 16); else any
+/// width, the vector cut by the edge element by element (which costs registers: the kernel
+/// holds both paths).
+#[inline(always)]
+fn load<L: Registers<N>, E: Element, T: Thread, const N: usize, const ALIGNED: bool>(
+    t: &T,
+    src: &Global<E>,
+    origin: [u32; 2],
+    strides: [u32; 2],
+    bounds: [u32; 2],
+    other: E,
+) -> Tile<L, E, N> {
+    if ALIGNED {
+        Tile::load_masked_aligned(t, src, origin, strides, bounds, other)
+    } else {
+        Tile::load_masked(t, src, origin, strides, bounds, other)
+    }
+}
+
+/// The store of [`load`]'s masks.
+#[inline(always)]
+fn store<L: Registers<N>, E: Element, T: Thread, const N: usize, const ALIGNED: bool>(
+    t: &T,
+    tile: &Tile<L, E, N>,
+    dst: &GlobalMut<E>,
+    origin: [u32; 2],
+    strides: [u32; 2],
+    bounds: [u32; 2],
+) {
+    if ALIGNED {
+        tile.store_masked_aligned(t, dst, origin, strides, bounds)
+    } else {
+        tile.store_masked(t, dst, origin, strides, bounds)
+    }
+}
+
 /// `y[i] = softmax(x[i])` over each of `n_rows` rows of `n_cols <= W` elements (row-major, row
 /// stride `n_cols`), `L` a class's tile of `R x W`: grid `n_rows.div_ceil(R)`. As Triton's
 /// tutorial: subtract the row max, `exp` (`ex2.approx`), divide by the row sum (one
 /// `rcp.approx` per row, then multiplies).
 #[inline(always)]
-pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize>(
+pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: bool>(
     t: &T,
     x: &Global<E>,
     y: &GlobalMut<E>,
@@ -97,13 +140,13 @@ pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize>(
         [n_rows, n_cols],
     );
     let lowest = E::from_f32(f32::NEG_INFINITY);
-    let v = Tile::<L, E, N>::load_masked(t, x, origin, strides, bounds, lowest).map(E::to_f32);
+    let v = load::<L, E, T, N, ALIGNED>(t, x, origin, strides, bounds, lowest).map(E::to_f32);
     let max: Tile<S, f32, M> = v.reduce::<1, S, M>(t, math::max);
     let e = v.zip_with(&max.broadcast::<1, L, N>(), |a, m| math::exp(a - m));
     let sum: Tile<S, f32, M> = e.reduce::<1, S, M>(t, |a, b| a + b);
     let inv = sum.map(math::rcp).broadcast::<1, L, N>();
-    e.zip_with(&inv, |a, r| E::from_f32(a * r))
-        .store_masked(t, y, origin, strides, bounds);
+    let out = e.zip_with(&inv, |a, r| E::from_f32(a * r));
+    store::<L, E, T, N, ALIGNED>(t, &out, y, origin, strides, bounds);
 }
 
 /// A layer norm's tensors.
@@ -127,7 +170,7 @@ pub struct LayerNormIo<'a, 'b, E> {
 /// written out, as Triton's tutorial 05. `L` a class's tile of `R x W`: grid
 /// `n_rows.div_ceil(R)`.
 #[inline(always)]
-pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize>(
+pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: bool>(
     t: &T,
     io: &LayerNormIo<E>,
     n_rows: u32,
@@ -146,7 +189,7 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize>(
     // registers, and the weight and bias are loaded only where they are used, so that x, w and
     // b are never live together (registers decide how many CTAs an SM holds, and occupancy is
     // what a memory-bound kernel lives on).
-    let x = Tile::<L, E, N>::load_masked(t, io.x, origin, strides, bounds, zero);
+    let x = load::<L, E, T, N, ALIGNED>(t, io.x, origin, strides, bounds, zero);
     let inv_n = 1.0 / n_cols as f32;
     let sum: Tile<S, f32, M> = x.map(E::to_f32).reduce::<1, S, M>(t, |a, b| a + b);
     let mean = sum.map(|s| s * inv_n);
@@ -160,11 +203,11 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize>(
     let scaled = centred.zip_with(&r.broadcast::<1, L, N>(), |c, r| c * r);
     // The weight and bias rows: every row of the tile reads the same (row stride 0).
     let (cols, cstrides, cbounds) = ([0, 0], [0, 1], [u32::MAX, n_cols]);
-    let w = Tile::<L, E, N>::load_masked(t, io.w, cols, cstrides, cbounds, zero);
+    let w = load::<L, E, T, N, ALIGNED>(t, io.w, cols, cstrides, cbounds, zero);
     let weighted = scaled.zip_with(&w, |v, w| v * w.to_f32());
-    let b = Tile::<L, E, N>::load_masked(t, io.b, cols, cstrides, cbounds, zero);
+    let b = load::<L, E, T, N, ALIGNED>(t, io.b, cols, cstrides, cbounds, zero);
     let affine = weighted.zip_with(&b, |v, b| E::from_f32(v + b.to_f32()));
-    affine.store_masked(t, io.y, origin, strides, bounds);
+    store::<L, E, T, N, ALIGNED>(t, &affine, io.y, origin, strides, bounds);
     // The one thread whose register 0 holds column 0 of a row writes the row's statistics.
     let at = [0, t.lane(), t.warp(), 0];
     let row = row0 + L::coord(at, 0);
@@ -188,8 +231,10 @@ pub struct RowClass {
     pub threads: u32,
     /// Dynamic shared memory per CTA (the cross-warp reductions' scratch; 0 within a warp).
     pub shared_bytes: u32,
-    /// `softmax_f32_W`, `softmax_f16_W`, `layer_norm_f16_W`, `layer_norm_bf16_W`.
+    /// `softmax_f32_W`, `softmax_f16_W`, `layer_norm_f16_W`, `layer_norm_bf16_W`: any width.
     pub names: [&'static str; 4],
+    /// The same for widths that are a multiple of the vector ([`vector`]): `..._W_aligned`.
+    pub aligned: [&'static str; 4],
 }
 
 /// The classes, in [`WIDTHS`]' order.
@@ -203,106 +248,81 @@ const fn scratch<L: Registers<PER_THREAD>, S: Registers<1>>() -> u32 {
     linear_layouts::reduce::Slice::<L, S, 1, PER_THREAD, 1>::SHARED_BYTES
 }
 
-/// One class's entry points (softmax in f32 and f16, layer norm in f16 and bf16) and its
-/// [`RowClass`].
+/// One class's entry points (softmax in f32 and f16, layer norm in f16 and bf16; each for any
+/// width and for widths a multiple of the vector) and its [`RowClass`].
 macro_rules! row_class {
     ($class:ident = $rows:ident, $stat:ident, $hrows:ident, $hstat:ident:
-     $sm32:ident, $sm16:ident, $ln16:ident, $lnbf:ident) => {
+     $sm32:ident, $sm16:ident, $ln16:ident, $lnbf:ident;
+     $sm32a:ident, $sm16a:ident, $ln16a:ident, $lnbfa:ident) => {
         #[doc = concat!("The class of `", stringify!($rows), "`.")]
         pub const $class: RowClass = RowClass {
             width: $rows::SHAPE[1],
             rows_per_cta: $rows::SHAPE[0],
             threads: $rows::THREADS,
             shared_bytes: scratch::<$rows, $stat>(),
-            names: [
-                stringify!($sm32),
-                stringify!($sm16),
-                stringify!($ln16),
-                stringify!($lnbf),
-            ],
+            names: [stringify!($sm32), stringify!($sm16), stringify!($ln16), stringify!($lnbf)],
+            aligned: [stringify!($sm32a), stringify!($sm16a), stringify!($ln16a), stringify!($lnbfa)],
         };
-
-        /// Softmax of f32 rows of this class's width (see [`softmax_rows`]).
+        row_class!(@softmax $sm32, $rows, $stat, f32, false);
+        row_class!(@softmax $sm16, $hrows, $hstat, F16, false);
+        row_class!(@layer_norm $ln16, $hrows, $hstat, F16, false);
+        row_class!(@layer_norm $lnbf, $hrows, $hstat, Bf16, false);
+        row_class!(@softmax $sm32a, $rows, $stat, f32, true);
+        row_class!(@softmax $sm16a, $hrows, $hstat, F16, true);
+        row_class!(@layer_norm $ln16a, $hrows, $hstat, F16, true);
+        row_class!(@layer_norm $lnbfa, $hrows, $hstat, Bf16, true);
+    };
+    (@softmax $name:ident, $rows:ident, $stat:ident, $e:ty, $aligned:literal) => {
+        #[doc = concat!("Softmax of `", stringify!($e), "` rows of `", stringify!($rows), "`'s width (see [`softmax_rows`]).")]
         #[cfg(not(target_arch = "spirv"))]
         #[kernel(block = $rows::THREADS, shared = scratch::<$rows, $stat>())]
-        pub fn $sm32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>, n_rows: u32, n_cols: u32) {
-            softmax_rows::<$rows, $stat, f32, _, PER_THREAD, 1>(t, &x, &y, n_rows, n_cols)
+        pub fn $name(t: &impl Thread, x: Global<$e>, y: GlobalMut<$e>, n_rows: u32, n_cols: u32) {
+            softmax_rows::<$rows, $stat, $e, _, PER_THREAD, 1, $aligned>(t, &x, &y, n_rows, n_cols)
         }
-
-        /// Softmax of f16 rows of this class's width, f32 inside (see [`softmax_rows`]).
+    };
+    (@layer_norm $name:ident, $rows:ident, $stat:ident, $e:ty, $aligned:literal) => {
+        #[doc = concat!("Layer norm of `", stringify!($e), "` rows of `", stringify!($rows), "`'s width (see [`layer_norm_rows`]).")]
         #[cfg(not(target_arch = "spirv"))]
-        #[kernel(block = $hrows::THREADS, shared = scratch::<$hrows, $hstat>())]
-        pub fn $sm16(t: &impl Thread, x: Global<F16>, y: GlobalMut<F16>, n_rows: u32, n_cols: u32) {
-            softmax_rows::<$hrows, $hstat, F16, _, PER_THREAD, 1>(t, &x, &y, n_rows, n_cols)
-        }
-
-        /// Layer norm of f16 rows of this class's width (see [`layer_norm_rows`]).
-        #[cfg(not(target_arch = "spirv"))]
-        #[kernel(block = $hrows::THREADS, shared = scratch::<$hrows, $hstat>())]
+        #[kernel(block = $rows::THREADS, shared = scratch::<$rows, $stat>())]
         #[allow(clippy::too_many_arguments)]
-        pub fn $ln16(
+        pub fn $name(
             t: &impl Thread,
-            x: Global<F16>,
-            w: Global<F16>,
-            b: Global<F16>,
-            y: GlobalMut<F16>,
+            x: Global<$e>,
+            w: Global<$e>,
+            b: Global<$e>,
+            y: GlobalMut<$e>,
             mean: GlobalMut<f32>,
             rstd: GlobalMut<f32>,
             n_rows: u32,
             n_cols: u32,
         ) {
-            let io = LayerNormIo {
-                x: &x,
-                w: &w,
-                b: &b,
-                y: &y,
-                mean: &mean,
-                rstd: &rstd,
-            };
-            layer_norm_rows::<$hrows, $hstat, F16, _, PER_THREAD, 1>(t, &io, n_rows, n_cols, EPS)
-        }
-
-        /// Layer norm of bf16 rows of this class's width (see [`layer_norm_rows`]).
-        #[cfg(not(target_arch = "spirv"))]
-        #[kernel(block = $hrows::THREADS, shared = scratch::<$hrows, $hstat>())]
-        #[allow(clippy::too_many_arguments)]
-        pub fn $lnbf(
-            t: &impl Thread,
-            x: Global<Bf16>,
-            w: Global<Bf16>,
-            b: Global<Bf16>,
-            y: GlobalMut<Bf16>,
-            mean: GlobalMut<f32>,
-            rstd: GlobalMut<f32>,
-            n_rows: u32,
-            n_cols: u32,
-        ) {
-            let io = LayerNormIo {
-                x: &x,
-                w: &w,
-                b: &b,
-                y: &y,
-                mean: &mean,
-                rstd: &rstd,
-            };
-            layer_norm_rows::<$hrows, $hstat, Bf16, _, PER_THREAD, 1>(t, &io, n_rows, n_cols, EPS)
+            let io = LayerNormIo { x: &x, w: &w, b: &b, y: &y, mean: &mean, rstd: &rstd };
+            layer_norm_rows::<$rows, $stat, $e, _, PER_THREAD, 1, $aligned>(t, &io, n_rows, n_cols, EPS)
         }
     };
 }
 
 row_class!(CLASS_64 = Rows64, Stat64, HalfRows64, HalfStat64:
-    softmax_f32_64, softmax_f16_64, layer_norm_f16_64, layer_norm_bf16_64);
+    softmax_f32_64, softmax_f16_64, layer_norm_f16_64, layer_norm_bf16_64;
+    softmax_f32_64_aligned, softmax_f16_64_aligned, layer_norm_f16_64_aligned, layer_norm_bf16_64_aligned);
 row_class!(CLASS_128 = Rows128, Stat128, HalfRows128, HalfStat128:
-    softmax_f32_128, softmax_f16_128, layer_norm_f16_128, layer_norm_bf16_128);
+    softmax_f32_128, softmax_f16_128, layer_norm_f16_128, layer_norm_bf16_128;
+    softmax_f32_128_aligned, softmax_f16_128_aligned, layer_norm_f16_128_aligned, layer_norm_bf16_128_aligned);
 row_class!(CLASS_256 = Rows256, Stat256, HalfRows256, HalfStat256:
-    softmax_f32_256, softmax_f16_256, layer_norm_f16_256, layer_norm_bf16_256);
+    softmax_f32_256, softmax_f16_256, layer_norm_f16_256, layer_norm_bf16_256;
+    softmax_f32_256_aligned, softmax_f16_256_aligned, layer_norm_f16_256_aligned, layer_norm_bf16_256_aligned);
 row_class!(CLASS_512 = Rows512, Stat512, HalfRows512, HalfStat512:
-    softmax_f32_512, softmax_f16_512, layer_norm_f16_512, layer_norm_bf16_512);
+    softmax_f32_512, softmax_f16_512, layer_norm_f16_512, layer_norm_bf16_512;
+    softmax_f32_512_aligned, softmax_f16_512_aligned, layer_norm_f16_512_aligned, layer_norm_bf16_512_aligned);
 row_class!(CLASS_1024 = Rows1024, Stat1024, HalfRows1024, HalfStat1024:
-    softmax_f32_1024, softmax_f16_1024, layer_norm_f16_1024, layer_norm_bf16_1024);
+    softmax_f32_1024, softmax_f16_1024, layer_norm_f16_1024, layer_norm_bf16_1024;
+    softmax_f32_1024_aligned, softmax_f16_1024_aligned, layer_norm_f16_1024_aligned, layer_norm_bf16_1024_aligned);
 row_class!(CLASS_2048 = Rows2048, Stat2048, HalfRows2048, HalfStat2048:
-    softmax_f32_2048, softmax_f16_2048, layer_norm_f16_2048, layer_norm_bf16_2048);
+    softmax_f32_2048, softmax_f16_2048, layer_norm_f16_2048, layer_norm_bf16_2048;
+    softmax_f32_2048_aligned, softmax_f16_2048_aligned, layer_norm_f16_2048_aligned, layer_norm_bf16_2048_aligned);
 row_class!(CLASS_4096 = Rows4096, Stat4096, HalfRows4096, HalfStat4096:
-    softmax_f32_4096, softmax_f16_4096, layer_norm_f16_4096, layer_norm_bf16_4096);
+    softmax_f32_4096, softmax_f16_4096, layer_norm_f16_4096, layer_norm_bf16_4096;
+    softmax_f32_4096_aligned, softmax_f16_4096_aligned, layer_norm_f16_4096_aligned, layer_norm_bf16_4096_aligned);
 row_class!(CLASS_8192 = Rows8192, Stat8192, HalfRows8192, HalfStat8192:
-    softmax_f32_8192, softmax_f16_8192, layer_norm_f16_8192, layer_norm_bf16_8192);
+    softmax_f32_8192, softmax_f16_8192, layer_norm_f16_8192, layer_norm_bf16_8192;
+    softmax_f32_8192_aligned, softmax_f16_8192_aligned, layer_norm_f16_8192_aligned, layer_norm_bf16_8192_aligned);

@@ -34,9 +34,11 @@ fn memory<E: Element>(v: &[E]) -> HostMemory {
     HostMemory::new(v.iter().map(|e| e.to_bits()))
 }
 
-/// The widths a class is checked at.
-fn widths(c: &RowClass) -> [u32; 3] {
-    [c.width / 2 + 1, c.width - 3, c.width]
+/// The widths a class is checked at: just past the narrower class, a tail of 5 elements, and
+/// two multiples of every vector (for the `_aligned` kernels too), one leaving a tail of
+/// whole vectors.
+fn widths(c: &RowClass) -> [u32; 4] {
+    [c.width / 2 + 1, c.width - 3, c.width - 8, c.width]
 }
 
 /// Mantissa bits of an element type (for its ulp).
@@ -52,8 +54,12 @@ fn ulp(v: f64, bits: i32) -> f64 {
     2f64.powf(v.abs().max(1e-30).log2().floor() - bits as f64)
 }
 
-fn softmax_case<L, S, E, const N: usize>(c: &RowClass, n_rows: u32, n_cols: u32, bf16: bool)
-where
+fn softmax_case<L, S, E, const N: usize, const A: bool>(
+    c: &RowClass,
+    n_rows: u32,
+    n_cols: u32,
+    bf16: bool,
+) where
     L: Registers<N>,
     S: Registers<1>,
     E: Element + Real,
@@ -65,7 +71,7 @@ where
     let (xm, ym) = (memory(&x), HostMemory::new(x.iter().map(|_| u64::MAX)));
     let grid = n_rows.div_ceil(c.rows_per_cta);
     launch(Launch::new(grid, c.threads, c.shared_bytes), |t| {
-        softmax_rows::<L, S, E, _, N, 1>(t, &xm.global(), &ym.global_mut(), n_rows, n_cols)
+        softmax_rows::<L, S, E, _, N, 1, A>(t, &xm.global(), &ym.global_mut(), n_rows, n_cols)
     })
     .expect("no simulator issue");
     let m = mantissa::<E>(bf16);
@@ -100,8 +106,12 @@ where
     }
 }
 
-fn layer_norm_case<L, S, E, const N: usize>(c: &RowClass, n_rows: u32, n_cols: u32, bf16: bool)
-where
+fn layer_norm_case<L, S, E, const N: usize, const A: bool>(
+    c: &RowClass,
+    n_rows: u32,
+    n_cols: u32,
+    bf16: bool,
+) where
     L: Registers<N>,
     S: Registers<1>,
     E: Element + Real,
@@ -129,7 +139,7 @@ where
             mean: &mg,
             rstd: &rg,
         };
-        layer_norm_rows::<L, S, E, _, N, 1>(t, &io, n_rows, n_cols, rows::EPS)
+        layer_norm_rows::<L, S, E, _, N, 1, A>(t, &io, n_rows, n_cols, rows::EPS)
     })
     .expect("no simulator issue");
     let f = |v: E| v.to_f32() as f64;
@@ -188,10 +198,16 @@ macro_rules! check_class {
         let n_rows = c.rows_per_cta + 1;
         for n_cols in widths(c) {
             assert_eq!(rows::class_for(n_cols), Some($i));
-            softmax_case::<$rows, $stat, f32, 16>(c, n_rows, n_cols, false);
-            softmax_case::<$half, $hstat, F16, 16>(c, n_rows, n_cols, false);
-            layer_norm_case::<$half, $hstat, F16, 16>(c, n_rows, n_cols, false);
-            layer_norm_case::<$half, $hstat, Bf16, 16>(c, n_rows, n_cols, true);
+            softmax_case::<$rows, $stat, f32, 16, false>(c, n_rows, n_cols, false);
+            softmax_case::<$half, $hstat, F16, 16, false>(c, n_rows, n_cols, false);
+            layer_norm_case::<$half, $hstat, F16, 16, false>(c, n_rows, n_cols, false);
+            layer_norm_case::<$half, $hstat, Bf16, 16, false>(c, n_rows, n_cols, true);
+            if n_cols % rows::vector(2) == 0 {
+                softmax_case::<$rows, $stat, f32, 16, true>(c, n_rows, n_cols, false);
+                softmax_case::<$half, $hstat, F16, 16, true>(c, n_rows, n_cols, false);
+                layer_norm_case::<$half, $hstat, F16, 16, true>(c, n_rows, n_cols, false);
+                layer_norm_case::<$half, $hstat, Bf16, 16, true>(c, n_rows, n_cols, true);
+            }
         }
     }};
 }
@@ -217,8 +233,8 @@ fn rows_across_warps() {
 fn one_column_and_one_row() {
     use kernels::rows::{HalfRows64, HalfStat64, Rows64, Stat64};
     let c = &CLASSES[0];
-    softmax_case::<Rows64, Stat64, f32, 16>(c, 1, 1, false);
-    layer_norm_case::<HalfRows64, HalfStat64, F16, 16>(c, 3, 1, false);
+    softmax_case::<Rows64, Stat64, f32, 16, false>(c, 1, 1, false);
+    layer_norm_case::<HalfRows64, HalfStat64, F16, 16, false>(c, 3, 1, false);
     assert_eq!(rows::class_for(0), Some(0));
     assert_eq!(rows::class_for(8193), None);
 }
@@ -247,7 +263,7 @@ fn a_cross_warp_class_without_its_scratch_is_reported() {
     let x = HostMemory::new((0..n_rows * n_cols).map(|i| (i as f32).to_bits() as u64));
     let y = HostMemory::new((0..n_rows * n_cols).map(|_| 0));
     let e = launch(Launch::new(1, CLASSES[4].threads, 0), |t| {
-        softmax_rows::<Rows1024, Stat1024, f32, _, 16, 1>(
+        softmax_rows::<Rows1024, Stat1024, f32, _, 16, 1, true>(
             t,
             &x.global(),
             &y.global_mut(),
@@ -257,4 +273,25 @@ fn a_cross_warp_class_without_its_scratch_is_reported() {
     })
     .expect_err("a launch without scratch must be reported");
     assert!(e.has(IssueKind::OutOfBounds), "{}", e);
+}
+
+/// An `_aligned` kernel given a width that is not a multiple of its vector: the simulator
+/// reports the broken promise instead of reading past the row.
+#[test]
+fn an_aligned_kernel_given_a_ragged_width_is_reported() {
+    use kernels::rows::{Rows64, Stat64};
+    let (n_rows, n_cols) = (32, 61);
+    let x = HostMemory::new((0..n_rows * n_cols).map(|i| (i as f32).to_bits() as u64));
+    let y = HostMemory::new((0..n_rows * n_cols).map(|_| 0));
+    let e = launch(Launch::new(1, CLASSES[0].threads, 0), |t| {
+        softmax_rows::<Rows64, Stat64, f32, _, 16, 1, true>(
+            t,
+            &x.global(),
+            &y.global_mut(),
+            n_rows,
+            n_cols,
+        )
+    })
+    .expect_err("a ragged width must be reported");
+    assert!(e.to_string().contains("multiples of the vector"), "{}", e);
 }

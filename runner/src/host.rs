@@ -120,10 +120,12 @@ fn json_str(s: &str) -> String {
 /// `scripts/rows_gpu_bench.py` reads.
 pub fn row_class_json(c: &kernels::rows::RowClass) -> String {
     let [sm32, sm16, ln16, lnbf] = c.names.map(json_str);
+    let [sm32a, sm16a, ln16a, lnbfa] = c.aligned.map(json_str);
     format!(
         "{{\"width\": {}, \"rows_per_cta\": {}, \"threads\": {}, \"shared_bytes\": {}, \
-         \"softmax_f32\": {}, \"softmax_f16\": {}, \"layer_norm_f16\": {}, \"layer_norm_bf16\": {}}}",
-        c.width, c.rows_per_cta, c.threads, c.shared_bytes, sm32, sm16, ln16, lnbf
+         \"softmax_f32\": {}, \"softmax_f16\": {}, \"layer_norm_f16\": {}, \"layer_norm_bf16\": {}, \
+         \"aligned\": {{\"softmax_f32\": {}, \"softmax_f16\": {}, \"layer_norm_f16\": {}, \"layer_norm_bf16\": {}}}}}",
+        c.width, c.rows_per_cta, c.threads, c.shared_bytes, sm32, sm16, ln16, lnbf, sm32a, sm16a, ln16a, lnbfa
     )
 }
 

@@ -254,7 +254,11 @@ fn table_names_are_the_ptx_entries() {
     ];
     let mut names: Vec<&str> = runner::table::KERNELS.iter().map(|k| k.name).collect();
     names.extend(own_tests);
-    names.extend(kernels::rows::CLASSES.iter().flat_map(|c| c.names));
+    names.extend(
+        kernels::rows::CLASSES
+            .iter()
+            .flat_map(|c| c.names.into_iter().chain(c.aligned)),
+    );
     entries.sort_unstable();
     names.sort_unstable();
     assert_eq!(names, entries);
