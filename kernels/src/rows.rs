@@ -9,6 +9,12 @@
 //! long rows spread over several warps (a row of 8,192 on 16), whose reductions then cross warps
 //! through shared memory. The bodies are generic over the class's layout and element type; the
 //! entry points are one line each per class.
+//!
+//! Each class has two sets of kernels, as Triton compiles a kernel once for sizes divisible by
+//! 16 and once for others: `_aligned` ones for widths that are a multiple of the 16-byte vector
+//! (the row tiles `Rows`/`HalfRows`: one vector access or none each), and any-width ones on the
+//! `Ragged` tiles (one element per access, coalesced across the warp), which a row whose start
+//! is not 16-byte aligned needs.
 
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
@@ -36,6 +42,16 @@ layout! {
     pub HalfRows2048 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]) for [1, 2048];
     pub HalfRows4096 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 8], order = [1, 0]) for [1, 4096];
     pub HalfRows8192 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 16], order = [1, 0]) for [1, 8192];
+    /// The same threads one element at a time, for rows of any width: a row's start need not be
+    /// aligned, and scalar accesses of consecutive lanes are consecutive (coalesced).
+    pub Ragged64 = blocked(sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 64];
+    pub Ragged128 = blocked(sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 128];
+    pub Ragged256 = blocked(sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [8, 256];
+    pub Ragged512 = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [4, 512];
+    pub Ragged1024 = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]) for [2, 1024];
+    pub Ragged2048 = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]) for [1, 2048];
+    pub Ragged4096 = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 8], order = [1, 0]) for [1, 4096];
+    pub Ragged8192 = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 16], order = [1, 0]) for [1, 8192];
     /// A statistic of each row of a class: every thread of the row holds it.
     pub Stat64 = slice(dim = 1, parent = Rows64) for [32];
     pub Stat128 = slice(dim = 1, parent = Rows128) for [16];
@@ -53,6 +69,14 @@ layout! {
     pub HalfStat2048 = slice(dim = 1, parent = HalfRows2048) for [1];
     pub HalfStat4096 = slice(dim = 1, parent = HalfRows4096) for [1];
     pub HalfStat8192 = slice(dim = 1, parent = HalfRows8192) for [1];
+    pub RaggedStat64 = slice(dim = 1, parent = Ragged64) for [32];
+    pub RaggedStat128 = slice(dim = 1, parent = Ragged128) for [16];
+    pub RaggedStat256 = slice(dim = 1, parent = Ragged256) for [8];
+    pub RaggedStat512 = slice(dim = 1, parent = Ragged512) for [4];
+    pub RaggedStat1024 = slice(dim = 1, parent = Ragged1024) for [2];
+    pub RaggedStat2048 = slice(dim = 1, parent = Ragged2048) for [1];
+    pub RaggedStat4096 = slice(dim = 1, parent = Ragged4096) for [1];
+    pub RaggedStat8192 = slice(dim = 1, parent = Ragged8192) for [1];
 }
 
 /// Elements of a row each thread holds, in every class.
@@ -82,8 +106,8 @@ pub const fn vector(elem_bytes: u32) -> u32 {
 
 /// A row tile's masked load: `ALIGNED` when the row width is a multiple of the vector (each
 /// vector wholly in or out, as Triton specialises a kernel on sizes divisible by 16); else any
-/// width, the vector cut by the edge element by element (which costs registers: the kernel
-/// holds both paths).
+/// width (the any-width kernels use the one-element `Ragged` tiles, where a vector is one
+/// element: no element-by-element path, and consecutive lanes read consecutive elements).
 #[inline(always)]
 fn load<L: Registers<N>, E: Element, T: Thread, const N: usize, const ALIGNED: bool>(
     t: &T,
@@ -251,7 +275,7 @@ const fn scratch<L: Registers<PER_THREAD>, S: Registers<1>>() -> u32 {
 /// One class's entry points (softmax in f32 and f16, layer norm in f16 and bf16; each for any
 /// width and for widths a multiple of the vector) and its [`RowClass`].
 macro_rules! row_class {
-    ($class:ident = $rows:ident, $stat:ident, $hrows:ident, $hstat:ident:
+    ($class:ident = $rows:ident, $stat:ident, $hrows:ident, $hstat:ident, $any:ident, $astat:ident:
      $sm32:ident, $sm16:ident, $ln16:ident, $lnbf:ident;
      $sm32a:ident, $sm16a:ident, $ln16a:ident, $lnbfa:ident) => {
         #[doc = concat!("The class of `", stringify!($rows), "`.")]
@@ -263,10 +287,10 @@ macro_rules! row_class {
             names: [stringify!($sm32), stringify!($sm16), stringify!($ln16), stringify!($lnbf)],
             aligned: [stringify!($sm32a), stringify!($sm16a), stringify!($ln16a), stringify!($lnbfa)],
         };
-        row_class!(@softmax $sm32, $rows, $stat, f32, false);
-        row_class!(@softmax $sm16, $hrows, $hstat, F16, false);
-        row_class!(@layer_norm $ln16, $hrows, $hstat, F16, false);
-        row_class!(@layer_norm $lnbf, $hrows, $hstat, Bf16, false);
+        row_class!(@softmax $sm32, $any, $astat, f32, false);
+        row_class!(@softmax $sm16, $any, $astat, F16, false);
+        row_class!(@layer_norm $ln16, $any, $astat, F16, false);
+        row_class!(@layer_norm $lnbf, $any, $astat, Bf16, false);
         row_class!(@softmax $sm32a, $rows, $stat, f32, true);
         row_class!(@softmax $sm16a, $hrows, $hstat, F16, true);
         row_class!(@layer_norm $ln16a, $hrows, $hstat, F16, true);
@@ -302,27 +326,27 @@ macro_rules! row_class {
     };
 }
 
-row_class!(CLASS_64 = Rows64, Stat64, HalfRows64, HalfStat64:
+row_class!(CLASS_64 = Rows64, Stat64, HalfRows64, HalfStat64, Ragged64, RaggedStat64:
     softmax_f32_64, softmax_f16_64, layer_norm_f16_64, layer_norm_bf16_64;
     softmax_f32_64_aligned, softmax_f16_64_aligned, layer_norm_f16_64_aligned, layer_norm_bf16_64_aligned);
-row_class!(CLASS_128 = Rows128, Stat128, HalfRows128, HalfStat128:
+row_class!(CLASS_128 = Rows128, Stat128, HalfRows128, HalfStat128, Ragged128, RaggedStat128:
     softmax_f32_128, softmax_f16_128, layer_norm_f16_128, layer_norm_bf16_128;
     softmax_f32_128_aligned, softmax_f16_128_aligned, layer_norm_f16_128_aligned, layer_norm_bf16_128_aligned);
-row_class!(CLASS_256 = Rows256, Stat256, HalfRows256, HalfStat256:
+row_class!(CLASS_256 = Rows256, Stat256, HalfRows256, HalfStat256, Ragged256, RaggedStat256:
     softmax_f32_256, softmax_f16_256, layer_norm_f16_256, layer_norm_bf16_256;
     softmax_f32_256_aligned, softmax_f16_256_aligned, layer_norm_f16_256_aligned, layer_norm_bf16_256_aligned);
-row_class!(CLASS_512 = Rows512, Stat512, HalfRows512, HalfStat512:
+row_class!(CLASS_512 = Rows512, Stat512, HalfRows512, HalfStat512, Ragged512, RaggedStat512:
     softmax_f32_512, softmax_f16_512, layer_norm_f16_512, layer_norm_bf16_512;
     softmax_f32_512_aligned, softmax_f16_512_aligned, layer_norm_f16_512_aligned, layer_norm_bf16_512_aligned);
-row_class!(CLASS_1024 = Rows1024, Stat1024, HalfRows1024, HalfStat1024:
+row_class!(CLASS_1024 = Rows1024, Stat1024, HalfRows1024, HalfStat1024, Ragged1024, RaggedStat1024:
     softmax_f32_1024, softmax_f16_1024, layer_norm_f16_1024, layer_norm_bf16_1024;
     softmax_f32_1024_aligned, softmax_f16_1024_aligned, layer_norm_f16_1024_aligned, layer_norm_bf16_1024_aligned);
-row_class!(CLASS_2048 = Rows2048, Stat2048, HalfRows2048, HalfStat2048:
+row_class!(CLASS_2048 = Rows2048, Stat2048, HalfRows2048, HalfStat2048, Ragged2048, RaggedStat2048:
     softmax_f32_2048, softmax_f16_2048, layer_norm_f16_2048, layer_norm_bf16_2048;
     softmax_f32_2048_aligned, softmax_f16_2048_aligned, layer_norm_f16_2048_aligned, layer_norm_bf16_2048_aligned);
-row_class!(CLASS_4096 = Rows4096, Stat4096, HalfRows4096, HalfStat4096:
+row_class!(CLASS_4096 = Rows4096, Stat4096, HalfRows4096, HalfStat4096, Ragged4096, RaggedStat4096:
     softmax_f32_4096, softmax_f16_4096, layer_norm_f16_4096, layer_norm_bf16_4096;
     softmax_f32_4096_aligned, softmax_f16_4096_aligned, layer_norm_f16_4096_aligned, layer_norm_bf16_4096_aligned);
-row_class!(CLASS_8192 = Rows8192, Stat8192, HalfRows8192, HalfStat8192:
+row_class!(CLASS_8192 = Rows8192, Stat8192, HalfRows8192, HalfStat8192, Ragged8192, RaggedStat8192:
     softmax_f32_8192, softmax_f16_8192, layer_norm_f16_8192, layer_norm_bf16_8192;
     softmax_f32_8192_aligned, softmax_f16_8192_aligned, layer_norm_f16_8192_aligned, layer_norm_bf16_8192_aligned);

@@ -189,19 +189,20 @@ fn layer_norm_case<L, S, E, const N: usize, const A: bool>(
     }
 }
 
-/// Every kernel of class `$i` (tiles `$rows`/`$half`, statistics `$stat`/`$hstat`).
+/// Every kernel of class `$i` (tiles `$rows`/`$half`/`$any`, statistics `$stat`/`$hstat`/
+/// `$astat`).
 macro_rules! check_class {
-    ($i:expr, $rows:ident, $stat:ident, $half:ident, $hstat:ident) => {{
-        use kernels::rows::{$half, $hstat, $rows, $stat};
+    ($i:expr, $rows:ident, $stat:ident, $half:ident, $hstat:ident, $any:ident, $astat:ident) => {{
+        use kernels::rows::{$any, $astat, $half, $hstat, $rows, $stat};
         let c = &CLASSES[$i];
         assert_eq!(c.width, rows::WIDTHS[$i]);
         let n_rows = c.rows_per_cta + 1;
         for n_cols in widths(c) {
             assert_eq!(rows::class_for(n_cols), Some($i));
-            softmax_case::<$rows, $stat, f32, 16, false>(c, n_rows, n_cols, false);
-            softmax_case::<$half, $hstat, F16, 16, false>(c, n_rows, n_cols, false);
-            layer_norm_case::<$half, $hstat, F16, 16, false>(c, n_rows, n_cols, false);
-            layer_norm_case::<$half, $hstat, Bf16, 16, false>(c, n_rows, n_cols, true);
+            softmax_case::<$any, $astat, f32, 16, false>(c, n_rows, n_cols, false);
+            softmax_case::<$any, $astat, F16, 16, false>(c, n_rows, n_cols, false);
+            layer_norm_case::<$any, $astat, F16, 16, false>(c, n_rows, n_cols, false);
+            layer_norm_case::<$any, $astat, Bf16, 16, false>(c, n_rows, n_cols, true);
             if n_cols % rows::vector(2) == 0 {
                 softmax_case::<$rows, $stat, f32, 16, true>(c, n_rows, n_cols, false);
                 softmax_case::<$half, $hstat, F16, 16, true>(c, n_rows, n_cols, false);
@@ -214,27 +215,91 @@ macro_rules! check_class {
 
 #[test]
 fn rows_within_one_warp() {
-    check_class!(0, Rows64, Stat64, HalfRows64, HalfStat64);
-    check_class!(1, Rows128, Stat128, HalfRows128, HalfStat128);
-    check_class!(2, Rows256, Stat256, HalfRows256, HalfStat256);
-    check_class!(3, Rows512, Stat512, HalfRows512, HalfStat512);
+    check_class!(
+        0,
+        Rows64,
+        Stat64,
+        HalfRows64,
+        HalfStat64,
+        Ragged64,
+        RaggedStat64
+    );
+    check_class!(
+        1,
+        Rows128,
+        Stat128,
+        HalfRows128,
+        HalfStat128,
+        Ragged128,
+        RaggedStat128
+    );
+    check_class!(
+        2,
+        Rows256,
+        Stat256,
+        HalfRows256,
+        HalfStat256,
+        Ragged256,
+        RaggedStat256
+    );
+    check_class!(
+        3,
+        Rows512,
+        Stat512,
+        HalfRows512,
+        HalfStat512,
+        Ragged512,
+        RaggedStat512
+    );
 }
 
 #[test]
 fn rows_across_warps() {
-    check_class!(4, Rows1024, Stat1024, HalfRows1024, HalfStat1024);
-    check_class!(5, Rows2048, Stat2048, HalfRows2048, HalfStat2048);
-    check_class!(6, Rows4096, Stat4096, HalfRows4096, HalfStat4096);
-    check_class!(7, Rows8192, Stat8192, HalfRows8192, HalfStat8192);
+    check_class!(
+        4,
+        Rows1024,
+        Stat1024,
+        HalfRows1024,
+        HalfStat1024,
+        Ragged1024,
+        RaggedStat1024
+    );
+    check_class!(
+        5,
+        Rows2048,
+        Stat2048,
+        HalfRows2048,
+        HalfStat2048,
+        Ragged2048,
+        RaggedStat2048
+    );
+    check_class!(
+        6,
+        Rows4096,
+        Stat4096,
+        HalfRows4096,
+        HalfStat4096,
+        Ragged4096,
+        RaggedStat4096
+    );
+    check_class!(
+        7,
+        Rows8192,
+        Stat8192,
+        HalfRows8192,
+        HalfStat8192,
+        Ragged8192,
+        RaggedStat8192
+    );
 }
 
 /// Narrow rows and no rows: a single column, and a row count of 0 (no CTA) or 1.
 #[test]
 fn one_column_and_one_row() {
-    use kernels::rows::{HalfRows64, HalfStat64, Rows64, Stat64};
+    use kernels::rows::{Ragged64, RaggedStat64};
     let c = &CLASSES[0];
-    softmax_case::<Rows64, Stat64, f32, 16, false>(c, 1, 1, false);
-    layer_norm_case::<HalfRows64, HalfStat64, F16, 16, false>(c, 3, 1, false);
+    softmax_case::<Ragged64, RaggedStat64, f32, 16, false>(c, 1, 1, false);
+    layer_norm_case::<Ragged64, RaggedStat64, F16, 16, false>(c, 3, 1, false);
     assert_eq!(rows::class_for(0), Some(0));
     assert_eq!(rows::class_for(8193), None);
 }
