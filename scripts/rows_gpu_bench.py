@@ -166,7 +166,7 @@ def main():
               "softmax 8000", rel_err(y8, torch.softmax(x8.double(), 1)))
         return
     print(f"{torch.cuda.get_device_name()}; triton {triton.__version__}; median of {REPS} (CUDA events)")
-    print(f"{'kernel':44} {'ms':>8} {'GB/s':>7} {'% copy':>8} {'rel err':>9}")
+    print(f"{'kernel':44} {'ms':>8} {'TB/s':>7} {'% copy':>8} {'rel err':>9}")
     summary = []
     for kind, dtypes, case in (("softmax", ("f32", "f16"), softmax_case),
                                ("layer norm", ("f16", "bf16"), layer_norm_case)):

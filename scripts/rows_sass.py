@@ -2,7 +2,8 @@
 
 Triton side: scripts/triton_rows.py's softmax (tutorial 02, one program per row) and layer norm
 forward (tutorial 05), compiled with `triton.compile` for sm_90 with the tutorials' BLOCK and
-warps for the width, specialised as the launcher does for a row stride and width divisible by 16.
+warps for the width, specialised as the launcher does (pointers 16-byte aligned; a row stride
+and width divisible by 16 marked so, a ragged width such as 1001 not).
 Ours: the class entry (`softmax_f32_W_aligned` where the width is a multiple of the 16-byte vector, as
 Triton's launcher specialises on divisibility by 16; else `softmax_f32_W`) of target/ptx/kernels.ptx (`cargo xtask ptx`). Both
 go through the same ptxas (`-v --regAllocOptLevel=2`, Triton's flags) and `cuobjdump -sass`
@@ -29,7 +30,7 @@ from gemm_sass import ptxas, sass  # noqa: E402
 import triton_rows  # noqa: E402
 
 # (kernel, element, width)
-CASES = [("softmax", "f32", 128), ("softmax", "f32", 1000), ("layer_norm", "f16", 1000), ("softmax", "f32", 1024), ("softmax", "f32", 8192),
+CASES = [("softmax", "f32", 128), ("softmax", "f16", 1001), ("layer_norm", "f16", 1001), ("softmax", "f32", 1024), ("softmax", "f32", 8192),
          ("softmax", "f16", 1024), ("layer_norm", "f16", 1024), ("layer_norm", "f16", 4096),
          ("layer_norm", "f16", 8192), ("layer_norm", "bf16", 1024)]
 TRITON_TYPES = {"f32": "fp32", "f16": "fp16", "bf16": "bf16"}
@@ -57,6 +58,8 @@ def compile_triton(kind, elem, width):
         consts = {"BLOCK_SIZE": block}
         aligned = ["X", "Y", "W", "B", "Mean", "Rstd", "stride", "N"]
     names = fn.arg_names
+    if width % 16:  # the launcher marks only pointers, and ints divisible by 16
+        aligned = [n for n in aligned if sig[n].startswith("*")]
     attrs = {(names.index(n),): [["tt.divisibility", 16]] for n in aligned}
     src = triton.compiler.ASTSource(fn=fn, signature=sig, constexprs=consts, attrs=attrs)
     k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
