@@ -251,3 +251,38 @@ fn scans_along_registers_lanes_and_warps_in_every_direction() {
     check_scan_order::<Wide, 8>();
     check_scan_order::<WarpsFirst, 4>();
 }
+
+/// Two tiles converted through shared memory back to back (a kernel converting its Q and then
+/// its K tile): the second conversion's stores wait at a barrier for the first one's loads, so
+/// the simulator finds no race; the first operation of the kernel waits at none, and the count
+/// is Triton's (one barrier between each stage's stores and loads, one between the stages).
+#[test]
+fn two_conversions_in_a_row_need_no_barrier_by_hand() {
+    let cvt = convert!(Rows => Cols, f32);
+    assert!(matches!(
+        cvt.cost.strategy,
+        linear_layouts::Strategy::SharedMemory
+    ));
+    launch(Launch::new(1, 128, cvt.shared_bytes()), |t| {
+        let q = Tile::<Rows, f32, 4>::from_coords(t, |[i, j]| value(i, j));
+        let k = Tile::<Rows, f32, 4>::from_coords(t, |[i, j]| value(j, i));
+        let before = t.issued().barriers;
+        let qc = cvt.run(t, &q.values);
+        assert_eq!(
+            t.issued().barriers - before,
+            1,
+            "the kernel's first conversion"
+        );
+        let kc = cvt.run(t, &k.values);
+        assert_eq!(
+            t.issued().barriers - before,
+            3,
+            "one more before the second's stores"
+        );
+        let want =
+            |f: fn(u32, u32) -> f32| Tile::<Cols, f32, 4>::from_coords(t, move |[i, j]| f(i, j));
+        assert_eq!(qc, want(value).values);
+        assert_eq!(kc, want(|i, j| value(j, i)).values);
+    })
+    .expect("no race between the two conversions");
+}

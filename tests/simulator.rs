@@ -77,6 +77,9 @@ fn a_panic_stops_the_launch_after_its_cluster() {
 struct CoreOnly<'a, 'b>(&'a SimThread<'b>);
 
 impl Thread for CoreOnly<'_, '_> {
+    fn scratch_reads(&self) -> &std::cell::Cell<bool> {
+        self.0.scratch_reads()
+    }
     fn lane(&self) -> u32 {
         self.0.lane()
     }

@@ -157,6 +157,14 @@ impl<E: Element, T: Thread> SharedMachine for Values<'_, E, T> {
             Barrier::Cluster => self.t.sync_cluster(),
         }
     }
+    #[inline(always)]
+    fn scratch_write_begin(&mut self) {
+        self.t.scratch_write_begin()
+    }
+    #[inline(always)]
+    fn scratch_reads_pending(&mut self) {
+        self.t.scratch_reads_pending()
+    }
 }
 
 /// Run a plan: the values a thread holds in the source layout in, the values it holds in the

@@ -22,6 +22,10 @@ pub struct GpuThread<const BLOCK_DIMS: u32 = 1> {
     /// The buffer's address in the shared state space (what `st.shared` takes).
     #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
     smem: u32,
+    /// [`Thread::scratch_reads`] (a local flag: where the sequence of collective operations is
+    /// straight-line, LLVM folds it away).
+    #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
+    scratch: core::cell::Cell<bool>,
 }
 
 #[cfg(target_arch = "nvptx64")]
@@ -47,7 +51,10 @@ impl<const BLOCK_DIMS: u32> GpuThread<BLOCK_DIMS> {
         unsafe {
             asm!("cvta.to.shared.u64 {a}, {p};", a = out(reg64) a, p = in(reg64) smem as u64, options(pure, nomem, nostack))
         };
-        GpuThread { smem: a as u32 }
+        GpuThread {
+            smem: a as u32,
+            scratch: Default::default(),
+        }
     }
 }
 
@@ -226,6 +233,10 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
         let a = self.smem + byte_offset;
         // SAFETY: as st_shared.
         unsafe { ld_as!(".shared", a, bytes) }
+    }
+    #[inline(always)]
+    fn scratch_reads(&self) -> &core::cell::Cell<bool> {
+        &self.scratch
     }
     #[inline(always)]
     fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, w: [u32; 4]) {

@@ -45,6 +45,7 @@ impl<'a, T: Hopper> Partition<'a, T> {
 
 impl<T: Hopper> Thread for Partition<'_, T> {
     crate::thread::forward_thread!(
+        scratch_reads,
         lane,
         block,
         block_idx,

@@ -7,10 +7,12 @@
 //! The plan is a const of the layouts' basis tables ([`Slice::PLAN`]), evaluated when the
 //! reduction is instantiated, so it works for generic layouts; a type `S` that is not the slice
 //! of `L` along `D` is a compile error that writes out the slice (as `layout!`'s `linear(...)`
-//! form). Shared memory: [`Slice::SHARED_BYTES`] (0 when the dim stays within warps); a
-//! cross-warp reduction is bracketed by barriers (before its stores, so that a previous stage's
-//! reads of the same scratch are done, between stores and loads, and after its loads, so that
-//! the next stage may write), which makes any sequence of shared-memory stages race-free.
+//! form). Shared memory: [`Slice::SHARED_BYTES`] (0 when the dim stays within warps). A
+//! cross-warp reduction has a barrier between its stores and its loads, and one before its
+//! stores only when an earlier collective operation's loads from the scratch may be pending
+//! (`Thread::scratch_write_begin`, Triton's membar rule): any sequence of conversions,
+//! reductions and scans is race-free with no barrier written by hand, and costs Triton's
+//! barriers.
 
 use core::marker::PhantomData;
 
@@ -81,7 +83,8 @@ pub struct ReduceCost {
     pub stores: u32,
     /// Shared-memory loads.
     pub loads: u32,
-    /// CTA barriers.
+    /// CTA barriers, as the kernel's first use of the scratch (an operation after another one
+    /// that staged through shared memory adds one before its stores).
     pub barriers: u32,
     /// Scratch per CTA, in bytes.
     pub shared_bytes: u32,
@@ -106,7 +109,7 @@ impl ReducePlan {
             shuffles: lanes + s.butterflies * m * words,
             stores: s.chunks,
             loads: s.reads * s.chunks,
-            barriers: 3,
+            barriers: 1,
             shared_bytes: self.warps_per_cta * s.slots_per_warp * s.row_bytes,
         }
     }
@@ -468,7 +471,7 @@ fn across_warps<T: Thread, E: Element, const M: usize>(
     let lane = t.lane();
     let q = pext(lane, plan.lanes);
     let row = |w: u32| (w * s.slots_per_warp + pext(lane, s.other_lanes)) * s.row_bytes;
-    t.sync_block();
+    t.scratch_write_begin();
     if q == 0 {
         let at = row(t.warp());
         crate::unroll!(s.chunks as usize, |c| {
@@ -498,7 +501,7 @@ fn across_warps<T: Thread, E: Element, const M: usize>(
         crate::unroll!(M, |m| acc[m] = combine(acc[m], shfl_xor(t, acc[m], mask)));
         step += 1;
     }
-    t.sync_block();
+    t.scratch_reads_pending();
 }
 
 /// How a cross-warp reduction lays its partials out in shared memory: a row of `M` elements

@@ -8,8 +8,9 @@
 //! the warp `warp ^ bit` through shared memory) swap the totals of their halves; the element on
 //! the upper side (the lower one, reversed) adds its partner's total in front of its prefix.
 //! The plan is a const of the layout's tables ([`Scan::PLAN`]); a layout it cannot scan along
-//! the dim is a compile error saying why. A warp step is bracketed by barriers, as a
-//! reduction's exchange is.
+//! the dim is a compile error saying why. A warp step has a barrier between its stores and
+//! loads, and one before its stores when loads of the scratch may be pending (every warp step
+//! after the first), as a reduction's exchange has.
 
 use core::marker::PhantomData;
 
@@ -75,7 +76,7 @@ impl ScanPlan {
 
     /// The cost for `n` registers of `elem_bits`-bit elements: each lane step a shuffle per
     /// group of registers with equal totals (two for 64 bits), each warp step a store and a
-    /// load per group between three barriers.
+    /// load per group, a barrier between them and (after the first) one before.
     pub const fn cost(&self, n: u32, elem_bits: u32) -> crate::reduce::ReduceCost {
         let words = elem_bits.div_ceil(32);
         let mut c = crate::reduce::ReduceCost {
@@ -93,7 +94,7 @@ impl ScanPlan {
                 ScanStep::Warp(_) => {
                     c.stores += groups;
                     c.loads += groups;
-                    c.barriers += 3;
+                    c.barriers += if c.barriers == 0 { 1 } else { 2 };
                     let bytes =
                         self.warps_per_cta * self.lanes_per_warp * groups * elem_bits.div_ceil(8);
                     if bytes > c.shared_bytes {
@@ -375,7 +376,7 @@ fn exchange<T: Thread, E: Element, const N: usize>(
     let slot = |warp: u32, r: usize| {
         ((warp * plan.lanes_per_warp + t.lane()) * groups + pext(r as u32, free)) * bytes
     };
-    t.sync_block();
+    t.scratch_write_begin();
     crate::unroll!(N, |r| if r as u32 & done == 0 {
         let b = tot[r].to_bits();
         t.st_shared(slot(t.warp(), r), bytes, [b as u32, (b >> 32) as u32, 0, 0]);
@@ -390,5 +391,5 @@ fn exchange<T: Thread, E: Element, const N: usize>(
             _ => other[r & !(done as usize)],
         }
     });
-    t.sync_block();
+    t.scratch_reads_pending();
 }

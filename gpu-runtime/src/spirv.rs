@@ -49,6 +49,9 @@ pub struct SpirvThread<const WORDS: usize> {
     smem: *mut [u32; WORDS],
     #[cfg_attr(not(target_arch = "spirv"), allow(dead_code))]
     ids: Ids,
+    /// [`Thread::scratch_reads`].
+    #[cfg_attr(not(target_arch = "spirv"), allow(dead_code))]
+    scratch: core::cell::Cell<bool>,
 }
 
 impl<const WORDS: usize> SpirvThread<WORDS> {
@@ -59,6 +62,7 @@ impl<const WORDS: usize> SpirvThread<WORDS> {
         SpirvThread {
             smem: smem as *mut [u32; WORDS],
             ids,
+            scratch: core::cell::Cell::new(false),
         }
     }
 }
@@ -170,6 +174,10 @@ impl<const WORDS: usize> Thread for SpirvThread<WORDS> {
                 *self.word(i + 3) = words[3];
             }
         }
+    }
+    #[inline(always)]
+    fn scratch_reads(&self) -> &core::cell::Cell<bool> {
+        &self.scratch
     }
     #[inline(always)]
     fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {

@@ -40,6 +40,31 @@ pub trait Thread {
     fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]);
     /// Load `bytes` bytes (1, 2, 4, 8 or 16) from `byte_offset`, zero-extended into words.
     fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4];
+    /// Whether another thread may still be loading what a collective operation staged in the
+    /// shared scratch (`convert!`'s shared stages, cross-warp reductions and scans, all from
+    /// offset 0), as this thread has seen it: Triton's membar rule, kept per thread since every
+    /// thread runs the same sequence of collective operations. A field of the thread; wrappers
+    /// forward their inner thread's.
+    fn scratch_reads(&self) -> &core::cell::Cell<bool>;
+
+    /// Before a collective operation stores to the scratch: a CTA barrier (this thread's
+    /// [`Thread::sync_block`]) if an earlier operation's loads may still be pending, else
+    /// nothing. So two conversions or reductions in a row need no barrier by hand, and the
+    /// first of a kernel costs none.
+    #[inline(always)]
+    fn scratch_write_begin(&self) {
+        if self.scratch_reads().get() {
+            self.sync_block();
+        }
+        self.scratch_reads().set(false);
+    }
+    /// After a collective operation's loads from the scratch: the next store waits for them.
+    /// Shared memory the kernel writes by other means over the scratch also needs a
+    /// [`Thread::sync_block`] first.
+    #[inline(always)]
+    fn scratch_reads_pending(&self) {
+        self.scratch_reads().set(true);
+    }
 
     /// The thread's index in the whole grid along x, `block_idx.x * block_dim.x + thread_idx.x`
     /// (Rust-CUDA's `index_1d`): the element a grid-stride loop starts at.
@@ -253,6 +278,10 @@ macro_rules! forward_thread {
     };
     (@ sync_warp) => { #[inline(always)] fn sync_warp(&self) { self.t.sync_warp() } };
     (@ sync_block) => { #[inline(always)] fn sync_block(&self) { self.t.sync_block() } };
+    (@ scratch_reads) => {
+        #[inline(always)]
+        fn scratch_reads(&self) -> &core::cell::Cell<bool> { self.t.scratch_reads() }
+    };
     (@ st_shared) => {
         #[inline(always)]
         fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {

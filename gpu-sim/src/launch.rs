@@ -220,6 +220,7 @@ where
                             commits: core::cell::Cell::new(0),
                             hopper: ThreadHopper::default(),
                             fences: ThreadFences::default(),
+                            scratch_reads: core::cell::Cell::new(false),
                         };
                         IN_SIMULATION.with(|s| s.set(true));
                         // A panic becomes an error naming the thread, not a torn-down launch.

@@ -124,6 +124,8 @@ pub struct SimThread<'a> {
     pub(crate) hopper: ThreadHopper,
     /// Its writes and mbarrier initialisations not yet fenced.
     pub(crate) fences: ThreadFences,
+    /// `Thread::scratch_reads`.
+    pub(crate) scratch_reads: core::cell::Cell<bool>,
 }
 
 /// What one simulated thread has issued so far: each `Thread` call counts once (an `ldmatrix`

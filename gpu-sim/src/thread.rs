@@ -86,6 +86,9 @@ impl Thread for SimThread<'_> {
     fn cta_rank(&self) -> u32 {
         self.rank
     }
+    fn scratch_reads(&self) -> &core::cell::Cell<bool> {
+        &self.scratch_reads
+    }
 
     fn shfl_idx(&self, v: u32, src_lane: u32) -> u32 {
         self.count(|i| i.shuffles += 1);

@@ -361,6 +361,16 @@ impl exec::SharedMachine for Emit<'_> {
         };
         self.stmts.push(s);
     }
+    fn scratch_write_begin(&mut self) {
+        let rt = &self.rt;
+        self.stmts
+            .push(quote!(#rt::Thread::scratch_write_begin(t);));
+    }
+    fn scratch_reads_pending(&mut self) {
+        let rt = &self.rt;
+        self.stmts
+            .push(quote!(#rt::Thread::scratch_reads_pending(t);));
+    }
 }
 
 impl Emit<'_> {

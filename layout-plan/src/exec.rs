@@ -82,6 +82,12 @@ pub trait SharedMachine: Machine {
     fn ldmatrix(&mut self, count: u8, addr: Self::Int, trans: bool) -> [Self::Word; 4];
     /// Wait for the threads of a warp, the CTA or the cluster.
     fn barrier(&mut self, b: Barrier);
+    /// Before a conversion's first store to the scratch: a CTA barrier if an earlier
+    /// collective operation's loads from it may be pending (the thread's record decides at run
+    /// time; see the runtime's `Thread::scratch_write_begin`).
+    fn scratch_write_begin(&mut self);
+    /// After a conversion's loads from the scratch: the next store must wait for them.
+    fn scratch_reads_pending(&mut self);
 }
 
 /// Run a whole plan.
@@ -340,9 +346,13 @@ fn swap_stage<M: Machine>(m: &mut M, w: &mut [M::Word], swaps: &[(u8, u8)], lane
     }
 }
 
-/// Run a shared-memory plan: per round, store (owners only), barrier, load.
+/// Run a shared-memory plan: per round, store (owners only), barrier, load. Before the first
+/// store, the barrier an earlier operation's pending loads need (none when there are none);
+/// after the loads, those loads pending for the next operation, or (in a cluster) a closing
+/// cluster barrier.
 #[inline(always)]
 pub fn shared<M: SharedMachine, S: Storage>(m: &mut M, p: &SharedPlan<S>) {
+    m.scratch_write_begin();
     let (s, l) = (&p.store, &p.load);
     let rounds = p.rounds.max(1) as usize;
     let (sper, lper) = (s.reg_offsets.len() / rounds, l.reg_offsets.len() / rounds);
@@ -365,6 +375,8 @@ pub fn shared<M: SharedMachine, S: Storage>(m: &mut M, p: &SharedPlan<S>) {
     if matches!(p.barrier, Barrier::Cluster) {
         // No CTA moves on while others still read its buffer.
         m.barrier(Barrier::Cluster);
+    } else {
+        m.scratch_reads_pending();
     }
 }
 
