@@ -31,6 +31,7 @@ import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import triton_matmul  # noqa: E402
+from gpu_timing import events_ms  # noqa: E402
 
 OK_REL = 1e-2  # Triton vs cuBLAS: max abs diff relative to max |cuBLAS| allowed
 KEYS = ("kernel", "dtype", "b", "m", "n", "k", "ms", "tflops", "max_err", "ok")
@@ -173,25 +174,9 @@ def compare_one(torch, size, name, order):
                 config=config_name(matmul_kernel.best_config), **check)
     mm = lambda: torch.matmul(a, b)  # noqa: E731
     blas = timed(mm, size, size, size, kernel="cublas", **key, **check)
-    ms = events_ms(torch, mm)
+    ms = events_ms(torch, mm, reps=10)  # as gemm-bench: median of 10
     same = dict(m=size, n=size, k=size, ms=ms, tflops=2 * size**3 / ms * 1e-9)
     return [tri, blas, dict(kernel="cublas_events", **same, **key, **check)]
-
-
-def events_ms(torch, fn, warm=3, reps=10):
-    """Median ms of `fn` timed as gemm-bench times ours: CUDA events around each call, back to
-    back, no cache flush between calls (do_bench flushes L2 before each)."""
-    for _ in range(warm):
-        fn()
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return sorted(times)[len(times) // 2]
 
 
 def sanitize(bench, ptx, size):

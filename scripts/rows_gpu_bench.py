@@ -22,6 +22,7 @@ import numpy as np
 import torch
 import triton
 
+from gpu_timing import events_ms
 from triton_rows import triton_layer_norm, triton_softmax
 
 PTX = next((a for a in sys.argv[1:] if not a.startswith("--")), "target/ptx/kernels.ptx")
@@ -36,19 +37,8 @@ def classes():
     return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
 
 
-def bench(fn, reps=REPS, warm=3):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return float(np.median(times))
+def bench(fn):
+    return events_ms(torch, fn, reps=REPS)
 
 
 def cp_of(t):

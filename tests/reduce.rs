@@ -24,6 +24,8 @@ layout! {
     AccRow = slice(dim = 1, parent = Acc) for [64];
     AccCol = slice(dim = 0, parent = Acc) for [32];
     Cols = blocked(sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]) for [16, 32];
+    // Wide's shape with its dim 1 within warps: a conversion to Wide goes through shared memory.
+    WideRows = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 64];
     // No lane along dim 1, 4 warps: each lane reads all four warps' partials.
     Tall = blocked(sizePerThread = [1, 4], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [1, 0]) for [32, 16];
     TallSum = slice(dim = 1, parent = Tall) for [32];
@@ -285,4 +287,27 @@ fn two_conversions_in_a_row_need_no_barrier_by_hand() {
         assert_eq!(kc, want(|i, j| value(j, i)).values);
     })
     .expect("no race between the two conversions");
+}
+
+/// A conversion, then a scan across warps, then a conversion back: three shared-memory stages on
+/// one scratch in a row, no barrier written by hand, race-free and right.
+#[test]
+fn a_conversion_then_a_scan_then_a_conversion() {
+    let to = convert!(WideRows => Wide, f32);
+    let back = convert!(Wide => WideRows, f32);
+    let scratch = to
+        .shared_bytes()
+        .max(back.shared_bytes())
+        .max(linear_layouts::scan::Scan::<Wide, 1, 8>::shared_bytes(4));
+    assert!(to.shared_bytes() > 0);
+    launch(Launch::new(1, 128, scratch), |t| {
+        let x = Tile::<WideRows, f32, 8>::from_coords(t, |[i, j]| value(i, j));
+        let w = Tile::<Wide, f32, 8>::new(to.run(t, &x.values));
+        let s = w.scan::<1>(t, |a, b| a + b);
+        let r = back.run(t, &s.values);
+        let want =
+            Tile::<WideRows, f32, 8>::from_coords(t, |[i, j]| (0..=j).map(|k| value(i, k)).sum());
+        assert_eq!(r, want.values);
+    })
+    .expect("no race between the stages");
 }

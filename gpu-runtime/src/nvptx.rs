@@ -208,6 +208,8 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
     fn sync_block(&self) {
         // SAFETY: a CTA barrier reached by all threads.
         unsafe { asm!("bar.sync 0;", options(nostack)) };
+        // Every load before it is done: the scratch is free (see `Thread::scratch_reads`).
+        self.scratch.set(false);
     }
     #[inline(always)]
     fn sync_cluster(&self) {

@@ -80,7 +80,9 @@ impl<T: Hopper> Thread for Partition<'_, T> {
     }
     #[inline(always)]
     fn sync_block(&self) {
-        self.t.bar_sync(self.barrier, self.warps * LANES)
+        self.t.bar_sync(self.barrier, self.warps * LANES);
+        // The partition's own scratch is free: only its threads use it.
+        self.scratch_reads().set(false);
     }
 }
 

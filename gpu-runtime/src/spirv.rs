@@ -145,7 +145,8 @@ impl<const WORDS: usize> Thread for SpirvThread<WORDS> {
     }
     #[inline(always)]
     fn sync_block(&self) {
-        arch::control_barrier::<WORKGROUP, WORKGROUP, SHARED_ACQ_REL>()
+        arch::control_barrier::<WORKGROUP, WORKGROUP, SHARED_ACQ_REL>();
+        self.scratch.set(false);
     }
     #[inline(always)]
     fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {

@@ -35,6 +35,7 @@ pub trait Thread {
     /// `bar.warp.sync`: the warp's lanes meet.
     fn sync_warp(&self);
     /// `bar.sync 0`: the CTA's threads meet; shared memory written before is visible after.
+    /// Implementations also clear [`Thread::scratch_reads`]: every load before it is done.
     fn sync_block(&self);
     /// Store the low `bytes` bytes of `words` (1, 2, 4, 8 or 16 bytes) at `byte_offset`.
     fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]);
@@ -43,8 +44,8 @@ pub trait Thread {
     /// Whether another thread may still be loading what a collective operation staged in the
     /// shared scratch (`convert!`'s shared stages, cross-warp reductions and scans, all from
     /// offset 0), as this thread has seen it: Triton's membar rule, kept per thread since every
-    /// thread runs the same sequence of collective operations. A field of the thread; wrappers
-    /// forward their inner thread's.
+    /// thread runs the same sequence of collective operations. A field of the thread, cleared by
+    /// its [`Thread::sync_block`]; wrappers forward their inner thread's.
     fn scratch_reads(&self) -> &core::cell::Cell<bool>;
 
     /// Before a collective operation stores to the scratch: a CTA barrier (this thread's

@@ -260,20 +260,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         bounds: [u32; R],
         other: E,
     ) -> Self {
-        let mut values = [other; N];
-        let v = Self::VECTOR.1;
-        crate::unroll!(N / v, |g| {
-            let n = Self::inside(t, v * g, v, origin, bounds);
-            if n > 0 {
-                let i = Self::index(t, v * g, origin, strides);
-                if n == v && i % v == 0 {
-                    load_vector(src, i, &mut values, v * g, v);
-                } else {
-                    load_part(src, i, &mut values, v * g, n);
-                }
-            }
-        });
-        Self::new(values)
+        Self::load_masked_as::<T, R, false>(t, src, origin, strides, bounds, other)
     }
 
     /// [`Tile::store`] of the elements inside the tensor's `bounds` only, as
@@ -287,18 +274,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         strides: [u32; R],
         bounds: [u32; R],
     ) {
-        let v = Self::VECTOR.1;
-        crate::unroll!(N / v, |g| {
-            let n = Self::inside(t, v * g, v, origin, bounds);
-            if n > 0 {
-                let i = Self::index(t, v * g, origin, strides);
-                if n == v && i % v == 0 {
-                    store_vector(dst, i, &self.values, v * g, v);
-                } else {
-                    store_part(dst, i, &self.values, v * g, n);
-                }
-            }
-        });
+        self.store_masked_as::<T, R, false>(t, dst, origin, strides, bounds)
     }
 
     /// [`Tile::load_masked`] where the bounds, the origin along the fast dim and the other
@@ -315,23 +291,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         bounds: [u32; R],
         other: E,
     ) -> Self {
-        let mut values = [other; N];
-        let v = Self::VECTOR.1;
-        crate::unroll!(N / v, |g| {
-            let n = Self::inside(t, v * g, v, origin, bounds);
-            let i = Self::index(t, v * g, origin, strides);
-            debug_assert!(
-                (n == 0 || n == v) && i % v == 0,
-                "load_masked_aligned: a vector of {} elements at element {} has {} inside: the bounds, origin and strides must be multiples of the vector (use load_masked)",
-                v,
-                i,
-                n
-            );
-            if n > 0 {
-                load_vector(src, i, &mut values, v * g, v);
-            }
-        });
-        Self::new(values)
+        Self::load_masked_as::<T, R, true>(t, src, origin, strides, bounds, other)
     }
 
     /// [`Tile::store_masked`] under [`Tile::load_masked_aligned`]'s promise: one access or none
@@ -345,22 +305,73 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         strides: [u32; R],
         bounds: [u32; R],
     ) {
+        self.store_masked_as::<T, R, true>(t, dst, origin, strides, bounds)
+    }
+
+    /// The masked load, `ALIGNED` or not.
+    #[inline(always)]
+    fn load_masked_as<T: Thread, const R: usize, const ALIGNED: bool>(
+        t: &T,
+        src: &Global<'_, E>,
+        origin: [u32; R],
+        strides: [u32; R],
+        bounds: [u32; R],
+        other: E,
+    ) -> Self {
+        let mut values = [other; N];
         let v = Self::VECTOR.1;
         crate::unroll!(N / v, |g| {
             let n = Self::inside(t, v * g, v, origin, bounds);
-            let i = Self::index(t, v * g, origin, strides);
-            debug_assert!(
-                (n == 0 || n == v) && i % v == 0,
-                "store_masked_aligned: a vector of {} elements at element {} has {} inside: the bounds, origin and strides must be multiples of the vector (use store_masked)",
-                v,
-                i,
-                n
-            );
             if n > 0 {
-                store_vector(dst, i, &self.values, v * g, v);
+                let i = Self::index(t, v * g, origin, strides);
+                if ALIGNED || n == v && i % v == 0 {
+                    aligned_promise::<ALIGNED>(i, n, v);
+                    load_vector(src, i, &mut values, v * g, v);
+                } else {
+                    load_part(src, i, &mut values, v * g, n);
+                }
+            }
+        });
+        Self::new(values)
+    }
+
+    /// The masked store, `ALIGNED` or not.
+    #[inline(always)]
+    fn store_masked_as<T: Thread, const R: usize, const ALIGNED: bool>(
+        &self,
+        t: &T,
+        dst: &GlobalMut<'_, E>,
+        origin: [u32; R],
+        strides: [u32; R],
+        bounds: [u32; R],
+    ) {
+        let v = Self::VECTOR.1;
+        crate::unroll!(N / v, |g| {
+            let n = Self::inside(t, v * g, v, origin, bounds);
+            if n > 0 {
+                let i = Self::index(t, v * g, origin, strides);
+                if ALIGNED || n == v && i % v == 0 {
+                    aligned_promise::<ALIGNED>(i, n, v);
+                    store_vector(dst, i, &self.values, v * g, v);
+                } else {
+                    store_part(dst, i, &self.values, v * g, n);
+                }
             }
         });
     }
+}
+
+/// Checks (in debug builds: on the simulator) the promise of the `_aligned` masked accesses: the
+/// `n` elements inside of a vector of `v` at element `i` are all of it, and it is aligned.
+#[inline(always)]
+fn aligned_promise<const ALIGNED: bool>(i: usize, n: usize, v: usize) {
+    debug_assert!(
+        !ALIGNED || n == v && i % v == 0,
+        "an _aligned masked access: a vector of {} elements at element {} has {} inside: the bounds, origin and strides must be multiples of the vector (use load_masked/store_masked)",
+        v,
+        i,
+        n
+    );
 }
 
 /// Registers `at..at + n` from elements `i..i + n` of `src`, one by one (a vector cut by the

@@ -114,6 +114,7 @@ impl Thread for SimThread<'_> {
         self.wait_at(&self.state.barrier, "at a CTA barrier (sync_block)");
         self.block_epoch.set(self.block_epoch.get() + 1);
         self.adopt_phases();
+        self.scratch_reads.set(false);
     }
 
     fn sync_cluster(&self) {
