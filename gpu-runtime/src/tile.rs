@@ -366,7 +366,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
 #[inline(always)]
 fn aligned_promise<const ALIGNED: bool>(i: usize, n: usize, v: usize) {
     debug_assert!(
-        !ALIGNED || n == v && i % v == 0,
+        !ALIGNED || n == v && i.is_multiple_of(v),
         "an _aligned masked access: a vector of {} elements at element {} has {} inside: the bounds, origin and strides must be multiples of the vector (use load_masked/store_masked)",
         v,
         i,
