@@ -77,8 +77,11 @@ fn a_panic_stops_the_launch_after_its_cluster() {
 struct CoreOnly<'a, 'b>(&'a SimThread<'b>);
 
 impl Thread for CoreOnly<'_, '_> {
-    fn scratch_reads(&self) -> &std::cell::Cell<bool> {
+    fn scratch_reads(&self) -> bool {
         self.0.scratch_reads()
+    }
+    fn set_scratch_reads(&self, pending: bool) {
+        self.0.set_scratch_reads(pending)
     }
     fn lane(&self) -> u32 {
         self.0.lane()

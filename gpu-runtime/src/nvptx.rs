@@ -237,8 +237,12 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
         unsafe { ld_as!(".shared", a, bytes) }
     }
     #[inline(always)]
-    fn scratch_reads(&self) -> &core::cell::Cell<bool> {
-        &self.scratch
+    fn scratch_reads(&self) -> bool {
+        self.scratch.get()
+    }
+    #[inline(always)]
+    fn set_scratch_reads(&self, pending: bool) {
+        self.scratch.set(pending)
     }
     #[inline(always)]
     fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, w: [u32; 4]) {

@@ -82,7 +82,7 @@ impl<T: Hopper> Thread for Partition<'_, T> {
     fn sync_block(&self) {
         self.t.bar_sync(self.barrier, self.warps * LANES);
         // The partition's own scratch is free: only its threads use it.
-        self.scratch_reads().set(false);
+        self.set_scratch_reads(false);
     }
 }
 

@@ -49,9 +49,9 @@ pub struct SpirvThread<const WORDS: usize> {
     smem: *mut [u32; WORDS],
     #[cfg_attr(not(target_arch = "spirv"), allow(dead_code))]
     ids: Ids,
-    /// [`Thread::scratch_reads`].
+    /// [`Thread::scratch_reads`], as a word: rust-gpu cannot address a `bool` in memory.
     #[cfg_attr(not(target_arch = "spirv"), allow(dead_code))]
-    scratch: core::cell::Cell<bool>,
+    scratch: core::cell::Cell<u32>,
 }
 
 impl<const WORDS: usize> SpirvThread<WORDS> {
@@ -62,7 +62,7 @@ impl<const WORDS: usize> SpirvThread<WORDS> {
         SpirvThread {
             smem: smem as *mut [u32; WORDS],
             ids,
-            scratch: core::cell::Cell::new(false),
+            scratch: core::cell::Cell::new(0),
         }
     }
 }
@@ -146,7 +146,7 @@ impl<const WORDS: usize> Thread for SpirvThread<WORDS> {
     #[inline(always)]
     fn sync_block(&self) {
         arch::control_barrier::<WORKGROUP, WORKGROUP, SHARED_ACQ_REL>();
-        self.scratch.set(false);
+        self.scratch.set(0);
     }
     #[inline(always)]
     fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
@@ -177,8 +177,12 @@ impl<const WORDS: usize> Thread for SpirvThread<WORDS> {
         }
     }
     #[inline(always)]
-    fn scratch_reads(&self) -> &core::cell::Cell<bool> {
-        &self.scratch
+    fn scratch_reads(&self) -> bool {
+        self.scratch.get() != 0
+    }
+    #[inline(always)]
+    fn set_scratch_reads(&self, pending: bool) {
+        self.scratch.set(pending as u32)
     }
     #[inline(always)]
     fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {

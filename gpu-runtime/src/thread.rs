@@ -46,7 +46,9 @@ pub trait Thread {
     /// offset 0), as this thread has seen it: Triton's membar rule, kept per thread since every
     /// thread runs the same sequence of collective operations. A field of the thread, cleared by
     /// its [`Thread::sync_block`]; wrappers forward their inner thread's.
-    fn scratch_reads(&self) -> &core::cell::Cell<bool>;
+    fn scratch_reads(&self) -> bool;
+    /// Sets [`Thread::scratch_reads`].
+    fn set_scratch_reads(&self, pending: bool);
 
     /// Before a collective operation stores to the scratch: a CTA barrier (this thread's
     /// [`Thread::sync_block`]) if an earlier operation's loads may still be pending, else
@@ -54,17 +56,17 @@ pub trait Thread {
     /// first of a kernel costs none.
     #[inline(always)]
     fn scratch_write_begin(&self) {
-        if self.scratch_reads().get() {
+        if self.scratch_reads() {
             self.sync_block();
         }
-        self.scratch_reads().set(false);
+        self.set_scratch_reads(false);
     }
     /// After a collective operation's loads from the scratch: the next store waits for them.
     /// Shared memory the kernel writes by other means over the scratch also needs a
     /// [`Thread::sync_block`] first.
     #[inline(always)]
     fn scratch_reads_pending(&self) {
-        self.scratch_reads().set(true);
+        self.set_scratch_reads(true);
     }
 
     /// The thread's index in the whole grid along x, `block_idx.x * block_dim.x + thread_idx.x`
@@ -281,7 +283,9 @@ macro_rules! forward_thread {
     (@ sync_block) => { #[inline(always)] fn sync_block(&self) { self.t.sync_block() } };
     (@ scratch_reads) => {
         #[inline(always)]
-        fn scratch_reads(&self) -> &core::cell::Cell<bool> { self.t.scratch_reads() }
+        fn scratch_reads(&self) -> bool { self.t.scratch_reads() }
+        #[inline(always)]
+        fn set_scratch_reads(&self, pending: bool) { self.t.set_scratch_reads(pending) }
     };
     (@ st_shared) => {
         #[inline(always)]

@@ -86,8 +86,11 @@ impl Thread for SimThread<'_> {
     fn cta_rank(&self) -> u32 {
         self.rank
     }
-    fn scratch_reads(&self) -> &core::cell::Cell<bool> {
-        &self.scratch_reads
+    fn scratch_reads(&self) -> bool {
+        self.scratch_reads.get()
+    }
+    fn set_scratch_reads(&self, pending: bool) {
+        self.scratch_reads.set(pending)
     }
 
     fn shfl_idx(&self, v: u32, src_lane: u32) -> u32 {

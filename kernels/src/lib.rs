@@ -14,7 +14,8 @@
 //!   mbarriers, `wgmma` from shared memory into an `nvidia_mma` v3 accumulator, persistent tiles.
 //! * [`gemm_hopper_ws`]: the same GEMM warp-specialised: a producer warpgroup issuing the
 //!   copies, two consumer warpgroups multiplying, meeting at full and empty mbarriers.
-//! * [`rows`]: a row softmax and a layer norm from `Tile`'s reductions, broadcasts and math.
+//! * [`rows`]: row softmax (f32, f16) and layer norm (f16, bf16) from `Tile`'s reductions,
+//!   broadcasts and math, in width classes from 64 to 8,192 columns (`rows::CLASSES`).
 //! * [`subgroup`]: the transposes and a shuffle conversion instantiated for warps of 8, 16, 32
 //!   and 64 lanes (Vulkan subgroups; `kernels-spirv` builds them with rust-gpu).
 //! * [`cluster`]: a transpose whose conversion moves data between the 2 CTAs of a cluster
