@@ -56,10 +56,10 @@ pub trait Thread {
     /// first of a kernel costs none.
     #[inline(always)]
     fn scratch_write_begin(&self) {
+        // The barrier clears the record (see `sync_block`).
         if self.scratch_reads() {
             self.sync_block();
         }
-        self.set_scratch_reads(false);
     }
     /// After a collective operation's loads from the scratch: the next store waits for them.
     /// Shared memory the kernel writes by other means over the scratch also needs a

@@ -318,25 +318,29 @@ fn classes_follow_their_layouts() {
     }
 }
 
+/// One CTA of the `_aligned` f32 softmax on tile `L` over rows `0..n_rows*n_cols`, with
+/// `shared` bytes of scratch: the simulator's verdict.
+fn aligned_softmax<L: Registers<16>, S: Registers<1>>(
+    threads: u32,
+    shared: u32,
+    n_rows: u32,
+    n_cols: u32,
+) -> Result<(), linear_layouts::sim::SimError> {
+    let x = HostMemory::new((0..n_rows * n_cols).map(|i| (i as f32).to_bits() as u64));
+    let y = HostMemory::new((0..n_rows * n_cols).map(|_| 0));
+    launch(Launch::new(1, threads, shared), |t| {
+        softmax_rows::<L, S, f32, _, 16, 1, true>(t, &x.global(), &y.global_mut(), n_rows, n_cols)
+    })
+}
+
 /// A cross-warp class launched without its scratch: the simulator reports the reduction's
 /// shared accesses as out of bounds instead of returning rows.
 #[test]
 fn a_cross_warp_class_without_its_scratch_is_reported() {
     use kernels::rows::{Rows1024, Stat1024};
     use linear_layouts::sim::IssueKind;
-    let (n_rows, n_cols) = (2, 1024);
-    let x = HostMemory::new((0..n_rows * n_cols).map(|i| (i as f32).to_bits() as u64));
-    let y = HostMemory::new((0..n_rows * n_cols).map(|_| 0));
-    let e = launch(Launch::new(1, CLASSES[4].threads, 0), |t| {
-        softmax_rows::<Rows1024, Stat1024, f32, _, 16, 1, true>(
-            t,
-            &x.global(),
-            &y.global_mut(),
-            n_rows,
-            n_cols,
-        )
-    })
-    .expect_err("a launch without scratch must be reported");
+    let e = aligned_softmax::<Rows1024, Stat1024>(CLASSES[4].threads, 0, 2, 1024)
+        .expect_err("a launch without scratch must be reported");
     assert!(e.has(IssueKind::OutOfBounds), "{}", e);
 }
 
@@ -345,18 +349,7 @@ fn a_cross_warp_class_without_its_scratch_is_reported() {
 #[test]
 fn an_aligned_kernel_given_a_ragged_width_is_reported() {
     use kernels::rows::{Rows64, Stat64};
-    let (n_rows, n_cols) = (32, 61);
-    let x = HostMemory::new((0..n_rows * n_cols).map(|i| (i as f32).to_bits() as u64));
-    let y = HostMemory::new((0..n_rows * n_cols).map(|_| 0));
-    let e = launch(Launch::new(1, CLASSES[0].threads, 0), |t| {
-        softmax_rows::<Rows64, Stat64, f32, _, 16, 1, true>(
-            t,
-            &x.global(),
-            &y.global_mut(),
-            n_rows,
-            n_cols,
-        )
-    })
-    .expect_err("a ragged width must be reported");
+    let e = aligned_softmax::<Rows64, Stat64>(CLASSES[0].threads, 0, 32, 61)
+        .expect_err("a ragged width must be reported");
     assert!(e.to_string().contains("multiples of the vector"), "{}", e);
 }
