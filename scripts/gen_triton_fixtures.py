@@ -8,6 +8,8 @@ run in a child process that is restarted past any case that kills it; such cases
 
 Usage: python3 scripts/gen_triton_fixtures.py [--count N] [--seed S] [--out FILE]
 Needs `pip install triton==3.9.0`. The output is committed as fixtures/triton-3.9.0-layouts.jsonl.
+With `--shapes --count 150 --out fixtures/triton-3.9.0-shape-cases.jsonl`: the instruction shapes
+the random encodings leave out (32x16 WMMA v3, Hopper dot operands with N not a power of two).
 """
 import argparse
 import json
@@ -279,6 +281,28 @@ def make_case(rng, i):
     return {"id": i, "spec": s, "shape": shape, "shared": shared, "elem": rng.choice(["f16", "f32", "i8", "bf16"])}
 
 
+def shape_case(rng, i):
+    """The instruction shapes the main fixture leaves out: gfx1250's 32x16 WMMA v3 (its
+    accumulator, dot operands and slices) and Hopper's N that is not a power of two (for dot
+    operands only: Triton aborts on such an accumulator)."""
+    if rng.random() < 0.7:
+        p = wmma_spec(rng)
+        p["version"], p["instr"] = 3, rng.choice([[32, 16, 64], [32, 16, 128]])
+        r = rng.random()
+        if r < 0.35:
+            s = p
+        elif r < 0.8:
+            s = {"kind": "dot", "op": rng.randint(0, 1), "parent": p, "kw": rng.choice([4, 8, 16])}
+        else:
+            s = {"kind": "slice", "dim": rng.randrange(p["rank"]), "parent": p}
+    else:
+        p = mma_spec(rng, v3=True)
+        p["instr"][1] = rng.choice([n for n in range(8, 257, 8) if n & (n - 1)])
+        s = {"kind": "dot", "op": 0, "parent": p, "kw": rng.choice([1, 2, 4, 8])}
+    shape = rand_shape(spec_rank(s), rng, 0, 8, 14)
+    return {"id": i, "spec": s, "shape": shape, "shared": False, "elem": rng.choice(["f16", "f32", "bf16"])}
+
+
 def rotating_layout(b, ctx, aliases, memdesc, spec, shape):
     """Triton's linear layout of an amd_rotating_shared memdesc, without a Python builder.
 
@@ -364,9 +388,11 @@ def main():
     ap.add_argument("--count", type=int, default=1500)
     ap.add_argument("--seed", type=int, default=20261122)
     ap.add_argument("--out", default="fixtures/triton-3.9.0-layouts.jsonl")
+    ap.add_argument("--shapes", action="store_true",
+                    help="the instruction-shape cases (fixtures/triton-3.9.0-shape-cases.jsonl)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
-    cases = [make_case(rng, i) for i in range(a.count)]
+    cases = [(shape_case if a.shapes else make_case)(rng, i) for i in range(a.count)]
     results, crashed, pos = {}, [], 0
     while pos < len(cases):
         p = subprocess.Popen([sys.executable, __file__, "--worker"], stdin=subprocess.PIPE,

@@ -149,6 +149,12 @@ fn invalid_layouts_are_errors_when_solved() {
         &[64, 64],
     );
     assert!(e.contains("0, 32, 64 or 128"), "{}", e);
+    // Hopper's N = 72 has dot operands (tests/triton_differential.rs checks them) but no
+    // accumulator layout, in Triton too.
+    let e = solve("#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 72, 8]}>", &[128, 72]);
+    assert!(e.contains("N = 72, not a power of two"), "{}", e);
+    let e = solve("#ttg.amd_wmma<{version = 3, isTranspose = false, ctaLayout = {warp = [[1, 0]]}, instrShape = [32, 32, 64]}>", &[64, 64]);
+    assert!(e.contains("invalid WMMA v3 instruction shape"), "{}", e);
 }
 
 #[test]

@@ -234,9 +234,16 @@ fn check_wmma(m: &AmdWmma, shape: &[i64]) -> Result<usize> {
     let ok = match m.version {
         1 => m.instr_shape == [16, 16, 16],
         2 => m.instr_shape == [16, 16, 16] || m.instr_shape == [16, 16, 32],
-        _ => [[16, 16, 4], [16, 16, 32], [16, 16, 64], [16, 16, 128]]
-            .iter()
-            .any(|s| m.instr_shape == s),
+        _ => [
+            [16, 16, 4],
+            [16, 16, 32],
+            [16, 16, 64],
+            [16, 16, 128],
+            [32, 16, 64],
+            [32, 16, 128],
+        ]
+        .iter()
+        .any(|s| m.instr_shape == s),
     };
     if !ok {
         bail!(
@@ -255,7 +262,7 @@ fn wmma_tile(m: &AmdWmma, rank: usize) -> Result<LinearLayout> {
     let names = standard_out_dim_names(rank);
     let to = matrix_order(rank, !m.is_transposed);
     let outs = [names[to[0] as usize].clone(), names[to[1] as usize].clone()];
-    let (regs, lanes): (Vec<Vec<i32>>, Vec<Vec<i32>>) = if m.version == 1 {
+    let (mut regs, lanes): (Vec<Vec<i32>>, Vec<Vec<i32>>) = if m.version == 1 {
         (
             alloc::vec![alloc::vec![0, 2], alloc::vec![0, 4], alloc::vec![0, 8]],
             alloc::vec![
@@ -278,6 +285,11 @@ fn wmma_tile(m: &AmdWmma, rank: usize) -> Result<LinearLayout> {
             ],
         )
     };
+    if m.instr_shape[0] == 32 {
+        // gfx1250's 32x16 instructions hold two 16-row halves in one more register bit, along
+        // the registers' dim (N when transposed, as Triton 3.9 lays it out).
+        regs.push(alloc::vec![0, 16]);
+    }
     let mut t = LinearLayout::from_bases(
         alloc::vec![("register".into(), regs), ("lane".into(), lanes)],
         &outs,
@@ -320,8 +332,16 @@ pub(crate) fn wmma_dot(
     let dim_nk = &names[order[1] as usize];
     let k_dim = m.instr_shape[2] as i64;
     let k_size = shape[k_idx];
+    // A 32x16 instruction spreads each operand over 16 lanes; the operand along the
+    // accumulator's register dim (A, or B when transposed) holds two 16-wide halves in one more
+    // register bit after the K tile (Triton 3.9's gfx1250 layout).
+    let halves = if m.instr_shape[0] == 32 && (op_idx == 0) != m.is_transposed {
+        2
+    } else {
+        1
+    };
     let non_k_dim = if op_idx == 0 {
-        m.instr_shape[0]
+        m.instr_shape[0].min(16)
     } else {
         m.instr_shape[1]
     } as i64;
@@ -338,6 +358,7 @@ pub(crate) fn wmma_dot(
     // by combineCtaCgaWithShape after the CTA layout (checked against Triton).
     let _ = k_size;
     tile = tile.checked_mul(&id(k_dim / k_tile, "register", dim_k)?)?;
+    tile = tile.checked_mul(&id(halves, "register", dim_nk)?)?;
     let cta = project_away_out_dim(&m.cta_layout, dim_k)?;
     let cta = action_remove_broadcasted_regs(&cta)?.apply(&cta)?;
     let l = tile.checked_mul(&cta)?;

@@ -94,7 +94,10 @@ fn check(m: &NvidiaMma, shape: &[i64]) -> Result<()> {
             want
         );
     }
-    if m.instr_shape.iter().any(|&x| !is_pow2(x as i64)) {
+    // Hopper's wgmma takes any N that is a multiple of 8; the accumulator's layout needs a power
+    // of two (checked in `mma`), its dot operands do not depend on N.
+    let pow2_needed = |i: usize| !(m.version_major == 3 && i == 1);
+    if (0..m.instr_shape.len()).any(|i| pow2_needed(i) && !is_pow2(m.instr_shape[i] as i64)) {
         bail_at!("instrShape";
             "nvidia_mma: instrShape {:?} must be powers of two",
             m.instr_shape
@@ -111,6 +114,13 @@ pub(crate) fn mma(m: &NvidiaMma, shape: &[i64]) -> Result<LinearLayout> {
     check(m, shape)?;
     let rank = shape.len();
     let hopper = m.version_major == 3;
+    if hopper && !is_pow2(m.instr_shape[1] as i64) {
+        bail_at!("instrShape";
+            "nvidia_mma v3: instrShape {:?} has N = {}, not a power of two: Triton has no linear layout for such an accumulator (its dot operands, whose layout does not depend on N, are fine); use a power-of-two N",
+            m.instr_shape,
+            m.instr_shape[1]
+        );
+    }
     let tile: Vec<u32> = if hopper {
         alloc::vec![m.instr_shape[0], m.instr_shape[1]]
     } else {
