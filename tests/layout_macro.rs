@@ -13,6 +13,11 @@ layout! {
     pub Smem = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]) for [64, 64];
     pub Nvmma = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}> : tensor<64x64xf16>;
     pub Cute = Swizzle<3, 3, 3> for [64, 64];
+    /// CuTe's SW128 atom for halves, as CuTe prints it.
+    pub CuteSw128 = Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_64):(_64,_1) : tensor<64x64xf16>;
+    /// CuTe's SM80_16x8_Row: mma.sync's accumulator, (thread, value) -> m + 16 n.
+    pub CuteMmaC = tv(((_4,_8),(_2,_2)):((_32,_1),(_16,_8))) for [16, 8];
+    pub MmaC = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]) for [16, 8];
     pub Lin = linear(register = [[0, 1], [0, 2]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = [], block = []) for [32, 4];
 }
 
@@ -133,4 +138,15 @@ mod twin_b {
 fn identical_layouts_in_two_modules_both_convert() {
     let c = linear_layouts::convert!(twin_a::Twin => twin_b::Twin, f32);
     assert_eq!(c.cost.strategy, linear_layouts::Strategy::Nothing);
+}
+
+#[test]
+fn cute_layouts_are_the_triton_layouts_they_name() {
+    // CuTe's 128-byte swizzle atom is Triton's nvmma_shared 128B; its mma.sync accumulator is
+    // Triton's nvidia_mma v2.
+    assert_eq!(CuteSw128::linear_layout(), Nvmma::linear_layout());
+    assert_eq!(CuteMmaC::linear_layout(), MmaC::linear_layout());
+    check::<CuteMmaC>(&CuteMmaC::linear_layout(), |i| {
+        CuteMmaC::apply(i[0], i[1], i[2], i[3]).to_vec()
+    });
 }

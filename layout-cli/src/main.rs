@@ -14,6 +14,8 @@
 //! layout -l '#ttg.blocked<{...}>' -t 'tensor<64x64xf32>' --reduce 1 [--json]  # Tile::reduce's plan
 //! layout -l '#ttg.blocked<{...}>' -t 'tensor<64x64xf32>' --scan 1 [--json]    # Tile::scan's plan
 //! layout conflicts -l '#ttg.swizzled_shared<{...}>' --access '#ttg.blocked<{...}>' -t 'tensor<64x64xf16>'
+//! layout -l '#ttg.nvmma_shared<{...}>' -t 'tensor<64x64xf16>' --cute  # Sw<3,4,3> o _0 o (...):(...)
+//! layout -l 'Sw<3,4,3> o _0 o (8,64):(64,1)' -t 'tensor<8x64xf16>'      # CuTe layouts read too
 //! layout explain kernel.ttgir [--json | --html -o folder]  # every conversion of a dump, dearest first
 //! ```
 //! Bad input prints a message naming the problem and exits with status 2: so does a `-i` file
@@ -44,9 +46,11 @@ use layout_view::{print_latex, print_layout};
 #[command(name = "layout", version, about)]
 // One way to show the layout at a time: Triton's text (the default), its hardware view, JSON, a
 // grid, a TikZ or SVG picture, or a page. Kept as Triton's flags, read as one `View`.
-#[command(group(clap::ArgGroup::new("view").multiple(false).args(["use_hw_view", "json", "table", "latex", "svg", "html"])))]
+#[command(group(clap::ArgGroup::new("view").multiple(false).args(["use_hw_view", "json", "table", "latex", "svg", "html", "cute"])))]
 struct Cli {
-    /// A layout attribute, e.g. '#ttg.blocked<{...}>' (or an alias defined in -i FILE).
+    /// A layout attribute, e.g. '#ttg.blocked<{...}>' (or an alias defined in -i FILE), or a CuTe
+    /// layout: '(8,64):(64,1)', 'Sw<3,4,3> o _0 o (8,64):(64,1)' (shared memory), or
+    /// 'tv((32,4):(1,32))' (thread, value -> index into the tile of -t).
     #[arg(short = 'l', long = "layout")]
     layout: Option<String>,
     /// The tensor type, e.g. 'tensor<128x256xf16>' (an encoding inside it is used if -l is absent).
@@ -87,6 +91,10 @@ struct Cli {
     /// each element moves, and the plan with its shared accesses' banks per phase.
     #[arg(long)]
     html: bool,
+    /// Print the layout in CuTe's notation: `(shape):(stride)` with a `Sw<B,M,S>` on top for
+    /// shared layouts, `tv((thread):(value))` for distributed ones; or say why it has none.
+    #[arg(long)]
+    cute: bool,
     /// Read {"layout": ..., "tensor": ...} lines from standard input; write one JSON object each.
     #[arg(long, conflicts_with_all = ["view", "to"])]
     jsonl: bool,
@@ -120,6 +128,7 @@ enum View {
     Latex,
     Svg,
     Html,
+    Cute,
 }
 
 impl Cli {
@@ -132,6 +141,7 @@ impl Cli {
             (self.latex, View::Latex),
             (self.svg, View::Svg),
             (self.html, View::Html),
+            (self.cute, View::Cute),
         ]
         .into_iter()
         .find_map(|(on, v)| on.then_some(v))
@@ -286,7 +296,13 @@ pub(crate) fn read_aliases(input: Option<&std::path::Path>) -> Result<Aliases, S
 /// else the tensor type's own encoding.
 fn jobs(cli: &Cli, aliases: &Aliases, tensor: &str, ty: &TensorType) -> Result<Vec<Job>, String> {
     if let Some(l) = &cli.layout {
-        let enc = parse_encoding(l, aliases).map_err(|e| format!("in the layout (-l): {}", e))?;
+        let enc = if layout_core::cute::looks_like_cute(l) {
+            layout_core::cute::parse_cute(l)
+                .and_then(|c| c.encoding(&ty.shape, 32))
+                .map_err(|e| format!("in the CuTe layout (-l): {}", e))?
+        } else {
+            parse_encoding(l, aliases).map_err(|e| format!("in the layout (-l): {}", e))?
+        };
         Ok(vec![Job {
             header: format!("Print layout attribute: {}", l.trim()),
             optional: None,
@@ -451,6 +467,16 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
         }
         let text = match cli.view() {
             View::Json => Ok(format!("{}\n", json::layout_json(&ll))),
+            View::Cute => layout_core::cute::to_cute(&ll, ty.element_bits())
+                .map(|t| format!("{}\n", t))
+                .map_err(|why| {
+                    format!(
+                        "{} has no CuTe form: {}",
+                        job.header.trim_start_matches("Print layout attribute: "),
+                        why
+                    )
+                })
+                .map_err(layout_core::LayoutError::new),
             View::Html => {
                 let title = job.header.trim_start_matches("Print layout attribute: ");
                 layout_view::html::print_html(&ll, bits, title)

@@ -916,3 +916,50 @@ fn tensor_memory_layouts_print_as_json() {
         assert!(stderr(&o).contains("tensor-memory"), "{}", stderr(&o));
     }
 }
+
+/// `--cute` prints CuTe's notation (CuTe's SW128 atom for halves, as CuTe prints it), `-l`
+/// reads it back, and a layout with no CuTe form is status 2 with the reason.
+#[test]
+fn cute_notation_both_ways() {
+    let nvmma =
+        "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>";
+    let o = layout(&["-l", nvmma, "-t", "tensor<8x64xf16>", "--cute"], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "Sw<3,4,3> o smem_ptr[16b](unset) o (8,64):(64,1)\n"
+    );
+    let json = |l: &str| {
+        stdout(&layout(
+            &["-l", l, "-t", "tensor<8x64xf16>", "--json"],
+            None,
+        ))
+    };
+    assert_eq!(
+        json(nvmma),
+        json("Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)")
+    );
+    let mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>";
+    let o = layout(&["-l", mma, "-t", "tensor<16x8xf32>", "--cute"], None);
+    assert_eq!(
+        stdout(&o),
+        "tv(((4,8),(2,2)):((32,1),(16,8)))\n",
+        "{}",
+        stderr(&o)
+    );
+    let broadcast = "#ttg.linear<{register = [[0, 1]], lane = [[1, 1], [2, 0], [4, 0], [8, 0], [16, 0]], warp = [], block = []}>";
+    let o = layout(&["-l", broadcast, "-t", "tensor<32x2xf32>", "--cute"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("both move index bit 5"),
+        "{}",
+        stderr(&o)
+    );
+    let o = layout(&["-l", "(4,2):(1,2)", "-t", "tensor<4x2xf16>"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("not linear over GF(2)"),
+        "{}",
+        stderr(&o)
+    );
+}

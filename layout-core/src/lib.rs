@@ -28,6 +28,7 @@ extern crate std;
 pub mod codegen;
 mod column_action;
 pub mod convert;
+pub mod cute;
 pub mod encodings;
 mod error;
 mod f2;

@@ -10,6 +10,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
 const FIXTURE: &str = include_str!("../../fixtures/triton-3.9.0-layouts.jsonl");
+const CUTE: &str = include_str!("../../fixtures/cute-layouts.jsonl");
 
 fn cases() -> u32 {
     std::env::var("FUZZ_CASES")
@@ -85,6 +86,13 @@ fn edit() -> impl Strategy<Value = Edit> {
         Just("#ttg.slice<{dim = 0, parent = #blocked}>".to_string()),
         Just("true".to_string()),
         Just("é".to_string()),
+        Just("(".to_string()),
+        Just(")".to_string()),
+        Just(":".to_string()),
+        Just("_".to_string()),
+        Just(" o ".to_string()),
+        Just("Sw<3,4,3> o smem_ptr[16b](unset) o ".to_string()),
+        Just("tv(".to_string()),
         Just("\n".to_string()),
     ];
     prop_oneof![
@@ -231,5 +239,86 @@ fn extreme_parameters_never_panic() {
                 Ok(())
             },
         )
+        .unwrap();
+}
+
+/// CuTe's text, pycute's and CuTe's printed forms, mutated: read and solved over a few shapes
+/// (its own, and tiles for thread-value layouts); only a panic is a failure.
+#[test]
+fn mutated_cute_text_never_panics() {
+    let texts: Vec<String> = CUTE
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let mut runner = TestRunner::new(Config {
+        cases: cases(),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(
+            &(0..texts.len(), prop::collection::vec(edit(), 1..4)),
+            |(i, edits)| {
+                let mut t = texts[i].clone();
+                for e in &edits {
+                    t = apply_edit(&t, e);
+                }
+                exercise_cute(&t);
+                Ok(())
+            },
+        )
+        .unwrap();
+}
+
+fn exercise_cute(t: &str) {
+    if let Ok(c) = layout_core::cute::parse_cute(t) {
+        let own = c.shape_sizes().unwrap_or_default();
+        for shape in [
+            own,
+            vec![64, 64],
+            vec![32, 4],
+            vec![3, 8],
+            vec![],
+            vec![1 << 30, 4],
+        ] {
+            if let Ok(ll) = c.to_linear_layout(&shape, 32) {
+                let _ = layout_core::cute::to_cute(&ll, Some(16));
+            }
+        }
+    }
+}
+
+/// Extreme sizes, strides and swizzles in CuTe's notation.
+#[test]
+fn extreme_cute_numbers_never_panic() {
+    let big = || {
+        prop_oneof![
+            3 => num(),
+            1 => prop::sample::select(vec!["-1", "1099511627776", "9223372036854775807", "99999999999999999999", "_64", "__8"]).prop_map(String::from),
+        ]
+    };
+    let tuple = prop::collection::vec(big(), 1..5).prop_map(|v| format!("({})", v.join(",")));
+    let text = (tuple.clone(), tuple, big(), big(), big(), 0..3u8).prop_map(
+        |(sh, st, b, m, s, k)| match k {
+            0 => format!("{}:{}", sh, st),
+            1 => format!("Sw<{},{},{}> o _0 o {}:{}", b, m, s, sh, st),
+            _ => format!("tv(({},{}):({},{}))", sh, sh, st, st),
+        },
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: cases(),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&text, |t| {
+            exercise_cute(&t);
+            Ok(())
+        })
         .unwrap();
 }

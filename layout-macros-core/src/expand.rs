@@ -168,11 +168,14 @@ pub fn solve_item(
     if item.spec.is_empty() {
         return Err(syn::Error::new(
             item.eq_span,
-            "expected a layout after `=`: `#ttg.blocked<{...}>`, `blocked(...)`, `linear(...)` or `Swizzle<B, M, S>`",
+            "expected a layout after `=`: `#ttg.blocked<{...}>`, `blocked(...)`, `linear(...)`, `Swizzle<B, M, S>` or CuTe's `(shape):(stride)`",
         ));
     }
     let (shape, element) = shape_of(item, aliases, defined)?;
     let trees: Vec<TokenTree> = item.spec.clone().into_iter().collect();
+    if crate::cute::is_cute(&trees) {
+        return crate::cute::solve_cute(item, &trees, &shape, element, warp_size);
+    }
     if let Some(TokenTree::Ident(id)) = trees.first() {
         if id == "Swizzle" {
             return swizzle(item, &shape, element);
@@ -271,7 +274,7 @@ fn render_spec(trees: &[TokenTree], item: &Item) -> syn::Result<Rendered> {
         _ => {
             return Err(syn::Error::new_spanned(
                 &item.spec,
-                "expected a layout: Triton's `#ttg.blocked<{...}>`, the Rust form `blocked(size_per_thread = [..], ...)`, `linear(register = [[..]], ...)`, `Swizzle<B, M, S>`, or the name of a layout defined above",
+                "expected a layout: Triton's `#ttg.blocked<{...}>`, the Rust form `blocked(size_per_thread = [..], ...)`, `linear(register = [[..]], ...)`, `Swizzle<B, M, S>`, CuTe's `(shape):(stride)` or `tv(...)`, or the name of a layout defined above",
             ))
         }
     }

@@ -70,6 +70,22 @@ fn at_colon(input: ParseStream) -> bool {
     input.peek(Token![:]) && !input.peek(Token![::])
 }
 
+/// The `:` before a tensor type, not the one inside CuTe's `(shape):(stride)` (followed by a
+/// tuple, an integer or a static `_8`).
+fn at_shape_colon(input: ParseStream) -> bool {
+    if !at_colon(input) {
+        return false;
+    }
+    let f = input.fork();
+    let _ = f.parse::<Token![:]>();
+    match f.parse::<TokenTree>() {
+        Ok(TokenTree::Group(g)) => g.delimiter() != proc_macro2::Delimiter::Parenthesis,
+        Ok(TokenTree::Literal(_)) => false,
+        Ok(TokenTree::Ident(i)) => !i.to_string().starts_with('_'),
+        _ => true,
+    }
+}
+
 fn at_for(input: ParseStream) -> bool {
     input.peek(Token![for])
 }
@@ -120,11 +136,15 @@ impl Parse for Item {
             )
         })?;
         let mut spec = TokenStream::new();
-        while !input.is_empty() && !input.peek(Token![;]) && !at_colon(input) && !at_for(input) {
+        while !input.is_empty()
+            && !input.peek(Token![;])
+            && !at_shape_colon(input)
+            && !at_for(input)
+        {
             let tt: TokenTree = input.parse()?;
             spec.extend([tt]);
         }
-        let shape = if at_colon(input) {
+        let shape = if at_shape_colon(input) {
             input.parse::<Token![:]>()?;
             let mut ts = TokenStream::new();
             while !input.is_empty() && !input.peek(Token![;]) {

@@ -28,6 +28,7 @@ use proc_macro2::TokenStream;
 
 mod convert_emit;
 mod convert_macro;
+mod cute;
 mod emit;
 mod expand;
 mod input;

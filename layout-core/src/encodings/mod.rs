@@ -9,7 +9,7 @@
 
 mod amd;
 mod cga;
-mod cute;
+
 mod distributed;
 mod nvidia;
 pub(crate) mod registry;
@@ -19,9 +19,9 @@ mod tmem;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
+pub use crate::cute::cute_swizzle;
 pub use amd::wmma_cta_layout;
 pub use cga::{combine_cta_cga_with_shape, shape_per_cta, Cga};
-pub use cute::cute_swizzle;
 pub use shared::PaddedShared;
 pub use tmem::{tensor_memory, tensor_memory_scales, TensorMemory, TensorMemoryScales};
 

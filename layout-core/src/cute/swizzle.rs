@@ -1,10 +1,11 @@
-//! CuTe's `Swizzle<B, M, S>` (the swizzle functor of `cute/swizzle.hpp`) as a shared-memory
-//! linear layout, for `layout!`'s `Swizzle<B, M, S>` form. It has no TTGIR spelling: Triton writes
-//! the same layouts as `#ttg.swizzled_shared` or `#ttg.nvmma_shared`.
+//! CuTe's `Swizzle<B, M, S>` (the swizzle functor of `cute/swizzle.hpp`) alone, over a row-major
+//! tensor, as a shared-memory linear layout: `layout!`'s `Swizzle<B, M, S>` form. It has no TTGIR
+//! spelling: Triton writes the same layouts as `#ttg.swizzled_shared` or `#ttg.nvmma_shared`.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::Swizzle;
 use crate::error::bail;
 use crate::utils::standard_out_dim_names;
 use crate::{LinearLayout, Result};
@@ -40,7 +41,7 @@ pub fn cute_swizzle(b: i32, m: i32, s: i32, shape: &[i64]) -> Result<LinearLayou
         bits.push(d.trailing_zeros());
     }
     let total: u32 = bits.iter().sum();
-    let top = (m + s.max(0) + b) as u32;
+    let top = Swizzle { b, m, s }.top_bit();
     if top > total || total > 31 {
         bail!(
             "Swizzle<{}, {}, {}> reads offset bits up to {}, but a tensor of shape {:?} has only \
@@ -53,11 +54,7 @@ pub fn cute_swizzle(b: i32, m: i32, s: i32, shape: &[i64]) -> Result<LinearLayou
             total
         );
     }
-    let yyy: u64 = ((1u64 << b) - 1) << (m + s.max(0));
-    let swz = |i: u64| -> u64 {
-        let y = i & yyy;
-        i ^ if s >= 0 { y >> s } else { y << -s }
-    };
+    let sw = Swizzle { b, m, s };
     let rank = shape.len();
     let names = standard_out_dim_names(rank);
     let unravel = |mut i: u64| -> Vec<i32> {
@@ -68,7 +65,7 @@ pub fn cute_swizzle(b: i32, m: i32, s: i32, shape: &[i64]) -> Result<LinearLayou
         }
         c
     };
-    let offset: Vec<Vec<i32>> = (0..total).map(|k| unravel(swz(1 << k))).collect();
+    let offset: Vec<Vec<i32>> = (0..total).map(|k| unravel(sw.apply(1 << k))).collect();
     let outs = names
         .iter()
         .zip(shape)
