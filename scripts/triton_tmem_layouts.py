@@ -5,6 +5,11 @@ layout-core/tests/triton_tmem.rs checks `#ttng.tensor_memory_encoding` and
 
     pip install triton==3.9.0
     python3 scripts/triton_tmem_layouts.py --count 120 > fixtures/triton-3.9.0-tmem-layouts.jsonl
+    python3 scripts/triton_tmem_layouts.py --reg --count 300 > fixtures/triton-3.9.0-tmem-reg-layouts.jsonl
+
+With `--reg`: the register layouts of tcgen05.ld/st (Gluon's `get_tmem_reg_layout`, the C++
+`getDistributedLayoutForTmemLdSt`) for a random message shape and warp count, or null where
+Triton has none.
 
 Each case runs in a child process (Triton aborts the process on some invalid layouts; those,
 and the ones its builder refuses, are skipped). Gluon's `to_linear_layout` gives the `row` and
@@ -32,9 +37,23 @@ m = b.create_module()
 f = b.get_or_insert_function(m, "f", b.get_function_ty([ty], []), "public", False)
 m.push_back(f)
 attr = [l.split(" = ", 1)[1] for l in m.str_nodebug().splitlines() if l.startswith("#tmem")][0]
-ll = b.to_linear_layout(a, c["shape"])
-print(json.dumps({"attr": attr, "tensor": "tensor<%dx%dx%s>" % (c["shape"][0], c["shape"][1], c["elem"]),
-                  "row": ll.rows, "col": ll.cols}))
+rec = {"attr": attr, "tensor": "tensor<%dx%dx%s>" % (c["shape"][0], c["shape"][1], c["elem"])}
+if "atom" in c:
+    import triton.experimental.gluon.language as ttgl
+    from triton._C.libtriton.gluon_ir import compute_tmem_reg_layout
+    from triton.experimental.gluon.language.nvidia.blackwell import TensorMemoryLayout
+    tl = TensorMemoryLayout(tuple(c["block"]), c["col_stride"], cga_layout=c["cga"], two_ctas=c["two_ctas"], fp4_padded=c["fp4"])
+    dt = {"f32": ttgl.float32, "f16": ttgl.float16, "i8": ttgl.int8}[c["elem"]]
+    r = compute_tmem_reg_layout(dt, c["shape"], c["shape"], tl, c["warps"], c["atom"])
+    rec.update(atom=c["atom"], warps=c["warps"], reg=None if r is None else
+               {"register": r.reg_bases, "lane": r.lane_bases, "warp": r.warp_bases, "block": r.block_bases})
+else:
+    ll = b.to_linear_layout(a, c["shape"])
+    rec.update(row=ll.rows, col=ll.cols)
+print(json.dumps(rec))
+sys.stdout.flush()
+import os
+os._exit(0)
 '''
 
 
@@ -61,12 +80,18 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--count", type=int, default=120)
     ap.add_argument("--seed", type=int, default=100)
+    ap.add_argument("--reg", action="store_true", help="tcgen05 register layouts")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     n, tries = 0, 0
     while n < a.count and tries < 20 * a.count:
         tries += 1
         c = case(rng)
+        if a.reg:
+            if c["kind"] != "tmem":
+                continue
+            c["atom"] = rng.choice(["32x32b", "16x64b", "16x128b", "16x256b"])
+            c["warps"] = rng.choice([4, 4, 8, 16])
         r = subprocess.run([sys.executable, "-c", CHILD, json.dumps(c)], capture_output=True, text=True, timeout=120)
         lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
         if r.returncode != 0 or not lines:

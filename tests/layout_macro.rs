@@ -18,6 +18,9 @@ layout! {
     /// CuTe's SM80_16x8_Row: mma.sync's accumulator, (thread, value) -> m + 16 n.
     pub CuteMmaC = tv(((_4,_8),(_2,_2)):((_32,_1),(_16,_8))) for [16, 8];
     pub MmaC = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]) for [16, 8];
+    /// What tcgen05.ld 32x32b gives 4 warps of a 128x64 f32 accumulator in tensor memory.
+    pub TmemAcc = tmem_reg(atom = "32x32b", warps = 4, blockM = 128, blockN = 64, colStride = 1) : tensor<128x64xf32>;
+    pub TmemHalf = tmem_reg(atom = "16x256b", warps = 4, blockM = 128, blockN = 64, colStride = 2) : tensor<128x64xf16>;
     pub Lin = linear(register = [[0, 1], [0, 2]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = [], block = []) for [32, 4];
 }
 
@@ -148,5 +151,30 @@ fn cute_layouts_are_the_triton_layouts_they_name() {
     assert_eq!(CuteMmaC::linear_layout(), MmaC::linear_layout());
     check::<CuteMmaC>(&CuteMmaC::linear_layout(), |i| {
         CuteMmaC::apply(i[0], i[1], i[2], i[3]).to_vec()
+    });
+}
+
+#[test]
+fn tcgen05_register_layouts_as_gluon_gives_them() {
+    // Gluon's get_tmem_reg_layout for the same descriptors (Triton 3.9).
+    assert_eq!(
+        TmemAcc::REGISTER_BASES,
+        &[[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32]]
+    );
+    assert_eq!(
+        TmemAcc::LANE_BASES,
+        &[[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]
+    );
+    assert_eq!(TmemAcc::WARP_BASES, &[[32, 0], [64, 0]]);
+    assert_eq!(
+        TmemHalf::REGISTER_BASES,
+        &[[0, 1], [0, 2], [8, 0], [0, 16], [0, 32], [16, 0]]
+    );
+    assert_eq!(
+        TmemHalf::LANE_BASES,
+        &[[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]]
+    );
+    check::<TmemHalf>(&TmemHalf::linear_layout(), |i| {
+        TmemHalf::apply(i[0], i[1], i[2], i[3]).to_vec()
     });
 }

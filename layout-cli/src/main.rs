@@ -16,6 +16,7 @@
 //! layout conflicts -l '#ttg.swizzled_shared<{...}>' --access '#ttg.blocked<{...}>' -t 'tensor<64x64xf16>'
 //! layout -l '#ttg.nvmma_shared<{...}>' -t 'tensor<64x64xf16>' --cute  # Sw<3,4,3> o _0 o (...):(...)
 //! layout -l 'Sw<3,4,3> o _0 o (8,64):(64,1)' -t 'tensor<8x64xf16>'      # CuTe layouts read too
+//! layout -l '#ttng.tensor_memory_encoding<...>' -t 'tensor<128x64xf32>' --tmem-reg 32x32b --warps 4
 //! layout explain kernel.ttgir [--json | --html -o folder]  # every conversion of a dump, dearest first
 //! ```
 //! Bad input prints a message naming the problem and exits with status 2: so does a `-i` file
@@ -109,6 +110,14 @@ struct Cli {
     /// Plan `Tile::scan` along this dim and print its cost per thread, as --reduce.
     #[arg(long, value_name = "DIM", conflicts_with_all = ["to", "table", "latex", "svg", "html", "use_hw_view"])]
     scan: Option<u32>,
+    /// With a tensor-memory layout (-l '#ttng.tensor_memory_encoding<...>'): show the register
+    /// layout a tcgen05.ld/st of this message shape (32x32b, 16x64b, 16x128b, 16x256b) gives
+    /// (Gluon's get_tmem_reg_layout), in any view.
+    #[arg(long = "tmem-reg", value_name = "ATOM", conflicts_with_all = ["to", "reduce", "scan"])]
+    tmem_reg: Option<String>,
+    /// With --tmem-reg: how many warps load (a power of two, at least 4).
+    #[arg(long, requires = "tmem_reg", default_value_t = 4)]
+    warps: u32,
     /// With --to: force `shared` memory or `shuffles` instead of the cheapest plan.
     #[arg(long, requires = "to", value_enum)]
     strategy: Option<StrategyArg>,
@@ -459,7 +468,18 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
             (Err(e), None) => return Err(e.to_string()),
         };
         let bits = ty.element_bits().unwrap_or(32);
-        if job.enc.is_tensor_memory() && cli.view() != View::Json {
+        let (ll, shared, header) = match &cli.tmem_reg {
+            Some(atom) => (
+                tmem_registers(&job.enc, &ll, atom, cli.warps, ty)?,
+                false,
+                format!(
+                    "{} in registers after tcgen05.ld {} by {} warps",
+                    job.header, atom, cli.warps
+                ),
+            ),
+            None => (ll, job.enc.is_shared(), job.header.clone()),
+        };
+        if job.enc.is_tensor_memory() && cli.tmem_reg.is_none() && cli.view() != View::Json {
             return Err(format!(
                 "#ttng.{} is a tensor-memory layout (in-dims row, col, block): it prints as --json (the text and picture views draw threads and shared-memory offsets)",
                 job.enc.name()
@@ -472,13 +492,13 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
                 .map_err(|why| {
                     format!(
                         "{} has no CuTe form: {}",
-                        job.header.trim_start_matches("Print layout attribute: "),
+                        header.trim_start_matches("Print layout attribute: "),
                         why
                     )
                 })
                 .map_err(layout_core::LayoutError::new),
             View::Html => {
-                let title = job.header.trim_start_matches("Print layout attribute: ");
+                let title = header.trim_start_matches("Print layout attribute: ");
                 layout_view::html::print_html(&ll, bits, title)
             }
             View::Table => print_layout(&ll),
@@ -486,9 +506,9 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
             View::Svg => print_svg(&ll, bits, colour_by(cli, &ll)),
             View::Text | View::HwText => {
                 let hw = cli.view() == View::HwText;
-                layout_str(&ll, job.enc.is_shared(), hw).map(|t| {
+                layout_str(&ll, shared, hw).map(|t| {
                     let gap = if cli.alias_names.is_empty() { "" } else { "\n" };
-                    format!("{}\n{}{}", job.header, t, gap)
+                    format!("{}\n{}{}", header, t, gap)
                 })
             }
         };
@@ -502,6 +522,28 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
         ));
     }
     Ok(out)
+}
+
+/// `--tmem-reg ATOM`: what a tcgen05.ld/st of `atom` by `warps` warps gives the registers.
+fn tmem_registers(
+    enc: &layout_core::Encoding,
+    tmem: &layout_core::LinearLayout,
+    atom: &str,
+    warps: u32,
+    ty: &TensorType,
+) -> Result<layout_core::LinearLayout, String> {
+    use layout_core::encodings::{tmem_reg_layout, TmemAtom};
+    if !matches!(enc, layout_core::Encoding::TensorMemory(_)) {
+        return Err(format!(
+            "--tmem-reg needs a #ttng.tensor_memory_encoding layout, not #ttg.{}",
+            enc.name()
+        ));
+    }
+    let bits = ty
+        .element_bits()
+        .ok_or("--tmem-reg needs the element type's width: give -t 'tensor<128x64xf32>'")?;
+    let atom = TmemAtom::from_name(atom).map_err(|e| e.to_string())?;
+    tmem_reg_layout(tmem, atom, warps, bits).map_err(|e| e.to_string())
 }
 
 /// `layout conflicts ...`, `layout explain ...`: parse the options, run, print.

@@ -963,3 +963,56 @@ fn cute_notation_both_ways() {
         stderr(&o)
     );
 }
+
+/// `--tmem-reg`: the registers a tcgen05.ld fills, as Gluon's get_tmem_reg_layout gives them.
+#[test]
+fn tensor_memory_loads_in_registers() {
+    let tmem = "#ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 1>";
+    let o = layout(
+        &[
+            "-l",
+            tmem,
+            "-t",
+            "tensor<128x64xf16>",
+            "--tmem-reg",
+            "16x256b",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(
+        stdout(&o),
+        "{\"bases\":{\"register\":[[0,1],[0,2],[8,0],[0,16],[0,32],[16,0]],\"lane\":[[0,4],[0,8],[1,0],[2,0],[4,0]],\"warp\":[[32,0],[64,0]],\"block\":[]},\"out_dims\":[[\"dim0\",128],[\"dim1\",64]]}\n",
+        "{}",
+        stderr(&o)
+    );
+    let o = layout(
+        &[
+            "-l",
+            tmem,
+            "-t",
+            "tensor<128x4xf32>",
+            "--tmem-reg",
+            "16x256b",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("narrower message"), "{}", stderr(&o));
+    let o = layout(
+        &[
+            "-l",
+            BLOCKED_1D,
+            "-t",
+            "tensor<128xf32>",
+            "--tmem-reg",
+            "32x32b",
+        ],
+        None,
+    );
+    assert!(
+        stderr(&o).contains("needs a #ttng.tensor_memory_encoding"),
+        "{}",
+        stderr(&o)
+    );
+}

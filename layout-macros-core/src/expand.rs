@@ -173,6 +173,9 @@ pub fn solve_item(
     }
     let (shape, element) = shape_of(item, aliases, defined)?;
     let trees: Vec<TokenTree> = item.spec.clone().into_iter().collect();
+    if crate::tmem::is_tmem_reg(&trees) {
+        return crate::tmem::solve_tmem_reg(item, &trees, &shape, element, warp_size);
+    }
     if crate::cute::is_cute(&trees) {
         return crate::cute::solve_cute(item, &trees, &shape, element, warp_size);
     }
@@ -189,7 +192,7 @@ pub fn solve_item(
         return Err(syn::Error::new(
             item.eq_span,
             format!(
-                "#ttng.{} is a tensor-memory layout (in-dims row, col, block): layout! defines register and shared-memory layouts; print it with `layout -l '...' -t '...' --json`",
+                "#ttng.{} is a tensor-memory layout (in-dims row, col, block): layout! defines register and shared-memory layouts; name what tcgen05.ld gives the registers with `tmem_reg(atom = \"32x32b\", warps = 4, blockM = .., blockN = .., colStride = ..)`, or print it with `layout -l '...' -t '...' --json`",
                 enc.name()
             ),
         ));

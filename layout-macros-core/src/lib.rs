@@ -37,6 +37,7 @@ mod kernel_args;
 mod kernel_spirv;
 mod paths;
 mod render;
+mod tmem;
 
 /// `layout!`: `[$crate] items` to the items' types, tables and callback macros.
 pub fn layout(input: TokenStream) -> TokenStream {

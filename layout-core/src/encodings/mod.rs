@@ -9,12 +9,12 @@
 
 mod amd;
 mod cga;
-
 mod distributed;
 mod nvidia;
 pub(crate) mod registry;
 mod shared;
 mod tmem;
+mod tmem_reg;
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -24,6 +24,7 @@ pub use amd::wmma_cta_layout;
 pub use cga::{combine_cta_cga_with_shape, shape_per_cta, Cga};
 pub use shared::PaddedShared;
 pub use tmem::{tensor_memory, tensor_memory_scales, TensorMemory, TensorMemoryScales};
+pub use tmem_reg::{tmem_reg_layout, TmemAtom};
 
 use crate::{LinearLayout, Result};
 
