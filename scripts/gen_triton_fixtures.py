@@ -177,6 +177,8 @@ def spec_rank(s):
         return spec_rank(s["parent"])
     if k in ("linear", "nvmma", "shared_linear"):
         return s["rank"]
+    if k == "partitioned":
+        return spec_rank(s["inner"])
     if k in ("swizzled", "rotating"):
         return len(s["order"])
     return len(s["shape"])
@@ -248,6 +250,8 @@ def build(b, s):
         return b.get_nvmma_shared_layout(s["sw"], s["ebw"], s["transposed"], s["fp4"], s["cga"], s["rank"])
     if k == "shared_linear":
         return b.get_shared_linear_layout(s["offset"], s["block"], s["align"])
+    if k == "partitioned":
+        return b.get_partitioned_shared_layout(s["parts"], s["groups"], s["dim"], build(b, s["inner"]))
     if k == "padded":
         return b.get_padded_shared_layout(s["intervals"], s["paddings"], s["offset"], [], s["shape"])
     raise ValueError(k)
@@ -301,6 +305,23 @@ def shape_case(rng, i):
         s = {"kind": "dot", "op": 0, "parent": p, "kw": rng.choice([1, 2, 4, 8])}
     shape = rand_shape(spec_rank(s), rng, 0, 8, 14)
     return {"id": i, "spec": s, "shape": shape, "shared": False, "elem": rng.choice(["f16", "f32", "bf16"])}
+
+
+def partitioned_case(rng, i):
+    """gfx1250's partitioned_shared over a swizzled, nvmma or linear piece layout."""
+    while True:
+        inner = shared_spec(rng)
+        if inner["kind"] in ("swizzled", "nvmma", "shared_linear"):
+            break
+    rank = spec_rank(inner)
+    lo = 3 if inner["kind"] == "nvmma" else 0
+    piece = linear_shape(inner) if inner["kind"] == "shared_linear" else rand_shape(rank, rng, lo, 6, max(10, lo * rank + 2))
+    parts, groups = rng.choice([2, 4]), rng.choice([1, 2, 4])
+    d = rng.randrange(rank)
+    shape = list(piece)
+    shape[d] *= parts * groups
+    s = {"kind": "partitioned", "parts": parts, "groups": groups, "dim": d, "inner": inner}
+    return {"id": i, "spec": s, "shape": shape, "shared": True, "elem": rng.choice(["f16", "f32", "bf16"])}
 
 
 def rotating_layout(b, ctx, aliases, memdesc, spec, shape):
@@ -392,7 +413,11 @@ def main():
                     help="the instruction-shape cases (fixtures/triton-3.9.0-shape-cases.jsonl)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
+    # The shape cases end with partitioned_shared ones (Python's view of those has no
+    # `partition` bases: offset and block are compared).
     cases = [(shape_case if a.shapes else make_case)(rng, i) for i in range(a.count)]
+    if a.shapes:
+        cases += [partitioned_case(rng, a.count + i) for i in range(a.count // 3)]
     results, crashed, pos = {}, [], 0
     while pos < len(cases):
         p = subprocess.Popen([sys.executable, __file__, "--worker"], stdin=subprocess.PIPE,

@@ -30,7 +30,7 @@ c = json.loads(sys.argv[1])
 if c["kind"] == "tmem":
     a = b.get_tensor_memory_layout(c["block"], c["col_stride"], c["cga"], c["two_ctas"], c["fp4"])
 else:
-    a = b.get_tensor_memory_scales_layout(c["cga"])
+    a = b.get_tensor_memory_scales_layout(c["cga"], c["rep"])
 el = {"f32": b.get_float_ty(), "f16": b.get_half_ty(), "i8": b.get_int8_ty()}[c["elem"]]
 ty = b.get_tensor_mem_desc_ty(el, c["shape"], a, c["shape"])
 m = b.create_module()
@@ -64,7 +64,7 @@ def case(rng):
         for d in range(2):
             ctas[d] *= 2 if basis[d] else 1
     if rng.random() < 0.25:
-        return {"kind": "scales", "cga": cga, "elem": "i8",
+        return {"kind": "scales", "cga": cga, "elem": "i8", "rep": rng.choice(["mnThenK", "kThenMn"]),
                 "shape": [rng.choice([32, 64, 128, 256]) * ctas[0], rng.choice([1, 2, 4, 8, 16]) * ctas[1]]}
     elem = rng.choice(["f32", "f16", "i8"])
     col_stride = rng.choice([1, 1, 32 // {"f32": 32, "f16": 16, "i8": 8}[elem]])

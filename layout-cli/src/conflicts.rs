@@ -55,6 +55,13 @@ pub fn run(cli: &ConflictsCli) -> Result<String, String> {
     if !smem.is_shared() || dist.is_shared() {
         return Err("give the shared layout with -l and the distributed one with --access".into());
     }
+    if let Some(dims) = smem.unusual_in_dims() {
+        return Err(format!(
+            "#ttg.{} spreads over several buffers (in-dims {}); conflicts are counted in one",
+            smem.name(),
+            dims
+        ));
+    }
     let solve = |e: &layout_core::Encoding, what: &str| {
         e.to_linear_layout(&ty.shape)
             .map_err(|err| format!("the {} layout: {}", what, err))

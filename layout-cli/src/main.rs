@@ -403,6 +403,12 @@ fn plan_conversion(
     if src.is_tensor_memory() || dst.is_tensor_memory() {
         return Err("--to plans conversions between register and shared-memory layouts; tensor-memory layouts move with tcgen05.ld/st, which it does not plan".into());
     }
+    if let Some(e) = [src, &dst]
+        .into_iter()
+        .find(|e| e.unusual_in_dims().is_some())
+    {
+        return Err(format!("--to plans conversions through one shared buffer; #ttg.{} spreads over several (in-dims {})", e.name(), e.unusual_in_dims().unwrap_or_default()));
+    }
     let force = match cli.strategy {
         Some(StrategyArg::Shared) => Force::SharedMemory,
         Some(StrategyArg::Shuffles) => Force::Shuffles,
@@ -481,8 +487,19 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
         };
         if job.enc.is_tensor_memory() && cli.tmem_reg.is_none() && cli.view() != View::Json {
             return Err(format!(
-                "#ttng.{} is a tensor-memory layout (in-dims row, col, block): it prints as --json (the text and picture views draw threads and shared-memory offsets)",
+                "#ttng.{} is a tensor-memory layout (in-dims row, col, block): it prints as --json, or as the registers a load fills with --tmem-reg 32x32b (the text and picture views draw threads and shared-memory offsets)",
                 job.enc.name()
+            ));
+        }
+        let partitioned = job
+            .enc
+            .unusual_in_dims()
+            .filter(|_| !job.enc.is_tensor_memory());
+        if let (Some(dims), true) = (partitioned, cli.view() != View::Json) {
+            return Err(format!(
+                "#ttg.{} has in-dims {}: it prints as --json (the text and picture views draw threads and one shared buffer's offsets)",
+                job.enc.name(),
+                dims
             ));
         }
         let text = match cli.view() {

@@ -197,6 +197,16 @@ pub fn solve_item(
             ),
         ));
     }
+    if let (Some(dims), false) = (enc.unusual_in_dims(), enc.is_tensor_memory()) {
+        return Err(syn::Error::new(
+            item.eq_span,
+            format!(
+                "#ttg.{} has in-dims {}: layout! defines register layouts and single shared buffers; print it with `layout -l '...' -t '...' --json`",
+                enc.name(),
+                dims
+            ),
+        ));
+    }
     check_rank(item, &enc, &shape, note)?;
     let solved =
         solve_attr(&attr, &shape, warp_size).map_err(|e| map_err(&r, &e, defined, note))?;

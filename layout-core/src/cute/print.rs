@@ -19,6 +19,12 @@ pub fn to_cute(ll: &LinearLayout, element_bits: Option<u32>) -> Result<String, S
         ));
     }
     let sizes: Vec<i64> = ll.out_dims().iter().map(|d| d.1 as i64).collect();
+    if let Some(d) = ["partition", "row", "col"]
+        .iter()
+        .find(|d| ll.has_in_dim(d))
+    {
+        return Err(alloc::format!("its in-dim '{}' has no CuTe mode: CuTe's layouts map one buffer's offsets or (thread, value)", d));
+    }
     if ll.has_in_dim("offset") {
         shared(ll, element_bits)
     } else if ll.has_in_dim("lane") || ll.has_in_dim("register") {

@@ -11,6 +11,7 @@ mod amd;
 mod cga;
 mod distributed;
 mod nvidia;
+mod partitioned;
 pub(crate) mod registry;
 mod shared;
 mod tmem;
@@ -22,6 +23,7 @@ use alloc::vec::Vec;
 pub use crate::cute::cute_swizzle;
 pub use amd::wmma_cta_layout;
 pub use cga::{combine_cta_cga_with_shape, shape_per_cta, Cga};
+pub use partitioned::{partitioned, PartitionedShared};
 pub use shared::PaddedShared;
 pub use tmem::{tensor_memory, tensor_memory_scales, TensorMemory, TensorMemoryScales};
 pub use tmem_reg::{tmem_reg_layout, TmemAtom};
@@ -159,6 +161,8 @@ pub enum Encoding {
     NvmmaShared(NvmmaShared),
     /// `#ttg.padded_shared`.
     PaddedShared(PaddedShared),
+    /// `#ttg.partitioned_shared`: in-dims `offset, block, partition`.
+    PartitionedShared(PartitionedShared),
     /// `#ttg.linear`: register, lane, warp, block bases.
     Linear(LinearLayout),
     /// `#ttg.shared_linear`: offset, block bases and an alignment.
@@ -202,6 +206,7 @@ impl Encoding {
             Encoding::AmdRotatingShared(s) => shared::swizzled(s, shape, true),
             Encoding::NvmmaShared(s) => shared::nvmma(s, shape),
             Encoding::PaddedShared(p) => shared::padded(p, shape),
+            Encoding::PartitionedShared(p) => partitioned::partitioned(p, shape),
             Encoding::Linear(l) => distributed::linear(l, shape),
             Encoding::SharedLinear { layout, .. } => shared::shared_linear(layout, shape),
             Encoding::TensorMemory(t) => tmem::tensor_memory(t, shape),
@@ -222,6 +227,7 @@ impl Encoding {
             Encoding::AmdRotatingShared(_) => "amd_rotating_shared",
             Encoding::NvmmaShared(_) => "nvmma_shared",
             Encoding::PaddedShared(_) => "padded_shared",
+            Encoding::PartitionedShared(_) => "partitioned_shared",
             Encoding::Linear(_) => "linear",
             Encoding::SharedLinear { .. } => "shared_linear",
             Encoding::TensorMemory(_) => "tensor_memory_encoding",
@@ -237,6 +243,17 @@ impl Encoding {
         )
     }
 
+    /// The in-dims of a layout that is neither distributed (`register, lane, warp, block`) nor
+    /// one shared buffer (`offset, block`): tensor memory's `row, col, block`, partitioned shared
+    /// memory's `offset, block, partition`. Views, plans and `layout!` types are for the other two.
+    pub fn unusual_in_dims(&self) -> Option<&'static str> {
+        match self {
+            Encoding::TensorMemory(_) | Encoding::TensorMemoryScales(_) => Some("row, col, block"),
+            Encoding::PartitionedShared(_) => Some("offset, block, partition"),
+            _ => None,
+        }
+    }
+
     /// Shared-memory layouts (in-dims `offset, block`) as opposed to distributed ones.
     pub fn is_shared(&self) -> bool {
         matches!(
@@ -245,6 +262,7 @@ impl Encoding {
                 | Encoding::AmdRotatingShared(_)
                 | Encoding::NvmmaShared(_)
                 | Encoding::PaddedShared(_)
+                | Encoding::PartitionedShared(_)
                 | Encoding::SharedLinear { .. }
         )
     }
@@ -273,6 +291,7 @@ impl Encoding {
             Encoding::SwizzledShared(s) | Encoding::AmdRotatingShared(s) => s.order.len(),
             Encoding::NvmmaShared(s) => s.rank,
             Encoding::PaddedShared(p) => p.linear.num_out_dims(),
+            Encoding::PartitionedShared(p) => p.partition_layout.rank(),
             Encoding::Linear(l) | Encoding::SharedLinear { layout: l, .. } => l.num_out_dims(),
             Encoding::TensorMemory(_) | Encoding::TensorMemoryScales(_) => 2,
         }
@@ -289,6 +308,7 @@ impl Encoding {
             Encoding::NvmmaShared(s) => s.cga.clone(),
             Encoding::TensorMemory(t) => t.cga.clone(),
             Encoding::TensorMemoryScales(t) => t.cga.clone(),
+            Encoding::PartitionedShared(p) => p.partition_layout.cga()?,
             Encoding::DotOperand { op_idx, parent, .. } => {
                 distributed::dot_cga(*op_idx, &parent.cga()?)?
             }

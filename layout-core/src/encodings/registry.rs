@@ -6,7 +6,7 @@
 use alloc::format;
 use alloc::vec::Vec;
 
-use super::{amd, distributed, nvidia, shared, tmem, Encoding};
+use super::{amd, distributed, nvidia, partitioned, shared, tmem, Encoding};
 use crate::error::Span;
 use crate::parse::attr::{Attr, AttrKind};
 use crate::parse::error::ParseError;
@@ -51,6 +51,10 @@ const ENCODINGS: &[(&str, Parser)] = &[
     ("shared", Parser::Leaf(shared::parse_swizzled_shared)),
     ("nvmma_shared", Parser::Leaf(shared::parse_nvmma_shared)),
     ("padded_shared", Parser::Leaf(shared::parse_padded_shared)),
+    (
+        "partitioned_shared",
+        Parser::Nested(partitioned::parse_partitioned_shared),
+    ),
     ("linear", Parser::Leaf(distributed::parse_linear)),
     ("generic_linear", Parser::Leaf(distributed::parse_linear)),
     ("shared_linear", Parser::Leaf(shared::parse_shared_linear)),

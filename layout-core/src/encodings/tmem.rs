@@ -4,12 +4,14 @@
 //! as Triton 3.9's `tensorMemoryToLinearLayout` / `tensorMemoryScalesToLinearLayout` map them:
 //! in-dims `row`, `col` (32-bit columns) and `block`.
 
+use alloc::format;
 use alloc::vec::Vec;
 
 use super::cga::{parse_cga, shape_per_cta, Cga};
 use super::Encoding;
 use crate::error::bail;
 use crate::parse::attr::Attr;
+use crate::parse::error::ParseError;
 use crate::parse::params::{keyword_dict, Params, R};
 use crate::utils::{ensure_layout_not_larger_than, standard_out_dim_names, to_i32};
 use crate::{LinearLayout, Result};
@@ -37,6 +39,9 @@ pub struct TensorMemory {
 pub struct TensorMemoryScales {
     /// The CTAs of a cluster.
     pub cga: Cga,
+    /// `blockRepOrder = kThenMn`: repeated scale blocks go along K (dim 1) within each 128
+    /// rows, then along M/N; `mnThenK` (the default) along M/N first.
+    pub k_then_mn: bool,
 }
 
 pub(crate) fn parse_tensor_memory(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
@@ -67,9 +72,23 @@ pub(crate) fn parse_tensor_memory(name: &str, a: &Attr, body: &[Attr]) -> R<Enco
 
 pub(crate) fn parse_tensor_memory_scales(name: &str, a: &Attr, body: &[Attr]) -> R<Encoding> {
     let dict = keyword_dict(name, body)?;
-    let mut p = Params::new(name, a.span, &dict, &["CGALayout"])?;
+    let mut p = Params::new(name, a.span, &dict, &["CGALayout", "blockRepOrder"])?;
     let cga = parse_cga(&mut p, 2)?;
-    Ok(Encoding::TensorMemoryScales(TensorMemoryScales { cga }))
+    let k_then_mn = match p.ident_opt("blockRepOrder")? {
+        None => false,
+        Some(o) if o == "mnThenK" => false,
+        Some(o) if o == "kThenMn" => true,
+        Some(o) => {
+            return Err(ParseError::new(
+                p.key_span("blockRepOrder"),
+                format!("blockRepOrder is mnThenK or kThenMn, not {}", o),
+            ))
+        }
+    };
+    Ok(Encoding::TensorMemoryScales(TensorMemoryScales {
+        cga,
+        k_then_mn,
+    }))
 }
 
 fn check_shape(what: &str, shape: &[i64]) -> Result<()> {
@@ -196,9 +215,15 @@ pub fn tensor_memory_scales(t: &TensorMemoryScales, shape: &[i64]) -> Result<Lin
         let size = tile.out_dim_size(&dims[d]) as i64;
         ((per_cta[d] + size - 1) / size) as i32
     };
+    // Repeated blocks: along M/N then K, or (kThenMn) K within each 128 rows, then M/N.
+    let (m_inner, m_outer) = match t.k_then_mn {
+        true => (reps(0).min(2), reps(0) / reps(0).min(2)),
+        false => (reps(0), 1),
+    };
     let tile = tile
-        .checked_mul(&LinearLayout::identity_1d(reps(0), "col", &dims[0])?)?
+        .checked_mul(&LinearLayout::identity_1d(m_inner, "col", &dims[0])?)?
         .checked_mul(&LinearLayout::identity_1d(reps(1), "col", &dims[1])?)?
+        .checked_mul(&LinearLayout::identity_1d(m_outer, "col", &dims[0])?)?
         .checked_mul(&LinearLayout::identity_1d(1, "block", &dims[0])?)?;
     let clamp: Vec<_> = dims
         .iter()

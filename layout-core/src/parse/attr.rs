@@ -72,6 +72,8 @@ pub enum AttrKind {
     Paddings(Vec<(i64, i64)>),
     /// A bare keyword assignment inside a layout body: `alignment = 16`.
     Keyword(String, Box<Attr>),
+    /// An enum value: `kThenMn`.
+    Word(String),
 }
 
 pub(crate) fn err<T>(span: Span, msg: String) -> Result<T, ParseError> {
@@ -163,6 +165,10 @@ pub fn parse_attr(p: &mut Lexer, aliases: &Aliases) -> Result<Attr, ParseError> 
         }
         Tok::Ident(w) if w == "true" || w == "false" => Ok(Attr {
             kind: AttrKind::Bool(w == "true"),
+            span: s,
+        }),
+        Tok::Ident(w) if w.starts_with(|c: char| c.is_ascii_alphabetic()) => Ok(Attr {
+            kind: AttrKind::Word(w),
             span: s,
         }),
         Tok::Punct('[') => parse_array(p, aliases, s),

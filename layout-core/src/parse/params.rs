@@ -136,6 +136,17 @@ impl<'a> Params<'a> {
             None => Ok(d),
         }
     }
+    /// An optional enum value (`kThenMn`).
+    pub(crate) fn ident_opt(&mut self, k: &str) -> R<Option<String>> {
+        match self.get(k) {
+            Some(Attr {
+                kind: AttrKind::Word(w),
+                ..
+            }) => Ok(Some(w.clone())),
+            Some(a) => Err(ParseError::new(a.span, format!("'{}' must be a name", k))),
+            None => Ok(None),
+        }
+    }
     /// A required array of non-negative integers.
     pub(crate) fn uints(&mut self, k: &str) -> R<Vec<u32>> {
         let a = self.required(k)?;
