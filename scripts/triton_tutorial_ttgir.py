@@ -88,13 +88,14 @@ def dump(fn, sig, consts, name, warps=4, cc=90, div16=()):  # div16: args marked
     k = triton.compile(src, target=GPUTarget("cuda", cc, 32), options={"num_warps": warps})
     open(f"{OUT}/{name}.ttgir", "w").write(k.asm["ttgir"])
 
-dump(add_kernel, {"x_ptr":"*fp32","y_ptr":"*fp32","out_ptr":"*fp32","n":"i32","BLOCK":"constexpr"}, {"BLOCK":1024}, "vector_add")
-dump(softmax_kernel, {"out_ptr":"*fp32","in_ptr":"*fp32","in_stride":"i32","out_stride":"i32","n_cols":"i32","BLOCK":"constexpr"}, {"BLOCK":1024}, "softmax")
-dump(matmul_kernel, {k:"*fp16" for k in ["a_ptr","b_ptr","c_ptr"]} | {k:"i32" for k in ["M","N","K","sam","sak","sbk","sbn","scm","scn"]} | {k:"constexpr" for k in ["BM","BN","BK"]}, {"BM":128,"BN":128,"BK":32}, "matmul", 8)
-dump(matmul_kernel, {k:"*fp16" for k in ["a_ptr","b_ptr","c_ptr"]} | {k:"i32" for k in ["M","N","K","sam","sak","sbk","sbn","scm","scn"]} | {k:"constexpr" for k in ["BM","BN","BK"]}, {"BM":128,"BN":128,"BK":32}, "matmul_sm80", 4, 80)
-dump(layer_norm_kernel, {k:"*fp16" for k in ["X","Y","W","B"]} | {"Mean":"*fp32","Rstd":"*fp32","stride":"i32","N":"i32","eps":"fp32","BLOCK_SIZE":"constexpr"}, {"BLOCK_SIZE":1024}, "layer_norm", 8)
-dump(attn_fwd_kernel, {k:"*fp16" for k in ["Q","K","V","Out"]} | {"sm_scale":"fp32","stride_m":"i32","N_CTX":"i32"} | {k:"constexpr" for k in ["BLOCK_M","BLOCK_N","HEAD_DIM"]}, {"BLOCK_M":128,"BLOCK_N":64,"HEAD_DIM":64}, "attention", 4)
-# *_pipelined: with the launcher's specialisation (16-aligned pointers/ints, unit strides as constexpr 1) the loops get software-pipelined:
-# multi-buffered mutable memdescs, ttg.async_copy_global_to_local, ttg.memdesc_index/subslice, local_load with tokens, local_dealloc
-dump(matmul_kernel, {k:"*fp16" for k in ["a_ptr","b_ptr","c_ptr"]} | {k:"i32" for k in ["M","N","K","sam","sbk","scm"]} | {k:"constexpr" for k in ["sak","sbn","scn","BM","BN","BK"]}, {"BM":128,"BN":128,"BK":32,"sak":1,"sbn":1,"scn":1}, "matmul_sm80_pipelined", 4, 80, ["a_ptr","b_ptr","c_ptr","M","N","K","sam","sbk","scm"])
-dump(attn_fwd_kernel, {k:"*fp16" for k in ["Q","K","V","Out"]} | {"sm_scale":"fp32","stride_m":"i32","N_CTX":"i32"} | {k:"constexpr" for k in ["BLOCK_M","BLOCK_N","HEAD_DIM"]}, {"BLOCK_M":128,"BLOCK_N":64,"HEAD_DIM":64}, "attention_pipelined", 4, 90, ["Q","K","V","Out","stride_m","N_CTX"])
+if __name__ == "__main__":
+    dump(add_kernel, {"x_ptr":"*fp32","y_ptr":"*fp32","out_ptr":"*fp32","n":"i32","BLOCK":"constexpr"}, {"BLOCK":1024}, "vector_add")
+    dump(softmax_kernel, {"out_ptr":"*fp32","in_ptr":"*fp32","in_stride":"i32","out_stride":"i32","n_cols":"i32","BLOCK":"constexpr"}, {"BLOCK":1024}, "softmax")
+    dump(matmul_kernel, {k:"*fp16" for k in ["a_ptr","b_ptr","c_ptr"]} | {k:"i32" for k in ["M","N","K","sam","sak","sbk","sbn","scm","scn"]} | {k:"constexpr" for k in ["BM","BN","BK"]}, {"BM":128,"BN":128,"BK":32}, "matmul", 8)
+    dump(matmul_kernel, {k:"*fp16" for k in ["a_ptr","b_ptr","c_ptr"]} | {k:"i32" for k in ["M","N","K","sam","sak","sbk","sbn","scm","scn"]} | {k:"constexpr" for k in ["BM","BN","BK"]}, {"BM":128,"BN":128,"BK":32}, "matmul_sm80", 4, 80)
+    dump(layer_norm_kernel, {k:"*fp16" for k in ["X","Y","W","B"]} | {"Mean":"*fp32","Rstd":"*fp32","stride":"i32","N":"i32","eps":"fp32","BLOCK_SIZE":"constexpr"}, {"BLOCK_SIZE":1024}, "layer_norm", 8)
+    dump(attn_fwd_kernel, {k:"*fp16" for k in ["Q","K","V","Out"]} | {"sm_scale":"fp32","stride_m":"i32","N_CTX":"i32"} | {k:"constexpr" for k in ["BLOCK_M","BLOCK_N","HEAD_DIM"]}, {"BLOCK_M":128,"BLOCK_N":64,"HEAD_DIM":64}, "attention", 4)
+    # *_pipelined: with the launcher's specialisation (16-aligned pointers/ints, unit strides as constexpr 1) the loops get software-pipelined:
+    # multi-buffered mutable memdescs, ttg.async_copy_global_to_local, ttg.memdesc_index/subslice, local_load with tokens, local_dealloc
+    dump(matmul_kernel, {k:"*fp16" for k in ["a_ptr","b_ptr","c_ptr"]} | {k:"i32" for k in ["M","N","K","sam","sbk","scm"]} | {k:"constexpr" for k in ["sak","sbn","scn","BM","BN","BK"]}, {"BM":128,"BN":128,"BK":32,"sak":1,"sbn":1,"scn":1}, "matmul_sm80_pipelined", 4, 80, ["a_ptr","b_ptr","c_ptr","M","N","K","sam","sbk","scm"])
+    dump(attn_fwd_kernel, {k:"*fp16" for k in ["Q","K","V","Out"]} | {"sm_scale":"fp32","stride_m":"i32","N_CTX":"i32"} | {k:"constexpr" for k in ["BLOCK_M","BLOCK_N","HEAD_DIM"]}, {"BLOCK_M":128,"BLOCK_N":64,"HEAD_DIM":64}, "attention_pipelined", 4, 90, ["Q","K","V","Out","stride_m","N_CTX"])

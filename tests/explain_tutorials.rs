@@ -9,7 +9,7 @@ use linear_layouts::convert::Cost;
 use linear_layouts::explain::{explain_module, module_target, Explained, Outcome};
 
 fn explained(text: &str) -> Vec<Explained> {
-    explain_module(text, &module_target(text)).unwrap()
+    explain_module(text, &module_target(text).unwrap()).unwrap()
 }
 
 fn at(ops: &[Explained], line: usize) -> &Explained {

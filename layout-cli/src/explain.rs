@@ -1,11 +1,15 @@
 //! `layout explain KERNEL.ttgir [--json | --html -o DIR] [--target T]`: every
 //! `convert_layout`, `local_alloc`, `local_store` and `local_load` of a whole TTGIR dump, named by
-//! its result and source line, with the plan `convert!` makes for it and its cost, dearest first.
+//! its result and source line, with the plan `convert!` makes for it and its cost, dearest first;
+//! Blackwell's `tmem_alloc`, `tmem_store`, `tmem_load` and `tc_gen5_mma` with their tcgen05
+//! messages. Exit status 1 when an op could not be planned.
 //! The planning lives in `layout_view::explain`; this module writes text, JSON or pages.
 
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
+use layout_core::encodings::TmemMessages;
+use layout_core::parse::module::OpKind;
 use layout_view::explain::{explain_module, module_target, op_name, Explained, Outcome};
 use serde_json::json;
 
@@ -32,31 +36,65 @@ pub struct ExplainCli {
     target: Option<String>,
 }
 
-/// The report (or, with --html, what was written), or the message of exit status 2.
-pub fn run(cli: &ExplainCli) -> Result<String, String> {
+/// What `layout explain` prints, and how many ops could not be planned (exit status 1 if any).
+pub struct Report {
+    /// The report, or with --html what was written.
+    pub text: String,
+    /// Ops that could not be planned.
+    pub failed: usize,
+}
+
+/// The report, or the message of exit status 2.
+pub fn run(cli: &ExplainCli) -> Result<Report, String> {
     let text = std::fs::read_to_string(&cli.file)
         .map_err(|e| format!("could not open {}: {}", cli.file.display(), e))?;
+    let file = cli.file.display().to_string();
     let target = match &cli.target {
         Some(t) => target_by_name(t)?,
-        None => module_target(&text),
+        None => module_target(&text).map_err(|e| format!("{}: {}", file, e))?,
     };
-    let ops =
-        explain_module(&text, &target).map_err(|e| format!("{}: {}", cli.file.display(), e))?;
-    let file = cli.file.display().to_string();
-    if cli.html {
+    let ops = explain_module(&text, &target).map_err(|e| format!("{}: {}", file, e))?;
+    let failed = ops
+        .iter()
+        .filter(|e| matches!(e.outcome, Outcome::Unplanned(_)))
+        .count();
+    let text = if cli.html {
         let dir = cli.output.as_deref().expect("clap requires -o with --html");
-        return write_pages(dir, &file, target.name, &ops);
-    }
-    Ok(if cli.json {
+        write_pages(dir, &file, target.name, &ops)?
+    } else if cli.json {
         let v = json!({
             "file": file,
             "target": target.name,
+            "failed": failed,
             "ops": ops.iter().map(op_json).collect::<Vec<_>>(),
         });
         format!("{}\n", v)
     } else {
-        report_text(&file, target.name, &ops)
-    })
+        report_text(&file, target.name, &ops, failed)
+    };
+    Ok(Report { text, failed })
+}
+
+/// `tcgen05.ld 32x32b: 128 registers per thread, 128 messages in 1 instruction (.x128)`.
+fn messages_text(e: &Explained, m: &TmemMessages) -> String {
+    let verb = if e.op.kind == OpKind::TmemLoad {
+        "ld"
+    } else {
+        "st"
+    };
+    let per = m.messages.min(m.atom.max_repeat());
+    format!(
+        "tcgen05.{} {}: {} registers per thread, {} messages in {} instruction{} (tcgen05.{}.sync.aligned.{}.x{}.b32)",
+        verb,
+        m.atom.name(),
+        m.registers,
+        m.messages,
+        m.instructions,
+        if m.instructions == 1 { "" } else { "s" },
+        verb,
+        m.atom.name(),
+        per
+    )
 }
 
 fn op_json(e: &Explained) -> serde_json::Value {
@@ -76,6 +114,14 @@ fn op_json(e: &Explained) -> serde_json::Value {
             v["plan"] = summary_json(s);
             v["weight"] = json!(s.cost.weight());
         }
+        Outcome::TensorMemory(m) => {
+            v["tensor_memory"] = json!({
+                "message": m.atom.name(),
+                "registers": m.registers,
+                "messages": m.messages,
+                "instructions": m.instructions,
+            });
+        }
         Outcome::NoMove(why) => v["note"] = json!(why),
         Outcome::Unplanned(why) => v["error"] = json!(why),
     }
@@ -88,12 +134,16 @@ fn tensor_text(e: &Explained) -> String {
     format!("{}x{}", dims.join("x"), e.op.dst.element)
 }
 
-fn report_text(file: &str, target: &str, ops: &[Explained]) -> String {
+fn report_text(file: &str, target: &str, ops: &[Explained], failed: usize) -> String {
     let mut out = format!(
-        "{}: {} ops that move tensors between layouts, planned for {}, dearest first\n",
+        "{}: {} ops that move tensors between layouts or tensor memory, planned for {}, dearest first{}\n",
         file,
         ops.len(),
-        target
+        target,
+        match failed {
+            0 => String::new(),
+            n => format!("; {} could not be planned", n),
+        }
     );
     for (i, e) in ops.iter().enumerate() {
         out.push_str(&format!(
@@ -112,6 +162,7 @@ fn report_text(file: &str, target: &str, ops: &[Explained]) -> String {
                 }
                 out.push_str(&format!("   cost weight: {}\n", s.cost.weight()));
             }
+            Outcome::TensorMemory(m) => out.push_str(&format!("   {}\n", messages_text(e, m))),
             Outcome::NoMove(why) => out.push_str(&format!("   {}\n", why)),
             Outcome::Unplanned(why) => out.push_str(&format!("   not planned: {}\n", why)),
         }
@@ -140,6 +191,7 @@ fn write_pages(dir: &Path, file: &str, target: &str, ops: &[Explained]) -> Resul
                     esc(&s.text()),
                 )
             }
+            Outcome::TensorMemory(m) => (esc(&op_name(&e.op)), esc(&messages_text(e, m))),
             Outcome::NoMove(why) => (esc(&op_name(&e.op)), esc(why)),
             Outcome::Unplanned(why) => (esc(&op_name(&e.op)), format!("not planned: {}", esc(why))),
         };

@@ -220,7 +220,7 @@ fn main() -> ExitCode {
     let args = normalize_args();
     match args.get(1).map(String::as_str) {
         Some("conflicts") => return subcommand(&args[1..], conflicts::run),
-        Some("explain") => return subcommand(&args[1..], explain::run),
+        Some("explain") => return explain_subcommand(&args[1..]),
         _ => {}
     }
     let cli: Cli = match parse_args(&args) {
@@ -571,6 +571,22 @@ fn subcommand<C: Parser>(args: &[String], run: fn(&C) -> Result<String, String>)
     };
     match run(&cli) {
         Ok(text) => match std::io::stdout().write_all(text.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => write_failed(e),
+        },
+        Err(e) => fail(e),
+    }
+}
+
+/// `layout explain ...`: the report, and exit status 1 when an op could not be planned.
+fn explain_subcommand(args: &[String]) -> ExitCode {
+    let cli: explain::ExplainCli = match parse_args(args) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    match explain::run(&cli) {
+        Ok(r) => match std::io::stdout().write_all(r.text.as_bytes()) {
+            Ok(()) if r.failed > 0 => ExitCode::from(1),
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => write_failed(e),
         },

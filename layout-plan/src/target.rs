@@ -88,6 +88,39 @@ impl Target {
         ..Target::SM_90
     };
 
+    /// NVIDIA Blackwell (sm_100): for conversions, Hopper's shared memory, matrix instructions
+    /// and clusters (tensor memory moves are `tcgen05.ld`/`st`, not conversions).
+    pub const SM_100: Target = Target {
+        name: "sm_100",
+        ..Target::SM_90
+    };
+
+    /// AMD CDNA3 (gfx942, MI300): 64-lane wavefronts, 32 four-byte LDS banks, no matrix
+    /// load/store instructions, no clusters.
+    pub const GFX942: Target = Target {
+        name: "gfx942",
+        lanes: 64,
+        banks: 32,
+        bank_bytes: 4,
+        matrix: MatrixOps::NONE,
+        cluster_memory: false,
+        shuffle_bits: 32,
+    };
+
+    /// AMD CDNA4 (gfx950, MI350): as gfx942 with 64 LDS banks.
+    pub const GFX950: Target = Target {
+        name: "gfx950",
+        banks: 64,
+        ..Target::GFX942
+    };
+
+    /// AMD gfx1250: 32-lane waves, 64 four-byte LDS banks.
+    pub const GFX1250: Target = Target {
+        name: "gfx1250",
+        lanes: 32,
+        ..Target::GFX950
+    };
+
     /// A Vulkan / SPIR-V device with subgroups of `lanes` invocations (8 or 16 on CPU drivers
     /// and Intel, 32 on NVIDIA and Apple, 64 on AMD): subgroup shuffles and workgroup shared
     /// memory, no matrix instructions, no clusters.
@@ -111,10 +144,15 @@ impl Target {
         }
     }
 
-    /// The named targets: `sm_90`, `sm_80`, `spirv_1` ... `spirv_64`.
-    pub const ALL: [Target; 9] = [
+    /// The named targets: `sm_90`, `sm_80`, `sm_100`, `gfx942`, `gfx950`, `gfx1250`, `spirv_1`
+    /// ... `spirv_64`.
+    pub const ALL: [Target; 13] = [
         Target::SM_90,
         Target::SM_80,
+        Target::SM_100,
+        Target::GFX942,
+        Target::GFX950,
+        Target::GFX1250,
         Target::spirv(1),
         Target::spirv(2),
         Target::spirv(4),

@@ -1,6 +1,7 @@
 //! `layout explain`: every layout-moving op of a TTGIR module (see [`layout_core::parse::module`])
-//! planned as `convert!` plans it, for the GPU the module targets (`ttg.target = "cuda:90"`), and
-//! ordered by cost, dearest first.
+//! planned as `convert!` plans it, for the GPU the module targets (`ttg.target = "cuda:90"`,
+//! `"hip:gfx950"`), and ordered by cost, dearest first. Blackwell's tensor-memory ops are told as
+//! the `tcgen05.ld`/`st` messages that move them.
 //!
 //! A `local_load` from a subview (`!ttg.memdesc<128x16xf16, ..., 128x32>`) reads the
 //! allocation's layout: the shared layout is solved for the allocation shape and the tensor's
@@ -11,6 +12,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use layout_core::convert::{summarize, Force, PlanSummary, Target};
+use layout_core::encodings::{tmem_messages, TmemMessages};
 use layout_core::parse::module::{module_ops, ModuleOp, OpKind};
 use layout_core::parse::TensorType;
 use layout_core::LinearLayout;
@@ -20,8 +22,10 @@ use layout_core::LinearLayout;
 pub enum Outcome {
     /// Planned: the summary and both layouts as the plan saw them.
     Planned(PlanSummary, LinearLayout, LinearLayout),
-    /// No data moves (an allocation without a value).
-    NoMove(&'static str),
+    /// A move between tensor memory and registers: its `tcgen05.ld`/`st` messages.
+    TensorMemory(TmemMessages),
+    /// No data moves through registers (an allocation without a value, an MMA): what it does.
+    NoMove(String),
     /// It could not be planned: why.
     Unplanned(String),
 }
@@ -45,25 +49,55 @@ impl Explained {
     }
 }
 
-/// The target a module names (`ttg.target = "cuda:80"`), sm_90 if it names none we model.
-pub fn module_target(text: &str) -> Target {
-    let cc = text
-        .split("ttg.target = \"cuda:")
-        .nth(1)
-        .and_then(|r| r.split('"').next());
-    match cc {
-        Some(c) if c.starts_with('8') => Target::SM_80,
-        _ => Target::SM_90,
-    }
+/// The target a module names (`ttg.target = "cuda:90"`, `"hip:gfx942"`); sm_90 for a module
+/// that names none, an error for one the planner does not model.
+pub fn module_target(text: &str) -> Result<Target, String> {
+    let Some(name) = module_attr(text, "ttg.target = \"").and_then(|r| r.split('"').next()) else {
+        return Ok(Target::SM_90);
+    };
+    let by = |n: &str| Target::by_name(n).ok_or(());
+    let found = match name.split_once(':') {
+        Some(("cuda", cc)) if cc.starts_with('8') && cc.len() == 2 => by("sm_80"),
+        Some(("cuda", cc)) if cc.starts_with('9') && cc.len() == 2 => by("sm_90"),
+        Some(("cuda", cc)) if cc.starts_with("10") && cc.len() == 3 => by("sm_100"),
+        Some(("hip", arch)) => by(arch),
+        _ => Err(()),
+    };
+    found.map_err(|_| {
+        format!(
+            "the module's ttg.target = \"{}\" is not a GPU the planner models (cuda:8x, cuda:9x, cuda:10x, hip:gfx942, hip:gfx950, hip:gfx1250): give one with --target",
+            name
+        )
+    })
 }
 
-/// Every layout-moving op of the module, planned for `target`, dearest first (ties in dump
-/// order).
+/// What follows `key` on the module's `module attributes` line.
+fn module_attr<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("module attributes"))?;
+    line.split(key).nth(1)
+}
+
+/// The module's warps per CTA (`"ttg.num-warps" = 8`), 4 if it says none.
+fn module_warps(text: &str) -> u32 {
+    module_attr(text, "\"ttg.num-warps\" = ")
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(4)
+}
+
+/// Every layout-moving and tensor-memory op of the module, planned for `target`, dearest first
+/// (ties in dump order).
 pub fn explain_module(text: &str, target: &Target) -> Result<Vec<Explained>, String> {
+    let warps = module_warps(text);
     let mut out: Vec<Explained> = module_ops(text)?
         .into_iter()
         .map(|op| {
-            let outcome = plan_op(&op, target);
+            let outcome = match op.kind.is_tensor_memory() {
+                true => tensor_memory_op(&op, warps),
+                false => plan_op(&op, target),
+            };
             Explained { op, outcome }
         })
         .collect();
@@ -71,9 +105,37 @@ pub fn explain_module(text: &str, target: &Target) -> Result<Vec<Explained>, Str
     Ok(out)
 }
 
+/// A tensor-memory op: the tcgen05 messages of a load or store, what an MMA reads.
+fn tensor_memory_op(op: &ModuleOp, warps: u32) -> Outcome {
+    let space = |t: &TensorType| match &t.encoding {
+        Some(e) if e.is_tensor_memory() => "tensor memory",
+        Some(e) if e.is_shared() => "shared memory",
+        _ => "registers",
+    };
+    let (regs, tmem) = match (op.kind, &op.src) {
+        (OpKind::TcGen5Mma, Some(a)) => {
+            return Outcome::NoMove(format!(
+                "tcgen05.mma: A from {} ({}), the accumulator in tensor memory ({}); no registers involved",
+                space(a),
+                op.layouts.0,
+                op.layouts.1
+            ))
+        }
+        (OpKind::TmemLoad, Some(s)) => (&op.dst, s),
+        (OpKind::TmemStore | OpKind::TmemAlloc, Some(s)) => (s, &op.dst),
+        _ => return Outcome::NoMove("allocates tensor memory; no data moves".into()),
+    };
+    let solved = solve(tmem, &tmem.shape).and_then(|t| Ok((t, solve(regs, &regs.shape)?)));
+    let bits = op.dst.element_bits().unwrap_or(32);
+    match solved.and_then(|(t, r)| tmem_messages(&t, &r, warps, bits).map_err(|e| e.to_string())) {
+        Ok(m) => Outcome::TensorMemory(m),
+        Err(e) => Outcome::Unplanned(e),
+    }
+}
+
 fn plan_op(op: &ModuleOp, target: &Target) -> Outcome {
     let Some(src) = &op.src else {
-        return Outcome::NoMove("allocates a buffer; no data moves");
+        return Outcome::NoMove("allocates a buffer; no data moves".into());
     };
     match solve_pair(op, src) {
         Ok((a, b)) => {
@@ -96,6 +158,12 @@ fn solve_pair(op: &ModuleOp, src: &TensorType) -> Result<(LinearLayout, LinearLa
         }
         OpKind::LocalLoad => (&op.dst, src),
         OpKind::LocalAlloc | OpKind::LocalStore => (src, &op.dst),
+        k => {
+            return Err(format!(
+                "{} is a tensor-memory op, not a conversion",
+                k.name()
+            ))
+        }
     };
     let rank = dist.shape.len();
     let alloc = if smem.alloc_shape.len() >= rank {

@@ -26,7 +26,7 @@ pub use cga::{combine_cta_cga_with_shape, shape_per_cta, Cga};
 pub use partitioned::{partitioned, PartitionedShared};
 pub use shared::PaddedShared;
 pub use tmem::{tensor_memory, tensor_memory_scales, TensorMemory, TensorMemoryScales};
-pub use tmem_reg::{tmem_reg_layout, TmemAtom};
+pub use tmem_reg::{tmem_messages, tmem_reg_layout, TmemAtom, TmemMessages};
 
 use crate::{LinearLayout, Result};
 

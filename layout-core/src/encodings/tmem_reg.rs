@@ -239,3 +239,71 @@ fn cells(ll: &LinearLayout, atom: TmemAtom, num_warps: u32) -> Result<LinearLayo
     tile = tile.checked_mul(&id(ll.in_dim_size("block"), "block", "block")?)?;
     tile.compose(ll)
 }
+
+/// How a tensor moves between tensor memory and registers: the message shape whose register
+/// layout it is, and how many messages and instructions each thread issues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TmemMessages {
+    /// The message shape.
+    pub atom: TmemAtom,
+    /// 32-bit registers per thread.
+    pub registers: u32,
+    /// Messages per thread (each `atom`'s registers).
+    pub messages: u32,
+    /// `tcgen05.ld`/`st` instructions per thread, each repeating the message up to
+    /// [`TmemAtom::max_repeat`] times (`.x128`).
+    pub instructions: u32,
+}
+
+impl TmemAtom {
+    /// 32-bit registers one message fills per thread.
+    pub fn registers(self) -> u32 {
+        match self {
+            TmemAtom::I32x32b | TmemAtom::I16x64b => 1,
+            TmemAtom::I16x128b => 2,
+            TmemAtom::I16x256b => 4,
+        }
+    }
+
+    /// The largest `.num` (repetitions in one instruction) the PTX ISA allows.
+    pub fn max_repeat(self) -> u32 {
+        match self {
+            TmemAtom::I32x32b | TmemAtom::I16x64b => 128,
+            TmemAtom::I16x128b => 64,
+            TmemAtom::I16x256b => 32,
+        }
+    }
+}
+
+/// The message shape that puts `tmem`'s `bitwidth`-bit tensor in `registers` with `num_warps`
+/// warps, tried in the order Triton's lowering tries them (32x32b, 16x256b, 16x64b, 16x128b);
+/// an error where none does (Triton would convert the registers first).
+pub fn tmem_messages(
+    tmem: &LinearLayout,
+    registers: &LinearLayout,
+    num_warps: u32,
+    bitwidth: u32,
+) -> Result<TmemMessages> {
+    let order = [
+        TmemAtom::I32x32b,
+        TmemAtom::I16x256b,
+        TmemAtom::I16x64b,
+        TmemAtom::I16x128b,
+    ];
+    for atom in order {
+        let Ok(l) = tmem_reg_layout(tmem, atom, num_warps, bitwidth) else {
+            continue;
+        };
+        if l.bases() == registers.bases() {
+            let words = ((registers.in_dim_size("register") as u32 * bitwidth).div_ceil(32)).max(1);
+            let messages = words.div_ceil(atom.registers());
+            return Ok(TmemMessages {
+                atom,
+                registers: words,
+                messages,
+                instructions: messages.div_ceil(atom.max_repeat()),
+            });
+        }
+    }
+    bail!("no tcgen05 message shape (32x32b, 16x256b, 16x64b, 16x128b) with {} warps gives this register layout", num_warps)
+}

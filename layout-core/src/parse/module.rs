@@ -21,6 +21,15 @@ pub enum OpKind {
     LocalStore,
     /// `ttg.local_load`: a buffer into a tensor.
     LocalLoad,
+    /// `ttng.tmem_alloc`: tensor memory, stored from a tensor if it has an operand.
+    TmemAlloc,
+    /// `ttng.tmem_store`: a tensor into tensor memory (`tcgen05.st`).
+    TmemStore,
+    /// `ttng.tmem_load`: tensor memory into a tensor (`tcgen05.ld`).
+    TmemLoad,
+    /// `ttng.tc_gen5_mma`: a `tcgen05.mma` accumulating in tensor memory (`src` is operand A,
+    /// `dst` the accumulator).
+    TcGen5Mma,
 }
 
 impl OpKind {
@@ -31,13 +40,30 @@ impl OpKind {
             OpKind::LocalAlloc => "ttg.local_alloc",
             OpKind::LocalStore => "ttg.local_store",
             OpKind::LocalLoad => "ttg.local_load",
+            OpKind::TmemAlloc => "ttng.tmem_alloc",
+            OpKind::TmemStore => "ttng.tmem_store",
+            OpKind::TmemLoad => "ttng.tmem_load",
+            OpKind::TcGen5Mma => "ttng.tc_gen5_mma",
         }
     }
-    const ALL: [OpKind; 4] = [
+
+    /// Whether the op moves data to or from Blackwell's tensor memory.
+    pub fn is_tensor_memory(self) -> bool {
+        matches!(
+            self,
+            OpKind::TmemAlloc | OpKind::TmemStore | OpKind::TmemLoad | OpKind::TcGen5Mma
+        )
+    }
+
+    const ALL: [OpKind; 8] = [
         OpKind::ConvertLayout,
         OpKind::LocalAlloc,
         OpKind::LocalStore,
         OpKind::LocalLoad,
+        OpKind::TmemAlloc,
+        OpKind::TmemStore,
+        OpKind::TmemLoad,
+        OpKind::TcGen5Mma,
     ];
 }
 
@@ -106,15 +132,25 @@ fn parse_op(
     locs: &BTreeMap<String, String>,
 ) -> Result<ModuleOp, String> {
     let t = line.trim();
+    // `%r = ...`, or `%r, %token = ...`: the first result names the op.
     let result = t
         .strip_prefix('%')
         .and_then(|_| t.split_once(" = "))
-        .map(|(r, _)| r.trim().to_string());
+        .map(|(r, _)| r.split(',').next().unwrap_or(r).trim().to_string());
     let (body, loc_text) = split_loc(t);
     let colon = top_level(body, " : ").ok_or("no ' : ' before the types")?;
     let types = &body[colon + 3..];
-    let arrow = top_level(types, " -> ").ok_or("no ' -> ' between the types")?;
-    let (src, dst) = (types[..arrow].trim(), types[arrow + 4..].trim());
+    let (src, dst) = if kind == OpKind::TcGen5Mma {
+        // `A, B, D, barrier...`: operand A, and the accumulator.
+        let list = split_top(types.split(" -> ").next().unwrap_or(types));
+        match (list.first(), list.get(2)) {
+            (Some(a), Some(d)) => (*a, *d),
+            _ => return Err("expected the types of A, B and the accumulator".into()),
+        }
+    } else {
+        let arrow = top_level(types, " -> ").ok_or("no ' -> ' between the types")?;
+        (types[..arrow].trim(), first_of(types[arrow + 4..].trim()))
+    };
     let src = src
         .strip_prefix('(')
         .and_then(|s| s.strip_suffix(')'))
@@ -131,6 +167,31 @@ fn parse_op(
         line: number,
         loc: loc_text.and_then(|l| resolve(l, locs, 0)),
     })
+}
+
+/// A type list's elements, split at top-level commas.
+fn split_top(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = s.trim();
+    while let Some(i) = top_level(rest, ", ") {
+        out.push(rest[..i].trim());
+        rest = rest[i + 2..].trim();
+    }
+    if !rest.is_empty() {
+        out.push(rest);
+    }
+    out
+}
+
+/// The first of a parenthesised result list (`(!ttg.memdesc<...>, !ttg.async.token)`), or the
+/// type itself.
+fn first_of(s: &str) -> &str {
+    match s.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+        Some(inner) if !inner.trim().is_empty() => {
+            split_top(inner).first().copied().unwrap_or(inner)
+        }
+        _ => s,
+    }
 }
 
 /// The op without its trailing ` loc(...)`, and the location's inside.
