@@ -419,7 +419,7 @@ fn bad_input_is_a_message_and_status_2() {
         (&["-l", SMEM_1D, "--to", SMEM_1D, "-t", "tensor<64xf32>"], "both layouts are shared"),
         (&["-l", BLOCKED_1D, "--to", "#ttg.blocked<{}>", "-t", "tensor<64xf32>"], "in the layout (--to)"),
         (&["-l", BLOCKED_1D, "--to", BLOCKED_1D, "-t", "tensor<64xf32>", "--strategy", "sideways"], "invalid value 'sideways'"),
-        (&["-l", BLOCKED_1D, "--to", BLOCKED_1D, "-t", "tensor<64xf32>", "--target", "sm_100"], "unknown --target 'sm_100'"),
+        (&["-l", BLOCKED_1D, "--to", BLOCKED_1D, "-t", "tensor<64xf32>", "--target", "sm_75"], "unknown --target 'sm_75'"),
         (&["-l", BLOCKED_1D, "--to", BLOCKED_1D, "-t", "tensor<64xf32>", "--target", "spirv_16"], "target spirv_16 has 16"),
     ];
     for (args, want) in cases {
@@ -730,7 +730,7 @@ fn explain_names_each_op_by_result_and_source_line_dearest_first() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("5 ops that move tensors between layouts, planned for sm_80"),
+        text.contains("5 ops that move tensors between layouts or tensor memory, planned for sm_80"),
         "{}",
         text
     );
