@@ -106,13 +106,13 @@ fn run<E: Element>(d: &LinearLayout, s: &LinearLayout) -> Result<u32, String> {
     }
     check_access_wavefronts(&st, true, &profile, eb)?;
     check_access_wavefronts(&ld, false, &profile, eb)?;
-    let conflicts = |a| -> u32 {
-        bank_conflicts(a, eb, 32, &t)
+    let conflicts = |a, load| -> u32 {
+        bank_conflicts(a, eb, 32, load, &t)
             .iter()
             .map(|i| i.conflicts())
             .sum()
     };
-    Ok(conflicts(&st) + conflicts(&ld))
+    Ok(conflicts(&st, false) + conflicts(&ld, true))
 }
 
 #[test]

@@ -9,7 +9,7 @@ extern crate std;
 use std::collections::BTreeMap;
 use std::vec::Vec;
 
-use layout_plan::banks::{count_phase, phase_shape};
+use layout_plan::banks::{count_phase, phase_of, phase_shape};
 use layout_plan::Target;
 
 /// One lane's part in one shared-memory instruction.
@@ -86,18 +86,19 @@ impl Profile {
                 warp,
                 store: !load,
                 seq,
-                phases: phases(&lanes_of, target, lanes),
+                phases: phases(&lanes_of, target, lanes, load),
             })
             .collect()
     }
 }
 
 /// The wavefronts of each phase of one instruction that has lanes in it.
-fn phases(acc: &[LaneAccess], t: &Target, lanes: u32) -> Vec<u32> {
+fn phases(acc: &[LaneAccess], t: &Target, lanes: u32, load: bool) -> Vec<u32> {
     let (bytes, per) = phase_shape(acc[0].matrix, acc[0].bytes, lanes, t);
     let mut by_phase: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     for a in acc {
-        let words = by_phase.entry(a.lane / per).or_default();
+        let key = phase_of(a.lane, per, bytes, load, acc[0].matrix, t);
+        let words = by_phase.entry(key).or_default();
         for k in 0..bytes.div_ceil(t.bank_bytes) {
             words.push(a.addr / t.bank_bytes + k);
         }

@@ -730,7 +730,9 @@ fn explain_names_each_op_by_result_and_source_line_dearest_first() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("5 ops that move tensors between layouts or tensor memory, planned for sm_80"),
+        text.contains(
+            "5 ops that move tensors between layouts or tensor memory, planned for sm_80"
+        ),
         "{}",
         text
     );

@@ -30,7 +30,7 @@ pub mod target;
 
 pub use cost::{Barrier, Cost, Strategy};
 pub use ir::{GatherPlan, Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Static, Storage};
-pub use target::{MatrixOps, Target};
+pub use target::{Isa, MatrixOps, Target};
 
 /// Where the CTA of a distributed shared-memory address sits: `byte offset | cta << CTA_SHIFT`
 /// (shared memory per CTA is under 2^18 bytes on every NVIDIA GPU). Linear like the offset, so

@@ -55,6 +55,22 @@ pub struct Target {
     pub cluster_memory: bool,
     /// Bits a shuffle moves per lane.
     pub shuffle_bits: u32,
+    /// Whose instructions access shared memory (for naming them).
+    pub isa: Isa,
+    /// The lanes one phase of a 16-byte vector load serves, as masks whose XOR span is phase 0's
+    /// lanes (Triton's `laneMask` for AMD's `ds_read_b128`); all zero: consecutive lanes.
+    pub load128_phase: [u32; 4],
+}
+
+/// Whose instruction set a target's shared-memory accesses are written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Isa {
+    /// NVIDIA PTX (`ld.shared.v4.b32`).
+    Ptx,
+    /// AMD GCN/CDNA/RDNA (`ds_read_b128`).
+    Amdgcn,
+    /// SPIR-V (`OpLoad` of workgroup memory).
+    Spirv,
 }
 
 const NVIDIA_MATRIX: MatrixOps = MatrixOps {
@@ -75,6 +91,8 @@ impl Target {
         matrix: NVIDIA_MATRIX,
         cluster_memory: true,
         shuffle_bits: 32,
+        isa: Isa::Ptx,
+        load128_phase: [0; 4],
     };
 
     /// NVIDIA Ampere (sm_80): no `stmatrix`, no clusters.
@@ -95,8 +113,9 @@ impl Target {
         ..Target::SM_90
     };
 
-    /// AMD CDNA3 (gfx942, MI300): 64-lane wavefronts, 32 four-byte LDS banks, no matrix
-    /// load/store instructions, no clusters.
+    /// AMD CDNA3 (gfx942, MI300) as Triton 3.9's AMD backend models it: 64-lane wavefronts, 32
+    /// four-byte LDS banks, a `ds_read_b128` phase of lanes 0-3 and 20-23 (and their cosets), no
+    /// matrix load/store instructions in conversions, no clusters.
     pub const GFX942: Target = Target {
         name: "gfx942",
         lanes: 64,
@@ -105,19 +124,25 @@ impl Target {
         matrix: MatrixOps::NONE,
         cluster_memory: false,
         shuffle_bits: 32,
+        isa: Isa::Amdgcn,
+        load128_phase: [1, 2, 20, 0],
     };
 
-    /// AMD CDNA4 (gfx950, MI350): as gfx942 with 64 LDS banks.
+    /// AMD CDNA4 (gfx950, MI350): 64 LDS banks, a `ds_read_b128` phase of lanes 0-3, 12-15,
+    /// 20-23 and 24-27.
     pub const GFX950: Target = Target {
         name: "gfx950",
         banks: 64,
+        load128_phase: [1, 2, 12, 20],
         ..Target::GFX942
     };
 
-    /// AMD gfx1250: 32-lane waves, 64 four-byte LDS banks.
+    /// AMD gfx1250: 32-lane waves, 64 LDS banks, consecutive lanes per phase; clusters without
+    /// distributed shared memory.
     pub const GFX1250: Target = Target {
         name: "gfx1250",
         lanes: 32,
+        load128_phase: [0; 4],
         ..Target::GFX950
     };
 
@@ -141,6 +166,8 @@ impl Target {
             matrix: MatrixOps::NONE,
             cluster_memory: false,
             shuffle_bits: 32,
+            isa: Isa::Spirv,
+            load128_phase: [0; 4],
         }
     }
 

@@ -112,7 +112,7 @@ pub fn check_access_wavefronts<S: Storage>(
     ebytes: u32,
 ) -> Result<(), String> {
     let t = Target::SM_90;
-    let model: Vec<u32> = bank_conflicts(a, ebytes.max(1), 32, &t)
+    let model: Vec<u32> = bank_conflicts(a, ebytes.max(1), 32, !store, &t)
         .iter()
         .map(|i| i.wavefronts())
         .collect();

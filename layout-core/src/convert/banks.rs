@@ -10,14 +10,17 @@
 use alloc::vec::Vec;
 
 use super::{Instr, Target};
-use layout_plan::banks::{count_phase, phase_shape};
+use alloc::collections::BTreeMap;
+
+use layout_plan::banks::{count_phase, phase_of, phase_shape};
 use layout_plan::OFFSET_MASK;
 use layout_plan::{SmemAccess, Storage};
 
 /// One phase of an instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Phase {
-    /// The first lane of the phase and how many lanes it serves.
+    /// The first lane of the phase and how many lanes it serves (consecutive ones, but for
+    /// targets whose wide loads serve other lane groups).
     pub lanes: (u32, u32),
     /// Wavefronts it takes (at least one).
     pub wavefronts: u32,
@@ -55,12 +58,13 @@ impl InstrConflicts {
     }
 }
 
-/// Every instruction of `a` (elements of `ebytes`, `lanes` lanes per warp) under `target`'s
-/// banks.
+/// Every instruction of `a` (elements of `ebytes`, `lanes` lanes per warp; a `load` or a store)
+/// under `target`'s banks.
 pub fn bank_conflicts<S: Storage>(
     a: &SmemAccess<S>,
     ebytes: u32,
     lanes: usize,
+    load: bool,
     target: &Target,
 ) -> Vec<InstrConflicts> {
     let bank_bytes = target.bank_bytes;
@@ -75,23 +79,31 @@ pub fn bank_conflicts<S: Storage>(
             .filter(|&b| (lane >> b) & 1 == 1)
             .fold(0u32, |acc, b| acc ^ a.lane_bases[b])
     };
+    // Each phase's lanes, in the order of their first lane.
+    let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for lane in 0..active.min(lanes) {
+        let key = phase_of(lane as u32, per_phase as u32, bytes, load, matrix, target);
+        groups.entry(key).or_default().push(lane);
+    }
+    let mut groups: Vec<Vec<usize>> = groups.into_values().collect();
+    groups.sort_by_key(|g| g[0]);
     a.reg_offsets
         .iter()
         .map(|&ro| InstrConflicts {
             reg_offset: ro,
             bytes,
-            phases: (0..active.min(lanes))
-                .step_by(per_phase)
-                .map(|first| {
-                    let last = (first + per_phase).min(active.min(lanes));
-                    let words: Vec<u32> = (first..last)
-                        .filter(|&lane| (lane as u32) & a.lane_skip == 0)
-                        .flat_map(|lane| {
+            phases: groups
+                .iter()
+                .map(|g| {
+                    let words: Vec<u32> = g
+                        .iter()
+                        .filter(|&&lane| (lane as u32) & a.lane_skip == 0)
+                        .flat_map(|&lane| {
                             let addr = (base(lane) ^ ro) & OFFSET_MASK;
                             (0..bytes.div_ceil(bank_bytes)).map(move |k| addr / bank_bytes + k)
                         })
                         .collect();
-                    phase(first, last - first, words, bank_bytes, target.banks)
+                    phase(g[0], g.len(), words, bank_bytes, target.banks)
                 })
                 // Lanes that skip the access (copies) take no part: a phase without any takes
                 // no wavefront.

@@ -51,8 +51,8 @@ pub struct SideAccess {
 
 impl SideAccess {
     fn of(access: SmemAccess, store: bool, bits: u32, lanes: usize, target: &Target) -> Self {
-        let instruction = instruction_name(&access, store, bits);
-        let conflicts = bank_conflicts(&access, (bits / 8).max(1), lanes, target);
+        let instruction = instruction_name(&access, store, bits, target);
+        let conflicts = bank_conflicts(&access, (bits / 8).max(1), lanes, !store, target);
         SideAccess {
             store,
             access,
@@ -84,8 +84,17 @@ pub struct PlanSummary {
 }
 
 /// `ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16`, `st.shared::cluster.v4.b32`, ...
-pub fn instruction_name(a: &SmemAccess, store: bool, bits: u32) -> String {
+pub fn instruction_name(a: &SmemAccess, store: bool, bits: u32, target: &Target) -> String {
     let op = if store { "st" } else { "ld" };
+    if target.isa == layout_plan::Isa::Amdgcn {
+        // LLVM's AMDGPU names for the LDS access of a plain vector load or store.
+        let (verb, bytes) = (if store { "ds_write" } else { "ds_read" }, a.vec * bits / 8);
+        return match bytes {
+            1 if !store => String::from("ds_read_u8"),
+            2 if !store => String::from("ds_read_u16"),
+            b => format!("{}_b{}", verb, 8 * b),
+        };
+    }
     match a.instr {
         Instr::Matrix { count, trans } => format!(
             "{}matrix.sync.aligned.m8n8.x{}{}.shared.b16",

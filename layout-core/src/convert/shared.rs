@@ -151,8 +151,8 @@ fn localize(a: &mut SmemAccess) {
 }
 
 /// Extra wavefronts of the worst instruction of `a`, for warp 0.
-fn conflicts(a: &SmemAccess, ebytes: u32, lanes: usize, target: &Target) -> u32 {
-    bank_conflicts(a, ebytes, lanes, target)
+fn conflicts(a: &SmemAccess, ebytes: u32, lanes: usize, load: bool, target: &Target) -> u32 {
+    bank_conflicts(a, ebytes, lanes, load, target)
         .iter()
         .map(|i| i.conflicts())
         .max()
@@ -242,8 +242,8 @@ pub fn plan(
         stores: store.reg_offsets.len() as u32,
         loads: load.reg_offsets.len() as u32,
         vector: store.vec.min(load.vec),
-        write_conflicts: conflicts(&store, ebytes, lanes, target),
-        read_conflicts: conflicts(&load, ebytes, lanes, target),
+        write_conflicts: conflicts(&store, ebytes, lanes, false, target),
+        read_conflicts: conflicts(&load, ebytes, lanes, true, target),
         barriers: 2 * rounds - 1 + u32::from(barrier == Barrier::Cluster),
         ..Cost::of(Strategy::SharedMemory)
     };
@@ -384,7 +384,7 @@ pub fn plan_shared_access(
         warp_free: fw,
     };
     let best = best_access(&side, &span, elem_bits, store, target, cgas_differ)?;
-    let conflicts = conflicts(&best, ebytes, 1usize << f.lane.len(), target);
+    let conflicts = conflicts(&best, ebytes, 1usize << f.lane.len(), !store, target);
     let n = best.reg_offsets.len() as u32;
     let cost = Cost {
         shared_bytes: (1u32 << span.offset_bits) * ebytes,
