@@ -115,6 +115,11 @@ pub use layout_core::{
 #[cfg(feature = "host")]
 pub use layout_core::encodings;
 
+/// CuTe's layout notation both ways: `(shape):(stride)`, swizzled and thread-value layouts read
+/// as linear layouts, and any linear layout printed in that notation where one exists.
+#[cfg(feature = "host")]
+pub use layout_core::cute;
+
 /// The TTGIR parser: Triton's attribute text, tensor and memdesc types, alias lines.
 #[cfg(feature = "host")]
 pub use layout_core::parse;

@@ -3,15 +3,17 @@
 //! tensor stores into a random shared layout (a permutation of the tensor's bits with random XOR
 //! swizzles, so conflicts of every degree occur) and loads back; every warp instruction's
 //! wavefronts, counted from the addresses the simulator saw, must equal the model's, and every
-//! value must come back. `BANK_CASES=n` runs more cases, `CONVERT_RANDOM=1` fresh ones.
+//! value must come back. The same with padding (Triton's `#ttg.padded_shared`): each element
+//! must also sit at its padded address. `BANK_CASES=n` runs more cases, `CONVERT_RANDOM=1` fresh
+//! ones.
 
 mod support;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use linear_layouts::convert::{bank_conflicts, plan_shared_access, Target};
+use linear_layouts::convert::{bank_conflicts, pad_address, plan_padded_access, Target};
 use linear_layouts::runtime::convert::{load_access, store_access};
-use linear_layouts::sim::{launch_profiled, Launch};
+use linear_layouts::sim::{launch, launch_profiled, Launch};
 use linear_layouts::{Element, LinearLayout, Thread};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -77,18 +79,21 @@ fn case() -> impl Strategy<Value = (Vec<usize>, Vec<usize>, Vec<u16>, u32)> {
 
 /// Store and load `E`s between the two layouts on the simulator; the wavefronts against the
 /// model; the conflicts the model counts.
-fn run<E: Element>(d: &LinearLayout, s: &LinearLayout) -> Result<u32, String> {
+fn run<E: Element>(
+    d: &LinearLayout,
+    s: &LinearLayout,
+    padding: &[(u32, u32)],
+) -> Result<u32, String> {
     let (t, bits) = (Target::SM_90, E::BITS);
-    let (st, _) = plan_shared_access(d, s, bits, true, &t).map_err(|e| e.to_string())?;
-    let (ld, _) = plan_shared_access(d, s, bits, false, &t).map_err(|e| e.to_string())?;
+    let plan = |store| plan_padded_access(d, s, padding, bits, store, &t);
+    let (st, cost) = plan(true).map_err(|e| e.to_string())?;
+    let (ld, _) = plan(false).map_err(|e| e.to_string())?;
     let eb = bits / 8;
     let bad = AtomicU32::new(0);
-    let profile = launch_profiled(Launch::new(1, 128, 1024 * eb), |th| {
+    let value = |c: &[u32]| E::from_bits((c[0] * 32 + c[1]) as u64 & ((1u64 << bits) - 1));
+    let profile = launch_profiled(Launch::new(1, 128, cost.shared_bytes), |th| {
         let (lane, warp) = (th.lane(), th.warp());
-        let id = |r: u32| {
-            let c = d.apply_flat(&[r, lane, warp, 0]);
-            E::from_bits((c[0] * 32 + c[1]) as u64 & ((1u64 << bits) - 1))
-        };
+        let id = |r: u32| value(&d.apply_flat(&[r, lane, warp, 0]));
         let vals: Vec<E> = (0..8).map(id).collect();
         store_access(&st, th, &vals);
         th.sync_block();
@@ -101,8 +106,25 @@ fn run<E: Element>(d: &LinearLayout, s: &LinearLayout) -> Result<u32, String> {
         }
     })
     .map_err(|e| format!("simulator: {}", e))?;
+    // Each element where the (padded) layout keeps it: read back apart from the profile.
+    launch(Launch::new(1, 128, cost.shared_bytes), |th| {
+        let (lane, warp) = (th.lane(), th.warp());
+        let vals: Vec<E> = (0..8)
+            .map(|r| value(&d.apply_flat(&[r, lane, warp, 0])))
+            .collect();
+        store_access(&st, th, &vals);
+        th.sync_block();
+        for o in (lane + 32 * warp..1024).step_by(128) {
+            let addr = pad_address(o * eb, &st.padding);
+            let w = linear_layouts::runtime::convert::ld_at(th, false, addr, eb)[0];
+            if E::from_bits(w as u64 & ((1u64 << bits) - 1)) != value(&s.apply_flat(&[o, 0])) {
+                bad.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    })
+    .map_err(|e| format!("simulator: {}", e))?;
     if bad.into_inner() > 0 {
-        return Err("values did not come back".into());
+        return Err("values did not come back, or not at their (padded) addresses".into());
     }
     check_access_wavefronts(&st, true, &profile, eb)?;
     check_access_wavefronts(&ld, false, &profile, eb)?;
@@ -126,9 +148,9 @@ fn bank_model_agrees_with_the_simulator_on_random_shared_layouts() {
     let r = runner.run(&case(), |(dp, sp, xor, bits)| {
         let (d, s) = (distributed(&dp), shared(&sp, &xor));
         let c = match bits {
-            8 => run::<u8>(&d, &s),
-            16 => run::<u16>(&d, &s),
-            _ => run::<u32>(&d, &s),
+            8 => run::<u8>(&d, &s, &[]),
+            16 => run::<u16>(&d, &s, &[]),
+            _ => run::<u32>(&d, &s, &[]),
         }
         .map_err(|e| TestCaseError::fail(format!("{}\ndistributed {:?}\nshared {:?}", e, d, s)))?;
         if c > 0 {
@@ -141,4 +163,54 @@ fn bank_model_agrees_with_the_simulator_on_random_shared_layouts() {
     }
     // The cases must exercise conflicts, not only conflict-free accesses.
     assert!(conflicted.into_inner() > 0, "no case had a bank conflict");
+}
+
+/// Padded layouts (AMD's `#ttg.padded_shared`, e.g. `[512:+8]`): the accesses go to the padded
+/// addresses, no wider than an interval or a pad keeps whole and aligned, and the bank model
+/// counts the padded addresses as the simulator sees them.
+#[test]
+fn padded_layouts_store_at_padded_addresses_and_count_their_banks() {
+    let mut runner = runner(Config {
+        cases: cases("BANK_CASES", 32),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let padding = proptest::collection::vec(
+        (
+            prop_oneof![Just(8u32), Just(32), Just(64), Just(256)],
+            prop_oneof![Just(1u32), Just(2), Just(4), Just(8)],
+        ),
+        1..3,
+    );
+    let (fewer, conflicted) = (AtomicU32::new(0), AtomicU32::new(0));
+    let r = runner.run(&(case(), padding), |((dp, sp, xor, bits), pads)| {
+        let (d, s) = (distributed(&dp), shared(&sp, &xor));
+        let plain = match bits {
+            8 => run::<u8>(&d, &s, &[]),
+            16 => run::<u16>(&d, &s, &[]),
+            _ => run::<u32>(&d, &s, &[]),
+        };
+        let padded = match bits {
+            8 => run::<u8>(&d, &s, &pads),
+            16 => run::<u16>(&d, &s, &pads),
+            _ => run::<u32>(&d, &s, &pads),
+        }
+        .map_err(|e| {
+            TestCaseError::fail(format!(
+                "{}\npadding {:?}\ndistributed {:?}\nshared {:?}",
+                e, pads, d, s
+            ))
+        })?;
+        if let Ok(p) = plain {
+            fewer.fetch_add((padded < p) as u32, Ordering::Relaxed);
+        }
+        conflicted.fetch_add((padded > 0) as u32, Ordering::Relaxed);
+        Ok(())
+    });
+    if let Err(e) = r {
+        panic!("{}", e);
+    }
+    // Padding is there to remove conflicts: some cases must show it, some keep a few.
+    assert!(fewer.into_inner() > 0, "padding never removed a conflict");
+    assert!(conflicted.into_inner() > 0, "no padded case had a conflict");
 }

@@ -2,6 +2,7 @@
 //! element must land at the offset the shared layout names, and load back into the destination
 //! layout, on the simulator; both as emitted code and as interpreted tables.
 
+use linear_layouts::convert::pad_address;
 use linear_layouts::runtime::convert::{ExecuteAccess, SharedLoad, SharedStore};
 use linear_layouts::runtime::Strategy;
 use linear_layouts::sim::{launch_profiled, Launch};
@@ -28,6 +29,9 @@ mod l {
         pub OpAC = dot_op(opIdx = 0, parent = AccC, kWidth = 2) for [128, 64];
         pub NvC = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16, CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]}> : tensor<128x64xf16>;
         pub SwzR = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [1, 1], CTAOrder = [1, 0]}> : tensor<128x64xf16>;
+        /// AMD's padded layouts: 8 halves of padding after every 512, 2 after every 64.
+        pub Pad = #ttg.padded_shared<[512:+8] {order = [1, 0], shape = [64, 64]}> : tensor<64x64xf16>;
+        pub Pad2 = #ttg.padded_shared<[64:+2, 1024:+16] {order = [1, 0], shape = [64, 64]}> : tensor<64x64xf16>;
     }
 }
 
@@ -58,7 +62,7 @@ fn round_trip<
     let elems = smem.in_dim_size("offset") as u32;
     let ctas = src.in_dim_size("block").max(1) as u32;
     let bad = std::sync::atomic::AtomicU32::new(0);
-    let l = Launch::new(ctas, 128, elems * eb).with_cluster(ctas);
+    let l = Launch::new(ctas, 128, st.cost.shared_bytes.max(elems * eb)).with_cluster(ctas);
     let r = launch_profiled(l, |t| {
         let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());
         let vals: [E; NS] =
@@ -69,7 +73,7 @@ fn round_trip<
         let tid = warp * 32 + lane;
         let mut o = tid;
         while o < elems {
-            let w = t.ld_shared(o * eb, eb);
+            let w = t.ld_shared(pad_address(o * eb, &st.access.padding), eb);
             let got: E = if E::BITS == 64 {
                 linear_layouts::runtime::convert::join(w[0], w[1])
             } else {
@@ -139,6 +143,27 @@ fn stores_and_loads_follow_the_shared_layout() {
     trip!(Rows => Cute => Rows, u16);
     trip!(Rows32 => Swz32 => Rows32, f32);
     trip!(Acc => Swz32 => Rows32, f32);
+}
+
+/// Padded layouts: every element at its padded address, accesses no wider than a pad keeps
+/// aligned, the padding counted in the buffer's size; the type carries its padding.
+#[test]
+fn padded_layouts_keep_their_padding() {
+    assert_eq!(l::Pad::PADDING, &[(512, 8)]);
+    assert_eq!(
+        <l::Pad2 as linear_layouts::Layout>::PADDING,
+        &[(64, 2), (1024, 16)]
+    );
+    let (st, ld) = trip!(Rows => Pad => OpA, u16);
+    assert_eq!(
+        (st.vector, st.shared_bytes),
+        (8, (4096 + 7 * 8) * 2),
+        "no pad after the last interval, as Triton sizes it"
+    );
+    assert!(ld.loads > 0);
+    let (st, _) = trip!(Rows => Pad2 => Rows, u16);
+    assert_eq!(st.vector, 2, "4-byte pads keep 4-byte accesses aligned");
+    assert_eq!(st.shared_bytes, (4096 + 63 * 2 + 3 * 16) * 2);
 }
 
 /// Layouts over a cluster of 2 CTAs: each CTA stores into and loads from its own shared memory

@@ -134,6 +134,10 @@ impl<E: Element, T: Thread> SharedMachine for Values<'_, E, T> {
         }
     }
     #[inline(always)]
+    fn pad(&mut self, addr: u32, padding: layout_plan::Padding) -> u32 {
+        layout_plan::pad_address(addr, &padding)
+    }
+    #[inline(always)]
     fn st_shared(&mut self, remote: bool, addr: u32, bytes: u32, words: [u32; 4]) {
         st_at(self.t, remote, addr, bytes, words)
     }

@@ -110,6 +110,9 @@ pub trait Layout: Copy + Default + 'static {
     const CONTIGUITY_PER_THREAD: u32;
     /// The solved layout as a self-contained `#ttg.linear<...>` (or `#ttg.shared_linear<...>`).
     const LINEAR_TTGIR: &'static str;
+    /// A padded shared layout's `(interval, pad)` pairs in elements (`#ttg.padded_shared`): after
+    /// every `interval` elements of the offsets come `pad` unused ones. Empty for the others.
+    const PADDING: &'static [(u32, u32)] = &[];
 
     /// Coordinate `dim` (0 past the rank) of the element at `index` (`[register, lane, warp,
     /// block]`, or `[offset, block, _, _]` for a shared layout): the type's straight-line

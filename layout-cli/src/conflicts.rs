@@ -7,7 +7,7 @@
 //! pair, every random conversion and random shared layouts (`tests/bank_conflicts.rs`).
 
 use clap::Parser;
-use layout_core::convert::{summarize, Force, InstrConflicts, Target};
+use layout_core::convert::{summarize_padded, Force, InstrConflicts, Target};
 use layout_core::parse::{parse_encoding, parse_tensor_type};
 use serde_json::json;
 
@@ -82,8 +82,8 @@ pub fn run(cli: &ConflictsCli) -> Result<String, String> {
     let mut reports = Vec::new();
     for store in sides {
         let (src, dst) = if store { (&d, &s) } else { (&s, &d) };
-        let mut summary =
-            summarize(src, dst, bits, Force::Auto, &target).map_err(|e| e.to_string())?;
+        let mut summary = summarize_padded(src, dst, &smem.padding(), bits, Force::Auto, &target)
+            .map_err(|e| e.to_string())?;
         let side = summary.sides.remove(0);
         reports.push((store, side.instruction, side.conflicts));
     }

@@ -4,14 +4,20 @@ use layout_core::parse::{parse_encoding, parse_tensor_type, Aliases};
 use layout_core::LinearLayout;
 use serde_json::{json, Map, Value};
 
-/// `{"bases": {"register": [[0,1]], ...}, "out_dims": [["dim0", 64], ...]}`.
-pub fn layout_json(ll: &LinearLayout) -> Value {
+/// `{"bases": {"register": [[0,1]], ...}, "out_dims": [["dim0", 64], ...]}`, and for a padded
+/// shared layout `"padding": [[512, 8]]` (`(interval, pad)` in elements: after every `interval`
+/// offsets come `pad` unused ones).
+pub fn layout_json(ll: &LinearLayout, padding: &[(u32, u32)]) -> Value {
     let mut bases = Map::new();
     for (name, vs) in ll.bases() {
         bases.insert(name.clone(), json!(vs));
     }
     let outs: Vec<Value> = ll.out_dims().iter().map(|(n, s)| json!([n, s])).collect();
-    json!({ "bases": bases, "out_dims": outs })
+    let mut v = json!({ "bases": bases, "out_dims": outs });
+    if !padding.is_empty() {
+        v["padding"] = json!(padding.iter().map(|&(i, p)| [i, p]).collect::<Vec<_>>());
+    }
+    v
 }
 
 /// Answer one `{"layout": "...", "tensor": "...", "aliases": "..."?}` line: the layout's JSON, or
@@ -37,5 +43,5 @@ pub fn jsonl_line(line: &str) -> Result<Value, String> {
             .ok_or("missing string field \"layout\" (or an encoding in \"tensor\")")?,
     };
     let ll = enc.to_linear_layout(&ty.shape).map_err(|e| e.to_string())?;
-    Ok(layout_json(&ll))
+    Ok(layout_json(&ll, &enc.padding()))
 }

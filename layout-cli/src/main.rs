@@ -38,9 +38,9 @@ use layout_core::parse::{
     parse_aliases, parse_encoding, parse_tensor_type, Aliases, Attr, AttrKind, TensorType,
 };
 use layout_core::Encoding;
-use layout_view::svg::{print_svg, ColourBy};
+use layout_view::svg::{print_svg_padded, ColourBy};
 use layout_view::view::layout_str;
-use layout_view::{print_latex, print_layout};
+use layout_view::{print_latex_padded, print_layout_padded};
 
 /// Print TritonGPU layouts from the tensor's or the hardware's point of view, or as JSON.
 #[derive(Parser, Debug)]
@@ -419,6 +419,7 @@ fn plan_conversion(
         bits: ty.element_bits().unwrap_or(32),
         force,
         target,
+        padding: [src, &dst].iter().flat_map(|e| e.padding()).collect(),
     };
     let (a, b) = plan::solve_pair(src, &dst, &ty.shape)?;
     let summary = plan::plan(&a, &b, &request)?;
@@ -502,8 +503,10 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
                 dims
             ));
         }
+        // A padded shared layout's `(interval, pad)` pairs: its JSON and pictures show them.
+        let padding = job.enc.padding();
         let text = match cli.view() {
-            View::Json => Ok(format!("{}\n", json::layout_json(&ll))),
+            View::Json => Ok(format!("{}\n", json::layout_json(&ll, &padding))),
             View::Cute => layout_core::cute::to_cute(&ll, ty.element_bits())
                 .map(|t| format!("{}\n", t))
                 .map_err(|why| {
@@ -516,11 +519,11 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
                 .map_err(layout_core::LayoutError::new),
             View::Html => {
                 let title = header.trim_start_matches("Print layout attribute: ");
-                layout_view::html::print_html(&ll, bits, title)
+                layout_view::html::print_html_padded(&ll, &padding, bits, title)
             }
-            View::Table => print_layout(&ll),
-            View::Latex => print_latex(&ll, bits),
-            View::Svg => print_svg(&ll, bits, colour_by(cli, &ll)),
+            View::Table => print_layout_padded(&ll, &padding),
+            View::Latex => print_latex_padded(&ll, &padding, bits),
+            View::Svg => print_svg_padded(&ll, &padding, bits, colour_by(cli, &ll)),
             View::Text | View::HwText => {
                 let hw = cli.view() == View::HwText;
                 layout_str(&ll, shared, hw).map(|t| {

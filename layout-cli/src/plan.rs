@@ -3,7 +3,7 @@
 //! load of `local_store` / `local_load`. The planning and its wording live in
 //! `layout_core::convert::summarize`; this module solves the layouts and writes JSON.
 
-use layout_core::convert::{summarize, Cost, Force, PlanSummary, Target};
+use layout_core::convert::{summarize_padded, Cost, Force, PlanSummary, Target};
 use layout_core::{Encoding, LinearLayout};
 use serde_json::json;
 
@@ -15,6 +15,8 @@ pub struct Request {
     pub force: Force,
     /// `--target`, if given.
     pub target: Option<Target>,
+    /// The shared side's padding (`#ttg.padded_shared`), `(interval, pad)` in elements.
+    pub padding: Vec<(u32, u32)>,
 }
 
 /// Both layouts solved for a tensor of `shape`, or a message naming the side that failed.
@@ -38,7 +40,7 @@ pub fn solve_pair(
 pub fn plan(a: &LinearLayout, b: &LinearLayout, r: &Request) -> Result<PlanSummary, String> {
     let lanes = a.in_dim_size("lane").max(b.in_dim_size("lane")).max(1);
     let target = r.target.unwrap_or(Target::unspecified(lanes as u32));
-    summarize(a, b, r.bits, r.force, &target).map_err(|e| e.to_string())
+    summarize_padded(a, b, &r.padding, r.bits, r.force, &target).map_err(|e| e.to_string())
 }
 
 /// The summary as one JSON object.

@@ -1018,3 +1018,38 @@ fn tensor_memory_loads_in_registers() {
         stderr(&o)
     );
 }
+
+/// A padded shared layout keeps its padding in JSON, in pictures (padded offsets) and in
+/// `--to`'s plan (accesses no wider than the pads keep aligned).
+#[test]
+fn padding_is_data() {
+    let padded = "#ttg.padded_shared<[8:+2] {order = [1, 0], shape = [4, 16]}>";
+    let o = layout(&["-l", padded, "-t", "tensor<4x16xf16>", "--json"], None);
+    assert!(
+        stdout(&o).ends_with(",\"padding\":[[8,2]]}\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = layout(&["-l", padded, "-t", "tensor<4x16xf16>", "--table"], None);
+    assert!(stdout(&o).contains("|  7 | 10 | 11 |"), "{}", stdout(&o));
+    let blocked = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>";
+    let o = layout(
+        &[
+            "-l",
+            blocked,
+            "--to",
+            padded,
+            "-t",
+            "tensor<4x16xf16>",
+            "--json",
+        ],
+        None,
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        (v["vector"].as_u64(), v["shared_bytes"].as_u64()),
+        (Some(2), Some((64 + 7 * 2) * 2)),
+        "{}",
+        v
+    );
+}

@@ -85,11 +85,12 @@ pub fn access_tokens(k: &Krate, a: &SmemAccess) -> TokenStream {
             quote!(#cv::Instr::Matrix { count: #count, trans: #trans })
         }
     };
+    let pads = a.padding.iter().map(|&(li, lp)| quote!((#li, #lp)));
     quote! {
         #cv::SmemAccess {
             vec: #vec, regs: #regs, reg_offsets: #ro, lane_bases: #lb, warp_bases: #wb,
             block_bases: #bb, reg_skip: #rs, lane_skip: #ls, warp_skip: #ws, remote: #remote,
-            instr: #instr,
+            instr: #instr, padding: [#(#pads),*],
         }
     }
 }
@@ -329,6 +330,14 @@ impl exec::SharedMachine for Emit<'_> {
         let c = self.e(c);
         let s = quote!(if #c { #(#inner)* });
         self.stmts.push(s);
+    }
+    fn pad(&mut self, addr: H, padding: [(u8, u8); 4]) -> H {
+        let a = self.e(addr).clone();
+        let terms = padding
+            .iter()
+            .filter(|&&p| p != (0, 0))
+            .map(|&(li, lp)| quote!(((#a >> #li) << #lp)));
+        self.bind(quote!(#a #(+ #terms)*))
     }
     fn st_shared(&mut self, remote: bool, addr: H, bytes: u32, words: [H; 4]) {
         let (rt, a) = (&self.rt, self.e(addr));

@@ -3,7 +3,7 @@
 //! a const `Converter` (or `SharedStore` / `SharedLoad`).
 
 use layout_core::convert::{
-    plan_conversion_for, plan_shared_access, ConversionPlan, Force, Target,
+    plan_conversion_for, plan_padded_access, ConversionPlan, Force, Target,
 };
 use layout_core::parse::Aliases;
 use layout_core::Bases;
@@ -154,16 +154,7 @@ fn inline_side(tokens: &TokenStream, name: &str) -> syn::Result<TokenStream> {
     }
     let ws = item.warp_size.map(|w| w.0);
     let solved = crate::expand::solve_item(&item, &Aliases::new(), &[name.to_string()], ws, "")?;
-    let (bases, shape, shared) = crate::emit::callback_parts(&solved);
-    let shape = shape
-        .iter()
-        .map(|&x| proc_macro2::Literal::u32_unsuffixed(x));
-    let kind = if shared {
-        quote!(shared)
-    } else {
-        quote!(distributed)
-    };
-    Ok(quote!(#bases [#(#shape),*] #kind #ident))
+    Ok(crate::emit::side_tokens(&solved, &ident))
 }
 
 /// `convert!`: solve inline sides here, and hand named ones to their layouts' macros.
@@ -225,6 +216,8 @@ struct Side {
     bases: Bases,
     shape: Vec<i64>,
     shared: bool,
+    /// A padded shared layout's `(interval, pad)` pairs in elements.
+    padding: Vec<(u32, u32)>,
     name: Ident,
 }
 
@@ -244,11 +237,30 @@ impl Parse for Side {
             .map(|d| d.base10_parse::<i64>())
             .collect::<syn::Result<Vec<_>>>()?;
         let kind: Ident = input.parse()?;
+        let mut padding = Vec::new();
+        if input.peek(syn::token::Bracket) {
+            let list;
+            syn::bracketed!(list in input);
+            while !list.is_empty() {
+                let pair;
+                syn::bracketed!(pair in list);
+                let xs = pair.parse_terminated(LitInt::parse, Token![,])?;
+                let v: Vec<u32> = xs
+                    .iter()
+                    .map(|x| x.base10_parse())
+                    .collect::<syn::Result<_>>()?;
+                padding.push((v[0], v[1]));
+                if !list.is_empty() {
+                    list.parse::<Token![,]>()?;
+                }
+            }
+        }
         let name: Ident = input.parse()?;
         Ok(Side {
             bases,
             shape,
             shared: kind == "shared",
+            padding,
             name,
         })
     }
@@ -486,7 +498,12 @@ fn solve_access(s: &SolveInput) -> syn::Result<TokenStream> {
     let (a, b) = s.layouts()?;
     let (d, sm) = if store { (a, b) } else { (b, a) };
     let target = s.target(d.in_dim_size("lane").max(1) as u32)?;
-    let (acc, cost) = plan_shared_access(&d, &sm, bits, store, &target).map_err(|e| {
+    let padding = if store {
+        &s.dst.padding
+    } else {
+        &s.src.padding
+    };
+    let (acc, cost) = plan_padded_access(&d, &sm, padding, bits, store, &target).map_err(|e| {
         s.err_showing_layouts(format!("`{}` => `{}`: {}", s.src.name, s.dst.name, e))
     })?;
     let n = d.in_dim_size("register").max(1) as usize;

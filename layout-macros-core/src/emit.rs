@@ -135,16 +135,26 @@ fn in_dims_of(shared: bool) -> &'static [&'static str] {
     }
 }
 
-/// What a layout's callback macro hands to `convert!`: its bases as tokens, shape and kind.
-pub fn callback_parts(s: &SolvedItem) -> (TokenStream, Vec<u32>, bool) {
+/// What a layout's callback macro hands to `convert!`: its bases, shape, kind, a padded
+/// layout's `(interval, pad)` pairs and its name: `{ offset = [...], block = [] } [64, 64]
+/// shared [[512, 8]] Name`.
+pub fn side_tokens(s: &SolvedItem, name: &syn::Ident) -> TokenStream {
     let shared = s.solved.encoding.is_shared();
     let ll = &s.solved.layout;
-    let shape = ll.out_dims().iter().map(|(_, s)| *s as u32).collect();
-    (
-        bases_tokens(&bases_of(ll, in_dims_of(shared))),
-        shape,
-        shared,
-    )
+    let bases = bases_tokens(&bases_of(ll, in_dims_of(shared)));
+    let shape = ll
+        .out_dims()
+        .iter()
+        .map(|(_, s)| Literal::u32_unsuffixed(*s as u32));
+    let kind = if shared {
+        quote!(shared)
+    } else {
+        quote!(distributed)
+    };
+    let padding = s.solved.encoding.padding();
+    let pads = padding.iter().map(|&(i, p)| quote!([#i, #p]));
+    let padded = (!padding.is_empty()).then(|| quote!([#(#pads),*]));
+    quote!(#bases [#(#shape),*] #kind #padded #name)
 }
 
 pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
@@ -188,7 +198,10 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
     let element = s.element.clone().unwrap_or_default();
     let summary = doc_summary(s, &shape, in_dims);
     let ws = u32_lit(s.solved.warp_size.unwrap_or(0));
-    let callback = callback_macro(item, &bases_tokens(&bases), &shape, shared);
+    let padding = s.solved.encoding.padding();
+    let callback = callback_macro(item, side_tokens(s, name));
+    let pads = padding.iter().map(|&(i, p)| quote!((#i, #p)));
+    let padding_const = quote!(&[#(#pads),*]);
     let idx = 0..in_dims.len();
     let threads = if shared {
         0
@@ -216,6 +229,8 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
             pub const ELEMENTS_PER_THREAD: u32 = #elems;
             pub const CONTIG_PER_THREAD: [u32; #rank] = [#(#contig_lits),*];
             pub const CONTIGUITY_PER_THREAD: u32 = #contig_max;
+            /// `(interval, pad)` in elements of a padded shared layout; empty otherwise.
+            pub const PADDING: &'static [(u32, u32)] = #padding_const;
             #consts
             #apply
             #locate
@@ -237,6 +252,7 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
             const ELEMENTS_PER_THREAD: u32 = #elems;
             const CONTIGUITY_PER_THREAD: u32 = #contig_max;
             const LINEAR_TTGIR: &'static str = #linear;
+            const PADDING: &'static [(u32, u32)] = #padding_const;
             #[inline(always)]
             fn coord(index: [u32; 4], dim: usize) -> u32 {
                 let c = Self::apply(#(index[#idx]),*);
@@ -420,17 +436,10 @@ fn locate_fn(
 /// ([$crate] ...) }`, which calls the solver with both layouts. Proc macros cannot see each
 /// other's input; this chain is how `convert!` learns what `layout!` solved. The facade's path
 /// travels in the arguments, so the macro itself names no crate.
-fn callback_macro(item: &Item, bases: &TokenStream, shape: &[u32], shared: bool) -> TokenStream {
+fn callback_macro(item: &Item, me: TokenStream) -> TokenStream {
     let name = &item.name;
     let vis = &item.vis;
     let mac = format_ident!("__linear_layouts_{}_{:016x}", name, item_hash(item));
-    let shape_lits: Vec<Literal> = shape.iter().map(|&x| Literal::u32_unsuffixed(x)).collect();
-    let kind = if shared {
-        quote!(shared)
-    } else {
-        quote!(distributed)
-    };
-    let me = quote!(#bases [#(#shape_lits),*] #kind #name);
     // Only a `pub` layout's macro must be reachable from other crates, which takes
     // `#[macro_export]` (at the crate root); the others stay in their module, re-exported with
     // the item's own visibility.

@@ -114,7 +114,10 @@ mod tests {
         let (v, n) = phase0(&Target::GFX942, 16, true);
         assert_eq!(&v[..n], &[0, 1, 2, 3, 20, 21, 22, 23]);
         let (v, n) = phase0(&Target::GFX950, 16, true);
-        assert_eq!(&v[..n], &[0, 1, 2, 3, 12, 13, 14, 15, 20, 21, 22, 23, 24, 25, 26, 27]);
+        assert_eq!(
+            &v[..n],
+            &[0, 1, 2, 3, 12, 13, 14, 15, 20, 21, 22, 23, 24, 25, 26, 27]
+        );
         let (v, n) = phase0(&Target::GFX942, 16, false);
         assert_eq!(&v[..n], &[0, 1, 2, 3, 4, 5, 6, 7]);
         let (_, n) = phase0(&Target::GFX950, 4, true);

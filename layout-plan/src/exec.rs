@@ -11,7 +11,7 @@
 //! lane at once or emit code instead of running it.
 
 use crate::cost::Barrier;
-use crate::ir::{GatherPlan, Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Storage};
+use crate::ir::{GatherPlan, Instr, Padding, Plan, SharedPlan, ShufflePlan, SmemAccess, Storage};
 use crate::MAX_SHUFFLE_WORDS;
 
 /// The operations one thread of a plan performs. Values are handles (`Copy`): a number, a
@@ -71,6 +71,8 @@ pub trait SharedMachine: Machine {
     fn offset(&mut self, addr: Self::Int, off: u32) -> Self::Int {
         self.xor(addr, off)
     }
+    /// `addr` in a padded buffer ([`crate::pad_address`]; some padding is nonzero).
+    fn pad(&mut self, addr: Self::Int, padding: Padding) -> Self::Int;
     /// Store `bytes` (1 to 16) from `words` at `addr` (another CTA's memory when `remote`).
     fn st_shared(&mut self, remote: bool, addr: Self::Int, bytes: u32, words: [Self::Word; 4]);
     /// Load `bytes` (1 to 16) from `addr`.
@@ -400,7 +402,7 @@ pub fn store_addresses<M: SharedMachine, S: Storage>(
     m.when(owner, |m| {
         let mut v = 0;
         while v < s.reg_offsets.len() {
-            let addr = m.offset(base, s.reg_offsets[v]);
+            let addr = address(m, s, base, s.reg_offsets[v]);
             each(m, v, addr);
             v += 1;
         }
@@ -435,6 +437,21 @@ fn copies<M: Machine, S: Storage>(m: &mut M, l: &SmemAccess<S>) {
         }
         r += 1;
     }
+}
+
+/// The address of one access: the base XOR its registers' offset, padded if the layout is.
+#[inline(always)]
+fn address<M: SharedMachine, S: Storage>(
+    m: &mut M,
+    a: &SmemAccess<S>,
+    base: M::Int,
+    off: u32,
+) -> M::Int {
+    let addr = m.offset(base, off);
+    if a.padding == crate::NO_PADDING {
+        return addr;
+    }
+    m.pad(addr, a.padding)
 }
 
 /// The address of a side's accesses contributed by the lane, the warp and the CTA rank.
@@ -497,7 +514,7 @@ fn stores<M: SharedMachine, S: Storage>(
 ) {
     let mut v = from;
     while v < to {
-        let addr = m.offset(base, s.reg_offsets[v]);
+        let addr = address(m, s, base, s.reg_offsets[v]);
         store_one(m, s, v, addr);
         v += 1;
     }
@@ -529,7 +546,7 @@ fn loads<M: SharedMachine, S: Storage>(
     let bits = m.elem_bits();
     let mut v = from;
     while v < to {
-        let addr = m.offset(base, l.reg_offsets[v]);
+        let addr = address(m, l, base, l.reg_offsets[v]);
         let (words, per) = match l.instr {
             Instr::Matrix { count, trans } => {
                 (m.ldmatrix(count, addr, trans), vec / count as usize)

@@ -121,6 +121,31 @@ pub struct SmemAccess<S: Storage = Static> {
     pub remote: bool,
     /// The instruction.
     pub instr: Instr,
+    /// A padded layout's padding (Triton's `#ttg.padded_shared`): `(log2 interval, log2 pad)` in
+    /// bytes, `(0, 0)` where unused; see [`pad_address`].
+    pub padding: Padding,
+}
+
+/// Up to four `(log2 interval, log2 pad)` pairs in bytes; `(0, 0)` is no padding.
+pub type Padding = [(u8, u8); 4];
+
+/// No padding.
+pub const NO_PADDING: Padding = [(0, 0); 4];
+
+/// The byte address of linear offset `addr` (bytes) in a padded buffer: after every `interval`
+/// bytes come `pad` bytes of padding, for each pair (Triton's `paddedLinearLayout`).
+#[inline(always)]
+pub const fn pad_address(addr: u32, padding: &Padding) -> u32 {
+    let mut out = addr;
+    let mut i = 0;
+    while i < padding.len() {
+        let (li, lp) = padding[i];
+        if li != 0 || lp != 0 {
+            out += (addr >> li) << lp;
+        }
+        i += 1;
+    }
+    out
 }
 
 /// The shared-memory strategy's tables.

@@ -29,7 +29,10 @@ pub mod ir;
 pub mod target;
 
 pub use cost::{Barrier, Cost, Strategy};
-pub use ir::{GatherPlan, Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Static, Storage};
+pub use ir::{
+    pad_address, GatherPlan, Instr, Padding, Plan, SharedPlan, ShufflePlan, SmemAccess, Static,
+    Storage, NO_PADDING,
+};
 pub use target::{Isa, MatrixOps, Target};
 
 /// Where the CTA of a distributed shared-memory address sits: `byte offset | cta << CTA_SHIFT`

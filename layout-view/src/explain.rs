@@ -11,7 +11,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use layout_core::convert::{summarize, Force, PlanSummary, Target};
+use layout_core::convert::{summarize_padded, Force, PlanSummary, Target};
 use layout_core::encodings::{tmem_messages, TmemMessages};
 use layout_core::parse::module::{module_ops, ModuleOp, OpKind};
 use layout_core::parse::TensorType;
@@ -137,10 +137,15 @@ fn plan_op(op: &ModuleOp, target: &Target) -> Outcome {
     let Some(src) = &op.src else {
         return Outcome::NoMove("allocates a buffer; no data moves".into());
     };
+    let padding: Vec<(u32, u32)> = [src, &op.dst]
+        .iter()
+        .filter_map(|t| t.encoding.as_ref())
+        .flat_map(|e| e.padding())
+        .collect();
     match solve_pair(op, src) {
         Ok((a, b)) => {
             let bits = op.dst.element_bits().unwrap_or(32);
-            match summarize(&a, &b, bits, Force::Auto, target) {
+            match summarize_padded(&a, &b, &padding, bits, Force::Auto, target) {
                 Ok(s) => Outcome::Planned(s, a, b),
                 Err(e) => Outcome::Unplanned(e.to_string()),
             }

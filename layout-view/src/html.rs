@@ -47,7 +47,18 @@ const MAX_CELLS: u64 = 1 << 16;
 /// assert!(page.contains("<svg") && page.contains("id=\"hardware\""));
 /// ```
 pub fn print_html(ll: &LinearLayout, element_bits: u32, title: &str) -> Result<String> {
-    let p = picture(ll, element_bits, MAX_CELLS)?;
+    print_html_padded(ll, &[], element_bits, title)
+}
+
+/// [`print_html`] of a padded shared layout (`(interval, pad)` in elements): the tensor view
+/// shows padded offsets.
+pub fn print_html_padded(
+    ll: &LinearLayout,
+    padding: &[(u32, u32)],
+    element_bits: u32,
+    title: &str,
+) -> Result<String> {
+    let p = crate::print::picture_padded(ll, padding, element_bits, MAX_CELLS)?;
     let hw = hw_picture(ll, element_bits)?;
     let by = ColourBy::default_for(ll);
     let views = format!(

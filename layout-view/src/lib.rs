@@ -55,4 +55,4 @@ pub mod print;
 pub mod svg;
 pub mod view;
 
-pub use print::{print_latex, print_layout};
+pub use print::{print_latex, print_latex_padded, print_layout, print_layout_padded};

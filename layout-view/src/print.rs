@@ -51,12 +51,23 @@ fn digits(v: i64) -> usize {
 
 /// Walk the layout's inputs in hardware order and keep, per element, the first that maps to it.
 pub(crate) fn picture(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<Picture> {
+    picture_padded(ll, &[], element_bits, max_cells)
+}
+
+/// [`picture`] of a padded shared layout (`(interval, pad)` in elements): cells show and colour
+/// the padded offsets.
+pub(crate) fn picture_padded(
+    ll: &LinearLayout,
+    padding: &[(u32, u32)],
+    element_bits: u32,
+    max_cells: u64,
+) -> Result<Picture> {
     let shared = check_drawable(ll, element_bits, max_cells)?;
     let mut shape: Vec<i64> = ll.out_dims().iter().map(|(_, s)| *s as i64).collect();
     if shape.len() == 1 {
         shape.insert(0, 1);
     }
-    let (cells, held) = place_cells(ll, shared, element_bits);
+    let (cells, held) = place_cells(ll, shared, element_bits, padding);
     let caption = caption(ll, shared, &held);
     Ok(Picture {
         shape,
@@ -162,7 +173,12 @@ fn check_drawable(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Resul
 
 /// Every element's cell (the first input in hardware order that maps to it) and how many inputs
 /// map to it, both row-major over the out-dims.
-fn place_cells(ll: &LinearLayout, shared: bool, element_bits: u32) -> (Vec<Option<Cell>>, Vec<u8>) {
+fn place_cells(
+    ll: &LinearLayout,
+    shared: bool,
+    element_bits: u32,
+    padding: &[(u32, u32)],
+) -> (Vec<Option<Cell>>, Vec<u8>) {
     let total = ll.total_out_dim_size();
     let n_block = ll.in_dim_size("block") as u64;
     let n_lane = ll.in_dim_size("lane") as u64;
@@ -179,7 +195,11 @@ fn place_cells(ll: &LinearLayout, shared: bool, element_bits: u32) -> (Vec<Optio
         } else {
             String::new()
         };
-        cells[lin] = Some(cell(&block, &v, shared, element_bits, n_lane));
+        let mut hw = v;
+        if shared {
+            hw[0] = padded_offset(v[0], padding);
+        }
+        cells[lin] = Some(cell(&block, &hw, shared, element_bits, n_lane));
     });
     (cells, held)
 }
@@ -210,6 +230,14 @@ pub(crate) fn walk(ll: &LinearLayout, shared: bool, mut f: impl FnMut([u64; 4], 
             .fold(0usize, |acc, (&o, (_, s))| acc * *s as usize + o as usize);
         f(v, &out, lin);
     }
+}
+
+/// A padded layout's offset (elements) of linear offset `o`: `pad` more after every `interval`.
+pub(crate) fn padded_offset(o: u64, padding: &[(u32, u32)]) -> u64 {
+    o + padding
+        .iter()
+        .map(|&(i, p)| (o / i.max(1) as u64) * p as u64)
+        .sum::<u64>()
 }
 
 /// The cell of the input `v` (in-dim values in walk order; `block` its `B<n>:` prefix or empty):
@@ -291,7 +319,13 @@ pub(crate) fn heading(shape: &[i64], g: i64) -> String {
 /// assert!(text.contains("| T0:0 | T0:1 | T1:0 | T1:1 |"));
 /// ```
 pub fn print_layout(ll: &LinearLayout) -> Result<String> {
-    let p = picture(ll, 32, MAX_CELLS)?;
+    print_layout_padded(ll, &[])
+}
+
+/// [`print_layout`] of a padded shared layout (`#ttg.padded_shared`'s `(interval, pad)` pairs in
+/// elements): each cell shows the element's padded offset.
+pub fn print_layout_padded(ll: &LinearLayout, padding: &[(u32, u32)]) -> Result<String> {
+    let p = picture_padded(ll, padding, 32, MAX_CELLS)?;
     let rank = p.shape.len();
     let (rows, cols) = (p.shape[rank - 2], p.shape[rank - 1]);
     let grids: i64 = p.shape[..rank - 2].iter().product();
@@ -341,7 +375,16 @@ pub fn print_layout(ll: &LinearLayout) -> Result<String> {
 /// of the element (`element_bits` wide, 32 banks of 4 bytes), so conflicts show as repeated
 /// colours in a row.
 pub fn print_latex(ll: &LinearLayout, element_bits: u32) -> Result<String> {
-    let p = picture(ll, element_bits, MAX_LATEX_CELLS)?;
+    print_latex_padded(ll, &[], element_bits)
+}
+
+/// [`print_latex`] of a padded shared layout: padded offsets, coloured by their banks.
+pub fn print_latex_padded(
+    ll: &LinearLayout,
+    padding: &[(u32, u32)],
+    element_bits: u32,
+) -> Result<String> {
+    let p = picture_padded(ll, padding, element_bits, MAX_LATEX_CELLS)?;
     let rank = p.shape.len();
     let grids: i64 = p.shape[..rank - 2].iter().product();
     let mut out = format!("% {}\n", p.caption);

@@ -12,7 +12,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::print::{heading, picture, Cell, Picture};
+use crate::print::{heading, Cell, Picture};
 use layout_core::{LinearLayout, Result};
 
 /// Cells an SVG draws at most (a 256x256 tensor).
@@ -65,7 +65,17 @@ pub fn fill(hue: u32, shade: u32) -> String {
 /// assert!(svg.starts_with("<svg") && svg.contains(">T0:0</text>"));
 /// ```
 pub fn print_svg(ll: &LinearLayout, element_bits: u32, by: ColourBy) -> Result<String> {
-    let p = picture(ll, element_bits, MAX_SVG_CELLS)?;
+    print_svg_padded(ll, &[], element_bits, by)
+}
+
+/// [`print_svg`] of a padded shared layout: padded offsets, coloured by their banks.
+pub fn print_svg_padded(
+    ll: &LinearLayout,
+    padding: &[(u32, u32)],
+    element_bits: u32,
+    by: ColourBy,
+) -> Result<String> {
+    let p = crate::print::picture_padded(ll, padding, element_bits, MAX_SVG_CELLS)?;
     match (p.shared, by) {
         (true, ColourBy::Thread | ColourBy::Warp) => {
             bail!("a shared layout has no threads or warps to colour by: colour it by bank (`--colour-by bank`)")

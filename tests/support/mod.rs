@@ -2,7 +2,7 @@
 //! every destination value, and the property tests' case count and seeding. Each test uses part.
 #![allow(dead_code)]
 
-use linear_layouts::convert::{bank_conflicts, Target};
+use linear_layouts::convert::{bank_conflicts_of_warp, Target};
 use linear_layouts::runtime::convert::{Execute, Plan, SmemAccess, Storage};
 use linear_layouts::sim::profile::Profile;
 use linear_layouts::sim::{launch_profiled, Launch};
@@ -112,10 +112,12 @@ pub fn check_access_wavefronts<S: Storage>(
     ebytes: u32,
 ) -> Result<(), String> {
     let t = Target::SM_90;
-    let model: Vec<u32> = bank_conflicts(a, ebytes.max(1), 32, !store, &t)
-        .iter()
-        .map(|i| i.wavefronts())
-        .collect();
+    let model = |warp: u32| -> Vec<u32> {
+        bank_conflicts_of_warp(a, ebytes.max(1), 32, !store, &t, warp)
+            .iter()
+            .map(|i| i.wavefronts())
+            .collect()
+    };
     let mut warps: std::collections::BTreeMap<(u32, u32), Vec<u32>> = Default::default();
     for i in p
         .instructions(&t, 32)
@@ -128,6 +130,7 @@ pub fn check_access_wavefronts<S: Storage>(
             .push(i.wavefronts());
     }
     for ((block, warp), sim) in warps {
+        let model = model(warp);
         if sim != model {
             return Err(format!(
                 "{} wavefronts of block {} warp {}: simulator {:?}, bank model {:?}",

@@ -5,7 +5,7 @@
 //! holds; the conflicts are the wavefronts beyond one per phase
 //! (`l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}`). Lanes reading the same word
 //! share it; lanes that hold copies and skip a store take no part. Computed for warp 0, whose
-//! addresses every warp repeats at its own base.
+//! addresses every warp repeats at its own base (for a padded layout, per warp).
 
 use alloc::vec::Vec;
 
@@ -13,7 +13,7 @@ use super::{Instr, Target};
 use alloc::collections::BTreeMap;
 
 use layout_plan::banks::{count_phase, phase_of, phase_shape};
-use layout_plan::OFFSET_MASK;
+use layout_plan::{pad_address, OFFSET_MASK};
 use layout_plan::{SmemAccess, Storage};
 
 /// One phase of an instruction.
@@ -59,13 +59,27 @@ impl InstrConflicts {
 }
 
 /// Every instruction of `a` (elements of `ebytes`, `lanes` lanes per warp; a `load` or a store)
-/// under `target`'s banks.
+/// under `target`'s banks, for warp 0 (every warp's, but for a padded layout: see
+/// [`bank_conflicts_of_warp`]).
 pub fn bank_conflicts<S: Storage>(
     a: &SmemAccess<S>,
     ebytes: u32,
     lanes: usize,
     load: bool,
     target: &Target,
+) -> Vec<InstrConflicts> {
+    bank_conflicts_of_warp(a, ebytes, lanes, load, target, 0)
+}
+
+/// [`bank_conflicts`] for warp `warp`: with padding, a warp's addresses are not warp 0's moved
+/// by a constant, and neither are its conflicts.
+pub fn bank_conflicts_of_warp<S: Storage>(
+    a: &SmemAccess<S>,
+    ebytes: u32,
+    lanes: usize,
+    load: bool,
+    target: &Target,
+    warp: u32,
 ) -> Vec<InstrConflicts> {
     let bank_bytes = target.bank_bytes;
     let (matrix, active) = match a.instr {
@@ -74,10 +88,13 @@ pub fn bank_conflicts<S: Storage>(
     };
     let (bytes, per_phase) = phase_shape(matrix, a.vec * ebytes, lanes as u32, target);
     let per_phase = per_phase as usize;
+    let warp_base = (0..a.warp_bases.len())
+        .filter(|&b| (warp >> b) & 1 == 1)
+        .fold(0u32, |acc, b| acc ^ a.warp_bases[b]);
     let base = |lane: usize| {
         (0..a.lane_bases.len())
             .filter(|&b| (lane >> b) & 1 == 1)
-            .fold(0u32, |acc, b| acc ^ a.lane_bases[b])
+            .fold(warp_base, |acc, b| acc ^ a.lane_bases[b])
     };
     // Each phase's lanes, in the order of their first lane.
     let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
@@ -99,7 +116,7 @@ pub fn bank_conflicts<S: Storage>(
                         .iter()
                         .filter(|&&lane| (lane as u32) & a.lane_skip == 0)
                         .flat_map(|&lane| {
-                            let addr = (base(lane) ^ ro) & OFFSET_MASK;
+                            let addr = pad_address((base(lane) ^ ro) & OFFSET_MASK, &a.padding);
                             (0..bytes.div_ceil(bank_bytes)).map(move |k| addr / bank_bytes + k)
                         })
                         .collect();

@@ -1,14 +1,14 @@
 //! What a plan does, for people: the strategy, the cost, and each shared-memory side's PTX
 //! instruction and bank conflicts. One summary feeds the CLI's `--to` text and JSON, the HTML
 //! conversion view and `layout explain`, so they cannot disagree with each other or with
-//! `convert!` (all plan through [`plan_conversion_for`] / [`plan_shared_access`]).
+//! `convert!` (all plan through [`plan_conversion_for`] / [`plan_padded_access`]).
 
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{
-    bank_conflicts, plan_conversion_for, plan_shared_access, Barrier, Cost, Force, Instr,
+    bank_conflicts, plan_conversion_for, plan_padded_access, Barrier, Cost, Force, Instr,
     InstrConflicts, PlanBody, SmemAccess, Strategy, Target,
 };
 use crate::error::bail;
@@ -128,6 +128,19 @@ pub fn summarize(
     force: Force,
     target: &Target,
 ) -> Result<PlanSummary> {
+    summarize_padded(src, dst, &[], bits, force, target)
+}
+
+/// [`summarize`] where the shared side is padded (`#ttg.padded_shared`'s `(interval, pad)`
+/// pairs in elements; empty for other layouts).
+pub fn summarize_padded(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    padding: &[(u32, u32)],
+    bits: u32,
+    force: Force,
+    target: &Target,
+) -> Result<PlanSummary> {
     let shared = |l: &LinearLayout| l.has_in_dim("offset");
     let lanes = [src, dst]
         .iter()
@@ -163,7 +176,7 @@ pub fn summarize(
                 bail!("a forced strategy applies to conversions between distributed layouts; a store or load to a shared layout has one plan");
             }
             let (d, m) = if store { (src, dst) } else { (dst, src) };
-            let (acc, cost) = plan_shared_access(d, m, bits, store, target)?;
+            let (acc, cost) = plan_padded_access(d, m, padding, bits, store, target)?;
             s.kind = if store { PlanKind::Store } else { PlanKind::Load };
             s.sides.push(SideAccess::of(acc, store, bits, lanes, target));
             s.cost = cost;

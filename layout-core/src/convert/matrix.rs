@@ -78,6 +78,7 @@ pub(super) fn matrix_access(
             count: count as u8,
             trans,
         },
+        padding: layout_plan::NO_PADDING,
     })
 }
 

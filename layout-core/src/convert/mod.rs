@@ -29,14 +29,18 @@ use alloc::vec::Vec;
 use crate::error::bail;
 use crate::{LinearLayout, Result};
 
-pub use banks::{bank_conflicts, InstrConflicts, Phase};
+pub use banks::{bank_conflicts, bank_conflicts_of_warp, InstrConflicts, Phase};
 pub use bits::FlatLayout;
-pub use describe::{instruction_name, strategy_name, summarize, PlanKind, PlanSummary, SideAccess};
-pub use shared::plan_shared_access;
+pub use describe::{
+    instruction_name, strategy_name, summarize, summarize_padded, PlanKind, PlanSummary, SideAccess,
+};
+pub use shared::{plan_padded_access, plan_shared_access};
 
 pub use layout_plan::exec;
 pub use layout_plan::ir::Instr;
-pub use layout_plan::{Barrier, Cost, Strategy, Target, MAX_SHUFFLE_WORDS};
+pub use layout_plan::{
+    pad_address, Barrier, Cost, Padding, Strategy, Target, MAX_SHUFFLE_WORDS, NO_PADDING,
+};
 
 /// Plans as the planner builds them: tables in `Vec`s.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -22,7 +22,7 @@ use crate::error::bail;
 use crate::{LinearLayout, Result};
 use layout_plan::{CTA_SHIFT, OFFSET_MASK};
 
-use super::banks::bank_conflicts;
+use super::banks::bank_conflicts_of_warp;
 use super::matrix::matrix_access;
 use super::smem::{access_groups, addr_of, cta_of, offset_of, round_of, Side, Smem};
 use super::swizzle::{optimal_swizzling, AccessKind, SmemBases};
@@ -120,6 +120,7 @@ fn access(side: &Side, vpos: &[usize], smem: &Smem, ebytes: u32, store: bool) ->
         warp_skip: if store { side.warp_free } else { 0 },
         remote: true,
         instr: Instr::Vector,
+        padding: layout_plan::NO_PADDING,
     };
     localize(&mut a);
     a
@@ -152,8 +153,14 @@ fn localize(a: &mut SmemAccess) {
 
 /// Extra wavefronts of the worst instruction of `a`, for warp 0.
 fn conflicts(a: &SmemAccess, ebytes: u32, lanes: usize, load: bool, target: &Target) -> u32 {
-    bank_conflicts(a, ebytes, lanes, load, target)
-        .iter()
+    // Every warp has warp 0's conflicts, but with padding.
+    let warps = if a.padding == layout_plan::NO_PADDING {
+        1
+    } else {
+        1u32 << a.warp_bases.len()
+    };
+    (0..warps)
+        .flat_map(|w| bank_conflicts_of_warp(a, ebytes, lanes, load, target, w))
         .map(|i| i.conflicts())
         .max()
         .unwrap_or(0)
@@ -219,8 +226,8 @@ pub fn plan(
     };
     let accesses = |ks, kd| {
         (
-            side_access(&s_side, ks, true, &span, elem_bits),
-            side_access(&t_side, kd, false, &span, elem_bits),
+            side_access(&s_side, ks, true, &span, elem_bits, 16),
+            side_access(&t_side, kd, false, &span, elem_bits, 16),
         )
     };
     let (mut store, mut load) = accesses(ks, kd);
@@ -304,13 +311,14 @@ fn side_access(
     store: bool,
     span: &Smem,
     elem_bits: u32,
+    widest: u32,
 ) -> SmemAccess {
     let ebytes = elem_bits / 8;
     let matrix = match kind {
         AccessKind::Plain => None,
         k => matrix_access(side, span, k == AccessKind::MatrixTrans, ebytes, store),
     };
-    let max_vec = (128 / elem_bits).trailing_zeros() as usize;
+    let max_vec = (widest.min(16) * 8 / elem_bits).max(1).trailing_zeros() as usize;
     let plain = access(
         side,
         &vector_bits(side.flat, span, max_vec, side.reg_free),
@@ -363,6 +371,50 @@ pub fn plan_shared_access(
     store: bool,
     target: &Target,
 ) -> Result<(SmemAccess, Cost)> {
+    plan_padded_access(dist, smem, &[], elem_bits, store, target)
+}
+
+/// `padding` as the access tables keep it: `(interval, pad)` in elements to log2 bytes, and the
+/// widest access in bytes that neither crosses an interval nor loses alignment to a pad.
+fn padding_bytes(padding: &[(u32, u32)], ebytes: u32) -> Result<(layout_plan::Padding, u32)> {
+    let mut out = layout_plan::NO_PADDING;
+    let mut widest = 16;
+    if padding.len() > out.len() {
+        bail!(
+            "a padded layout has at most {} intervals here, not {}",
+            out.len(),
+            padding.len()
+        );
+    }
+    for (k, &(interval, pad)) in padding.iter().enumerate() {
+        let (ib, pb) = (interval as u64 * ebytes as u64, pad as u64 * ebytes as u64);
+        if !ib.is_power_of_two()
+            || !pb.is_power_of_two()
+            || !(2..=1 << 24).contains(&ib)
+            || pb > 1 << 24
+        {
+            bail!(
+                "padding [{}:+{}] must be powers of two (in elements) within 2^24 bytes",
+                interval,
+                pad
+            );
+        }
+        out[k] = (ib.trailing_zeros() as u8, pb.trailing_zeros() as u8);
+        widest = widest.min(ib.min(pb) as u32);
+    }
+    Ok((out, widest))
+}
+
+/// [`plan_shared_access`] for a padded shared layout (Triton's `#ttg.padded_shared`): `smem` is
+/// its linear component, `padding` its `(interval, pad)` pairs in elements.
+pub fn plan_padded_access(
+    dist: &LinearLayout,
+    smem: &LinearLayout,
+    padding: &[(u32, u32)],
+    elem_bits: u32,
+    store: bool,
+    target: &Target,
+) -> Result<(SmemAccess, Cost)> {
     super::check_element(elem_bits)?;
     if dist.out_dims() != smem.out_dims() {
         bail!(
@@ -383,11 +435,14 @@ pub fn plan_shared_access(
         lane_free: fl,
         warp_free: fw,
     };
-    let best = best_access(&side, &span, elem_bits, store, target, cgas_differ)?;
+    let (pads, widest) = padding_bytes(padding, ebytes)?;
+    let mut best = best_access(&side, &span, elem_bits, widest, store, target, cgas_differ)?;
+    best.padding = pads;
     let conflicts = conflicts(&best, ebytes, 1usize << f.lane.len(), !store, target);
     let n = best.reg_offsets.len() as u32;
+    let bytes = (1u32 << span.offset_bits) * ebytes;
     let cost = Cost {
-        shared_bytes: (1u32 << span.offset_bits) * ebytes,
+        shared_bytes: layout_plan::pad_address(bytes - ebytes, &pads) + ebytes,
         stores: if store { n } else { 0 },
         loads: if store { 0 } else { n },
         vector: best.vec,
@@ -429,11 +484,12 @@ fn best_access(
     side: &Side,
     span: &Smem,
     elem_bits: u32,
+    widest: u32,
     store: bool,
     target: &Target,
     cgas_differ: Option<(u64, u64)>,
 ) -> Result<SmemAccess> {
-    let plain = side_access(side, AccessKind::Plain, store, span, elem_bits);
+    let plain = side_access(side, AccessKind::Plain, store, span, elem_bits, widest);
     if let (true, false, Some((per_cta, held))) = (store, plain.remote, cgas_differ) {
         bail!(
             "each CTA's shared memory must hold {} elements of this shared layout, but each CTA holds {} in the distributed layout (their CGA layouts differ): store from a layout with the shared layout's CGA layout",
@@ -448,7 +504,8 @@ fn best_access(
         );
     }
     let mut best = plain;
-    for trans in [false, true] {
+    // A matrix row is 16 bytes: a padded layout must keep rows whole and aligned.
+    for trans in [false, true].into_iter().filter(|_| widest >= 16) {
         let Some(m) = matrix_access(side, span, trans, elem_bits / 8, store) else {
             continue;
         };

@@ -254,6 +254,21 @@ impl Encoding {
         }
     }
 
+    /// A padded shared layout's `(interval, pad)` pairs in elements (`#ttg.padded_shared<[512:+8]
+    /// ...>`); empty for every other layout. Its addresses are its linear component's offsets
+    /// with this padding ([`layout_plan::pad_address`] in bytes).
+    pub fn padding(&self) -> Vec<(u32, u32)> {
+        match self {
+            Encoding::PaddedShared(p) => p
+                .intervals
+                .iter()
+                .copied()
+                .zip(p.paddings.iter().copied())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Shared-memory layouts (in-dims `offset, block`) as opposed to distributed ones.
     pub fn is_shared(&self) -> bool {
         matches!(
