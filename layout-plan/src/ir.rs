@@ -132,6 +132,22 @@ pub type Padding = [(u8, u8); 4];
 /// No padding.
 pub const NO_PADDING: Padding = [(0, 0); 4];
 
+/// `(interval, pad)` pairs (powers of two, in elements) as a [`Padding`] in units of `2^unit_log2`
+/// (bytes per element for byte addresses, 0 for element offsets); pairs past four are ignored.
+pub const fn padding_of(pairs: &[(u32, u32)], unit_log2: u32) -> Padding {
+    let mut out = NO_PADDING;
+    let mut k = 0;
+    while k < pairs.len() && k < out.len() {
+        let (i, p) = pairs[k];
+        out[k] = (
+            (i.trailing_zeros() + unit_log2) as u8,
+            (p.trailing_zeros() + unit_log2) as u8,
+        );
+        k += 1;
+    }
+    out
+}
+
 /// The byte address of linear offset `addr` (bytes) in a padded buffer: after every `interval`
 /// bytes come `pad` bytes of padding, for each pair (Triton's `paddedLinearLayout`).
 #[inline(always)]

@@ -30,8 +30,8 @@ pub mod target;
 
 pub use cost::{Barrier, Cost, Strategy};
 pub use ir::{
-    pad_address, GatherPlan, Instr, Padding, Plan, SharedPlan, ShufflePlan, SmemAccess, Static,
-    Storage, NO_PADDING,
+    pad_address, padding_of, GatherPlan, Instr, Padding, Plan, SharedPlan, ShufflePlan, SmemAccess,
+    Static, Storage, NO_PADDING,
 };
 pub use target::{Isa, MatrixOps, Target};
 

@@ -234,10 +234,8 @@ pub(crate) fn walk(ll: &LinearLayout, shared: bool, mut f: impl FnMut([u64; 4], 
 
 /// A padded layout's offset (elements) of linear offset `o`: `pad` more after every `interval`.
 pub(crate) fn padded_offset(o: u64, padding: &[(u32, u32)]) -> u64 {
-    o + padding
-        .iter()
-        .map(|&(i, p)| (o / i.max(1) as u64) * p as u64)
-        .sum::<u64>()
+    let pads = layout_core::convert::padding_of(padding, 0);
+    layout_core::convert::pad_address(o as u32, &pads) as u64
 }
 
 /// The cell of the input `v` (in-dim values in walk order; `block` its `B<n>:` prefix or empty):

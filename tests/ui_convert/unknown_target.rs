@@ -6,5 +6,5 @@ layout! {
 }
 
 fn main() {
-    let _ = convert!(A => B, f32, target = sm_100);
+    let _ = convert!(A => B, f32, target = sm_75);
 }

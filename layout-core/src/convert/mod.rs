@@ -39,7 +39,8 @@ pub use shared::{plan_padded_access, plan_shared_access};
 pub use layout_plan::exec;
 pub use layout_plan::ir::Instr;
 pub use layout_plan::{
-    pad_address, Barrier, Cost, Padding, Strategy, Target, MAX_SHUFFLE_WORDS, NO_PADDING,
+    pad_address, padding_of, Barrier, Cost, Padding, Strategy, Target, MAX_SHUFFLE_WORDS,
+    NO_PADDING,
 };
 
 /// Plans as the planner builds them: tables in `Vec`s.

@@ -331,13 +331,16 @@ impl PaddedShared {
         Ok(())
     }
 
-    /// The padded offset of an element offset: `off + Σ_k (off >> log2(interval_k)) << log2(pad_k)`.
-    pub fn apply_padding(&self, offset: u64) -> u64 {
-        let mut a = offset;
-        for (&i, &p) in self.intervals.iter().zip(&self.paddings) {
-            a += (offset >> i.trailing_zeros()) << p.trailing_zeros();
-        }
-        a
+    /// The padded offset of an element offset: `off + sum_k (off >> log2(interval_k)) <<
+    /// log2(pad_k)` ([`layout_plan::pad_address`] in element units).
+    pub fn apply_padding(&self, offset: u32) -> u32 {
+        let pairs: Vec<(u32, u32)> = self
+            .intervals
+            .iter()
+            .copied()
+            .zip(self.paddings.iter().copied())
+            .collect();
+        layout_plan::pad_address(offset, &layout_plan::padding_of(&pairs, 0))
     }
 
     /// The builder form `{order = [...], shape = [...]}`: an identity over `shape` in `order`.

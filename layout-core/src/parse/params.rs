@@ -174,8 +174,12 @@ pub(crate) fn check_rank(span: Span, rank: usize) -> R<()> {
 
 /// A non-negative integer that fits `u32`.
 pub(crate) fn as_uint(a: &Attr, k: &str) -> R<u32> {
-    match a.kind {
-        AttrKind::Int(v) if (0..=u32::MAX as i64).contains(&v) => Ok(v as u32),
+    match &a.kind {
+        AttrKind::Int(v) if (0..=u32::MAX as i64).contains(v) => Ok(*v as u32),
+        AttrKind::Word(w) => Err(ParseError::new(
+            a.span,
+            format!("'{}' must be a non-negative integer, found '{}'", k, w),
+        )),
         _ => Err(ParseError::new(
             a.span,
             format!("'{}' must be a non-negative integer", k),
