@@ -486,11 +486,18 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
             ),
             None => (ll, job.enc.is_shared(), job.header.clone()),
         };
-        if job.enc.is_tensor_memory() && cli.tmem_reg.is_none() && cli.view() != View::Json {
+        let tmem = job.enc.is_tensor_memory() && cli.tmem_reg.is_none();
+        if tmem && !matches!(cli.view(), View::Json | View::Text | View::HwText) {
             return Err(format!(
-                "#ttng.{} is a tensor-memory layout (in-dims row, col, block): it prints as --json, or as the registers a load fills with --tmem-reg 32x32b (the text and picture views draw threads and shared-memory offsets)",
+                "#ttng.{} is a tensor-memory layout (in-dims row, col, block): it prints as text, --use-hw-view or --json, or as the registers a load fills with --tmem-reg 32x32b (the pictures draw threads and shared-memory offsets)",
                 job.enc.name()
             ));
+        }
+        if tmem && cli.view() != View::Json {
+            let t = layout_view::tmem::tmem_layout_str(&ll, cli.view() == View::HwText)
+                .map_err(|e| e.to_string())?;
+            out.push_str(&format!("{}\n{}", header, t));
+            continue;
         }
         let partitioned = job
             .enc

@@ -897,7 +897,8 @@ fn reduce_and_scan_plans_and_costs() {
 }
 
 /// Blackwell's tensor-memory layouts print as JSON with in-dims `row, col, block` (Triton's
-/// bases); the views that draw threads or offsets, and `--to`, say why they do not apply.
+/// bases), and as text (each element's row and column, or each row's elements); the pictures,
+/// which draw threads or offsets, and `--to`, say why they do not apply.
 #[test]
 fn tensor_memory_layouts_print_as_json() {
     let tmem = "#ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 1>";
@@ -909,8 +910,19 @@ fn tensor_memory_layouts_print_as_json() {
         serde_json::json!([[0, 1], [0, 2], [0, 4]])
     );
     assert_eq!(v["bases"]["row"].as_array().unwrap().len(), 7);
+    let o = layout(&["-l", tmem, "-t", "tensor<128x8xf16>"], None);
+    assert!(stdout(&o).contains("[[  R0:C0,   R0:C1,"), "{}", stdout(&o));
+    let o = layout(
+        &["-l", tmem, "-t", "tensor<128x8xf16>", "--use-hw-view"],
+        None,
+    );
+    assert!(
+        stdout(&o).contains("rows 96-127 (warps 3 mod 4):\nR96: (96,0),"),
+        "{}",
+        stdout(&o)
+    );
     for args in [
-        &["-l", tmem, "-t", "tensor<128x8xf16>"][..],
+        &["-l", tmem, "-t", "tensor<128x8xf16>", "--svg"][..],
         &["-l", tmem, "-t", "tensor<128x8xf16>", "--to", BLOCKED_1D][..],
     ] {
         let o = layout(args, None);

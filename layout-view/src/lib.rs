@@ -27,6 +27,7 @@
 //! * [`svg`]: CuTe's `print_svg`, coloured by thread, warp or bank.
 //! * [`html`]: one-file interactive pages of a layout or a conversion.
 //! * [`explain`]: every layout-moving op of a whole TTGIR dump, planned.
+//! * [`tmem`]: text views of Blackwell tensor-memory layouts.
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -53,6 +54,7 @@ pub mod explain;
 pub mod html;
 pub mod print;
 pub mod svg;
+pub mod tmem;
 pub mod view;
 
 pub use print::{print_latex, print_latex_padded, print_layout, print_layout_padded};
