@@ -8,7 +8,8 @@ linear layout against CuTe's mapping, and round-trips through our CuTe printer.
 
 Each line: `kind` (shared: coordinates -> offset, optionally under a swizzle; tv: (thread, value)
 -> colexicographic index into `tile`), `text` (pycute's print), `linear` (whether CuTe's sum is
-an XOR for every input: non-linear ones must be refused), and `points`: [index, value] for every
+an XOR for every input: non-linear ones must be refused), for tv `covers` (whether every element
+of the tile is reached: a distributed layout must, the others are refused too), and `points`: [index, value] for every
 power-of-two index and 40 random ones (index = colexicographic over the whole domain, as
 pycute's one-argument call reads it).
 """
@@ -75,28 +76,33 @@ def tv_case(rng, linear):
     tile_bits = [rng.randint(1, 5) for _ in range(rng.choice([1, 2, 2, 3]))]
     total = sum(tile_bits)
     threads = 5 + rng.randint(0, 2)
-    values = rng.randint(0, 4)
-    in_bits = threads + values
-    if in_bits > total + 3:
-        values = max(0, total + 3 - threads)
-    # Each input bit: an index bit of its own, or 0 (a broadcast), or (rarely) two index bits.
-    free = list(range(total))
-    rng.shuffle(free)
-    imgs = []
-    for _ in range(threads + values):
-        if free and rng.random() < 0.85:
-            imgs.append(1 << free.pop())
-        elif len(free) >= 2 and rng.random() < 0.5:
-            imgs.append((1 << free.pop()) | (1 << free.pop()))
-        else:
-            imgs.append(0)
+    bits = list(range(total))
+    rng.shuffle(bits)
+    if rng.random() < 0.7:
+        # Covering the tile, as a distributed layout must: every index bit an input's, the
+        # threads' first, the rest the values'; some broadcasts (stride 0) among them.
+        t_img = [(1 << bits.pop()) if bits and rng.random() < 0.9 else 0 for _ in range(threads)]
+        v_img = [1 << b for b in bits]
+        if rng.random() < 0.3:
+            v_img.insert(rng.randrange(len(v_img) + 1), 0)
+    else:
+        # Anything: an index bit of its own, a broadcast, or (rarely) two index bits.
+        t_img, v_img = [], []
+        for k in range(threads + rng.randint(0, 4)):
+            if bits and rng.random() < 0.8:
+                x = 1 << bits.pop()
+            elif len(bits) >= 2 and rng.random() < 0.5:
+                x = (1 << bits.pop()) | (1 << bits.pop())
+            else:
+                x = 0
+            (t_img if k < threads else v_img).append(x)
+    imgs = t_img + v_img
     if not linear:
         taken = [i for i in imgs if i]
-        if len(taken) >= 2:
-            imgs[imgs.index(taken[1])] = taken[0] | taken[1]
-            imgs[imgs.index(taken[0])] = taken[0]
-        else:
+        if len(taken) < 2:
             return None
+        a, b = taken[0], taken[1]
+        imgs[imgs.index(b)] = a | b  # two inputs reach a's bit: CuTe's sum carries
     t_img, v_img = imgs[:threads], imgs[threads:]
     mode = lambda xs: (tuple([2] * len(xs)), tuple(xs)) if len(xs) > 1 else ((2, xs[0]) if xs else (1, 0))
     ts, td = mode(t_img)
@@ -139,6 +145,11 @@ def main():
                "linear": is_linear(lay, size), "points": [[i, lay(i)] for i in idx]}
         if tile:
             rec["tile"] = tile
+            # Whether (thread, value) reaches every element of the tile.
+            elems = 1
+            for t in tile:
+                elems *= t
+            rec["covers"] = len({lay(i) for i in range(size)} & set(range(elems))) == elems
         print(json.dumps(rec, separators=(",", ":")))
         n += 1
 

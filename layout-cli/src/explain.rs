@@ -146,12 +146,17 @@ fn report_text(file: &str, target: &str, ops: &[Explained], failed: usize) -> St
         }
     );
     for (i, e) in ops.iter().enumerate() {
+        // An allocation without a value has no source layout.
+        let from = match e.op.layouts.0.as_str() {
+            "" => String::new(),
+            l => format!("{} ", l),
+        };
         out.push_str(&format!(
-            "\n{}. {}: {} {} -> {} ({})\n",
+            "\n{}. {}: {} {}-> {} ({})\n",
             i + 1,
             op_name(&e.op),
             e.op.kind.name(),
-            e.op.layouts.0,
+            from,
             e.op.layouts.1,
             tensor_text(e)
         ));

@@ -307,6 +307,7 @@ fn jobs(cli: &Cli, aliases: &Aliases, tensor: &str, ty: &TensorType) -> Result<V
     if let Some(l) = &cli.layout {
         let enc = if layout_core::cute::looks_like_cute(l) {
             layout_core::cute::parse_cute(l)
+                .and_then(|c| c.check_element(ty.element_bits()).map(|_| c))
                 .and_then(|c| c.encoding(&ty.shape, 32))
                 .map_err(|e| format!("in the CuTe layout (-l): {}", e))?
         } else {

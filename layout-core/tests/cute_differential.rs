@@ -2,7 +2,8 @@
 //! scripts/cute_layouts.py with pycute) holds random power-of-two layouts in pycute's printed
 //! text, shared ones with and without a swizzle and thread-value ones, with CuTe's mapping at
 //! sample points. Each is read, checked point by point, printed back in CuTe's notation and read
-//! again; the ones CuTe maps non-linearly must be refused. Every Triton fixture layout that has a
+//! again; the ones CuTe maps non-linearly, and thread-value ones that miss elements of their
+//! tile, must be refused. Every Triton fixture layout that has a
 //! CuTe form round-trips through it too.
 
 use layout_core::cute::{parse_cute, to_cute, Kind};
@@ -62,6 +63,13 @@ fn check_case(case: &Value) -> Result<bool, String> {
             Err(e) if e.to_string().contains("not linear over GF(2)") => Ok(false),
             Err(e) => Err(format!("refused, but not as non-linear: {}", e)),
             Ok(_) => Err("CuTe's map is not linear, but it was accepted".into()),
+        };
+    }
+    if case["covers"] == false {
+        return match ll {
+            Err(e) if e.to_string().contains("elements") => Ok(false),
+            Err(e) => Err(format!("refused, but not as partial: {}", e)),
+            Ok(_) => Err("the layout misses elements of its tile, but it was accepted".into()),
         };
     }
     let ll = ll.map_err(|e| e.to_string())?;

@@ -49,6 +49,10 @@ pub fn solve_cute(
         }
     };
     let cute = parse_cute(&r.text).map_err(at)?;
+    let bits = element
+        .as_deref()
+        .and_then(layout_core::parse::element_bits);
+    cute.check_element(bits).map_err(at)?;
     let encoding = cute.encoding(shape, warp_size.unwrap_or(32)).map_err(at)?;
     let layout = encoding
         .to_linear_layout(shape)

@@ -21,7 +21,7 @@ pub fn is_tmem_reg(trees: &[TokenTree]) -> bool {
 
 /// `atom = "32x32b"` / `atom = 32x32b` and `warps = 4` (or `num_warps`), and the other keys'
 /// tokens, comma-separated.
-fn split_args(g: &proc_macro2::Group) -> syn::Result<(String, u32, Vec<Vec<TokenTree>>)> {
+fn split_args(g: &proc_macro2::Group) -> syn::Result<(String, Span, u32, Vec<Vec<TokenTree>>)> {
     let mut args: Vec<Vec<TokenTree>> = vec![Vec::new()];
     for tt in g.stream() {
         match &tt {
@@ -40,7 +40,7 @@ fn split_args(g: &proc_macro2::Group) -> syn::Result<(String, u32, Vec<Vec<Token
             .get(2)
             .map(|v| v.to_string().trim_matches('"').to_string());
         match (key.as_str(), value) {
-            ("atom", Some(v)) => atom = Some(v),
+            ("atom", Some(v)) => atom = Some((v, a[2].span())),
             ("warps" | "num_warps" | "numWarps", Some(v)) => {
                 warps = Some(v.parse::<u32>().map_err(|_| {
                     syn::Error::new_spanned(&a[2], "warps is a number of warps, e.g. 4")
@@ -52,11 +52,8 @@ fn split_args(g: &proc_macro2::Group) -> syn::Result<(String, u32, Vec<Vec<Token
     let missing = |k: &str| {
         syn::Error::new(g.span_open(), format!("tmem_reg needs `{}`: tmem_reg(atom = \"32x32b\", warps = 4, blockM = 128, blockN = 64, colStride = 1)", k))
     };
-    Ok((
-        atom.ok_or_else(|| missing("atom"))?,
-        warps.ok_or_else(|| missing("warps"))?,
-        rest,
-    ))
+    let (atom, at) = atom.ok_or_else(|| missing("atom"))?;
+    Ok((atom, at, warps.ok_or_else(|| missing("warps"))?, rest))
 }
 
 /// Solve the form over `shape`, for elements of the tensor type's width.
@@ -70,7 +67,7 @@ pub fn solve_tmem_reg(
     let Some(TokenTree::Group(g)) = trees.get(1) else {
         unreachable!("is_tmem_reg checked the form")
     };
-    let (atom_name, warps, rest) = split_args(g)?;
+    let (atom_name, atom_span, warps, rest) = split_args(g)?;
     let bits = element
         .as_deref()
         .and_then(layout_core::parse::element_bits)
@@ -94,8 +91,10 @@ pub fn solve_tmem_reg(
     let tmem = enc
         .to_linear_layout(shape)
         .map_err(|e| at_spec(e.to_string()))?;
-    let atom = TmemAtom::from_name(&atom_name).map_err(|e| at_spec(e.to_string()))?;
-    let layout = tmem_reg_layout(&tmem, atom, warps, bits).map_err(|e| at_spec(e.to_string()))?;
+    // The message shape is what an error of these two is about.
+    let at_atom = |e: layout_core::LayoutError| syn::Error::new(atom_span, e.to_string());
+    let atom = TmemAtom::from_name(&atom_name).map_err(at_atom)?;
+    let layout = tmem_reg_layout(&tmem, atom, warps, bits).map_err(at_atom)?;
     Ok(SolvedItem {
         solved: Solved {
             encoding: Encoding::Linear(layout.clone()),

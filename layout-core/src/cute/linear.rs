@@ -176,6 +176,16 @@ impl Cute {
         }
     }
 
+    /// A `smem_ptr[16b]` form's element width must be the tensor's (`element_bits`, if known).
+    pub fn check_element(&self, element_bits: Option<u32>) -> Result<()> {
+        match (self.smem_ptr_bits, element_bits) {
+            (Some(p), Some(e)) if p != e => Err(self.whole(ErrorKind::Element, alloc::format!(
+                "smem_ptr[{}b] swizzles byte addresses of {}-bit elements, but the tensor's are {}-bit: write smem_ptr[{}b] (CuTe's swizzle keeps its bytes, so M changes with the element)",
+                p, p, e, e))),
+            _ => Ok(()),
+        }
+    }
+
     /// As an encoding: `#ttg.shared_linear` (16-byte aligned) or `#ttg.linear`.
     pub fn encoding(&self, shape: &[i64], warp_size: u32) -> Result<Encoding> {
         let layout = self.to_linear_layout(shape, warp_size)?;
@@ -298,6 +308,12 @@ impl Cute {
                     shape
                 ),
             ));
+        }
+        // Disjoint images are independent: they reach 2^(how many) elements.
+        if 1i64 << all.len() != total {
+            return Err(self.whole(ErrorKind::Shape, alloc::format!(
+                "the thread-value layout reaches {} of the tile's {} elements {:?}: a distributed layout covers its tensor; give the tile it covers or modes for the rest",
+                1i64 << all.len(), total, shape)));
         }
         let lanes = warp_size.trailing_zeros() as usize;
         if t.len() < lanes {

@@ -67,8 +67,11 @@ pub enum Kind {
 pub struct Cute {
     /// Shared or thread-value.
     pub kind: Kind,
-    /// A swizzle composed on top (shared layouts).
+    /// A swizzle composed on top (shared layouts), over element offsets: a `smem_ptr[16b]`
+    /// form's byte-address `M` is converted (`Sw<3,4,3>` over halves is `Sw<3,3,3>` here).
     pub swizzle: Option<Swizzle>,
+    /// The element width a `smem_ptr[16b]` form names.
+    pub smem_ptr_bits: Option<u32>,
     /// The shape.
     pub shape: IntTuple,
     /// The stride, congruent with the shape.

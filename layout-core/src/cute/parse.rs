@@ -170,7 +170,7 @@ impl<'a> Lexer<'a> {
 
     /// `Sw<B,M,S>`, `Swizzle<B,M,S>` or pycute's `SW_B_M_S`, then `o`, then CuTe's offset
     /// (`_0 o`, which must be 0), if the text starts with one.
-    fn swizzle(&mut self) -> Result<Option<Swizzle>> {
+    fn swizzle(&mut self) -> Result<Option<(Swizzle, Option<u32>)>> {
         let sw = match self.peek() {
             Some(Tok::Word(w)) if w == "Sw" || w == "Swizzle" => {
                 self.pos += 1;
@@ -207,8 +207,11 @@ impl<'a> Lexer<'a> {
             m: sw.1 as i32,
             s: sw.2 as i32,
         };
+        let mut bits = None;
         if self.word("smem_ptr") {
-            sw.m -= self.smem_ptr_bytes_log2(sw)?;
+            let log2 = self.smem_ptr_bytes_log2(sw)?;
+            sw.m -= log2;
+            bits = Some(8 << log2);
         } else if matches!(self.peek(), Some(Tok::Int(_))) {
             if self.int("the offset")? != 0 {
                 self.pos -= 1;
@@ -219,7 +222,7 @@ impl<'a> Lexer<'a> {
                     .fail("expected `o` after the offset: Sw<B, M, S> o _0 o (shape):(stride)");
             }
         }
-        Ok(Some(sw))
+        Ok(Some((sw, bits)))
     }
 
     /// CuTe's `smem_ptr[16b](unset) o`: the swizzle acts on byte addresses of 16-bit elements.
@@ -283,6 +286,10 @@ pub fn parse_cute(text: &str) -> Result<Cute> {
     } else {
         (Kind::Shared, lx.swizzle()?)
     };
+    let (swizzle, smem_ptr_bits) = match swizzle {
+        Some((s, bits)) => (Some(s), bits),
+        None => (None, None),
+    };
     let (shape, stride) = lx.layout()?;
     if tv {
         lx.punct(')', "to close tv(...)")?;
@@ -293,6 +300,7 @@ pub fn parse_cute(text: &str) -> Result<Cute> {
     Ok(Cute {
         kind,
         swizzle,
+        smem_ptr_bits,
         shape,
         stride,
         text: text.into(),

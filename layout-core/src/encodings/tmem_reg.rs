@@ -39,7 +39,7 @@ impl TmemAtom {
     /// The atom of a PTX name (`32x32b`, ...).
     pub fn from_name(name: &str) -> Result<TmemAtom> {
         if name == "16x32bx2" {
-            bail!("16x32bx2 is not chosen directly: Triton lowers a 32x32b layout over 64-row blocks to it");
+            bail!("16x32bx2 is not requested directly: Triton lowers a 32x32b layout to it where lane 16 would read rows the layout repeats (64-row blocks); use 32x32b");
         }
         match Self::ALL.iter().find(|(_, n)| *n == name) {
             Some((a, _)) => Ok(*a),

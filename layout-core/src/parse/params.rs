@@ -49,7 +49,7 @@ impl<'a> Params<'a> {
                 };
                 return Err(ParseError::new(
                     *ks,
-                    format!("unknown key '{}' for #ttg.{}{}", k, encoding, hint),
+                    format!("unknown key '{}' for {}{}", k, full_name(encoding), hint),
                 ));
             }
             if entries
@@ -101,7 +101,7 @@ impl<'a> Params<'a> {
         self.get(k).ok_or_else(|| {
             ParseError::new(
                 span,
-                format!("#ttg.{} is missing the required key '{}'", enc, k),
+                format!("{} is missing the required key '{}'", full_name(enc), k),
             )
         })
     }
@@ -156,6 +156,16 @@ impl<'a> Params<'a> {
     pub(crate) fn uints_opt(&mut self, k: &str) -> R<Option<Vec<u32>>> {
         self.get(k).map(|a| as_uints(a, k)).transpose()
     }
+}
+
+/// `#ttg.blocked`, `#ttng.tensor_memory_encoding`: an encoding's name with its dialect.
+pub(crate) fn full_name(encoding: &str) -> String {
+    let dialect = if encoding.starts_with("tensor_memory") {
+        "ttng"
+    } else {
+        "ttg"
+    };
+    format!("#{}.{}", dialect, encoding)
 }
 
 /// A rank of at most [`MAX_RANK`] dims, else an error at `span`.
