@@ -6,7 +6,6 @@
 use alloc::boxed::Box;
 use alloc::format;
 
-use super::registry::ParseParent;
 use super::Encoding;
 use crate::error::bail;
 use crate::parse::attr::Attr;
@@ -56,7 +55,7 @@ pub(crate) fn parse_partitioned_shared(
     name: &str,
     a: &Attr,
     body: &[Attr],
-    parse_inner: ParseParent,
+    parse_inner: fn(&Attr) -> R<Encoding>,
 ) -> R<Encoding> {
     let mut p = Params::of(
         name,
