@@ -504,9 +504,10 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
             .enc
             .unusual_in_dims()
             .filter(|_| !job.enc.is_tensor_memory());
-        if let (Some(dims), true) = (partitioned, cli.view() != View::Json) {
+        let text = matches!(cli.view(), View::Json | View::Text | View::HwText);
+        if let (Some(dims), false) = (partitioned, text) {
             return Err(format!(
-                "#ttg.{} has in-dims {}: it prints as --json (the text and picture views draw threads and one shared buffer's offsets)",
+                "#ttg.{} has in-dims {}: it prints as text, --use-hw-view or --json (the pictures draw threads and one shared buffer's offsets)",
                 job.enc.name(),
                 dims
             ));

@@ -1065,3 +1065,25 @@ fn padding_is_data() {
         v
     );
 }
+
+/// gfx1250's partitioned shared layout as text: memory order, each partition's buffer after the
+/// previous one's (pieces 0 and 2 in partition 0, 1 and 3 in partition 1).
+#[test]
+fn partitioned_shared_prints_partition_by_partition() {
+    let p = "#ttg.partitioned_shared<{numPartitions = 2, numGroups = 2, partitionDim = 0, partitionLayout = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>}>";
+    let o = layout(&["-l", p, "-t", "tensor<8x2xf16>", "--use-hw-view"], None);
+    let text = stdout(&o);
+    assert!(
+        text.contains("Partition: 0:\nOffset: 0 -> (0,0)"),
+        "{}",
+        text
+    );
+    assert!(text.contains("Offset: 4 -> (4,0)"), "{}", text);
+    assert!(
+        text.contains("Partition: 1:\nOffset: 0 -> (2,0)"),
+        "{}",
+        text
+    );
+    let o = layout(&["-l", p, "-t", "tensor<8x2xf16>", "--svg"], None);
+    assert_eq!(o.status.code(), Some(2));
+}

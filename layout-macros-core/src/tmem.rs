@@ -26,7 +26,11 @@ fn split_args(g: &proc_macro2::Group) -> syn::Result<(String, Span, u32, Vec<Vec
     for tt in g.stream() {
         match &tt {
             TokenTree::Punct(p) if p.as_char() == ',' => args.push(Vec::new()),
-            _ => args.last_mut().expect("one arg").push(tt),
+            _ => {
+                if let Some(a) = args.last_mut() {
+                    a.push(tt)
+                }
+            }
         }
     }
     args.retain(|a| !a.is_empty());
@@ -65,7 +69,10 @@ pub fn solve_tmem_reg(
     warp_size: Option<u32>,
 ) -> syn::Result<SolvedItem> {
     let Some(TokenTree::Group(g)) = trees.get(1) else {
-        unreachable!("is_tmem_reg checked the form")
+        return Err(syn::Error::new_spanned(
+            &item.spec,
+            "expected tmem_reg(atom = \"32x32b\", warps = 4, blockM = .., blockN = .., colStride = ..)",
+        ));
     };
     let (atom_name, atom_span, warps, rest) = split_args(g)?;
     let bits = element

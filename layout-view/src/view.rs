@@ -164,43 +164,43 @@ pub fn distributed_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String
     Ok(out)
 }
 
-/// `getSharedLayoutStr`: in-dims `offset, block`. The tensor view lists, in memory order, the
+/// `getSharedLayoutStr`: in-dims `offset, block` (and a partitioned layout's `partition`, each
+/// partition's buffer after the previous one's). The tensor view lists, in memory order, the
 /// element each offset holds (as Triton does).
 pub fn shared_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String> {
     check_printable(ll)?;
     let shape: Vec<i64> = ll.out_dims().iter().map(|(_, s)| *s as i64).collect();
     let total: i64 = shape.iter().product();
     let n_block = ll.in_dim_size("block") as i64;
-    let block_size = total / n_block;
-    let (po, pb) = (ll.in_dim_index("offset"), ll.in_dim_index("block"));
+    let n_part = ll.in_dim_size("partition").max(1) as i64;
+    let block_size = total / n_block / n_part;
+    let pos = ["offset", "partition", "block"].map(|d| ll.in_dim_index(d));
     let mut elems = alloc::vec![String::new(); total as usize];
     let mut offs: Vec<String> = Vec::new();
-    let mut idx = 0usize;
-    for b in 0..n_block {
-        for o in 0..block_size {
-            let mut ins = alloc::vec![0u32; ll.num_in_dims()];
-            if let Some(p) = po {
-                ins[p] = o as u32;
+    // Memory order: each block's partitions, each partition's offsets.
+    let places = (0..n_block)
+        .flat_map(|b| (0..n_part).flat_map(move |q| (0..block_size).map(move |o| (b, q, o))));
+    for (idx, (b, q, o)) in places.enumerate() {
+        let mut ins = alloc::vec![0u32; ll.num_in_dims()];
+        for (p, v) in pos.iter().zip([o, q, b]) {
+            if let Some(p) = p {
+                ins[*p] = v as u32;
             }
-            if let Some(p) = pb {
-                ins[p] = b as u32;
-            }
-            let out = ll.apply_flat(&ins);
-            let cs: Vec<String> = out
-                .iter()
-                .zip(&shape)
-                .map(|(&v, &s)| padded(v as i64, s))
-                .collect();
-            if idx < elems.len() {
-                let v = &mut elems[idx];
-                if !v.is_empty() {
-                    v.push('|');
-                }
-                v.push_str(&alloc::format!("({})", cs.join(":")));
-            }
-            offs.push(alloc::format!("({})", cs.join(",")));
-            idx += 1;
         }
+        let out = ll.apply_flat(&ins);
+        let cs: Vec<String> = out
+            .iter()
+            .zip(&shape)
+            .map(|(&v, &s)| padded(v as i64, s))
+            .collect();
+        if idx < elems.len() {
+            let v = &mut elems[idx];
+            if !v.is_empty() {
+                v.push('|');
+            }
+            v.push_str(&alloc::format!("({})", cs.join(":")));
+        }
+        offs.push(alloc::format!("({})", cs.join(",")));
     }
     if !hw_view {
         return Ok(nested(&shape, &elems, ","));
@@ -209,9 +209,14 @@ pub fn shared_layout_str(ll: &LinearLayout, hw_view: bool) -> Result<String> {
     let mut i = 0;
     for b in 0..n_block {
         out.push_str(&alloc::format!("Block: {}:\n", b));
-        for o in 0..block_size {
-            out.push_str(&alloc::format!("Offset: {} -> {}\n", o, offs[i]));
-            i += 1;
+        for q in 0..n_part {
+            if n_part > 1 {
+                out.push_str(&alloc::format!("Partition: {}:\n", q));
+            }
+            for o in 0..block_size {
+                out.push_str(&alloc::format!("Offset: {} -> {}\n", o, offs[i]));
+                i += 1;
+            }
         }
     }
     Ok(out)
