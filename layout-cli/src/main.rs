@@ -487,11 +487,25 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
             ),
             None => (ll, job.enc.is_shared(), job.header.clone()),
         };
-        let tmem = job.enc.is_tensor_memory() && cli.tmem_reg.is_none();
-        if tmem && !matches!(cli.view(), View::Json | View::Text | View::HwText) {
+        // Tensor memory (unless --tmem-reg turned it into registers) and partitioned shared
+        // memory have in-dims the pictures do not draw: they print as text or JSON.
+        let unusual = job.enc.unusual_in_dims().filter(|_| cli.tmem_reg.is_none());
+        let textual = matches!(cli.view(), View::Json | View::Text | View::HwText);
+        let tmem = job.enc.is_tensor_memory() && unusual.is_some();
+        if let (Some(dims), false) = (unusual, textual) {
+            let (what, hint) = match tmem {
+                true => (
+                    "is a tensor-memory layout",
+                    ", or as the registers a load fills with --tmem-reg 32x32b",
+                ),
+                false => ("spreads over several shared buffers", ""),
+            };
             return Err(format!(
-                "#ttng.{} is a tensor-memory layout (in-dims row, col, block): it prints as text, --use-hw-view or --json, or as the registers a load fills with --tmem-reg 32x32b (the pictures draw threads and shared-memory offsets)",
-                job.enc.name()
+                "{} {} (in-dims {}): it prints as text, --use-hw-view or --json{} (the pictures draw threads and one shared buffer's offsets)",
+                job.enc.full_name(),
+                what,
+                dims,
+                hint
             ));
         }
         if tmem && cli.view() != View::Json {
@@ -499,18 +513,6 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
                 .map_err(|e| e.to_string())?;
             out.push_str(&format!("{}\n{}", header, t));
             continue;
-        }
-        let partitioned = job
-            .enc
-            .unusual_in_dims()
-            .filter(|_| !job.enc.is_tensor_memory());
-        let text = matches!(cli.view(), View::Json | View::Text | View::HwText);
-        if let (Some(dims), false) = (partitioned, text) {
-            return Err(format!(
-                "#ttg.{} has in-dims {}: it prints as text, --use-hw-view or --json (the pictures draw threads and one shared buffer's offsets)",
-                job.enc.name(),
-                dims
-            ));
         }
         // A padded shared layout's `(interval, pad)` pairs: its JSON and pictures show them.
         let padding = job.enc.padding();

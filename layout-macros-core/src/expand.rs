@@ -298,19 +298,7 @@ fn render_rust_form(r: &mut Rendered, name: &proc_macro2::Ident, g: &proc_macro2
     r.push("#ttg.", name.span());
     r.push(&name.to_string(), name.span());
     r.push("<", g.span_open());
-    // Split the arguments at top-level commas.
-    let mut args: Vec<Vec<TokenTree>> = vec![Vec::new()];
-    for tt in g.stream() {
-        match &tt {
-            TokenTree::Punct(p) if p.as_char() == ',' => args.push(Vec::new()),
-            _ => {
-                if let Some(last) = args.last_mut() {
-                    last.push(tt)
-                }
-            }
-        }
-    }
-    args.retain(|a| !a.is_empty());
+    let args = crate::render::top_level_args(g);
     let is_kw =
         |a: &Vec<TokenTree>, k: &str| matches!(a.first(), Some(TokenTree::Ident(i)) if i == k);
     // padded_shared's intervals come first and outside the dictionary; shared_linear's alignment

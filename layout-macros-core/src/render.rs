@@ -76,6 +76,24 @@ impl Rendered {
 }
 
 /// A compile error covering source spans `first..=last`.
+/// A group's arguments, split at its top-level commas (empty ones dropped):
+/// `(a = 1, b = [2, 3])` -> `[a = 1]`, `[b = [2, 3]]`.
+pub fn top_level_args(g: &proc_macro2::Group) -> Vec<Vec<TokenTree>> {
+    let mut args: Vec<Vec<TokenTree>> = vec![Vec::new()];
+    for tt in g.stream() {
+        match &tt {
+            TokenTree::Punct(p) if p.as_char() == ',' => args.push(Vec::new()),
+            _ => {
+                if let Some(last) = args.last_mut() {
+                    last.push(tt)
+                }
+            }
+        }
+    }
+    args.retain(|a| !a.is_empty());
+    args
+}
+
 pub fn error_between(first: Span, last: Span, msg: impl std::fmt::Display) -> syn::Error {
     let mut a = Punct::new('#', Spacing::Alone);
     a.set_span(first);

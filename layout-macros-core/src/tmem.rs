@@ -22,18 +22,7 @@ pub fn is_tmem_reg(trees: &[TokenTree]) -> bool {
 /// `atom = "32x32b"` / `atom = 32x32b` and `warps = 4` (or `num_warps`), and the other keys'
 /// tokens, comma-separated.
 fn split_args(g: &proc_macro2::Group) -> syn::Result<(String, Span, u32, Vec<Vec<TokenTree>>)> {
-    let mut args: Vec<Vec<TokenTree>> = vec![Vec::new()];
-    for tt in g.stream() {
-        match &tt {
-            TokenTree::Punct(p) if p.as_char() == ',' => args.push(Vec::new()),
-            _ => {
-                if let Some(a) = args.last_mut() {
-                    a.push(tt)
-                }
-            }
-        }
-    }
-    args.retain(|a| !a.is_empty());
+    let args = crate::render::top_level_args(g);
     let (mut atom, mut warps, mut rest) = (None, None, Vec::new());
     for a in args {
         let key = match a.first() {

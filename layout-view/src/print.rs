@@ -67,7 +67,8 @@ pub(crate) fn picture_padded(
     if shape.len() == 1 {
         shape.insert(0, 1);
     }
-    let (cells, held) = place_cells(ll, shared, element_bits, padding);
+    let pads = layout_core::convert::padding_of(padding, 0);
+    let (cells, held) = place_cells(ll, shared, element_bits, &pads);
     let caption = caption(ll, shared, &held);
     Ok(Picture {
         shape,
@@ -177,7 +178,7 @@ fn place_cells(
     ll: &LinearLayout,
     shared: bool,
     element_bits: u32,
-    padding: &[(u32, u32)],
+    pads: &layout_core::convert::Padding,
 ) -> (Vec<Option<Cell>>, Vec<u8>) {
     let total = ll.total_out_dim_size();
     let n_block = ll.in_dim_size("block") as u64;
@@ -197,7 +198,7 @@ fn place_cells(
         };
         let mut hw = v;
         if shared {
-            hw[0] = padded_offset(v[0], padding);
+            hw[0] = layout_core::convert::pad_address(v[0] as u32, pads) as u64;
         }
         cells[lin] = Some(cell(&block, &hw, shared, element_bits, n_lane));
     });
@@ -230,12 +231,6 @@ pub(crate) fn walk(ll: &LinearLayout, shared: bool, mut f: impl FnMut([u64; 4], 
             .fold(0usize, |acc, (&o, (_, s))| acc * *s as usize + o as usize);
         f(v, &out, lin);
     }
-}
-
-/// A padded layout's offset (elements) of linear offset `o`: `pad` more after every `interval`.
-pub(crate) fn padded_offset(o: u64, padding: &[(u32, u32)]) -> u64 {
-    let pads = layout_core::convert::padding_of(padding, 0);
-    layout_core::convert::pad_address(o as u32, &pads) as u64
 }
 
 /// The cell of the input `v` (in-dim values in walk order; `block` its `B<n>:` prefix or empty):

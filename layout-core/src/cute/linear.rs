@@ -4,7 +4,6 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Cute, IntTuple, Kind, Swizzle};
-use crate::error::Span;
 use crate::utils::standard_out_dim_names;
 use crate::{Encoding, ErrorKind, LayoutError, LinearLayout, Result};
 
@@ -22,15 +21,7 @@ type Image = (i64, Leaf);
 
 impl Cute {
     fn fail(&self, at: usize, len: usize, kind: ErrorKind, msg: String) -> LayoutError {
-        let before = &self.text[..at.min(self.text.len())];
-        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
-        let line = before.matches('\n').count() as u32 + 1;
-        LayoutError::of(kind, msg).with_span(Span {
-            line,
-            col,
-            offset: at,
-            len,
-        })
+        super::parse::error_at(&self.text, at, len, kind, msg)
     }
 
     fn whole(&self, kind: ErrorKind, msg: String) -> LayoutError {

@@ -26,10 +26,22 @@ struct Lexer<'a> {
 }
 
 fn error(text: &str, at: usize, len: usize, msg: impl Into<String>) -> LayoutError {
+    error_at(text, at, len, ErrorKind::Syntax, msg)
+}
+
+/// An error of `kind` at bytes `at..at + len` of `text` (a token's start), with its line and
+/// column.
+pub(super) fn error_at(
+    text: &str,
+    at: usize,
+    len: usize,
+    kind: ErrorKind,
+    msg: impl Into<String>,
+) -> LayoutError {
     let before = &text[..at.min(text.len())];
     let line = before.matches('\n').count() as u32 + 1;
     let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
-    LayoutError::of(ErrorKind::Syntax, msg).with_span(Span {
+    LayoutError::of(kind, msg).with_span(Span {
         line,
         col,
         offset: at,

@@ -235,6 +235,11 @@ impl Encoding {
         }
     }
 
+    /// The attribute's name with its dialect: `#ttg.blocked`, `#ttng.tensor_memory_encoding`.
+    pub fn full_name(&self) -> alloc::string::String {
+        crate::parse::params::full_name(self.name())
+    }
+
     /// Tensor-memory layouts (in-dims `row, col, block`).
     pub fn is_tensor_memory(&self) -> bool {
         matches!(
@@ -259,12 +264,7 @@ impl Encoding {
     /// with this padding ([`layout_plan::pad_address`] in bytes).
     pub fn padding(&self) -> Vec<(u32, u32)> {
         match self {
-            Encoding::PaddedShared(p) => p
-                .intervals
-                .iter()
-                .copied()
-                .zip(p.paddings.iter().copied())
-                .collect(),
+            Encoding::PaddedShared(p) => p.pairs(),
             _ => Vec::new(),
         }
     }

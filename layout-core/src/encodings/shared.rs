@@ -334,13 +334,16 @@ impl PaddedShared {
     /// The padded offset of an element offset: `off + sum_k (off >> log2(interval_k)) <<
     /// log2(pad_k)` ([`layout_plan::pad_address`] in element units).
     pub fn apply_padding(&self, offset: u32) -> u32 {
-        let pairs: Vec<(u32, u32)> = self
-            .intervals
+        layout_plan::pad_address(offset, &layout_plan::padding_of(&self.pairs(), 0))
+    }
+
+    /// The `(interval, pad)` pairs, in elements.
+    pub fn pairs(&self) -> Vec<(u32, u32)> {
+        self.intervals
             .iter()
             .copied()
             .zip(self.paddings.iter().copied())
-            .collect();
-        layout_plan::pad_address(offset, &layout_plan::padding_of(&pairs, 0))
+            .collect()
     }
 
     /// The builder form `{order = [...], shape = [...]}`: an identity over `shape` in `order`.
