@@ -91,6 +91,8 @@ pub use gpu_runtime as runtime;
 #[doc(inline)]
 pub use gpu_runtime::math;
 #[doc(inline)]
+pub use gpu_runtime::planned;
+#[doc(inline)]
 pub use gpu_runtime::reduce;
 #[doc(inline)]
 pub use gpu_runtime::scan;

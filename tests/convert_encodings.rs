@@ -9,7 +9,9 @@
 
 use std::sync::Mutex;
 
-use linear_layouts::convert::{plan_conversion, plan_conversion_for, Force};
+use linear_layouts::convert::{
+    flatten, minimal_cvt_layout, plan_conversion, plan_conversion_for, reach, Force, Reach,
+};
 use linear_layouts::encodings::{AmdMfma, Blocked, Cga, NvidiaMma};
 use linear_layouts::runtime::convert::convert_slices;
 use linear_layouts::runtime::{Element, Thread};
@@ -280,7 +282,37 @@ fn value<E: Element>(c: &[u32], shape: &[i64; 2]) -> E {
     E::from_bits(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - E::BITS))
 }
 
+/// The planner's [`reach`] names the slowest in-dim left by Triton's `minimalCvtLayout`.
+fn check_reach(src: &LinearLayout, dst: &LinearLayout) -> Result<(), String> {
+    let cvt = minimal_cvt_layout(src, dst).map_err(|e| e.to_string())?;
+    let triton = [
+        ("block", Reach::Blocks),
+        ("warp", Reach::Warps),
+        ("lane", Reach::Lanes),
+        ("register", Reach::Registers),
+    ]
+    .into_iter()
+    .find(|(d, _)| cvt.has_in_dim(d))
+    .map_or(Reach::Nothing, |(_, r)| r);
+    let ours = reach(&flatten(src).unwrap(), &flatten(dst).unwrap());
+    // Registers quotiented away but of another count still move (into a renaming).
+    let triton = match triton {
+        Reach::Nothing if src.in_dim_size("register") != dst.in_dim_size("register") => {
+            Reach::Registers
+        }
+        r => r,
+    };
+    if ours != triton {
+        return Err(format!(
+            "reach {:?}, Triton's minimal conversion {:?}",
+            ours, triton
+        ));
+    }
+    Ok(())
+}
+
 fn run<E: Element>(p: &Pair, src: &LinearLayout, dst: &LinearLayout) -> Result<String, String> {
+    check_reach(src, dst)?;
     let plan = if p.lanes < 32 {
         plan_conversion_for(&Target::spirv(p.lanes), src, dst, E::BITS, Force::Auto)
     } else {

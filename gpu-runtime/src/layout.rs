@@ -38,6 +38,8 @@ impl InDim {
 pub struct Tables {
     /// The layout's name, for messages.
     pub name: &'static str,
+    /// Distributed or shared.
+    pub kind: LayoutKind,
     /// Tensor rank.
     pub rank: usize,
     /// Tensor shape.
@@ -51,6 +53,7 @@ impl Tables {
     pub const fn of<L: Layout>() -> Tables {
         Tables {
             name: L::NAME,
+            kind: L::KIND,
             rank: L::RANK,
             shape: L::SHAPE,
             in_dims: L::IN_DIMS,

@@ -14,6 +14,8 @@
 //!   into a shared layout ([`TmaTile`]); [`wgmma`]: warpgroup MMAs on typed tiles ([`Wgmma`]).
 //! * [`math`]: device math (`exp`, `log`, `rsqrt`, `tanh`, `erf`, ...) as the GPU's fast
 //!   instructions, with precise forms; the same on the simulator within the documented error.
+//! * [`planned`]: conversions planned from the layouts' tables at compile time, so generic
+//!   code converts ([`Tile::convert`], [`planned::Planned`]).
 //! * [`reduce`]: reductions of a [`Tile`] along a dim and broadcasts back, planned from the
 //!   layouts' tables at compile time.
 //! * [`relayout`]: `trans`, `reshape`, `join`, `split` of a [`Tile`]: layout changes that move
@@ -49,6 +51,7 @@ pub mod mma;
 pub mod nvmma;
 #[cfg(not(target_arch = "spirv"))]
 pub mod partition;
+pub mod planned;
 pub mod reduce;
 pub mod relayout;
 pub mod scan;

@@ -4,7 +4,7 @@
 //! evaluate at compile time), here on tables made from the parsed layout; the slice layout is
 //! layout-core's `#ttg.slice` of it.
 
-use gpu_runtime::layout::{InDim, Tables};
+use gpu_runtime::layout::{InDim, LayoutKind, Tables};
 use gpu_runtime::reduce::{reduce_plan, ReduceCost};
 use gpu_runtime::scan::{scan_plan, ScanStep};
 use layout_core::{Encoding, LinearLayout};
@@ -135,6 +135,11 @@ fn tables(ll: &LinearLayout, name: &'static str) -> Tables {
     let shape: Vec<u32> = ll.out_dims().iter().map(|(_, s)| *s as u32).collect();
     Tables {
         name,
+        kind: if ll.has_in_dim("offset") {
+            LayoutKind::Shared
+        } else {
+            LayoutKind::Distributed
+        },
         rank: outs.len(),
         shape: Box::leak(shape.into_boxed_slice()),
         in_dims: Box::leak(dims.into_boxed_slice()),

@@ -96,13 +96,7 @@ pub trait SharedMachine: Machine {
 #[inline(always)]
 pub fn run<M: SharedMachine, S: Storage>(m: &mut M, plan: &Plan<S>) {
     match plan {
-        Plan::Registers(perm) => {
-            let mut i = 0;
-            while i < perm.len() {
-                m.mov(i as u16, perm[i]);
-                i += 1;
-            }
-        }
+        Plan::Registers(perm) => each!(perm.len(), |i| m.mov(i as u16, perm[i])),
         Plan::Shuffles(p) => shuffles(m, p),
         Plan::Gather(p) => gather(m, p),
         Plan::Shared(p) => shared(m, p),
@@ -126,31 +120,27 @@ pub fn shuffles<M: Machine, S: Storage>(m: &mut M, p: &ShufflePlan<S>) {
     let (per, nw) = shuffle_words(p);
     let nw = nw.min(MAX_SHUFFLE_WORDS);
     let mut w = [M::Word::default(); MAX_SHUFFLE_WORDS];
-    let mut x = 0;
-    while x < nw {
+    each!(nw, |x| {
         w[x] = if p.pack < 0 {
             m.pack(&p.gather[x / 2..x / 2 + 1], (x % 2) as u32)
         } else {
             m.pack(&p.gather[x * per..(x + 1) * per], 0)
-        };
-        x += 1;
-    }
+        }
+    });
     let lane = m.lane();
     if p.ship {
         ship(m, &mut w[..nw], p.swaps[0], lane);
     } else {
         exchange(m, &mut w[..nw], p, lane);
     }
-    let mut i = 0;
-    while i < p.scatter.len() {
+    each!(p.scatter.len(), |i| {
         let e = p.scatter[i] as usize;
         if p.pack < 0 {
             m.unpack_pair(i as u16, w[2 * e], w[2 * e + 1]);
         } else {
             m.unpack(i as u16, w[e / per], (e % per) as u32);
         }
-        i += 1;
-    }
+    });
 }
 
 /// Run a gather plan: pack the source words, one shuffle per round (two for 64-bit elements),
@@ -275,8 +265,7 @@ fn pick<M: Machine>(
 #[inline(always)]
 fn ship<M: Machine>(m: &mut M, w: &mut [M::Word], (r, l): (u8, u8), lane: M::Int) {
     let c = m.bit(lane, l as u32);
-    let mut x0 = 0;
-    while x0 < w.len() {
+    each!(w.len(), |x0| {
         if (x0 >> r) & 1 == 0 {
             let x1 = x0 | (1 << r);
             let (a, b) = (w[x0], w[x1]);
@@ -285,8 +274,7 @@ fn ship<M: Machine>(m: &mut M, w: &mut [M::Word], (r, l): (u8, u8), lane: M::Int
             w[x0] = m.select(c, recv, a);
             w[x1] = m.select(c, b, recv);
         }
-        x0 += 1;
-    }
+    });
 }
 
 /// The general form: swap words by this lane's bits, shuffle each word from lane
@@ -305,24 +293,20 @@ fn exchange<M: Machine, S: Storage>(
     } else {
         lane
     };
-    let mut x = 0;
-    while x < w.len() {
+    each!(w.len(), |x| {
         let mut mask = 0u32;
-        let mut k = 0;
-        while k < p.swaps.len() {
+        each!(small p.swaps.len(), |k| {
             if (x >> p.swaps[k].0) & 1 == 1 {
                 mask |= 1 << p.swaps[k].1;
             }
-            k += 1;
-        }
+        });
         if permuted {
             let from = m.xor(src_lane, mask);
             w[x] = m.shfl_idx(w[x], from);
         } else if mask != 0 {
             w[x] = m.shfl_xor(w[x], mask);
         }
-        x += 1;
-    }
+    });
     swap_stage(m, w, &p.swaps, src_lane);
 }
 
@@ -330,22 +314,18 @@ fn exchange<M: Machine, S: Storage>(
 /// `x | 1 << r` (two selects per pair).
 #[inline(always)]
 fn swap_stage<M: Machine>(m: &mut M, w: &mut [M::Word], swaps: &[(u8, u8)], lane: M::Int) {
-    let mut k = 0;
-    while k < swaps.len() {
+    each!(small swaps.len(), |k| {
         let (r, l) = swaps[k];
         let c = m.bit(lane, l as u32);
-        let mut x0 = 0;
-        while x0 < w.len() {
+        each!(w.len(), |x0| {
             if (x0 >> r) & 1 == 0 {
                 let x1 = x0 | (1 << r);
                 let (a, b) = (w[x0], w[x1]);
                 w[x0] = m.select(c, b, a);
                 w[x1] = m.select(c, a, b);
             }
-            x0 += 1;
-        }
-        k += 1;
-    }
+        });
+    });
 }
 
 /// Run a shared-memory plan: per round, store (owners only), barrier, load. Before the first

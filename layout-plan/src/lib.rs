@@ -22,10 +22,51 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+/// `each!(n, |i| body)`: `body` for `i` = 0 .. `n`, in order. In optimised builds the first
+/// iterations are written out as arms guarded by `i < n` (128, or 16 with `small`), a loop
+/// after: when a plan is a const (a generic conversion), `n` and every table entry an arm
+/// reads fold to constants, so each register index is a constant and the registers stay in
+/// registers, as in `convert!`'s emitted code. Debug builds loop, in the same order.
+macro_rules! each {
+    ($n:expr, |$i:ident| $body:expr) => {
+        each!(@with $n, $i, $body;
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+            32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+            64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
+            96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127)
+    };
+    (small $n:expr, |$i:ident| $body:expr) => {
+        each!(@with $n, $i, $body; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+    };
+    (@with $n:expr, $i:ident, $body:expr; $($k:literal)*) => {{
+        let n: usize = $n;
+        #[allow(unused_mut, unused_assignments)]
+        let mut next: usize = 0;
+        #[cfg(not(debug_assertions))]
+        {
+            $(
+                if $k < n {
+                    let $i: usize = $k;
+                    $body;
+                }
+            )*
+            next = [$($k),*].len();
+        }
+        while next < n {
+            let $i = next;
+            $body;
+            next += 1;
+        }
+    }};
+}
+
 pub mod banks;
 pub mod cost;
 pub mod exec;
+pub mod fixed;
+pub mod flat;
 pub mod ir;
+pub mod solve;
 pub mod target;
 
 pub use cost::{Barrier, Cost, Strategy};

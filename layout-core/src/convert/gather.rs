@@ -32,7 +32,7 @@ struct Source {
 /// same warp of the source, or the plan would be too large.
 pub fn plan(s: &FlatLayout, t: &FlatLayout, elem_bits: u32) -> Option<(GatherPlan, Cost)> {
     let nreg = s.reg.len();
-    let mut held: Vec<u64> = s.reg.clone();
+    let mut held: Vec<u64> = s.reg.to_vec();
     held.extend(&s.lane);
     let span = Span::new(&held);
     let source = |v: u64| -> Option<Source> {

@@ -36,6 +36,9 @@ pub use describe::{
 };
 pub use shared::{plan_padded_access, plan_shared_access};
 
+pub use bits::flatten;
+pub use layout_plan::solve::{self, reach, Reach};
+
 pub use layout_plan::exec;
 pub use layout_plan::ir::Instr;
 pub use layout_plan::{
@@ -91,7 +94,9 @@ pub enum Force {
 }
 
 /// Triton's `minimalCvtLayout`: `dst.invertAndCompose(src)`, then the slow in-dims (block, warp,
-/// lane, register) quotiented away while they map identically.
+/// lane, register) quotiented away while they map identically. The planner decides by
+/// [`reach`] instead (the slowest in-dim whose bases differ, a `const fn` the runtime also
+/// evaluates); the random-pair tests check that it names the slowest in-dim this keeps.
 pub fn minimal_cvt_layout(src: &LinearLayout, dst: &LinearLayout) -> Result<LinearLayout> {
     let mut comp = dst.invert_and_compose(src)?;
     for d in ["block", "warp", "lane", "register"] {
@@ -130,9 +135,8 @@ pub fn plan_conversion_for(
     force: Force,
 ) -> Result<ConversionPlan> {
     let (s, t) = check_pair(target, src, dst, elem_bits)?;
-    let cvt = minimal_cvt_layout(src, dst)?;
-    let dims: Vec<String> = cvt.in_dim_names().map(String::from).collect();
-    let has = |d: &str| dims.iter().any(|x| x == d);
+    let reach = solve::reach(&s, &t);
+    let has = |d: Reach| reach >= d;
     let (src_regs, dst_regs) = (1usize << s.reg.len(), 1usize << t.reg.len());
     let done = |cost: Cost, body: PlanBody, scratch| ConversionPlan {
         cost,
@@ -141,16 +145,16 @@ pub fn plan_conversion_for(
         dst_regs,
         scratch,
     };
-    if !has("block") && !has("warp") && !has("lane") {
+    if !has(Reach::Lanes) {
         let perm = register_permutation(&s, &t)?;
-        let strategy = if !has("register") && src_regs == dst_regs {
+        let strategy = if reach == Reach::Nothing {
             Strategy::Nothing
         } else {
             Strategy::Registers
         };
         return Ok(done(Cost::of(strategy), PlanBody::Registers(perm), None));
     }
-    if !has("block") && !has("warp") && force != Force::SharedMemory {
+    if !has(Reach::Warps) && force != Force::SharedMemory {
         if let Some((p, cost)) = shuffle::plan(&s, &t, elem_bits, force == Force::Shuffles)? {
             return Ok(done(cost, PlanBody::Shuffles(p), None));
         }
@@ -158,8 +162,8 @@ pub fn plan_conversion_for(
     // Lanes that read the same element (copies in the destination, or a source broadcast over
     // warps): shuffles that several lanes read alike, where no permutation of bits does the
     // conversion, if they cost less than the round trip through shared memory.
-    let permutes = !has("warp") && shuffle::is_permutation(&s, &t);
-    let gathered = if !has("block") && force != Force::SharedMemory && !permutes {
+    let permutes = !has(Reach::Warps) && shuffle::is_permutation(&s, &t);
+    let gathered = if !has(Reach::Blocks) && force != Force::SharedMemory && !permutes {
         gather::plan(&s, &t, elem_bits)
     } else {
         None
@@ -168,7 +172,7 @@ pub fn plan_conversion_for(
         return Ok(done(*cost, PlanBody::Gather(p.clone()), None));
     }
     if force == Force::Shuffles {
-        let why = if has("block") || has("warp") {
+        let why = if has(Reach::Warps) {
             String::from("it moves data between warps")
         } else if permutes {
             alloc::format!(
@@ -187,13 +191,13 @@ pub fn plan_conversion_for(
             why
         );
     }
-    if has("block") && !target.cluster_memory {
+    if has(Reach::Blocks) && !target.cluster_memory {
         bail!(kind: Target,
             "this conversion moves data between the CTAs of a cluster, and target {} has no cluster shared memory; convert to a layout with the same CGA layout instead",
             target.name
         );
     }
-    let crosses_warps = has("warp") || has("block");
+    let crosses_warps = has(Reach::Warps) || has(Reach::Blocks);
     let (p, cost, smem) = shared::plan(src, dst, (&s, &t), elem_bits, crosses_warps, target)?;
     match gathered {
         Some((g, gcost)) if gcost.weight() < cost.weight() => {
@@ -226,8 +230,8 @@ fn check_pair(
             );
         }
     }
-    let s = FlatLayout::new(src)?;
-    let t = FlatLayout::new(dst)?;
+    let s = bits::flatten(src)?;
+    let t = bits::flatten(dst)?;
     let counts = |f: &FlatLayout| [f.lane.len(), f.warp.len(), f.block.len()];
     let what = ["lanes per warp", "warps", "CTAs"];
     for (k, (a, b)) in counts(&s).into_iter().zip(counts(&t)).enumerate() {
@@ -263,19 +267,13 @@ pub(crate) fn check_element(elem_bits: u32) -> Result<()> {
     Ok(())
 }
 
-/// `dst[i] = src[perm[i]]` when no data crosses threads.
+/// `dst[i] = src[perm[i]]` when no data crosses threads (the const planner's permutation).
 fn register_permutation(s: &FlatLayout, t: &FlatLayout) -> Result<Vec<u16>> {
-    let span = bits::Span::new(&s.reg);
-    (0..1usize << t.reg.len())
-        .map(|i| {
-            let e = bits::combine(&t.reg, i as u64);
-            match span.express(e) {
-                Some(m) => Ok(m as u16),
-                None => bail!(
-                    "internal: destination register {} is not held by the source thread",
-                    i
-                ),
-            }
-        })
-        .collect()
+    match layout_plan::solve::register_permutation(s, t) {
+        Some(perm) => Ok(perm.to_vec()),
+        None => bail!(
+            "internal: a destination register is not held by the source thread, or there are more than {} registers",
+            layout_plan::fixed::FIXED_CAP
+        ),
+    }
 }

@@ -273,8 +273,8 @@ fn scratch(
     target: &Target,
 ) -> Result<(SmemBases, (AccessKind, AccessKind), Smem)> {
     let strip = |f: &FlatLayout| FlatLayout {
-        reg: f.reg.iter().copied().filter(|&b| b != 0).collect(),
-        ..f.clone()
+        reg: f.reg.non_zero(),
+        ..*f
     };
     let solve = |reps| optimal_swizzling(&strip(s), &strip(t), elem_bits, reps, target);
     // CTA bits follow the offset and rep bits: one per source block bit, zero ones included
@@ -423,7 +423,7 @@ pub fn plan_padded_access(
             smem.out_dims()
         );
     }
-    let f = FlatLayout::new(dist)?;
+    let f = super::bits::flatten(dist)?;
     let (span, cgas_differ) = shared_span(&f, smem)?;
     let ebytes = elem_bits / 8;
     // A load fills registers that hold copies from the one it loads; only stores skip threads.

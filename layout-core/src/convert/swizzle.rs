@@ -373,7 +373,7 @@ impl AccessKind {
 
 /// Which hardware bits of `a` hold the element `v` of `b`: `(register mask, lane mask)`.
 fn locate(a: &FlatLayout, v: u64) -> Option<(u64, u64)> {
-    let mut all = a.reg.clone();
+    let mut all = a.reg.to_vec();
     all.extend(&a.lane);
     all.extend(&a.warp);
     let m = super::bits::Span::new(&all).express(v)?;

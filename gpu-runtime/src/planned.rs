@@ -1,0 +1,195 @@
+//! Conversions planned from the layouts' const tables while the compiler evaluates a const, so
+//! they work where the layouts are generic parameters or aliases: [`Planned`] and
+//! [`Tile::convert`]. The planner is layout-plan's `const fn` one, the same that layout-core
+//! (and through it `convert!` and the CLI) calls for these strategies, and the plan runs through
+//! the one executor, so a generic conversion and `convert!` of the same pair issue the same
+//! instructions.
+//!
+//! Planned at compile time so far: conversions within each warp (nothing, a register
+//! permutation, selects and shuffles). One that moves data between warps or CTAs, or that
+//! several lanes read alike, is a compile error when the function is instantiated, naming both
+//! layouts and what the conversion needs; name the layouts in `convert!`, which plans those too.
+
+use core::marker::PhantomData;
+
+use layout_plan::fixed::Fixed;
+use layout_plan::flat::{Flat, FlatError, HwDim};
+use layout_plan::solve::{plan_in_warp, Unplanned};
+
+use crate::convert::{convert, Cost, Plan};
+use crate::element::Element;
+use crate::layout::{Layout, LayoutKind, Registers, Tables};
+use crate::reduce::Msg;
+use crate::thread::Thread;
+use crate::tile::Tile;
+
+/// The conversion of a tile of `A` into one of `B`, elements of type `E`, planned from the
+/// layouts' tables at compile time.
+pub struct Planned<A, B, E>(PhantomData<fn() -> (A, B, E)>);
+
+impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
+    const SOLVED: (Plan<Fixed>, Cost) = match solve(&Tables::of::<A>(), &Tables::of::<B>(), E::BITS)
+    {
+        Ok(p) => p,
+        Err(why) => panic!("{}", why.as_str()),
+    };
+    /// The plan's tables (a reference to the const, so no copy of them is made at run time).
+    pub const PLAN: &'static Plan<Fixed> = &Self::SOLVED.0;
+    /// What the conversion costs per thread.
+    pub const COST: Cost = Self::SOLVED.1;
+
+    /// The values this thread holds in `B`, from those it holds in `A`; every thread of the
+    /// warp calls it.
+    #[inline(always)]
+    pub fn run<T: Thread, const NS: usize, const ND: usize>(t: &T, src: &[E; NS]) -> [E; ND] {
+        convert(Self::PLAN, t, src)
+    }
+}
+
+impl<A: Registers<N>, E: Element, const N: usize> Tile<A, E, N> {
+    /// The same tensor in layout `B`: Triton's `convert_layout`, planned at compile time from
+    /// both layouts' tables (so `A` and `B` may be generic parameters), with the instructions
+    /// `convert!(A => B, E)` would issue. Every thread of the warp calls it.
+    ///
+    /// ```
+    /// use linear_layouts::sim::{launch, Launch};
+    /// use linear_layouts::{layout, Registers, Thread, Tile};
+    ///
+    /// layout! {
+    ///     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]) for [4, 32];
+    ///     Pairs = blocked(sizePerThread = [2, 2], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]) for [4, 32];
+    /// }
+    ///
+    /// // Generic over both layouts: no macro names them.
+    /// fn regroup<A: Registers<N>, B: Registers<M>, const N: usize, const M: usize>(
+    ///     t: &impl Thread,
+    ///     x: Tile<A, u32, N>,
+    /// ) -> Tile<B, u32, M> {
+    ///     x.convert::<B, M>(t)
+    /// }
+    ///
+    /// launch(Launch::new(1, 32, 0), |t| {
+    ///     let x = Tile::<Rows, u32, 4>::from_coords(t, |[i, j]| 100 * i + j);
+    ///     let y: Tile<Pairs, u32, 4> = regroup(t, x);
+    ///     let want = Tile::<Pairs, u32, 4>::from_coords(t, |[i, j]| 100 * i + j);
+    ///     assert_eq!(y.values, want.values);
+    ///     // The plan is a const: one transposition of a register bit with a lane bit.
+    ///     assert_eq!(linear_layouts::planned::Planned::<Rows, Pairs, u32>::COST.shuffles, 4);
+    /// })
+    /// .unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn convert<B: Registers<M>, const M: usize>(&self, t: &impl Thread) -> Tile<B, E, M> {
+        Tile::new(Planned::<A, B, E>::run(t, &self.values))
+    }
+}
+
+/// `l`'s tables flattened for the planner.
+const fn flat(l: &Tables) -> Result<Flat, FlatError> {
+    let mut f = match Flat::new(l.shape) {
+        Ok(f) => f,
+        Err(e) => return Err(e),
+    };
+    let mut i = 0;
+    while i < l.in_dims.len() {
+        let d = &l.in_dims[i];
+        if let Some(dim) = HwDim::named(d.name) {
+            let mut bit = 0;
+            while bit < d.size.trailing_zeros() as usize {
+                if let Err(e) = f.add(dim, d.basis(bit, l.rank)) {
+                    return Err(e);
+                }
+                bit += 1;
+            }
+        }
+        i += 1;
+    }
+    Ok(f)
+}
+
+/// The plan of converting `a` to `b`, or the message that says why there is none.
+const fn solve(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Plan<Fixed>, Cost), Msg> {
+    let mut m = Msg::new();
+    m.push("cannot convert `")
+        .push(a.name)
+        .push("` to `")
+        .push(b.name)
+        .push("` in generic code: ");
+    if let Some(why) = mismatch(a, b) {
+        m.push(why);
+        return Err(m);
+    }
+    let (s, t) = match (flat(a), flat(b)) {
+        (Ok(s), Ok(t)) => (s, t),
+        _ => {
+            m.push("a layout is larger than the planner's tables (63 coordinate bits, 2^32 values of an in-dim)");
+            return Err(m);
+        }
+    };
+    match plan_in_warp(&s, &t, elem_bits, false) {
+        Ok(p) => Ok(p),
+        Err(why) => {
+            m.push(why.describe());
+            m.push(match why {
+                Unplanned::TooLarge => "",
+                _ => {
+                    "; conversions within a warp are planned at compile time so far: name both layouts in `convert!`, which plans every strategy"
+                }
+            });
+            Err(m)
+        }
+    }
+}
+
+/// Why `a` and `b` cannot be converted at all, if they cannot.
+const fn mismatch(a: &Tables, b: &Tables) -> Option<&'static str> {
+    if !matches!(a.kind, LayoutKind::Distributed) || !matches!(b.kind, LayoutKind::Distributed) {
+        return Some("both layouts must be distributed (registers, lanes, warps, CTAs)");
+    }
+    if a.rank != b.rank {
+        return Some("the layouts have different ranks; a conversion keeps the tensor");
+    }
+    let mut k = 0;
+    while k < a.rank {
+        if a.shape[k] != b.shape[k] {
+            return Some("the layouts cover different shapes; a conversion keeps the tensor");
+        }
+        k += 1;
+    }
+    let names = ["lane", "warp", "block"];
+    let mut n = 0;
+    while n < names.len() {
+        if size_of(a, names[n]) != size_of(b, names[n]) {
+            return Some("the layouts have different numbers of lanes, warps or CTAs; a conversion keeps them");
+        }
+        n += 1;
+    }
+    None
+}
+
+/// The size of in-dim `name` of `l` (1 if absent).
+const fn size_of(l: &Tables, name: &str) -> u32 {
+    let mut i = 0;
+    while i < l.in_dims.len() {
+        if same(l.in_dims[i].name.as_bytes(), name.as_bytes()) {
+            return l.in_dims[i].size;
+        }
+        i += 1;
+    }
+    1
+}
+
+/// Whether two names are equal.
+const fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}

@@ -1,0 +1,327 @@
+//! Layouts as the planner reads them: each basis one `u64` of tensor-coordinate bits (dim 0's
+//! bits lowest), in fixed-size tables so that planning is `const fn` (the runtime plans
+//! generic conversions while the compiler evaluates a const), and a small GF(2) span that says
+//! which bases make a vector.
+//!
+//! Contract: a [`Flat`] holds at most [`MAX_BASES`] bases per in-dim and 63 coordinate bits in
+//! all; [`Flat::add`] reports an error past either limit instead of dropping bits.
+
+use core::ops::Deref;
+
+/// The most bases one in-dim of a [`Flat`] holds (a thread with 2^32 registers is past any
+/// layout a kernel holds).
+pub const MAX_BASES: usize = 32;
+
+/// The most vectors a [`Span`] takes: its combinations are `u64` masks.
+pub const MAX_SPAN: usize = 64;
+
+/// One in-dim's bases, flattened, in a fixed-size table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bases {
+    items: [u64; MAX_BASES],
+    len: usize,
+}
+
+impl Bases {
+    /// No bases.
+    pub const EMPTY: Bases = Bases {
+        items: [0; MAX_BASES],
+        len: 0,
+    };
+
+    /// The bases as a slice.
+    pub const fn as_slice(&self) -> &[u64] {
+        self.items.split_at(self.len).0
+    }
+
+    /// Append `v`; false when the table is full.
+    pub const fn push(&mut self, v: u64) -> bool {
+        if self.len == MAX_BASES {
+            return false;
+        }
+        self.items[self.len] = v;
+        self.len += 1;
+        true
+    }
+
+    /// The bases that are not zero (register broadcasting left out).
+    pub const fn non_zero(&self) -> Bases {
+        let mut out = Bases::EMPTY;
+        let mut i = 0;
+        while i < self.len {
+            if self.items[i] != 0 {
+                out.push(self.items[i]);
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// Whether both hold the same bases in the same order.
+    pub const fn same(&self, other: &Bases) -> bool {
+        if self.len != other.len {
+            return false;
+        }
+        let mut i = 0;
+        while i < self.len {
+            if self.items[i] != other.items[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+}
+
+impl Deref for Bases {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        self.as_slice()
+    }
+}
+
+impl<'a> IntoIterator for &'a Bases {
+    type Item = &'a u64;
+    type IntoIter = core::slice::Iter<'a, u64>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+/// The in-dims of a distributed layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HwDim {
+    /// `register`.
+    Register,
+    /// `lane`.
+    Lane,
+    /// `warp`.
+    Warp,
+    /// `block`.
+    Block,
+}
+
+impl HwDim {
+    /// The in-dim called `name` (`register`, `lane`, `warp` or `block`).
+    pub const fn named(name: &str) -> Option<HwDim> {
+        match name.as_bytes() {
+            b"register" => Some(HwDim::Register),
+            b"lane" => Some(HwDim::Lane),
+            b"warp" => Some(HwDim::Warp),
+            b"block" => Some(HwDim::Block),
+            _ => None,
+        }
+    }
+}
+
+/// Why a layout cannot be flattened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlatError {
+    /// More than 63 coordinate bits (the count).
+    TooManyBits(u32),
+    /// More than [`MAX_BASES`] bases in one in-dim.
+    TooManyBases,
+    /// More than 8 dims.
+    TooManyDims(usize),
+}
+
+/// The most tensor dims a [`Flat`] has.
+pub const MAX_RANK: usize = 8;
+
+/// A distributed layout's bases, flattened (dim 0 lowest).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flat {
+    /// Register bases.
+    pub reg: Bases,
+    /// Lane bases.
+    pub lane: Bases,
+    /// Warp bases.
+    pub warp: Bases,
+    /// Block bases.
+    pub block: Bases,
+    /// Bit position of each out-dim's lowest bit (`rank` of them).
+    pub dim_shift: [u32; MAX_RANK],
+    /// Tensor rank.
+    pub rank: usize,
+    /// Total coordinate bits.
+    pub total_bits: u32,
+}
+
+impl Flat {
+    /// A layout of a tensor of `shape` (powers of two) with no bases yet.
+    pub const fn new(shape: &[u32]) -> Result<Flat, FlatError> {
+        if shape.len() > MAX_RANK {
+            return Err(FlatError::TooManyDims(shape.len()));
+        }
+        let mut dim_shift = [0; MAX_RANK];
+        let mut total = 0u32;
+        let mut k = 0;
+        while k < shape.len() {
+            dim_shift[k] = total;
+            total += shape[k].trailing_zeros();
+            k += 1;
+        }
+        if total > 63 {
+            return Err(FlatError::TooManyBits(total));
+        }
+        Ok(Flat {
+            reg: Bases::EMPTY,
+            lane: Bases::EMPTY,
+            warp: Bases::EMPTY,
+            block: Bases::EMPTY,
+            dim_shift,
+            rank: shape.len(),
+            total_bits: total,
+        })
+    }
+
+    /// The flattened vector of one basis, given as its coordinates (dim 0 first).
+    pub const fn flatten(&self, coords: &[u32]) -> u64 {
+        let mut v = 0u64;
+        let mut k = 0;
+        while k < coords.len() && k < self.rank {
+            v |= (coords[k] as u64) << self.dim_shift[k];
+            k += 1;
+        }
+        v
+    }
+
+    /// Append a basis, given as its coordinates, to in-dim `dim`.
+    pub const fn add(&mut self, dim: HwDim, coords: &[u32]) -> Result<(), FlatError> {
+        let v = self.flatten(coords);
+        let ok = match dim {
+            HwDim::Register => self.reg.push(v),
+            HwDim::Lane => self.lane.push(v),
+            HwDim::Warp => self.warp.push(v),
+            HwDim::Block => self.block.push(v),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(FlatError::TooManyBases)
+        }
+    }
+
+    /// The bit position of each out-dim's lowest bit.
+    pub const fn dim_shifts(&self) -> &[u32] {
+        self.dim_shift.split_at(self.rank).0
+    }
+}
+
+/// XOR of the `bases` selected by the bits of `mask`.
+pub const fn combine(bases: &[u64], mask: u64) -> u64 {
+    let mut acc = 0;
+    let mut i = 0;
+    while i < bases.len() && i < 64 {
+        if (mask >> i) & 1 == 1 {
+            acc ^= bases[i];
+        }
+        i += 1;
+    }
+    acc
+}
+
+/// Row-reduced vectors, each with the combination of original vectors it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Span {
+    rows: [(u64, u64); MAX_SPAN],
+    len: usize,
+}
+
+impl Span {
+    /// The span of `vs` (the first [`MAX_SPAN`]); vector `i` is bit `i` of a combination.
+    pub const fn new(vs: &[u64]) -> Span {
+        let mut s = Span {
+            rows: [(0, 0); MAX_SPAN],
+            len: 0,
+        };
+        let mut i = 0;
+        while i < vs.len() && i < MAX_SPAN {
+            s.insert(vs[i], 1u64 << i);
+            i += 1;
+        }
+        s
+    }
+
+    const fn reduce(&self, mut v: u64, mut c: u64) -> (u64, u64) {
+        let mut i = 0;
+        while i < self.len {
+            let (r, rc) = self.rows[i];
+            let top = 63 - r.leading_zeros();
+            if (v >> top) & 1 == 1 {
+                v ^= r;
+                c ^= rc;
+            }
+            i += 1;
+        }
+        (v, c)
+    }
+
+    const fn insert(&mut self, v: u64, c: u64) {
+        let (v, c) = self.reduce(v, c);
+        if v == 0 {
+            return;
+        }
+        // Rows stay sorted by leading bit, highest first, so that reduce is one pass.
+        let top = v.leading_zeros();
+        let mut pos = 0;
+        while pos < self.len && self.rows[pos].0.leading_zeros() <= top {
+            pos += 1;
+        }
+        let mut i = self.len;
+        while i > pos {
+            self.rows[i] = self.rows[i - 1];
+            i -= 1;
+        }
+        self.rows[pos] = (v, c);
+        self.len += 1;
+    }
+
+    /// The dimension of the span.
+    pub const fn rank(&self) -> usize {
+        self.len
+    }
+
+    /// A combination of the original vectors that XORs to `v` (dependent vectors unused), if any.
+    pub const fn express(&self, v: u64) -> Option<u64> {
+        let (r, c) = self.reduce(v, 0);
+        if r == 0 {
+            Some(c)
+        } else {
+            None
+        }
+    }
+
+    /// Whether `v` is in the span.
+    pub const fn contains(&self, v: u64) -> bool {
+        self.reduce(v, 0).0 == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn span_expresses_combinations() {
+        let s = Span::new(&[0b0011, 0b0110, 0, 0b0011]);
+        assert_eq!(s.express(0b0101), Some(0b011));
+        assert_eq!(s.express(0), Some(0));
+        assert_eq!(s.express(0b1000), None);
+        assert_eq!(s.rank(), 2);
+    }
+
+    #[test]
+    fn flat_places_each_dim_after_the_last() {
+        let mut f = Flat::new(&[4, 8]).unwrap();
+        f.add(HwDim::Lane, &[0, 2]).unwrap();
+        f.add(HwDim::Register, &[1, 0]).unwrap();
+        assert_eq!(f.lane.as_slice(), &[0b1000]);
+        assert_eq!(f.reg.as_slice(), &[0b1]);
+        assert_eq!(f.total_bits, 5);
+        assert_eq!(
+            Flat::new(&[1 << 31, 1 << 31, 4]),
+            Err(FlatError::TooManyBits(64))
+        );
+    }
+}

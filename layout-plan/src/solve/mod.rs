@@ -1,0 +1,113 @@
+//! The planner as `const fn`: how far a conversion moves data, and the plans that keep it
+//! within each warp (nothing, a register permutation, selects and shuffles). The runtime
+//! evaluates them in a const for generic layouts (`Tile::convert`); layout-core's planner calls
+//! the same functions for the layouts it parses, so both give one answer.
+//!
+//! Conversions that move data between warps or CTAs, or that several lanes read alike, are
+//! planned by layout-core (shared memory, gathers); [`plan_in_warp`] says which of those a
+//! conversion needs ([`Unplanned`]).
+
+mod registers;
+mod shuffle;
+
+pub use registers::register_permutation;
+pub use shuffle::{is_permutation, plan_shuffles};
+
+use crate::cost::{Cost, Strategy};
+use crate::fixed::Fixed;
+use crate::flat::Flat;
+use crate::ir::Plan;
+
+/// How far a conversion moves data: the slowest hardware dim whose bases differ between the
+/// layouts (Triton's `minimalCvtLayout`, whose in-dims are those left after quotienting the
+/// dims that map identically, slowest first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Reach {
+    /// The same layout.
+    Nothing,
+    /// Within each thread.
+    Registers,
+    /// Between the lanes of each warp.
+    Lanes,
+    /// Between the warps of each CTA.
+    Warps,
+    /// Between the CTAs of a cluster.
+    Blocks,
+}
+
+/// How far converting `s` to `t` moves data.
+pub const fn reach(s: &Flat, t: &Flat) -> Reach {
+    if !s.block.same(&t.block) {
+        Reach::Blocks
+    } else if !s.warp.same(&t.warp) {
+        Reach::Warps
+    } else if !s.lane.same(&t.lane) {
+        Reach::Lanes
+    } else if !s.reg.same(&t.reg) {
+        Reach::Registers
+    } else {
+        Reach::Nothing
+    }
+}
+
+/// Why [`plan_in_warp`] has no plan: what the conversion needs instead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unplanned {
+    /// Data moves between the CTAs of a cluster (distributed shared memory).
+    Blocks,
+    /// Data moves between warps (shared memory).
+    Warps,
+    /// Lanes read the same elements, or the bits do not permute: a gather or shared memory.
+    NotAPermutation,
+    /// Two or more (register bit, lane bit) transpositions: Triton prefers shared memory.
+    Transpositions,
+    /// More than [`MAX_SHUFFLE_WORDS`](crate::MAX_SHUFFLE_WORDS) words per thread, or more
+    /// registers than a plan's tables hold.
+    TooLarge,
+}
+
+impl Unplanned {
+    /// What the conversion needs, for messages.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Unplanned::Blocks => "it moves data between the CTAs of a cluster",
+            Unplanned::Warps => "it moves data between warps",
+            Unplanned::NotAPermutation => {
+                "several lanes read the same elements (a gather or shared memory)"
+            }
+            Unplanned::Transpositions => {
+                "it exchanges two or more register bits with lane bits (shared memory is cheaper)"
+            }
+            Unplanned::TooLarge => "it moves more words per thread than shuffles are planned for",
+        }
+    }
+}
+
+/// The plan of a conversion that stays within each warp, and its cost: nothing, a register
+/// permutation, or selects and shuffles (`forced`: with any number of transpositions). Both
+/// layouts have the same shape, lanes, warps and CTAs (the caller checked).
+pub const fn plan_in_warp(
+    s: &Flat,
+    t: &Flat,
+    elem_bits: u32,
+    forced: bool,
+) -> Result<(Plan<Fixed>, Cost), Unplanned> {
+    match reach(s, t) {
+        Reach::Blocks => Err(Unplanned::Blocks),
+        Reach::Warps => Err(Unplanned::Warps),
+        Reach::Lanes => match plan_shuffles(s, t, elem_bits, forced) {
+            Ok((p, cost)) => Ok((Plan::Shuffles(p), cost)),
+            Err(why) => Err(why),
+        },
+        r => match register_permutation(s, t) {
+            Some(perm) => {
+                let strategy = match r {
+                    Reach::Nothing => Strategy::Nothing,
+                    _ => Strategy::Registers,
+                };
+                Ok((Plan::Registers(perm), Cost::of(strategy)))
+            }
+            None => Err(Unplanned::TooLarge),
+        },
+    }
+}
