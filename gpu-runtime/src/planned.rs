@@ -24,8 +24,27 @@ use crate::thread::Thread;
 use crate::tile::Tile;
 
 /// The conversion of a tile of `A` into one of `B`, elements of type `E`, planned from the
-/// layouts' tables at compile time.
-pub struct Planned<A, B, E>(PhantomData<fn() -> (A, B, E)>);
+/// layouts' tables at compile time: [`Planned::COST`] is a const, [`Planned::run`] the
+/// conversion. A conversion the const planner does not plan yet is an error where the code that
+/// names it is compiled for concrete layouts (a post-monomorphisation error, so `cargo build`
+/// reports it and `cargo check` may not), naming both layouts:
+///
+/// ```compile_fail,E0080
+/// use linear_layouts::planned::Planned;
+/// use linear_layouts::layout;
+///
+/// layout! {
+///     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+///     Cols = blocked(sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 64];
+/// }
+///
+/// // error: cannot convert `Rows` to `Cols` in generic code: it moves data between warps; ...
+/// const SHUFFLES: u32 = Planned::<Rows, Cols, f32>::COST.shuffles;
+/// ```
+pub struct Planned<A, B, E>(PhantomData<Types<A, B, E>>);
+
+/// `Planned` holds no values of its types (and is `Send`, `Sync` and `Copy` whatever they are).
+type Types<A, B, E> = fn() -> (A, B, E);
 
 impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     const SOLVED: (Plan<Fixed>, Cost) = match solve(&Tables::of::<A>(), &Tables::of::<B>(), E::BITS)
@@ -107,7 +126,9 @@ const fn flat(l: &Tables) -> Result<Flat, FlatError> {
     Ok(f)
 }
 
-/// The plan of converting `a` to `b`, or the message that says why there is none.
+/// The plan of converting `a` to `b`, or the message that says why there is none (a value, not
+/// a box: this runs in a const).
+#[allow(clippy::result_large_err)]
 const fn solve(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Plan<Fixed>, Cost), Msg> {
     let mut m = Msg::new();
     m.push("cannot convert `")

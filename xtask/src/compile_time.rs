@@ -1,6 +1,9 @@
-//! What `layout!` costs at build time: the same crate built with N layouts and with none, the
-//! layouts being the first N Triton fixtures of tests/macro_differential/cases.rs (all
-//! encodings). Dependencies are built once first; each timed build recompiles only the crate.
+//! What the macros cost at build time. `run`: the same crate built with N layouts and with
+//! none, the layouts being the first N Triton fixtures of tests/macro_differential/cases.rs (all
+//! encodings). `conversions`: N conversions within a warp planned by `convert!` and the same N
+//! planned from the layouts' tables by the const planner (`Planned`), each against the crate
+//! with only their layouts. Dependencies are built once first; each timed build recompiles only
+//! the crate.
 
 use std::path::Path;
 use std::process::Command;
@@ -104,5 +107,90 @@ pub fn run(n: usize, runs: usize) -> Result<(), String> {
         runs
     );
     println!("runs with: {:?}\nruns without: {:?}", tw, to);
+    Ok(())
+}
+
+/// N variants of one layout (64x32, 4 registers, 32 lanes, 4 warps): lanes permuted and, in every
+/// other one, one register bit exchanged with a lane bit, so that converting the first to each
+/// is a register renaming or one round of shuffles.
+fn variants(n: usize) -> Vec<String> {
+    let reg = ["[0, 1]", "[0, 2]", "[16, 0]", "[32, 0]"];
+    let lane = ["[0, 4]", "[0, 8]", "[0, 16]", "[1, 0]", "[2, 0]"];
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move |m: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % m as u64) as usize
+    };
+    (0..=n)
+        .map(|i| {
+            let (mut r, mut l) = (reg.to_vec(), lane.to_vec());
+            if i > 0 {
+                for k in (1..l.len()).rev() {
+                    l.swap(k, next(k + 1));
+                }
+                if i % 2 == 0 {
+                    let (a, b) = (next(2), next(l.len()));
+                    std::mem::swap(&mut r[a], &mut l[b]);
+                }
+            }
+            format!(
+                "    pub V{} = linear(register = [{}], lane = [{}], warp = [[4, 0], [8, 0]], block = []) for [64, 32];",
+                i,
+                r.join(", "),
+                l.join(", ")
+            )
+        })
+        .collect()
+}
+
+/// Time N conversions by `convert!` and by the const planner, each against their layouts alone.
+pub fn conversions(n: usize, runs: usize) -> Result<(), String> {
+    let runs = runs.max(1);
+    let base = crate::root().join("target/compile-time");
+    let target = base.join("target");
+    let layouts = format!("layout! {{\n{}\n}}\n", variants(n).join("\n"));
+    let head = "use linear_layouts::{convert, layout, planned::Planned, Cost};\n";
+    let consts = |f: &dyn Fn(usize) -> String| -> String {
+        (1..=n)
+            .map(|i| format!("pub const C{}: Cost = {};\n", i, f(i)))
+            .collect()
+    };
+    let crates = [
+        ("layouts", String::new()),
+        (
+            "macro",
+            consts(&|i| format!("convert!(V0 => V{}, f32).cost", i)),
+        ),
+        (
+            "generic",
+            consts(&|i| format!("Planned::<V0, V{}, f32>::COST", i)),
+        ),
+    ];
+    let mut dirs = Vec::new();
+    for (name, body) in &crates {
+        let dir = base.join(format!("cvt-{}", name));
+        let text = format!(
+            "//! {} conversions.\n#![allow(unused_imports)]\n{}{}{}",
+            n, head, layouts, body
+        );
+        write_crate(&dir, &format!("cvt_{}", name), &text)?;
+        build(&dir, &target)?;
+        dirs.push(dir);
+    }
+    let mut times = vec![Vec::new(); dirs.len()];
+    for _ in 0..runs {
+        for (k, d) in dirs.iter().enumerate() {
+            times[k].push(build(d, &target)?);
+        }
+    }
+    let m: Vec<f64> = times.iter().map(|t| median(t.clone())).collect();
+    let per = |x: f64| (x - m[0]) * 1000.0 / n as f64;
+    println!(
+        "cargo build (debug) of {} layouts: {:.2} s; with {} conversions by convert!: {:.2} s ({:.1} ms per conversion); by the const planner: {:.2} s ({:.1} ms per conversion); median of {} runs each",
+        n + 1, m[0], n, m[1], per(m[1]), m[2], per(m[2]), runs
+    );
+    println!("runs: {:?}", times);
     Ok(())
 }

@@ -52,6 +52,10 @@ enum Cmd {
         /// Builds per variant; the median is reported.
         #[arg(long, default_value_t = 3)]
         runs: usize,
+        /// Instead: time N conversions planned by `convert!` against the same N planned as
+        /// generic consts (`Planned`), each against the crate with only their layouts.
+        #[arg(long)]
+        conversions: Option<usize>,
     },
 }
 
@@ -62,7 +66,14 @@ fn main() -> ExitCode {
         Cmd::Gpu => ptx::gpu(),
         Cmd::PtxCheck { markdown } => ptx::check(markdown),
         Cmd::Spirv { checked } => spirv::build(checked).map(|_| ()),
-        Cmd::CompileTime { layouts, runs } => compile_time::run(layouts, runs),
+        Cmd::CompileTime {
+            layouts,
+            runs,
+            conversions,
+        } => match conversions {
+            Some(n) => compile_time::conversions(n, runs),
+            None => compile_time::run(layouts, runs),
+        },
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,111 @@
+//! Conversions in generic code: `Tile::convert` plans from the layouts' const tables (layout
+//! types as generic parameters, aliases), runs on the simulator to the destination layout's
+//! values, and costs what `convert!` of the same pair costs.
+
+use linear_layouts::planned::Planned;
+use linear_layouts::runtime::convert::Plan;
+use linear_layouts::runtime::Element;
+use linear_layouts::sim::{launch, Launch};
+use linear_layouts::{convert, layout, Bf16, Registers, Strategy, Thread, Tile, F16};
+
+layout! {
+    // The attention pattern: P leaves the accumulator as operand A (no data moves).
+    Acc = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]) for [64, 64];
+    OpA16 = dot_op(opIdx = 0, parent = Acc, kWidth = 2) for [64, 64];
+    OpA8 = dot_op(opIdx = 0, parent = Acc, kWidth = 4) for [64, 64];
+    AccPerm = linear(register = [[0, 1], [0, 8], [0, 16], [0, 32], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[16, 0], [32, 0]], block = []) for [64, 64];
+    Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 32];
+    // Rows with one register bit exchanged with a lane bit, and two lanes bits swapped.
+    Swapped = linear(register = [[0, 1], [1, 0], [16, 0], [32, 0]], lane = [[0, 8], [0, 4], [0, 16], [0, 2], [2, 0]], warp = [[4, 0], [8, 0]], block = []) for [64, 32];
+    // Lanes permuted only.
+    LanesT = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [0, 1]) for [64, 32];
+    // One transposition, no lane permutation: the "ship" form.
+    Pairs = linear(register = [[0, 1], [1, 0], [16, 0], [32, 0]], lane = [[0, 4], [0, 8], [0, 16], [0, 2], [2, 0]], warp = [[4, 0], [8, 0]], block = []) for [64, 32];
+}
+
+type R = Rows;
+
+/// Generic over both layouts and the element: nothing names a layout.
+fn regroup<A: Registers<N>, B: Registers<M>, E: Element, const N: usize, const M: usize>(
+    t: &impl Thread,
+    x: Tile<A, E, N>,
+) -> Tile<B, E, M> {
+    x.convert::<B, M>(t)
+}
+
+/// A distinct value per element (its row-major index, hashed into `E`'s bits).
+fn value<E: Element>([i, j]: [u32; 2]) -> E {
+    let id = (i as u64) << 16 | j as u64;
+    E::from_bits(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - E::BITS))
+}
+
+/// Convert a tile of `A` to `B` generically and check every register against `B`'s element.
+fn check<A: Registers<N>, B: Registers<M>, E: Element, const N: usize, const M: usize>() {
+    launch(Launch::new(1, 128, 0), |t| {
+        let x = Tile::<A, E, N>::from_coords(t, value::<E>);
+        let y: Tile<B, E, M> = regroup(t, x);
+        let want = Tile::<B, E, M>::from_coords(t, value::<E>);
+        let same = y.values.iter().zip(&want.values);
+        assert!(same.clone().all(|(a, b)| a.to_bits() == b.to_bits()));
+    })
+    .expect("no simulator issue");
+}
+
+#[test]
+fn generic_conversions_match_the_destination_layout() {
+    check::<Acc, OpA16, F16, 32, 32>();
+    check::<Acc, AccPerm, f32, 32, 32>();
+    check::<OpA16, OpA8, u8, 32, 32>();
+    check::<R, Swapped, u32, 16, 16>();
+    check::<R, Swapped, u64, 16, 16>();
+    check::<R, LanesT, Bf16, 16, 16>();
+    check::<R, Pairs, u16, 16, 16>();
+    check::<Pairs, R, i8, 16, 16>();
+}
+
+#[test]
+fn generic_plans_cost_what_convert_costs() {
+    assert_eq!(
+        Planned::<Acc, OpA16, u16>::COST,
+        convert!(Acc => OpA16, u16).cost
+    );
+    assert_eq!(Planned::<Acc, OpA16, u16>::COST.strategy, Strategy::Nothing);
+    assert_eq!(
+        Planned::<Acc, AccPerm, f32>::COST,
+        convert!(Acc => AccPerm, f32).cost
+    );
+    assert_eq!(
+        Planned::<OpA16, OpA8, u8>::COST,
+        convert!(OpA16 => OpA8, u8).cost
+    );
+    assert_eq!(
+        Planned::<R, Swapped, u32>::COST,
+        convert!(Rows => Swapped, u32).cost
+    );
+    assert_eq!(
+        Planned::<R, Swapped, u64>::COST,
+        convert!(Rows => Swapped, u64).cost
+    );
+    assert_eq!(
+        Planned::<R, LanesT, u16>::COST,
+        convert!(Rows => LanesT, u16).cost
+    );
+    assert_eq!(
+        Planned::<R, Pairs, u8>::COST,
+        convert!(Rows => Pairs, u8).cost
+    );
+    assert_eq!(Planned::<R, R, f32>::COST.strategy, Strategy::Nothing);
+    // The same tables as convert!'s, so the interpreter runs the same steps.
+    let ours = Planned::<R, Swapped, u32>::PLAN;
+    let theirs = convert!(Rows => Swapped, u32).plan();
+    match (ours, &theirs) {
+        (Plan::Shuffles(a), Plan::Shuffles(b)) => {
+            assert_eq!(*a.gather, *b.gather);
+            assert_eq!(*a.scatter, *b.scatter);
+            assert_eq!(*a.swaps, *b.swaps);
+            assert_eq!(*a.lane_map, *b.lane_map);
+            assert_eq!((a.pack, a.ship), (b.pack, b.ship));
+        }
+        other => panic!("expected two shuffle plans, got {:?}", other),
+    }
+}
