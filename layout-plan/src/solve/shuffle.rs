@@ -179,7 +179,8 @@ impl WorkBits {
         let n = self.n;
         let span = Span::new(self.s_bits.split_at(n).0);
         let mut pi = [NONE; MAX_WORK];
-        let mut used = [false; MAX_WORK];
+        // Source bits already taken, a mask (rust-gpu cannot fill an array of `bool`).
+        let mut used = 0u64;
         let mut b = 0;
         while b < n {
             if self.t_bits[b] != 0 {
@@ -187,19 +188,19 @@ impl WorkBits {
                     return None;
                 };
                 let src = c.trailing_zeros() as usize;
-                if c.count_ones() != 1 || used[src] {
+                if c.count_ones() != 1 || (used >> src) & 1 == 1 {
                     return None;
                 }
-                used[src] = true;
+                used |= 1 << src;
                 pi[b] = src;
             }
             b += 1;
         }
         let mut b = 0;
         while b < n {
-            if pi[b] == NONE && self.s_bits[b] == 0 && !used[b] {
+            if pi[b] == NONE && self.s_bits[b] == 0 && (used >> b) & 1 == 0 {
                 pi[b] = b;
-                used[b] = true;
+                used |= 1 << b;
             }
             b += 1;
         }
@@ -208,14 +209,14 @@ impl WorkBits {
         let mut b = 0;
         while b < n {
             if pi[b] == NONE {
-                while free < n && used[free] {
+                while free < n && (used >> free) & 1 == 1 {
                     free += 1;
                 }
                 if free == n {
                     return None;
                 }
                 pi[b] = free;
-                used[free] = true;
+                used |= 1 << free;
             }
             b += 1;
         }
