@@ -12,6 +12,9 @@ layout! {
     // Rows flattened row-major: 4 consecutive elements per thread, lanes, then warps.
     Flat = blocked(sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]) for [512];
     // Rows with a new minor dim of 2 in a new lowest register bit (tt.join).
+    // Rows summed over dim 0, then that dim back as size 1 (tt.expand_dims).
+    ColSums = slice(dim = 0, parent = Rows) for [32];
+    Row = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [1, 32];
     Pairs = linear(register = [[0, 0, 1], [0, 1, 0], [0, 2, 0]], lane = [[0, 4, 0], [0, 8, 0], [0, 16, 0], [1, 0, 0], [2, 0, 0]], warp = [[4, 0, 0], [8, 0, 0]], block = []) for [16, 32, 2];
 }
 
@@ -43,6 +46,21 @@ fn relayouts_keep_every_element_where_it_was() {
         }
         let (a, b) = p.split::<Rows, 4>();
         assert_eq!((a.values, b.values), (x.values, y.values));
+    })
+    .expect("no simulator issue");
+}
+
+#[test]
+fn expand_dims_puts_a_size_one_dim_back() {
+    // The sum over dim 0 crosses warps: it stages through shared memory.
+    let smem = linear_layouts::reduce::Slice::<Rows, ColSums, 0, 4, 4>::SHARED_BYTES;
+    launch(Launch::new(1, 128, smem), |t| {
+        let x = Tile::<Rows, u32, 4>::from_coords(t, |[i, j]| 32 * i + j);
+        let sums: Tile<ColSums, u32, 4> = x.reduce::<0, _, 4>(t, |a, b| a + b);
+        let row = sums.expand_dims::<0, Row>();
+        // Column j sums 32 i + j over i < 16.
+        let want = Tile::<Row, u32, 4>::from_coords(t, |[_, j]| 32 * 120 + 16 * j);
+        assert_eq!(row.values, want.values);
     })
     .expect("no simulator issue");
 }

@@ -1,9 +1,11 @@
-//! Layout changes that move no data (Triton's `tt.trans`, `tt.reshape`, `tt.join`,
-//! `tt.split`): each thread keeps its registers and the tile takes the layout type the
+//! Layout changes that move no data (Triton's `tt.trans`, `tt.expand_dims`, `tt.reshape`,
+//! `tt.join`, `tt.split`): each thread keeps its registers and the tile takes the layout type the
 //! operation gives, which the caller names and which is checked against the source layout's
 //! tables at compile time (with no instructions in the code).
 //!
 //! * `trans::<T>()`: `T` is `L` with its dims permuted (the order is found from the tables).
+//! * `expand_dims::<AXIS, T>()`: `T` is `L` with a new dim of size 1 at `AXIS` (Triton's
+//!   `tt.expand_dims`, the step between a reduction's slice and its broadcast).
 //! * `reshape::<T>()`: `T` maps every thread and register to the same row-major position of a
 //!   tensor of another shape with as many elements (power-of-two shapes make that a relabelling
 //!   of bits).
@@ -200,7 +202,91 @@ const fn check_join(l: Tables, j: Tables) {
     }
 }
 
+/// `t` is `l` with a new dim of size 1 at `axis` (each basis 0 along it), or a compile error.
+const fn check_expand(l: Tables, t: Tables, axis: usize) {
+    let r = l.rank;
+    let mut same = axis <= r && t.rank == r + 1 && t.in_dims.len() == l.in_dims.len();
+    let mut k = 0;
+    while same && k <= r {
+        same = t.shape[k]
+            == if k == axis {
+                1
+            } else {
+                l.shape[k - (k > axis) as usize]
+            };
+        k += 1;
+    }
+    let mut i = 0;
+    while same && i < l.in_dims.len() {
+        same = bits(&t, i) == bits(&l, i);
+        let mut bit = 0;
+        while same && bit < bits(&l, i) {
+            let mut k = 0;
+            while same && k <= r {
+                same = basis(&t, i, bit, k)
+                    == if k == axis {
+                        0
+                    } else {
+                        basis(&l, i, bit, k - (k > axis) as usize)
+                    };
+                k += 1;
+            }
+            bit += 1;
+        }
+        i += 1;
+    }
+    if !same {
+        let mut m = Msg::new();
+        m.push("expand_dims: `")
+            .push(t.name)
+            .push("` is not `")
+            .push(l.name);
+        m.push("` with a new dim of size 1 at the axis (the same bases, 0 along it): write the parent layout for a shape of 1 along that dim");
+        panic!("{}", m.as_str())
+    }
+}
+
 impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
+    /// The same registers as a tile of `T`, this tensor with a new dim of size 1 at `AXIS`
+    /// (Triton's `tt.expand_dims`): no instructions. `T` is typically the slice's parent layout
+    /// written for a shape of 1 along the sliced dim; [`Tile::broadcast`] goes on to the whole
+    /// parent tile. Any other `T` is a compile error.
+    ///
+    /// ```
+    /// use linear_layouts::sim::{launch, Launch};
+    /// use linear_layouts::{layout, Tile};
+    ///
+    /// layout! {
+    ///     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 32];
+    ///     RowSums = slice(dim = 1, parent = Rows) for [16];
+    ///     Column = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 1];
+    /// }
+    ///
+    /// launch(Launch::new(1, 128, 0), |t| {
+    ///     let s = Tile::<RowSums, u32, 1>::from_coords(t, |[i]| i);
+    ///     let c = s.expand_dims::<1, Column>();
+    ///     assert_eq!(c.values, Tile::<Column, u32, 1>::from_coords(t, |[i, _]| i).values);
+    /// })
+    /// .unwrap();
+    /// ```
+    ///
+    /// The new dim at another axis than `T` has it is an error:
+    ///
+    /// ```compile_fail
+    /// # use linear_layouts::{layout, Tile};
+    /// # layout! {
+    /// #     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 32];
+    /// #     RowSums = slice(dim = 1, parent = Rows) for [16];
+    /// #     Column = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 1];
+    /// # }
+    /// let _ = Tile::<RowSums, u32, 1>::splat(0).expand_dims::<0, Column>();
+    /// ```
+    #[inline(always)]
+    pub fn expand_dims<const AXIS: usize, T: Registers<N>>(&self) -> Tile<T, E, N> {
+        const { check_expand(Tables::of::<L>(), Tables::of::<T>(), AXIS) };
+        Tile::new(self.values)
+    }
+
     /// The same registers as a tile of `T`, `L` with its dims permuted (Triton's `tt.trans`):
     /// no instructions; a `T` that is not a transpose of `L` is a compile error:
     ///
