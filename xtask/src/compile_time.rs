@@ -145,47 +145,88 @@ fn variants(n: usize) -> Vec<String> {
         .collect()
 }
 
-/// Time N conversions by `convert!` and by the const planner, each against their layouts alone.
-pub fn conversions(n: usize, runs: usize) -> Result<(), String> {
-    let runs = runs.max(1);
+/// Build each crate once (warm), then `runs` times in turn; the median build time of each.
+fn time_crates(names: &[(&str, String)], runs: usize) -> Result<(Vec<f64>, Vec<Vec<f64>>), String> {
     let base = crate::root().join("target/compile-time");
     let target = base.join("target");
+    let mut dirs = Vec::new();
+    for (name, text) in names {
+        let dir = base.join(name);
+        write_crate(&dir, &name.replace('-', "_"), text)?;
+        build(&dir, &target)?;
+        dirs.push(dir);
+    }
+    let mut times = vec![Vec::new(); dirs.len()];
+    for _ in 0..runs.max(1) {
+        for (k, d) in dirs.iter().enumerate() {
+            times[k].push(build(d, &target)?);
+        }
+    }
+    Ok((times.iter().map(|t| median(t.clone())).collect(), times))
+}
+
+/// `n` reductions of blocked 64x64 layouts (every split of 32 lanes over the dims, 1 to 8
+/// registers along dim 1, 4 warps along dim 0) along dim 1 and dim 0 in turn, as consts of
+/// their plans, against the crate with only the layouts (the parents and their slices).
+pub fn reductions(n: usize, runs: usize) -> Result<(), String> {
+    let mut items = Vec::new();
+    let mut consts = String::new();
+    for i in 0..n {
+        let (k, dim) = (i / 2, i % 2);
+        let (lanes1, regs1) = (1u32 << (k % 6), 1u32 << ((k / 6) % 4));
+        items.push(format!(
+            "    pub L{i} = blocked(sizePerThread = [1, {regs1}], threadsPerWarp = [{}, {lanes1}], warpsPerCTA = [4, 1], order = [1, 0]) for [64, {}];\n    pub S{i} = slice(dim = {dim}, parent = L{i}) for [64];",
+            32 / lanes1,
+            64 + 64 * (k / 24) as u32,
+        ));
+        consts.push_str(&format!(
+            "pub const R{i}: u32 = Slice::<L{i}, S{i}, {dim}, {{ L{i}::ELEMENTS_PER_THREAD as usize }}, {{ S{i}::ELEMENTS_PER_THREAD as usize }}>::SHARED_BYTES;\n"
+        ));
+    }
+    let head = format!(
+        "//! {} reductions.\n#![allow(unused_imports)]\nuse linear_layouts::{{layout, reduce::Slice}};\nlayout! {{\n{}\n}}\n",
+        n,
+        items.join("\n")
+    );
+    let (m, times) = time_crates(
+        &[
+            ("red-layouts", head.clone()),
+            ("red-planned", head + &consts),
+        ],
+        runs,
+    )?;
+    println!(
+        "cargo build (debug) of {} layouts: {:.2} s; with {} reductions planned: {:.2} s ({:.2} ms per reduction); median of {} runs each",
+        2 * n, m[0], n, m[1], (m[1] - m[0]) * 1000.0 / n as f64, runs
+    );
+    println!("runs: {:?}", times);
+    Ok(())
+}
+
+/// Time N conversions by `convert!` and by the const planner, each against their layouts alone.
+pub fn conversions(n: usize, runs: usize) -> Result<(), String> {
     let layouts = format!("layout! {{\n{}\n}}\n", variants(n).join("\n"));
-    let head = "use linear_layouts::{convert, layout, planned::Planned, Cost};\n";
+    let head = format!(
+        "//! {} conversions.\n#![allow(unused_imports)]\nuse linear_layouts::{{convert, layout, planned::Planned, Cost}};\n{}",
+        n, layouts
+    );
     let consts = |f: &dyn Fn(usize) -> String| -> String {
         (1..=n)
             .map(|i| format!("pub const C{}: Cost = {};\n", i, f(i)))
             .collect()
     };
     let crates = [
-        ("layouts", String::new()),
+        ("cvt-layouts", head.clone()),
         (
-            "macro",
-            consts(&|i| format!("convert!(V0 => V{}, f32).cost", i)),
+            "cvt-macro",
+            head.clone() + &consts(&|i| format!("convert!(V0 => V{}, f32).cost", i)),
         ),
         (
-            "generic",
-            consts(&|i| format!("Planned::<V0, V{}, f32>::COST", i)),
+            "cvt-generic",
+            head + &consts(&|i| format!("Planned::<V0, V{}, f32>::COST", i)),
         ),
     ];
-    let mut dirs = Vec::new();
-    for (name, body) in &crates {
-        let dir = base.join(format!("cvt-{}", name));
-        let text = format!(
-            "//! {} conversions.\n#![allow(unused_imports)]\n{}{}{}",
-            n, head, layouts, body
-        );
-        write_crate(&dir, &format!("cvt_{}", name), &text)?;
-        build(&dir, &target)?;
-        dirs.push(dir);
-    }
-    let mut times = vec![Vec::new(); dirs.len()];
-    for _ in 0..runs {
-        for (k, d) in dirs.iter().enumerate() {
-            times[k].push(build(d, &target)?);
-        }
-    }
-    let m: Vec<f64> = times.iter().map(|t| median(t.clone())).collect();
+    let (m, times) = time_crates(&crates, runs)?;
     let per = |x: f64| (x - m[0]) * 1000.0 / n as f64;
     println!(
         "cargo build (debug) of {} layouts: {:.2} s; with {} conversions by convert!: {:.2} s ({:.1} ms per conversion); by the const planner: {:.2} s ({:.1} ms per conversion); median of {} runs each",

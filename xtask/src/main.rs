@@ -56,6 +56,10 @@ enum Cmd {
         /// generic consts (`Planned`), each against the crate with only their layouts.
         #[arg(long)]
         conversions: Option<usize>,
+        /// Instead: time N reductions (their plans, shared memory and cost as consts) against
+        /// the crate with only their layouts.
+        #[arg(long)]
+        reductions: Option<usize>,
     },
 }
 
@@ -70,9 +74,11 @@ fn main() -> ExitCode {
             layouts,
             runs,
             conversions,
-        } => match conversions {
-            Some(n) => compile_time::conversions(n, runs),
-            None => compile_time::run(layouts, runs),
+            reductions,
+        } => match (conversions, reductions) {
+            (Some(n), _) => compile_time::conversions(n, runs),
+            (None, Some(n)) => compile_time::reductions(n, runs),
+            (None, None) => compile_time::run(layouts, runs),
         },
     };
     match r {
