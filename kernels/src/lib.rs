@@ -31,6 +31,8 @@
 #[cfg(not(target_arch = "spirv"))]
 pub mod activations;
 #[cfg(not(target_arch = "spirv"))]
+pub mod attention;
+#[cfg(not(target_arch = "spirv"))]
 pub mod cluster;
 #[cfg(not(target_arch = "spirv"))]
 pub mod conversions;

@@ -239,10 +239,12 @@ fn table_names_are_the_ptx_entries() {
         .map(|l| l.split('(').next().unwrap_or(l).trim())
         .collect();
     // The GEMMs are launched by gemm-bench through their own specs, not by the table; the
-    // activations and the row kernels are checked against f64 by kernels/tests/.
+    // activations, the row kernels and attention are checked against f64 by kernels/tests/.
     let own_tests = [
         kernels::activations::GELU_TANH_F16.name,
         kernels::activations::SILU_F16.name,
+        kernels::attention::ATTENTION_F16.name,
+        kernels::attention::ATTENTION_BF16.name,
         kernels::gemm::GEMM_F16.name,
         kernels::gemm::GEMM_BF16.name,
         kernels::gemm_pipelined::GEMM_PIPELINED_F16.name,

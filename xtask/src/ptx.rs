@@ -65,6 +65,12 @@ pub fn count_instructions(ptx: &str) -> Vec<(String, usize)> {
 /// load and store through `Tile`, whose 16-byte-contiguous layouts must give `v4` accesses;
 /// every other count guards a kernel's access widths against regressions.
 const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
+    ("attention_bf16", "ld.global.b32", 8),
+    ("attention_bf16", "ld.global.v4.b32", 8),
+    ("attention_bf16", "st.global.v4.b32", 4),
+    ("attention_f16", "ld.global.b32", 8),
+    ("attention_f16", "ld.global.v4.b32", 8),
+    ("attention_f16", "st.global.v4.b32", 4),
     ("cluster_transpose", "ld.global.b32", 16),
     ("cluster_transpose", "st.global.b32", 16),
     ("copy_v4", "ld.global.b64", 2),

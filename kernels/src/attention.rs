@@ -1,0 +1,220 @@
+//! Flash attention forward (FlashAttention-2's loop, Triton's tutorial 06) on Ampere tensor
+//! cores (`mma.sync.m16n8k16`, f16 or bf16 in, f32 accumulate): each CTA of 4 warps takes 64
+//! query rows of one head (head dim 64) and walks the keys and values 32 at a time.
+//!
+//! Per block: `S = Q · Kᵀ` on tensor cores; the online softmax on `S`'s accumulator registers
+//! (the row maximum and sum are reductions along dim 1 of the accumulator, within each quad
+//! of lanes; the running statistics broadcast back as `Tile` operations); `P = exp2(S - m)`
+//! rounded to the input format goes from the accumulator to operand A of the next product
+//! with [`Tile::convert`] (the two layouts coincide: no instruction); `O += P · V`. The tiles
+//! of Q, K and V are loaded in coalesced 16-byte rows and `convert!`ed through shared memory
+//! to their operand fragments. Everything a thread holds is a `layout!` type; nothing is
+//! written across threads by hand.
+//!
+//! `q`, `k`, `v` and `o` are `[heads, seq, 64]` row-major; `seq` a multiple of 64;
+//! `scale_log2 = log2(e) / sqrt(64)` (the softmax in base 2, as Triton's tutorial). With
+//! `causal`, query `i` attends to keys `j <= i` only.
+
+#[cfg(not(target_arch = "spirv"))]
+use linear_layouts::kernel;
+use linear_layouts::math;
+use linear_layouts::planned::Planned;
+use linear_layouts::runtime::mma::MmaInput;
+use linear_layouts::runtime::unroll::map;
+use linear_layouts::runtime::Strategy;
+use linear_layouts::{convert, layout, Bf16, Global, GlobalMut, Mma, Thread, Tile, F16};
+
+layout! {
+    /// `O`: 64 query rows x 64, 4 warps along the rows.
+    pub AttnO = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]) for [64, 64];
+    /// `S = Q · Kᵀ` of one block of 32 keys.
+    pub AttnS = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]) for [64, 32];
+    /// Q as operand A of `Q · Kᵀ`.
+    pub AttnQ = dot_op(opIdx = 0, parent = AttnS, kWidth = 2) for [64, 64];
+    /// Kᵀ (head dim x keys) as operand B.
+    pub AttnKt = dot_op(opIdx = 1, parent = AttnS, kWidth = 2) for [64, 32];
+    /// P as operand A of `P · V`.
+    pub AttnP = dot_op(opIdx = 0, parent = AttnO, kWidth = 2) for [64, 32];
+    /// V (keys x head dim) as operand B.
+    pub AttnV = dot_op(opIdx = 1, parent = AttnO, kWidth = 2) for [32, 64];
+    /// One statistic per query row, as `S`'s rows hold them.
+    pub AttnRow = slice(dim = 1, parent = AttnS) for [64];
+    /// The same per row of `O`.
+    pub AttnRowO = slice(dim = 1, parent = AttnO) for [64];
+    /// Q and O as loaded and stored: rows of 64 halves, 8 per thread (16-byte accesses).
+    pub AttnRows = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+    /// Kᵀ as loaded: each key's 64 halves down a column, 8 per thread (`AttnVLoad` transposed).
+    pub AttnKtLoad = blocked(sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 32];
+    /// V as loaded: rows of 64 halves.
+    pub AttnVLoad = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 64];
+}
+
+const NO: usize = AttnO::ELEMENTS_PER_THREAD as usize;
+const NS: usize = AttnS::ELEMENTS_PER_THREAD as usize;
+const NQ: usize = AttnQ::ELEMENTS_PER_THREAD as usize;
+const NK: usize = AttnKt::ELEMENTS_PER_THREAD as usize;
+const NP: usize = AttnP::ELEMENTS_PER_THREAD as usize;
+const NV: usize = AttnV::ELEMENTS_PER_THREAD as usize;
+const NR: usize = AttnRow::ELEMENTS_PER_THREAD as usize;
+const NL: usize = AttnRows::ELEMENTS_PER_THREAD as usize;
+const NVL: usize = AttnVLoad::ELEMENTS_PER_THREAD as usize;
+
+/// The two products, their layouts checked here.
+const QK: Mma<AttnQ, AttnKt, AttnS> = Mma::new();
+const PV: Mma<AttnP, AttnV, AttnO> = Mma::new();
+
+// P leaves the accumulator as operand A without moving: the const planner says so.
+const _: () = assert!(matches!(
+    Planned::<AttnS, AttnP, u16>::COST.strategy,
+    Strategy::Nothing | Strategy::Registers
+));
+
+/// Threads per CTA.
+pub const ATTN_THREADS: u32 = AttnO::THREADS;
+/// Shared memory of the largest of the kernel's conversions, in bytes.
+pub const ATTN_SMEM: u32 = crate::gemm::max(
+    crate::gemm::max(
+        convert!(AttnRows => AttnQ, u16).cost.shared_bytes,
+        convert!(AttnKtLoad => AttnKt, u16).cost.shared_bytes,
+    ),
+    crate::gemm::max(
+        convert!(AttnVLoad => AttnV, u16).cost.shared_bytes,
+        convert!(AttnO => AttnRows, f32).cost.shared_bytes,
+    ),
+);
+
+/// Query rows per CTA and keys per step.
+pub const ATTN_BLOCK_M: u32 = 64;
+/// Keys per step.
+pub const ATTN_BLOCK_N: u32 = 32;
+/// The head dimension.
+pub const ATTN_HEAD_DIM: u32 = 64;
+
+/// A tile's values as their bits (`convert!` moves 16-bit elements as `u16`), and back.
+#[inline(always)]
+fn bits<E: MmaInput, const N: usize>(v: [E; N]) -> [u16; N] {
+    map(v, |x| x.to_bits() as u16)
+}
+
+/// The grid: one CTA per 64 query rows of each head.
+pub const fn attention_grid(heads: u32, seq: u32) -> [u32; 3] {
+    [seq / ATTN_BLOCK_M, heads, 1]
+}
+
+/// One CTA's 64 query rows `(bx, head)` of `o = softmax(q kᵀ · scale) v`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn attention_tile<T: Thread, E: MmaInput>(
+    t: &T,
+    (q, k, v): (&Global<E>, &Global<E>, &Global<E>),
+    o: &GlobalMut<E>,
+    seq: u32,
+    scale_log2: f32,
+    causal: bool,
+    [bx, head]: [u32; 2],
+) {
+    let d = ATTN_HEAD_DIM;
+    let (row0, base) = (bx * ATTN_BLOCK_M, head * seq);
+    let ql = Tile::<AttnRows, E, NL>::load(t, q, [base + row0, 0], [d, 1]);
+    let qa: [E; NQ] = halves(convert!(AttnRows => AttnQ, u16).run(t, &bits(ql.values)));
+    let mut acc = Tile::<AttnO, f32, NO>::splat(0.0);
+    let mut m = Tile::<AttnRow, f32, NR>::splat(f32::NEG_INFINITY);
+    let mut l = Tile::<AttnRow, f32, NR>::splat(0.0);
+    // Causal: key blocks past the last query row of this CTA are all masked.
+    let end = if causal { row0 + ATTN_BLOCK_M } else { seq };
+    let mut k0 = 0;
+    while k0 < end {
+        // K's rows in 16-byte vectors, seen as Kᵀ (a transpose moves no data).
+        let kl = Tile::<AttnVLoad, E, NVL>::load(t, k, [base + k0, 0], [d, 1]);
+        let kl = kl.trans::<AttnKtLoad>();
+        let kt: [E; NK] = halves(convert!(AttnKtLoad => AttnKt, u16).run(t, &bits(kl.values)));
+        let mut s = [0f32; NS];
+        QK.run(t, &qa, &kt, &mut s);
+        let mut s = Tile::<AttnS, f32, NS>::new(s).map(|x| x * scale_log2);
+        if causal && k0 + ATTN_BLOCK_N > row0 {
+            let keep = Tile::<AttnS, bool, NS>::from_coords(t, |[i, j]| k0 + j <= row0 + i);
+            s = s.select(&keep, &Tile::splat(f32::NEG_INFINITY));
+        }
+        let m_new = m.zip_with(&s.reduce::<1, AttnRow, NR>(t, math::max), math::max);
+        let alpha = m.zip_with(&m_new, |a, b| math::exp2(a - b));
+        let p = s.zip_with(&m_new.broadcast::<1, AttnS, NS>(), |x, mx| {
+            math::exp2(x - mx)
+        });
+        l = l
+            .zip_with(&alpha, |a, b| a * b)
+            .zip_with(&p.reduce::<1, AttnRow, NR>(t, |a, b| a + b), |a, b| a + b);
+        let alpha_o = alpha.reshape::<AttnRowO>().broadcast::<1, AttnO, NO>();
+        acc = acc.zip_with(&alpha_o, |a, b| a * b);
+        m = m_new;
+        // The accumulator's registers are operand A's: planned from the layouts, no instruction.
+        let pa = p.map(E::round).convert::<AttnP, NP>(t);
+        let vl = Tile::<AttnVLoad, E, NVL>::load(t, v, [base + k0, 0], [d, 1]);
+        let va: [E; NV] = halves(convert!(AttnVLoad => AttnV, u16).run(t, &bits(vl.values)));
+        PV.run(t, &pa.values, &va, &mut acc.values);
+        k0 += ATTN_BLOCK_N;
+    }
+    let inv = l
+        .map(math::rcp)
+        .reshape::<AttnRowO>()
+        .broadcast::<1, AttnO, NO>();
+    let out = acc.zip_with(&inv, |a, b| a * b);
+    let rows = convert!(AttnO => AttnRows, f32).run(t, &out.values);
+    Tile::<AttnRows, E, NL>::new(rows.map(E::round)).store(t, o, [base + row0, 0], [d, 1]);
+}
+
+#[inline(always)]
+fn halves<E: MmaInput, const N: usize>(v: [u16; N]) -> [E; N] {
+    crate::gemm::halves(v)
+}
+
+/// Flash attention forward in f16: grid [`attention_grid`].
+#[cfg(not(target_arch = "spirv"))]
+#[kernel(block = ATTN_THREADS, shared = ATTN_SMEM)]
+#[allow(clippy::too_many_arguments)]
+pub fn attention_f16(
+    t: &impl Thread,
+    q: Global<F16>,
+    k: Global<F16>,
+    v: Global<F16>,
+    o: GlobalMut<F16>,
+    seq: u32,
+    scale_log2: f32,
+    causal: u32,
+) {
+    let [bx, head, _] = t.block_idx();
+    attention_tile(
+        t,
+        (&q, &k, &v),
+        &o,
+        seq,
+        scale_log2,
+        causal != 0,
+        [bx, head],
+    );
+}
+
+/// Flash attention forward in bf16: grid [`attention_grid`].
+#[cfg(not(target_arch = "spirv"))]
+#[kernel(block = ATTN_THREADS, shared = ATTN_SMEM)]
+#[allow(clippy::too_many_arguments)]
+pub fn attention_bf16(
+    t: &impl Thread,
+    q: Global<Bf16>,
+    k: Global<Bf16>,
+    v: Global<Bf16>,
+    o: GlobalMut<Bf16>,
+    seq: u32,
+    scale_log2: f32,
+    causal: u32,
+) {
+    let [bx, head, _] = t.block_idx();
+    attention_tile(
+        t,
+        (&q, &k, &v),
+        &o,
+        seq,
+        scale_log2,
+        causal != 0,
+        [bx, head],
+    );
+}
