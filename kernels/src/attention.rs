@@ -7,8 +7,10 @@
 //! of lanes; the running statistics broadcast back as `Tile` operations); `P = exp2(S - m)`
 //! rounded to the input format goes from the accumulator to operand A of the next product
 //! with [`Tile::convert`] (the two layouts coincide: no instruction); `O += P · V`. The tiles
-//! of Q, K and V are loaded in coalesced 16-byte rows and `convert!`ed through shared memory
-//! to their operand fragments. Everything a thread holds is a `layout!` type; nothing is
+//! of Q, K and V are loaded in coalesced 16-byte rows; Q is `convert!`ed through shared memory
+//! to operand A once, and each step stores K and V into swizzled shared layouts of their own
+//! and loads their operand fragments with `ldmatrix` (Triton's `local_alloc` and
+//! `local_load`), two barriers a step. Everything a thread holds is a `layout!` type; nothing is
 //! written across threads by hand.
 //!
 //! `q`, `k`, `v` and `o` are `[heads, seq, 64]` row-major; `seq` a multiple of 64;
@@ -22,7 +24,9 @@ use linear_layouts::planned::Planned;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::runtime::unroll::map;
 use linear_layouts::runtime::Strategy;
-use linear_layouts::{convert, layout, Bf16, Global, GlobalMut, Mma, Thread, Tile, F16};
+use linear_layouts::{
+    convert, layout, Bf16, Global, GlobalMut, Mma, SharedWindow, Thread, Tile, F16,
+};
 
 layout! {
     /// `O`: 64 query rows x 64, 4 warps along the rows.
@@ -45,6 +49,11 @@ layout! {
     pub AttnRows = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
     /// Kᵀ as loaded: each key's 64 halves down a column, 8 per thread (`AttnVLoad` transposed).
     pub AttnKtLoad = blocked(sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 32];
+    /// Kᵀ in shared memory, as Triton lays out a dot operand B read by `ldmatrix`: each key's
+    /// 64 halves contiguous, 16-byte vectors swizzled by the row.
+    pub AttnKtSmem = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]) for [64, 32];
+    /// V in shared memory, its rows of 64 halves swizzled alike.
+    pub AttnVSmem = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]) for [32, 64];
     /// V as loaded: rows of 64 halves.
     pub AttnVLoad = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 64];
 }
@@ -71,14 +80,14 @@ const _: () = assert!(matches!(
 
 /// Threads per CTA.
 pub const ATTN_THREADS: u32 = AttnO::THREADS;
-/// Shared memory of the largest of the kernel's conversions, in bytes.
+/// Bytes of Kᵀ's buffer in shared memory; V's follows it.
+const K_BYTES: u32 = ATTN_BLOCK_N * ATTN_HEAD_DIM * 2;
+/// Shared memory per CTA, in bytes: the K and V buffers, or Q's and O's conversions (before and
+/// after the loop, in the same memory).
 pub const ATTN_SMEM: u32 = crate::gemm::max(
+    2 * K_BYTES,
     crate::gemm::max(
         convert!(AttnRows => AttnQ, u16).cost.shared_bytes,
-        convert!(AttnKtLoad => AttnKt, u16).cost.shared_bytes,
-    ),
-    crate::gemm::max(
-        convert!(AttnVLoad => AttnV, u16).cost.shared_bytes,
         convert!(AttnO => AttnRows, f32).cost.shared_bytes,
     ),
 );
@@ -124,10 +133,18 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
     let end = if causal { row0 + ATTN_BLOCK_M } else { seq };
     let mut k0 = 0;
     while k0 < end {
-        // K's rows in 16-byte vectors, seen as Kᵀ (a transpose moves no data).
+        // K and V of this step in 16-byte rows (K's seen as Kᵀ: a transpose moves no data)
+        // into their own buffers, as Triton's local_alloc: one barrier before the stores (the
+        // last step's loads, or Q's conversion, read this memory) and one before the loads.
         let kl = Tile::<AttnVLoad, E, NVL>::load(t, k, [base + k0, 0], [d, 1]);
-        let kl = kl.trans::<AttnKtLoad>();
-        let kt: [E; NK] = halves(convert!(AttnKtLoad => AttnKt, u16).run(t, &bits(kl.values)));
+        let vl = Tile::<AttnVLoad, E, NVL>::load(t, v, [base + k0, 0], [d, 1]);
+        let (ks, vs) = (SharedWindow::new(t, 0), SharedWindow::new(t, K_BYTES));
+        t.sync_block();
+        convert!(AttnKtLoad => AttnKtSmem, u16).store(&ks, &bits(kl.trans::<AttnKtLoad>().values));
+        convert!(AttnVLoad => AttnVSmem, u16).store(&vs, &bits(vl.values));
+        t.sync_block();
+        let kt: [E; NK] = halves(convert!(AttnKtSmem => AttnKt, u16).load(&ks));
+        let va: [E; NV] = halves(convert!(AttnVSmem => AttnV, u16).load(&vs));
         let mut s = [0f32; NS];
         QK.run(t, &qa, &kt, &mut s);
         let mut s = Tile::<AttnS, f32, NS>::new(s).map(|x| x * scale_log2);
@@ -148,11 +165,11 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
         m = m_new;
         // The accumulator's registers are operand A's: planned from the layouts, no instruction.
         let pa = p.map(E::round).convert::<AttnP, NP>(t);
-        let vl = Tile::<AttnVLoad, E, NVL>::load(t, v, [base + k0, 0], [d, 1]);
-        let va: [E; NV] = halves(convert!(AttnVLoad => AttnV, u16).run(t, &bits(vl.values)));
         PV.run(t, &pa.values, &va, &mut acc.values);
         k0 += ATTN_BLOCK_N;
     }
+    // O's conversion reuses the K and V buffers: every warp's last loads first.
+    t.sync_block();
     let inv = l
         .map(math::rcp)
         .reshape::<AttnRowO>()

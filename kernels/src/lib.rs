@@ -14,6 +14,9 @@
 //!   mbarriers, `wgmma` from shared memory into an `nvidia_mma` v3 accumulator, persistent tiles.
 //! * [`gemm_hopper_ws`]: the same GEMM warp-specialised: a producer warpgroup issuing the
 //!   copies, two consumer warpgroups multiplying, meeting at full and empty mbarriers.
+//! * [`attention`]: flash attention forward (FlashAttention-2's loop) on `mma.sync`, the
+//!   online softmax from `Tile`'s reductions and broadcasts, P handed to the next product with
+//!   `Tile::convert`.
 //! * [`rows`]: row softmax (f32, f16) and layer norm (f16, bf16) from `Tile`'s reductions,
 //!   broadcasts and math, in width classes from 64 to 8,192 columns (`rows::CLASSES`).
 //! * [`subgroup`]: the transposes and a shuffle conversion instantiated for warps of 8, 16, 32
