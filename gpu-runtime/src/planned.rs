@@ -19,6 +19,7 @@ use layout_plan::solve::{plan_in_warp, Unplanned};
 use crate::convert::{convert, Cost, Plan};
 use crate::element::Element;
 use crate::layout::{Layout, LayoutKind, Registers, Tables};
+use crate::mma::eq;
 use crate::reduce::Msg;
 use crate::thread::Thread;
 use crate::tile::Tile;
@@ -192,25 +193,10 @@ const fn mismatch(a: &Tables, b: &Tables) -> Option<&'static str> {
 const fn size_of(l: &Tables, name: &str) -> u32 {
     let mut i = 0;
     while i < l.in_dims.len() {
-        if same(l.in_dims[i].name.as_bytes(), name.as_bytes()) {
+        if eq(l.in_dims[i].name, name) {
             return l.in_dims[i].size;
         }
         i += 1;
     }
     1
-}
-
-/// Whether two names are equal.
-const fn same(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }

@@ -11,17 +11,8 @@ use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::sim::{launch, HostMemory, Launch, SimThread};
 use linear_layouts::{Bf16, F16};
 
-fn random(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        })
-        .collect()
-}
+mod common;
+use common::random;
 
 /// `(t, q, k, v, o, seq, scale_log2, causal)`.
 type Kernel = dyn Fn(&SimThread, [&HostMemory; 4], u32, f32, u32) + Sync;

@@ -22,21 +22,12 @@ use linear_layouts::sim::{
 use linear_layouts::Target;
 use linear_layouts::{Bf16, GlobalMut, TensorMap, F16};
 
+mod common;
+use common::random;
+
 /// A value of format `E` as `f32`, from its bits.
 fn value<E: MmaInput>(b: u64) -> f32 {
     E::from_bits(b).to_f32()
-}
-
-fn random(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        })
-        .collect()
 }
 
 /// A GEMM kernel on simulator memory: `(t, a, b, c, [m, n, k], b_col_major)`.
