@@ -13,7 +13,8 @@
 //! `local_load`), two barriers a step. Everything a thread holds is a `layout!` type; nothing is
 //! written across threads by hand.
 //!
-//! `q`, `k`, `v` and `o` are `[heads, seq, 64]` row-major; `seq` a multiple of 64;
+//! `q`, `k`, `v` and `o` are `[heads, seq, 64]` row-major, `seq` any length (the last blocks
+//! masked: query rows past it are not stored, keys past it weigh nothing);
 //! `scale_log2 = log2(e) / sqrt(64)` (the softmax in base 2, as Triton's tutorial). With
 //! `causal`, query `i` attends to keys `j <= i` only.
 
@@ -107,7 +108,7 @@ fn bits<E: MmaInput, const N: usize>(v: [E; N]) -> [u16; N] {
 
 /// The grid: one CTA per 64 query rows of each head.
 pub const fn attention_grid(heads: u32, seq: u32) -> [u32; 3] {
-    [seq / ATTN_BLOCK_M, heads, 1]
+    [seq.div_ceil(ATTN_BLOCK_M), heads, 1]
 }
 
 /// One CTA's 64 query rows `(bx, head)` of `o = softmax(q kᵀ · scale) v`.
@@ -124,20 +125,36 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
 ) {
     let d = ATTN_HEAD_DIM;
     let (row0, base) = (bx * ATTN_BLOCK_M, head * seq);
-    let ql = Tile::<AttnRows, E, NL>::load(t, q, [base + row0, 0], [d, 1]);
+    // Rows past this head's `seq` are outside the tile's bounds (whole 16-byte rows in or out).
+    let bounds = [base + seq, d];
+    let ql = Tile::<AttnRows, E, NL>::load_masked_aligned(
+        t,
+        q,
+        [base + row0, 0],
+        [d, 1],
+        bounds,
+        E::default(),
+    );
     let qa: [E; NQ] = halves(convert!(AttnRows => AttnQ, u16).run(t, &bits(ql.values)));
     let mut acc = Tile::<AttnO, f32, NO>::splat(0.0);
     let mut m = Tile::<AttnRow, f32, NR>::splat(f32::NEG_INFINITY);
     let mut l = Tile::<AttnRow, f32, NR>::splat(0.0);
     // Causal: key blocks past the last query row of this CTA are all masked.
-    let end = if causal { row0 + ATTN_BLOCK_M } else { seq };
+    let end = if causal {
+        seq.min(row0 + ATTN_BLOCK_M)
+    } else {
+        seq
+    };
     let mut k0 = 0;
     while k0 < end {
         // K and V of this step in 16-byte rows (K's seen as Kᵀ: a transpose moves no data)
         // into their own buffers, as Triton's local_alloc: one barrier before the stores (the
         // last step's loads, or Q's conversion, read this memory) and one before the loads.
-        let kl = Tile::<AttnVLoad, E, NVL>::load(t, k, [base + k0, 0], [d, 1]);
-        let vl = Tile::<AttnVLoad, E, NVL>::load(t, v, [base + k0, 0], [d, 1]);
+        let at = [base + k0, 0];
+        let kl =
+            Tile::<AttnVLoad, E, NVL>::load_masked_aligned(t, k, at, [d, 1], bounds, E::default());
+        let vl =
+            Tile::<AttnVLoad, E, NVL>::load_masked_aligned(t, v, at, [d, 1], bounds, E::default());
         let (ks, vs) = (SharedWindow::new(t, 0), SharedWindow::new(t, K_BYTES));
         t.sync_block();
         convert!(AttnKtLoad => AttnKtSmem, u16).store(&ks, &bits(kl.trans::<AttnKtLoad>().values));
@@ -148,8 +165,10 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
         let mut s = [0f32; NS];
         QK.run(t, &qa, &kt, &mut s);
         let mut s = Tile::<AttnS, f32, NS>::new(s).map(|x| x * scale_log2);
-        if causal && k0 + ATTN_BLOCK_N > row0 {
-            let keep = Tile::<AttnS, bool, NS>::from_coords(t, |[i, j]| k0 + j <= row0 + i);
+        if (causal && k0 + ATTN_BLOCK_N > row0) || k0 + ATTN_BLOCK_N > seq {
+            let keep = Tile::<AttnS, bool, NS>::from_coords(t, |[i, j]| {
+                k0 + j < seq && (!causal || k0 + j <= row0 + i)
+            });
             s = s.select(&keep, &Tile::splat(f32::NEG_INFINITY));
         }
         let m_new = m.zip_with(&s.reduce::<1, AttnRow, NR>(t, math::max), math::max);
@@ -176,7 +195,8 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
         .broadcast::<1, AttnO, NO>();
     let out = acc.zip_with(&inv, |a, b| a * b);
     let rows = convert!(AttnO => AttnRows, f32).run(t, &out.values);
-    Tile::<AttnRows, E, NL>::new(rows.map(E::round)).store(t, o, [base + row0, 0], [d, 1]);
+    let out = Tile::<AttnRows, E, NL>::new(rows.map(E::round));
+    out.store_masked_aligned(t, o, [base + row0, 0], [d, 1], bounds);
 }
 
 #[inline(always)]
