@@ -13,7 +13,7 @@
 use core::marker::PhantomData;
 
 use layout_plan::fixed::Fixed;
-use layout_plan::flat::{Flat, FlatError, HwDim};
+use layout_plan::flat::{Flat, FlatError};
 use layout_plan::solve::{plan_in_warp, Unplanned};
 
 use crate::convert::{convert, Cost, Plan};
@@ -112,15 +112,8 @@ const fn flat(l: &Tables) -> Result<Flat, FlatError> {
     };
     let mut i = 0;
     while i < l.in_dims.len() {
-        let d = &l.in_dims[i];
-        if let Some(dim) = HwDim::named(d.name) {
-            let mut bit = 0;
-            while bit < d.size.trailing_zeros() as usize {
-                if let Err(e) = f.add(dim, d.basis(bit, l.rank)) {
-                    return Err(e);
-                }
-                bit += 1;
-            }
+        if let Err(e) = f.add_in_dim(l.in_dims[i].name, l.in_dims[i].bases) {
+            return Err(e);
         }
         i += 1;
     }

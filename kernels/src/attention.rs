@@ -18,12 +18,12 @@
 //! `scale_log2 = log2(e) / sqrt(64)` (the softmax in base 2, as Triton's tutorial). With
 //! `causal`, query `i` attends to keys `j <= i` only.
 
+use crate::gemm::{bits, halves, max};
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::math;
 use linear_layouts::planned::Planned;
 use linear_layouts::runtime::mma::MmaInput;
-use linear_layouts::runtime::unroll::map;
 use linear_layouts::runtime::Strategy;
 use linear_layouts::{
     convert, layout, Bf16, Global, GlobalMut, Mma, SharedWindow, Thread, Tile, F16,
@@ -85,9 +85,9 @@ pub const ATTN_THREADS: u32 = AttnO::THREADS;
 const K_BYTES: u32 = ATTN_BLOCK_N * ATTN_HEAD_DIM * 2;
 /// Shared memory per CTA, in bytes: the K and V buffers, or Q's and O's conversions (before and
 /// after the loop, in the same memory).
-pub const ATTN_SMEM: u32 = crate::gemm::max(
+pub const ATTN_SMEM: u32 = max(
     2 * K_BYTES,
-    crate::gemm::max(
+    max(
         convert!(AttnRows => AttnQ, u16).cost.shared_bytes,
         convert!(AttnO => AttnRows, f32).cost.shared_bytes,
     ),
@@ -99,12 +99,6 @@ pub const ATTN_BLOCK_M: u32 = 64;
 pub const ATTN_BLOCK_N: u32 = 32;
 /// The head dimension.
 pub const ATTN_HEAD_DIM: u32 = 64;
-
-/// A tile's values as their bits (`convert!` moves 16-bit elements as `u16`), and back.
-#[inline(always)]
-fn bits<E: MmaInput, const N: usize>(v: [E; N]) -> [u16; N] {
-    map(v, |x| x.to_bits() as u16)
-}
 
 /// The grid: one CTA per 64 query rows of each head.
 pub const fn attention_grid(heads: u32, seq: u32) -> [u32; 3] {
@@ -197,11 +191,6 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
     let rows = convert!(AttnO => AttnRows, f32).run(t, &out.values);
     let out = Tile::<AttnRows, E, NL>::new(rows.map(E::round));
     out.store_masked_aligned(t, o, [base + row0, 0], [d, 1], bounds);
-}
-
-#[inline(always)]
-fn halves<E: MmaInput, const N: usize>(v: [u16; N]) -> [E; N] {
-    crate::gemm::halves(v)
 }
 
 /// Flash attention forward in f16: grid [`attention_grid`].

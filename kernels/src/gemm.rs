@@ -68,7 +68,7 @@ pub(crate) const fn max(a: u32, b: u32) -> u32 {
 
 /// A tile's values as their bits (`convert!` moves 16-bit elements as `u16`), and back.
 #[inline(always)]
-fn bits<E: MmaInput, const N: usize>(v: [E; N]) -> [u16; N] {
+pub(crate) fn bits<E: MmaInput, const N: usize>(v: [E; N]) -> [u16; N] {
     map(v, |x| x.to_bits() as u16)
 }
 #[inline(always)]

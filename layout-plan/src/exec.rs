@@ -106,11 +106,16 @@ pub fn run<M: SharedMachine, S: Storage>(m: &mut M, plan: &Plan<S>) {
 /// The words a shuffle plan moves: `(elements per word, words)`.
 #[inline(always)]
 pub fn shuffle_words<S: Storage>(p: &ShufflePlan<S>) -> (usize, usize) {
-    let ne = p.gather.len();
-    if p.pack < 0 {
-        (1, ne * 2)
+    packed_words(p.gather.len(), p.pack)
+}
+
+/// `(elements per word, words)` of `elements` work elements packed `2^pack` per word (`pack`
+/// -1: 64-bit elements, two words each): [`shuffle_words`] in a `const fn`, for the planner.
+pub const fn packed_words(elements: usize, pack: i32) -> (usize, usize) {
+    if pack < 0 {
+        (1, elements * 2)
     } else {
-        (1 << p.pack, ne >> p.pack)
+        (1 << pack, elements >> pack)
     }
 }
 

@@ -9,36 +9,37 @@ use crate::ir::Storage;
 /// The most entries one table of a [`Fixed`] plan holds.
 pub const FIXED_CAP: usize = 4096;
 
-/// A list of at most [`FIXED_CAP`] entries in an array.
+/// A list of at most `CAP` entries in an array (a plan's tables, or a layout's bases in
+/// [`crate::flat::Bases`]). Entries past the length keep the fill value they were made with.
 #[derive(Clone, Copy)]
-pub struct FixedList<T> {
-    items: [T; FIXED_CAP],
+pub struct FixedList<T, const CAP: usize = FIXED_CAP> {
+    items: [T; CAP],
     len: usize,
 }
 
-impl<T: Copy> FixedList<T> {
+impl<T: Copy, const CAP: usize> FixedList<T, CAP> {
     /// An empty list (`fill` marks the unused entries).
     pub const fn new(fill: T) -> Self {
         FixedList {
-            items: [fill; FIXED_CAP],
+            items: [fill; CAP],
             len: 0,
         }
     }
 
-    /// `n` entries of `v`; `None` past [`FIXED_CAP`].
+    /// `n` entries of `v`; `None` past `CAP`.
     pub const fn filled(v: T, n: usize) -> Option<Self> {
-        if n > FIXED_CAP {
+        if n > CAP {
             return None;
         }
         Some(FixedList {
-            items: [v; FIXED_CAP],
+            items: [v; CAP],
             len: n,
         })
     }
 
     /// Append `v`; false when the list is full.
     pub const fn push(&mut self, v: T) -> bool {
-        if self.len == FIXED_CAP {
+        if self.len == CAP {
             return false;
         }
         self.items[self.len] = v;
@@ -72,22 +73,30 @@ impl<T: Copy> FixedList<T> {
     }
 }
 
-impl<T> Deref for FixedList<T> {
+impl<T, const CAP: usize> Deref for FixedList<T, CAP> {
     type Target = [T];
     fn deref(&self) -> &[T] {
         self.items.split_at(self.len).0
     }
 }
 
-impl<T: PartialEq> PartialEq for FixedList<T> {
+impl<'a, T, const CAP: usize> IntoIterator for &'a FixedList<T, CAP> {
+    type Item = &'a T;
+    type IntoIter = core::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<T: PartialEq, const CAP: usize> PartialEq for FixedList<T, CAP> {
     fn eq(&self, other: &Self) -> bool {
         **self == **other
     }
 }
 
-impl<T: Eq> Eq for FixedList<T> {}
+impl<T: Eq, const CAP: usize> Eq for FixedList<T, CAP> {}
 
-impl<T: fmt::Debug> fmt::Debug for FixedList<T> {
+impl<T: fmt::Debug, const CAP: usize> fmt::Debug for FixedList<T, CAP> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         (**self).fmt(f)
     }

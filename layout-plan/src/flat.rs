@@ -6,7 +6,7 @@
 //! Contract: a [`Flat`] holds at most [`MAX_BASES`] bases per in-dim and 63 coordinate bits in
 //! all; [`Flat::add`] reports an error past either limit instead of dropping bits.
 
-use core::ops::Deref;
+use crate::fixed::FixedList;
 
 /// The most bases one in-dim of a [`Flat`] holds (a thread with 2^32 registers is past any
 /// layout a kernel holds).
@@ -16,75 +16,38 @@ pub const MAX_BASES: usize = 32;
 pub const MAX_SPAN: usize = 64;
 
 /// One in-dim's bases, flattened, in a fixed-size table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bases {
-    items: [u64; MAX_BASES],
-    len: usize,
-}
+pub type Bases = FixedList<u64, MAX_BASES>;
 
 impl Bases {
     /// No bases.
-    pub const EMPTY: Bases = Bases {
-        items: [0; MAX_BASES],
-        len: 0,
-    };
-
-    /// The bases as a slice.
-    pub const fn as_slice(&self) -> &[u64] {
-        self.items.split_at(self.len).0
-    }
-
-    /// Append `v`; false when the table is full.
-    pub const fn push(&mut self, v: u64) -> bool {
-        if self.len == MAX_BASES {
-            return false;
-        }
-        self.items[self.len] = v;
-        self.len += 1;
-        true
-    }
+    pub const EMPTY: Bases = FixedList::new(0);
 
     /// The bases that are not zero (register broadcasting left out).
     pub const fn non_zero(&self) -> Bases {
         let mut out = Bases::EMPTY;
         let mut i = 0;
-        while i < self.len {
-            if self.items[i] != 0 {
-                out.push(self.items[i]);
+        while i < self.len() {
+            if self.get(i) != 0 {
+                out.push(self.get(i));
             }
             i += 1;
         }
         out
     }
 
-    /// Whether both hold the same bases in the same order.
+    /// Whether both hold the same bases in the same order (`==`, in a `const fn`).
     pub const fn same(&self, other: &Bases) -> bool {
-        if self.len != other.len {
+        if self.len() != other.len() {
             return false;
         }
         let mut i = 0;
-        while i < self.len {
-            if self.items[i] != other.items[i] {
+        while i < self.len() {
+            if self.get(i) != other.get(i) {
                 return false;
             }
             i += 1;
         }
         true
-    }
-}
-
-impl Deref for Bases {
-    type Target = [u64];
-    fn deref(&self) -> &[u64] {
-        self.as_slice()
-    }
-}
-
-impl<'a> IntoIterator for &'a Bases {
-    type Item = &'a u64;
-    type IntoIter = core::slice::Iter<'a, u64>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.as_slice().iter()
     }
 }
 
@@ -200,6 +163,23 @@ impl Flat {
         } else {
             Err(FlatError::TooManyBases)
         }
+    }
+
+    /// Append the bases of the in-dim called `name`, given as `rank` coordinates per basis
+    /// (dim 0 first, bit 0's basis first: a `layout!` type's tables); in-dims other than
+    /// `register, lane, warp, block` are left out.
+    pub const fn add_in_dim(&mut self, name: &str, coords: &[u32]) -> Result<(), FlatError> {
+        let Some(dim) = HwDim::named(name) else {
+            return Ok(());
+        };
+        let mut at = 0;
+        while self.rank > 0 && at + self.rank <= coords.len() {
+            if let Err(e) = self.add(dim, coords.split_at(at).1.split_at(self.rank).0) {
+                return Err(e);
+            }
+            at += self.rank;
+        }
+        Ok(())
     }
 
     /// The bit position of each out-dim's lowest bit.

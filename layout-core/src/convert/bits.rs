@@ -4,7 +4,7 @@
 
 use alloc::vec::Vec;
 
-pub use layout_plan::flat::{combine, Flat as FlatLayout, HwDim, Span};
+pub use layout_plan::flat::{combine, Flat as FlatLayout, Span};
 
 use crate::error::bail;
 use crate::{LinearLayout, Result};
@@ -18,14 +18,9 @@ pub fn flatten(l: &LinearLayout) -> Result<FlatLayout> {
         Err(e) => bail!("{}", flat_error(e)),
     };
     for (name, bases) in l.bases() {
-        let Some(dim) = HwDim::named(name) else {
-            continue;
-        };
-        for b in bases {
-            let coords: Vec<u32> = b.iter().map(|&x| x as u32).collect();
-            if let Err(e) = f.add(dim, &coords) {
-                bail!("{}", flat_error(e));
-            }
+        let coords: Vec<u32> = bases.iter().flatten().map(|&x| x as u32).collect();
+        if let Err(e) = f.add_in_dim(name, &coords) {
+            bail!("{}", flat_error(e));
         }
     }
     Ok(f)

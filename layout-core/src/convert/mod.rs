@@ -197,7 +197,7 @@ pub fn plan_conversion_for(
             target.name
         );
     }
-    let crosses_warps = has(Reach::Warps) || has(Reach::Blocks);
+    let crosses_warps = has(Reach::Warps);
     let (p, cost, smem) = shared::plan(src, dst, (&s, &t), elem_bits, crosses_warps, target)?;
     match gathered {
         Some((g, gcost)) if gcost.weight() < cost.weight() => {

@@ -457,8 +457,8 @@ pub fn plan_padded_access(
 /// the distributed side spreads the tensor over CTAs differently (`Some((offsets per CTA,
 /// elements per CTA))`).
 fn shared_span(f: &FlatLayout, smem: &LinearLayout) -> Result<(Smem, Option<(u64, u64)>)> {
-    let offsets = super::bits::flat_in_dim(smem, "offset", &f.dim_shift);
-    let blocks = super::bits::flat_in_dim(smem, "block", &f.dim_shift);
+    let offsets = super::bits::flat_in_dim(smem, "offset", f.dim_shifts());
+    let blocks = super::bits::flat_in_dim(smem, "block", f.dim_shifts());
     // Over several CTAs: each CTA reaches its own shared memory only (zero block bases of the
     // shared layout: every CTA keeps a copy).
     let nonzero = |v: &[u64]| v.iter().filter(|&&b| b != 0).count();

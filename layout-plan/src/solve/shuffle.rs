@@ -13,6 +13,7 @@
 
 use super::Unplanned;
 use crate::cost::{Cost, Strategy};
+use crate::exec::packed_words;
 use crate::fixed::{Fixed, FixedList};
 use crate::flat::{Bases, Flat, Span};
 use crate::ir::ShufflePlan;
@@ -46,13 +47,7 @@ pub const fn plan_shuffles(
     let Some(plan) = tables(&bits, &d, elem_bits) else {
         return Err(Unplanned::TooLarge);
     };
-    // `exec::shuffle_words`, which is not const (it reads the tables through `Deref`).
-    let ne = plan.gather.len();
-    let words = if plan.pack < 0 {
-        ne * 2
-    } else {
-        ne >> plan.pack
-    };
+    let (_, words) = packed_words(plan.gather.len(), plan.pack);
     if words > MAX_SHUFFLE_WORDS {
         return Err(Unplanned::TooLarge);
     }
