@@ -1,8 +1,7 @@
 """Our flash attention forward's SASS next to Triton 3.9's for the same tile, on the CPU.
 
-Triton side: a forward kernel written as Triton's tutorial 06 writes its inner loop (one program
-per 64 query rows of a head, keys and values 32 at a time, the online softmax in base 2 with
-`tl.math.exp2`, P cast to the input type before `tl.dot(p, v)`), head dim 64, 4 warps,
+Triton side: tutorial 06's forward loop (scripts/triton_attention.py: one program per 64 query
+rows of a head, keys and values 32 at a time, causal as an unmasked and a masked stage), head dim 64, 4 warps,
 `num_stages` 1 (ours has no software pipeline yet), compiled with `triton.compile` for sm_80 so
 that both use `mma.sync` (for sm_90 Triton would use wgmma). Ours: `attention_f16` of
 target/ptx/kernels.ptx (`cargo xtask ptx`). Both go through ptxas for sm_90a (`-v
@@ -17,49 +16,19 @@ import sys
 
 os.environ["TRITON_ALWAYS_COMPILE"] = "1"
 import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gemm_sass import count, main_loop, ptxas, sass  # noqa: E402
+from triton_attention import attn_fwd  # noqa: E402
 
 BLOCK_M, BLOCK_N, HEAD_DIM = 64, 32, 64
 COLS = ["HMMA", "LDSM", "STS", "LDS", "LDG", "BAR", "MUFU", "SHFL", "instrs"]
 
 
-@triton.jit
-def attn_fwd(Q, K, V, O, seq, scale_log2, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-             HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr):
-    start_m = tl.program_id(0)
-    base = tl.program_id(1) * seq * HEAD_DIM
-    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = tl.arange(0, BLOCK_N)
-    offs_d = tl.arange(0, HEAD_DIM)
-    q = tl.load(Q + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
-    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
-    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
-    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
-    hi = (start_m + 1) * BLOCK_M if CAUSAL else seq
-    for start_n in range(0, hi, BLOCK_N):
-        kt = tl.load(K + base + (start_n + offs_n)[None, :] * HEAD_DIM + offs_d[:, None])
-        qk = tl.dot(q, kt) * scale_log2
-        if CAUSAL:
-            qk = tl.where(offs_m[:, None] >= (start_n + offs_n)[None, :], qk, float("-inf"))
-        m_ij = tl.maximum(m_i, tl.max(qk, 1))
-        p = tl.math.exp2(qk - m_ij[:, None])
-        alpha = tl.math.exp2(m_i - m_ij)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None]
-        v = tl.load(V + base + (start_n + offs_n)[:, None] * HEAD_DIM + offs_d[None, :])
-        acc = tl.dot(p.to(tl.float16), v, acc)
-        m_i = m_ij
-    acc = acc / l_i[:, None]
-    tl.store(O + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], acc.to(tl.float16))
-
-
 def compile_triton(causal):
     names = attn_fwd.arg_names
-    sig = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "O": "*fp16", "seq": "i32", "scale_log2": "fp32",
+    sig = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "O": "*fp16", "seq": "i32", "qk_scale": "fp32",
            "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "HEAD_DIM": "constexpr", "CAUSAL": "constexpr"}
     consts = {"BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "HEAD_DIM": HEAD_DIM, "CAUSAL": causal}
     attrs = {(names.index(n),): [["tt.divisibility", 16]] for n in ("Q", "K", "V", "O", "seq")}

@@ -4,7 +4,8 @@
 #     cargo xtask gpu        # target/ptx/kernels.ptx, target/release/{gpu-bench,gemm-bench}
 # then, on the device machine from the repository root (carry target/ptx and the two binaries):
 #     bash scripts/device_check.sh [OUT_DIR]
-# (STEPS="rows gemm" runs only the steps named: rows, rows-memcheck, rows-racecheck, gemm, table.)
+# (STEPS="rows gemm" runs only the steps named: rows, rows-memcheck, rows-racecheck, attention,
+# attention-memcheck, attention-racecheck, gemm, table.)
 # Each step has its own time limit so that one slow step cannot eat the others; each step's log
 # goes to OUT_DIR (default: $OUT, else target/device), the summary lines to stdout.
 set -u
@@ -29,6 +30,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 step rows 120 python3 scripts/rows_gpu_bench.py "$ptx"
 step rows-memcheck 60 compute-sanitizer --tool memcheck python3 scripts/rows_gpu_bench.py "$ptx" --sanitize
 step rows-racecheck 60 compute-sanitizer --tool racecheck python3 scripts/rows_gpu_bench.py "$ptx" --sanitize
+# Flash attention next to Triton's tutorial loop and torch's SDPA, then its sanitizers.
+TAIL=60 step attention 300 python3 scripts/attention_gpu_bench.py "$ptx"
+step attention-memcheck 60 compute-sanitizer --tool memcheck python3 scripts/attention_gpu_bench.py "$ptx" --sanitize
+step attention-racecheck 60 compute-sanitizer --tool racecheck python3 scripts/attention_gpu_bench.py "$ptx" --sanitize
 # The GEMMs: ours (gemm-bench) next to Triton autotuned and cuBLAS, with compute-sanitizer.
 TAIL=60 step gemm 240 python3 scripts/gemm_gpu_bench.py --bench target/release/gemm-bench --ptx "$ptx" --sizes 4096 8192 --sanitize
 # Every kernel of the table (conversions, transposes, clusters), checked against the CPU.

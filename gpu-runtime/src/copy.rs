@@ -93,4 +93,44 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
             src.copy_to_shared(t, i, bytes, smem);
         });
     }
+
+    /// [`AsyncCopy::start`] of a tile that may reach past the tensor's `bounds` (its shape):
+    /// the vectors outside are not read, and zeros are stored in their place (what `cp.async`'s
+    /// zero fill gives, as an ordinary store: visible, as the copies are, after the wait and a
+    /// barrier). Each vector is wholly inside or wholly outside (the bounds, origin and strides
+    /// multiples of the vector), the promise of [`Tile::load_masked_aligned`].
+    #[inline(always)]
+    pub fn start_masked<T: Thread, G: Element, const R: usize>(
+        &self,
+        t: &T,
+        src: &Global<'_, G>,
+        origin: [u32; R],
+        strides: [u32; R],
+        bounds: [u32; R],
+    ) {
+        const {
+            assert!(
+                G::BITS == E::BITS,
+                "AsyncCopy: the tensor's elements are not the store's size"
+            )
+        };
+        let a = &self.access;
+        let (vec, bytes) = (a.vec as usize, a.vec * G::BITS / 8);
+        store_addresses(a, t, |v, smem| {
+            let reg = a.regs[v * vec] as usize;
+            let n = Tile::<L, G, N>::inside(t, reg, vec, origin, bounds);
+            debug_assert!(
+                n == 0 || n == vec,
+                "AsyncCopy::start_masked: a vector of {} elements has {} inside the bounds: the bounds, origin and strides must be multiples of the vector",
+                vec,
+                n
+            );
+            if n == vec {
+                let i = Tile::<L, G, N>::index(t, reg, origin, strides);
+                src.copy_to_shared(t, i, bytes, smem);
+            } else {
+                t.st_shared(smem, bytes, [0; 4]);
+            }
+        });
+    }
 }

@@ -223,7 +223,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// How many of the `v` elements from register `r` on (consecutive along the fast dim) lie
     /// inside `bounds` (a tensor of that shape, the tile at `origin`).
     #[inline(always)]
-    fn inside<T: Thread, const R: usize>(
+    pub(crate) fn inside<T: Thread, const R: usize>(
         t: &T,
         r: usize,
         v: usize,

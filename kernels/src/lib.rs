@@ -17,6 +17,8 @@
 //! * [`attention`]: flash attention forward (FlashAttention-2's loop) on `mma.sync`, the
 //!   online softmax from `Tile`'s reductions and broadcasts, P handed to the next product with
 //!   `Tile::convert`.
+//! * [`attention_hopper`]: the same on Hopper: `cp.async` into `nvmma_shared` tiles, double
+//!   buffered, `wgmma` for both products from shared memory, P stored for the second.
 //! * [`rows`]: row softmax (f32, f16) and layer norm (f16, bf16) from `Tile`'s reductions,
 //!   broadcasts and math, in width classes from 64 to 8,192 columns (`rows::CLASSES`).
 //! * [`subgroup`]: the transposes and a shuffle conversion instantiated for warps of 8, 16, 32
@@ -35,6 +37,8 @@
 pub mod activations;
 #[cfg(not(target_arch = "spirv"))]
 pub mod attention;
+#[cfg(not(target_arch = "spirv"))]
+pub mod attention_hopper;
 #[cfg(not(target_arch = "spirv"))]
 pub mod cluster;
 #[cfg(not(target_arch = "spirv"))]

@@ -1,12 +1,15 @@
-//! The flash attention forward on the simulator against softmax attention in f64, f16 and bf16,
-//! with and without the causal mask, sequences a multiple of the 64-row block and not (the last
-//! block's rows and keys masked). Tolerance: 2 units in the last place of the format at 1.
+//! The flash attention forwards (Ampere's and Hopper's) on the simulator against softmax
+//! attention in f64, f16 and bf16, with and without the causal mask, sequences a multiple of the
+//! query block and not (the last block's rows and keys masked). Tolerance: 2 units in the last place of the format at 1.
 //! P is rounded to the input format before `P · V` (as FlashAttention and Triton's tutorial
 //! do), which moves each output by at most one unit times max |v| = 1; the output's own
 //! rounding adds half a unit; exp2's approximation error (2^-22 relative) is far below both.
 
 use kernels::attention::{
     attention_bf16, attention_f16, attention_grid, ATTN_HEAD_DIM, ATTN_SMEM, ATTN_THREADS,
+};
+use kernels::attention_hopper::{
+    attention_hopper_bf16, attention_hopper_f16, attention_hopper_grid, HATTN_SMEM, HATTN_THREADS,
 };
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::sim::{launch, HostMemory, Launch, SimThread};
@@ -18,7 +21,36 @@ use common::random;
 /// `(t, q, k, v, o, seq, scale_log2, causal)`.
 type Kernel = dyn Fn(&SimThread, [&HostMemory; 4], u32, f32, u32) + Sync;
 
-fn check<E: MmaInput>(name: &str, ulp: f64, kernel: &Kernel, heads: u32, seq: u32, causal: bool) {
+/// Which kernel: its launch for `heads` and `seq`.
+#[derive(Clone, Copy)]
+enum Arch {
+    Ampere,
+    Hopper,
+}
+
+impl Arch {
+    fn launch(self, heads: u32, seq: u32) -> Launch {
+        match self {
+            Arch::Ampere => {
+                Launch::dims(attention_grid(heads, seq), [ATTN_THREADS, 1, 1], ATTN_SMEM)
+            }
+            Arch::Hopper => Launch::dims(
+                attention_hopper_grid(heads, seq),
+                [HATTN_THREADS, 1, 1],
+                HATTN_SMEM,
+            ),
+        }
+    }
+}
+
+fn check<E: MmaInput>(
+    (name, arch): (&str, Arch),
+    ulp: f64,
+    kernel: &Kernel,
+    heads: u32,
+    seq: u32,
+    causal: bool,
+) {
     let d = ATTN_HEAD_DIM as usize;
     let n = heads as usize * seq as usize * d;
     let input = |seed| -> Vec<u64> {
@@ -33,8 +65,7 @@ fn check<E: MmaInput>(name: &str, ulp: f64, kernel: &Kernel, heads: u32, seq: u3
     let go = HostMemory::new((0..n).map(|_| 0xffff)); // poisoned (a NaN in both formats)
     let scale = 1.0 / (d as f64).sqrt();
     let scale_log2 = (std::f64::consts::LOG2_E * scale) as f32;
-    let l = Launch::dims(attention_grid(heads, seq), [ATTN_THREADS, 1, 1], ATTN_SMEM);
-    launch(l, |t| {
+    launch(arch.launch(heads, seq), |t| {
         kernel(t, [&gq, &gk, &gv, &go], seq, scale_log2, causal as u32)
     })
     .expect("simulator");
@@ -94,11 +125,11 @@ fn attention_f16_on_the_simulator() {
             causal,
         )
     };
-    check::<F16>("f16", 1.0 / 1024.0, &f16, 2, 128, false);
-    check::<F16>("f16", 1.0 / 1024.0, &f16, 1, 192, true);
+    check::<F16>(("f16", Arch::Ampere), 1.0 / 1024.0, &f16, 2, 128, false);
+    check::<F16>(("f16", Arch::Ampere), 1.0 / 1024.0, &f16, 1, 192, true);
     // Sequences that end inside a block: masked query rows and keys.
-    check::<F16>("f16", 1.0 / 1024.0, &f16, 2, 100, false);
-    check::<F16>("f16", 1.0 / 1024.0, &f16, 2, 77, true);
+    check::<F16>(("f16", Arch::Ampere), 1.0 / 1024.0, &f16, 2, 100, false);
+    check::<F16>(("f16", Arch::Ampere), 1.0 / 1024.0, &f16, 2, 77, true);
 }
 
 #[test]
@@ -115,7 +146,48 @@ fn attention_bf16_on_the_simulator() {
             causal,
         )
     };
-    check::<Bf16>("bf16", 1.0 / 128.0, &bf16, 1, 128, true);
-    check::<Bf16>("bf16", 1.0 / 128.0, &bf16, 2, 64, false);
-    check::<Bf16>("bf16", 1.0 / 128.0, &bf16, 1, 45, false);
+    check::<Bf16>(("bf16", Arch::Ampere), 1.0 / 128.0, &bf16, 1, 128, true);
+    check::<Bf16>(("bf16", Arch::Ampere), 1.0 / 128.0, &bf16, 2, 64, false);
+    check::<Bf16>(("bf16", Arch::Ampere), 1.0 / 128.0, &bf16, 1, 45, false);
+}
+
+#[test]
+fn attention_hopper_f16_on_the_simulator() {
+    let f16 = |t: &SimThread, [q, k, v, o]: [&HostMemory; 4], seq, sc, causal| {
+        attention_hopper_f16(
+            t,
+            q.global(),
+            k.global(),
+            v.global(),
+            o.global_mut(),
+            seq,
+            sc,
+            causal,
+        )
+    };
+    let hopper = ("hopper f16", Arch::Hopper);
+    check::<F16>(hopper, 1.0 / 1024.0, &f16, 2, 128, false);
+    check::<F16>(hopper, 1.0 / 1024.0, &f16, 1, 256, true);
+    // Sequences that end inside a block: masked query rows and keys (zeros copied).
+    check::<F16>(hopper, 1.0 / 1024.0, &f16, 1, 200, false);
+    check::<F16>(hopper, 1.0 / 1024.0, &f16, 2, 77, true);
+}
+
+#[test]
+fn attention_hopper_bf16_on_the_simulator() {
+    let bf16 = |t: &SimThread, [q, k, v, o]: [&HostMemory; 4], seq, sc, causal| {
+        attention_hopper_bf16(
+            t,
+            q.global(),
+            k.global(),
+            v.global(),
+            o.global_mut(),
+            seq,
+            sc,
+            causal,
+        )
+    };
+    let hopper = ("hopper bf16", Arch::Hopper);
+    check::<Bf16>(hopper, 1.0 / 128.0, &bf16, 1, 192, true);
+    check::<Bf16>(hopper, 1.0 / 128.0, &bf16, 1, 45, false);
 }

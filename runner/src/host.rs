@@ -129,6 +129,47 @@ pub fn row_class_json(c: &kernels::rows::RowClass) -> String {
     )
 }
 
+/// The flash attention kernels' tiles, launches and entry points as a JSON object on one line
+/// (`{"ampere": {..}, "hopper": {..}}`): what `gpu-bench --attention` prints and
+/// `scripts/attention_gpu_bench.py` reads (each grid is `[seq.div_ceil(block_m), heads, 1]`).
+pub fn attention_json() -> String {
+    use kernels::{attention as a, attention_hopper as h};
+    let one = |[m, n, d, threads, shared]: [u32; 5], [f16, bf16]: [&str; 2]| {
+        format!(
+            "{{\"block_m\": {}, \"block_n\": {}, \"head_dim\": {}, \"threads\": {}, \
+             \"shared_bytes\": {}, \"f16\": {}, \"bf16\": {}}}",
+            m,
+            n,
+            d,
+            threads,
+            shared,
+            json_str(f16),
+            json_str(bf16)
+        )
+    };
+    let ampere = one(
+        [
+            a::ATTN_BLOCK_M,
+            a::ATTN_BLOCK_N,
+            a::ATTN_HEAD_DIM,
+            a::ATTN_THREADS,
+            a::ATTN_SMEM,
+        ],
+        [a::ATTENTION_F16.name, a::ATTENTION_BF16.name],
+    );
+    let hopper = one(
+        [
+            h::HATTN_BLOCK_M,
+            h::HATTN_BLOCK_N,
+            h::HATTN_HEAD_DIM,
+            h::HATTN_THREADS,
+            h::HATTN_SMEM,
+        ],
+        [h::ATTENTION_HOPPER_F16.name, h::ATTENTION_HOPPER_BF16.name],
+    );
+    format!("{{\"ampere\": {}, \"hopper\": {}}}", ampere, hopper)
+}
+
 /// One kernel of the table as a JSON object on one line, with its launch for `n x n` elements:
 /// what `gpu-bench --list N` prints and `scripts/gpu_bench.py` reads.
 pub fn json_line(k: &Kernel, n: u32) -> String {

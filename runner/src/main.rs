@@ -9,6 +9,9 @@
 //!
 //! `gpu-bench --rows`: the row kernels' width classes (`kernels::rows::CLASSES`) as JSON lines,
 //! each with its launch and entry points (what `scripts/rows_gpu_bench.py` reads).
+//!
+//! `gpu-bench --attention`: flash attention's tile, launch and entry points as one JSON line
+//! (what `scripts/attention_gpu_bench.py` reads).
 
 mod gpu;
 mod host;
@@ -17,7 +20,8 @@ use std::process::ExitCode;
 
 use runner::table::KERNELS;
 
-const USAGE: &str = "usage: gpu-bench [PTX [N]] | gpu-bench --list [N] | gpu-bench --rows
+const USAGE: &str =
+    "usage: gpu-bench [PTX [N]] | gpu-bench --list [N] | gpu-bench --rows | gpu-bench --attention
   PTX  the kernels' PTX (default target/ptx/kernels.ptx, from `cargo xtask ptx`)
   N    problem size: N x N elements (default 16384)";
 
@@ -44,6 +48,10 @@ fn main() -> ExitCode {
         for c in &kernels::rows::CLASSES {
             println!("{}", host::row_class_json(c));
         }
+        return ExitCode::SUCCESS;
+    }
+    if arg(0) == Some("--attention") {
+        println!("{}", host::attention_json());
         return ExitCode::SUCCESS;
     }
     let list = arg(0) == Some("--list");

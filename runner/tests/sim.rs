@@ -245,6 +245,8 @@ fn table_names_are_the_ptx_entries() {
         kernels::activations::SILU_F16.name,
         kernels::attention::ATTENTION_F16.name,
         kernels::attention::ATTENTION_BF16.name,
+        kernels::attention_hopper::ATTENTION_HOPPER_F16.name,
+        kernels::attention_hopper::ATTENTION_HOPPER_BF16.name,
         kernels::gemm::GEMM_F16.name,
         kernels::gemm::GEMM_BF16.name,
         kernels::gemm_pipelined::GEMM_PIPELINED_F16.name,

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Our flash attention forward (kernels/src/attention.rs, `mma.sync`, 64 query rows x 32 keys a
+step, head dim 64) on the GPU next to Triton's tutorial 06 loop (scripts/triton_attention.py;
+the same tile compiled for sm_80 so that it uses `mma.sync` as ours does; the same tile and
+the best of a few larger, software-pipelined ones as Triton compiles them for the H100, with wgmma) and torch's `scaled_dot_product_attention`, in one run.
+
+On the device machine (cupy, torch and triton there):
+    python3 scripts/attention_gpu_bench.py [PTX] [--sanitize]
+PTX from `cargo xtask gpu` here (carry target/ptx and target/release/gpu-bench, whose
+`--attention` gives the tile, launch and entry points). Every kernel is checked on random
+inputs into a poisoned output against a float32 reference (softmax(q kᵀ / 8) v) before it is
+timed; times are the median of 10 CUDA-event timings after 2 warm-ups; TFLOP/s counts the two
+products (4 · heads · seq² · 64, half of it when causal). --sanitize: our kernels once at small,
+masked shapes (for compute-sanitizer).
+"""
+import json
+import math
+import subprocess
+import sys
+
+import cupy as cp
+import numpy as np
+import torch
+import triton
+
+from gpu_timing import events_ms
+from triton_attention import attn_fwd
+
+PTX = next((a for a in sys.argv[1:] if not a.startswith("--")), "target/ptx/kernels.ptx")
+SANITIZE = "--sanitize" in sys.argv
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
+LOG2E = 1.0 / math.log(2.0)
+# (block_m, block_n, warps, stages): the tutorial's own tile choices for Hopper, and ours.
+TRITON_TILES = ((128, 64, 8, 3), (128, 128, 8, 3), (64, 64, 4, 3), (128, 64, 4, 3))
+
+
+def info():
+    out = subprocess.run(["target/release/gpu-bench", "--attention"], check=True,
+                         capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+class Ours:
+    """One of our kernels (`arch`: "ampere" or "hopper"), launched as `gpu-bench --attention`
+    says."""
+
+    def __init__(self, mod, arch):
+        self.info = info()[arch]
+        self.mod = mod
+
+    def call(self, dtype, q, k, v, o, causal):
+        i = self.info
+        heads, seq, d = q.shape
+        assert d == i["head_dim"]
+        f = self.mod.get_function(i[dtype])
+        if i["shared_bytes"] > 48 * 1024:
+            f.max_dynamic_shared_size_bytes = i["shared_bytes"]
+        grid = ((seq + i["block_m"] - 1) // i["block_m"], heads, 1)
+        args = tuple(cp.asarray(t) for t in (q, k, v, o)) + (
+            np.uint32(seq), np.float32(LOG2E / math.sqrt(d)), np.uint32(causal))
+        return lambda: f(grid, (i["threads"],), args, shared_mem=i["shared_bytes"])
+
+
+def triton_call(q, k, v, o, causal, tile):
+    bm, bn, warps, stages = tile
+    heads, seq, d = q.shape
+    grid = (seq // bm, heads)
+    return lambda: attn_fwd[grid](q, k, v, o, seq, LOG2E / math.sqrt(d), BLOCK_M=bm, BLOCK_N=bn,
+                                  HEAD_DIM=d, CAUSAL=causal, num_warps=warps, num_stages=stages)
+
+
+class TritonMmaSync:
+    """Triton's loop at our tile compiled for sm_80 (so with `mma.sync`, as ours), its PTX
+    JIT-compiled by the driver for this GPU: the like-for-like comparison on an H100, where
+    Triton itself would pick wgmma."""
+
+    def __init__(self):
+        from triton.backends.compiler import GPUTarget
+        self.kernels = {}
+        for dtype, ty in (("f16", "*fp16"), ("bf16", "*bf16")):
+            for causal in (False, True):
+                sig = {"Q": ty, "K": ty, "V": ty, "O": ty, "seq": "i32", "qk_scale": "fp32",
+                       "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "HEAD_DIM": "constexpr",
+                       "CAUSAL": "constexpr"}
+                consts = {"BLOCK_M": 64, "BLOCK_N": 32, "HEAD_DIM": 64, "CAUSAL": causal}
+                src = triton.compiler.ASTSource(fn=attn_fwd, signature=sig, constexprs=consts)
+                k = triton.compile(src, target=GPUTarget("cuda", 80, 32),
+                                   options={"num_warps": 4, "num_stages": 1})
+                path = f"/tmp/attn_sm80_{dtype}_{int(causal)}.ptx"
+                open(path, "w").write(k.asm["ptx"])
+                f = cp.RawModule(path=path).get_function(k.metadata.name)
+                self.kernels[dtype, causal] = (f, k.metadata.shared)
+
+    def call(self, dtype, q, k, v, o, causal):
+        f, shared = self.kernels[dtype, causal]
+        heads, seq, d = q.shape
+        null = np.uint64(0)  # Triton's global and profile scratch: none used
+        args = tuple(cp.asarray(t) for t in (q, k, v, o)) + (
+            np.int32(seq), np.float32(LOG2E / math.sqrt(d)), null, null)
+        return lambda: f((seq // 64, heads, 1), (128,), args, shared_mem=shared)
+
+
+def reference(q, k, v, causal):
+    s = (q.float() @ k.float().transpose(1, 2)) / math.sqrt(q.shape[-1])
+    if causal:
+        n = q.shape[1]
+        s.masked_fill_(torch.ones(n, n, device="cuda", dtype=torch.bool).triu(1), float("-inf"))
+    return torch.softmax(s, dim=-1) @ v.float()
+
+
+def max_err(got, want):
+    if not torch.isfinite(got.float()).all():
+        return float("inf")
+    return float((got.float() - want).abs().max())
+
+
+def inputs(dtype, heads, seq):
+    g = lambda: torch.randn(heads, seq, 64, device="cuda").to(DTYPES[dtype])  # noqa: E731
+    return g(), g(), g()
+
+
+def case(ours, sm80, dtype, heads, seq, causal):
+    q, k, v = inputs(dtype, heads, seq)
+    want = reference(q, k, v, causal)
+    rows = []
+    cands = [(name, lambda o, x=x: x.call(dtype, q, k, v, o, causal)) for name, x in ours.items()]
+    if sm80 is not None:
+        cands.append(("triton mma.sync (sm_80 PTX), our tile",
+                      lambda o: sm80.call(dtype, q, k, v, o, causal)))
+    cands.append(("triton, our tile 64x32, 4 warps, 1 stage",
+                  lambda o: triton_call(q, k, v, o, causal, (64, 32, 4, 1))))
+    cands += [(f"triton {bm}x{bn}, {w} warps, {s} stages",
+               lambda o, t=(bm, bn, w, s): triton_call(q, k, v, o, causal, t))
+              for bm, bn, w, s in TRITON_TILES]
+    for name, make in cands:
+        o = torch.full_like(q, float("nan"))
+        try:
+            f = make(o)
+            f()
+            torch.cuda.synchronize()
+        except Exception as e:  # a tile Triton cannot compile here: say so, go on
+            print(f"  {name}: {type(e).__name__}: {str(e)[:120]}")
+            continue
+        rows.append((name, events_ms(torch, f, warm=2, reps=10), max_err(o, want)))
+
+    def sdpa():
+        return torch.nn.functional.scaled_dot_product_attention(q4, k4, v4, is_causal=causal)
+    q4, k4, v4 = q[None], k[None], v[None]  # [batch, heads, seq, dim]: the flash backend's form
+    r = sdpa()[0]
+    rows.append(("torch sdpa", events_ms(torch, sdpa, warm=2, reps=10), max_err(r, want)))
+    return rows
+
+
+def sanitize(ours):
+    for name, x in ours.items():
+        for dtype in DTYPES:
+            for seq, causal in ((100, 0), (77, 1), (256, 1)):
+                q, k, v = inputs(dtype, 2, seq)
+                o = torch.full_like(q, float("nan"))
+                x.call(dtype, q, k, v, o, causal)()
+                torch.cuda.synchronize()
+                err = max_err(o, reference(q, k, v, causal))
+                print(name, dtype, seq, "causal" if causal else "full", err)
+
+
+def main():
+    mod = cp.RawModule(path=PTX)
+    ours = {"ours (mma.sync)": Ours(mod, "ampere"), "ours hopper (wgmma)": Ours(mod, "hopper")}
+    if SANITIZE:
+        return sanitize(ours)
+    try:
+        sm80 = TritonMmaSync()
+    except Exception as e:  # this Triton cannot compile for sm_80 here: the row is left out
+        print(f"Triton for sm_80: {type(e).__name__}: {str(e)[:200]}")
+        sm80 = None
+    print(f"{torch.cuda.get_device_name()}; triton {triton.__version__}; torch {torch.__version__}; "
+          "median of 10 (CUDA events); head dim 64")
+    print(f"{'kernel':44} {'ms':>8} {'TFLOP/s':>8} {'max err':>9}")
+    summary = []
+    for seq, heads in ((1000, 4), (4096, 32), (16384, 8)):
+        for causal in (False, True):
+            for dtype in DTYPES:
+                flops = 4 * heads * seq * seq * 64 / (2 if causal else 1)
+                label = f"{dtype} heads {heads} seq {seq}{' causal' if causal else ''}"
+                print(label)
+                if seq % 128:  # Triton's tutorial loop needs whole blocks: ours alone
+                    q, k, v = inputs(dtype, heads, seq)
+                    for name, x in ours.items():
+                        o = torch.full_like(q, float("nan"))
+                        x.call(dtype, q, k, v, o, causal)()
+                        torch.cuda.synchronize()
+                        err = max_err(o, reference(q, k, v, causal))
+                        print(f"  {name + ', masked tail':42} max err {err:.2e}")
+                    continue
+                rows = case(ours, sm80, dtype, heads, seq, causal)
+                for name, ms, err in rows:
+                    print(f"  {name:42} {ms:8.3f} {flops / ms / 1e9:8.1f} {err:9.2e}")
+                t = {n: ms for n, ms, _ in rows}
+                best = min(ms for n, ms, _ in rows if n.startswith("triton"))
+                am, hp = t["ours (mma.sync)"], t["ours hopper (wgmma)"]
+                summary.append((label, flops / am / 1e9, am / t.get("triton mma.sync (sm_80 PTX), our tile", math.nan),
+                                flops / hp / 1e9, hp / best, hp / t["torch sdpa"]))
+    print(f"\n{'case':34} {'mma.sync TFLOP/s':>16} {'/triton mma.sync':>16} {'wgmma TFLOP/s':>13} "
+          f"{'/triton best':>12} {'/sdpa':>6}  (time ratios)")
+    for label, a, b, c, d, e in summary:
+        print(f"{label:34} {a:16.1f} {b:16.3f} {c:13.1f} {d:12.3f} {e:6.3f}")
+
+
+if __name__ == "__main__":
+    main()
