@@ -244,6 +244,13 @@ pub trait Hopper: Thread {
     /// It runs asynchronously: the operands' shared memory must not change, and `acc` must not
     /// be read, until [`Hopper::wgmma_wait`] says its group is complete.
     fn wgmma(&self, op: WgmmaOp, a: u64, b: u64, acc: &mut [f32], accumulate: bool);
+    /// [`Hopper::wgmma`] with A from registers: each warp `w % 4` of the warpgroup gives rows
+    /// `16 (w % 4)..+16` of A's 64x16 in `a`, as `mma.m16n8k16`'s A fragment (lane `4g + t`:
+    /// rows `g`, `g + 8`, columns `2t`, `2t + 1`, `+8`; see [`Thread::mma_m16n8k16`]);
+    /// `op.a_mn_major` is false. The registers of `a` must not change until the group completes.
+    ///
+    /// [`Thread::mma_m16n8k16`]: crate::Thread::mma_m16n8k16
+    fn wgmma_rs(&self, op: WgmmaOp, a: [u32; 4], b: u64, acc: &mut [f32], accumulate: bool);
     /// Keep the compiler's accesses to accumulators `acc` on their side of this point: after a
     /// [`Hopper::wgmma_wait`], so that no read of `acc` moves before the wait (the registers
     /// are the compiler's to schedule; only the wait says when the tensor cores wrote them).

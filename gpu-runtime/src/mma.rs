@@ -178,7 +178,7 @@ pub(crate) const fn message<const N: usize>(parts: &[&str]) -> StrWriter<[u8; N]
 
 /// Registers `r` and `r + 1` packed into one word, `r` in the low half.
 #[inline(always)]
-fn pair<E: Element, const N: usize>(v: &[E; N], r: usize) -> u32 {
+pub(crate) fn pair<E: Element, const N: usize>(v: &[E; N], r: usize) -> u32 {
     (v[r].to_bits() as u32 & 0xffff) | ((v[r + 1].to_bits() as u32) << 16)
 }
 
@@ -261,7 +261,7 @@ pub(crate) const fn reg_coord(d: &InDim, r: u32) -> [u32; 2] {
 }
 
 /// The first register of `d`'s fragment (`regs` registers each) at `origin`, if any.
-const fn fragment_at(d: &InDim, regs: u32, origin: [u32; 2]) -> Option<u16> {
+pub(crate) const fn fragment_at(d: &InDim, regs: u32, origin: [u32; 2]) -> Option<u16> {
     let mut g = 0;
     while g * regs < d.size {
         let c = reg_coord(d, g * regs);
@@ -290,6 +290,31 @@ const fn parts(dims: &[InDim]) -> Option<Dims> {
         }
         _ => None,
     }
+}
+
+/// A's register dim, if A (in-dims `a`) holds `mma.m16n8k16`'s A fragments (8 registers each)
+/// in every warp, each warp at the rows warp dim `warps` gives it: what a wgmma with A from
+/// registers reads too (a warpgroup's warps each give 16 rows).
+pub(crate) const fn a_fragments(a: &[InDim], warps: &InDim) -> Option<InDim> {
+    let (ar, al, aw) = match parts(a) {
+        Some(p) => p,
+        None => return None,
+    };
+    if !starts_with(&ar, &REGS_A) || al.size != 32 || !starts_with(&al, &LANES_AC) {
+        return None;
+    }
+    if aw.size != warps.size {
+        return None;
+    }
+    let mut bit = 0;
+    while (1u32 << bit) < aw.size {
+        let (x, z) = (basis(&aw, bit), basis(warps, bit));
+        if x[0] != z[0] || x[1] != 0 || z[1] != 0 {
+            return None;
+        }
+        bit += 1;
+    }
+    Some(ar)
 }
 
 /// The instruction steps of `C += A · B` from the in-dims and shapes of A, B and C, or the

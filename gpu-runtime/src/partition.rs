@@ -142,6 +142,10 @@ impl<T: Hopper> Hopper for Partition<'_, T> {
         self.t.wgmma(op, a, b, acc, accumulate)
     }
     #[inline(always)]
+    fn wgmma_rs(&self, op: WgmmaOp, a: [u32; 4], b: u64, acc: &mut [f32], accumulate: bool) {
+        self.t.wgmma_rs(op, a, b, acc, accumulate)
+    }
+    #[inline(always)]
     fn wgmma_fence_operand(&self, acc: &mut [f32]) {
         self.t.wgmma_fence_operand(acc)
     }

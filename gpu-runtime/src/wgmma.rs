@@ -1,6 +1,8 @@
 //! Warpgroup MMAs over typed tiles: `acc += A · B` with `A` and `B` shared layouts (Triton's
 //! `nvmma_shared`) and `acc` a thread's registers of an `nvidia_mma` v3 accumulator, by
-//! `wgmma.mma_async.m64nNk16` (f16 or bf16 in, f32 accumulate). [`Wgmma::new`] checks at
+//! `wgmma.mma_async.m64nNk16` (f16 or bf16 in, f32 accumulate); or with `A` a distributed layout
+//! whose warps hold `mma.m16n8k16`'s A fragments (Triton's `dot_op(opIdx = 0, parent = C,
+//! kWidth = 2)`: wgmma's A from registers, [`Wgmma::run_registers`]). [`Wgmma::new`] checks at
 //! compile time that the accumulator is wgmma's fragment (warpgroups of 4 warps over 64 rows,
 //! `instrShape = [16, N, 16]`) and that A and B are tiles the tensor cores read through a
 //! descriptor, and derives every instruction's descriptors (start, leading and stride byte
@@ -13,7 +15,7 @@ use const_format::StrWriter;
 
 use crate::hopper::{operand_address, Descriptor, Hopper, WgmmaOp};
 use crate::layout::{InDim, Layout, Registers};
-use crate::mma::{basis, reg_coord as coord, MmaInput};
+use crate::mma::{a_fragments, basis, fragment_at, pair, reg_coord as coord, MmaInput};
 use crate::nvmma::NvmmaTile;
 
 /// The most instructions one [`Wgmma::run`] issues (what `unroll!` writes out), and
@@ -27,7 +29,8 @@ const MAX_GROUPS: usize = 4;
 pub struct WgmmaStep {
     /// First of `N / 2` accumulator registers.
     pub acc: u16,
-    /// A's descriptor, start relative to A's tile.
+    /// A's descriptor, start relative to A's tile; or, with A in registers, the first of its
+    /// fragment's 8 registers.
     pub a: u64,
     /// B's descriptor, start relative to B's tile.
     pub b: u64,
@@ -47,6 +50,8 @@ pub struct WgmmaPlan {
     pub mn_major: [bool; 2],
     /// Byte offsets of each warpgroup's A and B starts from warpgroup 0's.
     pub group_offsets: [[u32; 2]; MAX_GROUPS],
+    /// A is registers ([`Wgmma::run_registers`]), not a shared tile.
+    pub a_registers: bool,
 }
 
 /// `acc += A · B` for shared tiles `A` (M x K) and `B` (K x N) and accumulator `C` (M x N) of
@@ -108,6 +113,12 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
     where
         C: Registers<NC>,
     {
+        const {
+            assert!(
+                !Self::PLAN.a_registers,
+                "Wgmma::run: A is a distributed layout (registers): call run_registers"
+            )
+        };
         let p = &Self::PLAN;
         let op = WgmmaOp {
             kind: E::KIND,
@@ -138,13 +149,56 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
         });
         t.wgmma_commit();
     }
+
+    /// `acc += A · B` with A this thread's registers of a distributed layout (wgmma's A from
+    /// registers) and B's tile at shared byte `b`: as [`Wgmma::run`], and `a` must not change
+    /// until the group completes.
+    #[inline(always)]
+    pub fn run_registers<T: Hopper, const NA: usize, const NC: usize>(
+        &self,
+        t: &T,
+        a: &[E; NA],
+        b: u32,
+        acc: &mut [f32; NC],
+    ) where
+        A: Registers<NA>,
+        C: Registers<NC>,
+    {
+        const {
+            assert!(
+                Self::PLAN.a_registers,
+                "Wgmma::run_registers: A is a shared tile: call run"
+            )
+        };
+        let p = &Self::PLAN;
+        let op = WgmmaOp {
+            kind: E::KIND,
+            a_mn_major: false,
+            b_mn_major: p.mn_major[1],
+        };
+        let base_b = (t.shared_base() + b) >> 4;
+        let at = |d: u64| (d & !0xffff_ffff) | ((d as u32).wrapping_add(base_b) as u64);
+        t.wgmma_fence();
+        crate::unroll!(p.len, |i| {
+            let s = p.steps[i];
+            let (r, ra) = (s.acc as usize, s.a as usize);
+            let wa = [
+                pair(a, ra),
+                pair(a, ra + 2),
+                pair(a, ra + 4),
+                pair(a, ra + 6),
+            ];
+            t.wgmma_rs(op, wa, at(s.b), &mut acc[r..r + p.regs], true);
+        });
+        t.wgmma_commit();
+    }
 }
 
 /// Why the layouts do not fit.
 const REASONS: [&str; 6] = [
     "C is not a rank-2 distributed layout of whole warpgroups",
     "C is not a wgmma accumulator (lanes and first registers as m64nNk16's, warps 0-3 stacked over 64 rows, N 64, 128 or 256)",
-    "A is not a tile the tensor cores read (an nvmma_shared tile of shape [M, K]: rows of 32, 64 or 128 bytes, 8-row aligned)",
+    "A is not a tile the tensor cores read (an nvmma_shared tile of shape [M, K]: rows of 32, 64 or 128 bytes, 8-row aligned) nor registers holding wgmma's A fragments (dot_op(opIdx = 0, parent = C, kWidth = 2))",
     "B is not a tile the tensor cores read (an nvmma_shared tile of shape [K, N]: rows of 32, 64 or 128 bytes, 8-row aligned)",
     "the shapes do not chain: A must be [M, K], B [K, N] and C [M, N], with the same M, N and K, K a multiple of 16",
     "some instruction's operands are not where one descriptor reads them (or there are more than 128 instructions)",
@@ -259,6 +313,15 @@ const fn plan<E: MmaInput>(
         Err(e) => return Err(e),
     };
     let eb = E::BITS / 8;
+    if let Some(ar) = a_fragments(a, &cw) {
+        return match NvmmaTile::of(b, sb, eb) {
+            Some(tb) if sa[0] == sc[0] && sb[1] == sc[1] && sa[1] == sb[0] => {
+                plan_registers(&ar, &tb, &cr, n, sa[1])
+            }
+            Some(_) => Err(4),
+            None => Err(3),
+        };
+    }
     let (ta, tb) = match (NvmmaTile::of(a, sa, eb), NvmmaTile::of(b, sb, eb)) {
         (Some(x), Some(y)) => (x, y),
         (None, _) => return Err(2),
@@ -274,6 +337,7 @@ const fn plan<E: MmaInput>(
         regs: regs as usize,
         mn_major: [ta.contiguous == 0, tb.contiguous == 1],
         group_offsets: [[0, 0]; MAX_GROUPS],
+        a_registers: false,
     };
     let mut blk = 0;
     while blk * regs < cr.size {
@@ -301,6 +365,51 @@ const fn plan<E: MmaInput>(
     match groups(&p, &ta, &tb, &cw, n) {
         Some(g) => p.group_offsets = g,
         None => return Err(5),
+    }
+    Ok(p)
+}
+
+/// The instructions of `C += A · B` with A's fragments in registers `ar` (every warpgroup at
+/// its own rows: B's start is the same for all), or the index in [`REASONS`] of why not.
+const fn plan_registers(
+    ar: &InDim,
+    tb: &NvmmaTile,
+    cr: &InDim,
+    n: u32,
+    k: u32,
+) -> Result<WgmmaPlan, usize> {
+    let regs = n / 2;
+    let mut p = WgmmaPlan {
+        steps: [WgmmaStep { acc: 0, a: 0, b: 0 }; MAX_STEPS],
+        len: 0,
+        regs: regs as usize,
+        mn_major: [false, tb.contiguous == 1],
+        group_offsets: [[0, 0]; MAX_GROUPS],
+        a_registers: true,
+    };
+    if !k.is_multiple_of(16) {
+        return Err(4);
+    }
+    let mut blk = 0;
+    while blk * regs < cr.size {
+        let o = coord(cr, blk * regs);
+        let mut k0 = 0;
+        while k0 < k {
+            let db = descriptor(tb, 1, [k0, o[1]], n, p.len == 0);
+            match (fragment_at(ar, 8, [o[0], k0]), db) {
+                (Some(ra), Some(db)) if p.len < MAX_STEPS => {
+                    p.steps[p.len] = WgmmaStep {
+                        acc: (blk * regs) as u16,
+                        a: ra as u64,
+                        b: db,
+                    };
+                    p.len += 1;
+                }
+                _ => return Err(5),
+            }
+            k0 += 16;
+        }
+        blk += 1;
     }
     Ok(p)
 }

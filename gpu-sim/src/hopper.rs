@@ -28,7 +28,7 @@ use gpu_runtime::hopper::{
     accumulator_coord, operand_address, Descriptor, Hopper, Swizzle, TensorMap, WgmmaOp,
 };
 use gpu_runtime::mma::{widen, MmaKind};
-use gpu_runtime::Element;
+use gpu_runtime::{Element, Thread};
 
 use crate::issue::IssueKind;
 use crate::order::races;
@@ -414,6 +414,125 @@ impl SimThread<'_> {
     }
 }
 
+/// Where a wgmma's A is: a descriptor of shared memory, or this lane's two rows of 16 (rows
+/// `g` and `g + 8` of its warp's 16), gathered from the warp's registers.
+enum OperandA {
+    Shared(u64),
+    Registers([[f32; 16]; 2]),
+}
+
+impl SimThread<'_> {
+    /// A wgmma of either form: A's rows of this lane already gathered, or in shared memory.
+    fn wgmma_from(&self, op: WgmmaOp, a: OperandA, b: u64, acc: &mut [f32], accumulate: bool) {
+        let n = 2 * acc.len() as u32;
+        if self.warp_size != 32 || n == 0 || !n.is_multiple_of(8) || n > 256 {
+            return self.fail(
+                IssueKind::Wgmma,
+                format!(
+                    "wgmma m64n{}k16 needs 32-lane warps and N a multiple of 8 up to 256",
+                    n
+                ),
+            );
+        }
+        let a_bits = match a {
+            OperandA::Shared(d) => d,
+            OperandA::Registers(_) => u64::MAX,
+        };
+        if !self.same_as_warpgroup(WgmmaIssue {
+            n,
+            a: a_bits,
+            b,
+            accumulate,
+            tid: self.tid(),
+        }) || !self.wgmma_fenced()
+        {
+            return;
+        }
+        if !self.accumulators_untouched(acc) {
+            return;
+        }
+        let db = Descriptor::decode(b);
+        let (w, lane) = (self.warp % 4, self.lane);
+        let Ok(mut mem) = self.state.shared.lock() else {
+            return;
+        };
+        let (mut span_a, mut span_b, mut problem) = ((u32::MAX, 0), (u32::MAX, 0), None);
+        let (mut rows, da) = match a {
+            OperandA::Registers(rows) => (rows, None),
+            OperandA::Shared(d) => ([[0f32; 16]; 2], Some(Descriptor::decode(d))),
+        };
+        for (h, row) in rows.iter_mut().enumerate().filter(|_| da.is_some()) {
+            for (k, x) in row.iter_mut().enumerate() {
+                let m = 16 * w + lane / 4 + 8 * h as u32;
+                *x = self.operand(
+                    &mut mem,
+                    da.unwrap_or(db),
+                    op.a_mn_major,
+                    op.kind,
+                    m,
+                    k as u32,
+                    &mut span_a,
+                    &mut problem,
+                );
+            }
+        }
+        let mut cols = std::vec![[0f32; 16]; (n / 4) as usize];
+        for (i, col) in cols.iter_mut().enumerate() {
+            let c = 8 * (i as u32 / 2) + 2 * (lane % 4) + i as u32 % 2;
+            for (k, x) in col.iter_mut().enumerate() {
+                *x = self.operand(
+                    &mut mem,
+                    db,
+                    op.b_mn_major,
+                    op.kind,
+                    c,
+                    k as u32,
+                    &mut span_b,
+                    &mut problem,
+                );
+            }
+        }
+        drop(mem);
+        for (r, x) in acc.iter_mut().enumerate() {
+            let (row, col) = accumulator_coord(w, lane, r as u32);
+            let (ra, cb) = (
+                &rows[((row % 16) / 8) as usize],
+                &cols[(2 * (col / 8) + col % 2) as usize],
+            );
+            let sum = (0..16).fold(0f32, |s, k| s + ra[k] * cb[k]);
+            *x = sum + if accumulate { *x } else { 0.0 };
+        }
+        self.accumulators_in_flight(acc);
+        if let Ok(mut reads) = self.state.hopper.wgmma_reads.lock() {
+            let (tid, group) = (self.tid(), self.hopper.commits.get());
+            for (lo, hi) in [span_a, span_b].into_iter().filter(|s| s.0 <= s.1) {
+                // One entry per thread, group and range of bytes: a group's wgmmas read
+                // overlapping spans.
+                let same = |r: &&mut WgmmaRead| {
+                    r.tid == tid
+                        && r.group == group
+                        && r.retired.is_none()
+                        && r.lo <= hi
+                        && lo <= r.hi
+                };
+                match reads.iter_mut().rev().find(same) {
+                    Some(r) => (r.lo, r.hi) = (r.lo.min(lo), r.hi.max(hi)),
+                    None => reads.push(WgmmaRead {
+                        tid,
+                        group,
+                        lo,
+                        hi,
+                        retired: None,
+                    }),
+                }
+            }
+        }
+        if let Some((kind, p)) = problem {
+            self.report(kind, p);
+        }
+    }
+}
+
 impl Hopper for SimThread<'_> {
     fn shared_base(&self) -> u32 {
         SHARED_BASE
@@ -629,105 +748,30 @@ impl Hopper for SimThread<'_> {
     }
 
     fn wgmma(&self, op: WgmmaOp, a: u64, b: u64, acc: &mut [f32], accumulate: bool) {
-        let n = 2 * acc.len() as u32;
-        if self.warp_size != 32 || n == 0 || !n.is_multiple_of(8) || n > 256 {
+        self.wgmma_from(op, OperandA::Shared(a), b, acc, accumulate)
+    }
+
+    fn wgmma_rs(&self, op: WgmmaOp, a: [u32; 4], b: u64, acc: &mut [f32], accumulate: bool) {
+        if op.a_mn_major {
             return self.fail(
                 IssueKind::Wgmma,
-                format!(
-                    "wgmma m64n{}k16 needs 32-lane warps and N a multiple of 8 up to 256",
-                    n
-                ),
+                "a wgmma with A from registers has no transposed A".into(),
             );
         }
-        if !self.same_as_warpgroup(WgmmaIssue {
-            n,
-            a,
-            b,
-            accumulate,
-            tid: self.tid(),
-        }) || !self.wgmma_fenced()
-        {
-            return;
-        }
-        if !self.accumulators_untouched(acc) {
-            return;
-        }
-        let (da, db) = (Descriptor::decode(a), Descriptor::decode(b));
-        let (w, lane) = (self.warp % 4, self.lane);
-        let Ok(mut mem) = self.state.shared.lock() else {
-            return;
-        };
-        let (mut span_a, mut span_b, mut problem) = ((u32::MAX, 0), (u32::MAX, 0), None);
+        // This lane's rows of A from its warp's fragments (word 2 (k / 8) + h holds row
+        // g + 8 h at lane 4 g + (k % 8) / 2), gathered first: every lane shuffles alike.
+        let g = self.lane / 4;
         let mut rows = [[0f32; 16]; 2];
-        for (h, row) in rows.iter_mut().enumerate() {
-            for (k, x) in row.iter_mut().enumerate() {
-                let m = 16 * w + lane / 4 + 8 * h as u32;
-                *x = self.operand(
-                    &mut mem,
-                    da,
-                    op.a_mn_major,
-                    op.kind,
-                    m,
-                    k as u32,
-                    &mut span_a,
-                    &mut problem,
-                );
-            }
-        }
-        let mut cols = std::vec![[0f32; 16]; (n / 4) as usize];
-        for (i, col) in cols.iter_mut().enumerate() {
-            let c = 8 * (i as u32 / 2) + 2 * (lane % 4) + i as u32 % 2;
-            for (k, x) in col.iter_mut().enumerate() {
-                *x = self.operand(
-                    &mut mem,
-                    db,
-                    op.b_mn_major,
-                    op.kind,
-                    c,
-                    k as u32,
-                    &mut span_b,
-                    &mut problem,
-                );
-            }
-        }
-        drop(mem);
-        for (r, x) in acc.iter_mut().enumerate() {
-            let (row, col) = accumulator_coord(w, lane, r as u32);
-            let (ra, cb) = (
-                &rows[((row % 16) / 8) as usize],
-                &cols[(2 * (col / 8) + col % 2) as usize],
-            );
-            let sum = (0..16).fold(0f32, |s, k| s + ra[k] * cb[k]);
-            *x = sum + if accumulate { *x } else { 0.0 };
-        }
-        self.accumulators_in_flight(acc);
-        if let Ok(mut reads) = self.state.hopper.wgmma_reads.lock() {
-            let (tid, group) = (self.tid(), self.hopper.commits.get());
-            for (lo, hi) in [span_a, span_b] {
-                // One entry per thread, group and range of bytes: a group's wgmmas read
-                // overlapping spans.
-                let same = |r: &&mut WgmmaRead| {
-                    r.tid == tid
-                        && r.group == group
-                        && r.retired.is_none()
-                        && r.lo <= hi
-                        && lo <= r.hi
-                };
-                match reads.iter_mut().rev().find(same) {
-                    Some(r) => (r.lo, r.hi) = (r.lo.min(lo), r.hi.max(hi)),
-                    None => reads.push(WgmmaRead {
-                        tid,
-                        group,
-                        lo,
-                        hi,
-                        retired: None,
-                    }),
+        for (w, &word) in a.iter().enumerate() {
+            for src in 0..4 {
+                let v = self.shfl_idx(word, 4 * g + src);
+                for half in 0..2 {
+                    let k = 8 * (w / 2) + 2 * src as usize + half;
+                    rows[w % 2][k] = widen(op.kind, (v >> (16 * half)) as u16);
                 }
             }
         }
-        if let Some((kind, p)) = problem {
-            self.report(kind, p);
-        }
+        self.wgmma_from(op, OperandA::Registers(rows), b, acc, accumulate)
     }
 
     fn wgmma_commit(&self) {

@@ -8,22 +8,22 @@
 //! flight, one CTA barrier a step. Each warpgroup computes its 64 rows of `S = Q · Kᵀ` with
 //! `wgmma` from shared memory into an `nvidia_mma` v3 accumulator, runs the online softmax
 //! on those registers as `Tile` reductions and broadcasts (within each quad of lanes, as on
-//! Ampere), stores `P` rounded to the input format into its own rows of an `nvmma_shared`
-//! tile (fenced for the tensor cores, a barrier of the warpgroup's 128 threads), and adds
-//! `P · V` with a second wgmma. Triton keeps P in registers (wgmma's A from registers), which
-//! saves the store and the warpgroup barrier; this kernel's [`Wgmma`] reads both operands from
-//! shared memory.
+//! Ampere), and adds `P · V` with a second wgmma whose A is `P` rounded to the input format,
+//! in registers: the accumulator's registers are wgmma's A fragments ([`Tile::convert`] plans
+//! it in a const: no instruction), as Triton keeps P.
 //!
 //! `q`, `k`, `v` and `o` are `[heads, seq, 64]` row-major, `seq` any length;
 //! `scale_log2 = log2(e) / sqrt(64)`; with `causal`, query `i` attends to keys `j <= i`.
 //!
 //! [`attention`]: crate::attention
 
-use crate::gemm::{bits, max};
+use crate::gemm::max;
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::math;
+use linear_layouts::planned::Planned;
 use linear_layouts::runtime::mma::MmaInput;
+use linear_layouts::runtime::Strategy;
 use linear_layouts::{
     convert, layout, AsyncCopy, Bf16, Global, GlobalMut, Hopper, SharedWindow, Thread, Tile, Wgmma,
     F16,
@@ -35,11 +35,13 @@ layout! {
     pub HAttnS = nvidia_mma(versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]) for [128, 64];
     /// `O`: 128 query rows x 64, the same accumulator layout.
     pub HAttnO = nvidia_mma(versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]) for [128, 64];
+    /// P as operand A of `P · V` from registers: each warp's 16 rows as `mma.m16n8k16`'s A.
+    pub HAttnP = dot_op(opIdx = 0, parent = HAttnO, kWidth = 2) for [128, 64];
     /// One statistic per query row, as `S`'s rows hold them.
     pub HAttnRow = slice(dim = 1, parent = HAttnS) for [128];
     /// The same per row of `O`.
     pub HAttnRowO = slice(dim = 1, parent = HAttnO) for [128];
-    /// Q, and P, as wgmma's operand A: rows of 64 halves (128 bytes), swizzled.
+    /// Q as wgmma's operand A: rows of 64 halves (128 bytes), swizzled.
     pub HAttnQSmem = nvmma_shared(swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16) for [128, 64];
     /// Kᵀ (head dim x keys) as operand B: each key's 64 halves contiguous (K-major).
     pub HAttnKtSmem = nvmma_shared(swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16) for [64, 64];
@@ -56,6 +58,7 @@ layout! {
 const NO: usize = HAttnO::ELEMENTS_PER_THREAD as usize;
 const NS: usize = HAttnS::ELEMENTS_PER_THREAD as usize;
 const NR: usize = HAttnRow::ELEMENTS_PER_THREAD as usize;
+const NP: usize = HAttnP::ELEMENTS_PER_THREAD as usize;
 const NL: usize = HAttnRows::ELEMENTS_PER_THREAD as usize;
 const NKL: usize = HAttnKtLoad::ELEMENTS_PER_THREAD as usize;
 const NVL: usize = HAttnVLoad::ELEMENTS_PER_THREAD as usize;
@@ -77,16 +80,21 @@ pub const HATTN_HEAD_DIM: u32 = 64;
 /// Threads per CTA: two warpgroups.
 pub const HATTN_THREADS: u32 = HAttnS::THREADS;
 
+// P leaves the accumulator as wgmma's A from registers without moving: the const planner says so.
+const _: () = assert!(matches!(
+    Planned::<HAttnS, HAttnP, u16>::COST.strategy,
+    Strategy::Nothing | Strategy::Registers
+));
+
 /// Shared memory, in bytes from the first 1024-byte boundary of the window (the swizzle
-/// pattern's): Q's tile, then two stages of Kᵀ and V, then P's tile.
+/// pattern's): Q's tile, then two stages of Kᵀ and V.
 const Q_BYTES: u32 = COPY_Q.shared_bytes();
 const KT_BYTES: u32 = COPY_KT.shared_bytes();
 const STAGE_BYTES: u32 = KT_BYTES + COPY_V.shared_bytes();
-const P_AT: u32 = Q_BYTES + 2 * STAGE_BYTES;
 /// Shared memory per CTA: up to 1024 bytes to align, the tiles (O's conversion reuses them).
 pub const HATTN_SMEM: u32 = 1024
     + max(
-        P_AT + Q_BYTES,
+        Q_BYTES + 2 * STAGE_BYTES,
         convert!(HAttnO => HAttnRows, f32).cost.shared_bytes,
     );
 
@@ -205,15 +213,11 @@ pub fn attention_hopper_tile<T: Hopper, E: MmaInput>(
         let alpha_o = alpha.reshape::<HAttnRowO>().broadcast::<1, HAttnO, NO>();
         acc = acc.zip_with(&alpha_o, |a, b| a * b);
         m = m_new;
-        // P into this warpgroup's rows of its tile (the last step's P · V has read it), for
-        // the tensor cores after the fence and the warpgroup's barrier.
-        let pw = SharedWindow::new(t, smem + P_AT);
-        convert!(HAttnS => HAttnQSmem, u16).store(&pw, &bits(p.map(E::round).values));
-        t.fence_proxy_async();
-        t.bar_sync(1 + t.warp() / 4, 128);
-        const { Wgmma::<HAttnQSmem, HAttnVSmem, HAttnO, E>::new() }.run(
+        // The accumulator's registers are wgmma's A: planned from the layouts, no instruction.
+        let pa = p.map(E::round).convert::<HAttnP, NP>(t);
+        const { Wgmma::<HAttnP, HAttnVSmem, HAttnO, E>::new() }.run_registers(
             t,
-            smem + P_AT,
+            &pa.values,
             vs,
             &mut acc.values,
         );

@@ -71,6 +71,11 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("attention_f16", "ld.global.b32", 8),
     ("attention_f16", "ld.global.v4.b32", 8),
     ("attention_f16", "st.global.v4.b32", 4),
+    // Q's 4 16-byte copies, and K's and V's 2 each in the prologue and in the loop.
+    ("attention_hopper_bf16", "cp.async.cg.shared.global", 12),
+    ("attention_hopper_bf16", "st.global.v4.b32", 4),
+    ("attention_hopper_f16", "cp.async.cg.shared.global", 12),
+    ("attention_hopper_f16", "st.global.v4.b32", 4),
     ("cluster_transpose", "ld.global.b32", 16),
     ("cluster_transpose", "st.global.b32", 16),
     ("copy_v4", "ld.global.b64", 2),

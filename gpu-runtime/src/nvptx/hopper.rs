@@ -69,6 +69,58 @@ fn wgmma_t<const TA: u32, const TB: u32>(
     }
 }
 
+/// `wgmma.mma_async` of shape m64n`$n`k16 with A from the registers `$a` (4 words).
+macro_rules! wgmma_rs_asm {
+    ($acc:ident, $ty:literal, $n:literal, $a:ident, $b:ident, $scale:ident; $first:literal $($i:literal)*) => {
+        asm!(
+            concat!(
+                "{{\n.reg .pred p;\nsetp.ne.b32 p, {s}, 0;\nwgmma.mma_async.sync.aligned.m64n", $n,
+                "k16.f32.", $ty, ".", $ty, " {{{", $first, "}", $(", {", $i, "}",)*
+                "}}, {{{a0}, {a1}, {a2}, {a3}}}, {b}, p, 1, 1, {tb};\n}}"
+            ),
+            inout(reg32) $acc[$first], $(inout(reg32) $acc[$i],)*
+            a0 = in(reg32) $a[0], a1 = in(reg32) $a[1], a2 = in(reg32) $a[2], a3 = in(reg32) $a[3],
+            b = in(reg64) $b, s = in(reg32) $scale, tb = const TB,
+            options(nostack)
+        )
+    };
+}
+
+/// One wgmma with A from registers and B's transpose immediate constant; `acc.len()` (a
+/// constant) picks the shape.
+#[inline(always)]
+fn wgmma_rs_t<const TB: u32>(
+    kind: MmaKind,
+    a: [u32; 4],
+    b: u64,
+    acc: &mut [f32],
+    accumulate: bool,
+) {
+    let s = accumulate as u32;
+    // SAFETY: as `wgmma_t`'s; A is registers.
+    unsafe {
+        match (kind, acc.len()) {
+            (MmaKind::F16, 32) => {
+                let acc: &mut [f32; 32] = acc.try_into().unwrap_unchecked();
+                wgmma_rs_asm!(acc, "f16", "64", a, b, s; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31)
+            }
+            (MmaKind::F16, 64) => {
+                let acc: &mut [f32; 64] = acc.try_into().unwrap_unchecked();
+                wgmma_rs_asm!(acc, "f16", "128", a, b, s; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63)
+            }
+            (MmaKind::Bf16, 32) => {
+                let acc: &mut [f32; 32] = acc.try_into().unwrap_unchecked();
+                wgmma_rs_asm!(acc, "bf16", "64", a, b, s; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31)
+            }
+            (MmaKind::Bf16, 64) => {
+                let acc: &mut [f32; 64] = acc.try_into().unwrap_unchecked();
+                wgmma_rs_asm!(acc, "bf16", "128", a, b, s; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63)
+            }
+            _ => {}
+        }
+    }
+}
+
 /// An empty asm block that reads and writes `$acc[$i]`: the compiler keeps every access to the
 /// accumulators on its side of the block (CUTLASS's `warpgroup_fence_operand`).
 macro_rules! fence_asm {
@@ -200,6 +252,14 @@ impl<const BLOCK_DIMS: u32> Hopper for GpuThread<BLOCK_DIMS> {
             (false, true) => wgmma_t::<0, 1>(op.kind, a, b, acc, accumulate),
             (true, false) => wgmma_t::<1, 0>(op.kind, a, b, acc, accumulate),
             (true, true) => wgmma_t::<1, 1>(op.kind, a, b, acc, accumulate),
+        }
+    }
+    #[inline(always)]
+    fn wgmma_rs(&self, op: WgmmaOp, a: [u32; 4], b: u64, acc: &mut [f32], accumulate: bool) {
+        if op.b_mn_major {
+            wgmma_rs_t::<1>(op.kind, a, b, acc, accumulate)
+        } else {
+            wgmma_rs_t::<0>(op.kind, a, b, acc, accumulate)
         }
     }
     #[inline(always)]
