@@ -8,7 +8,11 @@ target/ptx/kernels.ptx (`cargo xtask ptx`). Both go through ptxas for sm_90a (`-
 --regAllocOptLevel=2`) and `cuobjdump -sass` (scripts/gemm_sass.py's helpers); the counts are of
 the key loop's body (the backward branch with the most HMMA).
 
-Usage: python3 scripts/attention_sass.py [--ptx target/ptx/kernels.ptx] [--causal]
+With `--hopper`: ours is `attention_hopper_f16` (128 query rows per CTA of 8 warps, 64 keys a
+step, wgmma) and Triton's loop is compiled for sm_90 at the same tile, 8 warps, 3 stages (its
+own choice on an H100: wgmma, its pipeliner's cp.async stages).
+
+Usage: python3 scripts/attention_sass.py [--ptx target/ptx/kernels.ptx] [--causal] [--hopper]
 """
 import argparse
 import os
@@ -24,24 +28,27 @@ from triton_attention import attn_fwd  # noqa: E402
 
 BLOCK_M, BLOCK_N, HEAD_DIM = 64, 32, 64
 COLS = ["HMMA", "LDSM", "STS", "LDS", "LDG", "BAR", "MUFU", "SHFL", "instrs"]
+HOPPER_COLS = ["HGMMA", "WG", "LDGSTS", "DEPBAR", "BAR", "FENCE", "LDSM", "STS", "MUFU", "SHFL", "instrs"]
 
 
-def compile_triton(causal):
+def compile_triton(causal, hopper=False):
     names = attn_fwd.arg_names
     sig = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "O": "*fp16", "seq": "i32", "qk_scale": "fp32",
            "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "HEAD_DIM": "constexpr", "CAUSAL": "constexpr"}
-    consts = {"BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "HEAD_DIM": HEAD_DIM, "CAUSAL": causal}
+    bm, bn, cc, warps, stages = (128, 64, 90, 8, 3) if hopper else (BLOCK_M, BLOCK_N, 80, 4, 1)
+    consts = {"BLOCK_M": bm, "BLOCK_N": bn, "HEAD_DIM": HEAD_DIM, "CAUSAL": causal}
     attrs = {(names.index(n),): [["tt.divisibility", 16]] for n in ("Q", "K", "V", "O", "seq")}
     src = triton.compiler.ASTSource(fn=attn_fwd, signature=sig, constexprs=consts, attrs=attrs)
-    k = triton.compile(src, target=GPUTarget("cuda", 80, 32), options={"num_warps": 4, "num_stages": 1})
+    k = triton.compile(src, target=GPUTarget("cuda", cc, 32),
+                       options={"num_warps": warps, "num_stages": stages})
     return k.asm["ptx"], k.metadata.name
 
 
-def rows(name, ptx, entry):
+def rows(name, ptx, entry, want=("HMMA",)):
     """One row per path through the key loop's body (a run-time branch, such as our `causal`
     flag's mask, which LLVM may also unswitch into two loops, gives several)."""
     cubin, res = ptxas(ptx, "sm_90a", entry)
-    body, paths = main_loop(sass(cubin, entry), want=("HMMA",))
+    body, paths = main_loop(sass(cubin, entry), want=want)
     out = []
     for k, path in enumerate(paths):
         c = count(path)
@@ -57,11 +64,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ptx", default="target/ptx/kernels.ptx")
     ap.add_argument("--causal", action="store_true")
+    ap.add_argument("--hopper", action="store_true")
     args = ap.parse_args()
-    tptx, tentry = compile_triton(args.causal)
-    table = rows("ours attention_f16", open(args.ptx).read(), "attention_f16")
-    table += rows(f"Triton 3.9 ({'causal' if args.causal else 'not causal'})", tptx, tentry)
-    cols = ["kernel", "regs", "spill", *COLS]
+    tptx, tentry = compile_triton(args.causal, args.hopper)
+    ours, want = ("attention_hopper_f16", ("HGMMA",)) if args.hopper else ("attention_f16", ("HMMA",))
+    table = rows(f"ours {ours}", open(args.ptx).read(), ours, want)
+    table += rows(f"Triton 3.9 ({'causal' if args.causal else 'not causal'})", tptx, tentry, want)
+    cols = ["kernel", "regs", "spill", *(HOPPER_COLS if args.hopper else COLS)]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols))
     for r in table:

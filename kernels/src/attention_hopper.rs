@@ -87,14 +87,14 @@ const _: () = assert!(matches!(
 ));
 
 /// Shared memory, in bytes from the first 1024-byte boundary of the window (the swizzle
-/// pattern's): Q's tile, then two stages of Kᵀ and V.
+/// pattern's): Q's tile, then the stages of Kᵀ and V.
 const Q_BYTES: u32 = COPY_Q.shared_bytes();
 const KT_BYTES: u32 = COPY_KT.shared_bytes();
 const STAGE_BYTES: u32 = KT_BYTES + COPY_V.shared_bytes();
 /// Shared memory per CTA: up to 1024 bytes to align, the tiles (O's conversion reuses them).
 pub const HATTN_SMEM: u32 = 1024
     + max(
-        Q_BYTES + 2 * STAGE_BYTES,
+        Q_BYTES + STAGES * STAGE_BYTES,
         convert!(HAttnO => HAttnRows, f32).cost.shared_bytes,
     );
 
@@ -103,36 +103,111 @@ pub const fn attention_hopper_grid(heads: u32, seq: u32) -> [u32; 3] {
     [seq.div_ceil(HATTN_BLOCK_M), heads, 1]
 }
 
-/// Where a CTA's operands are: the tensors, this head's rows, and the shared tiles.
+/// Shared stages of Kᵀ and V: a step's copies land in the stage that the wgmmas of two steps
+/// before read, complete by then while the last step's `P · V` may still run.
+const STAGES: u32 = 3;
+
+/// Where a CTA's operands are: the tensors, this head's rows, and the shared tiles; what the
+/// mask needs.
 struct Operands<'a, 'b, E> {
     k: &'a Global<'b, E>,
     v: &'a Global<'b, E>,
     /// This head's first row, and the row past its last.
     base: u32,
     end: u32,
-    /// Byte offset of Q's tile (the others follow it).
+    /// Byte offset of Q's tile (the stages follow it).
     smem: u32,
+    seq: u32,
+    row0: u32,
+    causal: bool,
+    scale_log2: f32,
+}
+
+/// The running row maximum and sum of the online softmax.
+struct Rows {
+    m: Tile<HAttnRow, f32, NR>,
+    l: Tile<HAttnRow, f32, NR>,
 }
 
 impl<E: MmaInput> Operands<'_, '_, E> {
-    /// Byte offset of stage `s`'s Kᵀ tile (its V tile follows).
+    /// Byte offset of key block `j`'s Kᵀ tile (its V tile follows).
     #[inline(always)]
-    fn stage(&self, s: u32) -> u32 {
-        self.smem + Q_BYTES + s * STAGE_BYTES
+    fn stage(&self, j: u32) -> u32 {
+        self.smem + Q_BYTES + (j % STAGES) * STAGE_BYTES
     }
 
-    /// Start the copies of key block `j` into stage `j % 2` (rows past the sequence: zeros).
+    /// Start the copies of key block `j` into its stage (rows past the sequence: zeros).
     #[inline(always)]
     fn start<T: Thread>(&self, t: &T, j: u32) {
-        let (d, k0, at) = (
-            HATTN_HEAD_DIM,
-            self.base + j * HATTN_BLOCK_N,
-            self.stage(j % 2),
-        );
+        let (d, k0, at) = (HATTN_HEAD_DIM, self.base + j * HATTN_BLOCK_N, self.stage(j));
         let kt = SharedWindow::new(t, at);
         COPY_KT.start_masked(&kt, self.k, [0, k0], [1, d], [d, self.end]);
         let vs = SharedWindow::new(t, at + KT_BYTES);
         COPY_V.start_masked(&vs, self.v, [k0, 0], [d, 1], [self.end, d]);
+    }
+
+    /// Wait for key block `j`'s copies (everyone's, visible to the tensor cores), start block
+    /// `j + 1`'s if `more`, and issue `S = Q · Kᵀ` of block `j` as one wgmma group.
+    #[inline(always)]
+    fn issue_s<T: Hopper>(&self, t: &T, j: u32, more: bool, s: &mut [f32; NS]) {
+        t.cp_async_wait::<0>();
+        t.fence_proxy_async();
+        t.sync_block();
+        if more {
+            self.start(t, j + 1);
+        }
+        t.cp_async_commit();
+        const { Wgmma::<HAttnQSmem, HAttnKtSmem, HAttnS, E>::new() }.run(
+            t,
+            self.smem,
+            self.stage(j),
+            s,
+        );
+    }
+
+    /// Issue `acc += P · V` of key block `j` (P from registers) as one wgmma group.
+    #[inline(always)]
+    fn issue_pv<T: Hopper>(&self, t: &T, j: u32, p: &Tile<HAttnP, E, NP>, acc: &mut [f32; NO]) {
+        const { Wgmma::<HAttnP, HAttnVSmem, HAttnO, E>::new() }.run_registers(
+            t,
+            &p.values,
+            self.stage(j) + KT_BYTES,
+            acc,
+        );
+    }
+
+    /// The online softmax of key block `j`'s `S`: the running statistics updated, `P` rounded
+    /// to the input format as `P · V`'s A (the accumulator's registers: planned from the
+    /// layouts, no instruction), and the factor `O` must be scaled by.
+    #[inline(always)]
+    fn softmax<T: Thread>(
+        &self,
+        t: &T,
+        j: u32,
+        s: [f32; NS],
+        rows: &mut Rows,
+    ) -> (Tile<HAttnP, E, NP>, Tile<HAttnO, f32, NO>) {
+        let (k0, row0, seq, causal) = (j * HATTN_BLOCK_N, self.row0, self.seq, self.causal);
+        let mut s = Tile::<HAttnS, f32, NS>::new(s).map(|x| x * self.scale_log2);
+        if (causal && k0 + HATTN_BLOCK_N > row0) || k0 + HATTN_BLOCK_N > seq {
+            let keep = Tile::<HAttnS, bool, NS>::from_coords(t, |[i, c]| {
+                k0 + c < seq && (!causal || k0 + c <= row0 + i)
+            });
+            s = s.select(&keep, &Tile::splat(f32::NEG_INFINITY));
+        }
+        let m = &rows.m;
+        let m_new = m.zip_with(&s.reduce::<1, HAttnRow, NR>(t, math::max), math::max);
+        let alpha = m.zip_with(&m_new, |a, b| math::exp2(a - b));
+        let p = s.zip_with(&m_new.broadcast::<1, HAttnS, NS>(), |x, mx| {
+            math::exp2(x - mx)
+        });
+        rows.l = rows
+            .l
+            .zip_with(&alpha, |a, b| a * b)
+            .zip_with(&p.reduce::<1, HAttnRow, NR>(t, |a, b| a + b), |a, b| a + b);
+        rows.m = m_new;
+        let alpha_o = alpha.reshape::<HAttnRowO>().broadcast::<1, HAttnO, NO>();
+        (p.map(E::round).convert::<HAttnP, NP>(t), alpha_o)
     }
 }
 
@@ -157,15 +232,14 @@ pub fn attention_hopper_tile<T: Hopper, E: MmaInput>(
         base,
         end: base + seq,
         smem,
+        seq,
+        row0,
+        causal,
+        scale_log2,
     };
     let bounds = [base + seq, d];
-    COPY_Q.start_masked(
-        &SharedWindow::new(t, smem),
-        q,
-        [base + row0, 0],
-        [d, 1],
-        bounds,
-    );
+    let qs = SharedWindow::new(t, smem);
+    COPY_Q.start_masked(&qs, q, [base + row0, 0], [d, 1], bounds);
     // Causal: key blocks past the last query row of this CTA are all masked.
     let end = if causal {
         seq.min(row0 + HATTN_BLOCK_M)
@@ -175,64 +249,44 @@ pub fn attention_hopper_tile<T: Hopper, E: MmaInput>(
     let steps = end.div_ceil(HATTN_BLOCK_N);
     ops.start(t, 0);
     t.cp_async_commit();
+    let mut rows = Rows {
+        m: Tile::splat(f32::NEG_INFINITY),
+        l: Tile::splat(0.0),
+    };
     let mut acc = Tile::<HAttnO, f32, NO>::splat(0.0);
-    let mut m = Tile::<HAttnRow, f32, NR>::splat(f32::NEG_INFINITY);
-    let mut l = Tile::<HAttnRow, f32, NR>::splat(0.0);
-    let mut j = 0;
+    let mut s = [0f32; NS];
+    ops.issue_s(t, 0, steps > 1, &mut s);
+    t.wgmma_wait::<0>();
+    t.wgmma_fence_operand(&mut s);
+    let (mut p, _) = ops.softmax(t, 0, s, &mut rows);
+    let mut j = 1;
     while j < steps {
-        // Block j has landed for everyone and is visible to the tensor cores; nobody still
-        // reads the stage the next copies overwrite (block j - 1's: its wgmmas are complete).
-        t.cp_async_wait::<0>();
-        t.fence_proxy_async();
-        t.sync_block();
-        if j + 1 < steps {
-            ops.start(t, j + 1);
-        }
-        t.cp_async_commit();
-        let (kt, vs) = (ops.stage(j % 2), ops.stage(j % 2) + KT_BYTES);
+        // FlashAttention-3's order within a warpgroup: S of block j is issued before P · V of
+        // block j - 1, so that the softmax of block j runs while the tensor cores add P · V.
         let mut s = [0f32; NS];
-        const { Wgmma::<HAttnQSmem, HAttnKtSmem, HAttnS, E>::new() }.run(t, smem, kt, &mut s);
-        t.wgmma_wait::<0>();
+        ops.issue_s(t, j, j + 1 < steps, &mut s);
+        ops.issue_pv(t, j - 1, &p, &mut acc.values);
+        t.wgmma_wait::<1>();
         t.wgmma_fence_operand(&mut s);
-        let k0 = j * HATTN_BLOCK_N;
-        let mut s = Tile::<HAttnS, f32, NS>::new(s).map(|x| x * scale_log2);
-        if (causal && k0 + HATTN_BLOCK_N > row0) || k0 + HATTN_BLOCK_N > seq {
-            let keep = Tile::<HAttnS, bool, NS>::from_coords(t, |[i, c]| {
-                k0 + c < seq && (!causal || k0 + c <= row0 + i)
-            });
-            s = s.select(&keep, &Tile::splat(f32::NEG_INFINITY));
-        }
-        let m_new = m.zip_with(&s.reduce::<1, HAttnRow, NR>(t, math::max), math::max);
-        let alpha = m.zip_with(&m_new, |a, b| math::exp2(a - b));
-        let p = s.zip_with(&m_new.broadcast::<1, HAttnS, NS>(), |x, mx| {
-            math::exp2(x - mx)
-        });
-        l = l
-            .zip_with(&alpha, |a, b| a * b)
-            .zip_with(&p.reduce::<1, HAttnRow, NR>(t, |a, b| a + b), |a, b| a + b);
-        let alpha_o = alpha.reshape::<HAttnRowO>().broadcast::<1, HAttnO, NO>();
-        acc = acc.zip_with(&alpha_o, |a, b| a * b);
-        m = m_new;
-        // The accumulator's registers are wgmma's A: planned from the layouts, no instruction.
-        let pa = p.map(E::round).convert::<HAttnP, NP>(t);
-        const { Wgmma::<HAttnP, HAttnVSmem, HAttnO, E>::new() }.run_registers(
-            t,
-            &pa.values,
-            vs,
-            &mut acc.values,
-        );
+        let (p_next, alpha) = ops.softmax(t, j, s, &mut rows);
         t.wgmma_wait::<0>();
         t.wgmma_fence_operand(&mut acc.values);
+        acc = acc.zip_with(&alpha, |a, b| a * b);
+        p = p_next;
         j += 1;
     }
+    ops.issue_pv(t, steps - 1, &p, &mut acc.values);
+    t.wgmma_wait::<0>();
+    t.wgmma_fence_operand(&mut acc.values);
     // O's conversion reuses the tiles: every warp's last wgmmas first.
     t.sync_block();
-    let inv = l
+    let inv = rows
+        .l
         .map(math::rcp)
         .reshape::<HAttnRowO>()
         .broadcast::<1, HAttnO, NO>();
     let out = acc.zip_with(&inv, |a, b| a * b);
-    let rows = convert!(HAttnO => HAttnRows, f32).run(&SharedWindow::new(t, smem), &out.values);
+    let rows = convert!(HAttnO => HAttnRows, f32).run(&qs, &out.values);
     let out = Tile::<HAttnRows, E, NL>::new(rows.map(E::round));
     out.store_masked_aligned(t, o, [base + row0, 0], [d, 1], bounds);
 }
