@@ -16,10 +16,13 @@ layout! {
     Acc = nvidia_mma(versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]) for [64, 64];
     TileA = nvmma_shared(swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16) for [64, 64];
     TileB = nvmma_shared(swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16) for [64, 64];
+    /// A in registers: each warp's 16 rows as wgmma's register fragment.
+    RegA = dot_op(opIdx = 0, parent = Acc, kWidth = 2) for [64, 64];
 }
 
 const LOAD: TmaTile<TileA, u16> = TmaTile::new();
 const MMA: Wgmma<TileA, TileB, Acc, F16> = Wgmma::new();
+const MMA_RS: Wgmma<RegA, TileB, Acc, F16> = Wgmma::new();
 /// The tiles' offsets: the first 1024-aligned addresses past the mbarrier (at byte 0).
 fn tiles(t: &SimThread) -> [u32; 2] {
     let a = (t.shared_base() + 8).next_multiple_of(1024) - t.shared_base();
@@ -103,6 +106,34 @@ fn tma_and_wgmma_multiply_two_tiles() {
         }
     })
     .expect("loads waited for, then multiplied");
+}
+
+#[test]
+fn wgmma_with_a_from_registers_multiplies() {
+    let (a, b) = (operand(3), operand(5));
+    run(all, TmaTile::<TileB, u16>::BYTES, |t, [_, tb]| {
+        const NA: usize = RegA::ELEMENTS_PER_THREAD as usize;
+        let mut regs = [F16(0); NA];
+        for (r, x) in regs.iter_mut().enumerate() {
+            let idx = [r as u32, t.lane(), t.warp(), 0];
+            let (i, k) = (RegA::coord(idx, 0) as usize, RegA::coord(idx, 1) as usize);
+            *x = F16(a.get(i * 64 + k) as u16);
+        }
+        let mut acc = [0f32; 32];
+        MMA_RS.run_registers(t, &regs, tb, &mut acc);
+        t.wgmma_wait::<0>();
+        for (r, x) in acc.iter().enumerate() {
+            let idx = [r as u32, t.lane(), t.warp(), 0];
+            let (i, j) = (Acc::coord(idx, 0) as usize, Acc::coord(idx, 1) as usize);
+            let want: f32 = (0..64)
+                .map(|k| {
+                    F16(a.get(i * 64 + k) as u16).to_f32() * F16(b.get(k * 64 + j) as u16).to_f32()
+                })
+                .sum();
+            assert_eq!(*x, want, "C[{}][{}]", i, j);
+        }
+    })
+    .expect("A from registers, B from the loaded tile");
 }
 
 #[test]

@@ -84,6 +84,24 @@ macro_rules! round {
                 #[cfg(not(target_arch = "nvptx64"))]
                 $t::from_f32(x)
             }
+
+            /// `[round(lo), round(hi)]`, on the GPU as one packed conversion
+            /// (`cvt.rn.*x2.f32`): two halves that go on together as one 32-bit word (an MMA
+            /// fragment's) cost one instruction, not two conversions and a pack.
+            #[inline(always)]
+            pub fn round2(lo: f32, hi: f32) -> [$t; 2] {
+                #[cfg(target_arch = "nvptx64")]
+                {
+                    let w: u32;
+                    // SAFETY: a register conversion.
+                    unsafe {
+                        core::arch::asm!(concat!("cvt.rn.", $ptx, "x2.f32 {w}, {hi}, {lo};"), w = out(reg32) w, hi = in(reg32) hi, lo = in(reg32) lo, options(pure, nomem, nostack))
+                    };
+                    [$t(w as u16), $t((w >> 16) as u16)]
+                }
+                #[cfg(not(target_arch = "nvptx64"))]
+                [$t::round(lo), $t::round(hi)]
+            }
         }
     )*};
 }

@@ -24,6 +24,8 @@ pub trait MmaInput: Element {
     fn to_f32(self) -> f32;
     /// `x` rounded to this format (nearest, ties to even): an epilogue's narrowing.
     fn round(x: f32) -> Self;
+    /// `[round(lo), round(hi)]` as one packed conversion on the GPU.
+    fn round2(lo: f32, hi: f32) -> [Self; 2];
 }
 
 impl MmaInput for F16 {
@@ -36,6 +38,10 @@ impl MmaInput for F16 {
     fn round(x: f32) -> Self {
         F16::round(x)
     }
+    #[inline(always)]
+    fn round2(lo: f32, hi: f32) -> [Self; 2] {
+        F16::round2(lo, hi)
+    }
 }
 
 impl MmaInput for Bf16 {
@@ -47,6 +53,10 @@ impl MmaInput for Bf16 {
     #[inline(always)]
     fn round(x: f32) -> Self {
         Bf16::round(x)
+    }
+    #[inline(always)]
+    fn round2(lo: f32, hi: f32) -> [Self; 2] {
+        Bf16::round2(lo, hi)
     }
 }
 

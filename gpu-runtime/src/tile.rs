@@ -133,6 +133,24 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         Tile::new(out)
     }
 
+    /// The elements rounded to the MMA input format `F` (nearest, ties to even), two registers
+    /// at a time as one packed conversion on the GPU (what an MMA operand's words want).
+    #[inline(always)]
+    pub fn round<F: crate::mma::MmaInput>(&self) -> Tile<L, F, N>
+    where
+        E: Into<f32>,
+    {
+        let mut out = [F::default(); N];
+        crate::unroll!(N / 2, |i| {
+            let [lo, hi] = F::round2(self.values[2 * i].into(), self.values[2 * i + 1].into());
+            (out[2 * i], out[2 * i + 1]) = (lo, hi);
+        });
+        if N % 2 == 1 {
+            out[N - 1] = F::round(self.values[N - 1].into());
+        }
+        Tile::new(out)
+    }
+
     /// `f` of the elements at the same place of `self` and `other` (binary element-wise ops).
     #[inline(always)]
     pub fn zip_with<F: Element, G: Element>(

@@ -158,17 +158,21 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
         let va: [E; NV] = halves(convert!(AttnVSmem => AttnV, u16).load(&vs));
         let mut s = [0f32; NS];
         QK.run(t, &qa, &kt, &mut s);
-        let mut s = Tile::<AttnS, f32, NS>::new(s).map(|x| x * scale_log2);
+        let (mut s, scale) = (Tile::<AttnS, f32, NS>::new(s), scale_log2);
         if (causal && k0 + ATTN_BLOCK_N > row0) || k0 + ATTN_BLOCK_N > seq {
             let keep = Tile::<AttnS, bool, NS>::from_coords(t, |[i, j]| {
                 k0 + j < seq && (!causal || k0 + j <= row0 + i)
             });
             s = s.select(&keep, &Tile::splat(f32::NEG_INFINITY));
         }
-        let m_new = m.zip_with(&s.reduce::<1, AttnRow, NR>(t, math::max), math::max);
+        let m_new = m.zip_with(&s.reduce::<1, AttnRow, NR>(t, math::max), |a, b| {
+            math::max(a, b * scale)
+        });
         let alpha = m.zip_with(&m_new, |a, b| math::exp2(a - b));
+        // The scale applied to the row maxima (it is positive) and fused into each exponent:
+        // one FMA an element, as Triton's tutorial.
         let p = s.zip_with(&m_new.broadcast::<1, AttnS, NS>(), |x, mx| {
-            math::exp2(x - mx)
+            math::exp2(math::fma(x, scale, -mx))
         });
         l = l
             .zip_with(&alpha, |a, b| a * b)
@@ -177,7 +181,7 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
         acc = acc.zip_with(&alpha_o, |a, b| a * b);
         m = m_new;
         // The accumulator's registers are operand A's: planned from the layouts, no instruction.
-        let pa = p.map(E::round).convert::<AttnP, NP>(t);
+        let pa = p.round::<E>().convert::<AttnP, NP>(t);
         PV.run(t, &pa.values, &va, &mut acc.values);
         k0 += ATTN_BLOCK_N;
     }
@@ -189,7 +193,7 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
         .broadcast::<1, AttnO, NO>();
     let out = acc.zip_with(&inv, |a, b| a * b);
     let rows = convert!(AttnO => AttnRows, f32).run(t, &out.values);
-    let out = Tile::<AttnRows, E, NL>::new(rows.map(E::round));
+    let out = Tile::<AttnRows, f32, NL>::new(rows).round::<E>();
     out.store_masked_aligned(t, o, [base + row0, 0], [d, 1], bounds);
 }
 

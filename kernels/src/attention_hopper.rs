@@ -188,7 +188,7 @@ impl<E: MmaInput> Operands<'_, '_, E> {
         rows: &mut Rows,
     ) -> (Tile<HAttnP, E, NP>, Tile<HAttnO, f32, NO>) {
         let (k0, row0, seq, causal) = (j * HATTN_BLOCK_N, self.row0, self.seq, self.causal);
-        let mut s = Tile::<HAttnS, f32, NS>::new(s).map(|x| x * self.scale_log2);
+        let (mut s, scale) = (Tile::<HAttnS, f32, NS>::new(s), self.scale_log2);
         if (causal && k0 + HATTN_BLOCK_N > row0) || k0 + HATTN_BLOCK_N > seq {
             let keep = Tile::<HAttnS, bool, NS>::from_coords(t, |[i, c]| {
                 k0 + c < seq && (!causal || k0 + c <= row0 + i)
@@ -196,10 +196,14 @@ impl<E: MmaInput> Operands<'_, '_, E> {
             s = s.select(&keep, &Tile::splat(f32::NEG_INFINITY));
         }
         let m = &rows.m;
-        let m_new = m.zip_with(&s.reduce::<1, HAttnRow, NR>(t, math::max), math::max);
+        let m_new = m.zip_with(&s.reduce::<1, HAttnRow, NR>(t, math::max), |a, b| {
+            math::max(a, b * scale)
+        });
         let alpha = m.zip_with(&m_new, |a, b| math::exp2(a - b));
+        // The scale applied to the row maxima (it is positive) and fused into each exponent:
+        // one FMA an element, as Triton's tutorial.
         let p = s.zip_with(&m_new.broadcast::<1, HAttnS, NS>(), |x, mx| {
-            math::exp2(x - mx)
+            math::exp2(math::fma(x, scale, -mx))
         });
         rows.l = rows
             .l
@@ -207,7 +211,7 @@ impl<E: MmaInput> Operands<'_, '_, E> {
             .zip_with(&p.reduce::<1, HAttnRow, NR>(t, |a, b| a + b), |a, b| a + b);
         rows.m = m_new;
         let alpha_o = alpha.reshape::<HAttnRowO>().broadcast::<1, HAttnO, NO>();
-        (p.map(E::round).convert::<HAttnP, NP>(t), alpha_o)
+        (p.round::<E>().convert::<HAttnP, NP>(t), alpha_o)
     }
 }
 
@@ -287,7 +291,7 @@ pub fn attention_hopper_tile<T: Hopper, E: MmaInput>(
         .broadcast::<1, HAttnO, NO>();
     let out = acc.zip_with(&inv, |a, b| a * b);
     let rows = convert!(HAttnO => HAttnRows, f32).run(&qs, &out.values);
-    let out = Tile::<HAttnRows, E, NL>::new(rows.map(E::round));
+    let out = Tile::<HAttnRows, f32, NL>::new(rows).round::<E>();
     out.store_masked_aligned(t, o, [base + row0, 0], [d, 1], bounds);
 }
 
