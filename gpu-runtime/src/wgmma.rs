@@ -78,23 +78,23 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
         Err(why) => panic!("{}", Self::MESSAGES[why].r().as_str()),
     };
 
-    const MESSAGES: [StrWriter<[u8; 1280]>; REASONS.len()] =
-        {
-            let mut out = [const { StrWriter::new([0; 1280]) }; REASONS.len()];
-            let mut i = 0;
-            while i < REASONS.len() {
-                out[i] = crate::mma::message(&[
+    const MESSAGES: [StrWriter<[u8; 1280]>; REASONS.len()] = {
+        let mut out = [const { StrWriter::new([0; 1280]) }; REASONS.len()];
+        let mut i = 0;
+        while i < REASONS.len() {
+            out[i] = crate::mma::message(&[
                 "wgmma::<", A::NAME, ", ", B::NAME, " => ", C::NAME, ">: ", REASONS[i],
                 "\n  A = ", A::SOURCE, "\n  B = ", B::SOURCE, "\n  C = ", C::SOURCE,
                 "\n  help: C must be nvidia_mma(versionMajor = 3, ..., warpsPerCTA = [4 w, 1], ",
                 "instrShape = [16, N, 16]) with N 64, 128 or 256, A of shape [M, K] and B [K, N] ",
                 "nvmma_shared(swizzlingByteWidth = 128 (or 64, 32), transposed = ..., ",
-                "elementBitWidth = 16) tiles, K a multiple of 16",
+                "elementBitWidth = 16) tiles (or A in registers: dot_op(opIdx = 0, parent = C, kWidth = 2)), ",
+                "K a multiple of 16",
             ]);
-                i += 1;
-            }
-            out
-        };
+            i += 1;
+        }
+        out
+    };
 
     /// The instructions, checked.
     #[allow(clippy::new_without_default)] // a Default impl would check the layouts at run time
