@@ -192,6 +192,29 @@ pub(crate) fn pair<E: Element, const N: usize>(v: &[E; N], r: usize) -> u32 {
     (v[r].to_bits() as u32 & 0xffff) | ((v[r + 1].to_bits() as u32) << 16)
 }
 
+/// Registers `2i` and `2i + 1` of `v` as word `i` (`2i` in the low half): an MMA operand's
+/// fragment words, to carry across a loop as 32-bit registers (LLVM keeps separate 16-bit
+/// registers apart across a loop's back edge, and packs them again at each use).
+#[inline(always)]
+pub fn pack_pairs<E: MmaInput, const N: usize, const W: usize>(v: &[E; N]) -> [u32; W] {
+    const { assert!(2 * W == N, "pack_pairs: W words hold N = 2 W registers") };
+    let mut out = [0u32; W];
+    crate::unroll!(W, |i| out[i] = pair(v, 2 * i));
+    out
+}
+
+/// The registers of [`pack_pairs`]' words again (the two fold away into the words' uses).
+#[inline(always)]
+pub fn unpack_pairs<E: MmaInput, const N: usize, const W: usize>(w: &[u32; W]) -> [E; N] {
+    const { assert!(2 * W == N, "unpack_pairs: W words hold N = 2 W registers") };
+    let mut out = [E::default(); N];
+    crate::unroll!(W, |i| {
+        out[2 * i] = E::from_bits((w[i] & 0xffff) as u64);
+        out[2 * i + 1] = E::from_bits((w[i] >> 16) as u64);
+    });
+    out
+}
+
 /// Why three layouts do not fit the instruction.
 const REASONS: [&str; 7] = [
     "a layout is not a rank-2 distributed layout",

@@ -22,7 +22,7 @@ use crate::gemm::max;
 use linear_layouts::kernel;
 use linear_layouts::math;
 use linear_layouts::planned::Planned;
-use linear_layouts::runtime::mma::MmaInput;
+use linear_layouts::runtime::mma::{pack_pairs, unpack_pairs, MmaInput};
 use linear_layouts::runtime::Strategy;
 use linear_layouts::{
     convert, layout, AsyncCopy, Bf16, Global, GlobalMut, Hopper, SharedWindow, Thread, Tile, Wgmma,
@@ -123,6 +123,17 @@ struct Operands<'a, 'b, E> {
     scale_log2: f32,
 }
 
+/// A stage of the ring (counted, not computed from the block: no division in the loop).
+#[derive(Clone, Copy)]
+struct Stage(u32);
+
+impl Stage {
+    #[inline(always)]
+    fn next(self) -> Self {
+        Stage(if self.0 + 1 == STAGES { 0 } else { self.0 + 1 })
+    }
+}
+
 /// The running row maximum and sum of the online softmax.
 struct Rows {
     m: Tile<HAttnRow, f32, NR>,
@@ -130,55 +141,57 @@ struct Rows {
 }
 
 impl<E: MmaInput> Operands<'_, '_, E> {
-    /// Byte offset of key block `j`'s Kᵀ tile (its V tile follows).
+    /// Byte offset of stage `s`'s Kᵀ tile (its V tile follows).
     #[inline(always)]
-    fn stage(&self, j: u32) -> u32 {
-        self.smem + Q_BYTES + (j % STAGES) * STAGE_BYTES
+    fn stage(&self, s: u32) -> u32 {
+        self.smem + Q_BYTES + s * STAGE_BYTES
     }
 
-    /// Start the copies of key block `j` into its stage (rows past the sequence: zeros).
+    /// Start the copies of key block `j` into stage `s` (rows past the sequence: zeros).
     #[inline(always)]
-    fn start<T: Thread>(&self, t: &T, j: u32) {
-        let (d, k0, at) = (HATTN_HEAD_DIM, self.base + j * HATTN_BLOCK_N, self.stage(j));
+    fn start<T: Thread>(&self, t: &T, j: u32, s: u32) {
+        let (d, k0, at) = (HATTN_HEAD_DIM, self.base + j * HATTN_BLOCK_N, self.stage(s));
         let kt = SharedWindow::new(t, at);
         COPY_KT.start_masked(&kt, self.k, [0, k0], [1, d], [d, self.end]);
         let vs = SharedWindow::new(t, at + KT_BYTES);
         COPY_V.start_masked(&vs, self.v, [k0, 0], [d, 1], [self.end, d]);
     }
 
-    /// Wait for key block `j`'s copies (everyone's, visible to the tensor cores), start block
-    /// `j + 1`'s if `more`, and issue `S = Q · Kᵀ` of block `j` as one wgmma group.
+    /// Wait for key block `j`'s copies (everyone's, visible to the tensor cores; in stage
+    /// `at`), start block `j + 1`'s if `more`, and issue `S = Q · Kᵀ` of block `j` as one
+    /// wgmma group.
     #[inline(always)]
-    fn issue_s<T: Hopper>(&self, t: &T, j: u32, more: bool, s: &mut [f32; NS]) {
+    fn issue_s<T: Hopper>(&self, t: &T, j: u32, at: Stage, more: bool, s: &mut [f32; NS]) {
         t.cp_async_wait::<0>();
         t.fence_proxy_async();
         t.sync_block();
         if more {
-            self.start(t, j + 1);
+            self.start(t, j + 1, at.next().0);
         }
         t.cp_async_commit();
         const { Wgmma::<HAttnQSmem, HAttnKtSmem, HAttnS, E>::new() }.run(
             t,
             self.smem,
-            self.stage(j),
+            self.stage(at.0),
             s,
         );
     }
 
-    /// Issue `acc += P · V` of key block `j` (P from registers) as one wgmma group.
+    /// Issue `acc += P · V` of the key block in stage `at` (P from registers: its fragments'
+    /// words) as one wgmma group.
     #[inline(always)]
-    fn issue_pv<T: Hopper>(&self, t: &T, j: u32, p: &Tile<HAttnP, E, NP>, acc: &mut [f32; NO]) {
+    fn issue_pv<T: Hopper>(&self, t: &T, at: Stage, p: &[u32; NP / 2], acc: &mut [f32; NO]) {
         const { Wgmma::<HAttnP, HAttnVSmem, HAttnO, E>::new() }.run_registers(
             t,
-            &p.values,
-            self.stage(j) + KT_BYTES,
+            &unpack_pairs::<E, NP, { NP / 2 }>(p),
+            self.stage(at.0) + KT_BYTES,
             acc,
         );
     }
 
     /// The online softmax of key block `j`'s `S`: the running statistics updated, `P` rounded
     /// to the input format as `P · V`'s A (the accumulator's registers: planned from the
-    /// layouts, no instruction), and the factor `O` must be scaled by.
+    /// layouts, no instruction) in fragment words, and the factor `O` must be scaled by.
     #[inline(always)]
     fn softmax<T: Thread>(
         &self,
@@ -186,7 +199,7 @@ impl<E: MmaInput> Operands<'_, '_, E> {
         j: u32,
         s: [f32; NS],
         rows: &mut Rows,
-    ) -> (Tile<HAttnP, E, NP>, Tile<HAttnO, f32, NO>) {
+    ) -> ([u32; NP / 2], Tile<HAttnO, f32, NO>) {
         let (k0, row0, seq, causal) = (j * HATTN_BLOCK_N, self.row0, self.seq, self.causal);
         let (mut s, scale) = (Tile::<HAttnS, f32, NS>::new(s), self.scale_log2);
         if (causal && k0 + HATTN_BLOCK_N > row0) || k0 + HATTN_BLOCK_N > seq {
@@ -211,7 +224,8 @@ impl<E: MmaInput> Operands<'_, '_, E> {
             .zip_with(&p.reduce::<1, HAttnRow, NR>(t, |a, b| a + b), |a, b| a + b);
         rows.m = m_new;
         let alpha_o = alpha.reshape::<HAttnRowO>().broadcast::<1, HAttnO, NO>();
-        (p.round::<E>().convert::<HAttnP, NP>(t), alpha_o)
+        let pa = p.round::<E>().convert::<HAttnP, NP>(t);
+        (pack_pairs(&pa.values), alpha_o)
     }
 }
 
@@ -251,15 +265,15 @@ pub fn attention_hopper_tile<T: Hopper, E: MmaInput>(
         seq
     };
     let steps = end.div_ceil(HATTN_BLOCK_N);
-    ops.start(t, 0);
+    ops.start(t, 0, 0);
     t.cp_async_commit();
     let mut rows = Rows {
         m: Tile::splat(f32::NEG_INFINITY),
         l: Tile::splat(0.0),
     };
     let mut acc = Tile::<HAttnO, f32, NO>::splat(0.0);
-    let mut s = [0f32; NS];
-    ops.issue_s(t, 0, steps > 1, &mut s);
+    let (mut s, mut at) = ([0f32; NS], Stage(0));
+    ops.issue_s(t, 0, at, steps > 1, &mut s);
     t.wgmma_wait::<0>();
     t.wgmma_fence_operand(&mut s);
     let (mut p, _) = ops.softmax(t, 0, s, &mut rows);
@@ -267,9 +281,10 @@ pub fn attention_hopper_tile<T: Hopper, E: MmaInput>(
     while j < steps {
         // FlashAttention-3's order within a warpgroup: S of block j is issued before P · V of
         // block j - 1, so that the softmax of block j runs while the tensor cores add P · V.
-        let mut s = [0f32; NS];
-        ops.issue_s(t, j, j + 1 < steps, &mut s);
-        ops.issue_pv(t, j - 1, &p, &mut acc.values);
+        let (mut s, last) = ([0f32; NS], at);
+        at = at.next();
+        ops.issue_s(t, j, at, j + 1 < steps, &mut s);
+        ops.issue_pv(t, last, &p, &mut acc.values);
         t.wgmma_wait::<1>();
         t.wgmma_fence_operand(&mut s);
         let (p_next, alpha) = ops.softmax(t, j, s, &mut rows);
@@ -279,7 +294,7 @@ pub fn attention_hopper_tile<T: Hopper, E: MmaInput>(
         p = p_next;
         j += 1;
     }
-    ops.issue_pv(t, steps - 1, &p, &mut acc.values);
+    ops.issue_pv(t, at, &p, &mut acc.values);
     t.wgmma_wait::<0>();
     t.wgmma_fence_operand(&mut acc.values);
     // O's conversion reuses the tiles: every warp's last wgmmas first.
