@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
-"""Our flash attention forward (kernels/src/attention.rs, `mma.sync`, 64 query rows x 32 keys a
-step, head dim 64) on the GPU next to Triton's tutorial 06 loop (scripts/triton_attention.py;
-the same tile compiled for sm_80 so that it uses `mma.sync` as ours does; the same tile and
-the best of a few larger, software-pipelined ones as Triton compiles them for the H100, with wgmma) and torch's `scaled_dot_product_attention`, in one run.
+"""Our flash attention forwards on the GPU next to Triton's tutorial 06 loop
+(scripts/triton_attention.py) and torch's `scaled_dot_product_attention`, in one run: the
+`mma.sync` kernel (kernels/src/attention.rs: 64 query rows x 32 keys a step, head dim 64) and the
+Hopper one (kernels/src/attention_hopper.rs: 128 x 64, wgmma, head dims 64 and 128). Triton's
+loop runs at 64x32 compiled for sm_80 (so with `mma.sync`, as our first kernel; its PTX
+JIT-compiled by the driver), and at 64x32 and a few larger, software-pipelined tiles as Triton
+compiles them for the H100 (wgmma); the best of those is "triton best".
 
 On the device machine (cupy, torch and triton there):
     python3 scripts/attention_gpu_bench.py [PTX] [--sanitize]
 PTX from `cargo xtask gpu` here (carry target/ptx and target/release/gpu-bench, whose
-`--attention` gives the tile, launch and entry points). Every kernel is checked on random
-inputs into a poisoned output against a float32 reference (softmax(q kᵀ / 8) v) before it is
-timed; times are the median of 10 CUDA-event timings after 2 warm-ups; TFLOP/s counts the two
-products (4 · heads · seq² · 64, half of it when causal). --sanitize: our kernels once at small,
-masked shapes (for compute-sanitizer).
+`--attention` gives the tiles, launches and entry points). Every kernel is checked on random
+inputs into a poisoned output against a float32 reference (softmax(q kᵀ / sqrt(d)) v) before it
+is timed; times are the median of 10 CUDA-event timings after 2 warm-ups; TFLOP/s counts the
+two products (4 · heads · seq² · d, half of it when causal). --sanitize: our kernels once at
+small, masked shapes (for compute-sanitizer).
 """
+import itertools
 import json
 import math
 import subprocess
@@ -30,6 +34,7 @@ PTX = next((a for a in sys.argv[1:] if not a.startswith("--")), "target/ptx/kern
 SANITIZE = "--sanitize" in sys.argv
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
 LOG2E = 1.0 / math.log(2.0)
+HEAD_DIMS = (64, 128)
 # (block_m, block_n, warps, stages): the tutorial's own tile choices for Hopper, and ours.
 TRITON_TILES = ((128, 64, 8, 3), (128, 128, 8, 3), (64, 64, 4, 3), (128, 64, 4, 3))
 
@@ -41,8 +46,8 @@ def info():
 
 
 class Ours:
-    """One of our kernels (`arch`: "ampere" or "hopper"), launched as `gpu-bench --attention`
-    says."""
+    """One of our kernels (`arch`: "ampere", "hopper" or "hopper_d128"), launched as
+    `gpu-bench --attention` says."""
 
     def __init__(self, mod, arch):
         self.info = info()[arch]
@@ -77,23 +82,25 @@ class TritonMmaSync:
     def __init__(self):
         from triton.backends.compiler import GPUTarget
         self.kernels = {}
-        for dtype, ty in (("f16", "*fp16"), ("bf16", "*bf16")):
-            for causal in (False, True):
-                sig = {"Q": ty, "K": ty, "V": ty, "O": ty, "seq": "i32", "qk_scale": "fp32",
-                       "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "HEAD_DIM": "constexpr",
-                       "CAUSAL": "constexpr"}
-                consts = {"BLOCK_M": 64, "BLOCK_N": 32, "HEAD_DIM": 64, "CAUSAL": causal}
-                src = triton.compiler.ASTSource(fn=attn_fwd, signature=sig, constexprs=consts)
-                k = triton.compile(src, target=GPUTarget("cuda", 80, 32),
-                                   options={"num_warps": 4, "num_stages": 1})
-                path = f"/tmp/attn_sm80_{dtype}_{int(causal)}.ptx"
-                open(path, "w").write(k.asm["ptx"])
-                f = cp.RawModule(path=path).get_function(k.metadata.name)
-                self.kernels[dtype, causal] = (f, k.metadata.shared)
+        for (dtype, ty), causal, d in itertools.product(
+                (("f16", "*fp16"), ("bf16", "*bf16")), (False, True), HEAD_DIMS):
+            sig = {"Q": ty, "K": ty, "V": ty, "O": ty, "seq": "i32", "qk_scale": "fp32",
+                   "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "HEAD_DIM": "constexpr",
+                   "CAUSAL": "constexpr"}
+            consts = {"BLOCK_M": 64, "BLOCK_N": 32, "HEAD_DIM": d, "CAUSAL": causal}
+            src = triton.compiler.ASTSource(fn=attn_fwd, signature=sig, constexprs=consts)
+            k = triton.compile(src, target=GPUTarget("cuda", 80, 32),
+                               options={"num_warps": 4, "num_stages": 1})
+            path = f"/tmp/attn_sm80_{dtype}_{int(causal)}_{d}.ptx"
+            open(path, "w").write(k.asm["ptx"])
+            f = cp.RawModule(path=path).get_function(k.metadata.name)
+            if k.metadata.shared > 48 * 1024:
+                f.max_dynamic_shared_size_bytes = k.metadata.shared
+            self.kernels[dtype, causal, d] = (f, k.metadata.shared)
 
     def call(self, dtype, q, k, v, o, causal):
-        f, shared = self.kernels[dtype, causal]
         heads, seq, d = q.shape
+        f, shared = self.kernels[dtype, causal, d]
         null = np.uint64(0)  # Triton's global and profile scratch: none used
         args = tuple(cp.asarray(t) for t in (q, k, v, o)) + (
             np.int32(seq), np.float32(LOG2E / math.sqrt(d)), null, null)
@@ -114,20 +121,20 @@ def max_err(got, want):
     return float((got.float() - want).abs().max())
 
 
-def inputs(dtype, heads, seq):
-    g = lambda: torch.randn(heads, seq, 64, device="cuda").to(DTYPES[dtype])  # noqa: E731
+def inputs(dtype, heads, seq, d=64):
+    g = lambda: torch.randn(heads, seq, d, device="cuda").to(DTYPES[dtype])  # noqa: E731
     return g(), g(), g()
 
 
-def case(ours, sm80, dtype, heads, seq, causal):
-    q, k, v = inputs(dtype, heads, seq)
+def case(ours, sm80, dtype, heads, seq, d, causal):
+    q, k, v = inputs(dtype, heads, seq, d)
     want = reference(q, k, v, causal)
     rows = []
     cands = [(name, lambda o, x=x: x.call(dtype, q, k, v, o, causal)) for name, x in ours.items()]
     if sm80 is not None:
         cands.append(("triton mma.sync (sm_80 PTX), our tile",
                       lambda o: sm80.call(dtype, q, k, v, o, causal)))
-    cands.append(("triton, our tile 64x32, 4 warps, 1 stage",
+    cands.append(("triton 64x32, 4 warps, 1 stage",
                   lambda o: triton_call(q, k, v, o, causal, (64, 32, 4, 1))))
     cands += [(f"triton {bm}x{bn}, {w} warps, {s} stages",
                lambda o, t=(bm, bn, w, s): triton_call(q, k, v, o, causal, t))
@@ -152,10 +159,10 @@ def case(ours, sm80, dtype, heads, seq, causal):
 
 
 def sanitize(ours):
-    for name, x in ours.items():
+    for (d, name), x in ours.items():
         for dtype in DTYPES:
             for seq, causal in ((100, 0), (77, 1), (256, 1)):
-                q, k, v = inputs(dtype, 2, seq)
+                q, k, v = inputs(dtype, 2, seq, d)
                 o = torch.full_like(q, float("nan"))
                 x.call(dtype, q, k, v, o, causal)()
                 torch.cuda.synchronize()
@@ -163,9 +170,15 @@ def sanitize(ours):
                 print(name, dtype, seq, "causal" if causal else "full", err)
 
 
+# (sequence, heads) per head dimension: the first a masked tail (ours alone), then the
+# issue's lengths, heads chosen to fill the GPU with a few milliseconds of work.
+SHAPES = {64: ((1000, 4), (4096, 32), (16384, 8)), 128: ((1000, 4), (4096, 16), (16384, 4))}
+
+
 def main():
     mod = cp.RawModule(path=PTX)
-    ours = {"ours (mma.sync)": Ours(mod, "ampere"), "ours hopper (wgmma)": Ours(mod, "hopper")}
+    ours = {(64, "ours (mma.sync)"): Ours(mod, "ampere"), (64, "ours hopper (wgmma)"): Ours(mod, "hopper"),
+            (128, "ours hopper (wgmma)"): Ours(mod, "hopper_d128")}
     if SANITIZE:
         return sanitize(ours)
     try:
@@ -174,36 +187,36 @@ def main():
         print(f"Triton for sm_80: {type(e).__name__}: {str(e)[:200]}")
         sm80 = None
     print(f"{torch.cuda.get_device_name()}; triton {triton.__version__}; torch {torch.__version__}; "
-          "median of 10 (CUDA events); head dim 64")
+          "median of 10 (CUDA events)")
     print(f"{'kernel':44} {'ms':>8} {'TFLOP/s':>8} {'max err':>9}")
     summary = []
-    for seq, heads in ((1000, 4), (4096, 32), (16384, 8)):
-        for causal in (False, True):
-            for dtype in DTYPES:
-                flops = 4 * heads * seq * seq * 64 / (2 if causal else 1)
-                label = f"{dtype} heads {heads} seq {seq}{' causal' if causal else ''}"
-                print(label)
-                if seq % 128:  # Triton's tutorial loop needs whole blocks: ours alone
-                    q, k, v = inputs(dtype, heads, seq)
-                    for name, x in ours.items():
-                        o = torch.full_like(q, float("nan"))
-                        x.call(dtype, q, k, v, o, causal)()
-                        torch.cuda.synchronize()
-                        err = max_err(o, reference(q, k, v, causal))
-                        print(f"  {name + ', masked tail':42} max err {err:.2e}")
-                    continue
-                rows = case(ours, sm80, dtype, heads, seq, causal)
-                for name, ms, err in rows:
-                    print(f"  {name:42} {ms:8.3f} {flops / ms / 1e9:8.1f} {err:9.2e}")
-                t = {n: ms for n, ms, _ in rows}
-                best = min(ms for n, ms, _ in rows if n.startswith("triton"))
-                am, hp = t["ours (mma.sync)"], t["ours hopper (wgmma)"]
-                summary.append((label, flops / am / 1e9, am / t.get("triton mma.sync (sm_80 PTX), our tile", math.nan),
-                                flops / hp / 1e9, hp / best, hp / t["torch sdpa"]))
-    print(f"\n{'case':34} {'mma.sync TFLOP/s':>16} {'/triton mma.sync':>16} {'wgmma TFLOP/s':>13} "
+    for d, (seq, heads), causal, dtype in ((d, sh, c, t) for d in HEAD_DIMS for sh in SHAPES[d]
+                                           for c in (False, True) for t in DTYPES):
+        mine = {name: x for (dd, name), x in ours.items() if dd == d}
+        flops = 4 * heads * seq * seq * d / (2 if causal else 1)
+        label = f"{dtype} d{d} heads {heads} seq {seq}{' causal' if causal else ''}"
+        print(label)
+        if seq % 128:  # Triton's tutorial loop needs whole blocks: ours alone
+            q, k, v = inputs(dtype, heads, seq, d)
+            for name, x in mine.items():
+                o = torch.full_like(q, float("nan"))
+                x.call(dtype, q, k, v, o, causal)()
+                torch.cuda.synchronize()
+                err = max_err(o, reference(q, k, v, causal))
+                print(f"  {name + ', masked tail':42} max err {err:.2e}")
+            continue
+        rows = case(mine, sm80, dtype, heads, seq, d, causal)
+        for name, ms, err in rows:
+            print(f"  {name:42} {ms:8.3f} {flops / ms / 1e9:8.1f} {err:9.2e}")
+        t = {n: ms for n, ms, _ in rows}
+        best = min(ms for n, ms, _ in rows if n.startswith("triton"))
+        am, hp = t.get("ours (mma.sync)", math.nan), t["ours hopper (wgmma)"]
+        summary.append((label, flops / am / 1e9, am / t.get("triton mma.sync (sm_80 PTX), our tile", math.nan),
+                        flops / hp / 1e9, hp / best, hp / t["torch sdpa"]))
+    print(f"\n{'case':38} {'mma.sync TFLOP/s':>16} {'/triton mma.sync':>16} {'wgmma TFLOP/s':>13} "
           f"{'/triton best':>12} {'/sdpa':>6}  (time ratios)")
-    for label, a, b, c, d, e in summary:
-        print(f"{label:34} {a:16.1f} {b:16.3f} {c:13.1f} {d:12.3f} {e:6.3f}")
+    for label, a, b, c, e, f in summary:
+        print(f"{label:38} {a:16.1f} {b:16.3f} {c:13.1f} {e:12.3f} {f:6.3f}")
 
 
 if __name__ == "__main__":

@@ -1,82 +1,211 @@
 //! Flash attention forward on Hopper tensor cores (`wgmma`, sm_90a): the loop of [`attention`]
-//! with each CTA of two warpgroups taking 128 query rows of one head (head dim 64) and walking
-//! the keys and values 64 at a time.
+//! with each CTA of two warpgroups taking 128 query rows of one head and walking the keys and
+//! values 64 at a time; one body for every element type and head dimension ([`HopperHead`]:
+//! 64 and 128 here).
 //!
 //! Q, K and V go from global memory straight into `nvmma_shared` layouts (128-byte swizzled
 //! rows, what wgmma reads) by `cp.async` ([`AsyncCopy`], masked at the sequence's end with
-//! zeros), K and V double-buffered: while one step multiplies, the next step's copies are in
-//! flight, one CTA barrier a step. Each warpgroup computes its 64 rows of `S = Q · Kᵀ` with
+//! zeros), K and V in a ring of three stages: while one step multiplies, the next step's copies
+//! are in flight, one CTA barrier a step. Each warpgroup computes its 64 rows of `S = Q · Kᵀ` with
 //! `wgmma` from shared memory into an `nvidia_mma` v3 accumulator, runs the online softmax
 //! on those registers as `Tile` reductions and broadcasts (within each quad of lanes, as on
 //! Ampere), and adds `P · V` with a second wgmma whose A is `P` rounded to the input format,
 //! in registers: the accumulator's registers are wgmma's A fragments ([`Tile::convert`] plans
-//! it in a const: no instruction), as Triton keeps P.
+//! it in a const: no instruction), as Triton keeps P. Within a warpgroup the steps overlap as in
+//! FlashAttention-3: `S` of block `j` is issued before `P · V` of block `j - 1`, so the softmax
+//! of block `j` runs while the tensor cores add `P · V`.
 //!
-//! `q`, `k`, `v` and `o` are `[heads, seq, 64]` row-major, `seq` any length;
-//! `scale_log2 = log2(e) / sqrt(64)`; with `causal`, query `i` attends to keys `j <= i`.
+//! `q`, `k`, `v` and `o` are `[heads, seq, D]` row-major, `seq` any length;
+//! `scale_log2 = log2(e) / sqrt(D)`; with `causal`, query `i` attends to keys `j <= i`.
 //!
 //! [`attention`]: crate::attention
 
 use crate::gemm::max;
+use core::marker::PhantomData;
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
+
 use linear_layouts::math;
 use linear_layouts::planned::Planned;
 use linear_layouts::runtime::mma::{pack_pairs, unpack_pairs, MmaInput};
 use linear_layouts::runtime::Strategy;
 use linear_layouts::{
-    convert, layout, AsyncCopy, Bf16, Global, GlobalMut, Hopper, SharedWindow, Thread, Tile, Wgmma,
-    F16,
+    convert, layout, AsyncCopy, Bf16, Element, Global, GlobalMut, Hopper, Layout, Registers,
+    SharedWindow, Thread, Tile, Wgmma, F16,
 };
 
 layout! {
     /// `S = Q · Kᵀ` of one block of 64 keys: each warpgroup's 64 rows, as `wgmma.m64n64k16`
     /// holds them.
     pub HAttnS = nvidia_mma(versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]) for [128, 64];
-    /// `O`: 128 query rows x 64, the same accumulator layout.
-    pub HAttnO = nvidia_mma(versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]) for [128, 64];
     /// P as operand A of `P · V` from registers: each warp's 16 rows as `mma.m16n8k16`'s A.
-    pub HAttnP = dot_op(opIdx = 0, parent = HAttnO, kWidth = 2) for [128, 64];
+    pub HAttnP = dot_op(opIdx = 0, parent = HAttnS, kWidth = 2) for [128, 64];
     /// One statistic per query row, as `S`'s rows hold them.
     pub HAttnRow = slice(dim = 1, parent = HAttnS) for [128];
-    /// The same per row of `O`.
-    pub HAttnRowO = slice(dim = 1, parent = HAttnO) for [128];
-    /// Q as wgmma's operand A: rows of 64 halves (128 bytes), swizzled.
-    pub HAttnQSmem = nvmma_shared(swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16) for [128, 64];
-    /// Kᵀ (head dim x keys) as operand B: each key's 64 halves contiguous (K-major).
-    pub HAttnKtSmem = nvmma_shared(swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16) for [64, 64];
-    /// V (keys x head dim) as operand B: rows of 64 halves (N-major).
-    pub HAttnVSmem = nvmma_shared(swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16) for [64, 64];
-    /// Q and O as loaded and stored: rows of 64 halves, 8 per thread (16-byte accesses).
-    pub HAttnRows = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]) for [128, 64];
-    /// V as loaded: rows of 64 halves.
-    pub HAttnVLoad = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]) for [64, 64];
-    /// Kᵀ as loaded: each key's 64 halves down a column (`HAttnVLoad` transposed).
-    pub HAttnKtLoad = blocked(sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]) for [64, 64];
 }
 
-const NO: usize = HAttnO::ELEMENTS_PER_THREAD as usize;
+layout! {
+    /// Head dimension 64: `O`, 128 query rows x 64, as `wgmma.m64n64k16` holds them.
+    pub HAttnO64 = nvidia_mma(versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]) for [128, 64];
+    /// One statistic per row of `O`.
+    pub HAttnRowO64 = slice(dim = 1, parent = HAttnO64) for [128];
+    /// Q as wgmma's operand A: rows of 64 halves (128 bytes), swizzled.
+    pub HAttnQSmem64 = nvmma_shared(swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16) for [128, 64];
+    /// Kᵀ (head dim x keys) as operand B: each key's 64 halves contiguous (K-major).
+    pub HAttnKtSmem64 = nvmma_shared(swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16) for [64, 64];
+    /// V (keys x head dim) as operand B: rows of 64 halves (N-major).
+    pub HAttnVSmem64 = nvmma_shared(swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16) for [64, 64];
+    /// Q and O as loaded and stored: rows of 64 halves, 8 per thread (16-byte accesses).
+    pub HAttnRows64 = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]) for [128, 64];
+    /// V as loaded: rows of 64 halves.
+    pub HAttnVLoad64 = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]) for [64, 64];
+    /// Kᵀ as loaded: each key's 64 halves down a column (`HAttnVLoad64` transposed).
+    pub HAttnKtLoad64 = blocked(sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]) for [64, 64];
+}
+
+layout! {
+    /// Head dimension 128: `O`, 128 query rows x 128, as `wgmma.m64n128k16` holds them.
+    pub HAttnO128 = nvidia_mma(versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]) for [128, 128];
+    /// One statistic per row of `O`.
+    pub HAttnRowO128 = slice(dim = 1, parent = HAttnO128) for [128];
+    /// Q: rows of 128 halves, two 128-byte boxes.
+    pub HAttnQSmem128 = nvmma_shared(swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16) for [128, 128];
+    /// Kᵀ: each key's 128 halves contiguous, two boxes.
+    pub HAttnKtSmem128 = nvmma_shared(swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16) for [128, 64];
+    /// V: rows of 128 halves, two boxes.
+    pub HAttnVSmem128 = nvmma_shared(swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16) for [64, 128];
+    /// Q and O as loaded and stored.
+    pub HAttnRows128 = blocked(sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]) for [128, 128];
+    /// V as loaded.
+    pub HAttnVLoad128 = blocked(sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]) for [64, 128];
+    /// Kᵀ as loaded (`HAttnVLoad128` transposed).
+    pub HAttnKtLoad128 = blocked(sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 8], order = [0, 1]) for [128, 64];
+}
+
 const NS: usize = HAttnS::ELEMENTS_PER_THREAD as usize;
 const NR: usize = HAttnRow::ELEMENTS_PER_THREAD as usize;
 const NP: usize = HAttnP::ELEMENTS_PER_THREAD as usize;
-const NL: usize = HAttnRows::ELEMENTS_PER_THREAD as usize;
-const NKL: usize = HAttnKtLoad::ELEMENTS_PER_THREAD as usize;
-const NVL: usize = HAttnVLoad::ELEMENTS_PER_THREAD as usize;
 
-/// The copies into the shared layouts, their addresses those of `convert!`'s stores.
-const COPY_Q: AsyncCopy<HAttnRows, u16, NL> =
-    AsyncCopy::new(convert!(HAttnRows => HAttnQSmem, u16));
-const COPY_KT: AsyncCopy<HAttnKtLoad, u16, NKL> =
-    AsyncCopy::new(convert!(HAttnKtLoad => HAttnKtSmem, u16));
-const COPY_V: AsyncCopy<HAttnVLoad, u16, NVL> =
-    AsyncCopy::new(convert!(HAttnVLoad => HAttnVSmem, u16));
+/// What a head dimension `D` fixes: the layouts of the tiles whose shape it is, and the copies
+/// and the conversion between them (`convert!` names concrete layouts: each head dimension's
+/// impl, written by [`hopper_head!`], holds them). `NO` and `NL` are `O`'s and `Rows`'
+/// registers per thread.
+pub trait HopperHead<const NO: usize, const NL: usize> {
+    /// The head dimension.
+    const D: u32;
+    /// `O`: 128 query rows x `D`, a wgmma accumulator.
+    type O: Registers<NO>;
+    /// One statistic per row of `O`.
+    type RowO: Registers<NR>;
+    /// Q's tile (operand A of `Q · Kᵀ`).
+    type QSmem: Layout;
+    /// Kᵀ's tile (operand B of `Q · Kᵀ`).
+    type KtSmem: Layout;
+    /// V's tile (operand B of `P · V`).
+    type VSmem: Layout;
+    /// Q and O as loaded and stored: rows of `D` halves, 8 per thread.
+    type Rows: Registers<NL>;
+    /// Bytes of Q's, Kᵀ's and V's tiles, and of O's conversion's scratch.
+    const BYTES: [u32; 4];
+    /// Start copying Q's tile at `origin` of `q` (rows past `bounds`: zeros).
+    fn start_q<T: Thread, E: Element>(t: &T, q: &Global<E>, origin: [u32; 2], bounds: [u32; 2]);
+    /// Start copying Kᵀ's tile at `origin` (head dim, key) of `k` seen as Kᵀ.
+    fn start_kt<T: Thread, E: Element>(t: &T, k: &Global<E>, origin: [u32; 2], bounds: [u32; 2]);
+    /// Start copying V's tile at `origin` of `v`.
+    fn start_v<T: Thread, E: Element>(t: &T, v: &Global<E>, origin: [u32; 2], bounds: [u32; 2]);
+    /// O in `Rows`, through shared memory (`t`: a window at its scratch).
+    fn rows<T: Thread>(t: &T, o: &[f32; NO]) -> [f32; NL];
+}
+
+/// A [`HopperHead`] impl from its layouts: the copies' addresses those of `convert!`'s stores.
+macro_rules! hopper_head {
+    ($head:ident, $d:literal, $o:ident, $row_o:ident, $q:ident, $kt:ident, $v:ident, $rows:ident, $kt_load:ident, $v_load:ident) => {
+        #[doc = concat!("Head dimension ", $d, ".")]
+        pub struct $head;
+
+        impl $head {
+            const COPY_Q: AsyncCopy<$rows, u16, { $rows::ELEMENTS_PER_THREAD as usize }> =
+                AsyncCopy::new(convert!($rows => $q, u16));
+            const COPY_KT: AsyncCopy<$kt_load, u16, { $kt_load::ELEMENTS_PER_THREAD as usize }> =
+                AsyncCopy::new(convert!($kt_load => $kt, u16));
+            const COPY_V: AsyncCopy<$v_load, u16, { $v_load::ELEMENTS_PER_THREAD as usize }> =
+                AsyncCopy::new(convert!($v_load => $v, u16));
+        }
+
+        impl HopperHead<{ $o::ELEMENTS_PER_THREAD as usize }, { $rows::ELEMENTS_PER_THREAD as usize }>
+            for $head
+        {
+            const D: u32 = $d;
+            type O = $o;
+            type RowO = $row_o;
+            type QSmem = $q;
+            type KtSmem = $kt;
+            type VSmem = $v;
+            type Rows = $rows;
+            const BYTES: [u32; 4] = [
+                Self::COPY_Q.shared_bytes(),
+                Self::COPY_KT.shared_bytes(),
+                Self::COPY_V.shared_bytes(),
+                convert!($o => $rows, f32).cost.shared_bytes,
+            ];
+            #[inline(always)]
+            fn start_q<T: Thread, E: Element>(t: &T, q: &Global<E>, at: [u32; 2], bounds: [u32; 2]) {
+                Self::COPY_Q.start_masked(t, q, at, [$d, 1], bounds)
+            }
+            #[inline(always)]
+            fn start_kt<T: Thread, E: Element>(t: &T, k: &Global<E>, at: [u32; 2], bounds: [u32; 2]) {
+                Self::COPY_KT.start_masked(t, k, at, [1, $d], bounds)
+            }
+            #[inline(always)]
+            fn start_v<T: Thread, E: Element>(t: &T, v: &Global<E>, at: [u32; 2], bounds: [u32; 2]) {
+                Self::COPY_V.start_masked(t, v, at, [$d, 1], bounds)
+            }
+            #[inline(always)]
+            fn rows<T: Thread>(
+                t: &T,
+                o: &[f32; $o::ELEMENTS_PER_THREAD as usize],
+            ) -> [f32; $rows::ELEMENTS_PER_THREAD as usize] {
+                convert!($o => $rows, f32).run(t, o)
+            }
+        }
+    };
+}
+
+hopper_head!(
+    Head64,
+    64,
+    HAttnO64,
+    HAttnRowO64,
+    HAttnQSmem64,
+    HAttnKtSmem64,
+    HAttnVSmem64,
+    HAttnRows64,
+    HAttnKtLoad64,
+    HAttnVLoad64
+);
+hopper_head!(
+    Head128,
+    128,
+    HAttnO128,
+    HAttnRowO128,
+    HAttnQSmem128,
+    HAttnKtSmem128,
+    HAttnVSmem128,
+    HAttnRows128,
+    HAttnKtLoad128,
+    HAttnVLoad128
+);
+
+/// Registers per thread of `O` and of its rows, for head dimension 64 and 128.
+const NO64: usize = HAttnO64::ELEMENTS_PER_THREAD as usize;
+const NL64: usize = HAttnRows64::ELEMENTS_PER_THREAD as usize;
+const NO128: usize = HAttnO128::ELEMENTS_PER_THREAD as usize;
+const NL128: usize = HAttnRows128::ELEMENTS_PER_THREAD as usize;
 
 /// Query rows per CTA.
 pub const HATTN_BLOCK_M: u32 = 128;
 /// Keys per step.
 pub const HATTN_BLOCK_N: u32 = 64;
-/// The head dimension.
-pub const HATTN_HEAD_DIM: u32 = 64;
 /// Threads per CTA: two warpgroups.
 pub const HATTN_THREADS: u32 = HAttnS::THREADS;
 
@@ -86,17 +215,16 @@ const _: () = assert!(matches!(
     Strategy::Nothing | Strategy::Registers
 ));
 
-/// Shared memory, in bytes from the first 1024-byte boundary of the window (the swizzle
-/// pattern's): Q's tile, then the stages of Kᵀ and V.
-const Q_BYTES: u32 = COPY_Q.shared_bytes();
-const KT_BYTES: u32 = COPY_KT.shared_bytes();
-const STAGE_BYTES: u32 = KT_BYTES + COPY_V.shared_bytes();
-/// Shared memory per CTA: up to 1024 bytes to align, the tiles (O's conversion reuses them).
-pub const HATTN_SMEM: u32 = 1024
-    + max(
-        Q_BYTES + STAGES * STAGE_BYTES,
-        convert!(HAttnO => HAttnRows, f32).cost.shared_bytes,
-    );
+/// Shared memory per CTA for a head of `BYTES` ([`HopperHead::BYTES`]): up to 1024 bytes to
+/// align (the swizzle pattern's), Q's tile, then the stages of Kᵀ and V (O's conversion reuses
+/// them).
+pub const fn hattn_smem([q, kt, v, out]: [u32; 4]) -> u32 {
+    1024 + max(q + STAGES * (kt + v), out)
+}
+
+/// Shared memory per CTA at head dimension 64 and 128.
+pub const HATTN_SMEM_64: u32 = hattn_smem(<Head64 as HopperHead<NO64, NL64>>::BYTES);
+pub const HATTN_SMEM_128: u32 = hattn_smem(<Head128 as HopperHead<NO128, NL128>>::BYTES);
 
 /// The grid: one CTA per 128 query rows of each head.
 pub const fn attention_hopper_grid(heads: u32, seq: u32) -> [u32; 3] {
@@ -108,8 +236,8 @@ pub const fn attention_hopper_grid(heads: u32, seq: u32) -> [u32; 3] {
 const STAGES: u32 = 3;
 
 /// Where a CTA's operands are: the tensors, this head's rows, and the shared tiles; what the
-/// mask needs.
-struct Operands<'a, 'b, E> {
+/// mask needs. `H` is the head dimension.
+struct Operands<'a, 'b, E, H, const NO: usize, const NL: usize> {
     k: &'a Global<'b, E>,
     v: &'a Global<'b, E>,
     /// This head's first row, and the row past its last.
@@ -121,6 +249,7 @@ struct Operands<'a, 'b, E> {
     row0: u32,
     causal: bool,
     scale_log2: f32,
+    head: PhantomData<H>,
 }
 
 /// A stage of the ring (counted, not computed from the block: no division in the loop).
@@ -140,21 +269,25 @@ struct Rows {
     l: Tile<HAttnRow, f32, NR>,
 }
 
-impl<E: MmaInput> Operands<'_, '_, E> {
+impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
+    Operands<'_, '_, E, H, NO, NL>
+{
+    const KT_BYTES: u32 = H::BYTES[1];
+    const STAGE_BYTES: u32 = H::BYTES[1] + H::BYTES[2];
+
     /// Byte offset of stage `s`'s Kᵀ tile (its V tile follows).
     #[inline(always)]
     fn stage(&self, s: u32) -> u32 {
-        self.smem + Q_BYTES + s * STAGE_BYTES
+        self.smem + H::BYTES[0] + s * Self::STAGE_BYTES
     }
 
     /// Start the copies of key block `j` into stage `s` (rows past the sequence: zeros).
     #[inline(always)]
     fn start<T: Thread>(&self, t: &T, j: u32, s: u32) {
-        let (d, k0, at) = (HATTN_HEAD_DIM, self.base + j * HATTN_BLOCK_N, self.stage(s));
-        let kt = SharedWindow::new(t, at);
-        COPY_KT.start_masked(&kt, self.k, [0, k0], [1, d], [d, self.end]);
-        let vs = SharedWindow::new(t, at + KT_BYTES);
-        COPY_V.start_masked(&vs, self.v, [k0, 0], [d, 1], [self.end, d]);
+        let (d, k0, at) = (H::D, self.base + j * HATTN_BLOCK_N, self.stage(s));
+        H::start_kt(&SharedWindow::new(t, at), self.k, [0, k0], [d, self.end]);
+        let vs = SharedWindow::new(t, at + Self::KT_BYTES);
+        H::start_v(&vs, self.v, [k0, 0], [self.end, d]);
     }
 
     /// Wait for key block `j`'s copies (everyone's, visible to the tensor cores; in stage
@@ -169,7 +302,7 @@ impl<E: MmaInput> Operands<'_, '_, E> {
             self.start(t, j + 1, at.next().0);
         }
         t.cp_async_commit();
-        const { Wgmma::<HAttnQSmem, HAttnKtSmem, HAttnS, E>::new() }.run(
+        const { Wgmma::<H::QSmem, H::KtSmem, HAttnS, E>::new() }.run(
             t,
             self.smem,
             self.stage(at.0),
@@ -181,10 +314,10 @@ impl<E: MmaInput> Operands<'_, '_, E> {
     /// words) as one wgmma group.
     #[inline(always)]
     fn issue_pv<T: Hopper>(&self, t: &T, at: Stage, p: &[u32; NP / 2], acc: &mut [f32; NO]) {
-        const { Wgmma::<HAttnP, HAttnVSmem, HAttnO, E>::new() }.run_registers(
+        const { Wgmma::<HAttnP, H::VSmem, H::O, E>::new() }.run_registers(
             t,
             &unpack_pairs::<E, NP, { NP / 2 }>(p),
-            self.stage(at.0) + KT_BYTES,
+            self.stage(at.0) + Self::KT_BYTES,
             acc,
         );
     }
@@ -199,7 +332,7 @@ impl<E: MmaInput> Operands<'_, '_, E> {
         j: u32,
         s: [f32; NS],
         rows: &mut Rows,
-    ) -> ([u32; NP / 2], Tile<HAttnO, f32, NO>) {
+    ) -> ([u32; NP / 2], Tile<H::O, f32, NO>) {
         let (k0, row0, seq, causal) = (j * HATTN_BLOCK_N, self.row0, self.seq, self.causal);
         let (mut s, scale) = (Tile::<HAttnS, f32, NS>::new(s), self.scale_log2);
         if (causal && k0 + HATTN_BLOCK_N > row0) || k0 + HATTN_BLOCK_N > seq {
@@ -223,16 +356,23 @@ impl<E: MmaInput> Operands<'_, '_, E> {
             .zip_with(&alpha, |a, b| a * b)
             .zip_with(&p.reduce::<1, HAttnRow, NR>(t, |a, b| a + b), |a, b| a + b);
         rows.m = m_new;
-        let alpha_o = alpha.reshape::<HAttnRowO>().broadcast::<1, HAttnO, NO>();
+        let alpha_o = alpha.reshape::<H::RowO>().broadcast::<1, H::O, NO>();
         let pa = p.round::<E>().convert::<HAttnP, NP>(t);
         (pack_pairs(&pa.values), alpha_o)
     }
 }
 
-/// One CTA's 128 query rows `(bx, head)` of `o = softmax(q kᵀ · scale) v`.
+/// One CTA's 128 query rows `(bx, head)` of `o = softmax(q kᵀ · scale) v` at head dimension
+/// `H` (`NO`, `NL`: its `O`'s and rows' registers per thread).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn attention_hopper_tile<T: Hopper, E: MmaInput>(
+pub fn attention_hopper_tile<
+    T: Hopper,
+    E: MmaInput,
+    H: HopperHead<NO, NL>,
+    const NO: usize,
+    const NL: usize,
+>(
     t: &T,
     (q, k, v): (&Global<E>, &Global<E>, &Global<E>),
     o: &GlobalMut<E>,
@@ -241,10 +381,10 @@ pub fn attention_hopper_tile<T: Hopper, E: MmaInput>(
     causal: bool,
     [bx, head]: [u32; 2],
 ) {
-    let d = HATTN_HEAD_DIM;
+    let d = H::D;
     let (row0, base) = (bx * HATTN_BLOCK_M, head * seq);
     let smem = t.shared_base().next_multiple_of(1024) - t.shared_base();
-    let ops = Operands {
+    let ops = Operands::<E, H, NO, NL> {
         k,
         v,
         base,
@@ -254,10 +394,11 @@ pub fn attention_hopper_tile<T: Hopper, E: MmaInput>(
         row0,
         causal,
         scale_log2,
+        head: PhantomData,
     };
     let bounds = [base + seq, d];
     let qs = SharedWindow::new(t, smem);
-    COPY_Q.start_masked(&qs, q, [base + row0, 0], [d, 1], bounds);
+    H::start_q(&qs, q, [base + row0, 0], bounds);
     // Causal: key blocks past the last query row of this CTA are all masked.
     let end = if causal {
         seq.min(row0 + HATTN_BLOCK_M)
@@ -271,7 +412,7 @@ pub fn attention_hopper_tile<T: Hopper, E: MmaInput>(
         m: Tile::splat(f32::NEG_INFINITY),
         l: Tile::splat(0.0),
     };
-    let mut acc = Tile::<HAttnO, f32, NO>::splat(0.0);
+    let mut acc = Tile::<H::O, f32, NO>::splat(0.0);
     let (mut s, mut at) = ([0f32; NS], Stage(0));
     ops.issue_s(t, 0, at, steps > 1, &mut s);
     t.wgmma_wait::<0>();
@@ -302,48 +443,46 @@ pub fn attention_hopper_tile<T: Hopper, E: MmaInput>(
     let inv = rows
         .l
         .map(math::rcp)
-        .reshape::<HAttnRowO>()
-        .broadcast::<1, HAttnO, NO>();
+        .reshape::<H::RowO>()
+        .broadcast::<1, H::O, NO>();
     let out = acc.zip_with(&inv, |a, b| a * b);
-    let rows = convert!(HAttnO => HAttnRows, f32).run(&qs, &out.values);
-    let out = Tile::<HAttnRows, f32, NL>::new(rows).round::<E>();
+    let out = Tile::<H::Rows, f32, NL>::new(H::rows(&qs, &out.values)).round::<E>();
     out.store_masked_aligned(t, o, [base + row0, 0], [d, 1], bounds);
 }
 
-/// Flash attention forward in f16 on Hopper: grid [`attention_hopper_grid`].
-#[cfg(not(target_arch = "spirv"))]
-#[kernel(block = HATTN_THREADS, shared = HATTN_SMEM)]
-#[allow(clippy::too_many_arguments)]
-pub fn attention_hopper_f16(
-    t: &impl Hopper,
-    q: Global<F16>,
-    k: Global<F16>,
-    v: Global<F16>,
-    o: GlobalMut<F16>,
-    seq: u32,
-    scale_log2: f32,
-    causal: u32,
-) {
-    let [bx, head, _] = t.block_idx();
-    let io = (&q, &k, &v);
-    attention_hopper_tile(t, io, &o, seq, scale_log2, causal != 0, [bx, head]);
+/// The entry points: `$name` for element type `$e` at head dimension `$head`.
+macro_rules! entry {
+    ($(#[$doc:meta] $name:ident, $e:ty, $head:ty, $no:expr, $nl:expr, $smem:expr;)*) => {$(
+        #[$doc]
+        #[cfg(not(target_arch = "spirv"))]
+        #[kernel(block = HATTN_THREADS, shared = $smem)]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name(
+            t: &impl Hopper,
+            q: Global<$e>,
+            k: Global<$e>,
+            v: Global<$e>,
+            o: GlobalMut<$e>,
+            seq: u32,
+            scale_log2: f32,
+            causal: u32,
+        ) {
+            let [bx, head, _] = t.block_idx();
+            let io = (&q, &k, &v);
+            attention_hopper_tile::<_, _, $head, { $no }, { $nl }>(
+                t, io, &o, seq, scale_log2, causal != 0, [bx, head],
+            );
+        }
+    )*};
 }
 
-/// Flash attention forward in bf16 on Hopper: grid [`attention_hopper_grid`].
-#[cfg(not(target_arch = "spirv"))]
-#[kernel(block = HATTN_THREADS, shared = HATTN_SMEM)]
-#[allow(clippy::too_many_arguments)]
-pub fn attention_hopper_bf16(
-    t: &impl Hopper,
-    q: Global<Bf16>,
-    k: Global<Bf16>,
-    v: Global<Bf16>,
-    o: GlobalMut<Bf16>,
-    seq: u32,
-    scale_log2: f32,
-    causal: u32,
-) {
-    let [bx, head, _] = t.block_idx();
-    let io = (&q, &k, &v);
-    attention_hopper_tile(t, io, &o, seq, scale_log2, causal != 0, [bx, head]);
+entry! {
+    /// Flash attention forward in f16 on Hopper, head dimension 64: grid [`attention_hopper_grid`].
+    attention_hopper_f16, F16, Head64, NO64, NL64, HATTN_SMEM_64;
+    /// The same in bf16.
+    attention_hopper_bf16, Bf16, Head64, NO64, NL64, HATTN_SMEM_64;
+    /// Flash attention forward in f16 on Hopper, head dimension 128: grid [`attention_hopper_grid`].
+    attention_hopper_d128_f16, F16, Head128, NO128, NL128, HATTN_SMEM_128;
+    /// The same in bf16.
+    attention_hopper_d128_bf16, Bf16, Head128, NO128, NL128, HATTN_SMEM_128;
 }

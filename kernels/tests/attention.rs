@@ -9,7 +9,8 @@ use kernels::attention::{
     attention_bf16, attention_f16, attention_grid, ATTN_HEAD_DIM, ATTN_SMEM, ATTN_THREADS,
 };
 use kernels::attention_hopper::{
-    attention_hopper_bf16, attention_hopper_f16, attention_hopper_grid, HATTN_SMEM, HATTN_THREADS,
+    attention_hopper_bf16, attention_hopper_d128_bf16, attention_hopper_d128_f16,
+    attention_hopper_f16, attention_hopper_grid, HATTN_SMEM_128, HATTN_SMEM_64, HATTN_THREADS,
 };
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::sim::{launch, HostMemory, Launch, SimThread};
@@ -21,24 +22,37 @@ use common::random;
 /// `(t, q, k, v, o, seq, scale_log2, causal)`.
 type Kernel = dyn Fn(&SimThread, [&HostMemory; 4], u32, f32, u32) + Sync;
 
-/// Which kernel: its launch for `heads` and `seq`.
+/// Which kernel: its launch for `heads` and `seq`, and its head dimension.
 #[derive(Clone, Copy)]
 enum Arch {
     Ampere,
     Hopper,
+    Hopper128,
 }
 
 impl Arch {
     fn launch(self, heads: u32, seq: u32) -> Launch {
+        let hopper = |smem| {
+            Launch::dims(
+                attention_hopper_grid(heads, seq),
+                [HATTN_THREADS, 1, 1],
+                smem,
+            )
+        };
         match self {
             Arch::Ampere => {
                 Launch::dims(attention_grid(heads, seq), [ATTN_THREADS, 1, 1], ATTN_SMEM)
             }
-            Arch::Hopper => Launch::dims(
-                attention_hopper_grid(heads, seq),
-                [HATTN_THREADS, 1, 1],
-                HATTN_SMEM,
-            ),
+            Arch::Hopper => hopper(HATTN_SMEM_64),
+            Arch::Hopper128 => hopper(HATTN_SMEM_128),
+        }
+    }
+
+    fn head_dim(self) -> usize {
+        match self {
+            Arch::Ampere => ATTN_HEAD_DIM as usize,
+            Arch::Hopper => 64,
+            Arch::Hopper128 => 128,
         }
     }
 }
@@ -51,7 +65,7 @@ fn check<E: MmaInput>(
     seq: u32,
     causal: bool,
 ) {
-    let d = ATTN_HEAD_DIM as usize;
+    let d = arch.head_dim();
     let n = heads as usize * seq as usize * d;
     let input = |seed| -> Vec<u64> {
         random(n, seed)
@@ -190,4 +204,48 @@ fn attention_hopper_bf16_on_the_simulator() {
     let hopper = ("hopper bf16", Arch::Hopper);
     check::<Bf16>(hopper, 1.0 / 128.0, &bf16, 1, 192, true);
     check::<Bf16>(hopper, 1.0 / 128.0, &bf16, 1, 45, false);
+}
+
+#[test]
+fn attention_hopper_head_dim_128_on_the_simulator() {
+    let f16 = |t: &SimThread, [q, k, v, o]: [&HostMemory; 4], seq, sc, causal| {
+        attention_hopper_d128_f16(
+            t,
+            q.global(),
+            k.global(),
+            v.global(),
+            o.global_mut(),
+            seq,
+            sc,
+            causal,
+        )
+    };
+    let bf16 = |t: &SimThread, [q, k, v, o]: [&HostMemory; 4], seq, sc, causal| {
+        attention_hopper_d128_bf16(
+            t,
+            q.global(),
+            k.global(),
+            v.global(),
+            o.global_mut(),
+            seq,
+            sc,
+            causal,
+        )
+    };
+    check::<F16>(
+        ("hopper d128 f16", Arch::Hopper128),
+        1.0 / 1024.0,
+        &f16,
+        1,
+        200,
+        true,
+    );
+    check::<Bf16>(
+        ("hopper d128 bf16", Arch::Hopper128),
+        1.0 / 128.0,
+        &bf16,
+        1,
+        128,
+        false,
+    );
 }

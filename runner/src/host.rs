@@ -130,7 +130,7 @@ pub fn row_class_json(c: &kernels::rows::RowClass) -> String {
 }
 
 /// The flash attention kernels' tiles, launches and entry points as a JSON object on one line
-/// (`{"ampere": {..}, "hopper": {..}}`): what `gpu-bench --attention` prints and
+/// (`{"ampere": {..}, "hopper": {..}, "hopper_d128": {..}}`): what `gpu-bench --attention` prints and
 /// `scripts/attention_gpu_bench.py` reads (each grid is `[seq.div_ceil(block_m), heads, 1]`).
 pub fn attention_json() -> String {
     use kernels::{attention as a, attention_hopper as h};
@@ -157,17 +157,35 @@ pub fn attention_json() -> String {
         ],
         [a::ATTENTION_F16.name, a::ATTENTION_BF16.name],
     );
-    let hopper = one(
-        [
-            h::HATTN_BLOCK_M,
-            h::HATTN_BLOCK_N,
-            h::HATTN_HEAD_DIM,
-            h::HATTN_THREADS,
-            h::HATTN_SMEM,
-        ],
+    let hopper = |d, smem, names| {
+        one(
+            [
+                h::HATTN_BLOCK_M,
+                h::HATTN_BLOCK_N,
+                d,
+                h::HATTN_THREADS,
+                smem,
+            ],
+            names,
+        )
+    };
+    let hopper64 = hopper(
+        64,
+        h::HATTN_SMEM_64,
         [h::ATTENTION_HOPPER_F16.name, h::ATTENTION_HOPPER_BF16.name],
     );
-    format!("{{\"ampere\": {}, \"hopper\": {}}}", ampere, hopper)
+    let hopper128 = hopper(
+        128,
+        h::HATTN_SMEM_128,
+        [
+            h::ATTENTION_HOPPER_D128_F16.name,
+            h::ATTENTION_HOPPER_D128_BF16.name,
+        ],
+    );
+    format!(
+        "{{\"ampere\": {}, \"hopper\": {}, \"hopper_d128\": {}}}",
+        ampere, hopper64, hopper128
+    )
 }
 
 /// One kernel of the table as a JSON object on one line, with its launch for `n x n` elements:

@@ -247,6 +247,8 @@ fn table_names_are_the_ptx_entries() {
         kernels::attention::ATTENTION_BF16.name,
         kernels::attention_hopper::ATTENTION_HOPPER_F16.name,
         kernels::attention_hopper::ATTENTION_HOPPER_BF16.name,
+        kernels::attention_hopper::ATTENTION_HOPPER_D128_F16.name,
+        kernels::attention_hopper::ATTENTION_HOPPER_D128_BF16.name,
         kernels::gemm::GEMM_F16.name,
         kernels::gemm::GEMM_BF16.name,
         kernels::gemm_pipelined::GEMM_PIPELINED_F16.name,
