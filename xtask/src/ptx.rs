@@ -71,10 +71,15 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("attention_f16", "ld.global.b32", 8),
     ("attention_f16", "ld.global.v4.b32", 8),
     ("attention_f16", "st.global.v4.b32", 4),
-    // Q's 4 16-byte copies, and K's and V's 2 each in the prologue and in the loop.
-    ("attention_hopper_bf16", "cp.async.cg.shared.global", 12),
+    // Q's 16-byte copies (4 a thread at head dim 64, 8 at 128), and K's and V's (2 each, or 4)
+    // at three sites: block 0, block 1 (the first step is peeled off the loop) and the loop's.
+    ("attention_hopper_bf16", "cp.async.cg.shared.global", 16),
     ("attention_hopper_bf16", "st.global.v4.b32", 4),
-    ("attention_hopper_f16", "cp.async.cg.shared.global", 12),
+    ("attention_hopper_d128_bf16", "cp.async.cg.shared.global", 32),
+    ("attention_hopper_d128_bf16", "st.global.v4.b32", 8),
+    ("attention_hopper_d128_f16", "cp.async.cg.shared.global", 32),
+    ("attention_hopper_d128_f16", "st.global.v4.b32", 8),
+    ("attention_hopper_f16", "cp.async.cg.shared.global", 16),
     ("attention_hopper_f16", "st.global.v4.b32", 4),
     ("cluster_transpose", "ld.global.b32", 16),
     ("cluster_transpose", "st.global.b32", 16),
