@@ -26,7 +26,7 @@ use linear_layouts::planned::Planned;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::runtime::Strategy;
 use linear_layouts::{
-    convert, layout, Bf16, Global, GlobalMut, Mma, SharedWindow, Thread, Tile, F16,
+    convert, layout, AsyncCopy, Bf16, Global, GlobalMut, Mma, SharedWindow, Thread, Tile, F16,
 };
 
 layout! {
@@ -68,6 +68,7 @@ const NV: usize = AttnV::ELEMENTS_PER_THREAD as usize;
 const NR: usize = AttnRow::ELEMENTS_PER_THREAD as usize;
 const NL: usize = AttnRows::ELEMENTS_PER_THREAD as usize;
 const NVL: usize = AttnVLoad::ELEMENTS_PER_THREAD as usize;
+const NKL: usize = AttnKtLoad::ELEMENTS_PER_THREAD as usize;
 
 /// The two products, their layouts checked here.
 const QK: Mma<AttnQ, AttnKt, AttnS> = Mma::new();
@@ -81,16 +82,21 @@ const _: () = assert!(matches!(
 
 /// Threads per CTA.
 pub const ATTN_THREADS: u32 = AttnO::THREADS;
-/// Bytes of Kᵀ's buffer in shared memory; V's follows it.
-const K_BYTES: u32 = ATTN_BLOCK_N * ATTN_HEAD_DIM * 2;
-/// Shared memory per CTA, in bytes: the K and V buffers, or Q's and O's conversions (before and
-/// after the loop, in the same memory).
+/// The copies of K (seen as Kᵀ) and V into their shared layouts, at `convert!`'s store addresses.
+const COPY_KT: AsyncCopy<AttnKtLoad, u16, NKL> =
+    AsyncCopy::new(convert!(AttnKtLoad => AttnKtSmem, u16));
+const COPY_V: AsyncCopy<AttnVLoad, u16, NVL> =
+    AsyncCopy::new(convert!(AttnVLoad => AttnVSmem, u16));
+/// Bytes of Kᵀ's tile in a stage (V's follows it), and of a stage.
+const KT_BYTES: u32 = COPY_KT.shared_bytes();
+const STAGE_BYTES: u32 = KT_BYTES + COPY_V.shared_bytes();
+/// The stages start past Q's conversion's scratch (the first copies start before it is read).
+const STAGES_AT: u32 = convert!(AttnRows => AttnQ, u16).cost.shared_bytes;
+/// Shared memory per CTA, in bytes: Q's conversion and two stages of K and V, or O's conversion
+/// after the loop.
 pub const ATTN_SMEM: u32 = max(
-    2 * K_BYTES,
-    max(
-        convert!(AttnRows => AttnQ, u16).cost.shared_bytes,
-        convert!(AttnO => AttnRows, f32).cost.shared_bytes,
-    ),
+    STAGES_AT + 2 * STAGE_BYTES,
+    convert!(AttnO => AttnRows, f32).cost.shared_bytes,
 );
 
 /// Query rows per CTA and keys per step.
@@ -139,21 +145,34 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
     } else {
         seq
     };
-    let mut k0 = 0;
-    while k0 < end {
-        // K and V of this step in 16-byte rows (K's seen as Kᵀ: a transpose moves no data)
-        // into their own buffers, as Triton's local_alloc: one barrier before the stores (the
-        // last step's loads, or Q's conversion, read this memory) and one before the loads.
-        let at = [base + k0, 0];
-        let kl =
-            Tile::<AttnVLoad, E, NVL>::load_masked_aligned(t, k, at, [d, 1], bounds, E::default());
-        let vl =
-            Tile::<AttnVLoad, E, NVL>::load_masked_aligned(t, v, at, [d, 1], bounds, E::default());
-        let (ks, vs) = (SharedWindow::new(t, 0), SharedWindow::new(t, K_BYTES));
+    // K and V of each step go straight into their own swizzled tiles (Triton's local_alloc) by
+    // cp.async, two stages: the copies of the next step are in flight while this one multiplies.
+    let stage = |j: u32| STAGES_AT + (j % 2) * STAGE_BYTES;
+    let start = |j: u32| {
+        let k0 = base + j * ATTN_BLOCK_N;
+        let kt = SharedWindow::new(t, stage(j));
+        COPY_KT.start_masked(&kt, k, [0, k0], [1, d], [d, base + seq]);
+        let vs = SharedWindow::new(t, stage(j) + KT_BYTES);
+        COPY_V.start_masked(&vs, v, [k0, 0], [d, 1], bounds);
+    };
+    start(0);
+    t.cp_async_commit();
+    let steps = end.div_ceil(ATTN_BLOCK_N);
+    let mut j = 0;
+    while j < steps {
+        // Block j has landed for everyone; nobody still reads the stage the next copies
+        // overwrite (block j - 1's: its ldmatrix loads are done).
+        t.cp_async_wait::<0>();
         t.sync_block();
-        convert!(AttnKtLoad => AttnKtSmem, u16).store(&ks, &bits(kl.trans::<AttnKtLoad>().values));
-        convert!(AttnVLoad => AttnVSmem, u16).store(&vs, &bits(vl.values));
-        t.sync_block();
+        if j + 1 < steps {
+            start(j + 1);
+        }
+        t.cp_async_commit();
+        let k0 = j * ATTN_BLOCK_N;
+        let (ks, vs) = (
+            SharedWindow::new(t, stage(j)),
+            SharedWindow::new(t, stage(j) + KT_BYTES),
+        );
         let kt: [E; NK] = halves(convert!(AttnKtSmem => AttnKt, u16).load(&ks));
         let va: [E; NV] = halves(convert!(AttnVSmem => AttnV, u16).load(&vs));
         let mut s = [0f32; NS];
@@ -183,9 +202,9 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
         // The accumulator's registers are operand A's: planned from the layouts, no instruction.
         let pa = p.round::<E>().convert::<AttnP, NP>(t);
         PV.run(t, &pa.values, &va, &mut acc.values);
-        k0 += ATTN_BLOCK_N;
+        j += 1;
     }
-    // O's conversion reuses the K and V buffers: every warp's last loads first.
+    // O's conversion reuses the stages: every warp's last loads first.
     t.sync_block();
     let inv = l
         .map(math::rcp)

@@ -75,7 +75,11 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     // at three sites: block 0, block 1 (the first step is peeled off the loop) and the loop's.
     ("attention_hopper_bf16", "cp.async.cg.shared.global", 16),
     ("attention_hopper_bf16", "st.global.v4.b32", 4),
-    ("attention_hopper_d128_bf16", "cp.async.cg.shared.global", 32),
+    (
+        "attention_hopper_d128_bf16",
+        "cp.async.cg.shared.global",
+        32,
+    ),
     ("attention_hopper_d128_bf16", "st.global.v4.b32", 8),
     ("attention_hopper_d128_f16", "cp.async.cg.shared.global", 32),
     ("attention_hopper_d128_f16", "st.global.v4.b32", 8),
