@@ -27,7 +27,7 @@ from gemm_sass import count, main_loop, ptxas, sass  # noqa: E402
 from triton_attention import attn_fwd  # noqa: E402
 
 BLOCK_M, BLOCK_N, HEAD_DIM = 64, 32, 64
-COLS = ["HMMA", "LDSM", "STS", "LDS", "LDG", "BAR", "MUFU", "SHFL", "instrs"]
+COLS = ["HMMA", "LDSM", "LDGSTS", "STS", "LDS", "LDG", "BAR", "MUFU", "SHFL", "instrs"]
 HOPPER_COLS = ["HGMMA", "WG", "LDGSTS", "DEPBAR", "BAR", "FENCE", "LDSM", "STS", "MUFU", "SHFL", "instrs"]
 
 

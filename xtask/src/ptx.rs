@@ -65,11 +65,15 @@ pub fn count_instructions(ptx: &str) -> Vec<(String, usize)> {
 /// load and store through `Tile`, whose 16-byte-contiguous layouts must give `v4` accesses;
 /// every other count guards a kernel's access widths against regressions.
 const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
-    ("attention_bf16", "ld.global.b32", 8),
-    ("attention_bf16", "ld.global.v4.b32", 8),
+    // Q's 16-byte loads (LLVM reloads one word of each as a 32-bit load, as in the GEMMs), K's
+    // and V's 16-byte copies at two sites (block 0, the loop's next block), O's stores.
+    ("attention_bf16", "cp.async.cg.shared.global", 8),
+    ("attention_bf16", "ld.global.b32", 4),
+    ("attention_bf16", "ld.global.v4.b32", 4),
     ("attention_bf16", "st.global.v4.b32", 4),
-    ("attention_f16", "ld.global.b32", 8),
-    ("attention_f16", "ld.global.v4.b32", 8),
+    ("attention_f16", "cp.async.cg.shared.global", 8),
+    ("attention_f16", "ld.global.b32", 4),
+    ("attention_f16", "ld.global.v4.b32", 4),
     ("attention_f16", "st.global.v4.b32", 4),
     // Q's 16-byte copies (4 a thread at head dim 64, 8 at 128), and K's and V's (2 each, or 4)
     // at three sites: block 0, block 1 (the first step is peeled off the loop) and the loop's.
