@@ -87,6 +87,20 @@ fn errors(kind: IssueKind, r: Result<(), SimError>) -> String {
     format!("{:?}", e)
 }
 
+/// Every accumulator of this thread is `A · B`'s element (small integers: exact).
+fn check_product(t: &SimThread, acc: &[f32; 32], a: &HostMemory, b: &HostMemory) {
+    for (r, x) in acc.iter().enumerate() {
+        let idx = [r as u32, t.lane(), t.warp(), 0];
+        let (i, j) = (Acc::coord(idx, 0) as usize, Acc::coord(idx, 1) as usize);
+        let want: f32 = (0..64)
+            .map(|k| {
+                F16(a.get(i * 64 + k) as u16).to_f32() * F16(b.get(k * 64 + j) as u16).to_f32()
+            })
+            .sum();
+        assert_eq!(*x, want, "C[{}][{}]", i, j);
+    }
+}
+
 #[test]
 fn tma_and_wgmma_multiply_two_tiles() {
     let (a, b) = (operand(3), operand(5));
@@ -94,16 +108,7 @@ fn tma_and_wgmma_multiply_two_tiles() {
         let mut acc = [0f32; 32];
         MMA.run(t, ta, tb, &mut acc);
         t.wgmma_wait::<0>();
-        for (r, x) in acc.iter().enumerate() {
-            let idx = [r as u32, t.lane(), t.warp(), 0];
-            let (i, j) = (Acc::coord(idx, 0) as usize, Acc::coord(idx, 1) as usize);
-            let want: f32 = (0..64)
-                .map(|k| {
-                    F16(a.get(i * 64 + k) as u16).to_f32() * F16(b.get(k * 64 + j) as u16).to_f32()
-                })
-                .sum();
-            assert_eq!(*x, want, "C[{}][{}]", i, j);
-        }
+        check_product(t, &acc, &a, &b);
     })
     .expect("loads waited for, then multiplied");
 }
@@ -122,16 +127,7 @@ fn wgmma_with_a_from_registers_multiplies() {
         let mut acc = [0f32; 32];
         MMA_RS.run_registers(t, &regs, tb, &mut acc);
         t.wgmma_wait::<0>();
-        for (r, x) in acc.iter().enumerate() {
-            let idx = [r as u32, t.lane(), t.warp(), 0];
-            let (i, j) = (Acc::coord(idx, 0) as usize, Acc::coord(idx, 1) as usize);
-            let want: f32 = (0..64)
-                .map(|k| {
-                    F16(a.get(i * 64 + k) as u16).to_f32() * F16(b.get(k * 64 + j) as u16).to_f32()
-                })
-                .sum();
-            assert_eq!(*x, want, "C[{}][{}]", i, j);
-        }
+        check_product(t, &acc, &a, &b);
     })
     .expect("A from registers, B from the loaded tile");
 }

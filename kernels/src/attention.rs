@@ -26,7 +26,8 @@ use linear_layouts::planned::Planned;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::runtime::Strategy;
 use linear_layouts::{
-    convert, layout, AsyncCopy, Bf16, Global, GlobalMut, Mma, SharedWindow, Thread, Tile, F16,
+    convert, layout, AsyncCopy, Bf16, Global, GlobalMut, Mma, Registers, SharedWindow, Thread,
+    Tile, F16,
 };
 
 layout! {
@@ -111,6 +112,64 @@ pub const fn attention_grid(heads: u32, seq: u32) -> [u32; 3] {
     [seq.div_ceil(ATTN_BLOCK_M), heads, 1]
 }
 
+/// Where a block of keys sits against the sequence and the query rows: what its mask needs.
+#[derive(Clone, Copy)]
+pub(crate) struct KeyBlock {
+    /// The block's first key, and keys per block.
+    pub k0: u32,
+    pub keys: u32,
+    /// The CTA's first query row, the sequence length, and whether the mask is causal.
+    pub row0: u32,
+    pub seq: u32,
+    pub causal: bool,
+}
+
+/// One step of the online softmax (FlashAttention-2's, in base 2 as Triton's tutorial) on a
+/// block's logits `s` (layout `S`; `R` its rows' slice): keys past the sequence, and with
+/// `causal` past each query row, masked; the running row maxima `m` and sums `l` updated; returns
+/// `P = exp2(s · scale - m)` and the factor the output must be scaled by (in `R`). The scale is
+/// applied to the row maxima (it is positive) and fused into each exponent: one FMA an element.
+#[inline(always)]
+pub(crate) fn softmax_step<T, S, R, const NS: usize, const NR: usize>(
+    t: &T,
+    s: Tile<S, f32, NS>,
+    block: KeyBlock,
+    scale: f32,
+    (m, l): (&mut Tile<R, f32, NR>, &mut Tile<R, f32, NR>),
+) -> (Tile<S, f32, NS>, Tile<R, f32, NR>)
+where
+    T: Thread,
+    S: Registers<NS>,
+    R: Registers<NR>,
+{
+    let KeyBlock {
+        k0,
+        keys,
+        row0,
+        seq,
+        causal,
+    } = block;
+    let mut s = s;
+    if (causal && k0 + keys > row0) || k0 + keys > seq {
+        let keep = Tile::<S, bool, NS>::from_coords(t, |[i, j]| {
+            k0 + j < seq && (!causal || k0 + j <= row0 + i)
+        });
+        s = s.select(&keep, &Tile::splat(f32::NEG_INFINITY));
+    }
+    let m_new = m.zip_with(&s.reduce::<1, R, NR>(t, math::max), |a, b| {
+        math::max(a, b * scale)
+    });
+    let alpha = m.zip_with(&m_new, |a, b| math::exp2(a - b));
+    let p = s.zip_with(&m_new.broadcast::<1, S, NS>(), |x, mx| {
+        math::exp2(math::fma(x, scale, -mx))
+    });
+    *l = l
+        .zip_with(&alpha, |a, b| a * b)
+        .zip_with(&p.reduce::<1, R, NR>(t, |a, b| a + b), |a, b| a + b);
+    *m = m_new;
+    (p, alpha)
+}
+
 /// One CTA's 64 query rows `(bx, head)` of `o = softmax(q kᵀ · scale) v`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -177,28 +236,17 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
         let va: [E; NV] = halves(convert!(AttnVSmem => AttnV, u16).load(&vs));
         let mut s = [0f32; NS];
         QK.run(t, &qa, &kt, &mut s);
-        let (mut s, scale) = (Tile::<AttnS, f32, NS>::new(s), scale_log2);
-        if (causal && k0 + ATTN_BLOCK_N > row0) || k0 + ATTN_BLOCK_N > seq {
-            let keep = Tile::<AttnS, bool, NS>::from_coords(t, |[i, j]| {
-                k0 + j < seq && (!causal || k0 + j <= row0 + i)
-            });
-            s = s.select(&keep, &Tile::splat(f32::NEG_INFINITY));
-        }
-        let m_new = m.zip_with(&s.reduce::<1, AttnRow, NR>(t, math::max), |a, b| {
-            math::max(a, b * scale)
-        });
-        let alpha = m.zip_with(&m_new, |a, b| math::exp2(a - b));
-        // The scale applied to the row maxima (it is positive) and fused into each exponent:
-        // one FMA an element, as Triton's tutorial.
-        let p = s.zip_with(&m_new.broadcast::<1, AttnS, NS>(), |x, mx| {
-            math::exp2(math::fma(x, scale, -mx))
-        });
-        l = l
-            .zip_with(&alpha, |a, b| a * b)
-            .zip_with(&p.reduce::<1, AttnRow, NR>(t, |a, b| a + b), |a, b| a + b);
+        let block = KeyBlock {
+            k0,
+            keys: ATTN_BLOCK_N,
+            row0,
+            seq,
+            causal,
+        };
+        let s = Tile::<AttnS, f32, NS>::new(s);
+        let (p, alpha) = softmax_step(t, s, block, scale_log2, (&mut m, &mut l));
         let alpha_o = alpha.reshape::<AttnRowO>().broadcast::<1, AttnO, NO>();
         acc = acc.zip_with(&alpha_o, |a, b| a * b);
-        m = m_new;
         // The accumulator's registers are operand A's: planned from the layouts, no instruction.
         let pa = p.round::<E>().convert::<AttnP, NP>(t);
         PV.run(t, &pa.values, &va, &mut acc.values);

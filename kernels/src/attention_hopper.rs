@@ -20,6 +20,7 @@
 //!
 //! [`attention`]: crate::attention
 
+use crate::attention::{softmax_step, KeyBlock};
 use crate::gemm::max;
 use core::marker::PhantomData;
 #[cfg(not(target_arch = "spirv"))]
@@ -333,29 +334,15 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
         s: [f32; NS],
         rows: &mut Rows,
     ) -> ([u32; NP / 2], Tile<H::O, f32, NO>) {
-        let (k0, row0, seq, causal) = (j * HATTN_BLOCK_N, self.row0, self.seq, self.causal);
-        let (mut s, scale) = (Tile::<HAttnS, f32, NS>::new(s), self.scale_log2);
-        if (causal && k0 + HATTN_BLOCK_N > row0) || k0 + HATTN_BLOCK_N > seq {
-            let keep = Tile::<HAttnS, bool, NS>::from_coords(t, |[i, c]| {
-                k0 + c < seq && (!causal || k0 + c <= row0 + i)
-            });
-            s = s.select(&keep, &Tile::splat(f32::NEG_INFINITY));
-        }
-        let m = &rows.m;
-        let m_new = m.zip_with(&s.reduce::<1, HAttnRow, NR>(t, math::max), |a, b| {
-            math::max(a, b * scale)
-        });
-        let alpha = m.zip_with(&m_new, |a, b| math::exp2(a - b));
-        // The scale applied to the row maxima (it is positive) and fused into each exponent:
-        // one FMA an element, as Triton's tutorial.
-        let p = s.zip_with(&m_new.broadcast::<1, HAttnS, NS>(), |x, mx| {
-            math::exp2(math::fma(x, scale, -mx))
-        });
-        rows.l = rows
-            .l
-            .zip_with(&alpha, |a, b| a * b)
-            .zip_with(&p.reduce::<1, HAttnRow, NR>(t, |a, b| a + b), |a, b| a + b);
-        rows.m = m_new;
+        let block = KeyBlock {
+            k0: j * HATTN_BLOCK_N,
+            keys: HATTN_BLOCK_N,
+            row0: self.row0,
+            seq: self.seq,
+            causal: self.causal,
+        };
+        let s = Tile::<HAttnS, f32, NS>::new(s);
+        let (p, alpha) = softmax_step(t, s, block, self.scale_log2, (&mut rows.m, &mut rows.l));
         let alpha_o = alpha.reshape::<H::RowO>().broadcast::<1, H::O, NO>();
         let pa = p.round::<E>().convert::<HAttnP, NP>(t);
         (pack_pairs(&pa.values), alpha_o)

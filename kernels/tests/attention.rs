@@ -57,6 +57,24 @@ impl Arch {
     }
 }
 
+/// A kernel entry as [`check`] calls it.
+macro_rules! entry {
+    ($f:path) => {
+        |t: &SimThread, [q, k, v, o]: [&HostMemory; 4], seq, sc, causal| {
+            $f(
+                t,
+                q.global(),
+                k.global(),
+                v.global(),
+                o.global_mut(),
+                seq,
+                sc,
+                causal,
+            )
+        }
+    };
+}
+
 fn check<E: MmaInput>(
     (name, arch): (&str, Arch),
     ulp: f64,
@@ -127,18 +145,7 @@ fn check<E: MmaInput>(
 
 #[test]
 fn attention_f16_on_the_simulator() {
-    let f16 = |t: &SimThread, [q, k, v, o]: [&HostMemory; 4], seq, sc, causal| {
-        attention_f16(
-            t,
-            q.global(),
-            k.global(),
-            v.global(),
-            o.global_mut(),
-            seq,
-            sc,
-            causal,
-        )
-    };
+    let f16 = entry!(attention_f16);
     check::<F16>(("f16", Arch::Ampere), 1.0 / 1024.0, &f16, 2, 128, false);
     check::<F16>(("f16", Arch::Ampere), 1.0 / 1024.0, &f16, 1, 192, true);
     // Sequences that end inside a block: masked query rows and keys.
@@ -148,18 +155,7 @@ fn attention_f16_on_the_simulator() {
 
 #[test]
 fn attention_bf16_on_the_simulator() {
-    let bf16 = |t: &SimThread, [q, k, v, o]: [&HostMemory; 4], seq, sc, causal| {
-        attention_bf16(
-            t,
-            q.global(),
-            k.global(),
-            v.global(),
-            o.global_mut(),
-            seq,
-            sc,
-            causal,
-        )
-    };
+    let bf16 = entry!(attention_bf16);
     check::<Bf16>(("bf16", Arch::Ampere), 1.0 / 128.0, &bf16, 1, 128, true);
     check::<Bf16>(("bf16", Arch::Ampere), 1.0 / 128.0, &bf16, 2, 64, false);
     check::<Bf16>(("bf16", Arch::Ampere), 1.0 / 128.0, &bf16, 1, 45, false);
@@ -167,18 +163,7 @@ fn attention_bf16_on_the_simulator() {
 
 #[test]
 fn attention_hopper_f16_on_the_simulator() {
-    let f16 = |t: &SimThread, [q, k, v, o]: [&HostMemory; 4], seq, sc, causal| {
-        attention_hopper_f16(
-            t,
-            q.global(),
-            k.global(),
-            v.global(),
-            o.global_mut(),
-            seq,
-            sc,
-            causal,
-        )
-    };
+    let f16 = entry!(attention_hopper_f16);
     let hopper = ("hopper f16", Arch::Hopper);
     check::<F16>(hopper, 1.0 / 1024.0, &f16, 2, 128, false);
     check::<F16>(hopper, 1.0 / 1024.0, &f16, 1, 256, true);
@@ -189,18 +174,7 @@ fn attention_hopper_f16_on_the_simulator() {
 
 #[test]
 fn attention_hopper_bf16_on_the_simulator() {
-    let bf16 = |t: &SimThread, [q, k, v, o]: [&HostMemory; 4], seq, sc, causal| {
-        attention_hopper_bf16(
-            t,
-            q.global(),
-            k.global(),
-            v.global(),
-            o.global_mut(),
-            seq,
-            sc,
-            causal,
-        )
-    };
+    let bf16 = entry!(attention_hopper_bf16);
     let hopper = ("hopper bf16", Arch::Hopper);
     check::<Bf16>(hopper, 1.0 / 128.0, &bf16, 1, 192, true);
     check::<Bf16>(hopper, 1.0 / 128.0, &bf16, 1, 45, false);
@@ -208,30 +182,8 @@ fn attention_hopper_bf16_on_the_simulator() {
 
 #[test]
 fn attention_hopper_head_dim_128_on_the_simulator() {
-    let f16 = |t: &SimThread, [q, k, v, o]: [&HostMemory; 4], seq, sc, causal| {
-        attention_hopper_d128_f16(
-            t,
-            q.global(),
-            k.global(),
-            v.global(),
-            o.global_mut(),
-            seq,
-            sc,
-            causal,
-        )
-    };
-    let bf16 = |t: &SimThread, [q, k, v, o]: [&HostMemory; 4], seq, sc, causal| {
-        attention_hopper_d128_bf16(
-            t,
-            q.global(),
-            k.global(),
-            v.global(),
-            o.global_mut(),
-            seq,
-            sc,
-            causal,
-        )
-    };
+    let f16 = entry!(attention_hopper_d128_f16);
+    let bf16 = entry!(attention_hopper_d128_bf16);
     check::<F16>(
         ("hopper d128 f16", Arch::Hopper128),
         1.0 / 1024.0,
