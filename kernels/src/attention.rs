@@ -6,12 +6,13 @@
 //! (the row maximum and sum are reductions along dim 1 of the accumulator, within each quad
 //! of lanes; the running statistics broadcast back as `Tile` operations); `P = exp2(S - m)`
 //! rounded to the input format goes from the accumulator to operand A of the next product
-//! with [`Tile::convert`] (the two layouts coincide: no instruction); `O += P · V`. The tiles
-//! of Q, K and V are loaded in coalesced 16-byte rows; Q is `convert!`ed through shared memory
-//! to operand A once, and each step stores K and V into swizzled shared layouts of their own
-//! and loads their operand fragments with `ldmatrix` (Triton's `local_alloc` and
-//! `local_load`), two barriers a step. Everything a thread holds is a `layout!` type; nothing is
-//! written across threads by hand.
+//! with [`Tile::convert`] (the two layouts coincide: no instruction); `O += P · V`. Q is loaded
+//! in coalesced 16-byte rows and `convert!`ed through shared memory to operand A once; K and V
+//! go by `cp.async` straight into swizzled shared layouts of their own ([`AsyncCopy`], at
+//! `convert!`'s store addresses, zeros past the sequence), two stages so the next block's copies
+//! fly while this one multiplies, and their operand fragments come back by `ldmatrix` (Triton's
+//! `local_alloc` and `local_load`), one barrier a step. Everything a thread holds is a
+//! `layout!` type; nothing is written across threads by hand.
 //!
 //! `q`, `k`, `v` and `o` are `[heads, seq, 64]` row-major, `seq` any length (the last blocks
 //! masked: query rows past it are not stored, keys past it weigh nothing);
