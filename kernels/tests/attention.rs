@@ -13,7 +13,7 @@ use kernels::attention_hopper::{
     attention_hopper_f16, attention_hopper_grid, HATTN_SMEM_128, HATTN_SMEM_64, HATTN_THREADS,
 };
 use linear_layouts::runtime::mma::MmaInput;
-use linear_layouts::sim::{launch, HostMemory, Launch, SimThread};
+use linear_layouts::sim::{launch, Fence, HostMemory, IssueKind, Launch, SimThread};
 use linear_layouts::{Bf16, F16};
 
 mod common;
@@ -200,4 +200,22 @@ fn attention_hopper_head_dim_128_on_the_simulator() {
         128,
         false,
     );
+}
+
+/// Each fence of the Hopper kernel, removed, is reported: `fence_proxy_async` after the copies
+/// land (the tensor cores read what `cp.async` wrote) and the `wgmma_fence` before each product.
+#[test]
+fn attention_hopper_without_each_fence_is_reported() {
+    let n = 128 * 64;
+    let input = |seed| HostMemory::new(random(n, seed).into_iter().map(|x| F16::round(x).0 as u64));
+    let (q, k, v) = (input(1), input(2), input(3));
+    let o = HostMemory::new((0..n).map(|_| 0));
+    for fence in [Fence::ProxyAsync, Fence::Wgmma] {
+        let r = launch(Arch::Hopper.launch(1, 128).skipping(fence), |t| {
+            let f = entry!(attention_hopper_f16);
+            f(t, [&q, &k, &v, &o], 128, 0.18, 1)
+        });
+        let e = r.expect_err("a missing fence must be reported");
+        assert!(e.has(IssueKind::MissingFence), "{:?}: {}", fence, e);
+    }
 }
