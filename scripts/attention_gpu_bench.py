@@ -46,11 +46,10 @@ def info():
 
 
 class Ours:
-    """One of our kernels (`arch`: "ampere", "hopper" or "hopper_d128"), launched as
-    `gpu-bench --attention` says."""
+    """One of our kernels, launched as its entry of `gpu-bench --attention` says."""
 
-    def __init__(self, mod, arch):
-        self.info = info()[arch]
+    def __init__(self, mod, info):
+        self.info = info
         self.mod = mod
 
     def call(self, dtype, q, k, v, o, causal):
@@ -177,8 +176,10 @@ SHAPES = {64: ((1000, 4), (4096, 32), (16384, 8)), 128: ((1000, 4), (4096, 16), 
 
 def main():
     mod = cp.RawModule(path=PTX)
-    ours = {(64, "ours (mma.sync)"): Ours(mod, "ampere"), (64, "ours hopper (wgmma)"): Ours(mod, "hopper"),
-            (128, "ours hopper (wgmma)"): Ours(mod, "hopper_d128")}
+    kernels = info()
+    ours = {(64, "ours (mma.sync)"): Ours(mod, kernels["ampere"]),
+            (64, "ours hopper (wgmma)"): Ours(mod, kernels["hopper"]),
+            (128, "ours hopper (wgmma)"): Ours(mod, kernels["hopper_d128"])}
     if SANITIZE:
         return sanitize(ours)
     try:

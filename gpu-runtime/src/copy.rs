@@ -11,7 +11,7 @@ use crate::element::Element;
 use crate::global::Global;
 use crate::layout::Registers;
 use crate::thread::Thread;
-use crate::tile::Tile;
+use crate::tile::{aligned_promise, Tile};
 
 /// The async copy of a tile held in distributed layout `L` into the shared layout of a
 /// `convert!(L => Shared, E)` store: `const COPY: AsyncCopy<L, E, N> =
@@ -119,14 +119,9 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
         store_addresses(a, t, |v, smem| {
             let reg = a.regs[v * vec] as usize;
             let n = Tile::<L, G, N>::inside(t, reg, vec, origin, bounds);
-            debug_assert!(
-                n == 0 || n == vec,
-                "AsyncCopy::start_masked: a vector of {} elements has {} inside the bounds: the bounds, origin and strides must be multiples of the vector",
-                vec,
-                n
-            );
-            if n == vec {
+            if n > 0 {
                 let i = Tile::<L, G, N>::index(t, reg, origin, strides);
+                aligned_promise::<true>(i, n, vec);
                 src.copy_to_shared(t, i, bytes, smem);
             } else {
                 t.st_shared(smem, bytes, [0; 4]);

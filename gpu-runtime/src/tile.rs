@@ -379,10 +379,11 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     }
 }
 
-/// Checks (in debug builds: on the simulator) the promise of the `_aligned` masked accesses: the
-/// `n` elements inside of a vector of `v` at element `i` are all of it, and it is aligned.
+/// Checks (in debug builds: on the simulator) the promise of the `_aligned` masked accesses (and
+/// of `AsyncCopy::start_masked`): the `n` elements inside of a vector of `v` at element `i` are
+/// all of it, and it is aligned.
 #[inline(always)]
-fn aligned_promise<const ALIGNED: bool>(i: usize, n: usize, v: usize) {
+pub(crate) fn aligned_promise<const ALIGNED: bool>(i: usize, n: usize, v: usize) {
     debug_assert!(
         !ALIGNED || n == v && i.is_multiple_of(v),
         "an _aligned masked access: a vector of {} elements at element {} has {} inside: the bounds, origin and strides must be multiples of the vector (use load_masked/store_masked)",
