@@ -149,6 +149,12 @@ fn cute_layouts_are_the_triton_layouts_they_name() {
     // Triton's nvidia_mma v2.
     assert_eq!(CuteSw128::linear_layout(), Nvmma::linear_layout());
     assert_eq!(CuteMmaC::linear_layout(), MmaC::linear_layout());
+    // SOURCE is CuTe's own spelling, not the tokens' spacing.
+    assert_eq!(
+        CuteSw128::SOURCE,
+        "Sw<3,4,3> o smem_ptr[16b](unset) o (64,64):(64,1)"
+    );
+    assert_eq!(CuteMmaC::SOURCE, "tv(((4,8),(2,2)):((32,1),(16,8)))");
     check::<CuteMmaC>(&CuteMmaC::linear_layout(), |i| {
         CuteMmaC::apply(i[0], i[1], i[2], i[3]).to_vec()
     });

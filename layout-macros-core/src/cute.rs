@@ -63,7 +63,7 @@ pub fn solve_cute(
             layout,
             warp_size,
         },
-        source: r.text,
+        source: cute.to_string(),
         attr: None,
         element,
     })

@@ -102,3 +102,44 @@ impl core::fmt::Display for Swizzle {
         write!(f, "Sw<{},{},{}>", self.b, self.m, self.s)
     }
 }
+
+impl core::fmt::Display for IntTuple {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            IntTuple::Int { value, .. } => write!(f, "{}", value),
+            IntTuple::Tuple(items) => {
+                f.write_str("(")?;
+                for (i, t) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{}", t)?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+/// The layout in CuTe's own spelling, whatever the spacing it was written with: a
+/// `smem_ptr[16b]` form keeps its byte-address swizzle (`Sw<3,4,3> o smem_ptr[16b](unset) o`).
+impl core::fmt::Display for Cute {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // A lone integer mode prints bare in CuTe (`8:1`); a tuple brings its own parentheses.
+        let body = alloc::format!("{}:{}", self.shape, self.stride);
+        if self.kind == Kind::ThreadValue {
+            return write!(f, "tv({})", body);
+        }
+        match (self.swizzle, self.smem_ptr_bits) {
+            (Some(sw), Some(bits)) => {
+                let bytes = Swizzle {
+                    m: sw.m + (bits / 8).trailing_zeros() as i32,
+                    ..sw
+                };
+                write!(f, "{} o smem_ptr[{}b](unset) o {}", bytes, bits, body)
+            }
+            (Some(sw), None) => write!(f, "{} o {}", sw, body),
+            _ => f.write_str(&body),
+        }
+    }
+}
