@@ -38,9 +38,9 @@ use layout_core::parse::{
     parse_aliases, parse_encoding, parse_tensor_type, Aliases, Attr, AttrKind, TensorType,
 };
 use layout_core::Encoding;
-use layout_view::svg::{print_svg_padded, ColourBy};
+use layout_view::svg::{print_svg_in, ColourBy};
 use layout_view::view::layout_str;
-use layout_view::{print_latex_padded, print_layout_padded};
+use layout_view::{print_latex_in, print_layout_in, Smem};
 
 /// Print TritonGPU layouts from the tensor's or the hardware's point of view, or as JSON.
 #[derive(Parser, Debug)]
@@ -121,9 +121,10 @@ struct Cli {
     /// With --to: force `shared` memory or `shuffles` instead of the cheapest plan.
     #[arg(long, requires = "to", value_enum)]
     strategy: Option<StrategyArg>,
-    /// With --to: the GPU to plan for (sm_90, sm_80, spirv_8 ... spirv_64); by default sm_90's
-    /// model with the layouts' own warp size.
-    #[arg(long, requires = "to", value_parser = target_by_name)]
+    /// With --to: the GPU to plan for (sm_90, sm_80, gfx950, spirv_8 ... spirv_64); by default
+    /// sm_90's model with the layouts' own warp size. With a picture (--table, --latex, --svg,
+    /// --html): whose banks shared layouts are coloured by (64 on gfx950 and gfx1250, else 32).
+    #[arg(long, value_parser = target_by_name)]
     target: Option<Target>,
 }
 
@@ -271,6 +272,13 @@ fn run(cli: &Cli) -> Result<String, String> {
     let ty = parse_tensor_type(tensor, &aliases)
         .map_err(|e| format!("in the tensor type (-t): {}", e))?;
     let jobs = jobs(cli, &aliases, tensor, &ty)?;
+    let picture = matches!(
+        cli.view(),
+        View::Table | View::Latex | View::Svg | View::Html
+    );
+    if cli.target.is_some() && cli.to.is_none() && !picture {
+        return Err("--target names the GPU a conversion is planned for (--to) or whose banks a picture colours (--table, --latex, --svg, --html); this view uses neither".into());
+    }
     if let Some(to) = &cli.to {
         return plan_conversion(cli, to, &jobs, &aliases, &ty);
     }
@@ -487,28 +495,10 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
             ),
             None => (ll, job.enc.is_shared(), job.header.clone()),
         };
-        // Tensor memory (unless --tmem-reg turned it into registers) and partitioned shared
-        // memory have in-dims the pictures do not draw: they print as text or JSON.
-        let unusual = job.enc.unusual_in_dims().filter(|_| cli.tmem_reg.is_none());
-        let textual = matches!(cli.view(), View::Json | View::Text | View::HwText);
-        let tmem = job.enc.is_tensor_memory() && unusual.is_some();
-        if let (Some(dims), false) = (unusual, textual) {
-            let (what, hint) = match tmem {
-                true => (
-                    "is a tensor-memory layout",
-                    ", or as the registers a load fills with --tmem-reg 32x32b",
-                ),
-                false => ("spreads over several shared buffers", ""),
-            };
-            return Err(format!(
-                "{} {} (in-dims {}): it prints as text, --use-hw-view or --json{} (the pictures draw threads and one shared buffer's offsets)",
-                job.enc.full_name(),
-                what,
-                dims,
-                hint
-            ));
-        }
-        if tmem && cli.view() != View::Json {
+        // Tensor memory's text views are its own (Triton prints no such layout); its pictures
+        // and JSON are every layout's.
+        let tmem = job.enc.is_tensor_memory() && cli.tmem_reg.is_none();
+        if tmem && matches!(cli.view(), View::Text | View::HwText) {
             let t = layout_view::tmem::tmem_layout_str(&ll, cli.view() == View::HwText)
                 .map_err(|e| e.to_string())?;
             out.push_str(&format!("{}\n{}", header, t));
@@ -516,6 +506,10 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
         }
         // A padded shared layout's `(interval, pad)` pairs: its JSON and pictures show them.
         let padding = job.enc.padding();
+        let smem = Smem {
+            banks: cli.target.map_or(32, |t| t.banks),
+            padding: &padding,
+        };
         let text = match cli.view() {
             View::Json => Ok(format!("{}\n", json::layout_json(&ll, &padding))),
             View::Cute => layout_core::cute::to_cute(&ll, ty.element_bits())
@@ -530,11 +524,11 @@ fn render(cli: &Cli, jobs: Vec<Job>, ty: &TensorType) -> Result<String, String> 
                 .map_err(layout_core::LayoutError::new),
             View::Html => {
                 let title = header.trim_start_matches("Print layout attribute: ");
-                layout_view::html::print_html_padded(&ll, &padding, bits, title)
+                layout_view::html::print_html_in(&ll, bits, title, &smem)
             }
-            View::Table => print_layout_padded(&ll, &padding),
-            View::Latex => print_latex_padded(&ll, &padding, bits),
-            View::Svg => print_svg_padded(&ll, &padding, bits, colour_by(cli, &ll)),
+            View::Table => print_layout_in(&ll, &smem),
+            View::Latex => print_latex_in(&ll, bits, &smem),
+            View::Svg => print_svg_in(&ll, bits, colour_by(cli, &ll), &smem),
             View::Text | View::HwText => {
                 let hw = cli.view() == View::HwText;
                 layout_str(&ll, shared, hw).map(|t| {

@@ -254,3 +254,48 @@ fn html_shows_shared_banks_swizzles_and_conversions() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Tensor memory's page: hovering a row says which lane and warp `tcgen05.ld` gives it to; a
+/// shared layout's page drawn for gfx950 counts its 64 banks.
+#[test]
+fn html_shows_tensor_memory_rows_and_the_targets_banks() {
+    let Some(browser) = chromium() else { return };
+    let dir = std::env::temp_dir().join(format!("layout-html-tmem-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tmem = "#ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 1>";
+    let (page, _) = layout_to(
+        &dir,
+        "t.html",
+        &["-l", tmem, "-t", "tensor<128x8xf32>", "--html"],
+    );
+    let info = hover(&browser, &page, "tensor,33,2");
+    assert!(info.contains("element (33, 2)"), "{}", info);
+    assert!(
+        info.contains(
+            "tensor memory row 33, column 2: tcgen05.ld 32x32b gives it to lane 1 of warp 1"
+        ),
+        "{}",
+        info
+    );
+    let smem = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>";
+    let (page, _) = layout_to(
+        &dir,
+        "s.html",
+        &[
+            "-l",
+            smem,
+            "-t",
+            "tensor<2x64xf32>",
+            "--html",
+            "--target",
+            "gfx950",
+        ],
+    );
+    let info = hover(&browser, &page, "tensor,0,33");
+    assert!(
+        info.contains("offset 33: byte 132, bank 33 of 64"),
+        "{}",
+        info
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -897,10 +897,11 @@ fn reduce_and_scan_plans_and_costs() {
 }
 
 /// Blackwell's tensor-memory layouts print as JSON with in-dims `row, col, block` (Triton's
-/// bases), and as text (each element's row and column, or each row's elements); the pictures,
-/// which draw threads or offsets, and `--to`, say why they do not apply.
+/// bases), as text (each element's row and column, or each row's elements) and as pictures
+/// (cells `R<row>:C<column>`, coloured by row: the lane a `tcgen05.ld` gives it to); `--to`,
+/// which plans register and shared-memory moves, says why it does not apply.
 #[test]
-fn tensor_memory_layouts_print_as_json() {
+fn tensor_memory_layouts_print_as_json_text_and_pictures() {
     let tmem = "#ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 1>";
     let o = layout(&["-l", tmem, "-t", "tensor<128x8xf16>", "--json"], None);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -921,14 +922,104 @@ fn tensor_memory_layouts_print_as_json() {
         "{}",
         stdout(&o)
     );
-    for args in [
-        &["-l", tmem, "-t", "tensor<128x8xf16>", "--svg"][..],
-        &["-l", tmem, "-t", "tensor<128x8xf16>", "--to", BLOCKED_1D][..],
+    let o = layout(&["-l", tmem, "-t", "tensor<128x8xf16>", "--table"], None);
+    assert!(
+        stdout(&o).contains("\n 33  |  R33:C0 |  R33:C1 |"),
+        "{}",
+        stdout(&o)
+    );
+    // Row 33 is lane 1 of warp 1: thread colour 1, second shade, as thread 33 would be.
+    let o = layout(&["-l", tmem, "-t", "tensor<128x8xf16>", "--latex"], None);
+    assert!(
+        stdout(&o).contains("\\node[fill=c1s1] at (33,2) {R33:C2};"),
+        "{}",
+        stdout(&o)
+    );
+    let o = layout(
+        &[
+            "-l",
+            tmem,
+            "-t",
+            "tensor<128x8xf16>",
+            "--svg",
+            "--colour-by",
+            "warp",
+        ],
+        None,
+    );
+    assert!(
+        stdout(&o).contains("warp (mod 4) that reaches the row"),
+        "{}",
+        stderr(&o)
+    );
+    for (args, want) in [
+        (
+            &[
+                "-l",
+                tmem,
+                "-t",
+                "tensor<128x8xf16>",
+                "--svg",
+                "--colour-by",
+                "bank",
+            ][..],
+            "a tensor-memory layout has no banks",
+        ),
+        (
+            &["-l", tmem, "-t", "tensor<128x8xf16>", "--to", BLOCKED_1D][..],
+            "tensor-memory",
+        ),
     ] {
         let o = layout(args, None);
         assert_eq!(o.status.code(), Some(2), "{:?}", args);
-        assert!(stderr(&o).contains("tensor-memory"), "{}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
     }
+}
+
+/// `--target` gives a picture its banks: gfx950's 64 put offset 32 (f32) in bank 32, a darker
+/// shade of bank 0's hue, where sm_90's 32 banks put it in bank 0 itself.
+#[test]
+fn pictures_colour_banks_of_the_target() {
+    let smem = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>";
+    let args = |target: &'static str| -> Vec<&'static str> {
+        let mut a = vec!["-l", smem, "-t", "tensor<2x64xf32>", "--latex"];
+        if !target.is_empty() {
+            a.extend(["--target", target]);
+        }
+        a
+    };
+    let tex = |target| stdout(&layout(&args(target), None));
+    assert!(tex("").contains("\\node[fill=c0s0] at (0,32) {32};"));
+    assert!(tex("sm_90").contains("\\node[fill=c0s0] at (0,32) {32};"));
+    assert!(tex("gfx950").contains("\\node[fill=c0s1] at (0,32) {32};"));
+    let o = layout(
+        &[
+            "-l",
+            smem,
+            "-t",
+            "tensor<2x64xf32>",
+            "--svg",
+            "--target",
+            "gfx950",
+        ],
+        None,
+    );
+    assert!(
+        stdout(&o).contains("4-byte banks, 64 of them"),
+        "{}",
+        stderr(&o)
+    );
+    // A view that draws no banks and plans nothing says --target does nothing there.
+    let o = layout(
+        &["-l", smem, "-t", "tensor<2x64xf32>", "--target", "gfx950"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("this view uses neither"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// `--cute` prints CuTe's notation (CuTe's SW128 atom for halves, as CuTe prints it), `-l`
@@ -1084,6 +1175,13 @@ fn partitioned_shared_prints_partition_by_partition() {
         "{}",
         text
     );
+    // The pictures label each element with its partition and offset there.
+    let o = layout(&["-l", p, "-t", "tensor<8x2xf16>", "--table"], None);
+    let text = stdout(&o);
+    assert!(text.contains("cell = P<partition>:<offset>"), "{}", text);
+    assert!(text.contains("2  | P1:0 | P1:1 |"), "{}", text);
+    assert!(text.contains("4  | P0:4 | P0:5 |"), "{}", text);
     let o = layout(&["-l", p, "-t", "tensor<8x2xf16>", "--svg"], None);
-    assert_eq!(o.status.code(), Some(2));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(">P1:0</text>"), "{}", stdout(&o));
 }

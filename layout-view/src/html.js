@@ -41,15 +41,27 @@
       ? "\nswizzled: offset " + parts.join("; ") + " (a bit that moves several coordinate bits)"
       : "\nno swizzled offset bit is set";
   }
+  // A padded layout's offset: `pad` more elements after every `interval` (Triton's
+  // paddedLinearLayout), for each pair.
+  function padded(L, o) {
+    return L.padding.reduce((a, [i, p]) => a + Math.floor(o / i) * p, o);
+  }
   function hwText(L, v) {
-    if (L.shared) {
-      const byte = v[0] * L.bits / 8;
-      const blk = L.ins[1][1] > 1 ? " (block " + v[1] + ")" : "";
-      return "offset " + v[0] + blk + ": byte " + byte + ", bank " + (Math.floor(byte / 4) % 32) +
-        swizzleText(L, v[0]);
+    const last = v[L.ins.length - 1];
+    const blk = L.ins[L.ins.length - 1][1] > 1 ? " (block " + last + ")" : "";
+    if (L.kind === "shared" || L.kind === "partitioned") {
+      const o = padded(L, v[0]);
+      const byte = o * L.bits / 8;
+      const part = L.kind === "partitioned" ? "partition " + v[1] + ", " : "";
+      return part + "offset " + o + blk + ": byte " + byte + ", bank " + (Math.floor(byte / 4) % L.banks) +
+        " of " + L.banks + swizzleText(L, v[0]);
     }
-    const blk = L.ins[3][1] > 1 ? ", block " + v[3] : "";
-    return "thread " + (v[1] + L.ins[1][1] * v[2]) + " (lane " + v[1] + ", warp " + v[2] + blk +
+    if (L.kind === "tmem") {
+      return "tensor memory row " + v[1] + ", column " + v[0] + blk + ": tcgen05.ld 32x32b gives it to lane " +
+        (v[1] % 32) + " of warp " + (Math.floor(v[1] / 32) % 4) + " (mod 4)";
+    }
+    const b = L.ins[3][1] > 1 ? ", block " + v[3] : "";
+    return "thread " + (v[1] + L.ins[1][1] * v[2]) + " (lane " + v[1] + ", warp " + v[2] + b +
       "), register " + v[0];
   }
 

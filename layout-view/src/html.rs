@@ -21,7 +21,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::print::{hw_picture, picture, walk, Picture};
+use crate::print::{hw_picture, picture, picture_in, walk, Kind, Picture, Smem};
 use crate::svg::{draw_svg, ColourBy, Scheme};
 use layout_core::convert::{PlanKind, PlanSummary, SideAccess};
 use layout_core::{LinearLayout, Result};
@@ -47,28 +47,28 @@ const MAX_CELLS: u64 = 1 << 16;
 /// assert!(page.contains("<svg") && page.contains("id=\"hardware\""));
 /// ```
 pub fn print_html(ll: &LinearLayout, element_bits: u32, title: &str) -> Result<String> {
-    print_html_padded(ll, &[], element_bits, title)
+    print_html_in(ll, element_bits, title, &Smem::DEFAULT)
 }
 
-/// [`print_html`] of a padded shared layout (`(interval, pad)` in elements): the tensor view
-/// shows padded offsets.
-pub fn print_html_padded(
+/// [`print_html`] with shared memory as `smem` says: the tensor view shows padded offsets, and
+/// banks are counted and coloured modulo its banks.
+pub fn print_html_in(
     ll: &LinearLayout,
-    padding: &[(u32, u32)],
     element_bits: u32,
     title: &str,
+    smem: &Smem,
 ) -> Result<String> {
-    let p = crate::print::picture_padded(ll, padding, element_bits, MAX_CELLS)?;
-    let hw = hw_picture(ll, element_bits)?;
+    let p = picture_in(ll, element_bits, MAX_CELLS, smem)?;
+    let hw = hw_picture(ll, element_bits, smem)?;
     let by = ColourBy::default_for(ll);
     let views = format!(
         "<div class=\"view\">{}</div><div class=\"view hidden\">{}</div>",
-        draw_svg(&p, &[Scheme::of(by)], "tensor"),
-        draw_svg(&hw, &[Scheme::of(by)], "hardware")
+        draw_svg(&p, &[Scheme::of(by, &p)], "tensor"),
+        draw_svg(&hw, &[Scheme::of(by, &hw)], "hardware")
     );
     let data = format!(
         "{{\"layouts\":{{\"A\":{}}},\"views\":{{\"tensor\":[\"A\",\"tensor\"],\"hardware\":[\"A\",\"hw\"]}}}}",
-        layout_json(ll, &p, element_bits)
+        layout_json(ll, &p, element_bits, smem.padding)
     );
     let side = format!(
         "<div><button data-toggle=\"tensor hardware\">tensor view / hardware view</button></div>\
@@ -90,8 +90,8 @@ pub fn conversion_html(
         picture(src, bits, MAX_CELLS)?,
         picture(dst, bits, MAX_CELLS)?,
     );
-    let sa = Scheme::of(ColourBy::default_for(src));
-    let mut sb = alloc::vec![Scheme::of(ColourBy::default_for(dst))];
+    let sa = Scheme::of(ColourBy::default_for(src), &pa);
+    let mut sb = alloc::vec![Scheme::of(ColourBy::default_for(dst), &pb)];
     let mut toggles = String::new();
     if plan.kind == PlanKind::Conversion {
         sb.push(move_scheme(src, dst, &pb));
@@ -106,8 +106,8 @@ pub fn conversion_html(
     );
     let data = format!(
         "{{\"layouts\":{{\"A\":{},\"B\":{}}},\"views\":{{\"src\":[\"A\",\"tensor\"],\"dst\":[\"B\",\"tensor\"]}},\"pair\":true}}",
-        layout_json(src, &pa, bits),
-        layout_json(dst, &pb, bits)
+        layout_json(src, &pa, bits, &[]),
+        layout_json(dst, &pb, bits, &[])
     );
     let side = format!(
         "<div>{}</div><pre id=\"info\">hover a cell</pre><h3>plan</h3><pre>{}</pre>{}\
@@ -136,14 +136,11 @@ fn page(title: &str, views: &str, side: &str, data: &str) -> String {
     )
 }
 
-/// The layout as the script reads it: in-dims in walk order with sizes and bases, out-dims,
-/// element size, and per element the first holder's walk index (-1: none) and holder count.
-fn layout_json(ll: &LinearLayout, p: &Picture, bits: u32) -> String {
-    let order: &[&str] = if p.shared {
-        &["offset", "block"]
-    } else {
-        &["register", "lane", "warp", "block"]
-    };
+/// The layout as the script reads it: what its places are, in-dims in walk order with sizes and
+/// bases, out-dims, element size, banks and padding, and per element the first holder's walk
+/// index (-1: none) and holder count.
+fn layout_json(ll: &LinearLayout, p: &Picture, bits: u32, padding: &[(u32, u32)]) -> String {
+    let order = p.kind.walk_order();
     let ins: Vec<String> = order
         .iter()
         .map(|d| {
@@ -179,10 +176,16 @@ fn layout_json(ll: &LinearLayout, p: &Picture, bits: u32) -> String {
         })
         .collect();
     let held: Vec<String> = p.held.iter().map(|h| h.to_string()).collect();
+    let pads: Vec<String> = padding
+        .iter()
+        .map(|(i, p)| format!("[{},{}]", i, p))
+        .collect();
     format!(
-        "{{\"shared\":{},\"bits\":{},\"ins\":[{}],\"outs\":[{}],\"first\":[{}],\"held\":[{}]}}",
-        p.shared,
+        "{{\"kind\":\"{}\",\"bits\":{},\"banks\":{},\"padding\":[{}],\"ins\":[{}],\"outs\":[{}],\"first\":[{}],\"held\":[{}]}}",
+        p.kind.name(),
         bits,
+        p.banks,
+        pads.join(","),
         ins.join(","),
         outs.join(","),
         first.join(","),
@@ -304,7 +307,9 @@ fn distance(a: &[u32; 4], b: &[u32; 4]) -> u32 {
 /// Per element (row-major), every (register, lane, warp, block) that holds it.
 fn holders(ll: &LinearLayout) -> Vec<Vec<[u32; 4]>> {
     let mut out = alloc::vec![Vec::new(); ll.total_out_dim_size() as usize];
-    walk(ll, false, |v, _, lin| out[lin].push(v.map(|x| x as u32)));
+    walk(ll, Kind::Distributed, |v, _, lin| {
+        out[lin].push(v.map(|x| x as u32))
+    });
     out
 }
 

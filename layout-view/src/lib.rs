@@ -57,4 +57,4 @@ pub mod svg;
 pub mod tmem;
 pub mod view;
 
-pub use print::{print_latex, print_latex_padded, print_layout, print_layout_padded};
+pub use print::{print_latex, print_latex_in, print_layout, print_layout_in, Kind, Smem};

@@ -3,12 +3,14 @@
 //! columns the last; a tensor of rank 3 or more gets one grid per index of its leading dims).
 //!
 //! A distributed layout labels each element with the thread and register holding it, in Triton's
-//! notation (`T5:2`; `B1:T5:2` with several CTAs); a shared layout with its offset (`B1:40`).
-//! Where several threads hold an element (broadcast), the cell shows the first in hardware
-//! order (block, warp, lane, register) and the caption counts such elements. In the LaTeX
-//! picture a colour stands for a thread (hue by thread modulo 32, darker for each further 32),
-//! or, for shared layouts, for the bank the element falls in: a conflict-free swizzle shows as a
-//! row of distinct colours.
+//! notation (`T5:2`; `B1:T5:2` with several CTAs); a shared layout with its offset (`B1:40`;
+//! `P1:40` in partition 1 of a partitioned one); a Blackwell tensor-memory layout with its row
+//! and column (`R33:C2`). Where several places hold an element (broadcast), the cell shows the
+//! first in hardware order (block, warp, lane, register) and the caption counts such elements.
+//! In the LaTeX picture a colour stands for a thread (hue by thread modulo 32, darker for each
+//! further 32; a tensor-memory row counts as the thread `tcgen05.ld` gives it to), or, for
+//! shared layouts, for the bank the element falls in ([`Smem::banks`] of them): a conflict-free
+//! swizzle shows as a row of distinct colours.
 
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -25,12 +27,93 @@ const MAX_INPUTS: u64 = 1 << 22;
 
 pub(crate) struct Cell {
     pub(crate) label: String,
-    /// 0..32: a thread modulo 32, or a bank.
+    /// 0..32: a thread (or tensor-memory row) modulo 32, or a bank modulo 32.
     pub(crate) hue: u32,
-    /// 0..4: which 32 threads (darker for later warps).
+    /// 0..4: which 32 threads, rows or banks (darker for later ones).
     pub(crate) shade: u32,
-    /// The in-dim values in walk order: register, lane, warp, block (or offset, block).
+    /// The warp that holds (or alone reaches, for tensor memory) the element; 0 for shared memory.
+    pub(crate) warp: u64,
+    /// The in-dim values in walk order (see [`Kind::walk_order`]), unpadded.
     pub(crate) hw: [u64; 4],
+}
+
+/// What a layout's in-dims are places of, which decides how a picture walks and labels them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Registers of threads: `register, lane, warp, block`.
+    Distributed,
+    /// One shared buffer per CTA: `offset, block`.
+    Shared,
+    /// `#ttg.partitioned_shared`: several buffers per CTA, `offset, partition, block`.
+    Partitioned,
+    /// Blackwell tensor memory: `col, row, block` (a row is the lane a `tcgen05.ld` reaches).
+    TensorMemory,
+}
+
+impl Kind {
+    /// The kind of places the layout's in-dims name.
+    pub fn of(ll: &LinearLayout) -> Kind {
+        let has = |d| ll.in_dim_index(d).is_some();
+        if has("offset") && has("partition") {
+            Kind::Partitioned
+        } else if has("offset") {
+            Kind::Shared
+        } else if has("row") || has("col") {
+            Kind::TensorMemory
+        } else {
+            Kind::Distributed
+        }
+    }
+
+    /// In-dims a picture walks, inner to outer.
+    pub fn walk_order(self) -> &'static [&'static str] {
+        match self {
+            Kind::Distributed => &["register", "lane", "warp", "block"],
+            Kind::Shared => &["offset", "block"],
+            Kind::Partitioned => &["offset", "partition", "block"],
+            Kind::TensorMemory => &["col", "row", "block"],
+        }
+    }
+
+    /// Whether cells are shared-memory offsets (coloured by bank).
+    pub fn is_shared(self) -> bool {
+        matches!(self, Kind::Shared | Kind::Partitioned)
+    }
+
+    /// The name the page's script reads.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::Distributed => "distributed",
+            Kind::Shared => "shared",
+            Kind::Partitioned => "partitioned",
+            Kind::TensorMemory => "tmem",
+        }
+    }
+}
+
+/// How a picture draws shared memory: the banks it colours by (32 on NVIDIA and gfx942, 64 on
+/// gfx950 and gfx1250; `Target::banks`) and a padded layout's `(interval, pad)` pairs, in
+/// elements, whose padded offsets the cells show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Smem<'a> {
+    /// Four-byte banks (a power of two, at most 128).
+    pub banks: u32,
+    /// `#ttg.padded_shared`'s `(interval, pad)` pairs; empty if not padded.
+    pub padding: &'a [(u32, u32)],
+}
+
+impl Smem<'static> {
+    /// 32 banks, no padding.
+    pub const DEFAULT: Smem<'static> = Smem {
+        banks: 32,
+        padding: &[],
+    };
+}
+
+impl Default for Smem<'static> {
+    fn default() -> Self {
+        Smem::DEFAULT
+    }
 }
 
 pub(crate) struct Picture {
@@ -41,8 +124,10 @@ pub(crate) struct Picture {
     /// How many inputs map to each element (more than one: broadcast copies).
     pub(crate) held: Vec<u8>,
     pub(crate) caption: String,
-    /// Whether the layout is a shared one (`offset` in-dim).
-    pub(crate) shared: bool,
+    /// What the layout's places are.
+    pub(crate) kind: Kind,
+    /// Banks the cells of a shared layout are coloured by.
+    pub(crate) banks: u32,
 }
 
 fn digits(v: i64) -> usize {
@@ -51,52 +136,55 @@ fn digits(v: i64) -> usize {
 
 /// Walk the layout's inputs in hardware order and keep, per element, the first that maps to it.
 pub(crate) fn picture(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<Picture> {
-    picture_padded(ll, &[], element_bits, max_cells)
+    picture_in(ll, element_bits, max_cells, &Smem::DEFAULT)
 }
 
-/// [`picture`] of a padded shared layout (`(interval, pad)` in elements): cells show and colour
-/// the padded offsets.
-pub(crate) fn picture_padded(
+/// [`picture`] with shared memory drawn as `smem` says: padded offsets, coloured by its banks.
+pub(crate) fn picture_in(
     ll: &LinearLayout,
-    padding: &[(u32, u32)],
     element_bits: u32,
     max_cells: u64,
+    smem: &Smem,
 ) -> Result<Picture> {
-    let shared = check_drawable(ll, element_bits, max_cells)?;
+    let kind = check_drawable(ll, element_bits, max_cells, smem)?;
     let mut shape: Vec<i64> = ll.out_dims().iter().map(|(_, s)| *s as i64).collect();
     if shape.len() == 1 {
         shape.insert(0, 1);
     }
-    let pads = layout_core::convert::padding_of(padding, 0);
-    let (cells, held) = place_cells(ll, shared, element_bits, &pads);
-    let caption = caption(ll, shared, &held);
+    let cells = Cells {
+        kind,
+        element_bits,
+        banks: smem.banks,
+        pads: layout_core::convert::padding_of(smem.padding, 0),
+        n_lane: ll.in_dim_size("lane") as u64,
+        several_blocks: ll.in_dim_size("block") > 1,
+    };
+    let (cells_of, held) = place_cells(ll, &cells);
+    let caption = caption(ll, kind, &held);
     Ok(Picture {
         shape,
-        cells,
+        cells: cells_of,
         held,
         caption,
-        shared,
+        kind,
+        banks: smem.banks,
     })
-}
-
-/// In-dims a picture walks, inner to outer: register, lane, warp, block (or offset, block).
-fn walk_order(shared: bool) -> &'static [&'static str] {
-    if shared {
-        &["offset", "block"]
-    } else {
-        &["register", "lane", "warp", "block"]
-    }
 }
 
 /// The hardware's point of view (Triton's `--use-hw-view`) as a picture: a distributed layout as
 /// one row per thread (lane, then warp, then block) and one column per register; a shared layout
-/// as rows of 128 bytes of offsets (one pass over the 32 banks). Each cell is labelled with the
-/// tensor coordinate it holds and coloured by thread (or bank); a cell whose element an earlier
-/// cell already holds (a broadcast copy) is marked. Cell `i` is the `i`-th input in walk order.
-pub(crate) fn hw_picture(ll: &LinearLayout, element_bits: u32) -> Result<Picture> {
-    let shared = check_drawable(ll, element_bits, MAX_CELLS)?;
-    let order = walk_order(shared);
-    let sizes: Vec<u64> = order.iter().map(|d| ll.in_dim_size(d) as u64).collect();
+/// as rows of 128 bytes of offsets (one pass over 32 four-byte banks), a partitioned one's
+/// partitions one after the other; tensor memory as its rows and columns. Each cell is labelled
+/// with the tensor coordinate it holds and coloured by thread, row or bank; a cell whose element
+/// an earlier cell already holds (a broadcast copy) is marked. Cell `i` is the `i`-th input in
+/// walk order.
+pub(crate) fn hw_picture(ll: &LinearLayout, element_bits: u32, smem: &Smem) -> Result<Picture> {
+    let kind = check_drawable(ll, element_bits, MAX_CELLS, smem)?;
+    let sizes: Vec<u64> = kind
+        .walk_order()
+        .iter()
+        .map(|d| ll.in_dim_size(d) as u64)
+        .collect();
     let n: u64 = sizes.iter().product();
     if n > MAX_CELLS {
         bail!(
@@ -105,45 +193,60 @@ pub(crate) fn hw_picture(ll: &LinearLayout, element_bits: u32) -> Result<Picture
             MAX_CELLS
         );
     }
-    let cols = if shared {
+    let cols = if kind.is_shared() {
         (1024 / element_bits as u64).clamp(1, sizes[0])
     } else {
         sizes[0]
     };
+    let drawn = Cells {
+        kind,
+        element_bits,
+        banks: smem.banks,
+        pads: layout_core::convert::padding_of(&[], 0),
+        n_lane: ll.in_dim_size("lane") as u64,
+        several_blocks: false,
+    };
     let mut seen = alloc::vec![false; ll.total_out_dim_size() as usize];
     let mut cells = Vec::with_capacity(n as usize);
     let mut held = Vec::with_capacity(n as usize);
-    walk(ll, shared, |v, out, lin| {
+    walk(ll, kind, |v, out, lin| {
         held.push(if core::mem::replace(&mut seen[lin], true) {
             2
         } else {
             1
         });
         let label: Vec<String> = out.iter().map(|o| o.to_string()).collect();
-        let mut c = cell("", &v, shared, element_bits, sizes[1].max(1));
+        let mut c = drawn.cell(&v);
         c.label = label.join(",");
         cells.push(Some(c));
     });
-    let caption = if shared {
-        format!(
-            "hardware view: offsets in rows of {} (128 bytes); cell = tensor coordinate",
-            cols
-        )
-    } else {
-        String::from("hardware view: row = thread (lane, then warp, then block), column = register; cell = tensor coordinate")
+    let caption = match kind {
+        Kind::Distributed => String::from("hardware view: row = thread (lane, then warp, then block), column = register; cell = tensor coordinate"),
+        Kind::TensorMemory => String::from("hardware view: row = tensor-memory row (lane), then block; column = tensor-memory column; cell = tensor coordinate"),
+        Kind::Shared | Kind::Partitioned => format!(
+            "hardware view: offsets in rows of {} (128 bytes){}; cell = tensor coordinate",
+            cols,
+            if kind == Kind::Partitioned { ", each partition's buffer after the previous one's" } else { "" }
+        ),
     };
     Ok(Picture {
         shape: alloc::vec![(n / cols) as i64, cols as i64],
         cells,
         held,
         caption,
-        shared,
+        kind,
+        banks: smem.banks,
     })
 }
 
 /// Refuse what a picture cannot show (nothing to draw, too large, unknown in-dims, odd element
-/// sizes); whether the layout is a shared one (`offset` in-dim).
-fn check_drawable(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<bool> {
+/// sizes or bank counts); the kind of places the layout's in-dims are.
+fn check_drawable(
+    ll: &LinearLayout,
+    element_bits: u32,
+    max_cells: u64,
+    smem: &Smem,
+) -> Result<Kind> {
     if ll.num_out_dims() == 0 {
         bail!("a rank-0 layout has nothing to draw");
     }
@@ -155,11 +258,11 @@ fn check_drawable(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Resul
             max_cells
         );
     }
-    let shared = ll.in_dim_index("offset").is_some();
-    let known = walk_order(shared);
+    let kind = Kind::of(ll);
+    let known = kind.walk_order();
     if let Some(d) = ll.in_dim_names().find(|d| !known.contains(d)) {
         bail!(
-            "cannot draw in-dim '{}': a picture shows distributed layouts (register, lane, warp, block) or shared ones (offset, block)",
+            "cannot draw in-dim '{}': a picture shows distributed layouts (register, lane, warp, block), shared ones (offset, [partition,] block) or tensor memory (row, col, block)",
             d
         );
     }
@@ -169,46 +272,93 @@ fn check_drawable(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Resul
             element_bits
         );
     }
-    Ok(shared)
+    if !smem.banks.is_power_of_two() || smem.banks > 128 {
+        bail!(
+            "{} banks: give a power of two up to 128 (32 on NVIDIA GPUs, 64 on gfx950)",
+            smem.banks
+        );
+    }
+    Ok(kind)
 }
 
-/// Every element's cell (the first input in hardware order that maps to it) and how many inputs
-/// map to it, both row-major over the out-dims.
-fn place_cells(
-    ll: &LinearLayout,
-    shared: bool,
+/// How a picture turns an input into a cell.
+struct Cells {
+    kind: Kind,
     element_bits: u32,
-    pads: &layout_core::convert::Padding,
-) -> (Vec<Option<Cell>>, Vec<u8>) {
-    let total = ll.total_out_dim_size();
-    let n_block = ll.in_dim_size("block") as u64;
-    let n_lane = ll.in_dim_size("lane") as u64;
-    let last = walk_order(shared).len() - 1;
-    let mut cells: Vec<Option<Cell>> = (0..total).map(|_| None).collect();
-    let mut held = alloc::vec![0u8; total as usize];
-    walk(ll, shared, |v, _, lin| {
-        held[lin] = held[lin].saturating_add(1);
-        if cells[lin].is_some() {
-            return;
-        }
-        let block = if n_block > 1 {
+    banks: u32,
+    pads: layout_core::convert::Padding,
+    n_lane: u64,
+    /// Whether labels name the CTA (`B1:`).
+    several_blocks: bool,
+}
+
+impl Cells {
+    /// The cell of the input `v` (in-dim values in walk order): its offset coloured by bank, its
+    /// thread and register coloured by thread, or its tensor-memory row and column coloured by
+    /// row (the lane that reaches it).
+    fn cell(&self, v: &[u64; 4]) -> Cell {
+        let last = self.kind.walk_order().len() - 1;
+        let block = if self.several_blocks {
             format!("B{}:", v[last])
         } else {
             String::new()
         };
-        let mut hw = v;
-        if shared {
-            hw[0] = layout_core::convert::pad_address(v[0] as u32, pads) as u64;
+        match self.kind {
+            Kind::Shared | Kind::Partitioned => {
+                let offset = layout_core::convert::pad_address(v[0] as u32, &self.pads) as u64;
+                let bank = (offset * self.element_bits as u64 / 32) % self.banks as u64;
+                let part = match self.kind {
+                    Kind::Partitioned => format!("P{}:", v[1]),
+                    _ => String::new(),
+                };
+                Cell {
+                    label: format!("{}{}{}", block, part, offset),
+                    hue: (bank % 32) as u32,
+                    shade: (bank / 32) as u32,
+                    warp: 0,
+                    hw: *v,
+                }
+            }
+            Kind::Distributed => {
+                let thread = v[1] + v[2] * self.n_lane;
+                Cell {
+                    label: format!("{}T{}:{}", block, thread, v[0]),
+                    hue: (thread % 32) as u32,
+                    shade: ((thread / 32) % 4) as u32,
+                    warp: v[2],
+                    hw: *v,
+                }
+            }
+            Kind::TensorMemory => Cell {
+                label: format!("{}R{}:C{}", block, v[1], v[0]),
+                hue: (v[1] % 32) as u32,
+                shade: ((v[1] / 32) % 4) as u32,
+                warp: (v[1] / 32) % 4,
+                hw: *v,
+            },
         }
-        cells[lin] = Some(cell(&block, &hw, shared, element_bits, n_lane));
+    }
+}
+
+/// Every element's cell (the first input in hardware order that maps to it) and how many inputs
+/// map to it, both row-major over the out-dims.
+fn place_cells(ll: &LinearLayout, drawn: &Cells) -> (Vec<Option<Cell>>, Vec<u8>) {
+    let total = ll.total_out_dim_size();
+    let mut cells: Vec<Option<Cell>> = (0..total).map(|_| None).collect();
+    let mut held = alloc::vec![0u8; total as usize];
+    walk(ll, drawn.kind, |v, _, lin| {
+        held[lin] = held[lin].saturating_add(1);
+        if cells[lin].is_none() {
+            cells[lin] = Some(drawn.cell(&v));
+        }
     });
     (cells, held)
 }
 
-/// Every input of the layout in walk order (register fastest; see [`walk_order`]): its in-dim
-/// values in walk order, the coordinates it maps to, and their row-major index.
-pub(crate) fn walk(ll: &LinearLayout, shared: bool, mut f: impl FnMut([u64; 4], &[u32], usize)) {
-    let order = walk_order(shared);
+/// Every input of the layout in walk order (see [`Kind::walk_order`]): its in-dim values in walk
+/// order, the coordinates it maps to, and their row-major index.
+pub(crate) fn walk(ll: &LinearLayout, kind: Kind, mut f: impl FnMut([u64; 4], &[u32], usize)) {
+    let order = kind.walk_order();
     let sizes: Vec<u64> = order.iter().map(|d| ll.in_dim_size(d) as u64).collect();
     let n: u64 = sizes.iter().product();
     let mut ins = alloc::vec![0u32; ll.num_in_dims()];
@@ -233,39 +383,18 @@ pub(crate) fn walk(ll: &LinearLayout, shared: bool, mut f: impl FnMut([u64; 4], 
     }
 }
 
-/// The cell of the input `v` (in-dim values in walk order; `block` its `B<n>:` prefix or empty):
-/// its offset coloured by bank, or its thread and register coloured by thread.
-fn cell(block: &str, v: &[u64; 4], shared: bool, element_bits: u32, n_lane: u64) -> Cell {
-    if shared {
-        let bank = (v[0] * element_bits as u64 / 32) % 32;
-        Cell {
-            label: format!("{}{}", block, v[0]),
-            hue: bank as u32,
-            shade: 0,
-            hw: *v,
-        }
-    } else {
-        let thread = v[1] + v[2] * n_lane;
-        Cell {
-            label: format!("{}T{}:{}", block, thread, v[0]),
-            hue: (thread % 32) as u32,
-            shade: ((thread / 32) % 4) as u32,
-            hw: *v,
-        }
-    }
-}
-
 /// The picture's caption: the shape, what a cell shows, and counts of elements held several
 /// times or not at all (`held` counts the inputs per element).
-fn caption(ll: &LinearLayout, shared: bool, held: &[u8]) -> String {
+fn caption(ll: &LinearLayout, kind: Kind, held: &[u8]) -> String {
     let dims: Vec<String> = ll.out_dims().iter().map(|(_, s)| s.to_string()).collect();
     let mut caption = format!(
         "{} tensor; cell = {}",
         dims.join("x"),
-        if shared {
-            "offset"
-        } else {
-            "T<thread>:<register>"
+        match kind {
+            Kind::Shared => "offset",
+            Kind::Partitioned => "P<partition>:<offset>",
+            Kind::Distributed => "T<thread>:<register>",
+            Kind::TensorMemory => "R<tensor-memory row>:C<column>",
         }
     );
     let shared_by_many = held.iter().filter(|&&h| h > 1).count();
@@ -274,7 +403,11 @@ fn caption(ll: &LinearLayout, shared: bool, held: &[u8]) -> String {
             "; {} of {} elements have several {} (the first is shown)",
             shared_by_many,
             held.len(),
-            if shared { "offsets" } else { "holders" }
+            if kind.is_shared() {
+                "offsets"
+            } else {
+                "holders"
+            }
         ));
     }
     let missing = held.iter().filter(|&&h| h == 0).count();
@@ -312,13 +445,13 @@ pub(crate) fn heading(shape: &[i64], g: i64) -> String {
 /// assert!(text.contains("| T0:0 | T0:1 | T1:0 | T1:1 |"));
 /// ```
 pub fn print_layout(ll: &LinearLayout) -> Result<String> {
-    print_layout_padded(ll, &[])
+    print_layout_in(ll, &Smem::DEFAULT)
 }
 
-/// [`print_layout`] of a padded shared layout (`#ttg.padded_shared`'s `(interval, pad)` pairs in
-/// elements): each cell shows the element's padded offset.
-pub fn print_layout_padded(ll: &LinearLayout, padding: &[(u32, u32)]) -> Result<String> {
-    let p = picture_padded(ll, padding, 32, MAX_CELLS)?;
+/// [`print_layout`] with shared memory as `smem` says: a padded layout's cells show the
+/// element's padded offset.
+pub fn print_layout_in(ll: &LinearLayout, smem: &Smem) -> Result<String> {
+    let p = picture_in(ll, 32, MAX_CELLS, smem)?;
     let rank = p.shape.len();
     let (rows, cols) = (p.shape[rank - 2], p.shape[rank - 1]);
     let grids: i64 = p.shape[..rank - 2].iter().product();
@@ -364,20 +497,17 @@ pub fn print_layout_padded(ll: &LinearLayout, padding: &[(u32, u32)]) -> Result<
 }
 
 /// A standalone LaTeX (TikZ) picture of the layout, in the manner of CuTe's `print_latex`;
-/// compile it with `pdflatex`. Cells are coloured by thread, or for a shared layout by the bank
-/// of the element (`element_bits` wide, 32 banks of 4 bytes), so conflicts show as repeated
-/// colours in a row.
+/// compile it with `pdflatex`. Cells are coloured by thread (tensor memory: by row, the lane that
+/// reaches it), or for a shared layout by the bank of the element (`element_bits` wide, 32 banks
+/// of 4 bytes), so conflicts show as repeated colours in a row.
 pub fn print_latex(ll: &LinearLayout, element_bits: u32) -> Result<String> {
-    print_latex_padded(ll, &[], element_bits)
+    print_latex_in(ll, element_bits, &Smem::DEFAULT)
 }
 
-/// [`print_latex`] of a padded shared layout: padded offsets, coloured by their banks.
-pub fn print_latex_padded(
-    ll: &LinearLayout,
-    padding: &[(u32, u32)],
-    element_bits: u32,
-) -> Result<String> {
-    let p = picture_padded(ll, padding, element_bits, MAX_LATEX_CELLS)?;
+/// [`print_latex`] with shared memory as `smem` says: padded offsets, coloured by its banks
+/// (banks past 32 a darker shade of the first 32's hues).
+pub fn print_latex_in(ll: &LinearLayout, element_bits: u32, smem: &Smem) -> Result<String> {
+    let p = picture_in(ll, element_bits, MAX_LATEX_CELLS, smem)?;
     let rank = p.shape.len();
     let grids: i64 = p.shape[..rank - 2].iter().product();
     let mut out = format!("% {}\n", p.caption);
@@ -535,6 +665,54 @@ mod tests {
         assert!(tex.contains("\\node[fill=c1s0] at (0,2) {2};"));
         assert!(tex.contains("\\begin{tikzpicture}"));
         assert_eq!(tex.matches("\\definecolor").count(), 2);
+    }
+
+    #[test]
+    fn tensor_memory_and_partitions_label_their_places() {
+        // Rows along dim0, columns along dim1, two CTAs along dim0.
+        let tmem = LinearLayout::from_bases(
+            alloc::vec![
+                ("row".into(), alloc::vec![alloc::vec![1, 0]]),
+                ("col".into(), alloc::vec![alloc::vec![0, 1]]),
+                ("block".into(), alloc::vec![alloc::vec![2, 0]]),
+            ],
+            &["dim0", "dim1"],
+        )
+        .unwrap();
+        assert_eq!(Kind::of(&tmem), Kind::TensorMemory);
+        let text = print_layout(&tmem).unwrap();
+        assert!(text.contains("1  | B0:R1:C0 | B0:R1:C1 |"), "{}", text);
+        assert!(text.contains("2  | B1:R0:C0 | B1:R0:C1 |"), "{}", text);
+        let parts = LinearLayout::from_bases(
+            alloc::vec![
+                ("offset".into(), alloc::vec![alloc::vec![0, 1]]),
+                ("partition".into(), alloc::vec![alloc::vec![1, 0]]),
+            ],
+            &["dim0", "dim1"],
+        )
+        .unwrap();
+        assert_eq!(Kind::of(&parts), Kind::Partitioned);
+        let text = print_layout(&parts).unwrap();
+        assert!(text.contains("1  | P1:0 | P1:1 |"), "{}", text);
+    }
+
+    #[test]
+    fn banks_past_32_are_a_darker_shade() {
+        // 64 f32 in a row: offset 32 is bank 32 of 64 (hue 0, shade 1), bank 0 of 32.
+        let ll = LinearLayout::identity_1d(64, "offset", "dim0").unwrap();
+        let wide = Smem {
+            banks: 64,
+            padding: &[],
+        };
+        let tex = print_latex_in(&ll, 32, &wide).unwrap();
+        assert!(tex.contains("\\node[fill=c0s1] at (0,32) {32};"), "{}", tex);
+        let tex = print_latex(&ll, 32).unwrap();
+        assert!(tex.contains("\\node[fill=c0s0] at (0,32) {32};"));
+        let odd = Smem {
+            banks: 48,
+            padding: &[],
+        };
+        assert!(print_latex_in(&ll, 32, &odd).is_err());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::print::{heading, Cell, Picture};
+use crate::print::{heading, Cell, Kind, Picture, Smem};
 use layout_core::{LinearLayout, Result};
 
 /// Cells an SVG draws at most (a 256x256 tensor).
@@ -29,9 +29,10 @@ const PAD: i64 = 24;
 /// What a cell's colour stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColourBy {
-    /// The thread holding the element (hue by thread modulo 32, darker for each further 32).
+    /// The thread holding the element (hue by thread modulo 32, darker for each further 32); for
+    /// tensor memory, the row (the lane a `tcgen05.ld` gives it to).
     Thread,
-    /// The warp holding the element.
+    /// The warp holding the element (tensor memory: the warp that alone reaches its row).
     Warp,
     /// The shared-memory bank of the element (shared layouts).
     Bank,
@@ -65,27 +66,28 @@ pub fn fill(hue: u32, shade: u32) -> String {
 /// assert!(svg.starts_with("<svg") && svg.contains(">T0:0</text>"));
 /// ```
 pub fn print_svg(ll: &LinearLayout, element_bits: u32, by: ColourBy) -> Result<String> {
-    print_svg_padded(ll, &[], element_bits, by)
+    print_svg_in(ll, element_bits, by, &Smem::DEFAULT)
 }
 
-/// [`print_svg`] of a padded shared layout: padded offsets, coloured by their banks.
-pub fn print_svg_padded(
+/// [`print_svg`] with shared memory as `smem` says: padded offsets, coloured by its banks.
+pub fn print_svg_in(
     ll: &LinearLayout,
-    padding: &[(u32, u32)],
     element_bits: u32,
     by: ColourBy,
+    smem: &Smem,
 ) -> Result<String> {
-    let p = crate::print::picture_padded(ll, padding, element_bits, MAX_SVG_CELLS)?;
-    match (p.shared, by) {
+    let p = crate::print::picture_in(ll, element_bits, MAX_SVG_CELLS, smem)?;
+    match (p.kind.is_shared(), by) {
         (true, ColourBy::Thread | ColourBy::Warp) => {
             bail!("a shared layout has no threads or warps to colour by: colour it by bank (`--colour-by bank`)")
         }
         (false, ColourBy::Bank) => {
-            bail!("a distributed layout has no banks: colour it by thread or by warp (`--colour-by thread` or `warp`; banks belong to shared layouts)")
+            bail!("a {} layout has no banks: colour it by thread or by warp (`--colour-by thread` or `warp`; banks belong to shared layouts)",
+                if p.kind == Kind::TensorMemory { "tensor-memory" } else { "distributed" })
         }
         _ => {}
     }
-    Ok(draw_svg(&p, &[Scheme::of(by)], ""))
+    Ok(draw_svg(&p, &[Scheme::of(by, &p)], ""))
 }
 
 /// How cells are coloured and what the legend says: by thread, warp or bank, or by named classes
@@ -102,14 +104,27 @@ pub(crate) struct Scheme {
 }
 
 impl Scheme {
-    pub(crate) fn of(by: ColourBy) -> Self {
+    /// Colour `p`'s cells by `by`.
+    pub(crate) fn of(by: ColourBy, p: &Picture) -> Self {
+        let tmem = p.kind == Kind::TensorMemory;
         let what = match by {
-            ColourBy::Thread => "thread mod 32 (darker: threads 32-63, 64-95, 96-127 mod 128)",
-            ColourBy::Warp => "warp",
-            ColourBy::Bank => "bank (4-byte banks, 32 of them)",
+            ColourBy::Thread if tmem => String::from(
+                "tensor-memory row mod 32 = the lane tcgen05.ld gives it to (darker: rows 32-63, 64-95, 96-127)",
+            ),
+            ColourBy::Thread => {
+                String::from("thread mod 32 (darker: threads 32-63, 64-95, 96-127 mod 128)")
+            }
+            ColourBy::Warp if tmem => String::from("warp (mod 4) that reaches the row"),
+            ColourBy::Warp => String::from("warp"),
+            ColourBy::Bank if p.banks > 32 => format!(
+                "bank mod 32 (4-byte banks, {} of them; darker: banks 32-63{})",
+                p.banks,
+                if p.banks > 64 { ", ..." } else { "" }
+            ),
+            ColourBy::Bank => format!("bank (4-byte banks, {} of them)", p.banks),
         };
         Scheme {
-            what: what.into(),
+            what,
             by_warp: by == ColourBy::Warp,
             names: Vec::new(),
             per_cell: Vec::new(),
@@ -119,7 +134,7 @@ impl Scheme {
     fn class(&self, i: usize, c: &Cell) -> (u32, u32) {
         match self.per_cell.get(i) {
             Some(&k) => k,
-            None if self.by_warp => ((c.hw[2] % 32) as u32, ((c.hw[2] / 32) % 4) as u32),
+            None if self.by_warp => ((c.warp % 32) as u32, ((c.warp / 32) % 4) as u32),
             None => (c.hue, c.shade),
         }
     }
