@@ -10,8 +10,10 @@
 Writes fixtures/ttgir/targets/*.ttgir with locations, as Triton dumps them, and
 fixtures/ttgir/targets/expected.json: per dump, its target, the layout-moving and tensor-memory
 ops found by this script's own regular expression (layout-cli/tests/explain_targets.rs checks
-that `layout explain` names each), and for NVIDIA targets the tcgen05.ld/st instructions of
-Triton's own PTX (explain's messages must be the same).
+that `layout explain` names each), for NVIDIA targets the tcgen05.ld/st instructions of
+Triton's own PTX (explain's messages must be the same), and for AMD targets the LDS loads and
+stores of Triton's own AMDGCN, per mnemonic (LLVM's paired `ds_read2st64_b64` counted as two
+`ds_read_b64`; explain's accesses must add up to the same).
 Usage: python3 scripts/triton_target_ttgir.py (needs `pip install triton==3.9.0`)."""
 import json
 import os
@@ -60,6 +62,27 @@ def dump(fn, spec, name, target, warps, stages=3):
     ptx = k.asm.get("ptx", "") if target.backend == "cuda" else ""
     EXPECTED[name] = {"target": re.search(r'ttg\.target = "([^"]+)"', ttgir).group(1), "ops": ops,
                       "tcgen05": sorted(set(re.findall(r"tcgen05\.(?:ld|st)\.sync\.aligned\.[\w.]+", ptx)))}
+    if target.backend == "hip":
+        EXPECTED[name]["lds"] = lds_accesses(k.asm["amdgcn"])
+
+
+# LDS accesses that are no loads or stores of a layout (shuffles through LDS, atomics).
+NOT_ACCESSES = re.compile(r"ds_(?:bpermute|permute|swizzle|add|max|min|append|consume)")
+
+
+def lds_accesses(amdgcn):
+    """Every LDS load and store of the kernel by mnemonic, a paired one as its two halves."""
+    counts = {}
+    for line in amdgcn.splitlines():
+        m = re.match(r"\s+(ds_\w+)", line)
+        if not m or NOT_ACCESSES.match(m.group(1)):
+            continue
+        op, n = m.group(1), 1
+        pair = re.match(r"ds_(read|write|load|store)2(?:st64)?_(b\d+)$", op)
+        if pair:
+            op, n = "ds_%s_%s" % pair.groups(), 2
+        counts[op] = counts.get(op, 0) + n
+    return counts
 
 
 def persistent_tma():

@@ -1,10 +1,11 @@
 //! `layout explain` on whole Triton 3.9 dumps for Blackwell, Hopper and AMD
 //! (fixtures/ttgir/targets, made by scripts/triton_target_ttgir.py): each is planned for its own
 //! target, every layout-moving and tensor-memory op the script found with its own regular
-//! expression is named (by its SSA result, or its line), none fails, and the tcgen05.ld/st
-//! instructions explain gives Blackwell's tensor-memory ops are those of Triton's own PTX.
+//! expression is named (by its SSA result, or its line), none fails, the tcgen05.ld/st
+//! instructions explain gives Blackwell's tensor-memory ops are those of Triton's own PTX, and
+//! the LDS accesses it plans for AMD dumps add up to those of Triton's own AMDGCN.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 
 use serde_json::Value;
@@ -101,6 +102,59 @@ fn every_op_of_todays_dumps_is_explained_for_its_own_target() {
         );
     }
     assert!(tmem_ops >= 8, "{} tensor-memory moves", tmem_ops);
+}
+
+/// Per instruction, the LDS loads and stores explain plans for a dump (every op's shared-memory
+/// sides, per thread).
+fn lds_accesses(got: &Value) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for op in got["ops"].as_array().unwrap() {
+        for side in ["store", "load"] {
+            if let Some(s) = op["plan"].get(side) {
+                let name = s["instruction"].as_str().unwrap().to_string();
+                *out.entry(name).or_default() += s["count"].as_u64().unwrap();
+            }
+        }
+    }
+    out
+}
+
+/// AMD dumps: the LDS accesses per thread, instruction by instruction, are Triton's (its AMDGCN
+/// for the same kernel, LLVM's paired accesses counted as two): gfx950's and gfx1250's dot
+/// operands read with transposed reads (`ds_read_b64_tr_b16`, `ds_load_tr16_b128`) where their
+/// shared layout runs along M or N.
+#[test]
+fn amd_lds_accesses_are_those_of_tritons_amdgcn() {
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{}/expected.json", DIR)).unwrap())
+            .unwrap();
+    let mut amd = 0;
+    let mut transposed = 0;
+    for (name, want) in expected.as_object().unwrap() {
+        let Some(lds) = want.get("lds") else {
+            continue;
+        };
+        let triton: BTreeMap<String, u64> = lds
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+            .collect();
+        let ours = lds_accesses(&explain(name).0);
+        assert_eq!(
+            ours, triton,
+            "{}: LDS accesses, ours vs Triton's AMDGCN",
+            name
+        );
+        amd += 1;
+        transposed += ours.keys().filter(|k| k.contains("tr")).count();
+    }
+    assert!(
+        amd >= 5 && transposed >= 3,
+        "{} AMD dumps, {} transposed reads",
+        amd,
+        transposed
+    );
 }
 
 /// A module for a GPU the planner does not model is an error naming it, not a plan for sm_90.

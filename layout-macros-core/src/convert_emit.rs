@@ -84,6 +84,9 @@ pub fn access_tokens(k: &Krate, a: &SmemAccess) -> TokenStream {
         Instr::Matrix { count, trans } => {
             quote!(#cv::Instr::Matrix { count: #count, trans: #trans })
         }
+        Instr::TransRead { lane_src, reg_src } => {
+            quote!(#cv::Instr::TransRead { lane_src: [#(#lane_src),*], reg_src: [#(#reg_src),*] })
+        }
     };
     let pads = a.padding.iter().map(|&(li, lp)| quote!((#li, #lp)));
     quote! {

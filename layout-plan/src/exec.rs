@@ -472,7 +472,7 @@ fn words_of<M: Machine, S: Storage>(m: &mut M, a: &SmemAccess<S>, v: usize) -> [
     } else {
         let per = match a.instr {
             Instr::Matrix { count, .. } => vec / count as usize,
-            Instr::Vector => 32 / bits,
+            Instr::Vector | Instr::TransRead { .. } => 32 / bits,
         };
         let mut q = 0;
         while q * per < vec {
@@ -508,13 +508,116 @@ fn stores<M: SharedMachine, S: Storage>(
 /// Store access `v` of `s` at `addr`.
 #[inline(always)]
 fn store_one<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>, v: usize, addr: M::Int) {
+    if let Instr::TransRead { .. } = s.instr {
+        return trans_store(m, s, v);
+    }
     let words = words_of(m, s, v);
     match s.instr {
         Instr::Matrix { count, trans } => m.stmatrix(count, addr, trans, words),
-        Instr::Vector => {
+        _ => {
             let bytes = s.vec * (m.elem_bits() / 8);
             m.st_shared(s.remote, addr, bytes, words)
         }
+    }
+}
+
+/// A [`Instr::TransRead`] access as stores: each element of access `v`, one at a time, where
+/// the transposed read would find it (the row of its source lane, at its own lane's element).
+#[inline(always)]
+fn trans_store<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>, v: usize) {
+    let vec = s.vec as usize;
+    let bytes = m.elem_bits() / 8;
+    let (lane, warp) = (m.lane(), m.warp());
+    let (src_bases, elem_bases) = trans_bases(&s.instr, s.vec, bytes);
+    let src0 = m.linear(&[(&src_bases, lane)]);
+    let mut k = 0;
+    while k < vec {
+        let src = m.xor(src0, s.instr.trans_source(0, k as u32));
+        let row = if s.block_bases.is_empty() {
+            m.linear(&[
+                (&s.lane_bases, src),
+                (&s.warp_bases, warp),
+                (&elem_bases, lane),
+            ])
+        } else {
+            let rank = m.cta_rank();
+            m.linear(&[
+                (&s.lane_bases, src),
+                (&s.warp_bases, warp),
+                (&elem_bases, lane),
+                (&s.block_bases, rank),
+            ])
+        };
+        let addr = address(m, s, row, s.reg_offsets[v]);
+        let w = m.pack(&s.regs[v * vec + k..v * vec + k + 1], 0);
+        let mut words = [M::Word::default(); 4];
+        words[0] = w;
+        m.st_shared(s.remote, addr, bytes, words);
+        k += 1;
+    }
+}
+
+/// A [`Instr::TransRead`]'s source lane as a linear function of the lane (its `lane_src` as
+/// words), and the byte offset of a lane's element in the row (lane bits below `vec`).
+#[inline(always)]
+fn trans_bases(instr: &Instr, vec: u32, bytes: u32) -> ([u32; 6], [u32; 6]) {
+    let (mut src, mut elem) = ([0u32; 6], [0u32; 6]);
+    let mut b = 0;
+    while b < 6 {
+        src[b] = instr.trans_source(1 << b, 0);
+        if (1u32 << b) < vec {
+            elem[b] = bytes << b;
+        }
+        b += 1;
+    }
+    (src, elem)
+}
+
+/// Load access `v` of a [`Instr::TransRead`] from `addr` into registers: this lane's row, then
+/// each element from the row of its source lane (a shuffle per word of the row, a select per
+/// lane bit that picks the word or the element).
+#[inline(always)]
+fn trans_load<M: SharedMachine, S: Storage>(m: &mut M, l: &SmemAccess<S>, v: usize, addr: M::Int) {
+    let vec = l.vec;
+    let bits = m.elem_bits();
+    let row = m.ld_shared(l.remote, addr, vec * bits / 8);
+    let per = 32 / bits;
+    let words = (vec / per) as usize;
+    let lane = m.lane();
+    let (src_bases, _) = trans_bases(&l.instr, vec, bits / 8);
+    let src0 = m.linear(&[(&src_bases, lane)]);
+    let mut k = 0;
+    while k < vec as usize {
+        let src = m.xor(src0, l.instr.trans_source(0, k as u32));
+        let mut got = [M::Word::default(); 4];
+        let mut w = 0;
+        while w < words {
+            got[w] = m.shfl_idx(row[w], src);
+            w += 1;
+        }
+        // The word of element `lane % vec`: halve the candidates by each lane bit above a word.
+        let (mut n, mut b) = (words, per.trailing_zeros());
+        while n > 1 {
+            let c = m.bit(lane, b);
+            let mut i = 0;
+            while i < n / 2 {
+                got[i] = m.select(c, got[2 * i + 1], got[2 * i]);
+                i += 1;
+            }
+            n /= 2;
+            b += 1;
+        }
+        // The element in its word.
+        let mut x = got[0];
+        let mut b = 0;
+        while (1u32 << b) < per {
+            let c = m.bit(lane, b);
+            let down = m.shift_down(x, 1 << b);
+            x = m.select(c, down, x);
+            b += 1;
+        }
+        m.unpack(l.regs[v * vec as usize + k], x, 0);
+        k += 1;
     }
 }
 
@@ -532,11 +635,16 @@ fn loads<M: SharedMachine, S: Storage>(
     let mut v = from;
     while v < to {
         let addr = address(m, l, base, l.reg_offsets[v]);
+        if let Instr::TransRead { .. } = l.instr {
+            trans_load(m, l, v, addr);
+            v += 1;
+            continue;
+        }
         let (words, per) = match l.instr {
             Instr::Matrix { count, trans } => {
                 (m.ldmatrix(count, addr, trans), vec / count as usize)
             }
-            Instr::Vector => {
+            _ => {
                 let bytes = l.vec * (bits / 8);
                 (
                     m.ld_shared(l.remote, addr, bytes),

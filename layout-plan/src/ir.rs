@@ -38,6 +38,40 @@ pub enum Instr {
         /// Transposed (16-bit elements only).
         trans: bool,
     },
+    /// AMD's transposed LDS read (`ds_read_b64_tr_b16` and kin), a load: each lane reads the
+    /// `vec` contiguous elements at its address (a row), and lane `l` receives, as its `k`-th
+    /// element, element `l % vec` of the row lane `src(l, k)` read: the XOR of `lane_src[b]`
+    /// over the set bits `b` of `l` and of `reg_src[c]` over those of `k`. No transposed store
+    /// exists; a store with it (which the planner never makes) writes each element where the
+    /// load would read it, one at a time.
+    TransRead {
+        /// The source-lane bits each lane bit contributes (0 for the bits that pick the element).
+        lane_src: [u8; 6],
+        /// The source-lane bits each bit of the element index `k` contributes.
+        reg_src: [u8; 3],
+    },
+}
+
+impl Instr {
+    /// The source lane of element `k` of a [`Instr::TransRead`] from lane bits `l` (0 for other
+    /// instructions).
+    pub const fn trans_source(&self, l: u32, k: u32) -> u32 {
+        let Instr::TransRead { lane_src, reg_src } = self else {
+            return 0;
+        };
+        let mut s = 0u32;
+        let mut b = 0;
+        while b < 6 {
+            if (l >> b) & 1 == 1 {
+                s ^= lane_src[b] as u32;
+            }
+            if b < 3 && (k >> b) & 1 == 1 {
+                s ^= reg_src[b] as u32;
+            }
+            b += 1;
+        }
+        s
+    }
 }
 
 /// The shuffle strategy's tables. Work registers hold the source's distinct elements; they are

@@ -74,7 +74,7 @@ pub use ir::{
     pad_address, padding_of, GatherPlan, Instr, Padding, Plan, SharedPlan, ShufflePlan, SmemAccess,
     Static, Storage, NO_PADDING,
 };
-pub use target::{Isa, MatrixOps, Target};
+pub use target::{Isa, LdsTranspose, MatrixOps, Target};
 
 /// Where the CTA of a distributed shared-memory address sits: `byte offset | cta << CTA_SHIFT`
 /// (shared memory per CTA is under 2^18 bytes on every NVIDIA GPU). Linear like the offset, so

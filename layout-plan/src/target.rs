@@ -60,6 +60,34 @@ pub struct Target {
     /// The lanes one phase of a 16-byte vector load serves, as masks whose XOR span is phase 0's
     /// lanes (Triton's `laneMask` for AMD's `ds_read_b128`); all zero: consecutive lanes.
     pub load128_phase: [u32; 4],
+    /// The transposed LDS reads the target has (AMD's `ds_read_tr`), which a load of 8- or
+    /// 16-bit elements into registers uses where they fit.
+    pub trans_read: LdsTranspose,
+}
+
+/// Which transposed LDS reads a target has, as Triton 3.9's AMD backend uses them
+/// (`TargetInfo::queryLDSTransLoadParams`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LdsTranspose {
+    /// None.
+    None,
+    /// CDNA4 (gfx950): `ds_read_b64_tr_b16` and `ds_read_b64_tr_b8`, 64 bits per lane.
+    Cdna4,
+    /// gfx1250: `ds_load_tr16_b128` (128 bits per lane) and `ds_load_tr8_b64` (64 bits, over
+    /// two 8-byte halves).
+    Gfx1250,
+}
+
+impl LdsTranspose {
+    /// Bits each lane reads for elements of `bits` (8 or 16), or `None` without such a read.
+    pub const fn lane_bits(self, bits: u32) -> Option<u32> {
+        match (self, bits) {
+            (LdsTranspose::Cdna4, 8 | 16) => Some(64),
+            (LdsTranspose::Gfx1250, 16) => Some(128),
+            (LdsTranspose::Gfx1250, 8) => Some(64),
+            _ => None,
+        }
+    }
 }
 
 /// Whose instruction set a target's shared-memory accesses are written in.
@@ -93,6 +121,7 @@ impl Target {
         shuffle_bits: 32,
         isa: Isa::Ptx,
         load128_phase: [0; 4],
+        trans_read: LdsTranspose::None,
     };
 
     /// NVIDIA Ampere (sm_80): no `stmatrix`, no clusters.
@@ -126,23 +155,26 @@ impl Target {
         shuffle_bits: 32,
         isa: Isa::Amdgcn,
         load128_phase: [1, 2, 20, 0],
+        trans_read: LdsTranspose::None,
     };
 
     /// AMD CDNA4 (gfx950, MI350): 64 LDS banks, a `ds_read_b128` phase of lanes 0-3, 12-15,
-    /// 20-23 and 24-27.
+    /// 20-23 and 24-27, transposed reads (`ds_read_b64_tr_b16`).
     pub const GFX950: Target = Target {
         name: "gfx950",
         banks: 64,
         load128_phase: [1, 2, 12, 20],
+        trans_read: LdsTranspose::Cdna4,
         ..Target::GFX942
     };
 
-    /// AMD gfx1250: 32-lane waves, 64 LDS banks, consecutive lanes per phase; clusters without
-    /// distributed shared memory.
+    /// AMD gfx1250: 32-lane waves, 64 LDS banks, consecutive lanes per phase, transposed reads
+    /// (`ds_load_tr16_b128`); clusters without distributed shared memory.
     pub const GFX1250: Target = Target {
         name: "gfx1250",
         lanes: 32,
         load128_phase: [0; 4],
+        trans_read: LdsTranspose::Gfx1250,
         ..Target::GFX950
     };
 
@@ -168,6 +200,7 @@ impl Target {
             shuffle_bits: 32,
             isa: Isa::Spirv,
             load128_phase: [0; 4],
+            trans_read: LdsTranspose::None,
         }
     }
 

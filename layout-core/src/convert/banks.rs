@@ -84,7 +84,8 @@ pub fn bank_conflicts_of_warp<S: Storage>(
     let bank_bytes = target.bank_bytes;
     let (matrix, active) = match a.instr {
         Instr::Matrix { count, .. } => (true, 8 * count as usize),
-        Instr::Vector => (false, lanes),
+        // A transposed read's lanes each read their row: a plain vector load's pattern.
+        Instr::Vector | Instr::TransRead { .. } => (false, lanes),
     };
     let (bytes, per_phase) = phase_shape(matrix, a.vec * ebytes, lanes as u32, target);
     let per_phase = per_phase as usize;

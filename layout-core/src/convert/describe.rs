@@ -87,13 +87,7 @@ pub struct PlanSummary {
 pub fn instruction_name(a: &SmemAccess, store: bool, bits: u32, target: &Target) -> String {
     let op = if store { "st" } else { "ld" };
     if target.isa == layout_plan::Isa::Amdgcn {
-        // LLVM's AMDGPU names for the LDS access of a plain vector load or store.
-        let (verb, bytes) = (if store { "ds_write" } else { "ds_read" }, a.vec * bits / 8);
-        return match bytes {
-            1 if !store => String::from("ds_read_u8"),
-            2 if !store => String::from("ds_read_u16"),
-            b => format!("{}_b{}", verb, 8 * b),
-        };
+        return amdgcn_name(a, store, bits, target);
     }
     match a.instr {
         Instr::Matrix { count, trans } => format!(
@@ -102,7 +96,7 @@ pub fn instruction_name(a: &SmemAccess, store: bool, bits: u32, target: &Target)
             count,
             if trans { ".trans" } else { "" }
         ),
-        Instr::Vector => {
+        Instr::Vector | Instr::TransRead { .. } => {
             let space = if a.remote {
                 "shared::cluster"
             } else {
@@ -115,6 +109,30 @@ pub fn instruction_name(a: &SmemAccess, store: bool, bits: u32, target: &Target)
             };
             format!("{}.{}{}", op, space, ty)
         }
+    }
+}
+
+/// LLVM's AMDGPU name of an LDS access: `ds_read_b128` (`ds_load_b128` from gfx12 on, as LLVM
+/// spells that generation's mnemonics), or a transposed read (`ds_read_b64_tr_b16`,
+/// `ds_load_tr16_b128`).
+fn amdgcn_name(a: &SmemAccess, store: bool, bits: u32, target: &Target) -> String {
+    let gfx12 = target.name.starts_with("gfx12");
+    let bytes = a.vec * bits / 8;
+    if let (Instr::TransRead { .. }, false) = (a.instr, store) {
+        return match gfx12 {
+            true => format!("ds_load_tr{}_b{}", bits, 8 * bytes),
+            false => format!("ds_read_b{}_tr_b{}", 8 * bytes, bits),
+        };
+    }
+    let verb = match (store, gfx12) {
+        (true, false) => "ds_write",
+        (true, true) => "ds_store",
+        (false, false) => "ds_read",
+        (false, true) => "ds_load",
+    };
+    match bytes {
+        1 | 2 if !store => format!("{}_u{}", verb, 8 * bytes),
+        b => format!("{}_b{}", verb, 8 * b),
     }
 }
 

@@ -22,6 +22,7 @@ mod shuffle;
 mod smem;
 mod swizzle;
 mod symbolic;
+mod trans_read;
 
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -26,6 +26,7 @@ use super::banks::bank_conflicts_of_warp;
 use super::matrix::matrix_access;
 use super::smem::{access_groups, addr_of, cta_of, offset_of, round_of, Side, Smem};
 use super::swizzle::{optimal_swizzling, AccessKind, SmemBases};
+use super::trans_read::trans_read_access;
 
 /// Free (broadcast) bits of each in-dim, as masks.
 fn free_masks(l: &LinearLayout) -> (u32, u32, u32) {
@@ -511,10 +512,19 @@ fn best_access(
         };
         let count = match m.instr {
             Instr::Matrix { count, .. } => count,
-            Instr::Vector => 0,
+            _ => 0,
         };
         if target.matrix.has(store, count, trans) && m.reg_offsets.len() < best.reg_offsets.len() {
             best = m;
+        }
+    }
+    // AMD's transposed read, for loads, as Triton takes it wherever it fits.
+    if let Some(t) = (!store)
+        .then(|| trans_read_access(side, span, elem_bits / 8, widest, target))
+        .flatten()
+    {
+        if t.reg_offsets.len() < best.reg_offsets.len() {
+            best = t;
         }
     }
     Ok(best)
