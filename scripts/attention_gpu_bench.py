@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Our flash attention forwards on the GPU next to Triton's tutorial 06 loop
 (scripts/triton_attention.py) and torch's `scaled_dot_product_attention`, in one run: the
-`mma.sync` kernel (kernels/src/attention.rs: 64 query rows x 32 keys a step, head dim 64) and the
-Hopper one (kernels/src/attention_hopper.rs: 128 x 64, wgmma, head dims 64 and 128). Triton's
+`mma.sync` kernel (kernels/src/attention.rs: 64 query rows x 32 keys a step, head dims 64 and
+128) and the Hopper one (kernels/src/attention_hopper.rs: 128 x 64, wgmma, head dims 64 and 128). Triton's
 loop runs at 64x32 compiled for sm_80 (so with `mma.sync`, as our first kernel; its PTX
 JIT-compiled by the driver), and at 64x32 and a few larger, software-pipelined tiles as Triton
 compiles them for the H100 (wgmma); the best of those is "triton best".
@@ -178,6 +178,7 @@ def main():
     mod = cp.RawModule(path=PTX)
     kernels = info()
     ours = {(64, "ours (mma.sync)"): Ours(mod, kernels["ampere"]),
+            (128, "ours (mma.sync)"): Ours(mod, kernels["ampere_d128"]),
             (64, "ours hopper (wgmma)"): Ours(mod, kernels["hopper"]),
             (128, "ours hopper (wgmma)"): Ours(mod, kernels["hopper_d128"])}
     if SANITIZE:

@@ -12,7 +12,10 @@ With `--hopper`: ours is `attention_hopper_f16` (128 query rows per CTA of 8 war
 step, wgmma) and Triton's loop is compiled for sm_90 at the same tile, 8 warps, 3 stages (its
 own choice on an H100: wgmma, its pipeliner's cp.async stages).
 
-Usage: python3 scripts/attention_sass.py [--ptx target/ptx/kernels.ptx] [--causal] [--hopper]
+With `--d128`: head dimension 128 on both sides (`attention_d128_f16`, or
+`attention_hopper_d128_f16`).
+
+Usage: python3 scripts/attention_sass.py [--ptx target/ptx/kernels.ptx] [--causal] [--hopper] [--d128]
 """
 import argparse
 import os
@@ -31,12 +34,12 @@ COLS = ["HMMA", "LDSM", "LDGSTS", "STS", "LDS", "LDG", "BAR", "MUFU", "SHFL", "i
 HOPPER_COLS = ["HGMMA", "WG", "LDGSTS", "DEPBAR", "BAR", "FENCE", "LDSM", "STS", "MUFU", "SHFL", "instrs"]
 
 
-def compile_triton(causal, hopper=False):
+def compile_triton(causal, hopper=False, head_dim=HEAD_DIM):
     names = attn_fwd.arg_names
     sig = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "O": "*fp16", "seq": "i32", "qk_scale": "fp32",
            "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "HEAD_DIM": "constexpr", "CAUSAL": "constexpr"}
     bm, bn, cc, warps, stages = (128, 64, 90, 8, 3) if hopper else (BLOCK_M, BLOCK_N, 80, 4, 1)
-    consts = {"BLOCK_M": bm, "BLOCK_N": bn, "HEAD_DIM": HEAD_DIM, "CAUSAL": causal}
+    consts = {"BLOCK_M": bm, "BLOCK_N": bn, "HEAD_DIM": head_dim, "CAUSAL": causal}
     attrs = {(names.index(n),): [["tt.divisibility", 16]] for n in ("Q", "K", "V", "O", "seq")}
     src = triton.compiler.ASTSource(fn=attn_fwd, signature=sig, constexprs=consts, attrs=attrs)
     k = triton.compile(src, target=GPUTarget("cuda", cc, 32),
@@ -65,9 +68,12 @@ def main():
     ap.add_argument("--ptx", default="target/ptx/kernels.ptx")
     ap.add_argument("--causal", action="store_true")
     ap.add_argument("--hopper", action="store_true")
+    ap.add_argument("--d128", action="store_true", help="head dimension 128 (both sides)")
     args = ap.parse_args()
-    tptx, tentry = compile_triton(args.causal, args.hopper)
+    tptx, tentry = compile_triton(args.causal, args.hopper, 128 if args.d128 else HEAD_DIM)
     ours, want = ("attention_hopper_f16", ("HGMMA",)) if args.hopper else ("attention_f16", ("HMMA",))
+    if args.d128:
+        ours = ours.replace("attention_", "attention_d128_", 1).replace("d128_hopper", "hopper_d128")
     table = rows(f"ours {ours}", open(args.ptx).read(), ours, want)
     table += rows(f"Triton 3.9 ({'causal' if args.causal else 'not causal'})", tptx, tentry, want)
     cols = ["kernel", "regs", "spill", *(HOPPER_COLS if args.hopper else COLS)]

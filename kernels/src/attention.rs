@@ -1,6 +1,9 @@
 //! Flash attention forward (FlashAttention-2's loop, Triton's tutorial 06) on Ampere tensor
 //! cores (`mma.sync.m16n8k16`, f16 or bf16 in, f32 accumulate): each CTA of 4 warps takes 64
-//! query rows of one head (head dim 64) and walks the keys and values 32 at a time.
+//! query rows of one head and walks the keys and values 32 at a time. One body serves every
+//! head dimension that is a multiple of 64 ([`attention_tile`]'s `H` chunks of 64 columns, each
+//! with the layouts below: the products over the head dimension add their chunks' `mma`s);
+//! entry points for 64 and 128.
 //!
 //! Per block: `S = Q · Kᵀ` on tensor cores; the online softmax on `S`'s accumulator registers
 //! (the row maximum and sum are reductions along dim 1 of the accumulator, within each quad
@@ -14,9 +17,9 @@
 //! `local_alloc` and `local_load`), one barrier a step. Everything a thread holds is a
 //! `layout!` type; nothing is written across threads by hand.
 //!
-//! `q`, `k`, `v` and `o` are `[heads, seq, 64]` row-major, `seq` any length (the last blocks
+//! `q`, `k`, `v` and `o` are `[heads, seq, D]` row-major, `seq` any length (the last blocks
 //! masked: query rows past it are not stored, keys past it weigh nothing);
-//! `scale_log2 = log2(e) / sqrt(64)` (the softmax in base 2, as Triton's tutorial). With
+//! `scale_log2 = log2(e) / sqrt(D)` (the softmax in base 2, as Triton's tutorial). With
 //! `causal`, query `i` attends to keys `j <= i` only.
 
 use crate::gemm::{bits, halves, max};
@@ -25,7 +28,9 @@ use linear_layouts::kernel;
 use linear_layouts::math;
 use linear_layouts::planned::Planned;
 use linear_layouts::runtime::mma::MmaInput;
+use linear_layouts::runtime::unroll::splat;
 use linear_layouts::runtime::Strategy;
+use linear_layouts::unroll;
 use linear_layouts::{
     convert, layout, AsyncCopy, Bf16, Global, GlobalMut, Mma, Registers, SharedWindow, Thread,
     Tile, F16,
@@ -94,19 +99,14 @@ const KT_BYTES: u32 = COPY_KT.shared_bytes();
 const STAGE_BYTES: u32 = KT_BYTES + COPY_V.shared_bytes();
 /// The stages start past Q's conversion's scratch (the first copies start before it is read).
 const STAGES_AT: u32 = convert!(AttnRows => AttnQ, u16).cost.shared_bytes;
-/// Shared memory per CTA, in bytes: Q's conversion and two stages of K and V, or O's conversion
-/// after the loop.
-pub const ATTN_SMEM: u32 = max(
-    STAGES_AT + 2 * STAGE_BYTES,
-    convert!(AttnO => AttnRows, f32).cost.shared_bytes,
-);
 
 /// Query rows per CTA and keys per step.
 pub const ATTN_BLOCK_M: u32 = 64;
 /// Keys per step.
 pub const ATTN_BLOCK_N: u32 = 32;
-/// The head dimension.
-pub const ATTN_HEAD_DIM: u32 = 64;
+/// Columns of the head dimension each chunk of Q, K, V and O holds (the head dimension is a
+/// multiple: 64 and 128 have entry points).
+pub const ATTN_CHUNK: u32 = 64;
 
 /// The grid: one CTA per 64 query rows of each head.
 pub const fn attention_grid(heads: u32, seq: u32) -> [u32; 3] {
@@ -171,10 +171,69 @@ where
     (p, alpha)
 }
 
-/// One CTA's 64 query rows `(bx, head)` of `o = softmax(q kᵀ · scale) v`.
+/// Q's columns `[64 h, 64 h + 64)` as operand A: loaded in 16-byte rows (rows past `bounds`:
+/// zeros) and converted through shared memory.
+#[inline(always)]
+fn q_chunk<T: Thread, E: MmaInput>(
+    t: &T,
+    q: &Global<E>,
+    [row, col]: [u32; 2],
+    bounds: [u32; 2],
+) -> [E; NQ] {
+    let d = bounds[1];
+    let ql = Tile::<AttnRows, E, NL>::load_masked_aligned(
+        t,
+        q,
+        [row, col],
+        [d, 1],
+        bounds,
+        E::default(),
+    );
+    halves(convert!(AttnRows => AttnQ, u16).run(t, &bits(ql.values)))
+}
+
+/// Where a CTA's keys and values go: the stages' byte offsets for `H` chunks of the head
+/// dimension (each stage holds the chunks of Kᵀ, then those of V).
+#[derive(Clone, Copy)]
+struct Stages<const H: usize>;
+
+impl<const H: usize> Stages<H> {
+    /// Stage of key block `j`.
+    #[inline(always)]
+    fn at(j: u32) -> u32 {
+        STAGES_AT + (j % 2) * H as u32 * STAGE_BYTES
+    }
+    /// Chunk `h` of Kᵀ in block `j`'s stage.
+    #[inline(always)]
+    fn kt(j: u32, h: usize) -> u32 {
+        Self::at(j) + h as u32 * KT_BYTES
+    }
+    /// Chunk `h` of V in block `j`'s stage.
+    #[inline(always)]
+    fn v(j: u32, h: usize) -> u32 {
+        Self::at(j) + H as u32 * KT_BYTES + h as u32 * (STAGE_BYTES - KT_BYTES)
+    }
+}
+
+/// Shared memory per CTA for a head dimension of `h` chunks of 64: Q's conversion and two
+/// stages of K and V, or O's conversion after the loop.
+pub const fn attn_smem(h: u32) -> u32 {
+    max(
+        STAGES_AT + 2 * h * STAGE_BYTES,
+        convert!(AttnO => AttnRows, f32).cost.shared_bytes,
+    )
+}
+
+/// Shared memory per CTA at head dimension 64 and 128.
+pub const ATTN_SMEM: u32 = attn_smem(1);
+pub const ATTN_SMEM_128: u32 = attn_smem(2);
+
+/// One CTA's 64 query rows `(bx, head)` of `o = softmax(q kᵀ · scale) v` at head dimension
+/// `64 H`: Q, K, V and O in chunks of 64 columns, each with the layouts above (the products
+/// over the head dimension add the chunks' `mma`s; `P · V` fills each chunk of O).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn attention_tile<T: Thread, E: MmaInput>(
+pub fn attention_tile<T: Thread, E: MmaInput, const H: usize>(
     t: &T,
     (q, k, v): (&Global<E>, &Global<E>, &Global<E>),
     o: &GlobalMut<E>,
@@ -183,20 +242,14 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
     causal: bool,
     [bx, head]: [u32; 2],
 ) {
-    let d = ATTN_HEAD_DIM;
+    let d = ATTN_CHUNK * H as u32;
     let (row0, base) = (bx * ATTN_BLOCK_M, head * seq);
     // Rows past this head's `seq` are outside the tile's bounds (whole 16-byte rows in or out).
     let bounds = [base + seq, d];
-    let ql = Tile::<AttnRows, E, NL>::load_masked_aligned(
-        t,
-        q,
-        [base + row0, 0],
-        [d, 1],
-        bounds,
-        E::default(),
-    );
-    let qa: [E; NQ] = halves(convert!(AttnRows => AttnQ, u16).run(t, &bits(ql.values)));
-    let mut acc = Tile::<AttnO, f32, NO>::splat(0.0);
+    let mut qa: [[E; NQ]; H] = splat(splat(E::default()));
+    unroll!(H, |h| qa[h] =
+        q_chunk(t, q, [base + row0, 64 * h as u32], bounds));
+    let mut acc: [Tile<AttnO, f32, NO>; H] = splat(Tile::splat(0.0));
     let mut m = Tile::<AttnRow, f32, NR>::splat(f32::NEG_INFINITY);
     let mut l = Tile::<AttnRow, f32, NR>::splat(0.0);
     // Causal: key blocks past the last query row of this CTA are all masked.
@@ -207,13 +260,15 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
     };
     // K and V of each step go straight into their own swizzled tiles (Triton's local_alloc) by
     // cp.async, two stages: the copies of the next step are in flight while this one multiplies.
-    let stage = |j: u32| STAGES_AT + (j % 2) * STAGE_BYTES;
     let start = |j: u32| {
         let k0 = base + j * ATTN_BLOCK_N;
-        let kt = SharedWindow::new(t, stage(j));
-        COPY_KT.start_masked(&kt, k, [0, k0], [1, d], [d, base + seq]);
-        let vs = SharedWindow::new(t, stage(j) + KT_BYTES);
-        COPY_V.start_masked(&vs, v, [k0, 0], [d, 1], bounds);
+        unroll!(H, |h| {
+            let c = 64 * h as u32;
+            let kt = SharedWindow::new(t, Stages::<H>::kt(j, h));
+            COPY_KT.start_masked(&kt, k, [c, k0], [1, d], [d, base + seq]);
+            let vs = SharedWindow::new(t, Stages::<H>::v(j, h));
+            COPY_V.start_masked(&vs, v, [k0, c], [d, 1], bounds);
+        });
     };
     start(0);
     t.cp_async_commit();
@@ -228,17 +283,14 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
             start(j + 1);
         }
         t.cp_async_commit();
-        let k0 = j * ATTN_BLOCK_N;
-        let (ks, vs) = (
-            SharedWindow::new(t, stage(j)),
-            SharedWindow::new(t, stage(j) + KT_BYTES),
-        );
-        let kt: [E; NK] = halves(convert!(AttnKtSmem => AttnKt, u16).load(&ks));
-        let va: [E; NV] = halves(convert!(AttnVSmem => AttnV, u16).load(&vs));
         let mut s = [0f32; NS];
-        QK.run(t, &qa, &kt, &mut s);
+        unroll!(H, |h| {
+            let ks = SharedWindow::new(t, Stages::<H>::kt(j, h));
+            let kt: [E; NK] = halves(convert!(AttnKtSmem => AttnKt, u16).load(&ks));
+            QK.run(t, &qa[h], &kt, &mut s);
+        });
         let block = KeyBlock {
-            k0,
+            k0: j * ATTN_BLOCK_N,
             keys: ATTN_BLOCK_N,
             row0,
             seq,
@@ -247,10 +299,14 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
         let s = Tile::<AttnS, f32, NS>::new(s);
         let (p, alpha) = softmax_step(t, s, block, scale_log2, (&mut m, &mut l));
         let alpha_o = alpha.reshape::<AttnRowO>().broadcast::<1, AttnO, NO>();
-        acc = acc.zip_with(&alpha_o, |a, b| a * b);
         // The accumulator's registers are operand A's: planned from the layouts, no instruction.
         let pa = p.round::<E>().convert::<AttnP, NP>(t);
-        PV.run(t, &pa.values, &va, &mut acc.values);
+        unroll!(H, |h| {
+            let vs = SharedWindow::new(t, Stages::<H>::v(j, h));
+            let va: [E; NV] = halves(convert!(AttnVSmem => AttnV, u16).load(&vs));
+            acc[h] = acc[h].zip_with(&alpha_o, |a, b| a * b);
+            PV.run(t, &pa.values, &va, &mut acc[h].values);
+        });
         j += 1;
     }
     // O's conversion reuses the stages: every warp's last loads first.
@@ -259,60 +315,45 @@ pub fn attention_tile<T: Thread, E: MmaInput>(
         .map(math::rcp)
         .reshape::<AttnRowO>()
         .broadcast::<1, AttnO, NO>();
-    let out = acc.zip_with(&inv, |a, b| a * b);
-    let rows = convert!(AttnO => AttnRows, f32).run(t, &out.values);
-    let out = Tile::<AttnRows, f32, NL>::new(rows).round::<E>();
-    out.store_masked_aligned(t, o, [base + row0, 0], [d, 1], bounds);
+    unroll!(H, |h| {
+        let out = acc[h].zip_with(&inv, |a, b| a * b);
+        let rows = convert!(AttnO => AttnRows, f32).run(t, &out.values);
+        let out = Tile::<AttnRows, f32, NL>::new(rows).round::<E>();
+        out.store_masked_aligned(t, o, [base + row0, 64 * h as u32], [d, 1], bounds);
+    });
 }
 
-/// Flash attention forward in f16: grid [`attention_grid`].
-#[cfg(not(target_arch = "spirv"))]
-#[kernel(block = ATTN_THREADS, shared = ATTN_SMEM)]
-#[allow(clippy::too_many_arguments)]
-pub fn attention_f16(
-    t: &impl Thread,
-    q: Global<F16>,
-    k: Global<F16>,
-    v: Global<F16>,
-    o: GlobalMut<F16>,
-    seq: u32,
-    scale_log2: f32,
-    causal: u32,
-) {
-    let [bx, head, _] = t.block_idx();
-    attention_tile(
-        t,
-        (&q, &k, &v),
-        &o,
-        seq,
-        scale_log2,
-        causal != 0,
-        [bx, head],
-    );
+/// The entry points: `$name` for element type `$e` at head dimension `64 $h`.
+macro_rules! entry {
+    ($(#[$doc:meta] $name:ident, $e:ty, $h:literal, $smem:expr;)*) => {$(
+        #[$doc]
+        #[cfg(not(target_arch = "spirv"))]
+        #[kernel(block = ATTN_THREADS, shared = $smem)]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name(
+            t: &impl Thread,
+            q: Global<$e>,
+            k: Global<$e>,
+            v: Global<$e>,
+            o: GlobalMut<$e>,
+            seq: u32,
+            scale_log2: f32,
+            causal: u32,
+        ) {
+            let [bx, head, _] = t.block_idx();
+            let io = (&q, &k, &v);
+            attention_tile::<_, _, $h>(t, io, &o, seq, scale_log2, causal != 0, [bx, head]);
+        }
+    )*};
 }
 
-/// Flash attention forward in bf16: grid [`attention_grid`].
-#[cfg(not(target_arch = "spirv"))]
-#[kernel(block = ATTN_THREADS, shared = ATTN_SMEM)]
-#[allow(clippy::too_many_arguments)]
-pub fn attention_bf16(
-    t: &impl Thread,
-    q: Global<Bf16>,
-    k: Global<Bf16>,
-    v: Global<Bf16>,
-    o: GlobalMut<Bf16>,
-    seq: u32,
-    scale_log2: f32,
-    causal: u32,
-) {
-    let [bx, head, _] = t.block_idx();
-    attention_tile(
-        t,
-        (&q, &k, &v),
-        &o,
-        seq,
-        scale_log2,
-        causal != 0,
-        [bx, head],
-    );
+entry! {
+    /// Flash attention forward in f16, head dimension 64: grid [`attention_grid`].
+    attention_f16, F16, 1, ATTN_SMEM;
+    /// The same in bf16.
+    attention_bf16, Bf16, 1, ATTN_SMEM;
+    /// Flash attention forward in f16, head dimension 128: grid [`attention_grid`].
+    attention_d128_f16, F16, 2, ATTN_SMEM_128;
+    /// The same in bf16.
+    attention_d128_bf16, Bf16, 2, ATTN_SMEM_128;
 }

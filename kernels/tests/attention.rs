@@ -1,12 +1,14 @@
-//! The flash attention forwards (Ampere's and Hopper's) on the simulator against softmax
-//! attention in f64, f16 and bf16, with and without the causal mask, sequences a multiple of the
+//! The flash attention forwards (Ampere's and Hopper's, head dimensions 64 and 128) on the
+//! simulator against softmax attention in f64, f16 and bf16, with and without the causal mask,
+//! sequences a multiple of the
 //! query block and not (the last block's rows and keys masked). Tolerance: 2 units in the last place of the format at 1.
 //! P is rounded to the input format before `P · V` (as FlashAttention and Triton's tutorial
 //! do), which moves each output by at most one unit times max |v| = 1; the output's own
 //! rounding adds half a unit; exp2's approximation error (2^-22 relative) is far below both.
 
 use kernels::attention::{
-    attention_bf16, attention_f16, attention_grid, ATTN_HEAD_DIM, ATTN_SMEM, ATTN_THREADS,
+    attention_bf16, attention_d128_bf16, attention_d128_f16, attention_f16, attention_grid,
+    ATTN_SMEM, ATTN_SMEM_128, ATTN_THREADS,
 };
 use kernels::attention_hopper::{
     attention_hopper_bf16, attention_hopper_d128_bf16, attention_hopper_d128_f16,
@@ -26,6 +28,7 @@ type Kernel = dyn Fn(&SimThread, [&HostMemory; 4], u32, f32, u32) + Sync;
 #[derive(Clone, Copy)]
 enum Arch {
     Ampere,
+    Ampere128,
     Hopper,
     Hopper128,
 }
@@ -39,10 +42,10 @@ impl Arch {
                 smem,
             )
         };
+        let ampere = |smem| Launch::dims(attention_grid(heads, seq), [ATTN_THREADS, 1, 1], smem);
         match self {
-            Arch::Ampere => {
-                Launch::dims(attention_grid(heads, seq), [ATTN_THREADS, 1, 1], ATTN_SMEM)
-            }
+            Arch::Ampere => ampere(ATTN_SMEM),
+            Arch::Ampere128 => ampere(ATTN_SMEM_128),
             Arch::Hopper => hopper(HATTN_SMEM_64),
             Arch::Hopper128 => hopper(HATTN_SMEM_128),
         }
@@ -50,9 +53,8 @@ impl Arch {
 
     fn head_dim(self) -> usize {
         match self {
-            Arch::Ampere => ATTN_HEAD_DIM as usize,
-            Arch::Hopper => 64,
-            Arch::Hopper128 => 128,
+            Arch::Ampere | Arch::Hopper => 64,
+            Arch::Ampere128 | Arch::Hopper128 => 128,
         }
     }
 }
@@ -159,6 +161,19 @@ fn attention_bf16_on_the_simulator() {
     check::<Bf16>(("bf16", Arch::Ampere), 1.0 / 128.0, &bf16, 1, 128, true);
     check::<Bf16>(("bf16", Arch::Ampere), 1.0 / 128.0, &bf16, 2, 64, false);
     check::<Bf16>(("bf16", Arch::Ampere), 1.0 / 128.0, &bf16, 1, 45, false);
+}
+
+#[test]
+fn attention_head_dim_128_on_the_simulator() {
+    let f16 = entry!(attention_d128_f16);
+    let bf16 = entry!(attention_d128_bf16);
+    let (a16, abf) = (
+        ("d128 f16", Arch::Ampere128),
+        ("d128 bf16", Arch::Ampere128),
+    );
+    check::<F16>(a16, 1.0 / 1024.0, &f16, 2, 128, false);
+    check::<F16>(a16, 1.0 / 1024.0, &f16, 1, 77, true);
+    check::<Bf16>(abf, 1.0 / 128.0, &bf16, 1, 100, true);
 }
 
 #[test]

@@ -130,7 +130,8 @@ pub fn row_class_json(c: &kernels::rows::RowClass) -> String {
 }
 
 /// The flash attention kernels' tiles, launches and entry points as a JSON object on one line
-/// (`{"ampere": {..}, "hopper": {..}, "hopper_d128": {..}}`): what `gpu-bench --attention` prints and
+/// (`{"ampere": {..}, "ampere_d128": {..}, "hopper": {..}, "hopper_d128": {..}}`): what
+/// `gpu-bench --attention` prints and
 /// `scripts/attention_gpu_bench.py` reads (each grid is `[seq.div_ceil(block_m), heads, 1]`).
 pub fn attention_json() -> String {
     use kernels::{attention as a, attention_hopper as h};
@@ -147,15 +148,21 @@ pub fn attention_json() -> String {
             json_str(bf16)
         )
     };
-    let ampere = one(
-        [
-            a::ATTN_BLOCK_M,
-            a::ATTN_BLOCK_N,
-            a::ATTN_HEAD_DIM,
-            a::ATTN_THREADS,
-            a::ATTN_SMEM,
-        ],
+    let ampere = |d, smem, names| {
+        one(
+            [a::ATTN_BLOCK_M, a::ATTN_BLOCK_N, d, a::ATTN_THREADS, smem],
+            names,
+        )
+    };
+    let ampere64 = ampere(
+        64,
+        a::ATTN_SMEM,
         [a::ATTENTION_F16.name, a::ATTENTION_BF16.name],
+    );
+    let ampere128 = ampere(
+        128,
+        a::ATTN_SMEM_128,
+        [a::ATTENTION_D128_F16.name, a::ATTENTION_D128_BF16.name],
     );
     let hopper = |d, smem, names| {
         one(
@@ -183,8 +190,8 @@ pub fn attention_json() -> String {
         ],
     );
     format!(
-        "{{\"ampere\": {}, \"hopper\": {}, \"hopper_d128\": {}}}",
-        ampere, hopper64, hopper128
+        "{{\"ampere\": {}, \"ampere_d128\": {}, \"hopper\": {}, \"hopper_d128\": {}}}",
+        ampere64, ampere128, hopper64, hopper128
     )
 }
 

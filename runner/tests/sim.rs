@@ -245,6 +245,8 @@ fn table_names_are_the_ptx_entries() {
         kernels::activations::SILU_F16.name,
         kernels::attention::ATTENTION_F16.name,
         kernels::attention::ATTENTION_BF16.name,
+        kernels::attention::ATTENTION_D128_F16.name,
+        kernels::attention::ATTENTION_D128_BF16.name,
         kernels::attention_hopper::ATTENTION_HOPPER_F16.name,
         kernels::attention_hopper::ATTENTION_HOPPER_BF16.name,
         kernels::attention_hopper::ATTENTION_HOPPER_D128_F16.name,
