@@ -2,7 +2,8 @@
 """Our flash attention forwards on the GPU next to Triton's tutorial 06 loop
 (scripts/triton_attention.py) and torch's `scaled_dot_product_attention`, in one run: the
 `mma.sync` kernel (kernels/src/attention.rs: 64 query rows x 32 keys a step, head dims 64 and
-128) and the Hopper one (kernels/src/attention_hopper.rs: 128 x 64, wgmma, head dims 64 and 128). Triton's
+128) and the Hopper one (kernels/src/attention_hopper.rs: 128 x 64, TMA and wgmma, head dims 64 and 128; its
+Q, K and V as tensor maps, encoded here with the driver's cuTensorMapEncodeTiled). Triton's
 loop runs at 64x32 compiled for sm_80 (so with `mma.sync`, as our first kernel; its PTX
 JIT-compiled by the driver), and at 64x32 and a few larger, software-pipelined tiles as Triton
 compiles them for the H100 (wgmma); the best of those is "triton best".
@@ -45,8 +46,33 @@ def info():
     return json.loads(out.stdout)
 
 
+# cuTensorMapEncodeTiled's enums (CUDA's driver API): data types, no interleave, L2 promotion of
+# 256 bytes and no out-of-bounds NaN fill, as layout-launch encodes maps for our kernels.
+TMA_DATA_TYPE = {"f16": 6, "bf16": 9}
+TMA_L2_256B = 3
+
+
+def tensor_map(t, dtype, box, swizzle):
+    """The copy engine's map of the `[rows, cols]` tensor `t` (the last dim contiguous), in
+    boxes of `box = [rows, cols]`, uploaded: what a kernel's `TensorMap` parameter points at."""
+    import ctypes
+    cuda = ctypes.CDLL("libcuda.so.1")
+    rows, cols = t.shape
+    m = (ctypes.c_uint64 * 16)()
+    dims = (ctypes.c_uint64 * 2)(cols, rows)
+    strides = (ctypes.c_uint64 * 1)(cols * t.element_size())
+    boxes = (ctypes.c_uint32 * 2)(box[1], box[0])
+    unit = (ctypes.c_uint32 * 2)(1, 1)
+    r = cuda.cuTensorMapEncodeTiled(ctypes.byref(m), TMA_DATA_TYPE[dtype], 2,
+                                    ctypes.c_void_p(t.data_ptr()), dims, strides, boxes, unit,
+                                    0, swizzle, TMA_L2_256B, 0)
+    assert r == 0, f"cuTensorMapEncodeTiled: CUresult {r} ({rows}x{cols}, box {box})"
+    return cp.asarray(np.frombuffer(bytes(m), dtype=np.uint8))
+
+
 class Ours:
-    """One of our kernels, launched as its entry of `gpu-bench --attention` says."""
+    """One of our kernels, launched as its entry of `gpu-bench --attention` says (with tensor
+    maps of Q, K and V as `[heads · seq, d]` where it lists them)."""
 
     def __init__(self, mod, info):
         self.info = info
@@ -60,8 +86,15 @@ class Ours:
         if i["shared_bytes"] > 48 * 1024:
             f.max_dynamic_shared_size_bytes = i["shared_bytes"]
         grid = ((seq + i["block_m"] - 1) // i["block_m"], heads, 1)
-        args = tuple(cp.asarray(t) for t in (q, k, v, o)) + (
-            np.uint32(seq), np.float32(LOG2E / math.sqrt(d)), np.uint32(causal))
+        if "tensor_maps" in i:
+            tm = i["tensor_maps"]
+            flat = lambda t: t.reshape(heads * seq, d)  # noqa: E731
+            ins = [tensor_map(flat(t), dtype, tm[b], tm["swizzle"])
+                   for t, b in ((q, "box_q"), (k, "box_kv"), (v, "box_kv"))]
+        else:
+            ins = [cp.asarray(t) for t in (q, k, v)]
+        args = tuple(ins) + (cp.asarray(o), np.uint32(seq), np.float32(LOG2E / math.sqrt(d)),
+                             np.uint32(causal))
         return lambda: f(grid, (i["threads"],), args, shared_mem=i["shared_bytes"])
 
 

@@ -31,7 +31,8 @@ from triton_attention import attn_fwd  # noqa: E402
 
 BLOCK_M, BLOCK_N, HEAD_DIM = 64, 32, 64
 COLS = ["HMMA", "LDSM", "LDGSTS", "STS", "LDS", "LDG", "BAR", "MUFU", "SHFL", "instrs"]
-HOPPER_COLS = ["HGMMA", "WG", "LDGSTS", "DEPBAR", "BAR", "FENCE", "LDSM", "STS", "MUFU", "SHFL", "instrs"]
+HOPPER_COLS = ["HGMMA", "WG", "LDGSTS", "TMA", "SYNCS", "DEPBAR", "BAR", "FENCE", "MUFU", "SHFL",
+               "instrs"]
 
 
 def compile_triton(causal, hopper=False, head_dim=HEAD_DIM):
@@ -51,7 +52,9 @@ def rows(name, ptx, entry, want=("HMMA",)):
     """One row per path through the key loop's body (a run-time branch, such as our `causal`
     flag's mask, which LLVM may also unswitch into two loops, gives several)."""
     cubin, res = ptxas(ptx, "sm_90a", entry)
-    body, paths = main_loop(sass(cubin, entry), want=want)
+    # `reachable`: the out-of-line retry stubs of mbarrier waits (after EXIT) jump back, and
+    # are no loop.
+    body, paths = main_loop(sass(cubin, entry), want=want, reachable=True)
     out = []
     for k, path in enumerate(paths):
         c = count(path)

@@ -4,10 +4,14 @@
 //! 64 and 128 here).
 //!
 //! Q, K and V go from global memory straight into `nvmma_shared` layouts (128-byte swizzled
-//! rows, what wgmma reads) by `cp.async` ([`AsyncCopy`], masked at the sequence's end with
-//! zeros), K and V in a ring of three stages: while one step multiplies, the next step's copies
-//! are in flight, one CTA barrier a step. Each warpgroup computes its 64 rows of `S = Q · Kᵀ` with
-//! `wgmma` from shared memory into an `nvidia_mma` v3 accumulator, runs the online softmax
+//! rows, what wgmma reads) by the copy engine ([`TmaTile`]: boxes and swizzle from the layout
+//! types, so the host's tensor maps agree with them), one thread issuing each block's loads,
+//! which complete on an mbarrier per stage; K and V in a ring of three stages: while one step
+//! multiplies, the next step's loads are in flight, one CTA barrier a step (before a stage is
+//! refilled). Rows past a head's end are the next head's (or, past the tensor, zeros): masked
+//! keys weigh nothing and masked query rows are not stored. Each warpgroup computes its 64 rows
+//! of `S = Q · Kᵀ` with `wgmma` from shared memory into an `nvidia_mma` v3 accumulator, runs
+//! the online softmax
 //! on those registers as `Tile` reductions and broadcasts (within each quad of lanes, as on
 //! Ampere), and adds `P · V` with a second wgmma whose A is `P` rounded to the input format,
 //! in registers: the accumulator's registers are wgmma's A fragments ([`Tile::convert`] plans
@@ -15,7 +19,9 @@
 //! FlashAttention-3: `S` of block `j` is issued before `P · V` of block `j - 1`, so the softmax
 //! of block `j` runs while the tensor cores add `P · V`.
 //!
-//! `q`, `k`, `v` and `o` are `[heads, seq, D]` row-major, `seq` any length;
+//! `q`, `k`, `v` and `o` are `[heads, seq, D]` row-major, `seq` any length, the first three
+//! passed as tensor maps of `[heads · seq, D]` with boxes [`HATTN_BOX_Q`] (Q) and
+//! [`HATTN_BOX_KV`] (K and V) and swizzle [`HATTN_SWIZZLE`];
 //! `scale_log2 = log2(e) / sqrt(D)`; with `causal`, query `i` attends to keys `j <= i`.
 //!
 //! [`attention`]: crate::attention
@@ -31,8 +37,8 @@ use linear_layouts::planned::Planned;
 use linear_layouts::runtime::mma::{pack_pairs, unpack_pairs, MmaInput};
 use linear_layouts::runtime::Strategy;
 use linear_layouts::{
-    convert, layout, AsyncCopy, Bf16, Element, Global, GlobalMut, Hopper, Layout, Registers,
-    SharedWindow, Thread, Tile, Wgmma, F16,
+    convert, layout, Bf16, GlobalMut, Hopper, Layout, Registers, SharedWindow, TensorMap, Thread,
+    Tile, TmaTile, Wgmma, F16,
 };
 
 layout! {
@@ -56,12 +62,8 @@ layout! {
     pub HAttnKtSmem64 = nvmma_shared(swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16) for [64, 64];
     /// V (keys x head dim) as operand B: rows of 64 halves (N-major).
     pub HAttnVSmem64 = nvmma_shared(swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16) for [64, 64];
-    /// Q and O as loaded and stored: rows of 64 halves, 8 per thread (16-byte accesses).
+    /// O as stored: rows of 64 halves, 8 per thread (16-byte accesses).
     pub HAttnRows64 = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]) for [128, 64];
-    /// V as loaded: rows of 64 halves.
-    pub HAttnVLoad64 = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]) for [64, 64];
-    /// Kᵀ as loaded: each key's 64 halves down a column (`HAttnVLoad64` transposed).
-    pub HAttnKtLoad64 = blocked(sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]) for [64, 64];
 }
 
 layout! {
@@ -75,22 +77,18 @@ layout! {
     pub HAttnKtSmem128 = nvmma_shared(swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16) for [128, 64];
     /// V: rows of 128 halves, two boxes.
     pub HAttnVSmem128 = nvmma_shared(swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16) for [64, 128];
-    /// Q and O as loaded and stored.
+    /// O as stored.
     pub HAttnRows128 = blocked(sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]) for [128, 128];
-    /// V as loaded.
-    pub HAttnVLoad128 = blocked(sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]) for [64, 128];
-    /// Kᵀ as loaded (`HAttnVLoad128` transposed).
-    pub HAttnKtLoad128 = blocked(sizePerThread = [8, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 8], order = [0, 1]) for [128, 64];
 }
 
 const NS: usize = HAttnS::ELEMENTS_PER_THREAD as usize;
 const NR: usize = HAttnRow::ELEMENTS_PER_THREAD as usize;
 const NP: usize = HAttnP::ELEMENTS_PER_THREAD as usize;
 
-/// What a head dimension `D` fixes: the layouts of the tiles whose shape it is, and the copies
-/// and the conversion between them (`convert!` names concrete layouts: each head dimension's
-/// impl, written by [`hopper_head!`], holds them). `NO` and `NL` are `O`'s and `Rows`'
-/// registers per thread.
+/// What a head dimension `D` fixes: the layouts of the tiles whose shape it is, and the
+/// conversion of `O` to rows (`convert!` names concrete layouts: each head dimension's impl,
+/// written by [`hopper_head!`], holds it). `NO` and `NL` are `O`'s and `Rows`' registers per
+/// thread.
 pub trait HopperHead<const NO: usize, const NL: usize> {
     /// The head dimension.
     const D: u32;
@@ -104,34 +102,19 @@ pub trait HopperHead<const NO: usize, const NL: usize> {
     type KtSmem: Layout;
     /// V's tile (operand B of `P · V`).
     type VSmem: Layout;
-    /// Q and O as loaded and stored: rows of `D` halves, 8 per thread.
+    /// O as stored: rows of `D` halves, 8 per thread.
     type Rows: Registers<NL>;
-    /// Bytes of Q's, Kᵀ's and V's tiles, and of O's conversion's scratch.
-    const BYTES: [u32; 4];
-    /// Start copying Q's tile at `origin` of `q` (rows past `bounds`: zeros).
-    fn start_q<T: Thread, E: Element>(t: &T, q: &Global<E>, origin: [u32; 2], bounds: [u32; 2]);
-    /// Start copying Kᵀ's tile at `origin` (head dim, key) of `k` seen as Kᵀ.
-    fn start_kt<T: Thread, E: Element>(t: &T, k: &Global<E>, origin: [u32; 2], bounds: [u32; 2]);
-    /// Start copying V's tile at `origin` of `v`.
-    fn start_v<T: Thread, E: Element>(t: &T, v: &Global<E>, origin: [u32; 2], bounds: [u32; 2]);
+    /// Bytes of O's conversion's scratch.
+    const OUT_BYTES: u32;
     /// O in `Rows`, through shared memory (`t`: a window at its scratch).
     fn rows<T: Thread>(t: &T, o: &[f32; NO]) -> [f32; NL];
 }
 
-/// A [`HopperHead`] impl from its layouts: the copies' addresses those of `convert!`'s stores.
+/// A [`HopperHead`] impl from its layouts.
 macro_rules! hopper_head {
-    ($head:ident, $d:literal, $o:ident, $row_o:ident, $q:ident, $kt:ident, $v:ident, $rows:ident, $kt_load:ident, $v_load:ident) => {
+    ($head:ident, $d:literal, $o:ident, $row_o:ident, $q:ident, $kt:ident, $v:ident, $rows:ident) => {
         #[doc = concat!("Head dimension ", $d, ".")]
         pub struct $head;
-
-        impl $head {
-            const COPY_Q: AsyncCopy<$rows, u16, { $rows::ELEMENTS_PER_THREAD as usize }> =
-                AsyncCopy::new(convert!($rows => $q, u16));
-            const COPY_KT: AsyncCopy<$kt_load, u16, { $kt_load::ELEMENTS_PER_THREAD as usize }> =
-                AsyncCopy::new(convert!($kt_load => $kt, u16));
-            const COPY_V: AsyncCopy<$v_load, u16, { $v_load::ELEMENTS_PER_THREAD as usize }> =
-                AsyncCopy::new(convert!($v_load => $v, u16));
-        }
 
         impl HopperHead<{ $o::ELEMENTS_PER_THREAD as usize }, { $rows::ELEMENTS_PER_THREAD as usize }>
             for $head
@@ -143,24 +126,7 @@ macro_rules! hopper_head {
             type KtSmem = $kt;
             type VSmem = $v;
             type Rows = $rows;
-            const BYTES: [u32; 4] = [
-                Self::COPY_Q.shared_bytes(),
-                Self::COPY_KT.shared_bytes(),
-                Self::COPY_V.shared_bytes(),
-                convert!($o => $rows, f32).cost.shared_bytes,
-            ];
-            #[inline(always)]
-            fn start_q<T: Thread, E: Element>(t: &T, q: &Global<E>, at: [u32; 2], bounds: [u32; 2]) {
-                Self::COPY_Q.start_masked(t, q, at, [$d, 1], bounds)
-            }
-            #[inline(always)]
-            fn start_kt<T: Thread, E: Element>(t: &T, k: &Global<E>, at: [u32; 2], bounds: [u32; 2]) {
-                Self::COPY_KT.start_masked(t, k, at, [1, $d], bounds)
-            }
-            #[inline(always)]
-            fn start_v<T: Thread, E: Element>(t: &T, v: &Global<E>, at: [u32; 2], bounds: [u32; 2]) {
-                Self::COPY_V.start_masked(t, v, at, [$d, 1], bounds)
-            }
+            const OUT_BYTES: u32 = convert!($o => $rows, f32).cost.shared_bytes;
             #[inline(always)]
             fn rows<T: Thread>(
                 t: &T,
@@ -180,9 +146,7 @@ hopper_head!(
     HAttnQSmem64,
     HAttnKtSmem64,
     HAttnVSmem64,
-    HAttnRows64,
-    HAttnKtLoad64,
-    HAttnVLoad64
+    HAttnRows64
 );
 hopper_head!(
     Head128,
@@ -192,9 +156,7 @@ hopper_head!(
     HAttnQSmem128,
     HAttnKtSmem128,
     HAttnVSmem128,
-    HAttnRows128,
-    HAttnKtLoad128,
-    HAttnVLoad128
+    HAttnRows128
 );
 
 /// Registers per thread of `O` and of its rows, for head dimension 64 and 128.
@@ -216,51 +178,107 @@ const _: () = assert!(matches!(
     Strategy::Nothing | Strategy::Registers
 ));
 
-/// Shared memory per CTA for a head of `BYTES` ([`HopperHead::BYTES`]): up to 1024 bytes to
-/// align (the swizzle pattern's), Q's tile, then the stages of Kᵀ and V (O's conversion reuses
-/// them).
-pub const fn hattn_smem([q, kt, v, out]: [u32; 4]) -> u32 {
-    1024 + max(q + STAGES * (kt + v), out)
+/// The copy engine's loads of each head dimension's tiles, checked against their layouts.
+struct Loads<H, const NO: usize, const NL: usize>(PhantomData<H>);
+
+impl<H: HopperHead<NO, NL>, const NO: usize, const NL: usize> Loads<H, NO, NL> {
+    const Q: TmaTile<H::QSmem, u16> = TmaTile::new();
+    const KT: TmaTile<H::KtSmem, u16> = TmaTile::new();
+    const V: TmaTile<H::VSmem, u16> = TmaTile::new();
+    /// Bytes of Kᵀ's tile in a stage (V's follows it), and of a stage.
+    const KT_BYTES: u32 = TmaTile::<H::KtSmem, u16>::BYTES;
+    const STAGE_BYTES: u32 = Self::KT_BYTES + TmaTile::<H::VSmem, u16>::BYTES;
+    /// Shared memory per CTA: the mbarriers, up to 1024 bytes to align (the swizzle pattern's),
+    /// Q's tile, then the stages of Kᵀ and V (O's conversion reuses them).
+    const SMEM: u32 = BARRIERS
+        + 1024
+        + max(
+            TmaTile::<H::QSmem, u16>::BYTES + STAGES * Self::STAGE_BYTES,
+            H::OUT_BYTES,
+        );
 }
 
 /// Shared memory per CTA at head dimension 64 and 128.
-pub const HATTN_SMEM_64: u32 = hattn_smem(<Head64 as HopperHead<NO64, NL64>>::BYTES);
-pub const HATTN_SMEM_128: u32 = hattn_smem(<Head128 as HopperHead<NO128, NL128>>::BYTES);
+pub const HATTN_SMEM_64: u32 = Loads::<Head64, NO64, NL64>::SMEM;
+pub const HATTN_SMEM_128: u32 = Loads::<Head128, NO128, NL128>::SMEM;
+/// The box of Q's tensor map (both head dimensions: 128 rows of 64 columns; a 128-column tile
+/// is two boxes).
+pub const HATTN_BOX_Q: [u32; 2] = TmaTile::<HAttnQSmem64, u16>::BOX;
+/// The box of K's and V's tensor maps.
+pub const HATTN_BOX_KV: [u32; 2] = TmaTile::<HAttnVSmem64, u16>::BOX;
+/// The swizzle of every tensor map.
+pub const HATTN_SWIZZLE: linear_layouts::Swizzle = TmaTile::<HAttnQSmem64, u16>::SWIZZLE;
+const _: () = assert!(
+    matches!(
+        (
+            TmaTile::<HAttnKtSmem64, u16>::BOX,
+            TmaTile::<HAttnKtSmem128, u16>::BOX,
+            TmaTile::<HAttnVSmem128, u16>::BOX,
+            TmaTile::<HAttnQSmem128, u16>::BOX,
+        ),
+        ([64, 64], [64, 64], [64, 64], [128, 64])
+    ) && matches!(HATTN_BOX_KV, [64, 64])
+        && matches!(HATTN_BOX_Q, [128, 64]),
+    "one box for Q's map and one for K's and V's, at every head dimension"
+);
 
 /// The grid: one CTA per 128 query rows of each head.
 pub const fn attention_hopper_grid(heads: u32, seq: u32) -> [u32; 3] {
     [seq.div_ceil(HATTN_BLOCK_M), heads, 1]
 }
 
-/// Shared stages of Kᵀ and V: a step's copies land in the stage that the wgmmas of two steps
+/// Shared stages of Kᵀ and V: a step's loads land in the stage that the wgmmas of two steps
 /// before read, complete by then while the last step's `P · V` may still run.
 const STAGES: u32 = 3;
+/// The mbarriers, at the start of the shared window: Q's, then one per stage.
+const BAR_Q: u32 = 0;
+const BARRIERS: u32 = 8 * (1 + STAGES);
 
-/// Where a CTA's operands are: the tensors, this head's rows, and the shared tiles; what the
-/// mask needs. `H` is the head dimension.
+/// Where a CTA's operands are: K's and V's tensor maps, this head's rows, and the shared tiles;
+/// what the mask needs. `H` is the head dimension.
 struct Operands<'a, 'b, E, H, const NO: usize, const NL: usize> {
-    k: &'a Global<'b, E>,
-    v: &'a Global<'b, E>,
-    /// This head's first row, and the row past its last.
+    k: &'a TensorMap<'b, E>,
+    v: &'a TensorMap<'b, E>,
+    /// This head's first row.
     base: u32,
-    end: u32,
     /// Byte offset of Q's tile (the stages follow it).
     smem: u32,
     seq: u32,
     row0: u32,
     causal: bool,
     scale_log2: f32,
+    /// Whether this thread issues the copy engine's loads (one per CTA).
+    issuer: bool,
     head: PhantomData<H>,
 }
 
-/// A stage of the ring (counted, not computed from the block: no division in the loop).
+/// A stage of the ring and the phase of its mbarrier (counted, not computed from the block: no
+/// division in the loop).
 #[derive(Clone, Copy)]
-struct Stage(u32);
+struct Stage {
+    s: u32,
+    phase: u32,
+}
 
 impl Stage {
+    const FIRST: Stage = Stage { s: 0, phase: 0 };
     #[inline(always)]
     fn next(self) -> Self {
-        Stage(if self.0 + 1 == STAGES { 0 } else { self.0 + 1 })
+        match self.s + 1 == STAGES {
+            true => Stage {
+                s: 0,
+                phase: self.phase ^ 1,
+            },
+            false => Stage {
+                s: self.s + 1,
+                ..self
+            },
+        }
+    }
+    /// Its mbarrier's byte offset.
+    #[inline(always)]
+    fn bar(self) -> u32 {
+        8 * (1 + self.s)
     }
 }
 
@@ -273,40 +291,40 @@ struct Rows {
 impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
     Operands<'_, '_, E, H, NO, NL>
 {
-    const KT_BYTES: u32 = H::BYTES[1];
-    const STAGE_BYTES: u32 = H::BYTES[1] + H::BYTES[2];
+    const KT_BYTES: u32 = Loads::<H, NO, NL>::KT_BYTES;
 
     /// Byte offset of stage `s`'s Kᵀ tile (its V tile follows).
     #[inline(always)]
     fn stage(&self, s: u32) -> u32 {
-        self.smem + H::BYTES[0] + s * Self::STAGE_BYTES
+        self.smem + TmaTile::<H::QSmem, u16>::BYTES + s * Loads::<H, NO, NL>::STAGE_BYTES
     }
 
-    /// Start the copies of key block `j` into stage `s` (rows past the sequence: zeros).
+    /// The issuer loads key block `j` into stage `at`, completing on its mbarrier.
     #[inline(always)]
-    fn start<T: Thread>(&self, t: &T, j: u32, s: u32) {
-        let (d, k0, at) = (H::D, self.base + j * HATTN_BLOCK_N, self.stage(s));
-        H::start_kt(&SharedWindow::new(t, at), self.k, [0, k0], [d, self.end]);
-        let vs = SharedWindow::new(t, at + Self::KT_BYTES);
-        H::start_v(&vs, self.v, [k0, 0], [self.end, d]);
+    fn load<T: Hopper>(&self, t: &T, j: u32, at: Stage) {
+        if !self.issuer {
+            return;
+        }
+        let (k0, dst) = (self.base + j * HATTN_BLOCK_N, self.stage(at.s));
+        t.mbarrier_arrive_expect_tx(at.bar(), Loads::<H, NO, NL>::STAGE_BYTES);
+        Loads::<H, NO, NL>::KT.load(t, self.k, [0, k0], dst, at.bar());
+        Loads::<H, NO, NL>::V.load(t, self.v, [k0, 0], dst + Self::KT_BYTES, at.bar());
     }
 
-    /// Wait for key block `j`'s copies (everyone's, visible to the tensor cores; in stage
-    /// `at`), start block `j + 1`'s if `more`, and issue `S = Q · Kᵀ` of block `j` as one
-    /// wgmma group.
+    /// Once every warp is done with the stage the next block's loads overwrite (block
+    /// `j - 2`'s), load block `j + 1` if `more`; wait for block `j` (in stage `at`) and issue
+    /// `S = Q · Kᵀ` of it as one wgmma group.
     #[inline(always)]
     fn issue_s<T: Hopper>(&self, t: &T, j: u32, at: Stage, more: bool, s: &mut [f32; NS]) {
-        t.cp_async_wait::<0>();
-        t.fence_proxy_async();
         t.sync_block();
         if more {
-            self.start(t, j + 1, at.next().0);
+            self.load(t, j + 1, at.next());
         }
-        t.cp_async_commit();
+        t.mbarrier_wait(at.bar(), at.phase);
         const { Wgmma::<H::QSmem, H::KtSmem, HAttnS, E>::new() }.run(
             t,
             self.smem,
-            self.stage(at.0),
+            self.stage(at.s),
             s,
         );
     }
@@ -318,7 +336,7 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
         const { Wgmma::<HAttnP, H::VSmem, H::O, E>::new() }.run_registers(
             t,
             &unpack_pairs::<E, NP, { NP / 2 }>(p),
-            self.stage(at.0) + Self::KT_BYTES,
+            self.stage(at.s) + Self::KT_BYTES,
             acc,
         );
     }
@@ -361,7 +379,7 @@ pub fn attention_hopper_tile<
     const NL: usize,
 >(
     t: &T,
-    (q, k, v): (&Global<E>, &Global<E>, &Global<E>),
+    (q, k, v): (&TensorMap<E>, &TensorMap<E>, &TensorMap<E>),
     o: &GlobalMut<E>,
     seq: u32,
     scale_log2: f32,
@@ -370,22 +388,29 @@ pub fn attention_hopper_tile<
 ) {
     let d = H::D;
     let (row0, base) = (bx * HATTN_BLOCK_M, head * seq);
-    let smem = t.shared_base().next_multiple_of(1024) - t.shared_base();
+    let issuer = t.warp() == 0 && t.lane() == 0;
+    let smem = (t.shared_base() + BARRIERS).next_multiple_of(1024) - t.shared_base();
     let ops = Operands::<E, H, NO, NL> {
         k,
         v,
         base,
-        end: base + seq,
         smem,
         seq,
         row0,
         causal,
         scale_log2,
+        issuer,
         head: PhantomData,
     };
-    let bounds = [base + seq, d];
-    let qs = SharedWindow::new(t, smem);
-    H::start_q(&qs, q, [base + row0, 0], bounds);
+    if issuer {
+        let mut b = 0;
+        while b < 1 + STAGES {
+            t.mbarrier_init(8 * b, 1);
+            b += 1;
+        }
+        t.fence_mbarrier_init();
+    }
+    t.sync_block();
     // Causal: key blocks past the last query row of this CTA are all masked.
     let end = if causal {
         seq.min(row0 + HATTN_BLOCK_M)
@@ -393,14 +418,18 @@ pub fn attention_hopper_tile<
         seq
     };
     let steps = end.div_ceil(HATTN_BLOCK_N);
-    ops.start(t, 0, 0);
-    t.cp_async_commit();
+    if issuer {
+        t.mbarrier_arrive_expect_tx(BAR_Q, TmaTile::<H::QSmem, u16>::BYTES);
+        Loads::<H, NO, NL>::Q.load(t, q, [base + row0, 0], smem, BAR_Q);
+    }
+    ops.load(t, 0, Stage::FIRST);
     let mut rows = Rows {
         m: Tile::splat(f32::NEG_INFINITY),
         l: Tile::splat(0.0),
     };
     let mut acc = Tile::<H::O, f32, NO>::splat(0.0);
-    let (mut s, mut at) = ([0f32; NS], Stage(0));
+    let (mut s, mut at) = ([0f32; NS], Stage::FIRST);
+    t.mbarrier_wait(BAR_Q, 0);
     ops.issue_s(t, 0, at, steps > 1, &mut s);
     t.wgmma_wait::<0>();
     t.wgmma_fence_operand(&mut s);
@@ -433,8 +462,9 @@ pub fn attention_hopper_tile<
         .reshape::<H::RowO>()
         .broadcast::<1, H::O, NO>();
     let out = acc.zip_with(&inv, |a, b| a * b);
+    let qs = SharedWindow::new(t, smem);
     let out = Tile::<H::Rows, f32, NL>::new(H::rows(&qs, &out.values)).round::<E>();
-    out.store_masked_aligned(t, o, [base + row0, 0], [d, 1], bounds);
+    out.store_masked_aligned(t, o, [base + row0, 0], [d, 1], [base + seq, d]);
 }
 
 /// The entry points: `$name` for element type `$e` at head dimension `$head`.
@@ -446,9 +476,9 @@ macro_rules! entry {
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             t: &impl Hopper,
-            q: Global<$e>,
-            k: Global<$e>,
-            v: Global<$e>,
+            q: TensorMap<$e>,
+            k: TensorMap<$e>,
+            v: TensorMap<$e>,
             o: GlobalMut<$e>,
             seq: u32,
             scale_log2: f32,
@@ -464,7 +494,7 @@ macro_rules! entry {
 }
 
 entry! {
-    /// Flash attention forward in f16 on Hopper, head dimension 64: grid [`attention_hopper_grid`].
+    /// Flash attention forward in f16 on Hopper, head dimension 64: grid [`attention_hopper_grid`], tensor maps as the module says.
     attention_hopper_f16, F16, Head64, NO64, NL64, HATTN_SMEM_64;
     /// The same in bf16.
     attention_hopper_bf16, Bf16, Head64, NO64, NL64, HATTN_SMEM_64;

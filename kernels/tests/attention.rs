@@ -12,11 +12,12 @@ use kernels::attention::{
 };
 use kernels::attention_hopper::{
     attention_hopper_bf16, attention_hopper_d128_bf16, attention_hopper_d128_f16,
-    attention_hopper_f16, attention_hopper_grid, HATTN_SMEM_128, HATTN_SMEM_64, HATTN_THREADS,
+    attention_hopper_f16, attention_hopper_grid, HATTN_BOX_KV, HATTN_BOX_Q, HATTN_SMEM_128,
+    HATTN_SMEM_64, HATTN_SWIZZLE, HATTN_THREADS,
 };
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::sim::{launch, Fence, HostMemory, IssueKind, Launch, SimThread};
-use linear_layouts::{Bf16, F16};
+use linear_layouts::{Bf16, TensorMap, F16};
 
 mod common;
 use common::random;
@@ -57,6 +58,23 @@ impl Arch {
             Arch::Ampere128 | Arch::Hopper128 => 128,
         }
     }
+}
+
+/// A Hopper kernel entry as [`check`] calls it: Q, K and V as tensor maps of `[heads · seq, D]`
+/// (the simulator's copy engine reads them in host memory).
+macro_rules! hopper_entry {
+    ($f:path, $d:expr) => {
+        |t: &SimThread, [q, k, v, o]: [&HostMemory; 4], seq, sc, causal| {
+            let rows = (q.len() / $d) as u32;
+            let map = |m, b| TensorMap::host(m, [rows, $d as u32], b, HATTN_SWIZZLE);
+            let (qm, km, vm) = (
+                map(q, HATTN_BOX_Q),
+                map(k, HATTN_BOX_KV),
+                map(v, HATTN_BOX_KV),
+            );
+            $f(t, qm, km, vm, o.global_mut(), seq, sc, causal)
+        }
+    };
 }
 
 /// A kernel entry as [`check`] calls it.
@@ -178,7 +196,7 @@ fn attention_head_dim_128_on_the_simulator() {
 
 #[test]
 fn attention_hopper_f16_on_the_simulator() {
-    let f16 = entry!(attention_hopper_f16);
+    let f16 = hopper_entry!(attention_hopper_f16, 64);
     let hopper = ("hopper f16", Arch::Hopper);
     check::<F16>(hopper, 1.0 / 1024.0, &f16, 2, 128, false);
     check::<F16>(hopper, 1.0 / 1024.0, &f16, 1, 256, true);
@@ -189,7 +207,7 @@ fn attention_hopper_f16_on_the_simulator() {
 
 #[test]
 fn attention_hopper_bf16_on_the_simulator() {
-    let bf16 = entry!(attention_hopper_bf16);
+    let bf16 = hopper_entry!(attention_hopper_bf16, 64);
     let hopper = ("hopper bf16", Arch::Hopper);
     check::<Bf16>(hopper, 1.0 / 128.0, &bf16, 1, 192, true);
     check::<Bf16>(hopper, 1.0 / 128.0, &bf16, 1, 45, false);
@@ -197,8 +215,8 @@ fn attention_hopper_bf16_on_the_simulator() {
 
 #[test]
 fn attention_hopper_head_dim_128_on_the_simulator() {
-    let f16 = entry!(attention_hopper_d128_f16);
-    let bf16 = entry!(attention_hopper_d128_bf16);
+    let f16 = hopper_entry!(attention_hopper_d128_f16, 128);
+    let bf16 = hopper_entry!(attention_hopper_d128_bf16, 128);
     check::<F16>(
         ("hopper d128 f16", Arch::Hopper128),
         1.0 / 1024.0,
@@ -217,17 +235,18 @@ fn attention_hopper_head_dim_128_on_the_simulator() {
     );
 }
 
-/// Each fence of the Hopper kernel, removed, is reported: `fence_proxy_async` after the copies
-/// land (the tensor cores read what `cp.async` wrote) and the `wgmma_fence` before each product.
+/// Each fence of the Hopper kernel, removed, is reported: `fence_mbarrier_init` after the
+/// mbarriers' initialisation (the copy engine completes on them) and the `wgmma_fence` before
+/// each product.
 #[test]
 fn attention_hopper_without_each_fence_is_reported() {
     let n = 128 * 64;
     let input = |seed| HostMemory::new(random(n, seed).into_iter().map(|x| F16::round(x).0 as u64));
     let (q, k, v) = (input(1), input(2), input(3));
     let o = HostMemory::new((0..n).map(|_| 0));
-    for fence in [Fence::ProxyAsync, Fence::Wgmma] {
+    for fence in [Fence::MbarrierInit, Fence::Wgmma] {
         let r = launch(Arch::Hopper.launch(1, 128).skipping(fence), |t| {
-            let f = entry!(attention_hopper_f16);
+            let f = hopper_entry!(attention_hopper_f16, 64);
             f(t, [&q, &k, &v, &o], 128, 0.18, 1)
         });
         let e = r.expect_err("a missing fence must be reported");

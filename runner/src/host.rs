@@ -131,7 +131,8 @@ pub fn row_class_json(c: &kernels::rows::RowClass) -> String {
 
 /// The flash attention kernels' tiles, launches and entry points as a JSON object on one line
 /// (`{"ampere": {..}, "ampere_d128": {..}, "hopper": {..}, "hopper_d128": {..}}`): what
-/// `gpu-bench --attention` prints and
+/// `gpu-bench --attention` prints (the Hopper ones with `"tensor_maps"`: Q, K and V are
+/// tensor maps) and
 /// `scripts/attention_gpu_bench.py` reads (each grid is `[seq.div_ceil(block_m), heads, 1]`).
 pub fn attention_json() -> String {
     use kernels::{attention as a, attention_hopper as h};
@@ -164,8 +165,18 @@ pub fn attention_json() -> String {
         a::ATTN_SMEM_128,
         [a::ATTENTION_D128_F16.name, a::ATTENTION_D128_BF16.name],
     );
+    // The Hopper kernels take Q, K and V as tensor maps of `[heads · seq, d]`: their boxes and
+    // swizzle (`CUtensorMapSwizzle`'s value).
+    let maps = format!(
+        ", \"tensor_maps\": {{\"box_q\": [{}, {}], \"box_kv\": [{}, {}], \"swizzle\": {}}}}}",
+        h::HATTN_BOX_Q[0],
+        h::HATTN_BOX_Q[1],
+        h::HATTN_BOX_KV[0],
+        h::HATTN_BOX_KV[1],
+        h::HATTN_SWIZZLE.tensor_map_code()
+    );
     let hopper = |d, smem, names| {
-        one(
+        let mut o = one(
             [
                 h::HATTN_BLOCK_M,
                 h::HATTN_BLOCK_N,
@@ -174,7 +185,9 @@ pub fn attention_json() -> String {
                 smem,
             ],
             names,
-        )
+        );
+        o.pop();
+        o + &maps
     };
     let hopper64 = hopper(
         64,

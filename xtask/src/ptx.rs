@@ -85,17 +85,29 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("attention_f16", "st.global.v4.b32", 4),
     // Q's 16-byte copies (4 a thread at head dim 64, 8 at 128), and K's and V's (2 each, or 4)
     // at three sites: block 0, block 1 (the first step is peeled off the loop) and the loop's.
-    ("attention_hopper_bf16", "cp.async.cg.shared.global", 16),
+    (
+        "attention_hopper_bf16",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+        7,
+    ),
     ("attention_hopper_bf16", "st.global.v4.b32", 4),
     (
         "attention_hopper_d128_bf16",
-        "cp.async.cg.shared.global",
-        32,
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+        14,
     ),
     ("attention_hopper_d128_bf16", "st.global.v4.b32", 8),
-    ("attention_hopper_d128_f16", "cp.async.cg.shared.global", 32),
+    (
+        "attention_hopper_d128_f16",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+        14,
+    ),
     ("attention_hopper_d128_f16", "st.global.v4.b32", 8),
-    ("attention_hopper_f16", "cp.async.cg.shared.global", 16),
+    (
+        "attention_hopper_f16",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+        7,
+    ),
     ("attention_hopper_f16", "st.global.v4.b32", 4),
     ("cluster_transpose", "ld.global.b32", 16),
     ("cluster_transpose", "st.global.b32", 16),
