@@ -2,7 +2,8 @@
 """Triton 3.9's reductions and scans, compiled for sm_90 on the CPU, counted: the fixture that
 tests compare `Tile::reduce` / `Tile::scan`'s plans with (`layout --reduce/--scan --json`).
 
-For random layouts (blocked with 4 and 8 warps, nvidia_mma v2 and v3), a Gluon kernel loads a
+For random layouts (blocked with 4 and 8 warps, nvidia_mma v2 and v3; with `--layouts all` also
+dot operands, slices and linear layouts), a Gluon kernel loads a
 tensor in the layout, reduces it along an axis (gl.sum, gl.max, an argmax through a two-value
 gl.reduce) or scans it (gl.cumsum, blocked layouts only: Triton 3.9 lowers scans for nothing
 else), and stores the result; the PTX's shfl.sync, shared-memory stores and loads (st.shared,
@@ -11,6 +12,10 @@ are written with the layout's text.
 
     pip install triton==3.9.0
     python3 scripts/triton_reduce_costs.py --count 60 > fixtures/triton-3.9.0-reduce-costs.jsonl
+
+`--layouts all` adds dot operands of nvidia_mma v2, slices of 3-D blocked layouts and linear
+layouts with broadcast lane and warp bases to the mix (not yet in the committed fixture: see
+BENCHMARKS.md's reductions section for what they show).
 
 Each case compiles in a child process (an invalid case can abort Triton's process).
 """
@@ -63,10 +68,19 @@ def kernel(x_ptr, out_ptr, idx_ptr, M: gl.constexpr, N: gl.constexpr, L: gl.cons
             gl.store(idx_ptr + out, i)
 
 c = json.loads(sys.argv[1])
+def mma(c):
+    return gl.NVMMADistributedLayout(version=[c["version"], 0], warps_per_cta=c["wpc"], instr_shape=c["instr"])
 if c["kind"] == "blocked":
     L = gl.BlockedLayout(c["spt"], c["tpw"], c["wpc"], c["order"])
+elif c["kind"] == "dot_op":
+    L = gl.DotOperandLayout(operand_index=c["op_idx"], parent=mma(c), k_width=c["k_width"])
+elif c["kind"] == "slice":
+    L = gl.SliceLayout(c["dim"], gl.BlockedLayout(c["spt"], c["tpw"], c["wpc"], c["order"]))
+elif c["kind"] == "linear":
+    L = gl.DistributedLinearLayout(reg_bases=c["bases"]["register"], lane_bases=c["bases"]["lane"],
+                                   warp_bases=c["bases"]["warp"], block_bases=[], shape=c["shape"])
 else:
-    L = gl.NVMMADistributedLayout(version=[c["version"], 0], warps_per_cta=c["wpc"], instr_shape=c["instr"])
+    L = mma(c)
 sig = {"x_ptr": "*fp32", "out_ptr": "*fp32", "idx_ptr": "*i32", "M": "constexpr", "N": "constexpr",
        "L": "constexpr", "AXIS": "constexpr", "OP": "constexpr"}
 consts = {"M": c["shape"][0], "N": c["shape"][1], "L": L, "AXIS": c["axis"], "OP": c["op"]}
@@ -114,9 +128,55 @@ def mma_case(rng, warps):
     return {"kind": "mma", "version": version, "wpc": wpc, "instr": instr, "shape": shape, "layout": attr}
 
 
+def dot_op_case(rng, warps):
+    """An operand of `mma.sync` (kWidth 1 or 2 over 32-bit elements)."""
+    wpc = pow2_split(warps, 2, rng)
+    op_idx, k_width = rng.choice([0, 1]), rng.choice([1, 2])
+    k = 8 * k_width * rng.choice([1, 2])
+    shape = [16 * wpc[0] * rng.choice([1, 2]), k] if op_idx == 0 else [k, 8 * wpc[1] * rng.choice([1, 2])]
+    parent = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = %s, instrShape = [16, 8]}>" % wpc
+    attr = "#ttg.dot_op<{opIdx = %d, parent = %s, kWidth = %d}>" % (op_idx, parent, k_width)
+    return {"kind": "dot_op", "version": 2, "wpc": wpc, "instr": [16, 8], "op_idx": op_idx, "k_width": k_width,
+            "shape": shape, "layout": attr}
+
+
+def slice_case(rng, warps):
+    """A 2-D slice of a 3-D blocked layout."""
+    spt = [rng.choice([1, 2]), rng.choice([1, 2]), rng.choice([1, 2, 4])]
+    tpw, wpc = pow2_split(32, 3, rng), pow2_split(warps, 3, rng)
+    order = rng.choice([[2, 1, 0], [0, 1, 2], [1, 2, 0]])
+    dim = rng.randrange(3)
+    keep = [d for d in range(3) if d != dim]
+    shape = [max(spt[d] * tpw[d] * wpc[d] * rng.choice([1, 2]), 2) for d in keep]
+    parent = "#ttg.blocked<{sizePerThread = %s, threadsPerWarp = %s, warpsPerCTA = %s, order = %s}>" % (spt, tpw, wpc, order)
+    return {"kind": "slice", "dim": dim, "spt": spt, "tpw": tpw, "wpc": wpc, "order": order, "shape": shape,
+            "layout": "#ttg.slice<{dim = %d, parent = %s}>" % (dim, parent)}
+
+
+def linear_case(rng, warps):
+    """A random linear layout: the tensor's bits over registers, 5 lane and log2(warps) warp
+    bases in random order, one or two of the lane and warp bases zero (broadcast)."""
+    wbits, rbits, zeros = warps.bit_length() - 1, rng.choice([1, 2, 3]), rng.choice([0, 1, 2])
+    tbits = 5 + wbits + rbits - zeros
+    mbits = rng.randint(1, tbits - 1)
+    shape = [1 << mbits, 1 << (tbits - mbits)]
+    units = [[1 << b, 0] for b in range(mbits)] + [[0, 1 << b] for b in range(tbits - mbits)]
+    rng.shuffle(units)
+    slots = [("register", i) for i in range(rbits)] + [("lane", i) for i in range(5)] + [("warp", i) for i in range(wbits)]
+    zero = set(rng.sample(slots[rbits:], zeros))
+    bases = {"register": [], "lane": [], "warp": []}
+    for slot in slots:
+        bases[slot[0]].append([0, 0] if slot in zero else units.pop())
+    attr = "#ttg.linear<{register = %s, lane = %s, warp = %s, block = []}>" % (bases["register"], bases["lane"], bases["warp"])
+    return {"kind": "linear", "bases": bases, "shape": shape, "layout": attr}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--count", type=int, default=60)
+    ap.add_argument("--layouts", choices=["classic", "all"], default="classic",
+                    help="classic: blocked and nvidia_mma (the committed fixture); all: also dot "
+                         "operands, slices and linear layouts with broadcast bases")
     ap.add_argument("--seed", type=int, default=39)
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -128,10 +188,14 @@ def main():
     while n < a.count and tries < 4 * a.count:
         tries += 1
         warps = rng.choice([4, 8])
-        c = blocked_case(rng, warps) if rng.random() < 0.6 else mma_case(rng, warps)
+        if a.layouts == "all":
+            kind = rng.choices([blocked_case, mma_case, dot_op_case, slice_case, linear_case], [4, 3, 2, 2, 2])[0]
+        else:
+            kind = blocked_case if rng.random() < 0.6 else mma_case
+        c = kind(rng, warps)
         c["warps"] = warps
         c["axis"] = rng.choice([0, 1])
-        ops = ["sum", "max", "argmax"] + (["cumsum"] if c["kind"] == "blocked" else [])
+        ops = ["sum", "max", "argmax"] + (["cumsum"] if c["kind"] in ("blocked", "slice") else [])
         c["op"] = rng.choice(ops)
         r = subprocess.run([sys.executable, kernel, json.dumps(c)], capture_output=True, text=True, timeout=300)
         lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
