@@ -2,8 +2,9 @@
 """Triton 3.9's reductions and scans, compiled for sm_90 on the CPU, counted: the fixture that
 tests compare `Tile::reduce` / `Tile::scan`'s plans with (`layout --reduce/--scan --json`).
 
-For random layouts (blocked with 4 and 8 warps, nvidia_mma v2 and v3; with `--layouts all` also
-dot operands, slices and linear layouts), a Gluon kernel loads a
+For random layouts (blocked with 4 and 8 warps, nvidia_mma v2 and v3, dot operands of nvidia_mma
+v2, 2-D slices of 3-D blocked layouts, linear layouts with broadcast lane and warp bases), a
+Gluon kernel loads a
 tensor in the layout, reduces it along an axis (gl.sum, gl.max, an argmax through a two-value
 gl.reduce) or scans it (gl.cumsum, blocked layouts only: Triton 3.9 lowers scans for nothing
 else), and stores the result; the PTX's shfl.sync, shared-memory stores and loads (st.shared,
@@ -11,11 +12,10 @@ stmatrix; ld.shared, ldmatrix) and bar.sync instructions and the shared memory T
 are written with the layout's text.
 
     pip install triton==3.9.0
-    python3 scripts/triton_reduce_costs.py --count 60 > fixtures/triton-3.9.0-reduce-costs.jsonl
+    python3 scripts/triton_reduce_costs.py --count 100 > fixtures/triton-3.9.0-reduce-costs.jsonl
 
-`--layouts all` adds dot operands of nvidia_mma v2, slices of 3-D blocked layouts and linear
-layouts with broadcast lane and warp bases to the mix (not yet in the committed fixture: see
-BENCHMARKS.md's reductions section for what they show).
+`--layouts classic` draws blocked and nvidia_mma layouts only (the fixture's first 60 cases
+until 2026-11-26).
 
 Each case compiles in a child process (an invalid case can abort Triton's process).
 """
@@ -173,10 +173,10 @@ def linear_case(rng, warps):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--count", type=int, default=60)
-    ap.add_argument("--layouts", choices=["classic", "all"], default="classic",
-                    help="classic: blocked and nvidia_mma (the committed fixture); all: also dot "
-                         "operands, slices and linear layouts with broadcast bases")
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--layouts", choices=["classic", "all"], default="all",
+                    help="all (the committed fixture): blocked, nvidia_mma, dot operands, slices and "
+                         "linear layouts with broadcast bases; classic: blocked and nvidia_mma only")
     ap.add_argument("--seed", type=int, default=39)
     a = ap.parse_args()
     rng = random.Random(a.seed)

@@ -32,6 +32,10 @@ layout! {
     // 8 lanes and 2 warps along dim 1: lanes read duplicates, one butterfly combines the warps.
     Split = blocked(sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]) for [8, 16];
     SplitSum = slice(dim = 1, parent = Split) for [8];
+    // 32 lanes down 8 rows (lane bits 3 and 4 hold copies), 4 warps along dim 1: the copies read
+    // the warps' partials, a butterfly over them each, as Triton does.
+    Bcast = blocked(sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [1, 0]) for [8, 16];
+    BcastSum = slice(dim = 1, parent = Bcast) for [8];
 }
 
 /// The value at `(i, j)`: small integers, so f32 sums are exact in any order.
@@ -97,6 +101,8 @@ fn sums_and_maxima_along_registers_lanes_and_warps() {
     check::<Acc, AccCol, 0, 16, 4>(f32::max, max_along::<0>([64, 32]));
     check::<Tall, TallSum, 1, 4, 1>(add, sum_along::<1>([32, 16]));
     check::<Split, SplitSum, 1, 1, 1>(f32::max, max_along::<1>([8, 16]));
+    check::<Bcast, BcastSum, 1, 4, 1>(add, sum_along::<1>([8, 16]));
+    check::<Bcast, BcastSum, 1, 4, 1>(f32::max, max_along::<1>([8, 16]));
 }
 
 #[test]
@@ -105,6 +111,9 @@ fn cross_warp_reductions_use_the_shared_memory_they_declare() {
     // 4 warps x 8 rows (lanes off the dim) x 2 partials x 4 bytes, as Triton stages it.
     assert_eq!(Slice::<Wide, WideSum, 1, 8, 2>::SHARED_BYTES, 256);
     assert_eq!(Slice::<Wide, WideSum, 1, 8, 2>::shared_bytes(2), 128);
+    // The copies (lane bits 3 and 4) read the 4 warps' partials: one load each, 2 butterflies.
+    let c = Slice::<Bcast, BcastSum, 1, 4, 1>::PLAN.cost(1, 32);
+    assert_eq!((c.shuffles, c.stores, c.loads, c.barriers), (2, 1, 1, 1));
 }
 
 #[test]

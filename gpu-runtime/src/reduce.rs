@@ -44,6 +44,10 @@ pub struct ReducePlan {
     pub lanes: u32,
     /// Warp bits along the dim: combined through shared memory.
     pub warps: u32,
+    /// Lane bits whose threads hold copies (zero bases): the cross-warp stage reads other
+    /// warps' partials with them too, as Triton does, when the lanes along the dim are fewer
+    /// than the warps.
+    pub spare: u32,
     /// Warps per CTA and lanes per warp of `L`.
     pub warps_per_cta: u32,
     /// Lanes per warp.
@@ -112,6 +116,18 @@ impl ReducePlan {
             barriers: 1,
             shared_bytes: self.warps_per_cta * s.slots_per_warp * s.row_bytes,
         }
+    }
+
+    /// The lane bits whose lanes read other warps' partials: those along the dim, then spare
+    /// ones (lanes holding copies), lowest first, until they are as many as the warp bits.
+    pub const fn readers(&self) -> u32 {
+        let kw = self.warps.count_ones();
+        let (mut readers, mut spare) = (self.lanes, self.spare);
+        while readers.count_ones() < kw && spare != 0 {
+            readers |= spare & spare.wrapping_neg();
+            spare &= spare - 1;
+        }
+        readers
     }
 
     /// The register of `S` that register `r` of `L` is combined into.
@@ -203,9 +219,26 @@ pub const fn reduce_plan(l: Tables, s: Tables, d: usize) -> Result<ReducePlan, M
         kept,
         lanes: masks[1],
         warps: masks[2],
+        spare: zero_bits(&ls[1], rank),
         warps_per_cta: ls[2].size,
         lanes_per_warp: ls[1].size,
     })
+}
+
+/// The bits of `dim` whose basis is zero.
+const fn zero_bits(dim: &InDim, rank: usize) -> u32 {
+    let (mut mask, mut bit) = (0, 0);
+    while bit < bits(dim.size) {
+        let mut k = 0;
+        while k < rank && coord(dim, rank, bit, k) == 0 {
+            k += 1;
+        }
+        if k == rank {
+            mask |= 1 << bit;
+        }
+        bit += 1;
+    }
+    mask
 }
 
 /// `x`'s bits at `mask`'s ones, packed low.
@@ -455,11 +488,12 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
 }
 
 /// Combines the partials of the warps that differ only in `plan.warps` bits, through shared
-/// memory, as Triton stages them: one copy of each partial (the lane with no lane bit along the
-/// dim) stores its `M` partials in vectors; then the lanes along the dim each read one warp's
-/// vectors (or several, with more warps than lanes), and butterflies over those lanes combine
-/// the warps. Every copy computes the same tree (a commutative `combine` makes mirrored pairs
-/// equal), so all copies agree.
+/// memory, as Triton stages them: one copy of each partial (the lane with no reader bit) stores
+/// its `M` partials in vectors; then the reader lanes (those along the dim, and lanes holding
+/// copies where those are fewer than the warps) each read one warp's vectors (or several, with
+/// more warps than readers), and butterflies over the readers combine the warps. Every copy
+/// computes the same tree (a commutative `combine` makes mirrored pairs equal), so all copies
+/// agree.
 #[inline(always)]
 fn across_warps<T: Thread, E: Element, const M: usize>(
     t: &T,
@@ -469,7 +503,7 @@ fn across_warps<T: Thread, E: Element, const M: usize>(
 ) {
     let s = Staging::of(plan, M as u32, E::BITS);
     let lane = t.lane();
-    let q = pext(lane, plan.lanes);
+    let q = pext(lane, s.readers);
     let row = |w: u32| (w * s.slots_per_warp + pext(lane, s.other_lanes)) * s.row_bytes;
     t.scratch_write_begin();
     if q == 0 {
@@ -497,7 +531,7 @@ fn across_warps<T: Thread, E: Element, const M: usize>(
     }
     let mut step = 0;
     while step < s.butterflies {
-        let mask = pdep(1 << step, plan.lanes);
+        let mask = pdep(1 << step, s.readers);
         crate::unroll!(M, |m| acc[m] = combine(acc[m], shfl_xor(t, acc[m], mask)));
         step += 1;
     }
@@ -507,7 +541,9 @@ fn across_warps<T: Thread, E: Element, const M: usize>(
 /// How a cross-warp reduction lays its partials out in shared memory: a row of `M` elements
 /// per warp and output copy, moved in vectors of up to 16 bytes.
 struct Staging {
-    /// Lanes along the dim (2^a) and warps along it (2^k).
+    /// The lanes that read partials: the lane bits along the dim, then spare ones.
+    readers: u32,
+    /// Reader lanes (2^a) and warps along the dim (2^k).
     lanes: u32,
     warps: u32,
     /// Lane bits off the dim, and the rows per warp they index.
@@ -526,13 +562,16 @@ struct Staging {
 impl Staging {
     const fn of(plan: &ReducePlan, m: u32, elem_bits: u32) -> Staging {
         let bytes = elem_bits.div_ceil(8);
-        let (ka, kw) = (plan.lanes.count_ones(), plan.warps.count_ones());
+        let kw = plan.warps.count_ones();
+        let readers = plan.readers();
+        let ka = readers.count_ones();
         let row_bytes = m * bytes;
         let chunk = if row_bytes < 16 { row_bytes } else { 16 };
         Staging {
+            readers,
             lanes: 1 << ka,
             warps: 1 << kw,
-            other_lanes: (plan.lanes_per_warp - 1) & !plan.lanes,
+            other_lanes: (plan.lanes_per_warp - 1) & !readers,
             slots_per_warp: plan.lanes_per_warp >> ka,
             row_bytes,
             chunk,

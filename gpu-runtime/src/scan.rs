@@ -38,6 +38,10 @@ pub struct ScanPlan {
     pub steps: [ScanStep; 32],
     /// How many.
     pub len: usize,
+    /// Where the steps from here on (two or more warp bits, and register bits, no lane bit) are
+    /// one cross-warp phase, as Triton stages them: every block total stored, one barrier, each
+    /// thread reading the totals that precede its own; `len` when none.
+    pub phase: usize,
     /// Lanes per warp, warps per CTA.
     pub lanes_per_warp: u32,
     /// Warps per CTA.
@@ -74,9 +78,25 @@ impl ScanPlan {
         done
     }
 
+    /// The register and warp bits the cross-warp phase walks.
+    pub const fn phase_bits(&self) -> (u32, u32) {
+        let (mut regs, mut warps, mut i) = (0, 0, self.phase);
+        while i < self.len {
+            match self.steps[i] {
+                ScanStep::Register(b) => regs |= 1 << b,
+                ScanStep::Warp(b) => warps |= 1 << b,
+                ScanStep::Lane(_) => {}
+            }
+            i += 1;
+        }
+        (regs, warps)
+    }
+
     /// The cost for `n` registers of `elem_bits`-bit elements: each lane step a shuffle per
     /// group of registers with equal totals (two for 64 bits), each warp step a store and a
-    /// load per group, a barrier between them and (after the first) one before.
+    /// load per group, a barrier between them and (after the first) one before; the cross-warp
+    /// phase a store per group and a load per position before the last (in each group of
+    /// registers it leaves apart), one barrier (and one before, after another warp step).
     pub const fn cost(&self, n: u32, elem_bits: u32) -> crate::reduce::ReduceCost {
         let words = elem_bits.div_ceil(32);
         let mut c = crate::reduce::ReduceCost {
@@ -87,7 +107,7 @@ impl ScanPlan {
             shared_bytes: 0,
         };
         let mut i = 0;
-        while i < self.len {
+        while i < self.phase {
             let groups = n >> self.done_before(i).count_ones();
             match self.steps[i] {
                 ScanStep::Lane(_) => c.shuffles += groups * words,
@@ -104,6 +124,23 @@ impl ScanPlan {
                 ScanStep::Register(_) => {}
             }
             i += 1;
+        }
+        if self.phase < self.len {
+            let groups = n >> self.done_before(self.phase).count_ones();
+            let (regs, warps) = self.phase_bits();
+            let apart = groups >> regs.count_ones();
+            let positions = 1u32 << (self.len - self.phase);
+            c.stores += groups;
+            c.loads += apart * (positions - 1);
+            c.barriers += if c.barriers == 0 { 1 } else { 2 };
+            let bytes = (self.warps_per_cta >> warps.count_ones())
+                * self.lanes_per_warp
+                * apart
+                * positions
+                * elem_bits.div_ceil(8);
+            if bytes > c.shared_bytes {
+                c.shared_bytes = bytes;
+            }
         }
         c
     }
@@ -178,9 +215,39 @@ pub const fn scan_plan(l: Tables, d: usize) -> Result<ScanPlan, &'static str> {
     Ok(ScanPlan {
         steps,
         len,
+        phase: phase_start(&steps, len),
         lanes_per_warp: dims[1].size,
         warps_per_cta: dims[2].size,
     })
+}
+
+/// Positions a cross-warp phase handles at most (its totals are read into registers).
+const MAX_PHASE_POSITIONS: usize = 64;
+
+/// Where the cross-warp phase starts: the first warp step, if from there on every step is a
+/// warp or register step, two or more of them warp steps, over at most
+/// [`MAX_PHASE_POSITIONS`] positions; else `len` (each warp step its own exchange).
+const fn phase_start(steps: &[ScanStep; 32], len: usize) -> usize {
+    let mut first = len;
+    let (mut warps, mut i) = (0, 0);
+    while i < len {
+        match steps[i] {
+            ScanStep::Warp(_) => {
+                if first == len {
+                    first = i;
+                }
+                warps += 1;
+            }
+            ScanStep::Lane(_) if first < len => return len,
+            _ => {}
+        }
+        i += 1;
+    }
+    if warps >= 2 && (1usize << (len - first)) <= MAX_PHASE_POSITIONS {
+        first
+    } else {
+        len
+    }
 }
 
 /// A scan's direction and kind.
@@ -296,7 +363,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         let mut tot = self.values;
         // Each step written out, so its bit is a constant and `r ^ (1 << b)` a constant index
         // (`get`: the arms past the 32 steps are dead, but a plain index there would not compile).
-        crate::unroll!(plan.len, |i| if let Some(&s) = plan.steps.get(i) {
+        crate::unroll!(plan.phase, |i| if let Some(&s) = plan.steps.get(i) {
             step(
                 t,
                 &mut pre,
@@ -308,6 +375,9 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
                 how.reverse,
             )
         });
+        if plan.phase < plan.len {
+            phase(t, &mut pre, &tot, &plan, combine, how.reverse);
+        }
         Tile::new(pre)
     }
 }
@@ -392,4 +462,124 @@ fn exchange<T: Thread, E: Element, const N: usize>(
         }
     });
     t.scratch_reads_pending();
+}
+
+/// The cross-warp phase ([`ScanPlan::phase`]): each thread stores the totals of its blocks (one
+/// per group of registers with equal totals) at their positions, a barrier, then reads, per
+/// group of registers the phase leaves apart, every position's total but the last (the first,
+/// reversed) and adds, in order, those before each register's own in front of its prefix.
+#[inline(always)]
+fn phase<T: Thread, E: Element, const N: usize>(
+    t: &T,
+    pre: &mut [E; N],
+    tot: &[E; N],
+    plan: &ScanPlan,
+    combine: &impl Fn(E, E) -> E,
+    reverse: bool,
+) {
+    let bytes = E::BITS / 8;
+    let done = plan.done_before(plan.phase);
+    let (regs, warps) = plan.phase_bits();
+    let apart_bits = (N as u32 - 1) & !done & !regs;
+    let positions = 1u32 << (plan.len - plan.phase);
+    let (lane, warp) = (t.lane(), t.warp());
+    let group = pext(warp, (plan.warps_per_cta - 1) & !warps);
+    let apart = 1u32 << apart_bits.count_ones();
+    let slot = |g: u32, pos: u32| {
+        (((group * plan.lanes_per_warp + lane) * apart + g) * positions + pos) * bytes
+    };
+    t.scratch_write_begin();
+    crate::unroll!(N, |r| if r as u32 & done == 0 {
+        let b = tot[r].to_bits();
+        let at = slot(pext(r as u32, apart_bits), position(plan, r as u32, warp));
+        t.st_shared(at, bytes, [b as u32, (b >> 32) as u32, 0, 0]);
+    });
+    t.sync_block();
+    crate::unroll!(apart as usize, |g| prefixes(
+        t,
+        pre,
+        plan,
+        (g as u32, apart_bits),
+        |pos| {
+            let [lo, hi, _, _] = t.ld_shared(slot(g as u32, pos), bytes);
+            E::from_bits(lo as u64 | (hi as u64) << 32)
+        },
+        combine,
+        reverse,
+    ));
+    t.scratch_reads_pending();
+}
+
+/// The position in the cross-warp phase of register `r` of warp `warp`: a bit per step of the
+/// phase, in walk order.
+#[inline(always)]
+fn position(plan: &ScanPlan, r: u32, warp: u32) -> u32 {
+    let (mut pos, mut i) = (0, plan.phase);
+    while i < plan.len {
+        let bit = match plan.steps[i] {
+            ScanStep::Register(b) => (r >> b) & 1,
+            ScanStep::Warp(b) => (warp >> b) & 1,
+            ScanStep::Lane(_) => 0,
+        };
+        pos |= bit << (i - plan.phase);
+        i += 1;
+    }
+    pos
+}
+
+/// For the registers of group `g` (their bits `apart_bits`, packed), read the positions' totals
+/// with `load` and add those before each register's position in front of its prefix, in order.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn prefixes<T: Thread, E: Element, const N: usize>(
+    t: &T,
+    pre: &mut [E; N],
+    plan: &ScanPlan,
+    (g, apart_bits): (u32, u32),
+    load: impl Fn(u32) -> E,
+    combine: &impl Fn(E, E) -> E,
+    reverse: bool,
+) {
+    let positions = 1u32 << (plan.len - plan.phase);
+    let mut vals = [E::default(); MAX_PHASE_POSITIONS];
+    // The last position's total (the first's, reversed) precedes nobody's.
+    crate::unroll!(positions as usize - 1, |k| {
+        let pos = if reverse { k as u32 + 1 } else { k as u32 };
+        vals[pos as usize] = load(pos);
+    });
+    let warp = t.warp();
+    crate::unroll!(N, |r| if pext(r as u32, apart_bits) == g {
+        let own = position(plan, r as u32, warp);
+        if let Some(a) = before(&vals, own, positions, combine, reverse) {
+            pre[r] = combine(a, pre[r]);
+        }
+    });
+}
+
+/// The totals of the positions before `own` in scan order, combined in that order (`None` for
+/// the first position): each position a constant index, whether it counts a select.
+#[inline(always)]
+fn before<E: Element>(
+    vals: &[E; MAX_PHASE_POSITIONS],
+    own: u32,
+    positions: u32,
+    combine: &impl Fn(E, E) -> E,
+    reverse: bool,
+) -> Option<E> {
+    let mut acc: Option<E> = None;
+    crate::unroll!(positions as usize, |k| {
+        let pos = if reverse {
+            positions - 1 - k as u32
+        } else {
+            k as u32
+        };
+        let counts = if reverse { pos > own } else { pos < own };
+        if counts {
+            acc = Some(match acc {
+                None => vals[pos as usize],
+                Some(a) => combine(a, vals[pos as usize]),
+            });
+        }
+    });
+    acc
 }

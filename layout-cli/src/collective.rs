@@ -61,7 +61,11 @@ pub fn collective(
                 bit_list(plan.lanes),
                 match plan.warps {
                     0 => "no shared memory".to_string(),
-                    w => format!("shared memory across warp bits {:?}", bit_list(w)),
+                    w => format!(
+                        "shared memory across warp bits {:?}, read by lane bits {:?}",
+                        bit_list(w),
+                        bit_list(plan.readers())
+                    ),
                 }
             );
             ("reduce", d, plan.cost(out, bits), steps)
@@ -76,11 +80,22 @@ pub fn collective(
                     ScanStep::Warp(b) => format!("warp bit {}", b),
                 })
                 .collect();
+            let phase = match plan.phase < plan.len {
+                true => format!(
+                    "; from {} on, one cross-warp phase (every block total stored, one barrier)",
+                    steps[plan.phase]
+                ),
+                false => String::new(),
+            };
             (
                 "scan",
                 d,
                 plan.cost(regs, bits),
-                format!("positions walked lowest first: {}", steps.join(", ")),
+                format!(
+                    "positions walked lowest first: {}{}",
+                    steps.join(", "),
+                    phase
+                ),
             )
         }
     };
