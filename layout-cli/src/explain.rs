@@ -54,6 +54,12 @@ pub fn run(cli: &ExplainCli) -> Result<Report, String> {
         None => module_target(&text).map_err(|e| format!("{}: {}", file, e))?,
     };
     let ops = explain_module(&text, &target).map_err(|e| format!("{}: {}", file, e))?;
+    if ops.is_empty() && !text.lines().any(|l| l.trim_start().starts_with("module")) {
+        return Err(format!(
+            "{} is no TTGIR module (no `module attributes {{...}}` line, no op): give a dump as Triton writes it (`kernel.asm[\"ttgir\"]`, or MLIR_ENABLE_DUMP=1), e.g. fixtures/ttgir/matmul_sm80.ttgir",
+            file
+        ));
+    }
     let failed = ops
         .iter()
         .filter(|e| matches!(e.outcome, Outcome::Unplanned(_)))

@@ -787,6 +787,15 @@ fn explain_html_writes_an_index_linking_each_conversion() {
     );
     let out = layout(&["explain", &f, "--html"], None);
     assert_eq!(out.status.code(), Some(2), "--html needs -o");
+    // A file that is no dump at all: status 2, not "0 ops".
+    let prose = input_file("notes.txt", "Some notes about layouts.\n");
+    let out = layout(&["explain", prose.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("is no TTGIR module"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// The README's picture is what `layout --svg` draws today.

@@ -21,7 +21,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::print::{hw_picture, picture, picture_in, walk, Kind, Picture, Smem};
+use crate::print::{hw_picture, picture_in, walk, Kind, Picture, Smem};
 use crate::svg::{draw_svg, ColourBy, Scheme};
 use layout_core::convert::{PlanKind, PlanSummary, SideAccess};
 use layout_core::{LinearLayout, Result};
@@ -86,9 +86,13 @@ pub fn conversion_html(
     title: &str,
 ) -> Result<String> {
     let bits = plan.bits;
+    let smem = Smem {
+        banks: plan.banks,
+        padding: &[],
+    };
     let (pa, pb) = (
-        picture(src, bits, MAX_CELLS)?,
-        picture(dst, bits, MAX_CELLS)?,
+        picture_in(src, bits, MAX_CELLS, &smem)?,
+        picture_in(dst, bits, MAX_CELLS, &smem)?,
     );
     let sa = Scheme::of(ColourBy::default_for(src), &pa);
     let mut sb = alloc::vec![Scheme::of(ColourBy::default_for(dst), &pb)];

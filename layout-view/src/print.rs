@@ -134,12 +134,8 @@ fn digits(v: i64) -> usize {
     v.to_string().len()
 }
 
-/// Walk the layout's inputs in hardware order and keep, per element, the first that maps to it.
-pub(crate) fn picture(ll: &LinearLayout, element_bits: u32, max_cells: u64) -> Result<Picture> {
-    picture_in(ll, element_bits, max_cells, &Smem::DEFAULT)
-}
-
-/// [`picture`] with shared memory drawn as `smem` says: padded offsets, coloured by its banks.
+/// Walk the layout's inputs in hardware order and keep, per element, the first that maps to it;
+/// shared memory drawn as `smem` says (padded offsets, coloured by its banks).
 pub(crate) fn picture_in(
     ll: &LinearLayout,
     element_bits: u32,

@@ -81,6 +81,8 @@ pub struct PlanSummary {
     pub sides: Vec<SideAccess>,
     /// A gather (lanes reading the same source) rather than a bit permutation of shuffles.
     pub gather: bool,
+    /// The target's shared-memory banks (the pictures of the plan colour by them).
+    pub banks: u32,
 }
 
 /// `ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16`, `st.shared::cluster.v4.b32`, ...
@@ -173,6 +175,7 @@ pub fn summarize_padded(
         barrier: None,
         sides: Vec::new(),
         gather: false,
+        banks: target.banks,
     };
     match (shared(src), shared(dst)) {
         (true, true) => bail!("both layouts are shared: a conversion stores a distributed layout into shared memory, loads one from it, or converts between distributed layouts"),

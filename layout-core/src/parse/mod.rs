@@ -106,14 +106,12 @@ pub fn element_bits(e: &str) -> Option<u32> {
     if e == "bf16" {
         return Some(16);
     }
-    if e.starts_with("f8") || e.starts_with("f4") || e.starts_with("f6") {
-        return Some(if e.starts_with("f4") {
-            4
-        } else if e.starts_with("f6") {
-            6
-        } else {
-            8
-        });
+    // MLIR's narrow floats name their format after the width (`f8E4M3FN`, `f6E2M3FN`,
+    // `f4E2M1FN`); `f64` is a 64-bit float.
+    for (prefix, bits) in [("f8E", 8), ("f6E", 6), ("f4E", 4)] {
+        if e.starts_with(prefix) {
+            return Some(bits);
+        }
     }
     digits.parse().ok()
 }
@@ -124,4 +122,29 @@ pub fn parse_tensor_type(text: &str, aliases: &Aliases) -> Result<TensorType, Pa
     let t = tensor::parse_tensor_type(&mut p, aliases)?;
     p.expect_end()?;
     Ok(t)
+}
+
+#[cfg(test)]
+mod element_tests {
+    use super::element_bits;
+
+    #[test]
+    fn element_widths_of_mlir_scalar_types() {
+        for (ty, bits) in [
+            ("f64", 64),
+            ("f32", 32),
+            ("f16", 16),
+            ("bf16", 16),
+            ("tf32", 32),
+            ("i64", 64),
+            ("i1", 1),
+            ("f8E4M3FN", 8),
+            ("f8E5M2", 8),
+            ("f6E2M3FN", 6),
+            ("f4E2M1FN", 4),
+            ("!tt.ptr<f16>", 64),
+        ] {
+            assert_eq!(element_bits(ty), Some(bits), "{}", ty);
+        }
+    }
 }
