@@ -442,13 +442,23 @@ fn address<M: SharedMachine, S: Storage>(
 /// The address of a side's accesses contributed by the lane, the warp and the CTA rank.
 #[inline(always)]
 fn base<M: SharedMachine, S: Storage>(m: &mut M, a: &SmemAccess<S>) -> M::Int {
+    base_with(m, a, &a.lane_bases)
+}
+
+/// [`base`] with the lane's contribution given by `lane_bases`.
+#[inline(always)]
+fn base_with<M: SharedMachine, S: Storage>(
+    m: &mut M,
+    a: &SmemAccess<S>,
+    lane_bases: &[u32],
+) -> M::Int {
     let (lane, warp) = (m.lane(), m.warp());
     if a.block_bases.is_empty() {
-        m.linear(&[(&a.lane_bases, lane), (&a.warp_bases, warp)])
+        m.linear(&[(lane_bases, lane), (&a.warp_bases, warp)])
     } else {
         let rank = m.cta_rank();
         m.linear(&[
-            (&a.lane_bases, lane),
+            (lane_bases, lane),
             (&a.warp_bases, warp),
             (&a.block_bases, rank),
         ])
@@ -523,54 +533,56 @@ fn store_one<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>, v: usiz
 
 /// A [`Instr::TransRead`] access as stores: each element of access `v`, one at a time, where
 /// the transposed read would find it (the row of its source lane, at its own lane's element).
+/// That address is linear in the lane (the rows' bases composed with the source-lane map, and
+/// the element's place in the row) plus a constant per element.
 #[inline(always)]
 fn trans_store<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>, v: usize) {
     let vec = s.vec as usize;
     let bytes = m.elem_bits() / 8;
-    let (lane, warp) = (m.lane(), m.warp());
-    let (src_bases, elem_bases) = trans_bases(&s.instr, s.vec, bytes);
-    let src0 = m.linear(&[(&src_bases, lane)]);
+    let rows = |src: u32| xor_of(&s.lane_bases, src);
+    let mut lanes = [0u32; 6];
+    let mut b = 0;
+    while b < s.lane_bases.len() && b < 6 {
+        let elem = if (1usize << b) < vec { bytes << b } else { 0 };
+        lanes[b] = rows(s.instr.trans_source(1 << b, 0)) ^ elem;
+        b += 1;
+    }
+    let base = base_with(m, s, &lanes[..b]);
     let mut k = 0;
     while k < vec {
-        let src = m.xor(src0, s.instr.trans_source(0, k as u32));
-        let row = if s.block_bases.is_empty() {
-            m.linear(&[
-                (&s.lane_bases, src),
-                (&s.warp_bases, warp),
-                (&elem_bases, lane),
-            ])
-        } else {
-            let rank = m.cta_rank();
-            m.linear(&[
-                (&s.lane_bases, src),
-                (&s.warp_bases, warp),
-                (&elem_bases, lane),
-                (&s.block_bases, rank),
-            ])
-        };
-        let addr = address(m, s, row, s.reg_offsets[v]);
-        let w = m.pack(&s.regs[v * vec + k..v * vec + k + 1], 0);
+        let off = s.reg_offsets[v] ^ rows(s.instr.trans_source(0, k as u32));
+        let addr = address(m, s, base, off);
         let mut words = [M::Word::default(); 4];
-        words[0] = w;
+        words[0] = m.pack(&s.regs[v * vec + k..v * vec + k + 1], 0);
         m.st_shared(s.remote, addr, bytes, words);
         k += 1;
     }
 }
 
-/// A [`Instr::TransRead`]'s source lane as a linear function of the lane (its `lane_src` as
-/// words), and the byte offset of a lane's element in the row (lane bits below `vec`).
+/// The XOR of `bases[b]` over the set bits `b` of `x`.
 #[inline(always)]
-fn trans_bases(instr: &Instr, vec: u32, bytes: u32) -> ([u32; 6], [u32; 6]) {
-    let (mut src, mut elem) = ([0u32; 6], [0u32; 6]);
-    let mut b = 0;
-    while b < 6 {
-        src[b] = instr.trans_source(1 << b, 0);
-        if (1u32 << b) < vec {
-            elem[b] = bytes << b;
+fn xor_of(bases: &[u32], x: u32) -> u32 {
+    let (mut out, mut b) = (0, 0);
+    while b < bases.len() {
+        if (x >> b) & 1 == 1 {
+            out ^= bases[b];
         }
         b += 1;
     }
-    (src, elem)
+    out
+}
+
+/// A [`Instr::TransRead`]'s source lane as a linear function of the lane: its `lane_src` as
+/// words.
+#[inline(always)]
+fn trans_sources(instr: &Instr) -> [u32; 6] {
+    let mut src = [0u32; 6];
+    let mut b = 0;
+    while b < 6 {
+        src[b] = instr.trans_source(1 << b, 0);
+        b += 1;
+    }
+    src
 }
 
 /// Load access `v` of a [`Instr::TransRead`] from `addr` into registers: this lane's row, then
@@ -584,8 +596,7 @@ fn trans_load<M: SharedMachine, S: Storage>(m: &mut M, l: &SmemAccess<S>, v: usi
     let per = 32 / bits;
     let words = (vec / per) as usize;
     let lane = m.lane();
-    let (src_bases, _) = trans_bases(&l.instr, vec, bits / 8);
-    let src0 = m.linear(&[(&src_bases, lane)]);
+    let src0 = m.linear(&[(&trans_sources(&l.instr), lane)]);
     let mut k = 0;
     while k < vec as usize {
         let src = m.xor(src0, l.instr.trans_source(0, k as u32));

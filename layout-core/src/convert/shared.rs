@@ -519,12 +519,11 @@ fn best_access(
         }
     }
     // AMD's transposed read, for loads, as Triton takes it wherever it fits.
-    if let Some(t) = (!store)
-        .then(|| trans_read_access(side, span, elem_bits / 8, widest, target))
-        .flatten()
-    {
-        if t.reg_offsets.len() < best.reg_offsets.len() {
-            best = t;
+    if !store {
+        if let Some(t) = trans_read_access(side, span, elem_bits / 8, widest, target) {
+            if t.reg_offsets.len() < best.reg_offsets.len() {
+                best = t;
+            }
         }
     }
     Ok(best)

@@ -54,7 +54,7 @@ pub(super) fn trans_read_access(
     let row_bits_total = target.trans_read.lane_bits(8 * ebytes)?;
     let t = (row_bits_total / (8 * ebytes)).trailing_zeros() as usize;
     let lanes = f.lane.len();
-    if 1u32 << lanes != target.lanes || f.reg.len() < t || t > 3 || lanes > 6 {
+    if lanes > 6 || 1u32 << lanes != target.lanes || f.reg.len() < t || t > 3 {
         return None;
     }
     if widest < row_bits_total / 8 || side.reg_free & ((1 << t) - 1) != 0 {
@@ -66,17 +66,18 @@ pub(super) fn trans_read_access(
             && round_of(f.lane[i], smem) == 0
             && cta_of(f.lane[i], smem) == 0
     });
-    // Everything else moves whole rows.
-    let rest = f
+    // Everything else moves whole rows; each CTA reads its own buffer.
+    let aligned = f
         .reg
         .iter()
         .chain(&f.lane[t..])
         .chain(&f.warp)
-        .chain(&f.block);
-    let aligned = rest
-        .clone()
         .all(|&b| offset_of(b, smem) & ((1 << t) - 1) == 0 && round_of(b, smem) == 0);
-    if !tile || !aligned {
+    let local = f
+        .block
+        .iter()
+        .all(|&b| cta_of(b, smem) == 0 && offset_of(b, smem) == 0);
+    if !tile || !aligned || !local {
         return None;
     }
     let (other, split) = match (target.trans_read, ebytes) {
@@ -108,13 +109,6 @@ pub(super) fn trans_read_access(
         regs.extend((0..1u16 << t).map(|k| x as u16 | k));
     }
     let warp_bases: Vec<u32> = f.warp.iter().map(|&b| addr_of(b, smem, ebytes)).collect();
-    let local = f
-        .block
-        .iter()
-        .all(|&b| cta_of(b, smem) == 0 && offset_of(b, smem) == 0);
-    if !local {
-        return None;
-    }
     Some(SmemAccess {
         vec: 1 << t,
         regs,
