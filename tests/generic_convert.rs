@@ -1,6 +1,7 @@
 //! Conversions in generic code: `Tile::convert` plans from the layouts' const tables (layout
 //! types as generic parameters, aliases), runs on the simulator to the destination layout's
-//! values, and costs what `convert!` of the same pair costs.
+//! values, and plans what `convert!` of the same pair plans (the same tables, the same cost),
+//! through shuffles, shared memory, `ldmatrix`/`stmatrix` and across a cluster.
 
 use linear_layouts::planned::Planned;
 use linear_layouts::runtime::convert::Plan;
@@ -21,6 +22,16 @@ layout! {
     LanesT = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [0, 1]) for [64, 32];
     // One transposition, no lane permutation: the "ship" form.
     Pairs = linear(register = [[0, 1], [1, 0], [16, 0], [32, 0]], lane = [[0, 4], [0, 8], [0, 16], [0, 2], [2, 0]], warp = [[4, 0], [8, 0]], block = []) for [64, 32];
+    // Between warps: shared memory.
+    Cols = blocked(sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 32];
+    // The accumulator to rows (stmatrix for 16-bit elements).
+    AccRows = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+    // Replicated over warps on one side: copies skip their stores.
+    Bcast = blocked(sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]) for [8, 16];
+    BcastT = blocked(sizePerThread = [4, 1], threadsPerWarp = [2, 16], warpsPerCTA = [2, 2], order = [0, 1]) for [8, 16];
+    // Two CTAs that split the tensor differently: distributed shared memory.
+    SplitRows = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]) for [64, 64];
+    SplitCols = blocked(sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1], CTAsPerCGA = [1, 2], CTASplitNum = [1, 2], CTAOrder = [0, 1]) for [64, 64];
 }
 
 type R = Rows;
@@ -41,7 +52,14 @@ fn value<E: Element>([i, j]: [u32; 2]) -> E {
 
 /// Convert a tile of `A` to `B` generically and check every register against `B`'s element.
 fn check<A: Registers<N>, B: Registers<M>, E: Element, const N: usize, const M: usize>() {
-    launch(Launch::new(1, 128, 0), |t| {
+    check_on::<A, B, E, N, M>(Launch::new(1, 128, 64 * 1024));
+}
+
+/// [`check`] on a launch of `shape`.
+fn check_on<A: Registers<N>, B: Registers<M>, E: Element, const N: usize, const M: usize>(
+    shape: Launch,
+) {
+    launch(shape, |t| {
         let x = Tile::<A, E, N>::from_coords(t, value::<E>);
         let y: Tile<B, E, M> = regroup(t, x);
         let want = Tile::<B, E, M>::from_coords(t, value::<E>);
@@ -61,6 +79,57 @@ fn generic_conversions_match_the_destination_layout() {
     check::<R, LanesT, Bf16, 16, 16>();
     check::<R, Pairs, u16, 16, 16>();
     check::<Pairs, R, i8, 16, 16>();
+}
+
+#[test]
+fn generic_conversions_through_shared_memory() {
+    check::<R, Cols, f32, 16, 16>();
+    check::<Cols, R, u8, 16, 16>();
+    check::<Acc, AccRows, F16, 32, 32>();
+    check::<AccRows, Acc, Bf16, 32, 32>();
+    check::<Acc, AccRows, u64, 32, 32>();
+    check::<Bcast, BcastT, f32, 4, 4>();
+    check::<BcastT, Bcast, u16, 4, 4>();
+    check_on::<SplitRows, SplitCols, f32, 16, 16>(Launch::new(2, 128, 64 * 1024).with_cluster(2));
+    // Back to back, with no barrier written: the second conversion's stores wait for the
+    // first's loads (the simulator reports any race).
+    launch(Launch::new(1, 128, 64 * 1024), |t| {
+        let x = Tile::<R, u32, 16>::from_coords(t, value::<u32>);
+        let y: Tile<Cols, u32, 16> = regroup(t, x);
+        let z: Tile<R, u32, 16> = regroup(t, y);
+        assert_eq!(z.values, x.values);
+    })
+    .expect("no simulator issue");
+}
+
+/// Whether a const plan has the tables `convert!` wrote (any storage: compared as printed).
+fn same_plan<P: core::fmt::Debug, Q: core::fmt::Debug>(a: &P, b: &Q) -> bool {
+    format!("{:?}", a) == format!("{:?}", b)
+}
+
+#[test]
+fn generic_shared_plans_are_convert_macros_plans() {
+    macro_rules! same {
+        ($a:ty => $b:ty, $e:ty) => {{
+            let theirs = convert!($a => $b, $e);
+            assert_eq!(Planned::<$a, $b, $e>::COST, theirs.cost, "{}", stringify!($a => $b, $e));
+            assert!(
+                same_plan(Planned::<$a, $b, $e>::PLAN, &theirs.plan()),
+                "{}: {:?}",
+                stringify!($a => $b, $e),
+                Planned::<$a, $b, $e>::PLAN
+            );
+        }};
+    }
+    same!(Rows => Cols, f32);
+    same!(Cols => Rows, u8);
+    same!(Acc => AccRows, u16);
+    same!(AccRows => Acc, u16);
+    same!(Acc => AccRows, u64);
+    same!(Bcast => BcastT, f32);
+    same!(BcastT => Bcast, u16);
+    same!(SplitRows => SplitCols, f32);
+    assert_eq!(Planned::<Rows, Cols, f32>::COST.strategy, Strategy::SharedMemory);
 }
 
 #[test]

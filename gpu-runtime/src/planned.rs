@@ -5,16 +5,19 @@
 //! the one executor, so a generic conversion and `convert!` of the same pair issue the same
 //! instructions.
 //!
-//! Planned at compile time so far: conversions within each warp (nothing, a register
-//! permutation, selects and shuffles). One that moves data between warps or CTAs, or that
-//! several lanes read alike, is a compile error when the function is instantiated, naming both
-//! layouts and what the conversion needs; name the layouts in `convert!`, which plans those too.
+//! Planned at compile time: nothing, a register permutation, selects and shuffles, and shared
+//! memory (swizzled, `ldmatrix`/`stmatrix` where they fit, between the CTAs of a cluster too),
+//! for sm_90's model with the layouts' warp size, as `convert!` without a target. One that
+//! lanes of a warp read alike (a gather, which only `convert!` weighs against shared memory)
+//! is a compile error when the function is instantiated, naming both layouts and what the
+//! conversion needs.
 
 use core::marker::PhantomData;
 
 use layout_plan::fixed::Fixed;
 use layout_plan::flat::{Flat, FlatError};
-use layout_plan::solve::{plan_in_warp, Unplanned};
+use layout_plan::solve::{plan, Unplanned};
+use layout_plan::Target;
 
 use crate::convert::{convert, Cost, Plan};
 use crate::element::Element;
@@ -35,12 +38,14 @@ use crate::tile::Tile;
 /// use linear_layouts::layout;
 ///
 /// layout! {
-///     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
-///     Cols = blocked(sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 64];
+///     Row = blocked(sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]) for [128];
+///     Copies = blocked(sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]) for [16];
+///     Wide = blocked(sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]) for [16];
 /// }
 ///
-/// // error: cannot convert `Rows` to `Cols` in generic code: it moves data between warps; ...
-/// const SHUFFLES: u32 = Planned::<Rows, Cols, f32>::COST.shuffles;
+/// // error: cannot convert `Copies` to `Wide` in generic code: lanes of a warp read the same
+/// // elements, where shuffles that several lanes read alike (planned by `convert!` only) ...
+/// const SHUFFLES: u32 = Planned::<Copies, Wide, f32>::COST.shuffles;
 /// ```
 pub struct Planned<A, B, E>(PhantomData<Types<A, B, E>>);
 
@@ -141,16 +146,14 @@ const fn solve(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Plan<Fixed>, C
             return Err(m);
         }
     };
-    match plan_in_warp(&s, &t, elem_bits, false) {
+    let target = Target::unspecified(1 << s.lane.len());
+    match plan(&s, &t, elem_bits, &target) {
         Ok(p) => Ok(p),
         Err(why) => {
             m.push(why.describe());
-            m.push(match why {
-                Unplanned::TooLarge => "",
-                _ => {
-                    "; conversions within a warp are planned at compile time so far: name both layouts in `convert!`, which plans every strategy"
-                }
-            });
+            if let Unplanned::Gather = why {
+                m.push(": name both layouts in `convert!`, which weighs both");
+            }
             Err(m)
         }
     }

@@ -5,7 +5,9 @@
 //! matrix, 8 rows of 16 bytes); a phase takes as many wavefronts as the most distinct bank-wide
 //! words any one bank holds.
 
-use crate::Target;
+use crate::fixed::Fixed;
+use crate::ir::{pad_address, Instr, Padding, SmemAccess};
+use crate::{Target, OFFSET_MASK};
 
 /// Bytes per lane and lanes per phase of an access: a matrix instruction (one 16-byte row per
 /// address lane, 8 per phase), or a vector access of `bytes` per lane in a warp of `lanes`.
@@ -65,29 +67,197 @@ pub struct PhaseCount {
 /// Count one phase from the bank-wide word indices (byte address / bank width) its lanes touch,
 /// repeats allowed (lanes reading one word share it); `words` is sorted in place. At most 64
 /// banks.
-pub fn count_phase(words: &mut [u32], banks: u32) -> PhaseCount {
-    words.sort_unstable();
+pub const fn count_phase(words: &mut [u32], banks: u32) -> PhaseCount {
+    sort(words);
     let mut per_bank = [0u32; 64];
     let mut mask = 0u64;
-    for (i, &w) in words.iter().enumerate() {
-        if i > 0 && words[i - 1] == w {
-            continue;
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        if i == 0 || words[i - 1] != w {
+            let b = (w % banks) as usize;
+            per_bank[b] += 1;
+            mask |= 1 << b;
         }
-        let b = (w % banks) as usize;
-        per_bank[b] += 1;
-        mask |= 1 << b;
+        i += 1;
     }
     let mut worst = 0;
-    for b in 0..banks as usize {
+    let mut b = 0;
+    while b < banks as usize {
         if per_bank[b] > per_bank[worst] {
             worst = b;
         }
+        b += 1;
     }
     PhaseCount {
-        wavefronts: per_bank[worst].max(1),
+        wavefronts: if per_bank[worst] > 1 {
+            per_bank[worst]
+        } else {
+            1
+        },
         worst_bank: worst as u32,
         banks: mask,
     }
+}
+
+/// Insertion sort (phases hold at most a few hundred words).
+const fn sort(v: &mut [u32]) {
+    let mut i = 1;
+    while i < v.len() {
+        let x = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1] > x {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
+        i += 1;
+    }
+}
+
+/// How an access is served: whether it is a matrix instruction, how many lanes take part, bytes
+/// per lane and lanes per phase (an `ldmatrix`/`stmatrix` phase is one matrix of 8 row
+/// addresses; a transposed LDS read's lanes each read their row like a vector load).
+pub const fn access_shape(
+    instr: &Instr,
+    vec_bytes: u32,
+    lanes: u32,
+    t: &Target,
+) -> (bool, u32, u32, u32) {
+    let (matrix, active) = match instr {
+        Instr::Matrix { count, .. } => (true, 8 * *count as u32),
+        Instr::Vector | Instr::TransRead { .. } => (false, lanes),
+    };
+    let (bytes, per) = phase_shape(matrix, vec_bytes, lanes, t);
+    (
+        matrix,
+        if active < lanes { active } else { lanes },
+        bytes,
+        per,
+    )
+}
+
+/// The XOR of `bases[b]` over the set bits `b` of `x`.
+pub const fn xor_of(bases: &[u32], x: u32) -> u32 {
+    let mut acc = 0;
+    let mut b = 0;
+    while b < bases.len() && b < 32 {
+        if (x >> b) & 1 == 1 {
+            acc ^= bases[b];
+        }
+        b += 1;
+    }
+    acc
+}
+
+/// The most extra wavefronts any instruction of `a` takes (elements of `ebytes`, `lanes` lanes
+/// per warp; a `load` or a store) under `target`'s banks, over every warp (with padding a warp's
+/// addresses are not warp 0's moved by a constant) or warp 0 alone (without).
+pub const fn worst_conflicts(
+    a: &SmemAccess<Fixed>,
+    ebytes: u32,
+    lanes: u32,
+    load: bool,
+    target: &Target,
+) -> u32 {
+    let (matrix, active, bytes, per) = access_shape(&a.instr, a.vec * ebytes, lanes, target);
+    // Each lane's phase, as the first lane served in it.
+    let mut phase = [0u32; 64];
+    let mut l = 0;
+    while l < active && l < 64 {
+        let key = phase_of(l, per, bytes, load, matrix, target);
+        let mut first = 0;
+        while phase_of(first, per, bytes, load, matrix, target) != key {
+            first += 1;
+        }
+        phase[l as usize] = first;
+        l += 1;
+    }
+    let shape = Shape {
+        phase,
+        active,
+        bytes,
+    };
+    let warps = if pads(&a.padding) {
+        1u32 << a.warp_bases.len()
+    } else {
+        1
+    };
+    let mut worst = 0;
+    let mut w = 0;
+    while w < warps {
+        let mut i = 0;
+        while i < a.reg_offsets.len() {
+            let c = instr_conflicts(a, a.reg_offsets.get(i), &shape, target, w);
+            if c > worst {
+                worst = c;
+            }
+            i += 1;
+        }
+        w += 1;
+    }
+    worst
+}
+
+/// How an instruction's lanes are served: each lane's phase (its first lane), the lanes taking
+/// part, bytes per lane.
+struct Shape {
+    phase: [u32; 64],
+    active: u32,
+    bytes: u32,
+}
+
+/// Whether any interval of `p` pads.
+const fn pads(p: &Padding) -> bool {
+    let mut i = 0;
+    while i < p.len() {
+        if p[i].0 != 0 || p[i].1 != 0 {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Extra wavefronts of the instruction at register offset `ro`, for warp `warp`.
+const fn instr_conflicts(
+    a: &SmemAccess<Fixed>,
+    ro: u32,
+    shape: &Shape,
+    target: &Target,
+    warp: u32,
+) -> u32 {
+    let warp_base = xor_of(a.warp_bases.as_slice(), warp);
+    let per_lane = shape.bytes.div_ceil(target.bank_bytes);
+    let mut extra = 0;
+    let mut first = 0;
+    while first < shape.active {
+        // A phase is counted at its first lane.
+        if shape.phase[first as usize] == first {
+            let mut words = [0u32; 256];
+            let mut n = 0;
+            let mut l = first;
+            while l < shape.active {
+                if shape.phase[l as usize] == first && l & a.lane_skip == 0 {
+                    let base = warp_base ^ xor_of(a.lane_bases.as_slice(), l);
+                    let addr = pad_address((base ^ ro) & OFFSET_MASK, &a.padding);
+                    let mut k = 0;
+                    while k < per_lane && n < words.len() {
+                        words[n] = addr / target.bank_bytes + k;
+                        n += 1;
+                        k += 1;
+                    }
+                }
+                l += 1;
+            }
+            // Lanes that skip the access (copies) take no part: such a phase takes no wavefront.
+            if n > 0 {
+                extra += count_phase(words.split_at_mut(n).0, target.banks).wavefronts - 1;
+            }
+        }
+        first += 1;
+    }
+    extra
 }
 
 #[cfg(test)]

@@ -67,6 +67,34 @@ impl<T: Copy, const CAP: usize> FixedList<T, CAP> {
         self.len == 0
     }
 
+    /// Keep the first `n` entries (all of them when there are fewer).
+    pub const fn truncate(&mut self, n: usize) {
+        if n < self.len {
+            self.len = n;
+        }
+    }
+
+    /// Remove and return the last entry.
+    pub const fn pop(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(self.items[self.len])
+    }
+
+    /// Append every entry of `vs` that fits; false when some did not.
+    pub const fn extend(&mut self, vs: &[T]) -> bool {
+        let mut i = 0;
+        while i < vs.len() {
+            if !self.push(vs[i]) {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
     /// The entries.
     pub const fn as_slice(&self) -> &[T] {
         self.items.split_at(self.len).0

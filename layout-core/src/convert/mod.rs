@@ -16,11 +16,8 @@ mod banks;
 mod bits;
 mod describe;
 mod gather;
-mod matrix;
 mod shared;
 mod shuffle;
-mod smem;
-mod swizzle;
 mod symbolic;
 mod trans_read;
 
@@ -199,7 +196,7 @@ pub fn plan_conversion_for(
         );
     }
     let crosses_warps = has(Reach::Warps);
-    let (p, cost, smem) = shared::plan(src, dst, (&s, &t), elem_bits, crosses_warps, target)?;
+    let (p, cost, smem) = shared::plan(src, (&s, &t), elem_bits, crosses_warps, target)?;
     match gathered {
         Some((g, gcost)) if gcost.weight() < cost.weight() => {
             Ok(done(gcost, PlanBody::Gather(g), None))

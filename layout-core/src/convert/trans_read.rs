@@ -13,8 +13,10 @@
 use alloc::vec::Vec;
 
 use super::bits::combine;
-use super::smem::{access_groups, addr_of, cta_of, offset_of, round_of, Side, Smem};
-use super::{Instr, SmemAccess, Target};
+use super::{Instr, Target};
+use layout_plan::fixed::{Fixed, FixedList};
+use layout_plan::solve::shared::{access_groups, Side, Smem};
+use layout_plan::SmemAccess;
 
 /// Where one bit of a row number (a supplying lane's bit) comes from in `fullTile`.
 #[derive(Clone, Copy)]
@@ -49,8 +51,12 @@ pub(super) fn trans_read_access(
     ebytes: u32,
     widest: u32,
     target: &Target,
-) -> Option<SmemAccess> {
+) -> Option<SmemAccess<Fixed>> {
     let f = side.flat;
+    let offset_of = |v: u64, smem: &Smem| smem.offset_of(v);
+    let round_of = |v: u64, smem: &Smem| smem.round_of(v);
+    let cta_of = |v: u64, smem: &Smem| smem.cta_of(v);
+    let addr_of = |v: u64, smem: &Smem, ebytes: u32| smem.addr_of(v, ebytes);
     let row_bits_total = target.trans_read.lane_bits(8 * ebytes)?;
     let t = (row_bits_total / (8 * ebytes)).trailing_zeros() as usize;
     let lanes = f.lane.len();
@@ -102,20 +108,27 @@ pub(super) fn trans_read_access(
             }
         })
         .collect();
-    let mut regs = Vec::new();
-    let mut reg_offsets = Vec::new();
-    for x in access_groups(side, (1 << t) - 1, smem) {
+    let mut regs = FixedList::new(0);
+    let mut reg_offsets = FixedList::new(0);
+    for &x in access_groups(side, (1 << t) - 1, smem)?.iter() {
         reg_offsets.push(addr_of(combine(&f.reg, x as u64), smem, ebytes));
-        regs.extend((0..1u16 << t).map(|k| x as u16 | k));
+        for k in 0..1u16 << t {
+            regs.push(x | k);
+        }
     }
+    let list = |v: &[u32]| {
+        let mut l = FixedList::new(0);
+        l.extend(v);
+        l
+    };
     let warp_bases: Vec<u32> = f.warp.iter().map(|&b| addr_of(b, smem, ebytes)).collect();
     Some(SmemAccess {
         vec: 1 << t,
         regs,
         reg_offsets,
-        lane_bases,
-        warp_bases,
-        block_bases: Vec::new(),
+        lane_bases: list(&lane_bases),
+        warp_bases: list(&warp_bases),
+        block_bases: FixedList::new(0),
         reg_skip: side.reg_free,
         lane_skip: 0,
         warp_skip: 0,

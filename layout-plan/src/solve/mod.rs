@@ -8,6 +8,7 @@
 //! conversion needs ([`Unplanned`]).
 
 mod registers;
+pub mod shared;
 mod shuffle;
 
 pub use registers::register_permutation;
@@ -15,7 +16,8 @@ pub use shuffle::{is_permutation, plan_shuffles};
 
 use crate::cost::{Cost, Strategy};
 use crate::fixed::Fixed;
-use crate::flat::Flat;
+use crate::flat::{Flat, Span};
+use crate::Target;
 use crate::ir::Plan;
 
 /// How far a conversion moves data: the slowest hardware dim whose bases differ between the
@@ -64,6 +66,11 @@ pub enum Unplanned {
     /// More than [`MAX_SHUFFLE_WORDS`](crate::MAX_SHUFFLE_WORDS) words per thread, or more
     /// registers than a plan's tables hold.
     TooLarge,
+    /// Lanes read the same source elements within each warp: shuffles that several lanes read
+    /// alike may beat shared memory, a choice only layout-core's planner makes.
+    Gather,
+    /// No shared-memory plan either.
+    Shared(shared::Unfit),
 }
 
 impl Unplanned {
@@ -79,6 +86,10 @@ impl Unplanned {
                 "it exchanges two or more register bits with lane bits (shared memory is cheaper)"
             }
             Unplanned::TooLarge => "it moves more words per thread than shuffles are planned for",
+            Unplanned::Gather => {
+                "lanes of a warp read the same elements, where shuffles that several lanes read alike (planned by `convert!` only) may beat shared memory"
+            }
+            Unplanned::Shared(why) => why.describe(),
         }
     }
 }
@@ -110,4 +121,63 @@ pub const fn plan_in_warp(
             None => Err(Unplanned::TooLarge),
         },
     }
+}
+
+/// The cheapest plan of converting `s` to `t` on `target`, as layout-core's planner picks it
+/// (nothing, a register permutation, shuffles, or shared memory, across a cluster too), for
+/// the conversions it decides without a gather. Both layouts have the same shape, lanes, warps
+/// and CTAs (the caller checked).
+pub const fn plan(
+    s: &Flat,
+    t: &Flat,
+    elem_bits: u32,
+    target: &Target,
+) -> Result<(Plan<Fixed>, Cost), Unplanned> {
+    let r = reach(s, t) as u8;
+    match plan_in_warp(s, t, elem_bits, false) {
+        Ok(p) => return Ok(p),
+        Err(why) if r < Reach::Lanes as u8 => return Err(why),
+        Err(_) => {}
+    }
+    let permutes = r < Reach::Warps as u8 && is_permutation(s, t);
+    if r < Reach::Blocks as u8 && !permutes && held_in_warp(s, t) {
+        return Err(Unplanned::Gather);
+    }
+    if r == Reach::Blocks as u8 && !target.cluster_memory {
+        return Err(Unplanned::Blocks);
+    }
+    match shared::plan_shared(s, t, elem_bits, r >= Reach::Warps as u8, target) {
+        Ok(x) => Ok((Plan::Shared(x.plan), x.cost)),
+        Err(e) => Err(Unplanned::Shared(e)),
+    }
+}
+
+/// Whether each warp of the source holds every element the same warp of the destination does
+/// (what a gather needs: every destination register, lane and warp basis is reached from the
+/// source's registers and lanes, a warp basis relative to the source's).
+pub const fn held_in_warp(s: &Flat, t: &Flat) -> bool {
+    let held = shared::gf2::concat(s.reg.as_slice(), s.lane.as_slice());
+    let span = Span::new(held.as_slice());
+    let mut i = 0;
+    while i < t.reg.len() {
+        if !span.contains(t.reg.get(i)) {
+            return false;
+        }
+        i += 1;
+    }
+    let mut i = 0;
+    while i < t.lane.len() {
+        if !span.contains(t.lane.get(i)) {
+            return false;
+        }
+        i += 1;
+    }
+    let mut i = 0;
+    while i < t.warp.len() && i < s.warp.len() {
+        if !span.contains(t.warp.get(i) ^ s.warp.get(i)) {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
