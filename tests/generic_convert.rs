@@ -129,7 +129,10 @@ fn generic_shared_plans_are_convert_macros_plans() {
     same!(Bcast => BcastT, f32);
     same!(BcastT => Bcast, u16);
     same!(SplitRows => SplitCols, f32);
-    assert_eq!(Planned::<Rows, Cols, f32>::COST.strategy, Strategy::SharedMemory);
+    assert_eq!(
+        Planned::<Rows, Cols, f32>::COST.strategy,
+        Strategy::SharedMemory
+    );
 }
 
 #[test]

@@ -14,6 +14,9 @@ use crate::cost::Barrier;
 pub trait Storage {
     /// A list of `T`, read as a slice.
     type List<T: Copy + Debug + Eq + 'static>: Deref<Target = [T]> + Clone + Debug + Eq;
+    /// A list of at most 64 entries (one per bit of a hardware index), read as a slice: kept
+    /// apart so that fixed-size plans stay small.
+    type Short<T: Copy + Debug + Eq + 'static>: Deref<Target = [T]> + Clone + Debug + Eq;
 }
 
 /// Tables as `&'static` slices: what `convert!` writes into a kernel.
@@ -22,6 +25,7 @@ pub struct Static;
 
 impl Storage for Static {
     type List<T: Copy + Debug + Eq + 'static> = &'static [T];
+    type Short<T: Copy + Debug + Eq + 'static> = &'static [T];
 }
 
 /// The instruction of a shared-memory access.
@@ -138,11 +142,11 @@ pub struct SmemAccess<S: Storage = Static> {
     /// Address of access `v` contributed by the register bits.
     pub reg_offsets: S::List<u32>,
     /// Address contributed by each lane bit.
-    pub lane_bases: S::List<u32>,
+    pub lane_bases: S::Short<u32>,
     /// Address contributed by each warp bit.
-    pub warp_bases: S::List<u32>,
+    pub warp_bases: S::Short<u32>,
     /// Address contributed by each bit of the CTA's rank in its cluster (empty: none).
-    pub block_bases: S::List<u32>,
+    pub block_bases: S::Short<u32>,
     /// Registers with these bits set hold copies: a store leaves them out, a load fills them
     /// after its accesses from the register with these bits clear.
     pub reg_skip: u32,

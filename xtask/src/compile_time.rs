@@ -112,8 +112,9 @@ pub fn run(n: usize, runs: usize) -> Result<(), String> {
 
 /// N variants of one layout (64x32, 4 registers, 32 lanes, 4 warps): lanes permuted and, in every
 /// other one, one register bit exchanged with a lane bit, so that converting the first to each
-/// is a register renaming or one round of shuffles.
-fn variants(n: usize) -> Vec<String> {
+/// is a register renaming or one round of shuffles; with `shared`, a warp bit exchanged with a
+/// register bit too, so that each conversion goes through shared memory.
+fn variants(n: usize, shared: bool) -> Vec<String> {
     let reg = ["[0, 1]", "[0, 2]", "[16, 0]", "[32, 0]"];
     let lane = ["[0, 4]", "[0, 8]", "[0, 16]", "[1, 0]", "[2, 0]"];
     let mut state = 0x2545_F491_4F6C_DD1Du64;
@@ -126,6 +127,11 @@ fn variants(n: usize) -> Vec<String> {
     (0..=n)
         .map(|i| {
             let (mut r, mut l) = (reg.to_vec(), lane.to_vec());
+            let mut w = ["[4, 0]", "[8, 0]"];
+            if i > 0 && shared {
+                let (a, b) = (next(2), next(r.len()));
+                std::mem::swap(&mut w[a], &mut r[b]);
+            }
             if i > 0 {
                 for k in (1..l.len()).rev() {
                     l.swap(k, next(k + 1));
@@ -136,10 +142,11 @@ fn variants(n: usize) -> Vec<String> {
                 }
             }
             format!(
-                "    pub V{} = linear(register = [{}], lane = [{}], warp = [[4, 0], [8, 0]], block = []) for [64, 32];",
+                "    pub V{} = linear(register = [{}], lane = [{}], warp = [{}], block = []) for [64, 32];",
                 i,
                 r.join(", "),
-                l.join(", ")
+                l.join(", "),
+                w.join(", ")
             )
         })
         .collect()
@@ -203,9 +210,10 @@ pub fn reductions(n: usize, runs: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// Time N conversions by `convert!` and by the const planner, each against their layouts alone.
-pub fn conversions(n: usize, runs: usize) -> Result<(), String> {
-    let layouts = format!("layout! {{\n{}\n}}\n", variants(n).join("\n"));
+/// Time N conversions by `convert!` and by the const planner, each against their layouts alone
+/// (`shared`: conversions between warps, through shared memory).
+pub fn conversions(n: usize, shared: bool, runs: usize) -> Result<(), String> {
+    let layouts = format!("layout! {{\n{}\n}}\n", variants(n, shared).join("\n"));
     let head = format!(
         "//! {} conversions.\n#![allow(unused_imports)]\nuse linear_layouts::{{convert, layout, planned::Planned, Cost}};\n{}",
         n, layouts

@@ -56,6 +56,9 @@ enum Cmd {
         /// generic consts (`Planned`), each against the crate with only their layouts.
         #[arg(long)]
         conversions: Option<usize>,
+        /// With `--conversions`: conversions that move data between warps (shared memory).
+        #[arg(long)]
+        shared: bool,
         /// Instead: time N reductions (their plans, shared memory and cost as consts) against
         /// the crate with only their layouts.
         #[arg(long)]
@@ -74,9 +77,10 @@ fn main() -> ExitCode {
             layouts,
             runs,
             conversions,
+            shared,
             reductions,
         } => match (conversions, reductions) {
-            (Some(n), _) => compile_time::conversions(n, runs),
+            (Some(n), _) => compile_time::conversions(n, shared, runs),
             (None, Some(n)) => compile_time::reductions(n, runs),
             (None, None) => compile_time::run(layouts, runs),
         },

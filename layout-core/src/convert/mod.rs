@@ -50,6 +50,7 @@ pub struct Owned;
 
 impl layout_plan::Storage for Owned {
     type List<T: Copy + core::fmt::Debug + Eq + 'static> = Vec<T>;
+    type Short<T: Copy + core::fmt::Debug + Eq + 'static> = Vec<T>;
 }
 
 /// The gather strategy's tables (see [`layout_plan::GatherPlan`]).

@@ -26,7 +26,9 @@ use layout_plan::solve::shared::{self, side_access, AccessKind, Side, Smem};
 use super::trans_read::trans_read_access;
 
 /// A const planner's list as the run-time planner's.
-fn owned<T: Copy + core::fmt::Debug + Eq + 'static>(l: &FixedList<T>) -> Vec<T> {
+fn owned<T: Copy + core::fmt::Debug + Eq + 'static, const CAP: usize>(
+    l: &FixedList<T, CAP>,
+) -> Vec<T> {
     l.as_slice().to_vec()
 }
 

@@ -14,7 +14,7 @@ use alloc::vec::Vec;
 
 use super::bits::combine;
 use super::{Instr, Target};
-use layout_plan::fixed::{Fixed, FixedList};
+use layout_plan::fixed::{Fixed, FixedList, SHORT_CAP};
 use layout_plan::solve::shared::{access_groups, Side, Smem};
 use layout_plan::SmemAccess;
 
@@ -117,7 +117,7 @@ pub(super) fn trans_read_access(
         }
     }
     let list = |v: &[u32]| {
-        let mut l = FixedList::new(0);
+        let mut l = FixedList::<u32, SHORT_CAP>::new(0);
         l.extend(v);
         l
     };

@@ -17,8 +17,8 @@ pub use shuffle::{is_permutation, plan_shuffles};
 use crate::cost::{Cost, Strategy};
 use crate::fixed::Fixed;
 use crate::flat::{Flat, Span};
-use crate::Target;
 use crate::ir::Plan;
+use crate::Target;
 
 /// How far a conversion moves data: the slowest hardware dim whose bases differ between the
 /// layouts (Triton's `minimalCvtLayout`, whose in-dims are those left after quotienting the

@@ -5,7 +5,10 @@ use super::matrix::matrix_access;
 use super::smem::{access_groups, Side, Smem};
 use super::swizzle::AccessKind;
 use super::Unfit;
-use crate::fixed::{Fixed, FixedList};
+use crate::fixed::{Fixed, FixedList, SHORT_CAP};
+
+/// A short list of addresses (one per bit of a hardware index).
+pub(super) type Short = FixedList<u32, SHORT_CAP>;
 use crate::flat::{combine, Bases, Flat};
 use crate::ir::{Instr, SmemAccess};
 use crate::{CTA_SHIFT, NO_PADDING, OFFSET_MASK};
@@ -66,7 +69,7 @@ const fn low_clear(bases: &Bases, smem: &Smem, low: u32) -> bool {
 }
 
 /// The addresses of `bases`.
-pub(super) const fn addrs(bases: &Bases, smem: &Smem, ebytes: u32) -> FixedList<u32> {
+pub(super) const fn addrs(bases: &Bases, smem: &Smem, ebytes: u32) -> Short {
     let mut out = FixedList::new(0);
     let mut i = 0;
     while i < bases.len() {
@@ -147,10 +150,10 @@ const fn vector_access(
 }
 
 /// Whether every address of `xs` is in CTA 0's part.
-const fn cta_zero(xs: &FixedList<u32>) -> bool {
+const fn cta_zero(xs: &[u32]) -> bool {
     let mut i = 0;
     while i < xs.len() {
-        if xs.get(i) >> CTA_SHIFT != 0 {
+        if xs[i] >> CTA_SHIFT != 0 {
             return false;
         }
         i += 1;
@@ -161,7 +164,9 @@ const fn cta_zero(xs: &FixedList<u32>) -> bool {
 /// Whether every address of `a` is in the accessing CTA's own buffer (the CTA part of the address
 /// is the CTA's rank): then the CTA bits are dropped and plain `ld/st.shared` do.
 const fn localize(a: &mut SmemAccess<Fixed>) {
-    let mut local = cta_zero(&a.reg_offsets) && cta_zero(&a.lane_bases) && cta_zero(&a.warp_bases);
+    let mut local = cta_zero(a.reg_offsets.as_slice())
+        && cta_zero(a.lane_bases.as_slice())
+        && cta_zero(a.warp_bases.as_slice());
     let mut i = 0;
     while i < a.block_bases.len() {
         if a.block_bases.get(i) >> CTA_SHIFT != 1 << i {

@@ -8,7 +8,7 @@
 //! none, one (`.x1`, only lanes 0-7 do). `lane_bases` is then the address function of the lane
 //! that supplies a row address (`8 q + row`; zero for the lane bits no matrix uses).
 
-use super::access::addrs;
+use super::access::{addrs, Short};
 use super::smem::{access_groups, Groups, Side, Smem};
 use crate::fixed::{Fixed, FixedList};
 use crate::flat::{combine, Bases, Flat};
@@ -78,7 +78,7 @@ pub const fn matrix_access(
         reg_offsets.push(g.off(combine(f.reg.as_slice(), x)) * ebytes);
         k += 1;
     }
-    let mut lane_bases = FixedList::new(0);
+    let mut lane_bases = Short::new(0);
     let mut k = 0;
     while k < 3 {
         lane_bases.push(rows[k] * ebytes);
@@ -101,7 +101,7 @@ pub const fn matrix_access(
         reg_offsets,
         lane_bases,
         warp_bases: addrs(&f.warp, smem, ebytes),
-        block_bases: FixedList::new(0),
+        block_bases: Short::new(0),
         reg_skip: side.reg_free,
         lane_skip: 0,
         warp_skip: if store { side.warp_free } else { 0 },
