@@ -38,14 +38,15 @@ use crate::tile::Tile;
 /// use linear_layouts::layout;
 ///
 /// layout! {
-///     Row = blocked(sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]) for [128];
-///     Copies = blocked(sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]) for [16];
-///     Wide = blocked(sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]) for [16];
+///     // Every warp holds the whole tensor; each lane of the destination wants elements that
+///     // several lanes hold.
+///     Everywhere = linear(register = [[1], [2]], lane = [[4], [8], [16], [32], [0]], warp = [[0], [0]], block = []) for [64];
+///     Spread = linear(register = [[8]], lane = [[0], [0], [1], [2], [4]], warp = [[16], [32]], block = []) for [64];
 /// }
 ///
-/// // error: cannot convert `Copies` to `Wide` in generic code: lanes of a warp read the same
-/// // elements, where shuffles that several lanes read alike (planned by `convert!` only) ...
-/// const SHUFFLES: u32 = Planned::<Copies, Wide, f32>::COST.shuffles;
+/// // error: cannot convert `Everywhere` to `Spread` in generic code: lanes of a warp read the
+/// // same elements, where shuffles that several lanes read alike (planned by `convert!` only) ...
+/// const SHUFFLES: u32 = Planned::<Everywhere, Spread, u8>::COST.shuffles;
 /// ```
 pub struct Planned<A, B, E>(PhantomData<Types<A, B, E>>);
 
