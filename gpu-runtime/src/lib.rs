@@ -53,6 +53,7 @@ pub mod nvmma;
 pub mod partition;
 pub mod planned;
 pub mod reduce;
+pub mod redux;
 pub mod relayout;
 pub mod scan;
 pub mod tensor_core;

@@ -52,6 +52,7 @@ impl<T: Hopper> Thread for Partition<'_, T> {
         grid_dim,
         shfl_idx,
         shfl_xor,
+        redux,
         sync_warp,
         st_shared,
         ld_shared,

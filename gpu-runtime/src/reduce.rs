@@ -19,6 +19,7 @@ use core::marker::PhantomData;
 use crate::element::Element;
 use crate::layout::{InDim, Registers, Tables};
 use crate::thread::Thread;
+use crate::redux::{widen, Max, Min, Op, Redux, Sum};
 use crate::tile::Tile;
 
 impl<S: Registers<M>, E: Element, const M: usize> Tile<S, E, M> {
@@ -92,13 +93,31 @@ pub struct ReduceCost {
     pub barriers: u32,
     /// Scratch per CTA, in bytes.
     pub shared_bytes: u32,
+    /// `redux.sync` instructions (one per output register, in place of the lane butterflies).
+    pub redux: u32,
 }
 
 impl ReducePlan {
-    /// The cost for `m` output registers of `elem_bits`-bit elements.
+    /// The cost for `m` output registers of `elem_bits`-bit elements, combined by a closure.
     pub const fn cost(&self, m: u32, elem_bits: u32) -> ReduceCost {
+        self.cost_with(m, elem_bits, false)
+    }
+
+    /// Whether the lanes along the dim are a whole warp of 32: then an operator with a
+    /// `redux.sync` form reduces them in one instruction, as Triton does (its only case).
+    pub const fn whole_warp(&self) -> bool {
+        self.lanes_per_warp == 32 && self.lanes == 31
+    }
+
+    /// [`ReducePlan::cost`] for an operator that has a `redux.sync` form (`redux`) or not.
+    pub const fn cost_with(&self, m: u32, elem_bits: u32, redux: bool) -> ReduceCost {
         let words = elem_bits.div_ceil(32);
-        let lanes = self.lanes.count_ones() * m * words;
+        let by_redux = redux && self.whole_warp();
+        let lanes = match by_redux {
+            true => 0,
+            false => self.lanes.count_ones() * m * words,
+        };
+        let redux = if by_redux { m } else { 0 };
         if self.warps == 0 {
             return ReduceCost {
                 shuffles: lanes,
@@ -106,6 +125,7 @@ impl ReducePlan {
                 loads: 0,
                 barriers: 0,
                 shared_bytes: 0,
+                redux,
             };
         }
         let s = Staging::of(self, m, elem_bits);
@@ -115,6 +135,7 @@ impl ReducePlan {
             loads: s.reads * s.chunks,
             barriers: 1,
             shared_bytes: self.warps_per_cta * s.slots_per_warp * s.row_bytes,
+            redux,
         }
     }
 
@@ -460,6 +481,93 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         t: &impl Thread,
         combine: impl Fn(E, E) -> E,
     ) -> Tile<S, E, M> {
+        self.reduce_by::<D, S, M>(t, combine, None)
+    }
+
+    /// [`Tile::reduce`] by a named operator ([`Sum`], [`Max`], [`Min`], [`BitAnd`], [`BitOr`],
+    /// [`BitXor`]): where the dim spans a whole warp of 32 lanes and the operator has a
+    /// `redux.sync` form (integers of at most 32 bits), one `redux.sync` per output register
+    /// replaces the five butterflies, as Triton lowers `tl.sum` of `i32` on sm_80 and later.
+    ///
+    /// ```
+    /// use linear_layouts::sim::{launch, Launch};
+    /// use linear_layouts::{layout, Thread, Tile};
+    /// use linear_layouts::runtime::redux::Sum;
+    ///
+    /// layout! {
+    ///     Rows = blocked(sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [4, 64];
+    ///     RowSums = slice(dim = 1, parent = Rows) for [4];
+    /// }
+    ///
+    /// launch(Launch::new(1, 128, 0), |t| {
+    ///     let x = Tile::<Rows, i32, 2>::from_coords(t, |[i, j]| (i * j) as i32);
+    ///     let s: Tile<RowSums, i32, 1> = x.reduce_op::<1, _, 1>(t, Sum);
+    ///     assert_eq!(s.values, [(t.warp() * 2016) as i32]);
+    ///     // One redux.sync per thread, no shuffles.
+    ///     assert_eq!((t.issued().redux, t.issued().shuffles), (1, 0));
+    /// })
+    /// .unwrap();
+    /// ```
+    ///
+    /// [`Sum`]: crate::redux::Sum
+    /// [`Max`]: crate::redux::Max
+    /// [`Min`]: crate::redux::Min
+    /// [`BitAnd`]: crate::redux::BitAnd
+    /// [`BitOr`]: crate::redux::BitOr
+    /// [`BitXor`]: crate::redux::BitXor
+    #[inline(always)]
+    pub fn reduce_op<const D: usize, S: Registers<M>, const M: usize>(
+        &self,
+        t: &impl Thread,
+        op: impl Op<E>,
+    ) -> Tile<S, E, M> {
+        self.reduce_by::<D, S, M>(t, |a, b| op.combine(a, b), redux_of(&op))
+    }
+
+    /// `tl.sum` along dim `D`: [`Tile::reduce_op`] by [`Sum`](crate::redux::Sum).
+    #[inline(always)]
+    pub fn sum<const D: usize, S: Registers<M>, const M: usize>(
+        &self,
+        t: &impl Thread,
+    ) -> Tile<S, E, M>
+    where
+        Sum: Op<E>,
+    {
+        self.reduce_op::<D, S, M>(t, Sum)
+    }
+
+    /// `tl.max` along dim `D`: [`Tile::reduce_op`] by [`Max`](crate::redux::Max).
+    #[inline(always)]
+    pub fn max<const D: usize, S: Registers<M>, const M: usize>(
+        &self,
+        t: &impl Thread,
+    ) -> Tile<S, E, M>
+    where
+        Max: Op<E>,
+    {
+        self.reduce_op::<D, S, M>(t, Max)
+    }
+
+    /// `tl.min` along dim `D`: [`Tile::reduce_op`] by [`Min`](crate::redux::Min).
+    #[inline(always)]
+    pub fn min<const D: usize, S: Registers<M>, const M: usize>(
+        &self,
+        t: &impl Thread,
+    ) -> Tile<S, E, M>
+    where
+        Min: Op<E>,
+    {
+        self.reduce_op::<D, S, M>(t, Min)
+    }
+
+    /// The reduction, by `redux.sync` over a whole warp where `redux` names its operation.
+    #[inline(always)]
+    fn reduce_by<const D: usize, S: Registers<M>, const M: usize>(
+        &self,
+        t: &impl Thread,
+        combine: impl Fn(E, E) -> E,
+        redux: Option<Redux>,
+    ) -> Tile<S, E, M> {
         let plan = Slice::<L, S, D, N, M>::PLAN;
         let mut acc = [E::default(); M];
         let mut seen = [false; M];
@@ -472,19 +580,34 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             };
             seen[m] = true;
         });
-        let mut bit = 0;
-        while bit < bits(plan.lanes_per_warp) {
-            if plan.lanes >> bit & 1 == 1 {
-                crate::unroll!(M, |m| acc[m] =
-                    combine(acc[m], shfl_xor(t, acc[m], 1 << bit)));
+        match redux {
+            Some(op) if plan.whole_warp() && E::BITS <= 32 => {
+                crate::unroll!(M, |m| {
+                    let w = widen(op, acc[m].to_bits(), E::BITS);
+                    acc[m] = E::from_bits(t.redux(op, w) as u64);
+                });
             }
-            bit += 1;
+            _ => {
+                let mut bit = 0;
+                while bit < bits(plan.lanes_per_warp) {
+                    if plan.lanes >> bit & 1 == 1 {
+                        crate::unroll!(M, |m| acc[m] =
+                            combine(acc[m], shfl_xor(t, acc[m], 1 << bit)));
+                    }
+                    bit += 1;
+                }
+            }
         }
         if plan.warps != 0 {
             across_warps(t, &mut acc, &plan, &combine);
         }
         Tile::new(acc)
     }
+}
+
+/// The `redux.sync` form of `op`'s type.
+const fn redux_of<E, O: Op<E>>(_: &O) -> Option<Redux> {
+    O::REDUX
 }
 
 /// Combines the partials of the warps that differ only in `plan.warps` bits, through shared

@@ -105,6 +105,7 @@ impl ScanPlan {
             loads: 0,
             barriers: 0,
             shared_bytes: 0,
+            redux: 0,
         };
         let mut i = 0;
         while i < self.phase {

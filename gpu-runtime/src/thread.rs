@@ -32,6 +32,19 @@ pub trait Thread {
     fn shfl_idx(&self, v: u32, src_lane: u32) -> u32;
     /// `shfl.sync.bfly`: the value `v` of lane `lane ^ mask`.
     fn shfl_xor(&self, v: u32, mask: u32) -> u32;
+    /// `redux.sync` over the 32 lanes of a warp: `op` of every lane's `v`, which every lane
+    /// receives (sm_80 and later; a warp of 32 lanes). Without the instruction: butterflies of
+    /// [`Thread::shfl_xor`].
+    #[inline(always)]
+    fn redux(&self, op: crate::redux::Redux, v: u32) -> u32 {
+        let mut acc = v;
+        let mut mask = 1;
+        while mask < 32 {
+            acc = op.apply(acc, self.shfl_xor(acc, mask));
+            mask <<= 1;
+        }
+        acc
+    }
     /// `bar.warp.sync`: the warp's lanes meet.
     fn sync_warp(&self);
     /// `bar.sync 0`: the CTA's threads meet; shared memory written before is visible after.
@@ -280,6 +293,10 @@ macro_rules! forward_thread {
         fn shfl_xor(&self, v: u32, mask: u32) -> u32 { self.t.shfl_xor(v, mask) }
     };
     (@ sync_warp) => { #[inline(always)] fn sync_warp(&self) { self.t.sync_warp() } };
+    (@ redux) => {
+        #[inline(always)]
+        fn redux(&self, op: crate::redux::Redux, v: u32) -> u32 { self.t.redux(op, v) }
+    };
     (@ sync_block) => { #[inline(always)] fn sync_block(&self) { self.t.sync_block() } };
     (@ scratch_reads) => {
         #[inline(always)]

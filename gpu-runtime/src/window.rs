@@ -36,6 +36,7 @@ impl<T: Thread> Thread for SharedWindow<'_, T> {
         grid_dim,
         shfl_idx,
         shfl_xor,
+        redux,
         sync_warp,
         sync_block,
         cta_rank,

@@ -135,6 +135,8 @@ pub struct SimThread<'a> {
 pub struct Issued {
     /// Shuffles (`shfl_idx`, `shfl_xor`).
     pub shuffles: u32,
+    /// Warp reductions (`redux.sync`).
+    pub redux: u32,
     /// Shared-memory stores, local or distributed, vector or matrix, and async copies.
     pub shared_stores: u32,
     /// Shared-memory loads, local or distributed, vector or matrix.

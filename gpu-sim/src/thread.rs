@@ -102,6 +102,29 @@ impl Thread for SimThread<'_> {
         self.shfl_idx(v, self.lane ^ mask)
     }
 
+    fn redux(&self, op: gpu_runtime::redux::Redux, v: u32) -> u32 {
+        self.count(|i| i.redux += 1);
+        if self.warp_size != 32 {
+            self.report(
+                IssueKind::Launch,
+                format!(
+                    "thread {} (block {}): redux.sync needs 32-lane warps, not {}",
+                    self.tid(),
+                    self.block,
+                    self.warp_size
+                ),
+            );
+        }
+        let w = &self.state.warps[self.warp as usize];
+        w.slots[self.lane as usize * SLOT_WORDS].store(v, Ordering::SeqCst);
+        self.wait_at(&w.barrier, "for its warp at a redux.sync");
+        let words: Vec<u32> = (0..self.warp_size as usize)
+            .map(|l| w.slots[l * SLOT_WORDS].load(Ordering::SeqCst))
+            .collect();
+        self.wait_at(&w.barrier, "for its warp at a redux.sync");
+        gpu_runtime::redux::fold(op, &words)
+    }
+
     fn sync_warp(&self) {
         self.count(|i| i.barriers += 1);
         self.wait_at(
