@@ -81,7 +81,8 @@ elif c["kind"] == "linear":
                                    warp_bases=c["bases"]["warp"], block_bases=[], shape=c["shape"])
 else:
     L = mma(c)
-sig = {"x_ptr": "*fp32", "out_ptr": "*fp32", "idx_ptr": "*i32", "M": "constexpr", "N": "constexpr",
+elem = {"f32": "*fp32", "i32": "*i32"}[c.get("dtype", "f32")]
+sig = {"x_ptr": elem, "out_ptr": elem, "idx_ptr": "*i32", "M": "constexpr", "N": "constexpr",
        "L": "constexpr", "AXIS": "constexpr", "OP": "constexpr"}
 consts = {"M": c["shape"][0], "N": c["shape"][1], "L": L, "AXIS": c["axis"], "OP": c["op"]}
 src = gluon._runtime.GluonASTSource(kernel, signature=sig, constexprs=consts)
@@ -178,6 +179,10 @@ def main():
                     help="all (the committed fixture): blocked, nvidia_mma, dot operands, slices and "
                          "linear layouts with broadcast bases; classic: blocked and nvidia_mma only")
     ap.add_argument("--seed", type=int, default=39)
+    ap.add_argument("--dtype", choices=["f32", "i32"], default="f32",
+                    help="f32 (the committed fixture's first 100 lines, seed 39) or i32: gl.sum and "
+                         "gl.max of int32, which Triton lowers to redux.sync over whole warps (the "
+                         "fixture's last lines: --dtype i32 --count 24 --seed 40)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     # Gluon compiles only functions defined in a file.
@@ -195,14 +200,16 @@ def main():
         c = kind(rng, warps)
         c["warps"] = warps
         c["axis"] = rng.choice([0, 1])
+        c["dtype"] = a.dtype
         ops = ["sum", "max", "argmax"] + (["cumsum"] if c["kind"] in ("blocked", "slice") else [])
-        c["op"] = rng.choice(ops)
+        c["op"] = rng.choice(ops if a.dtype == "f32" else ["sum", "max"])
         r = subprocess.run([sys.executable, kernel, json.dumps(c)], capture_output=True, text=True, timeout=300)
         lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
         if r.returncode != 0 or not lines:
             print("skipped %s: %s" % (json.dumps(c), (r.stderr.strip().splitlines() or ["?"])[-1][:200]), file=sys.stderr)
             continue
-        rec = {"layout": c["layout"], "tensor": "tensor<%dx%dxf32>" % tuple(c["shape"]), "warps": c["warps"],
+        rec = {"layout": c["layout"], "tensor": "tensor<%dx%dx%s>" % (c["shape"][0], c["shape"][1], a.dtype),
+               "warps": c["warps"],
                "axis": c["axis"], "op": c["op"], "triton": json.loads(lines[-1])}
         print(json.dumps(rec), flush=True)
         n += 1

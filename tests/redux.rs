@@ -16,9 +16,18 @@ layout! {
     // Dim 1 over the lanes and 4 warps: redux.sync, then shared memory across the warps.
     Across = blocked(sizePerThread = [2, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]) for [4, 128];
     AcrossSum = slice(dim = 1, parent = Across) for [4];
-    // Dim 1 over 8 lanes only: butterflies (Triton keeps redux.sync for whole warps).
+    // Dim 1 over 8 lanes, 4 rows over the other lanes: butterflies (four groups of lanes
+    // would take four redux.sync against three shuffles).
     Part = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 32];
     PartSum = slice(dim = 1, parent = Part) for [16];
+    // Dim 1 over 16 lanes, 2 rows: two redux.sync per row, each lane of the other row adding
+    // the identity (Triton 3.9's PTX for such layouts).
+    Halves = blocked(sizePerThread = [1, 2], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [8, 32];
+    HalvesSum = slice(dim = 1, parent = Halves) for [8];
+    // Dim 1 over 8 lanes, the other lanes copies: one redux.sync, the copies adding the
+    // identity.
+    Copies = linear(register = [], lane = [[0, 1], [0, 2], [0, 4], [0, 0], [0, 0]], warp = [[1, 0], [2, 0]], block = []) for [4, 8];
+    CopiesSum = slice(dim = 1, parent = Copies) for [4];
 }
 
 /// A value at `(i, j)` spread over the type's range (negative ones for signed types).
@@ -59,8 +68,14 @@ where
         assert_eq!(after.redux - before.redux, cost.redux, "redux.sync");
         assert_eq!(after.shuffles - before.shuffles, cost.shuffles, "shuffles");
         // Only one copy of each warp's partials stores it.
-        assert!(after.shared_stores - before.shared_stores <= cost.stores, "stores");
-        assert!(after.shared_loads - before.shared_loads <= cost.loads, "loads");
+        assert!(
+            after.shared_stores - before.shared_stores <= cost.stores,
+            "stores"
+        );
+        assert!(
+            after.shared_loads - before.shared_loads <= cost.loads,
+            "loads"
+        );
     })
     .expect("no simulator issue");
 }
@@ -86,6 +101,12 @@ where
     check::<Across, AcrossSum, E, _, 4, 4>(Min, value::<E>);
     check::<Part, PartSum, E, _, 4, 1>(Max, value::<E>);
     check::<Part, PartSum, E, _, 4, 1>(BitXor, value::<E>);
+    check::<Halves, HalvesSum, E, _, 2, 1>(Sum, value::<E>);
+    check::<Halves, HalvesSum, E, _, 2, 1>(Min, value::<E>);
+    check::<Halves, HalvesSum, E, _, 2, 1>(BitAnd, value::<E>);
+    check::<Copies, CopiesSum, E, _, 1, 1>(Sum, value::<E>);
+    check::<Copies, CopiesSum, E, _, 1, 1>(BitXor, value::<E>);
+    check::<Copies, CopiesSum, E, _, 1, 1>(Max, value::<E>);
 }
 
 #[test]
@@ -108,7 +129,10 @@ fn float_reductions_keep_the_butterflies() {
     check::<Across, AcrossSum, f64, _, 4, 4>(Sum, whole::<f64>);
     check::<Across, AcrossSum, f64, _, 4, 4>(Min, whole::<f64>);
     let plan = Slice::<Warp, WarpSum, 1, 2, 1>::PLAN;
-    assert!(plan.whole_warp());
+    assert_eq!(plan.redux_groups(), 1);
+    assert_eq!(Slice::<Halves, HalvesSum, 1, 2, 1>::PLAN.redux_groups(), 2);
+    assert_eq!(Slice::<Copies, CopiesSum, 1, 1, 1>::PLAN.redux_groups(), 1);
+    assert_eq!(Slice::<Part, PartSum, 1, 4, 1>::PLAN.redux_groups(), 0);
     assert_eq!(plan.cost_with(1, 32, true).redux, 1);
     assert_eq!(plan.cost_with(1, 32, true).shuffles, 0);
     assert_eq!(plan.cost(1, 32).shuffles, 5);

@@ -281,8 +281,10 @@ fn simulate<E: Element>(c: &Case, ours: &Ours) -> Result<(), String> {
             shared_stores: cost.stores,
             shared_loads: cost.loads,
             barriers: cost.barriers,
+            redux: 0,
         };
         if i.shuffles > allowed.shuffles
+            || i.redux > allowed.redux
             || i.shared_stores > allowed.shared_stores
             || i.shared_loads > allowed.shared_loads
             || i.barriers > allowed.barriers

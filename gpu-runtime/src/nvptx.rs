@@ -207,14 +207,30 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
         // every lane of the warp calls it, as it does a shuffle.
         unsafe {
             match op {
-                Redux::Add => asm!("redux.sync.add.u32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack)),
-                Redux::And => asm!("redux.sync.and.b32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack)),
-                Redux::Or => asm!("redux.sync.or.b32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack)),
-                Redux::Xor => asm!("redux.sync.xor.b32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack)),
-                Redux::Min => asm!("redux.sync.min.s32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack)),
-                Redux::Max => asm!("redux.sync.max.s32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack)),
-                Redux::UMin => asm!("redux.sync.min.u32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack)),
-                Redux::UMax => asm!("redux.sync.max.u32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack)),
+                Redux::Add => {
+                    asm!("redux.sync.add.u32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack))
+                }
+                Redux::And => {
+                    asm!("redux.sync.and.b32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack))
+                }
+                Redux::Or => {
+                    asm!("redux.sync.or.b32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack))
+                }
+                Redux::Xor => {
+                    asm!("redux.sync.xor.b32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack))
+                }
+                Redux::Min => {
+                    asm!("redux.sync.min.s32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack))
+                }
+                Redux::Max => {
+                    asm!("redux.sync.max.s32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack))
+                }
+                Redux::UMin => {
+                    asm!("redux.sync.min.u32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack))
+                }
+                Redux::UMax => {
+                    asm!("redux.sync.max.u32 {r}, {v}, -1;", r = out(reg32) r, v = in(reg32) v, options(nostack))
+                }
             }
         };
         r

@@ -18,8 +18,8 @@ use core::marker::PhantomData;
 
 use crate::element::Element;
 use crate::layout::{InDim, Registers, Tables};
-use crate::thread::Thread;
 use crate::redux::{widen, Max, Min, Op, Redux, Sum};
+use crate::thread::Thread;
 use crate::tile::Tile;
 
 impl<S: Registers<M>, E: Element, const M: usize> Tile<S, E, M> {
@@ -103,21 +103,41 @@ impl ReducePlan {
         self.cost_with(m, elem_bits, false)
     }
 
-    /// Whether the lanes along the dim are a whole warp of 32: then an operator with a
-    /// `redux.sync` form reduces them in one instruction, as Triton does (its only case).
-    pub const fn whole_warp(&self) -> bool {
-        self.lanes_per_warp == 32 && self.lanes == 31
+    /// Lane bits off the dim whose lanes hold other elements (not copies): each value of them
+    /// is a group of lanes that reduces apart.
+    pub const fn distinct_lanes(&self) -> u32 {
+        (self.lanes_per_warp - 1) & !self.lanes & !self.spare
+    }
+
+    /// How many `redux.sync` per output register reduce the lanes along the dim, for an
+    /// operator that has one: a whole-warp instruction per group of lanes (each lane of
+    /// another group, or holding a copy, contributes the operator's identity), where that
+    /// takes fewer instructions than the butterflies, as Triton 3.9 chooses (its PTX: one per
+    /// register with every lane bit along the dim or holding copies, two with four lane bits
+    /// along it); 0 where the butterflies are used.
+    pub const fn redux_groups(&self) -> u32 {
+        let k = self.lanes.count_ones();
+        let groups = 1 << self.distinct_lanes().count_ones();
+        if self.lanes_per_warp == 32 && k > 0 && groups < k {
+            groups
+        } else {
+            0
+        }
     }
 
     /// [`ReducePlan::cost`] for an operator that has a `redux.sync` form (`redux`) or not.
     pub const fn cost_with(&self, m: u32, elem_bits: u32, redux: bool) -> ReduceCost {
         let words = elem_bits.div_ceil(32);
-        let by_redux = redux && self.whole_warp();
-        let lanes = match by_redux {
-            true => 0,
-            false => self.lanes.count_ones() * m * words,
+        let groups = if redux && elem_bits <= 32 {
+            self.redux_groups()
+        } else {
+            0
         };
-        let redux = if by_redux { m } else { 0 };
+        let lanes = match groups {
+            0 => self.lanes.count_ones() * m * words,
+            _ => 0,
+        };
+        let redux = groups * m;
         if self.warps == 0 {
             return ReduceCost {
                 shuffles: lanes,
@@ -132,7 +152,7 @@ impl ReducePlan {
         ReduceCost {
             shuffles: lanes + s.butterflies * m * words,
             stores: s.chunks,
-            loads: s.reads * s.chunks,
+            loads: s.loads,
             barriers: 1,
             shared_bytes: self.warps_per_cta * s.slots_per_warp * s.row_bytes,
             redux,
@@ -581,10 +601,22 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             seen[m] = true;
         });
         match redux {
-            Some(op) if plan.whole_warp() && E::BITS <= 32 => {
+            Some(op) if plan.redux_groups() > 0 && E::BITS <= 32 => {
+                let lane = t.lane();
+                let (mine, copy) = (pext(lane, plan.distinct_lanes()), lane & plan.spare != 0);
                 crate::unroll!(M, |m| {
                     let w = widen(op, acc[m].to_bits(), E::BITS);
-                    acc[m] = E::from_bits(t.redux(op, w) as u64);
+                    let mut out = w;
+                    let mut g = 0;
+                    while g < plan.redux_groups() {
+                        let part = if g == mine && !copy { w } else { op.identity() };
+                        let r = t.redux(op, part);
+                        if g == mine {
+                            out = r;
+                        }
+                        g += 1;
+                    }
+                    acc[m] = E::from_bits(out as u64);
                 });
             }
             _ => {
@@ -627,10 +659,10 @@ fn across_warps<T: Thread, E: Element, const M: usize>(
     let s = Staging::of(plan, M as u32, E::BITS);
     let lane = t.lane();
     let q = pext(lane, s.readers);
-    let row = |w: u32| (w * s.slots_per_warp + pext(lane, s.other_lanes)) * s.row_bytes;
+    let slot = pext(lane, s.other_lanes);
     t.scratch_write_begin();
     if q == 0 {
-        let at = row(t.warp());
+        let at = s.row(plan, slot, t.warp());
         crate::unroll!(s.chunks as usize, |c| {
             t.st_shared(
                 at + c as u32 * s.chunk,
@@ -640,18 +672,17 @@ fn across_warps<T: Thread, E: Element, const M: usize>(
         });
     }
     t.sync_block();
-    let group = t.warp() & !plan.warps;
-    let mut j = 0;
-    while j < s.reads {
-        let w = group | pdep((q + j * s.lanes) % s.warps, plan.warps);
-        let part = load_row::<T, E, M>(t, row(w), &s);
-        crate::unroll!(M, |m| acc[m] = if j == 0 {
-            part[m]
-        } else {
-            combine(acc[m], part[m])
+    // This lane's rows are adjacent: read them in the widest vectors.
+    let first = (t.warp() & !plan.warps) | pdep(q % s.warps, plan.warps);
+    let at = s.row(plan, slot, first);
+    crate::unroll!(s.loads as usize, |c| {
+        let w = t.ld_shared(at + c as u32 * s.load, s.load);
+        crate::unroll!(16, |i| if i < s.per_load {
+            let e = c * s.per_load + i;
+            let v = E::from_bits(get_bits(&w, i as u32 * E::BITS, E::BITS));
+            acc[e % M] = if e < M { v } else { combine(acc[e % M], v) };
         });
-        j += 1;
-    }
+    });
     let mut step = 0;
     while step < s.butterflies {
         let mask = pdep(1 << step, s.readers);
@@ -677,9 +708,13 @@ struct Staging {
     chunk: u32,
     per: usize,
     chunks: u32,
-    /// Rows each lane reads, and the butterflies after.
+    /// Rows each lane reads (adjacent), and the butterflies after.
     reads: u32,
     butterflies: u32,
+    /// Bytes per load of a lane's rows, elements per load, loads.
+    load: u32,
+    per_load: usize,
+    loads: u32,
 }
 
 impl Staging {
@@ -690,6 +725,12 @@ impl Staging {
         let ka = readers.count_ones();
         let row_bytes = m * bytes;
         let chunk = if row_bytes < 16 { row_bytes } else { 16 };
+        let reads = if kw > ka { 1 << (kw - ka) } else { 1 };
+        let load = if reads * row_bytes < 16 {
+            reads * row_bytes
+        } else {
+            16
+        };
         Staging {
             readers,
             lanes: 1 << ka,
@@ -700,9 +741,23 @@ impl Staging {
             chunk,
             per: (chunk / bytes) as usize,
             chunks: row_bytes / chunk,
-            reads: if kw > ka { 1 << (kw - ka) } else { 1 },
+            reads,
             butterflies: if kw < ka { kw } else { ka },
+            load,
+            per_load: (load / bytes) as usize,
+            loads: reads * row_bytes / load,
         }
+    }
+
+    /// The byte offset of the row of warp `w` and output copy `slot`. Rows go by copy, then
+    /// the warp bits off the dim, then the warps along it, placed so that the rows each reader
+    /// lane combines are adjacent: reader `q` reads warps `q, q + lanes, ...` along the dim.
+    const fn row(&self, plan: &ReducePlan, slot: u32, w: u32) -> u32 {
+        let others = (plan.warps_per_cta - 1) & !plan.warps;
+        let v = pext(w, plan.warps);
+        let pos = (v % self.lanes) * self.reads + v / self.lanes;
+        ((slot * (plan.warps_per_cta / self.warps) + pext(w, others)) * self.warps + pos)
+            * self.row_bytes
     }
 }
 
@@ -714,25 +769,6 @@ fn pack<E: Element, const M: usize>(v: &[E; M], at: usize, n: usize) -> [u32; 4]
         put_bits(&mut w, i as u32 * E::BITS, E::BITS, v[at + i].to_bits())
     });
     w
-}
-
-/// The row of `M` partials at byte `at`, in vectors.
-#[inline(always)]
-fn load_row<T: Thread, E: Element, const M: usize>(t: &T, at: u32, s: &Staging) -> [E; M] {
-    let mut out = [E::default(); M];
-    crate::unroll!(s.chunks as usize, |c| {
-        let w = t.ld_shared(at + c as u32 * s.chunk, s.chunk);
-        unpack(&w, &mut out, c * s.per, s.per)
-    });
-    out
-}
-
-/// The low `n` elements of a vector's words into `out[at..at + n]`.
-#[inline(always)]
-fn unpack<E: Element, const M: usize>(w: &[u32; 4], out: &mut [E; M], at: usize, n: usize) {
-    crate::unroll!(16, |i| if i < n {
-        out[at + i] = E::from_bits(get_bits(w, i as u32 * E::BITS, E::BITS))
-    });
 }
 
 /// `bits` bits of `x` at bit `at` of the 128-bit `w` (element-aligned: no field straddles a

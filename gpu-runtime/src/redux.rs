@@ -66,6 +66,16 @@ impl Redux {
         }
     }
 
+    /// The word that leaves any other unchanged: what lanes that take no part contribute.
+    pub const fn identity(self) -> u32 {
+        match self {
+            Redux::Add | Redux::Or | Redux::Xor | Redux::UMax => 0,
+            Redux::And | Redux::UMin => u32::MAX,
+            Redux::Min => i32::MAX as u32,
+            Redux::Max => i32::MIN as u32,
+        }
+    }
+
     /// Whether an element narrower than 32 bits is sign-extended into the word (signed min and
     /// max), not zero-extended.
     pub const fn signed(self) -> bool {

@@ -13,8 +13,9 @@ use serde_json::json;
 /// A reduction or a scan along a dim.
 #[derive(Clone, Copy, Debug)]
 pub enum Op {
-    /// `--reduce D`.
-    Reduce(u32),
+    /// `--reduce D`, and whether its combiner has a `redux.sync` form for the element type
+    /// (`--combine` sum, max, min, and, or or xor of integers of at most 32 bits).
+    Reduce(u32, bool),
     /// `--scan D`.
     Scan(u32),
 }
@@ -36,7 +37,7 @@ pub fn collective(
     }
     let regs = ll.in_dim_size("register") as u32;
     let (name, dim, cost, steps) = match op {
-        Op::Reduce(d) => {
+        Op::Reduce(d, redux) => {
             let slice = Encoding::Slice {
                 dim: d,
                 parent: Box::new(enc.clone()),
@@ -54,11 +55,20 @@ pub fn collective(
             let plan = reduce_plan(tables(&ll, "L"), tables(&sl, "slice"), d as usize)
                 .map_err(|m| m.as_str().to_string())?;
             let out = sl.in_dim_size("register") as u32;
+            let lanes = match (redux && bits <= 32, plan.redux_groups()) {
+                (true, 1) => "one redux.sync over the warp (lanes holding copies add the identity)".to_string(),
+                (true, g) if g > 1 => format!(
+                    "{} redux.sync over the warp, one per group of lanes (lane bits {:?}), the others adding the identity",
+                    g,
+                    bit_list(plan.distinct_lanes())
+                ),
+                _ => format!("butterflies over lane bits {:?}", bit_list(plan.lanes)),
+            };
             let steps = format!(
-                "{} registers combined into {} per thread, butterflies over lane bits {:?}, {}",
+                "{} registers combined into {} per thread, {}, {}",
                 regs,
                 out,
-                bit_list(plan.lanes),
+                lanes,
                 match plan.warps {
                     0 => "no shared memory".to_string(),
                     w => format!(
@@ -68,7 +78,7 @@ pub fn collective(
                     ),
                 }
             );
-            ("reduce", d, plan.cost(out, bits), steps)
+            ("reduce", d, plan.cost_with(out, bits, redux), steps)
         }
         Op::Scan(d) => {
             let plan = scan_plan(tables(&ll, "L"), d as usize).map_err(str::to_string)?;
@@ -102,15 +112,19 @@ pub fn collective(
     Ok(if json {
         format!("{}\n", cost_json(name, dim, bits, &cost))
     } else {
+        let redux = match cost.redux {
+            0 => String::new(),
+            n => format!("{} redux.sync, ", n),
+        };
         format!(
-            "{} along dim {} ({}-bit elements): {}\ncost per thread: {} shuffles, {} stores, {} loads, {} barriers, {} shared bytes\n",
-            name, dim, bits, steps, cost.shuffles, cost.stores, cost.loads, cost.barriers, cost.shared_bytes
+            "{} along dim {} ({}-bit elements): {}\ncost per thread: {}{} shuffles, {} stores, {} loads, {} barriers, {} shared bytes\n",
+            name, dim, bits, steps, redux, cost.shuffles, cost.stores, cost.loads, cost.barriers, cost.shared_bytes
         )
     })
 }
 
 fn cost_json(op: &str, dim: u32, bits: u32, c: &ReduceCost) -> serde_json::Value {
-    json!({
+    let mut v = json!({
         "op": op,
         "dim": dim,
         "element_bits": bits,
@@ -119,7 +133,11 @@ fn cost_json(op: &str, dim: u32, bits: u32, c: &ReduceCost) -> serde_json::Value
         "loads": c.loads,
         "barriers": c.barriers,
         "shared_bytes": c.shared_bytes,
-    })
+    });
+    if c.redux > 0 {
+        v["redux"] = json!(c.redux);
+    }
+    v
 }
 
 fn bit_list(mask: u32) -> Vec<u32> {

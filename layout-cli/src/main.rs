@@ -12,6 +12,7 @@
 //! layout -i examples/kernel.ttgir -l '#mma' --to '#blocked1' -t 'tensor<64x64xf16>'  # convert!'s plan
 //! layout -i examples/kernel.ttgir -l '#mma' --to '#blocked1' -t 'tensor<64x64xf16>' --html -o cvt.html
 //! layout -l '#ttg.blocked<{...}>' -t 'tensor<64x64xf32>' --reduce 1 [--json]  # Tile::reduce's plan
+//! layout -l '#ttg.blocked<{...}>' -t 'tensor<64x64xi32>' --reduce 1 --combine max  # redux.sync
 //! layout -l '#ttg.blocked<{...}>' -t 'tensor<64x64xf32>' --scan 1 [--json]    # Tile::scan's plan
 //! layout conflicts -l '#ttg.swizzled_shared<{...}>' --access '#ttg.blocked<{...}>' -t 'tensor<64x64xf16>'
 //! layout -l '#ttg.nvmma_shared<{...}>' -t 'tensor<64x64xf16>' --cute  # Sw<3,4,3> o _0 o (...):(...)
@@ -107,6 +108,11 @@ struct Cli {
     /// (shuffles, stores, loads, barriers, shared bytes; --json for an object).
     #[arg(long, value_name = "DIM", conflicts_with_all = ["to", "scan", "table", "latex", "svg", "html", "use_hw_view"])]
     reduce: Option<u32>,
+    /// With --reduce: the combiner, as `Tile::reduce_op` names it (`custom`: a closure). Sum,
+    /// max, min, and, or and xor of integers of at most 32 bits take one `redux.sync` where the
+    /// dim spans a whole warp, as Triton lowers them. Sum if absent.
+    #[arg(long, value_enum)]
+    combine: Option<Combine>,
     /// Plan `Tile::scan` along this dim and print its cost per thread, as --reduce.
     #[arg(long, value_name = "DIM", conflicts_with_all = ["to", "table", "latex", "svg", "html", "use_hw_view"])]
     scan: Option<u32>,
@@ -165,6 +171,18 @@ enum ColourArg {
     Thread,
     Warp,
     Bank,
+}
+
+/// `--combine`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Combine {
+    Sum,
+    Max,
+    Min,
+    And,
+    Or,
+    Xor,
+    Custom,
 }
 
 /// `--strategy`.
@@ -282,8 +300,15 @@ fn run(cli: &Cli) -> Result<String, String> {
     if let Some(to) = &cli.to {
         return plan_conversion(cli, to, &jobs, &aliases, &ty);
     }
+    let int32 = ty.element.starts_with('i') && ty.element_bits().is_some_and(|b| b <= 32);
+    if cli.combine.is_some() && cli.reduce.is_none() {
+        return Err(
+            "--combine names the combiner of a reduction: give the dim with --reduce".into(),
+        );
+    }
+    let redux = int32 && cli.combine != Some(Combine::Custom);
     let op = match (cli.reduce, cli.scan) {
-        (Some(d), _) => Some(collective::Op::Reduce(d)),
+        (Some(d), _) => Some(collective::Op::Reduce(d, redux)),
         (None, Some(d)) => Some(collective::Op::Scan(d)),
         (None, None) => None,
     };

@@ -898,11 +898,70 @@ fn reduce_and_scan_plans_and_costs() {
             ][..],
             "cannot be used with",
         ),
+        (
+            &[
+                "-l",
+                wide,
+                "-t",
+                "tensor<16x64xi32>",
+                "--scan",
+                "1",
+                "--combine",
+                "max",
+            ][..],
+            "give the dim with --reduce",
+        ),
     ] {
         let o = layout(args, None);
         assert_eq!(o.status.code(), Some(2), "{:?}", args);
         assert!(stderr(&o).contains(want), "{:?}: {}", args, stderr(&o));
     }
+}
+
+/// A reduction of integers of at most 32 bits over a whole warp takes one `redux.sync` per
+/// output register (the JSON's `redux` field) in place of five shuffles, as Triton lowers
+/// `tl.sum` of `i32`; floats, 64-bit integers, a custom combiner and a partial warp do not.
+#[test]
+fn whole_warp_integer_reductions_count_redux_sync() {
+    let row = "#ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>";
+    let run = |ty: &str, extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["-l", row, "-t", ty, "--reduce", "1", "--json"];
+        args.extend_from_slice(extra);
+        let o = layout(&args, None);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str(&stdout(&o)).unwrap()
+    };
+    let v = run("tensor<4x64xi32>", &[]);
+    assert_eq!(
+        (v["redux"].as_u64(), v["shuffles"].as_u64()),
+        (Some(1), Some(0))
+    );
+    let v = run("tensor<4x64xi8>", &["--combine", "min"]);
+    assert_eq!(v["redux"].as_u64(), Some(1));
+    for (ty, extra) in [
+        ("tensor<4x64xf32>", &[][..]),
+        ("tensor<4x64xi64>", &[][..]),
+        ("tensor<4x64xi32>", &["--combine", "custom"][..]),
+    ] {
+        let v = run(ty, extra);
+        assert_eq!(v.get("redux"), None, "{} {:?}", ty, extra);
+        assert!(v["shuffles"].as_u64().unwrap() >= 5);
+    }
+    let part = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>";
+    let o = layout(
+        &[
+            "-l",
+            part,
+            "-t",
+            "tensor<16x32xi32>",
+            "--reduce",
+            "1",
+            "--json",
+        ],
+        None,
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!((v.get("redux"), v["shuffles"].as_u64()), (None, Some(3)));
 }
 
 /// Blackwell's tensor-memory layouts print as JSON with in-dims `row, col, block` (Triton's
