@@ -16,13 +16,12 @@ use core::marker::PhantomData;
 
 use layout_plan::fixed::Fixed;
 use layout_plan::flat::{Flat, FlatError};
-use layout_plan::solve::{plan, Unplanned};
+use layout_plan::solve::{check_pair, plan, Mismatch, Unplanned};
 use layout_plan::Target;
 
 use crate::convert::{convert, Cost, Plan};
 use crate::element::Element;
 use crate::layout::{Layout, LayoutKind, Registers, Tables};
-use crate::mma::eq;
 use crate::reduce::Msg;
 use crate::thread::Thread;
 use crate::tile::Tile;
@@ -136,8 +135,8 @@ const fn solve(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Plan<Fixed>, C
         .push("` to `")
         .push(b.name)
         .push("` in generic code: ");
-    if let Some(why) = mismatch(a, b) {
-        m.push(why);
+    if !matches!(a.kind, LayoutKind::Distributed) || !matches!(b.kind, LayoutKind::Distributed) {
+        m.push("both layouts must be distributed (registers, lanes, warps, CTAs)");
         return Err(m);
     }
     let (s, t) = match (flat(a), flat(b)) {
@@ -147,6 +146,23 @@ const fn solve(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Plan<Fixed>, C
             return Err(m);
         }
     };
+    match check_pair(&s, &t) {
+        Ok(()) => {}
+        Err(Mismatch::Shape) => {
+            m.push("the layouts cover different shapes; a conversion keeps the tensor");
+            return Err(m);
+        }
+        Err(Mismatch::Threads { which, src, dst }) => {
+            m.push("the layouts have different numbers of ")
+                .push(Mismatch::what(which))
+                .push(" (")
+                .num(src)
+                .push(" and ")
+                .num(dst)
+                .push("); a conversion keeps them");
+            return Err(m);
+        }
+    }
     let target = Target::unspecified(1 << s.lane.len());
     match plan(&s, &t, elem_bits, &target) {
         Ok(p) => Ok(p),
@@ -158,42 +174,4 @@ const fn solve(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Plan<Fixed>, C
             Err(m)
         }
     }
-}
-
-/// Why `a` and `b` cannot be converted at all, if they cannot.
-const fn mismatch(a: &Tables, b: &Tables) -> Option<&'static str> {
-    if !matches!(a.kind, LayoutKind::Distributed) || !matches!(b.kind, LayoutKind::Distributed) {
-        return Some("both layouts must be distributed (registers, lanes, warps, CTAs)");
-    }
-    if a.rank != b.rank {
-        return Some("the layouts have different ranks; a conversion keeps the tensor");
-    }
-    let mut k = 0;
-    while k < a.rank {
-        if a.shape[k] != b.shape[k] {
-            return Some("the layouts cover different shapes; a conversion keeps the tensor");
-        }
-        k += 1;
-    }
-    let names = ["lane", "warp", "block"];
-    let mut n = 0;
-    while n < names.len() {
-        if size_of(a, names[n]) != size_of(b, names[n]) {
-            return Some("the layouts have different numbers of lanes, warps or CTAs; a conversion keeps them");
-        }
-        n += 1;
-    }
-    None
-}
-
-/// The size of in-dim `name` of `l` (1 if absent).
-const fn size_of(l: &Tables, name: &str) -> u32 {
-    let mut i = 0;
-    while i < l.in_dims.len() {
-        if eq(l.in_dims[i].name, name) {
-            return l.in_dims[i].size;
-        }
-        i += 1;
-    }
-    1
 }

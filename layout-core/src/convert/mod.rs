@@ -231,17 +231,16 @@ fn check_pair(
     }
     let s = bits::flatten(src)?;
     let t = bits::flatten(dst)?;
-    let counts = |f: &FlatLayout| [f.lane.len(), f.warp.len(), f.block.len()];
-    let what = ["lanes per warp", "warps", "CTAs"];
-    for (k, (a, b)) in counts(&s).into_iter().zip(counts(&t)).enumerate() {
-        if a != b {
-            bail!(kind: Shape,
-                "the layouts have different numbers of {} ({} and {}); a conversion keeps them",
-                what[k],
-                1u32 << a,
-                1u32 << b
-            );
-        }
+    match solve::check_pair(&s, &t) {
+        Ok(()) => {}
+        Err(solve::Mismatch::Threads { which, src, dst }) => bail!(kind: Shape,
+            "the layouts have different numbers of {} ({} and {}); a conversion keeps them",
+            solve::Mismatch::what(which),
+            src,
+            dst
+        ),
+        // The out-dims compared equal above; flattening keeps them.
+        Err(solve::Mismatch::Shape) => bail!(kind: Shape, "the layouts cover different tensors"),
     }
     if 1u32 << s.lane.len() != target.lanes {
         bail!(kind: Target,

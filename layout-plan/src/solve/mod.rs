@@ -37,6 +37,67 @@ pub enum Reach {
     Blocks,
 }
 
+/// Why two layouts cannot be converted into each other at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    /// They cover different tensors (ranks or shapes).
+    Shape,
+    /// Different numbers of lanes per warp, warps or CTAs (`which`: 0, 1, 2), and the two
+    /// counts.
+    Threads {
+        /// 0: lanes per warp, 1: warps, 2: CTAs.
+        which: usize,
+        /// The source's count.
+        src: u32,
+        /// The destination's count.
+        dst: u32,
+    },
+}
+
+impl Mismatch {
+    /// What the thread count of `which` counts.
+    pub const fn what(which: usize) -> &'static str {
+        match which {
+            0 => "lanes per warp",
+            1 => "warps",
+            _ => "CTAs",
+        }
+    }
+}
+
+/// The checks every conversion passes: the same tensor, and the same numbers of lanes per
+/// warp, warps and CTAs (a conversion keeps them).
+pub const fn check_pair(s: &Flat, t: &Flat) -> Result<(), Mismatch> {
+    if s.rank != t.rank || s.total_bits != t.total_bits {
+        return Err(Mismatch::Shape);
+    }
+    let mut k = 0;
+    while k < s.rank {
+        if s.dim_shift[k] != t.dim_shift[k] {
+            return Err(Mismatch::Shape);
+        }
+        k += 1;
+    }
+    let counts = [
+        (s.lane.len(), t.lane.len()),
+        (s.warp.len(), t.warp.len()),
+        (s.block.len(), t.block.len()),
+    ];
+    let mut which = 0;
+    while which < counts.len() {
+        let (a, b) = counts[which];
+        if a != b {
+            return Err(Mismatch::Threads {
+                which,
+                src: 1 << a,
+                dst: 1 << b,
+            });
+        }
+        which += 1;
+    }
+    Ok(())
+}
+
 /// How far converting `s` to `t` moves data.
 pub const fn reach(s: &Flat, t: &Flat) -> Reach {
     if !s.block.same(&t.block) {
