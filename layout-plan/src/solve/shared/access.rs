@@ -2,13 +2,10 @@
 //! a matrix instruction where the layout fits one and it takes fewer instructions.
 
 use super::matrix::matrix_access;
-use super::smem::{access_groups, Side, Smem};
+use super::smem::{access_groups, addrs, Side, Smem};
 use super::swizzle::AccessKind;
 use super::Unfit;
-use crate::fixed::{Fixed, FixedList, SHORT_CAP};
-
-/// A short list of addresses (one per bit of a hardware index).
-pub(super) type Short = FixedList<u32, SHORT_CAP>;
+use crate::fixed::{Fixed, FixedList};
 use crate::flat::{combine, Bases, Flat};
 use crate::ir::{Instr, SmemAccess};
 use crate::{CTA_SHIFT, NO_PADDING, OFFSET_MASK};
@@ -66,17 +63,6 @@ const fn low_clear(bases: &Bases, smem: &Smem, low: u32) -> bool {
         i += 1;
     }
     true
-}
-
-/// The addresses of `bases`.
-pub(super) const fn addrs(bases: &Bases, smem: &Smem, ebytes: u32) -> Short {
-    let mut out = FixedList::new(0);
-    let mut i = 0;
-    while i < bases.len() {
-        out.push(smem.addr_of(bases.get(i), ebytes));
-        i += 1;
-    }
-    out
 }
 
 /// Plain vector accesses of the registers at `vpos` (register bit positions).

@@ -8,8 +8,7 @@
 //! none, one (`.x1`, only lanes 0-7 do). `lane_bases` is then the address function of the lane
 //! that supplies a row address (`8 q + row`; zero for the lane bits no matrix uses).
 
-use super::access::{addrs, Short};
-use super::smem::{access_groups, Groups, Side, Smem};
+use super::smem::{access_groups, addrs, Groups, Short, Side, Smem};
 use crate::fixed::{Fixed, FixedList};
 use crate::flat::{combine, Bases, Flat};
 use crate::ir::{Instr, SmemAccess};

@@ -1,7 +1,8 @@
 //! The shared layout as the planner sees it: which offset, round and CTA a tensor element goes
 //! to, and the sides that store and load through it.
 
-use crate::fixed::FixedList;
+use crate::fixed::{FixedList, SHORT_CAP};
+use crate::flat::Bases;
 use crate::flat::{combine, Flat, Span};
 use crate::CTA_SHIFT;
 
@@ -154,4 +155,18 @@ pub const fn access_groups(side: &Side, used: usize, smem: &Smem) -> Option<Grou
         round += 1;
     }
     Some(out)
+}
+
+/// A short list of addresses (one per bit of a hardware index).
+pub(super) type Short = FixedList<u32, SHORT_CAP>;
+
+/// The addresses of `bases`.
+pub(super) const fn addrs(bases: &Bases, smem: &Smem, ebytes: u32) -> Short {
+    let mut out = FixedList::new(0);
+    let mut i = 0;
+    while i < bases.len() {
+        out.push(smem.addr_of(bases.get(i), ebytes));
+        i += 1;
+    }
+    out
 }
