@@ -95,6 +95,8 @@ pub use gpu_runtime::planned;
 #[doc(inline)]
 pub use gpu_runtime::reduce;
 #[doc(inline)]
+pub use gpu_runtime::redux;
+#[doc(inline)]
 pub use gpu_runtime::scan;
 #[doc(inline)]
 pub use gpu_runtime::unroll;

@@ -4,10 +4,10 @@
 //! `redux.sync`, shuffles, shared accesses and barriers as the plan's cost says.
 
 use linear_layouts::reduce::Slice;
-use linear_layouts::runtime::redux::{BitAnd, BitOr, BitXor, Max, Min, Op, Sum};
+use linear_layouts::redux::{BitAnd, BitOr, BitXor, Max, Min, Op, Sum};
 use linear_layouts::runtime::Element;
 use linear_layouts::sim::{launch, Launch};
-use linear_layouts::{layout, Registers, Thread, Tile};
+use linear_layouts::{layout, Bf16, Registers, Thread, Tile, F16};
 
 layout! {
     // Dim 1 over the 32 lanes of each warp (and 2 registers): one redux.sync per row.
@@ -151,6 +151,14 @@ fn sum_max_and_min_are_one_call_each() {
         let f = Tile::<Warp, f32, 2>::from_coords(t, |[_, j]| j as f32);
         let fs: Tile<WarpSum, f32, 1> = f.sum::<1, _, 1>(t);
         assert_eq!(fs.values, [2016.0]);
+        // 16-bit floats combine in f32, rounded back each time (exact for these integers).
+        let h = Tile::<Warp, F16, 2>::from_coords(t, |[_, j]| F16::round(j as f32));
+        let hs: Tile<WarpSum, F16, 1> = h.sum::<1, _, 1>(t);
+        let hm: Tile<WarpSum, F16, 1> = h.max::<1, _, 1>(t);
+        assert_eq!((hs.values[0].widen(), hm.values[0].widen()), (2016.0, 63.0));
+        let b = Tile::<Warp, Bf16, 2>::from_coords(t, |[_, j]| Bf16::round(j as f32 - 32.0));
+        let bm: Tile<WarpSum, Bf16, 1> = b.min::<1, _, 1>(t);
+        assert_eq!(bm.values[0].widen(), -32.0);
     })
     .expect("no simulator issue");
 }

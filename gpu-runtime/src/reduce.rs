@@ -505,14 +505,18 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     }
 
     /// [`Tile::reduce`] by a named operator ([`Sum`], [`Max`], [`Min`], [`BitAnd`], [`BitOr`],
-    /// [`BitXor`]): where the dim spans a whole warp of 32 lanes and the operator has a
-    /// `redux.sync` form (integers of at most 32 bits), one `redux.sync` per output register
-    /// replaces the five butterflies, as Triton lowers `tl.sum` of `i32` on sm_80 and later.
+    /// [`BitXor`]): where the operator has a `redux.sync` form (integers of at most 32 bits),
+    /// the lanes along the dim reduce by whole-warp `redux.sync`, one per output register and
+    /// group of lanes off the dim (the other groups' lanes, and lanes holding copies, add the
+    /// identity), wherever that takes fewer instructions than the butterflies: one in place of
+    /// five where the dim spans the warp, two in place of four where it spans 16 lanes. Triton
+    /// 3.9 lowers `tl.sum`/`tl.max` of `i32` so on sm_80 and later (its PTX, in the reduce
+    /// differential).
     ///
     /// ```
     /// use linear_layouts::sim::{launch, Launch};
     /// use linear_layouts::{layout, Thread, Tile};
-    /// use linear_layouts::runtime::redux::Sum;
+    /// use linear_layouts::redux::Sum;
     ///
     /// layout! {
     ///     Rows = blocked(sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [4, 64];

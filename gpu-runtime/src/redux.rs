@@ -201,6 +201,29 @@ macro_rules! float_ops {
 
 float_ops!(f32, f64);
 
+macro_rules! half_ops {
+    ($($t:ty),*) => {$(
+        /// In f32, rounded back to the element once per combination.
+        impl Op<$t> for Sum {
+            const REDUX: Option<Redux> = None;
+            #[inline(always)]
+            fn combine(self, a: $t, b: $t) -> $t { <$t>::round(a.widen() + b.widen()) }
+        }
+        impl Op<$t> for Max {
+            const REDUX: Option<Redux> = None;
+            #[inline(always)]
+            fn combine(self, a: $t, b: $t) -> $t { <$t>::round(a.widen().max(b.widen())) }
+        }
+        impl Op<$t> for Min {
+            const REDUX: Option<Redux> = None;
+            #[inline(always)]
+            fn combine(self, a: $t, b: $t) -> $t { <$t>::round(a.widen().min(b.widen())) }
+        }
+    )*};
+}
+
+half_ops!(crate::float16::F16, crate::float16::Bf16);
+
 /// Element `bits` (of `elem_bits`) as `op`'s word: sign-extended for signed min and max.
 #[inline(always)]
 pub const fn widen(op: Redux, bits: u64, elem_bits: u32) -> u32 {

@@ -13,9 +13,10 @@ use serde_json::json;
 /// A reduction or a scan along a dim.
 #[derive(Clone, Copy, Debug)]
 pub enum Op {
-    /// `--reduce D`, and whether its combiner has a `redux.sync` form for the element type
-    /// (`--combine` sum, max, min, and, or or xor of integers of at most 32 bits).
-    Reduce(u32, bool),
+    /// `--reduce D`, whether its combiner has a `redux.sync` form for the element type
+    /// (`--combine` sum, max, min, and, or or xor of integers of at most 32 bits), and the
+    /// combiner's name.
+    Reduce(u32, bool, &'static str),
     /// `--scan D`.
     Scan(u32),
 }
@@ -37,7 +38,7 @@ pub fn collective(
     }
     let regs = ll.in_dim_size("register") as u32;
     let (name, dim, cost, steps) = match op {
-        Op::Reduce(d, redux) => {
+        Op::Reduce(d, redux, _) => {
             let slice = Encoding::Slice {
                 dim: d,
                 parent: Box::new(enc.clone()),
@@ -56,7 +57,10 @@ pub fn collective(
                 .map_err(|m| m.as_str().to_string())?;
             let out = sl.in_dim_size("register") as u32;
             let lanes = match (redux && bits <= 32, plan.redux_groups()) {
-                (true, 1) => "one redux.sync over the warp (lanes holding copies add the identity)".to_string(),
+                (true, 1) if plan.spare != 0 => {
+                    "one redux.sync over the warp (lanes holding copies add the identity)".to_string()
+                }
+                (true, 1) => "one redux.sync over the warp".to_string(),
                 (true, g) if g > 1 => format!(
                     "{} redux.sync over the warp, one per group of lanes (lane bits {:?}), the others adding the identity",
                     g,
@@ -110,15 +114,28 @@ pub fn collective(
         }
     };
     Ok(if json {
-        format!("{}\n", cost_json(name, dim, bits, &cost))
+        let mut v = cost_json(name, dim, bits, &cost);
+        if let Op::Reduce(_, _, combine) = op {
+            v["combine"] = json!(combine);
+        }
+        format!("{}\n", v)
     } else {
         let redux = match cost.redux {
             0 => String::new(),
             n => format!("{} redux.sync, ", n),
         };
         format!(
-            "{} along dim {} ({}-bit elements): {}\ncost per thread: {}{} shuffles, {} stores, {} loads, {} barriers, {} shared bytes\n",
-            name, dim, bits, steps, redux, cost.shuffles, cost.stores, cost.loads, cost.barriers, cost.shared_bytes
+            "{} along dim {} ({}-bit elements): {}\ncost per thread: {}{}, {}, {}, {}, {} shared bytes\n",
+            name,
+            dim,
+            bits,
+            steps,
+            redux,
+            counted(cost.shuffles, "shuffle"),
+            counted(cost.stores, "store"),
+            counted(cost.loads, "load"),
+            counted(cost.barriers, "barrier"),
+            cost.shared_bytes
         )
     })
 }
@@ -138,6 +155,11 @@ fn cost_json(op: &str, dim: u32, bits: u32, c: &ReduceCost) -> serde_json::Value
         v["redux"] = json!(c.redux);
     }
     v
+}
+
+/// `n` and `what`, plural unless `n` is 1.
+fn counted(n: u32, what: &str) -> String {
+    format!("{} {}{}", n, what, if n == 1 { "" } else { "s" })
 }
 
 fn bit_list(mask: u32) -> Vec<u32> {

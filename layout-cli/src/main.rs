@@ -98,7 +98,7 @@ struct Cli {
     #[arg(long)]
     cute: bool,
     /// Read {"layout": ..., "tensor": ...} lines from standard input; write one JSON object each.
-    #[arg(long, conflicts_with_all = ["view", "to"])]
+    #[arg(long, conflicts_with_all = ["view", "to", "reduce", "scan", "combine"])]
     jsonl: bool,
     /// Plan the conversion from the layout (-l) to this one, as convert! would, and print its cost
     /// (element size from -t; --json for an object).
@@ -183,6 +183,21 @@ enum Combine {
     Or,
     Xor,
     Custom,
+}
+
+impl Combine {
+    /// The name `--combine` takes.
+    fn name(self) -> &'static str {
+        match self {
+            Combine::Sum => "sum",
+            Combine::Max => "max",
+            Combine::Min => "min",
+            Combine::And => "and",
+            Combine::Or => "or",
+            Combine::Xor => "xor",
+            Combine::Custom => "custom",
+        }
+    }
 }
 
 /// `--strategy`.
@@ -300,15 +315,20 @@ fn run(cli: &Cli) -> Result<String, String> {
     if let Some(to) = &cli.to {
         return plan_conversion(cli, to, &jobs, &aliases, &ty);
     }
-    let int32 = ty.element.starts_with('i') && ty.element_bits().is_some_and(|b| b <= 32);
-    if cli.combine.is_some() && cli.reduce.is_none() {
-        return Err(
-            "--combine names the combiner of a reduction: give the dim with --reduce".into(),
-        );
-    }
+    let int = ["i", "si", "ui"].iter().any(|p| {
+        ty.element
+            .strip_prefix(p)
+            .is_some_and(|d| d.starts_with(|c: char| c.is_ascii_digit()))
+    });
+    let int32 = int && ty.element_bits().is_some_and(|b| b <= 32);
+    check_combine(cli, int, &ty.element)?;
     let redux = int32 && cli.combine != Some(Combine::Custom);
     let op = match (cli.reduce, cli.scan) {
-        (Some(d), _) => Some(collective::Op::Reduce(d, redux)),
+        (Some(d), _) => Some(collective::Op::Reduce(
+            d,
+            redux,
+            cli.combine.unwrap_or(Combine::Sum).name(),
+        )),
         (None, Some(d)) => Some(collective::Op::Scan(d)),
         (None, None) => None,
     };
@@ -320,6 +340,24 @@ fn run(cli: &Cli) -> Result<String, String> {
         return collective::collective(enc, &ty.shape, bits, op, cli.view() == View::Json);
     }
     render(cli, jobs, &ty)
+}
+
+/// `--combine` where it applies: with `--reduce`, and bitwise combiners on integers only.
+fn check_combine(cli: &Cli, int: bool, element: &str) -> Result<(), String> {
+    match (cli.combine, cli.reduce, cli.scan) {
+        (Some(_), None, Some(_)) => Err(
+            "--combine names a reduction's combiner; a scan takes none (Tile::scan takes a closure): leave --combine out"
+                .into(),
+        ),
+        (Some(_), None, None) => {
+            Err("--combine names the combiner of a reduction: give the dim with --reduce".into())
+        }
+        (Some(Combine::And | Combine::Or | Combine::Xor), Some(_), _) if !int => Err(format!(
+            "--combine and, or and xor combine integers, and this tensor's elements are {}: use sum, max, min or custom",
+            element
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The aliases of `-i FILE`, or none.

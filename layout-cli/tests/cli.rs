@@ -909,7 +909,24 @@ fn reduce_and_scan_plans_and_costs() {
                 "--combine",
                 "max",
             ][..],
+            "a scan takes none",
+        ),
+        (
+            &["-l", wide, "-t", "tensor<16x64xi32>", "--combine", "max"][..],
             "give the dim with --reduce",
+        ),
+        (
+            &[
+                "-l",
+                wide,
+                "-t",
+                "tensor<16x64xf32>",
+                "--reduce",
+                "1",
+                "--combine",
+                "xor",
+            ][..],
+            "combine integers",
         ),
     ] {
         let o = layout(args, None);
@@ -937,6 +954,9 @@ fn whole_warp_integer_reductions_count_redux_sync() {
         (Some(1), Some(0))
     );
     let v = run("tensor<4x64xi8>", &["--combine", "min"]);
+    assert_eq!(v["redux"].as_u64(), Some(1));
+    assert_eq!(v["combine"].as_str(), Some("min"));
+    let v = run("tensor<4x64xui32>", &["--combine", "max"]);
     assert_eq!(v["redux"].as_u64(), Some(1));
     for (ty, extra) in [
         ("tensor<4x64xf32>", &[][..]),
