@@ -753,10 +753,14 @@ impl Staging {
         }
     }
 
-    /// The byte offset of the row of warp `w` and output copy `slot`. Rows go by copy, then
-    /// the warp bits off the dim, then the warps along it, placed so that the rows each reader
-    /// lane combines are adjacent: reader `q` reads warps `q, q + lanes, ...` along the dim.
+    /// The byte offset of the row of warp `w` and output copy `slot`. Where each lane reads one
+    /// row: by warp, then copy. Where it reads several: by copy, then the warp bits off the
+    /// dim, then the warps along it, placed so that the rows each reader lane combines are
+    /// adjacent (reader `q` reads warps `q, q + lanes, ...` along the dim) and read together.
     const fn row(&self, plan: &ReducePlan, slot: u32, w: u32) -> u32 {
+        if self.reads == 1 {
+            return (w * self.slots_per_warp + slot) * self.row_bytes;
+        }
         let others = (plan.warps_per_cta - 1) & !plan.warps;
         let v = pext(w, plan.warps);
         let pos = (v % self.lanes) * self.reads + v / self.lanes;
