@@ -681,11 +681,7 @@ fn across_warps<T: Thread, E: Element, const M: usize>(
     let at = s.row(plan, slot, first);
     crate::unroll!(s.loads as usize, |c| {
         let w = t.ld_shared(at + c as u32 * s.load, s.load);
-        crate::unroll!(16, |i| if i < s.per_load {
-            let e = c * s.per_load + i;
-            let v = E::from_bits(get_bits(&w, i as u32 * E::BITS, E::BITS));
-            acc[e % M] = if e < M { v } else { combine(acc[e % M], v) };
-        });
+        combine_loaded(acc, &w, c * s.per_load, s.per_load, combine);
     });
     let mut step = 0;
     while step < s.butterflies {
@@ -694,6 +690,24 @@ fn across_warps<T: Thread, E: Element, const M: usize>(
         step += 1;
     }
     t.scratch_reads_pending();
+}
+
+/// Combine the `n` elements of a loaded vector, elements `at..at + n` of this lane's adjacent
+/// rows of `M` partials, into `acc` (the first row's replace it). A function of its own: its
+/// written-out loop inside the loads' would be 128 times as long.
+#[inline(always)]
+fn combine_loaded<E: Element, const M: usize>(
+    acc: &mut [E; M],
+    w: &[u32; 4],
+    at: usize,
+    n: usize,
+    combine: &impl Fn(E, E) -> E,
+) {
+    crate::unroll!(16, |i| if i < n {
+        let e = at + i;
+        let v = E::from_bits(get_bits(w, i as u32 * E::BITS, E::BITS));
+        acc[e % M] = if e < M { v } else { combine(acc[e % M], v) };
+    });
 }
 
 /// How a cross-warp reduction lays its partials out in shared memory: a row of `M` elements
