@@ -138,6 +138,7 @@ pub const fn access_shape(
 }
 
 /// The XOR of `bases[b]` over the set bits `b` of `x`.
+#[inline(always)]
 pub const fn xor_of(bases: &[u32], x: u32) -> u32 {
     let mut acc = 0;
     let mut b = 0;

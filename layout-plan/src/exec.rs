@@ -10,6 +10,7 @@
 //! The control flow depends only on the plan, never on data, so a machine may evaluate every
 //! lane at once or emit code instead of running it.
 
+use crate::banks::xor_of;
 use crate::cost::Barrier;
 use crate::ir::{GatherPlan, Instr, Padding, Plan, SharedPlan, ShufflePlan, SmemAccess, Storage};
 use crate::MAX_SHUFFLE_WORDS;
@@ -557,19 +558,6 @@ fn trans_store<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>, v: us
         m.st_shared(s.remote, addr, bytes, words);
         k += 1;
     }
-}
-
-/// The XOR of `bases[b]` over the set bits `b` of `x`.
-#[inline(always)]
-fn xor_of(bases: &[u32], x: u32) -> u32 {
-    let (mut out, mut b) = (0, 0);
-    while b < bases.len() {
-        if (x >> b) & 1 == 1 {
-            out ^= bases[b];
-        }
-        b += 1;
-    }
-    out
 }
 
 /// A [`Instr::TransRead`]'s source lane as a linear function of the lane: its `lane_src` as

@@ -9,10 +9,10 @@
 
 use alloc::vec::Vec;
 
-use super::{Instr, Target};
+use super::Target;
 use alloc::collections::BTreeMap;
 
-use layout_plan::banks::{count_phase, phase_of, phase_shape};
+use layout_plan::banks::{access_shape, count_phase, phase_of, xor_of};
 use layout_plan::{pad_address, OFFSET_MASK};
 use layout_plan::{SmemAccess, Storage};
 
@@ -82,25 +82,14 @@ pub fn bank_conflicts_of_warp<S: Storage>(
     warp: u32,
 ) -> Vec<InstrConflicts> {
     let bank_bytes = target.bank_bytes;
-    let (matrix, active) = match a.instr {
-        Instr::Matrix { count, .. } => (true, 8 * count as usize),
-        // A transposed read's lanes each read their row: a plain vector load's pattern.
-        Instr::Vector | Instr::TransRead { .. } => (false, lanes),
-    };
-    let (bytes, per_phase) = phase_shape(matrix, a.vec * ebytes, lanes as u32, target);
-    let per_phase = per_phase as usize;
-    let warp_base = (0..a.warp_bases.len())
-        .filter(|&b| (warp >> b) & 1 == 1)
-        .fold(0u32, |acc, b| acc ^ a.warp_bases[b]);
-    let base = |lane: usize| {
-        (0..a.lane_bases.len())
-            .filter(|&b| (lane >> b) & 1 == 1)
-            .fold(warp_base, |acc, b| acc ^ a.lane_bases[b])
-    };
+    let (matrix, active, bytes, per_phase) =
+        access_shape(&a.instr, a.vec * ebytes, lanes as u32, target);
+    let warp_base = xor_of(&a.warp_bases, warp);
+    let base = |lane: usize| warp_base ^ xor_of(&a.lane_bases, lane as u32);
     // Each phase's lanes, in the order of their first lane.
     let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-    for lane in 0..active.min(lanes) {
-        let key = phase_of(lane as u32, per_phase as u32, bytes, load, matrix, target);
+    for lane in 0..active as usize {
+        let key = phase_of(lane as u32, per_phase, bytes, load, matrix, target);
         groups.entry(key).or_default().push(lane);
     }
     let mut groups: Vec<Vec<usize>> = groups.into_values().collect();

@@ -53,10 +53,6 @@ pub(super) fn trans_read_access(
     target: &Target,
 ) -> Option<SmemAccess<Fixed>> {
     let f = side.flat;
-    let offset_of = |v: u64, smem: &Smem| smem.offset_of(v);
-    let round_of = |v: u64, smem: &Smem| smem.round_of(v);
-    let cta_of = |v: u64, smem: &Smem| smem.cta_of(v);
-    let addr_of = |v: u64, smem: &Smem, ebytes: u32| smem.addr_of(v, ebytes);
     let row_bits_total = target.trans_read.lane_bits(8 * ebytes)?;
     let t = (row_bits_total / (8 * ebytes)).trailing_zeros() as usize;
     let lanes = f.lane.len();
@@ -68,9 +64,9 @@ pub(super) fn trans_read_access(
     }
     // The tile: lanes below T read consecutive elements of one row.
     let tile = (0..t).all(|i| {
-        offset_of(f.lane[i], smem) == 1 << i
-            && round_of(f.lane[i], smem) == 0
-            && cta_of(f.lane[i], smem) == 0
+        smem.offset_of(f.lane[i]) == 1 << i
+            && smem.round_of(f.lane[i]) == 0
+            && smem.cta_of(f.lane[i]) == 0
     });
     // Everything else moves whole rows; each CTA reads its own buffer.
     let aligned = f
@@ -78,11 +74,11 @@ pub(super) fn trans_read_access(
         .iter()
         .chain(&f.lane[t..])
         .chain(&f.warp)
-        .all(|&b| offset_of(b, smem) & ((1 << t) - 1) == 0 && round_of(b, smem) == 0);
+        .all(|&b| smem.offset_of(b) & ((1 << t) - 1) == 0 && smem.round_of(b) == 0);
     let local = f
         .block
         .iter()
-        .all(|&b| cta_of(b, smem) == 0 && offset_of(b, smem) == 0);
+        .all(|&b| smem.cta_of(b) == 0 && smem.offset_of(b) == 0);
     if !tile || !aligned || !local {
         return None;
     }
@@ -100,18 +96,18 @@ pub(super) fn trans_read_access(
         .map(|(j, r)| match *r {
             RowBit::Lane(b) => {
                 lane_src[b] = 1 << j;
-                addr_of(f.lane[b], smem, ebytes)
+                smem.addr_of(f.lane[b], ebytes)
             }
             RowBit::Reg(c) => {
                 reg_src[c] = 1 << j;
-                addr_of(f.reg[c], smem, ebytes)
+                smem.addr_of(f.reg[c], ebytes)
             }
         })
         .collect();
     let mut regs = FixedList::new(0);
     let mut reg_offsets = FixedList::new(0);
     for &x in access_groups(side, (1 << t) - 1, smem)?.iter() {
-        reg_offsets.push(addr_of(combine(&f.reg, x as u64), smem, ebytes));
+        reg_offsets.push(smem.addr_of(combine(&f.reg, x as u64), ebytes));
         for k in 0..1u16 << t {
             regs.push(x | k);
         }
@@ -121,7 +117,7 @@ pub(super) fn trans_read_access(
         l.extend(v);
         l
     };
-    let warp_bases: Vec<u32> = f.warp.iter().map(|&b| addr_of(b, smem, ebytes)).collect();
+    let warp_bases: Vec<u32> = f.warp.iter().map(|&b| smem.addr_of(b, ebytes)).collect();
     Some(SmemAccess {
         vec: 1 << t,
         regs,
