@@ -20,6 +20,20 @@ struct Values<'a, E, T> {
     t: &'a T,
     src: &'a [E],
     dst: &'a mut [E],
+    /// Whether stores take effect ([`SharedMachine::begin_if`]'s condition).
+    active: bool,
+}
+
+impl<'a, E, T> Values<'a, E, T> {
+    #[inline(always)]
+    fn new(t: &'a T, src: &'a [E], dst: &'a mut [E]) -> Self {
+        Values {
+            t,
+            src,
+            dst,
+            active: true,
+        }
+    }
 }
 
 /// The low `bits` of `x`.
@@ -128,10 +142,12 @@ impl<E: Element, T: Thread> SharedMachine for Values<'_, E, T> {
         self.t.lane() & lane_skip == 0 && self.t.warp() & warp_skip == 0
     }
     #[inline(always)]
-    fn when(&mut self, c: bool, body: impl FnOnce(&mut Self)) {
-        if c {
-            body(self)
-        }
+    fn begin_if(&mut self, c: bool) {
+        self.active = c;
+    }
+    #[inline(always)]
+    fn end_if(&mut self) {
+        self.active = true;
     }
     #[inline(always)]
     fn pad(&mut self, addr: u32, padding: layout_plan::Padding) -> u32 {
@@ -139,7 +155,9 @@ impl<E: Element, T: Thread> SharedMachine for Values<'_, E, T> {
     }
     #[inline(always)]
     fn st_shared(&mut self, remote: bool, addr: u32, bytes: u32, words: [u32; 4]) {
-        st_at(self.t, remote, addr, bytes, words)
+        if self.active {
+            st_at(self.t, remote, addr, bytes, words)
+        }
     }
     #[inline(always)]
     fn ld_shared(&mut self, remote: bool, addr: u32, bytes: u32) -> [u32; 4] {
@@ -147,7 +165,9 @@ impl<E: Element, T: Thread> SharedMachine for Values<'_, E, T> {
     }
     #[inline(always)]
     fn stmatrix(&mut self, count: u8, addr: u32, trans: bool, words: [u32; 4]) {
-        self.t.stmatrix(count as u32, addr, trans, words)
+        if self.active {
+            self.t.stmatrix(count as u32, addr, trans, words)
+        }
     }
     #[inline(always)]
     fn ldmatrix(&mut self, count: u8, addr: u32, trans: bool) -> [u32; 4] {
@@ -193,20 +213,13 @@ pub fn convert_slices<E: Element, T: Thread, S: Storage>(
     src: &[E],
     dst: &mut [E],
 ) {
-    exec::run(&mut Values { t, src, dst }, plan)
+    exec::run(&mut Values::new(t, src, dst), plan)
 }
 
 /// Store this thread's registers `src` by the accesses of `s` (threads holding copies skip).
 #[inline(always)]
 pub fn store_access<E: Element, T: Thread, S: Storage>(s: &SmemAccess<S>, t: &T, src: &[E]) {
-    exec::store(
-        &mut Values {
-            t,
-            src,
-            dst: &mut [],
-        },
-        s,
-    )
+    exec::store(&mut Values::new(t, src, &mut []), s)
 }
 
 /// `each(v, byte address)` for every access `v` of `s` this thread stores (see
@@ -217,18 +230,18 @@ pub fn store_addresses<T: Thread, S: Storage>(
     t: &T,
     mut each: impl FnMut(usize, u32),
 ) {
-    let mut m = Values::<u8, T> {
-        t,
-        src: &[],
-        dst: &mut [],
-    };
-    exec::store_addresses(&mut m, s, |_, v, addr| each(v, addr))
+    let mut m = Values::<u8, T>::new(t, &[], &mut []);
+    exec::store_addresses(&mut m, s, |m, v, addr| {
+        if m.active {
+            each(v, addr)
+        }
+    })
 }
 
 /// Load this thread's registers `dst` by the accesses of `l`.
 #[inline(always)]
 pub fn load_access<E: Element, T: Thread, S: Storage>(l: &SmemAccess<S>, t: &T, dst: &mut [E]) {
-    exec::load(&mut Values { t, src: &[], dst }, l)
+    exec::load(&mut Values::new(t, &[], dst), l)
 }
 
 /// `st.shared` at `addr`, or into another CTA's shared memory for a remote access.

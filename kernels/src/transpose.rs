@@ -1,11 +1,14 @@
 //! Transpose of an `n x n` matrix by 64x64 tiles: each CTA of 4 warps loads its tile in a
 //! row-major blocked layout (16-byte coalesced loads), `convert!`s it to the column-major blocked
 //! layout through the shared memory the plan picks, and stores it transposed (16-byte coalesced
-//! stores). Plus a plain copy kernel, the bandwidth yardstick.
+//! stores). The same tile once more as a generic function, its conversion planned from the
+//! layouts' types. Plus a plain copy kernel, the bandwidth yardstick.
 
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
-use linear_layouts::{convert, layout, Global, GlobalMut, Thread, Tile};
+#[cfg(not(target_arch = "spirv"))]
+use linear_layouts::planned::Planned;
+use linear_layouts::{convert, layout, Element, Global, GlobalMut, Registers, Thread, Tile};
 
 layout! {
     /// Rows of 64 f32: lanes 0-15 cover a row with 4 consecutive elements each.
@@ -90,6 +93,46 @@ pub fn transpose_u16(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: 
 pub fn transpose_u16_128(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: u32) {
     let [bx, by, _] = t.block_idx();
     transpose_u16_big_tile(t, &inp, &out, n, bx, by);
+}
+
+/// The transpose tile written once for any pair of layouts and element type: the conversion is
+/// planned from the layouts' tables (`Tile::convert`), so `A`, `B` and `E` are generic
+/// parameters and no macro names them. Its kernels below issue the shared-memory accesses of
+/// their `convert!` twins above (`xtask ptx-check` compares them).
+#[inline(always)]
+pub fn transpose_tile_generic<A, B, E, T, const N: usize>(
+    t: &T,
+    inp: &Global<E>,
+    out: &GlobalMut<E>,
+    n: u32,
+    [bx, by]: [u32; 2],
+) where
+    A: Registers<N>,
+    B: Registers<N>,
+    E: Element,
+    T: Thread,
+{
+    let side = A::SHAPE[0];
+    let origin = [by * side, bx * side];
+    let a = Tile::<A, E, N>::load(t, inp, origin, [n, 1]);
+    let b: Tile<B, E, N> = a.convert(t);
+    b.store(t, out, origin, [1, n]);
+}
+
+/// [`transpose_f32`] through [`transpose_tile_generic`].
+#[cfg(not(target_arch = "spirv"))]
+#[kernel(block = TileIn::THREADS, shared = Planned::<TileIn, TileOut, f32>::COST.shared_bytes)]
+pub fn transpose_f32_generic(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, n: u32) {
+    let [bx, by, _] = t.block_idx();
+    transpose_tile_generic::<TileIn, TileOut, f32, _, 32>(t, &inp, &out, n, [bx, by]);
+}
+
+/// [`transpose_u16`] through [`transpose_tile_generic`].
+#[cfg(not(target_arch = "spirv"))]
+#[kernel(block = TileIn16::THREADS, shared = Planned::<TileIn16, TileOut16, u16>::COST.shared_bytes)]
+pub fn transpose_u16_generic(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: u32) {
+    let [bx, by, _] = t.block_idx();
+    transpose_tile_generic::<TileIn16, TileOut16, u16, _, 32>(t, &inp, &out, n, [bx, by]);
 }
 
 /// `out = in`, `n4` 16-byte vectors, one per thread per iteration (grid-stride): the bandwidth

@@ -172,6 +172,8 @@ struct Emit<'a> {
     stmts: Vec<TokenStream>,
     /// `lane`, `warp`, `rank`, bound once where first asked for.
     ids: [Option<H>; 3],
+    /// The open `if` block: its condition, the statements before it and the ids bound then.
+    open: Option<(H, Vec<TokenStream>, [Option<H>; 3])>,
     err: Option<syn::Error>,
 }
 
@@ -184,6 +186,7 @@ impl<'a> Emit<'a> {
             exprs: vec![quote!(0u32)],
             stmts: Vec::new(),
             ids: [None; 3],
+            open: None,
             err: None,
         }
     }
@@ -324,11 +327,16 @@ impl exec::SharedMachine for Emit<'_> {
         let e = quote!(#l & #lane_skip == 0 && #w & #warp_skip == 0);
         self.bind(e)
     }
-    fn when(&mut self, c: H, body: impl FnOnce(&mut Self)) {
-        // Names bound inside the block are not visible after it.
-        let (outer, ids) = (core::mem::take(&mut self.stmts), self.ids);
-        body(self);
+    fn begin_if(&mut self, c: H) {
+        let outer = core::mem::take(&mut self.stmts);
+        self.open = Some((c, outer, self.ids));
+    }
+    fn end_if(&mut self) {
+        let Some((c, outer, ids)) = self.open.take() else {
+            return;
+        };
         let inner = core::mem::replace(&mut self.stmts, outer);
+        // Names bound inside the block are not visible after it.
         self.ids = ids;
         let c = self.e(c);
         let s = quote!(if #c { #(#inner)* });

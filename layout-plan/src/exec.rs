@@ -66,8 +66,12 @@ pub trait SharedMachine: Machine {
     /// Whether this thread stores: its lane and warp have none of the bits of threads that hold
     /// copies.
     fn owner(&mut self, lane_skip: u32, warp_skip: u32) -> Self::Bool;
-    /// Run `body` only where `c` holds.
-    fn when(&mut self, c: Self::Bool, body: impl FnOnce(&mut Self));
+    /// What runs from here to the next [`SharedMachine::end_if`] takes effect only where `c`
+    /// holds (never nested). A code generator opens a block; an interpreter skips the stores
+    /// (no closure, so the executor inlines whole and a const plan's loops fold away).
+    fn begin_if(&mut self, c: Self::Bool);
+    /// Closes [`SharedMachine::begin_if`].
+    fn end_if(&mut self);
     /// `addr ^ off`.
     fn offset(&mut self, addr: Self::Int, off: u32) -> Self::Int {
         self.xor(addr, off)
@@ -352,9 +356,9 @@ pub fn shared<M: SharedMachine, S: Storage>(m: &mut M, p: &SharedPlan<S>) {
         if round > 0 {
             m.barrier(p.barrier);
         }
-        m.when(owner, |m| {
-            stores(m, s, sbase, round * sper, (round + 1) * sper)
-        });
+        m.begin_if(owner);
+        stores(m, s, sbase, round * sper, (round + 1) * sper);
+        m.end_if();
         m.barrier(p.barrier);
         loads(m, l, lbase, round * lper, (round + 1) * lper);
         round += 1;
@@ -374,9 +378,10 @@ pub fn store<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>) {
     store_addresses(m, s, |m, v, addr| store_one(m, s, v, addr));
 }
 
-/// `each(m, v, address)` for every access `v` of `s` this thread stores, in order (threads
-/// that hold copies make none): where [`store`] writes, for an operation that fills the same
-/// places another way (an async copy from global memory).
+/// `each(m, v, address)` for every access `v` of `s`, in order, between
+/// [`SharedMachine::begin_if`] and `end_if` on whether this thread stores (threads that hold
+/// copies make none): where [`store`] writes, for an operation that fills the same places
+/// another way (an async copy from global memory).
 #[inline(always)]
 pub fn store_addresses<M: SharedMachine, S: Storage>(
     m: &mut M,
@@ -385,14 +390,14 @@ pub fn store_addresses<M: SharedMachine, S: Storage>(
 ) {
     let base = base(m, s);
     let owner = m.owner(s.lane_skip, s.warp_skip);
-    m.when(owner, |m| {
-        let mut v = 0;
-        while v < s.reg_offsets.len() {
-            let addr = address(m, s, base, s.reg_offsets[v]);
-            each(m, v, addr);
-            v += 1;
-        }
-    });
+    m.begin_if(owner);
+    let mut v = 0;
+    while v < s.reg_offsets.len() {
+        let addr = address(m, s, base, s.reg_offsets[v]);
+        each(m, v, addr);
+        v += 1;
+    }
+    m.end_if();
 }
 
 /// Load every access of `l`: a load from a shared layout.
@@ -508,12 +513,11 @@ fn stores<M: SharedMachine, S: Storage>(
     from: usize,
     to: usize,
 ) {
-    let mut v = from;
-    while v < to {
+    each!(to - from, |k| {
+        let v = from + k;
         let addr = address(m, s, base, s.reg_offsets[v]);
         store_one(m, s, v, addr);
-        v += 1;
-    }
+    });
 }
 
 /// Store access `v` of `s` at `addr`.
@@ -629,38 +633,38 @@ fn loads<M: SharedMachine, S: Storage>(
     from: usize,
     to: usize,
 ) {
-    let vec = l.vec as usize;
-    let bits = m.elem_bits();
-    let mut v = from;
-    while v < to {
+    each!(to - from, |k| {
+        let v = from + k;
         let addr = address(m, l, base, l.reg_offsets[v]);
         if let Instr::TransRead { .. } = l.instr {
             trans_load(m, l, v, addr);
-            v += 1;
-            continue;
+        } else {
+            load_one(m, l, v, addr);
         }
-        let (words, per) = match l.instr {
-            Instr::Matrix { count, trans } => {
-                (m.ldmatrix(count, addr, trans), vec / count as usize)
-            }
-            _ => {
-                let bytes = l.vec * (bits / 8);
-                (
-                    m.ld_shared(l.remote, addr, bytes),
-                    (32 / bits).max(1) as usize,
-                )
-            }
-        };
-        let mut e = 0;
-        while e < vec {
-            let reg = l.regs[v * vec + e];
-            if bits == 64 {
-                m.unpack_pair(reg, words[2 * e], words[2 * e + 1]);
-            } else {
-                m.unpack(reg, words[e / per], (e % per) as u32);
-            }
-            e += 1;
+    });
+}
+
+/// Load access `v` of `l` (a vector or matrix access) from `addr` into its registers.
+#[inline(always)]
+fn load_one<M: SharedMachine, S: Storage>(m: &mut M, l: &SmemAccess<S>, v: usize, addr: M::Int) {
+    let vec = l.vec as usize;
+    let bits = m.elem_bits();
+    let (words, per) = match l.instr {
+        Instr::Matrix { count, trans } => (m.ldmatrix(count, addr, trans), vec / count as usize),
+        _ => {
+            let bytes = l.vec * (bits / 8);
+            let per = (32 / bits).max(1) as usize;
+            (m.ld_shared(l.remote, addr, bytes), per)
         }
-        v += 1;
+    };
+    let mut e = 0;
+    while e < vec {
+        let reg = l.regs[v * vec + e];
+        if bits == 64 {
+            m.unpack_pair(reg, words[2 * e], words[2 * e + 1]);
+        } else {
+            m.unpack(reg, words[e / per], (e % per) as u32);
+        }
+        e += 1;
     }
 }

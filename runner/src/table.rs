@@ -195,6 +195,24 @@ pub const KERNELS: &[Kernel] = &[
         Reference::Transpose,
     ),
     Kernel::of(
+        transpose::TRANSPOSE_F32_GENERIC,
+        "transpose f32 (64x64, 4 warps), generic tile function",
+        Elem::F32,
+        Work::MatrixTiles {
+            tile: side::<transpose::TileIn>(),
+        },
+        Reference::Transpose,
+    ),
+    Kernel::of(
+        transpose::TRANSPOSE_U16_GENERIC,
+        "transpose 16-bit (64x64, 4 warps), generic tile function",
+        Elem::U16,
+        Work::MatrixTiles {
+            tile: side::<transpose::TileIn16>(),
+        },
+        Reference::Transpose,
+    ),
+    Kernel::of(
         transpose::TRANSPOSE_U16_128,
         "transpose 16-bit (128x128, 8 warps)",
         Elem::U16,
@@ -527,6 +545,9 @@ mod tests {
         assert_eq!(smem("transpose_f32"), transpose::TRANSPOSE_SMEM);
         assert_eq!(smem("transpose_u16"), transpose::TRANSPOSE16_SMEM);
         assert_eq!(smem("transpose_u16_128"), transpose::TRANSPOSE16_BIG_SMEM);
+        // The generic twins plan the same conversions from the types.
+        assert_eq!(smem("transpose_f32_generic"), transpose::TRANSPOSE_SMEM);
+        assert_eq!(smem("transpose_u16_generic"), transpose::TRANSPOSE16_SMEM);
         assert_eq!(smem("nvmma_roundtrip"), conversions::NVMMA_SMEM);
         assert_eq!(smem("cluster_transpose"), cluster::CLUSTER_SMEM);
         // These kernels give their conversion no shared memory (a null pointer): the plans

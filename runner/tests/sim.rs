@@ -109,6 +109,8 @@ fn sim_entry(name: &str) -> Option<Box<Entry>> {
         "transpose_f32" => entry!(transpose_f32),
         "transpose_u16" => entry!(transpose_u16),
         "transpose_u16_128" => entry!(transpose_u16_128),
+        "transpose_f32_generic" => entry!(transpose_f32_generic),
+        "transpose_u16_generic" => entry!(transpose_u16_generic),
         "nvmma_roundtrip" => entry!(nvmma_roundtrip),
         "mma_acc_to_operand" => entry!(mma_acc_to_operand),
         "mma_acc_regperm" => entry!(mma_acc_regperm),

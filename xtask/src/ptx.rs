@@ -172,10 +172,14 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("silu_f16", "st.global.v4.b32", 1),
     ("transpose_f32", "ld.global.v4.b32", 8),
     ("transpose_f32", "st.global.v4.b32", 8),
+    ("transpose_f32_generic", "ld.global.v4.b32", 8),
+    ("transpose_f32_generic", "st.global.v4.b32", 8),
     ("transpose_u16", "ld.global.v4.b32", 4),
     ("transpose_u16", "st.global.v4.b32", 4),
     ("transpose_u16_128", "ld.global.v4.b32", 8),
     ("transpose_u16_128", "st.global.v4.b32", 8),
+    ("transpose_u16_generic", "ld.global.v4.b32", 4),
+    ("transpose_u16_generic", "st.global.v4.b32", 4),
 ];
 
 /// `(kernel, instruction, count)` of every instruction of every entry in `ptx` that `keep`
@@ -352,12 +356,84 @@ fn check_global_accesses(ptx: &str) -> Result<(), String> {
     ))
 }
 
+/// Kernels written once generically (`Tile::convert`) next to their `convert!` twins: the
+/// generic plan must run as straight-line code, so the same shared-memory accesses and barriers.
+pub const GENERIC_TWINS: &[(&str, &str)] = &[
+    ("transpose_f32_generic", "transpose_f32"),
+    ("transpose_u16_generic", "transpose_u16"),
+];
+
+/// Fails if any kernel keeps a local-memory frame (registers indexed at run time, a spill).
+fn check_no_local_memory(ptx: &str) -> Result<usize, String> {
+    let locals = entry_ops(ptx, |op| {
+        op.starts_with("ld.local") || op.starts_with("st.local")
+    });
+    let frames: Vec<&str> = ptx
+        .lines()
+        .filter(|l| l.contains("__local_depot"))
+        .collect();
+    if !locals.is_empty() || !frames.is_empty() {
+        return Err(format!(
+            "local memory in kernels: {:?} {:?}",
+            locals,
+            frames.first()
+        ));
+    }
+    Ok(ptx.matches(".visible .entry ").count())
+}
+
+/// Fails unless each of [`GENERIC_TWINS`] issues its twin's shared-memory instructions and
+/// barriers, kind by kind; prints both instruction counts (the address arithmetic may differ).
+fn check_generic_twins(ptx: &str) -> Result<(), String> {
+    let counts = count_instructions(ptx);
+    let count = |k: &str| counts.iter().find(|(n, _)| n == k).map_or(0, |c| c.1);
+    for (generic, twin) in GENERIC_TWINS {
+        println!(
+            "  {}: {} PTX instructions, {}: {}",
+            generic,
+            count(generic),
+            twin,
+            count(twin)
+        );
+    }
+    let shared = entry_ops(ptx, |op| {
+        op.contains(".shared") || op.starts_with("bar.") || op.starts_with("barrier.")
+    });
+    let of = |k: &str| -> Vec<(String, usize)> {
+        shared
+            .iter()
+            .filter(|(e, _, _)| e == k)
+            .map(|(_, op, n)| (op.clone(), *n))
+            .collect()
+    };
+    for (generic, twin) in GENERIC_TWINS {
+        let (g, t) = (of(generic), of(twin));
+        if g.is_empty() || g != t {
+            return Err(format!(
+                "{} does not issue {}'s shared-memory instructions: {:?} against {:?}",
+                generic, twin, g, t
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Build, count, compare, print.
 pub fn check(markdown: bool) -> Result<(), String> {
     let path = build()?;
     let ptx = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
     check_global_accesses(&ptx)?;
     check_math(&ptx)?;
+    let entries = check_no_local_memory(&ptx)?;
+    println!(
+        "ptx-check: no local memory in any of the {} kernels",
+        entries
+    );
+    check_generic_twins(&ptx)?;
+    println!(
+        "ptx-check: the {} generic conversions issue their convert! twins' shared accesses",
+        GENERIC_TWINS.len()
+    );
     let counts = count_instructions(&ptx);
     let get = |n: &str| counts.iter().find(|(k, _)| k == n).map(|x| x.1);
     let mut rows = Vec::new();
