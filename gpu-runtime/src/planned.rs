@@ -3,7 +3,9 @@
 //! [`Tile::convert`]. The planner is layout-plan's `const fn` one, the same that layout-core
 //! (and through it `convert!` and the CLI) calls for these strategies, and the plan runs through
 //! the one executor, so a generic conversion and `convert!` of the same pair issue the same
-//! instructions.
+//! shuffles, shared-memory accesses and barriers. In optimised builds the plan folds to
+//! straight-line code (no loops, registers stay registers); only the address arithmetic, done
+//! once before the accesses, may take a few more instructions than `convert!`'s.
 //!
 //! Planned at compile time: nothing, a register permutation, selects and shuffles, and shared
 //! memory (swizzled, `ldmatrix`/`stmatrix` where they fit, between the CTAs of a cluster too),
