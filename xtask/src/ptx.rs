@@ -387,15 +387,6 @@ fn check_no_local_memory(ptx: &str) -> Result<usize, String> {
 fn check_generic_twins(ptx: &str) -> Result<(), String> {
     let counts = count_instructions(ptx);
     let count = |k: &str| counts.iter().find(|(n, _)| n == k).map_or(0, |c| c.1);
-    for (generic, twin) in GENERIC_TWINS {
-        println!(
-            "  {}: {} PTX instructions, {}: {}",
-            generic,
-            count(generic),
-            twin,
-            count(twin)
-        );
-    }
     let shared = entry_ops(ptx, |op| {
         op.contains(".shared") || op.starts_with("bar.") || op.starts_with("barrier.")
     });
@@ -407,6 +398,13 @@ fn check_generic_twins(ptx: &str) -> Result<(), String> {
             .collect()
     };
     for (generic, twin) in GENERIC_TWINS {
+        println!(
+            "  {}: {} PTX instructions, {}: {}",
+            generic,
+            count(generic),
+            twin,
+            count(twin)
+        );
         let (g, t) = (of(generic), of(twin));
         if g.is_empty() || g != t {
             return Err(format!(

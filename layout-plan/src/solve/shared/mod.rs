@@ -77,9 +77,8 @@ pub const fn plan_shared(
         return Err(Unfit::TooLarge);
     }
     let s_side = Side::of(s);
-    let t_copies = Side::of(t);
     // A load fills registers that hold copies from the one it loads; only stores skip threads.
-    let t_side = t_copies.loading();
+    let t_side = Side::of(t).loading();
     let (sb, (ks, kd), span) = match scratch(s, t, elem_bits, target) {
         Ok(x) => x,
         Err(e) => return Err(e),
