@@ -75,7 +75,7 @@ pub use gpu_runtime::kernel::KernelSpec;
 #[doc(inline)]
 pub use gpu_runtime::{
     AsyncCopy, Bf16, Element, Global, GlobalMut, HwIndex, InDim, Layout, LayoutKind, Mma,
-    Registers, SharedIndex, SharedWindow, Thread, Tile, F16,
+    Registers, Reread, SharedIndex, SharedWindow, Thread, Tile, F16,
 };
 #[cfg(not(target_arch = "spirv"))]
 #[doc(inline)]

@@ -55,6 +55,7 @@ pub mod planned;
 pub mod reduce;
 pub mod redux;
 pub mod relayout;
+pub mod reread;
 pub mod scan;
 pub mod tensor_core;
 pub mod thread;
@@ -80,6 +81,7 @@ pub use layout::{HwIndex, InDim, Layout, LayoutKind, Registers, SharedIndex};
 pub use mma::Mma;
 #[cfg(not(target_arch = "spirv"))]
 pub use partition::Partition;
+pub use reread::Reread;
 pub use thread::CopySource;
 pub use thread::Thread;
 pub use tile::Tile;

@@ -158,6 +158,15 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
         sreg!("%ctaid.x")
     }
     #[inline(always)]
+    fn opaque(&self, x: u32) -> u32 {
+        let r: u32;
+        // SAFETY: a move; not `pure`, so that LLVM neither merges two of them nor sees through.
+        unsafe {
+            asm!("mov.b32 {r}, {x};", r = out(reg32) r, x = in(reg32) x, options(nomem, nostack))
+        };
+        r
+    }
+    #[inline(always)]
     fn thread_idx(&self) -> [u32; 3] {
         match BLOCK_DIMS {
             1 => [sreg!("%tid.x"), 0, 0],

@@ -45,6 +45,7 @@ impl<'a, T: Hopper> Partition<'a, T> {
 
 impl<T: Hopper> Thread for Partition<'_, T> {
     crate::thread::forward_thread!(
+        opaque,
         scratch_reads,
         lane,
         block,

@@ -82,6 +82,15 @@ pub trait Thread {
         self.set_scratch_reads(true);
     }
 
+    /// `x`, through an optimisation barrier: on the GPU the compiler cannot see that the result
+    /// is `x`, so it computes what depends on the result from it again instead of reusing (and
+    /// keeping in registers) what it computed from `x` before. [`Reread`](crate::Reread) passes
+    /// the thread's ids through it. Elsewhere (the simulator, SPIR-V) it is `x`.
+    #[inline(always)]
+    fn opaque(&self, x: u32) -> u32 {
+        x
+    }
+
     /// The thread's index in the whole grid along x, `block_idx.x * block_dim.x + thread_idx.x`
     /// (Rust-CUDA's `index_1d`): the element a grid-stride loop starts at.
     #[inline(always)]
@@ -278,6 +287,7 @@ pub fn select(cond: bool, a: u32, b: u32) -> u32 {
 macro_rules! forward_thread {
     ($($name:ident),* $(,)?) => { $(crate::thread::forward_thread!(@ $name);)* };
     (@ lane) => { #[inline(always)] fn lane(&self) -> u32 { self.t.lane() } };
+    (@ opaque) => { #[inline(always)] fn opaque(&self, x: u32) -> u32 { self.t.opaque(x) } };
     (@ warp) => { #[inline(always)] fn warp(&self) -> u32 { self.t.warp() } };
     (@ block) => { #[inline(always)] fn block(&self) -> u32 { self.t.block() } };
     (@ thread_idx) => { #[inline(always)] fn thread_idx(&self) -> [u32; 3] { self.t.thread_idx() } };

@@ -26,6 +26,7 @@ impl<'a, T: Thread> SharedWindow<'a, T> {
 
 impl<T: Thread> Thread for SharedWindow<'_, T> {
     crate::thread::forward_thread!(
+        opaque,
         scratch_reads,
         lane,
         warp,

@@ -9,13 +9,18 @@
 //! (the row maximum and sum are reductions along dim 1 of the accumulator, within each quad
 //! of lanes; the running statistics broadcast back as `Tile` operations); `P = exp2(S - m)`
 //! rounded to the input format goes from the accumulator to operand A of the next product
-//! with [`Tile::convert`] (the two layouts coincide: no instruction); `O += P · V`. Q is loaded
-//! in coalesced 16-byte rows and `convert!`ed through shared memory to operand A once; K and V
-//! go by `cp.async` straight into swizzled shared layouts of their own ([`AsyncCopy`], at
+//! with [`Tile::convert`] (the two layouts coincide: no instruction); `O += P · V`. K and V go
+//! by `cp.async` straight into swizzled shared layouts of their own ([`AsyncCopy`], at
 //! `convert!`'s store addresses, zeros past the sequence), two stages so the next block's copies
 //! fly while this one multiplies, and their operand fragments come back by `ldmatrix` (Triton's
-//! `local_alloc` and `local_load`), one barrier a step. Everything a thread holds is a
-//! `layout!` type; nothing is written across threads by hand.
+//! `local_alloc` and `local_load`), one barrier a step. At head dimension 64, Q is loaded in
+//! coalesced 16-byte rows and `convert!`ed through shared memory to operand A once, and stays in
+//! registers. At 128 its 32 registers a thread would cost an SM a CTA (Triton's kernel fits 3
+//! of 4 warps): Q goes by `cp.async` into a swizzled tile of its own, its fragments come back
+//! by `ldmatrix` each step, the fragments' addresses are computed where they are used (through
+//! a [`Reread`] of the thread), and the entry points carry launch bounds for 3 CTAs
+//! (`#[kernel(min_blocks = 3)]`). Everything a thread holds is a `layout!` type; nothing is
+//! written across threads by hand.
 //!
 //! `q`, `k`, `v` and `o` are `[heads, seq, D]` row-major, `seq` any length (the last blocks
 //! masked: query rows past it are not stored, keys past it weigh nothing);
@@ -32,8 +37,8 @@ use linear_layouts::runtime::unroll::splat;
 use linear_layouts::runtime::Strategy;
 use linear_layouts::unroll;
 use linear_layouts::{
-    convert, layout, AsyncCopy, Bf16, Global, GlobalMut, Mma, Registers, SharedWindow, Thread,
-    Tile, F16,
+    convert, layout, AsyncCopy, Bf16, Global, GlobalMut, Mma, Registers, Reread, SharedWindow,
+    Thread, Tile, F16,
 };
 
 layout! {
@@ -62,6 +67,9 @@ layout! {
     pub AttnKtSmem = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]) for [64, 32];
     /// V in shared memory, its rows of 64 halves swizzled alike.
     pub AttnVSmem = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]) for [32, 64];
+    /// Q in shared memory at head dimensions past 64 (where registers are dearer than an
+    /// `ldmatrix` a step): rows of 64 halves swizzled as V's, read as operand A.
+    pub AttnQSmem = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]) for [64, 64];
     /// V as loaded: rows of 64 halves.
     pub AttnVLoad = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 64];
 }
@@ -94,6 +102,15 @@ const COPY_KT: AsyncCopy<AttnKtLoad, u16, NKL> =
     AsyncCopy::new(convert!(AttnKtLoad => AttnKtSmem, u16));
 const COPY_V: AsyncCopy<AttnVLoad, u16, NVL> =
     AsyncCopy::new(convert!(AttnVLoad => AttnVSmem, u16));
+/// The copy of a chunk of Q into its shared tile (head dimensions past 64).
+const COPY_Q: AsyncCopy<AttnRows, u16, NL> = AsyncCopy::new(convert!(AttnRows => AttnQSmem, u16));
+/// Bytes of a chunk of Q in shared memory.
+const Q_BYTES: u32 = COPY_Q.shared_bytes();
+/// Whether Q stays in shared memory (read by `ldmatrix` each step) rather than in registers,
+/// for `h` chunks of 64: at 128 columns its 32 registers a thread would cost an SM a CTA.
+const fn q_shared(h: usize) -> bool {
+    h > 1
+}
 /// Bytes of Kᵀ's tile in a stage (V's follows it), and of a stage.
 const KT_BYTES: u32 = COPY_KT.shared_bytes();
 const STAGE_BYTES: u32 = KT_BYTES + COPY_V.shared_bytes();
@@ -198,10 +215,17 @@ fn q_chunk<T: Thread, E: MmaInput>(
 struct Stages<const H: usize>;
 
 impl<const H: usize> Stages<H> {
+    /// Where the stages start: past Q's tiles, or past Q's conversion's scratch.
+    const BASE: u32 = stages_at(H as u32);
     /// Stage of key block `j`.
     #[inline(always)]
     fn at(j: u32) -> u32 {
-        STAGES_AT + (j % 2) * H as u32 * STAGE_BYTES
+        Self::BASE + (j % 2) * H as u32 * STAGE_BYTES
+    }
+    /// Chunk `h` of Q (when in shared memory).
+    #[inline(always)]
+    fn q(h: usize) -> u32 {
+        h as u32 * Q_BYTES
     }
     /// Chunk `h` of Kᵀ in block `j`'s stage.
     #[inline(always)]
@@ -215,14 +239,27 @@ impl<const H: usize> Stages<H> {
     }
 }
 
+/// Where the stages start for `h` chunks: past Q's tiles or Q's conversion's scratch.
+const fn stages_at(h: u32) -> u32 {
+    if q_shared(h as usize) {
+        h * Q_BYTES
+    } else {
+        STAGES_AT
+    }
+}
+
 /// Shared memory per CTA for a head dimension of `h` chunks of 64: Q's conversion and two
 /// stages of K and V, or O's conversion after the loop.
 pub const fn attn_smem(h: u32) -> u32 {
     max(
-        STAGES_AT + 2 * h * STAGE_BYTES,
+        stages_at(h) + 2 * h * STAGE_BYTES,
         convert!(AttnO => AttnRows, f32).cost.shared_bytes,
     )
 }
+
+/// CTAs of 4 warps per multiprocessor the head dimension 128 kernels are built for (launch
+/// bounds: ptxas fits their registers to it, 168 a thread), as Triton's kernel at this tile.
+pub const ATTN_MIN_BLOCKS_128: u32 = 3;
 
 /// Shared memory per CTA at head dimension 64 and 128.
 pub const ATTN_SMEM: u32 = attn_smem(1);
@@ -235,6 +272,29 @@ pub const ATTN_SMEM_128: u32 = attn_smem(2);
 #[allow(clippy::too_many_arguments)]
 pub fn attention_tile<T: Thread, E: MmaInput, const H: usize>(
     t: &T,
+    io: (&Global<E>, &Global<E>, &Global<E>),
+    o: &GlobalMut<E>,
+    seq: u32,
+    scale_log2: f32,
+    causal: bool,
+    ids: [u32; 2],
+) {
+    // With Q in shared memory the kernel is built to fit 3 CTAs (launch bounds): the fragments'
+    // `ldmatrix` addresses, and the epilogue's, are computed where they are used, from the lane
+    // and warp read again, rather than held in registers through the loop.
+    match q_shared(H) {
+        true => tile_with::<_, _, E, H>(t, &Reread::new(t), io, o, seq, scale_log2, causal, ids),
+        false => tile_with::<_, _, E, H>(t, t, io, o, seq, scale_log2, causal, ids),
+    }
+}
+
+/// [`attention_tile`], reading the stages' fragments and storing O through `r` (`t` or a
+/// [`Reread`] of it).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
+    t: &T,
+    r: &R,
     (q, k, v): (&Global<E>, &Global<E>, &Global<E>),
     o: &GlobalMut<E>,
     seq: u32,
@@ -247,8 +307,15 @@ pub fn attention_tile<T: Thread, E: MmaInput, const H: usize>(
     // Rows past this head's `seq` are outside the tile's bounds (whole 16-byte rows in or out).
     let bounds = [base + seq, d];
     let mut qa: [[E; NQ]; H] = splat(splat(E::default()));
-    unroll!(H, |h| qa[h] =
-        q_chunk(t, q, [base + row0, 64 * h as u32], bounds));
+    if q_shared(H) {
+        unroll!(H, |h| {
+            let qs = SharedWindow::new(t, Stages::<H>::q(h));
+            COPY_Q.start_masked(&qs, q, [base + row0, 64 * h as u32], [d, 1], bounds);
+        });
+    } else {
+        unroll!(H, |h| qa[h] =
+            q_chunk(t, q, [base + row0, 64 * h as u32], bounds));
+    }
     let mut acc: [Tile<AttnO, f32, NO>; H] = splat(Tile::splat(0.0));
     let mut m = Tile::<AttnRow, f32, NR>::splat(f32::NEG_INFINITY);
     let mut l = Tile::<AttnRow, f32, NR>::splat(0.0);
@@ -285,9 +352,16 @@ pub fn attention_tile<T: Thread, E: MmaInput, const H: usize>(
         t.cp_async_commit();
         let mut s = [0f32; NS];
         unroll!(H, |h| {
-            let ks = SharedWindow::new(t, Stages::<H>::kt(j, h));
+            let ks = SharedWindow::new(r, Stages::<H>::kt(j, h));
             let kt: [E; NK] = halves(convert!(AttnKtSmem => AttnKt, u16).load(&ks));
-            QK.run(t, &qa[h], &kt, &mut s);
+            let qh = match q_shared(H) {
+                true => halves(
+                    convert!(AttnQSmem => AttnQ, u16)
+                        .load(&SharedWindow::new(r, Stages::<H>::q(h))),
+                ),
+                false => qa[h],
+            };
+            QK.run(t, &qh, &kt, &mut s);
         });
         let block = KeyBlock {
             k0: j * ATTN_BLOCK_N,
@@ -302,7 +376,7 @@ pub fn attention_tile<T: Thread, E: MmaInput, const H: usize>(
         // The accumulator's registers are operand A's: planned from the layouts, no instruction.
         let pa = p.round::<E>().convert::<AttnP, NP>(t);
         unroll!(H, |h| {
-            let vs = SharedWindow::new(t, Stages::<H>::v(j, h));
+            let vs = SharedWindow::new(r, Stages::<H>::v(j, h));
             let va: [E; NV] = halves(convert!(AttnVSmem => AttnV, u16).load(&vs));
             acc[h] = acc[h].zip_with(&alpha_o, |a, b| a * b);
             PV.run(t, &pa.values, &va, &mut acc[h].values);
@@ -311,6 +385,7 @@ pub fn attention_tile<T: Thread, E: MmaInput, const H: usize>(
     }
     // O's conversion reuses the stages: every warp's last loads first.
     t.sync_block();
+    let t = r;
     let inv = l
         .map(math::rcp)
         .reshape::<AttnRowO>()
@@ -325,10 +400,10 @@ pub fn attention_tile<T: Thread, E: MmaInput, const H: usize>(
 
 /// The entry points: `$name` for element type `$e` at head dimension `64 $h`.
 macro_rules! entry {
-    ($(#[$doc:meta] $name:ident, $e:ty, $h:literal, $smem:expr;)*) => {$(
+    ($(#[$doc:meta] $name:ident, $e:ty, $h:literal, $smem:expr $(, $bounds:expr)?;)*) => {$(
         #[$doc]
         #[cfg(not(target_arch = "spirv"))]
-        #[kernel(block = ATTN_THREADS, shared = $smem)]
+        #[kernel(block = ATTN_THREADS, shared = $smem $(, min_blocks = $bounds)?)]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             t: &impl Thread,
@@ -353,7 +428,7 @@ entry! {
     /// The same in bf16.
     attention_bf16, Bf16, 1, ATTN_SMEM;
     /// Flash attention forward in f16, head dimension 128: grid [`attention_grid`].
-    attention_d128_f16, F16, 2, ATTN_SMEM_128;
+    attention_d128_f16, F16, 2, ATTN_SMEM_128, ATTN_MIN_BLOCKS_128;
     /// The same in bf16.
-    attention_d128_bf16, Bf16, 2, ATTN_SMEM_128;
+    attention_d128_bf16, Bf16, 2, ATTN_SMEM_128, ATTN_MIN_BLOCKS_128;
 }

@@ -111,6 +111,7 @@ impl PtxBuilder {
             r => r?,
         };
         let ptx = self.link_dependencies(&manifest, &asm, &artifacts, &target_dir.join("link"))?;
+        let ptx = crate::bounds::apply(&ptx)?;
         self.announce(&stem, &out, &manifest, &ptx)?;
         Ok(out)
     }

@@ -25,10 +25,13 @@
 //! * links into the PTX what it calls of its dependencies (`libm`, or any crate whose functions
 //!   are neither generic nor inline), from their LLVM bitcode, so the PTX is self-contained,
 //!   and fails the build naming any function still unresolved (`link`);
+//! * writes the launch bounds `#[kernel(min_blocks = ..)]` asks for as the entries'
+//!   `.maxntid`/`.minnctapersm` (`bounds`);
 //! * copies the PTX to one stable file: `<out dir>/<crate>.ptx`, the out dir being `$OUT_DIR`
 //!   in a build script (and `cargo:rustc-env=<CRATE>_PTX=<path>` is printed) or
 //!   `<target dir>/ptx` otherwise.
 
+mod bounds;
 mod build;
 mod error;
 mod host_errors;

@@ -9,6 +9,11 @@
 //! the block, shared memory and cluster the attribute declares (consts of the kernel crate, so
 //! the host cannot launch with others).
 //!
+//! With `min_blocks`, the entry carries launch bounds (`.maxntid` and `.minnctapersm`, CUDA's
+//! `__launch_bounds__`): rustc cannot write them, so the attribute leaves a marker static,
+//! `__launch_bounds__<name>` = `[x, y, z, min_blocks]`, that layout-builder turns into the
+//! entry's directives (and removes). SPIR-V has no such directive; it is ignored there.
+//!
 //! An attribute macro has no `$crate`: the facade's path is `crate = path` if given, else the
 //! name the calling crate gives `linear-layouts` in its Cargo.toml (renamed or not).
 
@@ -60,6 +65,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     body_fn.vis = syn::Visibility::Inherited;
     body_fn.attrs.retain(|a| !a.path().is_ident("doc"));
     let rt = quote!(#krate::runtime);
+    let bounds = launch_bounds(&args, name);
     // A warp of other than 32 lanes has no PTX entry: NVIDIA's warps have 32.
     let ptx = (args.warp_size == 32).then(|| {
         quote! {
@@ -79,6 +85,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
                 };
                 __body(&#thread, #(#names),*)
             }
+            #bounds
         }
     });
     let spirv = crate::kernel_spirv::entry(&krate, &f, &body_fn, &thread, &params, &args);
@@ -133,17 +140,42 @@ fn ident_of(p: &Pat) -> syn::Result<syn::Ident> {
     }
 }
 
+/// The marker static layout-builder turns into the entry's launch bounds (nothing without
+/// `min_blocks`; `parse_args` made sure `block` is there with it).
+fn launch_bounds(a: &Args, name: &syn::Ident) -> TokenStream {
+    let (Some(m), Some(block)) = (&a.min_blocks, &a.block) else {
+        return TokenStream::new();
+    };
+    let block = dim3(&Some(block.clone()), TokenStream::new());
+    let symbol = format!("__launch_bounds__{}", name);
+    let item = format_ident!("__LAUNCH_BOUNDS_{}", name.to_string().to_uppercase());
+    quote! {
+        #[cfg(target_arch = "nvptx64")]
+        #[used]
+        #[doc(hidden)]
+        #[unsafe(export_name = #symbol)]
+        static #item: [u32; 4] = {
+            let b: [u32; 3] = #block;
+            [b[0], b[1], b[2], (#m) as u32]
+        };
+    }
+}
+
+/// A `block` or `cluster` value as `[x, y, z]`: an array as written, else `[n, 1, 1]`.
+fn dim3(e: &Option<Expr>, default: TokenStream) -> TokenStream {
+    match e {
+        Some(Expr::Array(arr)) => quote!(#arr),
+        Some(e) => quote!([(#e) as u32, 1, 1]),
+        None => default,
+    }
+}
+
 /// `pub const NAME: KernelSpec<(params...)>`, the parameters' types as written: in a const's
 /// type an elided or `'_` lifetime is `'static`, so nothing is rewritten by its name.
 fn spec(krate: &TokenStream, f: &ItemFn, a: &Args, tys: &[&syn::Type]) -> TokenStream {
     let name = &f.sig.ident;
     let konst = format_ident!("{}", name.to_string().to_uppercase(), span = name.span());
     let vis = &f.vis;
-    let dim3 = |e: &Option<Expr>, default: TokenStream| match e {
-        Some(Expr::Array(arr)) => quote!(#arr),
-        Some(e) => quote!([(#e) as u32, 1, 1]),
-        None => default,
-    };
     let block = dim3(&a.block, quote!([0, 0, 0]));
     let cluster = dim3(&a.cluster, quote!([1, 1, 1]));
     let shared = a.shared.as_ref().map_or(quote!(0), |e| quote!((#e) as u32));

@@ -1,4 +1,5 @@
-//! `#[kernel]`'s arguments (`block`, `shared`, `cluster`, `block_dims`, `warp_size`, `crate`),
+//! `#[kernel]`'s arguments (`block`, `shared`, `cluster`, `block_dims`, `warp_size`,
+//! `min_blocks`, `crate`),
 //! parsed once for both entry points (nvptx in `kernel`, SPIR-V in `kernel_spirv`).
 
 use proc_macro2::TokenStream;
@@ -15,6 +16,9 @@ pub(crate) struct Args {
     pub(crate) shared: Option<Expr>,
     pub(crate) cluster: Option<Expr>,
     pub(crate) warp_size: u32,
+    /// CUDA's `__launch_bounds__` second argument: CTAs of `block` threads ptxas must fit on a
+    /// multiprocessor (it caps the registers per thread to fit them).
+    pub(crate) min_blocks: Option<Expr>,
 }
 
 pub(crate) fn parse_args(attr: TokenStream) -> syn::Result<Args> {
@@ -25,6 +29,7 @@ pub(crate) fn parse_args(attr: TokenStream) -> syn::Result<Args> {
         shared: None,
         cluster: None,
         warp_size: 32,
+        min_blocks: None,
     };
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
     let mut errors: Option<syn::Error> = None;
@@ -34,6 +39,16 @@ pub(crate) fn parse_args(attr: TokenStream) -> syn::Result<Args> {
                 Some(all) => all.combine(e),
                 None => errors = Some(e),
             }
+        }
+    }
+    if let (Some(m), None) = (&a.min_blocks, &a.block) {
+        let e = syn::Error::new_spanned(
+            m,
+            "min_blocks needs `block = <threads>` too: launch bounds are CTAs of a known size per multiprocessor (CUDA's `__launch_bounds__(threads, min_blocks)`)",
+        );
+        match errors.as_mut() {
+            Some(all) => all.combine(e),
+            None => errors = Some(e),
         }
     }
     errors.map_or(Ok(a), Err)
@@ -74,6 +89,15 @@ fn parse_arg(a: &mut Args, m: Meta) -> syn::Result<()> {
                 }
             };
         }
+        "min_blocks" => {
+            if matches!(int_lit(&value), Some(0) | Some(33..)) {
+                return Err(syn::Error::new_spanned(
+                    value,
+                    "min_blocks is the CTAs per multiprocessor the registers must allow: 1 to 32",
+                ));
+            }
+            a.min_blocks = Some(value);
+        }
         "block" => a.block = Some(value),
         "shared" => a.shared = Some(value),
         "cluster" => a.cluster = Some(value),
@@ -82,7 +106,7 @@ fn parse_arg(a: &mut Args, m: Meta) -> syn::Result<()> {
     Ok(())
 }
 
-const USAGE: &str = "#[kernel] takes `block = <threads or [x, y, z]>`, `shared = <bytes>`, `cluster = <CTAs or [x, y, z]>`, `block_dims = 1|2|3`, `warp_size = <lanes>` and `crate = path::to::linear_layouts`, each optional";
+const USAGE: &str = "#[kernel] takes `block = <threads or [x, y, z]>`, `shared = <bytes>`, `cluster = <CTAs or [x, y, z]>`, `block_dims = 1|2|3`, `warp_size = <lanes>`, `min_blocks = <CTAs per multiprocessor>` and `crate = path::to::linear_layouts`, each optional";
 
 /// An integer literal's value.
 pub(crate) fn int_lit(e: &Expr) -> Option<u32> {

@@ -14,6 +14,7 @@
 
 mod compile_time;
 mod ptx;
+mod ptxas;
 mod spirv;
 
 use clap::{Parser, Subcommand};
