@@ -135,6 +135,11 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
         let base_a = (t.shared_base() + a + off[0]) >> 4;
         let base_b = (t.shared_base() + b + off[1]) >> 4;
         let at = |d: u64, base: u32| (d & !0xffff_ffff) | ((d as u32).wrapping_add(base) as u64);
+        // The accumulators' values are settled before the fence (zeros of a fresh tile
+        // included): a register the compiler writes between the fence and a wgmma that reads
+        // it makes ptxas serialise the wgmmas (its warning C7513), as CUTLASS's
+        // `warpgroup_fence_operand` before `warpgroup_arrive` prevents.
+        t.wgmma_fence_operand(acc);
         t.wgmma_fence();
         crate::unroll!(p.len, |i| {
             let s = p.steps[i];
@@ -178,6 +183,8 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
         };
         let base_b = (t.shared_base() + b) >> 4;
         let at = |d: u64| (d & !0xffff_ffff) | ((d as u32).wrapping_add(base_b) as u64);
+        // As in `run`: nothing the wgmmas read is written after the fence.
+        t.wgmma_fence_operand(acc);
         t.wgmma_fence();
         crate::unroll!(p.len, |i| {
             let s = p.steps[i];

@@ -341,9 +341,8 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
         );
     }
 
-    /// The online softmax of key block `j`'s `S`: the running statistics updated, `P` rounded
-    /// to the input format as `P · V`'s A (the accumulator's registers: planned from the
-    /// layouts, no instruction) in fragment words, and the factor `O` must be scaled by.
+    /// The online softmax of key block `j`'s `S`: the running statistics updated, `P` (in
+    /// f32: [`Self::operand`] rounds it) and the factor `O` must be scaled by.
     #[inline(always)]
     fn softmax<T: Thread>(
         &self,
@@ -351,7 +350,7 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
         j: u32,
         s: [f32; NS],
         rows: &mut Rows,
-    ) -> ([u32; NP / 2], Tile<H::O, f32, NO>) {
+    ) -> (Tile<HAttnS, f32, NS>, Tile<H::O, f32, NO>) {
         let block = KeyBlock {
             k0: j * HATTN_BLOCK_N,
             keys: HATTN_BLOCK_N,
@@ -361,9 +360,17 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
         };
         let s = Tile::<HAttnS, f32, NS>::new(s);
         let (p, alpha) = softmax_step(t, s, block, self.scale_log2, (&mut rows.m, &mut rows.l));
-        let alpha_o = alpha.reshape::<H::RowO>().broadcast::<1, H::O, NO>();
-        let pa = p.round::<E>().convert::<HAttnP, NP>(t);
-        (pack_pairs(&pa.values), alpha_o)
+        (p, alpha.reshape::<H::RowO>().broadcast::<1, H::O, NO>())
+    }
+
+    /// `P` rounded to the input format as `P · V`'s A (the accumulator's registers: planned
+    /// from the layouts, no instruction) in fragment words. Called once no wgmma reading the
+    /// previous words is in flight, `p` fenced there: a write to a register an issued wgmma
+    /// reads makes ptxas serialise the wgmmas (FlashAttention-3 converts P after the wait too).
+    #[inline(always)]
+    fn operand<T: Hopper>(&self, t: &T, mut p: Tile<HAttnS, f32, NS>) -> [u32; NP / 2] {
+        t.wgmma_fence_operand(&mut p.values);
+        pack_pairs(&p.round::<E>().convert::<HAttnP, NP>(t).values)
     }
 }
 
@@ -433,7 +440,8 @@ pub fn attention_hopper_tile<
     ops.issue_s(t, 0, at, steps > 1, &mut s);
     t.wgmma_wait::<0>();
     t.wgmma_fence_operand(&mut s);
-    let (mut p, _) = ops.softmax(t, 0, s, &mut rows);
+    let (p0, _) = ops.softmax(t, 0, s, &mut rows);
+    let mut p = ops.operand(t, p0);
     let mut j = 1;
     while j < steps {
         // FlashAttention-3's order within a warpgroup: S of block j is issued before P · V of
@@ -448,7 +456,7 @@ pub fn attention_hopper_tile<
         t.wgmma_wait::<0>();
         t.wgmma_fence_operand(&mut acc.values);
         acc = acc.zip_with(&alpha, |a, b| a * b);
-        p = p_next;
+        p = ops.operand(t, p_next);
         j += 1;
     }
     ops.issue_pv(t, at, &p, &mut acc.values);
