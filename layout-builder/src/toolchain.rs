@@ -33,24 +33,51 @@ pub fn ensure_components(toolchain: &str, components: &[&str]) -> Result<(), Bui
             "rustup toolchain install",
         )?;
     }
+    let installed = installed_components(toolchain)?;
+    for c in components.iter().filter(|c| !has_component(&installed, c)) {
+        let added = run(
+            Command::new("rustup").args(["component", "add", c, "--toolchain", toolchain]),
+            &format!("rustup component add {}", c),
+        );
+        if let Err(e) = added {
+            // rustup takes no lock: another build beside this one (cargo's parallel tests, two
+            // build scripts) may be installing the same component, and the loser of that race
+            // fails on the winner's files. Installed by either is installed.
+            if !wait_for_component(toolchain, c) {
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `rustup component list --installed` of `toolchain`.
+fn installed_components(toolchain: &str) -> Result<String, BuildError> {
     let out = Command::new("rustup")
         .args(["component", "list", "--toolchain", toolchain, "--installed"])
         .output()
         .map_err(|e| BuildError::Tool(e.to_string()))?;
-    let installed = String::from_utf8_lossy(&out.stdout);
-    // Listed as `rust-src`, or with the host triple: `rustc-dev-x86_64-unknown-linux-gnu`.
-    let has = |c: &str| {
-        installed
-            .lines()
-            .any(|l| l == c || l.strip_prefix(c).is_some_and(|r| r.starts_with('-')))
-    };
-    for c in components.iter().filter(|c| !has(c)) {
-        run(
-            Command::new("rustup").args(["component", "add", c, "--toolchain", toolchain]),
-            &format!("rustup component add {}", c),
-        )?;
-    }
-    Ok(())
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Whether `installed` lists component `c`: as `rust-src`, or with the host triple
+/// (`rustc-dev-x86_64-unknown-linux-gnu`).
+fn has_component(installed: &str, c: &str) -> bool {
+    installed
+        .lines()
+        .any(|l| l == c || l.strip_prefix(c).is_some_and(|r| r.starts_with('-')))
+}
+
+/// Whether component `c` shows up as installed within a minute (another process finishing its
+/// installation).
+fn wait_for_component(toolchain: &str, c: &str) -> bool {
+    (0..30).any(|_| {
+        let done = installed_components(toolchain).is_ok_and(|i| has_component(&i, c));
+        if !done {
+            std::thread::sleep(std::time::Duration::from_secs(2));
+        }
+        done
+    })
 }
 
 /// Run a command to completion, its failure an error naming it.
