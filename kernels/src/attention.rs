@@ -248,8 +248,8 @@ const fn stages_at(h: u32) -> u32 {
     }
 }
 
-/// Shared memory per CTA for a head dimension of `h` chunks of 64: Q's conversion and two
-/// stages of K and V, or O's conversion after the loop.
+/// Shared memory per CTA for a head dimension of `h` chunks of 64: Q's tiles (or its
+/// conversion's scratch) and two stages of K and V, or O's conversion after the loop.
 pub const fn attn_smem(h: u32) -> u32 {
     max(
         stages_at(h) + 2 * h * STAGE_BYTES,
