@@ -32,7 +32,8 @@ import triton_rows  # noqa: E402
 # (kernel, element, width)
 CASES = [("softmax", "f32", 128), ("softmax", "f16", 1001), ("layer_norm", "f16", 1001), ("softmax", "f32", 1024), ("softmax", "f32", 8192),
          ("softmax", "f16", 1024), ("layer_norm", "f16", 1024), ("layer_norm", "f16", 4096),
-         ("layer_norm", "f16", 8192), ("layer_norm", "bf16", 1024)]
+         ("layer_norm", "f16", 8192), ("layer_norm", "bf16", 1024), ("layer_norm", "bf16", 4096),
+         ("softmax", "f16", 8001), ("layer_norm", "f16", 8001)]
 TRITON_TYPES = {"f32": "fp32", "f16": "fp16", "bf16": "bf16"}
 BYTES = {"f32": 4, "f16": 2, "bf16": 2}
 GROUPS = {"LDG": "LDG", "STG": "STG", "SHFL": "SHFL", "BAR": "BAR", "LDS": "LDS", "STS": "STS",

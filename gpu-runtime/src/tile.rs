@@ -75,6 +75,38 @@ const fn vector_of<L: Layout>(elem_bytes: usize) -> (usize, usize) {
     (fast, 1 << k)
 }
 
+/// Whether `L`'s register bases and its lane, warp and block bases touch disjoint bits of every
+/// coordinate, so that an element's coordinates are its register's part plus its thread's part
+/// (every blocked layout): an access can then add the register's part, a constant, to one
+/// thread address instead of computing an address per register.
+const fn separable<L: Layout>() -> bool {
+    let rank = L::RANK;
+    let mut d = 0;
+    while d < rank {
+        let (mut reg, mut thread) = (0u32, 0u32);
+        let mut i = 0;
+        while i < L::IN_DIMS.len() {
+            let dim = &L::IN_DIMS[i];
+            let mut bit = 0;
+            while bit < dim.size.trailing_zeros() as usize {
+                let c = dim.basis(bit, rank)[d];
+                if i == 0 {
+                    reg |= c;
+                } else {
+                    thread |= c;
+                }
+                bit += 1;
+            }
+            i += 1;
+        }
+        if reg & thread != 0 {
+            return false;
+        }
+        d += 1;
+    }
+    true
+}
+
 impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// The dim along which registers are consecutive (stride 1 in memory for loads and
     /// stores), and the elements per vector access: both fixed by `L` and `E`.
@@ -163,6 +195,20 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         Tile::new(out)
     }
 
+    /// `f` of the elements at the same place of `self`, `b` and `c` (ternary element-wise ops:
+    /// a multiply-add as one `fma`, Triton's `tl.fma`).
+    #[inline(always)]
+    pub fn zip3_with<F: Element, G: Element, H: Element>(
+        &self,
+        b: &Tile<L, F, N>,
+        c: &Tile<L, G, N>,
+        f: impl Fn(E, F, G) -> H,
+    ) -> Tile<L, H, N> {
+        let mut out = [H::default(); N];
+        crate::unroll!(N, |r| out[r] = f(self.values[r], b.values[r], c.values[r]));
+        Tile::new(out)
+    }
+
     /// `self`'s element where `mask` is true, `other`'s elsewhere (Triton's `tl.where`).
     #[inline(always)]
     pub fn select(&self, mask: &Tile<L, bool, N>, other: &Self) -> Self {
@@ -191,14 +237,29 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             fast,
             strides[if fast < R { fast } else { 0 }]
         );
-        let at = [r as u32, t.lane(), t.warp(), t.cta_rank()];
-        let mut i = 0u32;
+        let (thread, reg) = Self::parts(t, r);
+        let (mut i, mut k) = (0u32, 0usize);
         let mut d = 0;
         while d < R {
-            i += (origin[d] + L::coord(at, d)) * strides[d];
+            i += (origin[d] + L::coord(thread, d)) * strides[d];
+            k += L::coord(reg, d) as usize * strides[d] as usize;
             d += 1;
         }
-        i as usize
+        // The register's part is added after widening: each register's address is then the
+        // thread's plus a constant (an immediate offset) rather than an index of its own.
+        i as usize + k
+    }
+
+    /// The in-dim values of this thread and of register `r` whose coordinates add up to the
+    /// element's: `([0, lane, warp, block], [r, 0, 0, 0])` where `L` is [`separable`], else the
+    /// whole index and none.
+    #[inline(always)]
+    fn parts<T: Thread>(t: &T, r: usize) -> ([u32; 4], [u32; 4]) {
+        if const { separable::<L>() } {
+            ([0, t.lane(), t.warp(), t.cta_rank()], [r as u32, 0, 0, 0])
+        } else {
+            ([r as u32, t.lane(), t.warp(), t.cta_rank()], [0; 4])
+        }
     }
 
     /// Loads this thread's registers of the tile at `origin` of `src`, a tensor with `strides`
@@ -249,14 +310,17 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         bounds: [u32; R],
     ) -> usize {
         let fast = Self::VECTOR.0;
-        let at = [r as u32, t.lane(), t.warp(), t.cta_rank()];
+        let (thread, reg) = Self::parts(t, r);
         let mut n = v as u32;
         let mut d = 0;
         while d < R {
-            let c = origin[d] + L::coord(at, d);
+            // What is left of the tensor past the thread's part, against the register's part (a
+            // constant): each register's mask is then one compare with an immediate.
+            let left = bounds[d].saturating_sub(origin[d] + L::coord(thread, d));
+            let c = L::coord(reg, d);
             if d == fast {
-                n = n.min(bounds[d].saturating_sub(c));
-            } else if c >= bounds[d] {
+                n = n.min(left.saturating_sub(c));
+            } else if c >= left {
                 n = 0;
             }
             d += 1;

@@ -18,8 +18,8 @@
 //! registers. At 128 its 32 registers a thread would cost an SM a CTA (Triton's kernel fits 3
 //! of 4 warps): Q goes by `cp.async` into a swizzled tile of its own, its fragments come back
 //! by `ldmatrix` each step, the fragments' addresses are computed where they are used (through
-//! a [`Reread`] of the thread), and the entry points carry launch bounds for 3 CTAs
-//! (`#[kernel(min_blocks = 3)]`). Everything a thread holds is a `layout!` type; nothing is
+//! a [`Reread`] of the thread). The entry points carry launch bounds for Triton's occupancy:
+//! 4 CTAs at 64, 3 at 128 (`#[kernel(min_blocks = ..)]`). Everything a thread holds is a `layout!` type; nothing is
 //! written across threads by hand.
 //!
 //! `q`, `k`, `v` and `o` are `[heads, seq, D]` row-major, `seq` any length (the last blocks
@@ -257,8 +257,12 @@ pub const fn attn_smem(h: u32) -> u32 {
     )
 }
 
-/// CTAs of 4 warps per multiprocessor the head dimension 128 kernels are built for (launch
-/// bounds: ptxas fits their registers to it, 168 a thread), as Triton's kernel at this tile.
+/// CTAs of 4 warps per multiprocessor the head dimension 64 kernels are built for (launch
+/// bounds: up to 128 registers a thread), as Triton's kernel at this tile. Without them ptxas
+/// may trade instructions a step for registers that buy no further CTA.
+pub const ATTN_MIN_BLOCKS: u32 = 4;
+
+/// The same at head dimension 128: 3 CTAs, 168 registers a thread.
 pub const ATTN_MIN_BLOCKS_128: u32 = 3;
 
 /// Shared memory per CTA at head dimension 64 and 128.
@@ -424,9 +428,9 @@ macro_rules! entry {
 
 entry! {
     /// Flash attention forward in f16, head dimension 64: grid [`attention_grid`].
-    attention_f16, F16, 1, ATTN_SMEM;
+    attention_f16, F16, 1, ATTN_SMEM, ATTN_MIN_BLOCKS;
     /// The same in bf16.
-    attention_bf16, Bf16, 1, ATTN_SMEM;
+    attention_bf16, Bf16, 1, ATTN_SMEM, ATTN_MIN_BLOCKS;
     /// Flash attention forward in f16, head dimension 128: grid [`attention_grid`].
     attention_d128_f16, F16, 2, ATTN_SMEM_128, ATTN_MIN_BLOCKS_128;
     /// The same in bf16.

@@ -3,12 +3,15 @@
 //! f32 or 16-bit in and out, f32 arithmetic.
 //!
 //! As Triton picks `BLOCK = next_pow2(n_cols)`, a row of `n_cols` runs in the tile of the
-//! smallest width class `W >= n_cols` (64 to 8,192; [`class_for`]), the tail masked. Every class
-//! gives each thread 16 elements of one row in 16-byte vectors, so every class keeps the same
-//! bytes in flight per thread: short rows put several rows in a CTA (32 rows of 64 on 4 warps),
-//! long rows spread over several warps (a row of 8,192 on 16), whose reductions then cross warps
-//! through shared memory. The bodies are generic over the class's layout and element type; the
-//! entry points are one line each per class.
+//! smallest width class `W >= n_cols` (64 to 8,192; [`class_for`]), the tail masked. A class
+//! gives each thread 8 elements of one row (one 16-byte vector of a 2-byte type, two of f32),
+//! as Triton's tutorials do at 1,024 columns: short rows put several rows in a CTA (16 rows of
+//! 64 on 4 warps), long rows spread over several warps (a row of 4,096 on 16), whose reductions
+//! then cross warps through shared memory. The widest class, 8,192, holds 16 elements per
+//! thread on 16 warps instead of 8 on 32: a CTA of 1,024 threads would leave an SM two. Few
+//! elements per thread keep the registers, and so the occupancy, at least Triton's. The bodies
+//! are generic over the class's layout and element type; the entry points are one line each per
+//! class.
 //!
 //! Each class has two sets of kernels, as Triton compiles a kernel once for sizes divisible by
 //! 16 and once for others: `_aligned` ones for widths that are a multiple of the 16-byte vector
@@ -22,65 +25,62 @@ use linear_layouts::math::{self, Real};
 use linear_layouts::{layout, Bf16, Element, Global, GlobalMut, Registers, Thread, Tile, F16};
 
 layout! {
-    /// 32 rows of 64 4-byte elements: 4 lanes per row.
-    pub Rows64 = blocked(sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 64];
-    pub Rows128 = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 128];
-    pub Rows256 = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [8, 256];
-    pub Rows512 = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [4, 512];
-    /// 2 rows of 1,024: 2 warps per row.
-    pub Rows1024 = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]) for [2, 1024];
-    pub Rows2048 = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]) for [1, 2048];
-    pub Rows4096 = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 8], order = [1, 0]) for [1, 4096];
-    /// A row of 8,192 on 16 warps.
+    /// 16 rows of 64 4-byte elements: 8 lanes per row, 8 elements per thread in two vectors.
+    pub Rows64 = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 64];
+    pub Rows128 = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [8, 128];
+    pub Rows256 = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [4, 256];
+    pub Rows512 = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]) for [2, 512];
+    /// A row of 1,024 on 4 warps (Triton's tutorial's geometry for it).
+    pub Rows1024 = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]) for [1, 1024];
+    pub Rows2048 = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 8], order = [1, 0]) for [1, 2048];
+    pub Rows4096 = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 16], order = [1, 0]) for [1, 4096];
+    /// A row of 8,192 on 16 warps, 16 elements per thread: 32 warps would leave an SM 2 CTAs.
     pub Rows8192 = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 16], order = [1, 0]) for [1, 8192];
-    /// The same thread geometry for 2-byte elements: 8 per vector.
-    pub HalfRows64 = blocked(sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 64];
-    pub HalfRows128 = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 128];
-    pub HalfRows256 = blocked(sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [8, 256];
-    pub HalfRows512 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [4, 512];
-    pub HalfRows1024 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]) for [2, 1024];
-    pub HalfRows2048 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]) for [1, 2048];
-    pub HalfRows4096 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 8], order = [1, 0]) for [1, 4096];
+    /// The same threads for 2-byte elements: 8 per vector.
+    pub HalfRows64 = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 64];
+    pub HalfRows128 = blocked(sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [8, 128];
+    pub HalfRows256 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [4, 256];
+    pub HalfRows512 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]) for [2, 512];
+    pub HalfRows1024 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]) for [1, 1024];
+    pub HalfRows2048 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 8], order = [1, 0]) for [1, 2048];
+    pub HalfRows4096 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 16], order = [1, 0]) for [1, 4096];
     pub HalfRows8192 = blocked(sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 16], order = [1, 0]) for [1, 8192];
     /// The same threads one element at a time, for rows of any width: a row's start need not be
     /// aligned, and scalar accesses of consecutive lanes are consecutive (coalesced).
-    pub Ragged64 = blocked(sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 64];
-    pub Ragged128 = blocked(sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 128];
-    pub Ragged256 = blocked(sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [8, 256];
-    pub Ragged512 = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [4, 512];
-    pub Ragged1024 = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]) for [2, 1024];
-    pub Ragged2048 = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]) for [1, 2048];
-    pub Ragged4096 = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 8], order = [1, 0]) for [1, 4096];
+    pub Ragged64 = blocked(sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 64];
+    pub Ragged128 = blocked(sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [8, 128];
+    pub Ragged256 = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [4, 256];
+    pub Ragged512 = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]) for [2, 512];
+    pub Ragged1024 = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]) for [1, 1024];
+    pub Ragged2048 = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 8], order = [1, 0]) for [1, 2048];
+    pub Ragged4096 = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 16], order = [1, 0]) for [1, 4096];
     pub Ragged8192 = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 16], order = [1, 0]) for [1, 8192];
     /// A statistic of each row of a class: every thread of the row holds it.
-    pub Stat64 = slice(dim = 1, parent = Rows64) for [32];
-    pub Stat128 = slice(dim = 1, parent = Rows128) for [16];
-    pub Stat256 = slice(dim = 1, parent = Rows256) for [8];
-    pub Stat512 = slice(dim = 1, parent = Rows512) for [4];
-    pub Stat1024 = slice(dim = 1, parent = Rows1024) for [2];
+    pub Stat64 = slice(dim = 1, parent = Rows64) for [16];
+    pub Stat128 = slice(dim = 1, parent = Rows128) for [8];
+    pub Stat256 = slice(dim = 1, parent = Rows256) for [4];
+    pub Stat512 = slice(dim = 1, parent = Rows512) for [2];
+    pub Stat1024 = slice(dim = 1, parent = Rows1024) for [1];
     pub Stat2048 = slice(dim = 1, parent = Rows2048) for [1];
     pub Stat4096 = slice(dim = 1, parent = Rows4096) for [1];
     pub Stat8192 = slice(dim = 1, parent = Rows8192) for [1];
-    pub HalfStat64 = slice(dim = 1, parent = HalfRows64) for [32];
-    pub HalfStat128 = slice(dim = 1, parent = HalfRows128) for [16];
-    pub HalfStat256 = slice(dim = 1, parent = HalfRows256) for [8];
-    pub HalfStat512 = slice(dim = 1, parent = HalfRows512) for [4];
-    pub HalfStat1024 = slice(dim = 1, parent = HalfRows1024) for [2];
+    pub HalfStat64 = slice(dim = 1, parent = HalfRows64) for [16];
+    pub HalfStat128 = slice(dim = 1, parent = HalfRows128) for [8];
+    pub HalfStat256 = slice(dim = 1, parent = HalfRows256) for [4];
+    pub HalfStat512 = slice(dim = 1, parent = HalfRows512) for [2];
+    pub HalfStat1024 = slice(dim = 1, parent = HalfRows1024) for [1];
     pub HalfStat2048 = slice(dim = 1, parent = HalfRows2048) for [1];
     pub HalfStat4096 = slice(dim = 1, parent = HalfRows4096) for [1];
     pub HalfStat8192 = slice(dim = 1, parent = HalfRows8192) for [1];
-    pub RaggedStat64 = slice(dim = 1, parent = Ragged64) for [32];
-    pub RaggedStat128 = slice(dim = 1, parent = Ragged128) for [16];
-    pub RaggedStat256 = slice(dim = 1, parent = Ragged256) for [8];
-    pub RaggedStat512 = slice(dim = 1, parent = Ragged512) for [4];
-    pub RaggedStat1024 = slice(dim = 1, parent = Ragged1024) for [2];
+    pub RaggedStat64 = slice(dim = 1, parent = Ragged64) for [16];
+    pub RaggedStat128 = slice(dim = 1, parent = Ragged128) for [8];
+    pub RaggedStat256 = slice(dim = 1, parent = Ragged256) for [4];
+    pub RaggedStat512 = slice(dim = 1, parent = Ragged512) for [2];
+    pub RaggedStat1024 = slice(dim = 1, parent = Ragged1024) for [1];
     pub RaggedStat2048 = slice(dim = 1, parent = Ragged2048) for [1];
     pub RaggedStat4096 = slice(dim = 1, parent = Ragged4096) for [1];
     pub RaggedStat8192 = slice(dim = 1, parent = Ragged8192) for [1];
 }
-
-/// Elements of a row each thread holds, in every class.
-pub const PER_THREAD: usize = 16;
 
 /// The widths of the classes, narrowest first.
 pub const WIDTHS: [u32; 8] = [64, 128, 256, 512, 1024, 2048, 4096, 8192];
@@ -209,28 +209,32 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     let row0 = L::SHAPE[0] * t.block_idx()[0];
     let (origin, strides, bounds) = ([row0, 0], [n_cols, 1], [n_rows, n_cols]);
     let zero = E::from_f32(0.0);
-    // x stays in its own registers, widened where used: as f32 it would be the same 16
-    // registers, and the weight and bias are loaded only where they are used, so that x, w and
-    // b are never live together (registers decide how many CTAs an SM holds, and occupancy is
-    // what a memory-bound kernel lives on).
+    // The weight and bias are loaded only where they are used, so that they are not live
+    // across the reductions (registers decide how many CTAs an SM holds, and occupancy is what
+    // a memory-bound kernel lives on).
     let x = load::<L, E, T, N, ALIGNED>(t, io.x, origin, strides, bounds, zero);
     let inv_n = 1.0 / n_cols as f32;
     let sum: Tile<S, f32, M> = x.map(E::to_f32).reduce::<1, S, M>(t, |a, b| a + b);
     let mean = sum.map(|s| s * inv_n);
-    let mu = mean.broadcast::<1, L, N>();
     // Masked columns must not count in the variance: their centred value is 0.
     let inside = Tile::<L, bool, N>::from_coords(t, |[_, j]| j < n_cols);
-    let centred = x.zip_with(&mu, |v, m| v.to_f32() - m);
+    let centred = x.zip_with(&mean.broadcast::<1, L, N>(), |v, m| v.to_f32() - m);
     let square = centred.map(|c| c * c).select(&inside, &Tile::splat(0.0));
     let var: Tile<S, f32, M> = square.reduce::<1, S, M>(t, |a, b| a + b);
     let r = var.map(|v| math::rsqrt(v * inv_n + eps));
-    let scaled = centred.zip_with(&r.broadcast::<1, L, N>(), |c, r| c * r);
+    // `(x - mean) * rstd` as `x * rstd - mean * rstd`, one `fma` from x itself: the centred
+    // values then die in the variance, and only x (packed) is held across its reduction.
+    let shift = mean.zip_with(&r, |m, r| -m * r).broadcast::<1, L, N>();
+    let scaled = x.zip3_with(&r.broadcast::<1, L, N>(), &shift, |v, r, s| {
+        math::fma(v.to_f32(), r, s)
+    });
     // The weight and bias rows: every row of the tile reads the same (row stride 0).
     let (cols, cstrides, cbounds) = ([0, 0], [0, 1], [u32::MAX, n_cols]);
     let w = load::<L, E, T, N, ALIGNED>(t, io.w, cols, cstrides, cbounds, zero);
-    let weighted = scaled.zip_with(&w, |v, w| v * w.to_f32());
     let b = load::<L, E, T, N, ALIGNED>(t, io.b, cols, cstrides, cbounds, zero);
-    let affine = weighted.zip_with(&b, |v, b| E::from_f32(v + b.to_f32()));
+    let affine = scaled.zip3_with(&w, &b, |v, w, b| {
+        E::from_f32(math::fma(v, w.to_f32(), b.to_f32()))
+    });
     store::<L, E, T, N, ALIGNED>(t, &affine, io.y, origin, strides, bounds);
     // The one thread whose register 0 holds column 0 of a row writes the row's statistics.
     let at = [0, t.lane(), t.warp(), 0];
@@ -253,6 +257,8 @@ pub struct RowClass {
     pub rows_per_cta: u32,
     /// Threads per CTA.
     pub threads: u32,
+    /// Elements of a row each thread holds.
+    pub per_thread: u32,
     /// Dynamic shared memory per CTA (the cross-warp reductions' scratch; 0 within a warp).
     pub shared_bytes: u32,
     /// `softmax_f32_W`, `softmax_f16_W`, `layer_norm_f16_W`, `layer_norm_bf16_W`: any width.
@@ -268,8 +274,15 @@ pub const CLASSES: [RowClass; 8] = [
 
 /// The scratch a class's reductions need: they reduce f32 values, and the 4- and 2-byte
 /// element tiles of a class have the same threads.
-const fn scratch<L: Registers<PER_THREAD>, S: Registers<1>>() -> u32 {
-    linear_layouts::reduce::Slice::<L, S, 1, PER_THREAD, 1>::SHARED_BYTES
+const fn scratch<L: Registers<N>, S: Registers<1>, const N: usize>() -> u32 {
+    linear_layouts::reduce::Slice::<L, S, 1, N, 1>::SHARED_BYTES
+}
+
+/// Registers per thread of row tile `L`, as a const argument.
+macro_rules! per_thread {
+    ($rows:ident) => {
+        <$rows as linear_layouts::Layout>::ELEMENTS_PER_THREAD as usize
+    };
 }
 
 /// One class's entry points (softmax in f32 and f16, layer norm in f16 and bf16; each for any
@@ -283,7 +296,8 @@ macro_rules! row_class {
             width: $rows::SHAPE[1],
             rows_per_cta: $rows::SHAPE[0],
             threads: $rows::THREADS,
-            shared_bytes: scratch::<$rows, $stat>(),
+            per_thread: per_thread!($rows) as u32,
+            shared_bytes: scratch::<$rows, $stat, { per_thread!($rows) }>(),
             names: [stringify!($sm32), stringify!($sm16), stringify!($ln16), stringify!($lnbf)],
             aligned: [stringify!($sm32a), stringify!($sm16a), stringify!($ln16a), stringify!($lnbfa)],
         };
@@ -299,15 +313,15 @@ macro_rules! row_class {
     (@softmax $name:ident, $rows:ident, $stat:ident, $e:ty, $aligned:literal) => {
         #[doc = concat!("Softmax of `", stringify!($e), "` rows of `", stringify!($rows), "`'s width (see [`softmax_rows`]).")]
         #[cfg(not(target_arch = "spirv"))]
-        #[kernel(block = $rows::THREADS, shared = scratch::<$rows, $stat>())]
+        #[kernel(block = $rows::THREADS, shared = scratch::<$rows, $stat, { per_thread!($rows) }>())]
         pub fn $name(t: &impl Thread, x: Global<$e>, y: GlobalMut<$e>, n_rows: u32, n_cols: u32) {
-            softmax_rows::<$rows, $stat, $e, _, PER_THREAD, 1, $aligned>(t, &x, &y, n_rows, n_cols)
+            softmax_rows::<$rows, $stat, $e, _, { per_thread!($rows) }, 1, $aligned>(t, &x, &y, n_rows, n_cols)
         }
     };
     (@layer_norm $name:ident, $rows:ident, $stat:ident, $e:ty, $aligned:literal) => {
         #[doc = concat!("Layer norm of `", stringify!($e), "` rows of `", stringify!($rows), "`'s width (see [`layer_norm_rows`]).")]
         #[cfg(not(target_arch = "spirv"))]
-        #[kernel(block = $rows::THREADS, shared = scratch::<$rows, $stat>())]
+        #[kernel(block = $rows::THREADS, shared = scratch::<$rows, $stat, { per_thread!($rows) }>())]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             t: &impl Thread,
@@ -321,7 +335,7 @@ macro_rules! row_class {
             n_cols: u32,
         ) {
             let io = LayerNormIo { x: &x, w: &w, b: &b, y: &y, mean: &mean, rstd: &rstd };
-            layer_norm_rows::<$rows, $stat, $e, _, PER_THREAD, 1, $aligned>(t, &io, n_rows, n_cols, EPS)
+            layer_norm_rows::<$rows, $stat, $e, _, { per_thread!($rows) }, 1, $aligned>(t, &io, n_rows, n_cols, EPS)
         }
     };
 }

@@ -197,17 +197,18 @@ macro_rules! check_class {
         let c = &CLASSES[$i];
         assert_eq!(c.width, rows::WIDTHS[$i]);
         let n_rows = c.rows_per_cta + 1;
+        const N: usize = <$rows as linear_layouts::Layout>::ELEMENTS_PER_THREAD as usize;
         for n_cols in widths(c) {
             assert_eq!(rows::class_for(n_cols), Some($i));
-            softmax_case::<$any, $astat, f32, 16, false>(c, n_rows, n_cols, false);
-            softmax_case::<$any, $astat, F16, 16, false>(c, n_rows, n_cols, false);
-            layer_norm_case::<$any, $astat, F16, 16, false>(c, n_rows, n_cols, false);
-            layer_norm_case::<$any, $astat, Bf16, 16, false>(c, n_rows, n_cols, true);
+            softmax_case::<$any, $astat, f32, N, false>(c, n_rows, n_cols, false);
+            softmax_case::<$any, $astat, F16, N, false>(c, n_rows, n_cols, false);
+            layer_norm_case::<$any, $astat, F16, N, false>(c, n_rows, n_cols, false);
+            layer_norm_case::<$any, $astat, Bf16, N, false>(c, n_rows, n_cols, true);
             if n_cols % rows::vector(2) == 0 {
-                softmax_case::<$rows, $stat, f32, 16, true>(c, n_rows, n_cols, false);
-                softmax_case::<$half, $hstat, F16, 16, true>(c, n_rows, n_cols, false);
-                layer_norm_case::<$half, $hstat, F16, 16, true>(c, n_rows, n_cols, false);
-                layer_norm_case::<$half, $hstat, Bf16, 16, true>(c, n_rows, n_cols, true);
+                softmax_case::<$rows, $stat, f32, N, true>(c, n_rows, n_cols, false);
+                softmax_case::<$half, $hstat, F16, N, true>(c, n_rows, n_cols, false);
+                layer_norm_case::<$half, $hstat, F16, N, true>(c, n_rows, n_cols, false);
+                layer_norm_case::<$half, $hstat, Bf16, N, true>(c, n_rows, n_cols, true);
             }
         }
     }};
@@ -242,6 +243,10 @@ fn rows_within_one_warp() {
         Ragged256,
         RaggedStat256
     );
+}
+
+#[test]
+fn rows_across_warps() {
     check_class!(
         3,
         Rows512,
@@ -251,10 +256,6 @@ fn rows_within_one_warp() {
         Ragged512,
         RaggedStat512
     );
-}
-
-#[test]
-fn rows_across_warps() {
     check_class!(
         4,
         Rows1024,
@@ -298,29 +299,27 @@ fn rows_across_warps() {
 fn one_column_and_one_row() {
     use kernels::rows::{Ragged64, RaggedStat64};
     let c = &CLASSES[0];
-    softmax_case::<Ragged64, RaggedStat64, f32, 16, false>(c, 1, 1, false);
-    layer_norm_case::<Ragged64, RaggedStat64, F16, 16, false>(c, 3, 1, false);
+    softmax_case::<Ragged64, RaggedStat64, f32, 8, false>(c, 1, 1, false);
+    layer_norm_case::<Ragged64, RaggedStat64, F16, 8, false>(c, 3, 1, false);
     assert_eq!(rows::class_for(0), Some(0));
     assert_eq!(rows::class_for(8193), None);
 }
 
-/// Every class's launch is what its layout says: 16 elements per thread in 16-byte vectors,
+/// Every class's launch is what its layout says: its elements per thread (8, and 16 at 8,192),
 /// scratch only where the row spans warps.
 #[test]
 fn classes_follow_their_layouts() {
     for c in &CLASSES {
-        assert_eq!(
-            c.rows_per_cta * c.width,
-            c.threads * rows::PER_THREAD as u32
-        );
-        let spans_warps = c.width / 128 > 4;
+        assert_eq!(c.rows_per_cta * c.width, c.threads * c.per_thread);
+        assert_eq!(c.per_thread, if c.width == 8192 { 16 } else { 8 });
+        let spans_warps = c.width > 32 * c.per_thread;
         assert_eq!(c.shared_bytes > 0, spans_warps, "class {}", c.width);
     }
 }
 
 /// One CTA of the `_aligned` f32 softmax on tile `L` over rows `0..n_rows*n_cols`, with
 /// `shared` bytes of scratch: the simulator's verdict.
-fn aligned_softmax<L: Registers<16>, S: Registers<1>>(
+fn aligned_softmax<L: Registers<N>, S: Registers<1>, const N: usize>(
     threads: u32,
     shared: u32,
     n_rows: u32,
@@ -329,7 +328,7 @@ fn aligned_softmax<L: Registers<16>, S: Registers<1>>(
     let x = HostMemory::new((0..n_rows * n_cols).map(|i| (i as f32).to_bits() as u64));
     let y = HostMemory::new((0..n_rows * n_cols).map(|_| 0));
     launch(Launch::new(1, threads, shared), |t| {
-        softmax_rows::<L, S, f32, _, 16, 1, true>(t, &x.global(), &y.global_mut(), n_rows, n_cols)
+        softmax_rows::<L, S, f32, _, N, 1, true>(t, &x.global(), &y.global_mut(), n_rows, n_cols)
     })
 }
 
@@ -339,7 +338,7 @@ fn aligned_softmax<L: Registers<16>, S: Registers<1>>(
 fn a_cross_warp_class_without_its_scratch_is_reported() {
     use kernels::rows::{Rows1024, Stat1024};
     use linear_layouts::sim::IssueKind;
-    let e = aligned_softmax::<Rows1024, Stat1024>(CLASSES[4].threads, 0, 2, 1024)
+    let e = aligned_softmax::<Rows1024, Stat1024, 8>(CLASSES[4].threads, 0, 2, 1024)
         .expect_err("a launch without scratch must be reported");
     assert!(e.has(IssueKind::OutOfBounds), "{}", e);
 }
@@ -349,7 +348,7 @@ fn a_cross_warp_class_without_its_scratch_is_reported() {
 #[test]
 fn an_aligned_kernel_given_a_ragged_width_is_reported() {
     use kernels::rows::{Rows64, Stat64};
-    let e = aligned_softmax::<Rows64, Stat64>(CLASSES[0].threads, 0, 32, 61)
+    let e = aligned_softmax::<Rows64, Stat64, 8>(CLASSES[0].threads, 0, 32, 61)
         .expect_err("a ragged width must be reported");
     assert!(e.to_string().contains("multiples of the vector"), "{}", e);
 }

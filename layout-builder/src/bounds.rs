@@ -62,11 +62,8 @@ fn marker(line: &str) -> Option<Result<(String, [u32; 4]), BuildError>> {
         .split_once('{')
         .and_then(|(_, b)| b.split_once('}'))
         .map(|(b, _)| b);
-    let nums: Option<Vec<u32>> = body.map(|b| {
-        b.split(',')
-            .map(|n| n.trim().parse().ok())
-            .collect::<Option<Vec<u32>>>()
-    })?;
+    let nums: Option<Vec<u32>> =
+        body.and_then(|b| b.split(',').map(|n| n.trim().parse().ok()).collect());
     let Some(nums) = nums else {
         return Some(Err(bad()));
     };
@@ -168,6 +165,9 @@ mod tests {
         assert!(e.contains("`k`"), "{e}");
         let zero = PTX.replace("{128, 0, 0, 0, 1,", "{0, 0, 0, 0, 1,");
         let e = apply(&zero).unwrap_err().to_string();
+        assert!(e.contains("four 32-bit numbers"), "{e}");
+        let declared = ".visible .global .align 4 .b8 __launch_bounds__k[16];";
+        let e = marker(declared).expect("a marker").unwrap_err().to_string();
         assert!(e.contains("four 32-bit numbers"), "{e}");
     }
 }

@@ -252,27 +252,42 @@ fn is_row_kernel(name: &str) -> bool {
     name.starts_with("softmax_") || name.starts_with("layer_norm_")
 }
 
-/// The global accesses a row kernel must issue, sorted: each thread holds 16 elements of a row;
-/// softmax reads x and writes y, layer norm reads x, w and b, writes y and (one thread per row)
-/// its two f32 statistics. `_aligned` kernels move whole 16-byte vectors (4 f32 or 8 16-bit
-/// elements), the any-width ones single elements.
+/// Elements of a row each thread of row kernel `name` holds: 8, and 16 in the widest class
+/// (`kernels::rows`' layouts; the width is the name's number).
+fn row_kernel_per_thread(name: &str) -> usize {
+    let width = name
+        .split('_')
+        .find_map(|w| w.parse::<u32>().ok())
+        .unwrap_or(0);
+    if width >= 8192 {
+        16
+    } else {
+        8
+    }
+}
+
+/// The global accesses a row kernel must issue, sorted: each thread holds
+/// [`row_kernel_per_thread`] elements of a row; softmax reads x and writes y, layer norm reads
+/// x, w and b, writes y and (one thread per row) its two f32 statistics. `_aligned` kernels move
+/// whole 16-byte vectors (4 f32 or 8 16-bit elements), the any-width ones single elements.
 fn row_kernel_accesses(name: &str) -> Vec<(String, usize)> {
     let bits = if name.starts_with("softmax_f32") {
         32
     } else {
         16
     };
+    let per_thread = row_kernel_per_thread(name);
     let reads = if name.starts_with("layer_norm") { 3 } else { 1 };
     let mut want = if name.ends_with("_aligned") {
-        let vectors = 16 * bits / 128;
+        let vectors = per_thread * bits / 128;
         vec![
             ("ld.global.v4.b32".to_string(), reads * vectors),
             ("st.global.v4.b32".to_string(), vectors),
         ]
     } else {
         vec![
-            (format!("ld.global.b{}", bits), reads * 16),
-            (format!("st.global.b{}", bits), 16),
+            (format!("ld.global.b{}", bits), reads * per_thread),
+            (format!("st.global.b{}", bits), per_thread),
         ]
     };
     if reads == 3 {

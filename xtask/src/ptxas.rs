@@ -7,8 +7,10 @@ use std::process::Command;
 
 /// Entries with launch bounds: `(entry, .maxntid, .minnctapersm)`.
 pub const LAUNCH_BOUNDS: &[(&str, [u32; 3], u32)] = &[
+    ("attention_bf16", [128, 1, 1], 4),
     ("attention_d128_bf16", [128, 1, 1], 3),
     ("attention_d128_f16", [128, 1, 1], 3),
+    ("attention_f16", [128, 1, 1], 4),
 ];
 
 /// What ptxas reports of one entry.
@@ -79,8 +81,9 @@ fn report(stderr: &str) -> Vec<Entry> {
 /// CTAs of `threads` threads at `registers` each that an SM's 64K registers hold (allocated per
 /// warp in units of 256).
 fn ctas_fitting(registers: u32, threads: u32) -> u32 {
-    let per_warp = (registers * 32).div_ceil(256) * 256;
-    65536 / (per_warp * threads.div_ceil(32))
+    // Registers are allocated per warp in units of 256; a count of 0 (not reported) is one unit.
+    let per_warp = (registers.max(1) * 32).div_ceil(256) * 256;
+    65536 / (per_warp * threads.div_ceil(32).max(1))
 }
 
 /// Fails unless [`LAUNCH_BOUNDS`] are the PTX's, and, where ptxas is found, every entry
@@ -181,5 +184,7 @@ mod tests {
         assert_eq!(ctas_fitting(173, 128), 2);
         assert_eq!(ctas_fitting(127, 128), 4);
         assert_eq!(ctas_fitting(96, 128), 5);
+        // A log without a register count reads as 0: one allocation unit, not a division by 0.
+        assert_eq!(ctas_fitting(0, 128), 64);
     }
 }
