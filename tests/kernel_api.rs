@@ -4,7 +4,7 @@
 
 use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch};
 use linear_layouts::{
-    convert, kernel, layout, Bf16, Global, GlobalMut, Registers, Thread, Tile, F16,
+    convert, kernel, layout, Bf16, Element, Global, GlobalMut, Registers, Thread, Tile, F16,
 };
 
 layout! {
@@ -191,46 +191,52 @@ fn pointer_tensors_exist_with_the_simulator_on() {
     assert!(out.iter().enumerate().all(|(i, &x)| x == 2.0 * i as f32));
 }
 
-/// A masked load and store of tile `L` (4 registers, 128 threads) at origin (1, 2) of a 16 x 33
-/// tensor cut to 14 x 31: each register holds the element the layout puts there, or `other`
-/// outside, and the store writes back exactly the elements inside.
-fn masked_round_trip<L: Registers<4>>() {
-    let (cols, bounds, origin) = (33u32, [14u32, 31], [1u32, 2]);
-    let inp = HostMemory::new((0..16 * cols).map(|i| i as u64));
-    let out = poisoned((16 * cols) as usize);
-    let seen = poisoned(128 * 4);
+/// A masked load and store of tile `L` (`N` registers of `E`, 128 threads) at origin (1, 2) of
+/// a tensor one row and column larger than the tile, cut two rows and one column short: each
+/// register holds the element the layout puts there, or `other` outside, and the store writes
+/// back exactly the elements inside.
+fn masked_round_trip<L: Registers<N>, E: Element, const N: usize>() {
+    let (rows, cols) = (L::SHAPE[0] + 1, L::SHAPE[1] + 1);
+    let (bounds, origin) = ([rows - 3, cols - 2], [1u32, 2]);
+    let inp = HostMemory::new((0..rows * cols).map(|i| i as u64));
+    let out = poisoned((rows * cols) as usize);
+    let seen = poisoned(128 * N);
     launch(Launch::new(1, 128, 0), |t| {
-        let a = Tile::<L, u32, 4>::load_masked(t, &inp.global(), origin, [cols, 1], bounds, 7);
-        let at = ((t.warp() * 32 + t.lane()) * 4) as usize;
+        let other = E::from_bits(7);
+        let a = Tile::<L, E, N>::load_masked(t, &inp.global(), origin, [cols, 1], bounds, other);
+        let at = (t.warp() * 32 + t.lane()) as usize * N;
         for (r, v) in a.values.iter().enumerate() {
-            seen.global_mut().store1(at + r, *v);
+            seen.global_mut().store1(at + r, v.to_bits());
         }
         a.store_masked(t, &out.global_mut(), origin, [cols, 1], bounds);
     })
     .expect("simulator");
     for thread in 0..128u32 {
-        for r in 0..4u32 {
+        for r in 0..N as u32 {
             let c = [0, 1].map(|d| origin[d] + L::coord([r, thread % 32, thread / 32, 0], d));
             let inside = c[0] < bounds[0] && c[1] < bounds[1];
             let want = if inside { c[0] * cols + c[1] } else { 7 };
-            assert_eq!(
-                seen.get((thread * 4 + r) as usize),
-                want as u64,
-                "{thread} {r}"
-            );
+            let got = seen.get(thread as usize * N + r as usize);
+            assert_eq!(got, want as u64, "{} thread {thread} register {r}", L::NAME);
         }
     }
-    for i in 0..16 * cols {
-        let inside = i / cols >= 1 && i / cols < 14 && i % cols >= 2 && i % cols < 31;
+    for i in 0..rows * cols {
+        let (y, x) = (i / cols, i % cols);
+        let inside = (1..bounds[0]).contains(&y) && (2..bounds[1]).contains(&x);
         let want = if inside { i as u64 } else { u64::MAX };
-        assert_eq!(out.get(i as usize), want, "element {i}");
+        assert_eq!(out.get(i as usize), want, "{} element {i}", L::NAME);
     }
 }
 
 #[test]
 fn masked_tiles_land_where_the_layout_says() {
     // Registers and threads on disjoint bits (each register's address is the thread's plus a
-    // constant), and a layout whose lane basis [0, 5] shares a bit with a register's.
-    masked_round_trip::<Odd>();
-    masked_round_trip::<Odd2>();
+    // constant): vectors of 4 (u32), of 2 (u64: register 2's offset is a constant along the
+    // row), and an MMA accumulator whose registers also step down rows (a constant times the
+    // row stride).
+    masked_round_trip::<Odd, u32, 4>();
+    masked_round_trip::<Odd, u64, 4>();
+    masked_round_trip::<Acc, u32, 32>();
+    // A layout whose lane basis [0, 5] shares a bit with a register's: one address each.
+    masked_round_trip::<Odd2, u32, 4>();
 }

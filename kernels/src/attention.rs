@@ -19,8 +19,8 @@
 //! of 4 warps): Q goes by `cp.async` into a swizzled tile of its own, its fragments come back
 //! by `ldmatrix` each step, the fragments' addresses are computed where they are used (through
 //! a [`Reread`] of the thread). The entry points carry launch bounds for Triton's occupancy:
-//! 4 CTAs at 64, 3 at 128 (`#[kernel(min_blocks = ..)]`). Everything a thread holds is a `layout!` type; nothing is
-//! written across threads by hand.
+//! 4 CTAs at 64, 3 at 128 (`#[kernel(min_blocks = ..)]`). Everything a thread holds is a
+//! `layout!` type; nothing is written across threads by hand.
 //!
 //! `q`, `k`, `v` and `o` are `[heads, seq, D]` row-major, `seq` any length (the last blocks
 //! masked: query rows past it are not stored, keys past it weigh nothing);

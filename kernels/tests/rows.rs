@@ -338,7 +338,7 @@ fn aligned_softmax<L: Registers<N>, S: Registers<1>, const N: usize>(
 fn a_cross_warp_class_without_its_scratch_is_reported() {
     use kernels::rows::{Rows1024, Stat1024};
     use linear_layouts::sim::IssueKind;
-    let e = aligned_softmax::<Rows1024, Stat1024, 8>(CLASSES[4].threads, 0, 2, 1024)
+    let e = aligned_softmax::<Rows1024, Stat1024, 8>(CLASSES[4].threads, 0, 1, 1024)
         .expect_err("a launch without scratch must be reported");
     assert!(e.has(IssueKind::OutOfBounds), "{}", e);
 }
@@ -348,7 +348,7 @@ fn a_cross_warp_class_without_its_scratch_is_reported() {
 #[test]
 fn an_aligned_kernel_given_a_ragged_width_is_reported() {
     use kernels::rows::{Rows64, Stat64};
-    let e = aligned_softmax::<Rows64, Stat64, 8>(CLASSES[0].threads, 0, 32, 61)
+    let e = aligned_softmax::<Rows64, Stat64, 8>(CLASSES[0].threads, 0, 16, 61)
         .expect_err("a ragged width must be reported");
     assert!(e.to_string().contains("multiples of the vector"), "{}", e);
 }

@@ -17,7 +17,8 @@ pub const LAUNCH_BOUNDS: &[(&str, [u32; 3], u32)] = &[
 #[derive(Debug, Default)]
 struct Entry {
     name: String,
-    registers: u32,
+    /// `None` where the log has no readable count.
+    registers: Option<u32>,
     /// Stack frame, spill stores and spill loads, in bytes.
     local: [u32; 3],
 }
@@ -71,7 +72,7 @@ fn report(stderr: &str) -> Vec<Entry> {
                     num(line, " bytes spill loads").unwrap_or(u32::MAX),
                 ];
             } else if line.contains("Used ") && line.contains(" registers") {
-                e.registers = num(line, " registers").unwrap_or(u32::MAX);
+                e.registers = num(line, " registers");
             }
         }
     }
@@ -81,9 +82,13 @@ fn report(stderr: &str) -> Vec<Entry> {
 /// CTAs of `threads` threads at `registers` each that an SM's 64K registers hold (allocated per
 /// warp in units of 256).
 fn ctas_fitting(registers: u32, threads: u32) -> u32 {
-    // Registers are allocated per warp in units of 256; a count of 0 (not reported) is one unit.
-    let per_warp = (registers.max(1) * 32).div_ceil(256) * 256;
-    65536 / (per_warp * threads.div_ceil(32).max(1))
+    // Registers are allocated per warp in units of 256 (at least one).
+    let per_warp = registers
+        .saturating_mul(32)
+        .div_ceil(256)
+        .max(1)
+        .saturating_mul(256);
+    65536 / per_warp.saturating_mul(threads.div_ceil(32).max(1))
 }
 
 /// Fails unless [`LAUNCH_BOUNDS`] are the PTX's, and, where ptxas is found, every entry
@@ -146,16 +151,18 @@ pub fn check(ptx_path: &Path, ptx: &str) -> Result<Vec<String>, String> {
             .iter()
             .find(|e| &e.name == name)
             .ok_or(format!("ptxas did not report {name}"))?;
-        let fit = ctas_fitting(e.registers, x * y * z);
+        let registers = e
+            .registers
+            .ok_or(format!("ptxas reported no register count for {name}"))?;
+        let fit = ctas_fitting(registers, x * y * z);
         if fit < *ctas {
             return Err(format!(
-                "{name}: {} registers fit {fit} CTAs, not {ctas}",
-                e.registers
+                "{name}: {registers} registers fit {fit} CTAs, not {ctas}"
             ));
         }
         said.push(format!(
             "  {name}: {} registers, {fit} CTAs of {} threads per SM",
-            e.registers,
+            registers,
             x * y * z
         ));
     }
@@ -174,7 +181,7 @@ mod tests {
         let r = report(log);
         assert_eq!(
             (r[0].name.as_str(), r[0].registers, r[0].local),
-            ("a", 168, [8, 4, 4])
+            ("a", Some(168), [8, 4, 4])
         );
     }
 
@@ -184,7 +191,11 @@ mod tests {
         assert_eq!(ctas_fitting(173, 128), 2);
         assert_eq!(ctas_fitting(127, 128), 4);
         assert_eq!(ctas_fitting(96, 128), 5);
-        // A log without a register count reads as 0: one allocation unit, not a division by 0.
+        // Counts out of range give no CTA rather than an overflow or a division by zero.
+        assert_eq!(ctas_fitting(u32::MAX, 128), 0);
         assert_eq!(ctas_fitting(0, 128), 64);
+        assert!(report("ptxas info    : Compiling entry function 'a'\n")[0]
+            .registers
+            .is_none());
     }
 }
