@@ -278,13 +278,6 @@ const fn scratch<L: Registers<N>, S: Registers<1>, const N: usize>() -> u32 {
     linear_layouts::reduce::Slice::<L, S, 1, N, 1>::SHARED_BYTES
 }
 
-/// Registers per thread of row tile `L`, as a const argument.
-macro_rules! per_thread {
-    ($rows:ident) => {
-        <$rows as linear_layouts::Layout>::ELEMENTS_PER_THREAD as usize
-    };
-}
-
 /// One class's entry points (softmax in f32 and f16, layer norm in f16 and bf16; each for any
 /// width and for widths a multiple of the vector) and its [`RowClass`].
 macro_rules! row_class {
@@ -296,8 +289,8 @@ macro_rules! row_class {
             width: $rows::SHAPE[1],
             rows_per_cta: $rows::SHAPE[0],
             threads: $rows::THREADS,
-            per_thread: per_thread!($rows) as u32,
-            shared_bytes: scratch::<$rows, $stat, { per_thread!($rows) }>(),
+            per_thread: $rows::ELEMENTS_PER_THREAD,
+            shared_bytes: scratch::<$rows, $stat, { $rows::ELEMENTS_PER_THREAD as usize }>(),
             names: [stringify!($sm32), stringify!($sm16), stringify!($ln16), stringify!($lnbf)],
             aligned: [stringify!($sm32a), stringify!($sm16a), stringify!($ln16a), stringify!($lnbfa)],
         };
@@ -313,15 +306,15 @@ macro_rules! row_class {
     (@softmax $name:ident, $rows:ident, $stat:ident, $e:ty, $aligned:literal) => {
         #[doc = concat!("Softmax of `", stringify!($e), "` rows of `", stringify!($rows), "`'s width (see [`softmax_rows`]).")]
         #[cfg(not(target_arch = "spirv"))]
-        #[kernel(block = $rows::THREADS, shared = scratch::<$rows, $stat, { per_thread!($rows) }>())]
+        #[kernel(block = $rows::THREADS, shared = scratch::<$rows, $stat, { $rows::ELEMENTS_PER_THREAD as usize }>())]
         pub fn $name(t: &impl Thread, x: Global<$e>, y: GlobalMut<$e>, n_rows: u32, n_cols: u32) {
-            softmax_rows::<$rows, $stat, $e, _, { per_thread!($rows) }, 1, $aligned>(t, &x, &y, n_rows, n_cols)
+            softmax_rows::<$rows, $stat, $e, _, { $rows::ELEMENTS_PER_THREAD as usize }, 1, $aligned>(t, &x, &y, n_rows, n_cols)
         }
     };
     (@layer_norm $name:ident, $rows:ident, $stat:ident, $e:ty, $aligned:literal) => {
         #[doc = concat!("Layer norm of `", stringify!($e), "` rows of `", stringify!($rows), "`'s width (see [`layer_norm_rows`]).")]
         #[cfg(not(target_arch = "spirv"))]
-        #[kernel(block = $rows::THREADS, shared = scratch::<$rows, $stat, { per_thread!($rows) }>())]
+        #[kernel(block = $rows::THREADS, shared = scratch::<$rows, $stat, { $rows::ELEMENTS_PER_THREAD as usize }>())]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             t: &impl Thread,
@@ -335,7 +328,7 @@ macro_rules! row_class {
             n_cols: u32,
         ) {
             let io = LayerNormIo { x: &x, w: &w, b: &b, y: &y, mean: &mean, rstd: &rstd };
-            layer_norm_rows::<$rows, $stat, $e, _, { per_thread!($rows) }, 1, $aligned>(t, &io, n_rows, n_cols, EPS)
+            layer_norm_rows::<$rows, $stat, $e, _, { $rows::ELEMENTS_PER_THREAD as usize }, 1, $aligned>(t, &io, n_rows, n_cols, EPS)
         }
     };
 }
