@@ -13,6 +13,7 @@ pub use layout_plan::ir::{
 pub use layout_plan::{Barrier, Cost, Strategy, CTA_SHIFT, MAX_SHUFFLE_WORDS, OFFSET_MASK};
 
 use layout_plan::exec::{self, Machine, SharedMachine};
+use layout_plan::linear::Map;
 
 /// One thread running a plan on values: `src` in the source layout, `dst` filled in the
 /// destination layout.
@@ -34,6 +35,50 @@ impl<'a, E, T> Values<'a, E, T> {
             active: true,
         }
     }
+}
+
+/// The XOR of each map on its integer through the maps' terms (a plan in a const: they fold to
+/// the shifts and masks `convert!` writes). A plan has at most three maps in one sum (lane,
+/// warp, CTA), each written out: a loop over them would read the maps from the stack, so their
+/// terms would not fold.
+#[inline(always)]
+fn terms_of_maps(maps: &[(Map<'_>, u32)]) -> u32 {
+    let mut r = 0;
+    if !maps.is_empty() {
+        r = maps[0].0.xor_into(r, maps[0].1);
+    }
+    if maps.len() > 1 {
+        r = maps[1].0.xor_into(r, maps[1].1);
+    }
+    if maps.len() > 2 {
+        r = maps[2].0.xor_into(r, maps[2].1);
+    }
+    let mut i = 3;
+    while i < maps.len() {
+        r = maps[i].0.xor_into(r, maps[i].1);
+        i += 1;
+    }
+    r
+}
+
+/// The XOR of each map's `bases[b]` over the set bits `b` of its integer (tables `convert!`
+/// wrote, which carry no terms; a select per basis after folding).
+#[inline(always)]
+fn bases_of_maps(maps: &[(Map<'_>, u32)]) -> u32 {
+    let mut r = 0;
+    let mut i = 0;
+    while i < maps.len() {
+        let (bases, x) = (maps[i].0.bases, maps[i].1);
+        let mut b = 0;
+        while b < bases.len() {
+            if (x >> b) & 1 == 1 {
+                r ^= bases[b];
+            }
+            b += 1;
+        }
+        i += 1;
+    }
+    r
 }
 
 /// The low `bits` of `x`.
@@ -102,21 +147,11 @@ impl<E: Element, T: Thread> Machine for Values<'_, E, T> {
         x ^ mask
     }
     #[inline(always)]
-    fn linear(&mut self, terms: &[(&[u32], u32)]) -> u32 {
-        let mut r = 0;
-        let mut i = 0;
-        while i < terms.len() {
-            let (bases, x) = terms[i];
-            let mut b = 0;
-            while b < bases.len() {
-                if (x >> b) & 1 == 1 {
-                    r ^= bases[b];
-                }
-                b += 1;
-            }
-            i += 1;
+    fn linear(&mut self, maps: &[(Map<'_>, u32)]) -> u32 {
+        match maps.first() {
+            Some((Map { terms: Some(_), .. }, _)) => terms_of_maps(maps),
+            _ => bases_of_maps(maps),
         }
-        r
     }
     #[inline(always)]
     fn select(&mut self, c: bool, a: u32, b: u32) -> u32 {

@@ -3,9 +3,12 @@
 //! `applyLinearLayout`: out bit `r` takes in bit `c` wherever `M[r][c] = 1`; in bits that move by
 //! the same distance `r - c` share one `(x & mask) << shift` term, so a layout whose bases are runs
 //! of consecutive powers of two costs one or two instructions per run, not one per basis.
-//! The macros emit these terms as straight-line code.
+//! The macros emit these terms as straight-line code. The grouping is layout-plan's
+//! [`terms_of`], the one `convert!`'s address arithmetic and the runtime use.
 
 use alloc::vec::Vec;
+
+use layout_plan::linear::terms_of;
 
 use crate::LinearLayout;
 
@@ -71,29 +74,16 @@ impl LinearLayout {
             let mut seen_bits = 0u32;
             let mut overlap = false;
             for (d, (_, vs)) in self.bases.iter().enumerate() {
-                let first = ts.len();
-                for (c, b) in vs.iter().enumerate() {
-                    let v = b[o] as u32;
-                    let mut bits = v;
-                    while bits != 0 {
-                        let r = bits.trailing_zeros() as i32;
-                        bits &= bits - 1;
-                        if seen_bits & (1 << r) != 0 {
-                            overlap = true;
-                        }
-                        seen_bits |= 1 << r;
-                        let shift = r - c as i32;
-                        match ts[first..].iter_mut().find(|t| t.shift == shift) {
-                            Some(t) => t.mask |= 1 << c,
-                            None => ts.push(ApplyTerm {
-                                in_dim: d,
-                                mask: 1 << c,
-                                shift,
-                            }),
-                        }
-                    }
+                let column: Vec<u32> = vs.iter().map(|b| b[o] as u32).collect();
+                for &v in &column {
+                    overlap |= seen_bits & v != 0;
+                    seen_bits |= v;
                 }
-                ts[first..].sort_by_key(|t| t.shift);
+                ts.extend(terms_of(&column).iter().map(|t| ApplyTerm {
+                    in_dim: d,
+                    mask: t.mask,
+                    shift: t.shift as i32,
+                }));
             }
             terms.push(ts);
             disjoint.push(!overlap);

@@ -4,10 +4,11 @@
 //! The code is what `layout_plan::exec` does with the plan, each operation written as a
 //! statement by the [`Emit`] machine, so the interpreter and the emitted code cannot diverge.
 
+use layout_core::codegen::{ApplyPlan, ApplyTerm};
+use layout_core::convert::linear::{terms_of, Map};
 use layout_core::convert::{
     exec, Barrier, ConversionPlan, Cost, Instr, PlanBody, SmemAccess, Strategy,
 };
-use layout_core::LinearLayout;
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
@@ -127,34 +128,30 @@ pub fn cost_tokens(k: &Krate, c: &Cost) -> TokenStream {
     }
 }
 
-/// The XOR of `bases[b]` over the set bits `b` of each variable, as straight-line shift/mask
-/// code (Triton's matrixVectorProd, through `LinearLayout::apply_plan`).
-pub fn linear_terms(terms: &[(&[u32], TokenStream)]) -> syn::Result<TokenStream> {
-    let col = |b: &[u32]| -> Vec<Vec<i32>> { b.iter().map(|&x| vec![x as i32]).collect() };
-    let max = terms
-        .iter()
-        .flat_map(|(b, _)| b.iter())
-        .fold(0u32, |a, &b| a | b);
-    let size = (max as u64 + 1).next_power_of_two().max(1) as i32;
-    let ins = terms
-        .iter()
-        .enumerate()
-        .map(|(i, (b, _))| (format!("in{}", i), col(b)));
-    let l = LinearLayout::from_parts(ins.collect(), vec![("x".to_string(), size)], false).map_err(
-        |e| {
-            syn::Error::new(
-                proc_macro2::Span::call_site(),
-                format!(
-                    "internal error in convert!: an address table is not linear: {}",
-                    e
-                ),
-            )
-        },
-    )?;
-    let vars: Vec<TokenStream> = terms.iter().map(|(_, v)| v.clone()).collect();
-    let exprs = crate::emit::plan_exprs(&l.apply_plan(), &vars);
+/// The XOR of each map on its variable, as straight-line shift/mask code: each map's terms
+/// (layout-plan's `terms_of`, the grouping the runtime reads from a const plan), in map order,
+/// joined by `|` where no two bases set the same bit (Triton's matrixVectorProd).
+fn linear_terms(maps: &[(&[u32], TokenStream)]) -> TokenStream {
+    let (mut terms, mut seen, mut overlap) = (Vec::new(), 0u32, false);
+    for (d, (bases, _)) in maps.iter().enumerate() {
+        for &v in bases.iter() {
+            overlap |= seen & v != 0;
+            seen |= v;
+        }
+        terms.extend(terms_of(bases).iter().map(|t| ApplyTerm {
+            in_dim: d,
+            mask: t.mask,
+            shift: t.shift as i32,
+        }));
+    }
+    let plan = ApplyPlan {
+        terms: vec![terms],
+        disjoint: vec![!overlap],
+    };
+    let vars: Vec<TokenStream> = maps.iter().map(|(_, v)| v.clone()).collect();
+    let exprs = crate::emit::plan_exprs(&plan, &vars);
     let e = &exprs[0];
-    Ok(quote!((#e)))
+    quote!((#e))
 }
 
 /// A handle of [`Emit`]: the index of an expression.
@@ -288,16 +285,13 @@ impl exec::Machine for Emit<'_> {
         let x = self.e(x).clone();
         self.expr(quote!((#x ^ #mask)))
     }
-    fn linear(&mut self, terms: &[(&[u32], H)]) -> H {
-        let terms: Vec<(&[u32], TokenStream)> =
-            terms.iter().map(|&(b, h)| (b, self.e(h).clone())).collect();
-        match linear_terms(&terms) {
-            Ok(e) => self.bind(quote!(#e as u32)),
-            Err(e) => {
-                self.err.get_or_insert(e);
-                0
-            }
-        }
+    fn linear(&mut self, maps: &[(Map<'_>, H)]) -> H {
+        let maps: Vec<(&[u32], TokenStream)> = maps
+            .iter()
+            .map(|(m, h)| (m.bases, self.e(*h).clone()))
+            .collect();
+        let e = linear_terms(&maps);
+        self.bind(quote!(#e as u32))
     }
     fn select(&mut self, c: H, a: H, b: H) -> H {
         let rt = &self.rt;

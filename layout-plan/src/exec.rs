@@ -13,6 +13,7 @@
 use crate::banks::xor_of;
 use crate::cost::Barrier;
 use crate::ir::{GatherPlan, Instr, Padding, Plan, SharedPlan, ShufflePlan, SmemAccess, Storage};
+use crate::linear::Map;
 use crate::MAX_SHUFFLE_WORDS;
 
 /// The operations one thread of a plan performs. Values are handles (`Copy`): a number, a
@@ -49,8 +50,8 @@ pub trait Machine {
     fn bit(&mut self, x: Self::Int, bit: u32) -> Self::Bool;
     /// `x ^ mask`.
     fn xor(&mut self, x: Self::Int, mask: u32) -> Self::Int;
-    /// The XOR of `bases[b]` over the set bits `b` of each term's integer.
-    fn linear(&mut self, terms: &[(&[u32], Self::Int)]) -> Self::Int;
+    /// The XOR of each map on its integer (a map's `bases[b]` over the integer's set bits `b`).
+    fn linear(&mut self, maps: &[(Map<'_>, Self::Int)]) -> Self::Int;
     /// `if c { a } else { b }`.
     fn select(&mut self, c: Self::Bool, a: Self::Word, b: Self::Word) -> Self::Word;
     /// `w` of lane `lane ^ mask`.
@@ -168,8 +169,8 @@ pub fn gather<M: Machine, S: Storage>(m: &mut M, p: &GatherPlan<S>) {
         x += 1;
     }
     let (lane, warp) = (m.lane(), m.warp());
-    let base = m.linear(&[(&p.lane_map, lane), (&p.warp_map, warp)]);
-    let sel = m.linear(&[(&p.sel_lane, lane), (&p.sel_warp, warp)]);
+    let base = m.linear(&[(S::map(&p.lane_map), lane), (S::map(&p.warp_map), warp)]);
+    let sel = m.linear(&[(S::map(&p.sel_lane), lane), (S::map(&p.sel_warp), warp)]);
     let nr = p.rounds.len().min(MAX_SHUFFLE_WORDS / halves);
     let mut got = [M::Word::default(); MAX_SHUFFLE_WORDS];
     let mut r = 0;
@@ -299,7 +300,7 @@ fn exchange<M: Machine, S: Storage>(
     let permuted = !p.lane_map.is_empty();
     swap_stage(m, w, &p.swaps, lane);
     let src_lane = if permuted {
-        m.linear(&[(&p.lane_map, lane)])
+        m.linear(&[(S::map(&p.lane_map), lane)])
     } else {
         lane
     };
@@ -448,7 +449,7 @@ fn address<M: SharedMachine, S: Storage>(
 /// The address of a side's accesses contributed by the lane, the warp and the CTA rank.
 #[inline(always)]
 fn base<M: SharedMachine, S: Storage>(m: &mut M, a: &SmemAccess<S>) -> M::Int {
-    base_with(m, a, &a.lane_bases)
+    base_with(m, a, S::map(&a.lane_bases))
 }
 
 /// [`base`] with the lane's contribution given by `lane_bases`.
@@ -456,17 +457,17 @@ fn base<M: SharedMachine, S: Storage>(m: &mut M, a: &SmemAccess<S>) -> M::Int {
 fn base_with<M: SharedMachine, S: Storage>(
     m: &mut M,
     a: &SmemAccess<S>,
-    lane_bases: &[u32],
+    lane_bases: Map<'_>,
 ) -> M::Int {
     let (lane, warp) = (m.lane(), m.warp());
     if a.block_bases.is_empty() {
-        m.linear(&[(lane_bases, lane), (&a.warp_bases, warp)])
+        m.linear(&[(lane_bases, lane), (S::map(&a.warp_bases), warp)])
     } else {
         let rank = m.cta_rank();
         m.linear(&[
             (lane_bases, lane),
-            (&a.warp_bases, warp),
-            (&a.block_bases, rank),
+            (S::map(&a.warp_bases), warp),
+            (S::map(&a.block_bases), rank),
         ])
     }
 }
@@ -552,7 +553,7 @@ fn trans_store<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>, v: us
         lanes[b] = rows(s.instr.trans_source(1 << b, 0)) ^ elem;
         b += 1;
     }
-    let base = base_with(m, s, &lanes[..b]);
+    let base = base_with(m, s, Map::of(&lanes[..b]));
     let mut k = 0;
     while k < vec {
         let off = s.reg_offsets[v] ^ rows(s.instr.trans_source(0, k as u32));
@@ -588,7 +589,7 @@ fn trans_load<M: SharedMachine, S: Storage>(m: &mut M, l: &SmemAccess<S>, v: usi
     let per = 32 / bits;
     let words = (vec / per) as usize;
     let lane = m.lane();
-    let src0 = m.linear(&[(&trans_sources(&l.instr), lane)]);
+    let src0 = m.linear(&[(Map::of(&trans_sources(&l.instr)), lane)]);
     let mut k = 0;
     while k < vec as usize {
         let src = m.xor(src0, l.instr.trans_source(0, k as u32));

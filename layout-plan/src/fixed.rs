@@ -5,6 +5,7 @@ use core::fmt;
 use core::ops::Deref;
 
 use crate::ir::Storage;
+use crate::linear::{FixedBases, Term, SHORT_TERMS};
 
 /// The most entries one table of a [`Fixed`] plan holds.
 pub const FIXED_CAP: usize = 4096;
@@ -137,6 +138,11 @@ pub struct Fixed;
 impl Storage for Fixed {
     type List<T: Copy + fmt::Debug + Eq + 'static> = FixedList<T>;
     type Short<T: Copy + fmt::Debug + Eq + 'static> = FixedList<T, SHORT_CAP>;
+    type Bases = FixedBases;
+
+    fn terms(b: &FixedBases) -> Option<&[Term; SHORT_TERMS]> {
+        b.short()
+    }
 }
 
 /// The most entries of a [`Fixed`] plan's short lists (one per bit of a hardware index).

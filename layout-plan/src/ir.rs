@@ -9,6 +9,7 @@ use core::fmt::Debug;
 use core::ops::Deref;
 
 use crate::cost::Barrier;
+use crate::linear::{Map, Term, SHORT_TERMS};
 
 /// Where a plan's tables live: a family of slice types.
 pub trait Storage {
@@ -17,6 +18,23 @@ pub trait Storage {
     /// A list of at most 64 entries (one per bit of a hardware index), read as a slice: kept
     /// apart so that fixed-size plans stay small.
     type Short<T: Copy + Debug + Eq + 'static>: Deref<Target = [T]> + Clone + Debug + Eq;
+    /// The bases of a map from a lane, warp or CTA index to an integer (a source lane, an
+    /// address): at most 32, one per bit of the index.
+    type Bases: Deref<Target = [u32]> + Clone + Debug + Eq;
+
+    /// The terms of `b` ([`crate::linear::terms_of`]), where this storage keeps them.
+    fn terms(b: &Self::Bases) -> Option<&[Term; SHORT_TERMS]> {
+        let _ = b;
+        None
+    }
+
+    /// `b` as a machine reads it.
+    fn map(b: &Self::Bases) -> Map<'_> {
+        Map {
+            bases: b,
+            terms: Self::terms(b),
+        }
+    }
 }
 
 /// Tables as `&'static` slices: what `convert!` writes into a kernel.
@@ -26,6 +44,7 @@ pub struct Static;
 impl Storage for Static {
     type List<T: Copy + Debug + Eq + 'static> = &'static [T];
     type Short<T: Copy + Debug + Eq + 'static> = &'static [T];
+    type Bases = &'static [u32];
 }
 
 /// The instruction of a shared-memory access.
@@ -92,7 +111,7 @@ pub struct ShufflePlan<S: Storage = Static> {
     pub swaps: S::List<(u8, u8)>,
     /// Lane permutation: the source lane of lane `L` is the XOR of `lane_map[b]` over the set
     /// bits `b` of `L`; empty when it is the identity.
-    pub lane_map: S::List<u32>,
+    pub lane_map: S::Bases,
     /// One transposition, no lane permutation: the out-of-place "ship" form.
     pub ship: bool,
     /// Destination register `i` is work element `scatter[i]` after the exchange.
@@ -112,16 +131,16 @@ pub struct GatherPlan<S: Storage = Static> {
     pub words: S::List<u16>,
     /// The lane read from, before a round's offset: the XOR of `lane_map[b]` over the set bits
     /// `b` of the lane and of `warp_map[b]` over those of the warp.
-    pub lane_map: S::List<u32>,
+    pub lane_map: S::Bases,
     /// See `lane_map`.
-    pub warp_map: S::List<u32>,
+    pub warp_map: S::Bases,
     /// Rounds: `(word sent, lane offset)`.
     pub rounds: S::List<(u16, u32)>,
     /// The candidate index: bit `j` of the XOR of `sel_lane[b]` over the set bits of the lane and
     /// `sel_warp[b]` over those of the warp.
-    pub sel_lane: S::List<u32>,
+    pub sel_lane: S::Bases,
     /// See `sel_lane`.
-    pub sel_warp: S::List<u32>,
+    pub sel_warp: S::Bases,
     /// log2 candidates per destination register.
     pub choices: u8,
     /// Destination register `i` is element `pos[i << choices | c]` of the word of round
@@ -142,11 +161,11 @@ pub struct SmemAccess<S: Storage = Static> {
     /// Address of access `v` contributed by the register bits.
     pub reg_offsets: S::List<u32>,
     /// Address contributed by each lane bit.
-    pub lane_bases: S::Short<u32>,
+    pub lane_bases: S::Bases,
     /// Address contributed by each warp bit.
-    pub warp_bases: S::Short<u32>,
+    pub warp_bases: S::Bases,
     /// Address contributed by each bit of the CTA's rank in its cluster (empty: none).
-    pub block_bases: S::Short<u32>,
+    pub block_bases: S::Bases,
     /// Registers with these bits set hold copies: a store leaves them out, a load fills them
     /// after its accesses from the register with these bits clear.
     pub reg_skip: u32,

@@ -66,6 +66,7 @@ pub mod exec;
 pub mod fixed;
 pub mod flat;
 pub mod ir;
+pub mod linear;
 pub mod solve;
 pub mod target;
 

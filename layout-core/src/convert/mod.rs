@@ -39,6 +39,7 @@ pub use layout_plan::solve::{self, reach, Reach};
 
 pub use layout_plan::exec;
 pub use layout_plan::ir::Instr;
+pub use layout_plan::linear;
 pub use layout_plan::{
     pad_address, padding_of, Barrier, Cost, Padding, Strategy, Target, MAX_SHUFFLE_WORDS,
     NO_PADDING,
@@ -51,6 +52,7 @@ pub struct Owned;
 impl layout_plan::Storage for Owned {
     type List<T: Copy + core::fmt::Debug + Eq + 'static> = Vec<T>;
     type Short<T: Copy + core::fmt::Debug + Eq + 'static> = Vec<T>;
+    type Bases = Vec<u32>;
 }
 
 /// The gather strategy's tables (see [`layout_plan::GatherPlan`]).

@@ -20,16 +20,14 @@ use super::bits::FlatLayout;
 use super::{Cost, Instr, SharedPlan, SmemAccess, Strategy, Target};
 use crate::error::bail;
 use crate::{LinearLayout, Result};
-use layout_plan::fixed::{Fixed, FixedList};
+use layout_plan::fixed::Fixed;
 use layout_plan::solve::shared::{self, side_access, AccessKind, Side, Smem};
 
 use super::trans_read::trans_read_access;
 
 /// A const planner's list as the run-time planner's.
-fn owned<T: Copy + core::fmt::Debug + Eq + 'static, const CAP: usize>(
-    l: &FixedList<T, CAP>,
-) -> Vec<T> {
-    l.as_slice().to_vec()
+fn owned<T: Copy>(l: &[T]) -> Vec<T> {
+    l.to_vec()
 }
 
 /// A const planner's access as the run-time planner's.

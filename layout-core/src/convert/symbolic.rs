@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 use super::bits::{combine, FlatLayout};
 use super::exec::{self, Machine};
 use super::{GatherPlan, ShufflePlan};
+use layout_plan::linear::Map;
 
 /// One lane's word: up to four fields, each `id << 2 | part` (part 0: a whole element, 1 and 2:
 /// the low and high half of a 64-bit element); [`EMPTY`] marks an unused field.
@@ -187,15 +188,11 @@ impl Machine for Warp<'_> {
         let v: Vec<u32> = self.ints[x].iter().map(|&i| i ^ mask).collect();
         self.int(|lane| v[lane])
     }
-    fn linear(&mut self, terms: &[(&[u32], usize)]) -> usize {
+    fn linear(&mut self, maps: &[(Map<'_>, usize)]) -> usize {
         let v: Vec<u32> = (0..self.lanes)
             .map(|lane| {
-                terms.iter().fold(0, |acc, &(bases, x)| {
-                    let x = self.ints[x][lane];
-                    (0..bases.len())
-                        .filter(|&b| (x >> b) & 1 == 1)
-                        .fold(acc, |a, b| a ^ bases[b])
-                })
+                maps.iter()
+                    .fold(0, |acc, (map, x)| map.xor_into(acc, self.ints[*x][lane]))
             })
             .collect();
         self.int(|lane| v[lane])

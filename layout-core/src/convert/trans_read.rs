@@ -14,7 +14,8 @@ use alloc::vec::Vec;
 
 use super::bits::combine;
 use super::{Instr, Target};
-use layout_plan::fixed::{Fixed, FixedList, SHORT_CAP};
+use layout_plan::fixed::{Fixed, FixedList};
+use layout_plan::linear::FixedBases;
 use layout_plan::solve::shared::{access_groups, Side, Smem};
 use layout_plan::SmemAccess;
 
@@ -113,7 +114,7 @@ pub(super) fn trans_read_access(
         }
     }
     let list = |v: &[u32]| {
-        let mut l = FixedList::<u32, SHORT_CAP>::new(0);
+        let mut l = FixedBases::new();
         l.extend(v);
         l
     };
@@ -124,7 +125,7 @@ pub(super) fn trans_read_access(
         reg_offsets,
         lane_bases: list(&lane_bases),
         warp_bases: list(&warp_bases),
-        block_bases: FixedList::new(0),
+        block_bases: FixedBases::new(),
         reg_skip: side.reg_free,
         lane_skip: 0,
         warp_skip: 0,

@@ -17,6 +17,7 @@ use crate::exec::packed_words;
 use crate::fixed::{Fixed, FixedList};
 use crate::flat::{Bases, Flat, Span};
 use crate::ir::ShufflePlan;
+use crate::linear::FixedBases;
 use crate::MAX_SHUFFLE_WORDS;
 
 /// Work register bits at most (512 work registers).
@@ -324,7 +325,7 @@ const fn tables(bits: &WorkBits, d: &Decomposition, elem_bits: u32) -> Option<Sh
         lane_identity &= q[b] == b;
         b += 1;
     }
-    let mut lane_map = FixedList::new(0u32);
+    let mut lane_map = FixedBases::new();
     if !lane_identity {
         let mut b = nr;
         while b < n {

@@ -77,7 +77,7 @@ pub const fn matrix_access(
         reg_offsets.push(g.off(combine(f.reg.as_slice(), x)) * ebytes);
         k += 1;
     }
-    let mut lane_bases = Short::new(0);
+    let mut lane_bases = Short::new();
     let mut k = 0;
     while k < 3 {
         lane_bases.push(rows[k] * ebytes);
@@ -100,7 +100,7 @@ pub const fn matrix_access(
         reg_offsets,
         lane_bases,
         warp_bases: addrs(&f.warp, smem, ebytes),
-        block_bases: Short::new(0),
+        block_bases: Short::new(),
         reg_skip: side.reg_free,
         lane_skip: 0,
         warp_skip: if store { side.warp_free } else { 0 },

@@ -1,9 +1,10 @@
 //! The shared layout as the planner sees it: which offset, round and CTA a tensor element goes
 //! to, and the sides that store and load through it.
 
-use crate::fixed::{FixedList, SHORT_CAP};
+use crate::fixed::FixedList;
 use crate::flat::Bases;
 use crate::flat::{combine, Flat, Span};
+use crate::linear::FixedBases;
 use crate::CTA_SHIFT;
 
 /// The shared layout: offset bits, then rep (round) bits, then one bit per source block bit
@@ -157,12 +158,12 @@ pub const fn access_groups(side: &Side, used: usize, smem: &Smem) -> Option<Grou
     Some(out)
 }
 
-/// A short list of addresses (one per bit of a hardware index).
-pub(super) type Short = FixedList<u32, SHORT_CAP>;
+/// A short list of addresses (one per bit of a hardware index), with its shift-and-mask terms.
+pub(super) type Short = FixedBases;
 
 /// The addresses of `bases`.
 pub(super) const fn addrs(bases: &Bases, smem: &Smem, ebytes: u32) -> Short {
-    let mut out = FixedList::new(0);
+    let mut out = FixedBases::new();
     let mut i = 0;
     while i < bases.len() {
         out.push(smem.addr_of(bases.get(i), ebytes));
