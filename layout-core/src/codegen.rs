@@ -64,29 +64,40 @@ impl ApplyPlan {
     }
 }
 
+/// One out-dim's terms from each in-dim's bases of it (`columns[d][c]`: what bit `c` of in-dim
+/// `d` sets), in in-dim order, and whether no two bases set the same bit (`|` may then join
+/// them).
+pub fn column_terms(columns: &[&[u32]]) -> (Vec<ApplyTerm>, bool) {
+    let (mut terms, mut seen, mut overlap) = (Vec::new(), 0u32, false);
+    for (d, column) in columns.iter().enumerate() {
+        for &v in column.iter() {
+            overlap |= seen & v != 0;
+            seen |= v;
+        }
+        terms.extend(terms_of(column).iter().map(|t| ApplyTerm {
+            in_dim: d,
+            mask: t.mask,
+            shift: t.shift as i32,
+        }));
+    }
+    (terms, !overlap)
+}
+
 impl LinearLayout {
     /// The shift-and-mask plan of [`apply`](LinearLayout::apply); see the module docs.
     pub fn apply_plan(&self) -> ApplyPlan {
         let mut terms = Vec::with_capacity(self.out_dims.len());
         let mut disjoint = Vec::with_capacity(self.out_dims.len());
         for o in 0..self.out_dims.len() {
-            let mut ts: Vec<ApplyTerm> = Vec::new();
-            let mut seen_bits = 0u32;
-            let mut overlap = false;
-            for (d, (_, vs)) in self.bases.iter().enumerate() {
-                let column: Vec<u32> = vs.iter().map(|b| b[o] as u32).collect();
-                for &v in &column {
-                    overlap |= seen_bits & v != 0;
-                    seen_bits |= v;
-                }
-                ts.extend(terms_of(&column).iter().map(|t| ApplyTerm {
-                    in_dim: d,
-                    mask: t.mask,
-                    shift: t.shift as i32,
-                }));
-            }
+            let columns: Vec<Vec<u32>> = self
+                .bases
+                .iter()
+                .map(|(_, vs)| vs.iter().map(|b| b[o] as u32).collect())
+                .collect();
+            let columns: Vec<&[u32]> = columns.iter().map(Vec::as_slice).collect();
+            let (ts, d) = column_terms(&columns);
             terms.push(ts);
-            disjoint.push(!overlap);
+            disjoint.push(d);
         }
         ApplyPlan { terms, disjoint }
     }

@@ -4,8 +4,8 @@
 //! The code is what `layout_plan::exec` does with the plan, each operation written as a
 //! statement by the [`Emit`] machine, so the interpreter and the emitted code cannot diverge.
 
-use layout_core::codegen::{ApplyPlan, ApplyTerm};
-use layout_core::convert::linear::{terms_of, Map};
+use layout_core::codegen::{column_terms, ApplyPlan};
+use layout_core::convert::linear::Map;
 use layout_core::convert::{
     exec, Barrier, ConversionPlan, Cost, Instr, PlanBody, SmemAccess, Strategy,
 };
@@ -132,21 +132,11 @@ pub fn cost_tokens(k: &Krate, c: &Cost) -> TokenStream {
 /// (layout-plan's `terms_of`, the grouping the runtime reads from a const plan), in map order,
 /// joined by `|` where no two bases set the same bit (Triton's matrixVectorProd).
 fn linear_terms(maps: &[(&[u32], TokenStream)]) -> TokenStream {
-    let (mut terms, mut seen, mut overlap) = (Vec::new(), 0u32, false);
-    for (d, (bases, _)) in maps.iter().enumerate() {
-        for &v in bases.iter() {
-            overlap |= seen & v != 0;
-            seen |= v;
-        }
-        terms.extend(terms_of(bases).iter().map(|t| ApplyTerm {
-            in_dim: d,
-            mask: t.mask,
-            shift: t.shift as i32,
-        }));
-    }
+    let columns: Vec<&[u32]> = maps.iter().map(|(b, _)| *b).collect();
+    let (terms, disjoint) = column_terms(&columns);
     let plan = ApplyPlan {
         terms: vec![terms],
-        disjoint: vec![!overlap],
+        disjoint: vec![disjoint],
     };
     let vars: Vec<TokenStream> = maps.iter().map(|(_, v)| v.clone()).collect();
     let exprs = crate::emit::plan_exprs(&plan, &vars);
@@ -171,7 +161,6 @@ struct Emit<'a> {
     ids: [Option<H>; 3],
     /// The open `if` block: its condition, the statements before it and the ids bound then.
     open: Option<(H, Vec<TokenStream>, [Option<H>; 3])>,
-    err: Option<syn::Error>,
 }
 
 impl<'a> Emit<'a> {
@@ -184,7 +173,6 @@ impl<'a> Emit<'a> {
             stmts: Vec::new(),
             ids: [None; 3],
             open: None,
-            err: None,
         }
     }
 
@@ -222,12 +210,9 @@ impl<'a> Emit<'a> {
         h
     }
 
-    /// The statements, or the first error.
-    fn finish(self) -> syn::Result<Vec<TokenStream>> {
-        match self.err {
-            Some(e) => Err(e),
-            None => Ok(self.stmts),
-        }
+    /// The statements.
+    fn finish(self) -> Vec<TokenStream> {
+        self.stmts
     }
 }
 
@@ -397,49 +382,33 @@ impl Emit<'_> {
 }
 
 /// The straight-line body of a converter: `t`, `src` in scope, evaluates to `[E; ND]`.
-pub fn exec(
-    k: &Krate,
-    plan: &ConversionPlan,
-    elem: &syn::Ident,
-    bits: u32,
-) -> syn::Result<TokenStream> {
+pub fn exec(k: &Krate, plan: &ConversionPlan, elem: &syn::Ident, bits: u32) -> TokenStream {
     let mut m = Emit::new(k, elem, bits);
     exec::run(&mut m, &plan.body);
-    let (stmts, nd) = (m.finish()?, plan.dst_regs);
-    Ok(quote!({
+    let (stmts, nd) = (m.finish(), plan.dst_regs);
+    quote!({
         let mut out = [<#elem as Default>::default(); #nd];
         #(#stmts)*
         out
-    }))
+    })
 }
 
 /// The straight-line body of a store to a shared layout (`t`, `src` in scope).
-pub fn store_body(
-    k: &Krate,
-    a: &SmemAccess,
-    elem: &syn::Ident,
-    bits: u32,
-) -> syn::Result<TokenStream> {
+pub fn store_body(k: &Krate, a: &SmemAccess, elem: &syn::Ident, bits: u32) -> TokenStream {
     let mut m = Emit::new(k, elem, bits);
     exec::store(&mut m, a);
-    let stmts = m.finish()?;
-    Ok(quote!(#(#stmts)*))
+    let stmts = m.finish();
+    quote!(#(#stmts)*)
 }
 
 /// The straight-line body of a load from a shared layout (`t` in scope), evaluating to `[E; n]`.
-pub fn load_body(
-    k: &Krate,
-    a: &SmemAccess,
-    elem: &syn::Ident,
-    bits: u32,
-    n: usize,
-) -> syn::Result<TokenStream> {
+pub fn load_body(k: &Krate, a: &SmemAccess, elem: &syn::Ident, bits: u32, n: usize) -> TokenStream {
     let mut m = Emit::new(k, elem, bits);
     exec::load(&mut m, a);
-    let stmts = m.finish()?;
-    Ok(quote!({
+    let stmts = m.finish();
+    quote!({
         let mut out = [<#elem as Default>::default(); #n];
         #(#stmts)*
         out
-    }))
+    })
 }

@@ -467,7 +467,7 @@ fn solve_converter(s: &SolveInput) -> syn::Result<TokenStream> {
     let body = emit::plan_tokens(k, &plan.body);
     let cost = emit::cost_tokens(k, &plan.cost);
     let (ns, nd, elem) = (plan.src_regs, plan.dst_regs, &s.elem);
-    let exec = emit::exec(k, &plan, elem, s.elem_bits()?)?;
+    let exec = emit::exec(k, &plan, elem, s.elem_bits()?);
     Ok(quote! {
         {
             /// The conversion as straight-line code.
@@ -511,7 +511,7 @@ fn solve_access(s: &SolveInput) -> syn::Result<TokenStream> {
     let rt = k.rt();
     let cv = quote!(#rt::convert);
     let body = if store {
-        let stores = emit::store_body(k, &acc, elem, bits)?;
+        let stores = emit::store_body(k, &acc, elem, bits);
         quote! {
             fn store<T: #rt::Thread>(_a: &#cv::SmemAccess, t: &T, src: &[#elem; #n]) {
                 #stores
@@ -521,7 +521,7 @@ fn solve_access(s: &SolveInput) -> syn::Result<TokenStream> {
             }
         }
     } else {
-        let loads = emit::load_body(k, &acc, elem, bits, n)?;
+        let loads = emit::load_body(k, &acc, elem, bits, n);
         quote! {
             fn store<T: #rt::Thread>(a: &#cv::SmemAccess, t: &T, src: &[#elem; #n]) {
                 <#cv::Interpret as #cv::ExecuteAccess<#elem, #n>>::store(a, t, src)

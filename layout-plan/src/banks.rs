@@ -7,6 +7,7 @@
 
 use crate::fixed::Fixed;
 use crate::ir::{pad_address, Instr, Padding, SmemAccess};
+use crate::linear::xor_of;
 use crate::{Target, OFFSET_MASK};
 
 /// Bytes per lane and lanes per phase of an access: a matrix instruction (one 16-byte row per
@@ -135,20 +136,6 @@ pub const fn access_shape(
         bytes,
         per,
     )
-}
-
-/// The XOR of `bases[b]` over the set bits `b` of `x`.
-#[inline(always)]
-pub const fn xor_of(bases: &[u32], x: u32) -> u32 {
-    let mut acc = 0;
-    let mut b = 0;
-    while b < bases.len() && b < 32 {
-        if (x >> b) & 1 == 1 {
-            acc ^= bases[b];
-        }
-        b += 1;
-    }
-    acc
 }
 
 /// The most extra wavefronts any instruction of `a` takes (elements of `ebytes`, `lanes` lanes

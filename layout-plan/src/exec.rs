@@ -10,10 +10,9 @@
 //! The control flow depends only on the plan, never on data, so a machine may evaluate every
 //! lane at once or emit code instead of running it.
 
-use crate::banks::xor_of;
 use crate::cost::Barrier;
 use crate::ir::{GatherPlan, Instr, Padding, Plan, SharedPlan, ShufflePlan, SmemAccess, Storage};
-use crate::linear::Map;
+use crate::linear::{xor_of, Map};
 use crate::MAX_SHUFFLE_WORDS;
 
 /// The operations one thread of a plan performs. Values are handles (`Copy`): a number, a

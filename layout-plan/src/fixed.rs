@@ -137,16 +137,12 @@ pub struct Fixed;
 
 impl Storage for Fixed {
     type List<T: Copy + fmt::Debug + Eq + 'static> = FixedList<T>;
-    type Short<T: Copy + fmt::Debug + Eq + 'static> = FixedList<T, SHORT_CAP>;
     type Bases = FixedBases;
 
     fn terms(b: &FixedBases) -> Option<&[Term; SHORT_TERMS]> {
-        b.short()
+        b.terms()
     }
 }
-
-/// The most entries of a [`Fixed`] plan's short lists (one per bit of a hardware index).
-pub const SHORT_CAP: usize = 64;
 
 impl Copy for crate::ir::ShufflePlan<Fixed> {}
 impl Copy for crate::ir::GatherPlan<Fixed> {}

@@ -15,9 +15,6 @@ use crate::linear::{Map, Term, SHORT_TERMS};
 pub trait Storage {
     /// A list of `T`, read as a slice.
     type List<T: Copy + Debug + Eq + 'static>: Deref<Target = [T]> + Clone + Debug + Eq;
-    /// A list of at most 64 entries (one per bit of a hardware index), read as a slice: kept
-    /// apart so that fixed-size plans stay small.
-    type Short<T: Copy + Debug + Eq + 'static>: Deref<Target = [T]> + Clone + Debug + Eq;
     /// The bases of a map from a lane, warp or CTA index to an integer (a source lane, an
     /// address): at most 32, one per bit of the index.
     type Bases: Deref<Target = [u32]> + Clone + Debug + Eq;
@@ -43,7 +40,6 @@ pub struct Static;
 
 impl Storage for Static {
     type List<T: Copy + Debug + Eq + 'static> = &'static [T];
-    type Short<T: Copy + Debug + Eq + 'static> = &'static [T];
     type Bases = &'static [u32];
 }
 

@@ -1,18 +1,31 @@
 //! A linear map's code: the XOR of `bases[b]` over the set bits `b` of an integer, written as a
 //! few shift-and-mask terms. Bits that move by the same distance share one `(x & mask) << shift`
 //! term (Triton's `matrixVectorProd`), so bases that are runs of consecutive powers of two cost
-//! one or two instructions per run, not one per basis. One grouping serves every user: layout-core's
-//! index math (`LinearLayout::apply_plan`), `convert!`'s emitted address arithmetic, and the
-//! runtime's interpreter, which reads the terms a [`crate::fixed::Fixed`] plan carries next to
-//! its bases, so a plan in a const folds to the same instructions `convert!` writes.
+//! one or two instructions per run, not one per basis. One grouping ([`terms_of`]) serves every
+//! user: layout-core's index math (`LinearLayout::apply_plan`), `convert!`'s emitted address
+//! arithmetic, and the runtime's interpreter, which reads the terms a [`crate::fixed::Fixed`]
+//! plan carries next to its bases ([`FixedBases`]), so a plan in a const folds to shifts and
+//! masks instead of a select per basis.
 
 use core::fmt;
 use core::ops::Deref;
 
-use crate::banks::xor_of;
-use crate::fixed::FixedList;
+/// The XOR of `bases[b]` over the set bits `b` of `x`, basis by basis (bases past 32 ignored).
+#[inline(always)]
+pub const fn xor_of(bases: &[u32], x: u32) -> u32 {
+    let mut acc = 0;
+    let mut b = 0;
+    while b < bases.len() && b < 32 {
+        if (x >> b) & 1 == 1 {
+            acc ^= bases[b];
+        }
+        b += 1;
+    }
+    acc
+}
 
-/// One term: `(x & mask) << shift`, a right shift when `shift < 0`.
+/// One term: `(x & mask) << shift`, a right shift when `shift < 0`. [`terms_of`] makes shifts
+/// in -31 ..= 31; a term made by hand with a larger one shifts by it modulo 32.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Term {
     /// The bits of `x` this term moves.
@@ -21,9 +34,12 @@ pub struct Term {
     pub shift: i8,
 }
 
+/// The term of no bits.
+const ZERO: Term = Term { mask: 0, shift: 0 };
+
 impl Term {
-    /// The term on `x`, with no branch on the direction (so that terms written out one after
-    /// another stay in one block).
+    /// The term on `x`. Both shifts are written and one of them is by 0, rather than an `if` on
+    /// the direction, so that terms applied one after another are one expression to LLVM.
     #[inline(always)]
     pub const fn eval(&self, x: u32) -> u32 {
         let (left, right) = if self.shift >= 0 {
@@ -31,7 +47,7 @@ impl Term {
         } else {
             (0, self.shift.unsigned_abs() as u32)
         };
-        ((x & self.mask) << left) >> right
+        (x & self.mask).wrapping_shl(left).wrapping_shr(right)
     }
 }
 
@@ -39,65 +55,75 @@ impl Term {
 pub const MAX_TERMS: usize = 64;
 
 /// The terms of one map, sorted by shift (distinct shifts).
-pub type Terms = FixedList<Term, MAX_TERMS>;
+#[derive(Clone, Copy)]
+pub struct Terms {
+    items: [Term; MAX_TERMS],
+    len: usize,
+}
 
-/// The terms of `bases`.
+impl Terms {
+    /// The terms.
+    pub const fn as_slice(&self) -> &[Term] {
+        self.items.split_at(self.len).0
+    }
+}
+
+impl Deref for Terms {
+    type Target = [Term];
+    fn deref(&self) -> &[Term] {
+        self.as_slice()
+    }
+}
+
+/// The terms of `bases` (bases past 32 ignored, as [`xor_of`] does): each set bit `r` of basis
+/// `c` puts bit `c` in the term of shift `r - c`.
 pub const fn terms_of(bases: &[u32]) -> Terms {
-    let mut t = Terms::new(Term { mask: 0, shift: 0 });
+    let mut t = Terms {
+        items: [ZERO; MAX_TERMS],
+        len: 0,
+    };
     let mut c = 0;
     while c < bases.len() && c < 32 {
-        add_basis(&mut t, c as u32, bases[c]);
+        let mut bits = bases[c];
+        while bits != 0 {
+            let r = bits.trailing_zeros();
+            bits &= bits - 1;
+            add_bit(&mut t, c as u32, r as i8 - c as i8);
+        }
         c += 1;
     }
     t
 }
 
-/// Add basis `c` (value `v`) to `t`: each set bit `r` of `v` puts bit `c` in the term of shift
-/// `r - c`, made where it is missing at its place in shift order.
-const fn add_basis(t: &mut Terms, c: u32, v: u32) {
-    let mut bits = v;
-    while bits != 0 {
-        let r = bits.trailing_zeros();
-        bits &= bits - 1;
-        let shift = r as i8 - c as i8;
-        let mut i = 0;
-        while i < t.len() && t.get(i).shift < shift {
-            i += 1;
-        }
-        if i < t.len() && t.get(i).shift == shift {
-            let old = t.get(i);
-            t.set(
-                i,
-                Term {
-                    mask: old.mask | 1 << c,
-                    shift,
-                },
-            );
-        } else {
-            // Insert at `i`: append, then move the tail up one.
-            t.push(Term { mask: 0, shift: 0 });
-            let mut j = t.len() - 1;
-            while j > i {
-                t.set(j, t.get(j - 1));
-                j -= 1;
-            }
-            t.set(
-                i,
-                Term {
-                    mask: 1 << c,
-                    shift,
-                },
-            );
-        }
+/// Put bit `c` in the term of `shift`, made at its place in shift order where it is missing
+/// (63 distinct shifts at most, so the list never fills).
+const fn add_bit(t: &mut Terms, c: u32, shift: i8) {
+    let mut i = 0;
+    while i < t.len && t.items[i].shift < shift {
+        i += 1;
     }
+    if i < t.len && t.items[i].shift == shift {
+        t.items[i].mask |= 1 << c;
+        return;
+    }
+    let mut j = t.len;
+    while j > i {
+        t.items[j] = t.items[j - 1];
+        j -= 1;
+    }
+    t.items[i] = Term {
+        mask: 1 << c,
+        shift,
+    };
+    t.len += 1;
 }
 
-/// The terms a [`Map`] carries: the first [`SHORT_TERMS`], zero masks after the last.
+/// The terms a [`Map`] carries: at most this many, written out by [`apply`].
 pub const SHORT_TERMS: usize = 16;
 
-/// `acc` XOR each of `terms` on `x`, in order, written out with no branch between them (a zero
-/// mask folds away), so that terms of one map and of maps summed next to it sit in one block
-/// when LLVM first simplifies them, as `convert!`'s written-out expressions do.
+/// `acc` XOR each of `t` on `x` (zero masks past the map's last term), written out one after
+/// another: terms of one map and of the maps summed with it form one expression, as in
+/// `convert!`'s code, rather than one block per term.
 #[inline(always)]
 pub fn apply(acc: u32, t: &[Term; SHORT_TERMS], x: u32) -> u32 {
     acc ^ t[0].eval(x)
@@ -123,7 +149,8 @@ pub fn apply(acc: u32, t: &[Term; SHORT_TERMS], x: u32) -> u32 {
 pub struct Map<'a> {
     /// `bases[b]`: what bit `b` of the integer contributes.
     pub bases: &'a [u32],
-    /// The same map as terms ([`terms_of`]), where the plan's storage keeps them.
+    /// The same map as terms ([`terms_of`], zero masks after the last), where the plan's storage
+    /// keeps them: a [`FixedBases`] of at most [`SHORT_TERMS`] terms.
     pub terms: Option<&'a [Term; SHORT_TERMS]>,
 }
 
@@ -150,115 +177,104 @@ pub const MAX_BASES: usize = 32;
 /// [`crate::fixed::Fixed`] plan's lane, warp and CTA maps.
 #[derive(Clone, Copy)]
 pub struct FixedBases {
-    bases: FixedList<u32, MAX_BASES>,
-    terms: Terms,
-    /// `terms` as [`short_terms`] gives them (zero masks when they do not fit).
-    short: [Term; SHORT_TERMS],
+    bases: [u32; MAX_BASES],
+    len: usize,
+    /// The terms of the bases, zero masks after the last; all zero when there are more than
+    /// [`SHORT_TERMS`] (`fits` false).
+    terms: [Term; SHORT_TERMS],
     fits: bool,
-}
-
-/// The first [`SHORT_TERMS`] of `t` in an array (zero masks after its end), or `None` when it
-/// has more.
-pub const fn short_terms(t: &Terms) -> Option<[Term; SHORT_TERMS]> {
-    if t.len() > SHORT_TERMS {
-        return None;
-    }
-    let mut out = [Term { mask: 0, shift: 0 }; SHORT_TERMS];
-    let mut i = 0;
-    while i < t.len() {
-        out[i] = t.get(i);
-        i += 1;
-    }
-    Some(out)
 }
 
 impl FixedBases {
     /// No bases.
     pub const fn new() -> Self {
         FixedBases {
-            bases: FixedList::new(0),
-            terms: Terms::new(Term { mask: 0, shift: 0 }),
-            short: [Term { mask: 0, shift: 0 }; SHORT_TERMS],
+            bases: [0; MAX_BASES],
+            len: 0,
+            terms: [ZERO; SHORT_TERMS],
             fits: true,
         }
     }
 
-    /// Append basis `v`; false when there are already [`MAX_BASES`].
-    pub const fn push(&mut self, v: u32) -> bool {
-        let c = self.bases.len() as u32;
-        if !self.bases.push(v) {
-            return false;
+    /// The bases `vs`; `None` past [`MAX_BASES`].
+    pub const fn from_slice(vs: &[u32]) -> Option<Self> {
+        if vs.len() > MAX_BASES {
+            return None;
         }
-        add_basis(&mut self.terms, c, v);
-        self.sync();
-        true
-    }
-
-    /// Recompute the short terms from the terms.
-    const fn sync(&mut self) {
-        match short_terms(&self.terms) {
-            Some(t) => (self.short, self.fits) = (t, true),
-            None => (self.short, self.fits) = ([Term { mask: 0, shift: 0 }; SHORT_TERMS], false),
-        }
-    }
-
-    /// Append every basis of `vs` that fits; false when some did not.
-    pub const fn extend(&mut self, vs: &[u32]) -> bool {
+        let mut f = Self::new();
         let mut i = 0;
         while i < vs.len() {
-            if !self.push(vs[i]) {
-                return false;
-            }
+            f.bases[i] = vs[i];
             i += 1;
         }
+        f.len = vs.len();
+        f.sync();
+        Some(f)
+    }
+
+    /// Append basis `v`; false (and no change) when there are already [`MAX_BASES`].
+    pub const fn push(&mut self, v: u32) -> bool {
+        if self.len == MAX_BASES {
+            return false;
+        }
+        self.bases[self.len] = v;
+        self.len += 1;
+        self.sync();
         true
     }
 
     /// Replace basis `i` (below the length).
     pub const fn set(&mut self, i: usize, v: u32) {
-        self.bases.set(i, v);
-        self.terms = terms_of(self.bases.as_slice());
+        self.bases[i] = v;
         self.sync();
     }
 
     /// Basis `i` (below the length).
     pub const fn get(&self, i: usize) -> u32 {
-        self.bases.get(i)
+        self.bases[i]
     }
 
     /// The number of bases.
     pub const fn len(&self) -> usize {
-        self.bases.len()
+        self.len
     }
 
     /// Whether there are none.
     pub const fn is_empty(&self) -> bool {
-        self.bases.is_empty()
+        self.len == 0
     }
 
     /// Keep the first `n` bases.
     pub const fn truncate(&mut self, n: usize) {
-        self.bases.truncate(n);
-        self.terms = terms_of(self.bases.as_slice());
-        self.sync();
+        if n < self.len {
+            self.len = n;
+            self.sync();
+        }
     }
 
     /// The bases.
     pub const fn as_slice(&self) -> &[u32] {
-        self.bases.as_slice()
-    }
-
-    /// The terms.
-    pub const fn terms(&self) -> &[Term] {
-        self.terms.as_slice()
+        self.bases.split_at(self.len).0
     }
 
     /// The terms as [`apply`] reads them, where there are at most [`SHORT_TERMS`].
-    pub const fn short(&self) -> Option<&[Term; SHORT_TERMS]> {
+    pub const fn terms(&self) -> Option<&[Term; SHORT_TERMS]> {
         if self.fits {
-            Some(&self.short)
+            Some(&self.terms)
         } else {
             None
+        }
+    }
+
+    /// Recompute the terms from the bases.
+    const fn sync(&mut self) {
+        let all = terms_of(self.as_slice());
+        self.fits = all.len <= SHORT_TERMS;
+        self.terms = [ZERO; SHORT_TERMS];
+        let mut i = 0;
+        while self.fits && i < all.len {
+            self.terms[i] = all.items[i];
+            i += 1;
         }
     }
 }
@@ -294,6 +310,19 @@ impl fmt::Debug for FixedBases {
 mod tests {
     use super::*;
 
+    /// The XOR of every term of `t` on `x`.
+    fn eval_all(t: &[Term], x: u32) -> u32 {
+        t.iter().fold(0, |a, t| a ^ t.eval(x))
+    }
+
+    /// A small LCG: no dependency for a few thousand draws.
+    fn rng(mut seed: u64) -> impl FnMut() -> u32 {
+        move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 32) as u32
+        }
+    }
+
     #[test]
     fn runs_share_a_term_and_terms_equal_the_bases() {
         // Bits 0..3 move up by 2 (one term), bit 3 goes to bits 9 and 4 (a swizzle: two terms).
@@ -308,54 +337,72 @@ mod tests {
             ]
         );
         for x in 0..16 {
-            assert_eq!(apply(0, &short_terms(&t).unwrap(), x), xor_of(&bases, x));
+            assert_eq!(eval_all(&t, x), xor_of(&bases, x));
         }
-        let mut f = FixedBases::new();
-        for b in bases {
-            f.push(b);
-        }
-        assert_eq!(f.terms(), t.as_slice());
+        let mut f = FixedBases::from_slice(&bases).unwrap();
+        assert_eq!(&f.terms().unwrap()[..3], t.as_slice());
         f.set(3, 1);
-        assert_eq!(f.terms(), terms_of(&[4, 8, 16, 1]).as_slice());
+        assert_eq!(
+            &f.terms().unwrap()[..2],
+            terms_of(&[4, 8, 16, 1]).as_slice()
+        );
         f.truncate(1);
-        assert_eq!(f.terms(), &[Term { mask: 1, shift: 2 }]);
+        assert_eq!(f.terms().unwrap()[0], Term { mask: 1, shift: 2 });
+        assert_eq!(f.terms().unwrap()[1], ZERO);
     }
 
     #[test]
-    fn random_maps_agree_basis_by_basis() {
-        // A small LCG: no dependency for a few thousand draws.
-        let mut seed = 0x2545_f491_u64;
-        let mut next = move || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            (seed >> 32) as u32
-        };
+    fn terms_equal_the_bases_for_any_bases() {
+        let mut next = rng(0x2545_f491);
+        for _ in 0..300 {
+            // Up to 32 bases of any bits (more than 16 terms, shifts -31 and 31 included).
+            let n = (next() % 33) as usize;
+            let mut all = [0u32; 32];
+            all.iter_mut().for_each(|b| *b = next());
+            let bases = &all[..n];
+            let t = terms_of(bases);
+            for _ in 0..32 {
+                let x = next();
+                assert_eq!(eval_all(&t, x), xor_of(bases, x), "{:?} at {}", bases, x);
+            }
+        }
+        let extreme = [
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 1,
+        ];
+        assert_eq!(
+            terms_of(&extreme).as_slice(),
+            &[Term {
+                mask: 1 << 31,
+                shift: -31
+            }]
+        );
+        assert_eq!(eval_all(&terms_of(&[1 << 31]), 1), 1 << 31);
+    }
+
+    #[test]
+    fn maps_apply_their_short_terms() {
+        let mut next = rng(7);
         for _ in 0..500 {
+            // Mostly single bits (blocked and MMA maps), some swizzled pairs.
             let n = (next() % 8) as usize;
             let mut f = FixedBases::new();
             for _ in 0..n {
-                // Mostly single bits (blocked and MMA maps), some swizzled pairs.
-                let v = (1u32 << (next() % 32))
-                    | if next() % 3 == 0 {
-                        1 << (next() % 32)
-                    } else {
-                        0
-                    };
-                f.push(v);
+                let swizzle = if next().is_multiple_of(3) {
+                    1 << (next() % 32)
+                } else {
+                    0
+                };
+                assert!(f.push((1u32 << (next() % 32)) | swizzle));
             }
             let map = Map {
                 bases: f.as_slice(),
-                terms: f.short(),
+                terms: f.terms(),
             };
             assert!(map.terms.is_some());
             for _ in 0..16 {
                 let x = next() & ((1u32 << n) - 1);
-                assert_eq!(
-                    map.xor_into(7, x),
-                    7 ^ xor_of(f.as_slice(), x),
-                    "{:?} at {}",
-                    f,
-                    x
-                );
+                assert_eq!(map.xor_into(7, x), 7 ^ xor_of(f.as_slice(), x));
             }
         }
     }
@@ -363,27 +410,20 @@ mod tests {
     #[test]
     fn maps_of_many_terms_fall_back_to_the_bases() {
         // Basis `c` is bit `(2c + 1) mod 32`: 17 bases that move by 17 distinct distances.
-        let mut f = FixedBases::new();
-        for c in 0..17u32 {
-            f.push(1 << ((2 * c + 1) % 32));
-        }
-        assert_eq!(f.terms().len(), 17);
-        assert!(f.short().is_none());
+        let bases: [u32; 17] = core::array::from_fn(|c| 1 << ((2 * c + 1) % 32));
+        assert_eq!(terms_of(&bases).len(), 17);
+        let mut f = FixedBases::from_slice(&bases).unwrap();
+        assert!(f.terms().is_none());
         let map = Map {
             bases: f.as_slice(),
-            terms: f.short(),
+            terms: f.terms(),
         };
-        assert_eq!(map.xor_into(0, 0x1_ffff), xor_of(f.as_slice(), 0x1_ffff));
+        assert_eq!(map.xor_into(0, 0x1_ffff), xor_of(&bases, 0x1_ffff));
         f.truncate(16);
-        assert!(f.short().is_some());
-    }
-
-    #[test]
-    fn right_shifts_and_high_bits() {
-        let bases = [1 << 31, 1, 2, 1 << 24];
-        let t = terms_of(&bases);
-        for x in [0u32, 1, 2, 3, 5, 7, 9, 15, 0xffff_ffff] {
-            assert_eq!(apply(0, &short_terms(&t).unwrap(), x), xor_of(&bases, x));
-        }
+        assert!(f.terms().is_some());
+        assert!(FixedBases::from_slice(&[1; 33]).is_none());
+        let mut full = FixedBases::from_slice(&[1; 32]).unwrap();
+        assert!(!full.push(1));
+        assert_eq!(full.len(), 32);
     }
 }

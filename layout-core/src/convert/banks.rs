@@ -12,7 +12,8 @@ use alloc::vec::Vec;
 use super::Target;
 use alloc::collections::BTreeMap;
 
-use layout_plan::banks::{access_shape, count_phase, phase_of, xor_of};
+use layout_plan::banks::{access_shape, count_phase, phase_of};
+use layout_plan::linear::xor_of;
 use layout_plan::{pad_address, OFFSET_MASK};
 use layout_plan::{SmemAccess, Storage};
 

@@ -51,7 +51,6 @@ pub struct Owned;
 
 impl layout_plan::Storage for Owned {
     type List<T: Copy + core::fmt::Debug + Eq + 'static> = Vec<T>;
-    type Short<T: Copy + core::fmt::Debug + Eq + 'static> = Vec<T>;
     type Bases = Vec<u32>;
 }
 

@@ -113,18 +113,13 @@ pub(super) fn trans_read_access(
             regs.push(x | k);
         }
     }
-    let list = |v: &[u32]| {
-        let mut l = FixedBases::new();
-        l.extend(v);
-        l
-    };
     let warp_bases: Vec<u32> = f.warp.iter().map(|&b| smem.addr_of(b, ebytes)).collect();
     Some(SmemAccess {
         vec: 1 << t,
         regs,
         reg_offsets,
-        lane_bases: list(&lane_bases),
-        warp_bases: list(&warp_bases),
+        lane_bases: FixedBases::from_slice(&lane_bases)?,
+        warp_bases: FixedBases::from_slice(&warp_bases)?,
         block_bases: FixedBases::new(),
         reg_skip: side.reg_free,
         lane_skip: 0,

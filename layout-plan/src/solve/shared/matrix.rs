@@ -8,10 +8,11 @@
 //! none, one (`.x1`, only lanes 0-7 do). `lane_bases` is then the address function of the lane
 //! that supplies a row address (`8 q + row`; zero for the lane bits no matrix uses).
 
-use super::smem::{access_groups, addrs, Groups, Short, Side, Smem};
+use super::smem::{access_groups, addrs, Groups, Side, Smem};
 use crate::fixed::{Fixed, FixedList};
 use crate::flat::{combine, Bases, Flat};
 use crate::ir::{Instr, SmemAccess};
+use crate::linear::FixedBases;
 use crate::NO_PADDING;
 
 /// An `.x4` access, or `.x2` / `.x1` where too few registers are left to pick four matrices (32
@@ -77,7 +78,7 @@ pub const fn matrix_access(
         reg_offsets.push(g.off(combine(f.reg.as_slice(), x)) * ebytes);
         k += 1;
     }
-    let mut lane_bases = Short::new();
+    let mut lane_bases = FixedBases::new();
     let mut k = 0;
     while k < 3 {
         lane_bases.push(rows[k] * ebytes);
@@ -100,7 +101,7 @@ pub const fn matrix_access(
         reg_offsets,
         lane_bases,
         warp_bases: addrs(&f.warp, smem, ebytes),
-        block_bases: Short::new(),
+        block_bases: FixedBases::new(),
         reg_skip: side.reg_free,
         lane_skip: 0,
         warp_skip: if store { side.warp_free } else { 0 },

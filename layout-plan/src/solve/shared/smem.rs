@@ -158,11 +158,8 @@ pub const fn access_groups(side: &Side, used: usize, smem: &Smem) -> Option<Grou
     Some(out)
 }
 
-/// A short list of addresses (one per bit of a hardware index), with its shift-and-mask terms.
-pub(super) type Short = FixedBases;
-
 /// The addresses of `bases`.
-pub(super) const fn addrs(bases: &Bases, smem: &Smem, ebytes: u32) -> Short {
+pub(super) const fn addrs(bases: &Bases, smem: &Smem, ebytes: u32) -> FixedBases {
     let mut out = FixedBases::new();
     let mut i = 0;
     while i < bases.len() {
