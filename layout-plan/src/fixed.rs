@@ -1,11 +1,12 @@
 //! Plans in fixed-size tables: what the const planner builds (no allocation while the compiler
-//! evaluates a const), executed like any other [`Storage`].
+//! evaluates a const), executed like any other [`Storage`]; their maps keep their shift-and-mask
+//! terms ([`FixedBases`]).
 
 use core::fmt;
 use core::ops::Deref;
 
 use crate::ir::Storage;
-use crate::linear::{FixedBases, Term, SHORT_TERMS};
+use crate::linear::{terms_of, Term, SHORT_TERMS, ZERO};
 
 /// The most entries one table of a [`Fixed`] plan holds.
 pub const FIXED_CAP: usize = 4096;
@@ -131,6 +132,129 @@ impl<T: fmt::Debug, const CAP: usize> fmt::Debug for FixedList<T, CAP> {
     }
 }
 
+/// The most bases of a [`FixedBases`]: one per bit of a 32-bit hardware index.
+pub const MAX_BASES: usize = 32;
+
+/// The bases of a map in a fixed-size table, with their terms kept up to date: a [`Fixed`]
+/// plan's lane, warp and CTA maps.
+#[derive(Clone, Copy)]
+pub struct FixedBases {
+    bases: FixedList<u32, MAX_BASES>,
+    /// The terms of the bases, zero masks after the last; all zero when there are more than
+    /// [`SHORT_TERMS`] (`fits` false).
+    terms: [Term; SHORT_TERMS],
+    fits: bool,
+}
+
+impl FixedBases {
+    /// No bases.
+    pub const fn new() -> Self {
+        FixedBases {
+            bases: FixedList::new(0),
+            terms: [ZERO; SHORT_TERMS],
+            fits: true,
+        }
+    }
+
+    /// The bases `vs`; `None` past [`MAX_BASES`].
+    pub const fn from_slice(vs: &[u32]) -> Option<Self> {
+        let mut f = Self::new();
+        if !f.bases.extend(vs) {
+            return None;
+        }
+        f.sync();
+        Some(f)
+    }
+
+    /// Append basis `v`; false (and no change) when there are already [`MAX_BASES`].
+    pub const fn push(&mut self, v: u32) -> bool {
+        let pushed = self.bases.push(v);
+        self.sync();
+        pushed
+    }
+
+    /// Replace basis `i` (below the length).
+    pub const fn set(&mut self, i: usize, v: u32) {
+        self.bases.set(i, v);
+        self.sync();
+    }
+
+    /// Basis `i` (below the length).
+    pub const fn get(&self, i: usize) -> u32 {
+        self.bases.get(i)
+    }
+
+    /// The number of bases.
+    pub const fn len(&self) -> usize {
+        self.bases.len()
+    }
+
+    /// Whether there are none.
+    pub const fn is_empty(&self) -> bool {
+        self.bases.is_empty()
+    }
+
+    /// Keep the first `n` bases.
+    pub const fn truncate(&mut self, n: usize) {
+        self.bases.truncate(n);
+        self.sync();
+    }
+
+    /// The bases.
+    pub const fn as_slice(&self) -> &[u32] {
+        self.bases.as_slice()
+    }
+
+    /// The terms as [`apply`](crate::linear::apply) reads them, where there are at most
+    /// [`SHORT_TERMS`].
+    pub const fn terms(&self) -> Option<&[Term; SHORT_TERMS]> {
+        if self.fits {
+            Some(&self.terms)
+        } else {
+            None
+        }
+    }
+
+    /// Recompute the terms from the bases.
+    const fn sync(&mut self) {
+        let all = terms_of(self.as_slice());
+        self.fits = all.as_slice().len() <= SHORT_TERMS;
+        self.terms = [ZERO; SHORT_TERMS];
+        let mut i = 0;
+        while self.fits && i < all.as_slice().len() {
+            self.terms[i] = all.as_slice()[i];
+            i += 1;
+        }
+    }
+}
+
+impl Default for FixedBases {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Deref for FixedBases {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        self.as_slice()
+    }
+}
+
+impl PartialEq for FixedBases {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for FixedBases {}
+
+impl fmt::Debug for FixedBases {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
 /// Tables in [`FixedList`]s: the const planner's plans.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Fixed;
@@ -149,3 +273,71 @@ impl Copy for crate::ir::GatherPlan<Fixed> {}
 impl Copy for crate::ir::SmemAccess<Fixed> {}
 impl Copy for crate::ir::SharedPlan<Fixed> {}
 impl Copy for crate::ir::Plan<Fixed> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::linear::{test_rng, xor_of, Map};
+
+    #[test]
+    fn fixed_bases_keep_their_terms() {
+        let bases = [4, 8, 16, (1 << 9) | (1 << 4)];
+        let mut f = FixedBases::from_slice(&bases).unwrap();
+        assert_eq!(&f.terms().unwrap()[..3], terms_of(&bases).as_slice());
+        f.set(3, 1);
+        assert_eq!(
+            &f.terms().unwrap()[..2],
+            terms_of(&[4, 8, 16, 1]).as_slice()
+        );
+        f.truncate(1);
+        assert_eq!(f.terms().unwrap()[0], Term { mask: 1, shift: 2 });
+        assert_eq!(f.terms().unwrap()[1], ZERO);
+    }
+
+    #[test]
+    fn maps_apply_their_short_terms() {
+        let mut next = test_rng(7);
+        for _ in 0..500 {
+            // Mostly single bits (blocked and MMA maps), some swizzled pairs.
+            let n = (next() % 8) as usize;
+            let mut f = FixedBases::new();
+            for _ in 0..n {
+                let swizzle = if next().is_multiple_of(3) {
+                    1 << (next() % 32)
+                } else {
+                    0
+                };
+                assert!(f.push((1u32 << (next() % 32)) | swizzle));
+            }
+            let map = Map {
+                bases: f.as_slice(),
+                terms: f.terms(),
+            };
+            assert!(map.terms.is_some());
+            for _ in 0..16 {
+                let x = next() & ((1u32 << n) - 1);
+                assert_eq!(map.xor_into(7, x), 7 ^ xor_of(f.as_slice(), x));
+            }
+        }
+    }
+
+    #[test]
+    fn maps_of_many_terms_fall_back_to_the_bases() {
+        // Basis `c` is bit `(2c + 1) mod 32`: 17 bases that move by 17 distinct distances.
+        let bases: [u32; 17] = core::array::from_fn(|c| 1 << ((2 * c + 1) % 32));
+        assert_eq!(terms_of(&bases).len(), 17);
+        let mut f = FixedBases::from_slice(&bases).unwrap();
+        assert!(f.terms().is_none());
+        let map = Map {
+            bases: f.as_slice(),
+            terms: f.terms(),
+        };
+        assert_eq!(map.xor_into(0, 0x1_ffff), xor_of(&bases, 0x1_ffff));
+        f.truncate(16);
+        assert!(f.terms().is_some());
+        assert!(FixedBases::from_slice(&[1; 33]).is_none());
+        let mut full = FixedBases::from_slice(&[1; 32]).unwrap();
+        assert!(!full.push(1));
+        assert_eq!(full.len(), 32);
+    }
+}

@@ -4,10 +4,9 @@
 //! one or two instructions per run, not one per basis. One grouping ([`terms_of`]) serves every
 //! user: layout-core's index math (`LinearLayout::apply_plan`), `convert!`'s emitted address
 //! arithmetic, and the runtime's interpreter, which reads the terms a [`crate::fixed::Fixed`]
-//! plan carries next to its bases ([`FixedBases`]), so a plan in a const folds to shifts and
-//! masks instead of a select per basis.
+//! plan carries next to its bases ([`crate::fixed::FixedBases`]), so a plan in a const folds to
+//! shifts and masks instead of a select per basis.
 
-use core::fmt;
 use core::ops::Deref;
 
 /// The XOR of `bases[b]` over the set bits `b` of `x`, basis by basis (bases past 32 ignored).
@@ -35,7 +34,7 @@ pub struct Term {
 }
 
 /// The term of no bits.
-const ZERO: Term = Term { mask: 0, shift: 0 };
+pub const ZERO: Term = Term { mask: 0, shift: 0 };
 
 impl Term {
     /// The term on `x`. Both shifts are written and one of them is by 0, rather than an `if` on
@@ -150,7 +149,7 @@ pub struct Map<'a> {
     /// `bases[b]`: what bit `b` of the integer contributes.
     pub bases: &'a [u32],
     /// The same map as terms ([`terms_of`], zero masks after the last), where the plan's storage
-    /// keeps them: a [`FixedBases`] of at most [`SHORT_TERMS`] terms.
+    /// keeps them: a [`crate::fixed::FixedBases`] of at most [`SHORT_TERMS`] terms.
     pub terms: Option<&'a [Term; SHORT_TERMS]>,
 }
 
@@ -170,139 +169,12 @@ impl<'a> Map<'a> {
     }
 }
 
-/// The most bases of a [`FixedBases`]: one per bit of a 32-bit hardware index.
-pub const MAX_BASES: usize = 32;
-
-/// The bases of a map in a fixed-size table, with their terms kept up to date: a
-/// [`crate::fixed::Fixed`] plan's lane, warp and CTA maps.
-#[derive(Clone, Copy)]
-pub struct FixedBases {
-    bases: [u32; MAX_BASES],
-    len: usize,
-    /// The terms of the bases, zero masks after the last; all zero when there are more than
-    /// [`SHORT_TERMS`] (`fits` false).
-    terms: [Term; SHORT_TERMS],
-    fits: bool,
-}
-
-impl FixedBases {
-    /// No bases.
-    pub const fn new() -> Self {
-        FixedBases {
-            bases: [0; MAX_BASES],
-            len: 0,
-            terms: [ZERO; SHORT_TERMS],
-            fits: true,
-        }
-    }
-
-    /// The bases `vs`; `None` past [`MAX_BASES`].
-    pub const fn from_slice(vs: &[u32]) -> Option<Self> {
-        if vs.len() > MAX_BASES {
-            return None;
-        }
-        let mut f = Self::new();
-        let mut i = 0;
-        while i < vs.len() {
-            f.bases[i] = vs[i];
-            i += 1;
-        }
-        f.len = vs.len();
-        f.sync();
-        Some(f)
-    }
-
-    /// Append basis `v`; false (and no change) when there are already [`MAX_BASES`].
-    pub const fn push(&mut self, v: u32) -> bool {
-        if self.len == MAX_BASES {
-            return false;
-        }
-        self.bases[self.len] = v;
-        self.len += 1;
-        self.sync();
-        true
-    }
-
-    /// Replace basis `i` (below the length).
-    pub const fn set(&mut self, i: usize, v: u32) {
-        self.bases[i] = v;
-        self.sync();
-    }
-
-    /// Basis `i` (below the length).
-    pub const fn get(&self, i: usize) -> u32 {
-        self.bases[i]
-    }
-
-    /// The number of bases.
-    pub const fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether there are none.
-    pub const fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Keep the first `n` bases.
-    pub const fn truncate(&mut self, n: usize) {
-        if n < self.len {
-            self.len = n;
-            self.sync();
-        }
-    }
-
-    /// The bases.
-    pub const fn as_slice(&self) -> &[u32] {
-        self.bases.split_at(self.len).0
-    }
-
-    /// The terms as [`apply`] reads them, where there are at most [`SHORT_TERMS`].
-    pub const fn terms(&self) -> Option<&[Term; SHORT_TERMS]> {
-        if self.fits {
-            Some(&self.terms)
-        } else {
-            None
-        }
-    }
-
-    /// Recompute the terms from the bases.
-    const fn sync(&mut self) {
-        let all = terms_of(self.as_slice());
-        self.fits = all.len <= SHORT_TERMS;
-        self.terms = [ZERO; SHORT_TERMS];
-        let mut i = 0;
-        while self.fits && i < all.len {
-            self.terms[i] = all.items[i];
-            i += 1;
-        }
-    }
-}
-
-impl Default for FixedBases {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Deref for FixedBases {
-    type Target = [u32];
-    fn deref(&self) -> &[u32] {
-        self.as_slice()
-    }
-}
-
-impl PartialEq for FixedBases {
-    fn eq(&self, other: &Self) -> bool {
-        self.as_slice() == other.as_slice()
-    }
-}
-
-impl Eq for FixedBases {}
-
-impl fmt::Debug for FixedBases {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.as_slice().fmt(f)
+/// A small LCG for tests: no dependency for a few thousand draws.
+#[cfg(test)]
+pub(crate) fn test_rng(mut seed: u64) -> impl FnMut() -> u32 {
+    move || {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        (seed >> 32) as u32
     }
 }
 
@@ -313,14 +185,6 @@ mod tests {
     /// The XOR of every term of `t` on `x`.
     fn eval_all(t: &[Term], x: u32) -> u32 {
         t.iter().fold(0, |a, t| a ^ t.eval(x))
-    }
-
-    /// A small LCG: no dependency for a few thousand draws.
-    fn rng(mut seed: u64) -> impl FnMut() -> u32 {
-        move || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            (seed >> 32) as u32
-        }
     }
 
     #[test]
@@ -339,21 +203,20 @@ mod tests {
         for x in 0..16 {
             assert_eq!(eval_all(&t, x), xor_of(&bases, x));
         }
-        let mut f = FixedBases::from_slice(&bases).unwrap();
-        assert_eq!(&f.terms().unwrap()[..3], t.as_slice());
-        f.set(3, 1);
-        assert_eq!(
-            &f.terms().unwrap()[..2],
-            terms_of(&[4, 8, 16, 1]).as_slice()
-        );
-        f.truncate(1);
-        assert_eq!(f.terms().unwrap()[0], Term { mask: 1, shift: 2 });
-        assert_eq!(f.terms().unwrap()[1], ZERO);
+        let mut short = [ZERO; SHORT_TERMS];
+        short[..3].copy_from_slice(&t);
+        let map = Map {
+            bases: &bases,
+            terms: Some(&short),
+        };
+        for x in 0..16 {
+            assert_eq!(map.xor_into(5, x), 5 ^ xor_of(&bases, x));
+        }
     }
 
     #[test]
     fn terms_equal_the_bases_for_any_bases() {
-        let mut next = rng(0x2545_f491);
+        let mut next = test_rng(0x2545_f491);
         for _ in 0..300 {
             // Up to 32 bases of any bits (more than 16 terms, shifts -31 and 31 included).
             let n = (next() % 33) as usize;
@@ -378,52 +241,5 @@ mod tests {
             }]
         );
         assert_eq!(eval_all(&terms_of(&[1 << 31]), 1), 1 << 31);
-    }
-
-    #[test]
-    fn maps_apply_their_short_terms() {
-        let mut next = rng(7);
-        for _ in 0..500 {
-            // Mostly single bits (blocked and MMA maps), some swizzled pairs.
-            let n = (next() % 8) as usize;
-            let mut f = FixedBases::new();
-            for _ in 0..n {
-                let swizzle = if next().is_multiple_of(3) {
-                    1 << (next() % 32)
-                } else {
-                    0
-                };
-                assert!(f.push((1u32 << (next() % 32)) | swizzle));
-            }
-            let map = Map {
-                bases: f.as_slice(),
-                terms: f.terms(),
-            };
-            assert!(map.terms.is_some());
-            for _ in 0..16 {
-                let x = next() & ((1u32 << n) - 1);
-                assert_eq!(map.xor_into(7, x), 7 ^ xor_of(f.as_slice(), x));
-            }
-        }
-    }
-
-    #[test]
-    fn maps_of_many_terms_fall_back_to_the_bases() {
-        // Basis `c` is bit `(2c + 1) mod 32`: 17 bases that move by 17 distinct distances.
-        let bases: [u32; 17] = core::array::from_fn(|c| 1 << ((2 * c + 1) % 32));
-        assert_eq!(terms_of(&bases).len(), 17);
-        let mut f = FixedBases::from_slice(&bases).unwrap();
-        assert!(f.terms().is_none());
-        let map = Map {
-            bases: f.as_slice(),
-            terms: f.terms(),
-        };
-        assert_eq!(map.xor_into(0, 0x1_ffff), xor_of(&bases, 0x1_ffff));
-        f.truncate(16);
-        assert!(f.terms().is_some());
-        assert!(FixedBases::from_slice(&[1; 33]).is_none());
-        let mut full = FixedBases::from_slice(&[1; 32]).unwrap();
-        assert!(!full.push(1));
-        assert_eq!(full.len(), 32);
     }
 }

@@ -14,10 +14,10 @@
 use super::Unplanned;
 use crate::cost::{Cost, Strategy};
 use crate::exec::packed_words;
+use crate::fixed::FixedBases;
 use crate::fixed::{Fixed, FixedList};
 use crate::flat::{Bases, Flat, Span};
 use crate::ir::ShufflePlan;
-use crate::linear::FixedBases;
 use crate::MAX_SHUFFLE_WORDS;
 
 /// Work register bits at most (512 work registers).

@@ -9,10 +9,10 @@
 //! that supplies a row address (`8 q + row`; zero for the lane bits no matrix uses).
 
 use super::smem::{access_groups, addrs, Groups, Side, Smem};
+use crate::fixed::FixedBases;
 use crate::fixed::{Fixed, FixedList};
 use crate::flat::{combine, Bases, Flat};
 use crate::ir::{Instr, SmemAccess};
-use crate::linear::FixedBases;
 use crate::NO_PADDING;
 
 /// An `.x4` access, or `.x2` / `.x1` where too few registers are left to pick four matrices (32

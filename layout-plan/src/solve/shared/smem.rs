@@ -1,10 +1,10 @@
 //! The shared layout as the planner sees it: which offset, round and CTA a tensor element goes
 //! to, and the sides that store and load through it.
 
+use crate::fixed::FixedBases;
 use crate::fixed::FixedList;
 use crate::flat::Bases;
 use crate::flat::{combine, Flat, Span};
-use crate::linear::FixedBases;
 use crate::CTA_SHIFT;
 
 /// The shared layout: offset bits, then rep (round) bits, then one bit per source block bit
