@@ -63,7 +63,9 @@ fn sum_by_terms(maps: &[(Map<'_>, u32)]) -> u32 {
 
 /// The XOR of each map's `bases[b]` over the set bits `b` of its integer: tables `convert!`
 /// wrote or the planner made at run time, which carry no terms (a select per basis after
-/// folding, the code kernels that interpret `convert!`'s tables were measured with).
+/// folding, the code kernels that interpret `convert!`'s tables were measured with). Not
+/// `linear::xor_of`: its extra bound on the basis index folds differently and changes those
+/// kernels' PTX (attention +2 to +3 instructions, the pipelined GEMM -7).
 #[inline(always)]
 fn sum_by_bases(maps: &[(Map<'_>, u32)]) -> u32 {
     let mut r = 0;
