@@ -25,7 +25,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::error::bail;
-use crate::{LinearLayout, Result};
+use crate::{ErrorKind, LayoutError, LinearLayout, Result};
 
 pub use banks::{bank_conflicts, bank_conflicts_of_warp, InstrConflicts, Phase};
 pub use bits::FlatLayout;
@@ -35,7 +35,7 @@ pub use describe::{
 pub use shared::{plan_padded_access, plan_shared_access};
 
 pub use bits::flatten;
-pub use layout_plan::solve::{self, reach, Reach};
+pub use layout_plan::solve::{self, reach, Decision, Force, Reach};
 
 pub use layout_plan::exec;
 pub use layout_plan::ir::Instr;
@@ -81,18 +81,6 @@ pub struct ConversionPlan {
     pub scratch: Option<LinearLayout>,
 }
 
-/// Which strategy to use: the cheapest (as Triton decides), or forced.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Force {
-    /// Triton's choice.
-    #[default]
-    Auto,
-    /// Shuffles where the conversion stays within warps and is a permutation of bits.
-    Shuffles,
-    /// Always shared memory (unless nothing or registers suffice).
-    SharedMemory,
-}
-
 /// Triton's `minimalCvtLayout`: `dst.invertAndCompose(src)`, then the slow in-dims (block, warp,
 /// lane, register) quotiented away while they map identically. The planner decides by
 /// [`reach`] instead (the slowest in-dim whose bases differ, a `const fn` the runtime also
@@ -135,8 +123,6 @@ pub fn plan_conversion_for(
     force: Force,
 ) -> Result<ConversionPlan> {
     let (s, t) = check_pair(target, src, dst, elem_bits)?;
-    let reach = solve::reach(&s, &t);
-    let has = |d: Reach| reach >= d;
     let (src_regs, dst_regs) = (1usize << s.reg.len(), 1usize << t.reg.len());
     let done = |cost: Cost, body: PlanBody, scratch| ConversionPlan {
         cost,
@@ -145,65 +131,80 @@ pub fn plan_conversion_for(
         dst_regs,
         scratch,
     };
-    if !has(Reach::Lanes) {
-        let perm = register_permutation(&s, &t)?;
-        let strategy = if reach == Reach::Nothing {
-            Strategy::Nothing
-        } else {
-            Strategy::Registers
-        };
-        return Ok(done(Cost::of(strategy), PlanBody::Registers(perm), None));
-    }
-    if !has(Reach::Warps) && force != Force::SharedMemory {
-        if let Some((p, cost)) = shuffle::plan(&s, &t, elem_bits, force == Force::Shuffles)? {
-            return Ok(done(cost, PlanBody::Shuffles(p), None));
+    let shared = |x: &solve::Solved| -> Result<ConversionPlan> {
+        let (p, cost, smem) = shared::solved(src, &s, x)?;
+        Ok(done(cost, PlanBody::Shared(p), Some(smem)))
+    };
+    // By reference: a decision holds a plan's fixed tables (tens of kilobytes).
+    let decided = solve::decide(&s, &t, elem_bits, target, force);
+    let decision = match &decided {
+        Ok(d) => d,
+        Err(_) if solve::reach(&s, &t) < Reach::Lanes => bail!(
+            "internal: a destination register is not held by the source thread, or there are more than {} registers",
+            layout_plan::fixed::FIXED_CAP
+        ),
+        Err(why) => return Err(unplanned(*why, target)),
+    };
+    match decision {
+        Decision::InWarp(layout_plan::Plan::Registers(perm), cost) => {
+            Ok(done(*cost, PlanBody::Registers(perm.to_vec()), None))
+        }
+        Decision::InWarp(layout_plan::Plan::Shuffles(p), cost) => {
+            let p = shuffle::checked(p, *cost, &s, &t, elem_bits)?;
+            Ok(done(*cost, PlanBody::Shuffles(p), None))
+        }
+        Decision::InWarp(..) => {
+            bail!("internal: a plan within warps that is neither registers nor shuffles")
+        }
+        Decision::Shared(x) => shared(x),
+        // Forced to shuffles: the gather, or the reason there is none.
+        Decision::Gather(Some(why)) => match gather::plan(&s, &t, elem_bits) {
+            Some((g, cost)) => Ok(done(cost, PlanBody::Gather(g), None)),
+            None => Err(unplanned(*why, target)),
+        },
+        // The gather where it weighs less than the round trip through shared memory.
+        Decision::Gather(None) => {
+            let through = solve::through_shared(&s, &t, elem_bits, target);
+            let x = match &through {
+                Ok(x) => x,
+                Err(why) => return Err(unplanned(*why, target)),
+            };
+            match gather::plan(&s, &t, elem_bits) {
+                Some((g, gcost)) if gcost.weight() < x.cost.weight() => {
+                    Ok(done(gcost, PlanBody::Gather(g), None))
+                }
+                _ => shared(x),
+            }
         }
     }
-    // Lanes that read the same element (copies in the destination, or a source broadcast over
-    // warps): shuffles that several lanes read alike, where no permutation of bits does the
-    // conversion, if they cost less than the round trip through shared memory.
-    let permutes = !has(Reach::Warps) && shuffle::is_permutation(&s, &t);
-    let gathered = if !has(Reach::Blocks) && force != Force::SharedMemory && !permutes {
-        gather::plan(&s, &t, elem_bits)
-    } else {
-        None
-    };
-    if let (Some((p, cost)), Force::Shuffles) = (&gathered, force) {
-        return Ok(done(*cost, PlanBody::Gather(p.clone()), None));
-    }
-    if force == Force::Shuffles {
-        let why = if has(Reach::Warps) {
-            String::from("it moves data between warps")
-        } else if permutes {
-            alloc::format!(
-                "it would shuffle more than {} words per thread",
-                MAX_SHUFFLE_WORDS
-            )
-        } else {
-            alloc::format!(
-                "each lane would choose among more than {} source registers, or shuffle more than {} words",
-                1 << gather::MAX_CHOICE_BITS,
-                MAX_SHUFFLE_WORDS
-            )
-        };
-        bail!(kind: Strategy,
+}
+
+/// Why the ladder found no plan, as the planner's error.
+fn unplanned(why: solve::Unplanned, target: &Target) -> LayoutError {
+    use solve::Unplanned as U;
+    let no_shuffles = |why: String| {
+        LayoutError::of(ErrorKind::Strategy, alloc::format!(
             "this conversion cannot be done with shuffles: {}; use shared memory (or let the planner choose)",
             why
-        );
-    }
-    if has(Reach::Blocks) && !target.cluster_memory {
-        bail!(kind: Target,
+        ))
+    };
+    match why {
+        U::Warps => no_shuffles(String::from("it moves data between warps")),
+        U::TooLarge => no_shuffles(alloc::format!(
+            "it would shuffle more than {} words per thread",
+            MAX_SHUFFLE_WORDS
+        )),
+        U::NotAPermutation => no_shuffles(alloc::format!(
+            "each lane would choose among more than {} source registers, or shuffle more than {} words",
+            1 << gather::MAX_CHOICE_BITS,
+            MAX_SHUFFLE_WORDS
+        )),
+        U::Blocks => LayoutError::of(ErrorKind::Target, alloc::format!(
             "this conversion moves data between the CTAs of a cluster, and target {} has no cluster shared memory; convert to a layout with the same CGA layout instead",
             target.name
-        );
-    }
-    let crosses_warps = has(Reach::Warps);
-    let (p, cost, smem) = shared::plan(src, (&s, &t), elem_bits, crosses_warps, target)?;
-    match gathered {
-        Some((g, gcost)) if gcost.weight() < cost.weight() => {
-            Ok(done(gcost, PlanBody::Gather(g), None))
-        }
-        _ => Ok(done(cost, PlanBody::Shared(p), Some(smem))),
+        )),
+        U::Shared(e) => LayoutError::new(String::from(e.describe())),
+        other => LayoutError::new(alloc::format!("internal: {}", other.describe())),
     }
 }
 
@@ -264,15 +265,4 @@ pub(crate) fn check_element(elem_bits: u32) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// `dst[i] = src[perm[i]]` when no data crosses threads (the const planner's permutation).
-fn register_permutation(s: &FlatLayout, t: &FlatLayout) -> Result<Vec<u16>> {
-    match layout_plan::solve::register_permutation(s, t) {
-        Some(perm) => Ok(perm.to_vec()),
-        None => bail!(
-            "internal: a destination register is not held by the source thread, or there are more than {} registers",
-            layout_plan::fixed::FIXED_CAP
-        ),
-    }
 }

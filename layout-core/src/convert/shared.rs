@@ -48,19 +48,13 @@ pub(super) fn owned_access(a: &layout_plan::SmemAccess<Fixed>) -> SmemAccess {
     }
 }
 
-/// The shared-memory plan, its cost, and the scratch buffer's layout: layout-plan's `const fn`
-/// planner (the one generic code evaluates in a const), its tables moved into `Vec`s.
-pub fn plan(
+/// A shared-memory plan the const planner solved, in `Vec`s, with its cost and the scratch
+/// buffer's layout (offset, block -> tensor coordinates of `src`).
+pub fn solved(
     src: &LinearLayout,
-    (s, t): (&FlatLayout, &FlatLayout),
-    elem_bits: u32,
-    crosses_warps: bool,
-    target: &Target,
+    s: &FlatLayout,
+    solved: &shared::Solved,
 ) -> Result<(SharedPlan, Cost, LinearLayout)> {
-    let solved = match shared::plan_shared(s, t, elem_bits, crosses_warps, target) {
-        Ok(x) => x,
-        Err(e) => bail!("{}", e.describe()),
-    };
     let p = &solved.plan;
     let plan = SharedPlan {
         store: owned_access(&p.store),

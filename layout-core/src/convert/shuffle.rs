@@ -4,7 +4,6 @@
 //! warp of element ids, which also recounts their selects and shuffles.
 
 use layout_plan::fixed::Fixed;
-use layout_plan::solve;
 
 use super::bits::FlatLayout;
 use super::symbolic;
@@ -12,18 +11,16 @@ use super::{Cost, ShufflePlan};
 use crate::error::bail;
 use crate::Result;
 
-/// The shuffle plan, or `None` when the conversion is not a permutation of bits or, unless
-/// forced, needs two or more mixed transpositions (Triton then prefers shared memory).
-pub fn plan(
+/// The const planner's shuffle plan `p` in `Vec`s, checked by running it on a warp of element
+/// ids (which also recounts the selects and shuffles its `cost` claims).
+pub fn checked(
+    p: &layout_plan::ShufflePlan<Fixed>,
+    cost: Cost,
     s: &FlatLayout,
     t: &FlatLayout,
     elem_bits: u32,
-    forced: bool,
-) -> Result<Option<(ShufflePlan, Cost)>> {
-    let Ok((p, cost)) = solve::plan_shuffles(s, t, elem_bits, forced) else {
-        return Ok(None);
-    };
-    let plan = owned(&p);
+) -> Result<ShufflePlan> {
+    let plan = owned(p);
     let run = symbolic::run(&plan, s, t, elem_bits);
     if !run.correct || (run.shuffles, run.selects) != (cost.shuffles, cost.selects) {
         bail!(
@@ -35,12 +32,7 @@ pub fn plan(
             cost.selects
         );
     }
-    Ok(Some((plan, cost)))
-}
-
-/// Whether the conversion is a permutation of (register, lane) bits: the shuffle plan's domain.
-pub fn is_permutation(s: &FlatLayout, t: &FlatLayout) -> bool {
-    solve::is_permutation(s, t)
+    Ok(plan)
 }
 
 /// The const planner's tables in `Vec`s.

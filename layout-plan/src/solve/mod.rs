@@ -1,11 +1,8 @@
-//! The planner as `const fn`: how far a conversion moves data, and the plans that keep it
-//! within each warp (nothing, a register permutation, selects and shuffles). The runtime
-//! evaluates them in a const for generic layouts (`Tile::convert`); layout-core's planner calls
-//! the same functions for the layouts it parses, so both give one answer.
-//!
-//! Conversions that move data between warps or CTAs, or that several lanes read alike, are
-//! planned by layout-core (shared memory, gathers); [`plan_in_warp`] says which of those a
-//! conversion needs ([`Unplanned`]).
+//! The planner as `const fn`: how far a conversion moves data, the strategy ladder
+//! ([`decide`]: nothing, a register permutation, selects and shuffles, a gather, shared memory)
+//! and the plans of every rung but the gather. The runtime evaluates it in a const for generic
+//! layouts (`Tile::convert`, through [`plan`]); layout-core's planner climbs the same ladder for
+//! the layouts it parses and plans the gathers it points to, so both give one answer.
 
 mod registers;
 pub mod shared;
@@ -19,6 +16,8 @@ use crate::fixed::Fixed;
 use crate::flat::{Flat, Span};
 use crate::ir::Plan;
 use crate::Target;
+
+pub use shared::Solved;
 
 /// How far a conversion moves data: the slowest hardware dim whose bases differ between the
 /// layouts (Triton's `minimalCvtLayout`, whose in-dims are those left after quotienting the
@@ -184,32 +183,136 @@ pub const fn plan_in_warp(
     }
 }
 
-/// The cheapest plan of converting `s` to `t` on `target`, as layout-core's planner picks it
-/// (nothing, a register permutation, shuffles, or shared memory, across a cluster too), for
-/// the conversions it decides without a gather. Both layouts have the same shape, lanes, warps
-/// and CTAs (the caller checked).
+/// Which strategy a conversion takes: the cheapest (as Triton decides), or forced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Force {
+    /// Triton's choice.
+    #[default]
+    Auto,
+    /// Shuffles where the conversion stays within warps and is a permutation of bits.
+    Shuffles,
+    /// Always shared memory (unless nothing or registers suffice).
+    SharedMemory,
+}
+
+/// What [`decide`] chose.
+// Both plan variants are large; a const fn cannot box either.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Copy, Debug)]
+pub enum Decision {
+    /// Nothing, a register permutation, or selects and shuffles.
+    InWarp(Plan<Fixed>, Cost),
+    /// A round trip through shared memory.
+    Shared(Solved),
+    /// Lanes of a warp read the same elements: shuffles that several lanes read alike (a
+    /// gather, which only layout-core plans) may beat [`through_shared`]. Forced to shuffles,
+    /// there is no such fallback: `Some(why)` is the error when no gather fits either.
+    Gather(Option<Unplanned>),
+}
+
+/// The strategy ladder, the one both planners climb (layout-core's for the layouts it parses,
+/// the runtime's in a const for generic layouts): nothing or a register permutation when no
+/// data leaves a thread; shuffles within a warp (unless forced to shared memory); a gather
+/// where lanes read alike; otherwise shared memory, across a cluster where the target has
+/// one. Both layouts have the same shape, lanes, warps and CTAs (the caller checked).
+pub const fn decide(
+    s: &Flat,
+    t: &Flat,
+    elem_bits: u32,
+    target: &Target,
+    force: Force,
+) -> Result<Decision, Unplanned> {
+    // One result that each rung overwrites, and rungs in their own functions: a plan's fixed
+    // tables take tens of kilobytes, so a debug build keeps one copy of them on this frame.
+    let r = reach(s, t) as u8;
+    if r < Reach::Lanes as u8 {
+        return in_warp(s, t, elem_bits, false);
+    }
+    let in_warp_only = r < Reach::Warps as u8;
+    let (shuffles, shared) = (
+        matches!(force, Force::Shuffles),
+        matches!(force, Force::SharedMemory),
+    );
+    if in_warp_only && !shared {
+        let d = in_warp(s, t, elem_bits, shuffles);
+        if d.is_ok() {
+            return d;
+        }
+    }
+    let permutes = in_warp_only && is_permutation(s, t);
+    let gather = r < Reach::Blocks as u8 && !shared && !permutes && held_in_warp(s, t);
+    if shuffles {
+        let why = if !in_warp_only {
+            Unplanned::Warps
+        } else if permutes {
+            Unplanned::TooLarge
+        } else {
+            Unplanned::NotAPermutation
+        };
+        return if gather {
+            Ok(Decision::Gather(Some(why)))
+        } else {
+            Err(why)
+        };
+    }
+    if gather {
+        return Ok(Decision::Gather(None));
+    }
+    shared_decision(s, t, elem_bits, target)
+}
+
+/// [`plan_in_warp`] as a [`Decision`].
+const fn in_warp(s: &Flat, t: &Flat, elem_bits: u32, forced: bool) -> Result<Decision, Unplanned> {
+    match plan_in_warp(s, t, elem_bits, forced) {
+        Ok((p, c)) => Ok(Decision::InWarp(p, c)),
+        Err(why) => Err(why),
+    }
+}
+
+/// [`through_shared`] as a [`Decision`].
+const fn shared_decision(
+    s: &Flat,
+    t: &Flat,
+    elem_bits: u32,
+    target: &Target,
+) -> Result<Decision, Unplanned> {
+    match through_shared(s, t, elem_bits, target) {
+        Ok(x) => Ok(Decision::Shared(x)),
+        Err(why) => Err(why),
+    }
+}
+
+/// The shared-memory plan of converting `s` to `t` on `target`: the last rung of [`decide`],
+/// and what a gather is weighed against.
+pub const fn through_shared(
+    s: &Flat,
+    t: &Flat,
+    elem_bits: u32,
+    target: &Target,
+) -> Result<Solved, Unplanned> {
+    let r = reach(s, t) as u8;
+    if r == Reach::Blocks as u8 && !target.cluster_memory {
+        return Err(Unplanned::Blocks);
+    }
+    match shared::plan_shared(s, t, elem_bits, r >= Reach::Warps as u8, target) {
+        Ok(x) => Ok(x),
+        Err(e) => Err(Unplanned::Shared(e)),
+    }
+}
+
+/// The cheapest plan of converting `s` to `t` on `target` that needs no gather: [`decide`]
+/// with Triton's choice, for the runtime's const planner (a gather is [`Unplanned::Gather`]).
 pub const fn plan(
     s: &Flat,
     t: &Flat,
     elem_bits: u32,
     target: &Target,
 ) -> Result<(Plan<Fixed>, Cost), Unplanned> {
-    let r = reach(s, t) as u8;
-    match plan_in_warp(s, t, elem_bits, false) {
-        Ok(p) => return Ok(p),
-        Err(why) if r < Reach::Lanes as u8 => return Err(why),
-        Err(_) => {}
-    }
-    let permutes = r < Reach::Warps as u8 && is_permutation(s, t);
-    if r < Reach::Blocks as u8 && !permutes && held_in_warp(s, t) {
-        return Err(Unplanned::Gather);
-    }
-    if r == Reach::Blocks as u8 && !target.cluster_memory {
-        return Err(Unplanned::Blocks);
-    }
-    match shared::plan_shared(s, t, elem_bits, r >= Reach::Warps as u8, target) {
-        Ok(x) => Ok((Plan::Shared(x.plan), x.cost)),
-        Err(e) => Err(Unplanned::Shared(e)),
+    match decide(s, t, elem_bits, target, Force::Auto) {
+        Ok(Decision::InWarp(p, c)) => Ok((p, c)),
+        Ok(Decision::Shared(x)) => Ok((Plan::Shared(x.plan), x.cost)),
+        Ok(Decision::Gather(_)) => Err(Unplanned::Gather),
+        Err(why) => Err(why),
     }
 }
 
