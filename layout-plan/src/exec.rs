@@ -351,8 +351,10 @@ pub fn shared<M: SharedMachine, S: Storage>(m: &mut M, p: &SharedPlan<S>) {
     let sbase = base(m, s);
     let lbase = base(m, l);
     let owner = m.owner(s.lane_skip, s.warp_skip);
-    let mut round = 0;
-    while round < rounds {
+    // Written out round by round (the kernels' plans have 1 to 4; past 8 the rest loop): a loop
+    // around the accesses is more than LLVM unrolls, and a plan interpreted from a const must
+    // fold to straight-line code.
+    each!(few rounds, |round| {
         if round > 0 {
             m.barrier(p.barrier);
         }
@@ -361,8 +363,7 @@ pub fn shared<M: SharedMachine, S: Storage>(m: &mut M, p: &SharedPlan<S>) {
         m.end_if();
         m.barrier(p.barrier);
         loads(m, l, lbase, round * lper, (round + 1) * lper);
-        round += 1;
-    }
+    });
     copies(m, l);
     if matches!(p.barrier, Barrier::Cluster) {
         // No CTA moves on while others still read its buffer.

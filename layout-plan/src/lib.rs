@@ -23,8 +23,8 @@
 #![warn(missing_docs)]
 
 /// `each!(n, |i| body)`: `body` for `i` = 0 .. `n`, in order. In optimised builds the first
-/// iterations are written out as arms guarded by `i < n` (128, or 16 with `small`), a loop
-/// after: when a plan is a const (a generic conversion), `n` and every table entry an arm
+/// iterations are written out as arms guarded by `i < n` (128, 16 with `small`, 8 with `few`:
+/// each arm is compiled before `n` folds, so nested uses take fewer), a loop after: when a plan is a const (a generic conversion), `n` and every table entry an arm
 /// reads fold to constants, so each register index is a constant and the registers stay in
 /// registers, as in `convert!`'s emitted code. Debug builds loop, in the same order.
 macro_rules! each {
@@ -37,6 +37,9 @@ macro_rules! each {
     };
     (small $n:expr, |$i:ident| $body:expr) => {
         each!(@with $n, $i, $body; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+    };
+    (few $n:expr, |$i:ident| $body:expr) => {
+        each!(@with $n, $i, $body; 0 1 2 3 4 5 6 7)
     };
     (@with $n:expr, $i:ident, $body:expr; $($k:literal)*) => {{
         let n: usize = $n;
