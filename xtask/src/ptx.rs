@@ -403,47 +403,62 @@ const GENERIC_SLACK: usize = 4;
 /// Fails unless each of [`GENERIC_TWINS`] issues its twin's shared-memory instructions and
 /// barriers, kind by kind, in at most [`GENERIC_SLACK`] more instructions; prints both counts.
 fn check_generic_twins(ptx: &str) -> Result<(), String> {
+    let tables = TwinTables::of(ptx);
     for (generic, twin) in GENERIC_TWINS {
-        check_twin(ptx, generic, twin)?;
+        tables.check(generic, twin)?;
     }
     Ok(())
 }
 
-/// [`check_generic_twins`] for one pair.
-fn check_twin(ptx: &str, generic: &str, twin: &str) -> Result<(), String> {
-    let counts = count_instructions(ptx);
-    let count = |k: &str| counts.iter().find(|(n, _)| n == k).map_or(0, |c| c.1);
-    let shared = entry_ops(ptx, |op| {
-        op.contains(".shared") || op.starts_with("bar.") || op.starts_with("barrier.")
-    });
-    let of = |k: &str| -> Vec<(String, usize)> {
-        shared
-            .iter()
-            .filter(|(e, _, _)| e == k)
-            .map(|(_, op, n)| (op.clone(), *n))
-            .collect()
-    };
-    let (n, m) = (count(generic), count(twin));
-    println!("  {}: {} PTX instructions, {}: {}", generic, n, twin, m);
-    let (g, t) = (of(generic), of(twin));
-    if g.is_empty() || g != t {
-        return Err(format!(
-            "{} does not issue {}'s shared-memory instructions: {:?} against {:?}",
-            generic, twin, g, t
-        ));
+/// What [`check_generic_twins`] compares, read from the PTX once: each entry's instruction
+/// count, and its shared-memory instructions and barriers by kind.
+struct TwinTables {
+    counts: Vec<(String, usize)>,
+    shared: Vec<(String, String, usize)>,
+}
+
+impl TwinTables {
+    fn of(ptx: &str) -> Self {
+        TwinTables {
+            counts: count_instructions(ptx),
+            shared: entry_ops(ptx, |op| {
+                op.contains(".shared") || op.starts_with("bar.") || op.starts_with("barrier.")
+            }),
+        }
     }
-    if n > m + GENERIC_SLACK {
-        return Err(format!(
-            "{} takes {} PTX instructions, {} more than {}'s {}: its plan's address arithmetic \
-             no longer folds to convert!'s shift-and-mask terms (see layout-plan's linear.rs)",
-            generic,
-            n,
-            n - m,
-            twin,
-            m
-        ));
+
+    /// [`check_generic_twins`] for one pair.
+    fn check(&self, generic: &str, twin: &str) -> Result<(), String> {
+        let count = |k: &str| self.counts.iter().find(|(n, _)| n == k).map_or(0, |c| c.1);
+        let of = |k: &str| -> Vec<(String, usize)> {
+            self.shared
+                .iter()
+                .filter(|(e, _, _)| e == k)
+                .map(|(_, op, n)| (op.clone(), *n))
+                .collect()
+        };
+        let (n, m) = (count(generic), count(twin));
+        println!("  {}: {} PTX instructions, {}: {}", generic, n, twin, m);
+        let (g, t) = (of(generic), of(twin));
+        if g.is_empty() || g != t {
+            return Err(format!(
+                "{} does not issue {}'s shared-memory instructions: {:?} against {:?}",
+                generic, twin, g, t
+            ));
+        }
+        if n > m + GENERIC_SLACK {
+            return Err(format!(
+                "{} takes {} PTX instructions, {} more than {}'s {}: its plan's address arithmetic \
+                 no longer folds to convert!'s shift-and-mask terms (see layout-plan's linear.rs)",
+                generic,
+                n,
+                n - m,
+                twin,
+                m
+            ));
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Build, count, compare, print.
@@ -564,11 +579,12 @@ mod tests {
     #[test]
     fn generic_twins_may_take_a_few_more_instructions() {
         let ptx = entry("twin", 10) + &entry("close", 10 + GENERIC_SLACK) + &entry("far", 20);
-        assert!(check_twin(&ptx, "close", "twin").is_ok());
-        let err = check_twin(&ptx, "far", "twin").unwrap_err();
+        let tables = TwinTables::of(&ptx);
+        assert!(tables.check("close", "twin").is_ok());
+        let err = tables.check("far", "twin").unwrap_err();
         assert!(err.contains("10 more than twin's 12"), "{}", err);
         let other = ptx.clone() + ".visible .entry none(\n)\n{\n\tret;\n}\n";
-        assert!(check_twin(&other, "none", "twin").is_err());
+        assert!(TwinTables::of(&other).check("none", "twin").is_err());
     }
 
     #[test]
