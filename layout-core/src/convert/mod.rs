@@ -35,7 +35,8 @@ pub use describe::{
 pub use shared::{plan_padded_access, plan_shared_access};
 
 pub use bits::flatten;
-pub use layout_plan::solve::{self, reach, Decision, Force, Reach};
+use layout_plan::solve::Decision;
+pub use layout_plan::solve::{self, reach, Force, Reach};
 
 pub use layout_plan::exec;
 pub use layout_plan::ir::Instr;

@@ -14,8 +14,7 @@ use alloc::vec::Vec;
 
 use super::bits::combine;
 use super::{Instr, Target};
-use layout_plan::fixed::FixedBases;
-use layout_plan::fixed::{Fixed, FixedList};
+use layout_plan::fixed::{Fixed, FixedBases, FixedList};
 use layout_plan::solve::shared::{access_groups, Side, Smem};
 use layout_plan::SmemAccess;
 

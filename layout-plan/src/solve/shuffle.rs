@@ -14,8 +14,7 @@
 use super::Unplanned;
 use crate::cost::{Cost, Strategy};
 use crate::exec::packed_words;
-use crate::fixed::FixedBases;
-use crate::fixed::{Fixed, FixedList};
+use crate::fixed::{Fixed, FixedBases, FixedList};
 use crate::flat::{Bases, Flat, Span};
 use crate::ir::ShufflePlan;
 use crate::MAX_SHUFFLE_WORDS;

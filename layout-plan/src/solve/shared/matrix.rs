@@ -9,8 +9,7 @@
 //! that supplies a row address (`8 q + row`; zero for the lane bits no matrix uses).
 
 use super::smem::{access_groups, addrs, Groups, Side, Smem};
-use crate::fixed::FixedBases;
-use crate::fixed::{Fixed, FixedList};
+use crate::fixed::{Fixed, FixedBases, FixedList};
 use crate::flat::{combine, Bases, Flat};
 use crate::ir::{Instr, SmemAccess};
 use crate::NO_PADDING;

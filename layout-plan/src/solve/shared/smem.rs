@@ -1,8 +1,7 @@
 //! The shared layout as the planner sees it: which offset, round and CTA a tensor element goes
 //! to, and the sides that store and load through it.
 
-use crate::fixed::FixedBases;
-use crate::fixed::FixedList;
+use crate::fixed::{FixedBases, FixedList};
 use crate::flat::Bases;
 use crate::flat::{combine, Flat, Span};
 use crate::CTA_SHIFT;
