@@ -37,12 +37,11 @@ impl<'a, E, T> Values<'a, E, T> {
     }
 }
 
-/// The XOR of each map on its integer through the maps' terms where they have some (a `Fixed`
-/// plan in a const: they fold to the shifts and masks `convert!` writes). A plan has at most
-/// three maps in one sum (lane, warp, CTA), each written out: a loop over them would read the
-/// maps from the stack, so their terms would not fold.
+/// The XOR of each map on its integer ([`Map::xor_into`]). A plan has at most three maps in one sum (lane, warp,
+/// CTA), each written out: a loop over them would read the maps from the stack, so their terms
+/// would not fold.
 #[inline(always)]
-fn sum_by_terms(maps: &[(Map<'_>, u32)]) -> u32 {
+fn sum(maps: &[(Map<'_>, u32)]) -> u32 {
     let mut r = 0;
     if !maps.is_empty() {
         r = maps[0].0.xor_into(r, maps[0].1);
@@ -56,29 +55,6 @@ fn sum_by_terms(maps: &[(Map<'_>, u32)]) -> u32 {
     let mut i = 3;
     while i < maps.len() {
         r = maps[i].0.xor_into(r, maps[i].1);
-        i += 1;
-    }
-    r
-}
-
-/// The XOR of each map's `bases[b]` over the set bits `b` of its integer: tables `convert!`
-/// wrote or the planner made at run time, which carry no terms (a select per basis after
-/// folding, the code kernels that interpret `convert!`'s tables were measured with). Not
-/// `linear::xor_of`: its extra bound on the basis index folds differently and changes those
-/// kernels' PTX (attention +2 to +3 instructions, the pipelined GEMM -7).
-#[inline(always)]
-fn sum_by_bases(maps: &[(Map<'_>, u32)]) -> u32 {
-    let mut r = 0;
-    let mut i = 0;
-    while i < maps.len() {
-        let (bases, x) = (maps[i].0.bases, maps[i].1);
-        let mut b = 0;
-        while b < bases.len() {
-            if (x >> b) & 1 == 1 {
-                r ^= bases[b];
-            }
-            b += 1;
-        }
         i += 1;
     }
     r
@@ -151,12 +127,7 @@ impl<E: Element, T: Thread> Machine for Values<'_, E, T> {
     }
     #[inline(always)]
     fn linear(&mut self, maps: &[(Map<'_>, u32)]) -> u32 {
-        // A sum's maps come from one plan, so the first tells whether the storage keeps terms
-        // (a `Map::of` first, built while running, reads all of them by their bases).
-        match maps.first() {
-            Some((Map { terms: Some(_), .. }, _)) => sum_by_terms(maps),
-            _ => sum_by_bases(maps),
-        }
+        sum(maps)
     }
     #[inline(always)]
     fn select(&mut self, c: bool, a: u32, b: u32) -> u32 {

@@ -6,8 +6,9 @@
 //! shuffles, shared-memory accesses and barriers. In optimised builds the plan folds to
 //! straight-line code (no loops, registers stay registers), and its lane, warp and CTA maps
 //! carry the shift-and-mask terms `convert!` writes (layout-plan's `linear`, for maps of up to
-//! 16 terms, which covers blocked, MMA and swizzled layouts), so the address arithmetic is the
-//! same terms; LLVM may still fold them a few instructions apart.
+//! 16 terms, which covers blocked, MMA and swizzled layouts), applied outside any branch so
+//! that LLVM folds them as it folds `convert!`'s: the kernels written both ways (`ptx-check`'s
+//! generic twins) compile to the same PTX instructions.
 //!
 //! Planned at compile time: nothing, a register permutation, selects and shuffles, and shared
 //! memory (swizzled, `ldmatrix`/`stmatrix` where they fit, between the CTAs of a cluster too),

@@ -460,16 +460,19 @@ fn base_with<M: SharedMachine, S: Storage>(
     lane_bases: Map<'_>,
 ) -> M::Int {
     let (lane, warp) = (m.lane(), m.warp());
-    if a.block_bases.is_empty() {
-        m.linear(&[(lane_bases, lane), (S::map(&a.warp_bases), warp)])
+    // Only the rank is read under a condition (an empty map adds nothing, whatever its
+    // integer): the lane and warp terms stay outside any branch, so LLVM merges the terms the
+    // store and load addresses share before it reshapes them one by one.
+    let rank = if a.block_bases.is_empty() {
+        lane
     } else {
-        let rank = m.cta_rank();
-        m.linear(&[
-            (lane_bases, lane),
-            (S::map(&a.warp_bases), warp),
-            (S::map(&a.block_bases), rank),
-        ])
-    }
+        m.cta_rank()
+    };
+    m.linear(&[
+        (lane_bases, lane),
+        (S::map(&a.warp_bases), warp),
+        (S::map(&a.block_bases), rank),
+    ])
 }
 
 /// Access `v` moves registers `regs[v vec ..][..vec]`; a word holds `32 / bits` of them (or
