@@ -1,7 +1,7 @@
 //! Conversions in generic code: `Tile::convert` plans from the layouts' const tables (layout
 //! types as generic parameters, aliases), runs on the simulator to the destination layout's
 //! values, and plans what `convert!` of the same pair plans (the same tables, the same cost),
-//! through shuffles, shared memory, `ldmatrix`/`stmatrix` and across a cluster.
+//! through shuffles, gathers, shared memory, `ldmatrix`/`stmatrix` and across a cluster.
 
 use linear_layouts::planned::Planned;
 use linear_layouts::runtime::convert::Plan;
@@ -32,6 +32,11 @@ layout! {
     // Two CTAs that split the tensor differently: distributed shared memory.
     SplitRows = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]) for [64, 64];
     SplitCols = blocked(sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1], CTAsPerCGA = [1, 2], CTASplitNum = [1, 2], CTAOrder = [0, 1]) for [64, 64];
+    // Slices of a 64x64 tile and a 1-D layout: lanes of a warp read the same elements (gathers).
+    Tile64 = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+    Row = slice(dim = 0, parent = Tile64) for [64];
+    Col = slice(dim = 1, parent = Tile64) for [64];
+    Vec1d = blocked(sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]) for [64];
 }
 
 type R = Rows;
@@ -180,4 +185,40 @@ fn generic_plans_cost_what_convert_costs() {
         }
         other => panic!("expected two shuffle plans, got {:?}", other),
     }
+}
+
+/// [`check`] for 1-D layouts.
+fn check_1d<A: Registers<N>, B: Registers<M>, E: Element, const N: usize, const M: usize>() {
+    launch(Launch::new(1, 128, 64 * 1024), |t| {
+        let x = Tile::<A, E, N>::from_coords(t, |[i]| value::<E>([i, 0]));
+        let y: Tile<B, E, M> = regroup(t, x);
+        let want = Tile::<B, E, M>::from_coords(t, |[i]| value::<E>([i, 0]));
+        let same = y.values.iter().zip(&want.values);
+        assert!(same.clone().all(|(a, b)| a.to_bits() == b.to_bits()));
+    })
+    .expect("no simulator issue");
+}
+
+#[test]
+fn generic_gathers_are_convert_macros_gathers() {
+    macro_rules! same {
+        ($a:ident => $b:ident, $e:ty) => {{
+            let theirs = convert!($a => $b, $e);
+            let what = stringify!($a => $b, $e);
+            assert_eq!(Planned::<$a, $b, $e>::COST, theirs.cost, "{}", what);
+            assert!(same_plan(Planned::<$a, $b, $e>::PLAN, &theirs.plan()), "{}", what);
+            const N: usize = $a::ELEMENTS_PER_THREAD as usize;
+            const M: usize = $b::ELEMENTS_PER_THREAD as usize;
+            check_1d::<$a, $b, $e, N, M>();
+            matches!(Planned::<$a, $b, $e>::PLAN, Plan::Gather(_))
+        }};
+    }
+    let gathers = [
+        same!(Row => Vec1d, f32),
+        same!(Col => Vec1d, f32),
+        same!(Vec1d => Row, u16),
+        same!(Row => Vec1d, u8),
+        same!(Col => Vec1d, u64),
+    ];
+    assert!(gathers.iter().filter(|&&g| g).count() >= 2, "{:?}", gathers);
 }

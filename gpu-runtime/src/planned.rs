@@ -10,18 +10,18 @@
 //! that LLVM folds them as it folds `convert!`'s: the kernels written both ways (`ptx-check`'s
 //! generic twins) compile to the same PTX instructions.
 //!
-//! Planned at compile time: nothing, a register permutation, selects and shuffles, and shared
-//! memory (swizzled, `ldmatrix`/`stmatrix` where they fit, between the CTAs of a cluster too),
-//! for sm_90's model with the layouts' warp size, as `convert!` without a target. One that
-//! lanes of a warp read alike (a gather, which only `convert!` weighs against shared memory)
-//! is a compile error when the function is instantiated, naming both layouts and what the
-//! conversion needs.
+//! Planned at compile time, as `convert!` without a target plans (sm_90's model with the
+//! layouts' warp size): nothing, a register permutation, selects and shuffles, shuffles that
+//! several lanes read alike (a gather, where it weighs less than shared memory), and shared
+//! memory (swizzled, `ldmatrix`/`stmatrix` where they fit, between the CTAs of a cluster too).
+//! A pair that cannot be converted is a compile error when the function is instantiated,
+//! naming both layouts and why.
 
 use core::marker::PhantomData;
 
 use layout_plan::fixed::Fixed;
 use layout_plan::flat::{Flat, FlatError};
-use layout_plan::solve::{check_pair, plan, Mismatch, Unplanned};
+use layout_plan::solve::{check_pair, plan, Mismatch};
 use layout_plan::Target;
 
 use crate::convert::{convert, Cost, Plan};
@@ -42,15 +42,13 @@ use crate::tile::Tile;
 /// use linear_layouts::layout;
 ///
 /// layout! {
-///     // Every warp holds the whole tensor; each lane of the destination wants elements that
-///     // several lanes hold.
-///     Everywhere = linear(register = [[1], [2]], lane = [[4], [8], [16], [32], [0]], warp = [[0], [0]], block = []) for [64];
-///     Spread = linear(register = [[8]], lane = [[0], [0], [1], [2], [4]], warp = [[16], [32]], block = []) for [64];
+///     OneWarp = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]) for [8, 32];
+///     TwoWarps = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [1, 0]) for [8, 32];
 /// }
 ///
-/// // error: cannot convert `Everywhere` to `Spread` in generic code: lanes of a warp read the
-/// // same elements, where shuffles that several lanes read alike (planned by `convert!` only) ...
-/// const SHUFFLES: u32 = Planned::<Everywhere, Spread, u8>::COST.shuffles;
+/// // error: cannot convert `OneWarp` to `TwoWarps` in generic code: the layouts have different
+/// // numbers of warps (1 and 2); a conversion keeps them
+/// const SHUFFLES: u32 = Planned::<OneWarp, TwoWarps, u8>::COST.shuffles;
 /// ```
 pub struct Planned<A, B, E>(PhantomData<Types<A, B, E>>);
 
@@ -173,9 +171,6 @@ const fn solve(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Plan<Fixed>, C
         Ok(p) => Ok(p),
         Err(why) => {
             m.push(why.describe());
-            if let Unplanned::Gather = why {
-                m.push(": name both layouts in `convert!`, which weighs both");
-            }
             Err(m)
         }
     }

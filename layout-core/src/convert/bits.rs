@@ -1,10 +1,10 @@
 //! Layouts as flat bit vectors for planning: layout-plan's [`Flat`] (each basis one `u64` of
-//! tensor-coordinate bits, dim 0's bits lowest) built from a [`LinearLayout`], and its GF(2)
-//! [`Span`]. The const planner reads the same tables from a `layout!` type's consts.
+//! tensor-coordinate bits, dim 0's bits lowest) built from a [`LinearLayout`]. The const
+//! planner reads the same tables from a `layout!` type's consts.
 
 use alloc::vec::Vec;
 
-pub use layout_plan::flat::{combine, Flat as FlatLayout, Span};
+pub use layout_plan::flat::{combine, Flat as FlatLayout};
 
 use crate::error::bail;
 use crate::{LinearLayout, Result};

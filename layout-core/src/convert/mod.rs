@@ -154,29 +154,14 @@ pub fn plan_conversion_for(
             let p = shuffle::checked(p, *cost, &s, &t, elem_bits)?;
             Ok(done(*cost, PlanBody::Shuffles(p), None))
         }
-        Decision::InWarp(..) => {
-            bail!("internal: a plan within warps that is neither registers nor shuffles")
+        Decision::InWarp(layout_plan::Plan::Gather(g), cost) => {
+            let g = gather::checked(g, *cost, &s, &t, elem_bits)?;
+            Ok(done(*cost, PlanBody::Gather(g), None))
+        }
+        Decision::InWarp(layout_plan::Plan::Shared(_), _) => {
+            bail!("internal: a plan within warps through shared memory")
         }
         Decision::Shared(x) => shared(x),
-        // Forced to shuffles: the gather, or the reason there is none.
-        Decision::Gather(Some(why)) => match gather::plan(&s, &t, elem_bits) {
-            Some((g, cost)) => Ok(done(cost, PlanBody::Gather(g), None)),
-            None => Err(unplanned(*why, target)),
-        },
-        // The gather where it weighs less than the round trip through shared memory.
-        Decision::Gather(None) => {
-            let through = solve::through_shared(&s, &t, elem_bits, target);
-            let x = match &through {
-                Ok(x) => x,
-                Err(why) => return Err(unplanned(*why, target)),
-            };
-            match gather::plan(&s, &t, elem_bits) {
-                Some((g, gcost)) if gcost.weight() < x.cost.weight() => {
-                    Ok(done(gcost, PlanBody::Gather(g), None))
-                }
-                _ => shared(x),
-            }
-        }
     }
 }
 
@@ -197,7 +182,7 @@ fn unplanned(why: solve::Unplanned, target: &Target) -> LayoutError {
         )),
         U::NotAPermutation => no_shuffles(alloc::format!(
             "each lane would choose among more than {} source registers, or shuffle more than {} words",
-            1 << gather::MAX_CHOICE_BITS,
+            1 << solve::gather::MAX_CHOICE_BITS,
             MAX_SHUFFLE_WORDS
         )),
         U::Blocks => LayoutError::of(ErrorKind::Target, alloc::format!(

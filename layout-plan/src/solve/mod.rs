@@ -1,9 +1,11 @@
 //! The planner as `const fn`: how far a conversion moves data, the strategy ladder
 //! ([`decide`]: nothing, a register permutation, selects and shuffles, a gather, shared memory)
-//! and the plans of every rung but the gather. The runtime evaluates it in a const for generic
-//! layouts (`Tile::convert`, through [`plan`]); layout-core's planner climbs the same ladder for
-//! the layouts it parses and plans the gathers it points to, so both give one answer.
+//! and the plans of every rung. The runtime evaluates it in a const for generic layouts
+//! (`Tile::convert`, through [`plan`]); layout-core's planner climbs the same ladder for the
+//! layouts it parses (and checks the plans it gets on a warp of element ids), so both give one
+//! answer.
 
+pub mod gather;
 mod registers;
 pub mod shared;
 mod shuffle;
@@ -126,9 +128,6 @@ pub enum Unplanned {
     /// More than [`MAX_SHUFFLE_WORDS`](crate::MAX_SHUFFLE_WORDS) words per thread, or more
     /// registers than a plan's tables hold.
     TooLarge,
-    /// Lanes read the same source elements within each warp: shuffles that several lanes read
-    /// alike may beat shared memory, a choice only layout-core's planner makes.
-    Gather,
     /// No shared-memory plan either.
     Shared(shared::Unfit),
 }
@@ -146,9 +145,6 @@ impl Unplanned {
                 "it exchanges two or more register bits with lane bits (shared memory is cheaper)"
             }
             Unplanned::TooLarge => "it moves more words per thread than shuffles are planned for",
-            Unplanned::Gather => {
-                "lanes of a warp read the same elements, where shuffles that several lanes read alike (planned by `convert!` only) may beat shared memory"
-            }
             Unplanned::Shared(why) => why.describe(),
         }
     }
@@ -200,21 +196,20 @@ pub enum Force {
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, Debug)]
 pub enum Decision {
-    /// Nothing, a register permutation, or selects and shuffles.
+    /// Nothing, a register permutation, selects and shuffles, or a gather (shuffles that
+    /// several lanes read alike).
     InWarp(Plan<Fixed>, Cost),
     /// A round trip through shared memory.
     Shared(Solved),
-    /// Lanes of a warp read the same elements: shuffles that several lanes read alike (a
-    /// gather, which only layout-core plans) may beat [`through_shared`]. Forced to shuffles,
-    /// there is no such fallback: `Some(why)` is the error when no gather fits either.
-    Gather(Option<Unplanned>),
 }
 
 /// The strategy ladder, the one both planners climb (layout-core's for the layouts it parses,
 /// the runtime's in a const for generic layouts): nothing or a register permutation when no
-/// data leaves a thread; shuffles within a warp (unless forced to shared memory); a gather
-/// where lanes read alike; otherwise shared memory, across a cluster where the target has
-/// one. Both layouts have the same shape, lanes, warps and CTAs (the caller checked).
+/// data leaves a thread; shuffles within a warp (unless forced to shared memory); where lanes
+/// read alike, a gather if it weighs less than the round trip through shared memory (forced to
+/// shuffles, the gather or nothing); otherwise shared memory, across a cluster where the
+/// target has one. Both layouts have the same shape, lanes, warps and CTAs (the caller
+/// checked).
 pub const fn decide(
     s: &Flat,
     t: &Flat,
@@ -250,15 +245,47 @@ pub const fn decide(
             Unplanned::NotAPermutation
         };
         return if gather {
-            Ok(Decision::Gather(Some(why)))
+            gather_decision(s, t, elem_bits, why)
         } else {
             Err(why)
         };
     }
     if gather {
-        return Ok(Decision::Gather(None));
+        return gather_or_shared(s, t, elem_bits, target);
     }
     shared_decision(s, t, elem_bits, target)
+}
+
+/// The gather, or `why` there is none.
+const fn gather_decision(
+    s: &Flat,
+    t: &Flat,
+    elem_bits: u32,
+    why: Unplanned,
+) -> Result<Decision, Unplanned> {
+    match gather::plan_gather(s, t, elem_bits) {
+        Some((g, cost)) => Ok(Decision::InWarp(Plan::Gather(g), cost)),
+        None => Err(why),
+    }
+}
+
+/// The gather where it weighs less than the round trip through shared memory (which must
+/// exist: a gather is weighed against it, never taken for want of it).
+const fn gather_or_shared(
+    s: &Flat,
+    t: &Flat,
+    elem_bits: u32,
+    target: &Target,
+) -> Result<Decision, Unplanned> {
+    let through = shared_decision(s, t, elem_bits, target);
+    let weight = match &through {
+        Ok(Decision::Shared(x)) => x.cost.weight(),
+        _ => return through,
+    };
+    match gather::plan_gather(s, t, elem_bits) {
+        Some((g, cost)) if cost.weight() < weight => Ok(Decision::InWarp(Plan::Gather(g), cost)),
+        _ => through,
+    }
 }
 
 /// [`plan_in_warp`] as a [`Decision`].
@@ -300,8 +327,8 @@ pub const fn through_shared(
     }
 }
 
-/// The cheapest plan of converting `s` to `t` on `target` that needs no gather: [`decide`]
-/// with Triton's choice, for the runtime's const planner (a gather is [`Unplanned::Gather`]).
+/// The cheapest plan of converting `s` to `t` on `target`: [`decide`] with Triton's choice,
+/// for the runtime's const planner.
 pub const fn plan(
     s: &Flat,
     t: &Flat,
@@ -311,7 +338,6 @@ pub const fn plan(
     match decide(s, t, elem_bits, target, Force::Auto) {
         Ok(Decision::InWarp(p, c)) => Ok((p, c)),
         Ok(Decision::Shared(x)) => Ok((Plan::Shared(x.plan), x.cost)),
-        Ok(Decision::Gather(_)) => Err(Unplanned::Gather),
         Err(why) => Err(why),
     }
 }

@@ -1,0 +1,488 @@
+//! Conversions within a warp where lanes read the same source (a gather): the destination
+//! holds copies (a slice, a broadcast dim), or the source is broadcast over warps so that every
+//! warp already holds what its threads need. Not a permutation of bits, so Triton PR 7558's
+//! decomposition does not apply; Triton 3.9 still converts these with shuffles, and so do we.
+//!
+//! Every destination element `(register, lane, warp)` is found in the source of the same warp
+//! by solving over GF(2): source register `R` and lane `L` are linear in the destination's
+//! register, lane and warp bits. The lane and warp bits are known only at run time; where they
+//! change `R`, each lane reads every candidate register from its source lane and selects by
+//! them. Source registers are packed into 32-bit words (several elements per shuffle), choosing
+//! the packed bits that take the fewest shuffles; where the run-time bits change a packed bit,
+//! the candidates share a word and each lane shifts its element down before selecting (Triton's
+//! run-time `prmt`).
+//!
+//! `const fn`, so the runtime plans gathers of generic layouts in a const as layout-core plans
+//! them for `convert!`; the plan is checked here against the layouts on every lane of every
+//! warp, and its cost counted as the executor issues it.
+
+use crate::cost::{Cost, Strategy};
+use crate::fixed::{Fixed, FixedBases, FixedList};
+use crate::flat::{combine, Flat, Span, MAX_BASES};
+use crate::ir::GatherPlan;
+use crate::MAX_SHUFFLE_WORDS;
+
+/// log2 of the most candidates per destination register (a tree of 15 selects).
+pub const MAX_CHOICE_BITS: usize = 4;
+
+/// Where one destination bit comes from: source register bits and source lane bits.
+#[derive(Clone, Copy)]
+struct Source {
+    reg: u64,
+    lane: u32,
+}
+
+/// The sources of one in-dim's bits.
+type Sources = FixedList<Source, MAX_BASES>;
+
+const NO_SOURCE: Source = Source { reg: 0, lane: 0 };
+
+/// The source-register bits that the run-time (lane and warp) bits change: a basis of their
+/// span, and each run-time bit's coordinates in it (lane bits first).
+#[derive(Clone, Copy)]
+struct Choice {
+    basis: FixedList<u64, MAX_CHOICE_BITS>,
+    coords: FixedList<u32, 64>,
+}
+
+/// Which source-register bits share a word (at most two: four 8-bit elements), low to high;
+/// `wide`: 64-bit elements, two words each.
+#[derive(Clone, Copy)]
+struct Packing {
+    bits: [usize; 2],
+    len: usize,
+    wide: bool,
+}
+
+/// The gather plan of converting `s` to `t` and its cost, or `None` when some destination
+/// element is not held by the same warp of the source, or the plan would be too large. Both
+/// layouts have the same shape, lanes, warps and CTAs (the caller checked).
+pub const fn plan_gather(s: &Flat, t: &Flat, elem_bits: u32) -> Option<(GatherPlan<Fixed>, Cost)> {
+    let Some((regs, lanes, warps)) = sources(s, t) else {
+        return None;
+    };
+    let Some(choice) = choose(&lanes, &warps) else {
+        return None;
+    };
+    let pack = best_packing(s, &regs, &choice, elem_bits);
+    let halves = if pack.wide { 2 } else { 1 };
+    if rounds_with(s, &regs, &choice, &pack) * halves > MAX_SHUFFLE_WORDS {
+        return None;
+    }
+    let Some(p) = tables(s, &regs, (&lanes, &warps), &choice, &pack) else {
+        return None;
+    };
+    if !delivers(&p, s, t) {
+        return None;
+    }
+    let cost = Cost {
+        shuffles: (p.rounds.len() * halves) as u32,
+        selects: selects(&p, halves),
+        ..Cost::of(Strategy::Shuffles)
+    };
+    Some((p, cost))
+}
+
+/// Where each destination register, lane and warp bit comes from in the source of the same
+/// warp (a warp bit: what the destination warp holds beyond what the source warp holds).
+const fn sources(s: &Flat, t: &Flat) -> Option<(Sources, Sources, Sources)> {
+    let nreg = s.reg.len();
+    let mut held = [0u64; 2 * MAX_BASES];
+    let mut n = 0;
+    while n < nreg {
+        held[n] = s.reg.get(n);
+        n += 1;
+    }
+    let mut i = 0;
+    while i < s.lane.len() {
+        held[n] = s.lane.get(i);
+        n += 1;
+        i += 1;
+    }
+    let span = Span::new(held.split_at(n).0);
+    let mut out = [Sources::new(NO_SOURCE); 3];
+    let mut d = 0;
+    while d < 3 {
+        let dim = match d {
+            0 => &t.reg,
+            1 => &t.lane,
+            _ => &t.warp,
+        };
+        let mut i = 0;
+        while i < dim.len() {
+            let v = if d == 2 {
+                dim.get(i) ^ s.warp.get(i)
+            } else {
+                dim.get(i)
+            };
+            let Some(c) = span.express(v) else {
+                return None;
+            };
+            let reg = if nreg >= 64 {
+                c
+            } else {
+                c & ((1u64 << nreg) - 1)
+            };
+            let lane = if nreg >= 64 { 0 } else { (c >> nreg) as u32 };
+            out[d].push(Source { reg, lane });
+            i += 1;
+        }
+        d += 1;
+    }
+    Some((out[0], out[1], out[2]))
+}
+
+/// The run-time bits' [`Choice`], or `None` past [`MAX_CHOICE_BITS`].
+const fn choose(lanes: &Sources, warps: &Sources) -> Option<Choice> {
+    let mut all = [0u64; 2 * MAX_BASES];
+    let n = lanes.len() + warps.len();
+    let mut i = 0;
+    while i < n {
+        all[i] = if i < lanes.len() {
+            lanes.get(i).reg
+        } else {
+            warps.get(i - lanes.len()).reg
+        };
+        i += 1;
+    }
+    let mut basis = FixedList::<u64, MAX_CHOICE_BITS>::new(0);
+    let mut i = 0;
+    while i < n {
+        if Span::new(basis.as_slice()).express(all[i]).is_none() && !basis.push(all[i]) {
+            return None;
+        }
+        i += 1;
+    }
+    let span = Span::new(basis.as_slice());
+    let mut coords = FixedList::<u32, 64>::new(0);
+    let mut i = 0;
+    while i < n {
+        coords.push(match span.express(all[i]) {
+            Some(c) => c as u32,
+            None => 0,
+        });
+        i += 1;
+    }
+    Some(Choice { basis, coords })
+}
+
+impl Packing {
+    const fn has(&self, b: usize) -> Option<usize> {
+        let mut k = 0;
+        while k < self.len {
+            if self.bits[k] == b {
+                return Some(k);
+            }
+            k += 1;
+        }
+        None
+    }
+
+    /// Word index and position of source register `r` (registers of `nreg` bits).
+    const fn place(&self, r: u64, nreg: usize) -> (u16, u8) {
+        let (mut word, mut pos, mut wk) = (0u16, 0u8, 0);
+        let mut b = 0;
+        while b < nreg {
+            let packed = self.has(b);
+            if (r >> b) & 1 == 0 {
+                if packed.is_none() {
+                    wk += 1;
+                }
+            } else {
+                match packed {
+                    Some(k) => pos |= 1 << k,
+                    None => {
+                        word |= 1 << wk;
+                        wk += 1;
+                    }
+                }
+            }
+            b += 1;
+        }
+        (word, pos)
+    }
+
+    /// How many packed bits some candidate flips.
+    const fn touched(&self, choice: &Choice) -> usize {
+        let mut flips = 0;
+        let mut j = 0;
+        while j < choice.basis.len() {
+            flips |= choice.basis.get(j);
+            j += 1;
+        }
+        let (mut n, mut k) = (0, 0);
+        while k < self.len {
+            n += ((flips >> self.bits[k]) & 1) as usize;
+            k += 1;
+        }
+        n
+    }
+}
+
+/// The packed bits with the fewest rounds, then the fewest run-time positions, then the most
+/// bits: any `log2(32 / bits)` source register bits (or fewer) that hold distinct elements,
+/// the first best in the order of their masks.
+const fn best_packing(s: &Flat, regs: &Sources, choice: &Choice, elem_bits: u32) -> Packing {
+    let max = match elem_bits {
+        8 => 2,
+        16 => 1,
+        _ => 0,
+    };
+    let wide = elem_bits == 64;
+    let mut best = Packing {
+        bits: [0; 2],
+        len: 0,
+        wide,
+    };
+    let mut best_rounds = rounds_with(s, regs, choice, &best);
+    // Masks in increasing order: those with top bit `hi` are `{hi}`, then `{lo, hi}` for `lo`
+    // rising; only bits whose registers hold distinct elements.
+    let mut hi = 0;
+    while hi < s.reg.len() && max > 0 {
+        let mut lo = 0;
+        while lo <= hi && s.reg.get(hi) != 0 {
+            let p = Packing {
+                bits: if lo == 0 { [hi, 0] } else { [lo - 1, hi] },
+                len: if lo == 0 { 1 } else { 2 },
+                wide,
+            };
+            if p.len <= max && (lo == 0 || s.reg.get(lo - 1) != 0) {
+                let n = rounds_with(s, regs, choice, &p);
+                let (pt, bt) = (p.touched(choice), best.touched(choice));
+                if n < best_rounds
+                    || (n == best_rounds && (pt < bt || (pt == bt && p.len > best.len)))
+                {
+                    best = p;
+                    best_rounds = n;
+                }
+            }
+            lo += 1;
+        }
+        hi += 1;
+    }
+    best
+}
+
+/// The `(word, lane offset)` candidate `c` of destination register `i` reads, and the
+/// element's position in that word.
+const fn candidate(
+    regs: &Sources,
+    choice: &Choice,
+    pack: &Packing,
+    (i, c): (usize, usize),
+    nreg: usize,
+) -> ((u16, u32), u8) {
+    let (mut reg, mut lane) = (0u64, 0u32);
+    let mut b = 0;
+    while b < regs.len() {
+        if (i >> b) & 1 == 1 {
+            reg ^= regs.get(b).reg;
+            lane ^= regs.get(b).lane;
+        }
+        b += 1;
+    }
+    let (word, pos) = pack.place(reg ^ combine(choice.basis.as_slice(), c as u64), nreg);
+    ((word, lane), pos)
+}
+
+/// How many distinct `(word, lane offset)` rounds `pack` takes (counted up to one past
+/// [`MAX_SHUFFLE_WORDS`], beyond which no plan is made).
+const fn rounds_with(s: &Flat, regs: &Sources, choice: &Choice, pack: &Packing) -> usize {
+    let mut seen = FixedList::<(u16, u32), { MAX_SHUFFLE_WORDS + 1 }>::new((0, 0));
+    let k = choice.basis.len();
+    let mut ic = 0;
+    while ic < 1usize << (regs.len() + k) {
+        let (r, _) = candidate(
+            regs,
+            choice,
+            pack,
+            (ic >> k, ic & ((1 << k) - 1)),
+            s.reg.len(),
+        );
+        if position(seen.as_slice(), r).is_none() && !seen.push(r) {
+            return MAX_SHUFFLE_WORDS + 1;
+        }
+        ic += 1;
+    }
+    seen.len()
+}
+
+/// Where `r` is in `list`.
+const fn position(list: &[(u16, u32)], r: (u16, u32)) -> Option<usize> {
+    let mut i = 0;
+    while i < list.len() {
+        if list[i].0 == r.0 && list[i].1 == r.1 {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The plan's tables (`None` where they outgrow a [`Fixed`] plan).
+const fn tables(
+    s: &Flat,
+    regs: &Sources,
+    (lanes, warps): (&Sources, &Sources),
+    choice: &Choice,
+    pack: &Packing,
+) -> Option<GatherPlan<Fixed>> {
+    let nreg = s.reg.len();
+    let k = choice.basis.len();
+    let Some(mut words) = FixedList::filled(0u16, 1 << nreg) else {
+        return None;
+    };
+    let per = 1usize << pack.len;
+    let mut r = 0u64;
+    while r < 1 << nreg {
+        let (w, p) = pack.place(r, nreg);
+        words.set(w as usize * per + p as usize, r as u16);
+        r += 1;
+    }
+    let mut rounds = FixedList::new((0, 0));
+    let (mut pick, mut pos) = (FixedList::new(0), FixedList::new(0));
+    let mut ic = 0;
+    while ic < 1usize << (regs.len() + k) {
+        let (r, p) = candidate(regs, choice, pack, (ic >> k, ic & ((1 << k) - 1)), nreg);
+        let at = match position(rounds.as_slice(), r) {
+            Some(at) => at,
+            None => {
+                rounds.push(r);
+                rounds.len() - 1
+            }
+        };
+        if !pos.push(p) || !pick.push(at as u16) {
+            return None;
+        }
+        ic += 1;
+    }
+    let (mut lane_map, mut warp_map) = (FixedBases::new(), FixedBases::new());
+    let (mut sel_lane, mut sel_warp) = (FixedBases::new(), FixedBases::new());
+    let mut i = 0;
+    while i < lanes.len() {
+        lane_map.push(lanes.get(i).lane);
+        sel_lane.push(choice.coords.get(i));
+        i += 1;
+    }
+    let mut i = 0;
+    while i < warps.len() {
+        warp_map.push(warps.get(i).lane);
+        sel_warp.push(choice.coords.get(lanes.len() + i));
+        i += 1;
+    }
+    Some(GatherPlan {
+        pack: if pack.wide { -1 } else { pack.len as i32 },
+        words,
+        lane_map,
+        warp_map,
+        rounds,
+        sel_lane,
+        sel_warp,
+        choices: k as u8,
+        pick,
+        pos,
+    })
+}
+
+/// Whether every lane of every warp ends with the element the destination holds in each
+/// register, reading as the executor does: from lane `base ^ offset` of the candidate its
+/// selection bits pick, the element at that candidate's position of the word.
+const fn delivers(p: &GatherPlan<Fixed>, s: &Flat, t: &Flat) -> bool {
+    let (per, halves) = if p.pack < 0 {
+        (1, 2)
+    } else {
+        (1usize << p.pack, 1)
+    };
+    // The executor keeps the source words, and the chosen ones, in arrays of this size.
+    let limit = MAX_SHUFFLE_WORDS / halves;
+    if p.words.len() / per > limit || 1 << t.reg.len() > limit {
+        return false;
+    }
+    let nlanes = 1u32 << s.lane.len();
+    let k = p.choices as usize;
+    let mut warp = 0u64;
+    while warp < 1 << s.warp.len() {
+        let mut lane = 0u32;
+        while lane < nlanes {
+            let base = crate::linear::xor_of(p.lane_map.as_slice(), lane)
+                ^ crate::linear::xor_of(p.warp_map.as_slice(), warp as u32);
+            let sel = crate::linear::xor_of(p.sel_lane.as_slice(), lane)
+                ^ crate::linear::xor_of(p.sel_warp.as_slice(), warp as u32);
+            let c = (sel as usize) & ((1 << k) - 1);
+            let mut i = 0;
+            while i < 1usize << t.reg.len() {
+                let at = (i << k) | c;
+                let (word, off) = p.rounds.get(p.pick.get(at) as usize);
+                let from = (base ^ off) % nlanes;
+                let r = p.words.get(word as usize * per + p.pos.get(at) as usize);
+                let got = combine(s.reg.as_slice(), r as u64)
+                    ^ combine(s.lane.as_slice(), from as u64)
+                    ^ combine(s.warp.as_slice(), warp);
+                let want = combine(t.reg.as_slice(), i as u64)
+                    ^ combine(t.lane.as_slice(), lane as u64)
+                    ^ combine(t.warp.as_slice(), warp);
+                if got != want {
+                    return false;
+                }
+                i += 1;
+            }
+            lane += 1;
+        }
+        warp += 1;
+    }
+    true
+}
+
+/// The selects the executor issues (`exec::gather`): per destination register choosing anew
+/// (not as an earlier one did), for each half of its element, a shift per candidate at a
+/// nonzero place (where the places differ) and a tree of one select fewer than candidates.
+const fn selects(p: &GatherPlan<Fixed>, halves: usize) -> u32 {
+    let k = p.choices as usize;
+    let n = 1usize << k;
+    let mut total = 0;
+    let mut i = 0;
+    while (i << k) < p.pick.len() && i * halves < MAX_SHUFFLE_WORDS {
+        let mut same = 0;
+        while same < i && !same_choice(p, k, same, i) {
+            same += 1;
+        }
+        if same == i {
+            let mut shifts = 0;
+            if varies(p, i << k, n) {
+                let mut c = 0;
+                while c < n {
+                    shifts += (p.pos.get((i << k) + c) != 0) as usize;
+                    c += 1;
+                }
+            }
+            total += halves * (shifts + n - 1);
+        }
+        i += 1;
+    }
+    total as u32
+}
+
+/// Whether the `n` positions from `at` differ.
+const fn varies(p: &GatherPlan<Fixed>, at: usize, n: usize) -> bool {
+    let mut c = 1;
+    while c < n {
+        if p.pos.get(at + c) != p.pos.get(at) {
+            return true;
+        }
+        c += 1;
+    }
+    false
+}
+
+/// Whether destination registers `a` and `b` choose the same word (`exec::gather`'s rule).
+const fn same_choice(p: &GatherPlan<Fixed>, k: usize, a: usize, b: usize) -> bool {
+    let n = 1usize << k;
+    let (mut same_pick, mut same_pos) = (true, true);
+    let mut c = 0;
+    while c < n {
+        same_pick = same_pick && p.pick.get((a << k) + c) == p.pick.get((b << k) + c);
+        same_pos = same_pos && p.pos.get((a << k) + c) == p.pos.get((b << k) + c);
+        c += 1;
+    }
+    same_pick && (same_pos || (!varies(p, a << k, n) && !varies(p, b << k, n)))
+}
