@@ -13,7 +13,7 @@ pub use layout_plan::ir::{
 pub use layout_plan::{Barrier, Cost, Strategy, CTA_SHIFT, MAX_SHUFFLE_WORDS, OFFSET_MASK};
 
 use layout_plan::exec::{self, Machine, SharedMachine};
-use layout_plan::linear::Map;
+use layout_plan::linear::{self, Map};
 
 /// One thread running a plan on values: `src` in the source layout, `dst` filled in the
 /// destination layout.
@@ -42,18 +42,28 @@ impl<'a, E, T> Values<'a, E, T> {
 /// would not fold.
 #[inline(always)]
 fn sum(maps: &[(Map<'_>, u32)]) -> u32 {
+    let n = maps.len();
+    let terms = |i: usize| {
+        if i < n {
+            maps[i].0.terms()
+        } else {
+            &linear::NO_TERMS
+        }
+    };
+    // Three maps at most carry terms (lane, warp, CTA); later ones are read by their bases.
+    let disjoint = linear::disjoint(terms(0), terms(1), terms(2));
     let mut r = 0;
-    if !maps.is_empty() {
-        r = maps[0].0.xor_into(r, maps[0].1);
+    if n > 0 {
+        r = maps[0].0.join_into(r, maps[0].1, disjoint);
     }
-    if maps.len() > 1 {
-        r = maps[1].0.xor_into(r, maps[1].1);
+    if n > 1 {
+        r = maps[1].0.join_into(r, maps[1].1, disjoint);
     }
-    if maps.len() > 2 {
-        r = maps[2].0.xor_into(r, maps[2].1);
+    if n > 2 {
+        r = maps[2].0.join_into(r, maps[2].1, disjoint);
     }
     let mut i = 3;
-    while i < maps.len() {
+    while i < n {
         r = maps[i].0.xor_into(r, maps[i].1);
         i += 1;
     }

@@ -312,7 +312,7 @@ mod tests {
             let terms = f.terms().unwrap();
             for _ in 0..16 {
                 let x = next() & ((1u32 << n) - 1);
-                assert_eq!(apply(7, terms, x), 7 ^ xor_of(f.as_slice(), x));
+                assert_eq!(apply(7, terms, x, false), 7 ^ xor_of(f.as_slice(), x));
             }
         }
     }

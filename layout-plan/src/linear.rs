@@ -120,27 +120,54 @@ const fn add_bit(t: &mut Terms, c: u32, shift: i8) {
 /// The terms a [`Map`] carries: at most this many, written out by [`apply`].
 pub const SHORT_TERMS: usize = 16;
 
-/// `acc` XOR each of `t` on `x` (zero masks past the map's last term), written out one after
-/// another: terms of one map and of the maps summed with it form one expression, as in
-/// `convert!`'s code, rather than one block per term.
+/// `acc` joined with each of `t` on `x` (zero masks past the map's last term), written out one
+/// after another: terms of one map and of the maps summed with it form one expression, as in
+/// `convert!`'s code, rather than one block per term. Joined by OR where the terms' bits are
+/// [`disjoint`] (as `convert!` writes them, so LLVM sees the same operations), else by XOR.
 #[inline(always)]
-pub fn apply(acc: u32, t: &[Term; SHORT_TERMS], x: u32) -> u32 {
-    acc ^ t[0].eval(x)
-        ^ t[1].eval(x)
-        ^ t[2].eval(x)
-        ^ t[3].eval(x)
-        ^ t[4].eval(x)
-        ^ t[5].eval(x)
-        ^ t[6].eval(x)
-        ^ t[7].eval(x)
-        ^ t[8].eval(x)
-        ^ t[9].eval(x)
-        ^ t[10].eval(x)
-        ^ t[11].eval(x)
-        ^ t[12].eval(x)
-        ^ t[13].eval(x)
-        ^ t[14].eval(x)
-        ^ t[15].eval(x)
+pub fn apply(acc: u32, t: &[Term; SHORT_TERMS], x: u32, disjoint: bool) -> u32 {
+    let mut r = acc;
+    each_term!(r = join(r, t[k].eval(x), disjoint));
+    r
+}
+
+/// Sixteen copies of a statement, `k` the term's index in each.
+macro_rules! each_term {
+    (@ [$($k:literal)*] $body:tt) => {
+        $({
+            #[allow(non_upper_case_globals)]
+            const k: usize = $k;
+            each_term!(@body $body);
+        })*
+    };
+    (@body ($($body:tt)*)) => { $($body)* };
+    ($($body:tt)*) => {
+        each_term!(@ [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15] ($($body)*))
+    };
+}
+use each_term;
+
+/// `a | b` where their bits are known apart, else `a ^ b` (the same value then).
+#[inline(always)]
+fn join(a: u32, b: u32, disjoint: bool) -> u32 {
+    if disjoint {
+        a | b
+    } else {
+        a ^ b
+    }
+}
+
+/// Whether no two terms of three maps put bits in the same place: their sum is then an OR of
+/// its terms (`convert!`'s rule: no two bases of the summed maps share a bit). Written out, as
+/// [`apply`] is, so that a plan in a const folds it to a constant before its terms are joined.
+#[inline(always)]
+pub fn disjoint(a: &[Term; SHORT_TERMS], b: &[Term; SHORT_TERMS], c: &[Term; SHORT_TERMS]) -> bool {
+    let (mut seen, mut overlap) = (0u32, 0u32);
+    each_term!(let out = a[k].eval(u32::MAX); overlap |= seen & out; seen |= out);
+    each_term!(let out = b[k].eval(u32::MAX); overlap |= seen & out; seen |= out);
+    each_term!(let out = c[k].eval(u32::MAX); overlap |= seen & out; seen |= out);
+    let _ = seen;
+    overlap == 0
 }
 
 /// One map of a plan as a machine reads it: its bases, and its terms where the plan carries them.
@@ -159,6 +186,12 @@ impl<'a> Map<'a> {
         Map { bases, terms: None }
     }
 
+    /// Its terms, or none (all zero masks) where it carries none.
+    #[inline(always)]
+    pub fn terms(&self) -> &'a [Term; SHORT_TERMS] {
+        self.terms.unwrap_or(&NO_TERMS)
+    }
+
     /// `acc` XOR the map on `x`: its terms, then, for a map without terms, its bases one by
     /// one (bases past 32 ignored). The terms are applied whether or not there are any (zero
     /// masks add nothing) rather than under a branch: a plan in a const folds them to the
@@ -167,7 +200,14 @@ impl<'a> Map<'a> {
     /// on its own, as it does `convert!`'s code for the same plan.
     #[inline(always)]
     pub fn xor_into(&self, acc: u32, x: u32) -> u32 {
-        let acc = apply(acc, self.terms.unwrap_or(&NO_TERMS), x);
+        self.join_into(acc, x, false)
+    }
+
+    /// [`Map::xor_into`], the terms joined by OR where `disjoint` says no two terms of the
+    /// sum this map is part of share a bit ([`disjoint`]).
+    #[inline(always)]
+    pub fn join_into(&self, acc: u32, x: u32, disjoint: bool) -> u32 {
+        let acc = apply(acc, self.terms(), x, disjoint);
         if self.terms.is_some() {
             return acc;
         }
@@ -188,7 +228,7 @@ impl<'a> Map<'a> {
 }
 
 /// The terms of a map without any.
-const NO_TERMS: [Term; SHORT_TERMS] = [ZERO; SHORT_TERMS];
+pub const NO_TERMS: [Term; SHORT_TERMS] = [ZERO; SHORT_TERMS];
 
 /// A small LCG for tests: no dependency for a few thousand draws.
 #[cfg(test)]
@@ -227,7 +267,11 @@ mod tests {
         let mut short = [ZERO; SHORT_TERMS];
         short[..3].copy_from_slice(&t);
         for x in 0..16 {
-            assert_eq!(apply(5, &short, x), 5 ^ xor_of(&bases, x));
+            assert_eq!(apply(5, &short, x, false), 5 ^ xor_of(&bases, x));
+            assert_eq!(
+                apply(0, &short, x, disjoint(&short, &NO_TERMS, &NO_TERMS)),
+                xor_of(&bases, x)
+            );
         }
     }
 
