@@ -8,7 +8,6 @@ use layout_plan::fixed::Fixed;
 use super::bits::FlatLayout;
 use super::symbolic;
 use super::{Cost, GatherPlan};
-use crate::error::bail;
 use crate::Result;
 
 /// The const planner's gather plan `p` in `Vec`s, checked by running it on every warp (which
@@ -33,15 +32,6 @@ pub fn checked(
         pos: p.pos.to_vec(),
     };
     let run = symbolic::run_gather(&plan, s, t, elem_bits);
-    if !run.correct || (run.shuffles, run.selects) != (cost.shuffles, cost.selects) {
-        bail!(
-            "internal: the gather plan is {} (it issues {} shuffles and {} selects; its cost says {} and {})",
-            if run.correct { "correct" } else { "wrong" },
-            run.shuffles,
-            run.selects,
-            cost.shuffles,
-            cost.selects
-        );
-    }
+    run.confirms("gather", &cost)?;
     Ok(plan)
 }

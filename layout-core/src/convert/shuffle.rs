@@ -8,7 +8,6 @@ use layout_plan::fixed::Fixed;
 use super::bits::FlatLayout;
 use super::symbolic;
 use super::{Cost, ShufflePlan};
-use crate::error::bail;
 use crate::Result;
 
 /// The const planner's shuffle plan `p` in `Vec`s, checked by running it on a warp of element
@@ -22,16 +21,7 @@ pub fn checked(
 ) -> Result<ShufflePlan> {
     let plan = owned(p);
     let run = symbolic::run(&plan, s, t, elem_bits);
-    if !run.correct || (run.shuffles, run.selects) != (cost.shuffles, cost.selects) {
-        bail!(
-            "internal: the shuffle plan is {} (it issues {} shuffles and {} selects; its cost says {} and {})",
-            if run.correct { "correct" } else { "wrong" },
-            run.shuffles,
-            run.selects,
-            cost.shuffles,
-            cost.selects
-        );
-    }
+    run.confirms("shuffle", &cost)?;
     Ok(plan)
 }
 

@@ -1,15 +1,17 @@
 //! A shuffle or gather plan run on a whole warp of tensor-element ids: the executor of
 //! `layout_plan::exec` (the code the runtime interprets and `convert!` emits) with every
-//! operation evaluated for all lanes at once. The planner keeps a plan only if every destination
-//! register of every lane ends up holding its element, and takes the plan's select and shuffle
-//! counts from this run.
+//! operation evaluated for all lanes at once. The planner keeps a const plan only if every
+//! destination register of every lane ends up holding its element and the run issues the
+//! selects and shuffles its cost counts.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bits::{combine, FlatLayout};
 use super::exec::{self, Machine};
-use super::{GatherPlan, ShufflePlan};
+use super::{Cost, GatherPlan, ShufflePlan};
+use crate::error::bail;
+use crate::Result;
 use layout_plan::linear::Map;
 
 /// One lane's word: up to four fields, each `id << 2 | part` (part 0: a whole element, 1 and 2:
@@ -26,6 +28,25 @@ pub struct Outcome {
     pub selects: u32,
     /// Shuffles per thread.
     pub shuffles: u32,
+}
+
+impl Outcome {
+    /// Fails unless the run was correct and issued the shuffles and selects `cost` claims for
+    /// the `what` plan (the const planner counts them as the executor issues them).
+    pub fn confirms(&self, what: &str, cost: &Cost) -> Result<()> {
+        if !self.correct || (self.shuffles, self.selects) != (cost.shuffles, cost.selects) {
+            bail!(
+                "internal: the {} plan is {} (it issues {} shuffles and {} selects; its cost says {} and {})",
+                what,
+                if self.correct { "correct" } else { "wrong" },
+                self.shuffles,
+                self.selects,
+                cost.shuffles,
+                cost.selects
+            );
+        }
+        Ok(())
+    }
 }
 
 /// Run `p` converting `s` to `t` (elements of `elem_bits`) on every lane.
