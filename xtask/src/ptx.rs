@@ -481,7 +481,7 @@ pub fn check(markdown: bool) -> Result<(), String> {
     );
     check_generic_twins(&ptx)?;
     println!(
-        "ptx-check: the {} generic conversions issue their convert! twins' shared accesses",
+        "ptx-check: the {} generic conversions issue their convert! twins' instructions exactly",
         GENERIC_TWINS.len()
     );
     for line in crate::ptxas::check(&path, &ptx)? {
