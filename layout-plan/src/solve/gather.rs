@@ -87,19 +87,8 @@ pub const fn plan_gather(s: &Flat, t: &Flat, elem_bits: u32) -> Option<(GatherPl
 /// warp (a warp bit: what the destination warp holds beyond what the source warp holds).
 const fn sources(s: &Flat, t: &Flat) -> Option<(Sources, Sources, Sources)> {
     let nreg = s.reg.len();
-    let mut held = [0u64; 2 * MAX_BASES];
-    let mut n = 0;
-    while n < nreg {
-        held[n] = s.reg.get(n);
-        n += 1;
-    }
-    let mut i = 0;
-    while i < s.lane.len() {
-        held[n] = s.lane.get(i);
-        n += 1;
-        i += 1;
-    }
-    let span = Span::new(held.split_at(n).0);
+    let held = super::shared::gf2::concat(s.reg.as_slice(), s.lane.as_slice());
+    let span = Span::new(held.as_slice());
     let mut out = [Sources::new(NO_SOURCE); 3];
     let mut d = 0;
     while d < 3 {
@@ -118,13 +107,11 @@ const fn sources(s: &Flat, t: &Flat) -> Option<(Sources, Sources, Sources)> {
             let Some(c) = span.express(v) else {
                 return None;
             };
-            let reg = if nreg >= 64 {
-                c
-            } else {
-                c & ((1u64 << nreg) - 1)
-            };
-            let lane = if nreg >= 64 { 0 } else { (c >> nreg) as u32 };
-            out[d].push(Source { reg, lane });
+            // At most `MAX_BASES` (32) register bits, so the shifts stay within a `u64`.
+            out[d].push(Source {
+                reg: c & ((1u64 << nreg) - 1),
+                lane: (c >> nreg) as u32,
+            });
             i += 1;
         }
         d += 1;
@@ -234,7 +221,7 @@ const fn best_packing(s: &Flat, regs: &Sources, choice: &Choice, elem_bits: u32)
         len: 0,
         wide,
     };
-    let mut best_rounds = rounds_with(s, regs, choice, &best);
+    let (mut best_rounds, mut best_touched) = (rounds_with(s, regs, choice, &best), 0);
     // Masks in increasing order: those with top bit `hi` are `{hi}`, then `{lo, hi}` for `lo`
     // rising; only bits whose registers hold distinct elements.
     let mut hi = 0;
@@ -248,12 +235,12 @@ const fn best_packing(s: &Flat, regs: &Sources, choice: &Choice, elem_bits: u32)
             };
             if p.len <= max && (lo == 0 || s.reg.get(lo - 1) != 0) {
                 let n = rounds_with(s, regs, choice, &p);
-                let (pt, bt) = (p.touched(choice), best.touched(choice));
+                let pt = p.touched(choice);
                 if n < best_rounds
-                    || (n == best_rounds && (pt < bt || (pt == bt && p.len > best.len)))
+                    || (n == best_rounds
+                        && (pt < best_touched || (pt == best_touched && p.len > best.len)))
                 {
-                    best = p;
-                    best_rounds = n;
+                    (best, best_rounds, best_touched) = (p, n, pt);
                 }
             }
             lo += 1;
