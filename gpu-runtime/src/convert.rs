@@ -129,7 +129,8 @@ impl<E: Element, T: Thread> Machine for Values<'_, E, T> {
     }
     #[inline(always)]
     fn bit(&mut self, x: u32, bit: u32) -> bool {
-        (x >> bit) & 1 == 1
+        // As `convert!` writes it: LLVM shapes `== 1` and `!= 0` apart, and so what it shares.
+        (x >> bit) & 1 != 0
     }
     #[inline(always)]
     fn xor(&mut self, x: u32, mask: u32) -> u32 {
@@ -159,8 +160,8 @@ impl<E: Element, T: Thread> SharedMachine for Values<'_, E, T> {
         self.t.cta_rank()
     }
     #[inline(always)]
-    fn owner(&mut self, lane_skip: u32, warp_skip: u32) -> bool {
-        self.t.lane() & lane_skip == 0 && self.t.warp() & warp_skip == 0
+    fn owner(&mut self, lane: u32, warp: u32, lane_skip: u32, warp_skip: u32) -> bool {
+        lane & lane_skip == 0 && warp & warp_skip == 0
     }
     #[inline(always)]
     fn begin_if(&mut self, c: bool) {

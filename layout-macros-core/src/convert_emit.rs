@@ -300,8 +300,7 @@ impl exec::SharedMachine for Emit<'_> {
     fn cta_rank(&mut self) -> H {
         self.id(2)
     }
-    fn owner(&mut self, lane_skip: u32, warp_skip: u32) -> H {
-        let (lane, warp) = (self.id(0), self.id(1));
+    fn owner(&mut self, lane: H, warp: H, lane_skip: u32, warp_skip: u32) -> H {
         let (l, w) = (self.e(lane), self.e(warp));
         let e = quote!(#l & #lane_skip == 0 && #w & #warp_skip == 0);
         self.bind(e)

@@ -63,9 +63,15 @@ pub trait Machine {
 pub trait SharedMachine: Machine {
     /// This CTA's rank in its cluster.
     fn cta_rank(&mut self) -> Self::Int;
-    /// Whether this thread stores: its lane and warp have none of the bits of threads that hold
-    /// copies.
-    fn owner(&mut self, lane_skip: u32, warp_skip: u32) -> Self::Bool;
+    /// Whether this thread stores: its `lane` and `warp` have none of the bits of threads that
+    /// hold copies.
+    fn owner(
+        &mut self,
+        lane: Self::Int,
+        warp: Self::Int,
+        lane_skip: u32,
+        warp_skip: u32,
+    ) -> Self::Bool;
     /// What runs from here to the next [`SharedMachine::end_if`] takes effect only where `c`
     /// holds (never nested). A code generator opens a block; an interpreter skips the stores
     /// (no closure, so the executor inlines whole and a const plan's loops fold away).
@@ -348,9 +354,10 @@ pub fn shared<M: SharedMachine, S: Storage>(m: &mut M, p: &SharedPlan<S>) {
     let (s, l) = (&p.store, &p.load);
     let rounds = p.rounds.max(1) as usize;
     let (sper, lper) = (s.reg_offsets.len() / rounds, l.reg_offsets.len() / rounds);
-    let sbase = base(m, s);
-    let lbase = base(m, l);
-    let owner = m.owner(s.lane_skip, s.warp_skip);
+    let at = ids(m);
+    let sbase = base(m, s, at);
+    let lbase = base(m, l, at);
+    let owner = m.owner(at.lane, at.warp, s.lane_skip, s.warp_skip);
     // Written out round by round (the kernels' plans have 1 to 4; past 8 the rest loop): a loop
     // around the accesses is more than LLVM unrolls, and a plan interpreted from a const must
     // fold to straight-line code.
@@ -359,10 +366,10 @@ pub fn shared<M: SharedMachine, S: Storage>(m: &mut M, p: &SharedPlan<S>) {
             m.barrier(p.barrier);
         }
         m.begin_if(owner);
-        stores(m, s, sbase, round * sper, (round + 1) * sper);
+        stores(m, s, at, sbase, round * sper, (round + 1) * sper);
         m.end_if();
         m.barrier(p.barrier);
-        loads(m, l, lbase, round * lper, (round + 1) * lper);
+        loads(m, l, at, lbase, round * lper, (round + 1) * lper);
     });
     copies(m, l);
     if matches!(p.barrier, Barrier::Cluster) {
@@ -376,7 +383,7 @@ pub fn shared<M: SharedMachine, S: Storage>(m: &mut M, p: &SharedPlan<S>) {
 /// Store every access of `s` (threads that hold copies skip): a store to a shared layout.
 #[inline(always)]
 pub fn store<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>) {
-    store_addresses(m, s, |m, v, addr| store_one(m, s, v, addr));
+    store_each(m, s, |m, at, v, addr| store_one(m, s, at, v, addr));
 }
 
 /// `each(m, v, address)` for every access `v` of `s`, in order, between
@@ -389,13 +396,24 @@ pub fn store_addresses<M: SharedMachine, S: Storage>(
     s: &SmemAccess<S>,
     mut each: impl FnMut(&mut M, usize, M::Int),
 ) {
-    let base = base(m, s);
-    let owner = m.owner(s.lane_skip, s.warp_skip);
+    store_each(m, s, |m, _, v, addr| each(m, v, addr));
+}
+
+/// [`store_addresses`], `each` also given this thread's ids.
+#[inline(always)]
+fn store_each<M: SharedMachine, S: Storage>(
+    m: &mut M,
+    s: &SmemAccess<S>,
+    mut each: impl FnMut(&mut M, Ids<M::Int>, usize, M::Int),
+) {
+    let at = ids(m);
+    let base = base(m, s, at);
+    let owner = m.owner(at.lane, at.warp, s.lane_skip, s.warp_skip);
     m.begin_if(owner);
     let mut v = 0;
     while v < s.reg_offsets.len() {
         let addr = address(m, s, base, s.reg_offsets[v]);
-        each(m, v, addr);
+        each(m, at, v, addr);
         v += 1;
     }
     m.end_if();
@@ -404,8 +422,9 @@ pub fn store_addresses<M: SharedMachine, S: Storage>(
 /// Load every access of `l`: a load from a shared layout.
 #[inline(always)]
 pub fn load<M: SharedMachine, S: Storage>(m: &mut M, l: &SmemAccess<S>) {
-    let base = base(m, l);
-    loads(m, l, base, 0, l.reg_offsets.len());
+    let at = ids(m);
+    let base = base(m, l, at);
+    loads(m, l, at, base, 0, l.reg_offsets.len());
     copies(m, l);
 }
 
@@ -446,10 +465,27 @@ fn address<M: SharedMachine, S: Storage>(
     m.pad(addr, a.padding)
 }
 
+/// This thread's lane and warp, read once per operation and handed to each address that needs
+/// them, as `convert!`'s code binds them once: a thread whose ids are not pure reads (a
+/// `Reread`) pays for every read.
+#[derive(Clone, Copy)]
+struct Ids<I> {
+    lane: I,
+    warp: I,
+}
+
+#[inline(always)]
+fn ids<M: Machine>(m: &mut M) -> Ids<M::Int> {
+    Ids {
+        lane: m.lane(),
+        warp: m.warp(),
+    }
+}
+
 /// The address of a side's accesses contributed by the lane, the warp and the CTA rank.
 #[inline(always)]
-fn base<M: SharedMachine, S: Storage>(m: &mut M, a: &SmemAccess<S>) -> M::Int {
-    base_with(m, a, S::map(&a.lane_bases))
+fn base<M: SharedMachine, S: Storage>(m: &mut M, a: &SmemAccess<S>, at: Ids<M::Int>) -> M::Int {
+    base_with(m, a, S::map(&a.lane_bases), at)
 }
 
 /// [`base`] with the lane's contribution given by `lane_bases`.
@@ -458,8 +494,9 @@ fn base_with<M: SharedMachine, S: Storage>(
     m: &mut M,
     a: &SmemAccess<S>,
     lane_bases: Map<'_>,
+    at: Ids<M::Int>,
 ) -> M::Int {
-    let (lane, warp) = (m.lane(), m.warp());
+    let Ids { lane, warp } = at;
     // Only the rank is read under a condition (an empty map adds nothing, whatever its
     // integer): the lane and warp terms stay outside any branch, so LLVM merges the terms the
     // store and load addresses share before it reshapes them one by one.
@@ -513,6 +550,7 @@ fn words_of<M: Machine, S: Storage>(m: &mut M, a: &SmemAccess<S>, v: usize) -> [
 fn stores<M: SharedMachine, S: Storage>(
     m: &mut M,
     s: &SmemAccess<S>,
+    at: Ids<M::Int>,
     base: M::Int,
     from: usize,
     to: usize,
@@ -520,15 +558,21 @@ fn stores<M: SharedMachine, S: Storage>(
     each!(to - from, |k| {
         let v = from + k;
         let addr = address(m, s, base, s.reg_offsets[v]);
-        store_one(m, s, v, addr);
+        store_one(m, s, at, v, addr);
     });
 }
 
 /// Store access `v` of `s` at `addr`.
 #[inline(always)]
-fn store_one<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>, v: usize, addr: M::Int) {
+fn store_one<M: SharedMachine, S: Storage>(
+    m: &mut M,
+    s: &SmemAccess<S>,
+    at: Ids<M::Int>,
+    v: usize,
+    addr: M::Int,
+) {
     if let Instr::TransRead { .. } = s.instr {
-        return trans_store(m, s, v);
+        return trans_store(m, s, at, v);
     }
     let words = words_of(m, s, v);
     match s.instr {
@@ -545,7 +589,12 @@ fn store_one<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>, v: usiz
 /// That address is linear in the lane (the rows' bases composed with the source-lane map, and
 /// the element's place in the row) plus a constant per element.
 #[inline(always)]
-fn trans_store<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>, v: usize) {
+fn trans_store<M: SharedMachine, S: Storage>(
+    m: &mut M,
+    s: &SmemAccess<S>,
+    at: Ids<M::Int>,
+    v: usize,
+) {
     let vec = s.vec as usize;
     let bytes = m.elem_bits() / 8;
     let rows = |src: u32| xor_of(&s.lane_bases, src);
@@ -556,7 +605,7 @@ fn trans_store<M: SharedMachine, S: Storage>(m: &mut M, s: &SmemAccess<S>, v: us
         lanes[b] = rows(s.instr.trans_source(1 << b, 0)) ^ elem;
         b += 1;
     }
-    let base = base_with(m, s, Map::of(&lanes[..b]));
+    let base = base_with(m, s, Map::of(&lanes[..b]), at);
     let mut k = 0;
     while k < vec {
         let off = s.reg_offsets[v] ^ rows(s.instr.trans_source(0, k as u32));
@@ -585,13 +634,18 @@ fn trans_sources(instr: &Instr) -> [u32; 6] {
 /// each element from the row of its source lane (a shuffle per word of the row, a select per
 /// lane bit that picks the word or the element).
 #[inline(always)]
-fn trans_load<M: SharedMachine, S: Storage>(m: &mut M, l: &SmemAccess<S>, v: usize, addr: M::Int) {
+fn trans_load<M: SharedMachine, S: Storage>(
+    m: &mut M,
+    l: &SmemAccess<S>,
+    lane: M::Int,
+    v: usize,
+    addr: M::Int,
+) {
     let vec = l.vec;
     let bits = m.elem_bits();
     let row = m.ld_shared(l.remote, addr, vec * bits / 8);
     let per = 32 / bits;
     let words = (vec / per) as usize;
-    let lane = m.lane();
     let src0 = m.linear(&[(Map::of(&trans_sources(&l.instr)), lane)]);
     let mut k = 0;
     while k < vec as usize {
@@ -633,6 +687,7 @@ fn trans_load<M: SharedMachine, S: Storage>(m: &mut M, l: &SmemAccess<S>, v: usi
 fn loads<M: SharedMachine, S: Storage>(
     m: &mut M,
     l: &SmemAccess<S>,
+    at: Ids<M::Int>,
     base: M::Int,
     from: usize,
     to: usize,
@@ -641,7 +696,7 @@ fn loads<M: SharedMachine, S: Storage>(
         let v = from + k;
         let addr = address(m, l, base, l.reg_offsets[v]);
         if let Instr::TransRead { .. } = l.instr {
-            trans_load(m, l, v, addr);
+            trans_load(m, l, at.lane, v, addr);
         } else {
             load_one(m, l, v, addr);
         }
