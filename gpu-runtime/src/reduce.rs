@@ -408,56 +408,7 @@ const fn write_slice(l: Tables, m: &mut Msg, d: usize) {
     m.push("]");
 }
 
-/// A message built at compile time (a plan's error, which a `const` panics with).
-#[derive(Clone, Copy)]
-pub struct Msg {
-    buf: [u8; 2048],
-    len: usize,
-}
-
-impl Msg {
-    pub(crate) const fn new() -> Msg {
-        Msg {
-            buf: [0; 2048],
-            len: 0,
-        }
-    }
-    pub(crate) const fn push(&mut self, s: &str) -> &mut Msg {
-        let b = s.as_bytes();
-        let mut i = 0;
-        while i < b.len() && self.len < self.buf.len() {
-            self.buf[self.len] = b[i];
-            self.len += 1;
-            i += 1;
-        }
-        self
-    }
-    pub(crate) const fn num(&mut self, mut x: u32) -> &mut Msg {
-        let mut digits = [0u8; 10];
-        let mut n = 0;
-        loop {
-            digits[n] = b'0' + (x % 10) as u8;
-            n += 1;
-            x /= 10;
-            if x == 0 {
-                break;
-            }
-        }
-        while n > 0 && self.len < self.buf.len() {
-            n -= 1;
-            self.buf[self.len] = digits[n];
-            self.len += 1;
-        }
-        self
-    }
-    /// The text.
-    pub const fn as_str(&self) -> &str {
-        match core::str::from_utf8(self.buf.split_at(self.len).0) {
-            Ok(s) => s,
-            Err(_) => "(a message that is not UTF-8)",
-        }
-    }
-}
+pub use layout_plan::msg::Msg;
 
 /// `v` from the lane `lane ^ mask` of the warp, for any element size.
 #[inline(always)]

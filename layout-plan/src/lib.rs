@@ -12,6 +12,7 @@
 //! * [`cost`]: what a plan costs ([`Cost`], [`Strategy`], [`Barrier`]).
 //! * [`exec`]: how a plan runs, written once over a [`exec::Machine`]: the interpreter computes
 //!   its operations, `convert!` writes them as code, the planner checks and counts them.
+//! * [`msg`]: messages with numbers built in a const ([`msg::Msg`]), for errors of plans made there.
 //! * [`target`]: what the hardware offers the planner ([`Target`]: lanes per warp, shared-memory
 //!   banks, matrix instructions, cluster memory).
 //! * The address encoding of distributed shared memory ([`CTA_SHIFT`], [`OFFSET_MASK`]) and the
@@ -70,6 +71,7 @@ pub mod fixed;
 pub mod flat;
 pub mod ir;
 pub mod linear;
+pub mod msg;
 pub mod solve;
 pub mod target;
 

@@ -17,11 +17,12 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bits::FlatLayout;
-use super::{Cost, Instr, SharedPlan, SmemAccess, Strategy, Target};
+use super::{Cost, SharedPlan, SmemAccess, Target};
 use crate::error::bail;
 use crate::{LinearLayout, Result};
 use layout_plan::fixed::Fixed;
-use layout_plan::solve::shared::{self, side_access, AccessKind, Side, Smem};
+use layout_plan::msg::Msg;
+use layout_plan::solve::shared::{self, AccessError};
 
 use super::trans_read::trans_read_access;
 
@@ -107,37 +108,6 @@ pub fn plan_shared_access(
     plan_padded_access(dist, smem, &[], elem_bits, store, target)
 }
 
-/// `padding` as the access tables keep it: `(interval, pad)` in elements to log2 bytes, and the
-/// widest access in bytes that neither crosses an interval nor loses alignment to a pad.
-fn padding_bytes(padding: &[(u32, u32)], ebytes: u32) -> Result<(layout_plan::Padding, u32)> {
-    let mut out = layout_plan::NO_PADDING;
-    let mut widest = 16;
-    if padding.len() > out.len() {
-        bail!(
-            "a padded layout has at most {} intervals here, not {}",
-            out.len(),
-            padding.len()
-        );
-    }
-    for (k, &(interval, pad)) in padding.iter().enumerate() {
-        let (ib, pb) = (interval as u64 * ebytes as u64, pad as u64 * ebytes as u64);
-        if !ib.is_power_of_two()
-            || !pb.is_power_of_two()
-            || !(2..=1 << 24).contains(&ib)
-            || pb > 1 << 24
-        {
-            bail!(
-                "padding [{}:+{}] must be powers of two (in elements) within 2^24 bytes",
-                interval,
-                pad
-            );
-        }
-        out[k] = (ib.trailing_zeros() as u8, pb.trailing_zeros() as u8);
-        widest = widest.min(ib.min(pb) as u32);
-    }
-    Ok((out, widest))
-}
-
 /// [`plan_shared_access`] for a padded shared layout (Triton's `#ttg.padded_shared`): `smem` is
 /// its linear component, `padding` its `(interval, pad)` pairs in elements.
 pub fn plan_padded_access(
@@ -157,107 +127,30 @@ pub fn plan_padded_access(
         );
     }
     let f = super::bits::flatten(dist)?;
-    let (span, cgas_differ) = shared_span(&f, smem)?;
-    let ebytes = elem_bits / 8;
-    // A load fills registers that hold copies from the one it loads; only stores skip threads.
-    let side = if store {
-        Side::of(&f)
-    } else {
-        Side::of(&f).loading()
-    };
-    let (pads, widest) = padding_bytes(padding, ebytes)?;
-    let mut best = best_access(&side, &span, elem_bits, widest, store, target, cgas_differ)?;
-    best.padding = pads;
-    let lanes = 1u32 << f.lane.len();
-    let conflicts = layout_plan::banks::worst_conflicts(&best, ebytes, lanes, !store, target);
-    let n = best.reg_offsets.len() as u32;
-    let bytes = (1u32 << span.offset_bits) * ebytes;
-    let cost = Cost {
-        shared_bytes: layout_plan::pad_address(bytes - ebytes, &pads) + ebytes,
-        stores: if store { n } else { 0 },
-        loads: if store { 0 } else { n },
-        vector: best.vec,
-        write_conflicts: if store { conflicts } else { 0 },
-        read_conflicts: if store { 0 } else { conflicts },
-        ..Cost::of(Strategy::SharedMemory)
-    };
-    Ok((owned_access(&best), cost))
-}
-
-/// A shared layout as the planner's span, checked one-to-one over offsets and CTAs, and whether
-/// the distributed side spreads the tensor over CTAs differently (`Some((offsets per CTA,
-/// elements per CTA))`).
-fn shared_span(f: &FlatLayout, smem: &LinearLayout) -> Result<(Smem, Option<(u64, u64)>)> {
     let offsets = super::bits::flat_in_dim(smem, "offset", f.dim_shifts());
     let blocks = super::bits::flat_in_dim(smem, "block", f.dim_shifts());
-    // Over several CTAs: each CTA reaches its own shared memory only (zero block bases of the
-    // shared layout: every CTA keeps a copy).
-    let nonzero = |v: &[u64]| v.iter().filter(|&&b| b != 0).count();
-    let (nb, nf) = (nonzero(&blocks), nonzero(&f.block));
-    if (nb > 0 || nf > 0) && blocks.len() != f.block.len() {
-        bail!(
-            "the shared layout spans {} CTAs and the distributed one {}; give both the same CGA layout",
-            1u32 << blocks.len(),
-            1u32 << f.block.len()
-        );
-    }
-    let total = f.total_bits as usize;
-    let span = Smem::new(&offsets, 0, &blocks);
-    if offsets.len() + nb != total || span.span.rank() != total {
-        bail!("the shared layout is not a one-to-one map of offsets (and CTAs) to the tensor's elements (padded or broadcast); it cannot be stored to or loaded from by convert!");
-    }
-    let differ = (nf != nb).then(|| (1u64 << span.offset_bits, 1u64 << (total - nf)));
-    Ok((span, differ))
-}
-
-/// The plain vector accesses, or a matrix instruction the target has where it takes fewer.
-fn best_access(
-    side: &Side,
-    span: &Smem,
-    elem_bits: u32,
-    widest: u32,
-    store: bool,
-    target: &Target,
-    cgas_differ: Option<(u64, u64)>,
-) -> Result<layout_plan::SmemAccess<Fixed>> {
-    let plain = match side_access(side, AccessKind::Plain, store, span, elem_bits, widest) {
-        Ok(a) => a,
-        Err(e) => bail!("{}", e.describe()),
+    let why = |e: AccessError| {
+        let mut m = Msg::new();
+        e.describe(&mut m);
+        crate::LayoutError::new(m.as_str())
     };
-    if let (true, false, Some((per_cta, held))) = (store, plain.remote, cgas_differ) {
-        bail!(
-            "each CTA's shared memory must hold {} elements of this shared layout, but each CTA holds {} in the distributed layout (their CGA layouts differ): store from a layout with the shared layout's CGA layout",
-            per_cta,
-            held
-        );
-    }
-    if plain.remote {
-        bail!(
-            "the distributed layout holds elements in other CTAs than the shared layout keeps them (their CGA layouts differ): a {} reaches only each CTA's own shared memory; convert to a layout with the shared layout's CGA layout first",
-            if store { "store" } else { "load" }
-        );
-    }
-    let mut best = plain;
-    // A matrix row is 16 bytes: a padded layout must keep rows whole and aligned.
-    for trans in [false, true].into_iter().filter(|_| widest >= 16) {
-        let Some(m) = shared::matrix_access(side, span, trans, elem_bits / 8, store) else {
-            continue;
-        };
-        let count = match m.instr {
-            Instr::Matrix { count, .. } => count,
-            _ => 0,
-        };
-        if target.matrix.has(store, count, trans) && m.reg_offsets.len() < best.reg_offsets.len() {
-            best = m;
-        }
+    let (best, cost) =
+        shared::plan_layout_access(&f, &offsets, &blocks, padding, elem_bits, store, target)
+            .map_err(why)?;
+    if store {
+        return Ok((owned_access(&best), cost));
     }
     // AMD's transposed read, for loads, as Triton takes it wherever it fits.
-    if !store {
-        if let Some(t) = trans_read_access(side, span, elem_bits / 8, widest, target) {
-            if t.reg_offsets.len() < best.reg_offsets.len() {
-                best = t;
-            }
+    let (span, _) = shared::layout_span(&f, &offsets, &blocks).map_err(why)?;
+    let (pads, widest) = shared::padding_bytes(padding, elem_bits / 8).map_err(why)?;
+    let side = shared::layout_side(&f, store);
+    match trans_read_access(&side, &span, elem_bits / 8, widest, target) {
+        Some(mut t) if t.reg_offsets.len() < best.reg_offsets.len() => {
+            t.padding = pads;
+            let lanes = 1u32 << f.lane.len();
+            let cost = shared::access_cost(&t, &span, elem_bits, lanes, store, target);
+            Ok((owned_access(&t), cost))
         }
+        _ => Ok((owned_access(&best), cost)),
     }
-    Ok(best)
 }

@@ -14,11 +14,16 @@
 
 mod access;
 pub mod gf2;
+mod layout_access;
 mod matrix;
 pub mod smem;
 pub mod swizzle;
 
 pub use access::side_access;
+pub use layout_access::{
+    access_cost, layout_access, layout_side, layout_span, padding_bytes, plan_layout_access,
+    AccessError,
+};
 pub use matrix::matrix_access;
 pub use smem::{access_groups, Groups, Side, Smem};
 pub use swizzle::{optimal_swizzling, AccessKind, SmemBases};
