@@ -3,12 +3,13 @@
 //! layout, on the simulator; both as emitted code and as interpreted tables.
 
 use linear_layouts::convert::pad_address;
+use linear_layouts::planned::Planned;
 use linear_layouts::runtime::convert::{ExecuteAccess, SharedLoad, SharedStore};
 use linear_layouts::runtime::Strategy;
-use linear_layouts::sim::{launch_profiled, Launch};
+use linear_layouts::sim::{launch, launch_profiled, Launch};
 
 mod support;
-use linear_layouts::{convert, Element, LinearLayout, Thread};
+use linear_layouts::{convert, Element, Layout, LinearLayout, Registers, Thread, Tile};
 
 mod l {
     use linear_layouts::layout;
@@ -119,6 +120,33 @@ fn round_trip<
     );
 }
 
+/// Whether a const plan has the tables `convert!` wrote (any storage: compared as printed).
+fn same_tables<P: core::fmt::Debug, Q: core::fmt::Debug>(a: &P, b: &Q) -> bool {
+    format!("{:?}", a) == format!("{:?}", b)
+}
+
+/// The round trip `src => smem => dst` in generic code (`Planned`, planned from the layouts'
+/// tables at compile time), on the simulator: every destination register holds its element.
+fn generic_trip<A, S, B, E, const NS: usize, const ND: usize>(ctas: u32, bytes: u32)
+where
+    A: Registers<NS>,
+    S: Layout,
+    B: Registers<ND>,
+    E: Element,
+{
+    let l = Launch::new(ctas, 128, bytes).with_cluster(ctas);
+    launch(l, |t| {
+        let x = Tile::<A, E, NS>::from_coords(t, |c: [u32; 2]| value::<E>(flat(&c)));
+        Planned::<A, S, E>::store(t, &x.values);
+        t.sync_block();
+        let y: [E; ND] = Planned::<S, B, E>::load(t);
+        let want = Tile::<B, E, ND>::from_coords(t, |c: [u32; 2]| value::<E>(flat(&c)));
+        let same = y.iter().zip(&want.values);
+        assert!(same.clone().all(|(a, b)| a.to_bits() == b.to_bits()));
+    })
+    .expect("no simulator issue");
+}
+
 macro_rules! trip {
     ($a:ident => $s:ident => $b:ident, $e:ty) => {{
         let st = convert!(l::$a => l::$s, $e);
@@ -126,6 +154,18 @@ macro_rules! trip {
         let (a, s, b) = (l::$a::linear_layout(), l::$s::linear_layout(), l::$b::linear_layout());
         round_trip(&st, &ld, &a, &s, &b);
         round_trip(&st.interpreted(), &ld.interpreted(), &a, &s, &b);
+        // Generic code plans the same accesses from the layouts' const tables.
+        type Store = Planned<l::$a, l::$s, $e>;
+        type Load = Planned<l::$s, l::$b, $e>;
+        let what = stringify!($a => $s => $b, $e);
+        assert_eq!((Store::STORE_COST, Load::LOAD_COST), (st.cost, ld.cost), "{}", what);
+        assert!(same_tables(Store::STORE_ACCESS, &st.access), "{}: {:?}", what, Store::STORE_ACCESS);
+        assert!(same_tables(Load::LOAD_ACCESS, &ld.access), "{}: {:?}", what, Load::LOAD_ACCESS);
+        let ctas = a.in_dim_size("block").max(1) as u32;
+        let bytes = st.cost.shared_bytes.max(ld.cost.shared_bytes);
+        const NS: usize = <l::$a as Layout>::ELEMENTS_PER_THREAD as usize;
+        const ND: usize = <l::$b as Layout>::ELEMENTS_PER_THREAD as usize;
+        generic_trip::<l::$a, l::$s, l::$b, $e, NS, ND>(ctas, bytes);
         (st.cost, ld.cost)
     }};
 }

@@ -46,6 +46,8 @@ pub struct Tables {
     pub shape: &'static [u32],
     /// In-dims in Triton's order.
     pub in_dims: &'static [InDim],
+    /// A padded shared layout's `(interval, pad)` pairs in elements ([`Layout::PADDING`]).
+    pub padding: &'static [(u32, u32)],
 }
 
 impl Tables {
@@ -57,6 +59,7 @@ impl Tables {
             rank: L::RANK,
             shape: L::SHAPE,
             in_dims: L::IN_DIMS,
+            padding: L::PADDING,
         }
     }
 }

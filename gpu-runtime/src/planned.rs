@@ -14,17 +14,22 @@
 //! layouts' warp size): nothing, a register permutation, selects and shuffles, shuffles that
 //! several lanes read alike (a gather, where it weighs less than shared memory), and shared
 //! memory (swizzled, `ldmatrix`/`stmatrix` where they fit, between the CTAs of a cluster too).
+//! Between a distributed layout and a shared one the kernel chose, [`Planned::store`] and
+//! [`Planned::load`] make the accesses `convert!(Distributed => Shared, E)` and
+//! `convert!(Shared => Distributed, E)` make (the shared layout's offsets and padding, vectors
+//! as wide as they allow, `ldmatrix`/`stmatrix` where they fit).
 //! A pair that cannot be converted is a compile error when the function is instantiated,
 //! naming both layouts and why.
 
 use core::marker::PhantomData;
 
 use layout_plan::fixed::Fixed;
-use layout_plan::flat::{Flat, FlatError};
+use layout_plan::flat::{Bases, Flat, FlatError};
+use layout_plan::solve::shared::plan_layout_access;
 use layout_plan::solve::{check_pair, plan, Mismatch};
-use layout_plan::Target;
+use layout_plan::{SmemAccess, Target};
 
-use crate::convert::{convert, Cost, Plan};
+use crate::convert::{convert, load_access, store_access, Cost, Plan};
 use crate::element::Element;
 use crate::layout::{Layout, LayoutKind, Registers, Tables};
 use crate::reduce::Msg;
@@ -70,7 +75,95 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     /// warp calls it.
     #[inline(always)]
     pub fn run<T: Thread, const NS: usize, const ND: usize>(t: &T, src: &[E; NS]) -> [E; ND] {
+        const { registers::<A>(NS, "source") };
+        const { registers::<B>(ND, "destination") };
         convert(Self::PLAN, t, src)
+    }
+
+    const STORE: (SmemAccess<Fixed>, Cost) =
+        match access(&Tables::of::<A>(), &Tables::of::<B>(), E::BITS, true) {
+            Ok(p) => p,
+            Err(why) => panic!("{}", why.as_str()),
+        };
+    const LOAD: (SmemAccess<Fixed>, Cost) =
+        match access(&Tables::of::<B>(), &Tables::of::<A>(), E::BITS, false) {
+            Ok(p) => p,
+            Err(why) => panic!("{}", why.as_str()),
+        };
+    /// The stores of `A`'s registers into shared layout `B` (Triton's `local_store`): the
+    /// tables `convert!(A => B, E)` plans for a shared destination.
+    pub const STORE_ACCESS: &'static SmemAccess<Fixed> = &Self::STORE.0;
+    /// What [`Planned::store`] costs per thread.
+    pub const STORE_COST: Cost = Self::STORE.1;
+    /// The loads of `B`'s registers from shared layout `A` (Triton's `local_load`).
+    pub const LOAD_ACCESS: &'static SmemAccess<Fixed> = &Self::LOAD.0;
+    /// What [`Planned::load`] costs per thread.
+    pub const LOAD_COST: Cost = Self::LOAD.1;
+
+    /// Store this thread's values in `A` into shared memory laid out as `B`, at `B`'s offsets
+    /// from the start of the thread's shared memory (threads that hold copies skip). Every thread
+    /// of the CTA calls it; a barrier must follow before other threads read.
+    ///
+    /// ```
+    /// use linear_layouts::planned::Planned;
+    /// use linear_layouts::sim::{launch, Launch};
+    /// use linear_layouts::{layout, Layout, Registers, Thread, Tile};
+    ///
+    /// layout! {
+    ///     Rows = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+    ///     Swz = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]) for [64, 64];
+    ///     Cols = blocked(sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 64];
+    /// }
+    ///
+    /// // Generic over the layouts: a tile through any shared layout into any other layout.
+    /// fn through<A: Registers<N>, S: Layout, B: Registers<M>, const N: usize, const M: usize>(
+    ///     t: &impl Thread,
+    ///     x: &Tile<A, u16, N>,
+    /// ) -> Tile<B, u16, M> {
+    ///     Planned::<A, S, u16>::store(t, &x.values);
+    ///     t.sync_block();
+    ///     Tile::new(Planned::<S, B, u16>::load(t))
+    /// }
+    ///
+    /// launch(Launch::new(1, 128, 8192), |t| {
+    ///     let x = Tile::<Rows, u16, 32>::from_coords(t, |[i, j]: [u32; 2]| (64 * i + j) as u16);
+    ///     let y: Tile<Cols, u16, 32> = through::<_, Swz, _, 32, 32>(t, &x);
+    ///     assert_eq!(y.values, Tile::<Cols, u16, 32>::from_coords(t, |[i, j]| (64 * i + j) as u16).values);
+    ///     // 16-byte stores, as `convert!(Rows => Swz, u16)` plans them.
+    ///     assert_eq!(Planned::<Rows, Swz, u16>::STORE_COST.vector, 8);
+    /// })
+    /// .unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn store<T: Thread, const N: usize>(t: &T, src: &[E; N]) {
+        const { registers::<A>(N, "source") };
+        store_access(Self::STORE_ACCESS, t, src)
+    }
+
+    /// This thread's values in `B`, loaded from shared memory laid out as `A`.
+    #[inline(always)]
+    pub fn load<T: Thread, const N: usize>(t: &T) -> [E; N] {
+        const { registers::<B>(N, "destination") };
+        let mut out = [E::default(); N];
+        load_access(Self::LOAD_ACCESS, t, &mut out);
+        out
+    }
+}
+
+/// Panics (at compile time, in a const) unless `n` is `L`'s registers per thread.
+const fn registers<L: Layout>(n: usize, side: &str) {
+    let want = L::ELEMENTS_PER_THREAD as usize;
+    if n != want {
+        let mut m = Msg::new();
+        m.push("the ")
+            .push(side)
+            .push(" `")
+            .push(L::NAME)
+            .push("` holds ")
+            .num(want as u32)
+            .push(" registers per thread; the array has ")
+            .num(n as u32);
+        panic!("{}", m.as_str());
     }
 }
 
@@ -112,6 +205,10 @@ impl<A: Registers<N>, E: Element, const N: usize> Tile<A, E, N> {
     }
 }
 
+/// Why a layout cannot be planned for.
+const TOO_LARGE: &str =
+    "a layout is larger than the planner's tables (63 coordinate bits, 2^32 values of an in-dim)";
+
 /// `l`'s tables flattened for the planner.
 const fn flat(l: &Tables) -> Result<Flat, FlatError> {
     let mut f = match Flat::new(l.shape) {
@@ -126,6 +223,95 @@ const fn flat(l: &Tables) -> Result<Flat, FlatError> {
         i += 1;
     }
     Ok(f)
+}
+
+/// The flat bases of shared layout `l`'s offsets and CTAs, laid out as `f`'s coordinates (the
+/// same shape, so the same dim shifts); `None` past a table's size.
+const fn shared_bases(f: &Flat, l: &Tables) -> Option<(Bases, Bases)> {
+    let (mut offsets, mut blocks) = (Bases::EMPTY, Bases::EMPTY);
+    let mut d = 0;
+    while d < l.in_dims.len() {
+        let dim = &l.in_dims[d];
+        let to = match dim.name.as_bytes() {
+            b"offset" => &mut offsets,
+            b"block" => &mut blocks,
+            _ => {
+                d += 1;
+                continue;
+            }
+        };
+        let mut b = 0;
+        while b < dim.size.trailing_zeros() as usize {
+            if !to.push(f.flatten(dim.basis(b, l.rank))) {
+                return None;
+            }
+            b += 1;
+        }
+        d += 1;
+    }
+    Some((offsets, blocks))
+}
+
+/// The accesses of distributed layout `d`'s registers to shared layout `s`: stores if `store`,
+/// else loads; or the message that says why there are none.
+#[allow(clippy::result_large_err)]
+const fn access(
+    d: &Tables,
+    s: &Tables,
+    elem_bits: u32,
+    store: bool,
+) -> Result<(SmemAccess<Fixed>, Cost), Msg> {
+    let mut m = Msg::new();
+    let (from, to) = if store { (d, s) } else { (s, d) };
+    m.push("cannot ")
+        .push(if store { "store `" } else { "load `" })
+        .push(from.name)
+        .push("` into `")
+        .push(to.name)
+        .push("` in generic code: ");
+    if !matches!(d.kind, LayoutKind::Distributed) || !matches!(s.kind, LayoutKind::Shared) {
+        m.push(if store {
+            "a store goes from a distributed layout to a shared one"
+        } else {
+            "a load goes from a shared layout to a distributed one"
+        });
+        return Err(m);
+    }
+    if !same_shape(d.shape, s.shape) {
+        m.push("the layouts cover different shapes; the shared layout holds the same tensor");
+        return Err(m);
+    }
+    let (f, (offsets, blocks)) = match flat(d) {
+        Ok(f) => match shared_bases(&f, s) {
+            Some(b) => (f, b),
+            None => return Err(*m.push(TOO_LARGE)),
+        },
+        Err(_) => return Err(*m.push(TOO_LARGE)),
+    };
+    let target = Target::unspecified(1 << f.lane.len());
+    let (o, b) = (offsets.as_slice(), blocks.as_slice());
+    match plan_layout_access(&f, o, b, s.padding, elem_bits, store, &target) {
+        Ok(p) => Ok(p),
+        Err(why) => {
+            why.describe(&mut m);
+            Err(m)
+        }
+    }
+}
+
+/// Whether two shapes are the same.
+const fn same_shape(a: &[u32], b: &[u32]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// The plan of converting `a` to `b`, or the message that says why there is none (a value, not
@@ -144,10 +330,7 @@ const fn solve(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Plan<Fixed>, C
     }
     let (s, t) = match (flat(a), flat(b)) {
         (Ok(s), Ok(t)) => (s, t),
-        _ => {
-            m.push("a layout is larger than the planner's tables (63 coordinate bits, 2^32 values of an in-dim)");
-            return Err(m);
-        }
+        _ => return Err(*m.push(TOO_LARGE)),
     };
     match check_pair(&s, &t) {
         Ok(()) => {}
