@@ -137,9 +137,9 @@ where
     let l = Launch::new(ctas, 128, bytes).with_cluster(ctas);
     launch(l, |t| {
         let x = Tile::<A, E, NS>::from_coords(t, |c: [u32; 2]| value::<E>(flat(&c)));
-        Planned::<A, S, E>::store(t, &x.values);
+        Planned::<A, S, E>::NEW.store(t, &x.values);
         t.sync_block();
-        let y: [E; ND] = Planned::<S, B, E>::load(t);
+        let y: [E; ND] = Planned::<S, B, E>::NEW.load(t);
         let want = Tile::<B, E, ND>::from_coords(t, |c: [u32; 2]| value::<E>(flat(&c)));
         let same = y.iter().zip(&want.values);
         assert!(same.clone().all(|(a, b)| a.to_bits() == b.to_bits()));
@@ -158,9 +158,9 @@ macro_rules! trip {
         type Store = Planned<l::$a, l::$s, $e>;
         type Load = Planned<l::$s, l::$b, $e>;
         let what = stringify!($a => $s => $b, $e);
-        assert_eq!((Store::STORE_COST, Load::LOAD_COST), (st.cost, ld.cost), "{}", what);
-        assert!(same_tables(Store::STORE_ACCESS, &st.access), "{}: {:?}", what, Store::STORE_ACCESS);
-        assert!(same_tables(Load::LOAD_ACCESS, &ld.access), "{}: {:?}", what, Load::LOAD_ACCESS);
+        assert_eq!((Store::COST, Load::COST), (st.cost, ld.cost), "{}", what);
+        assert!(same_tables(Store::ACCESS, &st.access), "{}: {:?}", what, Store::ACCESS);
+        assert!(same_tables(Load::ACCESS, &ld.access), "{}: {:?}", what, Load::ACCESS);
         let ctas = a.in_dim_size("block").max(1) as u32;
         let bytes = st.cost.shared_bytes.max(ld.cost.shared_bytes);
         const NS: usize = <l::$a as Layout>::ELEMENTS_PER_THREAD as usize;

@@ -55,50 +55,88 @@ use crate::tile::Tile;
 /// // numbers of warps (1 and 2); a conversion keeps them
 /// const SHUFFLES: u32 = Planned::<OneWarp, TwoWarps, u8>::COST.shuffles;
 /// ```
-pub struct Planned<A, B, E>(PhantomData<Types<A, B, E>>);
+#[derive(Clone, Copy, Debug)]
+pub struct Planned<A, B, E> {
+    /// What it costs per thread ([`Planned::COST`]).
+    pub cost: Cost,
+    _types: PhantomData<Types<A, B, E>>,
+}
 
 /// `Planned` holds no values of its types (and is `Send`, `Sync` and `Copy` whatever they are).
 type Types<A, B, E> = fn() -> (A, B, E);
 
+/// What the const planner made of a pair of layouts.
+#[derive(Clone, Copy, Debug)]
+pub enum Route {
+    /// A conversion between two distributed layouts.
+    Convert(Plan<Fixed>),
+    /// Stores of a distributed layout's registers into a shared layout (Triton's
+    /// `local_store`).
+    Store(SmemAccess<Fixed>),
+    /// Loads of a distributed layout's registers from a shared layout (`local_load`).
+    Load(SmemAccess<Fixed>),
+}
+
 impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
-    const SOLVED: (Plan<Fixed>, Cost) = match solve(&Tables::of::<A>(), &Tables::of::<B>(), E::BITS)
-    {
+    const SOLVED: (Route, Cost) = match route(&Tables::of::<A>(), &Tables::of::<B>(), E::BITS) {
         Ok(p) => p,
         Err(why) => panic!("{}", why.as_str()),
     };
-    /// The plan's tables (a reference to the const, so no copy of them is made at run time).
-    pub const PLAN: &'static Plan<Fixed> = &Self::SOLVED.0;
-    /// What the conversion costs per thread.
+    /// What the planner made of `A => B` (references to the const, so no copy of its tables is
+    /// made at run time).
+    pub const ROUTE: &'static Route = &Self::SOLVED.0;
+    /// What it costs per thread.
     pub const COST: Cost = Self::SOLVED.1;
+    /// The conversion's tables, where both layouts are distributed.
+    pub const PLAN: &'static Plan<Fixed> = match Self::ROUTE {
+        Route::Convert(p) => p,
+        r => panic!("{}", misuse(A::NAME, B::NAME, r, "run").as_str()),
+    };
+    /// The accesses of a store (`A` distributed, `B` shared) or a load (`A` shared, `B`
+    /// distributed).
+    pub const ACCESS: &'static SmemAccess<Fixed> = match Self::ROUTE {
+        Route::Store(a) | Route::Load(a) => a,
+        r => panic!(
+            "{}",
+            misuse(A::NAME, B::NAME, r, "store` or `load").as_str()
+        ),
+    };
+    /// The value: what `convert!(A => B, E)` gives, planned here.
+    pub const NEW: Self = Planned {
+        cost: Self::COST,
+        _types: PhantomData,
+    };
 
     /// The values this thread holds in `B`, from those it holds in `A`; every thread of the
-    /// warp calls it.
+    /// CTA calls it (it may shuffle and synchronise), with [`Planned::shared_bytes`] of shared
+    /// memory available to `t`. A pair that is a store or a load, or arrays of other lengths
+    /// than the layouts' registers, are errors where the call is compiled for concrete layouts:
+    ///
+    /// ```compile_fail,E0080
+    /// use linear_layouts::planned::Planned;
+    /// use linear_layouts::sim::{launch, Launch};
+    /// use linear_layouts::layout;
+    ///
+    /// layout! {
+    ///     Rows = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+    ///     Swz = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]) for [64, 64];
+    /// }
+    ///
+    /// launch(Launch::new(1, 128, 8192), |t| {
+    ///     // error: `Rows` => `Swz` stores into a shared layout: call `store`, not `run`
+    ///     let _: [u16; 32] = Planned::<Rows, Swz, u16>::NEW.run(t, &[0u16; 32]);
+    /// });
+    /// ```
     #[inline(always)]
-    pub fn run<T: Thread, const NS: usize, const ND: usize>(t: &T, src: &[E; NS]) -> [E; ND] {
+    pub fn run<T: Thread, const NS: usize, const ND: usize>(
+        &self,
+        t: &T,
+        src: &[E; NS],
+    ) -> [E; ND] {
         const { registers::<A>(NS, "source") };
         const { registers::<B>(ND, "destination") };
         convert(Self::PLAN, t, src)
     }
-
-    const STORE: (SmemAccess<Fixed>, Cost) =
-        match access(&Tables::of::<A>(), &Tables::of::<B>(), E::BITS, true) {
-            Ok(p) => p,
-            Err(why) => panic!("{}", why.as_str()),
-        };
-    const LOAD: (SmemAccess<Fixed>, Cost) =
-        match access(&Tables::of::<B>(), &Tables::of::<A>(), E::BITS, false) {
-            Ok(p) => p,
-            Err(why) => panic!("{}", why.as_str()),
-        };
-    /// The stores of `A`'s registers into shared layout `B` (Triton's `local_store`): the
-    /// tables `convert!(A => B, E)` plans for a shared destination.
-    pub const STORE_ACCESS: &'static SmemAccess<Fixed> = &Self::STORE.0;
-    /// What [`Planned::store`] costs per thread.
-    pub const STORE_COST: Cost = Self::STORE.1;
-    /// The loads of `B`'s registers from shared layout `A` (Triton's `local_load`).
-    pub const LOAD_ACCESS: &'static SmemAccess<Fixed> = &Self::LOAD.0;
-    /// What [`Planned::load`] costs per thread.
-    pub const LOAD_COST: Cost = Self::LOAD.1;
 
     /// Store this thread's values in `A` into shared memory laid out as `B`, at `B`'s offsets
     /// from the start of the thread's shared memory (threads that hold copies skip). Every thread
@@ -120,9 +158,9 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     ///     t: &impl Thread,
     ///     x: &Tile<A, u16, N>,
     /// ) -> Tile<B, u16, M> {
-    ///     Planned::<A, S, u16>::store(t, &x.values);
+    ///     Planned::<A, S, u16>::NEW.store(t, &x.values);
     ///     t.sync_block();
-    ///     Tile::new(Planned::<S, B, u16>::load(t))
+    ///     Tile::new(Planned::<S, B, u16>::NEW.load(t))
     /// }
     ///
     /// launch(Launch::new(1, 128, 8192), |t| {
@@ -130,23 +168,73 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     ///     let y: Tile<Cols, u16, 32> = through::<_, Swz, _, 32, 32>(t, &x);
     ///     assert_eq!(y.values, Tile::<Cols, u16, 32>::from_coords(t, |[i, j]| (64 * i + j) as u16).values);
     ///     // 16-byte stores, as `convert!(Rows => Swz, u16)` plans them.
-    ///     assert_eq!(Planned::<Rows, Swz, u16>::STORE_COST.vector, 8);
+    ///     assert_eq!(Planned::<Rows, Swz, u16>::COST.vector, 8);
     /// })
     /// .unwrap();
     /// ```
     #[inline(always)]
-    pub fn store<T: Thread, const N: usize>(t: &T, src: &[E; N]) {
+    pub fn store<T: Thread, const N: usize>(&self, t: &T, src: &[E; N]) {
         const { registers::<A>(N, "source") };
-        store_access(Self::STORE_ACCESS, t, src)
+        const { expect_store::<A, B>(Self::ROUTE) };
+        store_access(Self::ACCESS, t, src)
     }
 
     /// This thread's values in `B`, loaded from shared memory laid out as `A`.
     #[inline(always)]
-    pub fn load<T: Thread, const N: usize>(t: &T) -> [E; N] {
+    pub fn load<T: Thread, const N: usize>(&self, t: &T) -> [E; N] {
         const { registers::<B>(N, "destination") };
+        const { expect_load::<A, B>(Self::ROUTE) };
         let mut out = [E::default(); N];
-        load_access(Self::LOAD_ACCESS, t, &mut out);
+        load_access(Self::ACCESS, t, &mut out);
         out
+    }
+
+    /// The conversion's tables ([`Planned::PLAN`]).
+    pub const fn plan(&self) -> &'static Plan<Fixed> {
+        Self::PLAN
+    }
+
+    /// The store's or load's tables ([`Planned::ACCESS`]).
+    pub const fn access(&self) -> &'static SmemAccess<Fixed> {
+        Self::ACCESS
+    }
+
+    /// The same conversion: its tables are already what runs (an interpreted plan that folds in
+    /// optimised builds), as `convert!`'s `interpreted()` gives.
+    pub const fn interpreted(&self) -> Self {
+        *self
+    }
+
+    /// Scratch (or destination) shared memory per CTA, in bytes.
+    pub const fn shared_bytes(&self) -> u32 {
+        self.cost.shared_bytes
+    }
+}
+
+/// The message of a method that does not fit the route `r` of `a => b`.
+const fn misuse(a: &str, b: &str, r: &Route, wanted: &str) -> Msg {
+    let mut m = Msg::new();
+    m.push("`").push(a).push("` => `").push(b).push("` ");
+    m.push(match r {
+        Route::Convert(_) => "converts between distributed layouts: call `run`",
+        Route::Store(_) => "stores into a shared layout: call `store`",
+        Route::Load(_) => "loads from a shared layout: call `load`",
+    });
+    m.push(", not `").push(wanted).push("`");
+    m
+}
+
+/// Panics (at compile time) unless `r` is a store.
+const fn expect_store<A: Layout, B: Layout>(r: &Route) {
+    if !matches!(r, Route::Store(_)) {
+        panic!("{}", misuse(A::NAME, B::NAME, r, "store").as_str());
+    }
+}
+
+/// Panics (at compile time) unless `r` is a load.
+const fn expect_load<A: Layout, B: Layout>(r: &Route) {
+    if !matches!(r, Route::Load(_)) {
+        panic!("{}", misuse(A::NAME, B::NAME, r, "load").as_str());
     }
 }
 
@@ -201,7 +289,7 @@ impl<A: Registers<N>, E: Element, const N: usize> Tile<A, E, N> {
     /// ```
     #[inline(always)]
     pub fn convert<B: Registers<M>, const M: usize>(&self, t: &impl Thread) -> Tile<B, E, M> {
-        Tile::new(Planned::<A, B, E>::run(t, &self.values))
+        Tile::new(Planned::<A, B, E>::NEW.run(t, &self.values))
     }
 }
 
@@ -250,6 +338,36 @@ const fn shared_bases(f: &Flat, l: &Tables) -> Option<(Bases, Bases)> {
         d += 1;
     }
     Some((offsets, blocks))
+}
+
+/// The route of `a => b`: a conversion between distributed layouts, or a store into or a load
+/// from a shared one; or the message that says why there is none.
+#[allow(clippy::result_large_err)]
+const fn route(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Route, Cost), Msg> {
+    use LayoutKind::{Distributed as D, Shared as S};
+    match (a.kind, b.kind) {
+        (D, D) => match solve(a, b, elem_bits) {
+            Ok((p, c)) => Ok((Route::Convert(p), c)),
+            Err(m) => Err(m),
+        },
+        (D, S) => match access(a, b, elem_bits, true) {
+            Ok((p, c)) => Ok((Route::Store(p), c)),
+            Err(m) => Err(m),
+        },
+        (S, D) => match access(b, a, elem_bits, false) {
+            Ok((p, c)) => Ok((Route::Load(p), c)),
+            Err(m) => Err(m),
+        },
+        (S, S) => {
+            let mut m = Msg::new();
+            m.push("`")
+                .push(a.name)
+                .push("` and `")
+                .push(b.name)
+                .push("` are both shared-memory layouts; a conversion stores a distributed layout into shared memory, loads it back, or converts between distributed layouts");
+            Err(m)
+        }
+    }
 }
 
 /// The accesses of distributed layout `d`'s registers to shared layout `s`: stores if `store`,
