@@ -66,6 +66,8 @@ pub struct Planned<A, B, E> {
 type Types<A, B, E> = fn() -> (A, B, E);
 
 /// What the const planner made of a pair of layouts.
+// Only consts hold one (a `Box` cannot exist there), read through references.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, Debug)]
 pub enum Route {
     /// A conversion between two distributed layouts.
