@@ -129,7 +129,7 @@ impl<E: Element, T: Thread> Machine for Values<'_, E, T> {
     }
     #[inline(always)]
     fn bit(&mut self, x: u32, bit: u32) -> bool {
-        // As `convert!` writes it: LLVM shapes `== 1` and `!= 0` apart, and so what it shares.
+        // The comparison `convert!` writes, so that LLVM starts from the same one.
         (x >> bit) & 1 != 0
     }
     #[inline(always)]
