@@ -32,9 +32,9 @@ use layout_plan::{SmemAccess, Target};
 use crate::convert::{convert, load_access, store_access, Cost, Plan};
 use crate::element::Element;
 use crate::layout::{Layout, LayoutKind, Registers, Tables};
-use crate::reduce::Msg;
 use crate::thread::Thread;
 use crate::tile::Tile;
+use layout_plan::msg::Msg;
 
 /// The conversion of a tile of `A` into one of `B`, elements of type `E`, planned from the
 /// layouts' tables at compile time: [`Planned::COST`] is a const, [`Planned::run`] the

@@ -15,8 +15,8 @@
 
 use crate::element::Element;
 use crate::layout::{Registers, Tables};
-use crate::reduce::Msg;
 use crate::tile::Tile;
+use layout_plan::msg::Msg;
 
 /// Coordinate `k` of basis `bit` of in-dim `i` of `t`.
 const fn basis(t: &Tables, i: usize, bit: usize, k: usize) -> u32 {
