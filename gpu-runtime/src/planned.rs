@@ -17,7 +17,8 @@
 //! Between a distributed layout and a shared one the kernel chose, [`Planned::store`] and
 //! [`Planned::load`] make the accesses `convert!(Distributed => Shared, E)` and
 //! `convert!(Shared => Distributed, E)` make (the shared layout's offsets and padding, vectors
-//! as wide as they allow, `ldmatrix`/`stmatrix` where they fit).
+//! as wide as they allow, `ldmatrix`/`stmatrix` where they fit; for sm_90, as `convert!` without
+//! a target plans them).
 //! A pair that cannot be converted is a compile error when the function is instantiated,
 //! naming both layouts and why.
 
@@ -55,15 +56,29 @@ use layout_plan::msg::Msg;
 /// // numbers of warps (1 and 2); a conversion keeps them
 /// const SHUFFLES: u32 = Planned::<OneWarp, TwoWarps, u8>::COST.shuffles;
 /// ```
-#[derive(Clone, Copy, Debug)]
 pub struct Planned<A, B, E> {
     /// What it costs per thread ([`Planned::COST`]).
     pub cost: Cost,
     _types: PhantomData<Types<A, B, E>>,
 }
 
-/// `Planned` holds no values of its types (and is `Send`, `Sync` and `Copy` whatever they are).
+/// `Planned` holds no values of its types (and is `Send` and `Sync` whatever they are).
 type Types<A, B, E> = fn() -> (A, B, E);
+
+// By hand rather than derived: a derive would ask the layouts and the element for the trait.
+impl<A, B, E> Clone for Planned<A, B, E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<A, B, E> Copy for Planned<A, B, E> {}
+
+impl<A, B, E> core::fmt::Debug for Planned<A, B, E> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Planned").field("cost", &self.cost).finish()
+    }
+}
 
 /// What the const planner made of a pair of layouts.
 // Only consts hold one (a `Box` cannot exist there), read through references.
@@ -92,16 +107,21 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     /// The conversion's tables, where both layouts are distributed.
     pub const PLAN: &'static Plan<Fixed> = match Self::ROUTE {
         Route::Convert(p) => p,
-        r => panic!("{}", misuse(A::NAME, B::NAME, r, "run").as_str()),
+        r => panic!("{}", misuse(A::NAME, B::NAME, r, "run` or `plan").as_str()),
     };
     /// The accesses of a store (`A` distributed, `B` shared) or a load (`A` shared, `B`
     /// distributed).
     pub const ACCESS: &'static SmemAccess<Fixed> = match Self::ROUTE {
         Route::Store(a) | Route::Load(a) => a,
-        r => panic!(
-            "{}",
-            misuse(A::NAME, B::NAME, r, "store` or `load").as_str()
-        ),
+        r => panic!("{}", misuse(A::NAME, B::NAME, r, "access").as_str()),
+    };
+    const STORES: &'static SmemAccess<Fixed> = match Self::ROUTE {
+        Route::Store(a) => a,
+        r => panic!("{}", misuse(A::NAME, B::NAME, r, "store").as_str()),
+    };
+    const LOADS: &'static SmemAccess<Fixed> = match Self::ROUTE {
+        Route::Load(a) => a,
+        r => panic!("{}", misuse(A::NAME, B::NAME, r, "load").as_str()),
     };
     /// The value: what `convert!(A => B, E)` gives, planned here.
     pub const NEW: Self = Planned {
@@ -135,13 +155,17 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
         t: &T,
         src: &[E; NS],
     ) -> [E; ND] {
-        const { registers::<A>(NS, "source") };
-        const { registers::<B>(ND, "destination") };
+        const {
+            if let Route::Convert(_) = Self::ROUTE {
+                registers::<A>(NS, "source");
+                registers::<B>(ND, "destination");
+            }
+        };
         convert(Self::PLAN, t, src)
     }
 
     /// Store this thread's values in `A` into shared memory laid out as `B`, at `B`'s offsets
-    /// from the start of the thread's shared memory (threads that hold copies skip). Every thread
+    /// from the start of the CTA's dynamic shared memory as `t` sees it (threads that hold copies skip). Every thread
     /// of the CTA calls it; a barrier must follow before other threads read.
     ///
     /// ```
@@ -176,18 +200,24 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     /// ```
     #[inline(always)]
     pub fn store<T: Thread, const N: usize>(&self, t: &T, src: &[E; N]) {
-        const { registers::<A>(N, "source") };
-        const { expect_store::<A, B>(Self::ROUTE) };
-        store_access(Self::ACCESS, t, src)
+        const {
+            if let Route::Store(_) = Self::ROUTE {
+                registers::<A>(N, "source");
+            }
+        };
+        store_access(Self::STORES, t, src)
     }
 
     /// This thread's values in `B`, loaded from shared memory laid out as `A`.
     #[inline(always)]
     pub fn load<T: Thread, const N: usize>(&self, t: &T) -> [E; N] {
-        const { registers::<B>(N, "destination") };
-        const { expect_load::<A, B>(Self::ROUTE) };
+        const {
+            if let Route::Load(_) = Self::ROUTE {
+                registers::<B>(N, "destination");
+            }
+        };
         let mut out = [E::default(); N];
-        load_access(Self::ACCESS, t, &mut out);
+        load_access(Self::LOADS, t, &mut out);
         out
     }
 
@@ -224,20 +254,6 @@ const fn misuse(a: &str, b: &str, r: &Route, wanted: &str) -> Msg {
     });
     m.push(", not `").push(wanted).push("`");
     m
-}
-
-/// Panics (at compile time) unless `r` is a store.
-const fn expect_store<A: Layout, B: Layout>(r: &Route) {
-    if !matches!(r, Route::Store(_)) {
-        panic!("{}", misuse(A::NAME, B::NAME, r, "store").as_str());
-    }
-}
-
-/// Panics (at compile time) unless `r` is a load.
-const fn expect_load<A: Layout, B: Layout>(r: &Route) {
-    if !matches!(r, Route::Load(_)) {
-        panic!("{}", misuse(A::NAME, B::NAME, r, "load").as_str());
-    }
 }
 
 /// Panics (at compile time, in a const) unless `n` is `L`'s registers per thread.
@@ -372,8 +388,8 @@ const fn route(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Route, Cost), 
     }
 }
 
-/// The accesses of distributed layout `d`'s registers to shared layout `s`: stores if `store`,
-/// else loads; or the message that says why there are none.
+/// The accesses of distributed layout `d`'s registers to shared layout `s` (as [`route`] found
+/// their kinds): stores if `store`, else loads; or the message that says why there are none.
 #[allow(clippy::result_large_err)]
 const fn access(
     d: &Tables,
@@ -389,14 +405,6 @@ const fn access(
         .push("` into `")
         .push(to.name)
         .push("` in generic code: ");
-    if !matches!(d.kind, LayoutKind::Distributed) || !matches!(s.kind, LayoutKind::Shared) {
-        m.push(if store {
-            "a store goes from a distributed layout to a shared one"
-        } else {
-            "a load goes from a shared layout to a distributed one"
-        });
-        return Err(m);
-    }
     if !same_shape(d.shape, s.shape) {
         m.push("the layouts cover different shapes; the shared layout holds the same tensor");
         return Err(m);
@@ -444,10 +452,6 @@ const fn solve(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Plan<Fixed>, C
         .push("` to `")
         .push(b.name)
         .push("` in generic code: ");
-    if !matches!(a.kind, LayoutKind::Distributed) || !matches!(b.kind, LayoutKind::Distributed) {
-        m.push("both layouts must be distributed (registers, lanes, warps, CTAs)");
-        return Err(m);
-    }
     let (s, t) = match (flat(a), flat(b)) {
         (Ok(s), Ok(t)) => (s, t),
         _ => return Err(*m.push(TOO_LARGE)),

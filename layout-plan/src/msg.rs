@@ -18,11 +18,17 @@ impl Msg {
         }
     }
 
-    /// `s` appended.
+    /// `s` appended (as much of it as fits, cut between characters).
     pub const fn push(&mut self, s: &str) -> &mut Msg {
         let b = s.as_bytes();
+        let room = self.buf.len() - self.len;
+        let mut n = if b.len() < room { b.len() } else { room };
+        // A UTF-8 continuation byte starts no character: cut before its character.
+        while n > 0 && n < b.len() && b[n] & 0xC0 == 0x80 {
+            n -= 1;
+        }
         let mut i = 0;
-        while i < b.len() && self.len < self.buf.len() {
+        while i < n {
             self.buf[self.len] = b[i];
             self.len += 1;
             i += 1;
@@ -79,5 +85,20 @@ mod tests {
         let mut m = Msg::new();
         m.push("a ").num(0).push(" b ").num64(u64::MAX);
         assert_eq!(m.as_str(), "a 0 b 18446744073709551615");
+    }
+
+    #[test]
+    fn a_full_message_is_cut_between_characters() {
+        let mut m = Msg::new();
+        for _ in 0..2047 {
+            m.push("a");
+        }
+        m.push("é");
+        assert_eq!(
+            m.as_str().len(),
+            2047,
+            "the two-byte character does not fit whole"
+        );
+        assert!(m.as_str().chars().all(|c| c == 'a'));
     }
 }

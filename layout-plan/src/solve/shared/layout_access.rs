@@ -108,15 +108,23 @@ pub const fn plan_layout_access(
     store: bool,
     target: &Target,
 ) -> Result<(SmemAccess<Fixed>, Cost), AccessError> {
+    let ebytes = elem_bits / 8;
+    if dist.total_bits + ebytes.trailing_zeros() > 31 {
+        return Err(AccessError::Unfit(Unfit::TooLarge));
+    }
     let (span, cgas_differ) = match layout_span(dist, offsets, blocks) {
         Ok(x) => x,
         Err(e) => return Err(e),
     };
     let side = layout_side(dist, store);
-    let (pads, widest) = match padding_bytes(padding, elem_bits / 8) {
+    let (pads, widest) = match padding_bytes(padding, ebytes) {
         Ok(x) => x,
         Err(e) => return Err(e),
     };
+    let last = ((1u64 << span.offset_bits) - 1) * ebytes as u64;
+    if padded(last, &pads) + ebytes as u64 > 1 << 31 {
+        return Err(AccessError::Unfit(Unfit::TooLarge));
+    }
     let mut best = match layout_access(&side, &span, elem_bits, widest, store, target) {
         Ok(a) => a,
         Err(e) => return Err(e),
@@ -128,6 +136,21 @@ pub const fn plan_layout_access(
     best.padding = pads;
     let cost = access_cost(&best, &span, elem_bits, 1 << dist.lane.len(), store, target);
     Ok((best, cost))
+}
+
+/// [`pad_address`] without its 32-bit limit: whether a padded buffer's size fits is asked of
+/// this before any address is made.
+const fn padded(addr: u64, padding: &Padding) -> u64 {
+    let mut out = addr;
+    let mut k = 0;
+    while k < padding.len() {
+        let (interval, pad) = padding[k];
+        if interval != 0 || pad != 0 {
+            out += (addr >> interval) << pad;
+        }
+        k += 1;
+    }
+    out
 }
 
 /// The side that stores (every thread with distinct elements) or loads (every thread: copies
@@ -192,7 +215,7 @@ pub const fn layout_span(
         return Err(AccessError::NotOneToOne);
     }
     let differ = if nf != nb {
-        Some((1u64 << span.offset_bits, 1u64 << (total - nf)))
+        Some((1u64 << span.offset_bits, 1u64 << total.saturating_sub(nf)))
     } else {
         None
     };
