@@ -358,18 +358,30 @@ pub fn shared<M: SharedMachine, S: Storage>(m: &mut M, p: &SharedPlan<S>) {
     let sbase = base(m, s, at);
     let lbase = base(m, l, at);
     let owner = m.owner(at.lane, at.warp, s.lane_skip, s.warp_skip);
-    // Written out round by round (the kernels' plans have 1 to 4; past 8 the rest loop): a loop
-    // around the accesses is more than LLVM unrolls, and a plan interpreted from a const must
-    // fold to straight-line code.
-    each!(few rounds, |round| {
-        if round > 0 {
+    // One written-out loop over every access of every round (stores, then loads, per round):
+    // a plan in a const folds it to straight-line code, and one loop is far less code for LLVM
+    // to fold than a loop of accesses inside a loop of rounds.
+    let per = sper + lper;
+    each!(rounds * per, |i| {
+        let (round, j) = (i / per, i % per);
+        if j == 0 {
+            if round > 0 {
+                m.barrier(p.barrier);
+            }
+            m.begin_if(owner);
+        }
+        if j < sper {
+            let v = round * sper + j;
+            let addr = address(m, s, sbase, s.reg_offsets[v]);
+            store_one(m, s, at, v, addr);
+        }
+        if j + 1 == sper || (sper == 0 && j == 0) {
+            m.end_if();
             m.barrier(p.barrier);
         }
-        m.begin_if(owner);
-        stores(m, s, at, sbase, round * sper, (round + 1) * sper);
-        m.end_if();
-        m.barrier(p.barrier);
-        loads(m, l, at, lbase, round * lper, (round + 1) * lper);
+        if j >= sper {
+            load_at(m, l, at, lbase, round * lper + (j - sper));
+        }
     });
     copies(m, l);
     if matches!(p.barrier, Barrier::Cluster) {
@@ -424,7 +436,7 @@ fn store_each<M: SharedMachine, S: Storage>(
 pub fn load<M: SharedMachine, S: Storage>(m: &mut M, l: &SmemAccess<S>) {
     let at = ids(m);
     let base = base(m, l, at);
-    loads(m, l, at, base, 0, l.reg_offsets.len());
+    each!(l.reg_offsets.len(), |v| load_at(m, l, at, base, v));
     copies(m, l);
 }
 
@@ -543,23 +555,6 @@ fn words_of<M: Machine, S: Storage>(m: &mut M, a: &SmemAccess<S>, v: usize) -> [
         }
     }
     words
-}
-
-/// Store accesses `from..to` of `s` at `base ^ reg_offsets[v]`.
-#[inline(always)]
-fn stores<M: SharedMachine, S: Storage>(
-    m: &mut M,
-    s: &SmemAccess<S>,
-    at: Ids<M::Int>,
-    base: M::Int,
-    from: usize,
-    to: usize,
-) {
-    each!(to - from, |k| {
-        let v = from + k;
-        let addr = address(m, s, base, s.reg_offsets[v]);
-        store_one(m, s, at, v, addr);
-    });
 }
 
 /// Store access `v` of `s` at `addr`.
@@ -682,25 +677,21 @@ fn trans_load<M: SharedMachine, S: Storage>(
     }
 }
 
-/// Load accesses `from..to` of `l` from `base ^ reg_offsets[v]` into its registers.
+/// Load access `v` of `l` at `base ^ reg_offsets[v]`.
 #[inline(always)]
-fn loads<M: SharedMachine, S: Storage>(
+fn load_at<M: SharedMachine, S: Storage>(
     m: &mut M,
     l: &SmemAccess<S>,
     at: Ids<M::Int>,
     base: M::Int,
-    from: usize,
-    to: usize,
+    v: usize,
 ) {
-    each!(to - from, |k| {
-        let v = from + k;
-        let addr = address(m, l, base, l.reg_offsets[v]);
-        if let Instr::TransRead { .. } = l.instr {
-            trans_load(m, l, at.lane, v, addr);
-        } else {
-            load_one(m, l, v, addr);
-        }
-    });
+    let addr = address(m, l, base, l.reg_offsets[v]);
+    if let Instr::TransRead { .. } = l.instr {
+        trans_load(m, l, at.lane, v, addr);
+    } else {
+        load_one(m, l, v, addr);
+    }
 }
 
 /// Load access `v` of `l` (a vector or matrix access) from `addr` into its registers.
