@@ -9,6 +9,8 @@ use linear_layouts::runtime::Element;
 use linear_layouts::sim::{launch, Launch};
 use linear_layouts::{convert, layout, Bf16, Registers, Strategy, Thread, Tile, F16};
 
+mod support;
+
 layout! {
     // The attention pattern: P leaves the accumulator as operand A (no data moves).
     Acc = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]) for [64, 64];
@@ -107,11 +109,6 @@ fn generic_conversions_through_shared_memory() {
     .expect("no simulator issue");
 }
 
-/// Whether a const plan has the tables `convert!` wrote (any storage: compared as printed).
-fn same_plan<P: core::fmt::Debug, Q: core::fmt::Debug>(a: &P, b: &Q) -> bool {
-    format!("{:?}", a) == format!("{:?}", b)
-}
-
 #[test]
 fn generic_shared_plans_are_convert_macros_plans() {
     macro_rules! same {
@@ -119,7 +116,7 @@ fn generic_shared_plans_are_convert_macros_plans() {
             let theirs = convert!($a => $b, $e);
             assert_eq!(Planned::<$a, $b, $e>::COST, theirs.cost, "{}", stringify!($a => $b, $e));
             assert!(
-                same_plan(Planned::<$a, $b, $e>::PLAN, &theirs.plan()),
+                support::same_tables(Planned::<$a, $b, $e>::PLAN, &theirs.plan()),
                 "{}: {:?}",
                 stringify!($a => $b, $e),
                 Planned::<$a, $b, $e>::PLAN
@@ -206,7 +203,7 @@ fn generic_gathers_are_convert_macros_gathers() {
             let theirs = convert!($a => $b, $e);
             let what = stringify!($a => $b, $e);
             assert_eq!(Planned::<$a, $b, $e>::COST, theirs.cost, "{}", what);
-            assert!(same_plan(Planned::<$a, $b, $e>::PLAN, &theirs.plan()), "{}", what);
+            assert!(support::same_tables(Planned::<$a, $b, $e>::PLAN, &theirs.plan()), "{}", what);
             const N: usize = $a::ELEMENTS_PER_THREAD as usize;
             const M: usize = $b::ELEMENTS_PER_THREAD as usize;
             check_1d::<$a, $b, $e, N, M>();

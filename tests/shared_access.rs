@@ -120,11 +120,6 @@ fn round_trip<
     );
 }
 
-/// Whether a const plan has the tables `convert!` wrote (any storage: compared as printed).
-fn same_tables<P: core::fmt::Debug, Q: core::fmt::Debug>(a: &P, b: &Q) -> bool {
-    format!("{:?}", a) == format!("{:?}", b)
-}
-
 /// The round trip `src => smem => dst` in generic code (`Planned`, planned from the layouts'
 /// tables at compile time), on the simulator: every destination register holds its element.
 fn generic_trip<A, S, B, E, const NS: usize, const ND: usize>(ctas: u32, bytes: u32)
@@ -159,8 +154,8 @@ macro_rules! trip {
         type Load = Planned<l::$s, l::$b, $e>;
         let what = stringify!($a => $s => $b, $e);
         assert_eq!((Store::COST, Load::COST), (st.cost, ld.cost), "{}", what);
-        assert!(same_tables(Store::ACCESS, &st.access), "{}: {:?}", what, Store::ACCESS);
-        assert!(same_tables(Load::ACCESS, &ld.access), "{}: {:?}", what, Load::ACCESS);
+        assert!(support::same_tables(Store::ACCESS, &st.access), "{}: {:?}", what, Store::ACCESS);
+        assert!(support::same_tables(Load::ACCESS, &ld.access), "{}: {:?}", what, Load::ACCESS);
         let ctas = a.in_dim_size("block").max(1) as u32;
         let bytes = st.cost.shared_bytes.max(ld.cost.shared_bytes);
         const NS: usize = <l::$a as Layout>::ELEMENTS_PER_THREAD as usize;

@@ -144,3 +144,8 @@ pub fn check_access_wavefronts<S: Storage>(
     }
     Ok(())
 }
+
+/// Whether a const plan has the tables `convert!` wrote (any storage: compared as printed).
+pub fn same_tables<P: core::fmt::Debug, Q: core::fmt::Debug>(a: &P, b: &Q) -> bool {
+    format!("{:?}", a) == format!("{:?}", b)
+}
