@@ -134,21 +134,18 @@ pub fn plan_padded_access(
         e.describe(&mut m);
         crate::LayoutError::new(m.as_str())
     };
-    let (best, cost) =
-        shared::plan_layout_access(&f, &offsets, &blocks, padding, elem_bits, store, target)
-            .map_err(why)?;
+    let p = shared::prepare(&f, &offsets, &blocks, padding, elem_bits).map_err(why)?;
+    let (best, cost) = shared::plan_prepared(&f, &p, elem_bits, store, target).map_err(why)?;
     if store {
         return Ok((owned_access(&best), cost));
     }
     // AMD's transposed read, for loads, as Triton takes it wherever it fits.
-    let (span, _) = shared::layout_span(&f, &offsets, &blocks).map_err(why)?;
-    let (pads, widest) = shared::padding_bytes(padding, elem_bits / 8).map_err(why)?;
     let side = shared::layout_side(&f, store);
-    match trans_read_access(&side, &span, elem_bits / 8, widest, target) {
+    match trans_read_access(&side, &p.span, elem_bits / 8, p.widest, target) {
         Some(mut t) if t.reg_offsets.len() < best.reg_offsets.len() => {
-            t.padding = pads;
+            t.padding = p.pads;
             let lanes = 1u32 << f.lane.len();
-            let cost = shared::access_cost(&t, &span, elem_bits, lanes, store, target);
+            let cost = shared::access_cost(&t, &p.span, elem_bits, lanes, store, target);
             Ok((owned_access(&t), cost))
         }
         _ => Ok((owned_access(&best), cost)),

@@ -108,6 +108,35 @@ pub const fn plan_layout_access(
     store: bool,
     target: &Target,
 ) -> Result<(SmemAccess<Fixed>, Cost), AccessError> {
+    match prepare(dist, offsets, blocks, padding, elem_bits) {
+        Ok(p) => plan_prepared(dist, &p, elem_bits, store, target),
+        Err(e) => Err(e),
+    }
+}
+
+/// A shared layout as a side's accesses read it.
+#[derive(Clone, Copy, Debug)]
+pub struct Prepared {
+    /// The layout's span.
+    pub span: Smem,
+    /// Whether the distributed layout spreads the tensor over CTAs differently
+    /// (`Some((offsets per CTA, elements per CTA))`).
+    pub cgas_differ: Option<(u64, u64)>,
+    /// The padding as the access tables keep it.
+    pub pads: Padding,
+    /// The widest access in bytes the padding allows.
+    pub widest: u32,
+}
+
+/// The shared layout of flat `offsets` and `blocks` padded by `padding`, checked for `dist`'s
+/// accesses: one to one over offsets and CTAs, the buffer within 2^31 bytes.
+pub const fn prepare(
+    dist: &Flat,
+    offsets: &[u64],
+    blocks: &[u64],
+    padding: &[(u32, u32)],
+    elem_bits: u32,
+) -> Result<Prepared, AccessError> {
     let ebytes = elem_bits / 8;
     if dist.total_bits + ebytes.trailing_zeros() > 31 {
         return Err(AccessError::Unfit(Unfit::TooLarge));
@@ -116,7 +145,6 @@ pub const fn plan_layout_access(
         Ok(x) => x,
         Err(e) => return Err(e),
     };
-    let side = layout_side(dist, store);
     let (pads, widest) = match padding_bytes(padding, ebytes) {
         Ok(x) => x,
         Err(e) => return Err(e),
@@ -125,16 +153,40 @@ pub const fn plan_layout_access(
     if padded(last, &pads) + ebytes as u64 > 1 << 31 {
         return Err(AccessError::Unfit(Unfit::TooLarge));
     }
-    let mut best = match layout_access(&side, &span, elem_bits, widest, store, target) {
+    Ok(Prepared {
+        span,
+        cgas_differ,
+        pads,
+        widest,
+    })
+}
+
+/// [`plan_layout_access`] of a [`prepare`]d layout.
+pub const fn plan_prepared(
+    dist: &Flat,
+    p: &Prepared,
+    elem_bits: u32,
+    store: bool,
+    target: &Target,
+) -> Result<(SmemAccess<Fixed>, Cost), AccessError> {
+    let side = layout_side(dist, store);
+    let mut best = match layout_access(&side, &p.span, elem_bits, p.widest, store, target) {
         Ok(a) => a,
         Err(e) => return Err(e),
     };
     // `layout_access` took only accesses within each CTA's own buffer.
-    if let (true, Some((per_cta, held))) = (store, cgas_differ) {
+    if let (true, Some((per_cta, held))) = (store, p.cgas_differ) {
         return Err(AccessError::CtaHolds { per_cta, held });
     }
-    best.padding = pads;
-    let cost = access_cost(&best, &span, elem_bits, 1 << dist.lane.len(), store, target);
+    best.padding = p.pads;
+    let cost = access_cost(
+        &best,
+        &p.span,
+        elem_bits,
+        1 << dist.lane.len(),
+        store,
+        target,
+    );
     Ok((best, cost))
 }
 
@@ -165,10 +217,7 @@ pub const fn layout_side(dist: &Flat, store: bool) -> Side<'_> {
 
 /// `padding` as the access tables keep it (`(interval, pad)` in elements to log2 bytes), and
 /// the widest access in bytes that neither crosses an interval nor loses alignment to a pad.
-pub const fn padding_bytes(
-    padding: &[(u32, u32)],
-    ebytes: u32,
-) -> Result<(Padding, u32), AccessError> {
+const fn padding_bytes(padding: &[(u32, u32)], ebytes: u32) -> Result<(Padding, u32), AccessError> {
     let mut out = NO_PADDING;
     let mut widest = 16u64;
     if padding.len() > out.len() {
@@ -195,7 +244,7 @@ pub const fn padding_bytes(
 /// The shared layout of flat `offsets` and `blocks` as the planner's span, checked one to one
 /// over offsets and CTAs, and whether `dist` spreads the tensor over CTAs differently
 /// (`Some((offsets per CTA, elements per CTA))`).
-pub const fn layout_span(
+const fn layout_span(
     dist: &Flat,
     offsets: &[u64],
     blocks: &[u64],
@@ -235,7 +284,7 @@ const fn non_zero(v: &[u64]) -> usize {
 }
 
 /// The plain vector accesses, or a matrix instruction the target has where it takes fewer.
-pub const fn layout_access(
+const fn layout_access(
     side: &Side,
     span: &Smem,
     elem_bits: u32,

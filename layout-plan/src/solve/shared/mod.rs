@@ -21,8 +21,7 @@ pub mod swizzle;
 
 pub use access::side_access;
 pub use layout_access::{
-    access_cost, layout_access, layout_side, layout_span, padding_bytes, plan_layout_access,
-    AccessError,
+    access_cost, layout_side, plan_layout_access, plan_prepared, prepare, AccessError, Prepared,
 };
 pub use matrix::matrix_access;
 pub use smem::{access_groups, Groups, Side, Smem};
