@@ -7,7 +7,7 @@ use linear_layouts::planned::Planned;
 use linear_layouts::runtime::convert::Plan;
 use linear_layouts::runtime::Element;
 use linear_layouts::sim::{launch, Launch};
-use linear_layouts::{convert, layout, Bf16, Registers, Strategy, Thread, Tile, F16};
+use linear_layouts::{convert, layout, Bf16, Layout, Registers, Strategy, Thread, Tile, F16};
 
 mod support;
 
@@ -218,4 +218,29 @@ fn generic_gathers_are_convert_macros_gathers() {
         same!(Col => Vec1d, u64),
     ];
     assert!(gathers.iter().filter(|&&g| g).count() >= 2, "{:?}", gathers);
+}
+
+/// Generic over the layouts with no register-count bounds (only `Layout`): the arrays' lengths
+/// come from the function's own parameters.
+fn regroup_arrays<A: Layout, B: Layout, const N: usize, const M: usize>(
+    t: &impl Thread,
+    v: &[u32; N],
+) -> [u32; M] {
+    Planned::<A, B, u32>::NEW.run(t, v)
+}
+
+#[test]
+fn declared_layouts_give_the_arrays_lengths() {
+    launch(Launch::new(1, 128, 8192), |t| {
+        let x = Tile::<Rows, u32, 16>::from_coords(t, value::<u32>);
+        let want = Tile::<Cols, u32, 16>::from_coords(t, value::<u32>).values;
+        // No annotation: the lengths are `Rows`'s and `Cols`'s register counts (an alias too).
+        let y = Planned::<Rows, Cols, u32>::NEW.run(t, &x.values);
+        let z = Planned::<R, Cols, u32>::NEW.run(t, &x.values);
+        assert_eq!((y.len(), y, z), (16, want, want));
+        // Bound-free generic code reaches the same conversion through `Generic`.
+        let g: [u32; 16] = regroup_arrays::<Rows, Cols, 16, 16>(t, &x.values);
+        assert_eq!(g, want);
+    })
+    .unwrap();
 }

@@ -165,3 +165,10 @@ pub trait Layout: Copy + Default + 'static {
     note = "the `Registers<..>` implementation listed below is the count the layout holds (`{Self}::ELEMENTS_PER_THREAD`): write that for `N`"
 )]
 pub trait Registers<const N: usize>: Layout {}
+
+/// A layout type `layout!` declared (under any name: an alias of one is one too), as opposed to a
+/// type parameter bounded by [`Layout`]. It is what lets
+/// [`Planned`](crate::planned::Planned)'s `run`, `store` and `load` read the arrays' lengths off
+/// the layouts; `layout!` implements it for every layout, and generic code has no need to name
+/// it.
+pub trait Declared: Layout {}

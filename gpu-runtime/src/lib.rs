@@ -77,7 +77,7 @@ pub use float16::{Bf16, F16};
 pub use global::{Global, GlobalMut};
 #[cfg(not(target_arch = "spirv"))]
 pub use hopper::{Hopper, Swizzle, TensorMap};
-pub use layout::{HwIndex, InDim, Layout, LayoutKind, Registers, SharedIndex};
+pub use layout::{Declared, HwIndex, InDim, Layout, LayoutKind, Registers, SharedIndex};
 pub use mma::Mma;
 #[cfg(not(target_arch = "spirv"))]
 pub use partition::Partition;

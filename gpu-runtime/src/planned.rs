@@ -23,6 +23,7 @@
 //! naming both layouts and why.
 
 use core::marker::PhantomData;
+use core::ops::Deref;
 
 use layout_plan::fixed::Fixed;
 use layout_plan::flat::{Bases, Flat, FlatError};
@@ -32,7 +33,7 @@ use layout_plan::{SmemAccess, Target};
 
 use crate::convert::{convert, load_access, store_access, Cost, Plan};
 use crate::element::Element;
-use crate::layout::{Layout, LayoutKind, Registers, Tables};
+use crate::layout::{Declared, Layout, LayoutKind, Registers, Tables};
 use crate::thread::Thread;
 use crate::tile::Tile;
 use layout_plan::msg::Msg;
@@ -129,6 +130,101 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
         _types: PhantomData,
     };
 
+    /// The conversion's tables ([`Planned::PLAN`]).
+    pub const fn plan(&self) -> &'static Plan<Fixed> {
+        Self::PLAN
+    }
+
+    /// The store's or load's tables ([`Planned::ACCESS`]).
+    pub const fn access(&self) -> &'static SmemAccess<Fixed> {
+        Self::ACCESS
+    }
+
+    /// The same conversion: its tables are already what runs (an interpreted plan that folds in
+    /// optimised builds), as `convert!`'s `interpreted()` gives.
+    pub const fn interpreted(&self) -> Self {
+        *self
+    }
+
+    /// Scratch (or destination) shared memory per CTA, in bytes.
+    pub const fn shared_bytes(&self) -> u32 {
+        self.cost.shared_bytes
+    }
+}
+
+/// `run`, `store` and `load` of layouts `layout!` declared (concrete types, or aliases of them):
+/// the arrays' lengths are the layouts' register counts, so `let y = convert!(A => B, f32).run(t,
+/// &x);` needs no annotation, and an array of another length is a type error that `cargo check`
+/// reports:
+///
+/// ```compile_fail,E0277
+/// use linear_layouts::planned::Planned;
+/// use linear_layouts::sim::{launch, Launch};
+/// use linear_layouts::layout;
+///
+/// layout! {
+///     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]) for [4, 32];
+///     Pairs = blocked(sizePerThread = [2, 2], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]) for [4, 32];
+/// }
+///
+/// launch(Launch::new(1, 32, 0), |t| {
+///     // error: `Rows` does not hold 8 registers per thread
+///     let _ = Planned::<Rows, Pairs, u32>::NEW.run(t, &[0u32; 8]);
+/// });
+/// ```
+///
+/// Where a layout is a type parameter these methods do not apply, and the calls go to
+/// [`Generic`]'s (what `Planned` dereferences to).
+impl<A: Declared, B: Declared, E: Element> Planned<A, B, E> {
+    /// [`Generic::run`], the arrays `A`'s and `B`'s registers.
+    #[inline(always)]
+    pub fn run<T: Thread, const NS: usize, const ND: usize>(&self, t: &T, src: &[E; NS]) -> [E; ND]
+    where
+        A: Registers<NS>,
+        B: Registers<ND>,
+    {
+        Generic::<A, B, E>::NEW.run(t, src)
+    }
+
+    /// [`Generic::store`], the array `A`'s registers.
+    #[inline(always)]
+    pub fn store<T: Thread, const N: usize>(&self, t: &T, src: &[E; N])
+    where
+        A: Registers<N>,
+    {
+        Generic::<A, B, E>::NEW.store(t, src)
+    }
+
+    /// [`Generic::load`], the array `B`'s registers.
+    #[inline(always)]
+    pub fn load<T: Thread, const N: usize>(&self, t: &T) -> [E; N]
+    where
+        B: Registers<N>,
+    {
+        Generic::<A, B, E>::NEW.load(t)
+    }
+}
+
+/// What [`Planned`] dereferences to: `run`, `store` and `load` for arrays of any length, the
+/// methods generic code calls (where a layout is a type parameter, `Planned`'s own, which read
+/// the lengths off the layouts, do not apply). An array whose length is not the layout's
+/// register count, or a method that does not fit the pair, is an error where the call is
+/// compiled for concrete layouts, naming the layouts and the numbers.
+pub struct Generic<A, B, E>(PhantomData<Types<A, B, E>>);
+
+impl<A, B, E> Generic<A, B, E> {
+    const NEW: Self = Generic(PhantomData);
+}
+
+impl<A, B, E> Deref for Planned<A, B, E> {
+    type Target = Generic<A, B, E>;
+    #[inline(always)]
+    fn deref(&self) -> &Generic<A, B, E> {
+        &Generic(PhantomData)
+    }
+}
+
+impl<A: Layout, B: Layout, E: Element> Generic<A, B, E> {
     /// The values this thread holds in `B`, from those it holds in `A`; every thread of the
     /// CTA calls it (it may shuffle and synchronise), with [`Planned::shared_bytes`] of shared
     /// memory available to `t`. A pair that is a store or a load, or arrays of other lengths
@@ -137,16 +233,20 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     /// ```compile_fail,E0080
     /// use linear_layouts::planned::Planned;
     /// use linear_layouts::sim::{launch, Launch};
-    /// use linear_layouts::layout;
+    /// use linear_layouts::{layout, Layout, Thread};
     ///
     /// layout! {
     ///     Rows = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
     ///     Swz = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]) for [64, 64];
     /// }
     ///
+    /// fn convert_any<A: Layout, B: Layout>(t: &impl Thread) -> [u16; 32] {
+    ///     Planned::<A, B, u16>::NEW.run(t, &[0u16; 32])
+    /// }
+    ///
     /// launch(Launch::new(1, 128, 8192), |t| {
     ///     // error: `Rows` => `Swz` stores into a shared layout: call `store`, not `run`
-    ///     let _: [u16; 32] = Planned::<Rows, Swz, u16>::NEW.run(t, &[0u16; 32]);
+    ///     let _ = convert_any::<Rows, Swz>(t);
     /// });
     /// ```
     #[inline(always)]
@@ -156,12 +256,12 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
         src: &[E; NS],
     ) -> [E; ND] {
         const {
-            if let Route::Convert(_) = Self::ROUTE {
+            if let Route::Convert(_) = Planned::<A, B, E>::ROUTE {
                 registers::<A>(NS, "source");
                 registers::<B>(ND, "destination");
             }
         };
-        convert(Self::PLAN, t, src)
+        convert(Planned::<A, B, E>::PLAN, t, src)
     }
 
     /// Store this thread's values in `A` into shared memory laid out as `B`, at `B`'s offsets
@@ -201,45 +301,24 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     #[inline(always)]
     pub fn store<T: Thread, const N: usize>(&self, t: &T, src: &[E; N]) {
         const {
-            if let Route::Store(_) = Self::ROUTE {
+            if let Route::Store(_) = Planned::<A, B, E>::ROUTE {
                 registers::<A>(N, "source");
             }
         };
-        store_access(Self::STORES, t, src)
+        store_access(Planned::<A, B, E>::STORES, t, src)
     }
 
     /// This thread's values in `B`, loaded from shared memory laid out as `A`.
     #[inline(always)]
     pub fn load<T: Thread, const N: usize>(&self, t: &T) -> [E; N] {
         const {
-            if let Route::Load(_) = Self::ROUTE {
+            if let Route::Load(_) = Planned::<A, B, E>::ROUTE {
                 registers::<B>(N, "destination");
             }
         };
         let mut out = [E::default(); N];
-        load_access(Self::LOADS, t, &mut out);
+        load_access(Planned::<A, B, E>::LOADS, t, &mut out);
         out
-    }
-
-    /// The conversion's tables ([`Planned::PLAN`]).
-    pub const fn plan(&self) -> &'static Plan<Fixed> {
-        Self::PLAN
-    }
-
-    /// The store's or load's tables ([`Planned::ACCESS`]).
-    pub const fn access(&self) -> &'static SmemAccess<Fixed> {
-        Self::ACCESS
-    }
-
-    /// The same conversion: its tables are already what runs (an interpreted plan that folds in
-    /// optimised builds), as `convert!`'s `interpreted()` gives.
-    pub const fn interpreted(&self) -> Self {
-        *self
-    }
-
-    /// Scratch (or destination) shared memory per CTA, in bytes.
-    pub const fn shared_bytes(&self) -> u32 {
-        self.cost.shared_bytes
     }
 }
 

@@ -261,6 +261,7 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
         }
 
         #registers
+        impl #rt::layout::Declared for #name {}
     }
 }
 
