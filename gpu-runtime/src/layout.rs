@@ -161,8 +161,8 @@ pub trait Layout: Copy + Default + 'static {
 /// relies on: `fn f<L: Registers<N>, const N: usize>(..)`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not hold {N} registers per thread",
-    label = "a `Tile` of `{Self}` has another register count than {N}",
-    note = "the `Registers<..>` implementation listed below is the count the layout holds (`{Self}::ELEMENTS_PER_THREAD`): write that for `N`"
+    label = "`{Self}` holds another register count than {N}",
+    note = "the `Registers<..>` implementation listed below is the count the layout holds (`{Self}::ELEMENTS_PER_THREAD`): write that for `N`; a shared layout holds none (store into it or load from it: `Planned`'s `store` and `load`)"
 )]
 pub trait Registers<const N: usize>: Layout {}
 

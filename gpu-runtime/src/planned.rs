@@ -21,6 +21,11 @@
 //! a target plans them).
 //! A pair that cannot be converted is a compile error when the function is instantiated,
 //! naming both layouts and why.
+//!
+//! `run`, `store` and `load` come in two forms: [`Planned`]'s own, for layouts `layout!`
+//! declared, take arrays of the layouts' register counts (inferred, and checked by `cargo
+//! check`); [`Generic`]'s, which `Planned` dereferences to, take arrays of any length, for code
+//! whose layouts are type parameters (checked where it is compiled for concrete layouts).
 
 use core::marker::PhantomData;
 use core::ops::Deref;
@@ -150,12 +155,21 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     pub const fn shared_bytes(&self) -> u32 {
         self.cost.shared_bytes
     }
+
+    /// [`Generic`]'s `run`, `store` and `load` (arrays of any length), for layouts `layout!`
+    /// declared used with arrays whose lengths are a generic function's parameters: `fn f<const
+    /// N: usize, const M: usize>(..) -> [f32; M] { Planned::<Rows, Cols, f32>::NEW.generic().run(t,
+    /// &x) }`.
+    pub const fn generic(&self) -> &Generic<A, B, E> {
+        &Generic(PhantomData)
+    }
 }
 
 /// `run`, `store` and `load` of layouts `layout!` declared (concrete types, or aliases of them):
-/// the arrays' lengths are the layouts' register counts, so `let y = convert!(A => B, f32).run(t,
-/// &x);` needs no annotation, and an array of another length is a type error that `cargo check`
-/// reports:
+/// the arrays' lengths are the layouts' register counts, so `let y = Planned::<A, B,
+/// f32>::NEW.run(t, &x);` needs no annotation, and an array of another length is a type error
+/// that `cargo check` reports (so is `run` on a pair with a shared side, which holds no
+/// registers: call `store` or `load`):
 ///
 /// ```compile_fail,E0277
 /// use linear_layouts::planned::Planned;
@@ -174,7 +188,8 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
 /// ```
 ///
 /// Where a layout is a type parameter these methods do not apply, and the calls go to
-/// [`Generic`]'s (what `Planned` dereferences to).
+/// [`Generic`]'s (what `Planned` dereferences to); [`Planned::generic`] reaches those for
+/// declared layouts too, for arrays whose lengths are a generic function's parameters.
 impl<A: Declared, B: Declared, E: Element> Planned<A, B, E> {
     /// [`Generic::run`], the arrays `A`'s and `B`'s registers.
     #[inline(always)]
@@ -209,11 +224,27 @@ impl<A: Declared, B: Declared, E: Element> Planned<A, B, E> {
 /// methods generic code calls (where a layout is a type parameter, `Planned`'s own, which read
 /// the lengths off the layouts, do not apply). An array whose length is not the layout's
 /// register count, or a method that does not fit the pair, is an error where the call is
-/// compiled for concrete layouts, naming the layouts and the numbers.
+/// compiled for concrete layouts (after monomorphisation: `cargo build` reports it, `cargo
+/// check` may not), naming the layouts and the numbers.
 pub struct Generic<A, B, E>(PhantomData<Types<A, B, E>>);
 
 impl<A, B, E> Generic<A, B, E> {
     const NEW: Self = Generic(PhantomData);
+}
+
+// By hand, as `Planned`'s: no bounds on the layouts.
+impl<A, B, E> Clone for Generic<A, B, E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<A, B, E> Copy for Generic<A, B, E> {}
+
+impl<A, B, E> core::fmt::Debug for Generic<A, B, E> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Generic")
+    }
 }
 
 impl<A, B, E> Deref for Planned<A, B, E> {
