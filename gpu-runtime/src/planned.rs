@@ -155,14 +155,6 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     pub const fn shared_bytes(&self) -> u32 {
         self.cost.shared_bytes
     }
-
-    /// [`Generic`]'s `run`, `store` and `load` (arrays of any length), for layouts `layout!`
-    /// declared used with arrays whose lengths are a generic function's parameters: `fn f<const
-    /// N: usize, const M: usize>(..) -> [f32; M] { Planned::<Rows, Cols, f32>::NEW.generic().run(t,
-    /// &x) }`.
-    pub const fn generic(&self) -> &Generic<A, B, E> {
-        &Generic(PhantomData)
-    }
 }
 
 /// `run`, `store` and `load` of layouts `layout!` declared (concrete types, or aliases of them):
@@ -198,7 +190,7 @@ impl<A: Declared, B: Declared, E: Element> Planned<A, B, E> {
         A: Registers<NS>,
         B: Registers<ND>,
     {
-        Generic::<A, B, E>::NEW.run(t, src)
+        self.generic().run(t, src)
     }
 
     /// [`Generic::store`], the array `A`'s registers.
@@ -207,7 +199,7 @@ impl<A: Declared, B: Declared, E: Element> Planned<A, B, E> {
     where
         A: Registers<N>,
     {
-        Generic::<A, B, E>::NEW.store(t, src)
+        self.generic().store(t, src)
     }
 
     /// [`Generic::load`], the array `B`'s registers.
@@ -216,7 +208,7 @@ impl<A: Declared, B: Declared, E: Element> Planned<A, B, E> {
     where
         B: Registers<N>,
     {
-        Generic::<A, B, E>::NEW.load(t)
+        self.generic().load(t)
     }
 }
 
@@ -227,10 +219,6 @@ impl<A: Declared, B: Declared, E: Element> Planned<A, B, E> {
 /// compiled for concrete layouts (after monomorphisation: `cargo build` reports it, `cargo
 /// check` may not), naming the layouts and the numbers.
 pub struct Generic<A, B, E>(PhantomData<Types<A, B, E>>);
-
-impl<A, B, E> Generic<A, B, E> {
-    const NEW: Self = Generic(PhantomData);
-}
 
 // By hand, as `Planned`'s: no bounds on the layouts.
 impl<A, B, E> Clone for Generic<A, B, E> {
@@ -247,11 +235,23 @@ impl<A, B, E> core::fmt::Debug for Generic<A, B, E> {
     }
 }
 
+// No bounds, as `Deref`'s impl below has none.
+impl<A, B, E> Planned<A, B, E> {
+    /// [`Generic`]'s `run`, `store` and `load` (arrays of any length), for layouts `layout!`
+    /// declared used with arrays whose lengths are a generic function's parameters: `fn f<const
+    /// N: usize, const M: usize>(..) -> [f32; M] { Planned::<Rows, Cols, f32>::NEW.generic().run(t,
+    /// &x) }`.
+    #[inline(always)]
+    pub const fn generic(&self) -> &Generic<A, B, E> {
+        &Generic(PhantomData)
+    }
+}
+
 impl<A, B, E> Deref for Planned<A, B, E> {
     type Target = Generic<A, B, E>;
     #[inline(always)]
     fn deref(&self) -> &Generic<A, B, E> {
-        &Generic(PhantomData)
+        self.generic()
     }
 }
 
