@@ -4,8 +4,11 @@
 //! groups in flight. And a typed [`AsyncCopy`] lands a tile where the shared layout's store
 //! would, for a swizzled layout.
 
+use linear_layouts::planned::Planned;
 use linear_layouts::sim::{launch, HostMemory, Launch};
-use linear_layouts::{convert, layout, AsyncCopy, Thread, Tile};
+use linear_layouts::{
+    convert, layout, AsyncCopy, Layout, Registers, SharedLoad, SharedStore, Thread, Tile,
+};
 
 /// 64 threads, each copying 16 bytes (4 u32) of `0..256` to shared memory, reversed by warp.
 fn memory() -> HostMemory {
@@ -128,6 +131,36 @@ fn an_async_copy_lands_the_tile_in_the_shared_layout() {
         t.sync_block();
         let got = convert!(Swizzled => Rows, u16).load(t);
         let want = Tile::<Rows, u16, 16>::load(t, &mem.global(), [16u32, 64], [128, 1]);
+        assert_eq!(got, want.values);
+    })
+    .expect("copied, waited, synchronised");
+}
+
+/// A copy made from the const planner's store, for code whose layouts are type parameters.
+fn generic_copy<L: Registers<N>, S: Layout, const N: usize>() -> AsyncCopy<L, u16, N> {
+    AsyncCopy::planned(Planned::<L, S, u16>::NEW)
+}
+
+/// The const planner's store has `convert!`'s tables, and a copy made from it in generic code
+/// lands the tile where `convert!`'s store would.
+#[test]
+fn a_generic_async_copy_lands_the_tile_as_convert_s_does() {
+    let planned: SharedStore<u16, 16> = Planned::<Rows, Swizzled, u16>::NEW.shared_store();
+    let written = convert!(Rows => Swizzled, u16);
+    assert_eq!(planned.access, written.access);
+    assert_eq!(planned.cost, written.cost);
+    let load: SharedLoad<u16, 16> = Planned::<Swizzled, Rows, u16>::NEW.shared_load();
+    assert_eq!(load.access, convert!(Swizzled => Rows, u16).access);
+    let copy = generic_copy::<Rows, Swizzled, 16>();
+    assert_eq!(copy.shared_bytes(), 16 * 64 * 2);
+    let mem = HostMemory::new(0..32 * 128u64);
+    launch(Launch::new(1, 64, copy.shared_bytes()), |t| {
+        copy.start(t, &mem.global::<u16>(), [0u32, 64], [128, 1]);
+        t.cp_async_commit();
+        t.cp_async_wait::<0>();
+        t.sync_block();
+        let got = load.load(t);
+        let want = Tile::<Rows, u16, 16>::load(t, &mem.global(), [0u32, 64], [128, 1]);
         assert_eq!(got, want.values);
     })
     .expect("copied, waited, synchronised");

@@ -9,7 +9,8 @@ use core::marker::PhantomData;
 use crate::convert::{store_addresses, Instr, SharedStore, SmemAccess};
 use crate::element::Element;
 use crate::global::Global;
-use crate::layout::Registers;
+use crate::layout::{Layout, Registers};
+use crate::planned::Planned;
 use crate::thread::Thread;
 use crate::tile::{aligned_promise, Tile};
 
@@ -60,6 +61,13 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
             shared_bytes: store.cost.shared_bytes,
             layout: PhantomData,
         }
+    }
+
+    /// [`AsyncCopy::new`] of the store of `L` into `S` that the const planner plans from the
+    /// layouts' tables ([`Planned::shared_store`]), so that code whose layouts are type
+    /// parameters makes async copies: `AsyncCopy::planned(Planned::<L, S, E>::NEW)`.
+    pub const fn planned<S: Layout>(store: Planned<L, S, E>) -> Self {
+        Self::new(store.shared_store())
     }
 
     /// Shared memory the shared layout spans, in bytes (one stage of a pipeline).

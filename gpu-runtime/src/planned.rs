@@ -36,7 +36,7 @@ use layout_plan::solve::shared::plan_layout_access;
 use layout_plan::solve::{check_pair, plan, Mismatch};
 use layout_plan::{SmemAccess, Target};
 
-use crate::convert::{convert, load_access, store_access, Cost, Plan};
+use crate::convert::{convert, load_access, store_access, Cost, Plan, SharedLoad, SharedStore};
 use crate::element::Element;
 use crate::layout::{Declared, Layout, LayoutKind, Registers, Tables};
 use crate::thread::Thread;
@@ -154,6 +154,31 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     /// Scratch (or destination) shared memory per CTA, in bytes.
     pub const fn shared_bytes(&self) -> u32 {
         self.cost.shared_bytes
+    }
+
+    /// The store (`A` distributed, `B` shared) as the [`SharedStore`] of `A`'s `N` registers
+    /// that `convert!(A => B, E)` gives, its tables interpreted: for what takes a store, such
+    /// as [`crate::AsyncCopy::new`], in code whose layouts are type parameters. Not a store, or
+    /// `N` not `A`'s registers, is an error where it is compiled for concrete layouts.
+    pub const fn shared_store<const N: usize>(&self) -> SharedStore<E, N> {
+        const {
+            if let Route::Store(_) = Self::ROUTE {
+                registers::<A>(N, "source");
+            }
+        };
+        SharedStore::new(Self::STORES.as_static(), Self::COST)
+    }
+
+    /// The load (`A` shared, `B` distributed) as the [`SharedLoad`] of `B`'s `N` registers
+    /// that `convert!(A => B, E)` gives, its tables interpreted ([`Planned::shared_store`]'s
+    /// counterpart).
+    pub const fn shared_load<const N: usize>(&self) -> SharedLoad<E, N> {
+        const {
+            if let Route::Load(_) = Self::ROUTE {
+                registers::<B>(N, "destination");
+            }
+        };
+        SharedLoad::new(Self::LOADS.as_static(), Self::COST)
     }
 }
 

@@ -268,6 +268,28 @@ impl Storage for Fixed {
     }
 }
 
+impl crate::ir::SmemAccess<Fixed> {
+    /// The same accesses as [`crate::ir::Static`] tables, slices of this one's (a const's, so
+    /// they live as long as the program): what takes the accesses `convert!` writes, such as an
+    /// async copy's. Its maps drop their terms, as `convert!`'s tables have none.
+    pub const fn as_static(&'static self) -> crate::ir::SmemAccess {
+        crate::ir::SmemAccess {
+            vec: self.vec,
+            regs: self.regs.as_slice(),
+            reg_offsets: self.reg_offsets.as_slice(),
+            lane_bases: self.lane_bases.as_slice(),
+            warp_bases: self.warp_bases.as_slice(),
+            block_bases: self.block_bases.as_slice(),
+            reg_skip: self.reg_skip,
+            lane_skip: self.lane_skip,
+            warp_skip: self.warp_skip,
+            remote: self.remote,
+            instr: self.instr,
+            padding: self.padding,
+        }
+    }
+}
+
 impl Copy for crate::ir::ShufflePlan<Fixed> {}
 impl Copy for crate::ir::GatherPlan<Fixed> {}
 impl Copy for crate::ir::SmemAccess<Fixed> {}
