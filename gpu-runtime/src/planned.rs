@@ -103,7 +103,7 @@ pub enum Route {
 impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     const SOLVED: (Route, Cost) = match route(&Tables::of::<A>(), &Tables::of::<B>(), E::BITS) {
         Ok(p) => p,
-        Err(why) => panic!("{}", why.as_str()),
+        Err(why) => panic!("{}", showing::<B>(showing::<A>(why)).as_str()),
     };
     /// What the planner made of `A => B` (references to the const, so no copy of its tables is
     /// made at run time).
@@ -388,6 +388,22 @@ const fn misuse(a: &str, b: &str, r: &Route, wanted: &str) -> Msg {
         Route::Load(_) => "loads from a shared layout: call `load`",
     });
     m.push(", not `").push(wanted).push("`");
+    m
+}
+
+/// `m` followed by layout `L` as `convert!`'s errors show each side: its name, the layout as
+/// written with its shape, and the solved layout as Triton's linear attribute (as much as fits).
+const fn showing<L: Layout>(mut m: Msg) -> Msg {
+    m.push("\n\n`").push(L::NAME).push("` = ").push(L::SOURCE).push(" for [");
+    let mut d = 0;
+    while d < L::SHAPE.len() {
+        if d > 0 {
+            m.push(", ");
+        }
+        m.num(L::SHAPE[d]);
+        d += 1;
+    }
+    m.push("]:\n  ").push(L::LINEAR_TTGIR);
     m
 }
 
