@@ -295,6 +295,9 @@ OTHERS = {
     "mma_acc_regperm": [
         ("triton, same conversion", triton_tiles("op_cvt", lambda t: (acc(t), acc_perm(t)), "float32")),
     ],
+    "mma_acc_to_rows": [
+        ("triton, same conversion", triton_tiles("op_cvt", lambda t: (t.NVMMADistributedLayout([2, 0], [2, 2], [16, 8]), t.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0])), "float32")),
+    ],
     "nvmma_roundtrip": [
         ("triton, same round trip", triton_tiles("rt", lambda t: (t.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0]), t.NVMMASharedLayout(128, 16, 2)), "float16")),
     ],

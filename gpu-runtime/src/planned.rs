@@ -394,7 +394,11 @@ const fn misuse(a: &str, b: &str, r: &Route, wanted: &str) -> Msg {
 /// `m` followed by layout `L` as `convert!`'s errors show each side: its name, the layout as
 /// written with its shape, and the solved layout as Triton's linear attribute (as much as fits).
 const fn showing<L: Layout>(mut m: Msg) -> Msg {
-    m.push("\n\n`").push(L::NAME).push("` = ").push(L::SOURCE).push(" for [");
+    m.push("\n\n`")
+        .push(L::NAME)
+        .push("` = ")
+        .push(L::SOURCE)
+        .push(" for [");
     let mut d = 0;
     while d < L::SHAPE.len() {
         if d > 0 {

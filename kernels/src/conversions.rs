@@ -10,8 +10,17 @@
 //!   register-only conversion (no instructions but the loads and stores).
 //! * `nvmma_roundtrip`: registers to the 128-byte-swizzled `nvmma_shared` layout and back
 //!   (`convert!` into and out of a shared layout).
+//! * `mma_acc_to_rows`: the GEMM's epilogue conversion, the f32 accumulator (2x2 warps) to rows
+//!   of 16-byte vectors through shared memory (`stmatrix`, in 4 rounds), and
+//!   `mma_acc_to_rows_generic`, the same tile written once for any layouts and element
+//!   (`Tile::convert`, planned from the types), which must issue its twin's instructions.
 
-use linear_layouts::{convert, kernel, layout, Global, GlobalMut, Thread};
+use linear_layouts::planned::Planned;
+use linear_layouts::{
+    convert, kernel, layout, Element, Global, GlobalMut, Registers, Thread, Tile,
+};
+
+use crate::gemm::{GemmAcc, GemmOut};
 
 layout! {
     /// Ampere accumulator of a 64x64 tile, 4 warps along M.
@@ -173,6 +182,41 @@ pub fn nvmma_roundtrip_tile<T: Thread>(t: &T, inp: &Global<u16>, out: &GlobalMut
     t.sync_block();
 }
 
+/// Shared memory of `mma_acc_to_rows` per CTA, in bytes.
+pub const ACC_TO_ROWS_SMEM: u32 = convert!(GemmAcc => GemmOut, f32).cost.shared_bytes;
+
+/// Tile `k` of a row-major `64 x 64` f32 tile from the GEMM's accumulator layout to its output
+/// rows: `convert!`'s straight-line code.
+#[inline(always)]
+pub fn mma_acc_to_rows_tile<T: Thread>(t: &T, inp: &Global<f32>, out: &GlobalMut<f32>, k: u32) {
+    const N: usize = GemmAcc::ELEMENTS_PER_THREAD as usize;
+    let a = Tile::<GemmAcc, f32, N>::load(t, inp, [64 * k, 0], [64, 1]);
+    let b = Tile::<GemmOut, f32, N>::new(convert!(GemmAcc => GemmOut, f32).run(t, &a.values));
+    b.store(t, out, [64 * k, 0], [64, 1]);
+    // The next tile's stores into the scratch must not overtake this tile's loads.
+    t.sync_block();
+}
+
+/// [`mma_acc_to_rows_tile`] written once for any two layouts of a `64 x 64` tile and any
+/// element: the conversion is planned from the layouts' tables.
+#[inline(always)]
+pub fn relayout_tile_generic<A, B, E, T, const N: usize, const M: usize>(
+    t: &T,
+    inp: &Global<E>,
+    out: &GlobalMut<E>,
+    k: u32,
+) where
+    A: Registers<N>,
+    B: Registers<M>,
+    E: Element,
+    T: Thread,
+{
+    let a = Tile::<A, E, N>::load(t, inp, [64 * k, 0], [64, 1]);
+    let b: Tile<B, E, M> = a.convert(t);
+    b.store(t, out, [64 * k, 0], [64, 1]);
+    t.sync_block();
+}
+
 /// A grid-stride loop of a tile function over `tiles` tiles, one tile per CTA per step.
 macro_rules! tile_loop {
     ($t:ident, $tiles:ident, $k:ident => $body:expr) => {{
@@ -206,4 +250,16 @@ pub fn mma_acc_regperm(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, t
 #[kernel(block = Rows16::THREADS, shared = NVMMA_SMEM)]
 pub fn nvmma_roundtrip(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, tiles: u32) {
     tile_loop!(t, tiles, k => nvmma_roundtrip_tile(t, &inp, &out, k))
+}
+
+/// `mma_acc_to_rows_tile` over `tiles` tiles (`tiles * 4096` f32), grid-stride.
+#[kernel(block = GemmAcc::THREADS, shared = ACC_TO_ROWS_SMEM)]
+pub fn mma_acc_to_rows(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
+    tile_loop!(t, tiles, k => mma_acc_to_rows_tile(t, &inp, &out, k))
+}
+
+/// [`mma_acc_to_rows`] through [`relayout_tile_generic`].
+#[kernel(block = GemmAcc::THREADS, shared = Planned::<GemmAcc, GemmOut, f32>::COST.shared_bytes)]
+pub fn mma_acc_to_rows_generic(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
+    tile_loop!(t, tiles, k => relayout_tile_generic::<GemmAcc, GemmOut, f32, _, 32, 32>(t, &inp, &out, k))
 }

@@ -249,6 +249,24 @@ pub const KERNELS: &[Kernel] = &[
         Reference::Identity,
     ),
     Kernel::of(
+        conversions::MMA_ACC_TO_ROWS,
+        "mma accumulator (2x2 warps) -> rows through stmatrix, f32",
+        Elem::F32,
+        Work::Tiles {
+            tile: elems::<kernels::gemm::GemmAcc>(),
+        },
+        Reference::Identity,
+    ),
+    Kernel::of(
+        conversions::MMA_ACC_TO_ROWS_GENERIC,
+        "mma accumulator -> rows, f32, generic tile function",
+        Elem::F32,
+        Work::Tiles {
+            tile: elems::<kernels::gemm::GemmAcc>(),
+        },
+        Reference::Identity,
+    ),
+    Kernel::of(
         conversions::FP16_TO_FP8_OPERAND,
         "fp16 -> fp8 operand conversion, 8-bit",
         Elem::U8,
@@ -549,6 +567,11 @@ mod tests {
         assert_eq!(smem("transpose_f32_generic"), transpose::TRANSPOSE_SMEM);
         assert_eq!(smem("transpose_u16_generic"), transpose::TRANSPOSE16_SMEM);
         assert_eq!(smem("nvmma_roundtrip"), conversions::NVMMA_SMEM);
+        assert_eq!(smem("mma_acc_to_rows"), conversions::ACC_TO_ROWS_SMEM);
+        assert_eq!(
+            smem("mma_acc_to_rows_generic"),
+            conversions::ACC_TO_ROWS_SMEM
+        );
         assert_eq!(smem("cluster_transpose"), cluster::CLUSTER_SMEM);
         // These kernels give their conversion no shared memory (a null pointer): the plans
         // must not need any.

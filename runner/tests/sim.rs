@@ -114,6 +114,8 @@ fn sim_entry(name: &str) -> Option<Box<Entry>> {
         "nvmma_roundtrip" => entry!(nvmma_roundtrip),
         "mma_acc_to_operand" => entry!(mma_acc_to_operand),
         "mma_acc_regperm" => entry!(mma_acc_regperm),
+        "mma_acc_to_rows" => entry!(mma_acc_to_rows),
+        "mma_acc_to_rows_generic" => entry!(mma_acc_to_rows_generic),
         "fp16_to_fp8_operand" => entry!(fp16_to_fp8_operand),
         "cluster_transpose" => entry!(cluster_transpose),
         "copy_v4" => entry!(copy_v4),
