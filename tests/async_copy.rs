@@ -144,7 +144,7 @@ fn generic_copy<L: Registers<N>, S: Layout, const N: usize>() -> AsyncCopy<L, u1
 /// The const planner's store has `convert!`'s tables, and a copy made from it in generic code
 /// lands the tile where `convert!`'s store would.
 #[test]
-fn a_generic_async_copy_lands_the_tile_as_convert_s_does() {
+fn a_planned_async_copy_lands_where_convert_stores() {
     let planned: SharedStore<u16, 16> = Planned::<Rows, Swizzled, u16>::NEW.shared_store();
     let written = convert!(Rows => Swizzled, u16);
     assert_eq!(planned.access, written.access);

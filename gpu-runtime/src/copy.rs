@@ -66,8 +66,28 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
     /// [`AsyncCopy::new`] of the store of `L` into `S` that the const planner plans from the
     /// layouts' tables ([`Planned::shared_store`]), so that code whose layouts are type
     /// parameters makes async copies: `AsyncCopy::planned(Planned::<L, S, E>::NEW)`.
+    /// Its checks are evaluated at compile time even where it is called at run time (where the
+    /// function that calls it is compiled for concrete layouts: `cargo build` reports them):
+    ///
+    /// ```compile_fail,E0080
+    /// use linear_layouts::planned::Planned;
+    /// use linear_layouts::{layout, AsyncCopy, Layout, Registers};
+    ///
+    /// layout! {
+    ///     Rows = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 1], order = [1, 0]) for [16, 64];
+    ///     Swz = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]) for [16, 64];
+    /// }
+    ///
+    /// fn copy<L: Registers<N>, S: Layout, const N: usize>() -> AsyncCopy<L, u16, N> {
+    ///     AsyncCopy::planned(Planned::<L, S, u16>::NEW)
+    /// }
+    ///
+    /// // error: the store's vectors are not 4, 8 or 16 bytes (one u16 per thread along the row)
+    /// let _ = copy::<Rows, Swz, 16>();
+    /// ```
     pub const fn planned<S: Layout>(store: Planned<L, S, E>) -> Self {
-        Self::new(store.shared_store())
+        let _ = store;
+        const { Self::new(Planned::<L, S, E>::NEW.shared_store()) }
     }
 
     /// Shared memory the shared layout spans, in bytes (one stage of a pipeline).

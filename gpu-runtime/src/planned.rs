@@ -159,7 +159,9 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     /// The store (`A` distributed, `B` shared) as the [`SharedStore`] of `A`'s `N` registers
     /// that `convert!(A => B, E)` gives, its tables interpreted: for what takes a store, such
     /// as [`crate::AsyncCopy::new`], in code whose layouts are type parameters. Not a store, or
-    /// `N` not `A`'s registers, is an error where it is compiled for concrete layouts.
+    /// `N` not `A`'s registers, is an error where it is compiled for concrete layouts. Its tables
+    /// carry no shift-and-mask terms (as `convert!`'s tables have none): to store, call
+    /// [`Planned::store`], whose code folds like `convert!`'s.
     pub const fn shared_store<const N: usize>(&self) -> SharedStore<E, N> {
         const {
             if let Route::Store(_) = Self::ROUTE {
@@ -391,7 +393,7 @@ const fn misuse(a: &str, b: &str, r: &Route, wanted: &str) -> Msg {
     m
 }
 
-/// `m` followed by layout `L` as `convert!`'s errors show each side: its name, the layout as
+/// `m` followed by layout `L`, like `convert!`'s errors show each side: its name, the layout as
 /// written with its shape, and the solved layout as Triton's linear attribute (as much as fits).
 const fn showing<L: Layout>(mut m: Msg) -> Msg {
     m.push("\n\n`")

@@ -193,7 +193,9 @@ pub fn mma_acc_to_rows_tile<T: Thread>(t: &T, inp: &Global<f32>, out: &GlobalMut
     let a = Tile::<GemmAcc, f32, N>::load(t, inp, [64 * k, 0], [64, 1]);
     let b = Tile::<GemmOut, f32, N>::new(convert!(GemmAcc => GemmOut, f32).run(t, &a.values));
     b.store(t, out, [64 * k, 0], [64, 1]);
-    // The next tile's stores into the scratch must not overtake this tile's loads.
+    // The next tile's stores into the scratch would wait for this tile's loads anyway (the
+    // runtime's scratch record); the barrier here makes that wait unconditional, as
+    // `nvmma_roundtrip`'s does.
     t.sync_block();
 }
 
@@ -212,6 +214,7 @@ pub fn relayout_tile_generic<A, B, E, T, const N: usize, const M: usize>(
     T: Thread,
 {
     let a = Tile::<A, E, N>::load(t, inp, [64 * k, 0], [64, 1]);
+    const { assert!(A::RANK == 2 && A::SHAPE[0] == 64 && A::SHAPE[1] == 64) };
     let b: Tile<B, E, M> = a.convert(t);
     b.store(t, out, [64 * k, 0], [64, 1]);
     t.sync_block();

@@ -5,8 +5,10 @@
 //! * [`index_math`]: the index functions of eleven layouts, each next to a hand-written
 //!   shift/and/or version of the same map; `cargo xtask ptx-check` compares their PTX.
 //! * [`transpose`]: tiled transposes through `convert!`, and a copy kernel for comparison.
-//! * [`conversions`]: the fp16-to-fp8 operand conversion (shuffles) and a round trip through
-//!   the 128-byte-swizzled `nvmma_shared` layout, tile by tile over a large tensor.
+//! * [`conversions`]: tile by tile over a large tensor, the fp16-to-fp8 operand conversion
+//!   (shuffles), the MMA accumulator to operand A (free) and to its registers permuted, a round
+//!   trip through the 128-byte-swizzled `nvmma_shared` layout, and the GEMM epilogue's
+//!   accumulator to rows (`stmatrix` in rounds) once by `convert!` and once generically.
 //! * [`gemm`]: `C = A · B` on tensor cores (`mma.sync`), every fragment a `layout!` type.
 //! * [`gemm_pipelined`]: the Ampere-style GEMM: `cp.async` stages into swizzled shared
 //!   layouts, `ldmatrix` fragments, `mma.sync`, every index from a layout.
