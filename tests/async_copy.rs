@@ -5,7 +5,7 @@
 //! would, for a swizzled layout.
 
 use linear_layouts::planned::Planned;
-use linear_layouts::sim::{launch, HostMemory, Launch};
+use linear_layouts::sim::{launch, HostMemory, Launch, SimThread};
 use linear_layouts::{
     convert, layout, AsyncCopy, Layout, Registers, SharedLoad, SharedStore, Thread, Tile,
 };
@@ -122,16 +122,24 @@ layout! {
 fn an_async_copy_lands_the_tile_in_the_shared_layout() {
     const COPY: AsyncCopy<Rows, u16, 16> = AsyncCopy::new(convert!(Rows => Swizzled, u16));
     assert_eq!(COPY.shared_bytes(), 16 * 64 * 2);
-    // A 32 x 128 tensor of u16; the tile at (16, 64).
+    lands_the_tile(&COPY, [16, 64], |t| convert!(Swizzled => Rows, u16).load(t));
+}
+
+/// `copy` of the tile at `origin` of a 32 x 128 tensor of u16, waited for and synchronised:
+/// `load` from the shared layout gives back the tile.
+fn lands_the_tile(
+    copy: &AsyncCopy<Rows, u16, 16>,
+    origin: [u32; 2],
+    load: impl Fn(&SimThread) -> [u16; 16] + Sync,
+) {
     let mem = HostMemory::new(0..32 * 128u64);
-    launch(Launch::new(1, 64, COPY.shared_bytes()), |t| {
-        COPY.start(t, &mem.global::<u16>(), [16u32, 64], [128, 1]);
+    launch(Launch::new(1, 64, copy.shared_bytes()), |t| {
+        copy.start(t, &mem.global::<u16>(), origin, [128, 1]);
         t.cp_async_commit();
         t.cp_async_wait::<0>();
         t.sync_block();
-        let got = convert!(Swizzled => Rows, u16).load(t);
-        let want = Tile::<Rows, u16, 16>::load(t, &mem.global(), [16u32, 64], [128, 1]);
-        assert_eq!(got, want.values);
+        let want = Tile::<Rows, u16, 16>::load(t, &mem.global(), origin, [128, 1]);
+        assert_eq!(load(t), want.values);
     })
     .expect("copied, waited, synchronised");
 }
@@ -153,15 +161,5 @@ fn a_planned_async_copy_lands_where_convert_stores() {
     assert_eq!(load.access, convert!(Swizzled => Rows, u16).access);
     let copy = generic_copy::<Rows, Swizzled, 16>();
     assert_eq!(copy.shared_bytes(), 16 * 64 * 2);
-    let mem = HostMemory::new(0..32 * 128u64);
-    launch(Launch::new(1, 64, copy.shared_bytes()), |t| {
-        copy.start(t, &mem.global::<u16>(), [0u32, 64], [128, 1]);
-        t.cp_async_commit();
-        t.cp_async_wait::<0>();
-        t.sync_block();
-        let got = load.load(t);
-        let want = Tile::<Rows, u16, 16>::load(t, &mem.global(), [0u32, 64], [128, 1]);
-        assert_eq!(got, want.values);
-    })
-    .expect("copied, waited, synchronised");
+    lands_the_tile(&copy, [0, 64], |t| load.load(t));
 }
