@@ -4,10 +4,9 @@
 //! groups in flight. And a typed [`AsyncCopy`] lands a tile where the shared layout's store
 //! would, for a swizzled layout.
 
-use linear_layouts::planned::Planned;
 use linear_layouts::sim::{launch, HostMemory, Launch, SimThread};
 use linear_layouts::{
-    convert, layout, AsyncCopy, Layout, Registers, SharedLoad, SharedStore, Thread, Tile,
+    convert, layout, AsyncCopy, Layout, Registers, SharedLoad, Thread, Tile,
 };
 
 /// 64 threads, each copying 16 bytes (4 u32) of `0..256` to shared memory, reversed by warp.
@@ -144,21 +143,15 @@ fn lands_the_tile(
     .expect("copied, waited, synchronised");
 }
 
-/// A copy made from the const planner's store, for code whose layouts are type parameters.
+/// A copy made in code whose layouts are type parameters: `convert!` of generic sides.
 fn generic_copy<L: Registers<N>, S: Layout, const N: usize>() -> AsyncCopy<L, u16, N> {
-    AsyncCopy::planned(Planned::<L, S, u16>::NEW)
+    AsyncCopy::new(convert!(L => S, u16))
 }
 
-/// The const planner's store has `convert!`'s tables, and a copy made from it in generic code
-/// lands the tile where `convert!`'s store would.
+/// A copy made in generic code lands the tile where the store's tables put it.
 #[test]
-fn a_planned_async_copy_lands_where_convert_stores() {
-    let planned: SharedStore<u16, 16> = Planned::<Rows, Swizzled, u16>::NEW.shared_store();
-    let written = convert!(Rows => Swizzled, u16);
-    assert_eq!(planned.access, written.access);
-    assert_eq!(planned.cost, written.cost);
-    let load: SharedLoad<u16, 16> = Planned::<Swizzled, Rows, u16>::NEW.shared_load();
-    assert_eq!(load.access, convert!(Swizzled => Rows, u16).access);
+fn a_generic_async_copy_lands_where_convert_stores() {
+    let load: SharedLoad<u16, 16> = convert!(Swizzled => Rows, u16).shared_load();
     let copy = generic_copy::<Rows, Swizzled, 16>();
     assert_eq!(copy.shared_bytes(), 16 * 64 * 2);
     lands_the_tile(&copy, [0, 64], |t| load.load(t));

@@ -12,7 +12,7 @@ use std::io::Write;
 mod support;
 use linear_layouts::convert::{plan_conversion_for, Force};
 use linear_layouts::runtime::{Cost, Strategy};
-use linear_layouts::{convert, Element, LinearLayout, Target};
+use linear_layouts::{convert, Element, Layout, LinearLayout, Target};
 use support::check;
 
 mod l {
@@ -60,7 +60,7 @@ struct Row {
     barrier: &'static str,
 }
 
-fn barrier_kind(p: &linear_layouts::runtime::convert::Plan) -> &'static str {
+fn barrier_kind<S: linear_layouts::runtime::convert::Storage>(p: &linear_layouts::runtime::convert::Plan<S>) -> &'static str {
     use linear_layouts::runtime::convert::{Barrier, Plan};
     match p {
         Plan::Shared(s) => match s.barrier {
@@ -77,11 +77,15 @@ macro_rules! pairs {
         let mut rows = Vec::new();
         $(
             let c = convert!(l::$a => l::$b, $e);
+            {
             let (src, dst) = (l::$a::linear_layout(), l::$b::linear_layout());
             check(&c, &src, &dst);
-            // The tables, interpreted, must agree with the emitted code.
-            check(&c.interpreted(), &src, &dst);
-            rows.push(Row { name: $name, bits: <$e as Element>::BITS, src, dst, cost: c.cost, barrier: barrier_kind(&c.plan()) });
+            // The tables, interpreted, must agree with the replayed tape.
+            const NS: usize = <l::$a as Layout>::ELEMENTS_PER_THREAD as usize;
+            const ND: usize = <l::$b as Layout>::ELEMENTS_PER_THREAD as usize;
+            check(&c.interpreted::<NS, ND>(), &src, &dst);
+            rows.push(Row { name: $name, bits: <$e as Element>::BITS, src, dst, cost: c.cost, barrier: barrier_kind(c.plan()) });
+            }
         )*
         rows
     }};

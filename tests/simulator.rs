@@ -135,14 +135,14 @@ fn a_core_only_backend_runs_matrix_plans_through_the_defaults() {
     let st = linear_layouts::convert!(Acc => Nv128, u16);
     let ld = linear_layouts::convert!(Nv128 => Acc, u16);
     assert!(
-        matches!(st.access.instr, Instr::Matrix { .. }),
+        matches!(st.access().instr, Instr::Matrix { .. }),
         "{:?}",
-        st.access
+        st.access()
     );
     assert!(
-        matches!(ld.access.instr, Instr::Matrix { .. }),
+        matches!(ld.access().instr, Instr::Matrix { .. }),
         "{:?}",
-        ld.access
+        ld.access()
     );
     launch(Launch::new(1, 128, 64 * 64 * 2), |t| {
         let core = CoreOnly(t);

@@ -27,8 +27,9 @@ pub struct AsyncCopy<L, E, const N: usize> {
 }
 
 impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
-    /// The copy that lands `L`'s tile where `store` would store it.
-    pub const fn new<X>(store: SharedStore<E, N, X>) -> Self {
+    /// The copy that lands `L`'s tile where a [`SharedStore`] stores it (what `convert!` with
+    /// an inline side or an option gives).
+    pub const fn from_store<X>(store: SharedStore<E, N, X>) -> Self {
         let a = store.access;
         let bytes = a.vec * E::BITS / 8;
         assert!(
@@ -63,15 +64,14 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
         }
     }
 
-    /// [`AsyncCopy::new`] of the store of `L` into `S` that the const planner plans from the
-    /// layouts' tables ([`Planned::shared_store`]), so that code whose layouts are type
-    /// parameters makes async copies: `AsyncCopy::planned(Planned::<L, S, E>::NEW)`.
-    /// Its checks are evaluated at compile time even where it is called at run time (where the
-    /// function that calls it is compiled for concrete layouts: `cargo build` reports them):
+    /// The copy of `L`'s tile into `S` where `convert!(L => S, E)` (a [`Planned`] value) stores
+    /// it, planned from the layouts' tables ([`Planned::shared_store`]), so that it works where
+    /// the layouts are type parameters too. Its checks are evaluated at compile time even where
+    /// it is called at run time (where the function that calls it is compiled for concrete
+    /// layouts: `cargo build` reports them):
     ///
     /// ```compile_fail,E0080
-    /// use linear_layouts::planned::Planned;
-    /// use linear_layouts::{layout, AsyncCopy, Layout, Registers};
+    /// use linear_layouts::{convert, layout, AsyncCopy, Layout, Registers};
     ///
     /// layout! {
     ///     Rows = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 1], order = [1, 0]) for [16, 64];
@@ -79,15 +79,15 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
     /// }
     ///
     /// fn copy<L: Registers<N>, S: Layout, const N: usize>() -> AsyncCopy<L, u16, N> {
-    ///     AsyncCopy::planned(Planned::<L, S, u16>::NEW)
+    ///     AsyncCopy::new(convert!(L => S, u16))
     /// }
     ///
     /// // error: the store's vectors are not 4, 8 or 16 bytes (one u16 per thread along the row)
     /// let _ = copy::<Rows, Swz, 16>();
     /// ```
-    pub const fn planned<S: Layout>(store: Planned<L, S, E>) -> Self {
+    pub const fn new<S: Layout, X>(store: Planned<L, S, E, X>) -> Self {
         let _ = store;
-        const { Self::new(Planned::<L, S, E>::NEW.shared_store()) }
+        const { Self::from_store(Planned::<L, S, E>::NEW.shared_store()) }
     }
 
     /// Shared memory the shared layout spans, in bytes (one stage of a pipeline).

@@ -4,6 +4,8 @@
 pub trait Element: Copy + Default + PartialEq + core::fmt::Debug {
     /// Size in bits: 8, 16, 32 or 64.
     const BITS: u32;
+    /// The value whose bits are all zero (`from_bits(0)`, as a constant).
+    const ZERO: Self;
     /// The raw bits, zero-extended.
     fn to_bits(self) -> u64;
     /// Back from raw bits (the high bits are ignored).
@@ -14,6 +16,7 @@ macro_rules! int_element {
     ($($t:ty => $u:ty),*) => {$(
         impl Element for $t {
             const BITS: u32 = <$t>::BITS;
+            const ZERO: Self = 0;
             #[inline(always)]
             fn to_bits(self) -> u64 { self as $u as u64 }
             #[inline(always)]
@@ -25,6 +28,7 @@ int_element!(u8 => u8, i8 => u8, u16 => u16, i16 => u16, u32 => u32, i32 => u32,
 
 impl Element for f32 {
     const BITS: u32 = 32;
+    const ZERO: Self = 0.0;
     #[inline(always)]
     fn to_bits(self) -> u64 {
         f32::to_bits(self) as u64
@@ -37,6 +41,7 @@ impl Element for f32 {
 
 impl Element for f64 {
     const BITS: u32 = 64;
+    const ZERO: Self = 0.0;
     #[inline(always)]
     fn to_bits(self) -> u64 {
         f64::to_bits(self)
@@ -58,6 +63,7 @@ impl<A: Element, B: Element> Element for (A, B) {
         );
         b
     };
+    const ZERO: Self = (A::ZERO, B::ZERO);
     #[inline(always)]
     fn to_bits(self) -> u64 {
         self.0.to_bits() | self.1.to_bits() << A::BITS
@@ -71,6 +77,7 @@ impl<A: Element, B: Element> Element for (A, B) {
 /// Masks (`Tile<L, bool, N>`, Triton's `i1` tensors): one byte.
 impl Element for bool {
     const BITS: u32 = 8;
+    const ZERO: Self = false;
     #[inline(always)]
     fn to_bits(self) -> u64 {
         self as u64

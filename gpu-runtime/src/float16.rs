@@ -167,6 +167,7 @@ macro_rules! bits16 {
     ($($t:ident),*) => {$(
         impl Element for $t {
             const BITS: u32 = 16;
+            const ZERO: Self = $t(0);
             #[inline(always)]
             fn to_bits(self) -> u64 {
                 self.0 as u64

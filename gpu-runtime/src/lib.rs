@@ -30,7 +30,9 @@
 //!   simulator that every test uses is the `gpu-sim` crate, which implements [`Thread`] and
 //!   [`Hopper`] over host memory ([`global::HostBuffer`]).
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, rustc_attrs))]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+#![recursion_limit = "100000"]
 #![cfg_attr(not(target_arch = "nvptx64"), deny(unsafe_code))]
 #![warn(missing_docs)]
 
@@ -55,6 +57,7 @@ pub mod planned;
 pub mod reduce;
 pub mod redux;
 pub mod relayout;
+pub mod replay;
 pub mod reread;
 pub mod scan;
 pub mod tensor_core;

@@ -36,7 +36,7 @@ use layout_plan::solve::shared::plan_layout_access;
 use layout_plan::solve::{check_pair, plan, Mismatch};
 use layout_plan::{SmemAccess, Target};
 
-use crate::convert::{convert, load_access, store_access, Cost, Plan, SharedLoad, SharedStore};
+use crate::convert::{convert, load_access, store_access, Converter, Cost, Plan, SharedLoad, SharedStore};
 use crate::element::Element;
 use crate::layout::{Declared, Layout, LayoutKind, Registers, Tables};
 use crate::thread::Thread;
@@ -62,25 +62,25 @@ use layout_plan::msg::Msg;
 /// // numbers of warps (1 and 2); a conversion keeps them
 /// const SHUFFLES: u32 = Planned::<OneWarp, TwoWarps, u8>::COST.shuffles;
 /// ```
-pub struct Planned<A, B, E> {
+pub struct Planned<A, B, E, S = ()> {
     /// What it costs per thread ([`Planned::COST`]).
     pub cost: Cost,
-    _types: PhantomData<Types<A, B, E>>,
+    _types: PhantomData<Types<A, B, E, S>>,
 }
 
 /// `Planned` holds no values of its types (and is `Send` and `Sync` whatever they are).
-type Types<A, B, E> = fn() -> (A, B, E);
+type Types<A, B, E, S = ()> = fn() -> (A, B, E, S);
 
 // By hand rather than derived: a derive would ask the layouts and the element for the trait.
-impl<A, B, E> Clone for Planned<A, B, E> {
+impl<A, B, E, S> Clone for Planned<A, B, E, S> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<A, B, E> Copy for Planned<A, B, E> {}
+impl<A, B, E, S> Copy for Planned<A, B, E, S> {}
 
-impl<A, B, E> core::fmt::Debug for Planned<A, B, E> {
+impl<A, B, E, S> core::fmt::Debug for Planned<A, B, E, S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Planned").field("cost", &self.cost).finish()
     }
@@ -129,26 +129,30 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
         Route::Load(a) => a,
         r => panic!("{}", misuse(A::NAME, B::NAME, r, "load").as_str()),
     };
+}
+
+/// What a `Planned` value offers, whatever its call site `S`.
+impl<A: Layout, B: Layout, E: Element, S> Planned<A, B, E, S> {
     /// The value: what `convert!(A => B, E)` gives, planned here.
     pub const NEW: Self = Planned {
-        cost: Self::COST,
+        cost: Planned::<A, B, E>::COST,
         _types: PhantomData,
     };
 
     /// The conversion's tables ([`Planned::PLAN`]).
     pub const fn plan(&self) -> &'static Plan<Fixed> {
-        Self::PLAN
+        Planned::<A, B, E>::PLAN
     }
 
     /// The store's or load's tables ([`Planned::ACCESS`]).
     pub const fn access(&self) -> &'static SmemAccess<Fixed> {
-        Self::ACCESS
+        Planned::<A, B, E>::ACCESS
     }
 
-    /// The same conversion: its tables are already what runs (an interpreted plan that folds in
-    /// optimised builds), as `convert!`'s `interpreted()` gives.
-    pub const fn interpreted(&self) -> Self {
-        *self
+    /// The same plan run by interpreting its tables instead of replaying its tape (what tests
+    /// compare the replay with).
+    pub const fn interpreted<const NS: usize, const ND: usize>(&self) -> Converter<E, NS, ND, Plan> {
+        Converter::new(Planned::<A, B, E>::PLAN.as_static(), self.cost)
     }
 
     /// Scratch (or destination) shared memory per CTA, in bytes.
@@ -164,11 +168,11 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     /// [`Planned::store`], whose code folds like `convert!`'s.
     pub const fn shared_store<const N: usize>(&self) -> SharedStore<E, N> {
         const {
-            if let Route::Store(_) = Self::ROUTE {
+            if let Route::Store(_) = Planned::<A, B, E>::ROUTE {
                 registers::<A>(N, "source");
             }
         };
-        SharedStore::new(Self::STORES.as_static(), Self::COST)
+        SharedStore::new(Planned::<A, B, E>::STORES.as_static(), Planned::<A, B, E>::COST)
     }
 
     /// The load (`A` shared, `B` distributed) as the [`SharedLoad`] of `B`'s `N` registers
@@ -176,12 +180,47 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     /// counterpart).
     pub const fn shared_load<const N: usize>(&self) -> SharedLoad<E, N> {
         const {
-            if let Route::Load(_) = Self::ROUTE {
+            if let Route::Load(_) = Planned::<A, B, E>::ROUTE {
                 registers::<B>(N, "destination");
             }
         };
-        SharedLoad::new(Self::LOADS.as_static(), Self::COST)
+        SharedLoad::new(Planned::<A, B, E>::LOADS.as_static(), Planned::<A, B, E>::COST)
     }
+}
+
+// The conversion's operations recorded while the const is evaluated, replayed with every
+// operand a constant: the code `convert!` writes for a concrete pair.
+impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
+    const STATIC_PLAN: layout_plan::Plan = Self::PLAN.as_static();
+    const TAPE: &'static layout_plan::tape::Tape =
+        &layout_plan::trace::trace(&Self::STATIC_PLAN, E::BITS);
+}
+
+impl<A: Layout, B: Layout, E: Element> crate::replay::Recorded for Planned<A, B, E> {
+    const OPS: &'static [layout_plan::tape::Op] = Self::TAPE.ops();
+    const TERMS: &'static [u64] = Self::TAPE.terms();
+}
+
+impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
+    const STORE_TAPE: &'static layout_plan::tape::Tape =
+        &layout_plan::trace::trace_store(&Self::STORES.as_static(), E::BITS);
+    const LOAD_TAPE: &'static layout_plan::tape::Tape =
+        &layout_plan::trace::trace_load(&Self::LOADS.as_static(), E::BITS);
+}
+
+/// A store's operations ([`Planned::store`]'s tape).
+pub struct StoreTape<A, B, E>(PhantomData<Types<A, B, E>>);
+/// A load's operations.
+pub struct LoadTape<A, B, E>(PhantomData<Types<A, B, E>>);
+
+impl<A: Layout, B: Layout, E: Element> crate::replay::Recorded for StoreTape<A, B, E> {
+    const OPS: &'static [layout_plan::tape::Op] = Planned::<A, B, E>::STORE_TAPE.ops();
+    const TERMS: &'static [u64] = Planned::<A, B, E>::STORE_TAPE.terms();
+}
+
+impl<A: Layout, B: Layout, E: Element> crate::replay::Recorded for LoadTape<A, B, E> {
+    const OPS: &'static [layout_plan::tape::Op] = Planned::<A, B, E>::LOAD_TAPE.ops();
+    const TERMS: &'static [u64] = Planned::<A, B, E>::LOAD_TAPE.terms();
 }
 
 /// `run`, `store` and `load` of layouts `layout!` declared (concrete types, or aliases of them):
@@ -209,7 +248,7 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
 /// Where a layout is a type parameter these methods do not apply, and the calls go to
 /// [`Generic`]'s (what `Planned` dereferences to); [`Planned::generic`] reaches those for
 /// declared layouts too, for arrays whose lengths are a generic function's parameters.
-impl<A: Declared, B: Declared, E: Element> Planned<A, B, E> {
+impl<A: Declared, B: Declared, E: Element, S> Planned<A, B, E, S> {
     /// [`Generic::run`], the arrays `A`'s and `B`'s registers.
     #[inline(always)]
     pub fn run<T: Thread, const NS: usize, const ND: usize>(&self, t: &T, src: &[E; NS]) -> [E; ND]
@@ -245,44 +284,44 @@ impl<A: Declared, B: Declared, E: Element> Planned<A, B, E> {
 /// register count, or a method that does not fit the pair, is an error where the call is
 /// compiled for concrete layouts (after monomorphisation: `cargo build` reports it, `cargo
 /// check` may not), naming the layouts and the numbers.
-pub struct Generic<A, B, E>(PhantomData<Types<A, B, E>>);
+pub struct Generic<A, B, E, S = ()>(PhantomData<Types<A, B, E, S>>);
 
 // By hand, as `Planned`'s: no bounds on the layouts.
-impl<A, B, E> Clone for Generic<A, B, E> {
+impl<A, B, E, S> Clone for Generic<A, B, E, S> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<A, B, E> Copy for Generic<A, B, E> {}
+impl<A, B, E, S> Copy for Generic<A, B, E, S> {}
 
-impl<A, B, E> core::fmt::Debug for Generic<A, B, E> {
+impl<A, B, E, S> core::fmt::Debug for Generic<A, B, E, S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("Generic")
     }
 }
 
 // No bounds, as `Deref`'s impl below has none.
-impl<A, B, E> Planned<A, B, E> {
+impl<A, B, E, S> Planned<A, B, E, S> {
     /// [`Generic`]'s `run`, `store` and `load` (arrays of any length), for layouts `layout!`
     /// declared used with arrays whose lengths are a generic function's parameters: `fn f<const
     /// N: usize, const M: usize>(..) -> [f32; M] { Planned::<Rows, Cols, f32>::NEW.generic().run(t,
     /// &x) }`.
     #[inline(always)]
-    pub const fn generic(&self) -> &Generic<A, B, E> {
+    pub const fn generic(&self) -> &Generic<A, B, E, S> {
         &Generic(PhantomData)
     }
 }
 
-impl<A, B, E> Deref for Planned<A, B, E> {
-    type Target = Generic<A, B, E>;
+impl<A, B, E, S> Deref for Planned<A, B, E, S> {
+    type Target = Generic<A, B, E, S>;
     #[inline(always)]
-    fn deref(&self) -> &Generic<A, B, E> {
+    fn deref(&self) -> &Generic<A, B, E, S> {
         self.generic()
     }
 }
 
-impl<A: Layout, B: Layout, E: Element> Generic<A, B, E> {
+impl<A: Layout, B: Layout, E: Element, S> Generic<A, B, E, S> {
     /// The values this thread holds in `B`, from those it holds in `A`; every thread of the
     /// CTA calls it (it may shuffle and synchronise), with [`Planned::shared_bytes`] of shared
     /// memory available to `t`. A pair that is a store or a load, or arrays of other lengths
@@ -319,7 +358,11 @@ impl<A: Layout, B: Layout, E: Element> Generic<A, B, E> {
                 registers::<B>(ND, "destination");
             }
         };
-        convert(Planned::<A, B, E>::PLAN, t, src)
+        if const { Planned::<A, B, E>::TAPE.overflow } {
+            convert(Planned::<A, B, E>::PLAN, t, src)
+        } else {
+            crate::replay::run_tape::<Planned<A, B, E>, E, T, NS, ND>(t, src)
+        }
     }
 
     /// Store this thread's values in `A` into shared memory laid out as `B`, at `B`'s offsets
@@ -363,7 +406,11 @@ impl<A: Layout, B: Layout, E: Element> Generic<A, B, E> {
                 registers::<A>(N, "source");
             }
         };
-        store_access(Planned::<A, B, E>::STORES, t, src)
+        if const { Planned::<A, B, E>::STORE_TAPE.overflow } {
+            store_access(Planned::<A, B, E>::STORES, t, src)
+        } else {
+            let _: [E; 0] = crate::replay::access_tape::<StoreTape<A, B, E>, E, T, S, N, 0>(t, src);
+        }
     }
 
     /// This thread's values in `B`, loaded from shared memory laid out as `A`.
@@ -374,9 +421,13 @@ impl<A: Layout, B: Layout, E: Element> Generic<A, B, E> {
                 registers::<B>(N, "destination");
             }
         };
-        let mut out = [E::default(); N];
-        load_access(Planned::<A, B, E>::LOADS, t, &mut out);
-        out
+        if const { Planned::<A, B, E>::LOAD_TAPE.overflow } {
+            let mut out = [E::default(); N];
+            load_access(Planned::<A, B, E>::LOADS, t, &mut out);
+            out
+        } else {
+            crate::replay::access_tape::<LoadTape<A, B, E>, E, T, S, 0, N>(t, &[])
+        }
     }
 }
 

@@ -167,6 +167,9 @@ pub fn convert(input: TokenStream) -> TokenStream {
         Ok(c) => c,
         Err(e) => return e.to_compile_error(),
     };
+    if let (SideInput::Named(a), SideInput::Named(b), None, None) = (&c.src, &c.dst, &c.force, &c.target) {
+        return planned(&k, a, b, &c.elem);
+    }
     let side = |s: &SideInput, name: &str| match s {
         SideInput::Inline(t) => inline_side(t, name).map(Some),
         SideInput::Named(_) => Ok(None),
@@ -208,6 +211,23 @@ pub fn convert(input: TokenStream) -> TokenStream {
         SideInput::Inline(_) => None,
     });
     quote!({ #(#checks)* #chain })
+}
+
+/// `convert!(A => B, E)` of two named layouts, as the layouts' const tables plan it: a
+/// [`Planned`] value, whose methods replay the const planner's tape (the code this proc macro
+/// writes for the same plan, operation for operation). The sides are types, not macros, so they
+/// may be generic parameters or aliases. Each expansion names its own call site, so that its
+/// stores and loads are functions of their own, as the written-out ones are.
+///
+/// [`Planned`]: https://docs.rs/linear-layouts/latest/linear_layouts/planned/struct.Planned.html
+fn planned(k: &Krate, a: &Path, b: &Path, elem: &Ident) -> TokenStream {
+    let rt = k.rt();
+    quote!({
+        /// This `convert!`'s call site.
+        #[derive(Clone, Copy)]
+        struct __Site;
+        #rt::planned::Planned::<#a, #b, #elem, __Site>::NEW
+    })
 }
 
 /// One side as the layouts' macros pass it, the solved layout as data:

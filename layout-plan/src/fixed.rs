@@ -290,6 +290,42 @@ impl crate::ir::SmemAccess<Fixed> {
     }
 }
 
+impl crate::ir::Plan<Fixed> {
+    /// The same plan as [`crate::ir::Static`] tables, slices of this one's (a const's).
+    pub const fn as_static(&'static self) -> crate::ir::Plan {
+        use crate::ir::{GatherPlan, Plan, SharedPlan, ShufflePlan};
+        match self {
+            Plan::Registers(p) => Plan::Registers(p.as_slice()),
+            Plan::Shuffles(p) => Plan::Shuffles(ShufflePlan {
+                pack: p.pack,
+                gather: p.gather.as_slice(),
+                swaps: p.swaps.as_slice(),
+                lane_map: p.lane_map.as_slice(),
+                ship: p.ship,
+                scatter: p.scatter.as_slice(),
+            }),
+            Plan::Gather(p) => Plan::Gather(GatherPlan {
+                pack: p.pack,
+                words: p.words.as_slice(),
+                lane_map: p.lane_map.as_slice(),
+                warp_map: p.warp_map.as_slice(),
+                rounds: p.rounds.as_slice(),
+                sel_lane: p.sel_lane.as_slice(),
+                sel_warp: p.sel_warp.as_slice(),
+                choices: p.choices,
+                pick: p.pick.as_slice(),
+                pos: p.pos.as_slice(),
+            }),
+            Plan::Shared(p) => Plan::Shared(SharedPlan {
+                store: p.store.as_static(),
+                load: p.load.as_static(),
+                barrier: p.barrier,
+                rounds: p.rounds,
+            }),
+        }
+    }
+}
+
 impl Copy for crate::ir::ShufflePlan<Fixed> {}
 impl Copy for crate::ir::GatherPlan<Fixed> {}
 impl Copy for crate::ir::SmemAccess<Fixed> {}

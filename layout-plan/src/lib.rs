@@ -73,6 +73,8 @@ pub mod ir;
 pub mod linear;
 pub mod msg;
 pub mod solve;
+pub mod tape;
+pub mod trace;
 pub mod target;
 
 pub use cost::{Barrier, Cost, Strategy};

@@ -6,7 +6,8 @@ use linear_layouts::convert::{bank_conflicts_of_warp, Target};
 use linear_layouts::runtime::convert::{Execute, Plan, SmemAccess, Storage};
 use linear_layouts::sim::profile::Profile;
 use linear_layouts::sim::{launch_profiled, Launch};
-use linear_layouts::{Converter, Element, LinearLayout, Thread};
+use linear_layouts::planned::Planned;
+use linear_layouts::{Converter, Element, LinearLayout, Registers, Thread};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 /// CI runs the same cases every time (a fixed seed); `CONVERT_RANDOM=1` draws fresh ones.
@@ -51,8 +52,8 @@ pub fn value<E: Element>(id: u64) -> E {
 /// Run `c` on the simulator (as many warps as the layouts have, and one cluster of as many CTAs):
 /// every thread converts the values it holds in `src`, and every destination register must hold
 /// the element `dst` names.
-pub fn check<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>>(
-    c: &Converter<E, NS, ND, X>,
+pub fn check<E: Element, const NS: usize, const ND: usize>(
+    c: &(impl Converts<E, NS, ND> + Sync),
     src: &LinearLayout,
     dst: &LinearLayout,
 ) {
@@ -60,13 +61,13 @@ pub fn check<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>
     let warps = src.in_dim_size("warp") as u32;
     let ctas = src.in_dim_size("block").max(1) as u32;
     let bad = std::sync::Mutex::new(Vec::new());
-    let l = Launch::new(ctas, 32 * warps, c.shared_bytes().max(4)).with_cluster(ctas);
+    let l = Launch::new(ctas, 32 * warps, c.scratch().max(4)).with_cluster(ctas);
     let r = launch_profiled(l, |t| {
         let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());
         let vals: [E; NS] = std::array::from_fn(|r| {
             value(flat(&src.apply_flat(&[r as u32, lane, warp, cta]), &shape))
         });
-        for (r, v) in c.run(t, &vals).iter().enumerate() {
+        for (r, v) in c.convert(t, &vals).iter().enumerate() {
             let want: E = value(flat(&dst.apply_flat(&[r as u32, lane, warp, cta]), &shape));
             if v.to_bits() != want.to_bits() {
                 if let Ok(mut b) = bad.lock() {
@@ -82,10 +83,60 @@ pub fn check<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>
         "{} wrong values, first {:?}; plan {:?}",
         bad.len(),
         &bad[..bad.len().min(4)],
-        c.plan()
+        c.describe()
     );
-    if let Err(e) = check_wavefronts(&c.plan(), &profile, E::BITS / 8) {
+    if let Err(e) = c.wavefronts(&profile, E::BITS / 8) {
         panic!("{}", e);
+    }
+}
+
+/// What [`check`] runs: `convert!`'s value (a [`Planned`] for named layouts, a [`Converter`]
+/// for inline ones or with an option), or an interpreted plan.
+pub trait Converts<E, const NS: usize, const ND: usize> {
+    /// Scratch shared memory per CTA.
+    fn scratch(&self) -> u32;
+    /// Convert this thread's values.
+    fn convert<T: Thread>(&self, t: &T, src: &[E; NS]) -> [E; ND];
+    /// The plan, for messages.
+    fn describe(&self) -> String;
+    /// [`check_wavefronts`] of the plan.
+    fn wavefronts(&self, p: &Profile, ebytes: u32) -> Result<(), String>;
+}
+
+impl<E: Element, const NS: usize, const ND: usize, X: Execute<E, NS, ND>> Converts<E, NS, ND>
+    for Converter<E, NS, ND, X>
+{
+    fn scratch(&self) -> u32 {
+        self.shared_bytes()
+    }
+    fn convert<T: Thread>(&self, t: &T, src: &[E; NS]) -> [E; ND] {
+        self.run(t, src)
+    }
+    fn describe(&self) -> String {
+        format!("{:?}", self.plan())
+    }
+    fn wavefronts(&self, p: &Profile, ebytes: u32) -> Result<(), String> {
+        check_wavefronts(&self.plan(), p, ebytes)
+    }
+}
+
+impl<A, B, E, S, const NS: usize, const ND: usize> Converts<E, NS, ND> for Planned<A, B, E, S>
+where
+    A: linear_layouts::runtime::Declared + Registers<NS>,
+    B: linear_layouts::runtime::Declared + Registers<ND>,
+    E: Element,
+{
+    fn scratch(&self) -> u32 {
+        self.shared_bytes()
+    }
+    fn convert<T: Thread>(&self, t: &T, src: &[E; NS]) -> [E; ND] {
+        self.run(t, src)
+    }
+    fn describe(&self) -> String {
+        format!("{:?}", self.plan())
+    }
+    fn wavefronts(&self, p: &Profile, ebytes: u32) -> Result<(), String> {
+        check_wavefronts(self.plan(), p, ebytes)
     }
 }
 
