@@ -182,6 +182,17 @@ pub mod __private {
     /// `convert!`'s check that a side names a `layout!` type (the error says what it takes).
     pub const fn assert_layout<L: gpu_runtime::Layout>() {}
 
+    /// `convert!(A => B, E)` of named sides: the pair's value (its bounds say what a side must
+    /// be, in the error rustc reports for a type that is not a layout).
+    pub const fn planned<
+        A: gpu_runtime::Layout,
+        B: gpu_runtime::Layout,
+        E: gpu_runtime::Element,
+        S,
+    >() -> gpu_runtime::planned::Planned<A, B, E, S> {
+        gpu_runtime::planned::Planned::NEW
+    }
+
     /// Host-only items of a `layout!` type.
     #[cfg(feature = "host")]
     #[macro_export]

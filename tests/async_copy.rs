@@ -5,9 +5,7 @@
 //! would, for a swizzled layout.
 
 use linear_layouts::sim::{launch, HostMemory, Launch, SimThread};
-use linear_layouts::{
-    convert, layout, AsyncCopy, Layout, Registers, SharedLoad, Thread, Tile,
-};
+use linear_layouts::{convert, layout, AsyncCopy, Layout, Registers, SharedLoad, Thread, Tile};
 
 /// 64 threads, each copying 16 bytes (4 u32) of `0..256` to shared memory, reversed by warp.
 fn memory() -> HostMemory {

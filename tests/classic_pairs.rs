@@ -60,7 +60,9 @@ struct Row {
     barrier: &'static str,
 }
 
-fn barrier_kind<S: linear_layouts::runtime::convert::Storage>(p: &linear_layouts::runtime::convert::Plan<S>) -> &'static str {
+fn barrier_kind<S: linear_layouts::runtime::convert::Storage>(
+    p: &linear_layouts::runtime::convert::Plan<S>,
+) -> &'static str {
     use linear_layouts::runtime::convert::{Barrier, Plan};
     match p {
         Plan::Shared(s) => match s.barrier {

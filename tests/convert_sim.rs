@@ -312,6 +312,7 @@ fn run_random(n: u32, min_blocks: u32, max_blocks: u32) -> std::collections::BTr
         if let Ok(mut m) = counts.lock() {
             *m.entry(support::strategy_key(&plan)).or_insert(0u32) += 1;
         }
+        same_trace(&plan.body, c.bits).map_err(TestCaseError::fail)?;
         let res = match c.bits {
             8 => run::<u8>(&c, &src, &dst, &plan),
             16 => run::<u16>(&c, &src, &dst, &plan),
@@ -320,6 +321,11 @@ fn run_random(n: u32, min_blocks: u32, max_blocks: u32) -> std::collections::BTr
         };
         res.map_err(|e| TestCaseError::fail(format!("{:?} plan {:?}: {}", plan.cost, plan.body, e)))
     });
+    println!(
+        "traced {} plans alike, {} past the tape's tables",
+        TRACED.load(std::sync::atomic::Ordering::Relaxed),
+        TRACE_OVERFLOWS.load(std::sync::atomic::Ordering::Relaxed)
+    );
     println!(
         "strategies: {:?}",
         counts.lock().map(|m| m.clone()).unwrap_or_default()
@@ -410,4 +416,103 @@ fn cta_transpose_needs_cluster_barriers() {
     let e = run::<u32>(&c, &src, &dst, &plan).expect_err("a race without cluster barriers");
     // A load after the other CTA's store is a race; one before it reads nothing written.
     assert!(e.contains("race") || e.contains("nobody wrote"), "{}", e);
+}
+
+/// The const executor (`layout_plan::trace`) records what the executor does, operation for
+/// operation, on every random plan (a prototype's oracle).
+static TRACE_OVERFLOWS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+static TRACED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+fn same_trace(body: &PlanBody, bits: u32) -> Result<(), String> {
+    use layout_plan::ir::{
+        GatherPlan as G, Plan as P, SharedPlan as Sh, ShufflePlan as Su, SmemAccess as A, Static,
+    };
+    use layout_plan::tape::Tape;
+    fn lk<T: Copy>(v: &[T]) -> &'static [T] {
+        Box::leak(v.to_vec().into_boxed_slice())
+    }
+    fn acc(a: &linear_layouts::convert::SmemAccess) -> A<Static> {
+        A {
+            vec: a.vec,
+            regs: lk(&a.regs),
+            reg_offsets: lk(&a.reg_offsets),
+            lane_bases: lk(&a.lane_bases),
+            warp_bases: lk(&a.warp_bases),
+            block_bases: lk(&a.block_bases),
+            reg_skip: a.reg_skip,
+            lane_skip: a.lane_skip,
+            warp_skip: a.warp_skip,
+            remote: a.remote,
+            instr: a.instr,
+            padding: a.padding,
+        }
+    }
+    let st: P<Static> = match body {
+        P::Registers(p) => P::Registers(lk(p)),
+        P::Shuffles(p) => P::Shuffles(Su {
+            pack: p.pack,
+            gather: lk(&p.gather),
+            swaps: lk(&p.swaps),
+            lane_map: lk(&p.lane_map),
+            ship: p.ship,
+            scatter: lk(&p.scatter),
+        }),
+        P::Gather(p) => P::Gather(G {
+            pack: p.pack,
+            words: lk(&p.words),
+            lane_map: lk(&p.lane_map),
+            warp_map: lk(&p.warp_map),
+            rounds: lk(&p.rounds),
+            sel_lane: lk(&p.sel_lane),
+            sel_warp: lk(&p.sel_warp),
+            choices: p.choices,
+            pick: lk(&p.pick),
+            pos: lk(&p.pos),
+        }),
+        P::Shared(p) => P::Shared(Sh {
+            store: acc(&p.store),
+            load: acc(&p.load),
+            barrier: p.barrier,
+            rounds: p.rounds,
+        }),
+    };
+    let traced = layout_plan::trace::trace(&st, bits);
+    let mut rec = Tape::new(bits);
+    layout_plan::exec::run(&mut rec, &st);
+    if traced.overflow || rec.overflow {
+        TRACE_OVERFLOWS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        return Ok(());
+    }
+    TRACED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    if traced.ops() != rec.ops() || traced.terms() != rec.terms() || traced.slots() != rec.slots() {
+        let i = traced.ops().iter().zip(rec.ops()).position(|(a, b)| a != b);
+        return Err(format!(
+            "traces differ at op {:?} ({} vs {} ops)",
+            i,
+            traced.ops().len(),
+            rec.ops().len()
+        ));
+    }
+    if let P::Shared(p) = &st {
+        for (a, f) in [(&p.store, true), (&p.load, false)] {
+            let t = if f {
+                layout_plan::trace::trace_store(a, bits)
+            } else {
+                layout_plan::trace::trace_load(a, bits)
+            };
+            let mut r = Tape::new(bits);
+            if f {
+                layout_plan::exec::store(&mut r, a)
+            } else {
+                layout_plan::exec::load(&mut r, a)
+            }
+            if !t.overflow && (t.ops() != r.ops() || t.terms() != r.terms()) {
+                return Err(format!(
+                    "{} traces differ",
+                    if f { "store" } else { "load" }
+                ));
+            }
+        }
+    }
+    Ok(())
 }

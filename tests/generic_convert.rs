@@ -1,13 +1,16 @@
 //! Conversions in generic code: `Tile::convert` plans from the layouts' const tables (layout
 //! types as generic parameters, aliases), runs on the simulator to the destination layout's
-//! values, and plans what `convert!` of the same pair plans (the same tables, the same cost),
+//! values, and plans what layout-core's planner plans for the pair (the same tables, the same cost),
 //! through shuffles, gathers, shared memory, `ldmatrix`/`stmatrix` and across a cluster.
 
+use linear_layouts::convert::{plan_conversion_for, Force};
 use linear_layouts::planned::Planned;
 use linear_layouts::runtime::convert::Plan;
 use linear_layouts::runtime::Element;
 use linear_layouts::sim::{launch, Launch};
-use linear_layouts::{convert, layout, Bf16, Layout, Registers, Strategy, Thread, Tile, F16};
+use linear_layouts::{
+    convert, layout, Bf16, Layout, Registers, Strategy, Target, Thread, Tile, F16,
+};
 
 mod support;
 
@@ -51,6 +54,17 @@ fn regroup<A: Registers<N>, B: Registers<M>, E: Element, const N: usize, const M
     x.convert::<B, M>(t)
 }
 
+/// What layout-core plans for the pair (the planner of the proc macro's inline sides and of the
+/// CLI), to compare the const planner's plan with.
+fn runtime_plan<A: Layout, B: Layout, E: Element>() -> linear_layouts::convert::ConversionPlan {
+    let (a, b) = (
+        linear_layouts::linear_layout::<A>(),
+        linear_layouts::linear_layout::<B>(),
+    );
+    plan_conversion_for(&Target::SM_90, &a, &b, E::BITS, Force::Auto)
+        .unwrap_or_else(|e| panic!("{}", e))
+}
+
 /// A distinct value per element (its row-major index, hashed into `E`'s bits).
 fn value<E: Element>([i, j]: [u32; 2]) -> E {
     let id = (i as u64) << 16 | j as u64;
@@ -72,8 +86,22 @@ fn check_on<A: Registers<N>, B: Registers<M>, E: Element, const N: usize, const 
         let want = Tile::<B, E, M>::from_coords(t, value::<E>);
         let same = y.values.iter().zip(&want.values);
         assert!(same.clone().all(|(a, b)| a.to_bits() == b.to_bits()));
+        // `convert!` of the generic sides and element, back to `A`.
+        let back: [E; N] = regroup_values::<B, A, E, M, N>(t, &y.values);
+        assert!(back
+            .iter()
+            .zip(&x.values)
+            .all(|(a, b)| a.to_bits() == b.to_bits()));
     })
     .expect("no simulator issue");
+}
+
+/// `convert!` with generic sides and element: the acceptance's `regroup`, over any element.
+fn regroup_values<A: Layout, B: Layout, E: Element, const N: usize, const M: usize>(
+    t: &impl Thread,
+    v: &[E; N],
+) -> [E; M] {
+    convert!(A => B, E).run(t, v)
 }
 
 #[test]
@@ -113,10 +141,10 @@ fn generic_conversions_through_shared_memory() {
 fn generic_shared_plans_are_convert_macros_plans() {
     macro_rules! same {
         ($a:ty => $b:ty, $e:ty) => {{
-            let theirs = convert!($a => $b, $e);
+            let theirs = runtime_plan::<$a, $b, $e>();
             assert_eq!(Planned::<$a, $b, $e>::COST, theirs.cost, "{}", stringify!($a => $b, $e));
             assert!(
-                support::same_tables(Planned::<$a, $b, $e>::PLAN, &theirs.plan()),
+                support::same_tables(Planned::<$a, $b, $e>::PLAN, &theirs.body),
                 "{}: {:?}",
                 stringify!($a => $b, $e),
                 Planned::<$a, $b, $e>::PLAN
@@ -141,37 +169,37 @@ fn generic_shared_plans_are_convert_macros_plans() {
 fn generic_plans_cost_what_convert_costs() {
     assert_eq!(
         Planned::<Acc, OpA16, u16>::COST,
-        convert!(Acc => OpA16, u16).cost
+        runtime_plan::<Acc, OpA16, u16>().cost
     );
     assert_eq!(Planned::<Acc, OpA16, u16>::COST.strategy, Strategy::Nothing);
     assert_eq!(
         Planned::<Acc, AccPerm, f32>::COST,
-        convert!(Acc => AccPerm, f32).cost
+        runtime_plan::<Acc, AccPerm, f32>().cost
     );
     assert_eq!(
         Planned::<OpA16, OpA8, u8>::COST,
-        convert!(OpA16 => OpA8, u8).cost
+        runtime_plan::<OpA16, OpA8, u8>().cost
     );
     assert_eq!(
         Planned::<R, Swapped, u32>::COST,
-        convert!(Rows => Swapped, u32).cost
+        runtime_plan::<Rows, Swapped, u32>().cost
     );
     assert_eq!(
         Planned::<R, Swapped, u64>::COST,
-        convert!(Rows => Swapped, u64).cost
+        runtime_plan::<Rows, Swapped, u64>().cost
     );
     assert_eq!(
         Planned::<R, LanesT, u16>::COST,
-        convert!(Rows => LanesT, u16).cost
+        runtime_plan::<Rows, LanesT, u16>().cost
     );
     assert_eq!(
         Planned::<R, Pairs, u8>::COST,
-        convert!(Rows => Pairs, u8).cost
+        runtime_plan::<Rows, Pairs, u8>().cost
     );
     assert_eq!(Planned::<R, R, f32>::COST.strategy, Strategy::Nothing);
     // The same tables as convert!'s, so the interpreter runs the same steps.
     let ours = Planned::<R, Swapped, u32>::PLAN;
-    let theirs = convert!(Rows => Swapped, u32).plan();
+    let theirs = runtime_plan::<Rows, Swapped, u32>().body;
     match (ours, &theirs) {
         (Plan::Shuffles(a), Plan::Shuffles(b)) => {
             assert_eq!(*a.gather, *b.gather);
@@ -200,10 +228,10 @@ fn check_1d<A: Registers<N>, B: Registers<M>, E: Element, const N: usize, const 
 fn generic_gathers_are_convert_macros_gathers() {
     macro_rules! same {
         ($a:ident => $b:ident, $e:ty) => {{
-            let theirs = convert!($a => $b, $e);
+            let theirs = runtime_plan::<$a, $b, $e>();
             let what = stringify!($a => $b, $e);
             assert_eq!(Planned::<$a, $b, $e>::COST, theirs.cost, "{}", what);
-            assert!(support::same_tables(Planned::<$a, $b, $e>::PLAN, &theirs.plan()), "{}", what);
+            assert!(support::same_tables(Planned::<$a, $b, $e>::PLAN, &theirs.body), "{}", what);
             const N: usize = $a::ELEMENTS_PER_THREAD as usize;
             const M: usize = $b::ELEMENTS_PER_THREAD as usize;
             check_1d::<$a, $b, $e, N, M>();

@@ -9,4 +9,5 @@ fn ui() {
     t.compile_fail("tests/ui_convert/*.rs");
     t.compile_fail("tests/ui_kernel/*.rs");
     t.compile_fail("tests/ui_mma/*.rs");
+    t.pass("tests/ui_pass/*.rs");
 }

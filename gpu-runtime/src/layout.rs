@@ -94,7 +94,7 @@ pub struct SharedIndex {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a layout defined with `layout!`",
     label = "not a `layout!` type",
-    note = "convert! takes the name of a `layout!` type (by any path, or imported with `use path::Name as Other;`, which brings its macro along), or a layout written inline with its shape: `#ttg.blocked<{{...}}> : tensor<64x64xf32>` or `blocked(...) for [64, 64]`; a `type` alias does not carry the layout's macro"
+    note = "convert! takes a type that implements `Layout`: a `layout!` type by any path, an alias of one, or a generic parameter bounded by `Layout`; or a layout written inline with its shape: `#ttg.blocked<{{...}}> : tensor<64x64xf32>` or `blocked(...) for [64, 64]`"
 )]
 pub trait Layout: Copy + Default + 'static {
     /// The type's name, as `layout!` declared it (for compile-time messages about it).

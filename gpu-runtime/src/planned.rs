@@ -36,7 +36,9 @@ use layout_plan::solve::shared::plan_layout_access;
 use layout_plan::solve::{check_pair, plan, Mismatch};
 use layout_plan::{SmemAccess, Target};
 
-use crate::convert::{convert, load_access, store_access, Converter, Cost, Plan, SharedLoad, SharedStore};
+use crate::convert::{
+    convert, load_access, store_access, Converter, Cost, Plan, SharedLoad, SharedStore,
+};
 use crate::element::Element;
 use crate::layout::{Declared, Layout, LayoutKind, Registers, Tables};
 use crate::thread::Thread;
@@ -58,7 +60,7 @@ use layout_plan::msg::Msg;
 ///     TwoWarps = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [1, 0]) for [8, 32];
 /// }
 ///
-/// // error: cannot convert `OneWarp` to `TwoWarps` in generic code: the layouts have different
+/// // error: cannot convert `OneWarp` to `TwoWarps`: the layouts have different
 /// // numbers of warps (1 and 2); a conversion keeps them
 /// const SHUFFLES: u32 = Planned::<OneWarp, TwoWarps, u8>::COST.shuffles;
 /// ```
@@ -151,7 +153,9 @@ impl<A: Layout, B: Layout, E: Element, S> Planned<A, B, E, S> {
 
     /// The same plan run by interpreting its tables instead of replaying its tape (what tests
     /// compare the replay with).
-    pub const fn interpreted<const NS: usize, const ND: usize>(&self) -> Converter<E, NS, ND, Plan> {
+    pub const fn interpreted<const NS: usize, const ND: usize>(
+        &self,
+    ) -> Converter<E, NS, ND, Plan> {
         Converter::new(Planned::<A, B, E>::PLAN.as_static(), self.cost)
     }
 
@@ -172,7 +176,10 @@ impl<A: Layout, B: Layout, E: Element, S> Planned<A, B, E, S> {
                 registers::<A>(N, "source");
             }
         };
-        SharedStore::new(Planned::<A, B, E>::STORES.as_static(), Planned::<A, B, E>::COST)
+        SharedStore::new(
+            Planned::<A, B, E>::STORES.as_static(),
+            Planned::<A, B, E>::COST,
+        )
     }
 
     /// The load (`A` shared, `B` distributed) as the [`SharedLoad`] of `B`'s `N` registers
@@ -184,7 +191,10 @@ impl<A: Layout, B: Layout, E: Element, S> Planned<A, B, E, S> {
                 registers::<B>(N, "destination");
             }
         };
-        SharedLoad::new(Planned::<A, B, E>::LOADS.as_static(), Planned::<A, B, E>::COST)
+        SharedLoad::new(
+            Planned::<A, B, E>::LOADS.as_static(),
+            Planned::<A, B, E>::COST,
+        )
     }
 }
 
@@ -612,7 +622,7 @@ const fn access(
         .push(from.name)
         .push("` into `")
         .push(to.name)
-        .push("` in generic code: ");
+        .push("`: ");
     if !same_shape(d.shape, s.shape) {
         m.push("the layouts cover different shapes; the shared layout holds the same tensor");
         return Err(m);
@@ -659,7 +669,7 @@ const fn solve(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Plan<Fixed>, C
         .push(a.name)
         .push("` to `")
         .push(b.name)
-        .push("` in generic code: ");
+        .push("`: ");
     let (s, t) = match (flat(a), flat(b)) {
         (Ok(s), Ok(t)) => (s, t),
         _ => return Err(*m.push(TOO_LARGE)),

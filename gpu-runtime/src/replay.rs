@@ -69,7 +69,8 @@ fn arm<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize, con
             const { f32_(op(P::OPS, I).2, $k) }
         };
     }
-    if const { op(P::OPS, I).1 == 0 } || s.b[const { (op(P::OPS, I).1 as usize).saturating_sub(1) }] {
+    if const { op(P::OPS, I).1 == 0 } || s.b[const { (op(P::OPS, I).1 as usize).saturating_sub(1) }]
+    {
         match const { op(P::OPS, I).0 } {
             1 => s.out[f!(0)] = src[f!(1)],
             2 => s.out[f!(0)] = s.out[f!(1)],
@@ -118,25 +119,44 @@ fn arm<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize, con
                 let a = s.v[f!(1)];
                 let mut r = a;
                 if const { f16(op(P::OPS, I).2, 2) != 0 } {
-                    r = r + ((a >> const { (f16(op(P::OPS, I).2, 2) >> 8) as u32 }) << const { (f16(op(P::OPS, I).2, 2) & 255) as u32 });
+                    r = r
+                        + ((a >> const { (f16(op(P::OPS, I).2, 2) >> 8) as u32 })
+                            << const { (f16(op(P::OPS, I).2, 2) & 255) as u32 });
                 }
                 if const { f16(op(P::OPS, I).2, 3) != 0 } {
-                    r = r + ((a >> const { (f16(op(P::OPS, I).2, 3) >> 8) as u32 }) << const { (f16(op(P::OPS, I).2, 3) & 255) as u32 });
+                    r = r
+                        + ((a >> const { (f16(op(P::OPS, I).2, 3) >> 8) as u32 })
+                            << const { (f16(op(P::OPS, I).2, 3) & 255) as u32 });
                 }
                 if const { f16(op(P::OPS, I).2, 4) != 0 } {
-                    r = r + ((a >> const { (f16(op(P::OPS, I).2, 4) >> 8) as u32 }) << const { (f16(op(P::OPS, I).2, 4) & 255) as u32 });
+                    r = r
+                        + ((a >> const { (f16(op(P::OPS, I).2, 4) >> 8) as u32 })
+                            << const { (f16(op(P::OPS, I).2, 4) & 255) as u32 });
                 }
                 if const { f16(op(P::OPS, I).2, 5) != 0 } {
-                    r = r + ((a >> const { (f16(op(P::OPS, I).2, 5) >> 8) as u32 }) << const { (f16(op(P::OPS, I).2, 5) & 255) as u32 });
+                    r = r
+                        + ((a >> const { (f16(op(P::OPS, I).2, 5) >> 8) as u32 })
+                            << const { (f16(op(P::OPS, I).2, 5) & 255) as u32 });
                 }
                 s.v[f!(0)] = r;
             }
             20 => {
                 let ws = [s.v[f!(3)], s.v[f!(4)], s.v[f!(5)], s.v[f!(6)]];
-                st_at(t, const { f16(op(P::OPS, I).2, 0) != 0 }, s.v[f!(1)], f!(2) as u32, ws);
+                st_at(
+                    t,
+                    const { f16(op(P::OPS, I).2, 0) != 0 },
+                    s.v[f!(1)],
+                    f!(2) as u32,
+                    ws,
+                );
             }
             21 => {
-                let x = ld_at(t, const { f16(op(P::OPS, I).2, 1) != 0 }, s.v[f!(2)], f!(3) as u32);
+                let x = ld_at(
+                    t,
+                    const { f16(op(P::OPS, I).2, 1) != 0 },
+                    s.v[f!(2)],
+                    f!(3) as u32,
+                );
                 s.v[f!(0)] = x[0];
                 s.v[const { f16(op(P::OPS, I).2, 0) + 1 }] = x[1];
                 s.v[const { f16(op(P::OPS, I).2, 0) + 2 }] = x[2];
@@ -144,10 +164,19 @@ fn arm<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize, con
             }
             22 => {
                 let ws = [s.v[f!(3)], s.v[f!(4)], s.v[f!(5)], s.v[f!(6)]];
-                t.stmatrix(f!(0) as u32, s.v[f!(1)], const { f16(op(P::OPS, I).2, 2) != 0 }, ws);
+                t.stmatrix(
+                    f!(0) as u32,
+                    s.v[f!(1)],
+                    const { f16(op(P::OPS, I).2, 2) != 0 },
+                    ws,
+                );
             }
             23 => {
-                let x = t.ldmatrix(f!(1) as u32, s.v[f!(2)], const { f16(op(P::OPS, I).2, 3) != 0 });
+                let x = t.ldmatrix(
+                    f!(1) as u32,
+                    s.v[f!(2)],
+                    const { f16(op(P::OPS, I).2, 3) != 0 },
+                );
                 s.v[f!(0)] = x[0];
                 s.v[const { f16(op(P::OPS, I).2, 0) + 1 }] = x[1];
                 s.v[const { f16(op(P::OPS, I).2, 0) + 2 }] = x[2];

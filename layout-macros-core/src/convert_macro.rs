@@ -167,7 +167,9 @@ pub fn convert(input: TokenStream) -> TokenStream {
         Ok(c) => c,
         Err(e) => return e.to_compile_error(),
     };
-    if let (SideInput::Named(a), SideInput::Named(b), None, None) = (&c.src, &c.dst, &c.force, &c.target) {
+    if let (SideInput::Named(a), SideInput::Named(b), None, None) =
+        (&c.src, &c.dst, &c.force, &c.target)
+    {
         return planned(&k, a, b, &c.elem);
     }
     let side = |s: &SideInput, name: &str| match s {
@@ -221,12 +223,12 @@ pub fn convert(input: TokenStream) -> TokenStream {
 ///
 /// [`Planned`]: https://docs.rs/linear-layouts/latest/linear_layouts/planned/struct.Planned.html
 fn planned(k: &Krate, a: &Path, b: &Path, elem: &Ident) -> TokenStream {
-    let rt = k.rt();
+    let private = k.private();
     quote!({
         /// This `convert!`'s call site.
         #[derive(Clone, Copy)]
         struct __Site;
-        #rt::planned::Planned::<#a, #b, #elem, __Site>::NEW
+        #private::planned::<#a, #b, #elem, __Site>()
     })
 }
 

@@ -74,8 +74,8 @@ pub mod linear;
 pub mod msg;
 pub mod solve;
 pub mod tape;
-pub mod trace;
 pub mod target;
+pub mod trace;
 
 pub use cost::{Barrier, Cost, Strategy};
 pub use ir::{

@@ -1,6 +1,7 @@
 //! A plan's operations as a tape: each operation one thread performs, `(kind, guard, fields)`,
 //! recorded in fixed-size tables so that a `const` can hold it. The runtime replays a const tape
-//! with every operand a constant (prototype).
+//! with every operand a constant (`gpu_runtime::replay`). It is also an [`crate::exec`] machine,
+//! so the executor's own recording can be compared with [`crate::trace`]'s.
 
 use crate::cost::Barrier;
 use crate::linear::{terms_of, Map};
@@ -160,7 +161,10 @@ impl Tape {
     /// `w` shifted so that its element `k` is element 0.
     pub const fn shift_down(&mut self, w: u16, k: u32) -> u16 {
         let h = self.slot(1);
-        self.op(kind::SHIFT_DOWN, [h as u32, w as u32, k * self.bits, 0, 0, 0, 0, 0]);
+        self.op(
+            kind::SHIFT_DOWN,
+            [h as u32, w as u32, k * self.bits, 0, 0, 0, 0, 0],
+        );
         h
     }
     /// Destination register `dst` is element `k` of `w`.
@@ -169,7 +173,10 @@ impl Tape {
     }
     /// Destination register `dst` is the 64-bit element with halves `lo` and `hi`.
     pub const fn unpack_pair(&mut self, dst: u16, lo: u16, hi: u16) {
-        self.op(kind::UNPACK_PAIR, [dst as u32, lo as u32, hi as u32, 0, 0, 0, 0, 0]);
+        self.op(
+            kind::UNPACK_PAIR,
+            [dst as u32, lo as u32, hi as u32, 0, 0, 0, 0, 0],
+        );
     }
     /// This thread's lane, read once (again after a guarded block).
     pub const fn lane(&mut self) -> u16 {
@@ -225,7 +232,10 @@ impl Tape {
                 let t = ts[k];
                 let (m, x) = (t.mask, maps[d].1 as u32);
                 let sh = t.shift as u8 as u32;
-                self.op(kind::TERM, [h as u32, x, m & 0xffff, m >> 16, sh, first | dis, 0, 0]);
+                self.op(
+                    kind::TERM,
+                    [h as u32, x, m & 0xffff, m >> 16, sh, first | dis, 0, 0],
+                );
                 first = 0;
                 k += 1;
             }
@@ -239,7 +249,10 @@ impl Tape {
     /// `if c { a } else { b }`.
     pub const fn select(&mut self, c: u16, a: u16, b: u16) -> u16 {
         let h = self.slot(1);
-        self.op(kind::SELECT, [h as u32, c as u32, a as u32, b as u32, 0, 0, 0, 0]);
+        self.op(
+            kind::SELECT,
+            [h as u32, c as u32, a as u32, b as u32, 0, 0, 0, 0],
+        );
         h
     }
     /// `w` of lane `lane ^ mask`.
@@ -252,14 +265,25 @@ impl Tape {
     /// `w` of lane `src`.
     pub const fn shfl_idx(&mut self, w: u16, src: u16) -> u16 {
         let h = self.slot(1);
-        self.op(kind::SHFL_IDX, [h as u32, w as u32, src as u32, 0, 0, 0, 0, 0]);
+        self.op(
+            kind::SHFL_IDX,
+            [h as u32, w as u32, src as u32, 0, 0, 0, 0, 0],
+        );
         h
     }
     /// Whether this thread stores (no copy bits set).
     pub const fn owner(&mut self, lane: u16, warp: u16, lane_skip: u32, warp_skip: u32) -> u16 {
         let h = self.slot(1);
-        let (a, b, c, d) = (lane_skip & 0xffff, lane_skip >> 16, warp_skip & 0xffff, warp_skip >> 16);
-        self.op(kind::OWNER, [h as u32, lane as u32, warp as u32, a, b, c, d, 0]);
+        let (a, b, c, d) = (
+            lane_skip & 0xffff,
+            lane_skip >> 16,
+            warp_skip & 0xffff,
+            warp_skip >> 16,
+        );
+        self.op(
+            kind::OWNER,
+            [h as u32, lane as u32, warp as u32, a, b, c, d, 0],
+        );
         h
     }
     /// Guard what follows by `c` until [`Tape::end_if`].
@@ -286,24 +310,57 @@ impl Tape {
     }
     /// Store `bytes` from `words` at `addr`.
     pub const fn st_shared(&mut self, remote: bool, addr: u16, bytes: u32, w: [u16; 4]) {
-        let f = [remote as u32, addr as u32, bytes, w[0] as u32, w[1] as u32, w[2] as u32, w[3] as u32, 0];
+        let f = [
+            remote as u32,
+            addr as u32,
+            bytes,
+            w[0] as u32,
+            w[1] as u32,
+            w[2] as u32,
+            w[3] as u32,
+            0,
+        ];
         self.op(kind::ST, f);
     }
     /// Load `bytes` from `addr` into four new slots.
     pub const fn ld_shared(&mut self, remote: bool, addr: u16, bytes: u32) -> [u16; 4] {
         let h = self.slot(4);
-        self.op(kind::LD, [h as u32, remote as u32, addr as u32, bytes, 0, 0, 0, 0]);
+        self.op(
+            kind::LD,
+            [h as u32, remote as u32, addr as u32, bytes, 0, 0, 0, 0],
+        );
         [h, h + 1, h + 2, h + 3]
     }
     /// `stmatrix` of `count` matrices.
     pub const fn stmatrix(&mut self, count: u8, addr: u16, trans: bool, w: [u16; 4]) {
-        let f = [count as u32, addr as u32, trans as u32, w[0] as u32, w[1] as u32, w[2] as u32, w[3] as u32, 0];
+        let f = [
+            count as u32,
+            addr as u32,
+            trans as u32,
+            w[0] as u32,
+            w[1] as u32,
+            w[2] as u32,
+            w[3] as u32,
+            0,
+        ];
         self.op(kind::STMATRIX, f);
     }
     /// `ldmatrix` of `count` matrices into four new slots.
     pub const fn ldmatrix(&mut self, count: u8, addr: u16, trans: bool) -> [u16; 4] {
         let h = self.slot(4);
-        self.op(kind::LDMATRIX, [h as u32, count as u32, addr as u32, trans as u32, 0, 0, 0, 0]);
+        self.op(
+            kind::LDMATRIX,
+            [
+                h as u32,
+                count as u32,
+                addr as u32,
+                trans as u32,
+                0,
+                0,
+                0,
+                0,
+            ],
+        );
         [h, h + 1, h + 2, h + 3]
     }
     /// Wait for the warp, the CTA or the cluster.

@@ -1,6 +1,8 @@
 //! The executor as a `const fn`: a plan's operations recorded on a [`Tape`] while a const is
-//! evaluated, in the order [`crate::exec`] performs them (prototype: a port of `exec` checked
-//! against it operation by operation; once every consumer reads tapes, `exec` goes).
+//! evaluated, in the order [`crate::exec`] performs them. It is a port of `exec`, which stays
+//! generic over its machine (the proc macro's code writer, the runtime interpreter, a tape) where
+//! a `const fn` cannot be; `tests/convert_sim.rs` checks that both record the same operations
+//! on every random plan.
 
 use crate::cost::Barrier;
 use crate::ir::{GatherPlan, Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Static};
@@ -262,8 +264,10 @@ const fn same16(a: &[u16], b: &[u16]) -> bool {
 const fn same_choice(p: &GatherPlan<Static>, k: usize, a: usize, b: usize) -> bool {
     let pa = sub(p.pos, a << k, (a + 1) << k);
     let pb = sub(p.pos, b << k, (b + 1) << k);
-    same16(sub(p.pick, a << k, (a + 1) << k), sub(p.pick, b << k, (b + 1) << k))
-        && (same(pa, pb) || (!varies(pa) && !varies(pb)))
+    same16(
+        sub(p.pick, a << k, (a + 1) << k),
+        sub(p.pick, b << k, (b + 1) << k),
+    ) && (same(pa, pb) || (!varies(pa) && !varies(pb)))
 }
 
 const fn pick(
@@ -390,7 +394,12 @@ const fn base(m: &mut Tape, a: &SmemAccess<Static>, at: (u16, u16)) -> u16 {
     base_with(m, a, Map::of(a.lane_bases), at)
 }
 
-const fn base_with(m: &mut Tape, a: &SmemAccess<Static>, lane_bases: Map<'_>, at: (u16, u16)) -> u16 {
+const fn base_with(
+    m: &mut Tape,
+    a: &SmemAccess<Static>,
+    lane_bases: Map<'_>,
+    at: (u16, u16),
+) -> u16 {
     let (lane, warp) = at;
     let rank = if a.block_bases.is_empty() {
         lane
@@ -422,7 +431,11 @@ const fn words_of(m: &mut Tape, a: &SmemAccess<Static>, v: usize) -> [u16; 4] {
         };
         let mut q = 0;
         while q * per < vec {
-            let end = if (q + 1) * per < vec { (q + 1) * per } else { vec };
+            let end = if (q + 1) * per < vec {
+                (q + 1) * per
+            } else {
+                vec
+            };
             words[q] = m.pack(sub(regs, q * per, end), 0);
             q += 1;
         }

@@ -3,10 +3,10 @@
 #![allow(dead_code)]
 
 use linear_layouts::convert::{bank_conflicts_of_warp, Target};
+use linear_layouts::planned::Planned;
 use linear_layouts::runtime::convert::{Execute, Plan, SmemAccess, Storage};
 use linear_layouts::sim::profile::Profile;
 use linear_layouts::sim::{launch_profiled, Launch};
-use linear_layouts::planned::Planned;
 use linear_layouts::{Converter, Element, LinearLayout, Registers, Thread};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 

@@ -210,35 +210,37 @@ pub fn reductions(n: usize, runs: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// Time N conversions by `convert!` and by the const planner, each against their layouts alone
-/// (`shared`: conversions between warps, through shared memory).
-pub fn conversions(n: usize, shared: bool, runs: usize) -> Result<(), String> {
+/// Time N conversions by `convert!` (the const planner, its tape replayed) and by the proc
+/// macro (`convert!` with `target = sm_90`, the same plan, planned and written out by the proc
+/// macro), each against their layouts alone (`shared`: conversions between warps, through
+/// shared memory; `run`: each conversion's code compiled too, in a function that runs it on the
+/// simulator's thread, not only its cost).
+pub fn conversions(n: usize, shared: bool, run: bool, runs: usize) -> Result<(), String> {
     let layouts = format!("layout! {{\n{}\n}}\n", variants(n, shared).join("\n"));
     let head = format!(
-        "//! {} conversions.\n#![allow(unused_imports)]\nuse linear_layouts::{{convert, layout, planned::Planned, Cost}};\n{}",
+        "//! {} conversions.\n#![allow(unused_imports)]\nuse linear_layouts::{{convert, layout, Cost}};\n{}",
         n, layouts
     );
-    let consts = |f: &dyn Fn(usize) -> String| -> String {
+    let items = |opt: &str| -> String {
         (1..=n)
-            .map(|i| format!("pub const C{}: Cost = {};\n", i, f(i)))
+            .map(|i| match run {
+                false => format!("pub const C{i}: Cost = convert!(V0 => V{i}, f32{opt}).cost;\n"),
+                true => format!(
+                    "pub fn run{i}(t: &linear_layouts::sim::SimThread, x: &[f32; 16]) -> [f32; 16] {{ convert!(V0 => V{i}, f32{opt}).run(t, x) }}\n"
+                ),
+            })
             .collect()
     };
     let crates = [
         ("cvt-layouts", head.clone()),
-        (
-            "cvt-macro",
-            head.clone() + &consts(&|i| format!("convert!(V0 => V{}, f32).cost", i)),
-        ),
-        (
-            "cvt-generic",
-            head + &consts(&|i| format!("Planned::<V0, V{}, f32>::COST", i)),
-        ),
+        ("cvt-macro", head.clone() + &items("")),
+        ("cvt-proc-macro", head + &items(", target = sm_90")),
     ];
     let (m, times) = time_crates(&crates, runs)?;
     let per = |x: f64| (x - m[0]) * 1000.0 / n as f64;
     println!(
-        "cargo build (debug) of {} layouts: {:.2} s; with {} conversions by convert!: {:.2} s ({:.1} ms per conversion); by the const planner: {:.2} s ({:.1} ms per conversion); median of {} runs each",
-        n + 1, m[0], n, m[1], per(m[1]), m[2], per(m[2]), runs
+        "cargo build (debug) of {} layouts: {:.2} s; with {} conversions{} by convert! (the const planner): {:.2} s ({:.1} ms per conversion); by the proc macro (target = sm_90): {:.2} s ({:.1} ms per conversion); median of {} runs each",
+        n + 1, m[0], n, if run { " and their code" } else { "" }, m[1], per(m[1]), m[2], per(m[2]), runs
     );
     println!("runs: {:?}", times);
     Ok(())

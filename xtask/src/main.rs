@@ -60,6 +60,10 @@ enum Cmd {
         /// With `--conversions`: conversions that move data between warps (shared memory).
         #[arg(long)]
         shared: bool,
+        /// With `--conversions`: also compile each conversion's code (a function that runs it
+        /// on the simulator's thread), not only its plan.
+        #[arg(long)]
+        run: bool,
         /// Instead: time N reductions (their plans, shared memory and cost as consts) against
         /// the crate with only their layouts.
         #[arg(long)]
@@ -79,9 +83,10 @@ fn main() -> ExitCode {
             runs,
             conversions,
             shared,
+            run,
             reductions,
         } => match (conversions, reductions) {
-            (Some(n), _) => compile_time::conversions(n, shared, runs),
+            (Some(n), _) => compile_time::conversions(n, shared, run, runs),
             (None, Some(n)) => compile_time::reductions(n, runs),
             (None, None) => compile_time::run(layouts, runs),
         },
