@@ -56,13 +56,17 @@ fn regroup<A: Registers<N>, B: Registers<M>, E: Element, const N: usize, const M
 
 /// What layout-core plans for the pair (the planner of the proc macro's inline sides and of the
 /// CLI), to compare the const planner's plan with.
-fn runtime_plan<A: Layout, B: Layout, E: Element>() -> linear_layouts::convert::ConversionPlan {
-    let (a, b) = (
-        linear_layouts::linear_layout::<A>(),
-        linear_layouts::linear_layout::<B>(),
-    );
-    plan_conversion_for(&Target::SM_90, &a, &b, E::BITS, Force::Auto)
+macro_rules! runtime_plan {
+    ($a:ty, $b:ty, $e:ty) => {
+        plan_conversion_for(
+            &Target::SM_90,
+            &<$a>::linear_layout(),
+            &<$b>::linear_layout(),
+            <$e as Element>::BITS,
+            Force::Auto,
+        )
         .unwrap_or_else(|e| panic!("{}", e))
+    };
 }
 
 /// A distinct value per element (its row-major index, hashed into `E`'s bits).
@@ -141,7 +145,7 @@ fn generic_conversions_through_shared_memory() {
 fn generic_shared_plans_are_convert_macros_plans() {
     macro_rules! same {
         ($a:ty => $b:ty, $e:ty) => {{
-            let theirs = runtime_plan::<$a, $b, $e>();
+            let theirs = runtime_plan!($a, $b, $e);
             assert_eq!(Planned::<$a, $b, $e>::COST, theirs.cost, "{}", stringify!($a => $b, $e));
             assert!(
                 support::same_tables(Planned::<$a, $b, $e>::PLAN, &theirs.body),
@@ -169,37 +173,37 @@ fn generic_shared_plans_are_convert_macros_plans() {
 fn generic_plans_cost_what_convert_costs() {
     assert_eq!(
         Planned::<Acc, OpA16, u16>::COST,
-        runtime_plan::<Acc, OpA16, u16>().cost
+        runtime_plan!(Acc, OpA16, u16).cost
     );
     assert_eq!(Planned::<Acc, OpA16, u16>::COST.strategy, Strategy::Nothing);
     assert_eq!(
         Planned::<Acc, AccPerm, f32>::COST,
-        runtime_plan::<Acc, AccPerm, f32>().cost
+        runtime_plan!(Acc, AccPerm, f32).cost
     );
     assert_eq!(
         Planned::<OpA16, OpA8, u8>::COST,
-        runtime_plan::<OpA16, OpA8, u8>().cost
+        runtime_plan!(OpA16, OpA8, u8).cost
     );
     assert_eq!(
         Planned::<R, Swapped, u32>::COST,
-        runtime_plan::<Rows, Swapped, u32>().cost
+        runtime_plan!(Rows, Swapped, u32).cost
     );
     assert_eq!(
         Planned::<R, Swapped, u64>::COST,
-        runtime_plan::<Rows, Swapped, u64>().cost
+        runtime_plan!(Rows, Swapped, u64).cost
     );
     assert_eq!(
         Planned::<R, LanesT, u16>::COST,
-        runtime_plan::<Rows, LanesT, u16>().cost
+        runtime_plan!(Rows, LanesT, u16).cost
     );
     assert_eq!(
         Planned::<R, Pairs, u8>::COST,
-        runtime_plan::<Rows, Pairs, u8>().cost
+        runtime_plan!(Rows, Pairs, u8).cost
     );
     assert_eq!(Planned::<R, R, f32>::COST.strategy, Strategy::Nothing);
     // The same tables as convert!'s, so the interpreter runs the same steps.
     let ours = Planned::<R, Swapped, u32>::PLAN;
-    let theirs = runtime_plan::<Rows, Swapped, u32>().body;
+    let theirs = runtime_plan!(Rows, Swapped, u32).body;
     match (ours, &theirs) {
         (Plan::Shuffles(a), Plan::Shuffles(b)) => {
             assert_eq!(*a.gather, *b.gather);
@@ -228,7 +232,7 @@ fn check_1d<A: Registers<N>, B: Registers<M>, E: Element, const N: usize, const 
 fn generic_gathers_are_convert_macros_gathers() {
     macro_rules! same {
         ($a:ident => $b:ident, $e:ty) => {{
-            let theirs = runtime_plan::<$a, $b, $e>();
+            let theirs = runtime_plan!($a, $b, $e);
             let what = stringify!($a => $b, $e);
             assert_eq!(Planned::<$a, $b, $e>::COST, theirs.cost, "{}", what);
             assert!(support::same_tables(Planned::<$a, $b, $e>::PLAN, &theirs.body), "{}", what);

@@ -208,7 +208,6 @@ impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
 
 impl<A: Layout, B: Layout, E: Element> crate::replay::Recorded for Planned<A, B, E> {
     const OPS: &'static [layout_plan::tape::Op] = Self::TAPE.ops();
-    const TERMS: &'static [u64] = Self::TAPE.terms();
 }
 
 impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
@@ -225,12 +224,10 @@ pub struct LoadTape<A, B, E>(PhantomData<Types<A, B, E>>);
 
 impl<A: Layout, B: Layout, E: Element> crate::replay::Recorded for StoreTape<A, B, E> {
     const OPS: &'static [layout_plan::tape::Op] = Planned::<A, B, E>::STORE_TAPE.ops();
-    const TERMS: &'static [u64] = Planned::<A, B, E>::STORE_TAPE.terms();
 }
 
 impl<A: Layout, B: Layout, E: Element> crate::replay::Recorded for LoadTape<A, B, E> {
     const OPS: &'static [layout_plan::tape::Op] = Planned::<A, B, E>::LOAD_TAPE.ops();
-    const TERMS: &'static [u64] = Planned::<A, B, E>::LOAD_TAPE.terms();
 }
 
 /// `run`, `store` and `load` of layouts `layout!` declared (concrete types, or aliases of them):

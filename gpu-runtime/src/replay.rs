@@ -11,18 +11,17 @@
 use crate::convert::{field, join, ld_at, st_at, word};
 use crate::element::Element;
 use crate::thread::{select, Thread};
+use layout_plan::tape::kind;
 
 /// Value slots of a replay (slot 0 is the zero word).
 pub const SLOTS: usize = 1024;
 /// Tape positions a replay can hold.
 pub const POSITIONS: usize = 512;
 
-/// A recorded plan: each operation `(kind, guard, fields)`, and the terms of its sums.
+/// A recorded plan: each operation `(kind, guard, fields)`.
 pub trait Recorded {
     /// `(kind, guard slot + 1 or 0, eight 16-bit fields)`.
     const OPS: &'static [(u8, u16, u128)];
-    /// `x slot | mask << 16 | shift << 48` (shift as `i8`).
-    const TERMS: &'static [u64];
 }
 
 /// The op at `i`, or a no-op past the end.
@@ -72,9 +71,9 @@ fn arm<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize, con
     if const { op(P::OPS, I).1 == 0 } || s.b[const { (op(P::OPS, I).1 as usize).saturating_sub(1) }]
     {
         match const { op(P::OPS, I).0 } {
-            1 => s.out[f!(0)] = src[f!(1)],
-            2 => s.out[f!(0)] = s.out[f!(1)],
-            3 => {
+            kind::MOV => s.out[f!(0)] = src[f!(1)],
+            kind::COPY => s.out[f!(0)] = s.out[f!(1)],
+            kind::PACK => {
                 let (n, part) = (f!(1), f!(2) as u32);
                 s.v[f!(0)] = match const { (op(P::OPS, I).2 >> 16) as u16 } {
                     1 => word::<E, 1>(&[src[f!(3)]], n, part),
@@ -83,15 +82,15 @@ fn arm<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize, con
                     _ => word::<E, 4>(&[src[f!(3)], src[f!(4)], src[f!(5)], src[f!(6)]], n, part),
                 }
             }
-            4 => s.v[f!(0)] = s.v[f!(1)] >> (f!(2) as u32),
-            5 => s.out[f!(0)] = field::<E>(s.v[f!(1)], f!(2) as u32),
-            6 => s.out[f!(0)] = join::<E>(s.v[f!(1)], s.v[f!(2)]),
-            7 => s.v[f!(0)] = t.lane(),
-            8 => s.v[f!(0)] = t.warp(),
-            9 => s.v[f!(0)] = t.cta_rank(),
-            10 => s.b[f!(0)] = (s.v[f!(1)] >> (f!(2) as u32)) & 1 != 0,
-            11 => s.v[f!(0)] = s.v[f!(1)] ^ w!(2),
-            27 => {
+            kind::SHIFT_DOWN => s.v[f!(0)] = s.v[f!(1)] >> (f!(2) as u32),
+            kind::UNPACK => s.out[f!(0)] = field::<E>(s.v[f!(1)], f!(2) as u32),
+            kind::UNPACK_PAIR => s.out[f!(0)] = join::<E>(s.v[f!(1)], s.v[f!(2)]),
+            kind::LANE => s.v[f!(0)] = t.lane(),
+            kind::WARP => s.v[f!(0)] = t.warp(),
+            kind::RANK => s.v[f!(0)] = t.cta_rank(),
+            kind::BIT => s.b[f!(0)] = (s.v[f!(1)] >> (f!(2) as u32)) & 1 != 0,
+            kind::XOR => s.v[f!(0)] = s.v[f!(1)] ^ w!(2),
+            kind::TERM => {
                 let x = s.v[f!(1)] & w!(2);
                 let t = if const { f16(op(P::OPS, I).2, 4) as u8 as i8 == 0 } {
                     x
@@ -108,39 +107,33 @@ fn arm<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize, con
                     s.v[f!(0)] ^ t
                 };
             }
-            13 => s.v[f!(0)] = select(s.b[f!(1)], s.v[f!(2)], s.v[f!(3)]),
-            14 => s.v[f!(0)] = t.shfl_xor(s.v[f!(1)], w!(2)),
-            15 => s.v[f!(0)] = t.shfl_idx(s.v[f!(1)], s.v[f!(2)]),
-            16 => {
+            kind::SELECT => s.v[f!(0)] = select(s.b[f!(1)], s.v[f!(2)], s.v[f!(3)]),
+            kind::SHFL_XOR => s.v[f!(0)] = t.shfl_xor(s.v[f!(1)], w!(2)),
+            kind::SHFL_IDX => s.v[f!(0)] = t.shfl_idx(s.v[f!(1)], s.v[f!(2)]),
+            kind::OWNER => {
                 let (l, wp) = (s.v[f!(1)], s.v[f!(2)]);
                 s.b[f!(0)] = l & w!(3) == 0 && wp & w!(5) == 0;
             }
-            19 => {
+            kind::PAD => {
+                // A padded address: each nonzero field `log2(interval) << 8 | log2(pad)` adds
+                // `(a >> log2(interval)) << log2(pad)`.
                 let a = s.v[f!(1)];
                 let mut r = a;
-                if const { f16(op(P::OPS, I).2, 2) != 0 } {
-                    r = r
-                        + ((a >> const { (f16(op(P::OPS, I).2, 2) >> 8) as u32 })
-                            << const { (f16(op(P::OPS, I).2, 2) & 255) as u32 });
+                macro_rules! pad {
+                    ($k:expr) => {
+                        if const { f16(op(P::OPS, I).2, $k) != 0 } {
+                            r += (a >> const { (f16(op(P::OPS, I).2, $k) >> 8) as u32 })
+                                << const { (f16(op(P::OPS, I).2, $k) & 255) as u32 };
+                        }
+                    };
                 }
-                if const { f16(op(P::OPS, I).2, 3) != 0 } {
-                    r = r
-                        + ((a >> const { (f16(op(P::OPS, I).2, 3) >> 8) as u32 })
-                            << const { (f16(op(P::OPS, I).2, 3) & 255) as u32 });
-                }
-                if const { f16(op(P::OPS, I).2, 4) != 0 } {
-                    r = r
-                        + ((a >> const { (f16(op(P::OPS, I).2, 4) >> 8) as u32 })
-                            << const { (f16(op(P::OPS, I).2, 4) & 255) as u32 });
-                }
-                if const { f16(op(P::OPS, I).2, 5) != 0 } {
-                    r = r
-                        + ((a >> const { (f16(op(P::OPS, I).2, 5) >> 8) as u32 })
-                            << const { (f16(op(P::OPS, I).2, 5) & 255) as u32 });
-                }
+                pad!(2);
+                pad!(3);
+                pad!(4);
+                pad!(5);
                 s.v[f!(0)] = r;
             }
-            20 => {
+            kind::ST => {
                 let ws = [s.v[f!(3)], s.v[f!(4)], s.v[f!(5)], s.v[f!(6)]];
                 st_at(
                     t,
@@ -150,7 +143,7 @@ fn arm<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize, con
                     ws,
                 );
             }
-            21 => {
+            kind::LD => {
                 let x = ld_at(
                     t,
                     const { f16(op(P::OPS, I).2, 1) != 0 },
@@ -162,7 +155,7 @@ fn arm<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize, con
                 s.v[const { f16(op(P::OPS, I).2, 0) + 2 }] = x[2];
                 s.v[const { f16(op(P::OPS, I).2, 0) + 3 }] = x[3];
             }
-            22 => {
+            kind::STMATRIX => {
                 let ws = [s.v[f!(3)], s.v[f!(4)], s.v[f!(5)], s.v[f!(6)]];
                 t.stmatrix(
                     f!(0) as u32,
@@ -171,7 +164,7 @@ fn arm<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize, con
                     ws,
                 );
             }
-            23 => {
+            kind::LDMATRIX => {
                 let x = t.ldmatrix(
                     f!(1) as u32,
                     s.v[f!(2)],
@@ -182,13 +175,13 @@ fn arm<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize, con
                 s.v[const { f16(op(P::OPS, I).2, 0) + 2 }] = x[2];
                 s.v[const { f16(op(P::OPS, I).2, 0) + 3 }] = x[3];
             }
-            24 => match const { f16(op(P::OPS, I).2, 0) } {
+            kind::BARRIER => match const { f16(op(P::OPS, I).2, 0) } {
                 0 => t.sync_warp(),
                 1 => t.sync_block(),
                 _ => t.sync_cluster(),
             },
-            25 => t.scratch_write_begin(),
-            26 => t.scratch_reads_pending(),
+            kind::SCRATCH_WRITE_BEGIN => t.scratch_write_begin(),
+            kind::SCRATCH_READS_PENDING => t.scratch_reads_pending(),
             _ => {}
         }
     }
