@@ -365,7 +365,7 @@ impl<A: Layout, B: Layout, E: Element, S> Generic<A, B, E, S> {
                 registers::<B>(ND, "destination");
             }
         };
-        if const { Planned::<A, B, E>::TAPE.overflow } {
+        if const { !REPLAY || Planned::<A, B, E>::TAPE.overflow } {
             convert(Planned::<A, B, E>::PLAN, t, src)
         } else {
             crate::replay::run_tape::<Planned<A, B, E>, E, T, NS, ND>(t, src)
@@ -413,7 +413,7 @@ impl<A: Layout, B: Layout, E: Element, S> Generic<A, B, E, S> {
                 registers::<A>(N, "source");
             }
         };
-        if const { Planned::<A, B, E>::STORE_TAPE.overflow } {
+        if const { !REPLAY || Planned::<A, B, E>::STORE_TAPE.overflow } {
             store_access(Planned::<A, B, E>::STORES, t, src)
         } else {
             let _: [E; 0] = crate::replay::access_tape::<StoreTape<A, B, E>, E, T, S, N, 0>(t, src);
@@ -428,7 +428,7 @@ impl<A: Layout, B: Layout, E: Element, S> Generic<A, B, E, S> {
                 registers::<B>(N, "destination");
             }
         };
-        if const { Planned::<A, B, E>::LOAD_TAPE.overflow } {
+        if const { !REPLAY || Planned::<A, B, E>::LOAD_TAPE.overflow } {
             let mut out = [E::default(); N];
             load_access(Planned::<A, B, E>::LOADS, t, &mut out);
             out
@@ -437,6 +437,10 @@ impl<A: Layout, B: Layout, E: Element, S> Generic<A, B, E, S> {
         }
     }
 }
+
+/// Whether plans are replayed from their tapes. Not on SPIR-V: rust-gpu cannot lower the
+/// replay's value slots (arrays of flags), so plans are interpreted there, as before tapes.
+const REPLAY: bool = !cfg!(target_arch = "spirv");
 
 /// The message of a method that does not fit the route `r` of `a => b`.
 const fn misuse(a: &str, b: &str, r: &Route, wanted: &str) -> Msg {

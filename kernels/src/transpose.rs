@@ -38,18 +38,19 @@ pub const TRANSPOSE16_SMEM: u32 = convert!(TileIn16 => TileOut16, u16).cost.shar
 pub const TRANSPOSE_SMEM: u32 = convert!(TileIn => TileOut, f32).cost.shared_bytes;
 
 /// A transpose tile function: load `$tile x $tile` in layout `$in` (16-byte loads along rows),
-/// `convert!` to `$out`, store transposed (16-byte stores along the output's rows). Exported
-/// (hidden) for [`crate::subgroup_kernels`], which instantiates it per warp size.
+/// `convert!` to `$out` (with `convert!`'s options after a `;`), store transposed (16-byte stores
+/// along the output's rows). Exported (hidden) for [`crate::subgroup_kernels`], which
+/// instantiates it per warp size and plans it for that target.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! transpose_tile {
-    ($(#[$m:meta])* $name:ident, $in:ident => $out:ident, $e:ident, $tile:literal, $regs:expr) => {
+    ($(#[$m:meta])* $name:ident, $in:ident => $out:ident, $e:ident, $tile:literal, $regs:expr $(; $($opt:tt)+)?) => {
         $(#[$m])*
         #[inline(always)]
         pub fn $name<T: Thread>(t: &T, inp: &Global<$e>, out: &GlobalMut<$e>, n: u32, bx: u32, by: u32) {
             let origin = [by * $tile, bx * $tile];
             let a = Tile::<$in, $e, { $regs }>::load(t, inp, origin, [n, 1]);
-            let b = Tile::<$out, $e, { $regs }>::new(convert!($in => $out, $e).run(t, &a.values));
+            let b = Tile::<$out, $e, { $regs }>::new(convert!($in => $out, $e $(, $($opt)+)?).run(t, &a.values));
             // Element (i, j) of the tile goes to (j, i): the output's strides, swapped.
             b.store(t, out, origin, [1, n]);
         }
