@@ -1,14 +1,13 @@
 //! Conversions planned from the layouts' const tables while the compiler evaluates a const, so
-//! they work where the layouts are generic parameters or aliases: [`Planned`] and
-//! [`Tile::convert`]. The planner is layout-plan's `const fn` one, the same that layout-core
-//! (and through it `convert!` and the CLI) calls for these strategies, and the plan runs through
-//! the one executor, so a generic conversion and `convert!` of the same pair issue the same
-//! shuffles, shared-memory accesses and barriers. In optimised builds the plan folds to
-//! straight-line code (no loops, registers stay registers), and its lane, warp and CTA maps
-//! carry the shift-and-mask terms `convert!` writes (layout-plan's `linear`, for maps of up to
-//! 16 terms, which covers blocked, MMA and swizzled layouts), applied outside any branch so
-//! that LLVM folds them as it folds `convert!`'s: the kernels written both ways (`ptx-check`'s
-//! generic twins) compile to the same PTX instructions.
+//! they work where the layouts are generic parameters or aliases: [`Planned`] (what `convert!`
+//! of two named layouts gives) and [`Tile::convert`]. The planner is layout-plan's `const fn`
+//! one, the same that layout-core (and through it the proc macro's inline sides and the CLI)
+//! calls. The plan is recorded on a const tape by `layout_plan::trace` and replayed by
+//! [`crate::replay`] with every operand a constant, so it compiles to the straight-line code a
+//! written-out conversion is (every kernel of `kernels/` issues the same PTX instructions as
+//! when the proc macro wrote its code). A plan longer than a tape, and every plan on SPIR-V, is
+//! interpreted instead ([`crate::convert::convert`]: loops written out, map terms outside any
+//! branch, so that it folds to straight-line code too).
 //!
 //! Planned at compile time, as `convert!` without a target plans (sm_90's model with the
 //! layouts' warp size): nothing, a register permutation, selects and shuffles, shuffles that
@@ -198,23 +197,20 @@ impl<A: Layout, B: Layout, E: Element, S> Planned<A, B, E, S> {
     }
 }
 
-// The conversion's operations recorded while the const is evaluated, replayed with every
-// operand a constant: the code `convert!` writes for a concrete pair.
+// The operations of the conversion, the store or the load, recorded while the const is
+// evaluated (only the one the route has is ever evaluated: each is named by its method alone).
 impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     const STATIC_PLAN: layout_plan::Plan = Self::PLAN.as_static();
     const TAPE: &'static layout_plan::tape::Tape =
         &layout_plan::trace::trace(&Self::STATIC_PLAN, E::BITS);
-}
-
-impl<A: Layout, B: Layout, E: Element> crate::replay::Recorded for Planned<A, B, E> {
-    const OPS: &'static [layout_plan::tape::Op] = Self::TAPE.ops();
-}
-
-impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
     const STORE_TAPE: &'static layout_plan::tape::Tape =
         &layout_plan::trace::trace_store(&Self::STORES.as_static(), E::BITS);
     const LOAD_TAPE: &'static layout_plan::tape::Tape =
         &layout_plan::trace::trace_load(&Self::LOADS.as_static(), E::BITS);
+}
+
+impl<A: Layout, B: Layout, E: Element> crate::replay::Recorded for Planned<A, B, E> {
+    const OPS: &'static [layout_plan::tape::Op] = Self::TAPE.ops();
 }
 
 /// A store's operations ([`Planned::store`]'s tape).
