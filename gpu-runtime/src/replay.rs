@@ -13,10 +13,8 @@ use crate::element::Element;
 use crate::thread::{select, Thread};
 use layout_plan::tape::kind;
 
-/// Value slots of a replay (slot 0 is the zero word).
-pub const SLOTS: usize = 1024;
-/// Tape positions a replay can hold.
-pub const POSITIONS: usize = 512;
+/// Value slots of a replay (slot 0 is the zero word): as many as a tape numbers.
+pub const SLOTS: usize = layout_plan::tape::TAPE_SLOTS;
 
 /// A recorded plan: each operation `(kind, guard, fields)`.
 pub trait Recorded {
