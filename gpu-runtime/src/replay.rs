@@ -1,17 +1,24 @@
 //! A plan's operations, recorded as a const tape while the compiler evaluates a const
-//! (`layout_plan::trace`), replayed with every operand and every choice a constant at its use:
-//! one written-out position per operation, each dispatching on consts, so that code generation
-//! emits only the operations themselves, with literal operands, and LLVM receives the
-//! straight-line code `convert!`'s proc macro would write (the same PTX, kernel for kernel).
+//! (`layout_plan::trace`), and replayed on a thread. One algorithm, [`step!`], does each
+//! operation; it runs two ways:
 //!
-//! Nothing here is pruned before monomorphisation: the positions past the tape and the kinds a
-//! position is not are branches on constants, which code generation drops. So a tape replays
-//! alike whether its layouts are concrete types or generic parameters.
+//! * **written out** (on nvptx): one position per operation, every operand and every choice a
+//!   constant at its use, so that code generation emits only the operations themselves, with
+//!   literal operands, and LLVM receives the straight-line code `convert!`'s proc macro would
+//!   write (the same PTX, kernel for kernel). Nothing is pruned before monomorphisation: the
+//!   positions past the tape and the kinds a position is not are branches on constants, which
+//!   code generation drops, so a tape replays alike whether its layouts are concrete types or
+//!   generic parameters.
+//! * **looped** (on the host, where the simulator runs kernels): one loop over the tape. A
+//!   written-out tape is a function instance per position, which a debug build compiles one by
+//!   one (16 times the proc macro's compile time per conversion); the loop is one instance per
+//!   tape, and does the same operations in the same order.
 
 use crate::convert::{field, join, ld_at, st_at, word};
 use crate::element::Element;
 use crate::thread::{select, Thread};
-use layout_plan::tape::kind;
+/// The kinds of operation (the first field of an op).
+pub use layout_plan::tape::kind;
 
 /// Value slots of a replay (slot 0 is the zero word): as many as a tape numbers.
 pub const SLOTS: usize = layout_plan::tape::TAPE_SLOTS;
@@ -37,6 +44,19 @@ struct State<E, const ND: usize> {
     out: [E; ND],
 }
 
+/// A replay's state before its first op.
+macro_rules! fresh {
+    ($E:ident) => {
+        State {
+            v: [0u32; SLOTS],
+            b: [false; SLOTS],
+            // A constant, so that code generation writes a memset, not a loop (a loop would
+            // give LLVM's passes another function shape than the proc macro's `[0; N]`).
+            out: [$E::ZERO; ND],
+        }
+    };
+}
+
 #[inline(always)]
 const fn f16(w: u128, i: u32) -> usize {
     (w >> (16 * i)) as u16 as usize
@@ -47,6 +67,216 @@ const fn f32_(w: u128, i: u32) -> u32 {
     (w >> (16 * i)) as u32
 }
 
+/// `$e`, a constant at its use: the written-out replay's operands.
+macro_rules! fixed {
+    ($e:expr) => {
+        const { $e }
+    };
+}
+
+/// `$e`, a value: the looped replay's operands.
+macro_rules! value {
+    ($e:expr) => {
+        $e
+    };
+}
+
+/// Field `$k` of op `$o` (16 bits), through `$c`.
+macro_rules! fld {
+    ($c:ident, $o:expr, $k:expr) => {
+        $c!(f16($o.2, $k))
+    };
+}
+
+/// The 32-bit word at field `$k` of op `$o`, through `$c`.
+macro_rules! word32 {
+    ($c:ident, $o:expr, $k:expr) => {
+        $c!(f32_($o.2, $k))
+    };
+}
+
+/// One padding term of a `PAD` op: a nonzero field `log2(interval) << 8 | log2(pad)` adds
+/// `(a >> log2(interval)) << log2(pad)` to `$r`.
+macro_rules! pad_term {
+    ($c:ident, $o:expr, $r:ident, $a:ident, $k:expr) => {
+        if $c!(f16($o.2, $k) != 0) {
+            $r += ($a >> $c!((f16($o.2, $k) >> 8) as u32)) << $c!((f16($o.2, $k) & 255) as u32);
+        }
+    };
+}
+
+/// An access's four words `$x` into four slots, from the one field `$k` of op `$o` names.
+macro_rules! four {
+    ($c:ident, $o:expr, $s:ident, $x:ident, $k:expr) => {
+        $s.v[fld!($c, $o, $k)] = $x[0];
+        $s.v[$c!(f16($o.2, $k) + 1)] = $x[1];
+        $s.v[$c!(f16($o.2, $k) + 2)] = $x[2];
+        $s.v[$c!(f16($o.2, $k) + 3)] = $x[3];
+    };
+}
+
+/// Op `$o` on thread `$t`, state `$s`, source registers `$src`: the one algorithm of both
+/// replays. `$c` is [`fixed!`] (every operand and every choice a constant at its use, so that
+/// code generation emits the chosen operation alone, with literal operands: no branch on plan
+/// data reaches LLVM) or [`value!`] (the loop's).
+macro_rules! step {
+    ($c:ident, $o:expr, $s:ident, $t:ident, $src:ident) => {
+        if $c!($o.1 == 0) || $s.b[$c!(($o.1 as usize).saturating_sub(1))] {
+            match $c!($o.0) {
+                kind::MOV => $s.out[fld!($c, $o, 0)] = $src[fld!($c, $o, 1)],
+                kind::COPY => $s.out[fld!($c, $o, 0)] = $s.out[fld!($c, $o, 1)],
+                kind::PACK => {
+                    let (n, part) = (fld!($c, $o, 1), fld!($c, $o, 2) as u32);
+                    $s.v[fld!($c, $o, 0)] = match $c!(($o.2 >> 16) as u16) {
+                        1 => word::<E, 1>(&[$src[fld!($c, $o, 3)]], n, part),
+                        2 => word::<E, 2>(&[$src[fld!($c, $o, 3)], $src[fld!($c, $o, 4)]], n, part),
+                        3 => word::<E, 3>(
+                            &[
+                                $src[fld!($c, $o, 3)],
+                                $src[fld!($c, $o, 4)],
+                                $src[fld!($c, $o, 5)],
+                            ],
+                            n,
+                            part,
+                        ),
+                        _ => word::<E, 4>(
+                            &[
+                                $src[fld!($c, $o, 3)],
+                                $src[fld!($c, $o, 4)],
+                                $src[fld!($c, $o, 5)],
+                                $src[fld!($c, $o, 6)],
+                            ],
+                            n,
+                            part,
+                        ),
+                    }
+                }
+                kind::SHIFT_DOWN => {
+                    $s.v[fld!($c, $o, 0)] = $s.v[fld!($c, $o, 1)] >> (fld!($c, $o, 2) as u32)
+                }
+                kind::UNPACK => {
+                    $s.out[fld!($c, $o, 0)] =
+                        field::<E>($s.v[fld!($c, $o, 1)], fld!($c, $o, 2) as u32)
+                }
+                kind::UNPACK_PAIR => {
+                    $s.out[fld!($c, $o, 0)] =
+                        join::<E>($s.v[fld!($c, $o, 1)], $s.v[fld!($c, $o, 2)])
+                }
+                kind::LANE => $s.v[fld!($c, $o, 0)] = $t.lane(),
+                kind::WARP => $s.v[fld!($c, $o, 0)] = $t.warp(),
+                kind::RANK => $s.v[fld!($c, $o, 0)] = $t.cta_rank(),
+                kind::BIT => {
+                    $s.b[fld!($c, $o, 0)] =
+                        ($s.v[fld!($c, $o, 1)] >> (fld!($c, $o, 2) as u32)) & 1 != 0
+                }
+                kind::XOR => $s.v[fld!($c, $o, 0)] = $s.v[fld!($c, $o, 1)] ^ word32!($c, $o, 2),
+                kind::TERM => {
+                    // A masked term, shifted by the signed field 4, into its slot by field 5:
+                    // set (1), or (2) or xor.
+                    let x = $s.v[fld!($c, $o, 1)] & word32!($c, $o, 2);
+                    let sh = if $c!(f16($o.2, 4) as u8 as i8 == 0) {
+                        x
+                    } else if $c!((f16($o.2, 4) as u8 as i8) > 0) {
+                        x << $c!(f16($o.2, 4) as u8 as u32)
+                    } else {
+                        x >> $c!((-(f16($o.2, 4) as u8 as i8)) as u32)
+                    };
+                    $s.v[fld!($c, $o, 0)] = if $c!(f16($o.2, 5) & 1 != 0) {
+                        sh
+                    } else if $c!(f16($o.2, 5) & 2 != 0) {
+                        $s.v[fld!($c, $o, 0)] | sh
+                    } else {
+                        $s.v[fld!($c, $o, 0)] ^ sh
+                    };
+                }
+                kind::SELECT => {
+                    $s.v[fld!($c, $o, 0)] = select(
+                        $s.b[fld!($c, $o, 1)],
+                        $s.v[fld!($c, $o, 2)],
+                        $s.v[fld!($c, $o, 3)],
+                    )
+                }
+                kind::SHFL_XOR => {
+                    $s.v[fld!($c, $o, 0)] = $t.shfl_xor($s.v[fld!($c, $o, 1)], word32!($c, $o, 2))
+                }
+                kind::SHFL_IDX => {
+                    $s.v[fld!($c, $o, 0)] =
+                        $t.shfl_idx($s.v[fld!($c, $o, 1)], $s.v[fld!($c, $o, 2)])
+                }
+                kind::OWNER => {
+                    let (l, wp) = ($s.v[fld!($c, $o, 1)], $s.v[fld!($c, $o, 2)]);
+                    $s.b[fld!($c, $o, 0)] =
+                        l & word32!($c, $o, 3) == 0 && wp & word32!($c, $o, 5) == 0;
+                }
+                kind::PAD => {
+                    let a = $s.v[fld!($c, $o, 1)];
+                    let mut r = a;
+                    pad_term!($c, $o, r, a, 2);
+                    pad_term!($c, $o, r, a, 3);
+                    pad_term!($c, $o, r, a, 4);
+                    pad_term!($c, $o, r, a, 5);
+                    $s.v[fld!($c, $o, 0)] = r;
+                }
+                kind::ST => {
+                    let ws = [
+                        $s.v[fld!($c, $o, 3)],
+                        $s.v[fld!($c, $o, 4)],
+                        $s.v[fld!($c, $o, 5)],
+                        $s.v[fld!($c, $o, 6)],
+                    ];
+                    st_at(
+                        $t,
+                        $c!(f16($o.2, 0) != 0),
+                        $s.v[fld!($c, $o, 1)],
+                        fld!($c, $o, 2) as u32,
+                        ws,
+                    );
+                }
+                kind::LD => {
+                    let x = ld_at(
+                        $t,
+                        $c!(f16($o.2, 1) != 0),
+                        $s.v[fld!($c, $o, 2)],
+                        fld!($c, $o, 3) as u32,
+                    );
+                    four!($c, $o, $s, x, 0);
+                }
+                kind::STMATRIX => {
+                    let ws = [
+                        $s.v[fld!($c, $o, 3)],
+                        $s.v[fld!($c, $o, 4)],
+                        $s.v[fld!($c, $o, 5)],
+                        $s.v[fld!($c, $o, 6)],
+                    ];
+                    $t.stmatrix(
+                        fld!($c, $o, 0) as u32,
+                        $s.v[fld!($c, $o, 1)],
+                        $c!(f16($o.2, 2) != 0),
+                        ws,
+                    );
+                }
+                kind::LDMATRIX => {
+                    let x = $t.ldmatrix(
+                        fld!($c, $o, 1) as u32,
+                        $s.v[fld!($c, $o, 2)],
+                        $c!(f16($o.2, 3) != 0),
+                    );
+                    four!($c, $o, $s, x, 0);
+                }
+                kind::BARRIER => match fld!($c, $o, 0) {
+                    0 => $t.sync_warp(),
+                    1 => $t.sync_block(),
+                    _ => $t.sync_cluster(),
+                },
+                kind::SCRATCH_WRITE_BEGIN => $t.scratch_write_begin(),
+                kind::SCRATCH_READS_PENDING => $t.scratch_reads_pending(),
+                _ => {}
+            }
+        }
+    };
+}
+
+/// Position `I` of tape `P`, written out.
 #[cfg_attr(not(target_arch = "nvptx64"), inline(always))]
 #[cfg_attr(target_arch = "nvptx64", rustc_force_inline)]
 fn arm<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize, const I: usize>(
@@ -54,135 +284,7 @@ fn arm<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize, con
     t: &T,
     src: &[E; NS],
 ) {
-    // Every operand and every choice is a `const` at its use, so that code generation emits
-    // the chosen operation alone, with literal operands: no branch on plan data reaches LLVM.
-    macro_rules! f {
-        ($k:expr) => {
-            const { f16(op(P::OPS, I).2, $k) }
-        };
-    }
-    macro_rules! w {
-        ($k:expr) => {
-            const { f32_(op(P::OPS, I).2, $k) }
-        };
-    }
-    if const { op(P::OPS, I).1 == 0 } || s.b[const { (op(P::OPS, I).1 as usize).saturating_sub(1) }]
-    {
-        match const { op(P::OPS, I).0 } {
-            kind::MOV => s.out[f!(0)] = src[f!(1)],
-            kind::COPY => s.out[f!(0)] = s.out[f!(1)],
-            kind::PACK => {
-                let (n, part) = (f!(1), f!(2) as u32);
-                s.v[f!(0)] = match const { (op(P::OPS, I).2 >> 16) as u16 } {
-                    1 => word::<E, 1>(&[src[f!(3)]], n, part),
-                    2 => word::<E, 2>(&[src[f!(3)], src[f!(4)]], n, part),
-                    3 => word::<E, 3>(&[src[f!(3)], src[f!(4)], src[f!(5)]], n, part),
-                    _ => word::<E, 4>(&[src[f!(3)], src[f!(4)], src[f!(5)], src[f!(6)]], n, part),
-                }
-            }
-            kind::SHIFT_DOWN => s.v[f!(0)] = s.v[f!(1)] >> (f!(2) as u32),
-            kind::UNPACK => s.out[f!(0)] = field::<E>(s.v[f!(1)], f!(2) as u32),
-            kind::UNPACK_PAIR => s.out[f!(0)] = join::<E>(s.v[f!(1)], s.v[f!(2)]),
-            kind::LANE => s.v[f!(0)] = t.lane(),
-            kind::WARP => s.v[f!(0)] = t.warp(),
-            kind::RANK => s.v[f!(0)] = t.cta_rank(),
-            kind::BIT => s.b[f!(0)] = (s.v[f!(1)] >> (f!(2) as u32)) & 1 != 0,
-            kind::XOR => s.v[f!(0)] = s.v[f!(1)] ^ w!(2),
-            kind::TERM => {
-                let x = s.v[f!(1)] & w!(2);
-                let t = if const { f16(op(P::OPS, I).2, 4) as u8 as i8 == 0 } {
-                    x
-                } else if const { (f16(op(P::OPS, I).2, 4) as u8 as i8) > 0 } {
-                    x << const { f16(op(P::OPS, I).2, 4) as u8 as u32 }
-                } else {
-                    x >> const { (-(f16(op(P::OPS, I).2, 4) as u8 as i8)) as u32 }
-                };
-                s.v[f!(0)] = if const { f16(op(P::OPS, I).2, 5) & 1 != 0 } {
-                    t
-                } else if const { f16(op(P::OPS, I).2, 5) & 2 != 0 } {
-                    s.v[f!(0)] | t
-                } else {
-                    s.v[f!(0)] ^ t
-                };
-            }
-            kind::SELECT => s.v[f!(0)] = select(s.b[f!(1)], s.v[f!(2)], s.v[f!(3)]),
-            kind::SHFL_XOR => s.v[f!(0)] = t.shfl_xor(s.v[f!(1)], w!(2)),
-            kind::SHFL_IDX => s.v[f!(0)] = t.shfl_idx(s.v[f!(1)], s.v[f!(2)]),
-            kind::OWNER => {
-                let (l, wp) = (s.v[f!(1)], s.v[f!(2)]);
-                s.b[f!(0)] = l & w!(3) == 0 && wp & w!(5) == 0;
-            }
-            kind::PAD => {
-                // A padded address: each nonzero field `log2(interval) << 8 | log2(pad)` adds
-                // `(a >> log2(interval)) << log2(pad)`.
-                let a = s.v[f!(1)];
-                let mut r = a;
-                macro_rules! pad {
-                    ($k:expr) => {
-                        if const { f16(op(P::OPS, I).2, $k) != 0 } {
-                            r += (a >> const { (f16(op(P::OPS, I).2, $k) >> 8) as u32 })
-                                << const { (f16(op(P::OPS, I).2, $k) & 255) as u32 };
-                        }
-                    };
-                }
-                pad!(2);
-                pad!(3);
-                pad!(4);
-                pad!(5);
-                s.v[f!(0)] = r;
-            }
-            kind::ST => {
-                let ws = [s.v[f!(3)], s.v[f!(4)], s.v[f!(5)], s.v[f!(6)]];
-                st_at(
-                    t,
-                    const { f16(op(P::OPS, I).2, 0) != 0 },
-                    s.v[f!(1)],
-                    f!(2) as u32,
-                    ws,
-                );
-            }
-            kind::LD => {
-                let x = ld_at(
-                    t,
-                    const { f16(op(P::OPS, I).2, 1) != 0 },
-                    s.v[f!(2)],
-                    f!(3) as u32,
-                );
-                s.v[f!(0)] = x[0];
-                s.v[const { f16(op(P::OPS, I).2, 0) + 1 }] = x[1];
-                s.v[const { f16(op(P::OPS, I).2, 0) + 2 }] = x[2];
-                s.v[const { f16(op(P::OPS, I).2, 0) + 3 }] = x[3];
-            }
-            kind::STMATRIX => {
-                let ws = [s.v[f!(3)], s.v[f!(4)], s.v[f!(5)], s.v[f!(6)]];
-                t.stmatrix(
-                    f!(0) as u32,
-                    s.v[f!(1)],
-                    const { f16(op(P::OPS, I).2, 2) != 0 },
-                    ws,
-                );
-            }
-            kind::LDMATRIX => {
-                let x = t.ldmatrix(
-                    f!(1) as u32,
-                    s.v[f!(2)],
-                    const { f16(op(P::OPS, I).2, 3) != 0 },
-                );
-                s.v[f!(0)] = x[0];
-                s.v[const { f16(op(P::OPS, I).2, 0) + 1 }] = x[1];
-                s.v[const { f16(op(P::OPS, I).2, 0) + 2 }] = x[2];
-                s.v[const { f16(op(P::OPS, I).2, 0) + 3 }] = x[3];
-            }
-            kind::BARRIER => match const { f16(op(P::OPS, I).2, 0) } {
-                0 => t.sync_warp(),
-                1 => t.sync_block(),
-                _ => t.sync_cluster(),
-            },
-            kind::SCRATCH_WRITE_BEGIN => t.scratch_write_begin(),
-            kind::SCRATCH_READS_PENDING => t.scratch_reads_pending(),
-            _ => {}
-        }
-    }
+    step!(fixed, op(P::OPS, I), s, t, src)
 }
 
 macro_rules! arms16 {
@@ -218,13 +320,7 @@ macro_rules! tier {
             t: &T,
             src: &[E; NS],
         ) -> [E; ND] {
-            let mut s = State {
-                v: [0u32; SLOTS],
-                b: [false; SLOTS],
-                // A constant, so that code generation writes a memset, not a loop (a loop would
-                // give LLVM's passes another function shape than the proc macro's `[0; N]`).
-                out: [E::ZERO; ND],
-            };
+            let mut s = fresh!(E);
             $( $arms!(P, E, T, NS, ND, s, t, src, $base); )*
             s.out
         }
@@ -268,10 +364,11 @@ tier!(
     replay512, run512, alone512, arms256(0) arms256(256)
 );
 
-/// Replay conversion tape `P` on this thread: `src` in, the destination registers out, through
-/// the smallest tier that holds the tape (only that tier is instantiated).
+/// Tape `P` written out (the tier that holds it, the only one instantiated): the
+/// conversion's replay on nvptx, inlined into its caller. On the host it is only for tests
+/// that check it against [`looped`].
 #[inline(always)]
-pub fn run_tape<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize>(
+pub fn written_out<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize>(
     t: &T,
     src: &[E; NS],
 ) -> [E; ND] {
@@ -286,10 +383,17 @@ pub fn run_tape<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: u
     }
 }
 
-/// Replay store or load tape `P` through the smallest tier that holds it, the instance of call
-/// site `S` (each `convert!` names its own type).
+/// Tape `P` written out as a function of call site `S`'s own (a store's or a load's replay on
+/// nvptx, each `convert!` naming its own type).
 #[inline(always)]
-pub fn access_tape<P: Recorded, E: Element, T: Thread, S, const NS: usize, const ND: usize>(
+pub fn written_out_alone<
+    P: Recorded,
+    E: Element,
+    T: Thread,
+    S,
+    const NS: usize,
+    const ND: usize,
+>(
     t: &T,
     src: &[E; NS],
 ) -> [E; ND] {
@@ -302,4 +406,42 @@ pub fn access_tape<P: Recorded, E: Element, T: Thread, S, const NS: usize, const
     } else {
         alone512::<P, E, T, S, NS, ND>(t, src)
     }
+}
+
+/// Tape `P` in one loop: the same ops as [`written_out`], in the same order, each dispatched
+/// on its kind as it comes.
+pub fn looped<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize>(
+    t: &T,
+    src: &[E; NS],
+) -> [E; ND] {
+    let mut s = fresh!(E);
+    for &o in P::OPS {
+        step!(value, o, s, t, src);
+    }
+    s.out
+}
+
+/// Replay conversion tape `P` on this thread: `src` in, the destination registers out
+/// (written out on nvptx, looped elsewhere).
+#[inline(always)]
+pub fn run_tape<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize>(
+    t: &T,
+    src: &[E; NS],
+) -> [E; ND] {
+    #[cfg(target_arch = "nvptx64")]
+    return written_out::<P, E, T, NS, ND>(t, src);
+    #[cfg(not(target_arch = "nvptx64"))]
+    return looped::<P, E, T, NS, ND>(t, src);
+}
+
+/// Replay store or load tape `P` of call site `S` (written out on nvptx, looped elsewhere).
+#[inline(always)]
+pub fn access_tape<P: Recorded, E: Element, T: Thread, S, const NS: usize, const ND: usize>(
+    t: &T,
+    src: &[E; NS],
+) -> [E; ND] {
+    #[cfg(target_arch = "nvptx64")]
+    return written_out_alone::<P, E, T, S, NS, ND>(t, src);
+    #[cfg(not(target_arch = "nvptx64"))]
+    return looped::<P, E, T, NS, ND>(t, src);
 }

@@ -27,7 +27,6 @@ pub mod kind {
     pub const RANK: u8 = 9;
     pub const BIT: u8 = 10;
     pub const XOR: u8 = 11;
-    pub const LINEAR: u8 = 12;
     pub const SELECT: u8 = 13;
     pub const SHFL_XOR: u8 = 14;
     pub const SHFL_IDX: u8 = 15;
