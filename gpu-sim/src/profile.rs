@@ -105,6 +105,6 @@ fn phases(acc: &[LaneAccess], t: &Target, lanes: u32, load: bool) -> Vec<u32> {
     }
     by_phase
         .into_values()
-        .map(|mut w| count_phase(&mut w, t.banks).wavefronts)
+        .map(|w| count_phase(&w, t.banks).wavefronts)
         .collect()
 }

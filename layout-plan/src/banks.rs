@@ -66,29 +66,35 @@ pub struct PhaseCount {
 }
 
 /// Count one phase from the bank-wide word indices (byte address / bank width) its lanes touch,
-/// repeats allowed (lanes reading one word share it); `words` is sorted in place. At most 64
-/// banks.
-pub const fn count_phase(words: &mut [u32], banks: u32) -> PhaseCount {
-    sort(words);
+/// repeats allowed (lanes reading one word share it). At most 64 banks.
+pub const fn count_phase(words: &[u32], banks: u32) -> PhaseCount {
     let mut per_bank = [0u32; 64];
     let mut mask = 0u64;
+    // The bank holding the most distinct words, the lowest of those tied, kept as words come.
+    let mut worst = 0;
+    let n = words.len();
     let mut i = 0;
-    while i < words.len() {
+    while i < n {
         let w = words[i];
-        if i == 0 || words[i - 1] != w {
-            let b = (w % banks) as usize;
+        let b = (w % banks) as usize;
+        // A word is new unless an earlier lane touched it, which only a bank already in use
+        // can hold (so a phase without conflicts compares nothing).
+        let mut j = 0;
+        if per_bank[b] > 0 {
+            while j < i && words[j] != w {
+                j += 1;
+            }
+        } else {
+            j = i;
+        }
+        if j == i {
             per_bank[b] += 1;
             mask |= 1 << b;
+            if per_bank[b] > per_bank[worst] || (per_bank[b] == per_bank[worst] && b < worst) {
+                worst = b;
+            }
         }
         i += 1;
-    }
-    let mut worst = 0;
-    let mut b = 0;
-    while b < banks as usize {
-        if per_bank[b] > per_bank[worst] {
-            worst = b;
-        }
-        b += 1;
     }
     PhaseCount {
         wavefronts: if per_bank[worst] > 1 {
@@ -98,21 +104,6 @@ pub const fn count_phase(words: &mut [u32], banks: u32) -> PhaseCount {
         },
         worst_bank: worst as u32,
         banks: mask,
-    }
-}
-
-/// Insertion sort (phases hold at most a few hundred words).
-const fn sort(v: &mut [u32]) {
-    let mut i = 1;
-    while i < v.len() {
-        let x = v[i];
-        let mut j = i;
-        while j > 0 && v[j - 1] > x {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = x;
-        i += 1;
     }
 }
 
@@ -149,25 +140,52 @@ pub const fn worst_conflicts(
     target: &Target,
 ) -> u32 {
     let (matrix, active, bytes, per) = access_shape(&a.instr, a.vec * ebytes, lanes, target);
-    // Each lane's phase, as the first lane served in it.
-    let mut phase = [0u32; 64];
+    // Each lane's phase key and, from the keys, its phase as the first lane served in it; each
+    // lane's address bits (warp 0, before the instruction's offset). Each once: a const
+    // evaluation pays for every call and every step.
+    let n = if active < 64 { active } else { 64 } as usize;
+    let mut key = [0u32; 64];
     let mut l = 0;
-    while l < active && l < 64 {
-        let key = phase_of(l, per, bytes, load, matrix, target);
-        let mut first = 0;
-        while phase_of(first, per, bytes, load, matrix, target) != key {
-            first += 1;
-        }
-        phase[l as usize] = first;
+    while l < n {
+        key[l] = phase_of(l as u32, per, bytes, load, matrix, target);
         l += 1;
     }
+    let lb = a.lane_bases.as_slice();
+    let (mut phase, mut lane) = ([0u32; 64], [0u32; 64]);
+    // The first lane of each key (keys are below 64: a lane's phase number or a lane).
+    let mut first = [u32::MAX; 64];
+    let mut l = 0;
+    while l < n {
+        let k = key[l] as usize % 64;
+        if first[k] == u32::MAX {
+            first[k] = l as u32;
+        }
+        phase[l] = first[k];
+        if l > 0 {
+            let b = l.trailing_zeros() as usize;
+            lane[l] = lane[l & (l - 1)] ^ if b < lb.len() { lb[b] } else { 0 };
+        }
+        l += 1;
+    }
+    let padded = pads(&a.padding);
     let shape = Shape {
         phase,
+        lane,
+        padded,
         active,
         bytes,
     };
-    let warps = if pads(&a.padding) {
+    let warps = if padded {
         1u32 << a.warp_bases.len()
+    } else {
+        1
+    };
+    // Without padding, an instruction's addresses are the first's XOR one offset: a bijection
+    // of the bank-wide words that moves every bank alike (XOR commutes with the shift to words
+    // and the mask to banks, and offsets are aligned to the access), so every instruction takes
+    // the first's wavefronts.
+    let instrs = if padded || a.reg_offsets.len() < 2 {
+        a.reg_offsets.len()
     } else {
         1
     };
@@ -175,7 +193,7 @@ pub const fn worst_conflicts(
     let mut w = 0;
     while w < warps {
         let mut i = 0;
-        while i < a.reg_offsets.len() {
+        while i < instrs {
             let c = instr_conflicts(a, a.reg_offsets.get(i), &shape, target, w);
             if c > worst {
                 worst = c;
@@ -187,10 +205,12 @@ pub const fn worst_conflicts(
     worst
 }
 
-/// How an instruction's lanes are served: each lane's phase (its first lane), the lanes taking
-/// part, bytes per lane.
+/// How an instruction's lanes are served: each lane's phase (its first lane) and address bits,
+/// the lanes taking part, bytes per lane.
 struct Shape {
     phase: [u32; 64],
+    lane: [u32; 64],
+    padded: bool,
     active: u32,
     bytes: u32,
 }
@@ -227,8 +247,13 @@ const fn instr_conflicts(
             let mut l = first;
             while l < shape.active {
                 if shape.phase[l as usize] == first && l & a.lane_skip == 0 {
-                    let base = warp_base ^ xor_of(a.lane_bases.as_slice(), l);
-                    let addr = pad_address((base ^ ro) & OFFSET_MASK, &a.padding);
+                    let base = warp_base ^ shape.lane[l as usize];
+                    let addr = (base ^ ro) & OFFSET_MASK;
+                    let addr = if shape.padded {
+                        pad_address(addr, &a.padding)
+                    } else {
+                        addr
+                    };
                     let mut k = 0;
                     while k < per_lane && n < words.len() {
                         words[n] = addr / target.bank_bytes + k;
@@ -240,7 +265,7 @@ const fn instr_conflicts(
             }
             // Lanes that skip the access (copies) take no part: such a phase takes no wavefront.
             if n > 0 {
-                extra += count_phase(words.split_at_mut(n).0, target.banks).wavefronts - 1;
+                extra += count_phase(words.split_at(n).0, target.banks).wavefronts - 1;
             }
         }
         first += 1;

@@ -205,6 +205,9 @@ pub const fn combine(bases: &[u64], mask: u64) -> u64 {
 #[derive(Clone, Copy, Debug)]
 pub struct Span {
     rows: [(u64, u64); MAX_SPAN],
+    /// Each row's leading bit (its pivot), kept so that a const evaluation tests a row with one
+    /// AND, not a call.
+    piv: [u64; MAX_SPAN],
     len: usize,
 }
 
@@ -213,6 +216,7 @@ impl Span {
     pub const fn new(vs: &[u64]) -> Span {
         let mut s = Span {
             rows: [(0, 0); MAX_SPAN],
+            piv: [0; MAX_SPAN],
             len: 0,
         };
         let mut i = 0;
@@ -223,14 +227,19 @@ impl Span {
         s
     }
 
+    /// Add `v` as original vector `i` (below [`MAX_SPAN`]): the span of `vs` plus `v`, where
+    /// `vs` are the vectors before it, without making it again.
+    pub const fn add(&mut self, v: u64, i: usize) {
+        self.insert(v, 1u64 << i);
+    }
+
     const fn reduce(&self, mut v: u64, mut c: u64) -> (u64, u64) {
         let mut i = 0;
-        while i < self.len {
-            let (r, rc) = self.rows[i];
-            let top = 63 - r.leading_zeros();
-            if (v >> top) & 1 == 1 {
-                v ^= r;
-                c ^= rc;
+        // Once `v` is zero no row changes it.
+        while i < self.len && v != 0 {
+            if v & self.piv[i] != 0 {
+                v ^= self.rows[i].0;
+                c ^= self.rows[i].1;
             }
             i += 1;
         }
@@ -243,17 +252,19 @@ impl Span {
             return;
         }
         // Rows stay sorted by leading bit, highest first, so that reduce is one pass.
-        let top = v.leading_zeros();
+        let top = 1u64 << (63 - v.leading_zeros());
         let mut pos = 0;
-        while pos < self.len && self.rows[pos].0.leading_zeros() <= top {
+        while pos < self.len && self.piv[pos] > top {
             pos += 1;
         }
         let mut i = self.len;
         while i > pos {
             self.rows[i] = self.rows[i - 1];
+            self.piv[i] = self.piv[i - 1];
             i -= 1;
         }
         self.rows[pos] = (v, c);
+        self.piv[pos] = top;
         self.len += 1;
     }
 

@@ -20,7 +20,7 @@
 //!
 //! `no_std`, no `alloc`: it builds for every GPU target.
 #![no_std]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 /// `each!(n, |i| body)`: `body` for `i` = 0 .. `n`, in order. In optimised builds the first

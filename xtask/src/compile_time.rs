@@ -52,6 +52,9 @@ fn build(dir: &Path, target: &Path) -> Result<f64, String> {
         .args(["build", "--quiet", "--target-dir"])
         .arg(target)
         .env_remove("RUSTFLAGS")
+        // From scratch each time: an incremental rebuild of unchanged source reuses the last
+        // build's queries (its const evaluations, its code), which is not what a change costs.
+        .env("CARGO_INCREMENTAL", "0")
         .status()
         .map_err(|e| e.to_string())?;
     if !st.success() {
@@ -174,8 +177,9 @@ fn time_crates(names: &[(&str, String)], runs: usize) -> Result<(Vec<f64>, Vec<V
 
 /// `n` reductions of blocked 64x64 layouts (every split of 32 lanes over the dims, 1 to 8
 /// registers along dim 1, 4 warps along dim 0) along dim 1 and dim 0 in turn, as consts of
-/// their plans, against the crate with only the layouts (the parents and their slices).
-pub fn reductions(n: usize, runs: usize) -> Result<(), String> {
+/// their plans (`run`: each a sum's code, in a function that runs it on the simulator's
+/// thread), against the crate with only the layouts (the parents and their slices).
+pub fn reductions(n: usize, run: bool, runs: usize) -> Result<(), String> {
     let mut items = Vec::new();
     let mut consts = String::new();
     for i in 0..n {
@@ -186,12 +190,21 @@ pub fn reductions(n: usize, runs: usize) -> Result<(), String> {
             32 / lanes1,
             64 + 64 * (k / 24) as u32,
         ));
-        consts.push_str(&format!(
-            "pub const R{i}: u32 = Slice::<L{i}, S{i}, {dim}, {{ L{i}::ELEMENTS_PER_THREAD as usize }}, {{ S{i}::ELEMENTS_PER_THREAD as usize }}>::SHARED_BYTES;\n"
-        ));
+        let (n, m) = (
+            format!("{{ L{i}::ELEMENTS_PER_THREAD as usize }}"),
+            format!("{{ S{i}::ELEMENTS_PER_THREAD as usize }}"),
+        );
+        consts.push_str(&match run {
+            false => format!(
+                "pub const R{i}: u32 = Slice::<L{i}, S{i}, {dim}, {n}, {m}>::SHARED_BYTES;\n"
+            ),
+            true => format!(
+                "pub fn red{i}(t: &linear_layouts::sim::SimThread, x: &Tile<L{i}, f32, {n}>) -> Tile<S{i}, f32, {m}> {{ x.sum::<{dim}, S{i}, {m}>(t) }}\n"
+            ),
+        });
     }
     let head = format!(
-        "//! {} reductions.\n#![allow(unused_imports)]\nuse linear_layouts::{{layout, reduce::Slice}};\nlayout! {{\n{}\n}}\n",
+        "//! {} reductions.\n#![allow(unused_imports)]\nuse linear_layouts::{{layout, reduce::Slice, Layout, Tile}};\nlayout! {{\n{}\n}}\n",
         n,
         items.join("\n")
     );
@@ -203,8 +216,8 @@ pub fn reductions(n: usize, runs: usize) -> Result<(), String> {
         runs,
     )?;
     println!(
-        "cargo build (debug) of {} layouts: {:.2} s; with {} reductions planned: {:.2} s ({:.2} ms per reduction); median of {} runs each",
-        2 * n, m[0], n, m[1], (m[1] - m[0]) * 1000.0 / n as f64, runs
+        "cargo build (debug) of {} layouts: {:.2} s; with {} reductions planned{}: {:.2} s ({:.2} ms per reduction); median of {} runs each",
+        2 * n, m[0], n, if run { " and their code" } else { "" }, m[1], (m[1] - m[0]) * 1000.0 / n as f64, runs
     );
     println!("runs: {:?}", times);
     Ok(())

@@ -60,8 +60,8 @@ enum Cmd {
         /// With `--conversions`: conversions that move data between warps (shared memory).
         #[arg(long)]
         shared: bool,
-        /// With `--conversions`: also compile each conversion's code (a function that runs it
-        /// on the simulator's thread), not only its plan.
+        /// With `--conversions` or `--reductions`: also compile each one's code (a function
+        /// that runs it on the simulator's thread), not only its plan.
         #[arg(long)]
         run: bool,
         /// Instead: time N reductions (their plans, shared memory and cost as consts) against
@@ -87,7 +87,7 @@ fn main() -> ExitCode {
             reductions,
         } => match (conversions, reductions) {
             (Some(n), _) => compile_time::conversions(n, shared, run, runs),
-            (None, Some(n)) => compile_time::reductions(n, runs),
+            (None, Some(n)) => compile_time::reductions(n, run, runs),
             (None, None) => compile_time::run(layouts, runs),
         },
     };

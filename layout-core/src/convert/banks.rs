@@ -123,7 +123,8 @@ pub fn bank_conflicts_of_warp<S: Storage>(
 
 /// A phase from the bank-wide words its lanes touch (repeats allowed).
 fn phase(first: usize, n: usize, mut words: Vec<u32>, bank_bytes: u32, banks: u32) -> Phase {
-    let c = count_phase(&mut words, banks);
+    let c = count_phase(&words, banks);
+    words.sort_unstable();
     words.dedup();
     Phase {
         lanes: (first as u32, n as u32),

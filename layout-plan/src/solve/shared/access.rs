@@ -23,12 +23,13 @@ const fn vector_bits(f: &Flat, smem: &Smem, max_bits: usize, reg_free: u32) -> B
         let mut i = 0;
         while i < f.reg.len() && found.is_none() {
             let b = f.reg.get(i);
-            if smem.offset_of(b) == want
+            let (offset, round, cta) = smem.place(b);
+            if offset == want
                 && b != 0
                 && (reg_free >> i) & 1 == 0
                 // A vector never spans two rounds, nor two CTAs.
-                && smem.round_of(b) == 0
-                && smem.cta_of(b) == 0
+                && round == 0
+                && cta == 0
             {
                 found = Some(i);
             }

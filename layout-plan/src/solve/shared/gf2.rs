@@ -58,23 +58,39 @@ pub const fn concat(a: &[u64], b: &[u64]) -> Vecs {
 /// pivot at its lowest set bit, in pivot order (f2reduce's convention in Triton; the form is
 /// unique, so any elimination order gives it).
 pub const fn rref(rows: &[u64], dim: u32) -> Vecs {
-    let mut m = vecs(rows);
+    // On a plain array: a const evaluation pays for every call of a list's accessors.
+    let mut m = [0u64; MAX_SPAN];
+    let n = if rows.len() < MAX_SPAN {
+        rows.len()
+    } else {
+        MAX_SPAN
+    };
+    let mut any = 0;
+    let mut i = 0;
+    while i < n {
+        m[i] = rows[i];
+        any |= rows[i];
+        i += 1;
+    }
+    // No pivot past the rows' highest bit.
+    let top = 64 - any.leading_zeros();
+    let cols = if dim < top { dim } else { top };
     let mut rank = 0;
     let mut col = 0;
-    while col < dim && col < 64 {
+    while col < cols {
         let bit = 1u64 << col;
         let mut p = rank;
-        while p < m.len() && m.get(p) & bit == 0 {
+        while p < n && m[p] & bit == 0 {
             p += 1;
         }
-        if p < m.len() {
-            let row = m.get(p);
-            m.set(p, m.get(rank));
-            m.set(rank, row);
+        if p < n {
+            let row = m[p];
+            m[p] = m[rank];
+            m[rank] = row;
             let mut i = 0;
-            while i < m.len() {
-                if i != rank && m.get(i) & bit != 0 {
-                    m.set(i, m.get(i) ^ row);
+            while i < n {
+                if i != rank && m[i] & bit != 0 {
+                    m[i] ^= row;
                 }
                 i += 1;
             }
@@ -82,35 +98,36 @@ pub const fn rref(rows: &[u64], dim: u32) -> Vecs {
         }
         col += 1;
     }
-    m.truncate(rank);
-    m
+    vecs(m.split_at(rank).0)
 }
 
-/// Whether column `c` is a pivot of `m` (an [`rref`]).
-const fn is_pivot(m: &Vecs, c: u32) -> bool {
+/// The pivot columns of `m` (an [`rref`]), one bit each: each row's lowest set bit.
+const fn pivots(m: &Vecs) -> u64 {
+    let mut out = 0;
     let mut i = 0;
     while i < m.len() {
-        if m.get(i).trailing_zeros() == c {
-            return true;
-        }
+        let r = m.get(i);
+        out |= r & r.wrapping_neg();
         i += 1;
     }
-    false
+    out
 }
 
 /// `nullspaceBasis`: vectors `x` with `<v, x> = 0` for every `v` of `vs`.
 pub const fn nullspace(vs: &[u64], dim: u32) -> Vecs {
     let m = rref(vs, dim);
+    let piv = pivots(&m);
+    let rows = m.as_slice();
     let mut out = NONE;
     let mut free = 0;
     while free < dim {
-        if !is_pivot(&m, free) {
+        if (piv >> free) & 1 == 0 {
             let mut v = 1u64 << free;
             let mut i = 0;
-            while i < m.len() {
-                let r = m.get(i);
+            while i < rows.len() {
+                let r = rows[i];
                 if (r >> free) & 1 == 1 {
-                    v ^= 1 << r.trailing_zeros();
+                    v ^= r & r.wrapping_neg();
                 }
                 i += 1;
             }
@@ -154,11 +171,11 @@ pub const fn intersection(b1: &[u64], b2: &[u64], dim: u32) -> Vecs {
 
 /// `complementBasis`: unit vectors of the columns that are no pivot of `basis`.
 pub const fn complement(basis: &[u64], dim: u32) -> Vecs {
-    let m = rref(basis, dim);
+    let piv = pivots(&rref(basis, dim));
     let mut out = NONE;
     let mut c = 0;
     while c < dim {
-        if !is_pivot(&m, c) {
+        if (piv >> c) & 1 == 0 {
             out.push(1u64 << c);
         }
         c += 1;

@@ -40,6 +40,17 @@ impl Smem {
         }
     }
 
+    /// The offset, round and CTA of a flat tensor vector, from one reduction: what
+    /// [`Smem::offset_of`], [`Smem::round_of`] and [`Smem::cta_of`] each give.
+    pub const fn place(&self, v: u64) -> (u32, u32, u32) {
+        let m = self.mask(v);
+        (
+            (m & ((1u64 << self.offset_bits) - 1)) as u32,
+            ((m >> self.offset_bits) & ((1u64 << self.rep_bits) - 1)) as u32,
+            (m >> (self.offset_bits + self.rep_bits)) as u32,
+        )
+    }
+
     const fn mask(&self, v: u64) -> u64 {
         match self.span.express(v) {
             Some(m) => m,
@@ -64,7 +75,8 @@ impl Smem {
 
     /// The address of a flat tensor vector: byte offset, and its CTA at `CTA_SHIFT`.
     pub const fn addr_of(&self, v: u64, ebytes: u32) -> u32 {
-        (self.offset_of(v) * ebytes) | (self.cta_of(v) << CTA_SHIFT)
+        let (offset, _, cta) = self.place(v);
+        (offset * ebytes) | (cta << CTA_SHIFT)
     }
 
     /// Rounds.
@@ -91,7 +103,7 @@ impl<'a> Side<'a> {
     /// in the span of those before it, registers first, then lanes, warps, CTAs).
     pub const fn of(flat: &'a Flat) -> Side<'a> {
         let mut span = Span::new(&[]);
-        let mut all = super::gf2::NONE;
+        let mut n = 0;
         let mut masks = [0u32; 4];
         let dims = [&flat.reg, &flat.lane, &flat.warp, &flat.block];
         let mut d = 0;
@@ -102,8 +114,8 @@ impl<'a> Side<'a> {
                 if span.contains(b) {
                     masks[d] |= 1 << i;
                 } else {
-                    all.push(b);
-                    span = Span::new(all.as_slice());
+                    span.add(b, n);
+                    n += 1;
                 }
                 i += 1;
             }
@@ -159,11 +171,16 @@ pub const fn access_groups(side: &Side, used: usize, smem: &Smem) -> Option<Grou
 
 /// The addresses of `bases`.
 pub(super) const fn addrs(bases: &Bases, smem: &Smem, ebytes: u32) -> FixedBases {
-    let mut out = FixedBases::new();
+    // Into an array first, so that the map's terms are made once (a push remakes them).
+    let mut out = [0u32; crate::fixed::MAX_BASES];
+    let b = bases.as_slice();
     let mut i = 0;
-    while i < bases.len() {
-        out.push(smem.addr_of(bases.get(i), ebytes));
+    while i < b.len() && i < out.len() {
+        out[i] = smem.addr_of(b[i], ebytes);
         i += 1;
     }
-    out
+    match FixedBases::from_slice(out.split_at(i).0) {
+        Some(f) => f,
+        None => FixedBases::new(),
+    }
 }

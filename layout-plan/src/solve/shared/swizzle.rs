@@ -413,11 +413,17 @@ impl AccessKind {
     }
 }
 
-/// Which hardware bits of `a` hold the element `v`: `(register mask, lane mask)`.
-const fn locate(a: &Flat, v: u64) -> Option<(u64, u64)> {
+/// The span of `a`'s register, lane and warp bases, in that order (what [`locate`] reads).
+const fn hardware_span(a: &Flat) -> Span {
     let mut all = concat(a.reg.as_slice(), a.lane.as_slice());
     all.extend(a.warp.as_slice());
-    let Some(m) = Span::new(all.as_slice()).express(v) else {
+    Span::new(all.as_slice())
+}
+
+/// Which hardware bits of `a` (whose [`hardware_span`] is `span`) hold the element `v`:
+/// `(register mask, lane mask)`.
+const fn locate(a: &Flat, span: &Span, v: u64) -> Option<(u64, u64)> {
+    let Some(m) = span.express(v) else {
         return None;
     };
     let nr = a.reg.len();
@@ -458,10 +464,11 @@ const fn swizzling_tile(
         i += 1;
     }
     // The first lanes of b's tile must be registers in a; the rest lanes of a, in order.
+    let span = hardware_span(a);
     let extra = n_reg_a - n_reg_b;
     let mut i = 0;
     while i < extra && i < lanes_b.len() {
-        match locate(a, b.lane.get(lanes_b[i])) {
+        match locate(a, &span, b.lane.get(lanes_b[i])) {
             Some((reg, _)) if reg != 0 => {}
             _ => return None,
         }
@@ -470,7 +477,7 @@ const fn swizzling_tile(
     let from = lanes_b.len().saturating_sub(lanes_a.len());
     let mut k = 0;
     while k < lanes_a.len() && from + k < lanes_b.len() {
-        match locate(a, b.lane.get(lanes_b[from + k])) {
+        match locate(a, &span, b.lane.get(lanes_b[from + k])) {
             Some((0, lane)) if lane == 1 << lanes_a[k] => {}
             _ => return None,
         }
