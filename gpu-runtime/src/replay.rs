@@ -410,15 +410,35 @@ pub fn written_out_alone<
 
 /// Tape `P` in one loop: the same ops as [`written_out`], in the same order, each dispatched
 /// on its kind as it comes.
+#[inline]
 pub fn looped<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize>(
     t: &T,
     src: &[E; NS],
 ) -> [E; ND] {
-    let mut s = fresh!(E);
-    for &o in P::OPS {
+    let mut out = [E::ZERO; ND];
+    loop_over(P::OPS, t, src, &mut out);
+    out
+}
+
+/// A looped replay's state: the destination registers borrowed, so that one loop serves every
+/// tape of an element type on a thread type.
+struct Borrowed<'a, E> {
+    v: [u32; SLOTS],
+    b: [bool; SLOTS],
+    out: &'a mut [E],
+}
+
+/// [`looped`]'s loop: one instance per element type and thread type, whatever the tape and the
+/// register counts (a debug build compiles it once, not once per conversion).
+fn loop_over<E: Element, T: Thread>(ops: &[(u8, u16, u128)], t: &T, src: &[E], out: &mut [E]) {
+    let mut s = Borrowed {
+        v: [0u32; SLOTS],
+        b: [false; SLOTS],
+        out,
+    };
+    for &o in ops {
         step!(value, o, s, t, src);
     }
-    s.out
 }
 
 /// Replay conversion tape `P` on this thread: `src` in, the destination registers out

@@ -154,6 +154,7 @@ pub const fn worst_conflicts(
     let (mut phase, mut lane) = ([0u32; 64], [0u32; 64]);
     // The first lane of each key (keys are below 64: a lane's phase number or a lane).
     let mut first = [u32::MAX; 64];
+    let mut consecutive = per.is_power_of_two();
     let mut l = 0;
     while l < n {
         let k = key[l] as usize % 64;
@@ -161,6 +162,7 @@ pub const fn worst_conflicts(
             first[k] = l as u32;
         }
         phase[l] = first[k];
+        consecutive &= phase[l] == l as u32 & !(per.wrapping_sub(1));
         if l > 0 {
             let b = l.trailing_zeros() as usize;
             lane[l] = lane[l & (l - 1)] ^ if b < lb.len() { lb[b] } else { 0 };
@@ -172,6 +174,8 @@ pub const fn worst_conflicts(
         phase,
         lane,
         padded,
+        consecutive,
+        per,
         active,
         bytes,
     };
@@ -211,6 +215,9 @@ struct Shape {
     phase: [u32; 64],
     lane: [u32; 64],
     padded: bool,
+    /// Whether phases are consecutive groups of `per` lanes.
+    consecutive: bool,
+    per: u32,
     active: u32,
     bytes: u32,
 }
@@ -238,8 +245,21 @@ const fn instr_conflicts(
     let warp_base = xor_of(a.warp_bases.as_slice(), warp);
     let per_lane = shape.bytes.div_ceil(target.bank_bytes);
     let mut extra = 0;
+    // Consecutive phases of an unpadded access are the first's XOR one lane offset (as an
+    // instruction is the first's XOR its register offset, see `worst_conflicts`): each takes
+    // the first's wavefronts, unless all its lanes skip the access (its lane bits above the
+    // phase are copies').
+    let alike = shape.consecutive && !shape.padded;
+    let mut first_extra = 0;
     let mut first = 0;
     while first < shape.active {
+        if alike && first > 0 {
+            if first & a.lane_skip == 0 {
+                extra += first_extra;
+            }
+            first += shape.per;
+            continue;
+        }
         // A phase is counted at its first lane.
         if shape.phase[first as usize] == first {
             let mut words = [0u32; 256];
@@ -265,10 +285,11 @@ const fn instr_conflicts(
             }
             // Lanes that skip the access (copies) take no part: such a phase takes no wavefront.
             if n > 0 {
-                extra += count_phase(words.split_at(n).0, target.banks).wavefronts - 1;
+                first_extra = count_phase(words.split_at(n).0, target.banks).wavefronts - 1;
+                extra += first_extra;
             }
         }
-        first += 1;
+        first += if alike { shape.per } else { 1 };
     }
     extra
 }

@@ -8,6 +8,25 @@ use core::ops::Deref;
 use crate::ir::Storage;
 use crate::linear::{terms_of, Term, SHORT_TERMS, ZERO};
 
+/// The first `len` items of `items` (all of them past its length). What `items.split_at(len).0`
+/// gives, without its five nested calls, each of which a const evaluation interprets: the
+/// fixed-size lists' slices are the planner's most frequent call, so its compile time.
+#[allow(unsafe_code)]
+pub const fn prefix<T>(items: &[T], len: usize) -> &[T] {
+    let len = if len < items.len() { len } else { items.len() };
+    // SAFETY: `len` is at most `items.len()`, so the slice is `items`' first `len` items.
+    unsafe { core::slice::from_raw_parts(items.as_ptr(), len) }
+}
+
+/// `&items[a..b]`, clamped to `items` (empty where `a >= b`), as cheaply as [`prefix`].
+#[allow(unsafe_code)]
+pub const fn range<T>(items: &[T], a: usize, b: usize) -> &[T] {
+    let b = if b < items.len() { b } else { items.len() };
+    let a = if a < b { a } else { b };
+    // SAFETY: `a <= b <= items.len()`, so the slice is `items`' items `a..b`.
+    unsafe { core::slice::from_raw_parts(items.as_ptr().add(a), b - a) }
+}
+
 /// The most entries one table of a [`Fixed`] plan holds.
 pub const FIXED_CAP: usize = 4096;
 
@@ -98,13 +117,8 @@ impl<T: Copy, const CAP: usize> FixedList<T, CAP> {
     }
 
     /// The entries.
-    #[allow(unsafe_code)]
     pub const fn as_slice(&self) -> &[T] {
-        // `split_at` would check what the list keeps true (`len <= CAP`) through five calls,
-        // each of which a const evaluation interprets: the plans' compile time.
-        assert!(self.len <= CAP);
-        // SAFETY: the first `len` items of `items` are initialised and in bounds.
-        unsafe { core::slice::from_raw_parts(self.items.as_ptr(), self.len) }
+        prefix(&self.items, self.len)
     }
 }
 
@@ -223,11 +237,12 @@ impl FixedBases {
     /// Recompute the terms from the bases.
     const fn sync(&mut self) {
         let all = terms_of(self.as_slice());
-        self.fits = all.as_slice().len() <= SHORT_TERMS;
+        let all = all.as_slice();
+        self.fits = all.len() <= SHORT_TERMS;
         self.terms = [ZERO; SHORT_TERMS];
         let mut i = 0;
-        while self.fits && i < all.as_slice().len() {
-            self.terms[i] = all.as_slice()[i];
+        while self.fits && i < all.len() {
+            self.terms[i] = all[i];
             i += 1;
         }
     }

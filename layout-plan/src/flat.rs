@@ -174,7 +174,7 @@ impl Flat {
         };
         let mut at = 0;
         while self.rank > 0 && at + self.rank <= coords.len() {
-            if let Err(e) = self.add(dim, coords.split_at(at).1.split_at(self.rank).0) {
+            if let Err(e) = self.add(dim, crate::fixed::range(coords, at, at + self.rank)) {
                 return Err(e);
             }
             at += self.rank;
@@ -201,13 +201,16 @@ pub const fn combine(bases: &[u64], mask: u64) -> u64 {
     acc
 }
 
-/// Row-reduced vectors, each with the combination of original vectors it is.
+/// Row-reduced vectors, each with the combination of original vectors it is. Rows have
+/// distinct leading bits (an echelon form, in the order they came); a reduction follows the
+/// leading bit of what is left, so that it takes one step per row it uses, not per row held.
+/// Any echelon form gives the same answers: the original vectors that are rows form a basis of
+/// the span, so each vector of it has one combination of them.
 #[derive(Clone, Copy, Debug)]
 pub struct Span {
     rows: [(u64, u64); MAX_SPAN],
-    /// Each row's leading bit (its pivot), kept so that a const evaluation tests a row with one
-    /// AND, not a call.
-    piv: [u64; MAX_SPAN],
+    /// For each bit, 1 + the row that leads with it, or 0.
+    lead: [u8; 64],
     len: usize,
 }
 
@@ -216,7 +219,7 @@ impl Span {
     pub const fn new(vs: &[u64]) -> Span {
         let mut s = Span {
             rows: [(0, 0); MAX_SPAN],
-            piv: [0; MAX_SPAN],
+            lead: [0; 64],
             len: 0,
         };
         let mut i = 0;
@@ -234,14 +237,14 @@ impl Span {
     }
 
     const fn reduce(&self, mut v: u64, mut c: u64) -> (u64, u64) {
-        let mut i = 0;
-        // Once `v` is zero no row changes it.
-        while i < self.len && v != 0 {
-            if v & self.piv[i] != 0 {
-                v ^= self.rows[i].0;
-                c ^= self.rows[i].1;
+        while v != 0 {
+            let r = self.lead[63 - v.leading_zeros() as usize];
+            if r == 0 {
+                break;
             }
-            i += 1;
+            let (rv, rc) = self.rows[r as usize - 1];
+            v ^= rv;
+            c ^= rc;
         }
         (v, c)
     }
@@ -251,21 +254,9 @@ impl Span {
         if v == 0 {
             return;
         }
-        // Rows stay sorted by leading bit, highest first, so that reduce is one pass.
-        let top = 1u64 << (63 - v.leading_zeros());
-        let mut pos = 0;
-        while pos < self.len && self.piv[pos] > top {
-            pos += 1;
-        }
-        let mut i = self.len;
-        while i > pos {
-            self.rows[i] = self.rows[i - 1];
-            self.piv[i] = self.piv[i - 1];
-            i -= 1;
-        }
-        self.rows[pos] = (v, c);
-        self.piv[pos] = top;
+        self.rows[self.len] = (v, c);
         self.len += 1;
+        self.lead[63 - v.leading_zeros() as usize] = self.len as u8;
     }
 
     /// The dimension of the span.

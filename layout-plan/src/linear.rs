@@ -63,7 +63,7 @@ pub struct Terms {
 impl Terms {
     /// The terms.
     pub const fn as_slice(&self) -> &[Term] {
-        self.items.split_at(self.len).0
+        crate::fixed::prefix(&self.items, self.len)
     }
 }
 

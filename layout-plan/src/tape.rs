@@ -90,12 +90,12 @@ impl Tape {
 
     /// The operations.
     pub const fn ops(&self) -> &[Op] {
-        self.ops.split_at(self.n_ops).0
+        crate::fixed::prefix(&self.ops, self.n_ops)
     }
 
     /// The terms of the sums.
     pub const fn terms(&self) -> &[u64] {
-        self.terms.split_at(self.n_terms).0
+        crate::fixed::prefix(&self.terms, self.n_terms)
     }
 
     /// Value slots used.

@@ -12,7 +12,7 @@ use crate::MAX_SHUFFLE_WORDS;
 
 /// `&s[a..b]` in a const.
 const fn sub<T>(s: &[T], a: usize, b: usize) -> &[T] {
-    s.split_at(b).0.split_at(a).1
+    crate::fixed::range(s, a, b)
 }
 
 const fn min(a: usize, b: usize) -> usize {

@@ -3,7 +3,8 @@
 
 use crate::fixed::{FixedBases, FixedList};
 use crate::flat::Bases;
-use crate::flat::{combine, Flat, Span};
+use crate::flat::{Flat, Span};
+use crate::linear::xor_of;
 use crate::CTA_SHIFT;
 
 /// The shared layout: offset bits, then rep (round) bits, then one bit per source block bit
@@ -151,14 +152,25 @@ pub const fn access_groups(side: &Side, used: usize, smem: &Smem) -> Option<Grou
     if n > crate::fixed::FIXED_CAP {
         return None;
     }
+    // The round of each register basis: a register's round is the XOR of its bits' (the
+    // shared layout is linear, and holds every element).
+    let regs = f.reg.as_slice();
+    let mut reg_round = [0u32; 32];
+    let mut i = 0;
+    while i < regs.len() && i < 32 {
+        reg_round[i] = smem.round_of(regs[i]);
+        i += 1;
+    }
+    let reg_round = crate::fixed::prefix(&reg_round, i);
     let mut out = FixedList::new(0);
+    let rounds = smem.rounds();
     let mut round = 0;
-    while round < smem.rounds() {
+    while round < rounds {
         let mut x = 0;
         while x < n {
             if x & used == 0
                 && (x as u32) & side.reg_free == 0
-                && smem.round_of(combine(f.reg.as_slice(), x as u64)) == round
+                && xor_of(reg_round, x as u32) == round
             {
                 out.push(x as u16);
             }

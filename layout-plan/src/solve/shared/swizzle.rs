@@ -6,9 +6,7 @@
 //! (ldmatrix/stmatrix), and the multi-CTA block bases: the source's block bases become the shared
 //! layout's, so each CTA's buffer holds a CTA's share of the tensor.
 
-use super::gf2::{
-    complement, concat, contains, dedup, intersection, non_zero, rref, sort, Vecs, NONE,
-};
+use super::gf2::{complement, concat, contains, dedup, intersection, non_zero, sort, Vecs, NONE};
 use crate::flat::{Flat, Span};
 use crate::Target;
 
@@ -56,11 +54,13 @@ const fn compute_segment(
     }
     dedup(&mut set_src);
     dedup(&mut set_dst);
+    // The unit vectors either set holds, one bit each.
+    let taken = units(set_src.as_slice()) | units(set_dst.as_slice());
     let mut segment = NONE;
     let mut b = 0;
     while b < dim {
         let u = 1u64 << b;
-        if !contains(set_src.as_slice(), u) && !contains(set_dst.as_slice(), u) {
+        if taken & u == 0 {
             segment.push(u);
         }
         b += 1;
@@ -93,6 +93,20 @@ const fn compute_segment(
     segment.extend(bb.as_slice().split_at(k).0);
     segment.truncate(len);
     segment
+}
+
+/// The OR of the unit vectors of `vs`.
+const fn units(vs: &[u64]) -> u64 {
+    let mut out = 0;
+    let mut i = 0;
+    while i < vs.len() {
+        let v = vs[i];
+        if v != 0 && v & (v - 1) == 0 {
+            out |= v;
+        }
+        i += 1;
+    }
+    out
 }
 
 /// The vectors of `a` that are not in `b`.
@@ -352,7 +366,7 @@ const fn swizzle_with(
     all.extend(segment.as_slice());
     all.extend(reps.as_slice());
     let with_block = concat(all.as_slice(), block.as_slice());
-    if with_block.len() != dim as usize || rref(with_block.as_slice(), dim).len() != dim as usize {
+    if with_block.len() != dim as usize || Span::new(with_block.as_slice()).rank() != dim as usize {
         // Not a basis (a degenerate input): fall back to the unswizzled row-major layout of
         // what the block bases leave.
         let rest = complement(block.as_slice(), dim);
@@ -413,17 +427,18 @@ impl AccessKind {
     }
 }
 
-/// The span of `a`'s register, lane and warp bases, in that order (what [`locate`] reads).
-const fn hardware_span(a: &Flat) -> Span {
-    let mut all = concat(a.reg.as_slice(), a.lane.as_slice());
-    all.extend(a.warp.as_slice());
-    Span::new(all.as_slice())
-}
-
-/// Which hardware bits of `a` (whose [`hardware_span`] is `span`) hold the element `v`:
-/// `(register mask, lane mask)`.
-const fn locate(a: &Flat, span: &Span, v: u64) -> Option<(u64, u64)> {
-    let Some(m) = span.express(v) else {
+/// Which hardware bits of `a` hold the element `v`: `(register mask, lane mask)`. `span` is
+/// the span of `a`'s register, lane and warp bases, made on the first call that needs it.
+const fn locate(a: &Flat, span: &mut Option<Span>, v: u64) -> Option<(u64, u64)> {
+    if span.is_none() {
+        let mut all = concat(a.reg.as_slice(), a.lane.as_slice());
+        all.extend(a.warp.as_slice());
+        *span = Some(Span::new(all.as_slice()));
+    }
+    let Some(s) = span else {
+        return None;
+    };
+    let Some(m) = s.express(v) else {
         return None;
     };
     let nr = a.reg.len();
@@ -464,11 +479,11 @@ const fn swizzling_tile(
         i += 1;
     }
     // The first lanes of b's tile must be registers in a; the rest lanes of a, in order.
-    let span = hardware_span(a);
+    let mut span = None;
     let extra = n_reg_a - n_reg_b;
     let mut i = 0;
     while i < extra && i < lanes_b.len() {
-        match locate(a, &span, b.lane.get(lanes_b[i])) {
+        match locate(a, &mut span, b.lane.get(lanes_b[i])) {
             Some((reg, _)) if reg != 0 => {}
             _ => return None,
         }
@@ -477,7 +492,7 @@ const fn swizzling_tile(
     let from = lanes_b.len().saturating_sub(lanes_a.len());
     let mut k = 0;
     while k < lanes_a.len() && from + k < lanes_b.len() {
-        match locate(a, &span, b.lane.get(lanes_b[from + k])) {
+        match locate(a, &mut span, b.lane.get(lanes_b[from + k])) {
             Some((0, lane)) if lane == 1 << lanes_a[k] => {}
             _ => return None,
         }
@@ -518,16 +533,23 @@ const fn get_tile(kind: AccessKind, regs: &Vecs, lanes: &[u64], vbasis: &Vecs) -
 }
 
 /// `bankConflicts`: `2^dim(segment ∩ tile) - 1` for each side; their sum.
-const fn bank_conflicts(tile_src: &Vecs, tile_dst: &Vecs, sb: &SmemBases, dim: u32) -> usize {
+const fn bank_conflicts(tile_src: &Vecs, tile_dst: &Vecs, sb: &SmemBases) -> usize {
     let mut seg = NONE;
     let mut i = 0;
     while i < sb.segment {
         seg.push(sb.bases.get(sb.vector + sb.bank + i));
         i += 1;
     }
-    let w = (1usize << intersection(seg.as_slice(), tile_src.as_slice(), dim).len()) - 1;
-    let r = (1usize << intersection(seg.as_slice(), tile_dst.as_slice(), dim).len()) - 1;
+    let w = (1usize << meet_rank(seg.as_slice(), tile_src.as_slice())) - 1;
+    let r = (1usize << meet_rank(seg.as_slice(), tile_dst.as_slice())) - 1;
     w + r
+}
+
+/// `dim(span(a) ∩ span(b))`, as `rank(a) + rank(b) - rank(a, b)`: the length of Triton's
+/// `intersectionBasis`, which is all `bankConflicts` reads, without the basis itself.
+const fn meet_rank(a: &[u64], b: &[u64]) -> usize {
+    let both = concat(a, b);
+    Span::new(a).rank() + Span::new(b).rank() - Span::new(both.as_slice()).rank()
 }
 
 /// The kinds of access Triton considers for `bitwidth`-bit elements (`getSrcDstTiles`).
@@ -581,7 +603,7 @@ const fn try_kinds(
         dst: td.as_slice(),
     };
     let sb = swizzle_with(s, t, bitwidth, &tiles, leave, allow_reps, target);
-    Some((bank_conflicts(&ts, &td, &sb, s.total_bits), sb))
+    Some((bank_conflicts(&ts, &td, &sb), sb))
 }
 
 /// Triton's NVIDIA `optimalSwizzling` over instruction tiles: every pair of a store kind and a
