@@ -26,6 +26,12 @@ pub const fn phase_shape(matrix: bool, bytes: u32, lanes: u32, t: &Target) -> (u
     (bytes, if per == 0 { 1 } else { per })
 }
 
+/// Whether an access's phases are consecutive groups of lanes ([`phase_of`]'s first case):
+/// all but a 16-byte vector load on a target that names its own phase lanes.
+pub const fn in_groups(bytes: u32, load: bool, matrix: bool, t: &Target) -> bool {
+    !(load && !matrix && bytes == 16 && t.load128_phase[0] != 0)
+}
+
 /// The phase of an instruction that `lane` is served in: consecutive groups of `per` lanes
 /// (from [`phase_shape`]), or for a 16-byte vector load on a target that names its own phase
 /// lanes, the lanes whose XOR with `lane` is in their span (phases are then labelled by a
@@ -38,7 +44,7 @@ pub const fn phase_of(
     matrix: bool,
     t: &Target,
 ) -> u32 {
-    if !(load && !matrix && bytes == 16 && t.load128_phase[0] != 0) {
+    if in_groups(bytes, load, matrix, t) {
         return lane / per;
     }
     // The masks have distinct leading bits: clear each from the lane, highest first.
@@ -140,29 +146,26 @@ pub const fn worst_conflicts(
     target: &Target,
 ) -> u32 {
     let (matrix, active, bytes, per) = access_shape(&a.instr, a.vec * ebytes, lanes, target);
-    // Each lane's phase key and, from the keys, its phase as the first lane served in it; each
-    // lane's address bits (warp 0, before the instruction's offset). Each once: a const
-    // evaluation pays for every call and every step.
+    // Each lane's phase as the first lane served in it (in groups, its group's first; else from
+    // each lane's key, the first lane of that key) and its address bits (warp 0, before the
+    // instruction's offset). Each once: a const evaluation pays for every call and every step.
     let n = if active < 64 { active } else { 64 } as usize;
-    let mut key = [0u32; 64];
-    let mut l = 0;
-    while l < n {
-        key[l] = phase_of(l as u32, per, bytes, load, matrix, target);
-        l += 1;
-    }
+    let consecutive = in_groups(bytes, load, matrix, target);
     let lb = a.lane_bases.as_slice();
     let (mut phase, mut lane) = ([0u32; 64], [0u32; 64]);
     // The first lane of each key (keys are below 64: a lane's phase number or a lane).
     let mut first = [u32::MAX; 64];
-    let mut consecutive = per.is_power_of_two();
     let mut l = 0;
     while l < n {
-        let k = key[l] as usize % 64;
-        if first[k] == u32::MAX {
-            first[k] = l as u32;
-        }
-        phase[l] = first[k];
-        consecutive &= phase[l] == l as u32 & !(per.wrapping_sub(1));
+        phase[l] = if consecutive {
+            (l as u32 / per) * per
+        } else {
+            let k = phase_of(l as u32, per, bytes, load, matrix, target) as usize % 64;
+            if first[k] == u32::MAX {
+                first[k] = l as u32;
+            }
+            first[k]
+        };
         if l > 0 {
             let b = l.trailing_zeros() as usize;
             lane[l] = lane[l & (l - 1)] ^ if b < lb.len() { lb[b] } else { 0 };
@@ -264,8 +267,14 @@ const fn instr_conflicts(
         if shape.phase[first as usize] == first {
             let mut words = [0u32; 256];
             let mut n = 0;
+            // In groups, a phase's lanes are the `per` from its first.
+            let end = if shape.consecutive && first + shape.per < shape.active {
+                first + shape.per
+            } else {
+                shape.active
+            };
             let mut l = first;
-            while l < shape.active {
+            while l < end {
                 if shape.phase[l as usize] == first && l & a.lane_skip == 0 {
                     let base = warp_base ^ shape.lane[l as usize];
                     let addr = (base ^ ro) & OFFSET_MASK;

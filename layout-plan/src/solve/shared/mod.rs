@@ -81,8 +81,9 @@ pub const fn plan_shared(
         return Err(Unfit::TooLarge);
     }
     let s_side = Side::of(s);
+    let t_whole = Side::of(t);
     // A load fills registers that hold copies from the one it loads; only stores skip threads.
-    let t_side = Side::of(t).loading();
+    let t_side = t_whole.loading();
     let (sb, (ks, kd), span) = match scratch(s, t, elem_bits, target) {
         Ok(x) => x,
         Err(e) => return Err(e),
@@ -101,9 +102,9 @@ pub const fn plan_shared(
     }
     let barrier = if store.remote || load.remote {
         Barrier::Cluster
-    } else if (crosses_warps && !same_warps(s, t))
-        || s_side.warp_free != 0
-        || Side::of(t).warp_free != 0
+    } else if s_side.warp_free != 0
+        || t_whole.warp_free != 0
+        || (crosses_warps && !same_warps(s, t))
     {
         Barrier::Block
     } else {
