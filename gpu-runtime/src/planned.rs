@@ -102,7 +102,7 @@ pub enum Route {
 }
 
 impl<A: Layout, B: Layout, E: Element> Planned<A, B, E> {
-    const SOLVED: (Route, Cost) = match route(&Tables::of::<A>(), &Tables::of::<B>(), E::BITS) {
+    const SOLVED: (Route, Cost) = match route(Flattened::<A>::SIDE, Flattened::<B>::SIDE, E::BITS) {
         Ok(p) => p,
         Err(why) => panic!("{}", showing::<B>(showing::<A>(why)).as_str()),
     };
@@ -530,6 +530,19 @@ impl<A: Registers<N>, E: Element, const N: usize> Tile<A, E, N> {
 const TOO_LARGE: &str =
     "a layout is larger than the planner's tables (63 coordinate bits, 2^32 values of an in-dim)";
 
+/// A layout as the planner reads it: its tables, and them flattened.
+type Side = (&'static Tables, &'static Result<Flat, FlatError>);
+
+/// Layout `L` as the planner reads it, made once per layout (every pair it is a side of reads
+/// it; a const evaluation would otherwise flatten it for each).
+struct Flattened<L>(PhantomData<L>);
+
+impl<L: Layout> Flattened<L> {
+    const TABLES: Tables = Tables::of::<L>();
+    const FLAT: Result<Flat, FlatError> = flat(&Self::TABLES);
+    const SIDE: Side = (&Self::TABLES, &Self::FLAT);
+}
+
 /// `l`'s tables flattened for the planner.
 const fn flat(l: &Tables) -> Result<Flat, FlatError> {
     let mut f = match Flat::new(l.shape) {
@@ -576,9 +589,9 @@ const fn shared_bases(f: &Flat, l: &Tables) -> Option<(Bases, Bases)> {
 /// The route of `a => b`: a conversion between distributed layouts, or a store into or a load
 /// from a shared one; or the message that says why there is none.
 #[allow(clippy::result_large_err)]
-const fn route(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Route, Cost), Msg> {
+const fn route(a: Side, b: Side, elem_bits: u32) -> Result<(Route, Cost), Msg> {
     use LayoutKind::{Distributed as D, Shared as S};
-    match (a.kind, b.kind) {
+    match (a.0.kind, b.0.kind) {
         (D, D) => match solve(a, b, elem_bits) {
             Ok((p, c)) => Ok((Route::Convert(p), c)),
             Err(m) => Err(m),
@@ -594,48 +607,59 @@ const fn route(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Route, Cost), 
         (S, S) => {
             let mut m = Msg::new();
             m.push("`")
-                .push(a.name)
+                .push(a.0.name)
                 .push("` and `")
-                .push(b.name)
+                .push(b.0.name)
                 .push("` are both shared-memory layouts; a conversion stores a distributed layout into shared memory, loads it back, or converts between distributed layouts");
             Err(m)
         }
     }
 }
 
+/// The start of a message: "cannot `verb` `a``link``b`: " (made only on the way to an error).
+const fn cannot(verb: &str, a: &str, link: &str, b: &str) -> Msg {
+    let mut m = Msg::new();
+    m.push("cannot ")
+        .push(verb)
+        .push(" `")
+        .push(a)
+        .push("`")
+        .push(link)
+        .push("`")
+        .push(b)
+        .push("`: ");
+    m
+}
+
 /// The accesses of distributed layout `d`'s registers to shared layout `s` (as [`route`] found
 /// their kinds): stores if `store`, else loads; or the message that says why there are none.
 #[allow(clippy::result_large_err)]
 const fn access(
-    d: &Tables,
-    s: &Tables,
+    d: Side,
+    s: Side,
     elem_bits: u32,
     store: bool,
 ) -> Result<(SmemAccess<Fixed>, Cost), Msg> {
-    let mut m = Msg::new();
-    let (from, to) = if store { (d, s) } else { (s, d) };
-    m.push("cannot ")
-        .push(if store { "store `" } else { "load `" })
-        .push(from.name)
-        .push("` into `")
-        .push(to.name)
-        .push("`: ");
-    if !same_shape(d.shape, s.shape) {
+    let (from, to) = if store { (d.0, s.0) } else { (s.0, d.0) };
+    let verb = if store { "store" } else { "load" };
+    if !same_shape(d.0.shape, s.0.shape) {
+        let mut m = cannot(verb, from.name, " into ", to.name);
         m.push("the layouts cover different shapes; the shared layout holds the same tensor");
         return Err(m);
     }
-    let (f, (offsets, blocks)) = match flat(d) {
-        Ok(f) => match shared_bases(&f, s) {
+    let (f, (offsets, blocks)) = match d.1 {
+        Ok(f) => match shared_bases(f, s.0) {
             Some(b) => (f, b),
-            None => return Err(*m.push(TOO_LARGE)),
+            None => return Err(*cannot(verb, from.name, " into ", to.name).push(TOO_LARGE)),
         },
-        Err(_) => return Err(*m.push(TOO_LARGE)),
+        Err(_) => return Err(*cannot(verb, from.name, " into ", to.name).push(TOO_LARGE)),
     };
     let target = Target::unspecified(1 << f.lane.len());
     let (o, b) = (offsets.as_slice(), blocks.as_slice());
-    match plan_layout_access(&f, o, b, s.padding, elem_bits, store, &target) {
+    match plan_layout_access(f, o, b, s.0.padding, elem_bits, store, &target) {
         Ok(p) => Ok(p),
         Err(why) => {
+            let mut m = cannot(verb, from.name, " into ", to.name);
             why.describe(&mut m);
             Err(m)
         }
@@ -660,24 +684,20 @@ const fn same_shape(a: &[u32], b: &[u32]) -> bool {
 /// The plan of converting `a` to `b`, or the message that says why there is none (a value, not
 /// a box: this runs in a const).
 #[allow(clippy::result_large_err)]
-const fn solve(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Plan<Fixed>, Cost), Msg> {
-    let mut m = Msg::new();
-    m.push("cannot convert `")
-        .push(a.name)
-        .push("` to `")
-        .push(b.name)
-        .push("`: ");
-    let (s, t) = match (flat(a), flat(b)) {
+const fn solve(a: Side, b: Side, elem_bits: u32) -> Result<(Plan<Fixed>, Cost), Msg> {
+    let (s, t) = match (a.1, b.1) {
         (Ok(s), Ok(t)) => (s, t),
-        _ => return Err(*m.push(TOO_LARGE)),
+        _ => return Err(*cannot("convert", a.0.name, " to ", b.0.name).push(TOO_LARGE)),
     };
-    match check_pair(&s, &t) {
+    match check_pair(s, t) {
         Ok(()) => {}
         Err(Mismatch::Shape) => {
+            let mut m = cannot("convert", a.0.name, " to ", b.0.name);
             m.push("the layouts cover different shapes; a conversion keeps the tensor");
             return Err(m);
         }
         Err(Mismatch::Threads { which, src, dst }) => {
+            let mut m = cannot("convert", a.0.name, " to ", b.0.name);
             m.push("the layouts have different numbers of ")
                 .push(Mismatch::what(which))
                 .push(" (")
@@ -689,11 +709,8 @@ const fn solve(a: &Tables, b: &Tables, elem_bits: u32) -> Result<(Plan<Fixed>, C
         }
     }
     let target = Target::unspecified(1 << s.lane.len());
-    match plan(&s, &t, elem_bits, &target) {
+    match plan(s, t, elem_bits, &target) {
         Ok(p) => Ok(p),
-        Err(why) => {
-            m.push(why.describe());
-            Err(m)
-        }
+        Err(why) => Err(*cannot("convert", a.0.name, " to ", b.0.name).push(why.describe())),
     }
 }
