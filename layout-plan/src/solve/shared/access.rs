@@ -6,8 +6,9 @@ use super::smem::{access_groups, addrs, Side, Smem};
 use super::swizzle::AccessKind;
 use super::Unfit;
 use crate::fixed::{Fixed, FixedList};
-use crate::flat::{combine, Bases, Flat};
+use crate::flat::{Bases, Flat};
 use crate::ir::{Instr, SmemAccess};
+use crate::linear::xor_of;
 use crate::{CTA_SHIFT, NO_PADDING, OFFSET_MASK};
 
 /// The register bits that carry a side's vector: register bases at offsets 1, 2, 4, ... (up to
@@ -85,12 +86,22 @@ const fn vector_access(
     let Some(groups) = access_groups(side, vmask, smem) else {
         return Err(Unfit::TooLarge);
     };
+    // The address of each register basis: a register's is the XOR of its bits' (the shared
+    // layout is linear and holds every element; offset and CTA are apart in an address).
+    let bases = f.reg.as_slice();
+    let mut reg_addr = [0u32; 32];
+    let mut i = 0;
+    while i < bases.len() && i < 32 {
+        reg_addr[i] = smem.addr_of(bases[i], ebytes);
+        i += 1;
+    }
+    let reg_addr = crate::fixed::prefix(&reg_addr, i);
     let mut regs = FixedList::new(0);
     let mut reg_offsets = FixedList::new(0);
     let mut g = 0;
     while g < groups.len() {
         let x = groups.get(g) as usize;
-        let addr = smem.addr_of(combine(f.reg.as_slice(), x as u64), ebytes);
+        let addr = xor_of(reg_addr, x as u32);
         // The registers outside the vector may set offset bits inside it: the vector then
         // starts lower, its registers permuted by those bits.
         let shift = (addr / ebytes) & (vec - 1);

@@ -215,49 +215,64 @@ const fn strip(f: &Flat) -> Flat {
 /// load after the store it reads, even when the conversion moves data between CTAs' copies
 /// (Triton's `isCvtDimSync` over warps).
 const fn same_warps(s: &Flat, t: &Flat) -> bool {
-    let (a, b) = (warp_of(s), warp_of(t));
-    let (Some(a), Some(b)) = (a, b) else {
+    let (Some(a), Some(b)) = (Holders::of(s), Holders::of(t)) else {
         return false;
     };
-    let mut i = 0;
-    while i < a.len() {
-        if a.get(i) != b.get(i) {
-            return false;
-        }
-        i += 1;
+    if s.total_bits != t.total_bits {
+        return false;
     }
-    a.len() == b.len()
+    // Bit by bit, so that the first that differs ends it.
+    let mut bit = 0;
+    while bit < s.total_bits {
+        match (a.warp(1u64 << bit), b.warp(1u64 << bit)) {
+            (Some(x), Some(y)) if x == y => {}
+            _ => return false,
+        }
+        bit += 1;
+    }
+    true
 }
 
-/// The warp bits of each tensor bit's holder, if `f` is one-to-one apart from zero bases.
-const fn warp_of(f: &Flat) -> Option<gf2::Vecs> {
-    let mut all = gf2::concat(f.reg.as_slice(), f.lane.as_slice());
-    all.extend(f.warp.as_slice());
-    all.extend(f.block.as_slice());
-    let mut nonzero = 0;
-    let mut i = 0;
-    while i < all.len() {
-        if all.get(i) != 0 {
-            nonzero += 1;
-        }
-        i += 1;
-    }
-    let span = Span::new(all.as_slice());
-    if span.rank() != nonzero {
-        return None;
-    }
-    let shift = f.reg.len() + f.lane.len();
-    let mask = (1u64 << f.warp.len()) - 1;
-    let mut out = gf2::NONE;
-    let mut b = 0;
-    while b < f.total_bits {
-        match span.express(1u64 << b) {
-            Some(m) => {
-                out.push((m >> shift) & mask);
+/// Who holds each element of a layout that is one-to-one apart from zero bases.
+struct Holders {
+    /// The register, lane, warp and block bases, in that order.
+    span: Span,
+    /// The position of the warp bits in a combination, and their mask.
+    shift: usize,
+    mask: u64,
+}
+
+impl Holders {
+    /// `f`'s holders, if `f` is one-to-one apart from zero bases.
+    const fn of(f: &Flat) -> Option<Holders> {
+        let mut all = gf2::concat(f.reg.as_slice(), f.lane.as_slice());
+        all.extend(f.warp.as_slice());
+        all.extend(f.block.as_slice());
+        let all = all.as_slice();
+        let mut nonzero = 0;
+        let mut i = 0;
+        while i < all.len() {
+            if all[i] != 0 {
+                nonzero += 1;
             }
-            None => return None,
+            i += 1;
         }
-        b += 1;
+        let span = Span::new(all);
+        if span.rank() != nonzero {
+            return None;
+        }
+        Some(Holders {
+            span,
+            shift: f.reg.len() + f.lane.len(),
+            mask: (1u64 << f.warp.len()) - 1,
+        })
     }
-    Some(out)
+
+    /// The warp bits of the holder of tensor vector `v`, if `v` is held.
+    const fn warp(&self, v: u64) -> Option<u64> {
+        match self.span.express(v) {
+            Some(m) => Some((m >> self.shift) & self.mask),
+            None => None,
+        }
+    }
 }
