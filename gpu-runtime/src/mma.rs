@@ -238,19 +238,9 @@ const fn dim(dims: &[InDim], name: &str) -> Option<InDim> {
     None
 }
 
+/// Whether two names are the same (`a == b`, which a `const fn` cannot call).
 pub(crate) const fn eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
+    layout_plan::fixed::same_u8(a.as_bytes(), b.as_bytes())
 }
 
 /// Basis `bit` of a rank-2 in-dim, `[0, 0]` past its bits.

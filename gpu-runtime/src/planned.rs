@@ -642,7 +642,7 @@ const fn access(
 ) -> Result<(SmemAccess<Fixed>, Cost), Msg> {
     let (from, to) = if store { (d.0, s.0) } else { (s.0, d.0) };
     let verb = if store { "store" } else { "load" };
-    if !same_shape(d.0.shape, s.0.shape) {
+    if !layout_plan::fixed::same_u32(d.0.shape, s.0.shape) {
         let mut m = cannot(verb, from.name, " into ", to.name);
         m.push("the layouts cover different shapes; the shared layout holds the same tensor");
         return Err(m);
@@ -664,21 +664,6 @@ const fn access(
             Err(m)
         }
     }
-}
-
-/// Whether two shapes are the same.
-const fn same_shape(a: &[u32], b: &[u32]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// The plan of converting `a` to `b`, or the message that says why there is none (a value, not

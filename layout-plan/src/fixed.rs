@@ -27,6 +27,30 @@ pub const fn range<T>(items: &[T], a: usize, b: usize) -> &[T] {
     unsafe { core::slice::from_raw_parts(items.as_ptr().add(a), b - a) }
 }
 
+/// `fn $name(a: &[$t], b: &[$t]) -> bool`: the `==` of slices, which a `const fn` cannot call.
+macro_rules! same_items {
+    ($($name:ident: $t:ty),*) => {
+        $(
+            #[doc = concat!("Whether `a` and `b` hold the same `", stringify!($t), "`s (`a == b` in a const).")]
+            pub const fn $name(a: &[$t], b: &[$t]) -> bool {
+                if a.len() != b.len() {
+                    return false;
+                }
+                let mut i = 0;
+                while i < a.len() {
+                    if a[i] != b[i] {
+                        return false;
+                    }
+                    i += 1;
+                }
+                true
+            }
+        )*
+    };
+}
+
+same_items!(same_u8: u8, same_u16: u16, same_u32: u32);
+
 /// The most entries one table of a [`Fixed`] plan holds.
 pub const FIXED_CAP: usize = 4096;
 

@@ -5,6 +5,7 @@
 //! on every random plan.
 
 use crate::cost::Barrier;
+use crate::fixed::{same_u16, same_u8};
 use crate::ir::{GatherPlan, Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Static};
 use crate::linear::{xor_of, Map};
 use crate::tape::Tape;
@@ -233,41 +234,13 @@ const fn varies(at: &[u8]) -> bool {
     false
 }
 
-const fn same(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-const fn same16(a: &[u16], b: &[u16]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 const fn same_choice(p: &GatherPlan<Static>, k: usize, a: usize, b: usize) -> bool {
     let pa = sub(p.pos, a << k, (a + 1) << k);
     let pb = sub(p.pos, b << k, (b + 1) << k);
-    same16(
+    same_u16(
         sub(p.pick, a << k, (a + 1) << k),
         sub(p.pick, b << k, (b + 1) << k),
-    ) && (same(pa, pb) || (!varies(pa) && !varies(pb)))
+    ) && (same_u8(pa, pb) || (!varies(pa) && !varies(pb)))
 }
 
 const fn pick(
