@@ -1,5 +1,5 @@
 //! A plan's operations, recorded as a const tape while the compiler evaluates a const
-//! (`layout_plan::trace`), and replayed on a thread. One algorithm, [`step!`], does each
+//! (`layout_plan::trace`), and replayed on a thread. One algorithm, `step!`, does each
 //! operation; it runs two ways:
 //!
 //! * **written out** (on nvptx): one position per operation, every operand and every choice a
@@ -9,10 +9,10 @@
 //!   positions past the tape and the kinds a position is not are branches on constants, which
 //!   code generation drops, so a tape replays alike whether its layouts are concrete types or
 //!   generic parameters.
-//! * **looped** (on the host, where the simulator runs kernels): one loop over the tape. A
-//!   written-out tape is a function instance per position, which a debug build compiles one by
-//!   one (16 times the proc macro's compile time per conversion); the loop is one instance per
-//!   tape, and does the same operations in the same order.
+//! * **looped** (on the host, where the simulator runs kernels): one loop over the tape, one
+//!   instance per element and thread type. A written-out tape is a function instance per
+//!   position, which a debug build compiles one by one (16 times the proc macro's compile time
+//!   per conversion); the loop does the same operations in the same order.
 
 use crate::convert::{field, join, ld_at, st_at, word};
 use crate::element::Element;
@@ -38,13 +38,14 @@ pub const fn op(ops: &[(u8, u16, u128)], i: usize) -> (u8, u16, u128) {
     }
 }
 
+/// A written-out replay's state: value slots, flags, the destination registers.
 struct State<E, const ND: usize> {
     v: [u32; SLOTS],
     b: [bool; SLOTS],
     out: [E; ND],
 }
 
-/// A replay's state before its first op.
+/// A written-out replay's state before its first op.
 macro_rules! fresh {
     ($E:ident) => {
         State {
