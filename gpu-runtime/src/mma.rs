@@ -240,7 +240,7 @@ const fn dim(dims: &[InDim], name: &str) -> Option<InDim> {
 
 /// Whether two names are the same (`a == b`, which a `const fn` cannot call).
 pub(crate) const fn eq(a: &str, b: &str) -> bool {
-    layout_plan::fixed::same_u8(a.as_bytes(), b.as_bytes())
+    layout_plan::slices::same_u8(a.as_bytes(), b.as_bytes())
 }
 
 /// Basis `bit` of a rank-2 in-dim, `[0, 0]` past its bits.

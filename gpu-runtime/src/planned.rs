@@ -642,7 +642,7 @@ const fn access(
 ) -> Result<(SmemAccess<Fixed>, Cost), Msg> {
     let (from, to) = if store { (d.0, s.0) } else { (s.0, d.0) };
     let verb = if store { "store" } else { "load" };
-    if !layout_plan::fixed::same_u32(d.0.shape, s.0.shape) {
+    if !layout_plan::slices::same_u32(d.0.shape, s.0.shape) {
         let mut m = cannot(verb, from.name, " into ", to.name);
         m.push("the layouts cover different shapes; the shared layout holds the same tensor");
         return Err(m);

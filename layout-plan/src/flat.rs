@@ -174,7 +174,7 @@ impl Flat {
         };
         let mut at = 0;
         while self.rank > 0 && at + self.rank <= coords.len() {
-            if let Err(e) = self.add(dim, crate::fixed::range(coords, at, at + self.rank)) {
+            if let Err(e) = self.add(dim, crate::slices::range(coords, at, at + self.rank)) {
                 return Err(e);
             }
             at += self.rank;

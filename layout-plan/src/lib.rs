@@ -72,6 +72,7 @@ pub mod flat;
 pub mod ir;
 pub mod linear;
 pub mod msg;
+pub mod slices;
 pub mod solve;
 pub mod tape;
 pub mod target;

@@ -63,7 +63,7 @@ pub struct Terms {
 impl Terms {
     /// The terms.
     pub const fn as_slice(&self) -> &[Term] {
-        crate::fixed::prefix(&self.items, self.len)
+        crate::slices::prefix(&self.items, self.len)
     }
 }
 

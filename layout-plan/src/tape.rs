@@ -90,12 +90,12 @@ impl Tape {
 
     /// The operations.
     pub const fn ops(&self) -> &[Op] {
-        crate::fixed::prefix(&self.ops, self.n_ops)
+        crate::slices::prefix(&self.ops, self.n_ops)
     }
 
     /// The terms of the sums.
     pub const fn terms(&self) -> &[u64] {
-        crate::fixed::prefix(&self.terms, self.n_terms)
+        crate::slices::prefix(&self.terms, self.n_terms)
     }
 
     /// Value slots used.

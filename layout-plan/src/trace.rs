@@ -5,15 +5,15 @@
 //! on every random plan.
 
 use crate::cost::Barrier;
-use crate::fixed::{same_u16, same_u8};
 use crate::ir::{GatherPlan, Instr, Plan, SharedPlan, ShufflePlan, SmemAccess, Static};
 use crate::linear::{xor_of, Map};
+use crate::slices::{same_u16, same_u8};
 use crate::tape::Tape;
 use crate::MAX_SHUFFLE_WORDS;
 
 /// `&s[a..b]` in a const.
 const fn sub<T>(s: &[T], a: usize, b: usize) -> &[T] {
-    crate::fixed::range(s, a, b)
+    crate::slices::range(s, a, b)
 }
 
 const fn min(a: usize, b: usize) -> usize {

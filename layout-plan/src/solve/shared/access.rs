@@ -95,7 +95,7 @@ const fn vector_access(
         reg_addr[i] = smem.addr_of(bases[i], ebytes);
         i += 1;
     }
-    let reg_addr = crate::fixed::prefix(&reg_addr, i);
+    let reg_addr = crate::slices::prefix(&reg_addr, i);
     let mut regs = FixedList::new(0);
     let mut reg_offsets = FixedList::new(0);
     let mut g = 0;

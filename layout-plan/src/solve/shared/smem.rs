@@ -161,7 +161,7 @@ pub const fn access_groups(side: &Side, used: usize, smem: &Smem) -> Option<Grou
         reg_round[i] = smem.round_of(regs[i]);
         i += 1;
     }
-    let reg_round = crate::fixed::prefix(&reg_round, i);
+    let reg_round = crate::slices::prefix(&reg_round, i);
     let mut out = FixedList::new(0);
     let rounds = smem.rounds();
     let mut round = 0;
