@@ -11,7 +11,7 @@
 //!   generic parameters.
 //! * **looped** (on the host, where the simulator runs kernels): one loop over the tape, one
 //!   instance per element and thread type. A written-out tape is a function instance per
-//!   position, which a debug build compiles one by one (16 times the proc macro's compile time
+//!   position, which a debug build compiles one by one (50 times the proc macro's compile time
 //!   per conversion); the loop does the same operations in the same order.
 
 use crate::convert::{field, join, ld_at, st_at, word};
