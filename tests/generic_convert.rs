@@ -71,8 +71,7 @@ macro_rules! runtime_plan {
 
 /// A distinct value per element (its row-major index, hashed into `E`'s bits).
 fn value<E: Element>([i, j]: [u32; 2]) -> E {
-    let id = (i as u64) << 16 | j as u64;
-    E::from_bits(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - E::BITS))
+    support::value((i as u64) << 16 | j as u64)
 }
 
 /// Convert a tile of `A` to `B` generically and check every register against `B`'s element.

@@ -12,6 +12,8 @@ use linear_layouts::runtime::Element;
 use linear_layouts::sim::{launch, Launch};
 use linear_layouts::{layout, Bf16, Layout, Registers, Thread, F16};
 
+mod support;
+
 layout! {
     Acc = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]) for [64, 64];
     AccPerm = linear(register = [[0, 1], [0, 8], [0, 16], [0, 32], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[16, 0], [32, 0]], block = []) for [64, 64];
@@ -37,10 +39,9 @@ layout! {
     Padded = padded_shared([32:+4], order = [1, 0], shape = [64, 32]) for [64, 32];
 }
 
-/// A distinct value per element (its coordinates, hashed into `E`'s bits).
+/// A distinct value per element (its coordinates, 16 bits each, hashed into `E`'s bits).
 fn value<E: Element>(c: &[u32]) -> E {
-    let id = c.iter().fold(0u64, |a, &x| a << 16 | x as u64);
-    E::from_bits(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - E::BITS))
+    support::value(c.iter().fold(0u64, |a, &x| a << 16 | x as u64))
 }
 
 /// This thread's registers of `L`, each its element's [`value`].

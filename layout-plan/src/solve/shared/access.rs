@@ -2,7 +2,7 @@
 //! a matrix instruction where the layout fits one and it takes fewer instructions.
 
 use super::matrix::matrix_access;
-use super::smem::{access_groups, addrs, Side, Smem};
+use super::smem::{access_groups, addr_table, addrs, Side, Smem};
 use super::swizzle::AccessKind;
 use super::Unfit;
 use crate::fixed::{Fixed, FixedList};
@@ -88,14 +88,8 @@ const fn vector_access(
     };
     // The address of each register basis: a register's is the XOR of its bits' (the shared
     // layout is linear and holds every element; offset and CTA are apart in an address).
-    let bases = f.reg.as_slice();
-    let mut reg_addr = [0u32; 32];
-    let mut i = 0;
-    while i < bases.len() && i < 32 {
-        reg_addr[i] = smem.addr_of(bases[i], ebytes);
-        i += 1;
-    }
-    let reg_addr = crate::slices::prefix(&reg_addr, i);
+    let (reg_addr, n) = addr_table(f.reg.as_slice(), smem, ebytes);
+    let reg_addr = crate::slices::prefix(&reg_addr, n);
     let mut regs = FixedList::new(0);
     let mut reg_offsets = FixedList::new(0);
     let mut g = 0;

@@ -1,7 +1,7 @@
 //! The shared layout as the planner sees it: which offset, round and CTA a tensor element goes
 //! to, and the sides that store and load through it.
 
-use crate::fixed::{FixedBases, FixedList};
+use crate::fixed::{FixedBases, FixedList, MAX_BASES};
 use crate::flat::Bases;
 use crate::flat::{Flat, Span};
 use crate::linear::xor_of;
@@ -61,17 +61,17 @@ impl Smem {
 
     /// Offset (in elements) of a flat tensor vector.
     pub const fn offset_of(&self, v: u64) -> u32 {
-        (self.mask(v) & ((1u64 << self.offset_bits) - 1)) as u32
+        self.place(v).0
     }
 
     /// The round a flat tensor vector is moved in.
     pub const fn round_of(&self, v: u64) -> u32 {
-        ((self.mask(v) >> self.offset_bits) & ((1u64 << self.rep_bits) - 1)) as u32
+        self.place(v).1
     }
 
     /// The CTA (rank bits) whose buffer holds a flat tensor vector.
     pub const fn cta_of(&self, v: u64) -> u32 {
-        (self.mask(v) >> (self.offset_bits + self.rep_bits)) as u32
+        self.place(v).2
     }
 
     /// The address of a flat tensor vector: byte offset, and its CTA at `CTA_SHIFT`.
@@ -181,17 +181,26 @@ pub const fn access_groups(side: &Side, used: usize, smem: &Smem) -> Option<Grou
     Some(out)
 }
 
-/// The addresses of `bases`.
-pub(super) const fn addrs(bases: &Bases, smem: &Smem, ebytes: u32) -> FixedBases {
-    // Into an array first, so that the map's terms are made once (a push remakes them).
-    let mut out = [0u32; crate::fixed::MAX_BASES];
-    let b = bases.as_slice();
+/// The address of each of `bases` (the first [`MAX_BASES`]), in a plain array, and how many.
+pub(super) const fn addr_table(
+    bases: &[u64],
+    smem: &Smem,
+    ebytes: u32,
+) -> ([u32; MAX_BASES], usize) {
+    let mut out = [0u32; MAX_BASES];
     let mut i = 0;
-    while i < b.len() && i < out.len() {
-        out[i] = smem.addr_of(b[i], ebytes);
+    while i < bases.len() && i < MAX_BASES {
+        out[i] = smem.addr_of(bases[i], ebytes);
         i += 1;
     }
-    match FixedBases::from_slice(out.split_at(i).0) {
+    (out, i)
+}
+
+/// The addresses of `bases`.
+pub(super) const fn addrs(bases: &Bases, smem: &Smem, ebytes: u32) -> FixedBases {
+    // From a plain array, so that the map's terms are made once (a push remakes them).
+    let (out, n) = addr_table(bases.as_slice(), smem, ebytes);
+    match FixedBases::from_slice(crate::slices::prefix(&out, n)) {
         Some(f) => f,
         None => FixedBases::new(),
     }
