@@ -93,8 +93,17 @@ fn the_template_builds_outside_the_workspace_and_runs_on_the_simulator() {
     // The workspace's lock file: the same versions, and no registry needed.
     std::fs::copy(root().join("Cargo.lock"), tmp.join("Cargo.lock")).unwrap();
     let target = root().join("target/template");
+    // The simulator's loop first, from a clean build: it never builds the PTX.
+    let _ = std::fs::remove_dir_all(target.join("debug/build"));
+    let tests = cargo(&tmp, &target, &["test", "-q"]);
+    assert!(tests.contains("2 passed"), "{}", tests);
+    assert!(
+        !ptx_built(&target),
+        "`cargo test` built the PTX (a kernel-template build script ran)"
+    );
 
     cargo(&tmp, &target, &["build"]);
+    assert!(ptx_built(&target), "`cargo build` built no PTX");
     let ptx = PathBuf::from(cargo(&tmp, &target, &["run", "-q", "--", "--ptx-path"]).trim());
     let text = std::fs::read_to_string(&ptx).unwrap();
     assert!(
@@ -136,7 +145,21 @@ fn the_template_builds_outside_the_workspace_and_runs_on_the_simulator() {
     let tests = cargo(&tmp, &target, &["test", "-q"]);
     assert!(tests.contains("2 passed"), "{}", tests);
     mistakes_are_reported_once_and_early(&tmp, &target);
+    dependencies_are_linked_into_the_ptx(&tmp, &target);
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Whether the host crate's build script (the PTX build) has run in `target`.
+fn ptx_built(target: &Path) -> bool {
+    std::fs::read_dir(target.join("debug/build"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("kernel-template-")
+        })
 }
 
 /// A user's mistakes in the copied template: a wrong register count fails a plain host
@@ -164,4 +187,37 @@ fn mistakes_are_reported_once_and_early(tmp: &Path, target: &Path) {
     std::fs::write(tmp.join("src/bin/other.rs"), "fn main() {}\n").unwrap();
     let ptx = cargo(tmp, target, &["run", "-q", "--", "--ptx-path"]);
     assert!(ptx.trim().ends_with(".ptx"), "{}", ptx);
+}
+
+/// A kernel that calls a dependency's function (`libm::expf`, neither generic nor inline): the
+/// builder links the dependency's nvptx bitcode (never a host crate's object, such as the
+/// proc macros' dependencies) into self-contained PTX that ptxas accepts.
+fn dependencies_are_linked_into_the_ptx(tmp: &Path, target: &Path) {
+    let manifest = tmp.join("kernel/Cargo.toml");
+    let toml = std::fs::read_to_string(&manifest).unwrap();
+    let toml = toml.replacen("[dependencies]\n", "[dependencies]\nlibm = \"0.2\"\n", 1);
+    std::fs::write(&manifest, toml).unwrap();
+    let lib = tmp.join("kernel/src/lib.rs");
+    let kernel = "\n#[kernel(block = Halves::THREADS)]\npub fn expf(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {\n    let origin = [1024 * t.block_idx()[0]];\n    let mut v = Tile::<Halves, f32, 8>::load(t, &x, origin, [1]);\n    unroll!(8, |r| v.values[r] = libm::expf(v.values[r]));\n    v.store(t, &y, origin, [1]);\n}\n";
+    let good = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(&lib, format!("{}{}", good, kernel)).unwrap();
+    cargo(tmp, target, &["build"]);
+    let ptx = PathBuf::from(cargo(tmp, target, &["run", "-q", "--", "--ptx-path"]).trim());
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    assert!(
+        text.contains(".visible .entry expf("),
+        "no expf entry in {}",
+        ptx.display()
+    );
+    assert!(
+        !text.contains(".extern .func"),
+        "unresolved functions in {}",
+        ptx.display()
+    );
+    let assembled = layout_builder::assemble(&ptx, "sm_90").unwrap_or_else(|e| panic!("{}", e));
+    let required = std::env::var("LAYOUT_PTXAS").is_ok_and(|v| v == "require");
+    assert!(
+        assembled || !required,
+        "LAYOUT_PTXAS=require and no ptxas found"
+    );
 }

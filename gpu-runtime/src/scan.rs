@@ -58,6 +58,29 @@ impl<L: Registers<N>, const D: usize, const N: usize> Scan<L, D, N> {
         Err(why) => panic!("{}", why),
     };
 
+    /// The steps walked one by one, before the cross-warp phase.
+    const STEPS: usize = Self::PLAN.phase;
+    /// The register bits walked before each step.
+    const DONE_BEFORE: [u32; 32] = {
+        let mut done = [0; 32];
+        let mut i = 0;
+        while i < 32 {
+            done[i] = Self::PLAN.done_before(i);
+            i += 1;
+        }
+        done
+    };
+    /// Whether there is a cross-warp phase.
+    const HAS_PHASE: bool = Self::PLAN.phase < Self::PLAN.len;
+    /// The register bits walked before the cross-warp phase.
+    const DONE: u32 = Self::PLAN.done_before(Self::PLAN.phase);
+    /// Positions of the cross-warp phase (1 without one).
+    const POSITIONS: usize = 1 << (Self::PLAN.len - Self::PLAN.phase);
+    /// The register bits the cross-warp phase leaves apart: its groups of registers.
+    const APART_BITS: u32 = (N as u32 - 1) & !Self::DONE & !Self::PLAN.phase_bits().0;
+    /// Groups of registers the cross-warp phase reads separately.
+    const APART: usize = 1 << Self::APART_BITS.count_ones();
+
     /// Shared memory a scan of `elem_bytes`-byte elements needs: each thread's `N` totals,
     /// when warps hold parts of the dim; else 0.
     pub const fn shared_bytes(elem_bytes: u32) -> u32 {
@@ -354,7 +377,6 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         combine: &impl Fn(E, E) -> E,
         how: How<E>,
     ) -> Self {
-        let plan = Scan::<L, D, N>::PLAN;
         // `pre`: the prefix within the block walked so far (exclusive or inclusive); `tot`:
         // the block's total.
         let mut pre = match how.exclusive {
@@ -362,42 +384,37 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             None => self.values,
         };
         let mut tot = self.values;
-        // Each step written out, so its bit is a constant and `r ^ (1 << b)` a constant index
-        // (`get`: the arms past the 32 steps are dead, but a plain index there would not compile).
-        crate::unroll!(plan.phase, |i| if let Some(&s) = plan.steps.get(i) {
-            step(
-                t,
-                &mut pre,
-                &mut tot,
-                s,
-                plan.done_before(i),
-                &plan,
-                combine,
-                how.reverse,
-            )
-        });
-        if plan.phase < plan.len {
-            phase(t, &mut pre, &tot, &plan, combine, how.reverse);
+        // Each step written out, only as many as the plan has, so its bit is a constant and
+        // `r ^ (1 << b)` a constant index.
+        crate::unroll!(const Scan::<L, D, N>::STEPS, |i| step::<L, D, _, _, N>(
+            t,
+            &mut pre,
+            &mut tot,
+            i,
+            combine,
+            how.reverse,
+        ));
+        if const { Scan::<L, D, N>::HAS_PHASE } {
+            phase::<L, D, _, _, N>(t, &mut pre, &tot, combine, how.reverse);
         }
         Tile::new(pre)
     }
 }
 
-/// One step of a scan: swap block totals with the partner across `step`'s bit and add its total
-/// in front where this side comes second. A function of its own: its `unroll!`s inside the
-/// steps' `unroll!` would be written out 128 x 128 times in the crate's metadata.
+/// Step `i` of a scan: swap block totals with the partner across the step's bit and add its
+/// total in front where this side comes second.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn step<T: Thread, E: Element, const N: usize>(
+#[cfg_attr(target_arch = "nvptx64", rustc_no_mir_inline)]
+fn step<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usize>(
     t: &T,
     pre: &mut [E; N],
     tot: &mut [E; N],
-    step: ScanStep,
-    done: u32,
-    plan: &ScanPlan,
+    i: usize,
     combine: &impl Fn(E, E) -> E,
     reverse: bool,
 ) {
+    let plan = &Scan::<L, D, N>::PLAN;
+    let (step, done) = (plan.steps[i], Scan::<L, D, N>::DONE_BEFORE[i]);
     let mut other = [E::default(); N];
     // Whether register `r` is on the upper side of this bit (its partner's block comes first).
     let side = |r: usize| -> bool {
@@ -409,10 +426,10 @@ fn step<T: Thread, E: Element, const N: usize>(
         (bit == 1) != reverse
     };
     match step {
-        ScanStep::Register(b) => crate::unroll!(N, |r| other[r] = tot[r ^ (1 << b)]),
+        ScanStep::Register(b) => crate::unroll!(const N, |r| other[r] = tot[r ^ (1 << b)]),
         // Registers that differ only in register bits already walked hold equal totals: one
         // shuffle (or shared-memory slot) per group, the rest copy it.
-        ScanStep::Lane(b) => crate::unroll!(N, |r| {
+        ScanStep::Lane(b) => crate::unroll!(const N, |r| {
             other[r] = match r as u32 & done {
                 0 => crate::reduce::shfl_xor(t, tot[r], 1 << b),
                 _ => other[r & !(done as usize)],
@@ -420,7 +437,7 @@ fn step<T: Thread, E: Element, const N: usize>(
         }),
         ScanStep::Warp(b) => exchange(t, tot, &mut other, b, done, plan),
     }
-    crate::unroll!(N, |r| {
+    crate::unroll!(const N, |r| {
         if side(r) {
             pre[r] = combine(other[r], pre[r]);
             tot[r] = combine(other[r], tot[r]);
@@ -433,6 +450,7 @@ fn step<T: Thread, E: Element, const N: usize>(
 /// `other` = the registers `tot` of the thread at the same lane of warp `warp ^ (1 << bit)`,
 /// through shared memory, between barriers.
 #[inline(always)]
+#[cfg_attr(target_arch = "nvptx64", rustc_no_mir_inline)]
 fn exchange<T: Thread, E: Element, const N: usize>(
     t: &T,
     tot: &[E; N],
@@ -448,12 +466,12 @@ fn exchange<T: Thread, E: Element, const N: usize>(
         ((warp * plan.lanes_per_warp + t.lane()) * groups + pext(r as u32, free)) * bytes
     };
     t.scratch_write_begin();
-    crate::unroll!(N, |r| if r as u32 & done == 0 {
+    crate::unroll!(const N, |r| if r as u32 & done == 0 {
         let b = tot[r].to_bits();
         t.st_shared(slot(t.warp(), r), bytes, [b as u32, (b >> 32) as u32, 0, 0]);
     });
     t.sync_block();
-    crate::unroll!(N, |r| {
+    crate::unroll!(const N, |r| {
         other[r] = match r as u32 & done {
             0 => {
                 let [lo, hi, _, _] = t.ld_shared(slot(t.warp() ^ (1 << bit), r), bytes);
@@ -468,39 +486,39 @@ fn exchange<T: Thread, E: Element, const N: usize>(
 /// The cross-warp phase ([`ScanPlan::phase`]): each thread stores the totals of its blocks (one
 /// per group of registers with equal totals) at their positions, a barrier, then reads, per
 /// group of registers the phase leaves apart, every position's total but the last (the first,
-/// reversed) and adds, in order, those before each register's own in front of its prefix.
+/// reversed), combines them in scan order, and adds to each register's prefix, in front, the
+/// combination of those before its own position.
 #[inline(always)]
-fn phase<T: Thread, E: Element, const N: usize>(
+#[cfg_attr(target_arch = "nvptx64", rustc_no_mir_inline)]
+fn phase<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usize>(
     t: &T,
     pre: &mut [E; N],
     tot: &[E; N],
-    plan: &ScanPlan,
     combine: &impl Fn(E, E) -> E,
     reverse: bool,
 ) {
+    let plan = &Scan::<L, D, N>::PLAN;
     let bytes = E::BITS / 8;
-    let done = plan.done_before(plan.phase);
-    let (regs, warps) = plan.phase_bits();
-    let apart_bits = (N as u32 - 1) & !done & !regs;
-    let positions = 1u32 << (plan.len - plan.phase);
+    let (_, warps) = plan.phase_bits();
+    let positions = Scan::<L, D, N>::POSITIONS as u32;
+    let apart_bits = Scan::<L, D, N>::APART_BITS;
     let (lane, warp) = (t.lane(), t.warp());
     let group = pext(warp, (plan.warps_per_cta - 1) & !warps);
-    let apart = 1u32 << apart_bits.count_ones();
+    let apart = Scan::<L, D, N>::APART as u32;
     let slot = |g: u32, pos: u32| {
         (((group * plan.lanes_per_warp + lane) * apart + g) * positions + pos) * bytes
     };
     t.scratch_write_begin();
-    crate::unroll!(N, |r| if r as u32 & done == 0 {
+    crate::unroll!(const N, |r| if r as u32 & Scan::<L, D, N>::DONE == 0 {
         let b = tot[r].to_bits();
         let at = slot(pext(r as u32, apart_bits), position(plan, r as u32, warp));
         t.st_shared(at, bytes, [b as u32, (b >> 32) as u32, 0, 0]);
     });
     t.sync_block();
-    crate::unroll!(apart as usize, |g| prefixes(
+    crate::unroll!(const Scan::<L, D, N>::APART, |g| prefixes::<L, D, _, _, N>(
         t,
         pre,
-        plan,
-        (g as u32, apart_bits),
+        g as u32,
         |pos| {
             let [lo, hi, _, _] = t.ld_shared(slot(g as u32, pos), bytes);
             E::from_bits(lo as u64 | (hi as u64) << 32)
@@ -528,59 +546,58 @@ fn position(plan: &ScanPlan, r: u32, warp: u32) -> u32 {
     pos
 }
 
-/// For the registers of group `g` (their bits `apart_bits`, packed), read the positions' totals
-/// with `load` and add those before each register's position in front of its prefix, in order.
+/// For the registers of group `g` (of the bits [`Scan::APART_BITS`]): reads the positions'
+/// totals with `load`, combines them in scan order into the prefix before each position (one
+/// combination per position), and adds to each register's prefix, in front, the one before its
+/// own position (a select among the positions: the warp's bits are known only at run time).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn prefixes<T: Thread, E: Element, const N: usize>(
+#[cfg_attr(target_arch = "nvptx64", rustc_no_mir_inline)]
+fn prefixes<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usize>(
     t: &T,
     pre: &mut [E; N],
-    plan: &ScanPlan,
-    (g, apart_bits): (u32, u32),
+    g: u32,
     load: impl Fn(u32) -> E,
     combine: &impl Fn(E, E) -> E,
     reverse: bool,
 ) {
-    let positions = 1u32 << (plan.len - plan.phase);
-    let mut vals = [E::default(); MAX_PHASE_POSITIONS];
-    // The last position's total (the first's, reversed) precedes nobody's.
-    crate::unroll!(positions as usize - 1, |k| {
-        let pos = if reverse { k as u32 + 1 } else { k as u32 };
-        vals[pos as usize] = load(pos);
+    let plan = &Scan::<L, D, N>::PLAN;
+    let positions = Scan::<L, D, N>::POSITIONS;
+    // `before[k]`: the combination of the totals preceding the k-th position in scan order
+    // (`before[0]` unused: nothing precedes the first).
+    let mut before = [E::default(); MAX_PHASE_POSITIONS];
+    let order = |k: usize| if reverse { positions - 1 - k } else { k };
+    crate::unroll!(const Scan::<L, D, N>::POSITIONS - 1, |k| {
+        let v = load(order(k) as u32);
+        // `% MAX_PHASE_POSITIONS`: arms past the phase's positions are never instantiated, but
+        // a constant index out of range in them would not compile.
+        let m = MAX_PHASE_POSITIONS;
+        before[(k + 1) % m] = match k {
+            0 => v,
+            _ => combine(before[k % m], v),
+        };
     });
     let warp = t.warp();
-    crate::unroll!(N, |r| if pext(r as u32, apart_bits) == g {
-        let own = position(plan, r as u32, warp);
-        if let Some(a) = before(&vals, own, positions, combine, reverse) {
-            pre[r] = combine(a, pre[r]);
+    crate::unroll!(const N, |r| if pext(r as u32, Scan::<L, D, N>::APART_BITS) == g {
+        let own = position(plan, r as u32, warp) as usize;
+        let k = order(own);
+        if k != 0 {
+            pre[r] = combine(pick::<L, D, E, N>(&before, k), pre[r]);
         }
     });
 }
 
-/// The totals of the positions before `own` in scan order, combined in that order (`None` for
-/// the first position): each position a constant index, whether it counts a select.
+/// `before[k]`, `k` known only at run time (it holds warp bits): a select among the phase's
+/// positions, each a constant index. A function of its own: an `unroll!` inside another in one
+/// body is written out (and its arms' consts evaluated) 128 x 128 times.
 #[inline(always)]
-fn before<E: Element>(
-    vals: &[E; MAX_PHASE_POSITIONS],
-    own: u32,
-    positions: u32,
-    combine: &impl Fn(E, E) -> E,
-    reverse: bool,
-) -> Option<E> {
-    let mut acc: Option<E> = None;
-    crate::unroll!(positions as usize, |k| {
-        let pos = if reverse {
-            positions - 1 - k as u32
-        } else {
-            k as u32
-        };
-        let counts = if reverse { pos > own } else { pos < own };
-        if counts {
-            acc = Some(match acc {
-                None => vals[pos as usize],
-                Some(a) => combine(a, vals[pos as usize]),
-            });
-        }
+#[cfg_attr(target_arch = "nvptx64", rustc_no_mir_inline)]
+fn pick<L: Registers<N>, const D: usize, E: Element, const N: usize>(
+    before: &[E; MAX_PHASE_POSITIONS],
+    k: usize,
+) -> E {
+    let mut a = before[0];
+    crate::unroll!(const Scan::<L, D, N>::POSITIONS, |j| if j == k {
+        a = before[j % MAX_PHASE_POSITIONS];
     });
-    acc
+    a
 }

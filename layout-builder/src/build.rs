@@ -90,6 +90,10 @@ impl PtxBuilder {
             (None, Some(o)) => o.join(format!("{}.ptx", name)),
             (None, None) => target_dir.join("ptx").join(format!("{}.ptx", name)),
         };
+        let progress = crate::progress::Progress::start(format!(
+            "{} for nvptx64-nvidia-cuda ({})",
+            name, self.arch
+        ));
         let built = build_asm(
             || self.command(&manifest, &target_dir, &asm),
             &asm,
@@ -111,6 +115,7 @@ impl PtxBuilder {
             r => r?,
         };
         let ptx = self.link_dependencies(&manifest, &asm, &artifacts, &target_dir.join("link"))?;
+        progress.finish();
         let ptx = crate::bounds::apply(&ptx)?;
         self.announce(&stem, &out, &manifest, &ptx)?;
         Ok(out)
@@ -289,7 +294,15 @@ fn run_json(c: &mut Command, what: &str) -> Result<String, BuildError> {
     }
 }
 
-/// The rlibs in cargo's artifact `messages`: the kernel crate's (at `manifest`) and the others.
+/// Whether `file` was built for the nvptx target: cargo puts a target's artifacts under a
+/// directory named after it, and host artifacts (`--target` given) under `release/`.
+fn is_nvptx_artifact(file: &Path) -> bool {
+    file.components()
+        .any(|c| c.as_os_str() == "nvptx64-nvidia-cuda")
+}
+
+/// The nvptx rlibs in cargo's artifact `messages`: the kernel crate's (at `manifest`) and the
+/// others.
 fn rlibs(messages: &str, manifest: &Path) -> Result<(PathBuf, Vec<PathBuf>), BuildError> {
     let want = std::fs::canonicalize(manifest).map_err(|e| io(manifest, e))?;
     let (mut own, mut deps) = (None, Vec::new());
@@ -305,9 +318,11 @@ fn rlibs(messages: &str, manifest: &Path) -> Result<(PathBuf, Vec<PathBuf>), Bui
             .and_then(|p| std::fs::canonicalize(p).ok())
             == Some(want.clone());
         let files = m["filenames"].as_array().into_iter().flatten();
+        // Host artifacts (proc macros and what they use, build scripts' dependencies) are
+        // native objects, not nvptx bitcode: only the target's rlibs can be linked.
         for f in files
             .filter_map(|f| f.as_str())
-            .filter(|f| f.ends_with(".rlib"))
+            .filter(|f| f.ends_with(".rlib") && is_nvptx_artifact(Path::new(f)))
         {
             match is_own {
                 true => own = Some(PathBuf::from(f)),

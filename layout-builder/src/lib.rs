@@ -36,6 +36,7 @@ mod build;
 mod error;
 mod host_errors;
 mod link;
+mod progress;
 mod toolchain;
 
 pub use build::PtxBuilder;

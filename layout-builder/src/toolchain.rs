@@ -80,16 +80,26 @@ fn wait_for_component(toolchain: &str, c: &str) -> bool {
     })
 }
 
-/// Run a command to completion, its failure an error naming it.
+/// Run a command to completion, its failure an error naming it and carrying what it printed
+/// (a build script's stderr is shown only in part, or not at all, by some cargo settings: the
+/// error itself says why).
 pub(crate) fn run(c: &mut Command, what: &str) -> Result<(), BuildError> {
-    let st = c
-        .status()
+    let out = c
+        .output()
         .map_err(|e| BuildError::Tool(format!("could not run {}: {}", what, e)))?;
-    if st.success() {
-        Ok(())
-    } else {
-        Err(BuildError::Failed(format!("{} failed ({})", what, st)))
+    if out.status.success() {
+        return Ok(());
     }
+    let said = [&out.stderr, &out.stdout]
+        .map(|b| String::from_utf8_lossy(b).trim().to_string())
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    Err(BuildError::Failed(match said.is_empty() {
+        true => format!("{} failed ({}) and printed nothing", what, out.status),
+        false => format!("{} failed ({}):\n{}", what, out.status, said),
+    }))
 }
 
 /// A `ptxas` to assemble PTX with: `$PTXAS`, else `ptxas` on the `PATH`, else the one in the
