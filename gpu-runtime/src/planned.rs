@@ -576,7 +576,7 @@ const fn shared_bases(f: &Flat, l: &Tables) -> Option<(Bases, Bases)> {
         };
         let mut b = 0;
         while b < dim.size.trailing_zeros() as usize {
-            if !to.push(f.flatten(dim.basis(b, l.rank))) {
+            if !to.try_push(f.flatten(dim.basis(b, l.rank))) {
                 return None;
             }
             b += 1;

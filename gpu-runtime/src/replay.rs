@@ -348,13 +348,28 @@ macro_rules! tier {
     };
 }
 
+// The widest tier writes out 512 positions: a longer tape would lose its last operations.
+const _: () = assert!(
+    layout_plan::tape::TAPE_OPS <= 512,
+    "replay's widest tier (replay512) writes out 512 positions: widen it with TAPE_OPS"
+);
+
 tier!(
     /// A tape of at most 16 operations.
     replay16, run16, alone16, arms16(0)
 );
 tier!(
+    /// A tape of at most 32 operations.
+    replay32, run32, alone32, arms16(0) arms16(16)
+);
+tier!(
     /// A tape of at most 64 operations.
     replay64, run64, alone64, arms16(0) arms16(16) arms16(32) arms16(48)
+);
+tier!(
+    /// A tape of at most 128 operations.
+    replay128, run128, alone128,
+    arms16(0) arms16(16) arms16(32) arms16(48) arms16(64) arms16(80) arms16(96) arms16(112)
 );
 tier!(
     /// A tape of at most 256 operations.
@@ -365,6 +380,31 @@ tier!(
     replay512, run512, alone512, arms256(0) arms256(256)
 );
 
+/// A written-out replay: the tier's function for one tape.
+type Replay<E, T, const NS: usize, const ND: usize> = fn(&T, &[E; NS]) -> [E; ND];
+
+/// The tier that holds tape `P`, chosen in a const whose value is the tier's function: the
+/// other tiers appear only in the const's initialiser, which rustc evaluates, so it neither
+/// instantiates them nor evaluates their positions' operands (a call that names every tier,
+/// even in branches on constants, has all of them collected with every position's consts).
+macro_rules! choose {
+    ($P:ident, $tiers:ident) => {
+        if $P::OPS.len() <= 16 {
+            $tiers.0
+        } else if $P::OPS.len() <= 32 {
+            $tiers.1
+        } else if $P::OPS.len() <= 64 {
+            $tiers.2
+        } else if $P::OPS.len() <= 128 {
+            $tiers.3
+        } else if $P::OPS.len() <= 256 {
+            $tiers.4
+        } else {
+            $tiers.5
+        }
+    };
+}
+
 /// Tape `P` written out (the tier that holds it, the only one instantiated): the
 /// conversion's replay on nvptx, inlined into its caller. On the host it is only for tests
 /// that check it against [`looped`].
@@ -373,15 +413,18 @@ pub fn written_out<P: Recorded, E: Element, T: Thread, const NS: usize, const ND
     t: &T,
     src: &[E; NS],
 ) -> [E; ND] {
-    if const { P::OPS.len() <= 16 } {
-        run16::<P, E, T, NS, ND>(t, src)
-    } else if const { P::OPS.len() <= 64 } {
-        run64::<P, E, T, NS, ND>(t, src)
-    } else if const { P::OPS.len() <= 256 } {
-        run256::<P, E, T, NS, ND>(t, src)
-    } else {
-        run512::<P, E, T, NS, ND>(t, src)
-    }
+    let tier: Replay<E, T, NS, ND> = const {
+        let tiers: (Replay<E, T, NS, ND>, _, _, _, _, _) = (
+            run16::<P, E, T, NS, ND>,
+            run32::<P, E, T, NS, ND>,
+            run64::<P, E, T, NS, ND>,
+            run128::<P, E, T, NS, ND>,
+            run256::<P, E, T, NS, ND>,
+            run512::<P, E, T, NS, ND>,
+        );
+        choose!(P, tiers)
+    };
+    tier(t, src)
 }
 
 /// Tape `P` written out as a function of call site `S`'s own (a store's or a load's replay on
@@ -398,15 +441,18 @@ pub fn written_out_alone<
     t: &T,
     src: &[E; NS],
 ) -> [E; ND] {
-    if const { P::OPS.len() <= 16 } {
-        alone16::<P, E, T, S, NS, ND>(t, src)
-    } else if const { P::OPS.len() <= 64 } {
-        alone64::<P, E, T, S, NS, ND>(t, src)
-    } else if const { P::OPS.len() <= 256 } {
-        alone256::<P, E, T, S, NS, ND>(t, src)
-    } else {
-        alone512::<P, E, T, S, NS, ND>(t, src)
-    }
+    let tier: Replay<E, T, NS, ND> = const {
+        let tiers: (Replay<E, T, NS, ND>, _, _, _, _, _) = (
+            alone16::<P, E, T, S, NS, ND>,
+            alone32::<P, E, T, S, NS, ND>,
+            alone64::<P, E, T, S, NS, ND>,
+            alone128::<P, E, T, S, NS, ND>,
+            alone256::<P, E, T, S, NS, ND>,
+            alone512::<P, E, T, S, NS, ND>,
+        );
+        choose!(P, tiers)
+    };
+    tier(t, src)
 }
 
 /// Tape `P` in one loop: the same ops as [`written_out`], in the same order, each dispatched

@@ -57,5 +57,7 @@ pub mod gemm_pipelined;
 pub mod index_math;
 #[cfg(not(target_arch = "spirv"))]
 pub mod rows;
+#[cfg(not(target_arch = "spirv"))]
+pub mod scans;
 pub mod subgroup;
 pub mod transpose;

@@ -39,14 +39,26 @@ impl<T: Copy, const CAP: usize> FixedList<T, CAP> {
         })
     }
 
-    /// Append `v`; false when the list is full.
-    pub const fn push(&mut self, v: T) -> bool {
+    /// Append `v`; false (and no change) when the list is full.
+    #[must_use = "a full list drops the item: handle `false` as an error"]
+    pub const fn try_push(&mut self, v: T) -> bool {
         if self.len == CAP {
             return false;
         }
         self.items[self.len] = v;
         self.len += 1;
         true
+    }
+
+    /// Append `v` where the planner's bounds say it fits. A full list is a planner bug, never a
+    /// shorter answer: a panic, which in a const (a plan `rustc` evaluates) is a compile error
+    /// naming the const being planned.
+    pub const fn push(&mut self, v: T) {
+        if self.len == CAP {
+            panic!("layout_plan::fixed: a planner table is full (its capacity is less than this plan needs); please report the layouts named below");
+        }
+        self.items[self.len] = v;
+        self.len += 1;
     }
 
     /// Replace entry `i` (below the length).
@@ -89,7 +101,7 @@ impl<T: Copy, const CAP: usize> FixedList<T, CAP> {
     pub const fn extend(&mut self, vs: &[T]) -> bool {
         let mut i = 0;
         while i < vs.len() {
-            if !self.push(vs[i]) {
+            if !self.try_push(vs[i]) {
                 return false;
             }
             i += 1;
@@ -167,10 +179,18 @@ impl FixedBases {
     }
 
     /// Append basis `v`; false (and no change) when there are already [`MAX_BASES`].
-    pub const fn push(&mut self, v: u32) -> bool {
-        let pushed = self.bases.push(v);
+    #[must_use = "a full table drops the basis: handle `false` as an error"]
+    pub const fn try_push(&mut self, v: u32) -> bool {
+        let pushed = self.bases.try_push(v);
         self.sync();
         pushed
+    }
+
+    /// Append basis `v` where the planner's bounds say it fits; a full table is a panic (a
+    /// compile error in a const), as [`FixedList::push`].
+    pub const fn push(&mut self, v: u32) {
+        self.bases.push(v);
+        self.sync();
     }
 
     /// Replace basis `i` (below the length).
@@ -366,7 +386,7 @@ mod tests {
                 } else {
                     0
                 };
-                assert!(f.push((1u32 << (next() % 32)) | swizzle));
+                assert!(f.try_push((1u32 << (next() % 32)) | swizzle));
             }
             let terms = f.terms().unwrap();
             for _ in 0..16 {
@@ -392,7 +412,7 @@ mod tests {
         assert!(f.terms().is_some());
         assert!(FixedBases::from_slice(&[1; 33]).is_none());
         let mut full = FixedBases::from_slice(&[1; 32]).unwrap();
-        assert!(!full.push(1));
+        assert!(!full.try_push(1));
         assert_eq!(full.len(), 32);
     }
 }

@@ -153,10 +153,10 @@ impl Flat {
     pub const fn add(&mut self, dim: HwDim, coords: &[u32]) -> Result<(), FlatError> {
         let v = self.flatten(coords);
         let ok = match dim {
-            HwDim::Register => self.reg.push(v),
-            HwDim::Lane => self.lane.push(v),
-            HwDim::Warp => self.warp.push(v),
-            HwDim::Block => self.block.push(v),
+            HwDim::Register => self.reg.try_push(v),
+            HwDim::Lane => self.lane.try_push(v),
+            HwDim::Warp => self.warp.try_push(v),
+            HwDim::Block => self.block.try_push(v),
         };
         if ok {
             Ok(())

@@ -2,21 +2,26 @@
 //! would do outside a const. A const evaluation interprets every call, so these take the
 //! fewest: the planner's compile time is mostly its slices and loops.
 
-/// The first `len` items of `items` (all of them past its length). What `items.split_at(len).0`
-/// gives, without its five nested calls, each of which a const evaluation interprets: the
-/// fixed-size lists' slices are the planner's most frequent call, so its compile time.
+/// The first `len` items of `items`. What `items.split_at(len).0` gives, without its five
+/// nested calls, each of which a const evaluation interprets: the fixed-size lists' slices are
+/// the planner's most frequent call, so its compile time. `len` past the slice is a planner bug:
+/// a panic (a compile error in a const), never a shorter slice.
 #[allow(unsafe_code)]
 pub const fn prefix<T>(items: &[T], len: usize) -> &[T] {
-    let len = if len < items.len() { len } else { items.len() };
+    if len > items.len() {
+        panic!("layout_plan::slices::prefix: the length is past the slice's end");
+    }
     // SAFETY: `len` is at most `items.len()`, so the slice is `items`' first `len` items.
     unsafe { core::slice::from_raw_parts(items.as_ptr(), len) }
 }
 
-/// `&items[a..b]`, clamped to `items` (empty where `a >= b`), as cheaply as [`prefix`].
+/// `&items[a..b]`, as cheaply as [`prefix`]; a range past the slice's end, or `a > b`, is a
+/// panic (a compile error in a const), as `&items[a..b]` is.
 #[allow(unsafe_code)]
 pub const fn range<T>(items: &[T], a: usize, b: usize) -> &[T] {
-    let b = if b < items.len() { b } else { items.len() };
-    let a = if a < b { a } else { b };
+    if a > b || b > items.len() {
+        panic!("layout_plan::slices::range: the range is not within the slice");
+    }
     // SAFETY: `a <= b <= items.len()`, so the slice is `items`' items `a..b`.
     unsafe { core::slice::from_raw_parts(items.as_ptr().add(a), b - a) }
 }

@@ -8,8 +8,6 @@ use crate::linear::{terms_of, Map};
 
 /// Operations a tape holds.
 pub const TAPE_OPS: usize = 512;
-/// Terms of sums a tape holds.
-pub const TAPE_TERMS: usize = 1024;
 /// Value slots a tape uses (slot 0 is the zero word).
 pub const TAPE_SLOTS: usize = 1024;
 
@@ -52,8 +50,6 @@ pub struct Tape {
     next: u16,
     ops: [Op; TAPE_OPS],
     n_ops: usize,
-    terms: [u64; TAPE_TERMS],
-    n_terms: usize,
     ids: [u16; 3],
     saved: [u16; 3],
     guard: u16,
@@ -79,8 +75,6 @@ impl Tape {
             next: 1,
             ops: [(0, 0, 0); TAPE_OPS],
             n_ops: 0,
-            terms: [0; TAPE_TERMS],
-            n_terms: 0,
             ids: [0; 3],
             saved: [0; 3],
             guard: 0,
@@ -91,11 +85,6 @@ impl Tape {
     /// The operations.
     pub const fn ops(&self) -> &[Op] {
         crate::slices::prefix(&self.ops, self.n_ops)
-    }
-
-    /// The terms of the sums.
-    pub const fn terms(&self) -> &[u64] {
-        crate::slices::prefix(&self.terms, self.n_terms)
     }
 
     /// Value slots used.

@@ -247,6 +247,8 @@ fn table_names_are_the_ptx_entries() {
     let own_tests = [
         kernels::activations::GELU_TANH_F16.name,
         kernels::activations::SILU_F16.name,
+        kernels::scans::CUMSUM_ROWS_F32.name,
+        kernels::scans::CUMSUM_LINE_F32.name,
         kernels::attention::ATTENTION_F16.name,
         kernels::attention::ATTENTION_BF16.name,
         kernels::attention::ATTENTION_D128_F16.name,

@@ -135,7 +135,7 @@ const fn choose(lanes: &Sources, warps: &Sources) -> Option<Choice> {
     let mut basis = FixedList::<u64, MAX_CHOICE_BITS>::new(0);
     let mut i = 0;
     while i < n {
-        if Span::new(basis.as_slice()).express(all[i]).is_none() && !basis.push(all[i]) {
+        if Span::new(basis.as_slice()).express(all[i]).is_none() && !basis.try_push(all[i]) {
             return None;
         }
         i += 1;
@@ -275,23 +275,29 @@ const fn candidate(
 /// How many distinct `(word, lane offset)` rounds `pack` takes (counted up to one past
 /// [`MAX_SHUFFLE_WORDS`], beyond which no plan is made).
 const fn rounds_with(s: &Flat, regs: &Sources, choice: &Choice, pack: &Packing) -> usize {
-    let mut seen = FixedList::<(u16, u32), { MAX_SHUFFLE_WORDS + 1 }>::new((0, 0));
+    // A plain array and its length, searched in place: a call per candidate would be most of
+    // the const planner's steps for a large gather.
+    let mut seen = [(0u16, 0u32); MAX_SHUFFLE_WORDS];
+    let mut n = 0;
     let k = choice.basis.len();
+    let (count, nreg) = (1usize << (regs.len() + k), s.reg.len());
     let mut ic = 0;
-    while ic < 1usize << (regs.len() + k) {
-        let (r, _) = candidate(
-            regs,
-            choice,
-            pack,
-            (ic >> k, ic & ((1 << k) - 1)),
-            s.reg.len(),
-        );
-        if position(seen.as_slice(), r).is_none() && !seen.push(r) {
-            return MAX_SHUFFLE_WORDS + 1;
+    while ic < count {
+        let (r, _) = candidate(regs, choice, pack, (ic >> k, ic & ((1 << k) - 1)), nreg);
+        let mut j = 0;
+        while j < n && (seen[j].0 != r.0 || seen[j].1 != r.1) {
+            j += 1;
+        }
+        if j == n {
+            if n == MAX_SHUFFLE_WORDS {
+                return MAX_SHUFFLE_WORDS + 1;
+            }
+            seen[n] = r;
+            n += 1;
         }
         ic += 1;
     }
-    seen.len()
+    n
 }
 
 /// Where `r` is in `list`.
@@ -338,7 +344,7 @@ const fn tables(
                 rounds.len() - 1
             }
         };
-        if !pos.push(p) || !pick.push(at as u16) {
+        if !pos.try_push(p) || !pick.try_push(at as u16) {
             return None;
         }
         ic += 1;
@@ -371,9 +377,31 @@ const fn tables(
     })
 }
 
+/// Combinations [`delivers`] reads from tables: registers of up to this many bits (256 per
+/// thread; the executor's word arrays hold fewer) and lanes (64 per warp at most).
+const TABLE_BITS: usize = 8;
+
+/// The value of every combination of `bases` (`out[x]` is the XOR of the bases of `x`'s set
+/// bits), one XOR each; `None` past [`TABLE_BITS`] bases.
+const fn all_values(bases: &[u64]) -> Option<[u64; 1 << TABLE_BITS]> {
+    let n = bases.len();
+    if n > TABLE_BITS {
+        return None;
+    }
+    let mut out = [0u64; 1 << TABLE_BITS];
+    let mut x = 1usize;
+    while x < 1 << n {
+        out[x] = out[x & (x - 1)] ^ bases[x.trailing_zeros() as usize];
+        x += 1;
+    }
+    Some(out)
+}
+
 /// Whether every lane of every warp ends with the element the destination holds in each
 /// register, reading as the executor does: from lane `base ^ offset` of the candidate its
-/// selection bits pick, the element at that candidate's position of the word.
+/// selection bits pick, the element at that candidate's position of the word. Every element
+/// is checked; the layouts' values come from tables of all their register and lane
+/// combinations, so each check is a few lookups (the const planner's compile time).
 const fn delivers(p: &GatherPlan<Fixed>, s: &Flat, t: &Flat) -> bool {
     let (per, halves) = if p.pack < 0 {
         (1, 2)
@@ -385,30 +413,47 @@ const fn delivers(p: &GatherPlan<Fixed>, s: &Flat, t: &Flat) -> bool {
     if p.words.len() / per > limit || 1 << t.reg.len() > limit {
         return false;
     }
+    let (Some(sreg), Some(slane), Some(treg), Some(tlane)) = (
+        all_values(s.reg.as_slice()),
+        all_values(s.lane.as_slice()),
+        all_values(t.reg.as_slice()),
+        all_values(t.lane.as_slice()),
+    ) else {
+        // Past 256 registers per thread: no gather (the plan goes through shared memory).
+        return false;
+    };
+    let (rounds, pick, pos, words) = (
+        p.rounds.as_slice(),
+        p.pick.as_slice(),
+        p.pos.as_slice(),
+        p.words.as_slice(),
+    );
+    let (lane_map, warp_map) = (p.lane_map.as_slice(), p.warp_map.as_slice());
+    let (sel_lane, sel_warp) = (p.sel_lane.as_slice(), p.sel_warp.as_slice());
+    let (swarp, twarp) = (s.warp.as_slice(), t.warp.as_slice());
     let nlanes = 1u32 << s.lane.len();
+    let nregs = 1usize << t.reg.len();
     let k = p.choices as usize;
     let mut warp = 0u64;
     while warp < 1 << s.warp.len() {
+        let (sw, tw) = (combine(swarp, warp), combine(twarp, warp));
+        let (bw, selw) = (
+            crate::linear::xor_of(warp_map, warp as u32),
+            crate::linear::xor_of(sel_warp, warp as u32),
+        );
         let mut lane = 0u32;
         while lane < nlanes {
-            let base = crate::linear::xor_of(p.lane_map.as_slice(), lane)
-                ^ crate::linear::xor_of(p.warp_map.as_slice(), warp as u32);
-            let sel = crate::linear::xor_of(p.sel_lane.as_slice(), lane)
-                ^ crate::linear::xor_of(p.sel_warp.as_slice(), warp as u32);
+            let base = crate::linear::xor_of(lane_map, lane) ^ bw;
+            let sel = crate::linear::xor_of(sel_lane, lane) ^ selw;
             let c = (sel as usize) & ((1 << k) - 1);
+            let want_lw = tlane[lane as usize] ^ tw;
             let mut i = 0;
-            while i < 1usize << t.reg.len() {
+            while i < nregs {
                 let at = (i << k) | c;
-                let (word, off) = p.rounds.get(p.pick.get(at) as usize);
+                let (word, off) = rounds[pick[at] as usize];
                 let from = (base ^ off) % nlanes;
-                let r = p.words.get(word as usize * per + p.pos.get(at) as usize);
-                let got = combine(s.reg.as_slice(), r as u64)
-                    ^ combine(s.lane.as_slice(), from as u64)
-                    ^ combine(s.warp.as_slice(), warp);
-                let want = combine(t.reg.as_slice(), i as u64)
-                    ^ combine(t.lane.as_slice(), lane as u64)
-                    ^ combine(t.warp.as_slice(), warp);
-                if got != want {
+                let r = words[word as usize * per + pos[at] as usize];
+                if sreg[r as usize] ^ slane[from as usize] ^ sw != treg[i] ^ want_lw {
                     return false;
                 }
                 i += 1;

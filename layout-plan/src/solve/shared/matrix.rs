@@ -279,7 +279,7 @@ const fn registers(
                     }
                     b += 1;
                 }
-                if !regs.push(r as u16) {
+                if !regs.try_push(r as u16) {
                     return None;
                 }
                 k += 1;

@@ -1,0 +1,40 @@
+//! Prefix sums of f32 tensors with `Tile::scan` (Triton's `tl.cumsum`): along rows, where each
+//! row's 64 elements lie in one warp (two per thread: a register step, then five shuffles), and
+//! along 512 elements spread over 8 warps (a register step, five shuffles, then one cross-warp
+//! phase through shared memory: one store, a barrier, seven loads).
+
+use linear_layouts::scan::Scan;
+use linear_layouts::{kernel, layout, Global, GlobalMut, Thread, Tile};
+
+layout! {
+    /// 16 rows of 64: each warp holds 4 whole rows, 2 consecutive elements of each per thread.
+    pub ScanRows = blocked(sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 64];
+    /// 512 consecutive elements over 8 warps, 2 per thread.
+    pub ScanLine = blocked(sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]) for [512];
+}
+
+/// Rows per CTA of [`cumsum_rows_f32`].
+pub const SCAN_ROWS: u32 = ScanRows::SHAPE[0];
+/// Row length of [`cumsum_rows_f32`].
+pub const SCAN_ROW: u32 = ScanRows::SHAPE[1];
+/// Elements per CTA of [`cumsum_line_f32`].
+pub const SCAN_LINE: u32 = ScanLine::SHAPE[0];
+
+/// `y[i][j] = x[i][0] + ... + x[i][j]` for rows of 64 f32, 16 rows per CTA: grid
+/// `[n_rows / 16, 1, 1]`.
+#[kernel(block = ScanRows::THREADS)]
+pub fn cumsum_rows_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
+    let origin = [SCAN_ROWS * t.block_idx()[0], 0];
+    let v = Tile::<ScanRows, f32, 8>::load(t, &x, origin, [SCAN_ROW, 1]);
+    v.scan::<1>(t, |a, b| a + b)
+        .store(t, &y, origin, [SCAN_ROW, 1]);
+}
+
+/// The inclusive prefix sums of each CTA's 512 consecutive f32 (a segmented `cumsum`): grid
+/// `[n / 512, 1, 1]`; the cross-warp phase through [`Scan::shared_bytes`] of scratch.
+#[kernel(block = ScanLine::THREADS, shared = Scan::<ScanLine, 0, 2>::shared_bytes(4))]
+pub fn cumsum_line_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
+    let origin = [SCAN_LINE * t.block_idx()[0]];
+    let v = Tile::<ScanLine, f32, 2>::load(t, &x, origin, [1]);
+    v.scan::<0>(t, |a, b| a + b).store(t, &y, origin, [1]);
+}
