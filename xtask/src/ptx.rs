@@ -110,6 +110,11 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("cluster_transpose", "st.global.b32", 16),
     ("copy_v4", "ld.global.b64", 2),
     ("copy_v4", "st.global.b64", 2),
+    // The scans' 2-element vectors: 4 rows of a warp per thread, or one run of 2.
+    ("cumsum_line_f32", "ld.global.v2.b32", 1),
+    ("cumsum_line_f32", "st.global.v2.b32", 1),
+    ("cumsum_rows_f32", "ld.global.v2.b32", 4),
+    ("cumsum_rows_f32", "st.global.v2.b32", 4),
     ("fp16_to_fp8_operand", "ld.global.b16", 16),
     ("fp16_to_fp8_operand", "st.global.b32", 8),
     ("gelu_tanh_f16", "ld.global.v4.b32", 1),
@@ -251,6 +256,40 @@ fn check_math(ptx: &str) -> Result<(), String> {
         "ptx-check: math kernels use one approx instruction per function ({} kernels)",
         kernels.len()
     );
+    Ok(())
+}
+
+/// The scans' exchanges (`kernels::scans`): along a row in one warp, a shuffle per lane bit
+/// for each of the thread's 4 rows; across 8 warps, 5 shuffles, then one cross-warp phase: a
+/// store of the warp's total, one barrier, a load of each earlier warp's total (Triton's
+/// staging).
+pub const SCAN_INSTRUCTIONS: &[(&str, &str, usize)] = &[
+    ("cumsum_line_f32", "bar.sync", 1),
+    ("cumsum_line_f32", "ld.shared.b32", 7),
+    ("cumsum_line_f32", "shfl.sync.bfly.b32", 5),
+    ("cumsum_line_f32", "st.shared.b32", 1),
+    ("cumsum_rows_f32", "shfl.sync.bfly.b32", 20),
+];
+
+/// Fails unless the scan kernels' exchanges are [`SCAN_INSTRUCTIONS`].
+fn check_scans(ptx: &str) -> Result<(), String> {
+    let found: Vec<(String, String, usize)> = entry_ops(ptx, |op| {
+        op.starts_with("shfl.") || op.starts_with("bar.") || op.contains(".shared")
+    })
+    .into_iter()
+    .filter(|(k, _, _)| k.starts_with("cumsum_"))
+    .collect();
+    let want: Vec<(String, String, usize)> = SCAN_INSTRUCTIONS
+        .iter()
+        .map(|&(k, op, n)| (k.to_string(), op.to_string(), n))
+        .collect();
+    if found != want {
+        return Err(format!(
+            "scan exchanges changed:\nexpected {:?}\nfound {:?}",
+            want, found
+        ));
+    }
+    println!("ptx-check: scans exchange with the shuffles, shared accesses and barriers planned");
     Ok(())
 }
 
@@ -483,6 +522,7 @@ pub fn check(markdown: bool) -> Result<(), String> {
     let ptx = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
     check_global_accesses(&ptx)?;
     check_math(&ptx)?;
+    check_scans(&ptx)?;
     let entries = check_no_local_memory(&ptx)?;
     println!(
         "ptx-check: no local memory in any of the {} kernels",
