@@ -274,7 +274,10 @@ pub const SCAN_INSTRUCTIONS: &[(&str, &str, usize)] = &[
 /// Fails unless the scan kernels' exchanges are [`SCAN_INSTRUCTIONS`].
 fn check_scans(ptx: &str) -> Result<(), String> {
     let found: Vec<(String, String, usize)> = entry_ops(ptx, |op| {
-        op.starts_with("shfl.") || op.starts_with("bar.") || op.contains(".shared")
+        op.starts_with("shfl.")
+            || op.starts_with("bar.")
+            || op.starts_with("ld.shared")
+            || op.starts_with("st.shared")
     })
     .into_iter()
     .filter(|(k, _, _)| k.starts_with("cumsum_"))
@@ -518,7 +521,11 @@ impl TwinTables {
 
 /// Build, count, compare, print.
 pub fn check(markdown: bool) -> Result<(), String> {
-    let path = build()?;
+    // `LAYOUT_PTX_FILE`: check a PTX file built before (or elsewhere) instead of building it.
+    let path = match std::env::var_os("LAYOUT_PTX_FILE") {
+        Some(f) => std::path::PathBuf::from(f),
+        None => build()?,
+    };
     let ptx = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
     check_global_accesses(&ptx)?;
     check_math(&ptx)?;
