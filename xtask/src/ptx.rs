@@ -233,29 +233,43 @@ pub const MATH_INSTRUCTIONS: &[(&str, &str, usize)] = &[
     ("silu_f16", "rcp.approx.ftz.f32", 8),
 ];
 
-/// Fails unless the math kernels' math instructions are [`MATH_INSTRUCTIONS`].
-fn check_math(ptx: &str) -> Result<(), String> {
-    let kernels: std::collections::BTreeSet<&str> = MATH_INSTRUCTIONS.iter().map(|m| m.0).collect();
-    let found: Vec<(String, String, usize)> = entry_ops(ptx, |op| {
-        op.contains(".approx") || op.starts_with("cvt.f32.f16") || op.starts_with("cvt.rn.f16")
-    })
-    .into_iter()
-    .filter(|(k, _, _)| kernels.contains(k.as_str()))
-    .collect();
-    let want: Vec<(String, String, usize)> = MATH_INSTRUCTIONS
+/// Fails unless the instructions `keep` selects in the kernels `table` names are `table`'s
+/// (`what` names them in the error).
+fn check_counts(
+    ptx: &str,
+    table: &[(&str, &str, usize)],
+    keep: impl Fn(&str) -> bool,
+    what: &str,
+) -> Result<(), String> {
+    let kernels: std::collections::BTreeSet<&str> = table.iter().map(|m| m.0).collect();
+    let found: Vec<(String, String, usize)> = entry_ops(ptx, keep)
+        .into_iter()
+        .filter(|(k, _, _)| kernels.contains(k.as_str()))
+        .collect();
+    let want: Vec<(String, String, usize)> = table
         .iter()
         .map(|&(k, op, n)| (k.to_string(), op.to_string(), n))
         .collect();
-    if found != want {
-        return Err(format!(
-            "math instructions changed:\nexpected {:?}\nfound {:?}",
-            want, found
-        ));
+    match found == want {
+        true => Ok(()),
+        false => Err(format!(
+            "{} changed:\nexpected {:?}\nfound {:?}",
+            what, want, found
+        )),
     }
-    println!(
-        "ptx-check: math kernels use one approx instruction per function ({} kernels)",
-        kernels.len()
-    );
+}
+
+/// Fails unless the math kernels' math instructions are [`MATH_INSTRUCTIONS`].
+fn check_math(ptx: &str) -> Result<(), String> {
+    check_counts(
+        ptx,
+        MATH_INSTRUCTIONS,
+        |op| {
+            op.contains(".approx") || op.starts_with("cvt.f32.f16") || op.starts_with("cvt.rn.f16")
+        },
+        "math instructions",
+    )?;
+    println!("ptx-check: math kernels use one approx instruction per function");
     Ok(())
 }
 
@@ -273,25 +287,13 @@ pub const SCAN_INSTRUCTIONS: &[(&str, &str, usize)] = &[
 
 /// Fails unless the scan kernels' exchanges are [`SCAN_INSTRUCTIONS`].
 fn check_scans(ptx: &str) -> Result<(), String> {
-    let found: Vec<(String, String, usize)> = entry_ops(ptx, |op| {
+    let exchange = |op: &str| {
         op.starts_with("shfl.")
             || op.starts_with("bar.")
             || op.starts_with("ld.shared")
             || op.starts_with("st.shared")
-    })
-    .into_iter()
-    .filter(|(k, _, _)| k.starts_with("cumsum_"))
-    .collect();
-    let want: Vec<(String, String, usize)> = SCAN_INSTRUCTIONS
-        .iter()
-        .map(|&(k, op, n)| (k.to_string(), op.to_string(), n))
-        .collect();
-    if found != want {
-        return Err(format!(
-            "scan exchanges changed:\nexpected {:?}\nfound {:?}",
-            want, found
-        ));
-    }
+    };
+    check_counts(ptx, SCAN_INSTRUCTIONS, exchange, "scan exchanges")?;
     println!("ptx-check: scans exchange with the shuffles, shared accesses and barriers planned");
     Ok(())
 }
