@@ -116,18 +116,7 @@ fn the_template_builds_outside_the_workspace_and_runs_on_the_simulator() {
 
     cargo(&tmp, &target, &["build"]);
     assert!(ptx_built(&target), "`cargo build` built no PTX");
-    let ptx = PathBuf::from(cargo(&tmp, &target, &["run", "-q", "--", "--ptx-path"]).trim());
-    let text = std::fs::read_to_string(&ptx).unwrap();
-    assert!(
-        text.contains(".visible .entry transpose("),
-        "no entry in {}",
-        ptx.display()
-    );
-    assert!(
-        !text.contains(".extern .func"),
-        "unresolved functions in {}",
-        ptx.display()
-    );
+    let (ptx, text) = built_ptx(&tmp, &target, "transpose");
     assert_eq!(
         text.matches("ld.global.v4").count(),
         9,
@@ -140,22 +129,11 @@ fn the_template_builds_outside_the_workspace_and_runs_on_the_simulator() {
         "16-byte stores in {}",
         ptx.display()
     );
-    let assembled = layout_builder::assemble(&ptx, "sm_90").unwrap_or_else(|e| panic!("{}", e));
-    if !assembled {
-        // CI installs one (nvidia-cuda-nvcc-cu12) and sets LAYOUT_PTXAS=require.
-        let required = std::env::var("LAYOUT_PTXAS").is_ok_and(|v| v == "require");
-        assert!(!required, "LAYOUT_PTXAS=require and no ptxas found: set PTXAS, or pip install nvidia-cuda-nvcc-cu12");
-        eprintln!(
-            "no ptxas here (set PTXAS, or pip install nvidia-cuda-nvcc-cu12): PTX not assembled"
-        )
-    }
     assert!(
         text.contains("ex2.approx.ftz.f32") && text.contains("rcp.approx.ftz.f32"),
         "the f16 kernel's fast math in {}",
         ptx.display()
     );
-    let tests = cargo(&tmp, &target, &["test", "-q"]);
-    assert!(tests.contains("2 passed"), "{}", tests);
     mistakes_are_reported_once_and_early(&tmp, &target);
     dependencies_are_linked_into_the_ptx(&tmp, &target);
     let _ = std::fs::remove_dir_all(&tmp);
@@ -214,11 +192,19 @@ fn dependencies_are_linked_into_the_ptx(tmp: &Path, target: &Path) {
     let good = std::fs::read_to_string(&lib).unwrap();
     std::fs::write(&lib, format!("{}{}", good, kernel)).unwrap();
     cargo(tmp, target, &["build"]);
+    built_ptx(tmp, target, "expf");
+}
+
+/// The PTX `cargo run -- --ptx-path` names, and its text: it holds the entry `entry`, calls no
+/// function it does not define, and ptxas assembles it for sm_90 where one is found (CI installs
+/// one, nvidia-cuda-nvcc-cu12, and sets LAYOUT_PTXAS=require).
+fn built_ptx(tmp: &Path, target: &Path, entry: &str) -> (PathBuf, String) {
     let ptx = PathBuf::from(cargo(tmp, target, &["run", "-q", "--", "--ptx-path"]).trim());
     let text = std::fs::read_to_string(&ptx).unwrap();
     assert!(
-        text.contains(".visible .entry expf("),
-        "no expf entry in {}",
+        text.contains(&format!(".visible .entry {}(", entry)),
+        "no {} entry in {}",
+        entry,
         ptx.display()
     );
     assert!(
@@ -227,9 +213,12 @@ fn dependencies_are_linked_into_the_ptx(tmp: &Path, target: &Path) {
         ptx.display()
     );
     let assembled = layout_builder::assemble(&ptx, "sm_90").unwrap_or_else(|e| panic!("{}", e));
-    let required = std::env::var("LAYOUT_PTXAS").is_ok_and(|v| v == "require");
-    assert!(
-        assembled || !required,
-        "LAYOUT_PTXAS=require and no ptxas found"
-    );
+    if !assembled {
+        let required = std::env::var("LAYOUT_PTXAS").is_ok_and(|v| v == "require");
+        assert!(!required, "LAYOUT_PTXAS=require and no ptxas found: set PTXAS, or pip install nvidia-cuda-nvcc-cu12");
+        eprintln!(
+            "no ptxas here (set PTXAS, or pip install nvidia-cuda-nvcc-cu12): PTX not assembled"
+        )
+    }
+    (ptx, text)
 }

@@ -15,7 +15,9 @@ pub const UNROLLED: usize = 128;
 /// called from many places may stay out of line, and the arrays it borrows then live in memory.
 /// Do not nest it: an `unroll!` inside an `unroll!` is written out 128 x 128 times before the
 /// compiler drops the dead arms (minutes of build, megabytes of metadata); put the inner loop in
-/// an `#[inline(always)]` function and call that.
+/// an `#[inline(always)]` function and call that, marked
+/// `#[cfg_attr(target_arch = "nvptx64", rustc_no_mir_inline)]` so that rustc's MIR inliner does
+/// not nest it again before LLVM inlines it.
 ///
 /// `unroll!(const n, |i| body)`: the same, `n` a constant expression of the caller's generics
 /// (`N`, `Plan::<L>::STEPS`): each arm is kept or dropped when the function is instantiated

@@ -233,6 +233,14 @@ pub const MATH_INSTRUCTIONS: &[(&str, &str, usize)] = &[
     ("silu_f16", "rcp.approx.ftz.f32", 8),
 ];
 
+/// A table of `(kernel, instruction, count)` as [`entry_ops`] gives them.
+fn owned(table: &[(&str, &str, usize)]) -> Vec<(String, String, usize)> {
+    table
+        .iter()
+        .map(|&(k, op, n)| (k.to_string(), op.to_string(), n))
+        .collect()
+}
+
 /// Fails unless the instructions `keep` selects in the kernels `table` names are `table`'s
 /// (`what` names them in the error).
 fn check_counts(
@@ -246,10 +254,7 @@ fn check_counts(
         .into_iter()
         .filter(|(k, _, _)| kernels.contains(k.as_str()))
         .collect();
-    let want: Vec<(String, String, usize)> = table
-        .iter()
-        .map(|&(k, op, n)| (k.to_string(), op.to_string(), n))
-        .collect();
+    let want = owned(table);
     match found == want {
         true => Ok(()),
         false => Err(format!(
@@ -387,10 +392,7 @@ fn check_global_accesses(ptx: &str) -> Result<(), String> {
         rows
     );
     let found: Vec<_> = all.into_iter().filter(|f| !is_row_kernel(&f.0)).collect();
-    let want: Vec<(String, String, usize)> = GLOBAL_ACCESSES
-        .iter()
-        .map(|&(k, op, n)| (k.to_string(), op.to_string(), n))
-        .collect();
+    let want = owned(GLOBAL_ACCESSES);
     if found == want {
         println!(
             "ptx-check: global accesses of all {} kernels as expected ({} v4)",
