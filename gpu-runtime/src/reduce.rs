@@ -586,7 +586,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             }
         }
         if plan.warps != 0 {
-            across_warps(t, &mut acc, &plan, &combine);
+            across_warps::<L, S, D, N, _, E, M>(t, &mut acc, &combine);
         }
         Tile::new(acc)
     }
@@ -605,20 +605,23 @@ const fn redux_of<E, O: Op<E>>(_: &O) -> Option<Redux> {
 /// computes the same tree (a commutative `combine` makes mirrored pairs equal), so all copies
 /// agree.
 #[inline(always)]
-fn across_warps<T: Thread, E: Element, const M: usize>(
+fn across_warps<L, S, const D: usize, const N: usize, T: Thread, E: Element, const M: usize>(
     t: &T,
     acc: &mut [E; M],
-    plan: &ReducePlan,
     combine: &impl Fn(E, E) -> E,
-) {
-    let s = Staging::of(plan, M as u32, E::BITS);
+) where
+    L: Registers<N>,
+    S: Registers<M>,
+{
+    let plan = &Slice::<L, S, D, N, M>::PLAN;
+    let s = const { staging::<L, S, D, N, E, M>() };
     let lane = t.lane();
     let q = pext(lane, s.readers);
     let slot = pext(lane, s.other_lanes);
     t.scratch_write_begin();
     if q == 0 {
         let at = s.row(plan, slot, t.warp());
-        crate::unroll!(s.chunks as usize, |c| {
+        crate::unroll!(staging::<L, S, D, N, E, M>().chunks as usize, |c| {
             t.st_shared(
                 at + c as u32 * s.chunk,
                 s.chunk,
@@ -630,7 +633,7 @@ fn across_warps<T: Thread, E: Element, const M: usize>(
     // This lane's rows are adjacent: read them in the widest vectors.
     let first = (t.warp() & !plan.warps) | pdep(q % s.warps, plan.warps);
     let at = s.row(plan, slot, first);
-    crate::unroll!(s.loads as usize, |c| {
+    crate::unroll!(staging::<L, S, D, N, E, M>().loads as usize, |c| {
         let w = t.ld_shared(at + c as u32 * s.load, s.load);
         combine_loaded(acc, &w, c * s.per_load, s.per_load, combine);
     });
@@ -659,6 +662,15 @@ fn combine_loaded<E: Element, const M: usize>(
         let v = E::from_bits(get_bits(w, i as u32 * E::BITS, E::BITS));
         acc[e % M] = if e < M { v } else { combine(acc[e % M], v) };
     });
+}
+
+/// The staging of slice `S`'s cross-warp reduction of `E`s (a const of the caller's generics).
+const fn staging<L, S, const D: usize, const N: usize, E: Element, const M: usize>() -> Staging
+where
+    L: Registers<N>,
+    S: Registers<M>,
+{
+    Staging::of(&Slice::<L, S, D, N, M>::PLAN, M as u32, E::BITS)
 }
 
 /// How a cross-warp reduction lays its partials out in shared memory: a row of `M` elements

@@ -38,19 +38,29 @@ pub const fn op(ops: &[(u8, u16, u128)], i: usize) -> (u8, u16, u128) {
     }
 }
 
-/// A written-out replay's state: value slots, flags, the destination registers.
-struct State<E, const ND: usize> {
-    v: [u32; SLOTS],
-    b: [bool; SLOTS],
+/// A written-out replay's state: value slots (`NV`: as many as the tier's tapes can number),
+/// flags, the destination registers. Sized by the tier, not by [`SLOTS`]: LLVM's scalar
+/// replacement of aggregates splits this state into registers, at a cost that grows with its
+/// size.
+struct State<E, const NV: usize, const ND: usize> {
+    v: [u32; NV],
+    b: [bool; NV],
     out: [E; ND],
+}
+
+/// The value slots a tape of `ops` operations can number: each operation numbers four at most
+/// (a shared load's words), after the zero word.
+const fn slots_for(ops: usize) -> usize {
+    let n = 4 * ops + 1;
+    if n < SLOTS { n } else { SLOTS }
 }
 
 /// A written-out replay's state before its first op.
 macro_rules! fresh {
-    ($E:ident) => {
-        State {
-            v: [0u32; SLOTS],
-            b: [false; SLOTS],
+    ($E:ident, $NV:expr) => {
+        State::<$E, { $NV }, ND> {
+            v: [0u32; $NV],
+            b: [false; $NV],
             // A constant, so that code generation writes a memset, not a loop (a loop would
             // give LLVM's passes another function shape than the proc macro's `[0; N]`).
             out: [$E::ZERO; ND],
@@ -280,8 +290,16 @@ macro_rules! step {
 /// Position `I` of tape `P`, written out.
 #[cfg_attr(not(target_arch = "nvptx64"), inline(always))]
 #[cfg_attr(target_arch = "nvptx64", rustc_force_inline)]
-fn arm<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize, const I: usize>(
-    s: &mut State<E, ND>,
+fn arm<
+    P: Recorded,
+    E: Element,
+    T: Thread,
+    const NV: usize,
+    const NS: usize,
+    const ND: usize,
+    const I: usize,
+>(
+    s: &mut State<E, NV, ND>,
     t: &T,
     src: &[E; NS],
 ) {
@@ -294,7 +312,7 @@ macro_rules! arms16 {
     };
     (@ $P:ident, $E:ident, $T:ident, $NS:ident, $ND:ident, $s:ident, $t:ident, $src:ident, $base:expr; $($k:literal)*) => {
         $( if const { $base + $k < $P::OPS.len() } {
-            arm::<$P, $E, $T, $NS, $ND, { $base + $k }>(&mut $s, $t, $src);
+            arm::<$P, $E, $T, NV, $NS, $ND, { $base + $k }>(&mut $s, $t, $src);
         } )*
     };
 }
@@ -311,7 +329,7 @@ macro_rules! arms256 {
 }
 
 macro_rules! tier {
-    ($(#[$doc:meta])* $name:ident, $run:ident, $alone:ident, $($arms:ident($base:expr))*) => {
+    ($(#[$doc:meta])* $name:ident, $run:ident, $alone:ident, $ops:literal, $($arms:ident($base:expr))*) => {
         $(#[$doc])*
         /// Force-inlined on nvptx (like each position), so that the tier is one function of
         /// constant operations before LLVM.
@@ -321,7 +339,8 @@ macro_rules! tier {
             t: &T,
             src: &[E; NS],
         ) -> [E; ND] {
-            let mut s = fresh!(E);
+            const NV: usize = slots_for($ops);
+            let mut s = fresh!(E, NV);
             $( $arms!(P, E, T, NS, ND, s, t, src, $base); )*
             s.out
         }
@@ -356,28 +375,28 @@ const _: () = assert!(
 
 tier!(
     /// A tape of at most 16 operations.
-    replay16, run16, alone16, arms16(0)
+    replay16, run16, alone16, 16, arms16(0)
 );
 tier!(
     /// A tape of at most 32 operations.
-    replay32, run32, alone32, arms16(0) arms16(16)
+    replay32, run32, alone32, 32, arms16(0) arms16(16)
 );
 tier!(
     /// A tape of at most 64 operations.
-    replay64, run64, alone64, arms16(0) arms16(16) arms16(32) arms16(48)
+    replay64, run64, alone64, 64, arms16(0) arms16(16) arms16(32) arms16(48)
 );
 tier!(
     /// A tape of at most 128 operations.
-    replay128, run128, alone128,
+    replay128, run128, alone128, 128,
     arms16(0) arms16(16) arms16(32) arms16(48) arms16(64) arms16(80) arms16(96) arms16(112)
 );
 tier!(
     /// A tape of at most 256 operations.
-    replay256, run256, alone256, arms256(0)
+    replay256, run256, alone256, 256, arms256(0)
 );
 tier!(
     /// A tape of at most 512 operations.
-    replay512, run512, alone512, arms256(0) arms256(256)
+    replay512, run512, alone512, 512, arms256(0) arms256(256)
 );
 
 /// A written-out replay: the tier's function for one tape.

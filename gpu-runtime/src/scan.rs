@@ -386,7 +386,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         let mut tot = self.values;
         // Each step written out, only as many as the plan has, so its bit is a constant and
         // `r ^ (1 << b)` a constant index.
-        crate::unroll!(const Scan::<L, D, N>::STEPS, |i| step::<L, D, _, _, N>(
+        crate::unroll!(Scan::<L, D, N>::STEPS, |i| step::<L, D, _, _, N>(
             t,
             &mut pre,
             &mut tot,
@@ -426,10 +426,10 @@ fn step<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usize>(
         (bit == 1) != reverse
     };
     match step {
-        ScanStep::Register(b) => crate::unroll!(const N, |r| other[r] = tot[r ^ (1 << b)]),
+        ScanStep::Register(b) => crate::unroll!(N, |r| other[r] = tot[r ^ (1 << b)]),
         // Registers that differ only in register bits already walked hold equal totals: one
         // shuffle (or shared-memory slot) per group, the rest copy it.
-        ScanStep::Lane(b) => crate::unroll!(const N, |r| {
+        ScanStep::Lane(b) => crate::unroll!(N, |r| {
             other[r] = match r as u32 & done {
                 0 => crate::reduce::shfl_xor(t, tot[r], 1 << b),
                 _ => other[r & !(done as usize)],
@@ -437,7 +437,7 @@ fn step<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usize>(
         }),
         ScanStep::Warp(b) => exchange(t, tot, &mut other, b, done, plan),
     }
-    crate::unroll!(const N, |r| {
+    crate::unroll!(N, |r| {
         if side(r) {
             pre[r] = combine(other[r], pre[r]);
             tot[r] = combine(other[r], tot[r]);
@@ -466,12 +466,12 @@ fn exchange<T: Thread, E: Element, const N: usize>(
         ((warp * plan.lanes_per_warp + t.lane()) * groups + pext(r as u32, free)) * bytes
     };
     t.scratch_write_begin();
-    crate::unroll!(const N, |r| if r as u32 & done == 0 {
+    crate::unroll!(N, |r| if r as u32 & done == 0 {
         let b = tot[r].to_bits();
         t.st_shared(slot(t.warp(), r), bytes, [b as u32, (b >> 32) as u32, 0, 0]);
     });
     t.sync_block();
-    crate::unroll!(const N, |r| {
+    crate::unroll!(N, |r| {
         other[r] = match r as u32 & done {
             0 => {
                 let [lo, hi, _, _] = t.ld_shared(slot(t.warp() ^ (1 << bit), r), bytes);
@@ -509,13 +509,13 @@ fn phase<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usize>
         (((group * plan.lanes_per_warp + lane) * apart + g) * positions + pos) * bytes
     };
     t.scratch_write_begin();
-    crate::unroll!(const N, |r| if r as u32 & Scan::<L, D, N>::DONE == 0 {
+    crate::unroll!(N, |r| if r as u32 & Scan::<L, D, N>::DONE == 0 {
         let b = tot[r].to_bits();
         let at = slot(pext(r as u32, apart_bits), position(plan, r as u32, warp));
         t.st_shared(at, bytes, [b as u32, (b >> 32) as u32, 0, 0]);
     });
     t.sync_block();
-    crate::unroll!(const Scan::<L, D, N>::APART, |g| prefixes::<L, D, _, _, N>(
+    crate::unroll!(Scan::<L, D, N>::APART, |g| prefixes::<L, D, _, _, N>(
         t,
         pre,
         g as u32,
@@ -566,7 +566,7 @@ fn prefixes<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usi
     // (`before[0]` unused: nothing precedes the first).
     let mut before = [E::default(); MAX_PHASE_POSITIONS];
     let order = |k: usize| if reverse { positions - 1 - k } else { k };
-    crate::unroll!(const Scan::<L, D, N>::POSITIONS - 1, |k| {
+    crate::unroll!(Scan::<L, D, N>::POSITIONS - 1, |k| {
         let v = load(order(k) as u32);
         // `% MAX_PHASE_POSITIONS`: arms past the phase's positions are never instantiated, but
         // a constant index out of range in them would not compile.
@@ -577,7 +577,7 @@ fn prefixes<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usi
         };
     });
     let warp = t.warp();
-    crate::unroll!(const N, |r| if pext(r as u32, Scan::<L, D, N>::APART_BITS) == g {
+    crate::unroll!(N, |r| if pext(r as u32, Scan::<L, D, N>::APART_BITS) == g {
         let own = position(plan, r as u32, warp) as usize;
         let k = order(own);
         if k != 0 {
@@ -596,7 +596,7 @@ fn pick<L: Registers<N>, const D: usize, E: Element, const N: usize>(
     k: usize,
 ) -> E {
     let mut a = before[0];
-    crate::unroll!(const Scan::<L, D, N>::POSITIONS, |j| if j == k {
+    crate::unroll!(Scan::<L, D, N>::POSITIONS, |j| if j == k {
         a = before[j % MAX_PHASE_POSITIONS];
     });
     a

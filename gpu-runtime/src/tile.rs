@@ -276,7 +276,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     ) -> Self {
         let mut values = [E::default(); N];
         let v = Self::VECTOR.1;
-        crate::unroll!(N / v, |g| {
+        crate::unroll!(N / Self::VECTOR.1, |g| {
             let i = Self::index(t, v * g, origin, strides);
             load_vector(src, i, &mut values, v * g, v);
         });
@@ -293,7 +293,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         strides: [u32; R],
     ) {
         let v = Self::VECTOR.1;
-        crate::unroll!(N / v, |g| {
+        crate::unroll!(N / Self::VECTOR.1, |g| {
             let i = Self::index(t, v * g, origin, strides);
             store_vector(dst, i, &self.values, v * g, v);
         });
@@ -402,7 +402,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     ) -> Self {
         let mut values = [other; N];
         let v = Self::VECTOR.1;
-        crate::unroll!(N / v, |g| {
+        crate::unroll!(N / Self::VECTOR.1, |g| {
             let n = Self::inside(t, v * g, v, origin, bounds);
             if n > 0 {
                 let i = Self::index(t, v * g, origin, strides);
@@ -428,7 +428,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         bounds: [u32; R],
     ) {
         let v = Self::VECTOR.1;
-        crate::unroll!(N / v, |g| {
+        crate::unroll!(N / Self::VECTOR.1, |g| {
             let n = Self::inside(t, v * g, v, origin, bounds);
             if n > 0 {
                 let i = Self::index(t, v * g, origin, strides);

@@ -73,7 +73,7 @@ impl<S: Layout, E: Element> TmaTile<S, E> {
         };
         let tile = Self::TILE;
         let (row, col) = (origin[1 - tile.contiguous], origin[tile.contiguous]);
-        crate::unroll!(tile.boxes as usize, |j| {
+        crate::unroll!(Self::TILE.boxes as usize, |j| {
             let j = j as u32;
             t.tma_load_2d(
                 dst + j * tile.box_bytes(),

@@ -9,25 +9,26 @@
 /// Iterations [`unroll!`](crate::unroll!) writes out; more run in a loop.
 pub const UNROLLED: usize = 128;
 
-/// `unroll!(n, |i| body)`: `body` for `i` = 0, 1, ..., `n - 1`, in order, each `i` a constant
-/// in optimised builds (written out up to [`UNROLLED`], a loop after; `n` should be a constant,
-/// so the arms past it compile to nothing). A macro, not a function taking a closure: a closure
-/// called from many places may stay out of line, and the arrays it borrows then live in memory.
-/// Do not nest it: an `unroll!` inside an `unroll!` is written out 128 x 128 times before the
-/// compiler drops the dead arms (minutes of build, megabytes of metadata); put the inner loop in
-/// an `#[inline(always)]` function and call that, marked
+/// `unroll!(n, |i| body)`: `body` for `i` = 0, 1, ..., `n - 1`, in order. `n` is a constant
+/// expression (a literal, `N`, `Plan::<L>::STEPS`: the caller's generics may appear, its locals
+/// may not). Optimised builds write each iteration out with `i` a constant, up to [`UNROLLED`]
+/// (a loop after); each arm is kept or dropped when the function is instantiated (`if const`),
+/// so the code handed to LLVM is `n` arms, not [`UNROLLED`] arms to fold away. Debug builds (the
+/// simulator's tests) loop, the same calls in the same order, in a small stack frame.
+///
+/// A macro, not a function taking a closure: a closure called from many places may stay out of
+/// line, and the arrays it borrows then live in memory. Do not nest it: rustc evaluates every
+/// inline const of a body and collects every function it names, dead arms included, so an
+/// `unroll!` inside an `unroll!` is [`UNROLLED`]² arms for the compiler to drop; put the inner
+/// loop in an `#[inline(always)]` function and call that, marked
 /// `#[cfg_attr(target_arch = "nvptx64", rustc_no_mir_inline)]` so that rustc's MIR inliner does
 /// not nest it again before LLVM inlines it.
-///
-/// `unroll!(const n, |i| body)`: the same, `n` a constant expression of the caller's generics
-/// (`N`, `Plan::<L>::STEPS`): each arm is kept or dropped when the function is instantiated
-/// (`if const`), so the code handed to LLVM is `n` arms, not [`UNROLLED`] arms to fold away.
 #[macro_export]
 macro_rules! unroll {
-    (const $n:expr, |$i:ident| $body:expr) => {{
+    ($n:expr, |$i:ident| $body:expr) => {{
         #[cfg(not(debug_assertions))]
         {
-            $crate::unroll!(@const_arms $n, $i, $body;
+            $crate::unroll!(@arms $n, $i, $body;
                 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
                 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
                 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
@@ -51,34 +52,11 @@ macro_rules! unroll {
             }
         }
     }};
-    (@const_arms $n:expr, $i:ident, $body:expr; $($k:literal)*) => {$(
+    (@arms $n:expr, $i:ident, $body:expr; $($k:literal)*) => {$(
         if const { $k < $n } {
-            let $i: usize = $k;
-            $body;
-        }
-    )*};
-    ($n:expr, |$i:ident| $body:expr) => {{
-        let n: usize = $n;
-        #[allow(unused_mut, unused_assignments)]
-        let mut next: usize = 0;
-        #[cfg(not(debug_assertions))]
-        {
-            $crate::unroll!(@arms n, $i, $body;
-                0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
-                32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
-                64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
-                96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120 121 122 123 124 125 126 127);
-            next = $crate::unroll::UNROLLED;
-        }
-        while next < n {
-            let $i = next;
-            $body;
-            next += 1;
-        }
-    }};
-    (@arms $n:ident, $i:ident, $body:expr; $($k:literal)*) => {$(
-        if $k < $n {
-            let $i: usize = $k;
+            // `$k` itself where the arm is kept; rustc's lints do not evaluate `if const`, and
+            // would otherwise report the dead arms' indices past the array as panics.
+            let $i: usize = if const { $k < $n } { $k } else { 0 };
             $body;
         }
     )*};

@@ -141,7 +141,7 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
         // `warpgroup_fence_operand` before `warpgroup_arrive` prevents.
         t.wgmma_fence_operand(acc);
         t.wgmma_fence();
-        crate::unroll!(p.len, |i| {
+        crate::unroll!(Self::PLAN.len, |i| {
             let s = p.steps[i];
             let r = s.acc as usize;
             t.wgmma(
@@ -186,7 +186,7 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
         // As in `run`: nothing the wgmmas read is written after the fence.
         t.wgmma_fence_operand(acc);
         t.wgmma_fence();
-        crate::unroll!(p.len, |i| {
+        crate::unroll!(Self::PLAN.len, |i| {
             let s = p.steps[i];
             let (r, ra) = (s.acc as usize, s.a as usize);
             let wa = [
