@@ -614,14 +614,14 @@ fn across_warps<L, S, const D: usize, const N: usize, T: Thread, E: Element, con
     S: Registers<M>,
 {
     let plan = &Slice::<L, S, D, N, M>::PLAN;
-    let s = const { staging::<L, S, D, N, E, M>() };
+    let s = Staged::<L, S, D, N, E, M>::OF;
     let lane = t.lane();
     let q = pext(lane, s.readers);
     let slot = pext(lane, s.other_lanes);
     t.scratch_write_begin();
     if q == 0 {
         let at = s.row(plan, slot, t.warp());
-        crate::unroll!(staging::<L, S, D, N, E, M>().chunks as usize, |c| {
+        crate::unroll!(Staged::<L, S, D, N, E, M>::OF.chunks as usize, |c| {
             t.st_shared(
                 at + c as u32 * s.chunk,
                 s.chunk,
@@ -633,7 +633,7 @@ fn across_warps<L, S, const D: usize, const N: usize, T: Thread, E: Element, con
     // This lane's rows are adjacent: read them in the widest vectors.
     let first = (t.warp() & !plan.warps) | pdep(q % s.warps, plan.warps);
     let at = s.row(plan, slot, first);
-    crate::unroll!(staging::<L, S, D, N, E, M>().loads as usize, |c| {
+    crate::unroll!(Staged::<L, S, D, N, E, M>::OF.loads as usize, |c| {
         let w = t.ld_shared(at + c as u32 * s.load, s.load);
         combine_loaded(acc, &w, c * s.per_load, s.per_load, combine);
     });
@@ -664,13 +664,14 @@ fn combine_loaded<E: Element, const M: usize>(
     });
 }
 
-/// The staging of slice `S`'s cross-warp reduction of `E`s (a const of the caller's generics).
-const fn staging<L, S, const D: usize, const N: usize, E: Element, const M: usize>() -> Staging
-where
-    L: Registers<N>,
-    S: Registers<M>,
+/// The staging of slice `S`'s cross-warp reduction of `E`s: a const per instance, evaluated
+/// once (the written-out loops test their arms against it).
+struct Staged<L, S, const D: usize, const N: usize, E, const M: usize>(PhantomData<(L, S, E)>);
+
+impl<L: Registers<N>, S: Registers<M>, const D: usize, const N: usize, E: Element, const M: usize>
+    Staged<L, S, D, N, E, M>
 {
-    Staging::of(&Slice::<L, S, D, N, M>::PLAN, M as u32, E::BITS)
+    const OF: Staging = Staging::of(&Slice::<L, S, D, N, M>::PLAN, M as u32, E::BITS);
 }
 
 /// How a cross-warp reduction lays its partials out in shared memory: a row of `M` elements

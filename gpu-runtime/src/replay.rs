@@ -27,6 +27,47 @@ pub const SLOTS: usize = layout_plan::tape::TAPE_SLOTS;
 pub trait Recorded {
     /// `(kind, guard slot + 1 or 0, eight 16-bit fields)`.
     const OPS: &'static [(u8, u16, u128)];
+    /// Operations on the tape (a const of its own, evaluated once per tape, not once per arm).
+    const LEN: usize = Self::OPS.len();
+}
+
+/// An operation with its fields taken apart: what `step!` reads.
+#[derive(Clone, Copy)]
+pub struct Decoded {
+    /// The kind.
+    kind: u8,
+    /// The guard: the condition's slot + 1, or 0.
+    guard: u16,
+    /// The eight 16-bit fields.
+    f: [usize; 8],
+    /// The 32-bit words that start at each field (masks and offsets).
+    w: [u32; 8],
+}
+
+/// `o` taken apart.
+#[inline(always)]
+pub const fn decode(o: (u8, u16, u128)) -> Decoded {
+    let mut d = Decoded {
+        kind: o.0,
+        guard: o.1,
+        f: [0; 8],
+        w: [0; 8],
+    };
+    let mut k = 0;
+    while k < 8 {
+        d.f[k] = (o.2 >> (16 * k)) as u16 as usize;
+        d.w[k] = (o.2 >> (16 * k)) as u32;
+        k += 1;
+    }
+    d
+}
+
+/// Position `I` of tape `P`, decoded once (a const per position: the written-out replay's
+/// operands read its fields).
+struct At<P, const I: usize>(core::marker::PhantomData<P>);
+
+impl<P: Recorded, const I: usize> At<P, I> {
+    const OP: Decoded = decode(op(P::OPS, I));
 }
 
 /// The op at `i`, or a no-op past the end.
@@ -68,16 +109,6 @@ macro_rules! fresh {
     };
 }
 
-#[inline(always)]
-const fn f16(w: u128, i: u32) -> usize {
-    (w >> (16 * i)) as u16 as usize
-}
-
-#[inline(always)]
-const fn f32_(w: u128, i: u32) -> u32 {
-    (w >> (16 * i)) as u32
-}
-
 /// `$e`, a constant at its use: the written-out replay's operands.
 macro_rules! fixed {
     ($e:expr) => {
@@ -95,14 +126,14 @@ macro_rules! value {
 /// Field `$k` of op `$o` (16 bits), through `$c`.
 macro_rules! fld {
     ($c:ident, $o:expr, $k:expr) => {
-        $c!(f16($o.2, $k))
+        $c!($o.f[$k])
     };
 }
 
 /// The 32-bit word at field `$k` of op `$o`, through `$c`.
 macro_rules! word32 {
     ($c:ident, $o:expr, $k:expr) => {
-        $c!(f32_($o.2, $k))
+        $c!($o.w[$k])
     };
 }
 
@@ -110,8 +141,8 @@ macro_rules! word32 {
 /// `(a >> log2(interval)) << log2(pad)` to `$r`.
 macro_rules! pad_term {
     ($c:ident, $o:expr, $r:ident, $a:ident, $k:expr) => {
-        if $c!(f16($o.2, $k) != 0) {
-            $r += ($a >> $c!((f16($o.2, $k) >> 8) as u32)) << $c!((f16($o.2, $k) & 255) as u32);
+        if $c!($o.f[$k] != 0) {
+            $r += ($a >> $c!(($o.f[$k] >> 8) as u32)) << $c!(($o.f[$k] & 255) as u32);
         }
     };
 }
@@ -120,9 +151,9 @@ macro_rules! pad_term {
 macro_rules! four {
     ($c:ident, $o:expr, $s:ident, $x:ident, $k:expr) => {
         $s.v[fld!($c, $o, $k)] = $x[0];
-        $s.v[$c!(f16($o.2, $k) + 1)] = $x[1];
-        $s.v[$c!(f16($o.2, $k) + 2)] = $x[2];
-        $s.v[$c!(f16($o.2, $k) + 3)] = $x[3];
+        $s.v[$c!($o.f[$k] + 1)] = $x[1];
+        $s.v[$c!($o.f[$k] + 2)] = $x[2];
+        $s.v[$c!($o.f[$k] + 3)] = $x[3];
     };
 }
 
@@ -132,13 +163,13 @@ macro_rules! four {
 /// data reaches LLVM) or [`value!`] (the loop's).
 macro_rules! step {
     ($c:ident, $o:expr, $s:ident, $t:ident, $src:ident) => {
-        if $c!($o.1 == 0) || $s.b[$c!(($o.1 as usize).saturating_sub(1))] {
-            match $c!($o.0) {
+        if $c!($o.guard == 0) || $s.b[$c!(($o.guard as usize).saturating_sub(1))] {
+            match $c!($o.kind) {
                 kind::MOV => $s.out[fld!($c, $o, 0)] = $src[fld!($c, $o, 1)],
                 kind::COPY => $s.out[fld!($c, $o, 0)] = $s.out[fld!($c, $o, 1)],
                 kind::PACK => {
                     let (n, part) = (fld!($c, $o, 1), fld!($c, $o, 2) as u32);
-                    $s.v[fld!($c, $o, 0)] = match $c!(($o.2 >> 16) as u16) {
+                    $s.v[fld!($c, $o, 0)] = match $c!($o.f[1]) {
                         1 => word::<E, 1>(&[$src[fld!($c, $o, 3)]], n, part),
                         2 => word::<E, 2>(&[$src[fld!($c, $o, 3)], $src[fld!($c, $o, 4)]], n, part),
                         3 => word::<E, 3>(
@@ -185,16 +216,16 @@ macro_rules! step {
                     // A masked term, shifted by the signed field 4, into its slot by field 5:
                     // set (1), or (2) or xor.
                     let x = $s.v[fld!($c, $o, 1)] & word32!($c, $o, 2);
-                    let sh = if $c!(f16($o.2, 4) as u8 as i8 == 0) {
+                    let sh = if $c!($o.f[4] as u8 as i8 == 0) {
                         x
-                    } else if $c!((f16($o.2, 4) as u8 as i8) > 0) {
-                        x << $c!(f16($o.2, 4) as u8 as u32)
+                    } else if $c!(($o.f[4] as u8 as i8) > 0) {
+                        x << $c!($o.f[4] as u8 as u32)
                     } else {
-                        x >> $c!((-(f16($o.2, 4) as u8 as i8)) as u32)
+                        x >> $c!((-($o.f[4] as u8 as i8)) as u32)
                     };
-                    $s.v[fld!($c, $o, 0)] = if $c!(f16($o.2, 5) & 1 != 0) {
+                    $s.v[fld!($c, $o, 0)] = if $c!($o.f[5] & 1 != 0) {
                         sh
-                    } else if $c!(f16($o.2, 5) & 2 != 0) {
+                    } else if $c!($o.f[5] & 2 != 0) {
                         $s.v[fld!($c, $o, 0)] | sh
                     } else {
                         $s.v[fld!($c, $o, 0)] ^ sh
@@ -237,7 +268,7 @@ macro_rules! step {
                     ];
                     st_at(
                         $t,
-                        $c!(f16($o.2, 0) != 0),
+                        $c!($o.f[0] != 0),
                         $s.v[fld!($c, $o, 1)],
                         fld!($c, $o, 2) as u32,
                         ws,
@@ -246,7 +277,7 @@ macro_rules! step {
                 kind::LD => {
                     let x = ld_at(
                         $t,
-                        $c!(f16($o.2, 1) != 0),
+                        $c!($o.f[1] != 0),
                         $s.v[fld!($c, $o, 2)],
                         fld!($c, $o, 3) as u32,
                     );
@@ -262,7 +293,7 @@ macro_rules! step {
                     $t.stmatrix(
                         fld!($c, $o, 0) as u32,
                         $s.v[fld!($c, $o, 1)],
-                        $c!(f16($o.2, 2) != 0),
+                        $c!($o.f[2] != 0),
                         ws,
                     );
                 }
@@ -270,7 +301,7 @@ macro_rules! step {
                     let x = $t.ldmatrix(
                         fld!($c, $o, 1) as u32,
                         $s.v[fld!($c, $o, 2)],
-                        $c!(f16($o.2, 3) != 0),
+                        $c!($o.f[3] != 0),
                     );
                     four!($c, $o, $s, x, 0);
                 }
@@ -303,7 +334,7 @@ fn arm<
     t: &T,
     src: &[E; NS],
 ) {
-    step!(fixed, op(P::OPS, I), s, t, src)
+    step!(fixed, At::<P, I>::OP, s, t, src)
 }
 
 macro_rules! arms16 {
@@ -311,7 +342,7 @@ macro_rules! arms16 {
         arms16!(@ $P, $E, $T, $NS, $ND, $s, $t, $src, $base; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
     };
     (@ $P:ident, $E:ident, $T:ident, $NS:ident, $ND:ident, $s:ident, $t:ident, $src:ident, $base:expr; $($k:literal)*) => {
-        $( if const { $base + $k < $P::OPS.len() } {
+        $( if const { $base + $k < $P::LEN } {
             arm::<$P, $E, $T, NV, $NS, $ND, { $base + $k }>(&mut $s, $t, $src);
         } )*
     };
@@ -322,7 +353,7 @@ macro_rules! arms256 {
         arms256!(@ $P, $E, $T, $NS, $ND, $s, $t, $src, $base; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
     };
     (@ $P:ident, $E:ident, $T:ident, $NS:ident, $ND:ident, $s:ident, $t:ident, $src:ident, $base:expr; $($k:literal)*) => {
-        $( if const { $base + 16 * $k < $P::OPS.len() } {
+        $( if const { $base + 16 * $k < $P::LEN } {
             arms16!($P, $E, $T, $NS, $ND, $s, $t, $src, $base + 16 * $k);
         } )*
     };
@@ -408,15 +439,15 @@ type Replay<E, T, const NS: usize, const ND: usize> = fn(&T, &[E; NS]) -> [E; ND
 /// even in branches on constants, has all of them collected with every position's consts).
 macro_rules! choose {
     ($P:ident, $tiers:ident) => {
-        if $P::OPS.len() <= 16 {
+        if $P::LEN <= 16 {
             $tiers.0
-        } else if $P::OPS.len() <= 32 {
+        } else if $P::LEN <= 32 {
             $tiers.1
-        } else if $P::OPS.len() <= 64 {
+        } else if $P::LEN <= 64 {
             $tiers.2
-        } else if $P::OPS.len() <= 128 {
+        } else if $P::LEN <= 128 {
             $tiers.3
-        } else if $P::OPS.len() <= 256 {
+        } else if $P::LEN <= 256 {
             $tiers.4
         } else {
             $tiers.5
@@ -503,7 +534,8 @@ fn loop_over<E: Element, T: Thread>(ops: &[(u8, u16, u128)], t: &T, src: &[E], o
         out,
     };
     for &o in ops {
-        step!(value, o, s, t, src);
+        let d = decode(o);
+        step!(value, d, s, t, src);
     }
 }
 
