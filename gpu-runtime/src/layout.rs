@@ -1,68 +1,7 @@
 //! The `Layout` trait: what every type that `layout!` defines exposes to kernels, generic code
 //! and the host. Everything is a const or an inlined bit operation; nothing allocates.
 
-/// Whether a layout distributes a tensor over threads or places it in shared memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LayoutKind {
-    /// In-dims `register, lane, warp, block`.
-    Distributed,
-    /// In-dims `offset, block`.
-    Shared,
-}
-
-/// One input dimension of a layout: its name, size and basis table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct InDim {
-    /// `register`, `lane`, `warp`, `block` or `offset`.
-    pub name: &'static str,
-    /// Number of values (a power of two).
-    pub size: u32,
-    /// The basis of each input bit, `RANK` coordinates per bit, bit 0 first.
-    pub bases: &'static [u32],
-    /// Input bits whose basis is zero or depends on earlier bases: values that differ only in
-    /// these bits hold the same element (Triton's `getFreeVariableMasks`).
-    pub free_mask: u32,
-}
-
-impl InDim {
-    /// The basis of input bit `bit`: `RANK` coordinates.
-    pub const fn basis(&self, bit: usize, rank: usize) -> &'static [u32] {
-        self.bases.split_at(bit * rank).1.split_at(rank).0
-    }
-}
-
-/// A layout's tables as plans read them: what [`Layout`] says of a type, as a value (so that a
-/// plan is one function for `layout!` types at compile time and for layouts parsed at run time,
-/// as the CLI does).
-#[derive(Clone, Copy, Debug)]
-pub struct Tables {
-    /// The layout's name, for messages.
-    pub name: &'static str,
-    /// Distributed or shared.
-    pub kind: LayoutKind,
-    /// Tensor rank.
-    pub rank: usize,
-    /// Tensor shape.
-    pub shape: &'static [u32],
-    /// In-dims in Triton's order.
-    pub in_dims: &'static [InDim],
-    /// A padded shared layout's `(interval, pad)` pairs in elements ([`Layout::PADDING`]).
-    pub padding: &'static [(u32, u32)],
-}
-
-impl Tables {
-    /// `L`'s tables.
-    pub const fn of<L: Layout>() -> Tables {
-        Tables {
-            name: L::NAME,
-            kind: L::KIND,
-            rank: L::RANK,
-            shape: L::SHAPE,
-            in_dims: L::IN_DIMS,
-            padding: L::PADDING,
-        }
-    }
-}
+pub use layout_plan::tables::{InDim, LayoutKind, Tables};
 
 /// Where an element lives among threads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -119,6 +58,15 @@ pub trait Layout: Copy + Default + 'static {
     /// A padded shared layout's `(interval, pad)` pairs in elements (`#ttg.padded_shared`): after
     /// every `interval` elements of the offsets come `pad` unused ones. Empty for the others.
     const PADDING: &'static [(u32, u32)] = &[];
+    /// The tables plans read ([`Tables`]): the above, as one value.
+    const TABLES: Tables = Tables {
+        name: Self::NAME,
+        kind: Self::KIND,
+        rank: Self::RANK,
+        shape: Self::SHAPE,
+        in_dims: Self::IN_DIMS,
+        padding: Self::PADDING,
+    };
 
     /// Coordinate `dim` (0 past the rank) of the element at `index` (`[register, lane, warp,
     /// block]`, or `[offset, block, _, _]` for a shared layout): the type's straight-line

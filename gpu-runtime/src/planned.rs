@@ -538,7 +538,7 @@ type Side = (&'static Tables, &'static Result<Flat, FlatError>);
 struct Flattened<L>(PhantomData<L>);
 
 impl<L: Layout> Flattened<L> {
-    const TABLES: Tables = Tables::of::<L>();
+    const TABLES: Tables = L::TABLES;
     const FLAT: Result<Flat, FlatError> = flat(&Self::TABLES);
     const SIDE: Side = (&Self::TABLES, &Self::FLAT);
 }

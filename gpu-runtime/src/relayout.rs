@@ -283,7 +283,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// ```
     #[inline(always)]
     pub fn expand_dims<const AXIS: usize, T: Registers<N>>(&self) -> Tile<T, E, N> {
-        const { check_expand(Tables::of::<L>(), Tables::of::<T>(), AXIS) };
+        const { check_expand(L::TABLES, T::TABLES, AXIS) };
         Tile::new(self.values)
     }
 
@@ -303,7 +303,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// ```
     #[inline(always)]
     pub fn trans<T: Registers<N>>(&self) -> Tile<T, E, N> {
-        const { check_trans(Tables::of::<L>(), Tables::of::<T>()) };
+        const { check_trans(L::TABLES, T::TABLES) };
         Tile::new(self.values)
     }
 
@@ -312,7 +312,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// anything else is a compile error.
     #[inline(always)]
     pub fn reshape<T: Registers<N>>(&self) -> Tile<T, E, N> {
-        const { check_reshape(Tables::of::<L>(), Tables::of::<T>()) };
+        const { check_reshape(L::TABLES, T::TABLES) };
         Tile::new(self.values)
     }
 
@@ -325,7 +325,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
                 M == 2 * N,
                 "join: the joined tile holds twice the registers"
             );
-            check_join(Tables::of::<L>(), Tables::of::<J>())
+            check_join(L::TABLES, J::TABLES)
         };
         let mut out = [E::default(); M];
         crate::unroll!(N, |r| {
@@ -341,7 +341,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     pub fn split<S: Registers<M>, const M: usize>(&self) -> (Tile<S, E, M>, Tile<S, E, M>) {
         const {
             assert!(N == 2 * M, "split: each half holds half the registers");
-            check_join(Tables::of::<S>(), Tables::of::<L>())
+            check_join(S::TABLES, L::TABLES)
         };
         let (mut a, mut b) = ([E::default(); M], [E::default(); M]);
         crate::unroll!(M, |r| {

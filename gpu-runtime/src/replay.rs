@@ -93,7 +93,11 @@ struct State<E, const NV: usize, const ND: usize> {
 /// (a shared load's words), after the zero word.
 const fn slots_for(ops: usize) -> usize {
     let n = 4 * ops + 1;
-    if n < SLOTS { n } else { SLOTS }
+    if n < SLOTS {
+        n
+    } else {
+        SLOTS
+    }
 }
 
 /// A written-out replay's state before its first op.

@@ -1,13 +1,13 @@
 //! `layout -l L -t T --reduce D` and `--scan D`: the plan `Tile::reduce` / `Tile::scan` would
 //! run on a layout and its cost per thread, as `--to` prints a conversion's. The planning is
-//! gpu-runtime's (`reduce::reduce_plan`, `scan::scan_plan`: the functions the `Tile` methods
+//! layout-plan's (`reduce::reduce_plan`, `scan::scan_plan`: the functions the `Tile` methods
 //! evaluate at compile time), here on tables made from the parsed layout; the slice layout is
 //! layout-core's `#ttg.slice` of it.
 
-use gpu_runtime::layout::{InDim, LayoutKind, Tables};
-use gpu_runtime::reduce::{reduce_plan, ReduceCost};
-use gpu_runtime::scan::{scan_plan, ScanStep};
 use layout_core::{Encoding, LinearLayout};
+use layout_plan::reduce::{reduce_plan, ReduceCost};
+use layout_plan::scan::{scan_plan, ScanStep};
+use layout_plan::tables::{InDim, LayoutKind, Tables};
 use serde_json::json;
 
 /// A reduction or a scan along a dim.

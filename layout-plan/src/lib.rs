@@ -1,20 +1,23 @@
 //! # layout-plan
 //!
-//! The vocabulary that the conversion planner (`layout-core`, on the host and in the proc macros)
-//! and the runtime (`gpu-runtime`, on the GPU and the simulator) share, and nothing else: a
-//! change to either side's code does not touch this crate, so it does not rebuild the other.
+//! The planner: what a collective operation on a tile does, decided from the layouts' tables by
+//! `const fn`s, so that one algorithm plans at compile time (a const of `layout!` types,
+//! generic ones included), in the proc macros, and at run time (the CLI, the tests). The
+//! runtime (`gpu-runtime`) only runs the plans.
 //!
-//! * [`ir`]: a solved conversion as data ([`Plan`]): register permutations, shuffle tables,
-//!   shared-memory accesses with their instruction ([`Instr`]), barrier kinds. Its slices are
-//!   generic over a [`Storage`]: `Vec`s where the planner builds a plan at run time, `&'static`
-//!   slices where `convert!` wrote it as consts; the runtime executes either.
-//! * [`banks`]: how many wavefronts a shared-memory access takes (Nsight Compute's count).
-//! * [`cost`]: what a plan costs ([`Cost`], [`Strategy`], [`Barrier`]).
-//! * [`exec`]: how a plan runs, written once over a [`exec::Machine`]: the interpreter computes
-//!   its operations, `convert!` writes them as code, the planner checks and counts them.
-//! * [`msg`]: messages with numbers built in a const ([`msg::Msg`]), for errors of plans made there.
-//! * [`target`]: what the hardware offers the planner ([`Target`]: lanes per warp, shared-memory
-//!   banks, matrix instructions, cluster memory).
+//! * Conversions: [`solve`] decides how one layout becomes another (registers, shuffles, or
+//!   shared memory with its swizzle and instructions) and writes the plan as data ([`ir`]:
+//!   [`Plan`]); [`trace`] records the operations one thread performs as a [`tape`], which the
+//!   runtime replays with every operand a constant; [`exec`] walks a plan over an
+//!   [`exec::Machine`] (the interpreter and the planner's counts).
+//! * Reductions and scans: [`reduce`] ([`reduce::ReducePlan`], its shared-memory staging and
+//!   cost) and [`scan`] ([`scan::ScanPlan`]), over a layout's [`tables`].
+//! * Costs and hardware: [`cost`] ([`Cost`], [`Strategy`], [`Barrier`]), [`banks`] (the
+//!   wavefronts of a shared-memory access, Nsight Compute's count), [`target`] ([`Target`]:
+//!   lanes per warp, banks, matrix instructions, cluster memory).
+//! * Const-friendly containers and math: [`fixed`] (bounded lists whose overflow is an error),
+//!   [`flat`], [`linear`] (GF(2) maps), [`slices`], [`msg`] (messages with numbers built in a
+//!   const).
 //! * The address encoding of distributed shared memory ([`CTA_SHIFT`], [`OFFSET_MASK`]) and the
 //!   planner's limits ([`MAX_SHUFFLE_WORDS`]).
 //!
@@ -72,8 +75,11 @@ pub mod flat;
 pub mod ir;
 pub mod linear;
 pub mod msg;
+pub mod reduce;
+pub mod scan;
 pub mod slices;
 pub mod solve;
+pub mod tables;
 pub mod tape;
 pub mod target;
 pub mod trace;
