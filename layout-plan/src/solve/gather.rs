@@ -275,29 +275,69 @@ const fn candidate(
 /// How many distinct `(word, lane offset)` rounds `pack` takes (counted up to one past
 /// [`MAX_SHUFFLE_WORDS`], beyond which no plan is made).
 const fn rounds_with(s: &Flat, regs: &Sources, choice: &Choice, pack: &Packing) -> usize {
-    // A plain array and its length, searched in place: a call per candidate would be most of
-    // the const planner's steps for a large gather.
     let mut seen = [(0u16, 0u32); MAX_SHUFFLE_WORDS];
+    let mut index = RoundIndex::new();
     let mut n = 0;
     let k = choice.basis.len();
     let (count, nreg) = (1usize << (regs.len() + k), s.reg.len());
     let mut ic = 0;
     while ic < count {
         let (r, _) = candidate(regs, choice, pack, (ic >> k, ic & ((1 << k) - 1)), nreg);
-        let mut j = 0;
-        while j < n && (seen[j].0 != r.0 || seen[j].1 != r.1) {
-            j += 1;
-        }
-        if j == n {
+        if index.find(crate::slices::prefix(&seen, n), r).is_none() {
             if n == MAX_SHUFFLE_WORDS {
                 return MAX_SHUFFLE_WORDS + 1;
             }
             seen[n] = r;
             n += 1;
+            index.insert(r, n);
         }
         ic += 1;
     }
     n
+}
+
+/// Rounds `(word, lane offset)` with words below this many: [`RoundIndex`] finds them in one
+/// lookup.
+const INDEXED_WORDS: usize = 512;
+
+/// Where each round is in a list of distinct rounds: one lookup per candidate, where a search of
+/// the list would make a large gather's planning quadratic in its rounds (past rustc's
+/// const-evaluation budget). Rounds past [`INDEXED_WORDS`] or 64 lanes are searched.
+struct RoundIndex {
+    /// `position + 1` of round `(word, lane)` at `word * 64 + lane`, or 0.
+    at: [u16; INDEXED_WORDS * 64],
+}
+
+impl RoundIndex {
+    const fn new() -> Self {
+        RoundIndex {
+            at: [0; INDEXED_WORDS * 64],
+        }
+    }
+
+    const fn key(r: (u16, u32)) -> Option<usize> {
+        if (r.0 as usize) < INDEXED_WORDS && r.1 < 64 {
+            Some(r.0 as usize * 64 + r.1 as usize)
+        } else {
+            None
+        }
+    }
+
+    /// Where `r` is in `list` (the rounds inserted so far, in order).
+    const fn find(&self, list: &[(u16, u32)], r: (u16, u32)) -> Option<usize> {
+        match Self::key(r) {
+            Some(key) if self.at[key] == 0 => None,
+            Some(key) => Some(self.at[key] as usize - 1),
+            None => position(list, r),
+        }
+    }
+
+    /// `r` is at `position - 1` of the list (`position` counts from 1).
+    const fn insert(&mut self, r: (u16, u32), position: usize) {
+        if let Some(key) = Self::key(r) {
+            self.at[key] = position as u16;
+        }
+    }
 }
 
 /// Where `r` is in `list`.
@@ -333,14 +373,16 @@ const fn tables(
         r += 1;
     }
     let mut rounds = FixedList::new((0, 0));
+    let mut index = RoundIndex::new();
     let (mut pick, mut pos) = (FixedList::new(0), FixedList::new(0));
     let mut ic = 0;
     while ic < 1usize << (regs.len() + k) {
         let (r, p) = candidate(regs, choice, pack, (ic >> k, ic & ((1 << k) - 1)), nreg);
-        let at = match position(rounds.as_slice(), r) {
+        let at = match index.find(rounds.as_slice(), r) {
             Some(at) => at,
             None => {
                 rounds.push(r);
+                index.insert(r, rounds.len());
                 rounds.len() - 1
             }
         };
