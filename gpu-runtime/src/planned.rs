@@ -530,6 +530,30 @@ impl<A: Registers<N>, E: Element, const N: usize> Tile<A, E, N> {
 const TOO_LARGE: &str =
     "a layout is larger than the planner's tables (63 coordinate bits, 2^32 values of an in-dim)";
 
+/// Registers per thread the const planner plans a conversion, store or load for: as many as
+/// its tables hold (`layout_plan::fixed::FIXED_CAP`). Triton's fixtures reach 2,048 (layouts
+/// that broadcast most of a tile to every thread).
+pub const MAX_REGISTERS: u32 = layout_plan::fixed::FIXED_CAP as u32;
+
+/// Why a side holding `regs` registers per thread is past [`MAX_REGISTERS`] (`m` the start of
+/// the message), if it is.
+// The message is built in place: a const fn of a crate without `alloc` cannot box it.
+#[allow(clippy::result_large_err)]
+const fn too_many_registers(m: Msg, name: &str, regs: u32) -> Result<(), Msg> {
+    if regs <= MAX_REGISTERS {
+        return Ok(());
+    }
+    let mut m = m;
+    m.push("`")
+        .push(name)
+        .push("` holds ")
+        .num(regs)
+        .push(" registers per thread; the const planner plans for ")
+        .num(MAX_REGISTERS)
+        .push(" at most (`planned::MAX_REGISTERS`): split the tile into smaller ones, or give it more lanes or warps");
+    Err(m)
+}
+
 /// A layout as the planner reads it: its tables, and them flattened.
 type Side = (&'static Tables, &'static Result<Flat, FlatError>);
 
@@ -654,6 +678,10 @@ const fn access(
         },
         Err(_) => return Err(*cannot(verb, from.name, " into ", to.name).push(TOO_LARGE)),
     };
+    let regs = 1 << f.reg.len();
+    if let Err(m) = too_many_registers(cannot(verb, from.name, " into ", to.name), d.0.name, regs) {
+        return Err(m);
+    }
     let target = Target::unspecified(1 << f.lane.len());
     let (o, b) = (offsets.as_slice(), blocks.as_slice());
     match plan_layout_access(f, o, b, s.0.padding, elem_bits, store, &target) {
@@ -674,6 +702,14 @@ const fn solve(a: Side, b: Side, elem_bits: u32) -> Result<(Plan<Fixed>, Cost), 
         (Ok(s), Ok(t)) => (s, t),
         _ => return Err(*cannot("convert", a.0.name, " to ", b.0.name).push(TOO_LARGE)),
     };
+    let m = cannot("convert", a.0.name, " to ", b.0.name);
+    if let Err(m) = too_many_registers(m, a.0.name, 1 << s.reg.len()) {
+        return Err(m);
+    }
+    let m = cannot("convert", a.0.name, " to ", b.0.name);
+    if let Err(m) = too_many_registers(m, b.0.name, 1 << t.reg.len()) {
+        return Err(m);
+    }
     match check_pair(s, t) {
         Ok(()) => {}
         Err(Mismatch::Shape) => {

@@ -154,39 +154,29 @@ const fn choose(lanes: &Sources, warps: &Sources) -> Option<Choice> {
 }
 
 impl Packing {
-    const fn has(&self, b: usize) -> Option<usize> {
-        let mut k = 0;
-        while k < self.len {
-            if self.bits[k] == b {
-                return Some(k);
-            }
-            k += 1;
+    /// Word index and position of source register `r` (registers of `nreg` bits): the word is
+    /// `r` without its packed bits, the position those bits (the first packed bit lowest).
+    /// Closed form: it runs once per candidate of every packing tried.
+    const fn place(&self, r: u64, _nreg: usize) -> (u16, u8) {
+        let (mut word, mut pos) = (r, 0u8);
+        let mut k = self.len;
+        while k > 0 {
+            k -= 1;
+            pos |= (((r >> self.bits[k]) & 1) as u8) << k;
         }
-        None
-    }
-
-    /// Word index and position of source register `r` (registers of `nreg` bits).
-    const fn place(&self, r: u64, nreg: usize) -> (u16, u8) {
-        let (mut word, mut pos, mut wk) = (0u16, 0u8, 0);
-        let mut b = 0;
-        while b < nreg {
-            let packed = self.has(b);
-            if (r >> b) & 1 == 0 {
-                if packed.is_none() {
-                    wk += 1;
-                }
-            } else {
-                match packed {
-                    Some(k) => pos |= 1 << k,
-                    None => {
-                        word |= 1 << wk;
-                        wk += 1;
-                    }
-                }
-            }
-            b += 1;
+        let (lo, hi) = match self.len {
+            0 => (64, 64),
+            1 => (self.bits[0], 64),
+            _ => (self.bits[0], self.bits[1]),
+        };
+        // The higher bit first, so that the lower one is still in place.
+        if hi < 64 {
+            word = without_bit(word, hi);
         }
-        (word, pos)
+        if lo < 64 {
+            word = without_bit(word, lo);
+        }
+        (word as u16, pos)
     }
 
     /// How many packed bits some candidate flips.
@@ -203,6 +193,56 @@ impl Packing {
             k += 1;
         }
         n
+    }
+}
+
+/// `x` with bit `b` taken out, the bits above it moved down one.
+const fn without_bit(x: u64, b: usize) -> u64 {
+    (x & ((1 << b) - 1)) | ((x >> (b + 1)) << b)
+}
+
+/// Combinations [`Candidates`] tabulates: registers of up to this many bits, choices of up to
+/// this many.
+const CANDIDATE_BITS: usize = 12;
+
+/// Every candidate's register and lane offset before packing, from tables of all
+/// combinations (one XOR each, built once per packing's count): a candidate is two lookups,
+/// where summing its bits' sources would be most of a large gather's planning steps.
+struct Candidates {
+    /// The source register and lane offset of each combination of destination register bits.
+    reg: [u64; 1 << CANDIDATE_BITS],
+    lane: [u32; 1 << CANDIDATE_BITS],
+    /// The source register bits each combination of the choice's basis flips.
+    choice: [u64; 1 << CANDIDATE_BITS],
+    /// Whether the tables hold them all (else each candidate is summed).
+    tabulated: bool,
+}
+
+impl Candidates {
+    const fn new(regs: &Sources, choice: &Choice) -> Self {
+        let mut c = Candidates {
+            reg: [0; 1 << CANDIDATE_BITS],
+            lane: [0; 1 << CANDIDATE_BITS],
+            choice: [0; 1 << CANDIDATE_BITS],
+            tabulated: regs.len() <= CANDIDATE_BITS && choice.basis.len() <= CANDIDATE_BITS,
+        };
+        if !c.tabulated {
+            return c;
+        }
+        let mut x = 1usize;
+        while x < 1 << regs.len() {
+            let (prev, b) = (x & (x - 1), x.trailing_zeros() as usize);
+            c.reg[x] = c.reg[prev] ^ regs.get(b).reg;
+            c.lane[x] = c.lane[prev] ^ regs.get(b).lane;
+            x += 1;
+        }
+        let mut x = 1usize;
+        while x < 1 << choice.basis.len() {
+            let (prev, b) = (x & (x - 1), x.trailing_zeros() as usize);
+            c.choice[x] = c.choice[prev] ^ choice.basis.get(b);
+            x += 1;
+        }
+        c
     }
 }
 
@@ -253,22 +293,28 @@ const fn best_packing(s: &Flat, regs: &Sources, choice: &Choice, elem_bits: u32)
 /// The `(word, lane offset)` candidate `c` of destination register `i` reads, and the
 /// element's position in that word.
 const fn candidate(
+    cands: &Candidates,
     regs: &Sources,
     choice: &Choice,
     pack: &Packing,
     (i, c): (usize, usize),
     nreg: usize,
 ) -> ((u16, u32), u8) {
-    let (mut reg, mut lane) = (0u64, 0u32);
-    let mut b = 0;
-    while b < regs.len() {
-        if (i >> b) & 1 == 1 {
-            reg ^= regs.get(b).reg;
-            lane ^= regs.get(b).lane;
+    let (reg, lane, flips) = if cands.tabulated {
+        (cands.reg[i], cands.lane[i], cands.choice[c])
+    } else {
+        let (mut reg, mut lane) = (0u64, 0u32);
+        let mut b = 0;
+        while b < regs.len() {
+            if (i >> b) & 1 == 1 {
+                reg ^= regs.get(b).reg;
+                lane ^= regs.get(b).lane;
+            }
+            b += 1;
         }
-        b += 1;
-    }
-    let (word, pos) = pack.place(reg ^ combine(choice.basis.as_slice(), c as u64), nreg);
+        (reg, lane, combine(choice.basis.as_slice(), c as u64))
+    };
+    let (word, pos) = pack.place(reg ^ flips, nreg);
     ((word, lane), pos)
 }
 
@@ -277,12 +323,20 @@ const fn candidate(
 const fn rounds_with(s: &Flat, regs: &Sources, choice: &Choice, pack: &Packing) -> usize {
     let mut seen = [(0u16, 0u32); MAX_SHUFFLE_WORDS];
     let mut index = RoundIndex::new();
+    let cands = Candidates::new(regs, choice);
     let mut n = 0;
     let k = choice.basis.len();
     let (count, nreg) = (1usize << (regs.len() + k), s.reg.len());
     let mut ic = 0;
     while ic < count {
-        let (r, _) = candidate(regs, choice, pack, (ic >> k, ic & ((1 << k) - 1)), nreg);
+        let (r, _) = candidate(
+            &cands,
+            regs,
+            choice,
+            pack,
+            (ic >> k, ic & ((1 << k) - 1)),
+            nreg,
+        );
         if index.find(crate::slices::prefix(&seen, n), r).is_none() {
             if n == MAX_SHUFFLE_WORDS {
                 return MAX_SHUFFLE_WORDS + 1;
@@ -374,10 +428,18 @@ const fn tables(
     }
     let mut rounds = FixedList::new((0, 0));
     let mut index = RoundIndex::new();
+    let cands = Candidates::new(regs, choice);
     let (mut pick, mut pos) = (FixedList::new(0), FixedList::new(0));
     let mut ic = 0;
     while ic < 1usize << (regs.len() + k) {
-        let (r, p) = candidate(regs, choice, pack, (ic >> k, ic & ((1 << k) - 1)), nreg);
+        let (r, p) = candidate(
+            &cands,
+            regs,
+            choice,
+            pack,
+            (ic >> k, ic & ((1 << k) - 1)),
+            nreg,
+        );
         let at = match index.find(rounds.as_slice(), r) {
             Some(at) => at,
             None => {

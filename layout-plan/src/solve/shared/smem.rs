@@ -4,7 +4,6 @@
 use crate::fixed::{FixedBases, FixedList, MAX_BASES};
 use crate::flat::Bases;
 use crate::flat::{Flat, Span};
-use crate::linear::xor_of;
 use crate::CTA_SHIFT;
 
 /// The shared layout: offset bits, then rep (round) bits, then one bit per source block bit
@@ -161,17 +160,21 @@ pub const fn access_groups(side: &Side, used: usize, smem: &Smem) -> Option<Grou
         reg_round[i] = smem.round_of(regs[i]);
         i += 1;
     }
-    let reg_round = crate::slices::prefix(&reg_round, i);
+    // Every register's round, one XOR each from a register with one bit fewer (a call per
+    // register and round would be most of a large layout's planning).
+    let mut round_of = [0u32; crate::fixed::FIXED_CAP];
+    let mut x = 1;
+    while x < n {
+        round_of[x] = round_of[x & (x - 1)] ^ reg_round[x.trailing_zeros() as usize];
+        x += 1;
+    }
     let mut out = FixedList::new(0);
     let rounds = smem.rounds();
     let mut round = 0;
     while round < rounds {
         let mut x = 0;
         while x < n {
-            if x & used == 0
-                && (x as u32) & side.reg_free == 0
-                && xor_of(reg_round, x as u32) == round
-            {
+            if x & used == 0 && (x as u32) & side.reg_free == 0 && round_of[x] == round {
                 out.push(x as u16);
             }
             x += 1;
