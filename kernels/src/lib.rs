@@ -56,6 +56,8 @@ pub mod gemm_pipelined;
 #[cfg(not(target_arch = "spirv"))]
 pub mod index_math;
 #[cfg(not(target_arch = "spirv"))]
+pub mod relayouts;
+#[cfg(not(target_arch = "spirv"))]
 pub mod rows;
 #[cfg(not(target_arch = "spirv"))]
 pub mod scans;

@@ -243,12 +243,16 @@ fn table_names_are_the_ptx_entries() {
         .map(|l| l.split('(').next().unwrap_or(l).trim())
         .collect();
     // The GEMMs are launched by gemm-bench through their own specs, not by the table; the
-    // activations, the row kernels and attention are checked against f64 by kernels/tests/.
+    // activations, the row kernels, the scans, the relayouts and attention are checked by
+    // kernels/tests/.
     let own_tests = [
         kernels::activations::GELU_TANH_F16.name,
         kernels::activations::SILU_F16.name,
         kernels::scans::CUMSUM_ROWS_F32.name,
         kernels::scans::CUMSUM_LINE_F32.name,
+        kernels::relayouts::INTERLEAVE_F32.name,
+        kernels::relayouts::DEINTERLEAVE_F32.name,
+        kernels::relayouts::ROW_SUMS_COLUMN_F32.name,
         kernels::attention::ATTENTION_F16.name,
         kernels::attention::ATTENTION_BF16.name,
         kernels::attention::ATTENTION_D128_F16.name,

@@ -115,6 +115,9 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("cumsum_line_f32", "st.global.v2.b32", 1),
     ("cumsum_rows_f32", "ld.global.v2.b32", 4),
     ("cumsum_rows_f32", "st.global.v2.b32", 4),
+    // Two rows of pairs per thread, joined or split in registers: whole 16-byte vectors.
+    ("deinterleave_f32", "ld.global.v4.b32", 2),
+    ("deinterleave_f32", "st.global.v4.b32", 2),
     ("fp16_to_fp8_operand", "ld.global.b16", 16),
     ("fp16_to_fp8_operand", "st.global.b32", 8),
     ("gelu_tanh_f16", "ld.global.v4.b32", 1),
@@ -163,6 +166,8 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("gemm_pipelined_f16", "cp.async.cg.shared.global", 24),
     ("gemm_pipelined_f16", "st.global.v4.b32", 16),
     ("index_kernel", "st.global.b64", 11),
+    ("interleave_f32", "ld.global.v4.b32", 2),
+    ("interleave_f32", "st.global.v4.b32", 2),
     ("mma_acc_regperm", "ld.global.b64", 16),
     ("mma_acc_regperm", "st.global.b64", 16),
     ("mma_acc_to_operand", "ld.global.b32", 16),
@@ -175,6 +180,9 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("nvmma_roundtrip", "ld.global.b32", 4),
     ("nvmma_roundtrip", "ld.global.v4.b32", 4),
     ("nvmma_roundtrip", "st.global.v4.b32", 4),
+    // One vector of the row per thread; each copy of the row's sum stores it.
+    ("row_sums_column_f32", "ld.global.v4.b32", 1),
+    ("row_sums_column_f32", "st.global.b32", 1),
     ("silu_f16", "ld.global.v4.b32", 1),
     ("silu_f16", "st.global.v4.b32", 1),
     ("transpose_f32", "ld.global.v4.b32", 8),

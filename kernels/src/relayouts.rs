@@ -1,0 +1,60 @@
+//! Triton's relayouts in kernels: `tt.join` then `tt.reshape` (two tensors interleaved into
+//! pairs), `tt.reshape` then `tt.split` (and back), and `tt.expand_dims` after a reduction (row
+//! sums as a column). None moves data between threads: each reads the same registers as another
+//! layout, checked at compile time.
+
+use linear_layouts::{kernel, layout, Global, GlobalMut, Thread, Tile};
+
+layout! {
+    /// 16 rows of 32: 4 consecutive elements per thread.
+    pub PairRows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 32];
+    /// `PairRows` with a new minor dim of 2 (`tt.join`): the pair in the lowest register bit.
+    pub Pairs = linear(register = [[0, 0, 1], [0, 1, 0], [0, 2, 0]], lane = [[0, 4, 0], [0, 8, 0], [0, 16, 0], [1, 0, 0], [2, 0, 0]], warp = [[4, 0, 0], [8, 0, 0]], block = []) for [16, 32, 2];
+    /// The pairs row-major (`tt.reshape`): 16 rows of 64, 8 consecutive elements per thread.
+    pub Interleaved = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 64];
+    /// The rows' sums (`tt.sum` along dim 1).
+    pub PairRowSums = slice(dim = 1, parent = PairRows) for [16];
+    /// The sums as a column (`tt.expand_dims` at dim 1).
+    pub SumColumn = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 1];
+}
+
+/// Rows per CTA of the kernels here.
+pub const PAIR_ROWS: u32 = PairRows::SHAPE[0];
+/// Elements per row of `a` and `b`.
+pub const PAIR_ROW: u32 = PairRows::SHAPE[1];
+
+/// `out[i][2j] = a[i][j]`, `out[i][2j + 1] = b[i][j]`, 16 rows of 32 per CTA (`tt.join`, then
+/// `tt.reshape`): grid `[n_rows / 16, 1, 1]`.
+#[kernel(block = PairRows::THREADS)]
+pub fn interleave_f32(t: &impl Thread, a: Global<f32>, b: Global<f32>, out: GlobalMut<f32>) {
+    let origin = [PAIR_ROWS * t.block_idx()[0], 0];
+    let x = Tile::<PairRows, f32, 4>::load(t, &a, origin, [PAIR_ROW, 1]);
+    let y = Tile::<PairRows, f32, 4>::load(t, &b, origin, [PAIR_ROW, 1]);
+    let pairs: Tile<Pairs, f32, 8> = x.join(&y);
+    pairs
+        .reshape::<Interleaved>()
+        .store(t, &out, origin, [2 * PAIR_ROW, 1]);
+}
+
+/// The inverse of [`interleave_f32`] (`tt.reshape`, then `tt.split`): `a[i][j] = x[i][2j]`,
+/// `b[i][j] = x[i][2j + 1]`.
+#[kernel(block = PairRows::THREADS)]
+pub fn deinterleave_f32(t: &impl Thread, x: Global<f32>, a: GlobalMut<f32>, b: GlobalMut<f32>) {
+    let origin = [PAIR_ROWS * t.block_idx()[0], 0];
+    let v = Tile::<Interleaved, f32, 8>::load(t, &x, origin, [2 * PAIR_ROW, 1]);
+    let (even, odd) = v.reshape::<Pairs>().split::<PairRows, 4>();
+    even.store(t, &a, origin, [PAIR_ROW, 1]);
+    odd.store(t, &b, origin, [PAIR_ROW, 1]);
+}
+
+/// Each row's sum as a column, `sums[i][0] = x[i][0] + ... + x[i][31]` (`tt.sum`, then
+/// `tt.expand_dims`): grid `[n_rows / 16, 1, 1]`. Every thread that holds a copy of a row's sum
+/// stores it (the same value).
+#[kernel(block = PairRows::THREADS)]
+pub fn row_sums_column_f32(t: &impl Thread, x: Global<f32>, sums: GlobalMut<f32>) {
+    let origin = [PAIR_ROWS * t.block_idx()[0], 0];
+    let v = Tile::<PairRows, f32, 4>::load(t, &x, origin, [PAIR_ROW, 1]);
+    let s: Tile<PairRowSums, f32, 1> = v.sum::<1, _, 1>(t);
+    s.expand_dims::<1, SumColumn>()
+        .store(t, &sums, origin, [1, 1]);
+}
