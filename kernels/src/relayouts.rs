@@ -1,8 +1,9 @@
 //! Triton's relayouts in kernels: `tt.join` then `tt.reshape` (two tensors interleaved into
-//! pairs), `tt.reshape` then `tt.split` (and back), and `tt.expand_dims` after a reduction (row
-//! sums as a column). None moves data between threads: each reads the same registers as another
-//! layout, checked at compile time.
+//! pairs), `tt.reshape` then `tt.split` (and back), `tt.expand_dims` after a reduction (row
+//! sums as a column), and `tt.trans` (a tile read as its transpose). None moves data between
+//! threads: each reads the same registers as another layout, checked at compile time.
 
+use linear_layouts::planned::Planned;
 use linear_layouts::{kernel, layout, Global, GlobalMut, Thread, Tile};
 
 layout! {
@@ -14,6 +15,10 @@ layout! {
     pub Interleaved = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 64];
     /// The rows' sums (`tt.sum` along dim 1).
     pub PairRowSums = slice(dim = 1, parent = PairRows) for [16];
+    /// `PairRows` transposed (`tt.trans`): 32 x 16, the same threads and registers.
+    pub PairRowsT = blocked(sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]) for [32, 16];
+    /// 32 rows of 16, 4 consecutive elements per thread: the transposed tile as it is stored.
+    pub TransRows = blocked(sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 16];
     /// The sums as a column (`tt.expand_dims` at dim 1).
     pub SumColumn = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 1];
 }
@@ -57,4 +62,16 @@ pub fn row_sums_column_f32(t: &impl Thread, x: Global<f32>, sums: GlobalMut<f32>
     let s: Tile<PairRowSums, f32, 1> = v.sum::<1, _, 1>(t);
     s.expand_dims::<1, SumColumn>()
         .store(t, &sums, origin, [1, 1]);
+}
+
+/// `y = xᵀ` for `x` of `n` rows of 32 (`n` a multiple of 16) and `y` of 32 rows of `n`: each
+/// CTA's 16 x 32 tile read as its transpose (`tt.trans`, no instructions), then converted
+/// through shared memory to rows of `y` for 16-byte stores: grid `[n / 16, 1, 1]`.
+#[kernel(block = PairRows::THREADS, shared = Planned::<PairRowsT, TransRows, f32>::COST.shared_bytes)]
+pub fn trans_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>, n: u32) {
+    let r = PAIR_ROWS * t.block_idx()[0];
+    let v = Tile::<PairRows, f32, 4>::load(t, &x, [r, 0], [PAIR_ROW, 1]);
+    v.trans::<PairRowsT>()
+        .convert::<TransRows, 4>(t)
+        .store(t, &y, [0, r], [n, 1]);
 }

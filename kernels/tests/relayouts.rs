@@ -3,8 +3,8 @@
 //! any swapped pair, row or register shows.
 
 use kernels::relayouts::{
-    deinterleave_f32, interleave_f32, row_sums_column_f32, DEINTERLEAVE_F32, INTERLEAVE_F32,
-    PAIR_ROW, PAIR_ROWS, ROW_SUMS_COLUMN_F32,
+    deinterleave_f32, interleave_f32, row_sums_column_f32, trans_f32, DEINTERLEAVE_F32,
+    INTERLEAVE_F32, PAIR_ROW, PAIR_ROWS, ROW_SUMS_COLUMN_F32, TRANS_F32,
 };
 use linear_layouts::sim::{launch, HostMemory, Launch};
 
@@ -69,4 +69,17 @@ fn row_sums_as_a_column() {
         .map(|r| r.iter().sum())
         .collect();
     assert_eq!(read(&sums, rows), want);
+}
+
+#[test]
+fn transposed_through_trans() {
+    let n = CTAS * PAIR_ROWS;
+    let x: Vec<f32> = (0..n * PAIR_ROW).map(|i| i as f32).collect();
+    let (xm, y) = (memory(&x), memory(&vec![f32::NAN; x.len()]));
+    let l = Launch::new(CTAS, TRANS_F32.block[0], TRANS_F32.shared_bytes);
+    launch(l, |t| trans_f32(t, xm.global(), y.global_mut(), n)).unwrap();
+    let want: Vec<f32> = (0..PAIR_ROW)
+        .flat_map(|j| (0..n).map(move |i| (i * PAIR_ROW + j) as f32))
+        .collect();
+    assert_eq!(read(&y, x.len()), want);
 }

@@ -253,6 +253,7 @@ fn table_names_are_the_ptx_entries() {
         kernels::relayouts::INTERLEAVE_F32.name,
         kernels::relayouts::DEINTERLEAVE_F32.name,
         kernels::relayouts::ROW_SUMS_COLUMN_F32.name,
+        kernels::relayouts::TRANS_F32.name,
         kernels::attention::ATTENTION_F16.name,
         kernels::attention::ATTENTION_BF16.name,
         kernels::attention::ATTENTION_D128_F16.name,

@@ -185,6 +185,9 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("row_sums_column_f32", "st.global.b32", 1),
     ("silu_f16", "ld.global.v4.b32", 1),
     ("silu_f16", "st.global.v4.b32", 1),
+    // A tile read as its transpose, through shared memory to 16-byte stores.
+    ("trans_f32", "ld.global.v4.b32", 1),
+    ("trans_f32", "st.global.v4.b32", 1),
     ("transpose_f32", "ld.global.v4.b32", 8),
     ("transpose_f32", "st.global.v4.b32", 8),
     ("transpose_f32_generic", "ld.global.v4.b32", 8),
