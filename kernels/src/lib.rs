@@ -23,6 +23,9 @@
 //!   buffered, `wgmma` for both products from shared memory, P stored for the second.
 //! * [`rows`]: row softmax (f32, f16) and layer norm (f16, bf16) from `Tile`'s reductions,
 //!   broadcasts and math, in width classes from 64 to 8,192 columns (`rows::CLASSES`).
+//! * [`scans`]: row and cross-warp prefix sums (`Tile::scan`, Triton's `tl.cumsum`).
+//! * [`relayouts`]: `Tile`'s relayouts in kernels: join, split and reshape (interleaving two
+//!   tensors and back), expand_dims after a reduction, trans before a conversion.
 //! * [`subgroup`]: the transposes and a shuffle conversion instantiated for warps of 8, 16, 32
 //!   and 64 lanes (Vulkan subgroups; `kernels-spirv` builds them with rust-gpu).
 //! * [`cluster`]: a transpose whose conversion moves data between the 2 CTAs of a cluster
