@@ -66,7 +66,7 @@ pub const fn plan_gather(s: &Flat, t: &Flat, elem_bits: u32) -> Option<(GatherPl
     };
     let pack = best_packing(s, &regs, &choice, elem_bits);
     let halves = if pack.wide { 2 } else { 1 };
-    if rounds_with(s, &regs, &choice, &pack) * halves > MAX_SHUFFLE_WORDS {
+    if rounds_with(&regs, &choice, &pack) * halves > MAX_SHUFFLE_WORDS {
         return None;
     }
     let Some(p) = tables(s, &regs, (&lanes, &warps), &choice, &pack) else {
@@ -154,10 +154,10 @@ const fn choose(lanes: &Sources, warps: &Sources) -> Option<Choice> {
 }
 
 impl Packing {
-    /// Word index and position of source register `r` (registers of `nreg` bits): the word is
+    /// Word index and position of source register `r`: the word is
     /// `r` without its packed bits, the position those bits (the first packed bit lowest).
     /// Closed form: it runs once per candidate of every packing tried.
-    const fn place(&self, r: u64, _nreg: usize) -> (u16, u8) {
+    const fn place(&self, r: u64) -> (u16, u8) {
         let (mut word, mut pos) = (r, 0u8);
         let mut k = self.len;
         while k > 0 {
@@ -261,7 +261,7 @@ const fn best_packing(s: &Flat, regs: &Sources, choice: &Choice, elem_bits: u32)
         len: 0,
         wide,
     };
-    let (mut best_rounds, mut best_touched) = (rounds_with(s, regs, choice, &best), 0);
+    let (mut best_rounds, mut best_touched) = (rounds_with(regs, choice, &best), 0);
     // Masks in increasing order: those with top bit `hi` are `{hi}`, then `{lo, hi}` for `lo`
     // rising; only bits whose registers hold distinct elements.
     let mut hi = 0;
@@ -274,7 +274,7 @@ const fn best_packing(s: &Flat, regs: &Sources, choice: &Choice, elem_bits: u32)
                 wide,
             };
             if p.len <= max && (lo == 0 || s.reg.get(lo - 1) != 0) {
-                let n = rounds_with(s, regs, choice, &p);
+                let n = rounds_with(regs, choice, &p);
                 let pt = p.touched(choice);
                 if n < best_rounds
                     || (n == best_rounds
@@ -298,7 +298,6 @@ const fn candidate(
     choice: &Choice,
     pack: &Packing,
     (i, c): (usize, usize),
-    nreg: usize,
 ) -> ((u16, u32), u8) {
     let (reg, lane, flips) = if cands.tabulated {
         (cands.reg[i], cands.lane[i], cands.choice[c])
@@ -314,29 +313,22 @@ const fn candidate(
         }
         (reg, lane, combine(choice.basis.as_slice(), c as u64))
     };
-    let (word, pos) = pack.place(reg ^ flips, nreg);
+    let (word, pos) = pack.place(reg ^ flips);
     ((word, lane), pos)
 }
 
 /// How many distinct `(word, lane offset)` rounds `pack` takes (counted up to one past
 /// [`MAX_SHUFFLE_WORDS`], beyond which no plan is made).
-const fn rounds_with(s: &Flat, regs: &Sources, choice: &Choice, pack: &Packing) -> usize {
+const fn rounds_with(regs: &Sources, choice: &Choice, pack: &Packing) -> usize {
     let mut seen = [(0u16, 0u32); MAX_SHUFFLE_WORDS];
     let mut index = RoundIndex::new();
     let cands = Candidates::new(regs, choice);
     let mut n = 0;
     let k = choice.basis.len();
-    let (count, nreg) = (1usize << (regs.len() + k), s.reg.len());
+    let count = 1usize << (regs.len() + k);
     let mut ic = 0;
     while ic < count {
-        let (r, _) = candidate(
-            &cands,
-            regs,
-            choice,
-            pack,
-            (ic >> k, ic & ((1 << k) - 1)),
-            nreg,
-        );
+        let (r, _) = candidate(&cands, regs, choice, pack, (ic >> k, ic & ((1 << k) - 1)));
         if index.find(crate::slices::prefix(&seen, n), r).is_none() {
             if n == MAX_SHUFFLE_WORDS {
                 return MAX_SHUFFLE_WORDS + 1;
@@ -422,7 +414,7 @@ const fn tables(
     let per = 1usize << pack.len;
     let mut r = 0u64;
     while r < 1 << nreg {
-        let (w, p) = pack.place(r, nreg);
+        let (w, p) = pack.place(r);
         words.set(w as usize * per + p as usize, r as u16);
         r += 1;
     }
@@ -432,14 +424,7 @@ const fn tables(
     let (mut pick, mut pos) = (FixedList::new(0), FixedList::new(0));
     let mut ic = 0;
     while ic < 1usize << (regs.len() + k) {
-        let (r, p) = candidate(
-            &cands,
-            regs,
-            choice,
-            pack,
-            (ic >> k, ic & ((1 << k) - 1)),
-            nreg,
-        );
+        let (r, p) = candidate(&cands, regs, choice, pack, (ic >> k, ic & ((1 << k) - 1)));
         let at = match index.find(rounds.as_slice(), r) {
             Some(at) => at,
             None => {
