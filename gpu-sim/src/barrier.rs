@@ -4,7 +4,7 @@
 //! on (a deadlock), so that a launch never waits forever for threads that wait for each other.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::Mutex;
 
 /// A barrier of `n` threads that a panicking thread can break: once the cluster is aborted, every
 /// waiter unwinds with [`Aborted`] instead of waiting forever for the thread that died.
@@ -12,7 +12,6 @@ pub(crate) struct SimBarrier {
     n: usize,
     /// Threads arrived in this generation, and the generation.
     state: Mutex<(usize, u64)>,
-    cv: Condvar,
 }
 
 /// The unwind payload of threads released from a barrier by another thread's panic (not
@@ -24,7 +23,6 @@ impl SimBarrier {
         SimBarrier {
             n,
             state: Mutex::new((0, 0)),
-            cv: Condvar::new(),
         }
     }
 
@@ -32,32 +30,33 @@ impl SimBarrier {
     /// running, `deadlock` reports it and the launch is aborted.
     pub(crate) fn wait(&self, aborted: &AtomicBool, progress: &Progress, deadlock: impl FnOnce()) {
         let abort = || std::panic::resume_unwind(std::boxed::Box::new(Aborted));
-        let Ok(mut g) = self.state.lock() else {
-            return abort();
+        let generation = {
+            let Ok(mut g) = self.state.lock() else {
+                return abort();
+            };
+            g.0 += 1;
+            if g.0 == self.n {
+                *g = (0, g.1 + 1);
+                // The waiters are running again from now: counted here, before anyone else
+                // blocks.
+                progress.release(self.n as u32 - 1);
+                return;
+            }
+            g.1
         };
-        g.0 += 1;
-        if g.0 == self.n {
-            *g = (0, g.1 + 1);
-            // The waiters are running again from now: counted here, before anyone else blocks.
-            progress.release(self.n as u32 - 1);
-            self.cv.notify_all();
-            return;
-        }
         if progress.block() {
             deadlock();
         }
-        let generation = g.1;
-        while g.1 == generation {
+        loop {
             if aborted.load(Ordering::SeqCst) {
-                drop(g);
                 return abort();
             }
-            // A timeout, not only a notification: the panicking thread does not know which
-            // barriers others wait at.
-            g = match self.cv.wait_timeout(g, std::time::Duration::from_millis(5)) {
-                Ok((g, _)) => g,
+            crate::sched::pause();
+            match self.state.lock() {
+                Ok(g) if g.1 != generation => return,
+                Ok(_) => {}
                 Err(_) => return abort(),
-            };
+            }
         }
     }
 }

@@ -209,7 +209,6 @@ impl SimThread<'_> {
         self.cluster
             .progress
             .release((before - m.waiters.len()) as u32);
-        self.state.hopper.completed.notify_all();
     }
 
     /// Start a TMA into `dst..dst + n`: checks as for any async copy, then marks it in flight.
@@ -290,20 +289,16 @@ impl SimThread<'_> {
             map.get(&bar)
                 .is_some_and(|m| m.waiters.iter().any(|w| w.0 == me))
         };
-        while waiting(&map) {
+        drop(map);
+        loop {
             if self.cluster.aborted.load(SeqCst) {
-                drop(map);
                 std::panic::resume_unwind(std::boxed::Box::new(crate::barrier::Aborted));
             }
-            map = match self
-                .state
-                .hopper
-                .completed
-                .wait_timeout(map, std::time::Duration::from_millis(5))
-            {
-                Ok((g, _)) => g,
-                Err(_) => return,
-            };
+            crate::sched::pause();
+            match self.state.hopper.mbarriers.lock() {
+                Ok(map) if waiting(&map) => {}
+                _ => return,
+            }
         }
     }
 
@@ -619,7 +614,7 @@ impl Hopper for SimThread<'_> {
                 true
             }
             None => {
-                std::thread::yield_now();
+                crate::sched::pause();
                 false
             }
         }
@@ -715,25 +710,21 @@ impl Hopper for SimThread<'_> {
             b.done = core::mem::take(&mut b.pending);
             (b.arrived, b.completions) = (0, round + 1);
             self.cluster.progress.release(threads - 1);
-            self.state.hopper.named_done.notify_all();
         } else if self.cluster.progress.block() {
             self.deadlock(&format!("at named barrier {} of {} threads", id, threads));
         }
         let start = std::time::Instant::now();
         while map.get(&id).is_some_and(|b| b.completions == round) {
+            drop(map);
             self.abort_if_stuck(start, || {
                 format!(
                     "waits forever at named barrier {} of {} threads: fewer threads reach it",
                     id, threads
                 )
             });
-            map = match self
-                .state
-                .hopper
-                .named_done
-                .wait_timeout(map, std::time::Duration::from_millis(5))
-            {
-                Ok((g, _)) => g,
+            crate::sched::pause();
+            map = match self.state.hopper.named.lock() {
+                Ok(m) => m,
                 Err(_) => return,
             };
         }

@@ -1,5 +1,5 @@
-//! Starting a launch: its shape ([`Launch`]), the state its blocks and clusters share, one OS
-//! thread per simulated thread, panics turned into issues (and kept off stderr), and the
+//! Starting a launch: its shape ([`Launch`]), the state its blocks and clusters share, each simulated
+//! thread a coroutine of the launching OS thread, panics turned into issues (and kept off stderr), and the
 //! issues collected into the launch's result.
 
 use std::collections::HashMap;
@@ -190,60 +190,57 @@ impl ClusterState {
     }
 }
 
-/// Run every thread of the cluster whose first block is `first`, each on its own OS thread, and
-/// wait for them all. A thread that cannot be started is recorded as an error of the cluster.
+/// Run every thread of the cluster whose first block is `first`, each a coroutine of this OS
+/// thread ([`crate::sched`]), until all have returned. A thread that cannot be started is
+/// recorded as an error of the cluster.
 fn run_cluster<F>(l: &Launch, first: u32, cluster: &ClusterState, kernel: &F)
 where
     F: Fn(&SimThread) + Sync,
 {
     let l = *l;
-    std::thread::scope(|s| {
-        for rank in 0..l.cluster {
-            for t in 0..l.threads {
-                std::thread::Builder::new()
-                    .stack_size(256 * 1024)
-                    .spawn_scoped(s, move || {
-                        let th = SimThread {
-                            lane: t % l.warp_size,
-                            warp: t / l.warp_size,
-                            block: first + rank,
-                            rank,
-                            warp_size: l.warp_size,
-                            launch: l,
-                            cluster,
-                            state: &cluster.blocks[rank as usize],
-                            cluster_epoch: core::cell::Cell::new(0),
-                            block_epoch: core::cell::Cell::new(0),
-                            warp_epoch: core::cell::Cell::new(0),
-                            issued: core::cell::Cell::new(Issued::default()),
-                            copies: core::cell::RefCell::new(Vec::new()),
-                            commits: core::cell::Cell::new(0),
-                            hopper: ThreadHopper::default(),
-                            fences: ThreadFences::default(),
-                            scratch_reads: core::cell::Cell::new(false),
-                        };
-                        IN_SIMULATION.with(|s| s.set(true));
-                        // A panic becomes an error naming the thread, not a torn-down launch.
-                        let run = std::panic::AssertUnwindSafe(|| kernel(&th));
-                        if let Err(payload) = std::panic::catch_unwind(run) {
-                            th.panicked(payload);
-                        }
-                        th.returned();
-                    })
-                    .map(|_| ())
-                    .unwrap_or_else(|e| {
-                        cluster.progress.exit();
-                        if let Ok(mut v) = cluster.issues.lock() {
-                            v.push(crate::issue::Issue {
-                                kind: IssueKind::Launch,
-                                place: None,
-                                message: format!("could not start a simulated thread: {}", e),
-                            });
-                        }
-                    });
-            }
+    let body = move |rank: u32, t: u32| {
+        let th = SimThread {
+            lane: t % l.warp_size,
+            warp: t / l.warp_size,
+            block: first + rank,
+            rank,
+            warp_size: l.warp_size,
+            launch: l,
+            cluster,
+            state: &cluster.blocks[rank as usize],
+            cluster_epoch: core::cell::Cell::new(0),
+            block_epoch: core::cell::Cell::new(0),
+            warp_epoch: core::cell::Cell::new(0),
+            issued: core::cell::Cell::new(Issued::default()),
+            copies: core::cell::RefCell::new(Vec::new()),
+            commits: core::cell::Cell::new(0),
+            hopper: ThreadHopper::default(),
+            fences: ThreadFences::default(),
+            scratch_reads: core::cell::Cell::new(false),
+        };
+        // A panic becomes an error naming the thread, not a torn-down launch.
+        let run = std::panic::AssertUnwindSafe(|| kernel(&th));
+        if let Err(payload) = std::panic::catch_unwind(run) {
+            th.panicked(payload);
         }
-    });
+        th.returned();
+    };
+    let threads = (0..l.cluster).flat_map(|rank| (0..l.threads).map(move |t| (rank, t)));
+    let was = IN_SIMULATION.with(|s| s.replace(true));
+    crate::sched::run_all(
+        threads.map(|(rank, t)| std::boxed::Box::new(move || body(rank, t)) as _),
+        |e| {
+            cluster.progress.exit();
+            if let Ok(mut v) = cluster.issues.lock() {
+                v.push(crate::issue::Issue {
+                    kind: IssueKind::Launch,
+                    place: None,
+                    message: format!("could not start a simulated thread: {}", e),
+                });
+            }
+        },
+    );
+    IN_SIMULATION.with(|s| s.set(was));
 }
 
 std::thread_local! {

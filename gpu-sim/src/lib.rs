@@ -1,6 +1,6 @@
 //! A CPU SIMT simulator of NVIDIA GPUs, for kernel bodies written against `gpu-runtime`'s
 //! [`Thread`](gpu_runtime::Thread) and [`Hopper`](gpu_runtime::Hopper) traits: a grid of
-//! blocks, each of N threads running one kernel body on its own OS thread; blocks may be
+//! blocks, each of N threads running one kernel body as a coroutine of the launching OS thread; blocks may be
 //! grouped in clusters (Hopper's CTA clusters), whose CTAs run together and reach each other's
 //! shared memory. Shuffles and barriers really synchronise, so a shuffle reads the source
 //! lane's value at that instruction; shared memory records who wrote and read each byte, so a
@@ -56,6 +56,7 @@ mod launch;
 mod memory;
 mod order;
 pub mod profile;
+mod sched;
 mod state;
 mod thread;
 

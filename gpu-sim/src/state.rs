@@ -6,7 +6,7 @@
 use core::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32};
-use std::sync::{Condvar, Mutex};
+use std::sync::Mutex;
 use std::vec::Vec;
 
 use gpu_runtime::hopper::Swizzle;
@@ -161,14 +161,12 @@ pub(crate) struct BlockHopper {
     /// barrier every thread has seen them (a barrier orders what its threads acquired).
     pub(crate) joined: Mutex<HashMap<u32, u32>>,
     pub(crate) mbarriers: Mutex<HashMap<u32, Mbarrier>>,
-    pub(crate) completed: Condvar,
     pub(crate) wgmma_reads: Mutex<Vec<WgmmaRead>>,
     /// Each warpgroup's wgmmas by (warpgroup, group, place in the group): the first thread's
     /// issue, which the warpgroup's other threads must repeat.
     pub(crate) wgmma_issues: Mutex<HashMap<(u32, u32, u32), WgmmaIssue>>,
-    /// Named barriers by id, and their waiters' wake-up.
+    /// Named barriers by id.
     pub(crate) named: Mutex<HashMap<u32, Named>>,
-    pub(crate) named_done: Condvar,
 }
 
 /// A named barrier: `threads` participants, `arrived` of them so far, `completions` so far,
