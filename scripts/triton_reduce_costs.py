@@ -15,7 +15,8 @@ are written with the layout's text.
     python3 scripts/triton_reduce_costs.py --count 100 > fixtures/triton-3.9.0-reduce-costs.jsonl
 
 `--layouts classic` draws blocked and nvidia_mma layouts only (the fixture's first 60 cases
-until 2026-11-26).
+until 2026-11-26); `--layouts scans` cumsums of blocked layouts with warps along the axis, 1-D
+and 2-D (the fixture's last lines: `--layouts scans --count 40 --seed 41`).
 
 Each case compiles in a child process (an invalid case can abort Triton's process).
 """
@@ -67,6 +68,13 @@ def kernel(x_ptr, out_ptr, idx_ptr, M: gl.constexpr, N: gl.constexpr, L: gl.cons
         if OP == "argmax":
             gl.store(idx_ptr + out, i)
 
+@gluon.jit
+def kernel_1d(x_ptr, out_ptr, idx_ptr, M: gl.constexpr, N: gl.constexpr, L: gl.constexpr,
+              AXIS: gl.constexpr, OP: gl.constexpr):
+    offs = gl.arange(0, M, layout=L)
+    y = gl.associative_scan(gl.load(x_ptr + offs), 0, add)
+    gl.store(out_ptr + offs, y)
+
 c = json.loads(sys.argv[1])
 def mma(c):
     return gl.NVMMADistributedLayout(version=[c["version"], 0], warps_per_cta=c["wpc"], instr_shape=c["instr"])
@@ -84,8 +92,9 @@ else:
 elem = {"f32": "*fp32", "i32": "*i32"}[c.get("dtype", "f32")]
 sig = {"x_ptr": elem, "out_ptr": elem, "idx_ptr": "*i32", "M": "constexpr", "N": "constexpr",
        "L": "constexpr", "AXIS": "constexpr", "OP": "constexpr"}
-consts = {"M": c["shape"][0], "N": c["shape"][1], "L": L, "AXIS": c["axis"], "OP": c["op"]}
-src = gluon._runtime.GluonASTSource(kernel, signature=sig, constexprs=consts)
+consts = {"M": c["shape"][0], "N": c["shape"][-1], "L": L, "AXIS": c["axis"], "OP": c["op"]}
+src = gluon._runtime.GluonASTSource(kernel if len(c["shape"]) == 2 else kernel_1d, signature=sig,
+                                    constexprs=consts)
 k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": c["warps"]})
 ops = re.findall(r"^\s*(?:@%?!?\w+\s+)?([a-z][\w.:]*)", k.asm["ptx"], re.M)
 count = lambda p: sum(1 for o in ops if o.startswith(p))
@@ -172,12 +181,33 @@ def linear_case(rng, warps):
     return {"kind": "linear", "bases": bases, "shape": shape, "layout": attr}
 
 
+def scan_case(rng, warps):
+    """A blocked layout with warps along the scanned dim (the cross-warp exchanges and phase):
+    1-D (every warp along it), or 2-D with one or more warp bits along the axis."""
+    if rng.random() < 0.4:
+        spt = [rng.choice([1, 2, 4])]
+        shape = [spt[0] * 32 * warps * rng.choice([1, 2, 4])]
+        attr = "#ttg.blocked<{sizePerThread = %s, threadsPerWarp = [32], warpsPerCTA = [%d], order = [0]}>" % (spt, warps)
+        return {"kind": "blocked", "spt": spt, "tpw": [32], "wpc": [warps], "order": [0], "shape": shape,
+                "layout": attr, "axis": 0}
+    c = blocked_case(rng, warps)
+    axis = rng.choice([0, 1])
+    if c["wpc"][axis] == 1:
+        c["wpc"] = [c["wpc"][1], c["wpc"][0]]
+        c["shape"] = [max(c["spt"][d] * c["tpw"][d] * c["wpc"][d] * rng.choice([1, 2]), 2) for d in range(2)]
+        c["layout"] = "#ttg.blocked<{sizePerThread = %s, threadsPerWarp = %s, warpsPerCTA = %s, order = %s}>" % (
+            c["spt"], c["tpw"], c["wpc"], c["order"])
+    c["axis"] = axis
+    return c
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--count", type=int, default=100)
-    ap.add_argument("--layouts", choices=["classic", "all"], default="all",
+    ap.add_argument("--layouts", choices=["classic", "all", "scans"], default="all",
                     help="all (the committed fixture): blocked, nvidia_mma, dot operands, slices and "
-                         "linear layouts with broadcast bases; classic: blocked and nvidia_mma only")
+                         "linear layouts with broadcast bases; classic: blocked and nvidia_mma only; scans: "
+                         "cumsums of blocked layouts with warps along the axis, 1-D and 2-D")
     ap.add_argument("--seed", type=int, default=39)
     ap.add_argument("--dtype", choices=["f32", "i32"], default="f32",
                     help="f32 (the committed fixture's first 100 lines, seed 39) or i32: gl.sum and "
@@ -193,22 +223,24 @@ def main():
     while n < a.count and tries < 4 * a.count:
         tries += 1
         warps = rng.choice([4, 8])
-        if a.layouts == "all":
+        if a.layouts == "scans":
+            kind = scan_case
+        elif a.layouts == "all":
             kind = rng.choices([blocked_case, mma_case, dot_op_case, slice_case, linear_case], [4, 3, 2, 2, 2])[0]
         else:
             kind = blocked_case if rng.random() < 0.6 else mma_case
         c = kind(rng, warps)
         c["warps"] = warps
-        c["axis"] = rng.choice([0, 1])
+        c.setdefault("axis", rng.choice([0, 1]))
         c["dtype"] = a.dtype
         ops = ["sum", "max", "argmax"] + (["cumsum"] if c["kind"] in ("blocked", "slice") else [])
-        c["op"] = rng.choice(ops if a.dtype == "f32" else ["sum", "max"])
+        c["op"] = "cumsum" if a.layouts == "scans" else rng.choice(ops if a.dtype == "f32" else ["sum", "max"])
         r = subprocess.run([sys.executable, kernel, json.dumps(c)], capture_output=True, text=True, timeout=300)
         lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
         if r.returncode != 0 or not lines:
             print("skipped %s: %s" % (json.dumps(c), (r.stderr.strip().splitlines() or ["?"])[-1][:200]), file=sys.stderr)
             continue
-        rec = {"layout": c["layout"], "tensor": "tensor<%dx%dx%s>" % (c["shape"][0], c["shape"][1], a.dtype),
+        rec = {"layout": c["layout"], "tensor": "tensor<%sx%s>" % ("x".join(map(str, c["shape"])), a.dtype),
                "warps": c["warps"],
                "axis": c["axis"], "op": c["op"], "triton": json.loads(lines[-1])}
         print(json.dumps(rec), flush=True)

@@ -194,6 +194,9 @@ fn reductions_work_in_generic_code_and_between_conversions() {
 layout! {
     // Along dim 1: the warps are the low position bits, the registers the high ones.
     WarpsFirst = blocked(sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]) for [32, 16];
+    // Along dim 1: 2 registers, 32 lanes, then 8 warps (one cross-warp phase whose positions'
+    // totals are read in vectors), each row's registers apart.
+    Line8 = blocked(sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [1, 8], order = [1, 0]) for [2, 1024];
 }
 
 /// Scans `L` along `D` four ways on the simulator and checks each element against the prefix
@@ -261,8 +264,15 @@ fn scans_along_registers_lanes_and_warps_in_every_direction() {
     check_scans::<Acc, 0, 16>();
     check_scans::<Acc, 1, 16>();
     check_scans::<WarpsFirst, 1, 4>();
+    // One warp bit along the dim after lane bits: an exchange that one lane per group stores.
+    check_scans::<Split, 0, 1>();
+    check_scans::<Split, 1, 1>();
+    check_scans::<Mixed, 0, 4>();
+    check_scans::<Mixed, 1, 4>();
+    check_scans::<Line8, 1, 8>();
     check_scan_order::<Wide, 8>();
     check_scan_order::<WarpsFirst, 4>();
+    check_scan_order::<Line8, 8>();
 }
 
 /// Two tiles converted through shared memory back to back (a kernel converting its Q and then

@@ -354,7 +354,7 @@ fn put_bits(w: &mut [u32; 4], at: u32, bits: u32, x: u64) {
 
 /// `bits` bits of `w` from bit `at`.
 #[inline(always)]
-fn get_bits(w: &[u32; 4], at: u32, bits: u32) -> u64 {
+pub(crate) fn get_bits(w: &[u32; 4], at: u32, bits: u32) -> u64 {
     let (word, shift) = ((at / 32) as usize, at % 32);
     let mut x = (w[word] >> shift) as u64;
     if bits + shift > 32 {

@@ -45,6 +45,18 @@ impl<L: Registers<N>, const D: usize, const N: usize> Scan<L, D, N> {
         }
         done
     };
+    /// The lane bits walked before each step.
+    const LANES_BEFORE: [u32; 32] = {
+        let mut lanes = [0; 32];
+        let mut i = 0;
+        while i < 32 {
+            lanes[i] = Self::PLAN.lanes_before(i);
+            i += 1;
+        }
+        lanes
+    };
+    /// The lane bits walked before the cross-warp phase (all lane bits along the dim).
+    const WALKED: u32 = Self::PLAN.lanes_before(Self::PLAN.phase);
     /// Whether there is a cross-warp phase.
     const HAS_PHASE: bool = Self::PLAN.phase < Self::PLAN.len;
     /// The register bits walked before the cross-warp phase.
@@ -56,8 +68,8 @@ impl<L: Registers<N>, const D: usize, const N: usize> Scan<L, D, N> {
     /// Groups of registers the cross-warp phase reads separately.
     const APART: usize = 1 << Self::APART_BITS.count_ones();
 
-    /// Shared memory a scan of `elem_bytes`-byte elements needs: each thread's `N` totals,
-    /// when warps hold parts of the dim; else 0.
+    /// Shared memory a scan of `elem_bytes`-byte elements needs when warps hold parts of the
+    /// dim (a total per warp and group of registers and lanes with equal totals); else 0.
     pub const fn shared_bytes(elem_bytes: u32) -> u32 {
         Self::PLAN.cost(N as u32, elem_bytes * 8).shared_bytes
     }
@@ -224,7 +236,10 @@ fn step<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usize>(
                 _ => other[r & !(done as usize)],
             }
         }),
-        ScanStep::Warp(b) => exchange(t, tot, &mut other, b, done, plan),
+        ScanStep::Warp(b) => {
+            let walked = Scan::<L, D, N>::LANES_BEFORE[i];
+            exchange(t, tot, &mut other, b, (done, walked), plan)
+        }
     }
     crate::unroll!(N, |r| {
         if side(r) {
@@ -237,7 +252,9 @@ fn step<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usize>(
 }
 
 /// `other` = the registers `tot` of the thread at the same lane of warp `warp ^ (1 << bit)`,
-/// through shared memory, between barriers.
+/// through shared memory, between barriers. Registers differing only in the register bits
+/// `done` hold equal totals, as do lanes differing only in the lane bits `walked`: one slot
+/// each, stored by the group's first lane.
 #[inline(always)]
 #[cfg_attr(target_arch = "nvptx64", rustc_no_mir_inline)]
 fn exchange<T: Thread, E: Element, const N: usize>(
@@ -245,17 +262,19 @@ fn exchange<T: Thread, E: Element, const N: usize>(
     tot: &[E; N],
     other: &mut [E; N],
     bit: u32,
-    done: u32,
+    (done, walked): (u32, u32),
     plan: &ScanPlan,
 ) {
     let bytes = E::BITS / 8;
     let groups = N as u32 >> done.count_ones();
     let free = (N as u32 - 1) & !done;
-    let slot = |warp: u32, r: usize| {
-        ((warp * plan.lanes_per_warp + t.lane()) * groups + pext(r as u32, free)) * bytes
-    };
+    let lanes = plan.lanes_per_warp >> walked.count_ones();
+    let lane = pext(t.lane(), (plan.lanes_per_warp - 1) & !walked);
+    let slot =
+        |warp: u32, r: usize| ((warp * lanes + lane) * groups + pext(r as u32, free)) * bytes;
+    let stores = t.lane() & walked == 0;
     t.scratch_write_begin();
-    crate::unroll!(N, |r| if r as u32 & done == 0 {
+    crate::unroll!(N, |r| if stores && r as u32 & done == 0 {
         let b = tot[r].to_bits();
         t.st_shared(slot(t.warp(), r), bytes, [b as u32, (b >> 32) as u32, 0, 0]);
     });
@@ -272,8 +291,9 @@ fn exchange<T: Thread, E: Element, const N: usize>(
     t.scratch_reads_pending();
 }
 
-/// The cross-warp phase ([`ScanPlan::phase`]): each thread stores the totals of its blocks (one
-/// per group of registers with equal totals) at their positions, a barrier, then reads, per
+/// The cross-warp phase ([`ScanPlan::phase`]): the first lane of each group with equal totals
+/// stores the totals of its blocks (one per group of registers with equal totals) at their
+/// positions, a barrier, then reads, per
 /// group of registers the phase leaves apart, every position's total but the last (the first,
 /// reversed), combines them in scan order, and adds to each register's prefix, in front, the
 /// combination of those before its own position.
@@ -291,27 +311,31 @@ fn phase<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usize>
     let (_, warps) = plan.phase_bits();
     let positions = Scan::<L, D, N>::POSITIONS as u32;
     let apart_bits = Scan::<L, D, N>::APART_BITS;
-    let (lane, warp) = (t.lane(), t.warp());
+    // Lanes differing only in the lane bits walked hold equal totals: one slot each, stored
+    // by the first of them.
+    let walked = Scan::<L, D, N>::WALKED;
+    let lanes = plan.lanes_per_warp >> walked.count_ones();
+    let (lane, warp) = (
+        pext(t.lane(), (plan.lanes_per_warp - 1) & !walked),
+        t.warp(),
+    );
+    let stores = t.lane() & walked == 0;
     let group = pext(warp, (plan.warps_per_cta - 1) & !warps);
     let apart = Scan::<L, D, N>::APART as u32;
-    let slot = |g: u32, pos: u32| {
-        (((group * plan.lanes_per_warp + lane) * apart + g) * positions + pos) * bytes
-    };
+    let slot = |g: u32, pos: u32| (((group * lanes + lane) * apart + g) * positions + pos) * bytes;
     t.scratch_write_begin();
-    crate::unroll!(N, |r| if r as u32 & Scan::<L, D, N>::DONE == 0 {
+    crate::unroll!(N, |r| if stores && r as u32 & Scan::<L, D, N>::DONE == 0 {
         let b = tot[r].to_bits();
         let at = slot(pext(r as u32, apart_bits), position(plan, r as u32, warp));
         t.st_shared(at, bytes, [b as u32, (b >> 32) as u32, 0, 0]);
     });
     t.sync_block();
+    let (vector, _) = plan.phase_vectors(E::BITS);
     crate::unroll!(Scan::<L, D, N>::APART, |g| prefixes::<L, D, _, _, N>(
         t,
         pre,
         g as u32,
-        |pos| {
-            let [lo, hi, _, _] = t.ld_shared(slot(g as u32, pos), bytes);
-            E::from_bits(lo as u64 | (hi as u64) << 32)
-        },
+        |k| t.ld_shared(slot(g as u32, 0) + k * vector, vector),
         combine,
         reverse,
     ));
@@ -336,7 +360,7 @@ fn position(plan: &ScanPlan, r: u32, warp: u32) -> u32 {
 }
 
 /// For the registers of group `g` (of the bits [`Scan::APART_BITS`]): reads the positions'
-/// totals with `load`, combines them in scan order into the prefix before each position (one
+/// totals with `load` (its `k`-th vector of [`ScanPlan::phase_vectors`]), combines them in scan order into the prefix before each position (one
 /// combination per position), and adds to each register's prefix, in front, the one before its
 /// own position (a select among the positions: the warp's bits are known only at run time).
 #[inline(always)]
@@ -345,18 +369,27 @@ fn prefixes<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usi
     t: &T,
     pre: &mut [E; N],
     g: u32,
-    load: impl Fn(u32) -> E,
+    load: impl Fn(u32) -> [u32; 4],
     combine: &impl Fn(E, E) -> E,
     reverse: bool,
 ) {
     let plan = &Scan::<L, D, N>::PLAN;
     let positions = Scan::<L, D, N>::POSITIONS;
+    let mut totals = [E::default(); MAX_PHASE_POSITIONS];
+    let (vector, _) = plan.phase_vectors(E::BITS);
+    crate::unroll!(
+        Scan::<L, D, N>::PLAN.phase_vectors(E::BITS).1 as usize,
+        |k| {
+            let per = vector / (E::BITS / 8);
+            unpack(&mut totals, &load(k as u32), k * per as usize, per as usize)
+        }
+    );
     // `before[k]`: the combination of the totals preceding the k-th position in scan order
     // (`before[0]` unused: nothing precedes the first).
     let mut before = [E::default(); MAX_PHASE_POSITIONS];
     let order = |k: usize| if reverse { positions - 1 - k } else { k };
     crate::unroll!(Scan::<L, D, N>::POSITIONS - 1, |k| {
-        let v = load(order(k) as u32);
+        let v = totals[order(k) % MAX_PHASE_POSITIONS];
         // `% MAX_PHASE_POSITIONS`: arms past the phase's positions are never instantiated, but
         // a constant index out of range in them would not compile.
         let m = MAX_PHASE_POSITIONS;
@@ -372,6 +405,16 @@ fn prefixes<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usi
         if k != 0 {
             pre[r] = combine(pick::<L, D, E, N>(&before, k), pre[r]);
         }
+    });
+}
+
+/// Elements `at..at + n` of `totals` from the low `n` elements of a loaded vector. A function
+/// of its own: its written-out loop inside the loads' would be 16 times as long.
+#[inline(always)]
+fn unpack<E: Element>(totals: &mut [E; MAX_PHASE_POSITIONS], w: &[u32; 4], at: usize, n: usize) {
+    crate::unroll!(16, |i| if i < n {
+        let v = E::from_bits(crate::reduce::get_bits(w, i as u32 * E::BITS, E::BITS));
+        totals[(at + i) % MAX_PHASE_POSITIONS] = v;
     });
 }
 

@@ -5,8 +5,11 @@
 //! together; Triton's stmatrix/ldmatrix count as one each) and no more barriers than Triton's
 //! kernel, where the operation is the kernel's only use of shared memory, and no more
 //! `redux.sync` (the `i32` cases: Triton lowers `gl.sum` and `gl.max` of int32 to one per group
-//! of lanes where that takes fewer instructions than the butterflies). An argmax reduces
-//! (value, index) pairs: 64-bit elements on our side, two 32-bit values on Triton's.
+//! of lanes where that takes fewer instructions than the butterflies). A scan's scratch is no
+//! more than Triton's; reductions' scratch is reported in total (ours stages every warp's
+//! partials at once behind one barrier, where Triton 3.9 often cycles a smaller buffer with a
+//! barrier per round). An argmax reduces (value, index) pairs: 64-bit elements on our side, two
+//! 32-bit values on Triton's.
 
 use std::process::Command;
 
@@ -16,6 +19,8 @@ struct Cost {
     smem: u64,
     barriers: u64,
     redux: u64,
+    /// Scratch bytes per CTA.
+    scratch: u64,
 }
 
 fn ours(layout: &str, tensor: &str, op: &str, axis: u64) -> Result<Cost, String> {
@@ -52,6 +57,7 @@ fn ours(layout: &str, tensor: &str, op: &str, axis: u64) -> Result<Cost, String>
         smem: n("stores") + n("loads"),
         barriers: n("barriers"),
         redux: v["redux"].as_u64().unwrap_or(0),
+        scratch: n("shared_bytes"),
     })
 }
 
@@ -63,6 +69,8 @@ fn reductions_and_scans_cost_no_more_than_tritons() {
     );
     let text = std::fs::read_to_string(path).expect("the fixture");
     let (mut cases, mut worse, mut totals) = (0, Vec::new(), [[0u64; 4]; 2]);
+    // Scratch bytes of reductions and of scans, ours and Triton's.
+    let mut scratch = [[0u64; 2]; 2];
     for line in text.lines() {
         let f: serde_json::Value = serde_json::from_str(line).unwrap();
         let (layout, tensor, op) = (
@@ -77,6 +85,7 @@ fn reductions_and_scans_cost_no_more_than_tritons() {
             smem: t["stores"].as_u64().unwrap() + t["loads"].as_u64().unwrap(),
             barriers: t["barriers"].as_u64().unwrap(),
             redux: t["redux"].as_u64().unwrap(),
+            scratch: t["shared_bytes"].as_u64().unwrap(),
         };
         let mine = ours(layout, tensor, op, axis)
             .unwrap_or_else(|e| panic!("{} {} {} {}: {}", layout, tensor, op, axis, e));
@@ -92,7 +101,11 @@ fn reductions_and_scans_cost_no_more_than_tritons() {
             totals[0][k] += a;
             totals[1][k] += b;
         }
+        let scan = op == "cumsum";
+        scratch[scan as usize][0] += mine.scratch;
+        scratch[scan as usize][1] += theirs.scratch;
         if mine.shuffles > theirs.shuffles
+            || (scan && mine.scratch > theirs.scratch)
             || mine.smem > theirs.smem
             || mine.barriers > theirs.barriers
             || mine.redux > theirs.redux
@@ -108,7 +121,15 @@ fn reductions_and_scans_cost_no_more_than_tritons() {
         "{} cases; shuffles, shared accesses, barriers, redux.sync: ours {:?}, Triton's {:?}",
         cases, totals[0], totals[1]
     );
+    eprintln!(
+        "scratch bytes: reductions ours {}, Triton's {}; scans ours {}, Triton's {}",
+        scratch[0][0], scratch[0][1], scratch[1][0], scratch[1][1]
+    );
     assert!(cases >= 30, "the fixture has {} cases", cases);
+    assert!(
+        scratch[1][1] > 0,
+        "the fixture has no scan across warps (`--layouts scans`)"
+    );
     assert!(
         totals[0][3] > 0 && totals[0][3] == totals[1][3],
         "redux.sync: ours {}, Triton's {}",

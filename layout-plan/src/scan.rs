@@ -47,6 +47,33 @@ impl ScanPlan {
         done
     }
 
+    /// The lane bits walked before step `i`: lanes that differ only in them hold equal block
+    /// totals, so one of them stores the totals for all (at the slot of the others' bits).
+    pub const fn lanes_before(&self, i: usize) -> u32 {
+        let (mut lanes, mut j) = (0, 0);
+        while j < i && j < self.len {
+            if let ScanStep::Lane(b) = self.steps[j] {
+                lanes |= 1 << b;
+            }
+            j += 1;
+        }
+        lanes
+    }
+
+    /// Lanes per warp whose totals differ before step `i` (the slots a warp's totals take).
+    const fn distinct_lanes(&self, i: usize) -> u32 {
+        self.lanes_per_warp >> self.lanes_before(i).count_ones()
+    }
+
+    /// The cross-warp phase's loads of one group's totals, for `elem_bits`-bit elements: the
+    /// bytes of each vector and how many (its positions' totals are adjacent, each group's row
+    /// aligned to its size, so read in vectors of up to 16 bytes).
+    pub const fn phase_vectors(&self, elem_bits: u32) -> (u32, u32) {
+        let row = (1u32 << (self.len - self.phase)) * elem_bits.div_ceil(8);
+        let vector = if row < 16 { row } else { 16 };
+        (vector, row / vector)
+    }
+
     /// The register and warp bits the cross-warp phase walks.
     pub const fn phase_bits(&self) -> (u32, u32) {
         let (mut regs, mut warps, mut i) = (0, 0, self.phase);
@@ -64,8 +91,10 @@ impl ScanPlan {
     /// The cost for `n` registers of `elem_bits`-bit elements: each lane step a shuffle per
     /// group of registers with equal totals (two for 64 bits), each warp step a store and a
     /// load per group, a barrier between them and (after the first) one before; the cross-warp
-    /// phase a store per group and a load per position before the last (in each group of
-    /// registers it leaves apart), one barrier (and one before, after another warp step).
+    /// phase a store per group and, per group of registers it leaves apart, the positions'
+    /// totals in vectors of up to 16 bytes, one barrier (and one before, after another warp
+    /// step). The
+    /// scratch holds a total per group of registers and of lanes with equal totals, per warp.
     pub const fn cost(&self, n: u32, elem_bits: u32) -> ReduceCost {
         let words = elem_bits.div_ceil(32);
         let mut c = ReduceCost {
@@ -85,8 +114,10 @@ impl ScanPlan {
                     c.stores += groups;
                     c.loads += groups;
                     c.barriers += if c.barriers == 0 { 1 } else { 2 };
-                    let bytes =
-                        self.warps_per_cta * self.lanes_per_warp * groups * elem_bits.div_ceil(8);
+                    let bytes = self.warps_per_cta
+                        * self.distinct_lanes(i)
+                        * groups
+                        * elem_bits.div_ceil(8);
                     if bytes > c.shared_bytes {
                         c.shared_bytes = bytes;
                     }
@@ -101,10 +132,10 @@ impl ScanPlan {
             let apart = groups >> regs.count_ones();
             let positions = 1u32 << (self.len - self.phase);
             c.stores += groups;
-            c.loads += apart * (positions - 1);
+            c.loads += apart * self.phase_vectors(elem_bits).1;
             c.barriers += if c.barriers == 0 { 1 } else { 2 };
             let bytes = (self.warps_per_cta >> warps.count_ones())
-                * self.lanes_per_warp
+                * self.distinct_lanes(self.phase)
                 * apart
                 * positions
                 * elem_bits.div_ceil(8);

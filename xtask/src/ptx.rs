@@ -291,11 +291,11 @@ fn check_math(ptx: &str) -> Result<(), String> {
 
 /// The scans' exchanges (`kernels::scans`): along a row in one warp, a shuffle per lane bit
 /// for each of the thread's 4 rows; across 8 warps, 5 shuffles, then one cross-warp phase: a
-/// store of the warp's total, one barrier, a load of each earlier warp's total (Triton's
-/// staging).
+/// store of the warp's total (by one lane), one barrier, the 8 warps' totals in two 16-byte
+/// loads (Triton's staging).
 pub const SCAN_INSTRUCTIONS: &[(&str, &str, usize)] = &[
     ("cumsum_line_f32", "bar.sync", 1),
-    ("cumsum_line_f32", "ld.shared.b32", 7),
+    ("cumsum_line_f32", "ld.shared.v4.b32", 2),
     ("cumsum_line_f32", "shfl.sync.bfly.b32", 5),
     ("cumsum_line_f32", "st.shared.b32", 1),
     ("cumsum_rows_f32", "shfl.sync.bfly.b32", 20),
