@@ -36,6 +36,10 @@ layout! {
     // the warps' partials, a butterfly over them each, as Triton does.
     Bcast = blocked(sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [1, 0]) for [8, 16];
     BcastSum = slice(dim = 1, parent = Bcast) for [8];
+    // 4 rows over 8 lanes (lane bit 2 a copy) and 2 warps (warp bit 0 a copy), 4 lanes and
+    // 4 warps along dim 1: only the originals store, each row of partials once.
+    Copies = blocked(sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [2, 4], order = [1, 0]) for [4, 16];
+    CopiesSum = slice(dim = 1, parent = Copies) for [4];
 }
 
 /// The value at `(i, j)`: hashed integers in [-512, 512), so f32 sums are exact in any order
@@ -105,6 +109,8 @@ fn sums_and_maxima_along_registers_lanes_and_warps() {
     check::<Split, SplitSum, 1, 1, 1>(f32::max, max_along::<1>([8, 16]));
     check::<Bcast, BcastSum, 1, 4, 1>(add, sum_along::<1>([8, 16]));
     check::<Bcast, BcastSum, 1, 4, 1>(f32::max, max_along::<1>([8, 16]));
+    check::<Copies, CopiesSum, 1, 1, 1>(add, sum_along::<1>([4, 16]));
+    check::<Copies, CopiesSum, 1, 1, 1>(f32::max, max_along::<1>([4, 16]));
 }
 
 #[test]
@@ -116,6 +122,9 @@ fn cross_warp_reductions_use_the_shared_memory_they_declare() {
     // The copies (lane bits 3 and 4) read the 4 warps' partials: one load each, 2 butterflies.
     let c = Slice::<Bcast, BcastSum, 1, 4, 1>::PLAN.cost(1, 32);
     assert_eq!((c.shuffles, c.stores, c.loads, c.barriers), (2, 1, 1, 1));
+    // 4 warps along the dim x 4 rows x 4 bytes: the copies (a lane bit, a warp bit) take no
+    // rows, as Triton's scratch holds only distinct data.
+    assert_eq!(Slice::<Copies, CopiesSum, 1, 1, 1>::SHARED_BYTES, 64);
 }
 
 #[test]

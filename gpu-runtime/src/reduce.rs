@@ -249,8 +249,8 @@ const fn redux_of<E, O: Op<E>>(_: &O) -> Option<Redux> {
 }
 
 /// Combines the partials of the warps that differ only in `plan.warps` bits, through shared
-/// memory, as Triton stages them: one copy of each partial (the lane with no reader bit) stores
-/// its `M` partials in vectors; then the reader lanes (those along the dim, and lanes holding
+/// memory, as Triton stages them: one copy of each partial (the lane with no reader or copy
+/// bit, in a warp with no copy bit) stores its `M` partials in vectors; then the reader lanes (those along the dim, and lanes holding
 /// copies where those are fewer than the warps) each read one warp's vectors (or several, with
 /// more warps than readers), and butterflies over the readers combine the warps. Every copy
 /// computes the same tree (a commutative `combine` makes mirrored pairs equal), so all copies
@@ -270,7 +270,7 @@ fn across_warps<L, S, const D: usize, const N: usize, T: Thread, E: Element, con
     let q = pext(lane, s.readers);
     let slot = pext(lane, s.other_lanes);
     t.scratch_write_begin();
-    if q == 0 {
+    if q == 0 && lane & s.copies == 0 && t.warp() & plan.spare_warps == 0 {
         let at = s.row(plan, slot, t.warp());
         crate::unroll!(Staged::<L, S, D, N, E, M>::OF.chunks as usize, |c| {
             t.st_shared(

@@ -21,6 +21,9 @@ pub struct ReducePlan {
     /// warps' partials with them too, as Triton does, when the lanes along the dim are fewer
     /// than the warps.
     pub spare: u32,
+    /// Warp bits whose warps hold copies (zero bases): their partials are another warp's, so
+    /// the cross-warp stage neither stores nor keeps a row for them.
+    pub spare_warps: u32,
     /// Warps per CTA and lanes per warp of `L`.
     pub warps_per_cta: u32,
     /// Lanes per warp.
@@ -103,7 +106,9 @@ impl ReducePlan {
             stores: s.chunks,
             loads: s.loads,
             barriers: 1,
-            shared_bytes: self.warps_per_cta * s.slots_per_warp * s.row_bytes,
+            shared_bytes: (self.warps_per_cta >> self.spare_warps.count_ones())
+                * s.slots_per_warp
+                * s.row_bytes,
             redux,
         }
     }
@@ -211,6 +216,7 @@ pub const fn reduce_plan(l: Tables, s: Tables, d: usize) -> Result<ReducePlan, M
         lanes: masks[1],
         warps: masks[2],
         spare: zero_bits(&ls[1], rank),
+        spare_warps: zero_bits(&ls[2], rank),
         warps_per_cta: ls[2].size,
         lanes_per_warp: ls[1].size,
     })
@@ -233,6 +239,7 @@ const fn zero_bits(dim: &InDim, rank: usize) -> u32 {
 }
 
 /// `x`'s bits at `mask`'s ones, packed low.
+#[inline(always)]
 pub const fn pext(x: u32, mask: u32) -> u32 {
     let (mut out, mut k, mut bit) = (0, 0, 0);
     while bit < 32 {
@@ -359,7 +366,8 @@ const fn write_slice(l: Tables, m: &mut Msg, d: usize) {
 }
 
 /// How a cross-warp reduction lays its partials out in shared memory: a row of `M` elements
-/// per warp and output copy, moved in vectors of up to 16 bytes.
+/// per warp and group of lanes that reduce apart (copies, lanes or warps with zero bases, share
+/// their original's row and do not store), moved in vectors of up to 16 bytes.
 #[derive(Clone, Copy, Debug)]
 pub struct Staging {
     /// The lanes that read partials: the lane bits along the dim, then spare ones.
@@ -368,9 +376,11 @@ pub struct Staging {
     pub lanes: u32,
     /// Warps along the dim (2^k).
     pub warps: u32,
-    /// Lane bits off the dim.
+    /// Lane bits off the dim that are neither readers nor copies.
     pub other_lanes: u32,
-    /// Rows per warp (one per value of the lane bits off the dim).
+    /// Lane bits of copies that do not read: lanes with any of them set store nothing.
+    pub copies: u32,
+    /// Rows per warp (one per value of the `other_lanes` bits).
     pub slots_per_warp: u32,
     /// Bytes per row.
     pub row_bytes: u32,
@@ -411,8 +421,9 @@ impl Staging {
             readers,
             lanes: 1 << ka,
             warps: 1 << kw,
-            other_lanes: (plan.lanes_per_warp - 1) & !readers,
-            slots_per_warp: plan.lanes_per_warp >> ka,
+            other_lanes: (plan.lanes_per_warp - 1) & !readers & !plan.spare,
+            copies: plan.spare & !readers,
+            slots_per_warp: plan.lanes_per_warp >> (ka + (plan.spare & !readers).count_ones()),
             row_bytes,
             chunk,
             per: (chunk / bytes) as usize,
@@ -425,19 +436,25 @@ impl Staging {
         }
     }
 
-    /// The byte offset of the row of warp `w` and output copy `slot`. Where each lane reads one
-    /// row: by warp, then copy. Where it reads several: by copy, then the warp bits off the
-    /// dim, then the warps along it, placed so that the rows each reader lane combines are
-    /// adjacent (reader `q` reads warps `q, q + lanes, ...` along the dim) and read together.
+    /// The byte offset of the row of warp `w` and lane group `slot` (a warp holding copies has
+    /// its original's). Where each lane reads one row: by warp, then group. Where it reads
+    /// several: by group, then the warp bits off the dim, then the warps along it, placed so
+    /// that the rows each reader lane combines are adjacent (reader `q` reads warps `q, q +
+    /// lanes, ...` along the dim) and read together.
+    #[inline(always)]
     pub const fn row(&self, plan: &ReducePlan, slot: u32, w: u32) -> u32 {
         if self.reads == 1 {
+            // Without copies the warp is its own index (no bit extraction for LLVM to fold).
+            let w = match plan.spare_warps {
+                0 => w,
+                spare => pext(w, (plan.warps_per_cta - 1) & !spare),
+            };
             return (w * self.slots_per_warp + slot) * self.row_bytes;
         }
-        let others = (plan.warps_per_cta - 1) & !plan.warps;
+        let others = (plan.warps_per_cta - 1) & !plan.warps & !plan.spare_warps;
         let v = pext(w, plan.warps);
         let pos = (v % self.lanes) * self.reads + v / self.lanes;
-        ((slot * (plan.warps_per_cta / self.warps) + pext(w, others)) * self.warps + pos)
-            * self.row_bytes
+        ((slot * (1 << others.count_ones()) + pext(w, others)) * self.warps + pos) * self.row_bytes
     }
 }
 
