@@ -41,7 +41,8 @@
 //! implementation and its warp exchanges; `memory` is shared-memory accesses checked against
 //! each byte's record; `copy` is `cp.async`; `fence` is the async proxy's fences; `hopper` is
 //! [`Hopper`](gpu_runtime::Hopper) (mbarriers, TMA, wgmma, named barriers); `barrier` is the
-//! breakable barrier threads meet at; [`profile`] is every lane's shared access, for bank
+//! breakable barrier threads meet at; `sched` is where threads run (coroutines resumed in turn
+//! at each wait); [`profile`] is every lane's shared access, for bank
 //! conflicts; [`HostMemory`] is global memory. None imports another but `state`, `order` and
 //! leaf modules.
 
