@@ -39,7 +39,7 @@ pub fn softmax(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>, n_rows: u32, 
     let e = v.zip_with(&max.broadcast::<1, RowTile, 32>(), |a, m| math::exp(a - m));
     let sum: Tile<RowStat, f32, 1> = e.reduce::<1, _, 1>(t, |a, b| a + b);
     let inv = sum.map(math::rcp).broadcast::<1, RowTile, 32>();
-    e.zip_with(&inv, |a, r| a * r).store_masked(t, &y, origin, strides, bounds);
+    (e * inv).store_masked(t, &y, origin, strides, bounds);
 }
 """
 

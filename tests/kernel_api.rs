@@ -240,3 +240,37 @@ fn masked_tiles_land_where_the_layout_says() {
     // A layout whose lane basis [0, 5] shares a bit with a register's: one address each.
     masked_round_trip::<Odd2, u32, 4>();
 }
+
+/// Tiles' operators on the simulator: each register of every result against the same arithmetic
+/// on its coordinates, for tile-tile, tile-scalar and scalar-tile forms, the compound
+/// assignments, unary minus and not, and the comparisons as masks for `select`.
+#[test]
+fn tile_operators_act_element_by_element() {
+    launch(Launch::new(1, 128, 0), |t| {
+        let a = Tile::<Rows, i32, 32>::from_coords(t, |[i, j]| (7 * i + j) as i32 - 200);
+        let b = Tile::<Rows, i32, 32>::from_coords(t, |[i, j]| (i % 5 + j % 3) as i32 + 1);
+        let x = Tile::<Rows, f32, 32>::from_coords(t, |[i, j]| i as f32 - 0.5 * j as f32);
+        let mut acc = a;
+        acc += b;
+        acc *= 3;
+        let mask = a.lt(b) & x.ge(0.0) | !a.not_equal(-200);
+        let picked = x.select(&(b.gt(2) ^ x.le(&x)), &(-x * 2.0));
+        for r in 0..32 {
+            let (va, vb, vx) = (a.values[r], b.values[r], x.values[r]);
+            assert_eq!((a + b).values[r], va + vb);
+            assert_eq!((a - 5).values[r], va - 5);
+            assert_eq!((10 - a).values[r], 10 - va);
+            assert_eq!((a * b).values[r], va * vb);
+            assert_eq!((a / b).values[r], va / vb);
+            assert_eq!((a % b).values[r], va % vb);
+            assert_eq!((-a).values[r], -va);
+            assert_eq!((1.0 / (x * x + 1.0)).values[r], 1.0 / (vx * vx + 1.0));
+            assert_eq!(acc.values[r], (va + vb) * 3);
+            assert_eq!(mask.values[r], va < vb && vx >= 0.0 || va == -200);
+            let want = if (vb > 2) ^ (vx <= vx) { vx } else { -vx * 2.0 };
+            assert_eq!(picked.values[r], want);
+            assert_eq!(a.equal(&b).values[r], va == vb);
+        }
+    })
+    .expect("no simulator issue");
+}

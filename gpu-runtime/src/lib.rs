@@ -25,7 +25,8 @@
 //! * [`window`]: a thread seeing shared memory from an offset ([`SharedWindow`]): one stage of
 //!   a pipeline.
 //! * [`tile`]: a thread's registers of a layout's tile, loaded and stored in the widest aligned
-//!   vectors ([`Tile`]).
+//!   vectors ([`Tile`]); [`tile_ops`]: its operators (`+ - * /`, with scalars, comparisons to
+//!   masks).
 //! * backends: [`nvptx`] (NVIDIA GPUs), [`spirv`] (Vulkan, built by rust-gpu); the CPU SIMT
 //!   simulator that every test uses is the `gpu-sim` crate, which implements [`Thread`] and
 //!   [`Hopper`] over host memory ([`global::HostBuffer`]).
@@ -63,6 +64,7 @@ pub mod scan;
 pub mod tensor_core;
 pub mod thread;
 pub mod tile;
+pub mod tile_ops;
 #[cfg(not(target_arch = "spirv"))]
 pub mod tma;
 pub mod unroll;

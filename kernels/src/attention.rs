@@ -181,9 +181,7 @@ where
     let p = s.zip_with(&m_new.broadcast::<1, S, NS>(), |x, mx| {
         math::exp2(math::fma(x, scale, -mx))
     });
-    *l = l
-        .zip_with(&alpha, |a, b| a * b)
-        .zip_with(&p.reduce::<1, R, NR>(t, |a, b| a + b), |a, b| a + b);
+    *l = *l * alpha + p.reduce::<1, R, NR>(t, |a, b| a + b);
     *m = m_new;
     (p, alpha)
 }
@@ -382,7 +380,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
         unroll!(H, |h| {
             let vs = SharedWindow::new(r, Stages::<H>::v(j, h));
             let va: [E; NV] = halves(convert!(AttnVSmem => AttnV, u16).load(&vs));
-            acc[h] = acc[h].zip_with(&alpha_o, |a, b| a * b);
+            acc[h] *= alpha_o;
             PV.run(t, &pa.values, &va, &mut acc[h].values);
         });
         j += 1;
@@ -395,7 +393,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
         .reshape::<AttnRowO>()
         .broadcast::<1, AttnO, NO>();
     unroll!(H, |h| {
-        let out = acc[h].zip_with(&inv, |a, b| a * b);
+        let out = acc[h] * inv;
         let rows = convert!(AttnO => AttnRows, f32).run(t, &out.values);
         let out = Tile::<AttnRows, f32, NL>::new(rows).round::<E>();
         out.store_masked_aligned(t, o, [base + row0, 64 * h as u32], [d, 1], bounds);

@@ -455,7 +455,7 @@ pub fn attention_hopper_tile<
         let (p_next, alpha) = ops.softmax(t, j, s, &mut rows);
         t.wgmma_wait::<0>();
         t.wgmma_fence_operand(&mut acc.values);
-        acc = acc.zip_with(&alpha, |a, b| a * b);
+        acc *= alpha;
         p = ops.operand(t, p_next);
         j += 1;
     }
@@ -469,7 +469,7 @@ pub fn attention_hopper_tile<
         .map(math::rcp)
         .reshape::<H::RowO>()
         .broadcast::<1, H::O, NO>();
-    let out = acc.zip_with(&inv, |a, b| a * b);
+    let out = acc * inv;
     let qs = SharedWindow::new(t, smem);
     let out = Tile::<H::Rows, f32, NL>::new(H::rows(&qs, &out.values)).round::<E>();
     out.store_masked_aligned(t, o, [base + row0, 0], [d, 1], [base + seq, d]);

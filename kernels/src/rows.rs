@@ -215,16 +215,16 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     let x = load::<L, E, T, N, ALIGNED>(t, io.x, origin, strides, bounds, zero);
     let inv_n = 1.0 / n_cols as f32;
     let sum: Tile<S, f32, M> = x.map(E::to_f32).reduce::<1, S, M>(t, |a, b| a + b);
-    let mean = sum.map(|s| s * inv_n);
+    let mean = sum * inv_n;
     // Masked columns must not count in the variance: their centred value is 0.
     let inside = Tile::<L, bool, N>::from_coords(t, |[_, j]| j < n_cols);
     let centred = x.zip_with(&mean.broadcast::<1, L, N>(), |v, m| v.to_f32() - m);
-    let square = centred.map(|c| c * c).select(&inside, &Tile::splat(0.0));
+    let square = (centred * centred).select(&inside, &Tile::splat(0.0));
     let var: Tile<S, f32, M> = square.reduce::<1, S, M>(t, |a, b| a + b);
     let r = var.map(|v| math::rsqrt(v * inv_n + eps));
     // `(x - mean) * rstd` as `x * rstd - mean * rstd`, one `fma` from x itself: the centred
     // values then die in the variance, and only x (packed) is held across its reduction.
-    let shift = mean.zip_with(&r, |m, r| -m * r).broadcast::<1, L, N>();
+    let shift = (-mean * r).broadcast::<1, L, N>();
     let scaled = x.zip3_with(&r.broadcast::<1, L, N>(), &shift, |v, r, s| {
         math::fma(v.to_f32(), r, s)
     });

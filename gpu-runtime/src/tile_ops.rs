@@ -1,0 +1,194 @@
+//! [`Tile`]'s operators, as Triton's and Gluon's tensors have them: `+ - * / %`, the bitwise
+//! `& | ^` and unary `-`/`!` element by element between two tiles of one layout, or a tile and a
+//! scalar on either side (the scalar broadcast); the compound assignments; and comparisons
+//! (`lt`, `le`, `gt`, `ge`, `equal`, `not_equal`) giving a `Tile<L, bool, N>` mask for
+//! [`Tile::select`]. Each is one instruction per register, written out as `map`/`zip_with`
+//! would write it.
+//!
+//! ```
+//! use linear_layouts::{layout, Tile};
+//!
+//! layout! {
+//!     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 32];
+//! }
+//!
+//! let x = Tile::<Rows, f32, 4>::splat(3.0);
+//! let y = (x * 2.0 - 1.0) / x + Tile::splat(0.5);
+//! assert_eq!(y.values, [5.0 / 3.0 + 0.5; 4]);
+//! let big = y.gt(1.0);
+//! assert_eq!(x.select(&big, &-x).values, [3.0; 4]);
+//! ```
+
+use core::ops::{
+    Add, AddAssign, BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Div, DivAssign,
+    Mul, MulAssign, Neg, Not, Rem, RemAssign, Sub, SubAssign,
+};
+
+use crate::element::Element;
+use crate::layout::Registers;
+use crate::tile::Tile;
+
+/// What a tile is combined with element by element: another tile of its layout (each register
+/// with its own) or a scalar (every register with it).
+pub trait Operand<L: Registers<N>, E, const N: usize>: Copy {
+    /// The value combined with register `r`.
+    fn at(&self, r: usize) -> E;
+}
+
+impl<L: Registers<N>, E: Element, const N: usize> Operand<L, E, N> for Tile<L, E, N> {
+    #[inline(always)]
+    fn at(&self, r: usize) -> E {
+        self.values[r]
+    }
+}
+
+impl<L: Registers<N>, E: Element, const N: usize> Operand<L, E, N> for &Tile<L, E, N> {
+    #[inline(always)]
+    fn at(&self, r: usize) -> E {
+        self.values[r]
+    }
+}
+
+/// Tile op tile, tile op scalar, scalar op tile, and the compound assignments, for `$Op`.
+macro_rules! binary {
+    ($Op:ident, $op:ident, $OpAssign:ident, $op_assign:ident; $($scalar:ty),*) => {
+        impl<L: Registers<N>, E: Element + $Op<Output = E>, const N: usize> $Op for Tile<L, E, N> {
+            type Output = Self;
+            #[inline(always)]
+            fn $op(self, rhs: Self) -> Self {
+                self.zip_with(&rhs, |a, b| a.$op(b))
+            }
+        }
+
+        impl<L: Registers<N>, E: Element + $Op<Output = E>, const N: usize> $OpAssign
+            for Tile<L, E, N>
+        {
+            #[inline(always)]
+            fn $op_assign(&mut self, rhs: Self) {
+                *self = self.zip_with(&rhs, |a, b| a.$op(b));
+            }
+        }
+
+        $(
+            impl<L: Registers<N>, const N: usize> $Op<$scalar> for Tile<L, $scalar, N> {
+                type Output = Self;
+                #[inline(always)]
+                fn $op(self, rhs: $scalar) -> Self {
+                    self.map(|a| a.$op(rhs))
+                }
+            }
+
+            impl<L: Registers<N>, const N: usize> $Op<Tile<L, $scalar, N>> for $scalar {
+                type Output = Tile<L, $scalar, N>;
+                #[inline(always)]
+                fn $op(self, rhs: Tile<L, $scalar, N>) -> Tile<L, $scalar, N> {
+                    rhs.map(|b| self.$op(b))
+                }
+            }
+
+            impl<L: Registers<N>, const N: usize> $OpAssign<$scalar> for Tile<L, $scalar, N> {
+                #[inline(always)]
+                fn $op_assign(&mut self, rhs: $scalar) {
+                    *self = self.map(|a| a.$op(rhs));
+                }
+            }
+        )*
+    };
+}
+
+binary!(Add, add, AddAssign, add_assign; f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
+binary!(Sub, sub, SubAssign, sub_assign; f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
+binary!(Mul, mul, MulAssign, mul_assign; f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
+binary!(Div, div, DivAssign, div_assign; f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
+binary!(Rem, rem, RemAssign, rem_assign; f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
+binary!(BitAnd, bitand, BitAndAssign, bitand_assign; bool, i8, i16, i32, i64, u8, u16, u32, u64);
+binary!(BitOr, bitor, BitOrAssign, bitor_assign; bool, i8, i16, i32, i64, u8, u16, u32, u64);
+binary!(BitXor, bitxor, BitXorAssign, bitxor_assign; bool, i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl<L: Registers<N>, E: Element + Neg<Output = E>, const N: usize> Neg for Tile<L, E, N> {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        self.map(|a| -a)
+    }
+}
+
+impl<L: Registers<N>, E: Element + Not<Output = E>, const N: usize> Not for Tile<L, E, N> {
+    type Output = Self;
+    #[inline(always)]
+    fn not(self) -> Self {
+        self.map(|a| !a)
+    }
+}
+
+/// Scalars a tile compares with: each is an [`Operand`] of tiles of its type.
+macro_rules! scalar_operand {
+    ($($scalar:ty),*) => {$(
+        impl<L: Registers<N>, const N: usize> Operand<L, $scalar, N> for $scalar {
+            #[inline(always)]
+            fn at(&self, _: usize) -> $scalar {
+                *self
+            }
+        }
+    )*};
+}
+
+scalar_operand!(bool, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
+    /// `f(element, rhs's)` for every register: the comparisons' one loop.
+    #[inline(always)]
+    fn compare(&self, rhs: impl Operand<L, E, N>, f: impl Fn(E, E) -> bool) -> Tile<L, bool, N> {
+        let mut out = [false; N];
+        crate::unroll!(N, |r| out[r] = f(self.values[r], rhs.at(r)));
+        Tile::new(out)
+    }
+
+    /// Where `self < rhs` (a tile of this layout or a scalar): Triton's `x < y`.
+    #[inline(always)]
+    pub fn lt(&self, rhs: impl Operand<L, E, N>) -> Tile<L, bool, N>
+    where
+        E: PartialOrd,
+    {
+        self.compare(rhs, |a, b| a < b)
+    }
+
+    /// Where `self <= rhs`.
+    #[inline(always)]
+    pub fn le(&self, rhs: impl Operand<L, E, N>) -> Tile<L, bool, N>
+    where
+        E: PartialOrd,
+    {
+        self.compare(rhs, |a, b| a <= b)
+    }
+
+    /// Where `self > rhs`.
+    #[inline(always)]
+    pub fn gt(&self, rhs: impl Operand<L, E, N>) -> Tile<L, bool, N>
+    where
+        E: PartialOrd,
+    {
+        self.compare(rhs, |a, b| a > b)
+    }
+
+    /// Where `self >= rhs`.
+    #[inline(always)]
+    pub fn ge(&self, rhs: impl Operand<L, E, N>) -> Tile<L, bool, N>
+    where
+        E: PartialOrd,
+    {
+        self.compare(rhs, |a, b| a >= b)
+    }
+
+    /// Where `self == rhs`, element by element (`==` on tiles compares them whole).
+    #[inline(always)]
+    pub fn equal(&self, rhs: impl Operand<L, E, N>) -> Tile<L, bool, N> {
+        self.compare(rhs, |a, b| a == b)
+    }
+
+    /// Where `self != rhs`, element by element.
+    #[inline(always)]
+    pub fn not_equal(&self, rhs: impl Operand<L, E, N>) -> Tile<L, bool, N> {
+        self.compare(rhs, |a, b| a != b)
+    }
+}
