@@ -274,3 +274,41 @@ fn tile_operators_act_element_by_element() {
     })
     .expect("no simulator issue");
 }
+
+layout! {
+    // 8 rows over 32 lanes (lane bits 3 and 4 copies), 4 warps along the columns: its row
+    // sums' slice is held by 4 warps x 32 lanes, each row by 16 threads.
+    Bcast = blocked(sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [1, 0]) for [8, 16];
+    BcastSum = slice(dim = 1, parent = Bcast) for [8];
+    // Copies in registers (bit 1), lanes (bits 3, 4) and warps (both bits).
+    Wrapped = linear(register = [[0, 1], [0, 0]], lane = [[1, 0], [2, 0], [4, 0], [0, 0], [0, 0]], warp = [[0, 0], [0, 0]], block = []) for [8, 2];
+}
+
+/// A store writes each element once, whichever registers, lanes and warps hold copies of it
+/// (the simulator's memory counts every store to every element).
+#[test]
+fn stores_write_each_element_once() {
+    let sums = poisoned(8);
+    let wrapped = poisoned(16);
+    let masked = poisoned(8);
+    let scratch = linear_layouts::reduce::Slice::<Bcast, BcastSum, 1, 4, 1>::SHARED_BYTES;
+    launch(Launch::new(1, 128, scratch), |t| {
+        let x = Tile::<Bcast, f32, 4>::from_coords(t, |[i, j]| (i * 16 + j) as f32);
+        let s: Tile<BcastSum, f32, 1> = x.reduce::<1, BcastSum, 1>(t, |a, b| a + b);
+        s.store(t, &sums.global_mut(), [0], [1]);
+        let w = Tile::<Wrapped, f32, 4>::from_coords(t, |[i, j]| (2 * i + j) as f32);
+        w.store(t, &wrapped.global_mut(), [0, 0], [2, 1]);
+        s.store_masked(t, &masked.global_mut(), [0], [1], [5]);
+    })
+    .expect("no simulator issue");
+    for i in 0..8 {
+        let want = (0..16).map(|j| (i * 16 + j) as f32).sum::<f32>();
+        assert_eq!(f32::from_bits(sums.get(i) as u32), want);
+        assert_eq!(sums.stores(i), 1, "element {}", i);
+        assert_eq!(masked.stores(i), (i < 5) as u32, "masked element {}", i);
+    }
+    for i in 0..16 {
+        assert_eq!(wrapped.stores(i), 1, "element {}", i);
+        assert_eq!(f32::from_bits(wrapped.get(i) as u32), i as f32);
+    }
+}

@@ -75,6 +75,19 @@ const fn vector_of<L: Layout>(elem_bytes: usize) -> (usize, usize) {
     (fast, 1 << k)
 }
 
+/// `L`'s register, lane, warp and block bits that only repeat elements (Triton's free
+/// variables, found jointly in that order): indices with all of them zero hold each element
+/// once.
+const fn free_bits<L: Layout>() -> [u32; 4] {
+    let mut free = [0; 4];
+    let mut i = 0;
+    while i < L::IN_DIMS.len() && i < 4 {
+        free[i] = L::IN_DIMS[i].free_mask;
+        i += 1;
+    }
+    free
+}
+
 /// Whether `L`'s register bases and its lane, warp and block bases touch disjoint bits of every
 /// coordinate, so that an element's coordinates are its register's part plus its thread's part
 /// (every blocked layout): an access can then add the register's part, a constant, to one
@@ -121,6 +134,21 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         );
         vector_of::<L>(core::mem::size_of::<E>())
     };
+
+    /// The register, lane, warp and block bits that only repeat elements: stores skip the
+    /// copies they make, so that each element is written once (a slice layout's 32 lanes
+    /// holding one row's value store it from one).
+    const FREE: [u32; 4] = free_bits::<L>();
+
+    /// Whether this thread holds the first copy of its elements (every thread, for a layout
+    /// without copies: the indices are not even read then).
+    #[inline(always)]
+    fn stores_copies<T: Thread>(t: &T) -> bool {
+        let [_, lanes, warps, blocks] = Self::FREE;
+        (lanes == 0 || t.lane() & lanes == 0)
+            && (warps == 0 || t.warp() & warps == 0)
+            && (blocks == 0 || t.cta_rank() & blocks == 0)
+    }
 
     /// A tile from a thread's registers.
     #[inline(always)]
@@ -284,6 +312,8 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     }
 
     /// Stores this thread's registers to the tile at `origin` of `dst`, as [`Tile::load`].
+    /// Each element is written once: registers, lanes, warps and CTAs that hold copies of
+    /// another's elements (zero or dependent bases, as in a slice layout) store nothing.
     #[inline(always)]
     pub fn store<T: Thread, const R: usize>(
         &self,
@@ -293,9 +323,12 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         strides: [u32; R],
     ) {
         let v = Self::VECTOR.1;
+        let first = Self::stores_copies(t);
         crate::unroll!(N / Self::VECTOR.1, |g| {
-            let i = Self::index(t, v * g, origin, strides);
-            store_vector(dst, i, &self.values, v * g, v);
+            if first && (v * g) as u32 & Self::FREE[0] == 0 {
+                let i = Self::index(t, v * g, origin, strides);
+                store_vector(dst, i, &self.values, v * g, v);
+            }
         });
     }
 
@@ -346,7 +379,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     }
 
     /// [`Tile::store`] of the elements inside the tensor's `bounds` only, as
-    /// [`Tile::load_masked`].
+    /// [`Tile::load_masked`] (each element once, as `store`).
     #[inline(always)]
     pub fn store_masked<T: Thread, const R: usize>(
         &self,
@@ -428,9 +461,10 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         bounds: [u32; R],
     ) {
         let v = Self::VECTOR.1;
+        let first = Self::stores_copies(t);
         crate::unroll!(N / Self::VECTOR.1, |g| {
             let n = Self::inside(t, v * g, v, origin, bounds);
-            if n > 0 {
+            if n > 0 && first && (v * g) as u32 & Self::FREE[0] == 0 {
                 let i = Self::index(t, v * g, origin, strides);
                 if ALIGNED || n == v && i % v == 0 {
                     aligned_promise::<ALIGNED>(i, n, v);

@@ -1,7 +1,7 @@
 //! Global memory on the simulator: host memory that kernel bodies taking `Global` and
 //! `GlobalMut` tensors read and write through [`HostBuffer`], so they run on the CPU unchanged.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::vec::Vec;
 
 use gpu_runtime::global::HostBuffer;
@@ -9,13 +9,22 @@ use gpu_runtime::{Global, GlobalMut};
 
 /// Global memory for kernel bodies on the simulator: host memory that simulated threads read
 /// and write concurrently, one element per 64-bit cell (any `Element`); vector accesses check
-/// their alignment as the GPU requires.
-pub struct HostMemory(Vec<AtomicU64>);
+/// their alignment as the GPU requires. It counts the stores to each element.
+pub struct HostMemory {
+    cells: Vec<AtomicU64>,
+    stores: Vec<AtomicU32>,
+}
 
 impl HostMemory {
     /// Memory holding `values` (each element's bits).
     pub fn new(values: impl Iterator<Item = u64>) -> Self {
-        HostMemory(values.map(AtomicU64::new).collect())
+        let cells: Vec<AtomicU64> = values.map(AtomicU64::new).collect();
+        let stores = cells.iter().map(|_| AtomicU32::new(0)).collect();
+        HostMemory { cells, stores }
+    }
+    /// How many times element `i` was stored to (by every launch so far).
+    pub fn stores(&self, i: usize) -> u32 {
+        self.stores[i].load(Ordering::Relaxed)
     }
     /// This memory as a kernel's read-only tensor of `E`.
     pub fn global<E>(&self) -> Global<'_, E> {
@@ -27,15 +36,15 @@ impl HostMemory {
     }
     /// The bits of element `i`.
     pub fn get(&self, i: usize) -> u64 {
-        self.0[i].load(Ordering::Relaxed)
+        self.cells[i].load(Ordering::Relaxed)
     }
     /// Elements held.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.cells.len()
     }
     /// Whether it holds no element.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.cells.is_empty()
     }
 }
 
@@ -44,6 +53,7 @@ impl HostBuffer for HostMemory {
         self.get(idx)
     }
     fn store_bits(&self, idx: usize, bits: u64) {
-        self.0[idx].store(bits, Ordering::Relaxed);
+        self.cells[idx].store(bits, Ordering::Relaxed);
+        self.stores[idx].fetch_add(1, Ordering::Relaxed);
     }
 }

@@ -53,8 +53,8 @@ pub fn deinterleave_f32(t: &impl Thread, x: Global<f32>, a: GlobalMut<f32>, b: G
 }
 
 /// Each row's sum as a column, `sums[i][0] = x[i][0] + ... + x[i][31]` (`tt.sum`, then
-/// `tt.expand_dims`): grid `[n_rows / 16, 1, 1]`. Every thread that holds a copy of a row's sum
-/// stores it (the same value).
+/// `tt.expand_dims`): grid `[n_rows / 16, 1, 1]`. Of the threads that hold a copy of a row's
+/// sum, one stores it (the store skips copies, as Triton masks redundant stores).
 #[kernel(block = PairRows::THREADS)]
 pub fn row_sums_column_f32(t: &impl Thread, x: Global<f32>, sums: GlobalMut<f32>) {
     let origin = [PAIR_ROWS * t.block_idx()[0], 0];
