@@ -235,3 +235,27 @@ fn waits_no_thread_can_end_are_deadlocks() {
         .expect("every wait ends");
     }
 }
+
+/// A global access past its tensor is an `OutOfBounds` issue naming the thread, the element and
+/// the tensor's length, and ends the launch; the threads in range are not reported.
+#[test]
+fn a_global_access_past_the_tensor_is_out_of_bounds() {
+    use linear_layouts::sim::HostMemory;
+    let x = HostMemory::new((0..64).map(|i| i as u64));
+    let y = HostMemory::new((0..64).map(|_| 0));
+    let e = launch(Launch::new(1, 64, 0), |t| {
+        let i = (t.warp() * 32 + t.lane()) as usize;
+        let v: u32 = x.global::<u32>().load1(i + 1);
+        y.global_mut::<u32>().store1(i, v);
+    })
+    .unwrap_err();
+    assert!(e.has(IssueKind::OutOfBounds), "{}", e);
+    assert!(!e.has(IssueKind::Panic), "{}", e);
+    let text = e.to_string();
+    assert!(
+        text.contains("thread 63") && text.contains("load of element 64 of a tensor of 64"),
+        "{}",
+        text
+    );
+    assert!(!text.contains("thread 62 "), "{}", text);
+}

@@ -48,11 +48,34 @@ impl HostMemory {
     }
 }
 
+/// The unwind payload of a global access past its tensor: the launch reports it as an
+/// `OutOfBounds` issue of the thread (a panic of the kernel body is a `Panic`).
+pub(crate) struct OutOfRange {
+    pub(crate) what: &'static str,
+    pub(crate) index: usize,
+    pub(crate) len: usize,
+}
+
+impl HostMemory {
+    /// Element `idx`, or the thread unwinds with [`OutOfRange`].
+    fn cell(&self, idx: usize, what: &'static str) -> usize {
+        if idx >= self.cells.len() {
+            std::panic::panic_any(OutOfRange {
+                what,
+                index: idx,
+                len: self.cells.len(),
+            });
+        }
+        idx
+    }
+}
+
 impl HostBuffer for HostMemory {
     fn load_bits(&self, idx: usize) -> u64 {
-        self.get(idx)
+        self.get(self.cell(idx, "load"))
     }
     fn store_bits(&self, idx: usize, bits: u64) {
+        let idx = self.cell(idx, "store");
         self.cells[idx].store(bits, Ordering::Relaxed);
         self.stores[idx].fetch_add(1, Ordering::Relaxed);
     }

@@ -14,7 +14,7 @@ pub enum IssueKind {
     Race,
     /// A shared byte read before anything wrote it.
     UninitialisedRead,
-    /// A shared access outside the buffer, another CTA than the cluster has, or a wgmma
+    /// A shared or global access outside its buffer, another CTA than the cluster has, or a wgmma
     /// descriptor reaching outside shared memory.
     OutOfBounds,
     /// An access not aligned to its size, or of a size the instruction does not move.

@@ -36,6 +36,17 @@ impl SimThread<'_> {
         if payload.is::<Aborted>() {
             return;
         }
+        if let Some(o) = payload.downcast_ref::<crate::host_memory::OutOfRange>() {
+            self.report(
+                IssueKind::OutOfBounds,
+                format!(
+                    "thread {} (block {}, warp {}, lane {}): global {} of element {} of a tensor of {} elements is out of bounds (check the origin, strides and bounds against the buffer)",
+                    self.tid(), self.block, self.warp, self.lane, o.what, o.index, o.len
+                ),
+            );
+            self.cluster.aborted.store(true, Ordering::SeqCst);
+            return;
+        }
         let msg = if let Some(s) = payload.downcast_ref::<&str>() {
             String::from(*s)
         } else if let Some(s) = payload.downcast_ref::<String>() {
