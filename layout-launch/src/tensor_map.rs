@@ -35,19 +35,33 @@ impl TmaElement for f32 {
 
 /// A tensor map in device memory, describing a row-major `[rows, cols]` buffer of `H` copied in
 /// boxes of `[box_rows, box_cols]` with a swizzle: pass `&map` for a kernel's
-/// `TensorMap<E>` parameter (`E` the kernel's type of the same bits). The buffer must outlive
-/// the launches that use the map.
-pub struct DeviceTensorMap<H> {
+/// `TensorMap<E>` parameter (`E` the kernel's type of the same bits). The map borrows the
+/// buffer, so the buffer cannot be dropped (freed) or written by the host while a launch may
+/// still read it through the map:
+///
+/// ```compile_fail,E0505
+/// # use layout_launch::{DeviceTensorMap, Gpu, LaunchError};
+/// # use gpu_runtime::Swizzle;
+/// # fn f() -> Result<(), LaunchError> {
+/// let gpu = Gpu::new()?;
+/// let buf = gpu.upload(&[0f32; 64 * 64])?;
+/// let map = DeviceTensorMap::new(&gpu, &buf, [64, 64], [64, 32], Swizzle::B128)?;
+/// drop(buf); // error: `buf` is borrowed by `map`
+/// let _still_used = &map;
+/// # Ok(())
+/// # }
+/// ```
+pub struct DeviceTensorMap<'buf, H> {
     map: CudaSlice<u8>,
-    elem: PhantomData<H>,
+    buf: PhantomData<&'buf CudaSlice<H>>,
 }
 
-impl<H: TmaElement> DeviceTensorMap<H> {
+impl<'buf, H: TmaElement> DeviceTensorMap<'buf, H> {
     /// Encode and upload the map of `buf` (`shape = [rows, cols]`, cols contiguous); `box_shape`
     /// and `swizzle` are the kernel's (e.g. a `TmaTile`'s `BOX` and `SWIZZLE`).
     pub fn new(
         gpu: &Gpu,
-        buf: &CudaSlice<H>,
+        buf: &'buf CudaSlice<H>,
         shape: [u32; 2],
         box_shape: [u32; 2],
         swizzle: Swizzle,
@@ -102,12 +116,12 @@ impl<H: TmaElement> DeviceTensorMap<H> {
         let bytes: Vec<u8> = map.opaque.iter().flat_map(|w| w.to_le_bytes()).collect();
         Ok(DeviceTensorMap {
             map: gpu.upload(&bytes)?,
-            elem: PhantomData,
+            buf: PhantomData,
         })
     }
 }
 
-impl<H, E: gpu_runtime::Element> Param<TensorMap<'static, E>> for &DeviceTensorMap<H> {
+impl<H, E: gpu_runtime::Element> Param<TensorMap<'static, E>> for &DeviceTensorMap<'_, H> {
     fn param<'a>(&'a mut self, stream: &'a CudaStream) -> (u64, Option<SyncOnDrop<'a>>) {
         const {
             assert!(

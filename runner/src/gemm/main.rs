@@ -53,39 +53,46 @@ impl Kernel {
     }
 }
 
-/// A case's device operands: A, B, C, and for the Hopper kernel A's and B's tensor maps and
-/// the multiprocessor count.
-pub struct Operands<H> {
-    a: CudaSlice<H>,
-    b: CudaSlice<H>,
-    c: CudaSlice<H>,
-    maps: Option<(DeviceTensorMap<H>, DeviceTensorMap<H>, u32)>,
+/// A case's tensor maps of A and B (borrowing them) and the multiprocessor count, for the
+/// kernels that read through the copy engine.
+pub struct Maps<'a, H> {
+    a: DeviceTensorMap<'a, H>,
+    b: DeviceTensorMap<'a, H>,
+    sms: u32,
 }
 
-impl<H: TmaElement + layout_launch::cudarc::driver::DeviceRepr> Operands<H> {
-    /// `a`, `b` and `c` uploaded, with tensor maps if `kernel` reads through them (B's of Bᵀ
-    /// when B is column-major).
+impl<'a, H: TmaElement> Maps<'a, H> {
+    /// The maps of `a` (`[m, k]`) and `b` (`[k, n]`, or Bᵀ's `[n, k]` when B is column-major)
+    /// if `kernel` reads through them.
     fn new(
         gpu: &Gpu,
         kernel: Kernel,
-        [a, b, c]: [&[H]; 3],
+        [a, b]: [&'a CudaSlice<H>; 2],
         [m, n, k]: [u32; 3],
         bcm: bool,
-    ) -> Result<Self, LaunchError> {
-        let (a, b, c) = (gpu.upload(a)?, gpu.upload(b)?, gpu.upload(c)?);
-        let maps = if kernel.tma() {
-            let ma = DeviceTensorMap::new(gpu, &a, [m, k], HOP_BOX_A, HOP_SWIZZLE)?;
-            let mb = if bcm {
-                DeviceTensorMap::new(gpu, &b, [n, k], HOP_BOX_BT, HOP_SWIZZLE)?
-            } else {
-                DeviceTensorMap::new(gpu, &b, [k, n], HOP_BOX_B, HOP_SWIZZLE)?
-            };
-            Some((ma, mb, gpu.multiprocessors()?))
+    ) -> Result<Option<Self>, LaunchError> {
+        if !kernel.tma() {
+            return Ok(None);
+        }
+        let ma = DeviceTensorMap::new(gpu, a, [m, k], HOP_BOX_A, HOP_SWIZZLE)?;
+        let mb = if bcm {
+            DeviceTensorMap::new(gpu, b, [n, k], HOP_BOX_BT, HOP_SWIZZLE)?
         } else {
-            None
+            DeviceTensorMap::new(gpu, b, [k, n], HOP_BOX_B, HOP_SWIZZLE)?
         };
-        Ok(Operands { a, b, c, maps })
+        Ok(Some(Maps {
+            a: ma,
+            b: mb,
+            sms: gpu.multiprocessors()?,
+        }))
     }
+}
+
+/// A case's device operands: A and B, their tensor maps if the kernel reads through them.
+pub struct Operands<'a, H> {
+    a: &'a CudaSlice<H>,
+    b: &'a CudaSlice<H>,
+    maps: Option<Maps<'a, H>>,
 }
 
 /// The launch of `kernel` for element type `H` (one impl per type: each kernel's spec has its
@@ -95,7 +102,8 @@ pub trait Launch: Half + TmaElement {
     fn launch(
         module: &Module,
         kernel: Kernel,
-        ops: &mut Operands<Self>,
+        ops: &Operands<'_, Self>,
+        c: &mut CudaSlice<Self>,
         mnk: [u32; 3],
         b_col_major: bool,
     ) -> Result<(), LaunchError>;
@@ -107,19 +115,22 @@ macro_rules! launches {
             fn launch(
                 module: &Module,
                 kernel: Kernel,
-                ops: &mut Operands<Self>,
+                ops: &Operands<'_, Self>,
+                c: &mut CudaSlice<Self>,
                 [m, n, k]: [u32; 3],
                 b_col_major: bool,
             ) -> Result<(), LaunchError> {
                 let bcm = b_col_major as u32;
-                let (a, b, c) = (&ops.a, &ops.b, &mut ops.c);
+                let (a, b) = (ops.a, ops.b);
                 match (kernel, &ops.maps) {
-                    (Kernel::Hopper, Some((ma, mb, sms))) => {
-                        let grid = hopper_grid(m, n, *sms);
+                    (Kernel::Hopper, Some(maps)) => {
+                        let grid = hopper_grid(m, n, maps.sms);
+                        let (ma, mb) = (&maps.a, &maps.b);
                         module.launch(&$hopper, grid, (ma, mb, c, m, n, k, bcm))
                     }
-                    (Kernel::HopperWs, Some((ma, mb, sms))) => {
-                        let grid = hopper_grid(m, n, *sms);
+                    (Kernel::HopperWs, Some(maps)) => {
+                        let grid = hopper_grid(m, n, maps.sms);
+                        let (ma, mb) = (&maps.a, &maps.b);
                         module.launch(&$hopper_ws, grid, (ma, mb, c, m, n, k, bcm))
                     }
                     (Kernel::Simple, _) => {
@@ -130,7 +141,7 @@ macro_rules! launches {
                         module.launch(&$pipelined, grid, (a, b, c, m, n, k, bcm))
                     }
                     (Kernel::Hopper | Kernel::HopperWs, None) => Err(LaunchError::Kernel(format!(
-                        "{} reads A and B through tensor maps: make the operands with Operands::new",
+                        "{} reads A and B through tensor maps: make them with Maps::new",
                         kernel.name()
                     ))),
                 }
@@ -165,13 +176,20 @@ fn run_case<H: Launch>(
     let err = |e: LaunchError| (2, format!("{}: {}", case, e));
     let (mnk, bcm) = ([case.size; 3], case.b_col_major);
     let poison = vec![H::from_f32(f32::NAN); s * s];
-    let mut ops = Operands::new(gpu, case.kernel, [&a, &b, &poison], mnk, bcm).map_err(err)?;
-    let launch = |ops: &mut Operands<H>| H::launch(module, case.kernel, ops, mnk, bcm);
-    launch(&mut ops).map_err(err)?;
-    let c = gpu.download(&ops.c).map_err(err)?;
+    let upload = |h: &[H]| gpu.upload(h).map_err(err);
+    let (da, db, mut dc) = (upload(&a)?, upload(&b)?, upload(&poison)?);
+    let maps = Maps::new(gpu, case.kernel, [&da, &db], mnk, bcm).map_err(err)?;
+    let ops = Operands {
+        a: &da,
+        b: &db,
+        maps,
+    };
+    let launch = |c: &mut CudaSlice<H>| H::launch(module, case.kernel, &ops, c, mnk, bcm);
+    launch(&mut dc).map_err(err)?;
+    let c = gpu.download(&dc).map_err(err)?;
     let max_err = case.check(&a, &b, &c).map_err(|e| (1, e))?;
     let ms = if time {
-        gpu.time_ms(10, || launch(&mut ops)).map_err(err)?
+        gpu.time_ms(10, || launch(&mut dc)).map_err(err)?
     } else {
         f32::NAN
     };
