@@ -63,7 +63,7 @@ fn sixteen_bit_floats_convert_as_themselves() {
     let l = Launch::new(
         1,
         TILE_TRANSPOSE_F16.threads(),
-        TILE_TRANSPOSE_F16.shared_bytes,
+        TILE_TRANSPOSE_F16.shared_bytes(),
     );
     launch(l, |t| tile_transpose_f16(t, inp.global(), out.global_mut())).expect("simulator");
     for i in 0..64 {
@@ -101,15 +101,15 @@ fn a_tile_whose_fast_dim_is_not_contiguous_is_refused() {
 fn tiles_round_trip_through_global_memory() {
     let inp = HostMemory::new((0..64 * 64).map(|i| (i as f32).to_bits() as u64));
     let out = poisoned(64 * 64);
-    let l = Launch::new(1, TILE_TRANSPOSE.threads(), TILE_TRANSPOSE.shared_bytes);
+    let l = Launch::new(1, TILE_TRANSPOSE.threads(), TILE_TRANSPOSE.shared_bytes());
     launch(l, |t| tile_transpose(t, inp.global(), out.global_mut())).expect("simulator");
     for i in 0..64 {
         for j in 0..64 {
             assert_eq!(out.get(j * 64 + i), inp.get(i * 64 + j), "({}, {})", i, j);
         }
     }
-    assert_eq!(TILE_TRANSPOSE.name, "tile_transpose");
-    assert_eq!(TILE_TRANSPOSE.block, [128, 1, 1]);
+    assert_eq!(TILE_TRANSPOSE.name(), "tile_transpose");
+    assert_eq!(TILE_TRANSPOSE.block(), [128, 1, 1]);
 }
 
 #[test]
@@ -150,7 +150,7 @@ fn indices(t: &impl Thread, out: GlobalMut<u32>) {
 fn three_d_blocks_number_warps_as_cuda_does() {
     let grid = [2, 3, 2];
     let out = poisoned(12 * 128 * 3);
-    let l = Launch::dims(grid, INDICES.block, 0);
+    let l = Launch::dims(grid, INDICES.block(), 0);
     launch(l, |t| indices(t, out.global_mut())).expect("simulator");
     for b in 0..12u64 {
         for tid in 0..128u64 {

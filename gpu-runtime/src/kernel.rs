@@ -5,26 +5,48 @@
 
 use core::marker::PhantomData;
 
-/// A kernel's launch description. `P` is the tuple of its parameter types (`Global<'static,
-/// f32>`, `u32`, ...).
+/// A kernel's launch description, written by `#[kernel]`. `P` is the tuple of its parameter
+/// types (`Global<'static, f32>`, `u32`, ...). A launcher trusts it (the entry's parameters,
+/// the block and shared memory the body was written for), so it is read-only and made only by
+/// `#[kernel]` or through the `unsafe` [`KernelSpec::new`]:
+///
+/// ```compile_fail,E0133
+/// use linear_layouts::KernelSpec;
+/// // A spec for an entry that may not have these parameters: only `unsafe` can promise it.
+/// const FAKE: KernelSpec<(u32,)> = KernelSpec::new("softmax_f32_1024", [128, 1, 1], 0, [1, 1, 1], 32);
+/// ```
+///
+/// ```compile_fail,E0616
+/// # use linear_layouts::{kernel, GlobalMut, Thread};
+/// #[kernel(block = 128)]
+/// fn fill(t: &impl Thread, y: GlobalMut<u32>) {
+///     y.store1(t.thread_idx()[0] as usize, 1);
+/// }
+/// let mut spec = FILL;
+/// spec.shared_bytes = 0; // read-only: `spec.shared_bytes()`
+/// ```
 pub struct KernelSpec<P> {
-    /// The PTX entry point's name (the function's name: entries are not mangled).
-    pub name: &'static str,
-    /// Threads per block, x first (`[0, 0, 0]` when the attribute left it to the launch).
-    pub block: [u32; 3],
-    /// Dynamic shared memory per block, in bytes.
-    pub shared_bytes: u32,
-    /// CTAs per cluster, x first (`[1, 1, 1]`: no clusters).
-    pub cluster: [u32; 3],
-    /// Lanes per warp (subgroup size) the kernel's layouts were written for: a launcher refuses
-    /// a device whose warps differ.
-    pub warp_size: u32,
+    name: &'static str,
+    block: [u32; 3],
+    shared_bytes: u32,
+    cluster: [u32; 3],
+    warp_size: u32,
     params: PhantomData<fn(P)>,
 }
 
 impl<P> KernelSpec<P> {
     /// A description (what `#[kernel]` writes).
-    pub const fn new(
+    ///
+    /// # Safety
+    ///
+    /// `name` is a kernel entry whose parameters are `P`, in order, with their meaning (a
+    /// `Global` is read, a `GlobalMut` written, within what the launch's arguments hold); the
+    /// entry is correct for blocks of `block` threads in clusters of `cluster` CTAs on warps of
+    /// `warp_size` lanes (0: any), and uses at most `shared_bytes` of dynamic shared memory. A
+    /// launch through this description runs the entry on that promise.
+    // The crate denies unsafe code off the GPU: this is a contract, not an unsafe operation.
+    #[allow(unsafe_code)]
+    pub const unsafe fn new(
         name: &'static str,
         block: [u32; 3],
         shared_bytes: u32,
@@ -39,6 +61,32 @@ impl<P> KernelSpec<P> {
             warp_size,
             params: PhantomData,
         }
+    }
+
+    /// The PTX entry point's name (the function's name: entries are not mangled).
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Threads per block, x first (`[0, 0, 0]` when the attribute left it to the launch).
+    pub const fn block(&self) -> [u32; 3] {
+        self.block
+    }
+
+    /// Dynamic shared memory per block, in bytes.
+    pub const fn shared_bytes(&self) -> u32 {
+        self.shared_bytes
+    }
+
+    /// CTAs per cluster, x first (`[1, 1, 1]`: no clusters).
+    pub const fn cluster(&self) -> [u32; 3] {
+        self.cluster
+    }
+
+    /// Lanes per warp (subgroup size) the kernel's layouts were written for (0: any): a
+    /// launcher refuses a device whose warps differ.
+    pub const fn warp_size(&self) -> u32 {
+        self.warp_size
     }
 
     /// Threads per block (the product of `block`).

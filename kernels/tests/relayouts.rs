@@ -25,7 +25,11 @@ fn interleave_then_deinterleave() {
     let b: Vec<f32> = (0..n).map(|i| -(i as f32) - 1.0).collect();
     let (am, bm) = (memory(&a), memory(&b));
     let out = memory(&vec![f32::NAN; 2 * n]);
-    let l = Launch::new(CTAS, INTERLEAVE_F32.block[0], INTERLEAVE_F32.shared_bytes);
+    let l = Launch::new(
+        CTAS,
+        INTERLEAVE_F32.block()[0],
+        INTERLEAVE_F32.shared_bytes(),
+    );
     launch(l, |t| {
         interleave_f32(t, am.global(), bm.global(), out.global_mut())
     })
@@ -37,8 +41,8 @@ fn interleave_then_deinterleave() {
     let (even, odd) = (memory(&vec![f32::NAN; n]), memory(&vec![f32::NAN; n]));
     let l = Launch::new(
         CTAS,
-        DEINTERLEAVE_F32.block[0],
-        DEINTERLEAVE_F32.shared_bytes,
+        DEINTERLEAVE_F32.block()[0],
+        DEINTERLEAVE_F32.shared_bytes(),
     );
     launch(l, |t| {
         deinterleave_f32(t, out.global(), even.global_mut(), odd.global_mut())
@@ -57,8 +61,8 @@ fn row_sums_as_a_column() {
     let (xm, sums) = (memory(&x), memory(&vec![f32::NAN; rows]));
     let l = Launch::new(
         CTAS,
-        ROW_SUMS_COLUMN_F32.block[0],
-        ROW_SUMS_COLUMN_F32.shared_bytes,
+        ROW_SUMS_COLUMN_F32.block()[0],
+        ROW_SUMS_COLUMN_F32.shared_bytes(),
     );
     launch(l, |t| {
         row_sums_column_f32(t, xm.global(), sums.global_mut())
@@ -76,7 +80,7 @@ fn transposed_through_trans() {
     let n = CTAS * PAIR_ROWS;
     let x: Vec<f32> = (0..n * PAIR_ROW).map(|i| i as f32).collect();
     let (xm, y) = (memory(&x), memory(&vec![f32::NAN; x.len()]));
-    let l = Launch::new(CTAS, TRANS_F32.block[0], TRANS_F32.shared_bytes);
+    let l = Launch::new(CTAS, TRANS_F32.block()[0], TRANS_F32.shared_bytes());
     launch(l, |t| trans_f32(t, xm.global(), y.global_mut(), n)).unwrap();
     let want: Vec<f32> = (0..PAIR_ROW)
         .flat_map(|j| (0..n).map(move |i| (i * PAIR_ROW + j) as f32))

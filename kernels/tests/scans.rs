@@ -48,7 +48,7 @@ fn row_cumsums_are_exact() {
     let y = run(
         &x,
         4,
-        (CUMSUM_ROWS_F32.block[0], CUMSUM_ROWS_F32.shared_bytes),
+        (CUMSUM_ROWS_F32.block()[0], CUMSUM_ROWS_F32.shared_bytes()),
         |t, x, y| cumsum_rows_f32(t, x.global(), y.global_mut()),
     );
     assert_eq!(y, prefix_sums(&x, SCAN_ROW as usize));
@@ -60,7 +60,7 @@ fn cumsums_across_warps_are_exact() {
     let y = run(
         &x,
         3,
-        (CUMSUM_LINE_F32.block[0], CUMSUM_LINE_F32.shared_bytes),
+        (CUMSUM_LINE_F32.block()[0], CUMSUM_LINE_F32.shared_bytes()),
         |t, x, y| cumsum_line_f32(t, x.global(), y.global_mut()),
     );
     assert_eq!(y, prefix_sums(&x, SCAN_LINE as usize));

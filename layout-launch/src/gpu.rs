@@ -197,9 +197,9 @@ impl LaunchConfig {
     pub fn of<P>(spec: &KernelSpec<P>, grid: [u32; 3]) -> LaunchConfig {
         LaunchConfig {
             grid,
-            block: spec.block,
-            cluster: spec.cluster,
-            shared_bytes: spec.shared_bytes,
+            block: spec.block(),
+            cluster: spec.cluster(),
+            shared_bytes: spec.shared_bytes(),
         }
     }
 }
@@ -231,10 +231,10 @@ impl Module {
         if spec.threads() == 0 {
             return Err(LaunchError::Kernel(format!(
                 "{}: #[kernel] gave no block size: add `block = ...` to its attribute, or use launch_raw",
-                spec.name
+                spec.name()
             )));
         }
-        let f = self.function(spec.name, spec.shared_bytes)?;
+        let f = self.function(spec.name(), spec.shared_bytes())?;
         let (mut bits, _guards) = args.params(&self.stream);
         let mut params: Vec<*mut c_void> = bits
             .iter_mut()

@@ -31,9 +31,9 @@ fn without_a_driver_the_launcher_says_why() {
 
 #[test]
 fn the_spec_carries_the_kernels_launch_shape() {
-    assert_eq!(TWICE.name, "twice");
+    assert_eq!(TWICE.name(), "twice");
     assert_eq!(
-        (TWICE.block, TWICE.shared_bytes, TWICE.cluster),
+        (TWICE.block(), TWICE.shared_bytes(), TWICE.cluster()),
         ([128, 1, 1], 0, [1, 1, 1])
     );
 }
@@ -43,7 +43,7 @@ fn on_the_simulator_the_same_kernel_runs() {
     use linear_layouts::sim::{launch, HostMemory, Launch};
     let x = HostMemory::new((0..300).map(|i| (i as f32).to_bits() as u64));
     let y = HostMemory::new((0..300).map(|_| 0));
-    let l = Launch::new(3, TWICE.threads(), TWICE.shared_bytes);
+    let l = Launch::new(3, TWICE.threads(), TWICE.shared_bytes());
     launch(l, |t| twice(t, x.global(), y.global_mut(), 300)).expect("simulator");
     for i in 0..300 {
         assert_eq!(f32::from_bits(y.get(i) as u32), 2.0 * i as f32);

@@ -188,8 +188,17 @@ fn spec(krate: &TokenStream, f: &ItemFn, a: &Args, tys: &[&syn::Type]) -> TokenS
     quote! {
         #[doc = #doc]
         #[allow(dead_code)]
-        #vis const #konst: #krate::runtime::kernel::KernelSpec<(#(#tys,)*)> =
-            #krate::runtime::kernel::KernelSpec::new(#entry, #block, #shared, #cluster, #warp);
+        #vis const #konst: #krate::runtime::kernel::KernelSpec<(#(#tys,)*)> = {
+            let shared: u32 = #shared;
+            // SAFETY: the entry is this function and its parameters these types; the block,
+            // cluster and warp size are the attribute's, which the body's layouts were checked
+            // against; the shared bytes are the attribute's too (the simulator checks every
+            // access against them; nothing yet checks them against the body at compile time).
+            #[allow(unsafe_code)]
+            unsafe {
+                #krate::runtime::kernel::KernelSpec::new(#entry, #block, shared, #cluster, #warp)
+            }
+        };
     }
 }
 

@@ -158,12 +158,12 @@ pub fn attention_json() -> String {
     let ampere64 = ampere(
         64,
         a::ATTN_SMEM,
-        [a::ATTENTION_F16.name, a::ATTENTION_BF16.name],
+        [a::ATTENTION_F16.name(), a::ATTENTION_BF16.name()],
     );
     let ampere128 = ampere(
         128,
         a::ATTN_SMEM_128,
-        [a::ATTENTION_D128_F16.name, a::ATTENTION_D128_BF16.name],
+        [a::ATTENTION_D128_F16.name(), a::ATTENTION_D128_BF16.name()],
     );
     // The Hopper kernels take Q, K and V as tensor maps of `[heads · seq, d]`: their boxes and
     // swizzle (`CUtensorMapSwizzle`'s value).
@@ -192,14 +192,17 @@ pub fn attention_json() -> String {
     let hopper64 = hopper(
         64,
         h::HATTN_SMEM_64,
-        [h::ATTENTION_HOPPER_F16.name, h::ATTENTION_HOPPER_BF16.name],
+        [
+            h::ATTENTION_HOPPER_F16.name(),
+            h::ATTENTION_HOPPER_BF16.name(),
+        ],
     );
     let hopper128 = hopper(
         128,
         h::HATTN_SMEM_128,
         [
-            h::ATTENTION_HOPPER_D128_F16.name,
-            h::ATTENTION_HOPPER_D128_BF16.name,
+            h::ATTENTION_HOPPER_D128_F16.name(),
+            h::ATTENTION_HOPPER_D128_BF16.name(),
         ],
     );
     format!(

@@ -139,14 +139,14 @@ impl Kernel {
         reference: Reference,
     ) -> Kernel {
         Kernel {
-            name: spec.name,
+            name: spec.name(),
             label,
             elem,
             work,
-            block: spec.block,
-            cluster: spec.cluster,
-            shared_bytes: spec.shared_bytes,
-            warp_size: spec.warp_size,
+            block: spec.block(),
+            cluster: spec.cluster(),
+            shared_bytes: spec.shared_bytes(),
+            warp_size: spec.warp_size(),
             reference,
         }
     }

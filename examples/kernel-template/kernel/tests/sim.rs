@@ -9,7 +9,7 @@ fn transpose_on_the_simulator() {
     let n = 128u32;
     let inp = HostMemory::new((0..n * n).map(|i| (i as f32).to_bits() as u64));
     let out = HostMemory::new((0..n * n).map(|_| u64::MAX));
-    let l = Launch::dims([n / 64, n / 64, 1], TRANSPOSE.block, TRANSPOSE.shared_bytes);
+    let l = Launch::dims([n / 64, n / 64, 1], TRANSPOSE.block(), TRANSPOSE.shared_bytes());
     launch(l, |t| transpose(t, inp.global(), out.global_mut(), n)).expect("simulator");
     for i in 0..n as usize {
         for j in 0..n as usize {
@@ -25,7 +25,7 @@ fn silu_on_the_simulator() {
         .collect();
     let xm = HostMemory::new(x.iter().map(|h| h.0 as u64));
     let ym = HostMemory::new(x.iter().map(|_| u64::MAX));
-    let l = Launch::dims([2, 1, 1], SILU.block, SILU.shared_bytes);
+    let l = Launch::dims([2, 1, 1], SILU.block(), SILU.shared_bytes());
     launch(l, |t| silu(t, xm.global(), ym.global_mut())).expect("simulator");
     for (i, x) in x.iter().enumerate() {
         let (x, y) = (x.to_f32() as f64, F16(ym.get(i) as u16).to_f32() as f64);
