@@ -254,7 +254,7 @@ fn tile_operators_act_element_by_element() {
         acc += b;
         acc *= 3;
         let mask = a.lt(b) & x.ge(0.0) | !a.not_equal(-200);
-        let picked = x.select(&(b.gt(2) ^ x.le(&x)), &(-x * 2.0));
+        let picked = x.select(&(b.gt(2) ^ x.le(x)), &(-x * 2.0));
         for r in 0..32 {
             let (va, vb, vx) = (a.values[r], b.values[r], x.values[r]);
             assert_eq!((a + b).values[r], va + vb);
