@@ -269,7 +269,7 @@ fn tile_operators_act_element_by_element() {
             assert_eq!(mask.values[r], va < vb && vx >= 0.0 || va == -200);
             let want = if (vb > 2) ^ (vx <= vx) { vx } else { -vx * 2.0 };
             assert_eq!(picked.values[r], want);
-            assert_eq!(a.equal(&b).values[r], va == vb);
+            assert_eq!(a.equal(b).values[r], va == vb);
         }
     })
     .expect("no simulator issue");
