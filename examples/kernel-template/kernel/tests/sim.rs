@@ -9,7 +9,11 @@ fn transpose_on_the_simulator() {
     let n = 128u32;
     let inp = HostMemory::new((0..n * n).map(|i| (i as f32).to_bits() as u64));
     let out = HostMemory::new((0..n * n).map(|_| u64::MAX));
-    let l = Launch::dims([n / 64, n / 64, 1], TRANSPOSE.block(), TRANSPOSE.shared_bytes());
+    let l = Launch::dims(
+        [n / 64, n / 64, 1],
+        TRANSPOSE.block(),
+        TRANSPOSE.shared_bytes(),
+    );
     launch(l, |t| transpose(t, inp.global(), out.global_mut(), n)).expect("simulator");
     for i in 0..n as usize {
         for j in 0..n as usize {
