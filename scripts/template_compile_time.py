@@ -36,7 +36,7 @@ pub fn softmax(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>, n_rows: u32, 
     let (origin, strides, bounds) = ([4 * t.block_idx()[0], 0], [n_cols, 1], [n_rows, n_cols]);
     let v = Tile::<RowTile, f32, 32>::load_masked(t, &x, origin, strides, bounds, f32::NEG_INFINITY);
     let max: Tile<RowStat, f32, 1> = v.reduce::<1, _, 1>(t, math::max);
-    let e = v.zip_with(&max.broadcast::<1, RowTile, 32>(), |a, m| math::exp(a - m));
+    let e = (v - max.broadcast::<1, RowTile, 32>()).map(math::exp);
     let sum: Tile<RowStat, f32, 1> = e.reduce::<1, _, 1>(t, |a, b| a + b);
     let inv = sum.map(math::rcp).broadcast::<1, RowTile, 32>();
     (e * inv).store_masked(t, &y, origin, strides, bounds);

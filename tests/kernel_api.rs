@@ -271,6 +271,10 @@ fn tile_operators_act_element_by_element() {
             assert_eq!(picked.values[r], want);
             assert_eq!(a.equal(b).values[r], va == vb);
         }
+        // Whole tiles compare and print whatever their layout type derives.
+        assert_eq!(a + b - b, a);
+        assert_ne!(a + 1, a);
+        assert!(format!("{:?}", x).starts_with("Tile { layout: \"Rows\", values: ["));
     })
     .expect("no simulator issue");
 }

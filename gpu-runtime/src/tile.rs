@@ -19,11 +19,28 @@ use crate::thread::Thread;
 /// `convert!(L => ..).run` takes and returns). `N` must be `L::ELEMENTS_PER_THREAD`: the bound
 /// `L: Registers<N>` makes another count a type error, reported by `cargo check` with both
 /// counts.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy)]
 pub struct Tile<L: Registers<N>, E, const N: usize> {
     /// Register `r` holds the element at `L::apply(r, lane, warp, block)`.
     pub values: [E; N],
     layout: PhantomData<L>,
+}
+
+// By hand, not derived: a derive would ask the layout type for `PartialEq` and `Debug` too.
+impl<L: Registers<N>, E: PartialEq, const N: usize> PartialEq for Tile<L, E, N> {
+    /// Whether every register is equal (element by element, as a mask: `Tile::equal`).
+    fn eq(&self, other: &Self) -> bool {
+        self.values == other.values
+    }
+}
+
+impl<L: Registers<N>, E: core::fmt::Debug, const N: usize> core::fmt::Debug for Tile<L, E, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Tile")
+            .field("layout", &L::NAME)
+            .field("values", &self.values)
+            .finish()
+    }
 }
 
 /// Whether basis `b` is `2^k` along `dim` and zero elsewhere.
