@@ -36,25 +36,9 @@ impl<L: Registers<N>, const D: usize, const N: usize> Scan<L, D, N> {
     /// The steps walked one by one, before the cross-warp phase.
     const STEPS: usize = Self::PLAN.phase;
     /// The register bits walked before each step.
-    const DONE_BEFORE: [u32; 32] = {
-        let mut done = [0; 32];
-        let mut i = 0;
-        while i < 32 {
-            done[i] = Self::PLAN.done_before(i);
-            i += 1;
-        }
-        done
-    };
+    const DONE_BEFORE: [u32; 32] = before_each(&Self::PLAN, false);
     /// The lane bits walked before each step.
-    const LANES_BEFORE: [u32; 32] = {
-        let mut lanes = [0; 32];
-        let mut i = 0;
-        while i < 32 {
-            lanes[i] = Self::PLAN.lanes_before(i);
-            i += 1;
-        }
-        lanes
-    };
+    const LANES_BEFORE: [u32; 32] = before_each(&Self::PLAN, true);
     /// The lane bits walked before the cross-warp phase (all lane bits along the dim).
     const WALKED: u32 = Self::PLAN.lanes_before(Self::PLAN.phase);
     /// Whether there is a cross-warp phase.
@@ -73,6 +57,18 @@ impl<L: Registers<N>, const D: usize, const N: usize> Scan<L, D, N> {
     pub const fn shared_bytes(elem_bytes: u32) -> u32 {
         Self::PLAN.cost(N as u32, elem_bytes * 8).shared_bytes
     }
+}
+
+/// [`ScanPlan::walked_before`] every step (register bits, or with `lanes` lane bits), as a
+/// table indexed by step.
+const fn before_each(plan: &ScanPlan, lanes: bool) -> [u32; 32] {
+    let mut bits = [0; 32];
+    let mut i = 0;
+    while i < 32 {
+        bits[i] = plan.walked_before(i, lanes);
+        i += 1;
+    }
+    bits
 }
 
 /// A scan's direction and kind.

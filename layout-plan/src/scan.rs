@@ -37,27 +37,27 @@ pub struct ScanPlan {
 impl ScanPlan {
     /// The register bits walked before step `i`.
     pub const fn done_before(&self, i: usize) -> u32 {
-        let (mut done, mut j) = (0, 0);
-        while j < i && j < self.len {
-            if let ScanStep::Register(b) = self.steps[j] {
-                done |= 1 << b;
-            }
-            j += 1;
-        }
-        done
+        self.walked_before(i, false)
     }
 
     /// The lane bits walked before step `i`: lanes that differ only in them hold equal block
     /// totals, so one of them stores the totals for all (at the slot of the others' bits).
     pub const fn lanes_before(&self, i: usize) -> u32 {
-        let (mut lanes, mut j) = (0, 0);
+        self.walked_before(i, true)
+    }
+
+    /// The register bits (or, with `lanes`, the lane bits) of the steps before step `i`.
+    pub const fn walked_before(&self, i: usize, lanes: bool) -> u32 {
+        let (mut bits, mut j) = (0, 0);
         while j < i && j < self.len {
-            if let ScanStep::Lane(b) = self.steps[j] {
-                lanes |= 1 << b;
+            match self.steps[j] {
+                ScanStep::Register(b) if !lanes => bits |= 1 << b,
+                ScanStep::Lane(b) if lanes => bits |= 1 << b,
+                _ => {}
             }
             j += 1;
         }
-        lanes
+        bits
     }
 
     /// Lanes per warp whose totals differ before step `i` (the slots a warp's totals take).
