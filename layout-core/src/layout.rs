@@ -28,8 +28,25 @@ pub struct LinearLayout {
     pub(crate) rank: u32,
 }
 
-/// Triton limits a layout to 64 input bits and 64 output bits (one `uint64_t` per matrix row).
-pub const MAX_BITS: i32 = 64;
+/// Triton limits a layout to 64 input bits and 64 output bits (one `uint64_t` per matrix row);
+/// one fewer here, so that `total_in_dim_size` and `total_out_dim_size` fit a `u64`.
+pub const MAX_BITS: i32 = 63;
+
+/// Triton keeps each in-dim's size in an `int32`, so a dim has at most 2^30 elements.
+pub const MAX_DIM_BITS: i32 = 30;
+
+/// An in-dim of `2^bits` elements fits Triton's `int32` sizes.
+pub(crate) fn check_in_dim_bits(dim: &str, bits: i32) -> Result<()> {
+    if bits > MAX_DIM_BITS {
+        bail!(
+            "in-dim '{}' has 2^{} elements; an in-dim holds at most 2^{} (its size is an int32, as in Triton): use a smaller shape",
+            dim,
+            bits,
+            MAX_DIM_BITS
+        );
+    }
+    Ok(())
+}
 
 pub(crate) fn is_pow2(x: i64) -> bool {
     x > 0 && (x & (x - 1)) == 0
@@ -173,6 +190,7 @@ impl LinearLayout {
     pub(crate) fn check_invariants(&mut self, require_surjective: bool) -> Result<()> {
         let n_out = self.out_dims.len();
         for (in_dim, vs) in &self.bases {
+            check_in_dim_bits(in_dim, vs.len() as i32)?;
             for b in vs {
                 if b.iter().any(|&v| v < 0) {
                     bail!(
@@ -222,9 +240,10 @@ impl LinearLayout {
         }
         if self.total_in_dim_size_log2() > MAX_BITS || self.total_out_dim_size_log2() > MAX_BITS {
             bail!(
-                "layout too large: {} in-bits and {} out-bits, at most 64 of each",
+                "layout too large: {} in-bits and {} out-bits, at most {} of each: use a smaller shape",
                 self.total_in_dim_size_log2(),
-                self.total_out_dim_size_log2()
+                self.total_out_dim_size_log2(),
+                MAX_BITS
             );
         }
         self.rank = self.compute_rank();

@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use core::ops::{Mul, MulAssign};
 
 use crate::error::bail;
-use crate::layout::MAX_BITS;
+use crate::layout::{check_in_dim_bits, MAX_BITS};
 use crate::{LinearLayout, Result};
 
 /// Triton's `supremum(x, y)`: the shortest list containing both `x` and `y` as subsequences,
@@ -111,10 +111,16 @@ impl LinearLayout {
                 .sum::<i32>()
                 > MAX_BITS
         {
-            bail!("the product of these layouts has more than 64 in-bits or out-bits");
+            bail!(
+                "the product of these layouts has more than {} in-bits or out-bits",
+                MAX_BITS
+            );
         }
         if out_log2.iter().any(|&l| l > 30) {
             bail!("the product of these layouts has an out-dim larger than 2^30");
+        }
+        for d in &in_dims {
+            check_in_dim_bits(d, inner.in_dim_size_log2(d) + outer.in_dim_size_log2(d))?;
         }
         let mut bases = Vec::with_capacity(in_dims.len());
         for d in &in_dims {

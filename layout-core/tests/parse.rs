@@ -2,7 +2,7 @@
 //! where, and what was expected.
 
 use layout_core::parse::{parse_aliases, parse_encoding, parse_tensor_type, Aliases};
-use layout_core::Encoding;
+use layout_core::{Encoding, LinearLayout};
 
 fn enc(s: &str) -> Encoding {
     parse_encoding(s, &Aliases::new()).unwrap_or_else(|e| panic!("{}: {}", s, e))
@@ -155,6 +155,38 @@ fn invalid_layouts_are_errors_when_solved() {
     assert!(e.contains("N = 72, not a power of two"), "{}", e);
     let e = solve("#ttg.amd_wmma<{version = 3, isTranspose = false, ctaLayout = {warp = [[1, 0]]}, instrShape = [32, 32, 64]}>", &[64, 64]);
     assert!(e.contains("invalid WMMA v3 instruction shape"), "{}", e);
+    // 2^55 registers per thread: more than an in-dim's int32 size holds.
+    let big = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 1], order = [1, 0]}>";
+    let e = solve(big, &[1 << 30, 1 << 30]);
+    assert!(
+        e.contains("in-dim 'register' has 2^55 elements; an in-dim holds at most 2^30"),
+        "{}",
+        e
+    );
+}
+
+#[test]
+fn layouts_past_the_bit_limits_are_errors() {
+    let zeros = |name: &str, n: usize| (name.to_string(), vec![vec![0]; n]);
+    let e = LinearLayout::from_bases(
+        vec![zeros("a", 21), zeros("b", 21), zeros("c", 22)],
+        &["out"],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("64 in-bits and 0 out-bits, at most 63"), "{}", e);
+    let e = LinearLayout::from_bases(vec![zeros("a", 31)], &["out"])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("in-dim 'a' has 2^31 elements"), "{}", e);
+    let ok = LinearLayout::from_bases(vec![zeros("a", 30), zeros("b", 30)], &["out"]).unwrap();
+    assert_eq!(
+        ok.free_variable_masks(),
+        vec![
+            ("a".to_string(), (1 << 30) - 1),
+            ("b".to_string(), (1 << 30) - 1)
+        ]
+    );
 }
 
 #[test]
