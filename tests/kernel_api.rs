@@ -2,7 +2,7 @@
 //! descriptions, 1-D/2-D/3-D indices with CUDA's warp numbering, and `Tile` loads and stores in
 //! the widest vectors a layout allows.
 
-use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch};
+use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch, Place};
 use linear_layouts::{
     convert, kernel, layout, Bf16, Element, Global, GlobalMut, Registers, Thread, Tile, F16,
 };
@@ -122,11 +122,28 @@ fn a_misaligned_tile_is_reported_not_silently_wrong() {
         a.store(t, &out.global_mut(), [0, 0], [65, 1]);
     });
     let err = r.expect_err("unaligned vectors");
+    // Row 1 starts at element 65 (byte 260): thread 16's first vector is its first misaligned one.
+    let first = &err.issues[0];
+    assert_eq!(first.kind, IssueKind::Misaligned, "{}", err);
+    assert_eq!(
+        first.place,
+        Some(Place {
+            block: 0,
+            thread: 16
+        }),
+        "{}",
+        err
+    );
     assert!(
-        err.issues
-            .iter()
-            .any(|i| i.kind == IssueKind::Panic && i.message.contains("unaligned vector load")),
-        "{:?}",
+        first
+            .message
+            .contains("misaligned global load of 16 bytes at byte 260 (element 65)"),
+        "{}",
+        err
+    );
+    assert!(
+        err.issues.iter().all(|i| i.kind == IssueKind::Misaligned),
+        "{}",
         err
     );
 }

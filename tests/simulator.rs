@@ -259,3 +259,150 @@ fn a_global_access_past_the_tensor_is_out_of_bounds() {
     );
     assert!(!text.contains("thread 62 "), "{}", text);
 }
+
+/// Global memory is checked as strictly as shared memory: each wrong kernel below is reported
+/// with its issue kind and the place (block and thread) of the access that found it, and its
+/// right twin is not.
+mod global_memory {
+    use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch, Place, SimError};
+    use linear_layouts::Thread;
+
+    /// The one issue of `kind` in `e`, checked to be at `place`; its message.
+    fn only(e: &SimError, kind: IssueKind, place: Place) -> String {
+        let found: Vec<_> = e.issues.iter().filter(|i| i.kind == kind).collect();
+        assert!(!found.is_empty(), "no {:?} in {}", kind, e);
+        assert_eq!(found[0].place, Some(place), "{}", e);
+        found[0].message.clone()
+    }
+
+    #[test]
+    fn two_ctas_writing_one_element_race() {
+        let y = HostMemory::new((0..64).map(|_| 0)).named("y");
+        let e = launch(Launch::new(2, 32, 0), |t| {
+            let i = t.lane() as usize;
+            y.global_mut::<u32>().store1(i, t.block_idx()[0]);
+        })
+        .unwrap_err();
+        let m = only(
+            &e,
+            IssueKind::Race,
+            Place {
+                block: 1,
+                thread: 0,
+            },
+        );
+        assert!(
+            m.contains("writes element 0 of tensor `y` that thread 0 (block 0) wrote"),
+            "{}",
+            m
+        );
+        assert!(
+            m.contains("CTAs of different clusters are never ordered"),
+            "{}",
+            m
+        );
+        // Each CTA writing its own half is right.
+        launch(Launch::new(2, 32, 0), |t| {
+            let i = (32 * t.block_idx()[0] + t.lane()) as usize;
+            y.global_mut::<u32>().store1(i, t.block_idx()[0]);
+        })
+        .unwrap();
+        assert_eq!(y.get(40), 1);
+    }
+
+    #[test]
+    fn reading_what_another_cta_writes_races() {
+        let x = HostMemory::new((0..64).map(|i| i as u64)).named("x");
+        let e = launch(Launch::new(2, 32, 0), |t| {
+            let i = t.lane() as usize;
+            if t.block_idx()[0] == 0 {
+                x.global_mut::<u32>().store1(i, 7);
+            } else {
+                let _ = x.global::<u32>().load1(i);
+            }
+        })
+        .unwrap_err();
+        let m = only(
+            &e,
+            IssueKind::Race,
+            Place {
+                block: 1,
+                thread: 0,
+            },
+        );
+        assert!(
+            m.contains("reads element 0 of tensor `x` that thread 0 (block 0) wrote"),
+            "{}",
+            m
+        );
+        // Reading in one launch what the previous launch wrote is ordered by the launches.
+        launch(Launch::new(2, 32, 0), |t| {
+            let _ = x.global::<u32>().load1(t.lane() as usize);
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn threads_of_a_cta_are_ordered_by_its_barriers_only() {
+        let x = HostMemory::new((0..64).map(|_| 0)).named("x");
+        // Thread i writes element i, then reads its neighbour's: a race without the barrier.
+        let body = |t: &linear_layouts::sim::SimThread, sync: bool| {
+            let i = (t.warp() * 32 + t.lane()) as usize;
+            x.global_mut::<u32>().store1(i, i as u32);
+            if sync {
+                t.sync_block();
+            }
+            let _ = x.global::<u32>().load1((i + 1) % 64);
+        };
+        launch(Launch::new(1, 64, 0), |t| body(t, true)).unwrap();
+        let e = launch(Launch::new(1, 64, 0), |t| body(t, false)).unwrap_err();
+        assert!(e.has(IssueKind::Race), "{}", e);
+        assert!(!e.has(IssueKind::Misaligned), "{}", e);
+    }
+
+    #[test]
+    fn a_misaligned_vector_is_reported_by_address() {
+        let x = HostMemory::new((0..132).map(|i| i as u64)).named("x");
+        let e = launch(Launch::new(1, 32, 0), |t| {
+            let i = 4 * t.lane() as usize + usize::from(t.lane() == 3);
+            let _: [f32; 4] = x.global::<f32>().load_n::<4>(i);
+        })
+        .unwrap_err();
+        let m = only(
+            &e,
+            IssueKind::Misaligned,
+            Place {
+                block: 0,
+                thread: 3,
+            },
+        );
+        assert!(
+            m.contains("misaligned global load of 16 bytes at byte 52 (element 13) of tensor `x`"),
+            "{}",
+            m
+        );
+        assert_eq!(e.issues.len(), 1, "{}", e);
+    }
+
+    #[test]
+    fn an_out_of_range_read_names_the_tensor() {
+        let x = HostMemory::new((0..32).map(|i| i as u64)).named("x");
+        let e = launch(Launch::new(1, 32, 0), |t| {
+            let _ = x.global::<u32>().load1(t.lane() as usize + 2);
+        })
+        .unwrap_err();
+        let m = only(
+            &e,
+            IssueKind::OutOfBounds,
+            Place {
+                block: 0,
+                thread: 30,
+            },
+        );
+        assert!(
+            m.contains("load of element 32 of tensor `x` of 32 elements"),
+            "{}",
+            m
+        );
+    }
+}

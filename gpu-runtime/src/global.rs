@@ -219,6 +219,19 @@ pub trait HostBuffer: Sync {
     fn load_bits(&self, idx: usize) -> u64;
     /// Element `idx` becomes `bits`.
     fn store_bits(&self, idx: usize, bits: u64);
+    /// A vector `what` (load, store, async copy) of `elems` elements of `elem_bytes` bytes at
+    /// element `idx`, not aligned to its size: the GPU faults on it. The access then goes on
+    /// element by element. By default a panic; the simulator's memory reports it as an issue of
+    /// the thread that made it.
+    fn misaligned(&self, what: &'static str, idx: usize, elems: usize, elem_bytes: usize) {
+        panic!(
+            "misaligned global {}: {} bytes at byte {} (element {}) is not aligned to its size",
+            what,
+            elems * elem_bytes,
+            idx * elem_bytes,
+            idx
+        )
+    }
 }
 
 #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
@@ -247,12 +260,9 @@ impl<E: Element> Memory<E> for Backing<'_, E> {
         match self {
             Backing::Device(p) => p.load_n(idx),
             Backing::Host(h) => {
-                assert!(
-                    idx.is_multiple_of(N),
-                    "unaligned vector load of {} elements at element {}",
-                    N,
-                    idx
-                );
+                if !idx.is_multiple_of(N) {
+                    h.misaligned("load", idx, N, E::BITS as usize / 8);
+                }
                 core::array::from_fn(|k| E::from_bits(h.load_bits(idx + k)))
             }
         }
@@ -261,12 +271,9 @@ impl<E: Element> Memory<E> for Backing<'_, E> {
         match self {
             Backing::Device(p) => p.store_n(idx, v),
             Backing::Host(h) => {
-                assert!(
-                    idx.is_multiple_of(N),
-                    "unaligned vector store of {} elements at element {}",
-                    N,
-                    idx
-                );
+                if !idx.is_multiple_of(N) {
+                    h.misaligned("store", idx, N, E::BITS as usize / 8);
+                }
                 for (k, x) in v.iter().enumerate() {
                     h.store_bits(idx + k, x.to_bits());
                 }
@@ -429,12 +436,9 @@ macro_rules! reads {
             #[cfg(not(target_arch = "nvptx64"))]
             {
                 let n = (bytes * 8 / E::BITS).clamp(1, 16) as usize;
-                assert!(
-                    idx % n == 0,
-                    "an async copy of {} bytes from element {} is not aligned to its size",
-                    bytes,
-                    idx
-                );
+                if !idx.is_multiple_of(n) {
+                    misaligned(&self.mem, "async copy", idx, n, E::BITS as usize / 8);
+                }
                 let mut v = [E::default(); 16];
                 let mut k = 0;
                 while k < n {
@@ -445,6 +449,26 @@ macro_rules! reads {
             }
         }
     };
+}
+
+/// A misaligned vector access on the host: reported by host memory, a panic otherwise.
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+fn misaligned<E>(m: &Backing<'_, E>, what: &'static str, idx: usize, n: usize, bytes: usize) {
+    match m {
+        Backing::Host(h) => h.misaligned(what, idx, n, bytes),
+        Backing::Device(_) => panic!(
+            "misaligned global {}: {} bytes at element {} is not aligned to its size",
+            what,
+            n * bytes,
+            idx
+        ),
+    }
+}
+
+/// A misaligned vector access on SPIR-V (whose accesses are element by element).
+#[cfg(target_arch = "spirv")]
+fn misaligned<E>(_: &Ptr<E>, _: &'static str, _: usize, _: usize, _: usize) {
+    panic!("misaligned global access")
 }
 
 /// The first `n` elements as the little-endian bytes of (up to) four words.

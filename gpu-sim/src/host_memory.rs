@@ -1,18 +1,30 @@
 //! Global memory on the simulator: host memory that kernel bodies taking `Global` and
 //! `GlobalMut` tensors read and write through [`HostBuffer`], so they run on the CPU unchanged.
 
+use std::format;
+use std::string::String;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::vec::Vec;
+
+use crate::global::{with_current, Record};
+use crate::issue::IssueKind;
 
 use gpu_runtime::global::HostBuffer;
 use gpu_runtime::{Global, GlobalMut};
 
 /// Global memory for kernel bodies on the simulator: host memory that simulated threads read
 /// and write concurrently, one element per 64-bit cell (any `Element`); vector accesses check
-/// their alignment as the GPU requires. It counts the stores to each element.
+/// their alignment as the GPU requires. It counts the stores to each element, and checks each
+/// access of a simulated thread against the element's record (`global`): a race between
+/// threads or CTAs is an issue of the launch.
 pub struct HostMemory {
     cells: Vec<AtomicU64>,
     stores: Vec<AtomicU32>,
+    /// Each element's accesses in its last launch (made when a simulated thread first
+    /// accesses the memory).
+    records: Mutex<Vec<Record>>,
+    name: String,
 }
 
 impl HostMemory {
@@ -20,7 +32,18 @@ impl HostMemory {
     pub fn new(values: impl Iterator<Item = u64>) -> Self {
         let cells: Vec<AtomicU64> = values.map(AtomicU64::new).collect();
         let stores = cells.iter().map(|_| AtomicU32::new(0)).collect();
-        HostMemory { cells, stores }
+        HostMemory {
+            cells,
+            stores,
+            records: Mutex::new(Vec::new()),
+            name: String::from("a tensor"),
+        }
+    }
+    /// The same memory, named `name` in the issues its accesses raise (a kernel parameter's
+    /// name, say).
+    pub fn named(mut self, name: &str) -> Self {
+        self.name = format!("tensor `{}`", name);
+        self
     }
     /// How many times element `i` was stored to (by every launch so far).
     pub fn stores(&self, i: usize) -> u32 {
@@ -52,31 +75,60 @@ impl HostMemory {
 /// `OutOfBounds` issue of the thread (a panic of the kernel body is a `Panic`).
 pub(crate) struct OutOfRange {
     pub(crate) what: &'static str,
+    pub(crate) tensor: String,
     pub(crate) index: usize,
     pub(crate) len: usize,
 }
 
 impl HostMemory {
-    /// Element `idx`, or the thread unwinds with [`OutOfRange`].
-    fn cell(&self, idx: usize, what: &'static str) -> usize {
+    /// Element `idx`, checked against its record when a simulated thread accesses it, or the
+    /// thread unwinds with [`OutOfRange`].
+    fn cell(&self, idx: usize, write: bool) -> usize {
         if idx >= self.cells.len() {
             std::panic::panic_any(OutOfRange {
-                what,
+                what: if write { "store" } else { "load" },
+                tensor: self.name.clone(),
                 index: idx,
                 len: self.cells.len(),
             });
         }
+        with_current(|t| {
+            let mut records = self.records.lock().unwrap_or_else(PoisonError::into_inner);
+            if records.is_empty() {
+                records.resize(self.cells.len(), Record::default());
+            }
+            t.global_access(&mut records[idx], &self.name, idx, write);
+        });
         idx
     }
 }
 
 impl HostBuffer for HostMemory {
     fn load_bits(&self, idx: usize) -> u64 {
-        self.get(self.cell(idx, "load"))
+        self.get(self.cell(idx, false))
     }
     fn store_bits(&self, idx: usize, bits: u64) {
-        let idx = self.cell(idx, "store");
+        let idx = self.cell(idx, true);
         self.cells[idx].store(bits, Ordering::Relaxed);
         self.stores[idx].fetch_add(1, Ordering::Relaxed);
+    }
+    fn misaligned(&self, what: &'static str, idx: usize, elems: usize, elem_bytes: usize) {
+        let bytes = elems * elem_bytes;
+        let message = format!(
+            "misaligned global {} of {} bytes at byte {} (element {}) of {}: a vector access must be aligned to its size (check the origin and strides)",
+            what,
+            bytes,
+            idx * elem_bytes,
+            idx,
+            self.name
+        );
+        let mut reported = false;
+        with_current(|t| {
+            t.report(IssueKind::Misaligned, message.clone());
+            reported = true;
+        });
+        if !reported {
+            panic!("{}", message);
+        }
     }
 }

@@ -5,11 +5,12 @@
 use std::collections::HashMap;
 use std::format;
 use std::string::String;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::vec::Vec;
 
 use crate::barrier::{Aborted, Progress, SimBarrier};
+use crate::global::Current;
 use crate::grid::{volume, Launch};
 use crate::issue::{IssueKind, Issues, SimError};
 use crate::profile::Profile;
@@ -40,8 +41,8 @@ impl SimThread<'_> {
             self.report(
                 IssueKind::OutOfBounds,
                 format!(
-                    "thread {} (block {}, warp {}, lane {}): global {} of element {} of a tensor of {} elements is out of bounds (check the origin, strides and bounds against the buffer)",
-                    self.tid(), self.block, self.warp, self.lane, o.what, o.index, o.len
+                    "thread {} (block {}, warp {}, lane {}): global {} of element {} of {} of {} elements is out of bounds (check the origin, strides and bounds against the buffer)",
+                    self.tid(), self.block, self.warp, self.lane, o.what, o.index, o.tensor, o.len
                 ),
             );
             self.cluster.aborted.store(true, Ordering::SeqCst);
@@ -98,8 +99,9 @@ where
     quiet_panics();
     let mut errors = Issues::default();
     let mut profile = Profile::default();
+    let launch_id = LAUNCHES.fetch_add(1, Ordering::Relaxed) + 1;
     for first in (0..l.blocks).step_by(l.cluster as usize) {
-        let cluster = ClusterState::new(&l, profiled);
+        let cluster = ClusterState::new(&l, profiled, launch_id);
         run_cluster(&l, first, &cluster, &kernel);
         let aborted = cluster.aborted.load(Ordering::SeqCst);
         if let Ok(e) = cluster.issues.into_inner() {
@@ -122,6 +124,9 @@ where
         })
     }
 }
+
+/// Launches so far in this process: each launch's number, for global memory's records.
+static LAUNCHES: AtomicU64 = AtomicU64::new(0);
 
 /// Refuse a launch whose blocks are not whole warps or whose grid is not whole clusters.
 fn check_launch(l: &Launch) -> Result<(), SimError> {
@@ -188,8 +193,9 @@ impl BlockState {
 }
 
 impl ClusterState {
-    /// A fresh cluster of `l.cluster` CTAs, no errors yet; it logs shared accesses if `profiled`.
-    fn new(l: &Launch, profiled: bool) -> Self {
+    /// A fresh cluster of `l.cluster` CTAs of launch `launch_id`, no errors yet; it logs shared
+    /// accesses if `profiled`.
+    fn new(l: &Launch, profiled: bool, launch_id: u64) -> Self {
         ClusterState {
             blocks: (0..l.cluster).map(|_| BlockState::new(l)).collect(),
             barrier: SimBarrier::new((l.threads * l.cluster) as usize),
@@ -197,6 +203,7 @@ impl ClusterState {
             aborted: AtomicBool::new(false),
             progress: Progress::new(l.threads * l.cluster),
             log: profiled.then(|| Mutex::new(Vec::new())),
+            launch_id,
         }
     }
 }
@@ -229,11 +236,14 @@ where
             fences: ThreadFences::default(),
             scratch_reads: core::cell::Cell::new(false),
         };
+        // Global memory finds the thread accessing it here (`global`).
+        let current = Current::enter(&th);
         // A panic becomes an error naming the thread, not a torn-down launch.
         let run = std::panic::AssertUnwindSafe(|| kernel(&th));
         if let Err(payload) = std::panic::catch_unwind(run) {
             th.panicked(payload);
         }
+        drop(current);
         th.returned();
     };
     let threads = (0..l.cluster).flat_map(|rank| (0..l.threads).map(move |t| (rank, t)));

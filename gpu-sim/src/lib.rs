@@ -39,7 +39,8 @@
 //! and completion; when two accesses race); [`launch`](crate::launch()) starts threads (the
 //! shape is `grid`: [`Launch`], [`Fence`]); `thread` is the [`Thread`](gpu_runtime::Thread)
 //! implementation and its warp exchanges; `memory` is shared-memory accesses checked against
-//! each byte's record; `copy` is `cp.async`; `fence` is the async proxy's fences; `hopper` is
+//! each byte's record; `global` is global-memory accesses checked against each element's
+//! record (bounds, races between threads and CTAs); `copy` is `cp.async`; `fence` is the async proxy's fences; `hopper` is
 //! [`Hopper`](gpu_runtime::Hopper) (mbarriers, TMA, wgmma, named barriers); `barrier` is the
 //! breakable barrier threads meet at; `sched` is where threads run (coroutines resumed in turn
 //! at each wait); [`profile`] is every lane's shared access, for bank
@@ -49,6 +50,7 @@
 mod barrier;
 mod copy;
 mod fence;
+mod global;
 mod grid;
 mod hopper;
 mod host_memory;

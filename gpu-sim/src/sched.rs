@@ -25,6 +25,9 @@ const POOL: usize = 1024;
 std::thread_local! {
     /// The yielder of the coroutine running now on this OS thread (null outside one).
     static CURRENT: Cell<*const Yielder<(), ()>> = const { Cell::new(ptr::null()) };
+    /// What the coroutine running now has made current (`global::Current`: its simulated
+    /// thread), kept across its waits.
+    static CONTEXT: Cell<*const ()> = const { Cell::new(ptr::null()) };
     /// Stacks of finished threads, reused by the next launch on this OS thread (an `mmap` each
     /// otherwise).
     static STACKS: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
@@ -38,10 +41,22 @@ pub(crate) fn pause() {
         std::thread::yield_now();
         return;
     }
+    let context = context();
     // SAFETY: `y` is the yielder of the coroutine running now (set when its body started and
     // after each of its suspends), which lives on that coroutine's stack until its body returns.
     unsafe { (*y).suspend(()) };
     CURRENT.with(|c| c.set(y));
+    set_context(context);
+}
+
+/// The running coroutine's context (null when it set none).
+pub(crate) fn context() -> *const () {
+    CONTEXT.with(Cell::get)
+}
+
+/// Set the running coroutine's context: it is restored after each of its [`pause`]s.
+pub(crate) fn set_context(p: *const ()) {
+    CONTEXT.with(|c| c.set(p));
 }
 
 /// Run `bodies` to completion, interleaved at their [`pause`]s, on this OS thread. A body whose
@@ -62,8 +77,10 @@ pub(crate) fn run_all<'a>(
         for slot in threads.iter_mut() {
             let Some(t) = slot else { continue };
             let result = t.resume(());
-            // Between threads no yielder is current: a `pause` here yields the OS thread.
+            // Between threads no yielder or context is current: a `pause` here yields the OS
+            // thread.
             CURRENT.with(|c| c.set(ptr::null()));
+            set_context(ptr::null());
             if let CoroutineResult::Return(()) = result {
                 if let Some(t) = slot.take() {
                     STACKS.with(|s| {
@@ -85,6 +102,7 @@ struct ResetCurrent;
 impl Drop for ResetCurrent {
     fn drop(&mut self) {
         CURRENT.with(|c| c.set(ptr::null()));
+        set_context(ptr::null());
     }
 }
 

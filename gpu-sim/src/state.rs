@@ -50,6 +50,9 @@ pub(crate) struct ClusterState {
     /// Every lane's shared access, kept only for [`launch_profiled`] (a plain launch does not
     /// pay a lock and a push per access).
     pub(crate) log: Option<Mutex<Vec<LaneAccess>>>,
+    /// The launch this cluster is part of (numbered from 1 in each process): global memory's
+    /// records of an earlier launch are stale.
+    pub(crate) launch_id: u64,
 }
 
 /// The thread id standing for several readers.
