@@ -366,10 +366,12 @@ macro_rules! arms256 {
 macro_rules! tier {
     ($(#[$doc:meta])* $name:ident, $run:ident, $alone:ident, $ops:literal, $($arms:ident($base:expr))*) => {
         $(#[$doc])*
-        /// Force-inlined on nvptx (like each position), so that the tier is one function of
-        /// constant operations before LLVM.
-        #[cfg_attr(not(target_arch = "nvptx64"), inline(always))]
-        #[cfg_attr(target_arch = "nvptx64", rustc_force_inline)]
+        /// Its positions are inlined in MIR (force-inlined on nvptx), so that the tier is one
+        /// function of constant operations before LLVM; the tier itself is inlined by LLVM,
+        /// not in MIR, where each of its callers would carry a copy of all its positions in
+        /// the crate's metadata.
+        #[inline(always)]
+        #[cfg_attr(target_arch = "nvptx64", rustc_no_mir_inline)]
         pub fn $name<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usize>(
             t: &T,
             src: &[E; NS],
