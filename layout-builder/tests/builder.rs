@@ -1,11 +1,22 @@
 //! The builder on a kernel crate with a run-time index (needs rustup; installs the nightly).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// The fixture crates build one at a time into one target directory, so that `core` for nvptx
+/// (`-Z build-std`, the bulk of each build) is built once, not once per fixture.
+static TARGET: Mutex<()> = Mutex::new(());
+
+/// The shared target directory, held for one build.
+fn target() -> (MutexGuard<'static, ()>, PathBuf) {
+    let guard = TARGET.lock().unwrap_or_else(PoisonError::into_inner);
+    (guard, Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixtures"))
+}
 
 #[test]
 fn a_runtime_index_becomes_a_trap_not_an_unresolved_symbol() {
     let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bounds");
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bounds");
+    let (_one_at_a_time, target) = target();
     let ptx = layout_builder::PtxBuilder::new(&here)
         .target_dir(&target)
         .out_file(target.join("bounds.ptx"))
@@ -36,7 +47,7 @@ fn a_directory_without_a_crate_is_an_error_that_says_so() {
 #[test]
 fn a_dependencys_functions_are_linked_into_the_ptx() {
     let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/libm-kernel");
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("libm-kernel");
+    let (_one_at_a_time, target) = target();
     let ptx = layout_builder::PtxBuilder::new(&here)
         .target_dir(&target)
         .out_file(target.join("libm.ptx"))
@@ -59,7 +70,7 @@ fn a_dependencys_functions_are_linked_into_the_ptx() {
 #[test]
 fn a_function_no_crate_defines_fails_the_build_by_name() {
     let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/unresolved");
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("unresolved");
+    let (_one_at_a_time, target) = target();
     let e = layout_builder::PtxBuilder::new(&here)
         .target_dir(&target)
         .out_file(target.join("unresolved.ptx"))
