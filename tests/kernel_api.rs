@@ -333,3 +333,36 @@ fn stores_write_each_element_once() {
         assert_eq!(f32::from_bits(wrapped.get(i) as u32), i as f32);
     }
 }
+
+layout! {
+    Flat8 = blocked(sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]) for [256];
+}
+
+/// `Tile::to` converts each register as Rust's `as` or the 16-bit floats' rounding does (nearest,
+/// ties to even; two at a time on the GPU): values on both sides of each rounding and cast edge.
+#[test]
+fn to_converts_each_register() {
+    let tie_even = 1.0 + f32::powi(2.0, -11); // halfway between two f16s: rounds to 1.0
+    let tie_odd = 1.0 + 3.0 * f32::powi(2.0, -11); // halfway: rounds up to 1 + 2^-9
+    let xs = [tie_even, tie_odd, -2.7, 1e10, f32::NAN, -1e10, 65520.0, 3.5];
+    launch(Launch::new(1, 32, 0), |_| {
+        let x = Tile::<Flat8, f32, 8>::new(xs);
+        let h = x.to::<F16>();
+        let want: Vec<F16> = xs.iter().map(|&v| F16::from_f32(v)).collect();
+        assert_eq!(h.values.to_vec(), want);
+        assert_eq!(h.values[0].to_f32(), 1.0);
+        assert_eq!(h.values[1].to_f32(), 1.0 + f32::powi(2.0, -9));
+        assert!(h.values[6].to_f32().is_infinite());
+        assert_eq!(h.to::<f32>().values[7], 3.5);
+        let b = h.to::<Bf16>();
+        assert_eq!(b.values[7].to_f32(), 3.5);
+        // -2.7 as f16 is -2.69921875, which bf16's 8 bits of mantissa round to -2.703125.
+        assert_eq!(b.values[2].to_f32(), -2.703125);
+        assert_eq!(b.to::<F16>().values[2].to_f32(), -2.703125);
+        let i = x.to::<i32>();
+        assert_eq!(i.values, [1, 1, -2, i32::MAX, 0, i32::MIN, 65520, 3]);
+        assert_eq!(i.to::<u32>().values[2], (-2i32) as u32);
+        assert_eq!(i.to::<f32>().values[3], 2147483648.0);
+    })
+    .unwrap();
+}

@@ -37,6 +37,7 @@
 #![cfg_attr(not(target_arch = "nvptx64"), deny(unsafe_code))]
 #![warn(missing_docs)]
 
+pub mod cast;
 pub mod convert;
 pub mod copy;
 #[cfg(feature = "cudarc")]

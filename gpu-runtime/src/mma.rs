@@ -17,7 +17,7 @@ pub use crate::tensor_core::{m16n8k16_lane, widen, MmaKind};
 use crate::thread::Thread;
 
 /// An operand element type of `mma`.
-pub trait MmaInput: Element {
+pub trait MmaInput: Element + crate::cast::CastFrom<f32> {
     /// Its PTX type.
     const KIND: MmaKind;
     /// Its value, exactly, as `f32`.

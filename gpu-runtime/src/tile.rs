@@ -210,20 +210,18 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         Tile::new(out)
     }
 
-    /// The elements rounded to the MMA input format `F` (nearest, ties to even), two registers
-    /// at a time as one packed conversion on the GPU (what an MMA operand's words want).
+    /// The elements converted to `F` (Triton's `x.to(dtype)`): `tile.to::<F16>()`. Narrowing
+    /// to a 16-bit float rounds (nearest, ties to even) two registers at a time, as one packed
+    /// conversion on the GPU; see [`CastFrom`](crate::cast::CastFrom) for the rest.
     #[inline(always)]
-    pub fn round<F: crate::mma::MmaInput>(&self) -> Tile<L, F, N>
-    where
-        E: Into<f32>,
-    {
+    pub fn to<F: crate::cast::CastFrom<E>>(&self) -> Tile<L, F, N> {
         let mut out = [F::default(); N];
         crate::unroll!(N / 2, |i| {
-            let [lo, hi] = F::round2(self.values[2 * i].into(), self.values[2 * i + 1].into());
+            let [lo, hi] = F::cast2(self.values[2 * i], self.values[2 * i + 1]);
             (out[2 * i], out[2 * i + 1]) = (lo, hi);
         });
         if N % 2 == 1 {
-            out[N - 1] = F::round(self.values[N - 1].into());
+            out[N - 1] = F::cast(self.values[N - 1]);
         }
         Tile::new(out)
     }

@@ -6,7 +6,7 @@
 
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
-use linear_layouts::{layout, math, unroll, Global, GlobalMut, Thread, Tile, F16};
+use linear_layouts::{layout, math, Global, GlobalMut, Thread, Tile, F16};
 
 layout! {
     /// 1,024 consecutive halves over 4 warps: 8 per thread (16 bytes), lanes then warps.
@@ -34,8 +34,8 @@ pub fn silu(x: f32) -> f32 {
 #[inline(always)]
 pub fn activation_tile<T: Thread>(t: &T, x: &Global<F16>, y: &GlobalMut<F16>, f: fn(f32) -> f32) {
     let origin = [t.block_idx()[0] * ACTIVATION_TILE];
-    let mut v = Tile::<Flat16, F16, 8>::load(t, x, origin, [1]);
-    unroll!(8, |r| v.values[r] = F16::round(f(v.values[r].widen())));
+    let v = Tile::<Flat16, F16, 8>::load(t, x, origin, [1]);
+    let v = v.to::<f32>().map(f).to::<F16>();
     v.store(t, y, origin, [1]);
 }
 

@@ -376,7 +376,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
         let (p, alpha) = softmax_step(t, s, block, scale_log2, (&mut m, &mut l));
         let alpha_o = alpha.reshape::<AttnRowO>().broadcast::<1, AttnO, NO>();
         // The accumulator's registers are operand A's: planned from the layouts, no instruction.
-        let pa = p.round::<E>().convert::<AttnP, NP>(t);
+        let pa = p.to::<E>().convert::<AttnP, NP>(t);
         unroll!(H, |h| {
             let vs = SharedWindow::new(r, Stages::<H>::v(j, h));
             let va: [E; NV] = halves(convert!(AttnVSmem => AttnV, u16).load(&vs));
@@ -395,7 +395,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
     unroll!(H, |h| {
         let out = acc[h] * inv;
         let rows = convert!(AttnO => AttnRows, f32).run(t, &out.values);
-        let out = Tile::<AttnRows, f32, NL>::new(rows).round::<E>();
+        let out = Tile::<AttnRows, f32, NL>::new(rows).to::<E>();
         out.store_masked_aligned(t, o, [base + row0, 64 * h as u32], [d, 1], bounds);
     });
 }

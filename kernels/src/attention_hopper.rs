@@ -370,7 +370,7 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
     #[inline(always)]
     fn operand<T: Hopper>(&self, t: &T, mut p: Tile<HAttnS, f32, NS>) -> [u32; NP / 2] {
         t.wgmma_fence_operand(&mut p.values);
-        pack_pairs(&p.round::<E>().convert::<HAttnP, NP>(t).values)
+        pack_pairs(&p.to::<E>().convert::<HAttnP, NP>(t).values)
     }
 }
 
@@ -471,7 +471,7 @@ pub fn attention_hopper_tile<
         .broadcast::<1, H::O, NO>();
     let out = acc * inv;
     let qs = SharedWindow::new(t, smem);
-    let out = Tile::<H::Rows, f32, NL>::new(H::rows(&qs, &out.values)).round::<E>();
+    let out = Tile::<H::Rows, f32, NL>::new(H::rows(&qs, &out.values)).to::<E>();
     out.store_masked_aligned(t, o, [base + row0, 0], [d, 1], [base + seq, d]);
 }
 

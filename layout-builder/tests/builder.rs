@@ -10,7 +10,10 @@ static TARGET: Mutex<()> = Mutex::new(());
 /// The shared target directory, held for one build.
 fn target() -> (MutexGuard<'static, ()>, PathBuf) {
     let guard = TARGET.lock().unwrap_or_else(PoisonError::into_inner);
-    (guard, Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixtures"))
+    (
+        guard,
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixtures"),
+    )
 }
 
 #[test]

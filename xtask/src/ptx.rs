@@ -233,13 +233,14 @@ pub fn global_accesses(ptx: &str) -> Vec<(String, String, usize)> {
 }
 
 /// The math instructions of the kernels that use `linear_layouts::math`: each function one
-/// instruction, each 16-bit value widened and narrowed by one `cvt`, 8 elements per thread.
+/// instruction, each 16-bit value widened by one `cvt` and each pair narrowed by one packed
+/// `cvt` (`Tile::to`), 8 elements per thread.
 pub const MATH_INSTRUCTIONS: &[(&str, &str, usize)] = &[
     ("gelu_tanh_f16", "cvt.f32.f16", 8),
-    ("gelu_tanh_f16", "cvt.rn.f16.f32", 8),
+    ("gelu_tanh_f16", "cvt.rn.f16x2.f32", 4),
     ("gelu_tanh_f16", "tanh.approx.f32", 8),
     ("silu_f16", "cvt.f32.f16", 8),
-    ("silu_f16", "cvt.rn.f16.f32", 8),
+    ("silu_f16", "cvt.rn.f16x2.f32", 4),
     ("silu_f16", "ex2.approx.ftz.f32", 8),
     ("silu_f16", "rcp.approx.ftz.f32", 8),
 ];
