@@ -10,6 +10,8 @@ use linear_layouts::{
 layout! {
     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
     Cols = blocked(sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]) for [64, 64];
+    RowSums = slice(dim = 1, parent = Rows) for [64];
+    ColSums = slice(dim = 0, parent = Cols) for [64];
     Rows8 = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
     Rows16 = blocked(sizePerThread = [1, 16], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 128];
     Acc = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]) for [64, 64];
@@ -365,4 +367,67 @@ fn to_converts_each_register() {
         assert_eq!(i.to::<f32>().values[3], 2147483648.0);
     })
     .unwrap();
+}
+
+/// A tile minus a tile of its slice subtracts each row's (or column's) value from that row (or
+/// column), and compares with it: Triton's `x - s[:, None]` and `x < s[None, :]`.
+#[test]
+fn operators_broadcast_a_slice_along_its_dim() {
+    let x = HostMemory::new((0..64 * 64).map(|i| (i as f32).to_bits() as u64));
+    let (d, below) = (poisoned(64 * 64), poisoned(64 * 64));
+    let (dc, belowc) = (poisoned(64 * 64), poisoned(64 * 64));
+    launch(Launch::new(1, 128, 0), |t| {
+        let v = Tile::<Rows, f32, 32>::load(t, &x.global(), [0, 0], [64, 1]);
+        let s = v.sum::<1, RowSums, 8>(t);
+        (v - s).store(t, &d.global_mut(), [0, 0], [64, 1]);
+        let mask = v.lt(s / 64.0);
+        Tile::splat(1.0f32).select(&mask, &Tile::splat(0.0)).store(
+            t,
+            &below.global_mut(),
+            [0, 0],
+            [64, 1],
+        );
+        // Column-major: element (i, j) of the tile at 64 j + i.
+        let c = Tile::<Cols, f32, 32>::load(t, &x.global(), [0, 0], [1, 64]);
+        let m = c.max::<0, ColSums, 8>(t);
+        (c - m).store(t, &dc.global_mut(), [0, 0], [1, 64]);
+        let mask = c.ge(m);
+        Tile::splat(1.0f32).select(&mask, &Tile::splat(0.0)).store(
+            t,
+            &belowc.global_mut(),
+            [0, 0],
+            [1, 64],
+        );
+    })
+    .expect("simulator");
+    let f = |m: &HostMemory, i: usize| f32::from_bits(m.get(i) as u32);
+    for i in 0..64 {
+        let row_sum = (0..64).map(|j| (64 * i + j) as f32).sum::<f32>();
+        for j in 0..64 {
+            let at = 64 * i + j;
+            assert_eq!(f(&d, at), at as f32 - row_sum, "row {} col {}", i, j);
+            assert_eq!(
+                f(&below, at),
+                if j < 32 { 1.0 } else { 0.0 },
+                "row {} col {}",
+                i,
+                j
+            );
+            // The column-major tile's column i is memory row i: its max is at 64 i + 63.
+            assert_eq!(
+                f(&dc, at),
+                at as f32 - (64 * i + 63) as f32,
+                "row {} col {}",
+                i,
+                j
+            );
+            assert_eq!(
+                f(&belowc, at),
+                if j == 63 { 1.0 } else { 0.0 },
+                "row {} col {}",
+                i,
+                j
+            );
+        }
+    }
 }

@@ -87,6 +87,7 @@ pub use layout::{Declared, HwIndex, InDim, Layout, LayoutKind, Registers, Shared
 pub use mma::Mma;
 #[cfg(not(target_arch = "spirv"))]
 pub use partition::Partition;
+pub use reduce::BroadcastTo;
 pub use reread::Reread;
 pub use thread::CopySource;
 pub use thread::Thread;

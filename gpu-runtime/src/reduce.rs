@@ -35,6 +35,27 @@ impl<S: Registers<M>, E: Element, const M: usize> Tile<S, E, M> {
     }
 }
 
+/// Tiles of `Self` broadcast to tiles of `L`, register by register and with no data movement:
+/// `L` itself, and each slice of `L` (`layout!` implements it for `S = slice(dim = D, parent =
+/// L)` defined in one block). It is what lets `x - m` subtract a row statistic `m` from every
+/// element of its row of `x` (Triton's implicit broadcast) and `x.gt(m)` compare with it.
+#[diagnostic::on_unimplemented(
+    message = "a tile of `{Self}` does not broadcast to `{L}`",
+    label = "neither `{L}` nor a slice of it",
+    note = "a tile combines with a tile of its own layout, a scalar, or a tile of a slice of its layout: define `S = slice(dim = .., parent = {L})` in the `layout!` block that defines `{L}`, reduce into it (`x.max::<D, S, _>(t)`), and combine; or `convert` the tile to `{L}` first"
+)]
+pub trait BroadcastTo<L> {
+    /// The register of a `Self` tile that register `r` of an `L` tile takes.
+    fn source(r: usize) -> usize;
+}
+
+impl<L> BroadcastTo<L> for L {
+    #[inline(always)]
+    fn source(r: usize) -> usize {
+        r
+    }
+}
+
 /// The slice of `L` along `D` with `M` registers per thread, named `S`: its reduction and
 /// broadcast plan.
 pub struct Slice<L, S, const D: usize, const N: usize, const M: usize>(PhantomData<(L, S)>);

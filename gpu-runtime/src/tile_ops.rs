@@ -1,6 +1,7 @@
 //! [`Tile`]'s operators, as Triton's and Gluon's tensors have them: `+ - * / %`, the bitwise
-//! `& | ^` and unary `-`/`!` element by element between two tiles of one layout, or a tile and a
-//! scalar on either side (the scalar broadcast); the compound assignments; and comparisons
+//! `& | ^` and unary `-`/`!` element by element between two tiles of one layout, a tile and a
+//! tile of a slice of its layout (the slice broadcast along its dim, as Triton broadcasts
+//! `x - m[:, None]`), or a tile and a scalar on either side; the compound assignments; and comparisons
 //! (`lt`, `le`, `gt`, `ge`, `equal`, `not_equal`) giving a `Tile<L, bool, N>` mask for
 //! [`Tile::select`]. Each is one instruction per register, written out as `map`/`zip_with`
 //! would write it.
@@ -10,13 +11,18 @@
 //!
 //! layout! {
 //!     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 32];
+//!     RowStats = slice(dim = 1, parent = Rows) for [16];
 //! }
 //!
 //! let x = Tile::<Rows, f32, 4>::splat(3.0);
-//! let y = (x * 2.0 - 1.0) / x + Tile::splat(0.5);
+//! let y = (x * 2.0 - 1.0) / x + 0.5;
 //! assert_eq!(y.values, [5.0 / 3.0 + 0.5; 4]);
 //! let big = y.gt(1.0);
 //! assert_eq!(x.select(&big, &-x).values, [3.0; 4]);
+//! // A row statistic (what `x.max::<1, RowStats, 1>(t)` gives) broadcast along the rows.
+//! let m = Tile::<RowStats, f32, 1>::splat(1.0);
+//! assert_eq!((x - m).values, [2.0; 4]);
+//! assert_eq!(x.gt(m).values, [true; 4]);
 //! ```
 
 use core::ops::{
@@ -26,46 +32,88 @@ use core::ops::{
 
 use crate::element::Element;
 use crate::layout::Registers;
+use crate::reduce::BroadcastTo;
 use crate::tile::Tile;
 
 /// What a tile is combined with element by element: another tile of its layout (each register
-/// with its own) or a scalar (every register with it).
+/// with its own), a tile of a slice of its layout (each register with its row's or column's
+/// value: [`BroadcastTo`]) or a scalar (every register with it).
 pub trait Operand<L: Registers<N>, E, const N: usize>: Copy {
     /// The value combined with register `r`.
     fn at(&self, r: usize) -> E;
 }
 
-impl<L: Registers<N>, E: Element, const N: usize> Operand<L, E, N> for Tile<L, E, N> {
+impl<
+        L: Registers<N>,
+        S: Registers<M> + BroadcastTo<L>,
+        E: Element,
+        const N: usize,
+        const M: usize,
+    > Operand<L, E, N> for Tile<S, E, M>
+{
     #[inline(always)]
     fn at(&self, r: usize) -> E {
-        self.values[r]
+        self.values[S::source(r)]
     }
 }
 
-impl<L: Registers<N>, E: Element, const N: usize> Operand<L, E, N> for &Tile<L, E, N> {
+impl<
+        L: Registers<N>,
+        S: Registers<M> + BroadcastTo<L>,
+        E: Element,
+        const N: usize,
+        const M: usize,
+    > Operand<L, E, N> for &Tile<S, E, M>
+{
     #[inline(always)]
     fn at(&self, r: usize) -> E {
-        self.values[r]
+        self.values[S::source(r)]
+    }
+}
+
+impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
+    /// `f(element, rhs's)` for every register: the binary operators' one loop.
+    #[inline(always)]
+    fn combine<F: Element>(
+        &self,
+        rhs: impl Operand<L, E, N>,
+        f: impl Fn(E, E) -> F,
+    ) -> Tile<L, F, N> {
+        let mut out = [F::default(); N];
+        crate::unroll!(N, |r| out[r] = f(self.values[r], rhs.at(r)));
+        Tile::new(out)
     }
 }
 
 /// Tile op tile, tile op scalar, scalar op tile, and the compound assignments, for `$Op`.
 macro_rules! binary {
     ($Op:ident, $op:ident, $OpAssign:ident, $op_assign:ident; $($scalar:ty),*) => {
-        impl<L: Registers<N>, E: Element + $Op<Output = E>, const N: usize> $Op for Tile<L, E, N> {
+        impl<
+                L: Registers<N>,
+                S: Registers<M> + BroadcastTo<L>,
+                E: Element + $Op<Output = E>,
+                const N: usize,
+                const M: usize,
+            > $Op<Tile<S, E, M>> for Tile<L, E, N>
+        {
             type Output = Self;
             #[inline(always)]
-            fn $op(self, rhs: Self) -> Self {
-                self.zip_with(&rhs, |a, b| a.$op(b))
+            fn $op(self, rhs: Tile<S, E, M>) -> Self {
+                self.combine(rhs, |a, b| a.$op(b))
             }
         }
 
-        impl<L: Registers<N>, E: Element + $Op<Output = E>, const N: usize> $OpAssign
-            for Tile<L, E, N>
+        impl<
+                L: Registers<N>,
+                S: Registers<M> + BroadcastTo<L>,
+                E: Element + $Op<Output = E>,
+                const N: usize,
+                const M: usize,
+            > $OpAssign<Tile<S, E, M>> for Tile<L, E, N>
         {
             #[inline(always)]
-            fn $op_assign(&mut self, rhs: Self) {
-                *self = self.zip_with(&rhs, |a, b| a.$op(b));
+            fn $op_assign(&mut self, rhs: Tile<S, E, M>) {
+                *self = self.combine(rhs, |a, b| a.$op(b));
             }
         }
 
@@ -136,12 +184,10 @@ macro_rules! scalar_operand {
 scalar_operand!(bool, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
 
 impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
-    /// `f(element, rhs's)` for every register: the comparisons' one loop.
+    /// `f(element, rhs's)` for every register, a mask.
     #[inline(always)]
     fn compare(&self, rhs: impl Operand<L, E, N>, f: impl Fn(E, E) -> bool) -> Tile<L, bool, N> {
-        let mut out = [false; N];
-        crate::unroll!(N, |r| out[r] = f(self.values[r], rhs.at(r)));
-        Tile::new(out)
+        self.combine(rhs, f)
     }
 
     /// Where `self < rhs` (a tile of this layout or a scalar): Triton's `x < y`.

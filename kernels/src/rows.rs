@@ -22,7 +22,9 @@
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::math::{self, Real};
-use linear_layouts::{layout, Bf16, Element, Global, GlobalMut, Registers, Thread, Tile, F16};
+use linear_layouts::{
+    layout, Bf16, BroadcastTo, Element, Global, GlobalMut, Registers, Thread, Tile, F16,
+};
 
 layout! {
     /// 16 rows of 64 4-byte elements: 8 lanes per row, 8 elements per thread in two vectors.
@@ -154,7 +156,7 @@ pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: b
     n_cols: u32,
 ) where
     L: Registers<N>,
-    S: Registers<M>,
+    S: Registers<M> + BroadcastTo<L>,
     E: Element + Real,
     T: Thread,
 {
@@ -166,10 +168,9 @@ pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: b
     let lowest = E::from_f32(f32::NEG_INFINITY);
     let v = load::<L, E, T, N, ALIGNED>(t, x, origin, strides, bounds, lowest).map(E::to_f32);
     let max: Tile<S, f32, M> = v.reduce::<1, S, M>(t, math::max);
-    let e = v.zip_with(&max.broadcast::<1, L, N>(), |a, m| math::exp(a - m));
+    let e = (v - max).map(math::exp);
     let sum: Tile<S, f32, M> = e.reduce::<1, S, M>(t, |a, b| a + b);
-    let inv = sum.map(math::rcp).broadcast::<1, L, N>();
-    let out = e.zip_with(&inv, |a, r| E::from_f32(a * r));
+    let out = (e * sum.map(math::rcp)).map(E::from_f32);
     store::<L, E, T, N, ALIGNED>(t, &out, y, origin, strides, bounds);
 }
 
@@ -202,7 +203,7 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     eps: f32,
 ) where
     L: Registers<N>,
-    S: Registers<M>,
+    S: Registers<M> + BroadcastTo<L>,
     E: Element + Real,
     T: Thread,
 {
@@ -218,7 +219,7 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     let mean = sum * inv_n;
     // Masked columns must not count in the variance: their centred value is 0.
     let inside = Tile::<L, bool, N>::from_coords(t, |[_, j]| j < n_cols);
-    let centred = x.zip_with(&mean.broadcast::<1, L, N>(), |v, m| v.to_f32() - m);
+    let centred = x.map(E::to_f32) - mean;
     let square = (centred * centred).select(&inside, &Tile::splat(0.0));
     let var: Tile<S, f32, M> = square.reduce::<1, S, M>(t, |a, b| a + b);
     let r = var.map(|v| math::rsqrt(v * inv_n + eps));

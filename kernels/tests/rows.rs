@@ -14,7 +14,7 @@
 use kernels::rows::{self, layer_norm_rows, softmax_rows, LayerNormIo, RowClass, CLASSES};
 use linear_layouts::math::Real;
 use linear_layouts::sim::{launch, HostMemory, Launch};
-use linear_layouts::{Bf16, Element, Registers, F16};
+use linear_layouts::{Bf16, BroadcastTo, Element, Registers, F16};
 
 fn random(n: usize, seed: u64, scale: f64) -> Vec<f64> {
     let mut s = seed
@@ -61,7 +61,7 @@ fn softmax_case<L, S, E, const N: usize, const A: bool>(
     bf16: bool,
 ) where
     L: Registers<N>,
-    S: Registers<1>,
+    S: Registers<1> + BroadcastTo<L>,
     E: Element + Real,
 {
     let x: Vec<E> = random((n_rows * n_cols) as usize, n_cols as u64, 8.0)
@@ -113,7 +113,7 @@ fn layer_norm_case<L, S, E, const N: usize, const A: bool>(
     bf16: bool,
 ) where
     L: Registers<N>,
-    S: Registers<1>,
+    S: Registers<1> + BroadcastTo<L>,
     E: Element + Real,
 {
     let to = |v: &f64| E::from_f32(*v as f32);
@@ -319,7 +319,7 @@ fn classes_follow_their_layouts() {
 
 /// One CTA of the `_aligned` f32 softmax on tile `L` over rows `0..n_rows*n_cols`, with
 /// `shared` bytes of scratch: the simulator's verdict.
-fn aligned_softmax<L: Registers<N>, S: Registers<1>, const N: usize>(
+fn aligned_softmax<L: Registers<N>, S: Registers<1> + BroadcastTo<L>, const N: usize>(
     threads: u32,
     shared: u32,
     n_rows: u32,

@@ -157,6 +157,33 @@ pub fn side_tokens(s: &SolvedItem, name: &syn::Ident) -> TokenStream {
     quote!(#bases [#(#shape),*] #kind #padded #name)
 }
 
+/// `name = slice(dim = dim, parent = parent)` broadcasts to its parent (`np` registers per
+/// thread; `n` its own): each parent register takes the slice register its reduction plan
+/// groups it into (a const, evaluated only where a broadcast is written).
+pub fn broadcast_impl(
+    k: &Krate,
+    name: &Ident,
+    parent: &Ident,
+    dim: usize,
+    np: usize,
+    n: usize,
+) -> TokenStream {
+    let rt = k.rt();
+    let (dim, np, n) = (
+        Literal::usize_unsuffixed(dim),
+        Literal::usize_unsuffixed(np),
+        Literal::usize_unsuffixed(n),
+    );
+    quote! {
+        impl #rt::reduce::BroadcastTo<#parent> for #name {
+            #[inline(always)]
+            fn source(r: usize) -> usize {
+                #rt::reduce::Slice::<#parent, #name, #dim, #np, #n>::PLAN.group(r as u32) as usize
+            }
+        }
+    }
+}
+
 pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
     let (rt, private) = (k.rt(), k.private());
     let shared = s.solved.encoding.is_shared();

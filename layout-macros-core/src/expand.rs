@@ -28,6 +28,8 @@ pub fn layout(input: TokenStream) -> TokenStream {
     let mut shown: Vec<(String, String)> = Vec::new();
     let mut out = TokenStream::new();
     let mut errors: Option<syn::Error> = None;
+    // Each distributed layout's registers per thread, for its slices' broadcasts.
+    let mut registers: Vec<(String, usize)> = Vec::new();
     for item in &block.items {
         let name = item.name.to_string();
         if defined.contains(&name) {
@@ -61,6 +63,18 @@ pub fn layout(input: TokenStream) -> TokenStream {
                     ),
                 ));
                 out.extend(crate::emit::emit(&k, item, &s));
+                if !s.solved.encoding.is_shared() {
+                    let n = s.solved.layout.in_dim_size("register") as usize;
+                    if let Some((dim, parent)) = slice_of(item) {
+                        let np = registers.iter().find(|(p, _)| parent == p);
+                        if let Some(&(_, np)) = np {
+                            out.extend(crate::emit::broadcast_impl(
+                                &k, &item.name, &parent, dim, np, n,
+                            ));
+                        }
+                    }
+                    registers.push((name.clone(), n));
+                }
                 if let Some(a) = s.attr {
                     aliases.insert(name, a, s.source.clone());
                 }
@@ -103,6 +117,36 @@ fn parents_note(item: &Item, shown: &[(String, String)]) -> String {
         }
     }
     note
+}
+
+/// `(dim, parent)` of an item written `slice(dim = D, parent = P)` (or `#P`).
+fn slice_of(item: &Item) -> Option<(usize, proc_macro2::Ident)> {
+    let mut top = item.spec.clone().into_iter();
+    match (top.next(), top.next()) {
+        (Some(TokenTree::Ident(k)), Some(TokenTree::Group(g)))
+            if k == "slice" && g.delimiter() == Delimiter::Parenthesis =>
+        {
+            let ts: Vec<TokenTree> = g.stream().into_iter().collect();
+            let value_of = |key: &str| {
+                let at = ts
+                    .iter()
+                    .position(|t| matches!(t, TokenTree::Ident(i) if i == key))?;
+                ts[at + 1..]
+                    .iter()
+                    .find(|t| !matches!(t, TokenTree::Punct(_)))
+                    .cloned()
+            };
+            let dim = match value_of("dim")? {
+                TokenTree::Literal(l) => l.to_string().parse().ok()?,
+                _ => return None,
+            };
+            match value_of("parent")? {
+                TokenTree::Ident(p) => Some((dim, p)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 fn push_err(acc: &mut Option<syn::Error>, e: syn::Error) {
