@@ -273,7 +273,7 @@ fn tile_operators_act_element_by_element() {
         acc += b;
         acc *= 3;
         let mask = a.lt(b) & x.ge(0.0) | !a.not_equal(-200);
-        let picked = x.select(&(b.gt(2) ^ x.le(x)), &(-x * 2.0));
+        let picked = x.select(&(b.gt(2) ^ x.le(x)), -x * 2.0);
         for r in 0..32 {
             let (va, vb, vx) = (a.values[r], b.values[r], x.values[r]);
             assert_eq!((a + b).values[r], va + vb);
@@ -381,23 +381,17 @@ fn operators_broadcast_a_slice_along_its_dim() {
         let s = v.sum::<1, RowSums, 8>(t);
         (v - s).store(t, &d.global_mut(), [0, 0], [64, 1]);
         let mask = v.lt(s / 64.0);
-        Tile::splat(1.0f32).select(&mask, &Tile::splat(0.0)).store(
-            t,
-            &below.global_mut(),
-            [0, 0],
-            [64, 1],
-        );
+        Tile::splat(1.0f32)
+            .select(&mask, 0.0)
+            .store(t, &below.global_mut(), [0, 0], [64, 1]);
         // Column-major: element (i, j) of the tile at 64 j + i.
         let c = Tile::<Cols, f32, 32>::load(t, &x.global(), [0, 0], [1, 64]);
         let m = c.max::<0, ColSums, 8>(t);
         (c - m).store(t, &dc.global_mut(), [0, 0], [1, 64]);
         let mask = c.ge(m);
-        Tile::splat(1.0f32).select(&mask, &Tile::splat(0.0)).store(
-            t,
-            &belowc.global_mut(),
-            [0, 0],
-            [1, 64],
-        );
+        Tile::splat(1.0f32)
+            .select(&mask, 0.0)
+            .store(t, &belowc.global_mut(), [0, 0], [1, 64]);
     })
     .expect("simulator");
     let f = |m: &HostMemory, i: usize| f32::from_bits(m.get(i) as u32);

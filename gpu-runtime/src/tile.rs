@@ -252,14 +252,19 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         Tile::new(out)
     }
 
-    /// `self`'s element where `mask` is true, `other`'s elsewhere (Triton's `tl.where`).
+    /// `self`'s element where `mask` is true, `other`'s elsewhere (Triton's `tl.where`):
+    /// `other` a tile of this layout, of a slice of it, or a scalar (`x.select(&inside, 0.0)`).
     #[inline(always)]
-    pub fn select(&self, mask: &Tile<L, bool, N>, other: &Self) -> Self {
+    pub fn select(
+        &self,
+        mask: &Tile<L, bool, N>,
+        other: impl crate::tile_ops::Operand<L, E, N>,
+    ) -> Self {
         let mut out = [E::default(); N];
         crate::unroll!(N, |r| out[r] = if mask.values[r] {
             self.values[r]
         } else {
-            other.values[r]
+            other.at(r)
         });
         Self::new(out)
     }

@@ -18,7 +18,8 @@
 //! let y = (x * 2.0 - 1.0) / x + 0.5;
 //! assert_eq!(y.values, [5.0 / 3.0 + 0.5; 4]);
 //! let big = y.gt(1.0);
-//! assert_eq!(x.select(&big, &-x).values, [3.0; 4]);
+//! assert_eq!(x.select(&big, -x).values, [3.0; 4]);
+//! assert_eq!(x.select(&big.not_equal(true), 0.0).values, [0.0; 4]);
 //! // A row statistic (what `x.max::<1, RowStats, 1>(t)` gives) broadcast along the rows.
 //! let m = Tile::<RowStats, f32, 1>::splat(1.0);
 //! assert_eq!((x - m).values, [2.0; 4]);

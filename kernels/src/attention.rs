@@ -172,7 +172,7 @@ where
         let keep = Tile::<S, bool, NS>::from_coords(t, |[i, j]| {
             k0 + j < seq && (!causal || k0 + j <= row0 + i)
         });
-        s = s.select(&keep, &Tile::splat(f32::NEG_INFINITY));
+        s = s.select(&keep, f32::NEG_INFINITY);
     }
     let m_new = m.zip_with(&s.reduce::<1, R, NR>(t, math::max), |a, b| {
         math::max(a, b * scale)
