@@ -252,23 +252,6 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         Tile::new(out)
     }
 
-    /// `self`'s element where `mask` is true, `other`'s elsewhere (Triton's `tl.where`):
-    /// `other` a tile of this layout, of a slice of it, or a scalar (`x.select(&inside, 0.0)`).
-    #[inline(always)]
-    pub fn select(
-        &self,
-        mask: &Tile<L, bool, N>,
-        other: impl crate::tile_ops::Operand<L, E, N>,
-    ) -> Self {
-        let mut out = [E::default(); N];
-        crate::unroll!(N, |r| out[r] = if mask.values[r] {
-            self.values[r]
-        } else {
-            other.at(r)
-        });
-        Self::new(out)
-    }
-
     /// Where register `r` of this thread lives in a tensor whose element `c` is at
     /// `sum((origin[d] + c[d]) * strides[d])`.
     #[inline(always)]

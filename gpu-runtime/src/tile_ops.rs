@@ -185,6 +185,19 @@ macro_rules! scalar_operand {
 scalar_operand!(bool, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
 
 impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
+    /// `self`'s element where `mask` is true, `other`'s elsewhere (Triton's `tl.where`):
+    /// `other` a tile of this layout, of a slice of it, or a scalar (`x.select(&inside, 0.0)`).
+    #[inline(always)]
+    pub fn select(&self, mask: &Tile<L, bool, N>, other: impl Operand<L, E, N>) -> Self {
+        let mut out = [E::default(); N];
+        crate::unroll!(N, |r| out[r] = if mask.values[r] {
+            self.values[r]
+        } else {
+            other.at(r)
+        });
+        Self::new(out)
+    }
+
     /// `f(element, rhs's)` for every register, a mask.
     #[inline(always)]
     fn compare(&self, rhs: impl Operand<L, E, N>, f: impl Fn(E, E) -> bool) -> Tile<L, bool, N> {
