@@ -1,10 +1,10 @@
 //! [`Tile`]'s operators, as Triton's and Gluon's tensors have them: `+ - * / %`, the bitwise
 //! `& | ^` and unary `-`/`!` element by element between two tiles of one layout, a tile and a
 //! tile of a slice of its layout (the slice broadcast along its dim, as Triton broadcasts
-//! `x - m[:, None]`), or a tile and a scalar on either side; the compound assignments; and comparisons
-//! (`lt`, `le`, `gt`, `ge`, `equal`, `not_equal`) giving a `Tile<L, bool, N>` mask for
-//! [`Tile::select`]. Each is one instruction per register, written out as `map`/`zip_with`
-//! would write it.
+//! `x - m[:, None]`), or a tile and a scalar on either side; the compound assignments;
+//! comparisons (`lt`, `le`, `gt`, `ge`, `equal`, `not_equal`) giving a `Tile<L, bool, N>` mask;
+//! [`Tile::select`] (`tl.where`) and [`Tile::fma`] (`tl.fma`) with the same operands. Each is
+//! one instruction per register, written out as `map`/`zip_with` would write it.
 //!
 //! ```
 //! use linear_layouts::{layout, Tile};
@@ -24,6 +24,7 @@
 //! let m = Tile::<RowStats, f32, 1>::splat(1.0);
 //! assert_eq!((x - m).values, [2.0; 4]);
 //! assert_eq!(x.gt(m).values, [true; 4]);
+//! assert_eq!(x.fma(m, 0.5).values, [3.5; 4]);
 //! ```
 
 use core::ops::{
@@ -196,6 +197,19 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             other.at(r)
         });
         Self::new(out)
+    }
+
+    /// `self * mul + add`, rounded once per element (Triton's `tl.fma`: one `fma.rn.f32`
+    /// each), `mul` and `add` each a tile of this layout, of a slice of it, or a scalar.
+    #[inline(always)]
+    pub fn fma(&self, mul: impl Operand<L, E, N>, add: impl Operand<L, E, N>) -> Self
+    where
+        E: crate::math::Real,
+    {
+        let mut out = [E::default(); N];
+        crate::unroll!(N, |r| out[r] =
+            crate::math::fma(self.values[r], mul.at(r), add.at(r)));
+        Tile::new(out)
     }
 
     /// `f(element, rhs's)` for every register, a mask.

@@ -225,17 +225,14 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     let r = var.map(|v| math::rsqrt(v * inv_n + eps));
     // `(x - mean) * rstd` as `x * rstd - mean * rstd`, one `fma` from x itself: the centred
     // values then die in the variance, and only x (packed) is held across its reduction.
-    let shift = (-mean * r).broadcast::<1, L, N>();
-    let scaled = x.zip3_with(&r.broadcast::<1, L, N>(), &shift, |v, r, s| {
-        math::fma(v.to_f32(), r, s)
-    });
+    let scaled = x.map(E::to_f32).fma(r, -mean * r);
     // The weight and bias rows: every row of the tile reads the same (row stride 0).
     let (cols, cstrides, cbounds) = ([0, 0], [0, 1], [u32::MAX, n_cols]);
     let w = load::<L, E, T, N, ALIGNED>(t, io.w, cols, cstrides, cbounds, zero);
     let b = load::<L, E, T, N, ALIGNED>(t, io.b, cols, cstrides, cbounds, zero);
-    let affine = scaled.zip3_with(&w, &b, |v, w, b| {
-        E::from_f32(math::fma(v, w.to_f32(), b.to_f32()))
-    });
+    let affine = scaled
+        .fma(w.map(E::to_f32), b.map(E::to_f32))
+        .map(E::from_f32);
     store::<L, E, T, N, ALIGNED>(t, &affine, io.y, origin, strides, bounds);
     // The one thread whose register 0 holds column 0 of a row writes the row's statistics.
     let at = [0, t.lane(), t.warp(), 0];
