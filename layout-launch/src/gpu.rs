@@ -174,9 +174,22 @@ impl Gpu {
         Ok(Module {
             raw,
             stream: self.stream.clone(),
-            _ctx: self.ctx.clone(),
+            ctx: self.ctx.clone(),
         })
     }
+}
+
+/// A kernel whose layouts were written for warps of `written` lanes (0: any) runs on a device
+/// whose warps have `device` lanes only if they agree: its shuffles, reductions and conversions
+/// were planned for that many lanes.
+pub fn check_warp_size(kernel: &str, written: u32, device: u32) -> Result<(), LaunchError> {
+    if written != 0 && written != device {
+        return Err(LaunchError::Kernel(format!(
+            "{}: its layouts were written for warps of {} lanes, and this device's warps have {}: give its layouts {} lanes per warp (`#[warp_size = {}]` in `layout!`)",
+            kernel, written, device, device, device
+        )));
+    }
+    Ok(())
 }
 
 /// A launch's shape.
@@ -208,8 +221,8 @@ impl LaunchConfig {
 pub struct Module {
     raw: CUmodule,
     stream: Arc<CudaStream>,
-    // Keeps the context alive until the module is unloaded.
-    _ctx: Arc<CudaContext>,
+    // Keeps the context alive until the module is unloaded; asked for the device's warp size.
+    ctx: Arc<CudaContext>,
 }
 
 impl Drop for Module {
@@ -234,6 +247,11 @@ impl Module {
                 spec.name()
             )));
         }
+        let warp = self
+            .ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_WARP_SIZE)
+            .map_err(driver("the device's warp size"))?;
+        check_warp_size(spec.name(), spec.warp_size(), warp as u32)?;
         let f = self.function(spec.name(), spec.shared_bytes())?;
         let (mut bits, _guards) = args.params(&self.stream);
         let mut params: Vec<*mut c_void> = bits

@@ -92,3 +92,23 @@ fn f16_kernel_on_the_simulator() {
     .expect("simulator");
     assert!((0..300).all(|i| F16(y.get(i) as u16).to_f32() == i as f32 + 1.0));
 }
+
+#[test]
+fn a_kernel_for_another_warp_size_is_refused() {
+    use layout_launch::check_warp_size;
+    assert!(check_warp_size("twice", 32, 32).is_ok());
+    assert!(check_warp_size("any", 0, 32).is_ok());
+    let e = check_warp_size("subgroups", 16, 32)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("subgroups: its layouts were written for warps of 16 lanes, and this device's warps have 32"),
+        "{}",
+        e
+    );
+    assert_eq!(
+        TWICE.warp_size(),
+        32,
+        "a #[kernel] of warp-32 layouts says so"
+    );
+}
