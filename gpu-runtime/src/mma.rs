@@ -16,16 +16,13 @@ use crate::layout::{InDim, Layout, Registers};
 pub use crate::tensor_core::{m16n8k16_lane, widen, MmaKind};
 use crate::thread::Thread;
 
-/// An operand element type of `mma`.
+/// An operand element type of `mma`: an `f32` rounds to it (an epilogue's narrowing) through
+/// [`CastFrom`](crate::cast::CastFrom), two at a time where the GPU packs the conversion.
 pub trait MmaInput: Element + crate::cast::CastFrom<f32> {
     /// Its PTX type.
     const KIND: MmaKind;
     /// Its value, exactly, as `f32`.
     fn to_f32(self) -> f32;
-    /// `x` rounded to this format (nearest, ties to even): an epilogue's narrowing.
-    fn round(x: f32) -> Self;
-    /// `[round(lo), round(hi)]` as one packed conversion on the GPU.
-    fn round2(lo: f32, hi: f32) -> [Self; 2];
 }
 
 impl MmaInput for F16 {
@@ -34,14 +31,6 @@ impl MmaInput for F16 {
     fn to_f32(self) -> f32 {
         F16::to_f32(self)
     }
-    #[inline(always)]
-    fn round(x: f32) -> Self {
-        F16::round(x)
-    }
-    #[inline(always)]
-    fn round2(lo: f32, hi: f32) -> [Self; 2] {
-        F16::round2(lo, hi)
-    }
 }
 
 impl MmaInput for Bf16 {
@@ -49,14 +38,6 @@ impl MmaInput for Bf16 {
     #[inline(always)]
     fn to_f32(self) -> f32 {
         Bf16::to_f32(self)
-    }
-    #[inline(always)]
-    fn round(x: f32) -> Self {
-        Bf16::round(x)
-    }
-    #[inline(always)]
-    fn round2(lo: f32, hi: f32) -> [Self; 2] {
-        Bf16::round2(lo, hi)
     }
 }
 

@@ -109,7 +109,7 @@ pub fn gemm_tile<T: Thread, E: MmaInput>(
         k0 += 32;
     }
     let out = convert!(GemmAcc => GemmOut, f32).run(t, &acc);
-    Tile::<GemmOut, E, NO>::new(out.map(E::round)).store(t, c, [row0, col0], [n, 1]);
+    Tile::<GemmOut, E, NO>::new(out.map(E::cast)).store(t, c, [row0, col0], [n, 1]);
 }
 
 /// The grid of an `m x n` problem: one CTA per 64x64 tile of C.

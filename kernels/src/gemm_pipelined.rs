@@ -159,7 +159,7 @@ pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
     t.cp_async_wait::<0>();
     // The epilogue's conversion reuses the stages' memory.
     t.sync_block();
-    let out = convert!(PipeAcc => PipeOut, u16).run(t, &map(acc, |x| E::round(x).to_bits() as u16));
+    let out = convert!(PipeAcc => PipeOut, u16).run(t, &map(acc, |x| E::cast(x).to_bits() as u16));
     const NO: usize = PipeOut::ELEMENTS_PER_THREAD as usize;
     Tile::<PipeOut, E, NO>::new(halves(out)).store(t, c, at, [n, 1]);
 }

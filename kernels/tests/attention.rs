@@ -108,7 +108,7 @@ fn check<E: MmaInput>(
     let input = |seed| -> Vec<u64> {
         random(n, seed)
             .into_iter()
-            .map(|x| E::round(x).to_bits())
+            .map(|x| E::cast(x).to_bits())
             .collect()
     };
     let (q, k, v) = (input(1), input(2), input(3));

@@ -45,11 +45,11 @@ fn check<E: MmaInput>(
     let (mu, nu, ku) = (m as usize, n as usize, k as usize);
     let a: Vec<u64> = random(mu * ku, 1)
         .into_iter()
-        .map(|x| E::round(x).to_bits())
+        .map(|x| E::cast(x).to_bits())
         .collect();
     let b: Vec<u64> = random(ku * nu, 2)
         .into_iter()
-        .map(|x| E::round(x).to_bits())
+        .map(|x| E::cast(x).to_bits())
         .collect();
     let b_at = |kk: usize, j: usize| {
         b[if b_col_major {
