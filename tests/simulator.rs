@@ -267,11 +267,12 @@ mod global_memory {
     use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch, Place, SimError};
     use linear_layouts::Thread;
 
-    /// The one issue of `kind` in `e`, checked to be at `place`; its message.
-    fn only(e: &SimError, kind: IssueKind, place: Place) -> String {
+    /// The first issue of `kind` in `e`, checked to be at thread `thread` of block `block`; its
+    /// message.
+    fn only(e: &SimError, kind: IssueKind, block: u32, thread: u32) -> String {
         let found: Vec<_> = e.issues.iter().filter(|i| i.kind == kind).collect();
         assert!(!found.is_empty(), "no {:?} in {}", kind, e);
-        assert_eq!(found[0].place, Some(place), "{}", e);
+        assert_eq!(found[0].place, Some(Place { block, thread }), "{}", e);
         found[0].message.clone()
     }
 
@@ -283,14 +284,7 @@ mod global_memory {
             y.global_mut::<u32>().store1(i, t.block_idx()[0]);
         })
         .unwrap_err();
-        let m = only(
-            &e,
-            IssueKind::Race,
-            Place {
-                block: 1,
-                thread: 0,
-            },
-        );
+        let m = only(&e, IssueKind::Race, 1, 0);
         assert!(
             m.contains("writes element 0 of tensor `y` that thread 0 (block 0) wrote"),
             "{}",
@@ -322,14 +316,7 @@ mod global_memory {
             }
         })
         .unwrap_err();
-        let m = only(
-            &e,
-            IssueKind::Race,
-            Place {
-                block: 1,
-                thread: 0,
-            },
-        );
+        let m = only(&e, IssueKind::Race, 1, 0);
         assert!(
             m.contains("reads element 0 of tensor `x` that thread 0 (block 0) wrote"),
             "{}",
@@ -368,14 +355,7 @@ mod global_memory {
             let _: [f32; 4] = x.global::<f32>().load_n::<4>(i);
         })
         .unwrap_err();
-        let m = only(
-            &e,
-            IssueKind::Misaligned,
-            Place {
-                block: 0,
-                thread: 3,
-            },
-        );
+        let m = only(&e, IssueKind::Misaligned, 0, 3);
         assert!(
             m.contains("misaligned global load of 16 bytes at byte 52 (element 13) of tensor `x`"),
             "{}",
@@ -391,14 +371,7 @@ mod global_memory {
             let _ = x.global::<u32>().load1(t.lane() as usize + 2);
         })
         .unwrap_err();
-        let m = only(
-            &e,
-            IssueKind::OutOfBounds,
-            Place {
-                block: 0,
-                thread: 30,
-            },
-        );
+        let m = only(&e, IssueKind::OutOfBounds, 0, 30);
         assert!(
             m.contains("load of element 32 of tensor `x` of 32 elements"),
             "{}",

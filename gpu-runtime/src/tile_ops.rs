@@ -69,7 +69,7 @@ impl<
 {
     #[inline(always)]
     fn at(&self, r: usize) -> E {
-        self.values[S::source(r)]
+        Operand::<L, E, N>::at(*self, r)
     }
 }
 
@@ -115,7 +115,7 @@ macro_rules! binary {
         {
             #[inline(always)]
             fn $op_assign(&mut self, rhs: Tile<S, E, M>) {
-                *self = self.combine(rhs, |a, b| a.$op(b));
+                *self = (*self).$op(rhs);
             }
         }
 
