@@ -63,6 +63,15 @@ fn cargo_run(dir: &Path, target: &Path, args: &[&str]) -> (bool, String, String)
         }
     }
     c.env("CARGO_TARGET_DIR", target);
+    // CI's shell settings (no incremental state, line tables only) are a user's too.
+    for k in ["CARGO_INCREMENTAL", "CARGO_PROFILE_DEV_DEBUG"] {
+        if let Some(v) = std::env::var_os(k) {
+            c.env(k, v);
+        }
+    }
+    // The GPU build shares the workspace's nvptx build of `core` and the runtime (`cargo xtask
+    // ptx` builds it), as kernel crates of one user may.
+    c.env(layout_builder::TARGET_DIR_VAR, root().join("target/nvptx"));
     let out = c.output().expect("cargo");
     (
         out.status.success(),

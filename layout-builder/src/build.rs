@@ -11,6 +11,10 @@ use crate::{host_errors, link};
 const FEATURES: &str =
     "feature(abi_ptx,stdarch_nvptx,core_intrinsics,gpu_intrinsics,gpu_launch_sized_workgroup_mem)";
 
+/// The environment variable naming the nvptx target directory of every builder not given one
+/// (see [`PtxBuilder::target_dir`]).
+pub const TARGET_DIR_VAR: &str = "LAYOUT_NVPTX_TARGET_DIR";
+
 /// Builds a kernel crate for `nvptx64-nvidia-cuda` into one PTX file.
 #[derive(Clone, Debug)]
 pub struct PtxBuilder {
@@ -47,8 +51,10 @@ impl PtxBuilder {
         self.toolchain = toolchain.into();
         self
     }
-    /// Where cargo builds (default: `$OUT_DIR/nvptx` in a build script, else the crate's
-    /// `target/nvptx`). Never the outer build's own target directory, whose lock it holds.
+    /// Where cargo builds (default: `$LAYOUT_NVPTX_TARGET_DIR` when set, else `$OUT_DIR/nvptx`
+    /// in a build script, else the crate's `target/nvptx`). Never the outer build's own target
+    /// directory, whose lock it holds. Kernel crates that build in one directory share one build
+    /// of `core` and of their common dependencies for nvptx.
     pub fn target_dir(mut self, dir: impl AsRef<Path>) -> Self {
         self.target_dir = Some(dir.as_ref().to_path_buf());
         self
@@ -77,10 +83,12 @@ impl PtxBuilder {
         let name = crate_name(&manifest)?;
         ensure_toolchain(&self.toolchain)?;
         let out_dir = std::env::var_os("OUT_DIR").map(PathBuf::from);
-        let target_dir = match (&self.target_dir, &out_dir) {
-            (Some(d), _) => d.clone(),
-            (None, Some(o)) => o.join("nvptx"),
-            (None, None) => self.path.join("target/nvptx"),
+        let shared = std::env::var_os(TARGET_DIR_VAR).map(PathBuf::from);
+        let target_dir = match (&self.target_dir, shared, &out_dir) {
+            (Some(d), _, _) => d.clone(),
+            (None, Some(d), _) => d,
+            (None, None, Some(o)) => o.join("nvptx"),
+            (None, None, None) => self.path.join("target/nvptx"),
         };
         let stem = name.replace('-', "_");
         let asm = target_dir.join("asm").join(format!("{}.s", stem));
@@ -142,6 +150,7 @@ impl PtxBuilder {
             );
             println!("cargo:rerun-if-changed={}", self.path.join("src").display());
             println!("cargo:rerun-if-changed={}", manifest.display());
+            println!("cargo:rerun-if-env-changed={}", TARGET_DIR_VAR);
         }
         Ok(())
     }

@@ -29,7 +29,10 @@
 //!   `.maxntid`/`.minnctapersm` (`bounds`);
 //! * copies the PTX to one stable file: `<out dir>/<crate>.ptx`, the out dir being `$OUT_DIR`
 //!   in a build script (and `cargo:rustc-env=<CRATE>_PTX=<path>` is printed) or
-//!   `<target dir>/ptx` otherwise.
+//!   `<target dir>/ptx` otherwise;
+//! * builds in `$OUT_DIR/nvptx`, or in the directory `LAYOUT_NVPTX_TARGET_DIR` names: kernel
+//!   crates (or CI jobs) that set it to one directory share one nvptx build of `core` and of
+//!   the runtime.
 
 mod bounds;
 mod build;
@@ -39,6 +42,6 @@ mod link;
 mod progress;
 mod toolchain;
 
-pub use build::PtxBuilder;
+pub use build::{PtxBuilder, TARGET_DIR_VAR};
 pub use error::BuildError;
 pub use toolchain::{assemble, clean_env, ensure_components, ensure_toolchain, find_ptxas};
