@@ -3,6 +3,9 @@
 //! copy without a barrier after the wait, is reported; `wait_group N` leaves the newest `N`
 //! groups in flight. And a typed [`AsyncCopy`] lands a tile where the shared layout's store
 //! would, for a swizzled layout.
+//!
+//! Raw shared-memory accesses are `unsafe` (the contract of `Thread`): in these kernels the
+//! simulator is what checks it, and some break it on purpose to see it reported.
 
 use linear_layouts::sim::{launch, HostMemory, Launch, SimThread};
 use linear_layouts::{convert, layout, AsyncCopy, Layout, Registers, SharedLoad, Thread, Tile};
@@ -22,12 +25,12 @@ fn copies_land_at_the_wait_and_are_seen_after_a_barrier() {
     launch(Launch::new(1, 64, 1024), |t| {
         let g = mem.global::<u32>();
         let me = slot(t);
-        g.copy_to_shared(t, 4 * me as usize, 16, 16 * (63 - me));
+        unsafe { g.copy_to_shared(t, 4 * me as usize, 16, 16 * (63 - me)) };
         t.cp_async_commit();
         t.cp_async_wait::<0>();
         t.sync_block();
         // Thread `me` reads what thread `63 - me` copied: its own 4 words.
-        let w = t.ld_shared(16 * me, 16);
+        let w = unsafe { t.ld_shared(16 * me, 16) };
         assert_eq!(w, std::array::from_fn(|i| 4 * (63 - me) + i as u32));
     })
     .expect("a waited-for copy, then a barrier, is race-free");
@@ -38,9 +41,9 @@ fn reading_a_copy_before_its_wait_is_an_error() {
     let mem = memory();
     let err = launch(Launch::new(1, 64, 1024), |t| {
         let g = mem.global::<u32>();
-        g.copy_to_shared(t, 4 * slot(t) as usize, 16, 16 * slot(t));
+        unsafe { g.copy_to_shared(t, 4 * slot(t) as usize, 16, 16 * slot(t)) };
         t.cp_async_commit();
-        t.ld_shared(16 * slot(t), 4);
+        unsafe { t.ld_shared(16 * slot(t), 4) };
     })
     .expect_err("the copy is still in flight");
     assert!(
@@ -55,10 +58,10 @@ fn reading_another_threads_copy_without_a_barrier_is_a_race() {
     let mem = memory();
     let err = launch(Launch::new(1, 64, 1024), |t| {
         let g = mem.global::<u32>();
-        g.copy_to_shared(t, 4 * slot(t) as usize, 16, 16 * slot(t));
+        unsafe { g.copy_to_shared(t, 4 * slot(t) as usize, 16, 16 * slot(t)) };
         t.cp_async_commit();
         t.cp_async_wait::<0>();
-        t.ld_shared(16 * ((slot(t) + 1) % 64), 4);
+        unsafe { t.ld_shared(16 * ((slot(t) + 1) % 64), 4) };
     })
     .expect_err("the wait orders this thread's copies only");
     // Which report comes depends on how far the neighbour got: its copy not yet issued
@@ -77,22 +80,22 @@ fn wait_group_leaves_the_newest_groups_in_flight() {
     // Two groups; waiting with one pending lands the first only.
     let first = launch(Launch::new(1, 32, 1024), |t| {
         let g = mem.global::<u32>();
-        g.copy_to_shared(t, 4 * t.lane() as usize, 16, 16 * t.lane());
+        unsafe { g.copy_to_shared(t, 4 * t.lane() as usize, 16, 16 * t.lane()) };
         t.cp_async_commit();
-        g.copy_to_shared(t, 128 + 4 * t.lane() as usize, 16, 512 + 16 * t.lane());
+        unsafe { g.copy_to_shared(t, 128 + 4 * t.lane() as usize, 16, 512 + 16 * t.lane()) };
         t.cp_async_commit();
         t.cp_async_wait::<1>();
-        assert_eq!(t.ld_shared(16 * t.lane(), 4)[0], 4 * t.lane());
+        assert_eq!(unsafe { t.ld_shared(16 * t.lane(), 4) }[0], 4 * t.lane());
     });
     assert_eq!(first, Ok(()));
     let second = launch(Launch::new(1, 32, 1024), |t| {
         let g = mem.global::<u32>();
-        g.copy_to_shared(t, 4 * t.lane() as usize, 16, 16 * t.lane());
+        unsafe { g.copy_to_shared(t, 4 * t.lane() as usize, 16, 16 * t.lane()) };
         t.cp_async_commit();
-        g.copy_to_shared(t, 128 + 4 * t.lane() as usize, 16, 512 + 16 * t.lane());
+        unsafe { g.copy_to_shared(t, 128 + 4 * t.lane() as usize, 16, 512 + 16 * t.lane()) };
         t.cp_async_commit();
         t.cp_async_wait::<1>();
-        t.ld_shared(512 + 16 * t.lane(), 4);
+        unsafe { t.ld_shared(512 + 16 * t.lane(), 4) };
     });
     assert!(second.is_err(), "the second group is still in flight");
 }
@@ -102,7 +105,7 @@ fn a_copy_into_bytes_another_copy_is_writing_is_an_error() {
     let mem = memory();
     let err = launch(Launch::new(1, 32, 1024), |t| {
         let g = mem.global::<u32>();
-        g.copy_to_shared(t, 4 * t.lane() as usize, 16, 0);
+        unsafe { g.copy_to_shared(t, 4 * t.lane() as usize, 16, 0) };
     })
     .expect_err("32 copies into one 16-byte slot");
     assert!(err.to_string().contains("starts an async copy"), "{}", err);

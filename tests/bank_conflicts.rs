@@ -116,7 +116,8 @@ fn run<E: Element>(
         th.sync_block();
         for o in (lane + 32 * warp..1024).step_by(128) {
             let addr = pad_address(o * eb, &st.padding);
-            let w = linear_layouts::runtime::convert::ld_at(th, false, addr, eb)[0];
+            // SAFETY: inside the launch's shared bytes, after the barrier (the simulator checks).
+            let w = unsafe { linear_layouts::runtime::convert::ld_at(th, false, addr, eb) }[0];
             if E::from_bits(w as u64 & ((1u64 << bits) - 1)) != value(&s.apply_flat(&[o, 0])) {
                 bad.fetch_add(1, Ordering::Relaxed);
             }

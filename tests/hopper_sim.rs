@@ -6,6 +6,9 @@
 //! overwriting a tile a wgmma may still read. Orders between threads: an mbarrier's arrivals
 //! before its waiters, a named barrier among its threads, the end of a wgmma's reads (its
 //! wait, then an arrival) before a refill.
+//!
+//! Raw shared-memory accesses are `unsafe` (the contract of `Thread`): in these kernels the
+//! simulator is what checks it, and some break it on purpose to see it reported.
 
 use linear_layouts::runtime::hopper::{Descriptor, WgmmaOp};
 use linear_layouts::runtime::mma::MmaKind;
@@ -244,7 +247,7 @@ fn overwriting_a_tile_a_wgmma_may_still_read_is_an_error() {
             let mut acc = [0f32; 32];
             MMA.run(t, ta, tb, &mut acc);
             if t.warp() == 0 && t.lane() == 0 {
-                t.st_shared(tb, 4, [0; 4]);
+                unsafe { t.st_shared(tb, 4, [0; 4]) };
             }
             t.wgmma_wait::<0>();
         }),
@@ -269,7 +272,7 @@ fn refill(wait: bool) -> Result<(), SimError> {
             if wait {
                 t.mbarrier_wait(8, 0);
             }
-            t.st_shared(tb, 4, [0; 4]);
+            unsafe { t.st_shared(tb, 4, [0; 4]) };
         }
     })
 }
@@ -300,7 +303,7 @@ fn mbarriers_and_named_barriers_order_ordinary_accesses() {
             t.sync_block();
             let at = 1024 + 4 * t.lane();
             if t.warp() == 0 {
-                t.st_shared(at, 4, [t.lane(), 0, 0, 0]);
+                unsafe { t.st_shared(at, 4, [t.lane(), 0, 0, 0]) };
                 t.mbarrier_arrive(0);
             }
             if named && t.warp() < 2 {
@@ -310,10 +313,10 @@ fn mbarriers_and_named_barriers_order_ordinary_accesses() {
                 if !named {
                     t.mbarrier_wait(0, 0);
                 }
-                assert_eq!(t.ld_shared(at, 4)[0], t.lane());
+                assert_eq!(unsafe { t.ld_shared(at, 4) }[0], t.lane());
             }
             if t.warp() == 2 && third_reads {
-                t.ld_shared(at, 4);
+                unsafe { t.ld_shared(at, 4) };
             }
         })
     };
@@ -365,8 +368,8 @@ fn stored_then_multiplied(fence: Option<bool>) -> Result<(), SimError> {
         let [ta, tb] = tiles(t);
         let me = 64 * (t.warp() * 32 + t.lane());
         for i in (0..64).step_by(16) {
-            t.st_shared(ta + me + i, 16, [0x3c00_3c00; 4]);
-            t.st_shared(tb + me + i, 16, [0x3c00_3c00; 4]);
+            unsafe { t.st_shared(ta + me + i, 16, [0x3c00_3c00; 4]) };
+            unsafe { t.st_shared(tb + me + i, 16, [0x3c00_3c00; 4]) };
         }
         if fence == Some(true) {
             t.fence_proxy_async();

@@ -1,6 +1,9 @@
 //! `convert!` into and out of shared-memory layouts (Triton's local_store / local_load): every
 //! element must land at the offset the shared layout names, and load back into the destination
 //! layout, on the simulator; both as emitted code and as interpreted tables.
+//!
+//! Raw shared-memory accesses are `unsafe` (the contract of `Thread`): in these kernels the
+//! simulator is what checks it, and some break it on purpose to see it reported.
 
 use linear_layouts::convert::pad_address;
 use linear_layouts::planned::Planned;
@@ -74,7 +77,7 @@ fn round_trip<
         let tid = warp * 32 + lane;
         let mut o = tid;
         while o < elems {
-            let w = t.ld_shared(pad_address(o * eb, &st.access.padding), eb);
+            let w = unsafe { t.ld_shared(pad_address(o * eb, &st.access.padding), eb) };
             let got: E = if E::BITS == 64 {
                 linear_layouts::runtime::convert::join(w[0], w[1])
             } else {

@@ -1,6 +1,9 @@
 //! The simulator's own contract: a kernel body that panics comes back as an error naming the
 //! thread, and the threads waiting for it at a barrier are released, so a launch returns (a
 //! launch that hung would hang the test: no clock is read).
+//!
+//! Raw shared-memory accesses are `unsafe` (the contract of `Thread`): in these kernels the
+//! simulator is what checks it, and some break it on purpose to see it reported.
 
 use linear_layouts::sim::SimThread;
 use linear_layouts::sim::{launch, IssueKind, Launch};
@@ -116,11 +119,11 @@ impl Thread for CoreOnly<'_, '_> {
     fn sync_block(&self) {
         self.0.sync_block()
     }
-    fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
-        self.0.st_shared(byte_offset, bytes, words)
+    unsafe fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+        unsafe { self.0.st_shared(byte_offset, bytes, words) }
     }
-    fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
-        self.0.ld_shared(byte_offset, bytes)
+    unsafe fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
+        unsafe { self.0.ld_shared(byte_offset, bytes) }
     }
 }
 
@@ -157,7 +160,7 @@ fn a_core_only_backend_runs_matrix_plans_through_the_defaults() {
         for (r, &v) in mine.iter().enumerate() {
             let [i, j] = Acc::apply(r as u32, t.lane(), t.warp(), 0);
             let o = Nv128::locate([i, j]).offset;
-            assert_eq!(core.ld_shared(2 * o, 2)[0] as u16, v);
+            assert_eq!(unsafe { core.ld_shared(2 * o, 2) }[0] as u16, v);
         }
     })
     .unwrap();
@@ -171,17 +174,17 @@ fn same_value_writes_of_one_instruction_are_not_a_race() {
     let store = |value: fn(&SimThread) -> u32| {
         launch(Launch::new(1, 64, 16), move |t| {
             if t.warp() == 0 {
-                t.st_shared(0, 4, [value(t), 0, 0, 0]);
+                unsafe { t.st_shared(0, 4, [value(t), 0, 0, 0]) };
             }
             t.sync_block();
-            let _ = t.ld_shared(0, 4);
+            let _ = unsafe { t.ld_shared(0, 4) };
         })
     };
     store(|_| 7).expect("one instruction, one value");
     let e = store(|t| t.lane()).expect_err("one instruction, values differ");
     assert!(e.has(IssueKind::Race), "{}", e);
     let e = launch(Launch::new(1, 64, 16), |t| {
-        t.st_shared(0, 4, [7, 0, 0, 0]);
+        unsafe { t.st_shared(0, 4, [7, 0, 0, 0]) };
     })
     .expect_err("two warps, no barrier");
     assert!(e.has(IssueKind::Race), "{}", e);

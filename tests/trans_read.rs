@@ -3,6 +3,8 @@
 //! against its AMDGCN in layout-cli's explain tests) is planned as `ds_read_b64_tr_b16` and kin,
 //! every register gets its element, and every instruction takes the wavefronts the bank model
 //! says; on random swizzles of the shared layout too, where the read fits and where it does not.
+//!
+//! Raw shared-memory accesses are `unsafe` (the contract of `Thread`): the simulator checks it.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -44,13 +46,15 @@ fn run<E: Element>(target: &Target, dist: &str, smem: &str, shape: &[i64]) -> (S
         // Every element where the (padded) shared layout keeps it.
         for o in (lane + target.lanes * warp..offsets).step_by(threads as usize) {
             let w = value::<E>(&s.apply_flat(&[o, 0]), shape).to_bits() as u32;
-            st_at(
-                th,
-                false,
-                pad_address(o * eb, &ld.padding),
-                eb,
-                [w, 0, 0, 0],
-            );
+            unsafe {
+                st_at(
+                    th,
+                    false,
+                    pad_address(o * eb, &ld.padding),
+                    eb,
+                    [w, 0, 0, 0],
+                )
+            };
         }
         th.sync_block();
         let mut out = vec![E::default(); regs as usize];
@@ -245,7 +249,8 @@ fn a_store_through_a_transposed_reads_tables_writes_each_element_in_place() {
         linear_layouts::runtime::convert::store_access(&ld, th, &vals);
         th.sync_block();
         for o in (lane + 64 * warp..8192).step_by(256) {
-            let w = linear_layouts::runtime::convert::ld_at(th, false, o * 2, 2)[0] as u16;
+            let w =
+                unsafe { linear_layouts::runtime::convert::ld_at(th, false, o * 2, 2) }[0] as u16;
             if w != value::<u16>(&s.apply_flat(&[o, 0]), &shape) {
                 bad.fetch_add(1, Ordering::Relaxed);
             }
@@ -281,7 +286,7 @@ fn convert_emits_the_transposed_read_for_gfx950() {
         let (lane, warp) = (th.lane(), th.warp());
         for o in (lane + 64 * warp..8192).step_by(256) {
             let w = value::<u16>(&s.apply_flat(&[o, 0]), &[64, 128]) as u32;
-            st_at(th, false, o * 2, 2, [w, 0, 0, 0]);
+            unsafe { st_at(th, false, o * 2, 2, [w, 0, 0, 0]) };
         }
         th.sync_block();
         let out = ld.load(th);

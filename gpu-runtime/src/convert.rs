@@ -154,6 +154,7 @@ impl<E: Element, T: Thread> Machine for Values<'_, E, T> {
     }
 }
 
+#[allow(unsafe_code)]
 impl<E: Element, T: Thread> SharedMachine for Values<'_, E, T> {
     #[inline(always)]
     fn cta_rank(&mut self) -> u32 {
@@ -178,22 +179,26 @@ impl<E: Element, T: Thread> SharedMachine for Values<'_, E, T> {
     #[inline(always)]
     fn st_shared(&mut self, remote: bool, addr: u32, bytes: u32, words: [u32; 4]) {
         if self.active {
-            st_at(self.t, remote, addr, bytes, words)
+            // SAFETY: the plan's address (see `st_at`).
+            unsafe { st_at(self.t, remote, addr, bytes, words) }
         }
     }
     #[inline(always)]
     fn ld_shared(&mut self, remote: bool, addr: u32, bytes: u32) -> [u32; 4] {
-        ld_at(self.t, remote, addr, bytes)
+        // SAFETY: the plan's address (see `st_at`).
+        unsafe { ld_at(self.t, remote, addr, bytes) }
     }
     #[inline(always)]
     fn stmatrix(&mut self, count: u8, addr: u32, trans: bool, words: [u32; 4]) {
         if self.active {
-            self.t.stmatrix(count as u32, addr, trans, words)
+            // SAFETY: the plan's address (see `st_at`).
+            unsafe { self.t.stmatrix(count as u32, addr, trans, words) }
         }
     }
     #[inline(always)]
     fn ldmatrix(&mut self, count: u8, addr: u32, trans: bool) -> [u32; 4] {
-        self.t.ldmatrix(count as u32, addr, trans)
+        // SAFETY: the plan's address (see `st_at`).
+        unsafe { self.t.ldmatrix(count as u32, addr, trans) }
     }
     #[inline(always)]
     fn barrier(&mut self, b: Barrier) {
@@ -267,22 +272,38 @@ pub fn load_access<E: Element, T: Thread, S: Storage>(l: &SmemAccess<S>, t: &T, 
 }
 
 /// `st.shared` at `addr`, or into another CTA's shared memory for a remote access.
+///
+/// # Safety
+/// [`Thread`]'s shared-memory contract for the bytes at `addr`. A plan's addresses keep it:
+/// they lie inside its scratch (`cost.shared_bytes`, which the kernel's `shared` bytes must
+/// cover) and its barriers order every access; the simulator checks both.
 #[inline(always)]
-pub fn st_at<T: Thread>(t: &T, remote: bool, addr: u32, bytes: u32, words: [u32; 4]) {
-    if remote {
-        t.st_shared_cluster(addr >> CTA_SHIFT, addr & OFFSET_MASK, bytes, words)
-    } else {
-        t.st_shared(addr, bytes, words)
+#[allow(unsafe_code)]
+pub unsafe fn st_at<T: Thread>(t: &T, remote: bool, addr: u32, bytes: u32, words: [u32; 4]) {
+    // SAFETY: the caller's promise.
+    unsafe {
+        if remote {
+            t.st_shared_cluster(addr >> CTA_SHIFT, addr & OFFSET_MASK, bytes, words)
+        } else {
+            t.st_shared(addr, bytes, words)
+        }
     }
 }
 
 /// `ld.shared` at `addr`, or from another CTA's shared memory for a remote access.
+///
+/// # Safety
+/// As [`st_at`].
 #[inline(always)]
-pub fn ld_at<T: Thread>(t: &T, remote: bool, addr: u32, bytes: u32) -> [u32; 4] {
-    if remote {
-        t.ld_shared_cluster(addr >> CTA_SHIFT, addr & OFFSET_MASK, bytes)
-    } else {
-        t.ld_shared(addr, bytes)
+#[allow(unsafe_code)]
+pub unsafe fn ld_at<T: Thread>(t: &T, remote: bool, addr: u32, bytes: u32) -> [u32; 4] {
+    // SAFETY: the caller's promise.
+    unsafe {
+        if remote {
+            t.ld_shared_cluster(addr >> CTA_SHIFT, addr & OFFSET_MASK, bytes)
+        } else {
+            t.ld_shared(addr, bytes)
+        }
     }
 }
 

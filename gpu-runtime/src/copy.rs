@@ -100,6 +100,7 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
     /// [`Thread::cp_async_wait`] of the group they are committed in. Every thread of the CTA
     /// calls it (threads holding copies of an element skip it, as the store does).
     #[inline(always)]
+    #[allow(unsafe_code)]
     pub fn start<T: Thread, G: Element, const R: usize>(
         &self,
         t: &T,
@@ -118,7 +119,10 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
         store_addresses(a, t, |v, smem| {
             let reg = a.regs[v * a.vec as usize] as usize;
             let i = Tile::<L, G, N>::index(t, reg, origin, strides);
-            src.copy_to_shared(t, i, bytes, smem);
+            // SAFETY: `smem` is the shared layout's own address of the vector (inside the
+            // layout's bytes, which the kernel's `shared` bytes cover); the copies land by the
+            // wait of their group, before any read that a barrier orders after it.
+            unsafe { src.copy_to_shared(t, i, bytes, smem) };
         });
     }
 
@@ -128,6 +132,7 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
     /// barrier). Each vector is wholly inside or wholly outside (the bounds, origin and strides
     /// multiples of the vector), the promise of [`Tile::load_masked_aligned`].
     #[inline(always)]
+    #[allow(unsafe_code)]
     pub fn start_masked<T: Thread, G: Element, const R: usize>(
         &self,
         t: &T,
@@ -150,9 +155,11 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
             if n > 0 {
                 let i = Tile::<L, G, N>::index(t, reg, origin, strides);
                 aligned_promise::<true>(i, n, vec);
-                src.copy_to_shared(t, i, bytes, smem);
+                // SAFETY: as in `start`.
+                unsafe { src.copy_to_shared(t, i, bytes, smem) };
             } else {
-                t.st_shared(smem, bytes, [0; 4]);
+                // SAFETY: as in `start`.
+                unsafe { t.st_shared(smem, bytes, [0; 4]) };
             }
         });
     }

@@ -418,9 +418,20 @@ macro_rules! reads {
         /// `cp.async` of `bytes` bytes (4, 8 or 16; whole elements) from element `idx` (aligned
         /// to `bytes`) to shared byte `byte_offset` of `t`: it lands by the
         /// [`Thread::cp_async_wait`] of its group (see [`Thread::cp_async`]).
+        ///
+        /// # Safety
+        /// [`Thread`]'s shared-memory contract for the `bytes` at `byte_offset`.
         #[inline(always)]
-        pub fn copy_to_shared<T: Thread>(&self, t: &T, idx: usize, bytes: u32, byte_offset: u32) {
-            t.cp_async(byte_offset, bytes, self.copy_source(idx, bytes))
+        #[allow(unsafe_code)]
+        pub unsafe fn copy_to_shared<T: Thread>(
+            &self,
+            t: &T,
+            idx: usize,
+            bytes: u32,
+            byte_offset: u32,
+        ) {
+            // SAFETY: the caller's promise.
+            unsafe { t.cp_async(byte_offset, bytes, self.copy_source(idx, bytes)) }
         }
         /// Where an async copy of `bytes` bytes from element `idx` reads.
         #[inline(always)]

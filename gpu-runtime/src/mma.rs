@@ -299,6 +299,7 @@ const fn parts(dims: &[InDim]) -> Option<Dims> {
 /// A's register dim, if A (in-dims `a`) holds `mma.m16n8k16`'s A fragments (8 registers each)
 /// in every warp, each warp at the rows warp dim `warps` gives it: what a wgmma with A from
 /// registers reads too (a warpgroup's warps each give 16 rows).
+#[cfg(not(target_arch = "spirv"))]
 pub(crate) const fn a_fragments(a: &[InDim], warps: &InDim) -> Option<InDim> {
     let (ar, al, aw) = match parts(a) {
         Some(p) => p,

@@ -270,13 +270,13 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
         };
     }
     #[inline(always)]
-    fn st_shared(&self, byte_offset: u32, bytes: u32, w: [u32; 4]) {
+    unsafe fn st_shared(&self, byte_offset: u32, bytes: u32, w: [u32; 4]) {
         let a = self.smem + byte_offset;
         // SAFETY: the plan's offsets stay inside the scratch buffer (checked on the simulator).
         unsafe { st_as!(".shared", a, bytes, w) }
     }
     #[inline(always)]
-    fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
+    unsafe fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
         let a = self.smem + byte_offset;
         // SAFETY: as st_shared.
         unsafe { ld_as!(".shared", a, bytes) }
@@ -290,7 +290,7 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
         self.scratch.set(pending)
     }
     #[inline(always)]
-    fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, w: [u32; 4]) {
+    unsafe fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, w: [u32; 4]) {
         // The buffer's base is mapped (one `mapa` per target CTA, shared by every access to it:
         // the asm is pure), then offset: another CTA's shared memory is contiguous in the
         // cluster's window as it is in its own.
@@ -300,13 +300,13 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
         unsafe { st_as!(".shared::cluster", a, bytes, w) }
     }
     #[inline(always)]
-    fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
+    unsafe fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
         let a = mapa(self.smem, cta) + byte_offset;
         // SAFETY: as st_shared_cluster.
         unsafe { ld_as!(".shared::cluster", a, bytes) }
     }
     #[inline(always)]
-    fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
+    unsafe fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
         let a = self.smem + row_addr;
         let mut r = [0u32; 4];
         // SAFETY: every lane of the warp executes the conversion's ldmatrix together, with
@@ -337,7 +337,7 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
         r
     }
     #[inline(always)]
-    fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, w: [u32; 4]) {
+    unsafe fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, w: [u32; 4]) {
         let a = self.smem + row_addr;
         // SAFETY: as ldmatrix.
         unsafe {
@@ -364,7 +364,7 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
         }
     }
     #[inline(always)]
-    fn cp_async(&self, byte_offset: u32, bytes: u32, src: crate::thread::CopySource) {
+    unsafe fn cp_async(&self, byte_offset: u32, bytes: u32, src: crate::thread::CopySource) {
         let a = self.smem + byte_offset;
         let g = src.global();
         // SAFETY: the source is inside a kernel tensor (`Global::copy_to_shared`), the

@@ -277,6 +277,7 @@ const fn redux_of<E, O: Op<E>>(_: &O) -> Option<Redux> {
 /// computes the same tree (a commutative `combine` makes mirrored pairs equal), so all copies
 /// agree.
 #[inline(always)]
+#[allow(unsafe_code)]
 fn across_warps<L, S, const D: usize, const N: usize, T: Thread, E: Element, const M: usize>(
     t: &T,
     acc: &mut [E; M],
@@ -294,11 +295,15 @@ fn across_warps<L, S, const D: usize, const N: usize, T: Thread, E: Element, con
     if q == 0 && lane & s.copies == 0 && t.warp() & plan.spare_warps == 0 {
         let at = s.row(plan, slot, t.warp());
         crate::unroll!(Staged::<L, S, D, N, E, M>::OF.chunks as usize, |c| {
-            t.st_shared(
-                at + c as u32 * s.chunk,
-                s.chunk,
-                pack(acc, c * s.per, s.per),
-            )
+            // SAFETY: the staging rows lie inside the reduction's scratch (`SHARED_BYTES`),
+            // written after `scratch_write_begin` and read after the barrier below.
+            unsafe {
+                t.st_shared(
+                    at + c as u32 * s.chunk,
+                    s.chunk,
+                    pack(acc, c * s.per, s.per),
+                )
+            }
         });
     }
     t.sync_block();
@@ -306,7 +311,8 @@ fn across_warps<L, S, const D: usize, const N: usize, T: Thread, E: Element, con
     let first = (t.warp() & !plan.warps) | pdep(q % s.warps, plan.warps);
     let at = s.row(plan, slot, first);
     crate::unroll!(Staged::<L, S, D, N, E, M>::OF.loads as usize, |c| {
-        let w = t.ld_shared(at + c as u32 * s.load, s.load);
+        // SAFETY: the rows stored above, after the barrier.
+        let w = unsafe { t.ld_shared(at + c as u32 * s.load, s.load) };
         combine_loaded(acc, &w, c * s.per_load, s.per_load, combine);
     });
     let mut step = 0;

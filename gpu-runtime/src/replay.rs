@@ -270,21 +270,29 @@ macro_rules! step {
                         $s.v[fld!($c, $o, 5)],
                         $s.v[fld!($c, $o, 6)],
                     ];
-                    st_at(
-                        $t,
-                        $c!($o.f[0] != 0),
-                        $s.v[fld!($c, $o, 1)],
-                        fld!($c, $o, 2) as u32,
-                        ws,
-                    );
+                    // SAFETY: the tape's addresses are its plan's (see `st_at`).
+                    #[allow(unsafe_code)]
+                    unsafe {
+                        st_at(
+                            $t,
+                            $c!($o.f[0] != 0),
+                            $s.v[fld!($c, $o, 1)],
+                            fld!($c, $o, 2) as u32,
+                            ws,
+                        )
+                    };
                 }
                 kind::LD => {
-                    let x = ld_at(
-                        $t,
-                        $c!($o.f[1] != 0),
-                        $s.v[fld!($c, $o, 2)],
-                        fld!($c, $o, 3) as u32,
-                    );
+                    // SAFETY: as for `ST`.
+                    #[allow(unsafe_code)]
+                    let x = unsafe {
+                        ld_at(
+                            $t,
+                            $c!($o.f[1] != 0),
+                            $s.v[fld!($c, $o, 2)],
+                            fld!($c, $o, 3) as u32,
+                        )
+                    };
                     four!($c, $o, $s, x, 0);
                 }
                 kind::STMATRIX => {
@@ -294,19 +302,27 @@ macro_rules! step {
                         $s.v[fld!($c, $o, 5)],
                         $s.v[fld!($c, $o, 6)],
                     ];
-                    $t.stmatrix(
-                        fld!($c, $o, 0) as u32,
-                        $s.v[fld!($c, $o, 1)],
-                        $c!($o.f[2] != 0),
-                        ws,
-                    );
+                    // SAFETY: as for `ST`.
+                    #[allow(unsafe_code)]
+                    unsafe {
+                        $t.stmatrix(
+                            fld!($c, $o, 0) as u32,
+                            $s.v[fld!($c, $o, 1)],
+                            $c!($o.f[2] != 0),
+                            ws,
+                        )
+                    };
                 }
                 kind::LDMATRIX => {
-                    let x = $t.ldmatrix(
-                        fld!($c, $o, 1) as u32,
-                        $s.v[fld!($c, $o, 2)],
-                        $c!($o.f[3] != 0),
-                    );
+                    // SAFETY: as for `ST`.
+                    #[allow(unsafe_code)]
+                    let x = unsafe {
+                        $t.ldmatrix(
+                            fld!($c, $o, 1) as u32,
+                            $s.v[fld!($c, $o, 2)],
+                            $c!($o.f[3] != 0),
+                        )
+                    };
                     four!($c, $o, $s, x, 0);
                 }
                 kind::BARRIER => match fld!($c, $o, 0) {

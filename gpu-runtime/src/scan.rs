@@ -253,6 +253,7 @@ fn step<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usize>(
 /// each, stored by the group's first lane.
 #[inline(always)]
 #[cfg_attr(target_arch = "nvptx64", rustc_no_mir_inline)]
+#[allow(unsafe_code)]
 fn exchange<T: Thread, E: Element, const N: usize>(
     t: &T,
     tot: &[E; N],
@@ -272,13 +273,16 @@ fn exchange<T: Thread, E: Element, const N: usize>(
     t.scratch_write_begin();
     crate::unroll!(N, |r| if stores && r as u32 & done == 0 {
         let b = tot[r].to_bits();
-        t.st_shared(slot(t.warp(), r), bytes, [b as u32, (b >> 32) as u32, 0, 0]);
+        // SAFETY: the slots lie inside the scan's scratch (`shared_bytes`), written after
+        // `scratch_write_begin` and read after the barrier below.
+        unsafe { t.st_shared(slot(t.warp(), r), bytes, [b as u32, (b >> 32) as u32, 0, 0]) };
     });
     t.sync_block();
     crate::unroll!(N, |r| {
         other[r] = match r as u32 & done {
             0 => {
-                let [lo, hi, _, _] = t.ld_shared(slot(t.warp() ^ (1 << bit), r), bytes);
+                // SAFETY: a slot stored above, after the barrier.
+                let [lo, hi, _, _] = unsafe { t.ld_shared(slot(t.warp() ^ (1 << bit), r), bytes) };
                 E::from_bits(lo as u64 | (hi as u64) << 32)
             }
             _ => other[r & !(done as usize)],
@@ -295,6 +299,7 @@ fn exchange<T: Thread, E: Element, const N: usize>(
 /// combination of those before its own position.
 #[inline(always)]
 #[cfg_attr(target_arch = "nvptx64", rustc_no_mir_inline)]
+#[allow(unsafe_code)]
 fn phase<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usize>(
     t: &T,
     pre: &mut [E; N],
@@ -323,7 +328,9 @@ fn phase<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usize>
     crate::unroll!(N, |r| if stores && r as u32 & Scan::<L, D, N>::DONE == 0 {
         let b = tot[r].to_bits();
         let at = slot(pext(r as u32, apart_bits), position(plan, r as u32, warp));
-        t.st_shared(at, bytes, [b as u32, (b >> 32) as u32, 0, 0]);
+        // SAFETY: the slots lie inside the scan's scratch (`shared_bytes`), written after
+        // `scratch_write_begin` and read after the barrier below.
+        unsafe { t.st_shared(at, bytes, [b as u32, (b >> 32) as u32, 0, 0]) };
     });
     t.sync_block();
     let (vector, _) = plan.phase_vectors(E::BITS);
@@ -331,7 +338,8 @@ fn phase<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usize>
         t,
         pre,
         g as u32,
-        |k| t.ld_shared(slot(g as u32, 0) + k * vector, vector),
+        // SAFETY: the slots stored above, after the barrier.
+        |k| unsafe { t.ld_shared(slot(g as u32, 0) + k * vector, vector) },
         combine,
         reverse,
     ));

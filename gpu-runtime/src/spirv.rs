@@ -149,7 +149,7 @@ impl<const WORDS: usize> Thread for SpirvThread<WORDS> {
         self.scratch.set(0);
     }
     #[inline(always)]
-    fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+    unsafe fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
         let i = byte_offset / 4;
         match bytes {
             1 | 2 => {
@@ -185,7 +185,7 @@ impl<const WORDS: usize> Thread for SpirvThread<WORDS> {
         self.scratch.set(pending as u32)
     }
     #[inline(always)]
-    fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
+    unsafe fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
         let i = byte_offset / 4;
         match bytes {
             1 | 2 => [

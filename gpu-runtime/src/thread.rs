@@ -12,6 +12,18 @@
 /// for a GPU without them (a cluster of one CTA; matrix loads and stores as shuffles of row
 /// addresses and 2-byte accesses). The planner never uses an instruction its
 /// [`Target`](layout_plan::Target) lacks, so those defaults only keep every plan runnable.
+///
+/// # Safety of the shared-memory methods
+/// The methods that take a raw shared-memory byte offset ([`Thread::st_shared`],
+/// [`Thread::ld_shared`], their `_cluster` forms, [`Thread::ldmatrix`], [`Thread::stmatrix`],
+/// [`Thread::cp_async`]) are `unsafe`: the GPU checks neither the offset nor who else touches
+/// those bytes. The caller promises that every byte accessed lies inside the kernel's dynamic
+/// shared memory (the `shared` bytes of its `#[kernel]`; for a `_cluster` form, that of CTA
+/// `cta` of this cluster), that the access is aligned to its size, and that no other thread
+/// writes those bytes, or reads bytes this access writes, without a barrier ordering the two.
+/// The simulator checks all three and reports any breach as an issue. Collective operations
+/// (`convert!`, reductions, scans) keep the promise with the offsets of their plans.
+#[allow(unsafe_code)]
 pub trait Thread {
     /// Lane within the warp.
     fn lane(&self) -> u32;
@@ -51,9 +63,15 @@ pub trait Thread {
     /// Implementations also clear [`Thread::scratch_reads`]: every load before it is done.
     fn sync_block(&self);
     /// Store the low `bytes` bytes of `words` (1, 2, 4, 8 or 16 bytes) at `byte_offset`.
-    fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]);
+    ///
+    /// # Safety
+    /// The shared-memory contract of [`Thread`]: in bounds, aligned, ordered.
+    unsafe fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]);
     /// Load `bytes` bytes (1, 2, 4, 8 or 16) from `byte_offset`, zero-extended into words.
-    fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4];
+    ///
+    /// # Safety
+    /// The shared-memory contract of [`Thread`]: in bounds, aligned, ordered.
+    unsafe fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4];
     /// Whether another thread may still be loading what a collective operation staged in the
     /// shared scratch (`convert!`'s shared stages, cross-warp reductions and scans, all from
     /// offset 0), as this thread has seen it: Triton's membar rule, kept per thread since every
@@ -117,15 +135,23 @@ pub trait Thread {
     }
     /// [`Thread::st_shared`] into the shared memory of CTA `cta` of the cluster (distributed
     /// shared memory: `mapa` + `st.shared::cluster`). Without clusters `cta` is this CTA (0).
-    fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+    ///
+    /// # Safety
+    /// The shared-memory contract of [`Thread`]: in bounds, aligned, ordered.
+    unsafe fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
         let _ = cta;
-        self.st_shared(byte_offset, bytes, words)
+        // SAFETY: the caller's promise, for this CTA's shared memory.
+        unsafe { self.st_shared(byte_offset, bytes, words) }
     }
     /// [`Thread::ld_shared`] from the shared memory of CTA `cta` of the cluster (`mapa` +
     /// `ld.shared::cluster`). Without clusters `cta` is this CTA (0).
-    fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
+    ///
+    /// # Safety
+    /// The shared-memory contract of [`Thread`]: in bounds, aligned, ordered.
+    unsafe fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
         let _ = cta;
-        self.ld_shared(byte_offset, bytes)
+        // SAFETY: the caller's promise, for this CTA's shared memory.
+        unsafe { self.ld_shared(byte_offset, bytes) }
     }
     /// `ldmatrix.sync.aligned.m8n8.x{count}[.trans].shared.b16` (32-lane warps; `count` 1, 2
     /// or 4): lane `8q + r` gives the address of row `r` of matrix `q < count` (8 halves, 16
@@ -133,7 +159,10 @@ pub trait Thread {
     /// row `L / 4`, columns `2 (L % 4)` and `+1` (transposed: rows `2 (L % 4)` and `+1`, column
     /// `L / 4`). Words from `count` on are zero. The default: each half through a shuffle of its
     /// row's address.
-    fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
+    ///
+    /// # Safety
+    /// The shared-memory contract of [`Thread`]: in bounds, aligned, ordered.
+    unsafe fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
         // Index loops, not iterators: SPIR-V has no slices of arrays.
         let mut out = [0u32; 4];
         let mut q = 0;
@@ -141,7 +170,9 @@ pub trait Thread {
             for h in 0..2 {
                 let (src, off) = matrix_slot(self.lane(), q, h, trans);
                 let addr = self.shfl_idx(row_addr, src);
-                out[q as usize] |= (self.ld_shared(addr + off, 2)[0] & 0xffff) << (16 * h);
+                // SAFETY: the rows the caller promised, one half at a time.
+                let half = unsafe { self.ld_shared(addr + off, 2) }[0];
+                out[q as usize] |= (half & 0xffff) << (16 * h);
             }
             q += 1;
         }
@@ -150,14 +181,18 @@ pub trait Thread {
     /// `stmatrix.sync.aligned.m8n8.x{count}[.trans].shared.b16`: the inverse of
     /// [`Thread::ldmatrix`] (words from `count` on are not stored). The default: each half
     /// through a shuffle of its row's address.
-    fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, words: [u32; 4]) {
+    ///
+    /// # Safety
+    /// The shared-memory contract of [`Thread`]: in bounds, aligned, ordered.
+    unsafe fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, words: [u32; 4]) {
         let mut q = 0;
         while q < count.min(4) {
             let w = words[q as usize];
             for h in 0..2 {
                 let (dst, off) = matrix_slot(self.lane(), q, h, trans);
                 let addr = self.shfl_idx(row_addr, dst);
-                self.st_shared(addr + off, 2, [(w >> (16 * h)) & 0xffff, 0, 0, 0]);
+                // SAFETY: the rows the caller promised, one half at a time.
+                unsafe { self.st_shared(addr + off, 2, [(w >> (16 * h)) & 0xffff, 0, 0, 0]) };
             }
             q += 1;
         }
@@ -168,8 +203,12 @@ pub trait Thread {
     /// before the [`Thread::cp_async_wait`] that waits for its group; reading those bytes
     /// earlier is an error (the simulator reports it). The default copies at once, which is a
     /// correct schedule for a GPU without async copies.
-    fn cp_async(&self, byte_offset: u32, bytes: u32, src: CopySource) {
-        self.st_shared(byte_offset, bytes, src.read(bytes))
+    ///
+    /// # Safety
+    /// The shared-memory contract of [`Thread`]: in bounds, aligned, ordered.
+    unsafe fn cp_async(&self, byte_offset: u32, bytes: u32, src: CopySource) {
+        // SAFETY: the caller's promise.
+        unsafe { self.st_shared(byte_offset, bytes, src.read(bytes)) }
     }
     /// `cp.async.commit_group`: the async copies issued since the last commit form a group.
     fn cp_async_commit(&self) {}
@@ -316,46 +355,60 @@ macro_rules! forward_thread {
     };
     (@ st_shared) => {
         #[inline(always)]
-        fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
-            self.t.st_shared(byte_offset, bytes, words)
+        #[allow(unsafe_code)]
+        unsafe fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+            // SAFETY: the caller's promise, passed on.
+            unsafe { self.t.st_shared(byte_offset, bytes, words) }
         }
     };
     (@ ld_shared) => {
         #[inline(always)]
-        fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
-            self.t.ld_shared(byte_offset, bytes)
+        #[allow(unsafe_code)]
+        unsafe fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
+            // SAFETY: the caller's promise, passed on.
+            unsafe { self.t.ld_shared(byte_offset, bytes) }
         }
     };
     (@ cta_rank) => { #[inline(always)] fn cta_rank(&self) -> u32 { self.t.cta_rank() } };
     (@ sync_cluster) => { #[inline(always)] fn sync_cluster(&self) { self.t.sync_cluster() } };
     (@ st_shared_cluster) => {
         #[inline(always)]
-        fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
-            self.t.st_shared_cluster(cta, byte_offset, bytes, words)
+        #[allow(unsafe_code)]
+        unsafe fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+            // SAFETY: the caller's promise, passed on.
+            unsafe { self.t.st_shared_cluster(cta, byte_offset, bytes, words) }
         }
     };
     (@ ld_shared_cluster) => {
         #[inline(always)]
-        fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
-            self.t.ld_shared_cluster(cta, byte_offset, bytes)
+        #[allow(unsafe_code)]
+        unsafe fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
+            // SAFETY: the caller's promise, passed on.
+            unsafe { self.t.ld_shared_cluster(cta, byte_offset, bytes) }
         }
     };
     (@ ldmatrix) => {
         #[inline(always)]
-        fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
-            self.t.ldmatrix(count, row_addr, trans)
+        #[allow(unsafe_code)]
+        unsafe fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
+            // SAFETY: the caller's promise, passed on.
+            unsafe { self.t.ldmatrix(count, row_addr, trans) }
         }
     };
     (@ stmatrix) => {
         #[inline(always)]
-        fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, words: [u32; 4]) {
-            self.t.stmatrix(count, row_addr, trans, words)
+        #[allow(unsafe_code)]
+        unsafe fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, words: [u32; 4]) {
+            // SAFETY: the caller's promise, passed on.
+            unsafe { self.t.stmatrix(count, row_addr, trans, words) }
         }
     };
     (@ cp_async) => {
         #[inline(always)]
-        fn cp_async(&self, byte_offset: u32, bytes: u32, src: crate::thread::CopySource) {
-            self.t.cp_async(byte_offset, bytes, src)
+        #[allow(unsafe_code)]
+        unsafe fn cp_async(&self, byte_offset: u32, bytes: u32, src: crate::thread::CopySource) {
+            // SAFETY: the caller's promise, passed on.
+            unsafe { self.t.cp_async(byte_offset, bytes, src) }
         }
     };
     (@ cp_async_commit) => {

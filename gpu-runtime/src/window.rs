@@ -5,7 +5,8 @@
 use crate::thread::{CopySource, Thread};
 
 /// `t`, with every shared-memory address offset by `base` bytes (a multiple of 16, so vector
-/// and matrix accesses stay aligned). Everything else is `t`'s.
+/// and matrix accesses stay aligned). Everything else is `t`'s. The shared-memory contract of
+/// [`Thread`] holds for the bytes the window reaches: `base + byte_offset` on.
 #[derive(Clone, Copy, Debug)]
 pub struct SharedWindow<'a, T> {
     t: &'a T,
@@ -24,6 +25,7 @@ impl<'a, T: Thread> SharedWindow<'a, T> {
     }
 }
 
+#[allow(unsafe_code)]
 impl<T: Thread> Thread for SharedWindow<'_, T> {
     crate::thread::forward_thread!(
         opaque,
@@ -47,33 +49,44 @@ impl<T: Thread> Thread for SharedWindow<'_, T> {
         mma_m16n8k16,
     );
     #[inline(always)]
-    fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
-        self.t.st_shared(self.base + byte_offset, bytes, words)
+    unsafe fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+        // SAFETY: the caller's promise is for the bytes the window reaches, `base` on.
+        unsafe { self.t.st_shared(self.base + byte_offset, bytes, words) }
     }
     #[inline(always)]
-    fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
-        self.t.ld_shared(self.base + byte_offset, bytes)
+    unsafe fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
+        // SAFETY: the caller's promise is for the bytes the window reaches, `base` on.
+        unsafe { self.t.ld_shared(self.base + byte_offset, bytes) }
     }
     #[inline(always)]
-    fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
-        self.t
-            .st_shared_cluster(cta, self.base + byte_offset, bytes, words)
+    unsafe fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+        // SAFETY: the caller's promise is for the bytes the window reaches, `base` on.
+        unsafe {
+            self.t
+                .st_shared_cluster(cta, self.base + byte_offset, bytes, words)
+        }
     }
     #[inline(always)]
-    fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
-        self.t
-            .ld_shared_cluster(cta, self.base + byte_offset, bytes)
+    unsafe fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
+        // SAFETY: the caller's promise is for the bytes the window reaches, `base` on.
+        unsafe {
+            self.t
+                .ld_shared_cluster(cta, self.base + byte_offset, bytes)
+        }
     }
     #[inline(always)]
-    fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
-        self.t.ldmatrix(count, self.base + row_addr, trans)
+    unsafe fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
+        // SAFETY: the caller's promise is for the bytes the window reaches, `base` on.
+        unsafe { self.t.ldmatrix(count, self.base + row_addr, trans) }
     }
     #[inline(always)]
-    fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, words: [u32; 4]) {
-        self.t.stmatrix(count, self.base + row_addr, trans, words)
+    unsafe fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, words: [u32; 4]) {
+        // SAFETY: the caller's promise is for the bytes the window reaches, `base` on.
+        unsafe { self.t.stmatrix(count, self.base + row_addr, trans, words) }
     }
     #[inline(always)]
-    fn cp_async(&self, byte_offset: u32, bytes: u32, src: CopySource) {
-        self.t.cp_async(self.base + byte_offset, bytes, src)
+    unsafe fn cp_async(&self, byte_offset: u32, bytes: u32, src: CopySource) {
+        // SAFETY: the caller's promise is for the bytes the window reaches, `base` on.
+        unsafe { self.t.cp_async(self.base + byte_offset, bytes, src) }
     }
 }

@@ -16,15 +16,16 @@
 //! use gpu_sim::{launch, HostMemory, IssueKind, Launch};
 //!
 //! // Every thread writes its shared word, then reads its neighbour's: without the barrier
-//! // the simulator reports a race.
+//! // the simulator reports a race. (Raw shared offsets are `unsafe` on a GPU, which checks
+//! // nothing; the simulator checks every access.)
 //! let out = HostMemory::new((0..64).map(|_| 0));
 //! let body = |t: &gpu_sim::SimThread, sync: bool| {
 //!     let me = t.warp() * 32 + t.lane();
-//!     t.st_shared(4 * me, 4, [me, 0, 0, 0]);
+//!     unsafe { t.st_shared(4 * me, 4, [me, 0, 0, 0]) };
 //!     if sync {
 //!         t.sync_block();
 //!     }
-//!     let next = t.ld_shared(4 * ((me + 1) % 64), 4)[0];
+//!     let next = unsafe { t.ld_shared(4 * ((me + 1) % 64), 4) }[0];
 //!     out.global_mut::<u32>().store1(me as usize, next);
 //! };
 //! launch(Launch::new(1, 64, 256), |t| body(t, true)).unwrap();

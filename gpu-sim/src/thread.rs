@@ -149,21 +149,25 @@ impl Thread for SimThread<'_> {
         self.cluster_epoch.set(self.cluster_epoch.get() + 1);
     }
 
-    fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
-        self.st_shared_cluster(self.rank, byte_offset, bytes, words)
+    // The simulator checks the contract of these `unsafe` methods itself: an access out of
+    // bounds, misaligned or racing is reported as an issue, never undefined behaviour.
+    unsafe fn st_shared(&self, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+        // SAFETY: checked (above).
+        unsafe { self.st_shared_cluster(self.rank, byte_offset, bytes, words) }
     }
 
-    fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
-        self.ld_shared_cluster(self.rank, byte_offset, bytes)
+    unsafe fn ld_shared(&self, byte_offset: u32, bytes: u32) -> [u32; 4] {
+        // SAFETY: checked (above).
+        unsafe { self.ld_shared_cluster(self.rank, byte_offset, bytes) }
     }
 
-    fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+    unsafe fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
         self.count(|i| i.shared_stores += 1);
         self.log(true, cta, byte_offset, bytes, false);
         self.store_bytes(cta, byte_offset, bytes, words)
     }
 
-    fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
+    unsafe fn ld_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32) -> [u32; 4] {
         self.count(|i| i.shared_loads += 1);
         self.log(false, cta, byte_offset, bytes, false);
         self.load_bytes(cta, byte_offset, bytes)
@@ -198,7 +202,7 @@ impl Thread for SimThread<'_> {
         gpu_runtime::mma::m16n8k16_lane(kind, self.lane, a_of, b_of, c)
     }
 
-    fn cp_async(&self, byte_offset: u32, bytes: u32, src: CopySource) {
+    unsafe fn cp_async(&self, byte_offset: u32, bytes: u32, src: CopySource) {
         self.count(|i| i.shared_stores += 1);
         if !matches!(bytes, 4 | 8 | 16) {
             return self.report(
@@ -239,7 +243,7 @@ impl Thread for SimThread<'_> {
         }
     }
 
-    fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
+    unsafe fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
         self.count(|i| i.shared_loads += 1);
         if self.lane < 8 * count {
             self.log(false, self.rank, row_addr, 16, true);
@@ -259,7 +263,7 @@ impl Thread for SimThread<'_> {
         out
     }
 
-    fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, words: [u32; 4]) {
+    unsafe fn stmatrix(&self, count: u32, row_addr: u32, trans: bool, words: [u32; 4]) {
         self.count(|i| i.shared_stores += 1);
         if self.lane < 8 * count {
             self.log(true, self.rank, row_addr, 16, true);

@@ -331,23 +331,25 @@ impl exec::SharedMachine for Emit<'_> {
     fn st_shared(&mut self, remote: bool, addr: H, bytes: u32, words: [H; 4]) {
         let (rt, a) = (&self.rt, self.e(addr));
         let ws = words.map(|w| self.e(w).clone());
-        let s = quote!(#rt::convert::st_at(t, #remote, #a, #bytes, [#(#ws),*]););
+        // The plan's addresses keep `st_at`'s contract (inside its scratch, ordered by its
+        // barriers).
+        let s = quote!(unsafe { #rt::convert::st_at(t, #remote, #a, #bytes, [#(#ws),*]) };);
         self.stmts.push(s);
     }
     fn ld_shared(&mut self, remote: bool, addr: H, bytes: u32) -> [H; 4] {
         let (rt, a) = (&self.rt, self.e(addr));
-        let e = quote!(#rt::convert::ld_at(t, #remote, #a, #bytes));
+        let e = quote!(unsafe { #rt::convert::ld_at(t, #remote, #a, #bytes) });
         self.words(e)
     }
     fn stmatrix(&mut self, count: u8, addr: H, trans: bool, words: [H; 4]) {
         let (rt, a, n) = (&self.rt, self.e(addr), count as u32);
         let ws = words.map(|w| self.e(w).clone());
-        let s = quote!(#rt::Thread::stmatrix(t, #n, #a, #trans, [#(#ws),*]););
+        let s = quote!(unsafe { #rt::Thread::stmatrix(t, #n, #a, #trans, [#(#ws),*]) };);
         self.stmts.push(s);
     }
     fn ldmatrix(&mut self, count: u8, addr: H, trans: bool) -> [H; 4] {
         let (rt, a, n) = (&self.rt, self.e(addr), count as u32);
-        let e = quote!(#rt::Thread::ldmatrix(t, #n, #a, #trans));
+        let e = quote!(unsafe { #rt::Thread::ldmatrix(t, #n, #a, #trans) });
         self.words(e)
     }
     fn barrier(&mut self, b: Barrier) {
