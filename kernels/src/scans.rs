@@ -1,7 +1,9 @@
 //! Prefix sums of f32 tensors with `Tile::scan` (Triton's `tl.cumsum`): along rows, where each
 //! row's 64 elements lie in one warp (two per thread: a register step, then five shuffles), and
 //! along 512 elements spread over 8 warps (a register step, five shuffles, then one cross-warp
-//! phase through shared memory: one store, a barrier, seven loads).
+//! phase through shared memory: one store, a barrier, seven loads). The same two shapes scan
+//! from the end (`reverse=True`) and exclusively (each element's result leaves it out): suffix
+//! sums, and stream compaction's offsets (an exclusive count of the kept elements before each).
 
 use linear_layouts::scan::Scan;
 use linear_layouts::{kernel, layout, Global, GlobalMut, Thread, Tile};
@@ -37,4 +39,38 @@ pub fn cumsum_line_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
     let origin = [SCAN_LINE * t.block_idx()[0]];
     let v = Tile::<ScanLine, f32, 2>::load(t, &x, origin, [1]);
     v.scan::<0>(t, |a, b| a + b).store(t, &y, origin, [1]);
+}
+
+/// Stream compaction's offsets for rows of 64 f32, 16 rows per CTA: `y[i][j]` is how many
+/// positive elements precede `x[i][j]` in its row (where a positive element goes in the row's
+/// compacted output): the flags `x > 0` as 1 or 0, scanned exclusively. Grid `[n_rows / 16,
+/// 1, 1]`.
+#[kernel(block = ScanRows::THREADS)]
+pub fn compaction_offsets_rows(t: &impl Thread, x: Global<f32>, y: GlobalMut<u32>) {
+    let origin = [SCAN_ROWS * t.block_idx()[0], 0];
+    let v = Tile::<ScanRows, f32, 8>::load(t, &x, origin, [SCAN_ROW, 1]);
+    let kept = Tile::<ScanRows, u32, 8>::splat(1).select(&v.gt(0.0), 0);
+    kept.scan_exclusive::<1>(t, 0, |a, b| a + b)
+        .store(t, &y, origin, [SCAN_ROW, 1]);
+}
+
+/// `y[i][j] = x[i][j] + ... + x[i][63]` for rows of 64 f32 (Triton's `tl.cumsum(x, 1,
+/// reverse=True)`), 16 rows per CTA: grid `[n_rows / 16, 1, 1]`.
+#[kernel(block = ScanRows::THREADS)]
+pub fn suffix_sums_rows_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
+    let origin = [SCAN_ROWS * t.block_idx()[0], 0];
+    let v = Tile::<ScanRows, f32, 8>::load(t, &x, origin, [SCAN_ROW, 1]);
+    v.scan_reverse::<1>(t, |a, b| a + b)
+        .store(t, &y, origin, [SCAN_ROW, 1]);
+}
+
+/// For each CTA's 512 consecutive f32, the sum of the elements after each one in the segment
+/// (an exclusive scan from the end; the last element's is 0): grid `[n / 512, 1, 1]`, the
+/// cross-warp phase through [`Scan::shared_bytes`] of scratch.
+#[kernel(block = ScanLine::THREADS, shared = Scan::<ScanLine, 0, 2>::shared_bytes(4))]
+pub fn suffix_sums_exclusive_line_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
+    let origin = [SCAN_LINE * t.block_idx()[0]];
+    let v = Tile::<ScanLine, f32, 2>::load(t, &x, origin, [1]);
+    v.scan_exclusive_reverse::<0>(t, 0.0, |a, b| a + b)
+        .store(t, &y, origin, [1]);
 }

@@ -108,6 +108,8 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("attention_hopper_f16", "st.global.v4.b32", 4),
     ("cluster_transpose", "ld.global.b32", 16),
     ("cluster_transpose", "st.global.b32", 16),
+    ("compaction_offsets_rows", "ld.global.v2.b32", 4),
+    ("compaction_offsets_rows", "st.global.b64", 4),
     ("copy_v4", "ld.global.b64", 2),
     ("copy_v4", "st.global.b64", 2),
     // The scans' 2-element vectors: 4 rows of a warp per thread, or one run of 2.
@@ -185,6 +187,10 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("row_sums_column_f32", "st.global.b32", 1),
     ("silu_f16", "ld.global.v4.b32", 1),
     ("silu_f16", "st.global.v4.b32", 1),
+    ("suffix_sums_exclusive_line_f32", "ld.global.v2.b32", 1),
+    ("suffix_sums_exclusive_line_f32", "st.global.v2.b32", 1),
+    ("suffix_sums_rows_f32", "ld.global.v2.b32", 4),
+    ("suffix_sums_rows_f32", "st.global.v2.b32", 4),
     // A tile read as its transpose, through shared memory to 16-byte stores.
     ("trans_f32", "ld.global.v4.b32", 1),
     ("trans_f32", "st.global.v4.b32", 1),
@@ -293,13 +299,19 @@ fn check_math(ptx: &str) -> Result<(), String> {
 /// The scans' exchanges (`kernels::scans`): along a row in one warp, a shuffle per lane bit
 /// for each of the thread's 4 rows; across 8 warps, 5 shuffles, then one cross-warp phase: a
 /// store of the warp's total (by one lane), one barrier, the 8 warps' totals in two 16-byte
-/// loads (Triton's staging).
+/// loads (Triton's staging). Reverse and exclusive scans exchange exactly as many.
 pub const SCAN_INSTRUCTIONS: &[(&str, &str, usize)] = &[
+    ("compaction_offsets_rows", "shfl.sync.bfly.b32", 20),
     ("cumsum_line_f32", "bar.sync", 1),
     ("cumsum_line_f32", "ld.shared.v4.b32", 2),
     ("cumsum_line_f32", "shfl.sync.bfly.b32", 5),
     ("cumsum_line_f32", "st.shared.b32", 1),
     ("cumsum_rows_f32", "shfl.sync.bfly.b32", 20),
+    ("suffix_sums_exclusive_line_f32", "bar.sync", 1),
+    ("suffix_sums_exclusive_line_f32", "ld.shared.v4.b32", 2),
+    ("suffix_sums_exclusive_line_f32", "shfl.sync.bfly.b32", 5),
+    ("suffix_sums_exclusive_line_f32", "st.shared.b32", 1),
+    ("suffix_sums_rows_f32", "shfl.sync.bfly.b32", 20),
 ];
 
 /// Fails unless the scan kernels' exchanges are [`SCAN_INSTRUCTIONS`].
