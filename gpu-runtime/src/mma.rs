@@ -155,6 +155,49 @@ impl<A: Layout, B: Layout, C: Layout> Mma<A, B, C> {
     }
 }
 
+impl<A: Registers<NA>, E: MmaInput, const NA: usize> crate::tile::Tile<A, E, NA> {
+    /// `acc + self · b` (Triton's `tl.dot(a, b, acc)`): `self` the M x K operand (a
+    /// `dot_op(opIdx = 0)` layout), `b` the K x N one (`opIdx = 1`), `acc` the M x N
+    /// accumulator (their `nvidia_mma` parent), by `mma.sync.m16n8k16` in f32 (f16 or bf16
+    /// operands, chosen by `E`). Layouts that do not fit are a compile error naming all three
+    /// and what to change ([`Mma::STEPS`]); the steps are constants, so the fragments stay in
+    /// registers.
+    ///
+    /// ```
+    /// use linear_layouts::sim::{launch, Launch};
+    /// use linear_layouts::{layout, Thread, Tile, F16};
+    /// layout! {
+    ///     pub Acc = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]) for [32, 16];
+    ///     pub OpA = dot_op(opIdx = 0, parent = Acc, kWidth = 2) for [32, 16];
+    ///     pub OpB = dot_op(opIdx = 1, parent = Acc, kWidth = 2) for [16, 16];
+    /// }
+    /// launch(Launch::new(1, 128, 0), |t| {
+    ///     // Small integers: every f16 product and f32 sum is exact.
+    ///     let (fa, fb) = (|m: u32, k: u32| ((m + 3 * k) % 5) as f32, |k: u32, n: u32| (n + k % 3) as f32);
+    ///     let a = Tile::<OpA, F16, 8>::from_coords(t, |[m, k]| F16::from_f32(fa(m, k)));
+    ///     let b = Tile::<OpB, F16, 4>::from_coords(t, |[k, n]| F16::from_f32(fb(k, n)));
+    ///     let c = a.dot(t, &b, Tile::<Acc, f32, 4>::splat(1.0));
+    ///     let want = Tile::<Acc, f32, 4>::from_coords(t, |[m, n]| (0..16).map(|k| fa(m, k) * fb(k, n)).sum::<f32>() + 1.0);
+    ///     assert_eq!(c.values, want.values);
+    /// })
+    /// .unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn dot<B, C, T: Thread, const NB: usize, const NC: usize>(
+        &self,
+        t: &T,
+        b: &crate::tile::Tile<B, E, NB>,
+        mut acc: crate::tile::Tile<C, f32, NC>,
+    ) -> crate::tile::Tile<C, f32, NC>
+    where
+        B: Registers<NB>,
+        C: Registers<NC>,
+    {
+        const { Mma::<A, B, C>::new() }.run(t, &self.values, &b.values, &mut acc.values);
+        acc
+    }
+}
+
 /// `parts` written one after another into a buffer of `N` bytes (a compile-time error message
 /// naming layouts; a source too long for the buffer is truncated rather than failing).
 pub(crate) const fn message<const N: usize>(parts: &[&str]) -> StrWriter<[u8; N]> {

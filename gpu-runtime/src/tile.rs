@@ -199,7 +199,9 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// Every element `v` (Triton's `tl.full`).
     #[inline(always)]
     pub fn splat(v: E) -> Self {
-        Self::new([v; N])
+        // Element by element: `[v; N]` is a loop over a run-time index, which can leave the
+        // whole array in local memory on the GPU (a 64-register accumulator did).
+        Self::new(crate::unroll::splat(v))
     }
 
     /// `f` of each element: a tile of the same layout (element-wise math, casts).

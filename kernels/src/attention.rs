@@ -37,8 +37,8 @@ use linear_layouts::runtime::unroll::splat;
 use linear_layouts::runtime::Strategy;
 use linear_layouts::unroll;
 use linear_layouts::{
-    convert, layout, AsyncCopy, Bf16, Global, GlobalMut, Mma, Registers, Reread, SharedWindow,
-    Thread, Tile, F16,
+    convert, layout, AsyncCopy, Bf16, Global, GlobalMut, Registers, Reread, SharedWindow, Thread,
+    Tile, F16,
 };
 
 layout! {
@@ -84,10 +84,6 @@ const NR: usize = AttnRow::ELEMENTS_PER_THREAD as usize;
 const NL: usize = AttnRows::ELEMENTS_PER_THREAD as usize;
 const NVL: usize = AttnVLoad::ELEMENTS_PER_THREAD as usize;
 const NKL: usize = AttnKtLoad::ELEMENTS_PER_THREAD as usize;
-
-/// The two products, their layouts checked here.
-const QK: Mma<AttnQ, AttnKt, AttnS> = Mma::new();
-const PV: Mma<AttnP, AttnV, AttnO> = Mma::new();
 
 // P leaves the accumulator as operand A without moving: the const planner says so.
 const _: () = assert!(matches!(
@@ -352,10 +348,11 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
             start(j + 1);
         }
         t.cp_async_commit();
-        let mut s = [0f32; NS];
+        let mut s = Tile::<AttnS, f32, NS>::splat(0.0);
         unroll!(H, |h| {
             let ks = SharedWindow::new(r, Stages::<H>::kt(j, h));
-            let kt: [E; NK] = halves(convert!(AttnKtSmem => AttnKt, u16).load(&ks));
+            let kt =
+                Tile::<AttnKt, E, NK>::new(halves(convert!(AttnKtSmem => AttnKt, u16).load(&ks)));
             let qh = match q_shared(H) {
                 true => halves(
                     convert!(AttnQSmem => AttnQ, u16)
@@ -363,7 +360,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
                 ),
                 false => qa[h],
             };
-            QK.run(t, &qh, &kt, &mut s);
+            s = Tile::<AttnQ, E, NQ>::new(qh).dot(t, &kt, s);
         });
         let block = KeyBlock {
             k0: j * ATTN_BLOCK_N,
@@ -372,16 +369,14 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
             seq,
             causal,
         };
-        let s = Tile::<AttnS, f32, NS>::new(s);
         let (p, alpha) = softmax_step(t, s, block, scale_log2, (&mut m, &mut l));
         let alpha_o = alpha.reshape::<AttnRowO>().broadcast::<1, AttnO, NO>();
         // The accumulator's registers are operand A's: planned from the layouts, no instruction.
         let pa = p.to::<E>().convert::<AttnP, NP>(t);
         unroll!(H, |h| {
             let vs = SharedWindow::new(r, Stages::<H>::v(j, h));
-            let va: [E; NV] = halves(convert!(AttnVSmem => AttnV, u16).load(&vs));
-            acc[h] *= alpha_o;
-            PV.run(t, &pa.values, &va, &mut acc[h].values);
+            let va = Tile::<AttnV, E, NV>::new(halves(convert!(AttnVSmem => AttnV, u16).load(&vs)));
+            acc[h] = pa.dot(t, &va, acc[h] * alpha_o);
         });
         j += 1;
     }

@@ -2,7 +2,7 @@
 //! output in the input format), each CTA of 4 warps one 64x64 tile of C. Each K step of 32
 //! loads A and B in coalesced blocked layouts (16-byte loads), `convert!`s them through shared
 //! memory to their `dot_op` fragments (the planner's swizzle; `ldmatrix` where it pays), and
-//! [`Mma`] pairs the fragments with the `nvidia_mma` accumulator's; the epilogue `convert!`s the
+//! `dot` pairs the fragments with the `nvidia_mma` accumulator's ([`Mma`](linear_layouts::Mma)); the epilogue `convert!`s the
 //! accumulator to a row-major blocked layout for 16-byte stores. Every fragment and shared index
 //! comes from a layout.
 //!
@@ -14,7 +14,7 @@
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::runtime::unroll::map;
-use linear_layouts::{convert, layout, Bf16, Global, GlobalMut, Mma, Thread, Tile, F16};
+use linear_layouts::{convert, layout, Bf16, Global, GlobalMut, Thread, Tile, F16};
 
 layout! {
     /// The accumulator: m16n8 fragments, 2x2 warps over a 64x64 tile.
@@ -39,9 +39,6 @@ const NB: usize = GemmB::ELEMENTS_PER_THREAD as usize;
 const NC: usize = GemmAcc::ELEMENTS_PER_THREAD as usize;
 const NO: usize = GemmOut::ELEMENTS_PER_THREAD as usize;
 const NL: usize = GemmALoad::ELEMENTS_PER_THREAD as usize;
-
-/// The tensor-core step, its layouts checked here.
-const MMA: Mma<GemmA, GemmB, GemmAcc> = Mma::new();
 
 /// Threads per CTA.
 pub const GEMM_THREADS: u32 = GemmAcc::THREADS;
@@ -90,25 +87,27 @@ pub fn gemm_tile<T: Thread, E: MmaInput>(
     by: u32,
 ) {
     let (row0, col0) = (by * 64, bx * 64);
-    let mut acc = [0f32; NC];
+    let mut acc = Tile::<GemmAcc, f32, NC>::splat(0.0);
     let mut k0 = 0;
     while k0 < k {
         let la = Tile::<GemmALoad, E, NL>::load(t, a, [row0, k0], [k, 1]);
-        let fa: [E; NA] = halves(convert!(GemmALoad => GemmA, u16).run(t, &bits(la.values)));
+        let fa = Tile::<GemmA, E, NA>::new(halves(
+            convert!(GemmALoad => GemmA, u16).run(t, &bits(la.values)),
+        ));
         // The next conversion reuses the scratch A's was read from.
         t.sync_block();
-        let fb: [E; NB] = halves(if b_col_major {
+        let fb = Tile::<GemmB, E, NB>::new(halves(if b_col_major {
             let lb = Tile::<GemmBLoadT, E, NL>::load(t, b, [k0, col0], [1, k]);
             convert!(GemmBLoadT => GemmB, u16).run(t, &bits(lb.values))
         } else {
             let lb = Tile::<GemmBLoad, E, NL>::load(t, b, [k0, col0], [n, 1]);
             convert!(GemmBLoad => GemmB, u16).run(t, &bits(lb.values))
-        });
+        }));
         t.sync_block();
-        MMA.run(t, &fa, &fb, &mut acc);
+        acc = fa.dot(t, &fb, acc);
         k0 += 32;
     }
-    let out = convert!(GemmAcc => GemmOut, f32).run(t, &acc);
+    let out = convert!(GemmAcc => GemmOut, f32).run(t, &acc.values);
     Tile::<GemmOut, E, NO>::new(out.map(E::cast)).store(t, c, [row0, col0], [n, 1]);
 }
 

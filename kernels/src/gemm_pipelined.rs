@@ -3,7 +3,7 @@
 //! [`STAGES`] shared-memory stages. Global tiles go straight into swizzled shared layouts by
 //! `cp.async` ([`AsyncCopy`], addresses from `convert!(Load => Shared)`), the copies of
 //! `STAGES - 1` steps in flight while tensor cores work on the oldest; each step's `dot_op`
-//! fragments come from shared memory by `convert!(Shared => DotOp)` (`ldmatrix`), [`Mma`]
+//! fragments come from shared memory by `convert!(Shared => DotOp)` (`ldmatrix`), `Tile::dot`
 //! multiplies them (`mma.sync.m16n8k16`, f32 accumulate), and the epilogue rounds to the input
 //! format and `convert!`s to a row-major layout for 16-byte stores.
 //!
@@ -16,9 +16,9 @@ use crate::gemm::{grouped_tile, halves, max};
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
-use linear_layouts::runtime::unroll::{map, splat};
+use linear_layouts::runtime::unroll::map;
 use linear_layouts::{
-    convert, layout, AsyncCopy, Bf16, Global, GlobalMut, Mma, SharedWindow, Thread, Tile, F16,
+    convert, layout, AsyncCopy, Bf16, Global, GlobalMut, SharedWindow, Thread, Tile, F16,
 };
 
 layout! {
@@ -61,9 +61,6 @@ const COPY_B: AsyncCopy<PipeBLoad, u16, NL> =
 const COPY_BT: AsyncCopy<PipeBLoadT, u16, NL> =
     AsyncCopy::new(convert!(PipeBLoadT => PipeSharedBT, u16));
 
-/// The tensor-core step, its layouts checked here.
-const MMA: Mma<PipeA, PipeB, PipeAcc> = Mma::new();
-
 /// Bytes of A's part of a stage (B's follows it).
 const A_BYTES: u32 = COPY_A.shared_bytes();
 /// Bytes of one stage.
@@ -99,17 +96,22 @@ impl<E: MmaInput> Operands<'_, '_, E> {
 
     /// Stage `stage`'s fragments, multiplied into `acc`.
     #[inline(always)]
-    fn multiply<T: Thread>(&self, t: &T, stage: u32, acc: &mut [f32; NC]) {
+    fn multiply<T: Thread>(
+        &self,
+        t: &T,
+        stage: u32,
+        acc: Tile<PipeAcc, f32, NC>,
+    ) -> Tile<PipeAcc, f32, NC> {
         let base = stage * STAGE_BYTES;
         let ta = SharedWindow::new(t, base);
-        let fa: [E; NA] = halves(convert!(PipeSharedA => PipeA, u16).load(&ta));
+        let fa = Tile::<PipeA, E, NA>::new(halves(convert!(PipeSharedA => PipeA, u16).load(&ta)));
         let tb = SharedWindow::new(t, base + A_BYTES);
-        let fb: [E; NB] = halves(if self.b_col_major {
+        let fb = Tile::<PipeB, E, NB>::new(halves(if self.b_col_major {
             convert!(PipeSharedBT => PipeB, u16).load(&tb)
         } else {
             convert!(PipeSharedB => PipeB, u16).load(&tb)
-        });
-        MMA.run(t, &fa, &fb, acc);
+        }));
+        fa.dot(t, &fb, acc)
     }
 }
 
@@ -140,7 +142,7 @@ pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
         t.cp_async_commit();
         s += 1;
     }
-    let mut acc: [f32; NC] = splat(0.0);
+    let mut acc = Tile::<PipeAcc, f32, NC>::splat(0.0);
     let mut step = 0;
     while step < steps {
         // This thread's copies of `step` have landed; after the barrier everyone's have, and
@@ -153,13 +155,14 @@ pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
         }
         // An empty group when there is nothing left to load keeps the wait's count right.
         t.cp_async_commit();
-        ops.multiply(t, step % STAGES, &mut acc);
+        acc = ops.multiply(t, step % STAGES, acc);
         step += 1;
     }
     t.cp_async_wait::<0>();
     // The epilogue's conversion reuses the stages' memory.
     t.sync_block();
-    let out = convert!(PipeAcc => PipeOut, u16).run(t, &map(acc, |x| E::cast(x).to_bits() as u16));
+    let out =
+        convert!(PipeAcc => PipeOut, u16).run(t, &map(acc.values, |x| E::cast(x).to_bits() as u16));
     const NO: usize = PipeOut::ELEMENTS_PER_THREAD as usize;
     Tile::<PipeOut, E, NO>::new(halves(out)).store(t, c, at, [n, 1]);
 }
