@@ -23,9 +23,9 @@ pub fn transpose(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, n: u32)
     let [bx, by, _] = t.block_idx();
     let origin = [64 * by, 64 * bx];
     // 16-byte loads along rows...
-    let rows = Tile::<Rows, f32, 32>::load(t, &inp, origin, [n, 1]);
+    let rows = Tile::<Rows, f32, _>::load(t, &inp, origin, [n, 1]);
     // ...regrouped by columns through shared memory...
-    let cols = Tile::<Cols, f32, 32>::new(convert!(Rows => Cols, f32).run(t, &rows.values));
+    let cols = Tile::<Cols, f32, _>::new(convert!(Rows => Cols, f32).run(t, &rows.values));
     // ...and 16-byte stores along the output's rows: element (i, j) goes to (j, i).
     cols.store(t, &out, origin, [1, n]);
 }
@@ -36,7 +36,7 @@ pub fn transpose(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, n: u32)
 #[kernel(block = Halves::THREADS)]
 pub fn silu(t: &impl Thread, x: Global<F16>, y: GlobalMut<F16>) {
     let origin = [1024 * t.block_idx()[0]];
-    let mut v = Tile::<Halves, F16, 8>::load(t, &x, origin, [1]);
+    let mut v = Tile::<Halves, F16, _>::load(t, &x, origin, [1]);
     // `unroll!` writes the loop out, so the registers stay registers (no local memory).
     unroll!(8, |r| {
         let a = v.values[r].widen();
