@@ -75,12 +75,8 @@ layout! {
 }
 
 const NO: usize = AttnO::ELEMENTS_PER_THREAD as usize;
-const NS: usize = AttnS::ELEMENTS_PER_THREAD as usize;
 const NQ: usize = AttnQ::ELEMENTS_PER_THREAD as usize;
-const NK: usize = AttnKt::ELEMENTS_PER_THREAD as usize;
 const NP: usize = AttnP::ELEMENTS_PER_THREAD as usize;
-const NV: usize = AttnV::ELEMENTS_PER_THREAD as usize;
-const NR: usize = AttnRow::ELEMENTS_PER_THREAD as usize;
 const NL: usize = AttnRows::ELEMENTS_PER_THREAD as usize;
 const NVL: usize = AttnVLoad::ELEMENTS_PER_THREAD as usize;
 const NKL: usize = AttnKtLoad::ELEMENTS_PER_THREAD as usize;
@@ -165,7 +161,7 @@ where
     } = block;
     let mut s = s;
     if (causal && k0 + keys > row0) || k0 + keys > seq {
-        let keep = Tile::<S, bool, NS>::from_coords(t, |[i, j]| {
+        let keep = Tile::<S, bool, _>::from_coords(t, |[i, j]| {
             k0 + j < seq && (!causal || k0 + j <= row0 + i)
         });
         s = s.select(&keep, f32::NEG_INFINITY);
@@ -192,14 +188,8 @@ fn q_chunk<T: Thread, E: MmaInput>(
     bounds: [u32; 2],
 ) -> [E; NQ] {
     let d = bounds[1];
-    let ql = Tile::<AttnRows, E, NL>::load_masked_aligned(
-        t,
-        q,
-        [row, col],
-        [d, 1],
-        bounds,
-        E::default(),
-    );
+    let ql =
+        Tile::<AttnRows, E, _>::load_masked_aligned(t, q, [row, col], [d, 1], bounds, E::default());
     halves(convert!(AttnRows => AttnQ, u16).run(t, &bits(ql.values)))
 }
 
@@ -315,8 +305,8 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
             q_chunk(t, q, [base + row0, 64 * h as u32], bounds));
     }
     let mut acc: [Tile<AttnO, f32, NO>; H] = splat(Tile::splat(0.0));
-    let mut m = Tile::<AttnRow, f32, NR>::splat(f32::NEG_INFINITY);
-    let mut l = Tile::<AttnRow, f32, NR>::splat(0.0);
+    let mut m = Tile::<AttnRow, f32, _>::splat(f32::NEG_INFINITY);
+    let mut l = Tile::<AttnRow, f32, _>::splat(0.0);
     // Causal: key blocks past the last query row of this CTA are all masked.
     let end = if causal {
         seq.min(row0 + ATTN_BLOCK_M)
@@ -348,11 +338,11 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
             start(j + 1);
         }
         t.cp_async_commit();
-        let mut s = Tile::<AttnS, f32, NS>::splat(0.0);
+        let mut s = Tile::<AttnS, f32, _>::splat(0.0);
         unroll!(H, |h| {
             let ks = SharedWindow::new(r, Stages::<H>::kt(j, h));
             let kt =
-                Tile::<AttnKt, E, NK>::new(halves(convert!(AttnKtSmem => AttnKt, u16).load(&ks)));
+                Tile::<AttnKt, E, _>::new(halves(convert!(AttnKtSmem => AttnKt, u16).load(&ks)));
             let qh = match q_shared(H) {
                 true => halves(
                     convert!(AttnQSmem => AttnQ, u16)
@@ -360,7 +350,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
                 ),
                 false => qa[h],
             };
-            s = Tile::<AttnQ, E, NQ>::new(qh).dot(t, &kt, s);
+            s = Tile::<AttnQ, E, _>::new(qh).dot(t, &kt, s);
         });
         let block = KeyBlock {
             k0: j * ATTN_BLOCK_N,
@@ -375,7 +365,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
         let pa = p.to::<E>().convert::<AttnP, NP>(t);
         unroll!(H, |h| {
             let vs = SharedWindow::new(r, Stages::<H>::v(j, h));
-            let va = Tile::<AttnV, E, NV>::new(halves(convert!(AttnVSmem => AttnV, u16).load(&vs)));
+            let va = Tile::<AttnV, E, _>::new(halves(convert!(AttnVSmem => AttnV, u16).load(&vs)));
             acc[h] = pa.dot(t, &va, acc[h] * alpha_o);
         });
         j += 1;
@@ -390,7 +380,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
     unroll!(H, |h| {
         let out = acc[h] * inv;
         let rows = convert!(AttnO => AttnRows, f32).run(t, &out.values);
-        let out = Tile::<AttnRows, f32, NL>::new(rows).to::<E>();
+        let out = Tile::<AttnRows, f32, _>::new(rows).to::<E>();
         out.store_masked_aligned(t, o, [base + row0, 64 * h as u32], [d, 1], bounds);
     });
 }

@@ -358,7 +358,7 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
             seq: self.seq,
             causal: self.causal,
         };
-        let s = Tile::<HAttnS, f32, NS>::new(s);
+        let s = Tile::<HAttnS, f32, _>::new(s);
         let (p, alpha) = softmax_step(t, s, block, self.scale_log2, (&mut rows.m, &mut rows.l));
         (p, alpha.reshape::<H::RowO>().broadcast::<1, H::O, NO>())
     }
@@ -434,7 +434,7 @@ pub fn attention_hopper_tile<
         m: Tile::splat(f32::NEG_INFINITY),
         l: Tile::splat(0.0),
     };
-    let mut acc = Tile::<H::O, f32, NO>::splat(0.0);
+    let mut acc = Tile::<H::O, f32, _>::splat(0.0);
     let (mut s, mut at) = ([0f32; NS], Stage::FIRST);
     t.mbarrier_wait(BAR_Q, 0);
     ops.issue_s(t, 0, at, steps > 1, &mut s);
@@ -471,7 +471,7 @@ pub fn attention_hopper_tile<
         .broadcast::<1, H::O, NO>();
     let out = acc * inv;
     let qs = SharedWindow::new(t, smem);
-    let out = Tile::<H::Rows, f32, NL>::new(H::rows(&qs, &out.values)).to::<E>();
+    let out = Tile::<H::Rows, f32, _>::new(H::rows(&qs, &out.values)).to::<E>();
     out.store_masked_aligned(t, o, [base + row0, 0], [d, 1], [base + seq, d]);
 }
 

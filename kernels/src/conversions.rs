@@ -189,9 +189,8 @@ pub const ACC_TO_ROWS_SMEM: u32 = convert!(GemmAcc => GemmOut, f32).cost.shared_
 /// rows: `convert!`'s straight-line code.
 #[inline(always)]
 pub fn mma_acc_to_rows_tile<T: Thread>(t: &T, inp: &Global<f32>, out: &GlobalMut<f32>, k: u32) {
-    const N: usize = GemmAcc::ELEMENTS_PER_THREAD as usize;
-    let a = Tile::<GemmAcc, f32, N>::load(t, inp, [64 * k, 0], [64, 1]);
-    let b = Tile::<GemmOut, f32, N>::new(convert!(GemmAcc => GemmOut, f32).run(t, &a.values));
+    let a = Tile::<GemmAcc, f32, _>::load(t, inp, [64 * k, 0], [64, 1]);
+    let b = Tile::<GemmOut, f32, _>::new(convert!(GemmAcc => GemmOut, f32).run(t, &a.values));
     b.store(t, out, [64 * k, 0], [64, 1]);
     // The next tile's stores into the scratch would wait for this tile's loads anyway (the
     // runtime's scratch record); the barrier here makes that wait unconditional, as
@@ -213,7 +212,7 @@ pub fn relayout_tile_generic<A, B, E, T, const N: usize, const M: usize>(
     E: Element,
     T: Thread,
 {
-    let a = Tile::<A, E, N>::load(t, inp, [64 * k, 0], [64, 1]);
+    let a = Tile::<A, E, _>::load(t, inp, [64 * k, 0], [64, 1]);
     const { assert!(A::RANK == 2 && A::SHAPE[0] == 64 && A::SHAPE[1] == 64) };
     let b: Tile<B, E, M> = a.convert(t);
     b.store(t, out, [64 * k, 0], [64, 1]);

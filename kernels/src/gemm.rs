@@ -33,13 +33,6 @@ layout! {
     pub GemmOut = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
 }
 
-/// Registers per thread of each layout.
-const NA: usize = GemmA::ELEMENTS_PER_THREAD as usize;
-const NB: usize = GemmB::ELEMENTS_PER_THREAD as usize;
-const NC: usize = GemmAcc::ELEMENTS_PER_THREAD as usize;
-const NO: usize = GemmOut::ELEMENTS_PER_THREAD as usize;
-const NL: usize = GemmALoad::ELEMENTS_PER_THREAD as usize;
-
 /// Threads per CTA.
 pub const GEMM_THREADS: u32 = GemmAcc::THREADS;
 /// Shared memory of the largest of the kernel's conversions, in bytes.
@@ -87,20 +80,20 @@ pub fn gemm_tile<T: Thread, E: MmaInput>(
     by: u32,
 ) {
     let (row0, col0) = (by * 64, bx * 64);
-    let mut acc = Tile::<GemmAcc, f32, NC>::splat(0.0);
+    let mut acc = Tile::<GemmAcc, f32, _>::splat(0.0);
     let mut k0 = 0;
     while k0 < k {
-        let la = Tile::<GemmALoad, E, NL>::load(t, a, [row0, k0], [k, 1]);
-        let fa = Tile::<GemmA, E, NA>::new(halves(
+        let la = Tile::<GemmALoad, E, _>::load(t, a, [row0, k0], [k, 1]);
+        let fa = Tile::<GemmA, E, _>::new(halves(
             convert!(GemmALoad => GemmA, u16).run(t, &bits(la.values)),
         ));
         // The next conversion reuses the scratch A's was read from.
         t.sync_block();
-        let fb = Tile::<GemmB, E, NB>::new(halves(if b_col_major {
-            let lb = Tile::<GemmBLoadT, E, NL>::load(t, b, [k0, col0], [1, k]);
+        let fb = Tile::<GemmB, E, _>::new(halves(if b_col_major {
+            let lb = Tile::<GemmBLoadT, E, _>::load(t, b, [k0, col0], [1, k]);
             convert!(GemmBLoadT => GemmB, u16).run(t, &bits(lb.values))
         } else {
-            let lb = Tile::<GemmBLoad, E, NL>::load(t, b, [k0, col0], [n, 1]);
+            let lb = Tile::<GemmBLoad, E, _>::load(t, b, [k0, col0], [n, 1]);
             convert!(GemmBLoad => GemmB, u16).run(t, &bits(lb.values))
         }));
         t.sync_block();
@@ -108,7 +101,7 @@ pub fn gemm_tile<T: Thread, E: MmaInput>(
         k0 += 32;
     }
     let out = convert!(GemmAcc => GemmOut, f32).run(t, &acc.values);
-    Tile::<GemmOut, E, NO>::new(out.map(E::cast)).store(t, c, [row0, col0], [n, 1]);
+    Tile::<GemmOut, E, _>::new(out.map(E::cast)).store(t, c, [row0, col0], [n, 1]);
 }
 
 /// The grid of an `m x n` problem: one CTA per 64x64 tile of C.

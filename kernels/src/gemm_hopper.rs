@@ -241,8 +241,7 @@ pub(crate) fn epilogue<T: Thread, E: MmaInput>(
     let window = SharedWindow::new(t, scratch);
     let out =
         convert!(HopAcc => HopOut, u16).run(&window, &map(acc, |x| E::cast(x).to_bits() as u16));
-    const NO: usize = HopOut::ELEMENTS_PER_THREAD as usize;
-    Tile::<HopOut, E, NO>::new(halves(out)).store(t, c, at, [n, 1]);
+    Tile::<HopOut, E, _>::new(halves(out)).store(t, c, at, [n, 1]);
 }
 
 /// The persistent grid of an `m x n` problem on `sms` multiprocessors: one CTA per

@@ -49,8 +49,6 @@ pub const STAGES: u32 = 4;
 /// Threads per CTA.
 pub const PIPE_THREADS: u32 = PipeAcc::THREADS;
 
-const NA: usize = PipeA::ELEMENTS_PER_THREAD as usize;
-const NB: usize = PipeB::ELEMENTS_PER_THREAD as usize;
 const NC: usize = PipeAcc::ELEMENTS_PER_THREAD as usize;
 const NL: usize = PipeALoad::ELEMENTS_PER_THREAD as usize;
 
@@ -104,9 +102,9 @@ impl<E: MmaInput> Operands<'_, '_, E> {
     ) -> Tile<PipeAcc, f32, NC> {
         let base = stage * STAGE_BYTES;
         let ta = SharedWindow::new(t, base);
-        let fa = Tile::<PipeA, E, NA>::new(halves(convert!(PipeSharedA => PipeA, u16).load(&ta)));
+        let fa = Tile::<PipeA, E, _>::new(halves(convert!(PipeSharedA => PipeA, u16).load(&ta)));
         let tb = SharedWindow::new(t, base + A_BYTES);
-        let fb = Tile::<PipeB, E, NB>::new(halves(if self.b_col_major {
+        let fb = Tile::<PipeB, E, _>::new(halves(if self.b_col_major {
             convert!(PipeSharedBT => PipeB, u16).load(&tb)
         } else {
             convert!(PipeSharedB => PipeB, u16).load(&tb)
@@ -142,7 +140,7 @@ pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
         t.cp_async_commit();
         s += 1;
     }
-    let mut acc = Tile::<PipeAcc, f32, NC>::splat(0.0);
+    let mut acc = Tile::<PipeAcc, f32, _>::splat(0.0);
     let mut step = 0;
     while step < steps {
         // This thread's copies of `step` have landed; after the barrier everyone's have, and
@@ -163,8 +161,7 @@ pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
     t.sync_block();
     let out =
         convert!(PipeAcc => PipeOut, u16).run(t, &map(acc.values, |x| E::cast(x).to_bits() as u16));
-    const NO: usize = PipeOut::ELEMENTS_PER_THREAD as usize;
-    Tile::<PipeOut, E, NO>::new(halves(out)).store(t, c, at, [n, 1]);
+    Tile::<PipeOut, E, _>::new(halves(out)).store(t, c, at, [n, 1]);
 }
 
 /// The grid of an `m x n` problem: one CTA per 128x128 tile of C, 1-D.

@@ -33,8 +33,8 @@ pub const PAIR_ROW: u32 = PairRows::SHAPE[1];
 #[kernel(block = PairRows::THREADS)]
 pub fn interleave_f32(t: &impl Thread, a: Global<f32>, b: Global<f32>, out: GlobalMut<f32>) {
     let origin = [PAIR_ROWS * t.block_idx()[0], 0];
-    let x = Tile::<PairRows, f32, 4>::load(t, &a, origin, [PAIR_ROW, 1]);
-    let y = Tile::<PairRows, f32, 4>::load(t, &b, origin, [PAIR_ROW, 1]);
+    let x = Tile::<PairRows, f32, _>::load(t, &a, origin, [PAIR_ROW, 1]);
+    let y = Tile::<PairRows, f32, _>::load(t, &b, origin, [PAIR_ROW, 1]);
     let pairs: Tile<Pairs, f32, 8> = x.join(&y);
     pairs
         .reshape::<Interleaved>()
@@ -46,7 +46,7 @@ pub fn interleave_f32(t: &impl Thread, a: Global<f32>, b: Global<f32>, out: Glob
 #[kernel(block = PairRows::THREADS)]
 pub fn deinterleave_f32(t: &impl Thread, x: Global<f32>, a: GlobalMut<f32>, b: GlobalMut<f32>) {
     let origin = [PAIR_ROWS * t.block_idx()[0], 0];
-    let v = Tile::<Interleaved, f32, 8>::load(t, &x, origin, [2 * PAIR_ROW, 1]);
+    let v = Tile::<Interleaved, f32, _>::load(t, &x, origin, [2 * PAIR_ROW, 1]);
     let (even, odd) = v.reshape::<Pairs>().split::<PairRows, 4>();
     even.store(t, &a, origin, [PAIR_ROW, 1]);
     odd.store(t, &b, origin, [PAIR_ROW, 1]);
@@ -58,7 +58,7 @@ pub fn deinterleave_f32(t: &impl Thread, x: Global<f32>, a: GlobalMut<f32>, b: G
 #[kernel(block = PairRows::THREADS)]
 pub fn row_sums_column_f32(t: &impl Thread, x: Global<f32>, sums: GlobalMut<f32>) {
     let origin = [PAIR_ROWS * t.block_idx()[0], 0];
-    let v = Tile::<PairRows, f32, 4>::load(t, &x, origin, [PAIR_ROW, 1]);
+    let v = Tile::<PairRows, f32, _>::load(t, &x, origin, [PAIR_ROW, 1]);
     let s: Tile<PairRowSums, f32, 1> = v.sum::<1, _, 1>(t);
     s.expand_dims::<1, SumColumn>()
         .store(t, &sums, origin, [1, 1]);
@@ -70,7 +70,7 @@ pub fn row_sums_column_f32(t: &impl Thread, x: Global<f32>, sums: GlobalMut<f32>
 #[kernel(block = PairRows::THREADS, shared = Planned::<PairRowsT, TransRows, f32>::COST.shared_bytes)]
 pub fn trans_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>, n: u32) {
     let r = PAIR_ROWS * t.block_idx()[0];
-    let v = Tile::<PairRows, f32, 4>::load(t, &x, [r, 0], [PAIR_ROW, 1]);
+    let v = Tile::<PairRows, f32, _>::load(t, &x, [r, 0], [PAIR_ROW, 1]);
     v.trans::<PairRowsT>()
         .convert::<TransRows, 4>(t)
         .store(t, &y, [0, r], [n, 1]);

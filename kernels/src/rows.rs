@@ -218,7 +218,7 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     let sum: Tile<S, f32, M> = x.map(E::to_f32).reduce::<1, S, M>(t, |a, b| a + b);
     let mean = sum * inv_n;
     // Masked columns must not count in the variance: their centred value is 0.
-    let inside = Tile::<L, bool, N>::from_coords(t, |[_, j]| j < n_cols);
+    let inside = Tile::<L, bool, _>::from_coords(t, |[_, j]| j < n_cols);
     let centred = x.map(E::to_f32) - mean;
     let square = (centred * centred).select(&inside, 0.0);
     let var: Tile<S, f32, M> = square.reduce::<1, S, M>(t, |a, b| a + b);

@@ -27,7 +27,7 @@ pub const SCAN_LINE: u32 = ScanLine::SHAPE[0];
 #[kernel(block = ScanRows::THREADS)]
 pub fn cumsum_rows_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
     let origin = [SCAN_ROWS * t.block_idx()[0], 0];
-    let v = Tile::<ScanRows, f32, 8>::load(t, &x, origin, [SCAN_ROW, 1]);
+    let v = Tile::<ScanRows, f32, _>::load(t, &x, origin, [SCAN_ROW, 1]);
     v.scan::<1>(t, |a, b| a + b)
         .store(t, &y, origin, [SCAN_ROW, 1]);
 }
@@ -37,7 +37,7 @@ pub fn cumsum_rows_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
 #[kernel(block = ScanLine::THREADS, shared = Scan::<ScanLine, 0, 2>::shared_bytes(4))]
 pub fn cumsum_line_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
     let origin = [SCAN_LINE * t.block_idx()[0]];
-    let v = Tile::<ScanLine, f32, 2>::load(t, &x, origin, [1]);
+    let v = Tile::<ScanLine, f32, _>::load(t, &x, origin, [1]);
     v.scan::<0>(t, |a, b| a + b).store(t, &y, origin, [1]);
 }
 
@@ -48,8 +48,8 @@ pub fn cumsum_line_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
 #[kernel(block = ScanRows::THREADS)]
 pub fn compaction_offsets_rows(t: &impl Thread, x: Global<f32>, y: GlobalMut<u32>) {
     let origin = [SCAN_ROWS * t.block_idx()[0], 0];
-    let v = Tile::<ScanRows, f32, 8>::load(t, &x, origin, [SCAN_ROW, 1]);
-    let kept = Tile::<ScanRows, u32, 8>::splat(1).select(&v.gt(0.0), 0);
+    let v = Tile::<ScanRows, f32, _>::load(t, &x, origin, [SCAN_ROW, 1]);
+    let kept = Tile::<ScanRows, u32, _>::splat(1).select(&v.gt(0.0), 0);
     kept.scan_exclusive::<1>(t, 0, |a, b| a + b)
         .store(t, &y, origin, [SCAN_ROW, 1]);
 }
@@ -59,7 +59,7 @@ pub fn compaction_offsets_rows(t: &impl Thread, x: Global<f32>, y: GlobalMut<u32
 #[kernel(block = ScanRows::THREADS)]
 pub fn suffix_sums_rows_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
     let origin = [SCAN_ROWS * t.block_idx()[0], 0];
-    let v = Tile::<ScanRows, f32, 8>::load(t, &x, origin, [SCAN_ROW, 1]);
+    let v = Tile::<ScanRows, f32, _>::load(t, &x, origin, [SCAN_ROW, 1]);
     v.scan_reverse::<1>(t, |a, b| a + b)
         .store(t, &y, origin, [SCAN_ROW, 1]);
 }
@@ -70,7 +70,7 @@ pub fn suffix_sums_rows_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) 
 #[kernel(block = ScanLine::THREADS, shared = Scan::<ScanLine, 0, 2>::shared_bytes(4))]
 pub fn suffix_sums_exclusive_line_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
     let origin = [SCAN_LINE * t.block_idx()[0]];
-    let v = Tile::<ScanLine, f32, 2>::load(t, &x, origin, [1]);
+    let v = Tile::<ScanLine, f32, _>::load(t, &x, origin, [1]);
     v.scan_exclusive_reverse::<0>(t, 0.0, |a, b| a + b)
         .store(t, &y, origin, [1]);
 }

@@ -89,13 +89,12 @@ macro_rules! subgroup_kernels {
             /// consecutive row-major tiles, grid-stride.
             #[kernel(crate = $crate::subgroup::__ll, block = $threads, warp_size = $w)]
             pub fn $sh(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
-                const N: usize = ShuffleIn::ELEMENTS_PER_THREAD as usize;
                 let mut k = t.block();
                 while k < tiles {
                     let origin = [k * $sr, 0];
-                    let a = Tile::<ShuffleIn, f32, N>::load(t, &inp, origin, [$sc, 1]);
+                    let a = Tile::<ShuffleIn, f32, _>::load(t, &inp, origin, [$sc, 1]);
                     let b = convert!(ShuffleIn => ShuffleOut, f32, shuffles, target = $tgt).run(t, &a.values);
-                    Tile::<ShuffleOut, f32, N>::new(b).store(t, &out, origin, [$sc, 1]);
+                    Tile::<ShuffleOut, f32, _>::new(b).store(t, &out, origin, [$sc, 1]);
                     k += t.grid_dim()[0];
                 }
             }
