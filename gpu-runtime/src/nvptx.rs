@@ -272,7 +272,8 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
     #[inline(always)]
     unsafe fn st_shared(&self, byte_offset: u32, bytes: u32, w: [u32; 4]) {
         let a = self.smem + byte_offset;
-        // SAFETY: the plan's offsets stay inside the scratch buffer (checked on the simulator).
+        // SAFETY: the caller keeps `Thread`'s shared-memory contract (in bounds, aligned,
+        // ordered); `smem` is the dynamic shared buffer's address.
         unsafe { st_as!(".shared", a, bytes, w) }
     }
     #[inline(always)]
@@ -309,8 +310,8 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
     unsafe fn ldmatrix(&self, count: u32, row_addr: u32, trans: bool) -> [u32; 4] {
         let a = self.smem + row_addr;
         let mut r = [0u32; 4];
-        // SAFETY: every lane of the warp executes the conversion's ldmatrix together, with
-        // addresses inside the scratch buffer (checked on the simulator). `count` and `trans`
+        // SAFETY: every lane of the warp executes the conversion's ldmatrix together; the
+        // addresses keep the caller's shared-memory contract. `count` and `trans`
         // are constants of the plan, so one arm remains.
         unsafe {
             match (count, trans) {
@@ -368,9 +369,9 @@ impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
         let a = self.smem + byte_offset;
         let g = src.global();
         // SAFETY: the source is inside a kernel tensor (`Global::copy_to_shared`), the
-        // destination inside the kernel's shared buffer (the layouts' offsets, checked on the
-        // simulator). `.cg` (L2 only) for 16 bytes, as Triton does; `.ca` is the only form of
-        // the narrower copies. `bytes` is a constant: one arm remains.
+        // destination keeps the caller's shared-memory contract. `.cg` (L2 only) for 16 bytes,
+        // as Triton does; `.ca` is the only form of the narrower copies. `bytes` is a
+        // constant: one arm remains.
         unsafe {
             match bytes {
                 16 => {

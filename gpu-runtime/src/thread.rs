@@ -374,7 +374,13 @@ macro_rules! forward_thread {
     (@ st_shared_cluster) => {
         #[inline(always)]
         #[allow(unsafe_code)]
-        unsafe fn st_shared_cluster(&self, cta: u32, byte_offset: u32, bytes: u32, words: [u32; 4]) {
+        unsafe fn st_shared_cluster(
+            &self,
+            cta: u32,
+            byte_offset: u32,
+            bytes: u32,
+            words: [u32; 4],
+        ) {
             // SAFETY: the caller's promise, passed on.
             unsafe { self.t.st_shared_cluster(cta, byte_offset, bytes, words) }
         }
