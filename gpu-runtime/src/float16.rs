@@ -18,6 +18,17 @@ pub struct F16(pub u16);
 pub struct Bf16(pub u16);
 
 impl F16 {
+    /// 0.0 (a masked load's fill: `Tile::load_masked(.., F16::ZERO)`).
+    pub const ZERO: F16 = F16(0x0000);
+    /// 1.0.
+    pub const ONE: F16 = F16(0x3c00);
+    /// The largest finite half, 65504.
+    pub const MAX: F16 = F16(0x7bff);
+    /// +∞.
+    pub const INFINITY: F16 = F16(0x7c00);
+    /// −∞ (a max reduction's fill).
+    pub const NEG_INFINITY: F16 = F16(0xfc00);
+
     /// The exact `f32` of this half.
     #[inline(always)]
     pub const fn to_f32(self) -> f32 {
@@ -135,6 +146,17 @@ impl Bf16 {
 }
 
 impl Bf16 {
+    /// 0.0.
+    pub const ZERO: Bf16 = Bf16(0x0000);
+    /// 1.0.
+    pub const ONE: Bf16 = Bf16(0x3f80);
+    /// The largest finite bfloat16, about 3.39e38.
+    pub const MAX: Bf16 = Bf16(0x7f7f);
+    /// +∞.
+    pub const INFINITY: Bf16 = Bf16(0x7f80);
+    /// −∞.
+    pub const NEG_INFINITY: Bf16 = Bf16(0xff80);
+
     /// The exact `f32` of this bfloat16.
     #[inline(always)]
     pub const fn to_f32(self) -> f32 {

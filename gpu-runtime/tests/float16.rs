@@ -71,3 +71,38 @@ fn f32_narrows_as_half_does() {
         );
     }
 }
+
+#[test]
+fn named_constants_are_the_values_they_name() {
+    let f16 = [
+        F16::ZERO,
+        F16::ONE,
+        F16::MAX,
+        F16::INFINITY,
+        F16::NEG_INFINITY,
+    ]
+    .map(F16::to_f32);
+    assert_eq!(f16, [0.0, 1.0, 65504.0, f32::INFINITY, f32::NEG_INFINITY]);
+    assert!(F16::ZERO.to_f32().is_sign_positive());
+    let bf16 = [
+        Bf16::ZERO,
+        Bf16::ONE,
+        Bf16::MAX,
+        Bf16::INFINITY,
+        Bf16::NEG_INFINITY,
+    ]
+    .map(Bf16::to_f32);
+    assert_eq!(
+        bf16,
+        [
+            0.0,
+            1.0,
+            f32::from_bits(0x7f7f_0000),
+            f32::INFINITY,
+            f32::NEG_INFINITY
+        ]
+    );
+    // The largest finite values: one step further is infinity.
+    assert_eq!(F16(F16::MAX.0 + 1), F16::INFINITY);
+    assert_eq!(Bf16(Bf16::MAX.0 + 1), Bf16::INFINITY);
+}
