@@ -115,7 +115,7 @@ fn exclusive_suffix_sums_across_warps_are_exact() {
         |t, x, y| suffix_sums_exclusive_line_f32(t, x.global(), y.global_mut()),
     );
     assert_eq!(y, suffix_sums(&x, SCAN_LINE as usize, true));
-    // The last element of each segment has nothing after it; the first, all but itself.
+    // The last element of a segment has nothing after it.
     assert_eq!(y[SCAN_LINE as usize - 1], 0.0);
 }
 
