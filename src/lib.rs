@@ -74,8 +74,9 @@ pub use gpu_runtime::convert::{Converter, Cost, SharedLoad, SharedStore, Strateg
 pub use gpu_runtime::kernel::KernelSpec;
 #[doc(inline)]
 pub use gpu_runtime::{
-    AsyncCopy, Bf16, BroadcastTo, Element, Global, GlobalMut, HwIndex, InDim, Layout, LayoutKind,
-    Mma, Registers, Reread, SharedIndex, SharedWindow, Thread, Tile, F16,
+    AsyncCopy, Bf16, BroadcastTo, Distributed, Element, Global, GlobalMut, HwIndex, InDim, Layout,
+    LayoutKind, Mma, Registers, Reread, SharedIndex, SharedWindow, SliceAlong, SliceOf, SliceTile,
+    Thread, Tile, TileOf, F16,
 };
 #[cfg(not(target_arch = "spirv"))]
 #[doc(inline)]

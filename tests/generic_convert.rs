@@ -51,7 +51,7 @@ fn regroup<A: Registers<N>, B: Registers<M>, E: Element, const N: usize, const M
     t: &impl Thread,
     x: Tile<A, E, N>,
 ) -> Tile<B, E, M> {
-    x.convert::<B, M>(t)
+    x.convert_into::<B, M>(t)
 }
 
 /// What layout-core plans for the pair (the planner of the proc macro's inline sides and of the

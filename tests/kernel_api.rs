@@ -317,7 +317,7 @@ fn stores_write_each_element_once() {
     let scratch = linear_layouts::reduce::Slice::<Bcast, BcastSum, 1, 4, 1>::SHARED_BYTES;
     launch(Launch::new(1, 128, scratch), |t| {
         let x = Tile::<Bcast, f32, 4>::from_coords(t, |[i, j]| (i * 16 + j) as f32);
-        let s: Tile<BcastSum, f32, 1> = x.reduce::<1, BcastSum, 1>(t, |a, b| a + b);
+        let s: Tile<BcastSum, f32, 1> = x.reduce::<1>(t, |a, b| a + b);
         s.store(t, &sums.global_mut(), [0], [1]);
         let w = Tile::<Wrapped, f32, 4>::from_coords(t, |[i, j]| (2 * i + j) as f32);
         w.store(t, &wrapped.global_mut(), [0, 0], [2, 1]);
@@ -378,7 +378,7 @@ fn operators_broadcast_a_slice_along_its_dim() {
     let (dc, belowc) = (poisoned(64 * 64), poisoned(64 * 64));
     launch(Launch::new(1, 128, 0), |t| {
         let v = Tile::<Rows, f32, 32>::load(t, &x.global(), [0, 0], [64, 1]);
-        let s = v.sum::<1, RowSums, 8>(t);
+        let s = v.sum::<1>(t);
         (v - s).store(t, &d.global_mut(), [0, 0], [64, 1]);
         let mask = v.lt(s / 64.0);
         Tile::splat(1.0f32)
@@ -386,7 +386,7 @@ fn operators_broadcast_a_slice_along_its_dim() {
             .store(t, &below.global_mut(), [0, 0], [64, 1]);
         // Column-major: element (i, j) of the tile at 64 j + i.
         let c = Tile::<Cols, f32, 32>::load(t, &x.global(), [0, 0], [1, 64]);
-        let m = c.max::<0, ColSums, 8>(t);
+        let m = c.max::<0>(t);
         (c - m).store(t, &dc.global_mut(), [0, 0], [1, 64]);
         let mask = c.ge(m);
         Tile::splat(1.0f32)

@@ -62,13 +62,13 @@ fn check<L, S, const D: usize, const N: usize, const M: usize>(
     let shared = Slice::<L, S, D, N, M>::SHARED_BYTES;
     launch(Launch::new(1, threads, shared), |t| {
         let x = Tile::<L, f32, N>::from_coords(t, |[i, j]| value(i, j));
-        let s: Tile<S, f32, M> = x.reduce::<D, S, M>(t, combine);
+        let s: Tile<S, f32, M> = x.reduce_into::<D, S, M>(t, combine);
         for (m, v) in s.values.iter().enumerate() {
             let k = S::coord([m as u32, t.lane(), t.warp(), 0], 0);
             assert_eq!(*v, reference(k), "{} register {} (k = {})", S::NAME, m, k);
         }
         // Back to the parent: each element its row's (or column's) value.
-        let b: Tile<L, f32, N> = s.broadcast::<D, L, N>();
+        let b: Tile<L, f32, N> = s.broadcast_into::<D, L, N>();
         for (r, v) in b.values.iter().enumerate() {
             let at = [r as u32, t.lane(), t.warp(), 0];
             let k = L::coord(at, 1 - D);
@@ -134,14 +134,14 @@ fn half_precision_sums_and_an_argmax_of_pairs() {
         |t| {
             // f16 sums of small integers are exact.
             let h = Tile::<Wide, F16, 8>::from_coords(t, |[i, j]| F16::from_f32(value(i, j)));
-            let s = h.reduce::<1, WideSum, 2>(t, |a, b| F16::round(a.widen() + b.widen()));
+            let s = h.reduce::<1>(t, |a, b| F16::round(a.widen() + b.widen()));
             for (m, v) in s.values.iter().enumerate() {
                 let k = WideSum::coord([m as u32, t.lane(), t.warp(), 0], 0);
                 assert_eq!(v.to_f32(), sum_along::<1>([16, 64])(k));
             }
             // argmax along rows: the largest value, the smallest column among ties.
             let pairs = Tile::<Wide, (f32, u32), 8>::from_coords(t, |[i, j]| (value(i, j), j));
-            let best = pairs.reduce::<1, WideSum, 2>(t, |a, b| match a.0.partial_cmp(&b.0) {
+            let best = pairs.reduce::<1>(t, |a, b| match a.0.partial_cmp(&b.0) {
                 Some(core::cmp::Ordering::Greater) => a,
                 Some(core::cmp::Ordering::Less) => b,
                 _ => {
@@ -171,7 +171,7 @@ where
     S: Registers<M>,
     T: Thread,
 {
-    x.reduce::<1, S, M>(t, |a, b| a + b)
+    x.reduce_into::<1, S, M>(t, |a, b| a + b)
 }
 
 #[test]
@@ -340,4 +340,41 @@ fn a_conversion_then_a_scan_then_a_conversion() {
         assert_eq!(r, want.values);
     })
     .expect("no race between the stages");
+}
+
+/// The forms that name only the dim or the target (`sum::<D>`, `max::<D>`, `reduce::<D>`,
+/// `convert::<B>`, `broadcast()`, `TileOf`) give the slices `layout!` declared, the same values
+/// as the forms with the types written out, along either dim (dim 1 across warps).
+#[test]
+fn inferred_slices_and_targets() {
+    use linear_layouts::redux::{Max, Sum};
+    use linear_layouts::TileOf;
+    fn rows_of(t: &impl Thread) -> TileOf<Wide, f32> {
+        Tile::from_coords(t, |[i, j]| value(i, j))
+    }
+    // Dim 1 spans Wide's warps (dim 0 does not: no shared memory).
+    let scratch = Slice::<Wide, WideSum, 1, 8, 2>::SHARED_BYTES
+        .max(convert!(Wide => WideRows, f32).shared_bytes());
+    launch(Launch::new(1, 128, scratch), |t| {
+        let x = rows_of(t);
+        let s: Tile<WideSum, f32, 2> = x.sum::<1>(t);
+        assert_eq!(s, x.reduce_op_into::<1, WideSum, 2>(t, Sum));
+        let c: Tile<WideCol, f32, 4> = x.max::<0>(t);
+        assert_eq!(c, x.reduce_op_into::<0, WideCol, _>(t, Max));
+        let add = |a: f32, b: f32| a + b;
+        assert_eq!(
+            x.reduce::<0>(t, add),
+            x.reduce_into::<0, WideCol, _>(t, add)
+        );
+        let row = |i: u32| (0..64).map(|j| value(i, j)).sum::<f32>();
+        let want = Tile::<WideSum, f32, 2>::from_coords(t, |[i]| row(i));
+        assert_eq!(s, want);
+        // Back to the parent: each element holds its row's sum.
+        let b: Tile<Wide, f32, 8> = s.broadcast();
+        assert_eq!(b, Tile::from_coords(t, |[i, _]| row(i)));
+        assert_eq!(b, s.broadcast_into::<1, Wide, 8>());
+        let r: Tile<WideRows, f32, 8> = x.convert::<WideRows>(t);
+        assert_eq!(r, Tile::from_coords(t, |[i, j]| value(i, j)));
+    })
+    .expect("simulator");
 }

@@ -58,7 +58,7 @@ where
     launch(Launch::new(1, threads, shared), |t| {
         let x = Tile::<L, E, N>::from_coords(t, |[i, j]| value(i, j));
         let before = t.issued();
-        let s: Tile<S, E, M> = x.reduce_op::<1, S, M>(t, op);
+        let s: Tile<S, E, M> = x.reduce_op_into::<1, S, M>(t, op);
         let after = t.issued();
         for (m, v) in s.values.iter().enumerate() {
             let i = S::coord([m as u32, t.lane(), t.warp(), 0], 0);
@@ -142,22 +142,22 @@ fn float_reductions_keep_the_butterflies() {
 fn sum_max_and_min_are_one_call_each() {
     launch(Launch::new(1, 128, 0), |t| {
         let x = Tile::<Warp, i32, 2>::from_coords(t, |[i, j]| j as i32 - i as i32);
-        let s: Tile<WarpSum, i32, 1> = x.sum::<1, _, 1>(t);
-        let hi: Tile<WarpSum, i32, 1> = x.max::<1, _, 1>(t);
-        let lo: Tile<WarpSum, i32, 1> = x.min::<1, _, 1>(t);
+        let s: Tile<WarpSum, i32, 1> = x.sum::<1>(t);
+        let hi: Tile<WarpSum, i32, 1> = x.max::<1>(t);
+        let lo: Tile<WarpSum, i32, 1> = x.min::<1>(t);
         let i = t.warp() as i32;
         assert_eq!(s.values, [2016 - 64 * i]);
         assert_eq!((hi.values, lo.values), ([63 - i], [-i]));
         let f = Tile::<Warp, f32, 2>::from_coords(t, |[_, j]| j as f32);
-        let fs: Tile<WarpSum, f32, 1> = f.sum::<1, _, 1>(t);
+        let fs: Tile<WarpSum, f32, 1> = f.sum::<1>(t);
         assert_eq!(fs.values, [2016.0]);
         // 16-bit floats combine in f32, rounded back each time (exact for these integers).
         let h = Tile::<Warp, F16, 2>::from_coords(t, |[_, j]| F16::round(j as f32));
-        let hs: Tile<WarpSum, F16, 1> = h.sum::<1, _, 1>(t);
-        let hm: Tile<WarpSum, F16, 1> = h.max::<1, _, 1>(t);
+        let hs: Tile<WarpSum, F16, 1> = h.sum::<1>(t);
+        let hm: Tile<WarpSum, F16, 1> = h.max::<1>(t);
         assert_eq!((hs.values[0].widen(), hm.values[0].widen()), (2016.0, 63.0));
         let b = Tile::<Warp, Bf16, 2>::from_coords(t, |[_, j]| Bf16::round(j as f32 - 32.0));
-        let bm: Tile<WarpSum, Bf16, 1> = b.min::<1, _, 1>(t);
+        let bm: Tile<WarpSum, Bf16, 1> = b.min::<1>(t);
         assert_eq!(bm.values[0].widen(), -32.0);
     })
     .expect("no simulator issue");

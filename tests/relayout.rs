@@ -56,7 +56,7 @@ fn expand_dims_puts_a_size_one_dim_back() {
     let smem = linear_layouts::reduce::Slice::<Rows, ColSums, 0, 4, 4>::SHARED_BYTES;
     launch(Launch::new(1, 128, smem), |t| {
         let x = Tile::<Rows, u32, 4>::from_coords(t, |[i, j]| 32 * i + j);
-        let sums: Tile<ColSums, u32, 4> = x.reduce::<0, _, 4>(t, |a, b| a + b);
+        let sums: Tile<ColSums, u32, 4> = x.reduce::<0>(t, |a, b| a + b);
         let row = sums.expand_dims::<0, Row>();
         // Column j sums 32 i + j over i < 16.
         let want = Tile::<Row, u32, 4>::from_coords(t, |[_, j]| 32 * 120 + 16 * j);

@@ -47,6 +47,7 @@ pub mod float16;
 pub mod global;
 #[cfg(not(target_arch = "spirv"))]
 pub mod hopper;
+pub mod inferred;
 pub mod kernel;
 pub mod layout;
 pub mod math;
@@ -83,6 +84,7 @@ pub use float16::{Bf16, F16};
 pub use global::{Global, GlobalMut};
 #[cfg(not(target_arch = "spirv"))]
 pub use hopper::{Hopper, Swizzle, TensorMap};
+pub use inferred::{Distributed, SliceAlong, SliceOf, SliceTile, TileOf};
 pub use layout::{Declared, HwIndex, InDim, Layout, LayoutKind, Registers, SharedIndex};
 pub use mma::Mma;
 #[cfg(not(target_arch = "spirv"))]

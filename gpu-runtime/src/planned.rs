@@ -489,9 +489,10 @@ const fn registers<L: Layout>(n: usize, side: &str) {
 }
 
 impl<A: Registers<N>, E: Element, const N: usize> Tile<A, E, N> {
-    /// The same tensor in layout `B`: Triton's `convert_layout`, planned at compile time from
-    /// both layouts' tables (so `A` and `B` may be generic parameters), with the instructions
-    /// `convert!(A => B, E)` would issue. Every thread of the warp calls it.
+    /// The same tensor in layout `B` with `B`'s register count `M` written out, for generic
+    /// code ([`Tile::convert`] infers it): Triton's `convert_layout`, planned at compile time
+    /// from both layouts' tables (so `A` and `B` may be generic parameters), with the
+    /// instructions `convert!(A => B, E)` would issue. Every thread of the warp calls it.
     ///
     /// ```
     /// use linear_layouts::sim::{launch, Launch};
@@ -507,7 +508,7 @@ impl<A: Registers<N>, E: Element, const N: usize> Tile<A, E, N> {
     ///     t: &impl Thread,
     ///     x: Tile<A, u32, N>,
     /// ) -> Tile<B, u32, M> {
-    ///     x.convert::<B, M>(t)
+    ///     x.convert_into::<B, M>(t)
     /// }
     ///
     /// launch(Launch::new(1, 32, 0), |t| {
@@ -521,7 +522,7 @@ impl<A: Registers<N>, E: Element, const N: usize> Tile<A, E, N> {
     /// .unwrap();
     /// ```
     #[inline(always)]
-    pub fn convert<B: Registers<M>, const M: usize>(&self, t: &impl Thread) -> Tile<B, E, M> {
+    pub fn convert_into<B: Registers<M>, const M: usize>(&self, t: &impl Thread) -> Tile<B, E, M> {
         Tile::new(Planned::<A, B, E>::NEW.run(t, &self.values))
     }
 }

@@ -18,16 +18,17 @@ use core::marker::PhantomData;
 
 use crate::element::Element;
 use crate::layout::Registers;
-use crate::redux::{widen, Max, Min, Op, Redux, Sum};
+use crate::redux::{widen, Op, Redux};
 use crate::thread::Thread;
 use crate::tile::Tile;
 
 impl<S: Registers<M>, E: Element, const M: usize> Tile<S, E, M> {
     /// Each register of a tile of `L` takes its element of this slice `S = slice(D, L)`: the
     /// inverse of [`Tile::reduce`]'s layout change, Triton's `expand_dims` then `broadcast`,
-    /// with no data movement (every thread already holds the elements it needs).
+    /// with no data movement (every thread already holds the elements it needs). For generic
+    /// code; [`Tile::broadcast`] infers `L` from the slice.
     #[inline(always)]
-    pub fn broadcast<const D: usize, L: Registers<N>, const N: usize>(&self) -> Tile<L, E, N> {
+    pub fn broadcast_into<const D: usize, L: Registers<N>, const N: usize>(&self) -> Tile<L, E, N> {
         let plan = Slice::<L, S, D, N, M>::PLAN;
         let mut out = [E::default(); N];
         crate::unroll!(N, |r| out[r] = self.values[plan.group(r as u32) as usize]);
@@ -42,7 +43,7 @@ impl<S: Registers<M>, E: Element, const M: usize> Tile<S, E, M> {
 #[diagnostic::on_unimplemented(
     message = "a tile of `{Self}` does not broadcast to `{L}`",
     label = "neither `{L}` nor a slice of it",
-    note = "a tile combines with a tile of its own layout, a scalar, or a tile of a slice of its layout: define `S = slice(dim = .., parent = {L})` in the `layout!` block that defines `{L}`, reduce into it (`x.max::<D, S, _>(t)`), and combine; or `convert` the tile to `{L}` first"
+    note = "a tile combines with a tile of its own layout, a scalar, or a tile of a slice of its layout: define `S = slice(dim = .., parent = {L})` in the `layout!` block that defines `{L}`, reduce into it (`x.max::<D>(t)`), and combine; or `convert` the tile to `{L}` first"
 )]
 pub trait BroadcastTo<L> {
     /// The register of a `Self` tile that register `r` of an `L` tile takes.
@@ -95,31 +96,38 @@ pub(crate) fn shfl_xor<T: Thread, E: Element>(t: &T, v: E, mask: u32) -> E {
 }
 
 impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
-    /// Reduces along dim `D` with `combine` (associative and commutative, as Triton's
-    /// `tl.reduce` requires: `+`, `max`, `min`, a two-value argmax on a pair): a tile of the
-    /// slice layout `S = slice(D, L)`, each thread's copies of an element equal. Needs
+    /// [`Tile::reduce`] with the slice `S = slice(D, L)` and its register count `M` written
+    /// out, for generic code (layouts as type parameters). Needs
     /// `Slice::<L, S, D, N, M>::shared_bytes(size of E)` bytes of shared memory when warps
-    /// hold parts of the dim.
+    /// hold parts of the dim. A type `S` that is not the slice of `L` along `D` is a compile
+    /// error that writes out the slice.
     ///
     /// ```
     /// use linear_layouts::sim::{launch, Launch};
-    /// use linear_layouts::{layout, Thread, Tile};
+    /// use linear_layouts::{layout, Registers, Thread, Tile};
     ///
     /// layout! {
     ///     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 32];
     ///     RowSums = slice(dim = 1, parent = Rows) for [16];
     /// }
     ///
+    /// fn row_sums<L: Registers<N>, S: Registers<M>, const N: usize, const M: usize>(
+    ///     t: &impl Thread,
+    ///     x: &Tile<L, f32, N>,
+    /// ) -> Tile<S, f32, M> {
+    ///     x.reduce_into::<1, S, M>(t, |a, b| a + b)
+    /// }
+    ///
     /// launch(Launch::new(1, 128, 0), |t| {
     ///     // Element (i, j) holds j: each row sums to 0 + 1 + ... + 31.
     ///     let x = Tile::<Rows, f32, 4>::from_coords(t, |[_, j]| j as f32);
-    ///     let s: Tile<RowSums, f32, 1> = x.reduce::<1, _, 1>(t, |a, b| a + b);
+    ///     let s: Tile<RowSums, f32, 1> = row_sums(t, &x);
     ///     assert_eq!(s.values, [496.0]);
     /// })
     /// .unwrap();
     /// ```
     #[inline(always)]
-    pub fn reduce<const D: usize, S: Registers<M>, const M: usize>(
+    pub fn reduce_into<const D: usize, S: Registers<M>, const M: usize>(
         &self,
         t: &impl Thread,
         combine: impl Fn(E, E) -> E,
@@ -127,14 +135,15 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         self.reduce_by::<D, S, M>(t, combine, None)
     }
 
-    /// [`Tile::reduce`] by a named operator ([`Sum`], [`Max`], [`Min`], [`BitAnd`], [`BitOr`],
-    /// [`BitXor`]): where the operator has a `redux.sync` form (integers of at most 32 bits),
-    /// the lanes along the dim reduce by whole-warp `redux.sync`, one per output register and
-    /// group of lanes off the dim (the other groups' lanes, and lanes holding copies, add the
-    /// identity), wherever that takes fewer instructions than the butterflies: one in place of
-    /// five where the dim spans the warp, two in place of four where it spans 16 lanes. Triton
-    /// 3.9 lowers `tl.sum`/`tl.max` of `i32` so on sm_80 and later (its PTX, in the reduce
-    /// differential).
+    /// [`Tile::reduce_into`] by a named operator ([`Sum`], [`Max`], [`Min`], [`BitAnd`],
+    /// [`BitOr`], [`BitXor`]): where the operator has a `redux.sync` form (integers of at most
+    /// 32 bits), the lanes along the dim reduce by whole-warp `redux.sync`, one per output
+    /// register and group of lanes off the dim (the other groups' lanes, and lanes holding
+    /// copies, add the identity), wherever that takes fewer instructions than the butterflies:
+    /// one in place of five where the dim spans the warp, two in place of four where it spans
+    /// 16 lanes. Triton 3.9 lowers `tl.sum`/`tl.max` of `i32` so on sm_80 and later (its PTX,
+    /// in the reduce differential). [`Tile::sum`], [`Tile::max`] and [`Tile::min`] are this
+    /// with the slice inferred.
     ///
     /// ```
     /// use linear_layouts::sim::{launch, Launch};
@@ -148,7 +157,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     ///
     /// launch(Launch::new(1, 128, 0), |t| {
     ///     let x = Tile::<Rows, i32, 2>::from_coords(t, |[i, j]| (i * j) as i32);
-    ///     let s: Tile<RowSums, i32, 1> = x.reduce_op::<1, _, 1>(t, Sum);
+    ///     let s: Tile<RowSums, i32, 1> = x.reduce_op_into::<1, _, 1>(t, Sum);
     ///     assert_eq!(s.values, [(t.warp() * 2016) as i32]);
     ///     // One redux.sync per thread, no shuffles.
     ///     assert_eq!((t.issued().redux, t.issued().shuffles), (1, 0));
@@ -163,7 +172,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// [`BitOr`]: crate::redux::BitOr
     /// [`BitXor`]: crate::redux::BitXor
     #[inline(always)]
-    pub fn reduce_op<const D: usize, S: Registers<M>, const M: usize>(
+    pub fn reduce_op_into<const D: usize, S: Registers<M>, const M: usize>(
         &self,
         t: &impl Thread,
         op: impl Op<E>,
@@ -171,45 +180,9 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         self.reduce_by::<D, S, M>(t, |a, b| op.combine(a, b), redux_of(&op))
     }
 
-    /// `tl.sum` along dim `D`: [`Tile::reduce_op`] by [`Sum`](crate::redux::Sum).
-    #[inline(always)]
-    pub fn sum<const D: usize, S: Registers<M>, const M: usize>(
-        &self,
-        t: &impl Thread,
-    ) -> Tile<S, E, M>
-    where
-        Sum: Op<E>,
-    {
-        self.reduce_op::<D, S, M>(t, Sum)
-    }
-
-    /// `tl.max` along dim `D`: [`Tile::reduce_op`] by [`Max`](crate::redux::Max).
-    #[inline(always)]
-    pub fn max<const D: usize, S: Registers<M>, const M: usize>(
-        &self,
-        t: &impl Thread,
-    ) -> Tile<S, E, M>
-    where
-        Max: Op<E>,
-    {
-        self.reduce_op::<D, S, M>(t, Max)
-    }
-
-    /// `tl.min` along dim `D`: [`Tile::reduce_op`] by [`Min`](crate::redux::Min).
-    #[inline(always)]
-    pub fn min<const D: usize, S: Registers<M>, const M: usize>(
-        &self,
-        t: &impl Thread,
-    ) -> Tile<S, E, M>
-    where
-        Min: Op<E>,
-    {
-        self.reduce_op::<D, S, M>(t, Min)
-    }
-
     /// The reduction, by `redux.sync` over a whole warp where `redux` names its operation.
     #[inline(always)]
-    fn reduce_by<const D: usize, S: Registers<M>, const M: usize>(
+    pub(crate) fn reduce_by<const D: usize, S: Registers<M>, const M: usize>(
         &self,
         t: &impl Thread,
         combine: impl Fn(E, E) -> E,
@@ -265,7 +238,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
 }
 
 /// The `redux.sync` form of `op`'s type.
-const fn redux_of<E, O: Op<E>>(_: &O) -> Option<Redux> {
+pub(crate) const fn redux_of<E, O: Op<E>>(_: &O) -> Option<Redux> {
     O::REDUX
 }
 

@@ -20,7 +20,7 @@
 //! let big = y.gt(1.0);
 //! assert_eq!(x.select(&big, -x).values, [3.0; 4]);
 //! assert_eq!(x.select(&big.not_equal(true), 0.0).values, [0.0; 4]);
-//! // A row statistic (what `x.max::<1, RowStats, 1>(t)` gives) broadcast along the rows.
+//! // A row statistic (what `x.max::<1>(t)` gives) broadcast along the rows.
 //! let m = Tile::<RowStats, f32, 1>::splat(1.0);
 //! assert_eq!((x - m).values, [2.0; 4]);
 //! assert_eq!(x.gt(m).values, [true; 4]);

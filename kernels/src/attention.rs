@@ -166,14 +166,14 @@ where
         });
         s = s.select(&keep, f32::NEG_INFINITY);
     }
-    let m_new = m.zip_with(&s.reduce::<1, R, NR>(t, math::max), |a, b| {
+    let m_new = m.zip_with(&s.reduce_into::<1, R, NR>(t, math::max), |a, b| {
         math::max(a, b * scale)
     });
     let alpha = m.zip_with(&m_new, |a, b| math::exp2(a - b));
-    let p = s.zip_with(&m_new.broadcast::<1, S, NS>(), |x, mx| {
+    let p = s.zip_with(&m_new.broadcast_into::<1, S, NS>(), |x, mx| {
         math::exp2(math::fma(x, scale, -mx))
     });
-    *l = *l * alpha + p.reduce::<1, R, NR>(t, |a, b| a + b);
+    *l = *l * alpha + p.reduce_into::<1, R, NR>(t, |a, b| a + b);
     *m = m_new;
     (p, alpha)
 }
@@ -360,9 +360,9 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
             causal,
         };
         let (p, alpha) = softmax_step(t, s, block, scale_log2, (&mut m, &mut l));
-        let alpha_o = alpha.reshape::<AttnRowO>().broadcast::<1, AttnO, NO>();
+        let alpha_o = alpha.reshape::<AttnRowO>().broadcast_into::<1, AttnO, NO>();
         // The accumulator's registers are operand A's: planned from the layouts, no instruction.
-        let pa = p.to::<E>().convert::<AttnP, NP>(t);
+        let pa = p.to::<E>().convert_into::<AttnP, NP>(t);
         unroll!(H, |h| {
             let vs = SharedWindow::new(r, Stages::<H>::v(j, h));
             let va = Tile::<AttnV, E, _>::new(halves(convert!(AttnVSmem => AttnV, u16).load(&vs)));
@@ -376,7 +376,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
     let inv = l
         .map(math::rcp)
         .reshape::<AttnRowO>()
-        .broadcast::<1, AttnO, NO>();
+        .broadcast_into::<1, AttnO, NO>();
     unroll!(H, |h| {
         let out = acc[h] * inv;
         let rows = convert!(AttnO => AttnRows, f32).run(t, &out.values);

@@ -360,7 +360,10 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
         };
         let s = Tile::<HAttnS, f32, _>::new(s);
         let (p, alpha) = softmax_step(t, s, block, self.scale_log2, (&mut rows.m, &mut rows.l));
-        (p, alpha.reshape::<H::RowO>().broadcast::<1, H::O, NO>())
+        (
+            p,
+            alpha.reshape::<H::RowO>().broadcast_into::<1, H::O, NO>(),
+        )
     }
 
     /// `P` rounded to the input format as `P · V`'s A (the accumulator's registers: planned
@@ -370,7 +373,7 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
     #[inline(always)]
     fn operand<T: Hopper>(&self, t: &T, mut p: Tile<HAttnS, f32, NS>) -> [u32; NP / 2] {
         t.wgmma_fence_operand(&mut p.values);
-        pack_pairs(&p.to::<E>().convert::<HAttnP, NP>(t).values)
+        pack_pairs(&p.to::<E>().convert_into::<HAttnP, NP>(t).values)
     }
 }
 
@@ -468,7 +471,7 @@ pub fn attention_hopper_tile<
         .l
         .map(math::rcp)
         .reshape::<H::RowO>()
-        .broadcast::<1, H::O, NO>();
+        .broadcast_into::<1, H::O, NO>();
     let out = acc * inv;
     let qs = SharedWindow::new(t, smem);
     let out = Tile::<H::Rows, f32, _>::new(H::rows(&qs, &out.values)).to::<E>();

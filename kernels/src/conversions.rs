@@ -214,7 +214,7 @@ pub fn relayout_tile_generic<A, B, E, T, const N: usize, const M: usize>(
 {
     let a = Tile::<A, E, _>::load(t, inp, [64 * k, 0], [64, 1]);
     const { assert!(A::RANK == 2 && A::SHAPE[0] == 64 && A::SHAPE[1] == 64) };
-    let b: Tile<B, E, M> = a.convert(t);
+    let b: Tile<B, E, M> = a.convert_into(t);
     b.store(t, out, [64 * k, 0], [64, 1]);
     t.sync_block();
 }

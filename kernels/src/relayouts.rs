@@ -59,7 +59,7 @@ pub fn deinterleave_f32(t: &impl Thread, x: Global<f32>, a: GlobalMut<f32>, b: G
 pub fn row_sums_column_f32(t: &impl Thread, x: Global<f32>, sums: GlobalMut<f32>) {
     let origin = [PAIR_ROWS * t.block_idx()[0], 0];
     let v = Tile::<PairRows, f32, _>::load(t, &x, origin, [PAIR_ROW, 1]);
-    let s: Tile<PairRowSums, f32, 1> = v.sum::<1, _, 1>(t);
+    let s = v.sum::<1>(t);
     s.expand_dims::<1, SumColumn>()
         .store(t, &sums, origin, [1, 1]);
 }
@@ -72,6 +72,6 @@ pub fn trans_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>, n: u32) {
     let r = PAIR_ROWS * t.block_idx()[0];
     let v = Tile::<PairRows, f32, _>::load(t, &x, [r, 0], [PAIR_ROW, 1]);
     v.trans::<PairRowsT>()
-        .convert::<TransRows, 4>(t)
+        .convert::<TransRows>(t)
         .store(t, &y, [0, r], [n, 1]);
 }

@@ -167,9 +167,9 @@ pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: b
     );
     let lowest = E::from_f32(f32::NEG_INFINITY);
     let v = load::<L, E, T, N, ALIGNED>(t, x, origin, strides, bounds, lowest).map(E::to_f32);
-    let max: Tile<S, f32, M> = v.reduce::<1, S, M>(t, math::max);
+    let max: Tile<S, f32, M> = v.reduce_into::<1, S, M>(t, math::max);
     let e = (v - max).map(math::exp);
-    let sum: Tile<S, f32, M> = e.reduce::<1, S, M>(t, |a, b| a + b);
+    let sum: Tile<S, f32, M> = e.reduce_into::<1, S, M>(t, |a, b| a + b);
     let out = (e * sum.map(math::rcp)).map(E::from_f32);
     store::<L, E, T, N, ALIGNED>(t, &out, y, origin, strides, bounds);
 }
@@ -215,13 +215,13 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     // a memory-bound kernel lives on).
     let x = load::<L, E, T, N, ALIGNED>(t, io.x, origin, strides, bounds, zero);
     let inv_n = 1.0 / n_cols as f32;
-    let sum: Tile<S, f32, M> = x.map(E::to_f32).reduce::<1, S, M>(t, |a, b| a + b);
+    let sum: Tile<S, f32, M> = x.map(E::to_f32).reduce_into::<1, S, M>(t, |a, b| a + b);
     let mean = sum * inv_n;
     // Masked columns must not count in the variance: their centred value is 0.
     let inside = Tile::<L, bool, _>::from_coords(t, |[_, j]| j < n_cols);
     let centred = x.map(E::to_f32) - mean;
     let square = (centred * centred).select(&inside, 0.0);
-    let var: Tile<S, f32, M> = square.reduce::<1, S, M>(t, |a, b| a + b);
+    let var: Tile<S, f32, M> = square.reduce_into::<1, S, M>(t, |a, b| a + b);
     let r = var.map(|v| math::rsqrt(v * inv_n + eps));
     // `(x - mean) * rstd` as `x * rstd - mean * rstd`, one `fma` from x itself: the centred
     // values then die in the variance, and only x (packed) is held across its reduction.

@@ -116,7 +116,7 @@ pub fn transpose_tile_generic<A, B, E, T, const N: usize>(
     let side = A::SHAPE[0];
     let origin = [by * side, bx * side];
     let a = Tile::<A, E, _>::load(t, inp, origin, [n, 1]);
-    let b: Tile<B, E, N> = a.convert(t);
+    let b: Tile<B, E, N> = a.convert_into(t);
     b.store(t, out, origin, [1, n]);
 }
 

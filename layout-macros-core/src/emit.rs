@@ -159,14 +159,14 @@ pub fn side_tokens(s: &SolvedItem, name: &syn::Ident) -> TokenStream {
 
 /// `name = slice(dim = dim, parent = parent)` broadcasts to its parent (`np` registers per
 /// thread; `n` its own): each parent register takes the slice register its reduction plan
-/// groups it into (a const, evaluated only where a broadcast is written).
+/// groups it into (a const, evaluated only where a broadcast is written). With `along`, it is
+/// also the parent's slice along `dim`, what `x.sum::<dim>(t)` reduces into.
 pub fn broadcast_impl(
     k: &Krate,
     name: &Ident,
     parent: &Ident,
-    dim: usize,
-    np: usize,
-    n: usize,
+    (dim, np, n): (usize, usize, usize),
+    along: bool,
 ) -> TokenStream {
     let rt = k.rt();
     let (dim, np, n) = (
@@ -174,6 +174,13 @@ pub fn broadcast_impl(
         Literal::usize_unsuffixed(np),
         Literal::usize_unsuffixed(n),
     );
+    let along = along.then(|| {
+        quote! {
+            impl #rt::inferred::SliceAlong<#dim> for #parent {
+                type Slice = #name;
+            }
+        }
+    });
     quote! {
         impl #rt::reduce::BroadcastTo<#parent> for #name {
             #[inline(always)]
@@ -181,6 +188,10 @@ pub fn broadcast_impl(
                 #rt::reduce::Slice::<#parent, #name, #dim, #np, #n>::PLAN.group(r as u32) as usize
             }
         }
+        impl #rt::inferred::SliceOf for #name {
+            type Parent = #parent;
+        }
+        #along
     }
 }
 
@@ -217,7 +228,19 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
     // error, which `cargo check` reports.
     let registers = (!shared).then(|| {
         let n = proc_macro2::Literal::usize_unsuffixed(elems as usize);
-        quote!(impl #rt::layout::Registers<#n> for #name {})
+        quote! {
+            impl #rt::layout::Registers<#n> for #name {}
+            // Parameter names no layout takes (a layout may be called `E` or `B`).
+            impl #rt::inferred::Distributed for #name {
+                type Tile<__E: #rt::element::Element> = #rt::tile::Tile<#name, __E, #n>;
+                #[inline(always)]
+                fn build<__E: #rt::element::Element, __B: #rt::inferred::Build<Self, __E>>(
+                    b: __B,
+                ) -> #rt::tile::Tile<#name, __E, #n> {
+                    b.build::<#n>()
+                }
+            }
+        }
     });
     let source = &s.source;
     let bases = bases_of(ll, in_dims);

@@ -30,6 +30,8 @@ pub fn layout(input: TokenStream) -> TokenStream {
     let mut errors: Option<syn::Error> = None;
     // Each distributed layout's registers per thread, for its slices' broadcasts.
     let mut registers: Vec<(String, usize)> = Vec::new();
+    // The (parent, dim) pairs that have a slice, for `SliceAlong`.
+    let mut sliced: Vec<(String, usize)> = Vec::new();
     for item in &block.items {
         let name = item.name.to_string();
         if defined.contains(&name) {
@@ -68,8 +70,15 @@ pub fn layout(input: TokenStream) -> TokenStream {
                     if let Some((dim, parent)) = slice_of(item) {
                         let np = registers.iter().find(|(p, _)| parent == p);
                         if let Some(&(_, np)) = np {
+                            // The first slice along a dim is the one reductions infer.
+                            let along = !sliced.contains(&(parent.to_string(), dim));
+                            sliced.push((parent.to_string(), dim));
                             out.extend(crate::emit::broadcast_impl(
-                                &k, &item.name, &parent, dim, np, n,
+                                &k,
+                                &item.name,
+                                &parent,
+                                (dim, np, n),
+                                along,
                             ));
                         }
                     }

@@ -7,7 +7,7 @@ layout! {
     Columns = slice(dim = 0, parent = Rows) for [32];
 }
 
-// What `Tile::<Rows, f32, 4>::reduce::<1, Columns, 4>` evaluates when it is instantiated.
+// What `Tile::<Rows, f32, 4>::reduce_into::<1, Columns, 4>` evaluates when it is instantiated.
 const _: () = assert!(Slice::<Rows, Columns, 1, 4, 4>::SHARED_BYTES == 0);
 
 fn main() {}

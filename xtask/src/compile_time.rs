@@ -199,7 +199,7 @@ pub fn reductions(n: usize, run: bool, runs: usize) -> Result<(), String> {
                 "pub const R{i}: u32 = Slice::<L{i}, S{i}, {dim}, {n}, {m}>::SHARED_BYTES;\n"
             ),
             true => format!(
-                "pub fn red{i}(t: &linear_layouts::sim::SimThread, x: &Tile<L{i}, f32, {n}>) -> Tile<S{i}, f32, {m}> {{ x.sum::<{dim}, S{i}, {m}>(t) }}\n"
+                "pub fn red{i}(t: &linear_layouts::sim::SimThread, x: &Tile<L{i}, f32, {n}>) -> Tile<S{i}, f32, {m}> {{ x.sum::<{dim}>(t) }}\n"
             ),
         });
     }
