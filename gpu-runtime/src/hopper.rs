@@ -366,3 +366,95 @@ impl<E> TensorMap<'_, E> {
         }
     }
 }
+
+/// Inside `impl Hopper for Wrapper`: every method, calling the same method of the wrapped
+/// thread `self.t`.
+macro_rules! forward_hopper {
+    () => {
+        #[inline(always)]
+        fn shared_base(&self) -> u32 {
+            self.t.shared_base()
+        }
+        #[inline(always)]
+        fn mbarrier_init(&self, bar: u32, count: u32) {
+            self.t.mbarrier_init(bar, count)
+        }
+        #[inline(always)]
+        fn fence_mbarrier_init(&self) {
+            self.t.fence_mbarrier_init()
+        }
+        #[inline(always)]
+        fn mbarrier_arrive(&self, bar: u32) {
+            self.t.mbarrier_arrive(bar)
+        }
+        #[inline(always)]
+        fn mbarrier_arrive_expect_tx(&self, bar: u32, bytes: u32) {
+            self.t.mbarrier_arrive_expect_tx(bar, bytes)
+        }
+        #[inline(always)]
+        fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool {
+            self.t.mbarrier_try_wait(bar, parity)
+        }
+        #[inline(always)]
+        fn mbarrier_wait(&self, bar: u32, parity: u32) {
+            self.t.mbarrier_wait(bar, parity)
+        }
+        #[inline(always)]
+        fn tma_load_2d<E: crate::Element>(
+            &self,
+            dst: u32,
+            map: &crate::hopper::TensorMap<'_, E>,
+            coords: [u32; 2],
+            bar: u32,
+        ) {
+            self.t.tma_load_2d(dst, map, coords, bar)
+        }
+        #[inline(always)]
+        fn fence_proxy_async(&self) {
+            self.t.fence_proxy_async()
+        }
+        #[inline(always)]
+        fn bar_sync(&self, id: u32, threads: u32) {
+            self.t.bar_sync(id, threads)
+        }
+        #[inline(always)]
+        fn wgmma_fence(&self) {
+            self.t.wgmma_fence()
+        }
+        #[inline(always)]
+        fn wgmma(
+            &self,
+            op: crate::hopper::WgmmaOp,
+            a: u64,
+            b: u64,
+            acc: &mut [f32],
+            accumulate: bool,
+        ) {
+            self.t.wgmma(op, a, b, acc, accumulate)
+        }
+        #[inline(always)]
+        fn wgmma_rs(
+            &self,
+            op: crate::hopper::WgmmaOp,
+            a: [u32; 4],
+            b: u64,
+            acc: &mut [f32],
+            accumulate: bool,
+        ) {
+            self.t.wgmma_rs(op, a, b, acc, accumulate)
+        }
+        #[inline(always)]
+        fn wgmma_fence_operand(&self, acc: &mut [f32]) {
+            self.t.wgmma_fence_operand(acc)
+        }
+        #[inline(always)]
+        fn wgmma_commit(&self) {
+            self.t.wgmma_commit()
+        }
+        #[inline(always)]
+        fn wgmma_wait<const PENDING: u32>(&self) {
+            self.t.wgmma_wait::<PENDING>()
+        }
+    };
+}
+pub(crate) use forward_hopper;

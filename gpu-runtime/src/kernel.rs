@@ -5,6 +5,8 @@
 
 use core::marker::PhantomData;
 
+use crate::thread::Thread;
+
 /// A kernel's launch description, written by `#[kernel]`. `P` is the tuple of its parameter
 /// types (`Global<'static, f32>`, `u32`, ...). A launcher trusts it (the entry's parameters,
 /// the block and shared memory the body was written for), so it is read-only and made only by
@@ -112,4 +114,62 @@ impl<P> core::fmt::Debug for KernelSpec<P> {
             .field("warp_size", &self.warp_size)
             .finish()
     }
+}
+
+/// The thread a `#[kernel]` body runs on the simulator (and wherever else it is not the GPU's
+/// own [`GpuThread`](crate::nvptx::GpuThread)): `t`, knowing the kernel's declared shared memory
+/// `SHARED` as [`Thread::SHARED_BYTES`], so the body's conversions, reductions and scans check
+/// their scratch against it when the body is compiled for the simulator, as they do for the
+/// GPU. Everything else is `t`'s.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelThread<'a, T, const SHARED: u32> {
+    t: &'a T,
+}
+
+impl<'a, T: Thread, const SHARED: u32> KernelThread<'a, T, SHARED> {
+    /// `t` as the thread of a kernel that declares `SHARED` bytes of shared memory.
+    #[inline(always)]
+    pub fn new(t: &'a T) -> Self {
+        KernelThread { t }
+    }
+}
+
+#[allow(unsafe_code)]
+impl<T: Thread, const SHARED: u32> Thread for KernelThread<'_, T, SHARED> {
+    const SHARED_BYTES: Option<u32> = Some(SHARED);
+    crate::thread::forward_thread!(
+        opaque,
+        scratch_reads,
+        lane,
+        warp,
+        block,
+        thread_idx,
+        block_dim,
+        block_idx,
+        grid_dim,
+        shfl_idx,
+        shfl_xor,
+        redux,
+        sync_warp,
+        sync_block,
+        st_shared,
+        ld_shared,
+        cta_rank,
+        sync_cluster,
+        st_shared_cluster,
+        ld_shared_cluster,
+        ldmatrix,
+        stmatrix,
+        cp_async,
+        cp_async_commit,
+        cp_async_wait,
+        mma_m16n8k16,
+    );
+}
+
+#[cfg(not(target_arch = "spirv"))]
+impl<T: crate::hopper::Hopper, const SHARED: u32> crate::hopper::Hopper
+    for KernelThread<'_, T, SHARED>
+{
+    crate::hopper::forward_hopper!();
 }

@@ -17,8 +17,9 @@ use crate::thread::Thread;
 /// with 2 or 3 the warp index comes from the linear thread index
 /// (`x + ntid.x * (y + ntid.y * z)`, as the hardware groups threads into warps), which costs
 /// two multiply-adds. A kernel launched with a 2-D or 3-D block must say so (`#[kernel(block_dims
-/// = 2)]`); `#[kernel]` refuses other values at compile time.
-pub struct GpuThread<const BLOCK_DIMS: u32 = 1> {
+/// = 2)]`); `#[kernel]` refuses other values at compile time. `SHARED` is the dynamic shared
+/// memory the kernel declares ([`Thread::SHARED_BYTES`]; `u32::MAX`: not known).
+pub struct GpuThread<const BLOCK_DIMS: u32 = 1, const SHARED: u32 = { u32::MAX }> {
     /// The buffer's address in the shared state space (what `st.shared` takes).
     #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
     smem: u32,
@@ -29,7 +30,7 @@ pub struct GpuThread<const BLOCK_DIMS: u32 = 1> {
 }
 
 #[cfg(target_arch = "nvptx64")]
-impl<const BLOCK_DIMS: u32> GpuThread<BLOCK_DIMS> {
+impl<const BLOCK_DIMS: u32, const SHARED: u32> GpuThread<BLOCK_DIMS, SHARED> {
     /// The calling thread, using `smem` (a generic pointer into shared memory, such as
     /// `core::intrinsics::gpu::gpu_launch_sized_workgroup_mem`) for shared memory.
     ///
@@ -138,7 +139,11 @@ macro_rules! ld_as {
 }
 
 #[cfg(target_arch = "nvptx64")]
-impl<const BLOCK_DIMS: u32> Thread for GpuThread<BLOCK_DIMS> {
+impl<const BLOCK_DIMS: u32, const SHARED: u32> Thread for GpuThread<BLOCK_DIMS, SHARED> {
+    const SHARED_BYTES: Option<u32> = match SHARED {
+        u32::MAX => None,
+        bytes => Some(bytes),
+    };
     #[inline(always)]
     fn lane(&self) -> u32 {
         sreg!("%laneid")

@@ -40,7 +40,7 @@ use crate::convert::{
 };
 use crate::element::Element;
 use crate::layout::{Declared, Layout, LayoutKind, Registers, Tables};
-use crate::thread::Thread;
+use crate::thread::{scratch_fits, ScratchUse, Thread};
 use crate::tile::Tile;
 use layout_plan::msg::Msg;
 
@@ -359,6 +359,13 @@ impl<A: Layout, B: Layout, E: Element, S> Generic<A, B, E, S> {
             if let Route::Convert(_) = Planned::<A, B, E>::ROUTE {
                 registers::<A>(NS, "source");
                 registers::<B>(ND, "destination");
+                let what = ScratchUse {
+                    op: "the conversion",
+                    layout: A::NAME,
+                    dim: None,
+                    to: B::NAME,
+                };
+                scratch_fits(T::SHARED_BYTES, Planned::<A, B, E>::COST.shared_bytes, what);
             }
         };
         if const { !REPLAY || Planned::<A, B, E>::TAPE.overflow } {

@@ -19,7 +19,7 @@ use core::marker::PhantomData;
 use crate::element::Element;
 use crate::layout::Registers;
 use crate::redux::{widen, Op, Redux};
-use crate::thread::Thread;
+use crate::thread::{scratch_fits, ScratchUse, Thread};
 use crate::tile::Tile;
 
 impl<S: Registers<M>, E: Element, const M: usize> Tile<S, E, M> {
@@ -259,6 +259,19 @@ fn across_warps<L, S, const D: usize, const N: usize, T: Thread, E: Element, con
     L: Registers<N>,
     S: Registers<M>,
 {
+    const {
+        let what = ScratchUse {
+            op: "the reduction",
+            layout: L::NAME,
+            dim: Some(D as u32),
+            to: "",
+        };
+        scratch_fits(
+            T::SHARED_BYTES,
+            Slice::<L, S, D, N, M>::shared_bytes(E::BITS / 8),
+            what,
+        )
+    };
     let plan = &Slice::<L, S, D, N, M>::PLAN;
     let s = Staged::<L, S, D, N, E, M>::OF;
     let lane = t.lane();

@@ -36,6 +36,7 @@ impl<'a, T: Thread> Reread<'a, T> {
 
 impl<T: Thread> Thread for Reread<'_, T> {
     crate::thread::forward_thread!(
+        shared_bytes,
         opaque,
         scratch_reads,
         block,

@@ -16,7 +16,7 @@ use core::marker::PhantomData;
 
 use crate::element::Element;
 use crate::layout::Registers;
-use crate::thread::Thread;
+use crate::thread::{scratch_fits, ScratchUse, Thread};
 use crate::tile::Tile;
 use layout_plan::reduce::pext;
 
@@ -307,6 +307,19 @@ fn phase<L: Registers<N>, const D: usize, T: Thread, E: Element, const N: usize>
     combine: &impl Fn(E, E) -> E,
     reverse: bool,
 ) {
+    const {
+        let what = ScratchUse {
+            op: "the scan",
+            layout: L::NAME,
+            dim: Some(D as u32),
+            to: "",
+        };
+        scratch_fits(
+            T::SHARED_BYTES,
+            Scan::<L, D, N>::shared_bytes(E::BITS / 8),
+            what,
+        )
+    };
     let plan = &Scan::<L, D, N>::PLAN;
     let bytes = E::BITS / 8;
     let (_, warps) = plan.phase_bits();

@@ -25,6 +25,15 @@
 /// (`convert!`, reductions, scans) keep the promise with the offsets of their plans.
 #[allow(unsafe_code)]
 pub trait Thread {
+    /// The dynamic shared memory of the kernel this thread runs, in bytes (the `shared = ..` of
+    /// its `#[kernel]`), where it is known at compile time: the thread `#[kernel]` gives its
+    /// body on the GPU and on the simulator. Conversions, reductions and scans assert that
+    /// their scratch (from offset 0) fits in it when they are compiled, an error naming both
+    /// sizes. `None`: not known here (a thread made by hand, a [`SharedWindow`] at a run-time
+    /// base); the simulator still checks every access against the launch's bytes.
+    ///
+    /// [`SharedWindow`]: crate::SharedWindow
+    const SHARED_BYTES: Option<u32> = None;
     /// Lane within the warp.
     fn lane(&self) -> u32;
     /// Warp within the CTA: the thread's linear index in its block (x fastest, as CUDA numbers
@@ -317,6 +326,40 @@ pub fn select(cond: bool, a: u32, b: u32) -> u32 {
     }
 }
 
+/// What a collective operation on the scratch is, for [`scratch_fits`]'s message: `op` of
+/// `layout`, along `dim` or to `to` (empty: none).
+pub(crate) struct ScratchUse<'a> {
+    pub(crate) op: &'a str,
+    pub(crate) layout: &'a str,
+    pub(crate) dim: Option<u32>,
+    pub(crate) to: &'a str,
+}
+
+/// Panics (at compile time, in a const) if `need` bytes of scratch for `what` do not fit in
+/// `have`, a kernel's declared shared memory ([`Thread::SHARED_BYTES`]).
+pub(crate) const fn scratch_fits(have: Option<u32>, need: u32, what: ScratchUse) {
+    let Some(have) = have else { return };
+    if need <= have {
+        return;
+    }
+    let mut m = layout_plan::msg::Msg::new();
+    m.push(what.op).push(" of `").push(what.layout).push("`");
+    if let Some(d) = what.dim {
+        m.push(" along dim ").num(d);
+    }
+    if !what.to.is_empty() {
+        m.push(" to `").push(what.to).push("`");
+    }
+    m.push(" needs ")
+        .num(need)
+        .push(" bytes of shared memory (its scratch, from offset 0), but the kernel declares ")
+        .num(have)
+        .push(": write `#[kernel(shared = ..)]` with at least ")
+        .num(need)
+        .push(" (the largest need of its conversions, reductions and scans)");
+    panic!("{}", m.as_str());
+}
+
 /// Inside `impl Thread for Wrapper`: the listed methods, each calling the same method of the
 /// wrapped thread `self.t` (a wrapper overrides the rest, e.g. [`SharedWindow`]'s addresses or
 /// [`Partition`]'s warps and barrier).
@@ -325,6 +368,7 @@ pub fn select(cond: bool, a: u32, b: u32) -> u32 {
 /// [`Partition`]: crate::Partition
 macro_rules! forward_thread {
     ($($name:ident),* $(,)?) => { $(crate::thread::forward_thread!(@ $name);)* };
+    (@ shared_bytes) => { const SHARED_BYTES: Option<u32> = T::SHARED_BYTES; };
     (@ lane) => { #[inline(always)] fn lane(&self) -> u32 { self.t.lane() } };
     (@ opaque) => { #[inline(always)] fn opaque(&self, x: u32) -> u32 { self.t.opaque(x) } };
     (@ warp) => { #[inline(always)] fn warp(&self) -> u32 { self.t.warp() } };

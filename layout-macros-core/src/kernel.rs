@@ -65,6 +65,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     body_fn.vis = syn::Visibility::Inherited;
     body_fn.attrs.retain(|a| !a.path().is_ident("doc"));
     let rt = quote!(#krate::runtime);
+    let shared = shared_bytes(&args);
     let bounds = launch_bounds(&args, name);
     // A warp of other than 32 lanes has no PTX entry: NVIDIA's warps have 32.
     let ptx = (args.warp_size == 32).then(|| {
@@ -78,7 +79,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
                 // SAFETY: the launch's dynamic shared memory, aligned to 16 bytes by its element
                 // type; the block has at most `block_dims` dimensions (the attribute's contract).
                 let #thread = unsafe {
-                    #rt::nvptx::GpuThread::<#dims>::new(
+                    #rt::nvptx::GpuThread::<#dims, { #shared }>::new(
                         ::core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<#rt::global::A16<[u32; 4]>>()
                             as *mut u8,
                     )
@@ -89,14 +90,27 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         }
     });
     let spirv = crate::kernel_spirv::entry(&krate, &f, &body_fn, &thread, &params, &args);
+    // Elsewhere (the simulator) the body runs on a thread that knows the declared shared
+    // memory, so its collective operations check their scratch against it there too.
+    let mut host = f.clone();
+    host.block = syn::parse_quote!({
+        #[inline(always)]
+        #body_fn
+        __body(&#rt::kernel::KernelThread::<_, { #shared }>::new(#thread), #(#names),*)
+    });
     let entry = quote! {
         #ptx
         #krate::__private::if_spirv! { #spirv }
         #[cfg(not(target_arch = "nvptx64"))]
-        #krate::__private::unless_spirv! { #f }
+        #krate::__private::unless_spirv! { #host }
     };
     let spec = spec(&krate, &f, &args, &tys);
     Ok(quote!(#entry #spec))
+}
+
+/// The dynamic shared memory the attribute declares, as a `u32` expression (0 if none).
+fn shared_bytes(a: &Args) -> TokenStream {
+    a.shared.as_ref().map_or(quote!(0), |e| quote!((#e) as u32))
 }
 
 /// The thread parameter's name and the kernel parameters (ident patterns only: they become the
@@ -178,7 +192,7 @@ fn spec(krate: &TokenStream, f: &ItemFn, a: &Args, tys: &[&syn::Type]) -> TokenS
     let vis = &f.vis;
     let block = dim3(&a.block, quote!([0, 0, 0]));
     let cluster = dim3(&a.cluster, quote!([1, 1, 1]));
-    let shared = a.shared.as_ref().map_or(quote!(0), |e| quote!((#e) as u32));
+    let shared = shared_bytes(a);
     let warp = a.warp_size;
     let entry = name.to_string();
     let doc = format!(

@@ -152,7 +152,7 @@ fn fence_operand(acc: &mut [f32]) {
     }
 }
 
-impl<const BLOCK_DIMS: u32> Hopper for GpuThread<BLOCK_DIMS> {
+impl<const BLOCK_DIMS: u32, const SHARED: u32> Hopper for GpuThread<BLOCK_DIMS, SHARED> {
     #[inline(always)]
     fn shared_base(&self) -> u32 {
         self.smem
