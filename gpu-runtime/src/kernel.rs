@@ -33,7 +33,106 @@ pub struct KernelSpec<P> {
     shared_bytes: u32,
     cluster: [u32; 3],
     warp_size: u32,
+    /// The parameters' names, in order (empty: not given).
+    names: &'static [&'static str],
+    /// The elements each buffer parameter must hold for the launch's other arguments and grid.
+    extents: Extents,
     params: PhantomData<fn(P)>,
+}
+
+/// What a launcher knows of one argument, for [`KernelSpec::check_args`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// A device buffer of `len` elements (for a `Global` or `GlobalMut` parameter).
+    Buffer {
+        /// Elements the buffer holds.
+        len: u64,
+    },
+    /// An integer scalar.
+    Int(i128),
+    /// Anything else (a float, a tensor map).
+    Other,
+}
+
+impl Arg {
+    /// Argument `i` of `args` ([`Arg::Other`] past the end).
+    pub fn at(args: &[Arg], i: usize) -> Arg {
+        args.get(i).copied().unwrap_or(Arg::Other)
+    }
+    /// The integer's value (0 for anything but [`Arg::Int`]).
+    pub const fn int(self) -> i128 {
+        match self {
+            Arg::Int(v) => v,
+            _ => 0,
+        }
+    }
+    /// The buffer's elements (`u64::MAX` for anything but [`Arg::Buffer`]: not a buffer, so
+    /// nothing to check).
+    pub const fn elements(self) -> u64 {
+        match self {
+            Arg::Buffer { len } => len,
+            _ => u64::MAX,
+        }
+    }
+}
+
+/// A buffer argument that holds fewer elements than the kernel reaches: parameter `param`
+/// (index `index`) holds `len`, the kernel's `extent(param = expr)` needs `need`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExtentError {
+    /// The parameter's index among the kernel's parameters (after the thread).
+    pub index: usize,
+    /// The parameter's name.
+    pub param: &'static str,
+    /// The extent as written in `#[kernel(extent(..))]`.
+    pub expr: &'static str,
+    /// Its value for the launch's arguments.
+    pub need: i128,
+    /// Elements the argument holds.
+    pub len: u64,
+}
+
+/// The extents check `#[kernel(extent(..))]` writes: every buffer parameter against its
+/// extent, for the launch's arguments (one per parameter, in order) and grid.
+pub type Extents = fn(&[Arg], [u32; 3]) -> Result<(), ExtentError>;
+
+/// The check of a kernel that states no extents.
+fn no_extents(_: &[Arg], _: [u32; 3]) -> Result<(), ExtentError> {
+    Ok(())
+}
+
+/// A launch's arguments that fail the kernel's extents, written out for the user: the kernel,
+/// the parameter, both sizes and the scalar arguments the extent was computed from.
+#[derive(Clone, Copy, Debug)]
+pub struct ArgsMismatch<'a> {
+    kernel: &'static str,
+    names: &'static [&'static str],
+    args: &'a [Arg],
+    /// What failed.
+    pub error: ExtentError,
+}
+
+impl core::fmt::Display for ArgsMismatch<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let e = &self.error;
+        write!(
+            f,
+            "{}: parameter `{}` is a buffer of {} elements, but the kernel reaches {} of them (its extent `{}`",
+            self.kernel, e.param, e.len, e.need, e.expr
+        )?;
+        let mut sep = " with ";
+        for (name, arg) in self.names.iter().zip(self.args) {
+            if let Arg::Int(v) = arg {
+                write!(f, "{}{} = {}", sep, name, v)?;
+                sep = ", ";
+            }
+        }
+        write!(
+            f,
+            "): pass a buffer of at least {} elements, or smaller sizes",
+            e.need
+        )
+    }
 }
 
 impl<P> KernelSpec<P> {
@@ -61,8 +160,35 @@ impl<P> KernelSpec<P> {
             shared_bytes,
             cluster,
             warp_size,
+            names: &[],
+            extents: no_extents,
             params: PhantomData,
         }
+    }
+
+    /// This description with the parameters' names and the check of their extents (what
+    /// `#[kernel(extent(..))]` writes): a launcher refuses arguments that fail it.
+    pub const fn with_extents(mut self, names: &'static [&'static str], extents: Extents) -> Self {
+        self.names = names;
+        self.extents = extents;
+        self
+    }
+
+    /// The parameters' names, in order (empty where the description gives none).
+    pub const fn param_names(&self) -> &'static [&'static str] {
+        self.names
+    }
+
+    /// Whether the launch's arguments (one [`Arg`] per parameter, in order) and grid meet the
+    /// kernel's extents: each buffer holds every element the kernel reaches. What a launcher
+    /// checks before it launches; it needs no GPU.
+    pub fn check_args<'a>(&self, args: &'a [Arg], grid: [u32; 3]) -> Result<(), ArgsMismatch<'a>> {
+        (self.extents)(args, grid).map_err(|error| ArgsMismatch {
+            kernel: self.name,
+            names: self.names,
+            args,
+            error,
+        })
     }
 
     /// The PTX entry point's name (the function's name: entries are not mangled).

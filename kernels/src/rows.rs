@@ -304,7 +304,11 @@ macro_rules! row_class {
     (@softmax $name:ident, $rows:ident, $stat:ident, $e:ty, $aligned:literal) => {
         #[doc = concat!("Softmax of `", stringify!($e), "` rows of `", stringify!($rows), "`'s width (see [`softmax_rows`]).")]
         #[cfg(not(target_arch = "spirv"))]
-        #[kernel(block = $rows::THREADS, shared = scratch::<$rows, $stat, { $rows::ELEMENTS_PER_THREAD as usize }>())]
+        #[kernel(
+            block = $rows::THREADS,
+            shared = scratch::<$rows, $stat, { $rows::ELEMENTS_PER_THREAD as usize }>(),
+            extent(x = n_rows * n_cols, y = n_rows * n_cols),
+        )]
         pub fn $name(t: &impl Thread, x: Global<$e>, y: GlobalMut<$e>, n_rows: u32, n_cols: u32) {
             softmax_rows::<$rows, $stat, $e, _, { $rows::ELEMENTS_PER_THREAD as usize }, 1, $aligned>(t, &x, &y, n_rows, n_cols)
         }
@@ -312,7 +316,11 @@ macro_rules! row_class {
     (@layer_norm $name:ident, $rows:ident, $stat:ident, $e:ty, $aligned:literal) => {
         #[doc = concat!("Layer norm of `", stringify!($e), "` rows of `", stringify!($rows), "`'s width (see [`layer_norm_rows`]).")]
         #[cfg(not(target_arch = "spirv"))]
-        #[kernel(block = $rows::THREADS, shared = scratch::<$rows, $stat, { $rows::ELEMENTS_PER_THREAD as usize }>())]
+        #[kernel(
+            block = $rows::THREADS,
+            shared = scratch::<$rows, $stat, { $rows::ELEMENTS_PER_THREAD as usize }>(),
+            extent(x = n_rows * n_cols, w = n_cols, b = n_cols, y = n_rows * n_cols, mean = n_rows, rstd = n_rows),
+        )]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             t: &impl Thread,

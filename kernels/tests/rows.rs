@@ -352,3 +352,65 @@ fn an_aligned_kernel_given_a_ragged_width_is_reported() {
         .expect_err("a ragged width must be reported");
     assert!(e.to_string().contains("multiples of the vector"), "{}", e);
 }
+
+/// The launcher refuses the row kernels' buffers when they hold fewer elements than the rows
+/// reach (`Module::launch` checks this before the driver sees the launch): 4,000 rows of 1,024
+/// over buffers of 1,024 would read and write 4 million elements past them.
+#[test]
+fn launches_check_the_buffers_against_the_rows() {
+    use linear_layouts::runtime::kernel::Arg;
+    let buf = |len| Arg::Buffer { len };
+    let small = [buf(1024), buf(1024), Arg::Int(4000), Arg::Int(1024)];
+    let e = rows::SOFTMAX_F32_1024
+        .check_args(&small, [1000, 1, 1])
+        .unwrap_err();
+    assert_eq!(
+        (e.error.param, e.error.len, e.error.need),
+        ("x", 1024, 4_096_000)
+    );
+    let text = e.to_string();
+    assert!(
+        text.starts_with("softmax_f32_1024: parameter `x` is a buffer of 1024 elements"),
+        "{}",
+        text
+    );
+    let fits = [
+        buf(4_096_000),
+        buf(4_096_000),
+        Arg::Int(4000),
+        Arg::Int(1024),
+    ];
+    assert!(rows::SOFTMAX_F32_1024
+        .check_args(&fits, [1000, 1, 1])
+        .is_ok());
+    // Layer norm: the weights hold a row, the statistics a value per row.
+    let n = 1000 * 512;
+    let short_w = [
+        buf(n),
+        buf(511),
+        buf(512),
+        buf(n),
+        buf(1000),
+        buf(1000),
+        Arg::Int(1000),
+        Arg::Int(512),
+    ];
+    let e = rows::LAYER_NORM_F16_1024
+        .check_args(&short_w, [250, 1, 1])
+        .unwrap_err();
+    assert_eq!((e.error.param, e.error.need), ("w", 512));
+    let short_rstd = [
+        buf(n),
+        buf(512),
+        buf(512),
+        buf(n),
+        buf(1000),
+        buf(999),
+        Arg::Int(1000),
+        Arg::Int(512),
+    ];
+    let e = rows::LAYER_NORM_F16_1024
+        .check_args(&short_rstd, [250, 1, 1])
+        .unwrap_err();
+    assert_eq!((e.error.param, e.error.need), ("rstd", 1000));
+}

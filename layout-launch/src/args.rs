@@ -4,6 +4,7 @@
 //! of the `half` crate's `f16`/`bf16` stand for `F16`/`Bf16` tensors too.
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, SyncOnDrop};
+use gpu_runtime::kernel::Arg;
 use gpu_runtime::{Bf16, Global, GlobalMut, F16};
 
 /// A host value that can be passed for a kernel parameter of type `P`.
@@ -16,6 +17,8 @@ pub trait Param<P> {
     /// The parameter's bits (little-endian, the kernel reads as many bytes as `P` has) and, for
     /// device buffers, the guard that orders the launch after the buffer's earlier work.
     fn param<'a>(&'a mut self, stream: &'a CudaStream) -> (u64, Option<SyncOnDrop<'a>>);
+    /// What the launcher checks the kernel's extents against: a buffer's length, an integer.
+    fn arg(&self) -> Arg;
 }
 
 impl<E: DeviceRepr> Param<Global<'static, E>> for &CudaSlice<E> {
@@ -23,12 +26,22 @@ impl<E: DeviceRepr> Param<Global<'static, E>> for &CudaSlice<E> {
         let (p, guard) = self.device_ptr(stream);
         (p, Some(guard))
     }
+    fn arg(&self) -> Arg {
+        Arg::Buffer {
+            len: self.len() as u64,
+        }
+    }
 }
 
 impl<E: DeviceRepr> Param<GlobalMut<'static, E>> for &mut CudaSlice<E> {
     fn param<'a>(&'a mut self, stream: &'a CudaStream) -> (u64, Option<SyncOnDrop<'a>>) {
         let (p, guard) = self.device_ptr_mut(stream);
         (p, Some(guard))
+    }
+    fn arg(&self) -> Arg {
+        Arg::Buffer {
+            len: self.len() as u64,
+        }
     }
 }
 
@@ -41,11 +54,17 @@ macro_rules! half_buffers {
                 let (p, guard) = self.device_ptr(stream);
                 (p, Some(guard))
             }
+            fn arg(&self) -> Arg {
+                Arg::Buffer { len: self.len() as u64 }
+            }
         }
         impl Param<GlobalMut<'static, $kernel>> for &mut CudaSlice<$host> {
             fn param<'a>(&'a mut self, stream: &'a CudaStream) -> (u64, Option<SyncOnDrop<'a>>) {
                 let (p, guard) = self.device_ptr_mut(stream);
                 (p, Some(guard))
+            }
+            fn arg(&self) -> Arg {
+                Arg::Buffer { len: self.len() as u64 }
             }
         }
     )*};
@@ -53,19 +72,26 @@ macro_rules! half_buffers {
 half_buffers!(half::f16 => F16, half::bf16 => Bf16);
 
 macro_rules! scalar {
-    ($($t:ty => $bits:expr),*) => {$(
+    ($($t:ty => $bits:expr, $arg:expr);*) => {$(
         impl Param<$t> for $t {
             fn param<'a>(&'a mut self, _: &'a CudaStream) -> (u64, Option<SyncOnDrop<'a>>) {
                 #[allow(clippy::redundant_closure_call)]
                 ($bits)(*self)
             }
+            fn arg(&self) -> Arg {
+                #[allow(clippy::redundant_closure_call)]
+                ($arg)(*self)
+            }
         }
     )*};
 }
 scalar!(
-    u32 => |x: u32| (x as u64, None), i32 => |x: i32| (x as u32 as u64, None),
-    u64 => |x: u64| (x, None), i64 => |x: i64| (x as u64, None),
-    f32 => |x: f32| (x.to_bits() as u64, None), f64 => |x: f64| (x.to_bits(), None)
+    u32 => |x: u32| (x as u64, None), |x| Arg::Int(x as i128);
+    i32 => |x: i32| (x as u32 as u64, None), |x| Arg::Int(x as i128);
+    u64 => |x: u64| (x, None), |x| Arg::Int(x as i128);
+    i64 => |x: i64| (x as u64, None), |x| Arg::Int(x as i128);
+    f32 => |x: f32| (x.to_bits() as u64, None), |_| Arg::Other;
+    f64 => |x: f64| (x.to_bits(), None), |_| Arg::Other
 );
 
 /// A tuple of host values for a kernel whose parameters are the tuple `P`.
@@ -77,6 +103,8 @@ scalar!(
 pub trait Args<P> {
     /// Each parameter's bits and buffer guards, in order.
     fn params<'a>(&'a mut self, stream: &'a CudaStream) -> (Vec<u64>, Vec<SyncOnDrop<'a>>);
+    /// Each argument as the kernel's extents check sees it, in order.
+    fn args(&self) -> Vec<Arg>;
 }
 
 macro_rules! args {
@@ -91,6 +119,9 @@ macro_rules! args {
                     guards.extend(g);
                 )*
                 (bits, guards)
+            }
+            fn args(&self) -> Vec<Arg> {
+                vec![$(self.$i.arg()),*]
             }
         }
     };

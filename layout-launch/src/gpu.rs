@@ -252,6 +252,8 @@ impl Module {
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_WARP_SIZE)
             .map_err(driver("the device's warp size"))?;
         check_warp_size(spec.name(), spec.warp_size(), warp as u32)?;
+        spec.check_args(&args.args(), grid)
+            .map_err(|m| LaunchError::Kernel(m.to_string()))?;
         let f = self.function(spec.name(), spec.shared_bytes())?;
         let (mut bits, _guards) = args.params(&self.stream);
         let mut params: Vec<*mut c_void> = bits

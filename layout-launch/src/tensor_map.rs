@@ -132,4 +132,7 @@ impl<H, E: gpu_runtime::Element> Param<TensorMap<'static, E>> for &DeviceTensorM
         let (p, guard) = self.map.device_ptr(stream);
         (p, Some(guard))
     }
+    fn arg(&self) -> gpu_runtime::kernel::Arg {
+        gpu_runtime::kernel::Arg::Other
+    }
 }

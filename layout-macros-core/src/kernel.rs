@@ -104,7 +104,8 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         #[cfg(not(target_arch = "nvptx64"))]
         #krate::__private::unless_spirv! { #host }
     };
-    let spec = spec(&krate, &f, &args, &tys);
+    let extents = extents(&krate, &args, &params)?;
+    let spec = spec(&krate, &f, &args, &tys, extents);
     Ok(quote!(#entry #spec))
 }
 
@@ -186,7 +187,13 @@ fn dim3(e: &Option<Expr>, default: TokenStream) -> TokenStream {
 
 /// `pub const NAME: KernelSpec<(params...)>`, the parameters' types as written: in a const's
 /// type an elided or `'_` lifetime is `'static`, so nothing is rewritten by its name.
-fn spec(krate: &TokenStream, f: &ItemFn, a: &Args, tys: &[&syn::Type]) -> TokenStream {
+fn spec(
+    krate: &TokenStream,
+    f: &ItemFn,
+    a: &Args,
+    tys: &[&syn::Type],
+    extents: TokenStream,
+) -> TokenStream {
     let name = &f.sig.ident;
     let konst = format_ident!("{}", name.to_string().to_uppercase(), span = name.span());
     let vis = &f.vis;
@@ -206,14 +213,81 @@ fn spec(krate: &TokenStream, f: &ItemFn, a: &Args, tys: &[&syn::Type]) -> TokenS
             let shared: u32 = #shared;
             // SAFETY: the entry is this function and its parameters these types; the block,
             // cluster and warp size are the attribute's, which the body's layouts were checked
-            // against; the shared bytes are the attribute's too (the simulator checks every
-            // access against them; nothing yet checks them against the body at compile time).
+            // against; the shared bytes are the attribute's too, which the body's conversions,
+            // reductions and scans were checked against when it was compiled.
             #[allow(unsafe_code)]
-            unsafe {
+            let spec = unsafe {
                 #krate::runtime::kernel::KernelSpec::new(#entry, #block, shared, #cluster, #warp)
-            }
+            };
+            #extents
         };
     }
+}
+
+/// `spec` with its parameters' names and the check of `extent(..)`: each named buffer against
+/// its expression, evaluated in `i128` over the integer parameters and `grid`.
+fn extents(
+    krate: &TokenStream,
+    a: &Args,
+    params: &[(syn::Ident, syn::Type)],
+) -> syn::Result<TokenStream> {
+    let kernel = quote!(#krate::runtime::kernel);
+    let names: Vec<String> = params.iter().map(|(n, _)| n.to_string()).collect();
+    let last = |t: &syn::Type| match t {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    };
+    const INTS: [&str; 10] = [
+        "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize",
+    ];
+    let ints = params.iter().enumerate().filter_map(|(i, (n, t))| {
+        let int = last(t).is_some_and(|l| INTS.contains(&l.as_str()));
+        int.then(|| quote!(let #n: i128 = #kernel::Arg::at(args, #i).int();))
+    });
+    let mut checks = Vec::new();
+    for (name, expr) in &a.extents {
+        let at = params.iter().position(|(n, _)| n == name);
+        let buffer = at
+            .is_some_and(|i| last(&params[i].1).is_some_and(|l| l == "Global" || l == "GlobalMut"));
+        let (Some(i), true) = (at, buffer) else {
+            return Err(syn::Error::new_spanned(
+                name,
+                format!(
+                    "extent(..) names a `Global` or `GlobalMut` parameter of this kernel; its buffer parameters are: {}",
+                    params
+                        .iter()
+                        .filter(|(_, t)| last(t).is_some_and(|l| l == "Global" || l == "GlobalMut"))
+                        .map(|(n, _)| n.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        };
+        let (pname, text) = (name.to_string(), expr.to_token_stream().to_string());
+        checks.push(quote! {
+            let need = (#expr) as i128;
+            let len = #kernel::Arg::at(args, #i).elements();
+            if (len as i128) < need {
+                return Err(#kernel::ExtentError { index: #i, param: #pname, expr: #text, need, len });
+            }
+        });
+    }
+    if checks.is_empty() {
+        return Ok(quote!(spec.with_extents(&[#(#names),*], |_, _| Ok(()))));
+    }
+    Ok(quote! {
+        #[allow(unused_variables, clippy::unnecessary_cast)]
+        fn extents(
+            args: &[#kernel::Arg],
+            grid: [u32; 3],
+        ) -> Result<(), #kernel::ExtentError> {
+            let grid = [grid[0] as i128, grid[1] as i128, grid[2] as i128];
+            #(#ints)*
+            #({ #checks })*
+            Ok(())
+        }
+        spec.with_extents(&[#(#names),*], extents)
+    })
 }
 
 /// The facade's path in the calling crate, from its Cargo.toml.

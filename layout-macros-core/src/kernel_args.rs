@@ -1,12 +1,12 @@
 //! `#[kernel]`'s arguments (`block`, `shared`, `cluster`, `block_dims`, `warp_size`,
-//! `min_blocks`, `crate`),
+//! `min_blocks`, `extent`, `crate`),
 //! parsed once for both entry points (nvptx in `kernel`, SPIR-V in `kernel_spirv`).
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
-use syn::{Expr, Meta, Token};
+use syn::{Expr, Meta, MetaNameValue, Token};
 
 /// The attribute's arguments.
 pub(crate) struct Args {
@@ -19,6 +19,9 @@ pub(crate) struct Args {
     /// CUDA's `__launch_bounds__` second argument: CTAs of `block` threads ptxas must fit on a
     /// multiprocessor (it caps the registers per thread to fit them).
     pub(crate) min_blocks: Option<Expr>,
+    /// `extent(x = n_rows * n_cols, ..)`: the elements each buffer parameter must hold, over
+    /// the integer parameters and `grid`.
+    pub(crate) extents: Vec<(syn::Ident, Expr)>,
 }
 
 pub(crate) fn parse_args(attr: TokenStream) -> syn::Result<Args> {
@@ -30,6 +33,7 @@ pub(crate) fn parse_args(attr: TokenStream) -> syn::Result<Args> {
         cluster: None,
         warp_size: 32,
         min_blocks: None,
+        extents: Vec::new(),
     };
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
     let mut errors: Option<syn::Error> = None;
@@ -57,6 +61,20 @@ pub(crate) fn parse_args(attr: TokenStream) -> syn::Result<Args> {
 fn parse_arg(a: &mut Args, m: Meta) -> syn::Result<()> {
     let nv = match m {
         Meta::NameValue(nv) => nv,
+        Meta::List(l) if l.path.is_ident("extent") => {
+            let items =
+                l.parse_args_with(Punctuated::<MetaNameValue, Token![,]>::parse_terminated)?;
+            for nv in items {
+                let name = nv.path.get_ident().cloned().ok_or_else(|| {
+                    syn::Error::new_spanned(
+                        &nv.path,
+                        "extent(..) names a buffer parameter: `extent(x = n_rows * n_cols)`",
+                    )
+                })?;
+                a.extents.push((name, nv.value));
+            }
+            return Ok(());
+        }
         other => return Err(syn::Error::new_spanned(other, USAGE)),
     };
     let key = nv
@@ -106,7 +124,7 @@ fn parse_arg(a: &mut Args, m: Meta) -> syn::Result<()> {
     Ok(())
 }
 
-const USAGE: &str = "#[kernel] takes `block = <threads or [x, y, z]>`, `shared = <bytes>`, `cluster = <CTAs or [x, y, z]>`, `block_dims = 1|2|3`, `warp_size = <lanes>`, `min_blocks = <CTAs per multiprocessor>` and `crate = path::to::linear_layouts`, each optional";
+const USAGE: &str = "#[kernel] takes `block = <threads or [x, y, z]>`, `shared = <bytes>`, `cluster = <CTAs or [x, y, z]>`, `block_dims = 1|2|3`, `warp_size = <lanes>`, `min_blocks = <CTAs per multiprocessor>`, `extent(<buffer parameter> = <elements it must hold>, ..)` and `crate = path::to::linear_layouts`, each optional";
 
 /// An integer literal's value.
 pub(crate) fn int_lit(e: &Expr) -> Option<u32> {
