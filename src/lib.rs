@@ -71,7 +71,7 @@ extern crate self as linear_layouts;
 #[doc(inline)]
 pub use gpu_runtime::convert::{Converter, Cost, SharedLoad, SharedStore, Strategy};
 #[doc(inline)]
-pub use gpu_runtime::kernel::KernelSpec;
+pub use gpu_runtime::kernel::{max_shared, KernelSpec};
 #[doc(inline)]
 pub use gpu_runtime::{
     AsyncCopy, Bf16, BroadcastTo, Distributed, Element, Global, GlobalMut, HwIndex, InDim, Layout,

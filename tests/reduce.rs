@@ -352,7 +352,25 @@ fn inferred_slices_and_targets() {
     fn rows_of(t: &impl Thread) -> TileOf<Wide, f32> {
         Tile::from_coords(t, |[i, j]| value(i, j))
     }
-    // Dim 1 spans Wide's warps (dim 0 does not: no shared memory).
+    // Dim 1 spans Wide's warps (dim 0 does not: no shared memory). The needs without counts
+    // are the same numbers.
+    use linear_layouts::{max_shared, reduce, scan};
+    assert_eq!(
+        reduce::shared_bytes::<Wide, 1, f32>(),
+        Slice::<Wide, WideSum, 1, 8, 2>::SHARED_BYTES
+    );
+    assert!(reduce::shared_bytes::<Wide, 1, f32>() > 0);
+    assert_eq!(reduce::shared_bytes::<Wide, 0, f32>(), 0);
+    assert_eq!(
+        reduce::shared_bytes::<Wide, 1, F16>(),
+        Slice::<Wide, WideSum, 1, 8, 2>::shared_bytes(2)
+    );
+    assert_eq!(
+        scan::shared_bytes::<Wide, 1, f32>(),
+        scan::Scan::<Wide, 1, 8>::shared_bytes(4)
+    );
+    assert!(scan::shared_bytes::<Wide, 1, f32>() > 0);
+    assert_eq!(max_shared(&[3, 9, 4]), 9);
     let scratch = Slice::<Wide, WideSum, 1, 8, 2>::SHARED_BYTES
         .max(convert!(Wide => WideRows, f32).shared_bytes());
     launch(Launch::new(1, 128, scratch), |t| {

@@ -23,7 +23,7 @@ use crate::tile::Tile;
     label = "its register count is not known here",
     note = "a layout that is a type parameter has its count in the function's generics: call the form that takes it (`convert_into::<B, M>`, `reduce_into::<D, S, M>`, `broadcast_into::<D, L, N>`); a shared layout holds no registers"
 )]
-pub trait Distributed: Sized {
+pub trait Distributed: crate::layout::Layout + Sized {
     /// The tile of this layout holding `E`s.
     type Tile<E: Element>;
     /// `b` built at this layout's register count.

@@ -242,6 +242,20 @@ impl<P> core::fmt::Debug for KernelSpec<P> {
     }
 }
 
+/// The largest of `needs`: a kernel's shared memory from its collective operations' needs,
+/// `#[kernel(shared = max_shared(&[reduce::shared_bytes::<Rows, 1, f32>(), ..]))]` (they share one
+/// scratch from offset 0).
+pub const fn max_shared(needs: &[u32]) -> u32 {
+    let (mut i, mut m) = (0, 0);
+    while i < needs.len() {
+        if needs[i] > m {
+            m = needs[i];
+        }
+        i += 1;
+    }
+    m
+}
+
 /// The thread a `#[kernel]` body runs on the simulator (and wherever else it is not the GPU's
 /// own [`GpuThread`](crate::nvptx::GpuThread)): `t`, knowing the kernel's declared shared memory
 /// `SHARED` as [`Thread::SHARED_BYTES`], so the body's conversions, reductions and scans check

@@ -83,6 +83,18 @@ impl<L: Registers<N>, S: Registers<M>, const D: usize, const N: usize, const M: 
 use layout_plan::reduce::{bits, pdep, pext, Staging};
 pub use layout_plan::reduce::{reduce_plan, ReduceCost, ReducePlan};
 
+/// Shared memory a reduction of a tile of `L` holding `E`s along `D` needs (0 when the dim stays
+/// within warps), with the slice and both register counts taken from the layouts: what to write
+/// in `#[kernel(shared = ..)]`, e.g. `reduce::shared_bytes::<Rows, 1, f32>()`.
+pub const fn shared_bytes<L: crate::inferred::SliceAlong<D>, const D: usize, E: Element>() -> u32 {
+    use crate::layout::Layout;
+    type S<L, const D: usize> = <L as crate::inferred::SliceAlong<D>>::Slice;
+    match reduce_plan(L::TABLES, S::<L, D>::TABLES, D) {
+        Ok(p) => p.cost(S::<L, D>::ELEMENTS_PER_THREAD, E::BITS).shared_bytes,
+        Err(why) => panic!("{}", why.as_str()),
+    }
+}
+
 /// `v` from the lane `lane ^ mask` of the warp, for any element size.
 #[inline(always)]
 pub(crate) fn shfl_xor<T: Thread, E: Element>(t: &T, v: E, mask: u32) -> E {

@@ -23,6 +23,16 @@ use layout_plan::reduce::pext;
 use layout_plan::scan::MAX_PHASE_POSITIONS;
 pub use layout_plan::scan::{scan_plan, ScanPlan, ScanStep};
 
+/// Shared memory a scan of a tile of `L` holding `E`s along `D` needs (0 when the dim stays
+/// within warps), the register count taken from the layout: what to write in
+/// `#[kernel(shared = ..)]`, e.g. `scan::shared_bytes::<Rows, 1, f32>()`.
+pub const fn shared_bytes<L: crate::layout::Layout, const D: usize, E: Element>() -> u32 {
+    match scan_plan(L::TABLES, D) {
+        Ok(p) => p.cost(L::ELEMENTS_PER_THREAD, E::BITS).shared_bytes,
+        Err(why) => panic!("{}", why),
+    }
+}
+
 /// Scans of `L` (with `N` registers) along `D`.
 pub struct Scan<L, const D: usize, const N: usize>(PhantomData<L>);
 

@@ -1,13 +1,13 @@
 // The same kernel with the shared memory its reduction needs builds and runs.
 use linear_layouts::sim::{launch, HostMemory, Launch};
-use linear_layouts::{kernel, layout, reduce::Slice, GlobalMut, Thread, Tile};
+use linear_layouts::{kernel, layout, reduce, GlobalMut, Thread, Tile};
 
 layout! {
     Wide = blocked(sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]) for [8, 64];
     WideSums = slice(dim = 1, parent = Wide) for [8];
 }
 
-#[kernel(block = 128, shared = Slice::<Wide, WideSums, 1, 4, 1>::SHARED_BYTES)]
+#[kernel(block = 128, shared = reduce::shared_bytes::<Wide, 1, f32>())]
 fn row_sums(t: &impl Thread, out: GlobalMut<f32>) {
     let x = Tile::<Wide, f32, _>::splat(1.0);
     x.sum::<1>(t).store(t, &out, [0], [1]);
