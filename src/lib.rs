@@ -76,7 +76,7 @@ pub use gpu_runtime::kernel::{max_shared, KernelSpec};
 pub use gpu_runtime::{
     AsyncCopy, Bf16, BroadcastTo, Distributed, Element, Global, GlobalMut, HwIndex, InDim, Layout,
     LayoutKind, Mma, Registers, Reread, SharedIndex, SharedWindow, SliceAlong, SliceOf, SliceTile,
-    Thread, Tile, TileOf, F16,
+    Thread, Tile, TileOf, View, ViewMut, F16,
 };
 #[cfg(not(target_arch = "spirv"))]
 #[doc(inline)]

@@ -70,6 +70,7 @@ pub mod tile_ops;
 #[cfg(not(target_arch = "spirv"))]
 pub mod tma;
 pub mod unroll;
+pub mod view;
 #[cfg(not(target_arch = "spirv"))]
 pub mod wgmma;
 pub mod window;
@@ -96,6 +97,7 @@ pub use thread::Thread;
 pub use tile::Tile;
 #[cfg(not(target_arch = "spirv"))]
 pub use tma::TmaTile;
+pub use view::{View, ViewMut};
 #[cfg(not(target_arch = "spirv"))]
 pub use wgmma::Wgmma;
 pub use window::SharedWindow;

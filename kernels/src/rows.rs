@@ -23,7 +23,8 @@
 use linear_layouts::kernel;
 use linear_layouts::math::{self, Real};
 use linear_layouts::{
-    layout, Bf16, BroadcastTo, Element, Global, GlobalMut, Registers, Thread, Tile, F16,
+    layout, Bf16, BroadcastTo, Element, Global, GlobalMut, Registers, Thread, Tile, View, ViewMut,
+    F16,
 };
 
 layout! {
@@ -106,23 +107,20 @@ pub const fn vector(elem_bytes: u32) -> u32 {
     16 / elem_bytes
 }
 
-/// A row tile's masked load: `ALIGNED` when the row width is a multiple of the vector (each
-/// vector wholly in or out, as Triton specialises a kernel on sizes divisible by 16); else any
-/// width (the any-width kernels use the one-element `Ragged` tiles, where a vector is one
-/// element: no element-by-element path, and consecutive lanes read consecutive elements).
+/// A row tile's masked load from `src`: `ALIGNED` when the row width is a multiple of the
+/// vector (each vector wholly in or out, as Triton specialises a kernel on sizes divisible by
+/// 16); else any width (the any-width kernels use the one-element `Ragged` tiles, where a vector
+/// is one element: no element-by-element path, and consecutive lanes read consecutive elements).
 #[inline(always)]
 fn load<L: Registers<N>, E: Element, T: Thread, const N: usize, const ALIGNED: bool>(
     t: &T,
-    src: &Global<E>,
+    src: &View<E, 2>,
     origin: [u32; 2],
-    strides: [u32; 2],
-    bounds: [u32; 2],
     other: E,
 ) -> Tile<L, E, N> {
-    if ALIGNED {
-        Tile::load_masked_aligned(t, src, origin, strides, bounds, other)
-    } else {
-        Tile::load_masked(t, src, origin, strides, bounds, other)
+    match ALIGNED {
+        true => Tile::load_from(t, &src.aligned(), origin, other),
+        false => Tile::load_from(t, src, origin, other),
     }
 }
 
@@ -131,15 +129,12 @@ fn load<L: Registers<N>, E: Element, T: Thread, const N: usize, const ALIGNED: b
 fn store<L: Registers<N>, E: Element, T: Thread, const N: usize, const ALIGNED: bool>(
     t: &T,
     tile: &Tile<L, E, N>,
-    dst: &GlobalMut<E>,
+    dst: ViewMut<E, 2>,
     origin: [u32; 2],
-    strides: [u32; 2],
-    bounds: [u32; 2],
 ) {
-    if ALIGNED {
-        tile.store_masked_aligned(t, dst, origin, strides, bounds)
-    } else {
-        tile.store_masked(t, dst, origin, strides, bounds)
+    match ALIGNED {
+        true => tile.store_to(t, &dst.aligned(), origin),
+        false => tile.store_to(t, &dst, origin),
     }
 }
 
@@ -160,18 +155,14 @@ pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: b
     E: Element + Real,
     T: Thread,
 {
-    let (origin, strides, bounds) = (
-        [L::SHAPE[0] * t.block_idx()[0], 0],
-        [n_cols, 1],
-        [n_rows, n_cols],
-    );
+    let (origin, shape) = ([L::SHAPE[0] * t.block_idx()[0], 0], [n_rows, n_cols]);
     let lowest = E::from_f32(f32::NEG_INFINITY);
-    let v = load::<L, E, T, N, ALIGNED>(t, x, origin, strides, bounds, lowest).map(E::to_f32);
+    let v = load::<L, E, T, N, ALIGNED>(t, &x.view(shape), origin, lowest).map(E::to_f32);
     let max: Tile<S, f32, M> = v.reduce_into::<1, S, M>(t, math::max);
     let e = (v - max).map(math::exp);
     let sum: Tile<S, f32, M> = e.reduce_into::<1, S, M>(t, |a, b| a + b);
     let out = (e * sum.map(math::rcp)).map(E::from_f32);
-    store::<L, E, T, N, ALIGNED>(t, &out, y, origin, strides, bounds);
+    store::<L, E, T, N, ALIGNED>(t, &out, y.view(shape), origin);
 }
 
 /// A layer norm's tensors.
@@ -208,12 +199,12 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     T: Thread,
 {
     let row0 = L::SHAPE[0] * t.block_idx()[0];
-    let (origin, strides, bounds) = ([row0, 0], [n_cols, 1], [n_rows, n_cols]);
+    let (origin, shape) = ([row0, 0], [n_rows, n_cols]);
     let zero = E::from_f32(0.0);
     // The weight and bias are loaded only where they are used, so that they are not live
     // across the reductions (registers decide how many CTAs an SM holds, and occupancy is what
     // a memory-bound kernel lives on).
-    let x = load::<L, E, T, N, ALIGNED>(t, io.x, origin, strides, bounds, zero);
+    let x = load::<L, E, T, N, ALIGNED>(t, &io.x.view(shape), origin, zero);
     let inv_n = 1.0 / n_cols as f32;
     let sum: Tile<S, f32, M> = x.map(E::to_f32).reduce_into::<1, S, M>(t, |a, b| a + b);
     let mean = sum * inv_n;
@@ -227,13 +218,13 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     // values then die in the variance, and only x (packed) is held across its reduction.
     let scaled = x.map(E::to_f32).fma(r, -mean * r);
     // The weight and bias rows: every row of the tile reads the same (row stride 0).
-    let (cols, cstrides, cbounds) = ([0, 0], [0, 1], [u32::MAX, n_cols]);
-    let w = load::<L, E, T, N, ALIGNED>(t, io.w, cols, cstrides, cbounds, zero);
-    let b = load::<L, E, T, N, ALIGNED>(t, io.b, cols, cstrides, cbounds, zero);
+    let (rows, strides) = ([u32::MAX, n_cols], [0, 1]);
+    let w = load::<L, E, T, N, ALIGNED>(t, &io.w.view(rows).with_strides(strides), [0, 0], zero);
+    let b = load::<L, E, T, N, ALIGNED>(t, &io.b.view(rows).with_strides(strides), [0, 0], zero);
     let affine = scaled
         .fma(w.map(E::to_f32), b.map(E::to_f32))
         .map(E::from_f32);
-    store::<L, E, T, N, ALIGNED>(t, &affine, io.y, origin, strides, bounds);
+    store::<L, E, T, N, ALIGNED>(t, &affine, io.y.view(shape), origin);
     // The one thread whose register 0 holds column 0 of a row writes the row's statistics.
     let at = [0, t.lane(), t.warp(), 0];
     let row = row0 + L::coord(at, 0);
