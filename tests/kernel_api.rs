@@ -425,3 +425,233 @@ fn operators_broadcast_a_slice_along_its_dim() {
         }
     }
 }
+
+/// Tensor views on the simulator: a tile loads and stores by its origin alone, masked against the
+/// view's shape (tails read as `other`, nothing written outside), each element stored once, with
+/// row-major, strided and aligned views; the same values as the masked loads with the triplets.
+mod views {
+    use linear_layouts::sim::{launch, HostMemory, Launch};
+    use linear_layouts::{layout, Thread, Tile};
+
+    layout! {
+        Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 32];
+        RowSums = slice(dim = 1, parent = Rows) for [16];
+        // Dim 0 contiguous: a column-major tensor's tile.
+        Cols = blocked(sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]) for [32, 16];
+    }
+
+    fn memory(n: usize, f: impl Fn(usize) -> f32) -> HostMemory {
+        HostMemory::new((0..n).map(|i| f(i).to_bits() as u64))
+    }
+
+    fn value(m: &HostMemory, i: usize) -> f32 {
+        f32::from_bits(m.get(i) as u32)
+    }
+
+    /// A 21 x 37 tensor in tiles of 16 x 32: every tile but the first has a masked tail.
+    #[test]
+    fn loads_and_stores_mask_against_the_shape() {
+        let (rows, cols) = (21u32, 37u32);
+        let x = memory((rows * cols) as usize, |i| i as f32);
+        let y = memory((rows * cols) as usize, |_| -1.0);
+        let sums = memory(rows as usize, |_| -1.0);
+        launch(Launch::new(4, 128, 0), |t| {
+            let b = t.block_idx()[0];
+            let origin = [16 * (b / 2), 32 * (b % 2)];
+            let (xv, yv) = (x.global().view([rows, cols]), y.global_mut());
+            let v = xv.load::<Rows>(t, origin, 0.5);
+            let same = Tile::<Rows, f32, 4>::load_masked(
+                t,
+                &x.global(),
+                origin,
+                [cols, 1],
+                [rows, cols],
+                0.5,
+            );
+            assert_eq!(v, same);
+            yv.view([rows, cols]).store(t, origin, &(v * 2.0));
+            if b % 2 == 0 {
+                // Row sums of the first 32 columns, stored once per row however many threads hold it.
+                let s = v.sum::<1>(t);
+                sums.global_mut().view([rows]).store(t, [origin[0]], &s);
+            }
+        })
+        .expect("simulator");
+        for i in 0..(rows * cols) as usize {
+            assert_eq!(value(&y, i), 2.0 * i as f32, "element {}", i);
+            assert_eq!(y.stores(i), 1, "element {}", i);
+        }
+        for r in 0..rows as usize {
+            let want: f32 = (0..32).map(|c| (r * cols as usize + c) as f32).sum();
+            assert_eq!(value(&sums, r), want, "row {}", r);
+            assert_eq!(sums.stores(r), 1, "row {}", r);
+        }
+    }
+
+    /// A column-major view (`with_strides`) reads the transpose; an aligned view (widths multiples of
+    /// the vector) gives the same values.
+    #[test]
+    fn strided_and_aligned_views() {
+        let x = memory(64 * 64, |i| i as f32);
+        launch(Launch::new(1, 128, 0), |t| {
+            let rows = x.global().view([64, 64]);
+            let cols = rows.with_strides([1, 64]);
+            assert_eq!(
+                (rows.shape(), rows.strides(), cols.strides()),
+                ([64, 64], [64, 1], [1, 64])
+            );
+            let a = rows.load::<Rows>(t, [16, 32], 0.0);
+            let b = rows.aligned().load::<Rows>(t, [16, 32], 0.0);
+            assert_eq!(a, b);
+            assert_eq!(
+                a,
+                Tile::from_coords(t, |[i, j]| ((16 + i) * 64 + 32 + j) as f32)
+            );
+            // Element (i, j) of the column-major view is memory 64 j + i: Cols' fast dim is 0,
+            // contiguous there, so it loads in vectors down the columns.
+            let c = cols.load::<Cols>(t, [32, 16], 0.0);
+            assert_eq!(
+                c,
+                Tile::from_coords(t, |[i, j]| ((16 + j) * 64 + 32 + i) as f32)
+            );
+        })
+        .expect("simulator");
+    }
+}
+
+/// The launcher's argument checks, which need no GPU: a kernel states what each buffer
+/// parameter must hold (`#[kernel(extent(..))]`), and a launch whose buffers are smaller is
+/// refused, naming the parameter, both sizes and the sizes it was computed from. `Module::launch`
+/// runs `KernelSpec::check_args` on its arguments before anything reaches the driver.
+mod launch_extents {
+    use linear_layouts::runtime::kernel::{Arg, ExtentError};
+    use linear_layouts::{kernel, Global, GlobalMut, Thread};
+
+    /// Copies `n_rows` rows of `n_cols` and sums each row into `sums`.
+    #[kernel(block = 128, extent(x = n_rows * n_cols, y = n_rows * n_cols, sums = n_rows))]
+    fn rows(
+        t: &impl Thread,
+        x: Global<f32>,
+        y: GlobalMut<f32>,
+        sums: GlobalMut<f32>,
+        n_rows: u32,
+        n_cols: u32,
+    ) {
+        let i = t.index_1d();
+        if i < n_rows {
+            let mut s = 0.0;
+            for j in 0..n_cols {
+                let v = x.load1((i * n_cols + j) as usize);
+                y.store1((i * n_cols + j) as usize, v);
+                s += v;
+            }
+            sums.store1(i as usize, s);
+        }
+    }
+
+    /// An extent over the grid: one element per thread of the whole launch.
+    #[kernel(block = 128, extent(out = grid[0] * 128))]
+    fn per_thread(t: &impl Thread, out: GlobalMut<u32>) {
+        out.store1(t.index_1d() as usize, 1);
+    }
+
+    fn buffer(len: u64) -> Arg {
+        Arg::Buffer { len }
+    }
+
+    #[test]
+    fn buffers_smaller_than_the_extents_are_refused() {
+        // Rows of 1,024 over buffers of 1,024 elements: 4,000 rows reach 4,096,000 of them.
+        let args = [
+            buffer(1024),
+            buffer(1024),
+            buffer(4000),
+            Arg::Int(4000),
+            Arg::Int(1024),
+        ];
+        let e = ROWS.check_args(&args, [32, 1, 1]).unwrap_err();
+        assert_eq!(
+            e.error,
+            ExtentError {
+                index: 0,
+                param: "x",
+                expr: "n_rows * n_cols",
+                need: 4_096_000,
+                len: 1024
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "rows: parameter `x` is a buffer of 1024 elements, but the kernel reaches 4096000 of them \
+             (its extent `n_rows * n_cols` with n_rows = 4000, n_cols = 1024): pass a buffer of at \
+             least 4096000 elements, or smaller sizes"
+        );
+        // The output checked too, and the row sums against the rows.
+        let args = [
+            buffer(4_096_000),
+            buffer(4_095_999),
+            buffer(4000),
+            Arg::Int(4000),
+            Arg::Int(1024),
+        ];
+        assert_eq!(
+            ROWS.check_args(&args, [32, 1, 1]).unwrap_err().error.param,
+            "y"
+        );
+        let args = [
+            buffer(4_096_000),
+            buffer(4_096_000),
+            buffer(3999),
+            Arg::Int(4000),
+            Arg::Int(1024),
+        ];
+        let e = ROWS.check_args(&args, [32, 1, 1]).unwrap_err().error;
+        assert_eq!((e.param, e.need, e.len), ("sums", 4000, 3999));
+    }
+
+    #[test]
+    fn buffers_that_hold_the_extents_pass() {
+        let args = [
+            buffer(4_096_000),
+            buffer(4_096_000),
+            buffer(4000),
+            Arg::Int(4000),
+            Arg::Int(1024),
+        ];
+        assert!(ROWS.check_args(&args, [32, 1, 1]).is_ok());
+        // Larger buffers are fine; a product past u32 is computed without wrapping.
+        let args = [
+            buffer(1 << 40),
+            buffer(1 << 40),
+            buffer(1 << 20),
+            Arg::Int(1 << 20),
+            Arg::Int(1 << 20),
+        ];
+        assert!(ROWS.check_args(&args, [1, 1, 1]).is_ok());
+        let args = [
+            buffer(1 << 40),
+            buffer(1 << 40),
+            buffer(1 << 20),
+            Arg::Int(1 << 20),
+            Arg::Int(1 << 21),
+        ];
+        assert_eq!(
+            ROWS.check_args(&args, [1, 1, 1]).unwrap_err().error.need,
+            1 << 41
+        );
+        assert_eq!(ROWS.param_names(), ["x", "y", "sums", "n_rows", "n_cols"]);
+    }
+
+    #[test]
+    fn extents_over_the_grid() {
+        let args = [buffer(128 * 40)];
+        assert!(PER_THREAD.check_args(&args, [40, 1, 1]).is_ok());
+        let e = PER_THREAD.check_args(&args, [41, 1, 1]).unwrap_err();
+        assert_eq!((e.error.need, e.error.len), (128 * 41, 128 * 40));
+        assert!(
+            e.to_string().contains("its extent `grid [0] * 128`"),
+            "{}",
+            e
+        );
+    }
+}
