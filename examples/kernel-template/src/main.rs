@@ -44,7 +44,7 @@ fn run() -> Result<usize, LaunchError> {
         .collect();
     let dx = gpu.upload(&x)?;
     let mut dy = gpu.zeros::<F16>(x.len())?;
-    module.launch(&SILU, [n * n / 1024, 1, 1], (&dx, &mut dy))?;
+    module.launch(&SILU, [(n * n).div_ceil(1024), 1, 1], (&dx, &mut dy, n * n))?;
     let y = gpu.download(&dy)?;
     let silu_wrong = x
         .iter()

@@ -2,7 +2,7 @@
 //! the host, where each `#[kernel]` is a plain function the simulator runs.
 #![no_std]
 
-use linear_layouts::{F16, Global, GlobalMut, Thread, Tile, convert, kernel, layout, math, unroll};
+use linear_layouts::{F16, Global, GlobalMut, Thread, convert, kernel, layout, math};
 
 layout! {
     /// 64x64 f32 in rows: each thread holds 4 consecutive elements (one 16-byte vector).
@@ -17,30 +17,33 @@ layout! {
 pub const SMEM: u32 = convert!(Rows => Cols, f32).cost.shared_bytes;
 
 /// `out = inp^T` for an `n x n` f32 matrix, `n` a multiple of 64: one 64x64 tile per block,
-/// grid `[n / 64, n / 64, 1]`. Block size and shared memory come from the layouts.
-#[kernel(block = Rows::THREADS, shared = SMEM)]
+/// grid `[n / 64, n / 64, 1]`. Block size and shared memory come from the layouts; the launcher
+/// checks both buffers against `n` (`extent`).
+#[kernel(block = Rows::THREADS, shared = SMEM, extent(inp = n * n, out = n * n))]
 pub fn transpose(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, n: u32) {
     let [bx, by, _] = t.block_idx();
     let origin = [64 * by, 64 * bx];
-    // 16-byte loads along rows...
-    let rows = Tile::<Rows, f32, _>::load(t, &inp, origin, [n, 1]);
+    // 16-byte loads along rows (`aligned`: n is a multiple of the vector)...
+    let rows = inp.view([n, n]).aligned().load::<Rows>(t, origin, 0.0);
     // ...regrouped by columns through shared memory...
-    let cols = Tile::<Cols, f32, _>::new(convert!(Rows => Cols, f32).run(t, &rows.values));
+    let cols = rows.convert::<Cols>(t);
     // ...and 16-byte stores along the output's rows: element (i, j) goes to (j, i).
-    cols.store(t, &out, origin, [1, n]);
+    out.view([n, n])
+        .with_strides([1, n])
+        .aligned()
+        .store(t, origin, &cols);
 }
 
-/// `y = x * sigmoid(x)` (SiLU) for `n` halves, `n` a multiple of 1,024: one 1,024-element tile
-/// per block, grid `[n / 1024, 1, 1]`. Each element is computed in f32 with the GPU's fast `exp`
-/// and reciprocal (`ex2.approx`, `rcp.approx`) and rounded back to f16.
-#[kernel(block = Halves::THREADS)]
-pub fn silu(t: &impl Thread, x: Global<F16>, y: GlobalMut<F16>) {
+/// `y = x * sigmoid(x)` (SiLU) for `n` halves: one 1,024-element tile per block, grid
+/// `[n.div_ceil(1024), 1, 1]`, the last tile masked. Each element is computed in f32 with the
+/// GPU's fast `exp` and reciprocal (`ex2.approx`, `rcp.approx`) and rounded back to f16.
+#[kernel(block = Halves::THREADS, extent(x = n, y = n))]
+pub fn silu(t: &impl Thread, x: Global<F16>, y: GlobalMut<F16>, n: u32) {
     let origin = [1024 * t.block_idx()[0]];
-    let mut v = Tile::<Halves, F16, _>::load(t, &x, origin, [1]);
-    // `unroll!` writes the loop out, so the registers stay registers (no local memory).
-    unroll!(8, |r| {
-        let a = v.values[r].widen();
-        v.values[r] = F16::round(a * math::rcp(1.0 + math::exp(-a)));
+    let v = x.view([n]).load::<Halves>(t, origin, F16::ZERO);
+    let s = v.map(|h| {
+        let a = h.widen();
+        F16::round(a * math::rcp(1.0 + math::exp(-a)))
     });
-    v.store(t, &y, origin, [1]);
+    y.view([n]).store(t, origin, &s);
 }
