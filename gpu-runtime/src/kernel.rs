@@ -35,7 +35,10 @@ pub struct KernelSpec<P> {
     warp_size: u32,
     /// The parameters' names, in order (empty: not given).
     names: &'static [&'static str],
-    /// The elements each buffer parameter must hold for the launch's other arguments and grid.
+    /// The elements each buffer parameter must hold for the launch's other arguments and grid:
+    /// held on the host only (a function pointer in a kernel crate's const would be compiled
+    /// into its PTX or SPIR-V, where nothing launches).
+    #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
     extents: Extents,
     params: PhantomData<fn(P)>,
 }
@@ -97,6 +100,7 @@ pub struct ExtentError {
 pub type Extents = fn(&[Arg], [u32; 3]) -> Result<(), ExtentError>;
 
 /// The check of a kernel that states no extents.
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
 fn no_extents(_: &[Arg], _: [u32; 3]) -> Result<(), ExtentError> {
     Ok(())
 }
@@ -161,6 +165,7 @@ impl<P> KernelSpec<P> {
             cluster,
             warp_size,
             names: &[],
+            #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
             extents: no_extents,
             params: PhantomData,
         }
@@ -170,7 +175,12 @@ impl<P> KernelSpec<P> {
     /// `#[kernel(extent(..))]` writes): a launcher refuses arguments that fail it.
     pub const fn with_extents(mut self, names: &'static [&'static str], extents: Extents) -> Self {
         self.names = names;
-        self.extents = extents;
+        #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+        {
+            self.extents = extents;
+        }
+        #[cfg(any(target_arch = "nvptx64", target_arch = "spirv"))]
+        let _ = extents;
         self
     }
 
@@ -182,6 +192,7 @@ impl<P> KernelSpec<P> {
     /// Whether the launch's arguments (one [`Arg`] per parameter, in order) and grid meet the
     /// kernel's extents: each buffer holds every element the kernel reaches. What a launcher
     /// checks before it launches; it needs no GPU.
+    #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
     pub fn check_args<'a>(&self, args: &'a [Arg], grid: [u32; 3]) -> Result<(), ArgsMismatch<'a>> {
         (self.extents)(args, grid).map_err(|error| ArgsMismatch {
             kernel: self.name,

@@ -275,12 +275,7 @@ fn extents(
     if checks.is_empty() {
         return Ok(quote!(spec.with_extents(&[#(#names),*], |_, _| Ok(()))));
     }
-    // The check runs on the host only: on the GPU targets it would be code in the kernel
-    // crate's PTX (a function pointer in a const is compiled), in 128-bit arithmetic.
     Ok(quote! {
-        #[cfg(any(target_arch = "nvptx64", target_arch = "spirv"))]
-        let extents: #kernel::Extents = |_, _| Ok(());
-        #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
         #[allow(unused_variables, clippy::unnecessary_cast)]
         fn extents(
             args: &[#kernel::Arg],
