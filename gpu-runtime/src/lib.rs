@@ -63,6 +63,7 @@ pub mod relayout;
 pub mod replay;
 pub mod reread;
 pub mod scan;
+pub mod slices;
 pub mod tensor_core;
 pub mod thread;
 pub mod tile;
@@ -85,13 +86,13 @@ pub use float16::{Bf16, F16};
 pub use global::{Global, GlobalMut};
 #[cfg(not(target_arch = "spirv"))]
 pub use hopper::{Hopper, Swizzle, TensorMap};
-pub use inferred::{Distributed, SliceAlong, SliceOf, SliceTile, TileOf};
 pub use layout::{Declared, HwIndex, InDim, Layout, LayoutKind, Registers, SharedIndex};
 pub use mma::Mma;
 #[cfg(not(target_arch = "spirv"))]
 pub use partition::Partition;
-pub use reduce::BroadcastTo;
 pub use reread::Reread;
+pub use slices::BroadcastTo;
+pub use slices::{Distributed, SliceAlong, SliceOf, SliceTile, TileOf};
 pub use thread::CopySource;
 pub use thread::Thread;
 pub use tile::Tile;

@@ -36,27 +36,6 @@ impl<S: Registers<M>, E: Element, const M: usize> Tile<S, E, M> {
     }
 }
 
-/// Tiles of `Self` broadcast to tiles of `L`, register by register and with no data movement:
-/// `L` itself, and each slice of `L` (`layout!` implements it for `S = slice(dim = D, parent =
-/// L)` defined in one block). It is what lets `x - m` subtract a row statistic `m` from every
-/// element of its row of `x` (Triton's implicit broadcast) and `x.gt(m)` compare with it.
-#[diagnostic::on_unimplemented(
-    message = "a tile of `{Self}` does not broadcast to `{L}`",
-    label = "neither `{L}` nor a slice of it",
-    note = "a tile combines with a tile of its own layout, a scalar, or a tile of a slice of its layout: define `S = slice(dim = .., parent = {L})` in the `layout!` block that defines `{L}`, reduce into it (`x.max::<D>(t)`), and combine; or `convert` the tile to `{L}` first"
-)]
-pub trait BroadcastTo<L> {
-    /// The register of a `Self` tile that register `r` of an `L` tile takes.
-    fn source(r: usize) -> usize;
-}
-
-impl<L> BroadcastTo<L> for L {
-    #[inline(always)]
-    fn source(r: usize) -> usize {
-        r
-    }
-}
-
 /// The slice of `L` along `D` with `M` registers per thread, named `S`: its reduction and
 /// broadcast plan.
 pub struct Slice<L, S, const D: usize, const N: usize, const M: usize>(PhantomData<(L, S)>);
@@ -86,9 +65,9 @@ pub use layout_plan::reduce::{reduce_plan, ReduceCost, ReducePlan};
 /// Shared memory a reduction of a tile of `L` holding `E`s along `D` needs (0 when the dim stays
 /// within warps), with the slice and both register counts taken from the layouts: what to write
 /// in `#[kernel(shared = ..)]`, e.g. `reduce::shared_bytes::<Rows, 1, f32>()`.
-pub const fn shared_bytes<L: crate::inferred::SliceAlong<D>, const D: usize, E: Element>() -> u32 {
+pub const fn shared_bytes<L: crate::slices::SliceAlong<D>, const D: usize, E: Element>() -> u32 {
     use crate::layout::Layout;
-    type S<L, const D: usize> = <L as crate::inferred::SliceAlong<D>>::Slice;
+    type S<L, const D: usize> = <L as crate::slices::SliceAlong<D>>::Slice;
     match reduce_plan(L::TABLES, S::<L, D>::TABLES, D) {
         Ok(p) => p.cost(S::<L, D>::ELEMENTS_PER_THREAD, E::BITS).shared_bytes,
         Err(why) => panic!("{}", why.as_str()),

@@ -34,7 +34,7 @@ use core::ops::{
 
 use crate::element::Element;
 use crate::layout::Registers;
-use crate::reduce::BroadcastTo;
+use crate::slices::BroadcastTo;
 use crate::tile::Tile;
 
 /// What a tile is combined with element by element: another tile of its layout (each register

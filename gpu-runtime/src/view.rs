@@ -12,8 +12,8 @@
 
 use crate::element::Element;
 use crate::global::{Global, GlobalMut};
-use crate::inferred::{Build, Distributed, TileOf};
 use crate::layout::Registers;
+use crate::slices::{Build, Distributed, TileOf};
 use crate::thread::Thread;
 use crate::tile::Tile;
 

@@ -176,19 +176,19 @@ pub fn broadcast_impl(
     );
     let along = along.then(|| {
         quote! {
-            impl #rt::inferred::SliceAlong<#dim> for #parent {
+            impl #rt::slices::SliceAlong<#dim> for #parent {
                 type Slice = #name;
             }
         }
     });
     quote! {
-        impl #rt::reduce::BroadcastTo<#parent> for #name {
+        impl #rt::slices::BroadcastTo<#parent> for #name {
             #[inline(always)]
             fn source(r: usize) -> usize {
                 #rt::reduce::Slice::<#parent, #name, #dim, #np, #n>::PLAN.group(r as u32) as usize
             }
         }
-        impl #rt::inferred::SliceOf for #name {
+        impl #rt::slices::SliceOf for #name {
             type Parent = #parent;
         }
         #along
@@ -231,10 +231,10 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
         quote! {
             impl #rt::layout::Registers<#n> for #name {}
             // Parameter names no layout takes (a layout may be called `E` or `B`).
-            impl #rt::inferred::Distributed for #name {
+            impl #rt::slices::Distributed for #name {
                 type Tile<__E: #rt::element::Element> = #rt::tile::Tile<#name, __E, #n>;
                 #[inline(always)]
-                fn build<__E: #rt::element::Element, __B: #rt::inferred::Build<Self, __E>>(
+                fn build<__E: #rt::element::Element, __B: #rt::slices::Build<Self, __E>>(
                     b: __B,
                 ) -> #rt::tile::Tile<#name, __E, #n> {
                     b.build::<#n>()
