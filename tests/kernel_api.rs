@@ -517,6 +517,32 @@ mod views {
         })
         .expect("simulator");
     }
+
+    /// An `aligned` view whose shape breaks the promise (rows of 34 floats: the vector at
+    /// columns 32..35 is cut by the tensor's edge) is reported by the simulator, and never
+    /// reads past the tensor: the cut vector is skipped, not read whole.
+    #[test]
+    fn a_broken_aligned_promise_is_reported() {
+        use linear_layouts::sim::IssueKind;
+        let x = memory(16 * 34, |i| i as f32);
+        let r = launch(Launch::new(1, 128, 0), |t| {
+            let _ = x
+                .global()
+                .view([16, 34])
+                .aligned()
+                .load::<Rows>(t, [0, 32], 0.0f32);
+        });
+        let err = r.expect_err("a vector cut by the edge under the aligned promise");
+        let first = &err.issues[0];
+        assert_eq!(first.kind, IssueKind::Panic, "{}", err);
+        assert!(
+            first
+                .message
+                .contains("an _aligned masked access: a vector of 4 elements has 2 inside"),
+            "{}",
+            err
+        );
+    }
 }
 
 /// The launcher's argument checks, which need no GPU: a kernel states what each buffer

@@ -12,7 +12,7 @@ use crate::global::Global;
 use crate::layout::{Layout, Registers};
 use crate::planned::Planned;
 use crate::thread::Thread;
-use crate::tile::{aligned_promise, Tile};
+use crate::tile::{aligned_promise, reached, Tile};
 
 /// The async copy of a tile held in distributed layout `L` into the shared layout of a
 /// `convert!(L => Shared, E)` store: `const COPY: AsyncCopy<L, E, N> =
@@ -152,7 +152,7 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
         store_addresses(a, t, |v, smem| {
             let reg = a.regs[v * vec] as usize;
             let n = Tile::<L, G, N>::inside(t, reg, vec, origin, bounds);
-            if n > 0 {
+            if reached::<true>(n, vec) {
                 let i = Tile::<L, G, N>::index(t, reg, origin, strides);
                 aligned_promise::<true>(i, n, vec);
                 // SAFETY: as in `start`.

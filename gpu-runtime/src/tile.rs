@@ -442,7 +442,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         let v = Self::VECTOR.1;
         crate::unroll!(N / Self::VECTOR.1, |g| {
             let n = Self::inside(t, v * g, v, origin, bounds);
-            if n > 0 {
+            if reached::<ALIGNED>(n, v) {
                 let i = Self::index(t, v * g, origin, strides);
                 if ALIGNED || n == v && i % v == 0 {
                     aligned_promise::<ALIGNED>(i, n, v);
@@ -469,7 +469,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         let first = Self::stores_copies(t);
         crate::unroll!(N / Self::VECTOR.1, |g| {
             let n = Self::inside(t, v * g, v, origin, bounds);
-            if n > 0 && first && (v * g) as u32 & Self::FREE[0] == 0 {
+            if reached::<ALIGNED>(n, v) && first && (v * g) as u32 & Self::FREE[0] == 0 {
                 let i = Self::index(t, v * g, origin, strides);
                 if ALIGNED || n == v && i % v == 0 {
                     aligned_promise::<ALIGNED>(i, n, v);
@@ -480,6 +480,21 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             }
         });
     }
+}
+
+/// Whether a masked access of a vector with `n` of its `v` elements inside the tensor touches
+/// memory: any element inside, or with the `_aligned` promise the whole vector (each vector
+/// is then wholly inside or outside; one the promise does not hold for is skipped, not read
+/// or written past the tensor: the same one compare, with another immediate).
+#[inline(always)]
+pub(crate) fn reached<const ALIGNED: bool>(n: usize, v: usize) -> bool {
+    debug_assert!(
+        !ALIGNED || n == 0 || n == v,
+        "an _aligned masked access: a vector of {} elements has {} inside the tensor: its shape, the origin and the strides must be multiples of the vector (use load_masked/store_masked, or a view without `aligned`)",
+        v,
+        n
+    );
+    n >= if ALIGNED { v } else { 1 }
 }
 
 /// Checks (in debug builds: on the simulator) the promise of the `_aligned` masked accesses (and
