@@ -171,10 +171,16 @@ impl<P> KernelSpec<P> {
         }
     }
 
-    /// This description with the parameters' names and the check of their extents (what
-    /// `#[kernel(extent(..))]` writes): a launcher refuses arguments that fail it.
-    pub const fn with_extents(mut self, names: &'static [&'static str], extents: Extents) -> Self {
+    /// This description with the parameters' names, in order (what `#[kernel]` writes): the
+    /// launcher's messages name them.
+    pub const fn with_names(mut self, names: &'static [&'static str]) -> Self {
         self.names = names;
+        self
+    }
+
+    /// This description with the check of its parameters' extents (what
+    /// `#[kernel(extent(..))]` writes): a launcher refuses arguments that fail it.
+    pub const fn with_extents(mut self, extents: Extents) -> Self {
         #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
         {
             self.extents = extents;

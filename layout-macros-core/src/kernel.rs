@@ -273,7 +273,7 @@ fn extents(
         });
     }
     if checks.is_empty() {
-        return Ok(quote!(spec.with_extents(&[#(#names),*], |_, _| Ok(()))));
+        return Ok(quote!(spec.with_names(&[#(#names),*])));
     }
     Ok(quote! {
         #[allow(unused_variables, clippy::unnecessary_cast)]
@@ -286,7 +286,7 @@ fn extents(
             #({ #checks })*
             Ok(())
         }
-        spec.with_extents(&[#(#names),*], extents)
+        spec.with_names(&[#(#names),*]).with_extents(extents)
     })
 }
 
