@@ -161,8 +161,9 @@ fn ptx_built(target: &Path) -> bool {
         })
 }
 
-/// A user's mistakes in the copied template: a wrong register count fails a plain host
-/// `cargo check`, naming both counts; a type error in the kernel crate is printed once, not by
+/// A user's mistakes in the copied template: a wrong register count fails the simulator's host
+/// build (`cargo test`, a type error: `cargo check` reports it alike, but would build every
+/// dependency's metadata a second time), naming both counts; a type error in the kernel crate is printed once, not by
 /// both the host build and the build script's GPU build; a second binary leaves
 /// `cargo run -- --ptx-path` working.
 fn mistakes_are_reported_once_and_early(tmp: &Path, target: &Path) {
@@ -170,7 +171,7 @@ fn mistakes_are_reported_once_and_early(tmp: &Path, target: &Path) {
     let good = std::fs::read_to_string(&lib).unwrap();
     let helper = "\n#[allow(dead_code)]\nfn wrong_count(t: &impl Thread, x: &Global<f32>) -> f32 {\n    linear_layouts::Tile::<Rows, f32, 8>::load(t, x, [0, 0], [64, 1]).values[0]\n}\n";
     std::fs::write(&lib, format!("{}{}", good, helper)).unwrap();
-    let err = cargo_fails(tmp, target, &["check"]);
+    let err = cargo_fails(tmp, target, &["test", "--no-run"]);
     assert!(
         err.contains("`Rows` does not hold 8 registers per thread")
             && err.contains("Registers<32>"),

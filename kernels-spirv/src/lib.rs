@@ -2,12 +2,21 @@
 //! 16, 32 and 64 lanes, and the copy kernel they are measured against, each a `#[kernel]`
 //! entry point of one module. `cargo xtask spirv` builds it with rust-gpu into
 //! `target/spirv/kernels.spv`; `vk-bench` runs it. The bodies are `kernels`' own (the same the
-//! simulator tests and the PTX build run); only the entry points are written here.
+//! simulator tests and the PTX build run); only the entry points are written here. The 8-lane
+//! kernels are always built; the wider subgroups' are the default features `lanes-16`,
+//! `lanes-32` and `lanes-64` (`cargo xtask spirv --lanes 8` leaves them out: CI's Vulkan device,
+//! lavapipe, runs only 8-lane subgroups, and each size adds a minute to rust-gpu's inliner).
 #![no_std]
 
 use linear_layouts::{kernel, Global, GlobalMut, Thread};
 
-kernels::all_subgroup_kernels!();
+kernels::subgroup_kernels_of!(8);
+#[cfg(feature = "lanes-16")]
+kernels::subgroup_kernels_of!(16);
+#[cfg(feature = "lanes-32")]
+kernels::subgroup_kernels_of!(32);
+#[cfg(feature = "lanes-64")]
+kernels::subgroup_kernels_of!(64);
 
 /// `out = in`, `n4` 16-byte vectors grid-stride: the bandwidth yardstick (`kernels`' `copy_v4`
 /// body, 64 threads per workgroup).

@@ -102,26 +102,43 @@ macro_rules! subgroup_kernels {
     };
 }
 
-/// Every warp size's module, with the entry names both builds share.
+/// The module for warps of `lanes` (8, 16, 32 or 64), with the entry names both builds share.
 #[macro_export]
-macro_rules! all_subgroup_kernels {
-    () => {
+macro_rules! subgroup_kernels_of {
+    (8) => {
         $crate::subgroup_kernels!(w8, lanes = 8, threads = 32, target = spirv_8,
             f32 = [1, 8] => [8, 1], u16 = [1, 8] => [8, 1],
             shuffle = [4, 2] for [16, 8],
             names = [transpose_f32_w8, transpose_u16_w8, shuffle_f32_w8]);
+    };
+    (16) => {
         $crate::subgroup_kernels!(w16, lanes = 16, threads = 64, target = spirv_16,
             f32 = [1, 16] => [16, 1], u16 = [2, 8] => [8, 2],
             shuffle = [4, 4] for [16, 16],
             names = [transpose_f32_w16, transpose_u16_w16, shuffle_f32_w16]);
+    };
+    (32) => {
         $crate::subgroup_kernels!(w32, lanes = 32, threads = 128, target = spirv_32,
             f32 = [2, 16] => [16, 2], u16 = [4, 8] => [8, 4],
             shuffle = [8, 4] for [32, 16],
             names = [transpose_f32_w32, transpose_u16_w32, shuffle_f32_w32]);
+    };
+    (64) => {
         $crate::subgroup_kernels!(w64, lanes = 64, threads = 256, target = spirv_64,
             f32 = [4, 16] => [16, 4], u16 = [8, 8] => [8, 8],
             shuffle = [8, 8] for [32, 32],
             names = [transpose_f32_w64, transpose_u16_w64, shuffle_f32_w64]);
+    };
+}
+
+/// Every warp size's module.
+#[macro_export]
+macro_rules! all_subgroup_kernels {
+    () => {
+        $crate::subgroup_kernels_of!(8);
+        $crate::subgroup_kernels_of!(16);
+        $crate::subgroup_kernels_of!(32);
+        $crate::subgroup_kernels_of!(64);
     };
 }
 

@@ -25,11 +25,25 @@ fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let checked = args.iter().any(|a| a == "--checked");
     args.retain(|a| a != "--checked");
+    // `--features a,b`: the crate's features instead of its default ones.
+    let features = match args.iter().position(|a| a == "--features") {
+        Some(i) if i + 1 < args.len() => {
+            let list = args.remove(i + 1);
+            args.remove(i);
+            Some(
+                list.split(',')
+                    .filter(|f| !f.is_empty())
+                    .map(String::from)
+                    .collect::<Vec<_>>(),
+            )
+        }
+        _ => None,
+    };
     let [krate, out] = args.as_slice() else {
-        eprintln!("usage: spirv-build [--checked] CRATE_DIR OUT.spv");
+        eprintln!("usage: spirv-build [--checked] [--features A,B] CRATE_DIR OUT.spv");
         return ExitCode::from(2);
     };
-    match build(krate, out, checked) {
+    match build(krate, out, checked, features) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("spirv-build: {}", e);
@@ -38,7 +52,12 @@ fn main() -> ExitCode {
     }
 }
 
-fn build(krate: &str, out: &str, checked: bool) -> Result<(), String> {
+fn build(
+    krate: &str,
+    out: &str,
+    checked: bool,
+    features: Option<Vec<String>>,
+) -> Result<(), String> {
     // The backend is built next to this binary (cargo's output directory).
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let dylib = exe.with_file_name("librustc_codegen_spirv.so");
@@ -58,6 +77,11 @@ fn build(krate: &str, out: &str, checked: bool) -> Result<(), String> {
         .extension("SPV_KHR_16bit_storage");
     for c in caps {
         b = b.capability(c);
+    }
+    if let Some(features) = features {
+        b = b
+            .shader_crate_default_features(false)
+            .shader_crate_features(features);
     }
     b.toolchain_overwrite = Some(TOOLCHAIN.to_string());
     if !checked {

@@ -44,6 +44,9 @@ enum Cmd {
         /// Keep rust-gpu's bounds checks (each an early return of the entry point).
         #[arg(long)]
         checked: bool,
+        /// The subgroup sizes to build kernels for (8 always; 16, 32, 64 by default too).
+        #[arg(long, value_delimiter = ',', default_values_t = [8, 16, 32, 64])]
+        lanes: Vec<u32>,
     },
     /// Measure what N layouts add to a crate's build time.
     CompileTime {
@@ -77,7 +80,7 @@ fn main() -> ExitCode {
         Cmd::Ptx => ptx::build().map(|p| println!("{}", p.display())),
         Cmd::Gpu => ptx::gpu(),
         Cmd::PtxCheck { markdown } => ptx::check(markdown),
-        Cmd::Spirv { checked } => spirv::build(checked).map(|_| ()),
+        Cmd::Spirv { checked, lanes } => spirv::build(checked, &lanes).map(|_| ()),
         Cmd::CompileTime {
             layouts,
             runs,

@@ -9,9 +9,10 @@ use std::process::Command;
 /// Where `target/spirv/kernels.spv` is written, relative to the workspace root.
 pub const MODULE: &str = "target/spirv/kernels.spv";
 
-/// Build `kernels-spirv` into [`MODULE`] and validate it. `checked` keeps rust-gpu's
-/// `SilentExit` panic strategy (see `spirv-build`).
-pub fn build(checked: bool) -> Result<PathBuf, String> {
+/// Build `kernels-spirv` into [`MODULE`] with the kernels for subgroups of `lanes` (8 always),
+/// and validate it. `checked` keeps rust-gpu's `SilentExit` panic strategy (see `spirv-build`).
+pub fn build(checked: bool, lanes: &[u32]) -> Result<PathBuf, String> {
+    let features = lane_features(lanes)?;
     let root = crate::root();
     let tool_dir = root.join("spirv-build");
     let toolchain = pinned_toolchain(&tool_dir.join("rust-toolchain.toml"))?;
@@ -35,10 +36,27 @@ pub fn build(checked: bool) -> Result<PathBuf, String> {
     if checked {
         c.arg("--checked");
     }
+    c.args(["--features", &features.join(",")]);
     c.arg(root.join("kernels-spirv")).arg(&out);
     run(&mut c, "spirv-build kernels-spirv")?;
     validate(&out)?;
     Ok(out)
+}
+
+/// `kernels-spirv`'s features for subgroups of `lanes`: `lanes-N` for each N but 8, whose
+/// kernels are always built.
+fn lane_features(lanes: &[u32]) -> Result<Vec<String>, String> {
+    lanes
+        .iter()
+        .filter(|&&l| l != 8)
+        .map(|&l| match l {
+            16 | 32 | 64 => Ok(format!("lanes-{}", l)),
+            _ => Err(format!(
+                "--lanes {}: the SPIR-V kernels are written for subgroups of 8, 16, 32 or 64 lanes",
+                l
+            )),
+        })
+        .collect()
 }
 
 /// `spirv-val` for Vulkan 1.2 (the target rust-gpu builds for).
