@@ -80,7 +80,9 @@ pub use gpu_runtime::{
 };
 #[cfg(not(target_arch = "spirv"))]
 #[doc(inline)]
-pub use gpu_runtime::{Hopper, Partition, Swizzle, TensorMap, TmaTile, Wgmma};
+pub use gpu_runtime::{
+    Hopper, Partition, SharedTile, SharedTiles, Swizzle, TensorMap, TmaTile, Wgmma,
+};
 #[doc(inline)]
 pub use layout_macros::kernel;
 #[doc(inline)]

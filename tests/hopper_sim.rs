@@ -7,13 +7,17 @@
 //! before its waiters, a named barrier among its threads, the end of a wgmma's reads (its
 //! wait, then an arrival) before a refill.
 //!
-//! Raw shared-memory accesses are `unsafe` (the contract of `Thread`): in these kernels the
-//! simulator is what checks it, and some break it on purpose to see it reported.
+//! The tiles are [`SharedTile`]s, checked inside the kernel's shared memory and aligned when
+//! made; raw shared-memory offsets are `unsafe` (the contract of `Thread` and `Hopper`): the
+//! kernels that use them break it on purpose, to see the simulator report it.
 
 use linear_layouts::runtime::hopper::{Descriptor, WgmmaOp};
+use linear_layouts::runtime::kernel::KernelThread;
 use linear_layouts::runtime::mma::MmaKind;
 use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch, SimError, SimThread};
-use linear_layouts::{layout, Hopper, Layout, TensorMap, Thread, TmaTile, Wgmma, F16};
+use linear_layouts::{
+    layout, Hopper, Layout, SharedTile, TensorMap, Thread, Tile, TmaTile, Wgmma, F16,
+};
 
 layout! {
     Acc = nvidia_mma(versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]) for [64, 64];
@@ -23,9 +27,9 @@ layout! {
     RegA = dot_op(opIdx = 0, parent = Acc, kWidth = 2) for [64, 64];
 }
 
-const LOAD: TmaTile<TileA, u16> = TmaTile::new();
+const LOAD: TmaTile<TileA, F16> = TmaTile::new();
+const LOAD_B: TmaTile<TileB, F16> = TmaTile::new();
 const MMA: Wgmma<TileA, TileB, Acc, F16> = Wgmma::new();
-const MMA_RS: Wgmma<RegA, TileB, Acc, F16> = Wgmma::new();
 /// The tiles' offsets: the first 1024-aligned addresses past the mbarrier (at byte 0).
 fn tiles(t: &SimThread) -> [u32; 2] {
     let a = (t.shared_base() + 8).next_multiple_of(1024) - t.shared_base();
@@ -38,12 +42,15 @@ fn operand(seed: u64) -> HostMemory {
     HostMemory::new((0..64 * 64u64).map(|i| F16::round(((i * seed) % 7) as f32 - 3.0).0 as u64))
 }
 
+/// A's tile and B's.
+type Tiles = (SharedTile<TileA, F16>, SharedTile<TileB, F16>);
+
 /// One warpgroup: thread 0 sets up the mbarrier and loads A and B (B's bytes `expect` of the
 /// `2 * BYTES` announced), `wait` says which threads wait for the phase; then `body`.
 fn run(
     wait: fn(&SimThread) -> bool,
     expect: u32,
-    body: impl Fn(&SimThread, [u32; 2]) + Sync,
+    body: impl Fn(&SimThread, Tiles) + Sync,
 ) -> Result<(), SimError> {
     let (a, b) = (operand(3), operand(5));
     launch(Launch::new(1, 128, SMEM), |t| {
@@ -62,6 +69,7 @@ fn run(
             ),
         );
         let [ta, tb] = tiles(t);
+        let (sa, sb) = (SharedTile::new(t, ta), SharedTile::new(t, tb));
         if t.warp() == 0 && t.lane() == 0 {
             t.mbarrier_init(0, 1);
             t.fence_mbarrier_init();
@@ -69,13 +77,13 @@ fn run(
         t.sync_block();
         if t.warp() == 0 && t.lane() == 0 {
             t.mbarrier_arrive_expect_tx(0, TmaTile::<TileA, u16>::BYTES + expect);
-            LOAD.load(t, &ma, [0, 0], ta, 0);
-            LOAD.load(t, &mb, [0, 0], tb, 0);
+            LOAD.load(t, &ma, [0, 0], &sa, 0);
+            LOAD_B.load(t, &mb, [0, 0], &sb, 0);
         }
         if wait(t) {
             t.mbarrier_wait(0, 0);
         }
-        body(t, [ta, tb]);
+        body(t, (sa, sb));
     })
 }
 
@@ -107,30 +115,39 @@ fn check_product(t: &SimThread, acc: &[f32; 32], a: &HostMemory, b: &HostMemory)
 #[test]
 fn tma_and_wgmma_multiply_two_tiles() {
     let (a, b) = (operand(3), operand(5));
-    run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
-        let mut acc = [0f32; 32];
-        MMA.run(t, ta, tb, &mut acc);
+    run(all, TmaTile::<TileB, u16>::BYTES, |t, (sa, sb)| {
+        let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
+        // SAFETY: waited for before `acc` is read (the tests that break this say so).
+        unsafe { sa.dot_async(t, &sb, &mut acc) };
         t.wgmma_wait::<0>();
-        check_product(t, &acc, &a, &b);
+        check_product(t, &acc.values, &a, &b);
     })
     .expect("loads waited for, then multiplied");
 }
 
 #[test]
+fn dot_of_two_shared_tiles_adds_to_the_accumulator_and_waits() {
+    let (a, b) = (operand(3), operand(5));
+    run(all, TmaTile::<TileB, u16>::BYTES, |t, (sa, sb)| {
+        let c = sa.dot(t, &sb, Tile::<Acc, f32, 32>::splat(1.0));
+        let minus_one = c.map(|x| x - 1.0);
+        check_product(t, &minus_one.values, &a, &b);
+    })
+    .expect("tl.dot on shared operands");
+}
+
+#[test]
 fn wgmma_with_a_from_registers_multiplies() {
     let (a, b) = (operand(3), operand(5));
-    run(all, TmaTile::<TileB, u16>::BYTES, |t, [_, tb]| {
-        const NA: usize = RegA::ELEMENTS_PER_THREAD as usize;
-        let mut regs = [F16(0); NA];
-        for (r, x) in regs.iter_mut().enumerate() {
-            let idx = [r as u32, t.lane(), t.warp(), 0];
-            let (i, k) = (RegA::coord(idx, 0) as usize, RegA::coord(idx, 1) as usize);
-            *x = F16(a.get(i * 64 + k) as u16);
-        }
-        let mut acc = [0f32; 32];
-        MMA_RS.run_registers(t, &regs, tb, &mut acc);
+    run(all, TmaTile::<TileB, u16>::BYTES, |t, (_, sb)| {
+        let regs = Tile::<RegA, F16, _>::from_coords(t, |[i, k]| {
+            F16(a.get(i as usize * 64 + k as usize) as u16)
+        });
+        let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
+        // SAFETY: waited for before `acc` is read (the tests that break this say so).
+        unsafe { regs.dot_async(t, &sb, &mut acc) };
         t.wgmma_wait::<0>();
-        check_product(t, &acc, &a, &b);
+        check_product(t, &acc.values, &a, &b);
     })
     .expect("A from registers, B from the loaded tile");
 }
@@ -142,12 +159,13 @@ fn reading_tma_data_without_waiting_for_its_phase_is_an_error() {
         run(
             |_| false,
             TmaTile::<TileB, u16>::BYTES,
-            |t, [ta, tb]| {
+            |t, (sa, sb)| {
                 // The loads were issued before this barrier, so their data has landed: what is
                 // missing is a wait for the phase, not time.
                 t.sync_block();
-                let mut acc = [0f32; 32];
-                MMA.run(t, ta, tb, &mut acc);
+                let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
+                // SAFETY: waited for before `acc` is read (the tests that break this say so).
+                unsafe { sa.dot_async(t, &sb, &mut acc) };
                 t.wgmma_wait::<0>();
             },
         ),
@@ -164,10 +182,11 @@ fn one_thread_waiting_then_a_cta_barrier_orders_the_data_for_all() {
     run(
         |t| t.warp() == 0 && t.lane() == 0,
         TmaTile::<TileB, u16>::BYTES,
-        |t, [ta, tb]| {
+        |t, (sa, sb)| {
             t.sync_block();
-            let mut acc = [0f32; 32];
-            MMA.run(t, ta, tb, &mut acc);
+            let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
+            // SAFETY: waited for before `acc` is read (the tests that break this say so).
+            unsafe { sa.dot_async(t, &sb, &mut acc) };
             t.wgmma_wait::<0>();
         },
     )
@@ -187,7 +206,8 @@ fn more_bytes_than_expect_tx_announced_is_an_error() {
 fn a_descriptor_with_another_swizzle_is_an_error() {
     let e = errors(
         IssueKind::Wgmma,
-        run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
+        run(all, TmaTile::<TileB, u16>::BYTES, |t, (sa, sb)| {
+            let (ta, tb) = (sa.offset(), sb.offset());
             let d = |start: u32, lbo: u32| {
                 let swizzle = linear_layouts::Swizzle::B64;
                 Descriptor {
@@ -205,7 +225,9 @@ fn a_descriptor_with_another_swizzle_is_an_error() {
             };
             let mut acc = [0f32; 32];
             t.wgmma_fence();
-            t.wgmma(op, d(ta, 16), d(tb, 4096), &mut acc, false);
+            // SAFETY: the tiles are inside shared memory; the descriptors' swizzle is wrong on
+            // purpose, for the simulator to report.
+            unsafe { t.wgmma(op, d(ta, 16), d(tb, 4096), &mut acc, false) };
             t.wgmma_commit();
             t.wgmma_wait::<0>();
         }),
@@ -232,22 +254,65 @@ fn a_tma_destination_off_its_swizzle_pattern_is_an_error() {
             if t.warp() == 0 && t.lane() == 0 {
                 t.mbarrier_init(0, 1);
                 t.mbarrier_arrive_expect_tx(0, TmaTile::<TileA, u16>::BYTES);
-                LOAD.load(t, &m, [0, 0], 128, 0);
+                // Breaks `SharedTile::at`'s contract on purpose (`SharedTile::new` refuses the
+                // offset: the next test), for the simulator to report.
+                LOAD.load(t, &m, [0, 0], &unsafe { SharedTile::at(128) }, 0);
             }
         }),
     );
     assert!(e.contains("is not aligned to 1024 bytes"), "{}", e);
 }
 
+/// `SharedTile::new` refuses what the engines must not be aimed at: a tile past the bytes the
+/// kernel declares (its thread knows them, as a `#[kernel]`'s does), and one off its swizzle
+/// pattern. Either is a trap on the GPU, a panic here.
+#[test]
+fn a_shared_tile_past_the_kernel_s_bytes_or_off_its_pattern_is_refused() {
+    let past = launch(Launch::new(1, 128, SMEM), |t| {
+        // SAFETY: the launch gives the kernel SMEM bytes.
+        let k = unsafe { KernelThread::<_, SMEM>::new(t) };
+        let [_, tb] = tiles(t);
+        let inside = SharedTile::<TileB, F16>::new(&k, tb);
+        // B's tile ends at tb + 8192 (at most 2048 + 16384 + 8192 of the 24576 bytes); the
+        // next one would end past them.
+        let _ = (inside, SharedTile::<TileB, F16>::new(&k, tb + 8192));
+    })
+    .expect_err("past the declared bytes");
+    assert!(past.has(IssueKind::Panic), "{}", past);
+    assert!(
+        past.to_string()
+            .contains("not inside the kernel's shared memory"),
+        "{}",
+        past
+    );
+    let off = launch(Launch::new(1, 128, SMEM), |t| {
+        let [ta, _] = tiles(t);
+        let _ = SharedTile::<TileA, F16>::new(t, ta + 128);
+    })
+    .expect_err("off the 1024-byte pattern");
+    assert!(off.has(IssueKind::Panic), "{}", off);
+    launch(Launch::new(1, 128, SMEM), |t| {
+        // SAFETY: as above.
+        let k = unsafe { KernelThread::<_, SMEM>::new(t) };
+        let [ta, tb] = tiles(t);
+        let _ = (
+            SharedTile::<TileA, F16>::new(&k, ta),
+            SharedTile::<TileB, F16>::new(&k, tb),
+        );
+    })
+    .expect("both tiles inside and aligned");
+}
+
 #[test]
 fn overwriting_a_tile_a_wgmma_may_still_read_is_an_error() {
     let e = errors(
         IssueKind::Wgmma,
-        run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
-            let mut acc = [0f32; 32];
-            MMA.run(t, ta, tb, &mut acc);
+        run(all, TmaTile::<TileB, u16>::BYTES, |t, (sa, sb)| {
+            let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
+            // SAFETY: waited for before `acc` is read (the tests that break this say so).
+            unsafe { sa.dot_async(t, &sb, &mut acc) };
             if t.warp() == 0 && t.lane() == 0 {
-                unsafe { t.st_shared(tb, 4, [0; 4]) };
+                unsafe { t.st_shared(sb.offset(), 4, [0; 4]) };
             }
             t.wgmma_wait::<0>();
         }),
@@ -258,21 +323,22 @@ fn overwriting_a_tile_a_wgmma_may_still_read_is_an_error() {
 /// After the wgmma: every thread waits for its group and arrives on the mbarrier at byte 8;
 /// thread 0 then overwrites B's tile, having waited for that phase (`wait`) or not.
 fn refill(wait: bool) -> Result<(), SimError> {
-    run(all, TmaTile::<TileB, u16>::BYTES, move |t, [ta, tb]| {
+    run(all, TmaTile::<TileB, u16>::BYTES, move |t, (sa, sb)| {
         if t.warp() == 0 && t.lane() == 0 {
             t.mbarrier_init(8, 128);
             t.fence_mbarrier_init();
         }
         t.sync_block();
-        let mut acc = [0f32; 32];
-        MMA.run(t, ta, tb, &mut acc);
+        let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
+        // SAFETY: waited for before `acc` is read (the tests that break this say so).
+        unsafe { sa.dot_async(t, &sb, &mut acc) };
         t.wgmma_wait::<0>();
         t.mbarrier_arrive(8);
         if t.warp() == 0 && t.lane() == 0 {
             if wait {
                 t.mbarrier_wait(8, 0);
             }
-            unsafe { t.st_shared(tb, 4, [0; 4]) };
+            unsafe { t.st_shared(sb.offset(), 4, [0; 4]) };
         }
     })
 }
@@ -347,10 +413,12 @@ fn a_named_barrier_with_another_thread_count_is_an_error() {
 fn a_wgmma_whose_descriptors_differ_within_the_warpgroup_is_an_error() {
     let e = errors(
         IssueKind::Wgmma,
-        run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
+        run(all, TmaTile::<TileB, u16>::BYTES, |t, (sa, sb)| {
             let mut acc = [0f32; 32];
+            let (ta, tb) = (sa.offset(), sb.offset());
             // Warp 1 points its B operand at another tile: not one instruction any more.
-            MMA.run(t, ta, if t.warp() == 1 { ta } else { tb }, &mut acc);
+            // SAFETY: both offsets are tiles inside the kernel's shared memory.
+            unsafe { MMA.run(t, ta, if t.warp() == 1 { ta } else { tb }, &mut acc) };
             t.wgmma_wait::<0>();
         }),
     );
@@ -378,10 +446,15 @@ fn stored_then_multiplied(fence: Option<bool>) -> Result<(), SimError> {
         if fence == Some(false) {
             t.fence_proxy_async();
         }
-        let mut acc = [0f32; 32];
-        MMA.run(t, ta, tb, &mut acc);
+        let (sa, sb) = (
+            SharedTile::<TileA, F16>::new(t, ta),
+            SharedTile::<TileB, F16>::new(t, tb),
+        );
+        let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
+        // SAFETY: waited for before `acc` is read (the tests that break this say so).
+        unsafe { sa.dot_async(t, &sb, &mut acc) };
         t.wgmma_wait::<0>();
-        assert!(acc.iter().all(|&x| x == 64.0));
+        assert!(acc.values.iter().all(|&x| x == 64.0));
     })
 }
 
@@ -412,20 +485,24 @@ fn an_unfenced_mbarrier_init_and_an_unfenced_wgmma_are_reported() {
     assert!(e.has(IssueKind::MissingFence), "{}", e);
     let e = errors(
         IssueKind::MissingFence,
-        run(all, TmaTile::<TileB, u16>::BYTES, |t, [ta, tb]| {
+        run(all, TmaTile::<TileB, u16>::BYTES, |t, (sa, sb)| {
             let mut acc = [0f32; 32];
-            t.wgmma(
-                WgmmaOp {
-                    kind: MmaKind::F16,
-                    a_mn_major: false,
-                    b_mn_major: true,
-                },
-                0,
-                0,
-                &mut acc,
-                false,
-            );
-            let _ = (ta, tb);
+            let _ = (sa, sb);
+            // SAFETY: descriptors of shared byte 0 on, inside the kernel's shared memory (the
+            // simulator reports the missing fence before it reads them).
+            unsafe {
+                t.wgmma(
+                    WgmmaOp {
+                        kind: MmaKind::F16,
+                        a_mn_major: false,
+                        b_mn_major: true,
+                    },
+                    0,
+                    0,
+                    &mut acc,
+                    false,
+                )
+            };
         }),
     );
     assert!(e.contains("without wgmma_fence"), "{}", e);
@@ -436,14 +513,16 @@ fn an_unfenced_mbarrier_init_and_an_unfenced_wgmma_are_reported() {
 #[test]
 fn changing_accumulators_before_the_wait_is_an_error() {
     let go = |early: bool| {
-        run(all, TmaTile::<TileB, u16>::BYTES, move |t, [ta, tb]| {
-            let mut acc = [0f32; 32];
-            MMA.run(t, ta, tb, &mut acc);
+        run(all, TmaTile::<TileB, u16>::BYTES, move |t, (sa, sb)| {
+            let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
+            // SAFETY: waited for before `acc` is read (the tests that break this say so).
+            unsafe { sa.dot_async(t, &sb, &mut acc) };
             if !early {
                 t.wgmma_wait::<0>();
             }
-            acc[0] += 1.0;
-            MMA.run(t, ta, tb, &mut acc);
+            acc.values[0] += 1.0;
+            // SAFETY: waited for before `acc` is read (the tests that break this say so).
+            unsafe { sa.dot_async(t, &sb, &mut acc) };
             t.wgmma_wait::<0>();
         })
     };

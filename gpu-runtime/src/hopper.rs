@@ -184,6 +184,7 @@ pub const fn accumulator_coord(warp: u32, lane: u32, r: u32) -> (u32, u32) {
 
 /// Hopper's asynchronous units (sm_90; wgmma needs sm_90a). Every method's shared addresses
 /// are byte offsets into the kernel's shared buffer; an mbarrier is 8 bytes, 8-aligned.
+#[allow(unsafe_code)]
 pub trait Hopper: Thread {
     /// The shared-window address of byte offset 0 of the kernel's shared buffer: swizzled
     /// tiles must start where `shared_base() + offset` is a multiple of the pattern's
@@ -217,7 +218,12 @@ pub trait Hopper: Thread {
     /// engine loads the box of `map` at `coords` (`[row, col]`, col contiguous) to shared `dst`
     /// (aligned to the map's swizzle pattern), swizzled as the map says, and completes that
     /// many bytes of the current phase's transaction count of `bar`. One thread issues it.
-    fn tma_load_2d<E: crate::Element>(
+    /// Safe code loads a [`SharedTile`](crate::SharedTile) ([`TmaTile::load`](crate::TmaTile::load)).
+    ///
+    /// # Safety
+    /// The box's bytes from `dst` lie inside the kernel's dynamic shared memory, and
+    /// `shared_base() + dst` is a multiple of 128 and of the map's swizzle pattern.
+    unsafe fn tma_load_2d<E: crate::Element>(
         &self,
         dst: u32,
         map: &TensorMap<'_, E>,
@@ -242,15 +248,22 @@ pub trait Hopper: Thread {
     /// accumulate)` for A 64x16 and B 16xN from shared memory behind descriptors `a` and `b`;
     /// `acc` is this thread's `N / 2` accumulators ([`accumulator_coord`]), N 64, 128 or 256.
     /// It runs asynchronously: the operands' shared memory must not change, and `acc` must not
-    /// be read, until [`Hopper::wgmma_wait`] says its group is complete.
-    fn wgmma(&self, op: WgmmaOp, a: u64, b: u64, acc: &mut [f32], accumulate: bool);
+    /// be read, until [`Hopper::wgmma_wait`] says its group is complete. Safe code multiplies
+    /// [`SharedTile`](crate::SharedTile)s.
+    ///
+    /// # Safety
+    /// The descriptors' tiles lie inside the kernel's dynamic shared memory.
+    unsafe fn wgmma(&self, op: WgmmaOp, a: u64, b: u64, acc: &mut [f32], accumulate: bool);
     /// [`Hopper::wgmma`] with A from registers: each warp `w % 4` of the warpgroup gives rows
     /// `16 (w % 4)..+16` of A's 64x16 in `a`, as `mma.m16n8k16`'s A fragment (lane `4g + t`:
     /// rows `g`, `g + 8`, columns `2t`, `2t + 1`, `+8`; see [`Thread::mma_m16n8k16`]);
     /// `op.a_mn_major` is false. The registers of `a` must not change until the group completes.
     ///
     /// [`Thread::mma_m16n8k16`]: crate::Thread::mma_m16n8k16
-    fn wgmma_rs(&self, op: WgmmaOp, a: [u32; 4], b: u64, acc: &mut [f32], accumulate: bool);
+    ///
+    /// # Safety
+    /// The descriptor's tile lies inside the kernel's dynamic shared memory.
+    unsafe fn wgmma_rs(&self, op: WgmmaOp, a: [u32; 4], b: u64, acc: &mut [f32], accumulate: bool);
     /// Keep the compiler's accesses to accumulators `acc` on their side of this point: after a
     /// [`Hopper::wgmma_wait`], so that no read of `acc` moves before the wait (the registers
     /// are the compiler's to schedule; only the wait says when the tensor cores wrote them).
@@ -400,14 +413,16 @@ macro_rules! forward_hopper {
             self.t.mbarrier_wait(bar, parity)
         }
         #[inline(always)]
-        fn tma_load_2d<E: crate::Element>(
+        #[allow(unsafe_code)]
+        unsafe fn tma_load_2d<E: crate::Element>(
             &self,
             dst: u32,
             map: &crate::hopper::TensorMap<'_, E>,
             coords: [u32; 2],
             bar: u32,
         ) {
-            self.t.tma_load_2d(dst, map, coords, bar)
+            // SAFETY: the caller's contract, for the same shared memory.
+            unsafe { self.t.tma_load_2d(dst, map, coords, bar) }
         }
         #[inline(always)]
         fn fence_proxy_async(&self) {
@@ -422,7 +437,8 @@ macro_rules! forward_hopper {
             self.t.wgmma_fence()
         }
         #[inline(always)]
-        fn wgmma(
+        #[allow(unsafe_code)]
+        unsafe fn wgmma(
             &self,
             op: crate::hopper::WgmmaOp,
             a: u64,
@@ -430,10 +446,12 @@ macro_rules! forward_hopper {
             acc: &mut [f32],
             accumulate: bool,
         ) {
-            self.t.wgmma(op, a, b, acc, accumulate)
+            // SAFETY: the caller's contract, for the same shared memory.
+            unsafe { self.t.wgmma(op, a, b, acc, accumulate) }
         }
         #[inline(always)]
-        fn wgmma_rs(
+        #[allow(unsafe_code)]
+        unsafe fn wgmma_rs(
             &self,
             op: crate::hopper::WgmmaOp,
             a: [u32; 4],
@@ -441,7 +459,8 @@ macro_rules! forward_hopper {
             acc: &mut [f32],
             accumulate: bool,
         ) {
-            self.t.wgmma_rs(op, a, b, acc, accumulate)
+            // SAFETY: the caller's contract, for the same shared memory.
+            unsafe { self.t.wgmma_rs(op, a, b, acc, accumulate) }
         }
         #[inline(always)]
         fn wgmma_fence_operand(&self, acc: &mut [f32]) {

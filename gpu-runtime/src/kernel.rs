@@ -180,14 +180,14 @@ impl<P> KernelSpec<P> {
 
     /// This description with the check of its parameters' extents (what
     /// `#[kernel(extent(..))]` writes): a launcher refuses arguments that fail it.
-    pub const fn with_extents(mut self, extents: Extents) -> Self {
+    pub const fn with_extents(self, extents: Extents) -> Self {
         #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
-        {
-            self.extents = extents;
-        }
+        return Self { extents, ..self };
         #[cfg(any(target_arch = "nvptx64", target_arch = "spirv"))]
-        let _ = extents;
-        self
+        {
+            let _ = extents;
+            self
+        }
     }
 
     /// The parameters' names, in order (empty where the description gives none).
@@ -285,8 +285,13 @@ pub struct KernelThread<'a, T, const SHARED: u32> {
 
 impl<'a, T: Thread, const SHARED: u32> KernelThread<'a, T, SHARED> {
     /// `t` as the thread of a kernel that declares `SHARED` bytes of shared memory.
+    ///
+    /// # Safety
+    /// The kernel `t` runs has at least `SHARED` bytes of dynamic shared memory: safe code
+    /// places shared tiles and scratch anywhere inside them ([`SharedTile`](crate::SharedTile)).
     #[inline(always)]
-    pub fn new(t: &'a T) -> Self {
+    #[allow(unsafe_code)]
+    pub unsafe fn new(t: &'a T) -> Self {
         KernelThread { t }
     }
 }

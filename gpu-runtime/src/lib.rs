@@ -63,6 +63,8 @@ pub mod relayout;
 pub mod replay;
 pub mod reread;
 pub mod scan;
+#[cfg(not(target_arch = "spirv"))]
+pub mod shared_tile;
 pub mod slices;
 pub mod tensor_core;
 pub mod thread;
@@ -91,6 +93,8 @@ pub use mma::Mma;
 #[cfg(not(target_arch = "spirv"))]
 pub use partition::Partition;
 pub use reread::Reread;
+#[cfg(not(target_arch = "spirv"))]
+pub use shared_tile::{SharedTile, SharedTiles};
 pub use slices::BroadcastTo;
 pub use slices::{Distributed, SliceAlong, SliceOf, SliceTile, TileOf};
 pub use thread::CopySource;

@@ -12,6 +12,7 @@ use crate::element::Element;
 use crate::hopper::{Hopper, Swizzle, TensorMap};
 use crate::layout::Layout;
 use crate::nvmma::NvmmaTile;
+use crate::shared_tile::SharedTile;
 
 /// Loads of shared layout `S`'s tile of `E` by the copy engine: `const LOAD: TmaTile<S, E> =
 /// TmaTile::new();` is a compile error unless `S` is an `nvmma_shared` tile (rows of one
@@ -52,17 +53,18 @@ impl<S: Layout, E: Element> TmaTile<S, E> {
     }
 
     /// Issue the copies of the tile at `origin` (`[dim0, dim1]` of `S`'s tensor) of `map` into
-    /// shared `dst` (aligned to the swizzle pattern), completing on mbarrier `bar`. One thread
+    /// the shared tile `dst`, completing on mbarrier `bar`. One thread
     /// calls it (the tensor's elements `G` of `E`'s size), after `bar`'s `arrive_expect_tx` of [`TmaTile::BYTES`] (or with it). `map`'s
     /// tensor is `S`'s with the contiguous dim last: `S`'s own order when dim 1 is contiguous,
     /// its transpose otherwise.
     #[inline(always)]
+    #[allow(unsafe_code)]
     pub fn load<T: Hopper, G: Element>(
         &self,
         t: &T,
         map: &TensorMap<'_, G>,
         origin: [u32; 2],
-        dst: u32,
+        dst: &SharedTile<S, E>,
         bar: u32,
     ) {
         const {
@@ -73,14 +75,19 @@ impl<S: Layout, E: Element> TmaTile<S, E> {
         };
         let tile = Self::TILE;
         let (row, col) = (origin[1 - tile.contiguous], origin[tile.contiguous]);
+        let dst = dst.offset();
         crate::unroll!(Self::TILE.boxes as usize, |j| {
             let j = j as u32;
-            t.tma_load_2d(
-                dst + j * tile.box_bytes(),
-                map,
-                [row, col + j * tile.per_row],
-                bar,
-            );
+            // SAFETY: the boxes fill `dst`'s tile, which was checked inside the kernel's shared
+            // memory and aligned when it was made; each box starts on the tile's alignment.
+            unsafe {
+                t.tma_load_2d(
+                    dst + j * tile.box_bytes(),
+                    map,
+                    [row, col + j * tile.per_row],
+                    bar,
+                )
+            };
         });
     }
 }

@@ -59,8 +59,11 @@ pub struct WgmmaPlan {
 ///
 /// ```ignore
 /// const MMA: Wgmma<SharedA, SharedB, Acc, F16> = Wgmma::new();
-/// MMA.run(t, a_stage, b_stage, &mut acc); // then t.wgmma_wait::<0>() before reading acc
+/// unsafe { MMA.run(t, a_offset, b_offset, &mut acc) }; // then t.wgmma_wait::<0>() before reading acc
 /// ```
+///
+/// Safe code multiplies [`SharedTile`](crate::SharedTile)s, which call it:
+/// `a.dot_async(t, &b, &mut acc)`.
 #[derive(Clone, Copy, Debug)]
 pub struct Wgmma<A, B, C, E>(PhantomData<Types<A, B, C, E>>);
 
@@ -108,8 +111,15 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
     /// its registers of `C`. The tensor cores read the tiles and write `acc` asynchronously:
     /// wait for the group ([`Hopper::wgmma_wait`]) before reading `acc` or overwriting the
     /// tiles.
+    ///
+    /// Safe code multiplies [`SharedTile`](crate::SharedTile)s ([`SharedTile::dot_async`](crate::SharedTile::dot_async)).
+    ///
+    /// # Safety
+    /// `a` and `b` are the byte offsets of A's and B's tiles inside the kernel's dynamic shared
+    /// memory (all of each tile), each aligned to its swizzle pattern in the shared window.
     #[inline(always)]
-    pub fn run<T: Hopper, const NC: usize>(&self, t: &T, a: u32, b: u32, acc: &mut [f32; NC])
+    #[allow(unsafe_code)]
+    pub unsafe fn run<T: Hopper, const NC: usize>(&self, t: &T, a: u32, b: u32, acc: &mut [f32; NC])
     where
         C: Registers<NC>,
     {
@@ -144,22 +154,30 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
         crate::unroll!(Self::PLAN.len, |i| {
             let s = p.steps[i];
             let r = s.acc as usize;
-            t.wgmma(
-                op,
-                at(s.a, base_a),
-                at(s.b, base_b),
-                &mut acc[r..r + p.regs],
-                true,
-            );
+            // SAFETY: the descriptors address the caller's tiles (its contract).
+            unsafe {
+                t.wgmma(
+                    op,
+                    at(s.a, base_a),
+                    at(s.b, base_b),
+                    &mut acc[r..r + p.regs],
+                    true,
+                )
+            };
         });
         t.wgmma_commit();
     }
 
     /// `acc += A · B` with A this thread's registers of a distributed layout (wgmma's A from
     /// registers) and B's tile at shared byte `b`: as [`Wgmma::run`], and `a` must not change
-    /// until the group completes.
+    /// until the group completes. Safe code calls [`Tile::dot_async`](crate::Tile::dot_async).
+    ///
+    /// # Safety
+    /// `b` is the byte offset of B's tile inside the kernel's dynamic shared memory (all of
+    /// it), aligned to its swizzle pattern in the shared window.
     #[inline(always)]
-    pub fn run_registers<T: Hopper, const NA: usize, const NC: usize>(
+    #[allow(unsafe_code)]
+    pub unsafe fn run_registers<T: Hopper, const NA: usize, const NC: usize>(
         &self,
         t: &T,
         a: &[E; NA],
@@ -195,7 +213,8 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
                 pair(a, ra + 4),
                 pair(a, ra + 6),
             ];
-            t.wgmma_rs(op, wa, at(s.b), &mut acc[r..r + p.regs], true);
+            // SAFETY: the descriptor addresses the caller's tile of B (its contract).
+            unsafe { t.wgmma_rs(op, wa, at(s.b), &mut acc[r..r + p.regs], true) };
         });
         t.wgmma_commit();
     }

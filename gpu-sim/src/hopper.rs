@@ -628,7 +628,7 @@ impl Hopper for SimThread<'_> {
         }
     }
 
-    fn tma_load_2d<E: Element>(
+    unsafe fn tma_load_2d<E: Element>(
         &self,
         dst: u32,
         map: &TensorMap<'_, E>,
@@ -738,11 +738,11 @@ impl Hopper for SimThread<'_> {
         self.wgmma_fence_now()
     }
 
-    fn wgmma(&self, op: WgmmaOp, a: u64, b: u64, acc: &mut [f32], accumulate: bool) {
+    unsafe fn wgmma(&self, op: WgmmaOp, a: u64, b: u64, acc: &mut [f32], accumulate: bool) {
         self.wgmma_from(op, OperandA::Shared(a), b, acc, accumulate)
     }
 
-    fn wgmma_rs(&self, op: WgmmaOp, a: [u32; 4], b: u64, acc: &mut [f32], accumulate: bool) {
+    unsafe fn wgmma_rs(&self, op: WgmmaOp, a: [u32; 4], b: u64, acc: &mut [f32], accumulate: bool) {
         if op.a_mn_major {
             return self.fail(
                 IssueKind::Wgmma,

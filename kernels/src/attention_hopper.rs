@@ -37,8 +37,8 @@ use linear_layouts::planned::Planned;
 use linear_layouts::runtime::mma::{pack_pairs, unpack_pairs, MmaInput};
 use linear_layouts::runtime::Strategy;
 use linear_layouts::{
-    convert, layout, Bf16, GlobalMut, Hopper, Layout, Registers, SharedWindow, TensorMap, Thread,
-    Tile, TmaTile, Wgmma, F16,
+    convert, layout, Bf16, GlobalMut, Hopper, Layout, Registers, SharedTile, SharedTiles,
+    SharedWindow, TensorMap, Thread, Tile, TmaTile, F16,
 };
 
 layout! {
@@ -182,14 +182,10 @@ const _: () = assert!(matches!(
 struct Loads<H, const NO: usize, const NL: usize>(PhantomData<H>);
 
 impl<H: HopperHead<NO, NL>, const NO: usize, const NL: usize> Loads<H, NO, NL> {
-    const Q: TmaTile<H::QSmem, u16> = TmaTile::new();
-    const KT: TmaTile<H::KtSmem, u16> = TmaTile::new();
-    const V: TmaTile<H::VSmem, u16> = TmaTile::new();
-    /// Bytes of Kᵀ's tile in a stage (V's follows it), and of a stage.
-    const KT_BYTES: u32 = TmaTile::<H::KtSmem, u16>::BYTES;
-    const STAGE_BYTES: u32 = Self::KT_BYTES + TmaTile::<H::VSmem, u16>::BYTES;
+    /// Bytes a stage's loads land: Kᵀ's tile and V's.
+    const STAGE_BYTES: u32 = TmaTile::<H::KtSmem, u16>::BYTES + TmaTile::<H::VSmem, u16>::BYTES;
     /// Shared memory per CTA: the mbarriers, up to 1024 bytes to align (the swizzle pattern's),
-    /// Q's tile, then the stages of Kᵀ and V (O's conversion reuses them).
+    /// Q's tile, then Kᵀ's tile of each stage and V's (O's conversion reuses them).
     const SMEM: u32 = BARRIERS
         + 1024
         + max(
@@ -236,20 +232,21 @@ const BARRIERS: u32 = 8 * (1 + STAGES);
 
 /// Where a CTA's operands are: K's and V's tensor maps, this head's rows, and the shared tiles;
 /// what the mask needs. `H` is the head dimension.
-struct Operands<'a, 'b, E, H, const NO: usize, const NL: usize> {
+struct Operands<'a, 'b, E, H: HopperHead<NO, NL>, const NO: usize, const NL: usize> {
     k: &'a TensorMap<'b, E>,
     v: &'a TensorMap<'b, E>,
     /// This head's first row.
     base: u32,
-    /// Byte offset of Q's tile (the stages follow it).
-    smem: u32,
+    /// Q's tile, then Kᵀ's of each stage, then V's.
+    q: SharedTile<H::QSmem, E>,
+    kt: SharedTiles<H::KtSmem, E, STAGES>,
+    vs: SharedTiles<H::VSmem, E, STAGES>,
     seq: u32,
     row0: u32,
     causal: bool,
     scale_log2: f32,
     /// Whether this thread issues the copy engine's loads (one per CTA).
     issuer: bool,
-    head: PhantomData<H>,
 }
 
 /// A stage of the ring and the phase of its mbarrier (counted, not computed from the block: no
@@ -291,54 +288,69 @@ struct Rows {
 impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
     Operands<'_, '_, E, H, NO, NL>
 {
-    const KT_BYTES: u32 = Loads::<H, NO, NL>::KT_BYTES;
-
-    /// Byte offset of stage `s`'s Kᵀ tile (its V tile follows).
-    #[inline(always)]
-    fn stage(&self, s: u32) -> u32 {
-        self.smem + TmaTile::<H::QSmem, u16>::BYTES + s * Loads::<H, NO, NL>::STAGE_BYTES
-    }
-
     /// The issuer loads key block `j` into stage `at`, completing on its mbarrier.
     #[inline(always)]
     fn load<T: Hopper>(&self, t: &T, j: u32, at: Stage) {
         if !self.issuer {
             return;
         }
-        let (k0, dst) = (self.base + j * HATTN_BLOCK_N, self.stage(at.s));
+        let k0 = self.base + j * HATTN_BLOCK_N;
         t.mbarrier_arrive_expect_tx(at.bar(), Loads::<H, NO, NL>::STAGE_BYTES);
-        Loads::<H, NO, NL>::KT.load(t, self.k, [0, k0], dst, at.bar());
-        Loads::<H, NO, NL>::V.load(t, self.v, [k0, 0], dst + Self::KT_BYTES, at.bar());
+        let (load_kt, load_v) = const {
+            (
+                TmaTile::<H::KtSmem, E>::new(),
+                TmaTile::<H::VSmem, E>::new(),
+            )
+        };
+        load_kt.load(t, self.k, [0, k0], &self.kt.index(at.s), at.bar());
+        load_v.load(t, self.v, [k0, 0], &self.vs.index(at.s), at.bar());
     }
 
     /// Once every warp is done with the stage the next block's loads overwrite (block
     /// `j - 2`'s), load block `j + 1` if `more`; wait for block `j` (in stage `at`) and issue
     /// `S = Q · Kᵀ` of it as one wgmma group.
+    ///
+    /// # Safety
+    /// [`SharedTile::dot_async`]'s: `s` untouched, and the stage not refilled, until the
+    /// group completes.
     #[inline(always)]
-    fn issue_s<T: Hopper>(&self, t: &T, j: u32, at: Stage, more: bool, s: &mut [f32; NS]) {
+    #[allow(unsafe_code)]
+    unsafe fn issue_s<T: Hopper>(
+        &self,
+        t: &T,
+        j: u32,
+        at: Stage,
+        more: bool,
+        s: &mut Tile<HAttnS, f32, NS>,
+    ) {
         t.sync_block();
         if more {
             self.load(t, j + 1, at.next());
         }
         t.mbarrier_wait(at.bar(), at.phase);
-        const { Wgmma::<H::QSmem, H::KtSmem, HAttnS, E>::new() }.run(
-            t,
-            self.smem,
-            self.stage(at.s),
-            s,
-        );
+        // SAFETY: the caller's contract.
+        unsafe { self.q.dot_async(t, &self.kt.index(at.s), s) };
     }
 
     /// Issue `acc += P · V` of the key block in stage `at` (P from registers: its fragments'
     /// words) as one wgmma group.
+    ///
+    /// # Safety
+    /// [`Tile::dot_async`]'s: `acc` untouched, and the stage not refilled, until the group
+    /// completes.
     #[inline(always)]
-    fn issue_pv<T: Hopper>(&self, t: &T, at: Stage, p: &[u32; NP / 2], acc: &mut [f32; NO]) {
-        const { Wgmma::<HAttnP, H::VSmem, H::O, E>::new() }.run_registers(
-            t,
-            &unpack_pairs::<E, NP, { NP / 2 }>(p),
-            self.stage(at.s) + Self::KT_BYTES,
-            acc,
-        );
+    #[allow(unsafe_code)]
+    unsafe fn issue_pv<T: Hopper>(
+        &self,
+        t: &T,
+        at: Stage,
+        p: &[u32; NP / 2],
+        acc: &mut Tile<H::O, f32, NO>,
+    ) {
+        let p = Tile::<HAttnP, E, NP>::new(unpack_pairs::<E, NP, { NP / 2 }>(p));
+        // SAFETY: the caller's contract; P's registers are the fragment words' (`p`), which
+        // the caller keeps until the next `wgmma_wait::<0>`.
+        unsafe { p.dot_async(t, &self.vs.index(at.s), acc) };
     }
 
     /// The online softmax of key block `j`'s `S`: the running statistics updated, `P` (in
@@ -348,7 +360,7 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
         &self,
         t: &T,
         j: u32,
-        s: [f32; NS],
+        s: Tile<HAttnS, f32, NS>,
         rows: &mut Rows,
     ) -> (Tile<HAttnS, f32, NS>, Tile<H::O, f32, NO>) {
         let block = KeyBlock {
@@ -358,7 +370,6 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
             seq: self.seq,
             causal: self.causal,
         };
-        let s = Tile::<HAttnS, f32, _>::new(s);
         let (p, alpha) = softmax_step(t, s, block, self.scale_log2, (&mut rows.m, &mut rows.l));
         (
             p,
@@ -400,17 +411,20 @@ pub fn attention_hopper_tile<
     let (row0, base) = (bx * HATTN_BLOCK_M, head * seq);
     let issuer = t.warp() == 0 && t.lane() == 0;
     let smem = (t.shared_base() + BARRIERS).next_multiple_of(1024) - t.shared_base();
+    let q_tile = SharedTile::<H::QSmem, E>::new(t, smem);
+    let kt = SharedTiles::new(t, smem + SharedTile::<H::QSmem, E>::BYTES);
     let ops = Operands::<E, H, NO, NL> {
         k,
         v,
         base,
-        smem,
+        q: q_tile,
+        kt,
+        vs: SharedTiles::new(t, kt.end()),
         seq,
         row0,
         causal,
         scale_log2,
         issuer,
-        head: PhantomData,
     };
     if issuer {
         let mut b = 0;
@@ -430,7 +444,8 @@ pub fn attention_hopper_tile<
     let steps = end.div_ceil(HATTN_BLOCK_N);
     if issuer {
         t.mbarrier_arrive_expect_tx(BAR_Q, TmaTile::<H::QSmem, u16>::BYTES);
-        Loads::<H, NO, NL>::Q.load(t, q, [base + row0, 0], smem, BAR_Q);
+        let load_q = const { TmaTile::<H::QSmem, E>::new() };
+        load_q.load(t, q, [base + row0, 0], &q_tile, BAR_Q);
     }
     ops.load(t, 0, Stage::FIRST);
     let mut rows = Rows {
@@ -438,23 +453,27 @@ pub fn attention_hopper_tile<
         l: Tile::splat(0.0),
     };
     let mut acc = Tile::<H::O, f32, _>::splat(0.0);
-    let (mut s, mut at) = ([0f32; NS], Stage::FIRST);
+    let (mut s, mut at) = (Tile::<HAttnS, f32, NS>::splat(0.0), Stage::FIRST);
     t.mbarrier_wait(BAR_Q, 0);
-    ops.issue_s(t, 0, at, steps > 1, &mut s);
+    // SAFETY (here and in the loop): `s` is read after `wgmma_wait` says its group completed
+    // (`<0>` here, `<1>` in the loop, P · V being the later group); `acc` after `<0>`; a stage
+    // is refilled by `load` only after the CTA barrier at the start of `issue_s` two steps
+    // later, when both groups reading it completed (every warp passed `wgmma_wait::<0>`).
+    unsafe { ops.issue_s(t, 0, at, steps > 1, &mut s) };
     t.wgmma_wait::<0>();
-    t.wgmma_fence_operand(&mut s);
+    t.wgmma_fence_operand(&mut s.values);
     let (p0, _) = ops.softmax(t, 0, s, &mut rows);
     let mut p = ops.operand(t, p0);
     let mut j = 1;
     while j < steps {
         // FlashAttention-3's order within a warpgroup: S of block j is issued before P · V of
         // block j - 1, so that the softmax of block j runs while the tensor cores add P · V.
-        let (mut s, last) = ([0f32; NS], at);
+        let (mut s, last) = (Tile::<HAttnS, f32, NS>::splat(0.0), at);
         at = at.next();
-        ops.issue_s(t, j, at, j + 1 < steps, &mut s);
-        ops.issue_pv(t, last, &p, &mut acc.values);
+        unsafe { ops.issue_s(t, j, at, j + 1 < steps, &mut s) };
+        unsafe { ops.issue_pv(t, last, &p, &mut acc) };
         t.wgmma_wait::<1>();
-        t.wgmma_fence_operand(&mut s);
+        t.wgmma_fence_operand(&mut s.values);
         let (p_next, alpha) = ops.softmax(t, j, s, &mut rows);
         t.wgmma_wait::<0>();
         t.wgmma_fence_operand(&mut acc.values);
@@ -462,7 +481,7 @@ pub fn attention_hopper_tile<
         p = ops.operand(t, p_next);
         j += 1;
     }
-    ops.issue_pv(t, at, &p, &mut acc.values);
+    unsafe { ops.issue_pv(t, at, &p, &mut acc) };
     t.wgmma_wait::<0>();
     t.wgmma_fence_operand(&mut acc.values);
     // O's conversion reuses the tiles: every warp's last wgmmas first.

@@ -18,10 +18,10 @@ use crate::gemm::{grouped_tile, halves, max};
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
-use linear_layouts::runtime::unroll::{map, splat};
+use linear_layouts::runtime::unroll::map;
 use linear_layouts::{
-    convert, layout, Bf16, GlobalMut, Hopper, SharedWindow, TensorMap, Thread, Tile, TmaTile,
-    Wgmma, F16,
+    convert, layout, Bf16, GlobalMut, Hopper, Layout, SharedTiles, SharedWindow, TensorMap, Thread,
+    Tile, TmaTile, F16,
 };
 
 layout! {
@@ -47,11 +47,6 @@ pub const HOP_TILE: [u32; 3] = [128, 256, 64];
 /// Accumulators per thread.
 pub(crate) const NC: usize = HopAcc::ELEMENTS_PER_THREAD as usize;
 
-/// The copy engine's loads of A and of B in either order.
-const LOAD_A: TmaTile<HopSharedA, u16> = TmaTile::new();
-const LOAD_B: TmaTile<HopSharedB, u16> = TmaTile::new();
-const LOAD_BT: TmaTile<HopSharedBT, u16> = TmaTile::new();
-
 /// The box and swizzle of A's tensor map (the host encodes it with these).
 pub const HOP_BOX_A: [u32; 2] = TmaTile::<HopSharedA, u16>::BOX;
 /// The box of a row-major B's tensor map.
@@ -61,7 +56,7 @@ pub const HOP_BOX_BT: [u32; 2] = TmaTile::<HopSharedBT, u16>::BOX;
 /// The swizzle of every tensor map.
 pub const HOP_SWIZZLE: linear_layouts::Swizzle = TmaTile::<HopSharedA, u16>::SWIZZLE;
 
-/// Bytes of A's part of a stage (B's follows it), and of a stage.
+/// Bytes of A's tile, and of a stage's two tiles (the stages hold A's tiles, then B's).
 const A_BYTES: u32 = TmaTile::<HopSharedA, u16>::BYTES;
 pub(crate) const STAGE_BYTES: u32 = A_BYTES
     + max(
@@ -79,49 +74,81 @@ pub const HOP_SMEM: u32 = BARRIERS
         convert!(HopAcc => HopOut, u16).cost.shared_bytes,
     );
 
-/// Where the operands are; `BCM`: B is column-major (a constant, so that each order's loop is
-/// straight-line code, as Triton specialises a kernel on its strides).
-pub(crate) struct Operands<'a, 'b, E, const BCM: bool> {
+/// Where the operands are; `B` is B's stage layout ([`HopSharedB`] for a row-major B,
+/// [`HopSharedBT`] for a column-major one: a type, so that each order's loop is straight-line
+/// code, as Triton specialises a kernel on its strides).
+pub(crate) struct Operands<'a, 'b, E, B> {
     pub(crate) a: &'a TensorMap<'b, E>,
     pub(crate) b: &'a TensorMap<'b, E>,
-    /// Byte offset of stage 0.
+    /// Byte offset of the stages (the epilogue's conversion reuses them).
     pub(crate) stages: u32,
+    /// A's tile of each stage, then B's.
+    sa: SharedTiles<HopSharedA, E, HOP_STAGES>,
+    sb: SharedTiles<B, E, HOP_STAGES>,
 }
 
-impl<E: MmaInput, const BCM: bool> Operands<'_, '_, E, BCM> {
+impl<'a, 'b, E: MmaInput> Operands<'a, 'b, E, HopSharedB> {
+    /// The operands of a row-major B, their stages from byte `stages` on (checked inside the
+    /// kernel's shared memory and aligned, once).
+    #[inline(always)]
+    pub(crate) fn new<T: Hopper>(
+        t: &T,
+        a: &'a TensorMap<'b, E>,
+        b: &'a TensorMap<'b, E>,
+        stages: u32,
+    ) -> Self {
+        let sa = SharedTiles::new(t, stages);
+        let sb = SharedTiles::new(t, sa.end());
+        Operands {
+            a,
+            b,
+            stages,
+            sa,
+            sb,
+        }
+    }
+
+    /// The same stages holding a column-major B (its tensor map is of Bᵀ).
+    #[inline(always)]
+    pub(crate) fn column_major_b(self) -> Operands<'a, 'b, E, HopSharedBT> {
+        Operands {
+            sb: self.sb.reinterpret(),
+            a: self.a,
+            b: self.b,
+            stages: self.stages,
+            sa: self.sa,
+        }
+    }
+}
+
+impl<E: MmaInput, B: Layout> Operands<'_, '_, E, B> {
     /// One thread issues K step `step` of tile `[row0, col0]` into stage `s`, completing on
     /// its mbarrier (the one at byte `8 s`).
     #[inline(always)]
     pub(crate) fn load<T: Hopper>(&self, t: &T, [row0, col0]: [u32; 2], step: u32, s: u32) {
-        let (k0, stage, bar) = (64 * step, self.stages + s * STAGE_BYTES, 8 * s);
+        let (k0, bar) = (64 * step, 8 * s);
         t.mbarrier_arrive_expect_tx(bar, STAGE_BYTES_LOADED);
-        LOAD_A.load(t, self.a, [row0, k0], stage, bar);
-        if BCM {
-            LOAD_BT.load(t, self.b, [k0, col0], stage + A_BYTES, bar);
-        } else {
-            LOAD_B.load(t, self.b, [k0, col0], stage + A_BYTES, bar);
-        }
+        let (load_a, load_b) = const { (TmaTile::<HopSharedA, E>::new(), TmaTile::<B, E>::new()) };
+        load_a.load(t, self.a, [row0, k0], &self.sa.index(s), bar);
+        // B's tile in its tensor's order: `[k, n]`, or `[n, k]` transposed.
+        load_b.load(t, self.b, [k0, col0], &self.sb.index(s), bar);
     }
 
     /// Stage `s` multiplied into `acc` by this thread's warpgroup (one wgmma group).
+    ///
+    /// # Safety
+    /// [`SharedTile::dot_async`](linear_layouts::SharedTile::dot_async)'s: `acc` untouched
+    /// and stage `s` not refilled until the group completes.
     #[inline(always)]
-    pub(crate) fn multiply<T: Hopper>(&self, t: &T, s: u32, acc: &mut [f32; NC]) {
-        let stage = self.stages + s * STAGE_BYTES;
-        if BCM {
-            const { Wgmma::<HopSharedA, HopSharedBT, HopAcc, E>::new() }.run(
-                t,
-                stage,
-                stage + A_BYTES,
-                acc,
-            );
-        } else {
-            const { Wgmma::<HopSharedA, HopSharedB, HopAcc, E>::new() }.run(
-                t,
-                stage,
-                stage + A_BYTES,
-                acc,
-            );
-        }
+    #[allow(unsafe_code)]
+    pub(crate) unsafe fn multiply<T: Hopper>(
+        &self,
+        t: &T,
+        s: u32,
+        acc: &mut Tile<HopAcc, f32, NC>,
+    ) {
+        // SAFETY: the caller's contract.
+        unsafe { self.sa.index(s).dot_async(t, &self.sb.index(s), acc) };
     }
 }
 
@@ -139,18 +166,19 @@ pub fn gemm_hopper_tiles<T: Hopper, E: MmaInput>(
     b_col_major: bool,
 ) {
     let stages = (t.shared_base() + BARRIERS).next_multiple_of(1024) - t.shared_base();
+    let ops = Operands::new(t, a, b, stages);
     if b_col_major {
-        tiles(t, &Operands::<E, true> { a, b, stages }, c, mnk);
+        tiles(t, &ops.column_major_b(), c, mnk);
     } else {
-        tiles(t, &Operands::<E, false> { a, b, stages }, c, mnk);
+        tiles(t, &ops, c, mnk);
     }
 }
 
 /// [`gemm_hopper_tiles`] for one order of B.
 #[inline(always)]
-fn tiles<T: Hopper, E: MmaInput, const BCM: bool>(
+fn tiles<T: Hopper, E: MmaInput, B: Layout>(
     t: &T,
-    ops: &Operands<E, BCM>,
+    ops: &Operands<E, B>,
     c: &GlobalMut<E>,
     mnk: [u32; 3],
 ) {
@@ -178,12 +206,15 @@ fn tiles<T: Hopper, E: MmaInput, const BCM: bool>(
                 s += 1;
             }
         }
-        let mut acc: [f32; NC] = splat(0.0);
+        let mut acc = Tile::<HopAcc, f32, NC>::splat(0.0);
         let mut step = 0;
         while step < steps {
             let c = done + step;
             t.mbarrier_wait(8 * (c % HOP_STAGES), (c / HOP_STAGES) & 1);
-            ops.multiply(t, c % HOP_STAGES, &mut acc);
+            // SAFETY: `acc` is next touched after `wgmma_wait::<0>` below the loop (or by the
+            // next step's group), and this stage is refilled only after `wgmma_wait::<1>` of
+            // the next step and the CTA barrier behind it.
+            unsafe { ops.multiply(t, c % HOP_STAGES, &mut acc) };
             // The previous step's wgmmas are complete in this warpgroup; after the barrier in
             // both, so its stage can be refilled.
             t.wgmma_wait::<1>();
@@ -195,11 +226,11 @@ fn tiles<T: Hopper, E: MmaInput, const BCM: bool>(
             step += 1;
         }
         t.wgmma_wait::<0>();
-        t.wgmma_fence_operand(&mut acc);
+        t.wgmma_fence_operand(&mut acc.values);
         done += steps;
         // Every wgmma has read its stage: the epilogue's conversion reuses them.
         t.sync_block();
-        epilogue(t, acc, ops.stages, c, at, n);
+        epilogue(t, acc.values, ops.stages, c, at, n);
         // The next tile's copies overwrite what the conversion read and wrote: its ordinary
         // stores are fenced for the copy engine before the barrier that orders them first.
         t.fence_proxy_async();

@@ -21,8 +21,9 @@ use crate::gemm_hopper::{
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
-use linear_layouts::runtime::unroll::splat;
-use linear_layouts::{convert, Bf16, GlobalMut, Hopper, Partition, TensorMap, Thread, F16};
+use linear_layouts::{
+    convert, Bf16, GlobalMut, Hopper, Layout, Partition, TensorMap, Thread, Tile, F16,
+};
 
 /// Warps that multiply (two warpgroups: the accumulator layout's warps).
 const CONSUMER_WARPS: u32 = HopAcc::THREADS / 32;
@@ -65,18 +66,19 @@ pub fn gemm_hopper_ws_tiles<T: Hopper, E: MmaInput>(
         t.fence_mbarrier_init();
     }
     t.sync_block();
+    let ops = Operands::new(t, a, b, stages);
     if b_col_major {
-        roles(t, &Operands::<E, true> { a, b, stages }, c, mnk);
+        roles(t, &ops.column_major_b(), c, mnk);
     } else {
-        roles(t, &Operands::<E, false> { a, b, stages }, c, mnk);
+        roles(t, &ops, c, mnk);
     }
 }
 
 /// Each thread's role: consumer, the producer's issuing thread, or idle.
 #[inline(always)]
-fn roles<T: Hopper, E: MmaInput, const BCM: bool>(
+fn roles<T: Hopper, E: MmaInput, B: Layout>(
     t: &T,
-    ops: &Operands<E, BCM>,
+    ops: &Operands<E, B>,
     c: &GlobalMut<E>,
     mnk: [u32; 3],
 ) {
@@ -91,7 +93,7 @@ fn roles<T: Hopper, E: MmaInput, const BCM: bool>(
 /// emptied it (the empty barrier's phase of the step `HOP_STAGES` earlier; a fresh barrier's
 /// "previous" phase counts as complete).
 #[inline(always)]
-fn produce<T: Hopper, E: MmaInput, const BCM: bool>(t: &T, ops: &Operands<E, BCM>, mnk: [u32; 3]) {
+fn produce<T: Hopper, E: MmaInput, B: Layout>(t: &T, ops: &Operands<E, B>, mnk: [u32; 3]) {
     each_tile(t, mnk, |at, steps, done| {
         let mut step = 0;
         while step < steps {
@@ -107,20 +109,23 @@ fn produce<T: Hopper, E: MmaInput, const BCM: bool>(t: &T, ops: &Operands<E, BCM
 /// A consumer: each K step waits for its stage, multiplies, and once the previous step's
 /// wgmmas are complete hands that stage back; then the tile's epilogue.
 #[inline(always)]
-fn consume<T: Hopper, E: MmaInput, const BCM: bool>(
+fn consume<T: Hopper, E: MmaInput, B: Layout>(
     p: &Partition<T>,
-    ops: &Operands<E, BCM>,
+    ops: &Operands<E, B>,
     c: &GlobalMut<E>,
     mnk: [u32; 3],
 ) {
     let scratch = ops.stages + HOP_STAGES * STAGE_BYTES;
     each_tile(p, mnk, |at, steps, done| {
-        let mut acc: [f32; NC] = splat(0.0);
+        let mut acc = Tile::<HopAcc, f32, NC>::splat(0.0);
         let mut step = 0;
         while step < steps {
             let c = done + step;
             p.mbarrier_wait(FULL + 8 * (c % HOP_STAGES), (c / HOP_STAGES) & 1);
-            ops.multiply(p, c % HOP_STAGES, &mut acc);
+            // SAFETY: `acc` is next touched after `wgmma_wait::<0>` below the loop (or by the
+            // next step's group), and this stage is handed back to the producer (the empty
+            // barrier) only after the next step's `wgmma_wait::<1>`.
+            unsafe { ops.multiply(p, c % HOP_STAGES, &mut acc) };
             p.wgmma_wait::<1>();
             if step > 0 {
                 p.mbarrier_arrive(EMPTY + 8 * ((c - 1) % HOP_STAGES));
@@ -128,9 +133,9 @@ fn consume<T: Hopper, E: MmaInput, const BCM: bool>(
             step += 1;
         }
         p.wgmma_wait::<0>();
-        p.wgmma_fence_operand(&mut acc);
+        p.wgmma_fence_operand(&mut acc.values);
         p.mbarrier_arrive(EMPTY + 8 * ((done + steps - 1) % HOP_STAGES));
-        epilogue(p, acc, scratch, c, at, mnk[1]);
+        epilogue(p, acc.values, scratch, c, at, mnk[1]);
         // The next tile's conversion overwrites what this one read.
         p.sync_block();
     });

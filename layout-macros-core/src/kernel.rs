@@ -96,7 +96,11 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     host.block = syn::parse_quote!({
         #[inline(always)]
         #body_fn
-        __body(&#rt::kernel::KernelThread::<_, { #shared }>::new(#thread), #(#names),*)
+        // SAFETY: `shared` is what this kernel's launches give it (the attribute's contract,
+        // which the launcher keeps).
+        #[allow(unsafe_code)]
+        let __thread = unsafe { #rt::kernel::KernelThread::<_, { #shared }>::new(#thread) };
+        __body(&__thread, #(#names),*)
     });
     let entry = quote! {
         #ptx

@@ -211,16 +211,16 @@ impl<const BLOCK_DIMS: u32, const SHARED: u32> Hopper for GpuThread<BLOCK_DIMS, 
         }
     }
     #[inline(always)]
-    fn tma_load_2d<E: crate::Element>(
+    unsafe fn tma_load_2d<E: crate::Element>(
         &self,
         dst: u32,
         map: &TensorMap<'_, E>,
         coords: [u32; 2],
         bar: u32,
     ) {
-        // SAFETY: the map describes a kernel tensor (TensorMap::from_ptr's contract); `dst`
-        // and `bar` are in the shared buffer, `dst` aligned to the map's swizzle (checked on
-        // the simulator).
+        // SAFETY: the map describes a kernel tensor (TensorMap::from_ptr's contract); the box
+        // at `dst` is in the shared buffer and aligned (the caller's contract), and so is `bar`
+        // (checked on the simulator).
         unsafe {
             asm!(
                 "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{m}, {{{x}, {y}}}], [{b}];",
@@ -246,7 +246,7 @@ impl<const BLOCK_DIMS: u32, const SHARED: u32> Hopper for GpuThread<BLOCK_DIMS, 
         unsafe { asm!("wgmma.fence.sync.aligned;", options(nostack)) }
     }
     #[inline(always)]
-    fn wgmma(&self, op: WgmmaOp, a: u64, b: u64, acc: &mut [f32], accumulate: bool) {
+    unsafe fn wgmma(&self, op: WgmmaOp, a: u64, b: u64, acc: &mut [f32], accumulate: bool) {
         match (op.a_mn_major, op.b_mn_major) {
             (false, false) => wgmma_t::<0, 0>(op.kind, a, b, acc, accumulate),
             (false, true) => wgmma_t::<0, 1>(op.kind, a, b, acc, accumulate),
@@ -255,7 +255,7 @@ impl<const BLOCK_DIMS: u32, const SHARED: u32> Hopper for GpuThread<BLOCK_DIMS, 
         }
     }
     #[inline(always)]
-    fn wgmma_rs(&self, op: WgmmaOp, a: [u32; 4], b: u64, acc: &mut [f32], accumulate: bool) {
+    unsafe fn wgmma_rs(&self, op: WgmmaOp, a: [u32; 4], b: u64, acc: &mut [f32], accumulate: bool) {
         if op.b_mn_major {
             wgmma_rs_t::<1>(op.kind, a, b, acc, accumulate)
         } else {

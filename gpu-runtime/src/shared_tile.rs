@@ -1,0 +1,264 @@
+//! Typed handles on tiles of a kernel's shared memory, for what the copy engine writes
+//! ([`TmaTile::load`]) and the tensor cores read ([`SharedTile::dot_async`]): a
+//! [`SharedTile`] is one `nvmma_shared` tile, [`SharedTiles`] a ring of them (a pipeline's
+//! stages, Gluon's `allocate_shared_memory(dtype, [stages, ..], layout)` and `.index(s)`).
+//! Either is made only where it lies inside the bytes the kernel declares
+//! (`#[kernel(shared = ..)]`) and starts on the alignment both engines require, so safe code
+//! cannot aim them past the kernel's shared memory; the raw byte offsets they replace are
+//! `unsafe` ([`Wgmma::run`], [`Hopper::tma_load_2d`]).
+
+use core::marker::PhantomData;
+
+use crate::element::Element;
+use crate::hopper::Hopper;
+use crate::layout::{Layout, Registers};
+use crate::mma::MmaInput;
+use crate::nvmma::NvmmaTile;
+use crate::tile::Tile;
+use crate::tma::TmaTile;
+use crate::wgmma::Wgmma;
+
+/// `N` tiles of the shared layout `S` (an `nvmma_shared` tile of `E`), one after another from
+/// a byte offset of the kernel's shared memory: a pipeline's stages of one operand.
+pub struct SharedTiles<S, E, const N: u32> {
+    offset: u32,
+    tiles: PhantomData<fn() -> (S, E)>,
+}
+
+/// One tile of the shared layout `S` of `E` in the kernel's shared memory (from
+/// [`SharedTile::new`] or [`SharedTiles::index`]).
+pub struct SharedTile<S, E> {
+    offset: u32,
+    tile: PhantomData<fn() -> (S, E)>,
+}
+
+impl<S, E> Clone for SharedTile<S, E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S, E> Copy for SharedTile<S, E> {}
+impl<S, E, const N: u32> Clone for SharedTiles<S, E, N> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S, E, const N: u32> Copy for SharedTiles<S, E, N> {}
+
+impl<S: Layout, E: Element> SharedTile<S, E> {
+    /// The tile's form; a compile error naming `S` where it is not one the engines use.
+    pub const TILE: NvmmaTile = TmaTile::<S, E>::TILE;
+    /// Bytes the tile spans.
+    pub const BYTES: u32 = Self::TILE.bytes();
+    /// Where the tile may start, in the shared window: its swizzle pattern's period, and at
+    /// least the copy engine's 128 bytes.
+    pub const ALIGN: u32 = {
+        let a = Self::TILE.swizzle.alignment();
+        if a > 128 {
+            a
+        } else {
+            128
+        }
+    };
+
+    /// The tile at byte `offset` of the kernel's shared memory, checked: a trap (a panic on
+    /// the simulator) unless all [`SharedTile::BYTES`] lie inside the bytes the kernel declares
+    /// and `t.shared_base() + offset` is a multiple of [`SharedTile::ALIGN`].
+    #[inline(always)]
+    pub fn new<T: Hopper>(t: &T, offset: u32) -> Self {
+        SharedTiles::<S, E, 1>::new(t, offset).index(0)
+    }
+
+    /// The tile at byte `offset`, unchecked.
+    ///
+    /// # Safety
+    /// Bytes `offset..offset + BYTES` lie inside the kernel's dynamic shared memory, and
+    /// `shared_base() + offset` is a multiple of [`SharedTile::ALIGN`].
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub const unsafe fn at(offset: u32) -> Self {
+        SharedTile {
+            offset,
+            tile: PhantomData,
+        }
+    }
+
+    /// Its byte offset in the kernel's shared memory.
+    #[inline(always)]
+    pub const fn offset(&self) -> u32 {
+        self.offset
+    }
+
+    /// Issue `acc += self · b` on the tensor cores (`wgmma`, this tile A `[M, K]`, `b` B
+    /// `[K, N]`, `acc` their `nvidia_mma` v3 accumulator; the layouts are checked as
+    /// [`Wgmma`] checks them, a compile error naming all three), as one committed group of
+    /// the warpgroup: every thread of it calls this, and it returns before the tensor cores
+    /// are done. [`SharedTile::dot`] is the safe form, which waits.
+    ///
+    /// # Safety
+    /// Until [`Hopper::wgmma_wait`] says this group completed: nothing reads or writes `acc`
+    /// (the tensor cores write its registers; [`Hopper::wgmma_fence_operand`] after the wait
+    /// keeps the compiler's accesses after it) but further `dot_async`s into it, and nothing
+    /// writes either tile (the tensor cores read them). The simulator reports a break of
+    /// either.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub unsafe fn dot_async<B: Layout, C, T: Hopper, const NC: usize>(
+        &self,
+        t: &T,
+        b: &SharedTile<B, E>,
+        acc: &mut Tile<C, f32, NC>,
+    ) where
+        E: MmaInput,
+        C: Registers<NC>,
+    {
+        let mma = const { Wgmma::<S, B, C, E>::new() };
+        // SAFETY: both tiles were checked inside the kernel's shared memory and aligned when
+        // they were made; the group's hazards are the caller's contract.
+        unsafe { mma.run(t, self.offset, b.offset, &mut acc.values) }
+    }
+
+    /// `self · b + acc` (Triton's `tl.dot` on shared operands): [`SharedTile::dot_async`],
+    /// then wait for every group of the warpgroup, so `acc` and both tiles are the caller's
+    /// again when it returns.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub fn dot<B: Layout, C, T: Hopper, const NC: usize>(
+        &self,
+        t: &T,
+        b: &SharedTile<B, E>,
+        mut acc: Tile<C, f32, NC>,
+    ) -> Tile<C, f32, NC>
+    where
+        E: MmaInput,
+        C: Registers<NC>,
+    {
+        // SAFETY: the group completes before anything else touches `acc` or the tiles.
+        unsafe { self.dot_async(t, b, &mut acc) };
+        t.wgmma_wait::<0>();
+        t.wgmma_fence_operand(&mut acc.values);
+        acc
+    }
+}
+
+impl<S: Layout, E: Element, const N: u32> SharedTiles<S, E, N> {
+    /// Bytes the `N` tiles span.
+    pub const BYTES: u32 = {
+        assert!(N > 0, "SharedTiles: a ring of no tiles");
+        N * SharedTile::<S, E>::BYTES
+    };
+
+    /// The `N` tiles from byte `offset` on, checked once for all of them: a trap (a panic on
+    /// the simulator) unless all [`SharedTiles::BYTES`] lie inside the bytes the kernel
+    /// declares and the first starts aligned ([`SharedTile::ALIGN`]; the tiles' size keeps
+    /// the rest aligned). More tiles than the kernel declares bytes for is a compile error.
+    #[inline(always)]
+    pub fn new<T: Hopper>(t: &T, offset: u32) -> Self {
+        let (bytes, align) = (Self::BYTES, SharedTile::<S, E>::ALIGN);
+        const {
+            assert!(
+                SharedTile::<S, E>::BYTES.is_multiple_of(SharedTile::<S, E>::ALIGN),
+                "SharedTiles: the tile's size is not a multiple of its alignment"
+            );
+            if let Some(have) = T::SHARED_BYTES {
+                assert!(
+                    Self::BYTES <= have,
+                    "SharedTiles: the tiles need more shared memory than the kernel declares"
+                );
+            }
+        };
+        let inside = match T::SHARED_BYTES {
+            Some(have) => offset <= have - bytes,
+            // A thread that does not know its kernel's bytes: the simulator, which checks
+            // every access the engines make.
+            None => true,
+        };
+        let aligned = t.shared_base().wrapping_add(offset) & (align - 1) == 0;
+        assert!(
+            inside && aligned,
+            "SharedTiles: not inside the kernel's shared memory, or not aligned to its swizzle pattern"
+        );
+        SharedTiles {
+            offset,
+            tiles: PhantomData,
+        }
+    }
+
+    /// The tiles from byte `offset` on, unchecked.
+    ///
+    /// # Safety
+    /// Bytes `offset..offset + BYTES` lie inside the kernel's dynamic shared memory, and
+    /// `shared_base() + offset` is a multiple of [`SharedTile::ALIGN`].
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub const unsafe fn at(offset: u32) -> Self {
+        SharedTiles {
+            offset,
+            tiles: PhantomData,
+        }
+    }
+
+    /// Tile `i`: a trap (a panic on the simulator) unless `i < N`.
+    #[inline(always)]
+    pub fn index(&self, i: u32) -> SharedTile<S, E> {
+        assert!(i < N, "SharedTiles::index: past the ring");
+        SharedTile {
+            offset: self.offset + i * SharedTile::<S, E>::BYTES,
+            tile: PhantomData,
+        }
+    }
+
+    /// The same bytes as `N` tiles of another layout `S2` of `E2` (Gluon's `_reinterpret`):
+    /// a compile error unless they span the same bytes and need no stricter alignment.
+    #[inline(always)]
+    pub fn reinterpret<S2: Layout, E2: Element>(self) -> SharedTiles<S2, E2, N> {
+        const {
+            assert!(
+                SharedTiles::<S2, E2, N>::BYTES == Self::BYTES
+                    && SharedTile::<S2, E2>::ALIGN <= SharedTile::<S, E>::ALIGN,
+                "SharedTiles::reinterpret: other bytes, or a stricter alignment"
+            )
+        };
+        SharedTiles {
+            offset: self.offset,
+            tiles: PhantomData,
+        }
+    }
+
+    /// The byte offset of the first tile.
+    #[inline(always)]
+    pub const fn offset(&self) -> u32 {
+        self.offset
+    }
+
+    /// The byte offset just past the last tile: where the next buffer may start.
+    #[inline(always)]
+    pub const fn end(&self) -> u32 {
+        self.offset + Self::BYTES
+    }
+}
+
+impl<A: Registers<NA>, E: MmaInput, const NA: usize> Tile<A, E, NA> {
+    /// Issue `acc += self · b` with this tile in registers (A, a `dot_op(opIdx = 0)` of the
+    /// accumulator's layout) and B's tile in shared memory: [`SharedTile::dot_async`]'s
+    /// `wgmma`, A from registers.
+    ///
+    /// # Safety
+    /// As [`SharedTile::dot_async`]'s, and the registers of `self` stay as they are (the
+    /// tensor cores read them) until the group completes.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub unsafe fn dot_async<B: Layout, C, T: Hopper, const NC: usize>(
+        &self,
+        t: &T,
+        b: &SharedTile<B, E>,
+        acc: &mut Tile<C, f32, NC>,
+    ) where
+        C: Registers<NC>,
+    {
+        let mma = const { Wgmma::<A, B, C, E>::new() };
+        // SAFETY: B's tile was checked inside the kernel's shared memory and aligned when it
+        // was made; the group's hazards are the caller's contract.
+        unsafe { mma.run_registers(t, &self.values, b.offset, &mut acc.values) }
+    }
+}
