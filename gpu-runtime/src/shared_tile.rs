@@ -1,5 +1,5 @@
 //! Typed handles on tiles of a kernel's shared memory, for what the copy engine writes
-//! ([`TmaTile::load`]) and the tensor cores read ([`SharedTile::dot_async`]): a
+//! ([`TmaTile::load`](crate::TmaTile::load)) and the tensor cores read ([`SharedTile::dot_async`]): a
 //! [`SharedTile`] is one `nvmma_shared` tile, [`SharedTiles`] a ring of them (a pipeline's
 //! stages, Gluon's `allocate_shared_memory(dtype, [stages, ..], layout)` and `.index(s)`).
 //! Either is made only where it lies inside the bytes the kernel declares
@@ -15,8 +15,8 @@ use crate::layout::{Layout, Registers};
 use crate::mma::MmaInput;
 use crate::nvmma::NvmmaTile;
 use crate::tile::Tile;
-use crate::tma::TmaTile;
 use crate::wgmma::Wgmma;
+use const_format::StrWriter;
 
 /// `N` tiles of the shared layout `S` (an `nvmma_shared` tile of `E`), one after another from
 /// a byte offset of the kernel's shared memory: a pipeline's stages of one operand.
@@ -46,8 +46,12 @@ impl<S, E, const N: u32> Clone for SharedTiles<S, E, N> {
 impl<S, E, const N: u32> Copy for SharedTiles<S, E, N> {}
 
 impl<S: Layout, E: Element> SharedTile<S, E> {
-    /// The tile's form; a compile error naming `S` where it is not one the engines use.
-    pub const TILE: NvmmaTile = TmaTile::<S, E>::TILE;
+    /// The tile's form (its boxes for the copy engine, its rows for the tensor cores'
+    /// descriptors); a compile error naming `S` where it has none.
+    pub const TILE: NvmmaTile = match NvmmaTile::of(S::IN_DIMS, S::SHAPE, E::BITS / 8) {
+        Some(t) => t,
+        None => panic!("{}", Self::MESSAGE.r().as_str()),
+    };
     /// Bytes the tile spans.
     pub const BYTES: u32 = Self::TILE.bytes();
     /// Where the tile may start, in the shared window: its swizzle pattern's period, and at
@@ -60,6 +64,17 @@ impl<S: Layout, E: Element> SharedTile<S, E> {
             128
         }
     };
+
+    const MESSAGE: StrWriter<[u8; 1024]> = crate::mma::message(&[
+        "SharedTile<",
+        S::NAME,
+        ">: not a tile the copy engine writes: rows of 32, 64 or 128 ",
+        "bytes along the contiguous dim, swizzled in 16-byte chunks by the row modulo 8, ",
+        "a multiple of 8 rows and at most 256, one CTA\n  S = ",
+        S::SOURCE,
+        "\n  help: use nvmma_shared(swizzlingByteWidth = 128, transposed = false, ",
+        "elementBitWidth = 16) with the contiguous dim a multiple of 64 halves",
+    ]);
 
     /// The tile at byte `offset` of the kernel's shared memory, checked: a trap (a panic on
     /// the simulator) unless all [`SharedTile::BYTES`] lie inside the bytes the kernel declares
@@ -157,8 +172,9 @@ impl<S: Layout, E: Element, const N: u32> SharedTiles<S, E, N> {
         let (bytes, align) = (Self::BYTES, SharedTile::<S, E>::ALIGN);
         const {
             assert!(
-                SharedTile::<S, E>::BYTES.is_multiple_of(SharedTile::<S, E>::ALIGN),
-                "SharedTiles: the tile's size is not a multiple of its alignment"
+                N == 1 || SharedTile::<S, E>::BYTES.is_multiple_of(SharedTile::<S, E>::ALIGN),
+                "SharedTiles: the tile's size is not a multiple of its alignment, so the second \
+                 tile of the ring would start off it"
             );
             if let Some(have) = T::SHARED_BYTES {
                 assert!(

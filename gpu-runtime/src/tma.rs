@@ -6,8 +6,6 @@
 
 use core::marker::PhantomData;
 
-use const_format::StrWriter;
-
 use crate::element::Element;
 use crate::hopper::{Hopper, Swizzle, TensorMap};
 use crate::layout::Layout;
@@ -22,10 +20,7 @@ pub struct TmaTile<S, E>(PhantomData<fn() -> (S, E)>);
 
 impl<S: Layout, E: Element> TmaTile<S, E> {
     /// The tile's box form; a compile error naming `S` if it has none.
-    pub const TILE: NvmmaTile = match NvmmaTile::of(S::IN_DIMS, S::SHAPE, E::BITS / 8) {
-        Some(t) => t,
-        None => panic!("{}", Self::MESSAGE.r().as_str()),
-    };
+    pub const TILE: NvmmaTile = SharedTile::<S, E>::TILE;
     /// The box one copy moves, `[rows, cols]` of the global tensor (cols contiguous): what the
     /// host encodes in the tensor map.
     pub const BOX: [u32; 2] = [Self::TILE.rows, Self::TILE.per_row];
@@ -33,17 +28,6 @@ impl<S: Layout, E: Element> TmaTile<S, E> {
     pub const SWIZZLE: Swizzle = Self::TILE.swizzle;
     /// Bytes one [`TmaTile::load`] lands (what the mbarrier's `expect_tx` waits for).
     pub const BYTES: u32 = Self::TILE.bytes();
-
-    const MESSAGE: StrWriter<[u8; 1024]> = crate::mma::message(&[
-        "TmaTile<",
-        S::NAME,
-        ">: not a tile the copy engine writes: rows of 32, 64 or 128 ",
-        "bytes along the contiguous dim, swizzled in 16-byte chunks by the row modulo 8, ",
-        "a multiple of 8 rows and at most 256, one CTA\n  S = ",
-        S::SOURCE,
-        "\n  help: use nvmma_shared(swizzlingByteWidth = 128, transposed = false, ",
-        "elementBitWidth = 16) with the contiguous dim a multiple of 64 halves",
-    ]);
 
     /// The loads, checked.
     #[allow(clippy::new_without_default)] // a Default impl would check the layout at run time
