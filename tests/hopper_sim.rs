@@ -117,7 +117,7 @@ fn tma_and_wgmma_multiply_two_tiles() {
     let (a, b) = (operand(3), operand(5));
     run(all, TmaTile::<TileB, u16>::BYTES, |t, (sa, sb)| {
         let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-        // SAFETY: waited for before `acc` is read (the tests that break this say so).
+        // SAFETY: the group is waited for before `acc` is read, and nothing writes the tiles.
         unsafe { sa.dot_async(t, &sb, &mut acc) };
         t.wgmma_wait::<0>();
         check_product(t, &acc.values, &a, &b);
@@ -144,7 +144,7 @@ fn wgmma_with_a_from_registers_multiplies() {
             F16(a.get(i as usize * 64 + k as usize) as u16)
         });
         let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-        // SAFETY: waited for before `acc` is read (the tests that break this say so).
+        // SAFETY: the group is waited for before `acc` is read, and nothing writes the tiles.
         unsafe { regs.dot_async(t, &sb, &mut acc) };
         t.wgmma_wait::<0>();
         check_product(t, &acc.values, &a, &b);
@@ -164,7 +164,8 @@ fn reading_tma_data_without_waiting_for_its_phase_is_an_error() {
                 // missing is a wait for the phase, not time.
                 t.sync_block();
                 let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-                // SAFETY: waited for before `acc` is read (the tests that break this say so).
+                // SAFETY: broken on purpose (the tile or `acc` unordered with the group), for
+                // the simulator to report.
                 unsafe { sa.dot_async(t, &sb, &mut acc) };
                 t.wgmma_wait::<0>();
             },
@@ -185,7 +186,7 @@ fn one_thread_waiting_then_a_cta_barrier_orders_the_data_for_all() {
         |t, (sa, sb)| {
             t.sync_block();
             let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-            // SAFETY: waited for before `acc` is read (the tests that break this say so).
+            // SAFETY: the group is waited for before `acc` is read, and nothing writes the tiles.
             unsafe { sa.dot_async(t, &sb, &mut acc) };
             t.wgmma_wait::<0>();
         },
@@ -309,7 +310,8 @@ fn overwriting_a_tile_a_wgmma_may_still_read_is_an_error() {
         IssueKind::Wgmma,
         run(all, TmaTile::<TileB, u16>::BYTES, |t, (sa, sb)| {
             let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-            // SAFETY: waited for before `acc` is read (the tests that break this say so).
+            // SAFETY: broken on purpose (the tile or `acc` unordered with the group), for
+            // the simulator to report.
             unsafe { sa.dot_async(t, &sb, &mut acc) };
             if t.warp() == 0 && t.lane() == 0 {
                 unsafe { t.st_shared(sb.offset(), 4, [0; 4]) };
@@ -330,7 +332,8 @@ fn refill(wait: bool) -> Result<(), SimError> {
         }
         t.sync_block();
         let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-        // SAFETY: waited for before `acc` is read (the tests that break this say so).
+        // SAFETY: broken on purpose (the tile or `acc` unordered with the group), for
+        // the simulator to report.
         unsafe { sa.dot_async(t, &sb, &mut acc) };
         t.wgmma_wait::<0>();
         t.mbarrier_arrive(8);
@@ -451,7 +454,7 @@ fn stored_then_multiplied(fence: Option<bool>) -> Result<(), SimError> {
             SharedTile::<TileB, F16>::new(t, tb),
         );
         let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-        // SAFETY: waited for before `acc` is read (the tests that break this say so).
+        // SAFETY: the group is waited for before `acc` is read, and nothing writes the tiles.
         unsafe { sa.dot_async(t, &sb, &mut acc) };
         t.wgmma_wait::<0>();
         assert!(acc.values.iter().all(|&x| x == 64.0));
@@ -515,13 +518,15 @@ fn changing_accumulators_before_the_wait_is_an_error() {
     let go = |early: bool| {
         run(all, TmaTile::<TileB, u16>::BYTES, move |t, (sa, sb)| {
             let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-            // SAFETY: waited for before `acc` is read (the tests that break this say so).
+            // SAFETY: broken on purpose (the tile or `acc` unordered with the group), for
+            // the simulator to report.
             unsafe { sa.dot_async(t, &sb, &mut acc) };
             if !early {
                 t.wgmma_wait::<0>();
             }
             acc.values[0] += 1.0;
-            // SAFETY: waited for before `acc` is read (the tests that break this say so).
+            // SAFETY: broken on purpose (the tile or `acc` unordered with the group), for
+            // the simulator to report.
             unsafe { sa.dot_async(t, &sb, &mut acc) };
             t.wgmma_wait::<0>();
         })

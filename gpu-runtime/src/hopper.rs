@@ -222,7 +222,9 @@ pub trait Hopper: Thread {
     ///
     /// # Safety
     /// The box's bytes from `dst` lie inside the kernel's dynamic shared memory, and
-    /// `shared_base() + dst` is a multiple of 128 and of the map's swizzle pattern.
+    /// `shared_base() + dst` is a multiple of 128 and of the map's swizzle pattern; `bar` is an
+    /// initialised mbarrier's offset inside it; the map was encoded with the box and swizzle
+    /// the destination is laid out for (`TmaTile::BOX`, `TmaTile::SWIZZLE`).
     unsafe fn tma_load_2d<E: crate::Element>(
         &self,
         dst: u32,
@@ -252,7 +254,9 @@ pub trait Hopper: Thread {
     /// [`SharedTile`](crate::SharedTile)s.
     ///
     /// # Safety
-    /// The descriptors' tiles lie inside the kernel's dynamic shared memory.
+    /// The descriptors' tiles lie inside the kernel's dynamic shared memory, aligned to their
+    /// swizzle pattern; until [`Hopper::wgmma_wait`] says the group completed, nothing but
+    /// further wgmmas touches `acc` and nothing writes the tiles.
     unsafe fn wgmma(&self, op: WgmmaOp, a: u64, b: u64, acc: &mut [f32], accumulate: bool);
     /// [`Hopper::wgmma`] with A from registers: each warp `w % 4` of the warpgroup gives rows
     /// `16 (w % 4)..+16` of A's 64x16 in `a`, as `mma.m16n8k16`'s A fragment (lane `4g + t`:
@@ -262,7 +266,8 @@ pub trait Hopper: Thread {
     /// [`Thread::mma_m16n8k16`]: crate::Thread::mma_m16n8k16
     ///
     /// # Safety
-    /// The descriptor's tile lies inside the kernel's dynamic shared memory.
+    /// As [`Hopper::wgmma`]'s, and the registers of `a` stay as they are until the group
+    /// completes.
     unsafe fn wgmma_rs(&self, op: WgmmaOp, a: [u32; 4], b: u64, acc: &mut [f32], accumulate: bool);
     /// Keep the compiler's accesses to accumulators `acc` on their side of this point: after a
     /// [`Hopper::wgmma_wait`], so that no read of `acc` moves before the wait (the registers

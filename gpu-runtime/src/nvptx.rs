@@ -36,7 +36,9 @@ impl<const BLOCK_DIMS: u32, const SHARED: u32> GpuThread<BLOCK_DIMS, SHARED> {
     ///
     /// # Safety
     /// `smem` must point to shared memory, 16-byte aligned (the widest access a plan makes),
-    /// large enough for the conversions run with it (their `cost.shared_bytes`); the block
+    /// large enough for the conversions run with it (their `cost.shared_bytes`) and, unless
+    /// `SHARED` is `u32::MAX`, at least `SHARED` bytes (safe shared tiles and scratch go
+    /// anywhere inside them); the block
     /// must have `BLOCK_DIMS` dimensions or fewer (a 2-D block with `BLOCK_DIMS = 1` gets wrong
     /// warp indices).
     #[inline(always)]

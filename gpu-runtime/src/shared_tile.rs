@@ -3,9 +3,12 @@
 //! [`SharedTile`] is one `nvmma_shared` tile, [`SharedTiles`] a ring of them (a pipeline's
 //! stages, Gluon's `allocate_shared_memory(dtype, [stages, ..], layout)` and `.index(s)`).
 //! Either is made only where it lies inside the bytes the kernel declares
-//! (`#[kernel(shared = ..)]`) and starts on the alignment both engines require, so safe code
-//! cannot aim them past the kernel's shared memory; the raw byte offsets they replace are
-//! `unsafe` ([`Wgmma::run`], [`Hopper::tma_load_2d`]).
+//! (`#[kernel(shared = ..)]`: a GPU thread must know them, a compile error otherwise; the
+//! simulator checks every access itself) and starts on the alignment both engines require, so
+//! safe code cannot aim them past the kernel's shared memory; the raw byte offsets they replace
+//! are `unsafe` ([`Wgmma::run`], [`Hopper::tma_load_2d`]). Still the caller's: that a tile's
+//! data is ready before the tensor cores read it (its mbarrier's phase, `fence_proxy_async`),
+//! which the simulator reports.
 
 use core::marker::PhantomData;
 
@@ -148,7 +151,8 @@ impl<S: Layout, E: Element> SharedTile<S, E> {
         E: MmaInput,
         C: Registers<NC>,
     {
-        // SAFETY: the group completes before anything else touches `acc` or the tiles.
+        // SAFETY: the group completes before anything else touches `acc`, and nothing writes
+        // the tiles meanwhile (this thread waits here; the others are in the same call).
         unsafe { self.dot_async(t, b, &mut acc) };
         t.wgmma_wait::<0>();
         t.wgmma_fence_operand(&mut acc.values);
@@ -166,7 +170,8 @@ impl<S: Layout, E: Element, const N: u32> SharedTiles<S, E, N> {
     /// The `N` tiles from byte `offset` on, checked once for all of them: a trap (a panic on
     /// the simulator) unless all [`SharedTiles::BYTES`] lie inside the bytes the kernel
     /// declares and the first starts aligned ([`SharedTile::ALIGN`]; the tiles' size keeps
-    /// the rest aligned). More tiles than the kernel declares bytes for is a compile error.
+    /// the rest aligned). More tiles than the kernel declares bytes for is a compile error, and
+    /// so is a GPU thread that does not know its kernel's bytes (`#[kernel]`'s always do).
     #[inline(always)]
     pub fn new<T: Hopper>(t: &T, offset: u32) -> Self {
         let (bytes, align) = (Self::BYTES, SharedTile::<S, E>::ALIGN);
@@ -175,6 +180,12 @@ impl<S: Layout, E: Element, const N: u32> SharedTiles<S, E, N> {
                 N == 1 || SharedTile::<S, E>::BYTES.is_multiple_of(SharedTile::<S, E>::ALIGN),
                 "SharedTiles: the tile's size is not a multiple of its alignment, so the second \
                  tile of the ring would start off it"
+            );
+            #[cfg(target_arch = "nvptx64")]
+            assert!(
+                T::SHARED_BYTES.is_some(),
+                "SharedTiles: the thread does not know its kernel's shared bytes (a GpuThread \
+                 with SHARED = u32::MAX): make it with the kernel's bytes, as #[kernel] does"
             );
             if let Some(have) = T::SHARED_BYTES {
                 assert!(
@@ -185,8 +196,8 @@ impl<S: Layout, E: Element, const N: u32> SharedTiles<S, E, N> {
         };
         let inside = match T::SHARED_BYTES {
             Some(have) => offset <= have - bytes,
-            // A thread that does not know its kernel's bytes: the simulator, which checks
-            // every access the engines make.
+            // A thread that does not know its kernel's bytes: on the simulator (a GPU thread
+            // must know them, above), which checks every access the engines make.
             None => true,
         };
         let aligned = t.shared_base().wrapping_add(offset) & (align - 1) == 0;

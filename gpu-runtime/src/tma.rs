@@ -63,7 +63,9 @@ impl<S: Layout, E: Element> TmaTile<S, E> {
         crate::unroll!(Self::TILE.boxes as usize, |j| {
             let j = j as u32;
             // SAFETY: the boxes fill `dst`'s tile, which was checked inside the kernel's shared
-            // memory and aligned when it was made; each box starts on the tile's alignment.
+            // memory and aligned when it was made, when the map was encoded with this tile's
+            // `BOX` and `SWIZZLE` (the kernel's maps are; a launcher does not check it yet);
+            // `bar` is the caller's mbarrier (unchecked, as every mbarrier offset still is).
             unsafe {
                 t.tma_load_2d(
                     dst + j * tile.box_bytes(),

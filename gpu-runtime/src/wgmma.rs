@@ -116,7 +116,9 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
     ///
     /// # Safety
     /// `a` and `b` are the byte offsets of A's and B's tiles inside the kernel's dynamic shared
-    /// memory (all of each tile), each aligned to its swizzle pattern in the shared window.
+    /// memory (all of each tile), each aligned to its swizzle pattern in the shared window;
+    /// until the group completes, nothing but further wgmmas touches `acc` and nothing writes
+    /// the tiles.
     #[inline(always)]
     #[allow(unsafe_code)]
     pub unsafe fn run<T: Hopper, const NC: usize>(&self, t: &T, a: u32, b: u32, acc: &mut [f32; NC])
@@ -174,7 +176,9 @@ impl<A: Layout, B: Layout, C: Layout, E: MmaInput> Wgmma<A, B, C, E> {
     ///
     /// # Safety
     /// `b` is the byte offset of B's tile inside the kernel's dynamic shared memory (all of
-    /// it), aligned to its swizzle pattern in the shared window.
+    /// it), aligned to its swizzle pattern in the shared window; until the group completes,
+    /// nothing but further wgmmas touches `acc`, nothing writes the tile, and `a` stays as it
+    /// is.
     #[inline(always)]
     #[allow(unsafe_code)]
     pub unsafe fn run_registers<T: Hopper, const NA: usize, const NC: usize>(

@@ -77,7 +77,8 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
                 #[inline(always)]
                 #body_fn
                 // SAFETY: the launch's dynamic shared memory, aligned to 16 bytes by its element
-                // type; the block has at most `block_dims` dimensions (the attribute's contract).
+                // type, of `shared` bytes (the spec's, which the launcher gives every launch);
+                // the block has at most `block_dims` dimensions (the attribute's contract).
                 let #thread = unsafe {
                     #rt::nvptx::GpuThread::<#dims, { #shared }>::new(
                         ::core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<#rt::global::A16<[u32; 4]>>()
@@ -96,8 +97,8 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     host.block = syn::parse_quote!({
         #[inline(always)]
         #body_fn
-        // SAFETY: `shared` is what this kernel's launches give it (the attribute's contract,
-        // which the launcher keeps).
+        // SAFETY: off the GPU the body runs on the simulator, which checks every shared
+        // access against the launch's bytes whatever the thread claims.
         #[allow(unsafe_code)]
         let __thread = unsafe { #rt::kernel::KernelThread::<_, { #shared }>::new(#thread) };
         __body(&__thread, #(#names),*)
