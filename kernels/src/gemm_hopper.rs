@@ -80,8 +80,6 @@ pub const HOP_SMEM: u32 = BARRIERS
 pub(crate) struct Operands<'a, 'b, E, B> {
     pub(crate) a: &'a TensorMap<'b, E>,
     pub(crate) b: &'a TensorMap<'b, E>,
-    /// Byte offset of the stages (the epilogue's conversion reuses them).
-    pub(crate) stages: u32,
     /// A's tile of each stage, then B's.
     sa: SharedTiles<HopSharedA, E, HOP_STAGES>,
     sb: SharedTiles<B, E, HOP_STAGES>,
@@ -99,13 +97,7 @@ impl<'a, 'b, E: MmaInput> Operands<'a, 'b, E, HopSharedB> {
     ) -> Self {
         let sa = SharedTiles::new(t, stages);
         let sb = SharedTiles::new(t, sa.end());
-        Operands {
-            a,
-            b,
-            stages,
-            sa,
-            sb,
-        }
+        Operands { a, b, sa, sb }
     }
 
     /// The same stages holding a column-major B (its tensor map is of Bᵀ).
@@ -115,13 +107,24 @@ impl<'a, 'b, E: MmaInput> Operands<'a, 'b, E, HopSharedB> {
             sb: self.sb.reinterpret(),
             a: self.a,
             b: self.b,
-            stages: self.stages,
             sa: self.sa,
         }
     }
 }
 
 impl<E: MmaInput, B: Layout> Operands<'_, '_, E, B> {
+    /// Byte offset of the stages (the epilogue's conversion reuses them).
+    #[inline(always)]
+    pub(crate) fn stages(&self) -> u32 {
+        self.sa.offset()
+    }
+
+    /// Byte offset just past the stages.
+    #[inline(always)]
+    pub(crate) fn end(&self) -> u32 {
+        self.sb.end()
+    }
+
     /// One thread issues K step `step` of tile `[row0, col0]` into stage `s`, completing on
     /// its mbarrier (the one at byte `8 s`).
     #[inline(always)]
@@ -230,7 +233,7 @@ fn tiles<T: Hopper, E: MmaInput, B: Layout>(
         done += steps;
         // Every wgmma has read its stage: the epilogue's conversion reuses them.
         t.sync_block();
-        epilogue(t, acc.values, ops.stages, c, at, n);
+        epilogue(t, acc.values, ops.stages(), c, at, n);
         // The next tile's copies overwrite what the conversion read and wrote: its ordinary
         // stores are fenced for the copy engine before the barrier that orders them first.
         t.fence_proxy_async();

@@ -115,7 +115,7 @@ fn consume<T: Hopper, E: MmaInput, B: Layout>(
     c: &GlobalMut<E>,
     mnk: [u32; 3],
 ) {
-    let scratch = ops.stages + HOP_STAGES * STAGE_BYTES;
+    let scratch = ops.end();
     each_tile(p, mnk, |at, steps, done| {
         let mut acc = Tile::<HopAcc, f32, NC>::splat(0.0);
         let mut step = 0;
