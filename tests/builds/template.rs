@@ -58,12 +58,14 @@ fn cargo_run(dir: &Path, target: &Path, args: &[&str]) -> (bool, String, String)
         if (k.starts_with("CARGO_") && k != "CARGO_HOME")
             || k == "RUSTUP_TOOLCHAIN"
             || k == "RUSTFLAGS"
+            || k.starts_with("RUSTC")
+            || k.starts_with("CLIPPY")
         {
             c.env_remove(&k);
         }
     }
     c.env("CARGO_TARGET_DIR", target);
-    // CI's shell settings (no incremental state, line tables only) are a user's too.
+    // CI's shell settings (no incremental state, no debug info) are a user's too.
     for k in ["CARGO_INCREMENTAL", "CARGO_PROFILE_DEV_DEBUG"] {
         if let Some(v) = std::env::var_os(k) {
             c.env(k, v);
