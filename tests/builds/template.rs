@@ -97,6 +97,7 @@ fn cargo_fails(dir: &Path, target: &Path, args: &[&str]) -> String {
 }
 
 #[test]
+#[ignore = "runs cargo for minutes: cargo test --test builds -- --ignored"]
 fn the_template_builds_outside_the_workspace_and_runs_on_the_simulator() {
     let tmp = std::env::temp_dir().join(format!("ll-template-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);

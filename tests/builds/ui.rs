@@ -1,8 +1,9 @@
 //! Compile errors of `layout!`, `convert!`, `#[kernel]`, `Tile`, `Mma` and `AsyncCopy`: every invalid layout is an error at the offending tokens that says
-//! what is wrong and how to fix it. `TRYBUILD=overwrite cargo test --test builds ui::` refreshes the
+//! what is wrong and how to fix it. `TRYBUILD=overwrite cargo test --test builds ui:: -- --ignored` refreshes the
 //! `.stderr` files after a deliberate change in wording; review the diff.
 
 #[test]
+#[ignore = "runs cargo for minutes: cargo test --test builds -- --ignored"]
 fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");
