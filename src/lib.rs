@@ -81,7 +81,8 @@ pub use gpu_runtime::{
 #[cfg(not(target_arch = "spirv"))]
 #[doc(inline)]
 pub use gpu_runtime::{
-    Hopper, Partition, SharedTile, SharedTiles, Swizzle, TensorMap, TmaTile, Wgmma,
+    Hopper, MBarrier, MBarriers, Partition, SharedTile, SharedTiles, Swizzle, TensorMap, TmaTile,
+    Wgmma,
 };
 #[doc(inline)]
 pub use layout_macros::kernel;

@@ -16,7 +16,8 @@ use linear_layouts::runtime::kernel::KernelThread;
 use linear_layouts::runtime::mma::MmaKind;
 use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch, SimError, SimThread};
 use linear_layouts::{
-    layout, Hopper, Layout, SharedTile, TensorMap, Thread, Tile, TmaTile, Wgmma, F16,
+    layout, Hopper, Layout, MBarrier, MBarriers, SharedTile, TensorMap, Thread, Tile, TmaTile,
+    Wgmma, F16,
 };
 
 layout! {
@@ -71,17 +72,17 @@ fn run(
         let [ta, tb] = tiles(t);
         let (sa, sb) = (SharedTile::new(t, ta), SharedTile::new(t, tb));
         if t.warp() == 0 && t.lane() == 0 {
-            t.mbarrier_init(0, 1);
+            MBarrier::new(t, 0).init(t, 1);
             t.fence_mbarrier_init();
         }
         t.sync_block();
         if t.warp() == 0 && t.lane() == 0 {
-            t.mbarrier_arrive_expect_tx(0, TmaTile::<TileA, u16>::BYTES + expect);
-            LOAD.load(t, &ma, [0, 0], &sa, 0);
-            LOAD_B.load(t, &mb, [0, 0], &sb, 0);
+            MBarrier::new(t, 0).arrive_expect_tx(t, TmaTile::<TileA, u16>::BYTES + expect);
+            LOAD.load(t, &ma, [0, 0], &sa, MBarrier::new(t, 0));
+            LOAD_B.load(t, &mb, [0, 0], &sb, MBarrier::new(t, 0));
         }
         if wait(t) {
-            t.mbarrier_wait(0, 0);
+            MBarrier::new(t, 0).wait(t, 0);
         }
         body(t, (sa, sb));
     })
@@ -253,11 +254,17 @@ fn a_tma_destination_off_its_swizzle_pattern_is_an_error() {
                 TmaTile::<TileA, u16>::SWIZZLE,
             );
             if t.warp() == 0 && t.lane() == 0 {
-                t.mbarrier_init(0, 1);
-                t.mbarrier_arrive_expect_tx(0, TmaTile::<TileA, u16>::BYTES);
+                MBarrier::new(t, 0).init(t, 1);
+                MBarrier::new(t, 0).arrive_expect_tx(t, TmaTile::<TileA, u16>::BYTES);
                 // Breaks `SharedTile::at`'s contract on purpose (`SharedTile::new` refuses the
                 // offset: the next test), for the simulator to report.
-                LOAD.load(t, &m, [0, 0], &unsafe { SharedTile::at(128) }, 0);
+                LOAD.load(
+                    t,
+                    &m,
+                    [0, 0],
+                    &unsafe { SharedTile::at(128) },
+                    MBarrier::new(t, 0),
+                );
             }
         }),
     );
@@ -304,6 +311,43 @@ fn a_shared_tile_past_the_kernel_s_bytes_or_off_its_pattern_is_refused() {
     .expect("both tiles inside and aligned");
 }
 
+/// An mbarrier ring past the kernel's declared bytes, one off 8 bytes, or an index past the
+/// ring is refused where it is made: a trap on the GPU, a panic here (before any access, which
+/// the simulator would also report).
+#[test]
+fn an_mbarrier_past_the_kernel_s_bytes_off_8_bytes_or_past_its_ring_is_refused() {
+    fn refused(what: &str, message: &str, f: fn(&KernelThread<'_, SimThread<'_>, SMEM>)) {
+        let e = launch(Launch::new(1, 32, SMEM), |t| {
+            // SAFETY: the launch gives the kernel SMEM bytes.
+            f(&unsafe { KernelThread::<_, SMEM>::new(t) })
+        })
+        .expect_err(what);
+        assert!(
+            e.has(IssueKind::Panic) && e.to_string().contains(message),
+            "{}: {}",
+            what,
+            e
+        );
+    }
+    let outside = "not inside the kernel's shared memory, or not on 8 bytes";
+    refused("past the declared bytes", outside, |k| {
+        let _ = MBarriers::<2>::new(k, SMEM - 8);
+    });
+    refused("off 8 bytes", outside, |k| {
+        let _ = MBarrier::new(k, 12);
+    });
+    refused("past the ring", "past the ring", |k| {
+        let _ = MBarriers::<2>::new(k, 0).index(2);
+    });
+    launch(Launch::new(1, 32, SMEM), |t| {
+        // SAFETY: as above.
+        let k = unsafe { KernelThread::<_, SMEM>::new(t) };
+        let ring = MBarriers::<2>::new(&k, SMEM - 16);
+        assert_eq!((ring.index(1).offset(), ring.end()), (SMEM - 8, SMEM));
+    })
+    .expect("the last 16 bytes hold two barriers");
+}
+
 #[test]
 fn overwriting_a_tile_a_wgmma_may_still_read_is_an_error() {
     let e = errors(
@@ -327,7 +371,7 @@ fn overwriting_a_tile_a_wgmma_may_still_read_is_an_error() {
 fn refill(wait: bool) -> Result<(), SimError> {
     run(all, TmaTile::<TileB, u16>::BYTES, move |t, (sa, sb)| {
         if t.warp() == 0 && t.lane() == 0 {
-            t.mbarrier_init(8, 128);
+            MBarrier::new(t, 8).init(t, 128);
             t.fence_mbarrier_init();
         }
         t.sync_block();
@@ -336,10 +380,10 @@ fn refill(wait: bool) -> Result<(), SimError> {
         // the simulator to report.
         unsafe { sa.dot_async(t, &sb, &mut acc) };
         t.wgmma_wait::<0>();
-        t.mbarrier_arrive(8);
+        MBarrier::new(t, 8).arrive(t);
         if t.warp() == 0 && t.lane() == 0 {
             if wait {
-                t.mbarrier_wait(8, 0);
+                MBarrier::new(t, 8).wait(t, 0);
             }
             unsafe { t.st_shared(sb.offset(), 4, [0; 4]) };
         }
@@ -366,21 +410,21 @@ fn mbarriers_and_named_barriers_order_ordinary_accesses() {
     let go = |third_reads: bool, named: bool| {
         launch(Launch::new(1, 96, 2048), move |t| {
             if t.warp() == 0 && t.lane() == 0 {
-                t.mbarrier_init(0, 32);
+                MBarrier::new(t, 0).init(t, 32);
                 t.fence_mbarrier_init();
             }
             t.sync_block();
             let at = 1024 + 4 * t.lane();
             if t.warp() == 0 {
                 unsafe { t.st_shared(at, 4, [t.lane(), 0, 0, 0]) };
-                t.mbarrier_arrive(0);
+                MBarrier::new(t, 0).arrive(t);
             }
             if named && t.warp() < 2 {
                 t.bar_sync(1, 64);
             }
             if t.warp() == 1 {
                 if !named {
-                    t.mbarrier_wait(0, 0);
+                    MBarrier::new(t, 0).wait(t, 0);
                 }
                 assert_eq!(unsafe { t.ld_shared(at, 4) }[0], t.lane());
             }
@@ -479,10 +523,10 @@ fn ordinary_stores_read_by_wgmma_need_a_proxy_fence_before_the_barrier() {
 fn an_unfenced_mbarrier_init_and_an_unfenced_wgmma_are_reported() {
     let e = launch(Launch::new(1, 64, 64), |t| {
         if t.warp() == 0 && t.lane() == 0 {
-            t.mbarrier_init(0, 64);
+            MBarrier::new(t, 0).init(t, 64);
         }
         t.sync_block();
-        t.mbarrier_arrive(0);
+        MBarrier::new(t, 0).arrive(t);
     })
     .expect_err("no fence_mbarrier_init");
     assert!(e.has(IssueKind::MissingFence), "{}", e);

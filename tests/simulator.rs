@@ -7,7 +7,7 @@
 
 use linear_layouts::sim::SimThread;
 use linear_layouts::sim::{launch, IssueKind, Launch};
-use linear_layouts::Thread;
+use linear_layouts::{MBarrier, Thread};
 
 /// A way for a thread to wait for others.
 type Wait = fn(&SimThread);
@@ -79,7 +79,8 @@ fn a_panic_stops_the_launch_after_its_cluster() {
 /// default methods stand in, here over the simulator's core operations.
 struct CoreOnly<'a, 'b>(&'a SimThread<'b>);
 
-impl Thread for CoreOnly<'_, '_> {
+// SAFETY: every promise of the trait is the wrapped thread's, forwarded unchanged.
+unsafe impl Thread for CoreOnly<'_, '_> {
     fn scratch_reads(&self) -> bool {
         self.0.scratch_reads()
     }
@@ -204,12 +205,12 @@ fn waits_no_thread_can_end_are_deadlocks() {
         }),
         ("an mbarrier phase short of arrivals", |t| {
             if t.warp() == 0 && t.lane() == 0 {
-                t.mbarrier_init(0, 65);
+                MBarrier::new(t, 0).init(t, 65);
                 t.fence_mbarrier_init();
             }
             t.sync_block();
-            t.mbarrier_arrive(0);
-            t.mbarrier_wait(0, 0);
+            MBarrier::new(t, 0).arrive(t);
+            MBarrier::new(t, 0).wait(t, 0);
         }),
         ("a named barrier of more threads than reach it", |t| {
             if t.warp() == 0 {
@@ -226,12 +227,12 @@ fn waits_no_thread_can_end_are_deadlocks() {
     for _ in 0..20 {
         launch(Launch::new(1, 64, 64), |t| {
             if t.warp() == 0 && t.lane() == 0 {
-                t.mbarrier_init(0, 64);
+                MBarrier::new(t, 0).init(t, 64);
                 t.fence_mbarrier_init();
             }
             t.sync_block();
-            t.mbarrier_arrive(0);
-            t.mbarrier_wait(0, 0);
+            MBarrier::new(t, 0).arrive(t);
+            MBarrier::new(t, 0).wait(t, 0);
             t.bar_sync(1, 64);
             t.sync_block();
         })

@@ -184,34 +184,57 @@ pub const fn accumulator_coord(warp: u32, lane: u32, r: u32) -> (u32, u32) {
 
 /// Hopper's asynchronous units (sm_90; wgmma needs sm_90a). Every method's shared addresses
 /// are byte offsets into the kernel's shared buffer; an mbarrier is 8 bytes, 8-aligned.
+///
+/// # Safety
+/// Implementing it: as [`Thread`]'s, and [`Hopper::shared_base`] is the shared-window address
+/// of byte 0 of the kernel's dynamic shared memory (tiles are checked aligned by it).
 #[allow(unsafe_code)]
-pub trait Hopper: Thread {
+pub unsafe trait Hopper: Thread {
     /// The shared-window address of byte offset 0 of the kernel's shared buffer: swizzled
     /// tiles must start where `shared_base() + offset` is a multiple of the pattern's
     /// [`Swizzle::alignment`].
     fn shared_base(&self) -> u32;
 
     /// `mbarrier.init`: the barrier at `bar` expects `count` arrivals per phase (one thread
-    /// initialises it; [`Hopper::fence_mbarrier_init`] and a CTA barrier publish it).
-    fn mbarrier_init(&self, bar: u32, count: u32);
+    /// initialises it; [`Hopper::fence_mbarrier_init`] and a CTA barrier publish it). Safe
+    /// code uses an [`MBarrier`](crate::MBarrier), checked where it is made.
+    ///
+    /// # Safety
+    /// `bar` is a multiple of 8 and its 8 bytes lie inside the kernel's dynamic shared memory
+    /// (this and every `bar` below); nothing but mbarrier operations touches them.
+    unsafe fn mbarrier_init(&self, bar: u32, count: u32);
     /// `fence.mbarrier_init.release.cluster`: this thread's initialisations become visible to
     /// the copy engine and (after a barrier) to other threads.
     fn fence_mbarrier_init(&self);
     /// `mbarrier.arrive`: one of the phase's arrivals; it releases this thread's earlier
     /// memory accesses to whoever waits for the phase.
-    fn mbarrier_arrive(&self, bar: u32);
+    ///
+    /// # Safety
+    /// As [`Hopper::mbarrier_init`]'s, and the barrier's initialisation is visible to this
+    /// thread (this and the waits below).
+    unsafe fn mbarrier_arrive(&self, bar: u32);
     /// `mbarrier.arrive.expect_tx`: the phase also waits for `bytes` more bytes of async
     /// copies to land, then this thread arrives.
-    fn mbarrier_arrive_expect_tx(&self, bar: u32, bytes: u32);
+    ///
+    /// # Safety
+    /// As [`Hopper::mbarrier_arrive`]'s.
+    unsafe fn mbarrier_arrive_expect_tx(&self, bar: u32, bytes: u32);
     /// `mbarrier.try_wait.parity`: whether the phase of parity `parity` (the barrier's phases
     /// alternate 0, 1, 0, ...) has completed; when it has, what its arrivals and copies wrote
     /// is visible to this thread. On a fresh barrier (phase 0 under way) parity 1 counts as
     /// completed: a producer waiting for "empty" stages passes its first round at once.
-    fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool;
+    ///
+    /// # Safety
+    /// As [`Hopper::mbarrier_arrive`]'s.
+    unsafe fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool;
     /// Wait until [`Hopper::mbarrier_try_wait`] says the phase has completed.
+    ///
+    /// # Safety
+    /// As [`Hopper::mbarrier_arrive`]'s.
     #[inline(always)]
-    fn mbarrier_wait(&self, bar: u32, parity: u32) {
-        while !self.mbarrier_try_wait(bar, parity) {}
+    unsafe fn mbarrier_wait(&self, bar: u32, parity: u32) {
+        // SAFETY: the caller's contract.
+        while !unsafe { self.mbarrier_try_wait(bar, parity) } {}
     }
 
     /// `cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes`: the copy
@@ -394,28 +417,38 @@ macro_rules! forward_hopper {
             self.t.shared_base()
         }
         #[inline(always)]
-        fn mbarrier_init(&self, bar: u32, count: u32) {
-            self.t.mbarrier_init(bar, count)
+        #[allow(unsafe_code)]
+        unsafe fn mbarrier_init(&self, bar: u32, count: u32) {
+            // SAFETY: the caller's contract, for the same shared memory.
+            unsafe { self.t.mbarrier_init(bar, count) }
         }
         #[inline(always)]
         fn fence_mbarrier_init(&self) {
             self.t.fence_mbarrier_init()
         }
         #[inline(always)]
-        fn mbarrier_arrive(&self, bar: u32) {
-            self.t.mbarrier_arrive(bar)
+        #[allow(unsafe_code)]
+        unsafe fn mbarrier_arrive(&self, bar: u32) {
+            // SAFETY: the caller's contract, for the same shared memory.
+            unsafe { self.t.mbarrier_arrive(bar) }
         }
         #[inline(always)]
-        fn mbarrier_arrive_expect_tx(&self, bar: u32, bytes: u32) {
-            self.t.mbarrier_arrive_expect_tx(bar, bytes)
+        #[allow(unsafe_code)]
+        unsafe fn mbarrier_arrive_expect_tx(&self, bar: u32, bytes: u32) {
+            // SAFETY: the caller's contract, for the same shared memory.
+            unsafe { self.t.mbarrier_arrive_expect_tx(bar, bytes) }
         }
         #[inline(always)]
-        fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool {
-            self.t.mbarrier_try_wait(bar, parity)
+        #[allow(unsafe_code)]
+        unsafe fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool {
+            // SAFETY: the caller's contract, for the same shared memory.
+            unsafe { self.t.mbarrier_try_wait(bar, parity) }
         }
         #[inline(always)]
-        fn mbarrier_wait(&self, bar: u32, parity: u32) {
-            self.t.mbarrier_wait(bar, parity)
+        #[allow(unsafe_code)]
+        unsafe fn mbarrier_wait(&self, bar: u32, parity: u32) {
+            // SAFETY: the caller's contract, for the same shared memory.
+            unsafe { self.t.mbarrier_wait(bar, parity) }
         }
         #[inline(always)]
         #[allow(unsafe_code)]

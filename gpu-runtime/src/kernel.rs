@@ -296,8 +296,10 @@ impl<'a, T: Thread, const SHARED: u32> KernelThread<'a, T, SHARED> {
     }
 }
 
+// SAFETY: the wrapped thread's ids and barriers; SHARED is the launch's bytes (the contract of
+// `KernelThread::new`).
 #[allow(unsafe_code)]
-impl<T: Thread, const SHARED: u32> Thread for KernelThread<'_, T, SHARED> {
+unsafe impl<T: Thread, const SHARED: u32> Thread for KernelThread<'_, T, SHARED> {
     const SHARED_BYTES: Option<u32> = Some(SHARED);
     crate::thread::forward_thread!(
         opaque,
@@ -329,8 +331,10 @@ impl<T: Thread, const SHARED: u32> Thread for KernelThread<'_, T, SHARED> {
     );
 }
 
+// SAFETY: every promise of the trait is the wrapped thread's, forwarded unchanged.
 #[cfg(not(target_arch = "spirv"))]
-impl<T: crate::hopper::Hopper, const SHARED: u32> crate::hopper::Hopper
+#[allow(unsafe_code)]
+unsafe impl<T: crate::hopper::Hopper, const SHARED: u32> crate::hopper::Hopper
     for KernelThread<'_, T, SHARED>
 {
     crate::hopper::forward_hopper!();

@@ -11,7 +11,9 @@
 //! * [`kernel`]: [`kernel::KernelSpec`], how a host launches a `#[kernel]`.
 //! * [`hopper`]: Hopper's asynchronous units ([`Hopper`]: mbarriers, TMA tile loads, wgmma);
 //!   [`nvmma`]: shared layouts as the copy engine and tensor cores see them; [`tma`]: tile loads
-//!   into a shared layout ([`TmaTile`]); [`wgmma`]: warpgroup MMAs on typed tiles ([`Wgmma`]).
+//!   into a shared layout ([`TmaTile`]); [`wgmma`]: warpgroup MMAs on typed tiles ([`Wgmma`]);
+//!   [`shared_tile`]: checked handles on shared tiles ([`SharedTile`], [`SharedTiles`]);
+//!   [`mbarrier`]: checked handles on mbarriers ([`MBarrier`], [`MBarriers`]).
 //! * [`math`]: device math (`exp`, `log`, `rsqrt`, `tanh`, `erf`, ...) as the GPU's fast
 //!   instructions, with precise forms; the same on the simulator within the documented error.
 //! * [`planned`]: conversions planned from the layouts' tables at compile time, so generic
@@ -51,6 +53,8 @@ pub mod inferred;
 pub mod kernel;
 pub mod layout;
 pub mod math;
+#[cfg(not(target_arch = "spirv"))]
+pub mod mbarrier;
 pub mod mma;
 #[cfg(not(target_arch = "spirv"))]
 pub mod nvmma;
@@ -89,6 +93,8 @@ pub use global::{Global, GlobalMut};
 #[cfg(not(target_arch = "spirv"))]
 pub use hopper::{Hopper, Swizzle, TensorMap};
 pub use layout::{Declared, HwIndex, InDim, Layout, LayoutKind, Registers, SharedIndex};
+#[cfg(not(target_arch = "spirv"))]
+pub use mbarrier::{MBarrier, MBarriers};
 pub use mma::Mma;
 #[cfg(not(target_arch = "spirv"))]
 pub use partition::Partition;

@@ -140,8 +140,10 @@ macro_rules! ld_as {
     }};
 }
 
+// SAFETY: the ids are the hardware's special registers; SHARED is the launch's bytes (the
+// contract of `GpuThread::new`).
 #[cfg(target_arch = "nvptx64")]
-impl<const BLOCK_DIMS: u32, const SHARED: u32> Thread for GpuThread<BLOCK_DIMS, SHARED> {
+unsafe impl<const BLOCK_DIMS: u32, const SHARED: u32> Thread for GpuThread<BLOCK_DIMS, SHARED> {
     const SHARED_BYTES: Option<u32> = match SHARED {
         u32::MAX => None,
         bytes => Some(bytes),

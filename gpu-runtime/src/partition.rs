@@ -43,7 +43,10 @@ impl<'a, T: Hopper> Partition<'a, T> {
     }
 }
 
-impl<T: Hopper> Thread for Partition<'_, T> {
+// SAFETY: the wrapped thread's promises; the ids are the partition's own (its warps from 0),
+// which its collective operations (and its named barrier) run over.
+#[allow(unsafe_code)]
+unsafe impl<T: Hopper> Thread for Partition<'_, T> {
     crate::thread::forward_thread!(
         shared_bytes,
         opaque,
@@ -89,6 +92,8 @@ impl<T: Hopper> Thread for Partition<'_, T> {
     }
 }
 
-impl<T: Hopper> Hopper for Partition<'_, T> {
+// SAFETY: every promise of the trait is the wrapped thread's, forwarded unchanged.
+#[allow(unsafe_code)]
+unsafe impl<T: Hopper> Hopper for Partition<'_, T> {
     crate::hopper::forward_hopper!();
 }

@@ -34,7 +34,10 @@ impl<'a, T: Thread> Reread<'a, T> {
     }
 }
 
-impl<T: Thread> Thread for Reread<'_, T> {
+// SAFETY: every promise of the trait is the wrapped thread's, forwarded unchanged (the ids
+// through an optimisation barrier, the same values).
+#[allow(unsafe_code)]
+unsafe impl<T: Thread> Thread for Reread<'_, T> {
     crate::thread::forward_thread!(
         shared_bytes,
         opaque,

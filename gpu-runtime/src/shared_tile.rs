@@ -15,8 +15,10 @@ use core::marker::PhantomData;
 use crate::element::Element;
 use crate::hopper::Hopper;
 use crate::layout::{Layout, Registers};
+use crate::mbarrier::inside_declared;
 use crate::mma::MmaInput;
 use crate::nvmma::NvmmaTile;
+use crate::thread::Thread;
 use crate::tile::Tile;
 use crate::wgmma::Wgmma;
 use const_format::StrWriter;
@@ -174,18 +176,20 @@ impl<S: Layout, E: Element, const N: u32> SharedTiles<S, E, N> {
     /// so is a GPU thread that does not know its kernel's bytes (`#[kernel]`'s always do).
     #[inline(always)]
     pub fn new<T: Hopper>(t: &T, offset: u32) -> Self {
-        let (bytes, align) = (Self::BYTES, SharedTile::<S, E>::ALIGN);
+        let align = SharedTile::<S, E>::ALIGN;
+        let aligned = t.shared_base().wrapping_add(offset) & (align - 1) == 0;
+        Self::checked::<T>(offset, aligned)
+    }
+
+    /// The tiles at `offset` if they lie inside the kernel's declared bytes and `ok` holds; a
+    /// trap (a panic on the simulator) otherwise.
+    #[inline(always)]
+    fn checked<T: Thread>(offset: u32, ok: bool) -> Self {
         const {
             assert!(
                 N == 1 || SharedTile::<S, E>::BYTES.is_multiple_of(SharedTile::<S, E>::ALIGN),
                 "SharedTiles: the tile's size is not a multiple of its alignment, so the second \
                  tile of the ring would start off it"
-            );
-            #[cfg(target_arch = "nvptx64")]
-            assert!(
-                T::SHARED_BYTES.is_some(),
-                "SharedTiles: the thread does not know its kernel's shared bytes (a GpuThread \
-                 with SHARED = u32::MAX): make it with the kernel's bytes, as #[kernel] does"
             );
             if let Some(have) = T::SHARED_BYTES {
                 assert!(
@@ -194,21 +198,27 @@ impl<S: Layout, E: Element, const N: u32> SharedTiles<S, E, N> {
                 );
             }
         };
-        let inside = match T::SHARED_BYTES {
-            Some(have) => offset <= have - bytes,
-            // A thread that does not know its kernel's bytes: on the simulator (a GPU thread
-            // must know them, above), which checks every access the engines make.
-            None => true,
-        };
-        let aligned = t.shared_base().wrapping_add(offset) & (align - 1) == 0;
         assert!(
-            inside && aligned,
+            inside_declared::<T>(offset, Self::BYTES) && ok,
             "SharedTiles: not inside the kernel's shared memory, or not aligned to its swizzle pattern"
         );
         SharedTiles {
             offset,
             tiles: PhantomData,
         }
+    }
+
+    /// The `N` tiles from the first byte at or after `offset` where they start aligned
+    /// ([`SharedTile::ALIGN`] in the shared window, so up to `ALIGN - 1` bytes later), checked
+    /// as [`SharedTiles::new`] checks: what a kernel's shared memory holds after its mbarriers.
+    #[inline(always)]
+    pub fn after<T: Hopper>(t: &T, offset: u32) -> Self {
+        // The bytes up to the next aligned address of the window: only the sum's low bits count.
+        let pad =
+            t.shared_base().wrapping_add(offset).wrapping_neg() & (SharedTile::<S, E>::ALIGN - 1);
+        let start = offset.wrapping_add(pad);
+        // Aligned by construction; an offset so near the end that the padding wraps is refused.
+        Self::checked::<T>(start, start >= offset)
     }
 
     /// The tiles from byte `offset` on, unchecked.

@@ -99,9 +99,11 @@ fn sub_word_mask(bytes: u32) -> u32 {
     }
 }
 
+// SAFETY: the ids are the subgroup's built-ins; the shared memory is the `WORDS` words this
+// thread holds, which SHARED_BYTES does not exceed.
 #[cfg(target_arch = "spirv")]
 #[allow(unsafe_code)]
-impl<const WORDS: usize> Thread for SpirvThread<WORDS> {
+unsafe impl<const WORDS: usize> Thread for SpirvThread<WORDS> {
     #[inline(always)]
     fn lane(&self) -> u32 {
         self.ids.lane

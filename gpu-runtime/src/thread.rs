@@ -23,8 +23,18 @@
 /// writes those bytes, or reads bytes this access writes, without a barrier ordering the two.
 /// The simulator checks all three and reports any breach as an issue. Collective operations
 /// (`convert!`, reductions, scans) keep the promise with the offsets of their plans.
+///
+/// # Safety
+/// Implementing it is `unsafe`: safe code's memory safety on the GPU rests on what an
+/// implementation says. [`Thread::SHARED_BYTES`], when `Some(n)`, is at most the dynamic shared
+/// memory the launch gives the CTA (shared-memory handles and the scratch of collective
+/// operations are checked against it); [`Thread::lane`] is below the warp size and [`Thread::warp`] below the warps of
+/// the threads that run the same collective operations (their scratch offsets come from
+/// them); [`Thread::sync_block`] orders those threads' shared accesses. The backends' threads
+/// and `#[kernel]`'s keep it; a wrapper that forwards these to a thread it holds keeps that
+/// thread's.
 #[allow(unsafe_code)]
-pub trait Thread {
+pub unsafe trait Thread {
     /// The dynamic shared memory of the kernel this thread runs, in bytes (the `shared = ..` of
     /// its `#[kernel]`), where it is known at compile time: the thread `#[kernel]` gives its
     /// body on the GPU and on the simulator. Conversions, reductions and scans assert that

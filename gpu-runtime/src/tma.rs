@@ -9,6 +9,7 @@ use core::marker::PhantomData;
 use crate::element::Element;
 use crate::hopper::{Hopper, Swizzle, TensorMap};
 use crate::layout::Layout;
+use crate::mbarrier::MBarrier;
 use crate::nvmma::NvmmaTile;
 use crate::shared_tile::SharedTile;
 
@@ -49,7 +50,7 @@ impl<S: Layout, E: Element> TmaTile<S, E> {
         map: &TensorMap<'_, G>,
         origin: [u32; 2],
         dst: &SharedTile<S, E>,
-        bar: u32,
+        bar: MBarrier,
     ) {
         const {
             assert!(
@@ -65,13 +66,14 @@ impl<S: Layout, E: Element> TmaTile<S, E> {
             // SAFETY: the boxes fill `dst`'s tile, which was checked inside the kernel's shared
             // memory and aligned when it was made, when the map was encoded with this tile's
             // `BOX` and `SWIZZLE` (the kernel's maps are; a launcher does not check it yet);
-            // `bar` is the caller's mbarrier (unchecked, as every mbarrier offset still is).
+            // `bar` was checked inside the kernel's shared memory when it was made, and its
+            // initialisation is the caller's, as for every use of an `MBarrier`.
             unsafe {
                 t.tma_load_2d(
                     dst + j * tile.box_bytes(),
                     map,
                     [row, col + j * tile.per_row],
-                    bar,
+                    bar.offset(),
                 )
             };
         });

@@ -25,8 +25,9 @@ impl<'a, T: Thread> SharedWindow<'a, T> {
     }
 }
 
+// SAFETY: the wrapped thread's ids and barriers; it knows no shared bytes of its own.
 #[allow(unsafe_code)]
-impl<T: Thread> Thread for SharedWindow<'_, T> {
+unsafe impl<T: Thread> Thread for SharedWindow<'_, T> {
     crate::thread::forward_thread!(
         opaque,
         scratch_reads,

@@ -528,12 +528,13 @@ impl SimThread<'_> {
     }
 }
 
-impl Hopper for SimThread<'_> {
+// SAFETY: as its `Thread` impl; `SHARED_BASE` is where the simulator's shared window starts.
+unsafe impl Hopper for SimThread<'_> {
     fn shared_base(&self) -> u32 {
         SHARED_BASE
     }
 
-    fn mbarrier_init(&self, bar: u32, count: u32) {
+    unsafe fn mbarrier_init(&self, bar: u32, count: u32) {
         if count == 0 || !bar.is_multiple_of(8) {
             return self.fail(IssueKind::Mbarrier, format!("mbarrier_init at byte {} with count {}: an mbarrier is 8-aligned and expects at least one arrival", bar, count));
         }
@@ -576,11 +577,12 @@ impl Hopper for SimThread<'_> {
         }
     }
 
-    fn mbarrier_arrive(&self, bar: u32) {
-        self.mbarrier_arrive_expect_tx(bar, 0)
+    unsafe fn mbarrier_arrive(&self, bar: u32) {
+        // SAFETY: the simulator checks every mbarrier use itself.
+        unsafe { self.mbarrier_arrive_expect_tx(bar, 0) }
     }
 
-    fn mbarrier_arrive_expect_tx(&self, bar: u32, bytes: u32) {
+    unsafe fn mbarrier_arrive_expect_tx(&self, bar: u32, bytes: u32) {
         let over = self.mbarrier(bar, false, |m| {
             if m.pending == 0 {
                 return true;
@@ -596,7 +598,7 @@ impl Hopper for SimThread<'_> {
         }
     }
 
-    fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool {
+    unsafe fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool {
         // The phase waited for is the last completed one: its arrivals' releases are acquired.
         let done = self.mbarrier(bar, false, |m| {
             let done = m.phase & 1 != parity & 1;
@@ -620,9 +622,10 @@ impl Hopper for SimThread<'_> {
         }
     }
 
-    fn mbarrier_wait(&self, bar: u32, parity: u32) {
+    unsafe fn mbarrier_wait(&self, bar: u32, parity: u32) {
         let start = std::time::Instant::now();
-        while !self.mbarrier_try_wait(bar, parity) {
+        // SAFETY: the simulator checks every mbarrier use itself.
+        while !unsafe { self.mbarrier_try_wait(bar, parity) } {
             self.abort_if_stuck(start, || format!("waits forever for the phase of parity {} of the mbarrier at byte {}: too few arrivals or bytes, or its phases ran past this wait (arrivals not ordered after the previous phase's waiters)", parity, bar));
             self.block_on_phase(bar, parity & 1);
         }

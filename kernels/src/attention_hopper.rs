@@ -37,8 +37,8 @@ use linear_layouts::planned::Planned;
 use linear_layouts::runtime::mma::{pack_pairs, unpack_pairs, MmaInput};
 use linear_layouts::runtime::Strategy;
 use linear_layouts::{
-    convert, layout, Bf16, GlobalMut, Hopper, Layout, Registers, SharedTile, SharedTiles,
-    SharedWindow, TensorMap, Thread, Tile, TmaTile, F16,
+    convert, layout, Bf16, GlobalMut, Hopper, Layout, MBarriers, Registers, SharedTile,
+    SharedTiles, SharedWindow, TensorMap, Thread, Tile, TmaTile, F16,
 };
 
 layout! {
@@ -227,8 +227,7 @@ pub const fn attention_hopper_grid(heads: u32, seq: u32) -> [u32; 3] {
 /// before read, complete by then while the last step's `P · V` may still run.
 const STAGES: u32 = 3;
 /// The mbarriers, at the start of the shared window: Q's, then one per stage.
-const BAR_Q: u32 = 0;
-const BARRIERS: u32 = 8 * (1 + STAGES);
+const BARRIERS: u32 = MBarriers::<1>::BYTES + MBarriers::<STAGES>::BYTES;
 
 /// Where a CTA's operands are: K's and V's tensor maps, this head's rows, and the shared tiles;
 /// what the mask needs. `H` is the head dimension.
@@ -241,6 +240,8 @@ struct Operands<'a, 'b, E, H: HopperHead<NO, NL>, const NO: usize, const NL: usi
     q: SharedTile<H::QSmem, E>,
     kt: SharedTiles<H::KtSmem, E, STAGES>,
     vs: SharedTiles<H::VSmem, E, STAGES>,
+    /// Each stage's mbarrier, on which its loads complete.
+    bars: MBarriers<STAGES>,
     seq: u32,
     row0: u32,
     causal: bool,
@@ -272,11 +273,6 @@ impl Stage {
             },
         }
     }
-    /// Its mbarrier's byte offset.
-    #[inline(always)]
-    fn bar(self) -> u32 {
-        8 * (1 + self.s)
-    }
 }
 
 /// The running row maximum and sum of the online softmax.
@@ -295,15 +291,16 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
             return;
         }
         let k0 = self.base + j * HATTN_BLOCK_N;
-        t.mbarrier_arrive_expect_tx(at.bar(), Loads::<H, NO, NL>::STAGE_BYTES);
+        let bar = self.bars.index(at.s);
+        bar.arrive_expect_tx(t, Loads::<H, NO, NL>::STAGE_BYTES);
         let (load_kt, load_v) = const {
             (
                 TmaTile::<H::KtSmem, E>::new(),
                 TmaTile::<H::VSmem, E>::new(),
             )
         };
-        load_kt.load(t, self.k, [0, k0], &self.kt.index(at.s), at.bar());
-        load_v.load(t, self.v, [k0, 0], &self.vs.index(at.s), at.bar());
+        load_kt.load(t, self.k, [0, k0], &self.kt.index(at.s), bar);
+        load_v.load(t, self.v, [k0, 0], &self.vs.index(at.s), bar);
     }
 
     /// Once every warp is done with the stage the next block's loads overwrite (block
@@ -327,7 +324,7 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
         if more {
             self.load(t, j + 1, at.next());
         }
-        t.mbarrier_wait(at.bar(), at.phase);
+        self.bars.index(at.s).wait(t, at.phase);
         // SAFETY: the caller's contract.
         unsafe { self.q.dot_async(t, &self.kt.index(at.s), s) };
     }
@@ -410,9 +407,12 @@ pub fn attention_hopper_tile<
     let d = H::D;
     let (row0, base) = (bx * HATTN_BLOCK_M, head * seq);
     let issuer = t.warp() == 0 && t.lane() == 0;
-    let smem = (t.shared_base() + BARRIERS).next_multiple_of(1024) - t.shared_base();
-    let q_tile = SharedTile::<H::QSmem, E>::new(t, smem);
-    let kt = SharedTiles::new(t, smem + SharedTile::<H::QSmem, E>::BYTES);
+    let (q_bar, bars) = (
+        MBarriers::<1>::new(t, 0),
+        MBarriers::new(t, MBarriers::<1>::BYTES),
+    );
+    let q_tile = SharedTiles::<H::QSmem, E, 1>::after(t, bars.end()).index(0);
+    let kt = SharedTiles::new(t, q_tile.offset() + SharedTile::<H::QSmem, E>::BYTES);
     let ops = Operands::<E, H, NO, NL> {
         k,
         v,
@@ -420,18 +420,17 @@ pub fn attention_hopper_tile<
         q: q_tile,
         kt,
         vs: SharedTiles::new(t, kt.end()),
+        bars,
         seq,
         row0,
         causal,
         scale_log2,
         issuer,
     };
+    let q_bar = q_bar.index(0);
     if issuer {
-        let mut b = 0;
-        while b < 1 + STAGES {
-            t.mbarrier_init(8 * b, 1);
-            b += 1;
-        }
+        q_bar.init(t, 1);
+        bars.init(t, 1);
         t.fence_mbarrier_init();
     }
     t.sync_block();
@@ -443,9 +442,9 @@ pub fn attention_hopper_tile<
     };
     let steps = end.div_ceil(HATTN_BLOCK_N);
     if issuer {
-        t.mbarrier_arrive_expect_tx(BAR_Q, TmaTile::<H::QSmem, u16>::BYTES);
+        q_bar.arrive_expect_tx(t, TmaTile::<H::QSmem, u16>::BYTES);
         let load_q = const { TmaTile::<H::QSmem, E>::new() };
-        load_q.load(t, q, [base + row0, 0], &q_tile, BAR_Q);
+        load_q.load(t, q, [base + row0, 0], &q_tile, q_bar);
     }
     ops.load(t, 0, Stage::FIRST);
     let mut rows = Rows {
@@ -454,7 +453,7 @@ pub fn attention_hopper_tile<
     };
     let mut acc = Tile::<H::O, f32, _>::splat(0.0);
     let (mut s, mut at) = (Tile::<HAttnS, f32, NS>::splat(0.0), Stage::FIRST);
-    t.mbarrier_wait(BAR_Q, 0);
+    q_bar.wait(t, 0);
     // SAFETY (here and in the loop): `s` is read after `wgmma_wait` says its group completed
     // (`<0>` here, `<1>` in the loop, P · V being the later group); `acc` after `<0>`; a stage
     // is refilled by `load` only after the CTA barrier at the start of `issue_s` two steps
@@ -492,7 +491,7 @@ pub fn attention_hopper_tile<
         .reshape::<H::RowO>()
         .broadcast_into::<1, H::O, NO>();
     let out = acc * inv;
-    let qs = SharedWindow::new(t, smem);
+    let qs = SharedWindow::new(t, q_tile.offset());
     let out = Tile::<H::Rows, f32, _>::new(H::rows(&qs, &out.values)).to::<E>();
     out.store_masked_aligned(t, o, [base + row0, 0], [d, 1], [base + seq, d]);
 }

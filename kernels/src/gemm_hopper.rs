@@ -20,8 +20,8 @@ use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::runtime::unroll::map;
 use linear_layouts::{
-    convert, layout, Bf16, GlobalMut, Hopper, Layout, SharedTiles, SharedWindow, TensorMap, Thread,
-    Tile, TmaTile, F16,
+    convert, layout, Bf16, GlobalMut, Hopper, Layout, MBarriers, SharedTiles, SharedWindow,
+    TensorMap, Thread, Tile, TmaTile, F16,
 };
 
 layout! {
@@ -65,7 +65,7 @@ pub(crate) const STAGE_BYTES: u32 = A_BYTES
     );
 /// The mbarriers (one per stage) come first; the stages start at the next 1024-byte boundary
 /// of the shared window (the swizzle pattern's), at most 1024 bytes later.
-const BARRIERS: u32 = 8 * HOP_STAGES;
+const BARRIERS: u32 = MBarriers::<HOP_STAGES>::BYTES;
 /// Shared memory per CTA: barriers, alignment, the stages (reused by the epilogue).
 pub const HOP_SMEM: u32 = BARRIERS
     + 1024
@@ -83,21 +83,23 @@ pub(crate) struct Operands<'a, 'b, E, B> {
     /// A's tile of each stage, then B's.
     sa: SharedTiles<HopSharedA, E, HOP_STAGES>,
     sb: SharedTiles<B, E, HOP_STAGES>,
+    /// Each stage's mbarrier, on which its loads complete.
+    pub(crate) full: MBarriers<HOP_STAGES>,
 }
 
 impl<'a, 'b, E: MmaInput> Operands<'a, 'b, E, HopSharedB> {
-    /// The operands of a row-major B, their stages from byte `stages` on (checked inside the
-    /// kernel's shared memory and aligned, once).
+    /// The operands of a row-major B, completing on `full`; their stages from the first
+    /// aligned byte at or after `from` (checked inside the kernel's shared memory, once).
     #[inline(always)]
     pub(crate) fn new<T: Hopper>(
         t: &T,
-        a: &'a TensorMap<'b, E>,
-        b: &'a TensorMap<'b, E>,
-        stages: u32,
+        (a, b): (&'a TensorMap<'b, E>, &'a TensorMap<'b, E>),
+        full: MBarriers<HOP_STAGES>,
+        from: u32,
     ) -> Self {
-        let sa = SharedTiles::new(t, stages);
+        let sa = SharedTiles::after(t, from);
         let sb = SharedTiles::new(t, sa.end());
-        Operands { a, b, sa, sb }
+        Operands { a, b, sa, sb, full }
     }
 
     /// The same stages holding a column-major B (its tensor map is of Bᵀ).
@@ -108,6 +110,7 @@ impl<'a, 'b, E: MmaInput> Operands<'a, 'b, E, HopSharedB> {
             a: self.a,
             b: self.b,
             sa: self.sa,
+            full: self.full,
         }
     }
 }
@@ -126,11 +129,11 @@ impl<E: MmaInput, B: Layout> Operands<'_, '_, E, B> {
     }
 
     /// One thread issues K step `step` of tile `[row0, col0]` into stage `s`, completing on
-    /// its mbarrier (the one at byte `8 s`).
+    /// its mbarrier.
     #[inline(always)]
     pub(crate) fn load<T: Hopper>(&self, t: &T, [row0, col0]: [u32; 2], step: u32, s: u32) {
-        let (k0, bar) = (64 * step, 8 * s);
-        t.mbarrier_arrive_expect_tx(bar, STAGE_BYTES_LOADED);
+        let (k0, bar) = (64 * step, self.full.index(s));
+        bar.arrive_expect_tx(t, STAGE_BYTES_LOADED);
         let (load_a, load_b) = const { (TmaTile::<HopSharedA, E>::new(), TmaTile::<B, E>::new()) };
         load_a.load(t, self.a, [row0, k0], &self.sa.index(s), bar);
         // B's tile in its tensor's order: `[k, n]`, or `[n, k]` transposed.
@@ -168,8 +171,8 @@ pub fn gemm_hopper_tiles<T: Hopper, E: MmaInput>(
     mnk: [u32; 3],
     b_col_major: bool,
 ) {
-    let stages = (t.shared_base() + BARRIERS).next_multiple_of(1024) - t.shared_base();
-    let ops = Operands::new(t, a, b, stages);
+    let full = MBarriers::new(t, 0);
+    let ops = Operands::new(t, (a, b), full, full.end());
     if b_col_major {
         tiles(t, &ops.column_major_b(), c, mnk);
     } else {
@@ -187,11 +190,7 @@ fn tiles<T: Hopper, E: MmaInput, B: Layout>(
 ) {
     let first = t.warp() == 0 && t.lane() == 0;
     if first {
-        let mut s = 0;
-        while s < HOP_STAGES {
-            t.mbarrier_init(8 * s, 1);
-            s += 1;
-        }
+        ops.full.init(t, 1);
         t.fence_mbarrier_init();
     }
     t.sync_block();
@@ -213,7 +212,7 @@ fn tiles<T: Hopper, E: MmaInput, B: Layout>(
         let mut step = 0;
         while step < steps {
             let c = done + step;
-            t.mbarrier_wait(8 * (c % HOP_STAGES), (c / HOP_STAGES) & 1);
+            ops.full.index(c % HOP_STAGES).wait(t, (c / HOP_STAGES) & 1);
             // SAFETY: `acc` is next touched after `wgmma_wait::<0>` below the loop (or by the
             // next step's group), and this stage is refilled only after `wgmma_wait::<1>` of
             // the next step and the CTA barrier behind it.

@@ -22,7 +22,7 @@ use crate::gemm_hopper::{
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::{
-    convert, Bf16, GlobalMut, Hopper, Layout, Partition, TensorMap, Thread, Tile, F16,
+    convert, Bf16, GlobalMut, Hopper, Layout, MBarriers, Partition, TensorMap, Thread, Tile, F16,
 };
 
 /// Warps that multiply (two warpgroups: the accumulator layout's warps).
@@ -32,11 +32,9 @@ pub const HOP_WS_THREADS: u32 = HopAcc::THREADS + 128;
 /// The consumers' named barrier.
 const CONSUMER_BARRIER: u32 = 1;
 
-/// Full barriers (stage `s` at `8 s`), then empty ones; the stages start at the next
-/// 1024-byte boundary of the shared window; the epilogue's buffer follows them.
-const FULL: u32 = 0;
-const EMPTY: u32 = 8 * HOP_STAGES;
-const BARRIERS: u32 = 16 * HOP_STAGES;
+/// Full barriers (one per stage), then empty ones; the stages start at the next 1024-byte
+/// boundary of the shared window; the epilogue's buffer follows them.
+const BARRIERS: u32 = 2 * MBarriers::<HOP_STAGES>::BYTES;
 /// Shared memory per CTA: barriers, alignment, the stages, the epilogue's conversion.
 pub const HOP_WS_SMEM: u32 =
     BARRIERS + 1024 + HOP_STAGES * STAGE_BYTES + convert!(HopAcc => HopOut, u16).cost.shared_bytes;
@@ -55,22 +53,19 @@ pub fn gemm_hopper_ws_tiles<T: Hopper, E: MmaInput>(
     mnk: [u32; 3],
     b_col_major: bool,
 ) {
-    let stages = (t.shared_base() + BARRIERS).next_multiple_of(1024) - t.shared_base();
+    let full = MBarriers::new(t, 0);
+    let empty = MBarriers::new(t, full.end());
     if t.warp() == 0 && t.lane() == 0 {
-        let mut s = 0;
-        while s < HOP_STAGES {
-            t.mbarrier_init(FULL + 8 * s, 1);
-            t.mbarrier_init(EMPTY + 8 * s, HopAcc::THREADS);
-            s += 1;
-        }
+        full.init(t, 1);
+        empty.init(t, HopAcc::THREADS);
         t.fence_mbarrier_init();
     }
     t.sync_block();
-    let ops = Operands::new(t, a, b, stages);
+    let ops = Operands::new(t, (a, b), full, empty.end());
     if b_col_major {
-        roles(t, &ops.column_major_b(), c, mnk);
+        roles(t, &ops.column_major_b(), empty, c, mnk);
     } else {
-        roles(t, &ops, c, mnk);
+        roles(t, &ops, empty, c, mnk);
     }
 }
 
@@ -79,13 +74,14 @@ pub fn gemm_hopper_ws_tiles<T: Hopper, E: MmaInput>(
 fn roles<T: Hopper, E: MmaInput, B: Layout>(
     t: &T,
     ops: &Operands<E, B>,
+    empty: MBarriers<HOP_STAGES>,
     c: &GlobalMut<E>,
     mnk: [u32; 3],
 ) {
     if let Some(p) = Partition::of(t, 0, CONSUMER_WARPS, CONSUMER_BARRIER) {
-        consume(&p, ops, c, mnk);
+        consume(&p, ops, empty, c, mnk);
     } else if t.warp() == CONSUMER_WARPS && t.lane() == 0 {
-        produce(t, ops, mnk);
+        produce(t, ops, empty, mnk);
     }
 }
 
@@ -93,13 +89,18 @@ fn roles<T: Hopper, E: MmaInput, B: Layout>(
 /// emptied it (the empty barrier's phase of the step `HOP_STAGES` earlier; a fresh barrier's
 /// "previous" phase counts as complete).
 #[inline(always)]
-fn produce<T: Hopper, E: MmaInput, B: Layout>(t: &T, ops: &Operands<E, B>, mnk: [u32; 3]) {
+fn produce<T: Hopper, E: MmaInput, B: Layout>(
+    t: &T,
+    ops: &Operands<E, B>,
+    empty: MBarriers<HOP_STAGES>,
+    mnk: [u32; 3],
+) {
     each_tile(t, mnk, |at, steps, done| {
         let mut step = 0;
         while step < steps {
             let c = done + step;
             let s = c % HOP_STAGES;
-            t.mbarrier_wait(EMPTY + 8 * s, ((c / HOP_STAGES) & 1) ^ 1);
+            empty.index(s).wait(t, ((c / HOP_STAGES) & 1) ^ 1);
             ops.load(t, at, step, s);
             step += 1;
         }
@@ -112,6 +113,7 @@ fn produce<T: Hopper, E: MmaInput, B: Layout>(t: &T, ops: &Operands<E, B>, mnk: 
 fn consume<T: Hopper, E: MmaInput, B: Layout>(
     p: &Partition<T>,
     ops: &Operands<E, B>,
+    empty: MBarriers<HOP_STAGES>,
     c: &GlobalMut<E>,
     mnk: [u32; 3],
 ) {
@@ -121,20 +123,20 @@ fn consume<T: Hopper, E: MmaInput, B: Layout>(
         let mut step = 0;
         while step < steps {
             let c = done + step;
-            p.mbarrier_wait(FULL + 8 * (c % HOP_STAGES), (c / HOP_STAGES) & 1);
+            ops.full.index(c % HOP_STAGES).wait(p, (c / HOP_STAGES) & 1);
             // SAFETY: `acc` is next touched after `wgmma_wait::<0>` below the loop (or by the
             // next step's group), and this stage is handed back to the producer (the empty
             // barrier) only after the next step's `wgmma_wait::<1>`.
             unsafe { ops.multiply(p, c % HOP_STAGES, &mut acc) };
             p.wgmma_wait::<1>();
             if step > 0 {
-                p.mbarrier_arrive(EMPTY + 8 * ((c - 1) % HOP_STAGES));
+                empty.index((c - 1) % HOP_STAGES).arrive(p);
             }
             step += 1;
         }
         p.wgmma_wait::<0>();
         p.wgmma_fence_operand(&mut acc.values);
-        p.mbarrier_arrive(EMPTY + 8 * ((done + steps - 1) % HOP_STAGES));
+        empty.index((done + steps - 1) % HOP_STAGES).arrive(p);
         epilogue(p, acc.values, scratch, c, at, mnk[1]);
         // The next tile's conversion overwrites what this one read.
         p.sync_block();

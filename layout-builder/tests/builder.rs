@@ -3,17 +3,16 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-/// The fixture crates build one at a time into one target directory, so that `core` for nvptx
-/// (`-Z build-std`, the bulk of each build) is built once, not once per fixture.
+/// The fixture crates build one at a time into one target directory, the workspace's nvptx one
+/// (`cargo xtask ptx` and the template test build there too), so that `core` for nvptx
+/// (`-Z build-std`, the bulk of each build) is built once for all of them.
 static TARGET: Mutex<()> = Mutex::new(());
 
 /// The shared target directory, held for one build.
 fn target() -> (MutexGuard<'static, ()>, PathBuf) {
     let guard = TARGET.lock().unwrap_or_else(PoisonError::into_inner);
-    (
-        guard,
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixtures"),
-    )
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    (guard, tmp.parent().unwrap_or(tmp).join("nvptx"))
 }
 
 #[test]

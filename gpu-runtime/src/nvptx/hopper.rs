@@ -152,14 +152,15 @@ fn fence_operand(acc: &mut [f32]) {
     }
 }
 
-impl<const BLOCK_DIMS: u32, const SHARED: u32> Hopper for GpuThread<BLOCK_DIMS, SHARED> {
+// SAFETY: as its `Thread` impl; `smem` is the window address of the dynamic shared memory.
+unsafe impl<const BLOCK_DIMS: u32, const SHARED: u32> Hopper for GpuThread<BLOCK_DIMS, SHARED> {
     #[inline(always)]
     fn shared_base(&self) -> u32 {
         self.smem
     }
     #[inline(always)]
-    fn mbarrier_init(&self, bar: u32, count: u32) {
-        // SAFETY: `bar` is in the kernel's shared buffer, 8-aligned (the caller's layout).
+    unsafe fn mbarrier_init(&self, bar: u32, count: u32) {
+        // SAFETY: the caller's contract: `bar` is in the kernel's shared buffer, 8-aligned.
         unsafe {
             asm!("mbarrier.init.shared::cta.b64 [{a}], {n};", a = in(reg32) self.smem + bar, n = in(reg32) count, options(nostack))
         }
@@ -170,21 +171,21 @@ impl<const BLOCK_DIMS: u32, const SHARED: u32> Hopper for GpuThread<BLOCK_DIMS, 
         unsafe { asm!("fence.mbarrier_init.release.cluster;", options(nostack)) }
     }
     #[inline(always)]
-    fn mbarrier_arrive(&self, bar: u32) {
+    unsafe fn mbarrier_arrive(&self, bar: u32) {
         // SAFETY: as mbarrier_init.
         unsafe {
             asm!("mbarrier.arrive.release.cta.shared::cta.b64 _, [{a}];", a = in(reg32) self.smem + bar, options(nostack))
         }
     }
     #[inline(always)]
-    fn mbarrier_arrive_expect_tx(&self, bar: u32, bytes: u32) {
+    unsafe fn mbarrier_arrive_expect_tx(&self, bar: u32, bytes: u32) {
         // SAFETY: as mbarrier_init.
         unsafe {
             asm!("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [{a}], {n};", a = in(reg32) self.smem + bar, n = in(reg32) bytes, options(nostack))
         }
     }
     #[inline(always)]
-    fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool {
+    unsafe fn mbarrier_try_wait(&self, bar: u32, parity: u32) -> bool {
         let done: u32;
         // SAFETY: as mbarrier_init; the acquire orders later loads after the phase.
         unsafe {
@@ -200,7 +201,7 @@ impl<const BLOCK_DIMS: u32, const SHARED: u32> Hopper for GpuThread<BLOCK_DIMS, 
     // The label is local to the block's `{ }` scope in PTX, so copies of the block (inlining,
     // unrolling) do not clash.
     #[allow(named_asm_labels)]
-    fn mbarrier_wait(&self, bar: u32, parity: u32) {
+    unsafe fn mbarrier_wait(&self, bar: u32, parity: u32) {
         // SAFETY: as mbarrier_try_wait; the loop stays in one asm block, as CUTLASS's wait does.
         unsafe {
             asm!(
