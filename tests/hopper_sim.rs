@@ -16,8 +16,7 @@ use linear_layouts::runtime::kernel::KernelThread;
 use linear_layouts::runtime::mma::MmaKind;
 use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch, SimError, SimThread};
 use linear_layouts::{
-    layout, Hopper, Layout, MBarrier, MBarriers, SharedTile, TensorMap, Thread, Tile, TmaTile,
-    Wgmma, F16,
+    layout, Hopper, Layout, MBarriers, SharedTile, TensorMap, Thread, Tile, TmaTile, Wgmma, F16,
 };
 
 layout! {
@@ -71,18 +70,14 @@ fn run(
         );
         let [ta, tb] = tiles(t);
         let (sa, sb) = (SharedTile::new(t, ta), SharedTile::new(t, tb));
+        let bar = MBarriers::<1>::init(t, 0, 1).index(0);
         if t.warp() == 0 && t.lane() == 0 {
-            MBarrier::new(t, 0).init(t, 1);
-            t.fence_mbarrier_init();
-        }
-        t.sync_block();
-        if t.warp() == 0 && t.lane() == 0 {
-            MBarrier::new(t, 0).arrive_expect_tx(t, TmaTile::<TileA, u16>::BYTES + expect);
-            LOAD.load(t, &ma, [0, 0], &sa, MBarrier::new(t, 0));
-            LOAD_B.load(t, &mb, [0, 0], &sb, MBarrier::new(t, 0));
+            bar.arrive_expect_tx(t, TmaTile::<TileA, u16>::BYTES + expect);
+            LOAD.load(t, &ma, [0, 0], &sa, bar);
+            LOAD_B.load(t, &mb, [0, 0], &sb, bar);
         }
         if wait(t) {
-            MBarrier::new(t, 0).wait(t, 0);
+            bar.wait(t, 0);
         }
         body(t, (sa, sb));
     })
@@ -253,18 +248,12 @@ fn a_tma_destination_off_its_swizzle_pattern_is_an_error() {
                 TmaTile::<TileA, u16>::BOX,
                 TmaTile::<TileA, u16>::SWIZZLE,
             );
+            let bar = MBarriers::<1>::init(t, 0, 1).index(0);
             if t.warp() == 0 && t.lane() == 0 {
-                MBarrier::new(t, 0).init(t, 1);
-                MBarrier::new(t, 0).arrive_expect_tx(t, TmaTile::<TileA, u16>::BYTES);
+                bar.arrive_expect_tx(t, TmaTile::<TileA, u16>::BYTES);
                 // Breaks `SharedTile::at`'s contract on purpose (`SharedTile::new` refuses the
                 // offset: the next test), for the simulator to report.
-                LOAD.load(
-                    t,
-                    &m,
-                    [0, 0],
-                    &unsafe { SharedTile::at(128) },
-                    MBarrier::new(t, 0),
-                );
+                LOAD.load(t, &m, [0, 0], &unsafe { SharedTile::at(128) }, bar);
             }
         }),
     );
@@ -311,9 +300,10 @@ fn a_shared_tile_past_the_kernel_s_bytes_or_off_its_pattern_is_refused() {
     .expect("both tiles inside and aligned");
 }
 
-/// An mbarrier ring past the kernel's declared bytes, one off 8 bytes, or an index past the
-/// ring is refused where it is made: a trap on the GPU, a panic here (before any access, which
-/// the simulator would also report).
+/// An mbarrier ring past the kernel's declared bytes, one off 8 bytes, one expecting no
+/// arrivals or more than the hardware counts, or an index past the ring is refused where it is
+/// made: a trap on the GPU, a panic here (before any access, which the simulator would also
+/// report).
 #[test]
 fn an_mbarrier_past_the_kernel_s_bytes_off_8_bytes_or_past_its_ring_is_refused() {
     fn refused(what: &str, message: &str, f: fn(&KernelThread<'_, SimThread<'_>, SMEM>)) {
@@ -331,21 +321,32 @@ fn an_mbarrier_past_the_kernel_s_bytes_off_8_bytes_or_past_its_ring_is_refused()
     }
     let outside = "not inside the kernel's shared memory, or not on 8 bytes";
     refused("past the declared bytes", outside, |k| {
-        let _ = MBarriers::<2>::new(k, SMEM - 8);
+        let _ = MBarriers::<2>::init(k, SMEM - 8, 1);
     });
     refused("off 8 bytes", outside, |k| {
-        let _ = MBarrier::new(k, 12);
+        let _ = MBarriers::<1>::init(k, 12, 1);
+    });
+    let arrivals = "a phase expects 1 to 2^20 - 1 arrivals";
+    refused("no arrivals", arrivals, |k| {
+        let _ = MBarriers::<1>::init(k, 0, 0);
+    });
+    refused("2^20 arrivals", arrivals, |k| {
+        let _ = MBarriers::<1>::init(k, 0, 1 << 20);
     });
     refused("past the ring", "past the ring", |k| {
-        let _ = MBarriers::<2>::new(k, 0).index(2);
+        let _ = MBarriers::<2>::init(k, 0, 1).index(2);
     });
     launch(Launch::new(1, 32, SMEM), |t| {
         // SAFETY: as above.
         let k = unsafe { KernelThread::<_, SMEM>::new(t) };
-        let ring = MBarriers::<2>::new(&k, SMEM - 16);
-        assert_eq!((ring.index(1).offset(), ring.end()), (SMEM - 8, SMEM));
+        let (one, two) = MBarriers::<3>::init(&k, SMEM - 24, 32).split::<1, 2>();
+        assert_eq!((one.index(0).offset(), one.end()), (SMEM - 24, SMEM - 16));
+        assert_eq!((two.index(1).offset(), two.end()), (SMEM - 8, SMEM));
+        // Initialised and published: every thread's arrival completes phase 0.
+        two.index(1).arrive(&k);
+        two.index(1).wait(&k, 0);
     })
-    .expect("the last 16 bytes hold two barriers");
+    .expect("the last 24 bytes hold three barriers");
 }
 
 #[test]
@@ -370,20 +371,16 @@ fn overwriting_a_tile_a_wgmma_may_still_read_is_an_error() {
 /// thread 0 then overwrites B's tile, having waited for that phase (`wait`) or not.
 fn refill(wait: bool) -> Result<(), SimError> {
     run(all, TmaTile::<TileB, u16>::BYTES, move |t, (sa, sb)| {
-        if t.warp() == 0 && t.lane() == 0 {
-            MBarrier::new(t, 8).init(t, 128);
-            t.fence_mbarrier_init();
-        }
-        t.sync_block();
+        let bar = MBarriers::<1>::init(t, 8, 128).index(0);
         let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
         // SAFETY: broken on purpose (the tile or `acc` unordered with the group), for
         // the simulator to report.
         unsafe { sa.dot_async(t, &sb, &mut acc) };
         t.wgmma_wait::<0>();
-        MBarrier::new(t, 8).arrive(t);
+        bar.arrive(t);
         if t.warp() == 0 && t.lane() == 0 {
             if wait {
-                MBarrier::new(t, 8).wait(t, 0);
+                bar.wait(t, 0);
             }
             unsafe { t.st_shared(sb.offset(), 4, [0; 4]) };
         }
@@ -409,22 +406,18 @@ fn an_mbarrier_orders_the_end_of_wgmma_reads_before_a_refill() {
 fn mbarriers_and_named_barriers_order_ordinary_accesses() {
     let go = |third_reads: bool, named: bool| {
         launch(Launch::new(1, 96, 2048), move |t| {
-            if t.warp() == 0 && t.lane() == 0 {
-                MBarrier::new(t, 0).init(t, 32);
-                t.fence_mbarrier_init();
-            }
-            t.sync_block();
+            let bar = MBarriers::<1>::init(t, 0, 32).index(0);
             let at = 1024 + 4 * t.lane();
             if t.warp() == 0 {
                 unsafe { t.st_shared(at, 4, [t.lane(), 0, 0, 0]) };
-                MBarrier::new(t, 0).arrive(t);
+                bar.arrive(t);
             }
             if named && t.warp() < 2 {
                 t.bar_sync(1, 64);
             }
             if t.warp() == 1 {
                 if !named {
-                    MBarrier::new(t, 0).wait(t, 0);
+                    bar.wait(t, 0);
                 }
                 assert_eq!(unsafe { t.ld_shared(at, 4) }[0], t.lane());
             }
@@ -522,11 +515,13 @@ fn ordinary_stores_read_by_wgmma_need_a_proxy_fence_before_the_barrier() {
 #[test]
 fn an_unfenced_mbarrier_init_and_an_unfenced_wgmma_are_reported() {
     let e = launch(Launch::new(1, 64, 64), |t| {
+        // Breaks `mbarrier_init`'s contract on purpose (`MBarriers::init` fences), for the
+        // simulator to report.
         if t.warp() == 0 && t.lane() == 0 {
-            MBarrier::new(t, 0).init(t, 64);
+            unsafe { t.mbarrier_init(0, 64) };
         }
         t.sync_block();
-        MBarrier::new(t, 0).arrive(t);
+        unsafe { t.mbarrier_arrive(0) };
     })
     .expect_err("no fence_mbarrier_init");
     assert!(e.has(IssueKind::MissingFence), "{}", e);

@@ -7,7 +7,7 @@
 
 use linear_layouts::sim::SimThread;
 use linear_layouts::sim::{launch, IssueKind, Launch};
-use linear_layouts::{MBarrier, Thread};
+use linear_layouts::{MBarriers, Thread};
 
 /// A way for a thread to wait for others.
 type Wait = fn(&SimThread);
@@ -204,13 +204,9 @@ fn waits_no_thread_can_end_are_deadlocks() {
             }
         }),
         ("an mbarrier phase short of arrivals", |t| {
-            if t.warp() == 0 && t.lane() == 0 {
-                MBarrier::new(t, 0).init(t, 65);
-                t.fence_mbarrier_init();
-            }
-            t.sync_block();
-            MBarrier::new(t, 0).arrive(t);
-            MBarrier::new(t, 0).wait(t, 0);
+            let bar = MBarriers::<1>::init(t, 0, 65).index(0);
+            bar.arrive(t);
+            bar.wait(t, 0);
         }),
         ("a named barrier of more threads than reach it", |t| {
             if t.warp() == 0 {
@@ -226,13 +222,9 @@ fn waits_no_thread_can_end_are_deadlocks() {
     // Waits that do end are not deadlocks, however the threads are scheduled.
     for _ in 0..20 {
         launch(Launch::new(1, 64, 64), |t| {
-            if t.warp() == 0 && t.lane() == 0 {
-                MBarrier::new(t, 0).init(t, 64);
-                t.fence_mbarrier_init();
-            }
-            t.sync_block();
-            MBarrier::new(t, 0).arrive(t);
-            MBarrier::new(t, 0).wait(t, 0);
+            let bar = MBarriers::<1>::init(t, 0, 64).index(0);
+            bar.arrive(t);
+            bar.wait(t, 0);
             t.bar_sync(1, 64);
             t.sync_block();
         })

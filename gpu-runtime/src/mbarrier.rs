@@ -1,49 +1,37 @@
-//! Typed handles on a kernel's mbarriers: [`MBarrier`] is one (8 bytes of shared memory),
-//! [`MBarriers`] a ring of them (a pipeline's stages, Gluon's
-//! `allocate_mbarrier(batch = N)` and `.index(s)`). Either is made only where it lies inside
-//! the bytes the kernel declares and on 8 bytes, so safe code cannot aim an mbarrier operation
-//! past the kernel's shared memory; the raw byte offsets they replace are `unsafe`
-//! ([`Hopper::mbarrier_init`] and the rest). Still the caller's, as Gluon leaves them: that one
-//! thread initialises a barrier and the others see it ([`Hopper::fence_mbarrier_init`], a CTA
-//! barrier) before they use it, and that nothing but mbarrier operations touches its bytes
-//! (a barrier inside a tile the copy engine fills is undefined on the GPU); the simulator
-//! reports both.
+//! Typed handles on a kernel's mbarriers: [`MBarriers`] is a ring of them (a pipeline's stages,
+//! Gluon's `allocate_mbarrier(batch = N)` and `.index(s)`), [`MBarrier`] one. A ring exists only
+//! initialised: [`MBarriers::init`] is called by the whole CTA, checks that the barriers lie
+//! inside the bytes the kernel declares, on 8 bytes, with a count the hardware takes, has one
+//! thread initialise them and publishes that to the copy engine and to every thread before any
+//! returns. So safe code cannot aim an mbarrier operation past the kernel's shared memory nor
+//! use a barrier before its initialisation; the raw offsets underneath are `unsafe`
+//! ([`Hopper::mbarrier_init`] and the rest).
+//!
+//! Not checked yet, as for every handle on shared memory (the tiles, the scratch of collective
+//! operations, a [`SharedWindow`](crate::SharedWindow)): that no other handle covers a
+//! barrier's bytes, and that the same bytes are not initialised twice while in use. One
+//! allocator for a kernel's shared memory would; until then a kernel keeps them apart, and the
+//! simulator reports a barrier whose bytes are written or initialised again.
 
 use crate::hopper::Hopper;
-use crate::thread::Thread;
+use crate::thread::{declares_at_least, inside_declared};
 
-/// `N` mbarriers, one after another from a byte offset of the kernel's shared memory.
+/// `N` initialised mbarriers, one after another from a byte offset of the kernel's shared
+/// memory (from [`MBarriers::init`]).
 #[derive(Clone, Copy)]
 pub struct MBarriers<const N: u32> {
     offset: u32,
 }
 
-/// One mbarrier of the kernel's shared memory (from [`MBarrier::new`] or
-/// [`MBarriers::index`]).
+/// One initialised mbarrier of the kernel's shared memory (from [`MBarriers::index`]).
 #[derive(Clone, Copy)]
 pub struct MBarrier {
     offset: u32,
 }
 
-/// Whether bytes `offset..offset + bytes` lie inside the shared memory `T`'s kernel declares.
-/// A thread that does not know them is on the simulator (which checks every access itself): a
-/// GPU thread must know them, a compile error naming `what`'s kind of handle otherwise.
-#[inline(always)]
-pub(crate) fn inside_declared<T: Thread>(offset: u32, bytes: u32) -> bool {
-    const {
-        #[cfg(target_arch = "nvptx64")]
-        assert!(
-            T::SHARED_BYTES.is_some(),
-            "a shared-memory handle (SharedTiles, MBarriers) needs a thread that knows its \
-             kernel's shared bytes (a GpuThread with SHARED = u32::MAX does not): make it with \
-             the kernel's bytes, as #[kernel] does"
-        );
-    };
-    match T::SHARED_BYTES {
-        Some(have) => bytes <= have && offset <= have - bytes,
-        None => true,
-    }
-}
+/// The arrivals one phase of an mbarrier may expect (`mbarrier.init` takes 1 to 2^20 - 1), and
+/// the most bytes of async copies it may expect.
+pub const MAX_ARRIVALS: u32 = (1 << 20) - 1;
 
 impl<const N: u32> MBarriers<N> {
     /// Bytes the `N` barriers span.
@@ -52,24 +40,42 @@ impl<const N: u32> MBarriers<N> {
         8 * N
     };
 
-    /// The `N` barriers from byte `offset` on, checked once for all of them: a trap (a panic
-    /// on the simulator) unless they lie inside the bytes the kernel declares and `offset` is
-    /// a multiple of 8. More barriers than the kernel declares bytes for is a compile error.
+    /// The `N` barriers from byte `offset` on, each expecting `count` arrivals per phase.
+    /// Every thread of the CTA calls this, together (it ends in a CTA barrier,
+    /// [`Thread::sync_block`](crate::Thread::sync_block)): thread 0 of warp 0 initialises
+    /// them, fences the initialisations for the copy engine ([`Hopper::fence_mbarrier_init`]),
+    /// and the barrier publishes them. A trap (a panic on
+    /// the simulator) unless they lie inside the bytes the kernel declares, `offset` is a
+    /// multiple of 8 and `count` is 1 to [`MAX_ARRIVALS`]; more barriers than the kernel
+    /// declares bytes for is a compile error.
     #[inline(always)]
-    pub fn new<T: Thread>(t: &T, offset: u32) -> Self {
-        let _ = t;
+    #[allow(unsafe_code)]
+    pub fn init<T: Hopper>(t: &T, offset: u32, count: u32) -> Self {
         const {
-            if let Some(have) = T::SHARED_BYTES {
-                assert!(
-                    Self::BYTES <= have,
-                    "MBarriers: the barriers need more shared memory than the kernel declares"
-                );
-            }
+            assert!(
+                declares_at_least(T::SHARED_BYTES, Self::BYTES),
+                "MBarriers: the barriers need more shared memory than the kernel declares"
+            )
         };
         assert!(
             inside_declared::<T>(offset, Self::BYTES) && offset.is_multiple_of(8),
             "MBarriers: not inside the kernel's shared memory, or not on 8 bytes"
         );
+        assert!(
+            (1..=MAX_ARRIVALS).contains(&count),
+            "MBarriers: a phase expects 1 to 2^20 - 1 arrivals"
+        );
+        if t.warp() == 0 && t.lane() == 0 {
+            let mut i = 0;
+            while i < N {
+                // SAFETY: inside the kernel's shared memory and on 8 bytes (checked above); one
+                // thread initialises each barrier once, before any use (the CTA barrier below).
+                unsafe { t.mbarrier_init(offset + 8 * i, count) };
+                i += 1;
+            }
+            t.fence_mbarrier_init();
+        }
+        t.sync_block();
         MBarriers { offset }
     }
 
@@ -82,14 +88,19 @@ impl<const N: u32> MBarriers<N> {
         }
     }
 
-    /// Initialise each barrier to expect `count` arrivals per phase ([`MBarrier::init`]).
+    /// The first `A` barriers and the `B` after them, as two rings (`A + B = N`, a compile
+    /// error otherwise): one initialisation for barriers of two roles.
     #[inline(always)]
-    pub fn init<T: Hopper>(&self, t: &T, count: u32) {
-        let mut i = 0;
-        while i < N {
-            self.index(i).init(t, count);
-            i += 1;
-        }
+    pub fn split<const A: u32, const B: u32>(self) -> (MBarriers<A>, MBarriers<B>) {
+        const { assert!(A + B == N, "MBarriers::split: the parts are not the ring") };
+        (
+            MBarriers {
+                offset: self.offset,
+            },
+            MBarriers {
+                offset: self.offset + MBarriers::<A>::BYTES,
+            },
+        )
     }
 
     /// The byte offset of the first barrier.
@@ -105,47 +116,38 @@ impl<const N: u32> MBarriers<N> {
     }
 }
 
+// SAFETY (each method): the barrier lies inside the kernel's shared memory on 8 bytes and was
+// initialised and published before its handle existed (`MBarriers::init`); that nothing else
+// covers its bytes is what the module doc says is not checked yet.
 #[allow(unsafe_code)]
 impl MBarrier {
-    /// The barrier at byte `offset`, checked as [`MBarriers::new`] checks.
-    #[inline(always)]
-    pub fn new<T: Thread>(t: &T, offset: u32) -> Self {
-        MBarriers::<1>::new(t, offset).index(0)
-    }
-
     /// Its byte offset in the kernel's shared memory.
     #[inline(always)]
     pub const fn offset(self) -> u32 {
         self.offset
     }
 
-    /// `mbarrier.init`: expect `count` arrivals per phase. One thread initialises a barrier;
-    /// [`Hopper::fence_mbarrier_init`] and a CTA barrier publish it to the others.
-    #[inline(always)]
-    pub fn init<T: Hopper>(self, t: &T, count: u32) {
-        // SAFETY: checked inside the kernel's shared memory and on 8 bytes when made.
-        unsafe { t.mbarrier_init(self.offset, count) }
-    }
-
     /// `mbarrier.arrive`: [`Hopper::mbarrier_arrive`].
     #[inline(always)]
     pub fn arrive<T: Hopper>(self, t: &T) {
-        // SAFETY: as in `init`.
         unsafe { t.mbarrier_arrive(self.offset) }
     }
 
     /// `mbarrier.arrive.expect_tx`: the phase also waits for `bytes` more bytes of async
-    /// copies ([`Hopper::mbarrier_arrive_expect_tx`]).
+    /// copies ([`Hopper::mbarrier_arrive_expect_tx`]): a trap (a panic on the simulator) past
+    /// the hardware's count, [`MAX_ARRIVALS`] as for arrivals.
     #[inline(always)]
     pub fn arrive_expect_tx<T: Hopper>(self, t: &T, bytes: u32) {
-        // SAFETY: as in `init`.
+        assert!(
+            bytes <= MAX_ARRIVALS,
+            "MBarrier::arrive_expect_tx: a phase expects at most 2^20 - 1 bytes"
+        );
         unsafe { t.mbarrier_arrive_expect_tx(self.offset, bytes) }
     }
 
     /// Whether the phase of parity `parity` has completed ([`Hopper::mbarrier_try_wait`]).
     #[inline(always)]
     pub fn try_wait<T: Hopper>(self, t: &T, parity: u32) -> bool {
-        // SAFETY: as in `init`.
         unsafe { t.mbarrier_try_wait(self.offset, parity) }
     }
 
@@ -153,7 +155,6 @@ impl MBarrier {
     /// wrote is visible to this thread after.
     #[inline(always)]
     pub fn wait<T: Hopper>(self, t: &T, parity: u32) {
-        // SAFETY: as in `init`.
         unsafe { t.mbarrier_wait(self.offset, parity) }
     }
 }

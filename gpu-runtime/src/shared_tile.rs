@@ -15,10 +15,9 @@ use core::marker::PhantomData;
 use crate::element::Element;
 use crate::hopper::Hopper;
 use crate::layout::{Layout, Registers};
-use crate::mbarrier::inside_declared;
 use crate::mma::MmaInput;
 use crate::nvmma::NvmmaTile;
-use crate::thread::Thread;
+use crate::thread::{declares_at_least, inside_declared, Thread};
 use crate::tile::Tile;
 use crate::wgmma::Wgmma;
 use const_format::StrWriter;
@@ -181,25 +180,24 @@ impl<S: Layout, E: Element, const N: u32> SharedTiles<S, E, N> {
         Self::checked::<T>(offset, aligned)
     }
 
-    /// The tiles at `offset` if they lie inside the kernel's declared bytes and `ok` holds; a
-    /// trap (a panic on the simulator) otherwise.
+    /// The tiles at `offset` if they lie inside the kernel's declared bytes and `start_ok` (the
+    /// start's own check: aligned, or not wrapped) holds; a trap (a panic on the simulator)
+    /// otherwise.
     #[inline(always)]
-    fn checked<T: Thread>(offset: u32, ok: bool) -> Self {
+    fn checked<T: Thread>(offset: u32, start_ok: bool) -> Self {
         const {
             assert!(
                 N == 1 || SharedTile::<S, E>::BYTES.is_multiple_of(SharedTile::<S, E>::ALIGN),
                 "SharedTiles: the tile's size is not a multiple of its alignment, so the second \
                  tile of the ring would start off it"
             );
-            if let Some(have) = T::SHARED_BYTES {
-                assert!(
-                    Self::BYTES <= have,
-                    "SharedTiles: the tiles need more shared memory than the kernel declares"
-                );
-            }
+            assert!(
+                declares_at_least(T::SHARED_BYTES, Self::BYTES),
+                "SharedTiles: the tiles need more shared memory than the kernel declares"
+            );
         };
         assert!(
-            inside_declared::<T>(offset, Self::BYTES) && ok,
+            inside_declared::<T>(offset, Self::BYTES) && start_ok,
             "SharedTiles: not inside the kernel's shared memory, or not aligned to its swizzle pattern"
         );
         SharedTiles {

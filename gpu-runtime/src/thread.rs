@@ -336,6 +336,42 @@ pub fn select(cond: bool, a: u32, b: u32) -> u32 {
     }
 }
 
+/// Whether bytes `offset..offset + bytes` lie inside the dynamic shared memory `T`'s kernel
+/// declares: the one bounds rule of the shared-memory handles ([`SharedTiles`],
+/// [`MBarriers`]), whose constructors also assert [`declares_at_least`] at compile time. A
+/// thread that does not know its bytes is on the simulator, which checks every access itself
+/// (a GPU thread must know them: a compile error otherwise).
+///
+/// [`SharedTiles`]: crate::SharedTiles
+/// [`MBarriers`]: crate::MBarriers
+#[inline(always)]
+#[cfg_attr(target_arch = "spirv", allow(dead_code))]
+pub(crate) fn inside_declared<T: Thread>(offset: u32, bytes: u32) -> bool {
+    const {
+        #[cfg(target_arch = "nvptx64")]
+        assert!(
+            T::SHARED_BYTES.is_some(),
+            "a shared-memory handle (SharedTiles, MBarriers) needs a thread that knows its \
+             kernel's shared bytes (a GpuThread with SHARED = u32::MAX does not): make it with \
+             the kernel's bytes, as #[kernel] does"
+        );
+    };
+    match T::SHARED_BYTES {
+        Some(have) => bytes <= have && offset <= have - bytes,
+        None => offset.checked_add(bytes).is_some(),
+    }
+}
+
+/// Whether a kernel declaring `have` shared bytes (`None`: not known here) has room for
+/// `bytes`: a handle's compile-time check, before [`inside_declared`] places it.
+#[cfg_attr(target_arch = "spirv", allow(dead_code))]
+pub(crate) const fn declares_at_least(have: Option<u32>, bytes: u32) -> bool {
+    match have {
+        Some(have) => bytes <= have,
+        None => true,
+    }
+}
+
 /// What a collective operation on the scratch is, for [`scratch_fits`]'s message: `op` of
 /// `layout`, along `dim` or to `to` (empty: none).
 pub(crate) struct ScratchUse<'a> {

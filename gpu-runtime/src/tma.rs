@@ -66,8 +66,9 @@ impl<S: Layout, E: Element> TmaTile<S, E> {
             // SAFETY: the boxes fill `dst`'s tile, which was checked inside the kernel's shared
             // memory and aligned when it was made, when the map was encoded with this tile's
             // `BOX` and `SWIZZLE` (the kernel's maps are; a launcher does not check it yet);
-            // `bar` was checked inside the kernel's shared memory when it was made, and its
-            // initialisation is the caller's, as for every use of an `MBarrier`.
+            // `bar` was checked inside the kernel's shared memory, initialised and published
+            // when its ring was made (that no other handle covers either is not checked yet:
+            // the `mbarrier` module's doc).
             unsafe {
                 t.tma_load_2d(
                     dst + j * tile.box_bytes(),

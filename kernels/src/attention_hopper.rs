@@ -407,12 +407,10 @@ pub fn attention_hopper_tile<
     let d = H::D;
     let (row0, base) = (bx * HATTN_BLOCK_M, head * seq);
     let issuer = t.warp() == 0 && t.lane() == 0;
-    let (q_bar, bars) = (
-        MBarriers::<1>::new(t, 0),
-        MBarriers::new(t, MBarriers::<1>::BYTES),
-    );
-    let q_tile = SharedTiles::<H::QSmem, E, 1>::after(t, bars.end()).index(0);
-    let kt = SharedTiles::new(t, q_tile.offset() + SharedTile::<H::QSmem, E>::BYTES);
+    let (q_bar, bars) = MBarriers::<{ 1 + STAGES }>::init(t, 0, 1).split::<1, STAGES>();
+    let q_tiles = SharedTiles::<H::QSmem, E, 1>::after(t, bars.end());
+    let (q_bar, q_tile) = (q_bar.index(0), q_tiles.index(0));
+    let kt = SharedTiles::new(t, q_tiles.end());
     let ops = Operands::<E, H, NO, NL> {
         k,
         v,
@@ -427,13 +425,6 @@ pub fn attention_hopper_tile<
         scale_log2,
         issuer,
     };
-    let q_bar = q_bar.index(0);
-    if issuer {
-        q_bar.init(t, 1);
-        bars.init(t, 1);
-        t.fence_mbarrier_init();
-    }
-    t.sync_block();
     // Causal: key blocks past the last query row of this CTA are all masked.
     let end = if causal {
         seq.min(row0 + HATTN_BLOCK_M)

@@ -64,7 +64,7 @@ pub(crate) const STAGE_BYTES: u32 = A_BYTES
         TmaTile::<HopSharedBT, u16>::BYTES,
     );
 /// The mbarriers (one per stage) come first; the stages start at the next 1024-byte boundary
-/// of the shared window (the swizzle pattern's), at most 1024 bytes later.
+/// of the shared window (the swizzle pattern's), at most 1023 bytes later.
 const BARRIERS: u32 = MBarriers::<HOP_STAGES>::BYTES;
 /// Shared memory per CTA: barriers, alignment, the stages (reused by the epilogue).
 pub const HOP_SMEM: u32 = BARRIERS
@@ -171,7 +171,7 @@ pub fn gemm_hopper_tiles<T: Hopper, E: MmaInput>(
     mnk: [u32; 3],
     b_col_major: bool,
 ) {
-    let full = MBarriers::new(t, 0);
+    let full = MBarriers::init(t, 0, 1);
     let ops = Operands::new(t, (a, b), full, full.end());
     if b_col_major {
         tiles(t, &ops.column_major_b(), c, mnk);
@@ -189,11 +189,6 @@ fn tiles<T: Hopper, E: MmaInput, B: Layout>(
     mnk: [u32; 3],
 ) {
     let first = t.warp() == 0 && t.lane() == 0;
-    if first {
-        ops.full.init(t, 1);
-        t.fence_mbarrier_init();
-    }
-    t.sync_block();
     let ([m, n, k], mut done) = (mnk, 0);
     let (steps, tiles) = (k / 64, (m / 128) * (n / 256));
     // The tile walk of `each_tile`, written out: through a closure LLVM schedules this K loop

@@ -53,14 +53,8 @@ pub fn gemm_hopper_ws_tiles<T: Hopper, E: MmaInput>(
     mnk: [u32; 3],
     b_col_major: bool,
 ) {
-    let full = MBarriers::new(t, 0);
-    let empty = MBarriers::new(t, full.end());
-    if t.warp() == 0 && t.lane() == 0 {
-        full.init(t, 1);
-        empty.init(t, HopAcc::THREADS);
-        t.fence_mbarrier_init();
-    }
-    t.sync_block();
+    let full = MBarriers::init(t, 0, 1);
+    let empty = MBarriers::init(t, full.end(), HopAcc::THREADS);
     let ops = Operands::new(t, (a, b), full, empty.end());
     if b_col_major {
         roles(t, &ops.column_major_b(), empty, c, mnk);
