@@ -375,3 +375,37 @@ mod global_memory {
         );
     }
 }
+
+/// A shared window is checked inside the kernel's declared bytes and on 16 bytes where it is
+/// made (a trap on the GPU, a panic here), and is the shared memory of what runs through it.
+#[test]
+fn a_shared_window_past_the_kernel_s_bytes_or_off_16_bytes_is_refused() {
+    use linear_layouts::runtime::kernel::KernelThread;
+    use linear_layouts::SharedWindow;
+    for (base, inside) in [(0, true), (4096 - 64, true), (4096 - 48, false), (8, false)] {
+        let r = launch(Launch::new(1, 32, 4096), move |t| {
+            // SAFETY: the launch gives the kernel 4096 bytes.
+            let k = unsafe { KernelThread::<_, 4096>::new(t) };
+            let w = SharedWindow::<_, 64>::new(&k, base);
+            assert_eq!(
+                <SharedWindow<'_, KernelThread<'_, SimThread<'_>, 4096>, 64> as Thread>::SHARED_BYTES,
+                Some(64)
+            );
+            // The window's 64 bytes: one word from each of 16 lanes.
+            if t.lane() < 16 {
+                unsafe { w.st_shared(4 * t.lane(), 4, [t.lane(), 0, 0, 0]) };
+            }
+        });
+        match inside {
+            true => r.expect("a window inside the kernel's bytes"),
+            false => {
+                let e = r.expect_err("a window past the kernel's bytes or off 16 bytes");
+                assert!(
+                    e.has(IssueKind::Panic) && e.to_string().contains("SharedWindow: not inside"),
+                    "{}",
+                    e
+                );
+            }
+        }
+    }
+}

@@ -366,12 +366,24 @@ impl<E: Element, const N: usize, X: ExecuteAccess<E, N>> SharedStore<E, N, X> {
     /// other threads read).
     #[inline(always)]
     pub fn store<T: Thread>(&self, t: &T, src: &[E; N]) {
+        fits_declared::<T>(self.cost.shared_bytes);
         X::store(&self.access, t, src)
     }
     /// The same tables, interpreted.
     pub const fn interpreted(&self) -> SharedStore<E, N, Interpret> {
         SharedStore::new(self.access, self.cost)
     }
+}
+
+/// A trap (a panic on the simulator) unless a shared layout of `bytes` fits the shared memory
+/// `T` declares (the kernel's, or a [`SharedWindow`](crate::SharedWindow)'s): the tables'
+/// addresses stay inside it. The tables are consts, so this folds away where it holds.
+#[inline(always)]
+pub(crate) fn fits_declared<T: Thread>(bytes: u32) {
+    assert!(
+        crate::thread::declares_at_least(T::SHARED_BYTES, bytes),
+        "a shared layout larger than the kernel's shared memory (or its SharedWindow's)"
+    );
 }
 
 impl<E, const N: usize, X> SharedLoad<E, N, X> {
@@ -389,6 +401,7 @@ impl<E: Element, const N: usize, X: ExecuteAccess<E, N>> SharedLoad<E, N, X> {
     /// Load this thread's values.
     #[inline(always)]
     pub fn load<T: Thread>(&self, t: &T) -> [E; N] {
+        fits_declared::<T>(self.cost.shared_bytes);
         X::load(&self.access, t)
     }
     /// The same tables, interpreted.

@@ -114,14 +114,15 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
                 "AsyncCopy: the tensor's elements are not the store's size"
             )
         };
+        crate::convert::fits_declared::<T>(self.shared_bytes);
         let a = &self.access;
         let bytes = a.vec * G::BITS / 8;
         store_addresses(a, t, |v, smem| {
             let reg = a.regs[v * a.vec as usize] as usize;
             let i = Tile::<L, G, N>::index(t, reg, origin, strides);
             // SAFETY: `smem` is the shared layout's own address of the vector (inside the
-            // layout's bytes, which the kernel's `shared` bytes cover); the copies land by the
-            // wait of their group, before any read that a barrier orders after it.
+            // layout's bytes, which the kernel's shared bytes cover: checked above); the copies
+            // land by the wait of their group, before any read that a barrier orders after it.
             unsafe { src.copy_to_shared(t, i, bytes, smem) };
         });
     }
@@ -147,6 +148,7 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
                 "AsyncCopy: the tensor's elements are not the store's size"
             )
         };
+        crate::convert::fits_declared::<T>(self.shared_bytes);
         let a = &self.access;
         let (vec, bytes) = (a.vec as usize, a.vec * G::BITS / 8);
         store_addresses(a, t, |v, smem| {

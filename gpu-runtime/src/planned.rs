@@ -414,6 +414,13 @@ impl<A: Layout, B: Layout, E: Element, S> Generic<A, B, E, S> {
         const {
             if let Route::Store(_) = Planned::<A, B, E>::ROUTE {
                 registers::<A>(N, "source");
+                let what = ScratchUse {
+                    op: "the shared store",
+                    layout: A::NAME,
+                    dim: None,
+                    to: B::NAME,
+                };
+                scratch_fits(T::SHARED_BYTES, Planned::<A, B, E>::COST.shared_bytes, what);
             }
         };
         if const { !REPLAY || Planned::<A, B, E>::STORE_TAPE.overflow } {
@@ -429,6 +436,13 @@ impl<A: Layout, B: Layout, E: Element, S> Generic<A, B, E, S> {
         const {
             if let Route::Load(_) = Planned::<A, B, E>::ROUTE {
                 registers::<B>(N, "destination");
+                let what = ScratchUse {
+                    op: "the shared load",
+                    layout: A::NAME,
+                    dim: None,
+                    to: B::NAME,
+                };
+                scratch_fits(T::SHARED_BYTES, Planned::<A, B, E>::COST.shared_bytes, what);
             }
         };
         if const { !REPLAY || Planned::<A, B, E>::LOAD_TAPE.overflow } {

@@ -39,8 +39,9 @@ pub unsafe trait Thread {
     /// its `#[kernel]`), where it is known at compile time: the thread `#[kernel]` gives its
     /// body on the GPU and on the simulator. Conversions, reductions and scans assert that
     /// their scratch (from offset 0) fits in it when they are compiled, an error naming both
-    /// sizes. `None`: not known here (a thread made by hand, a [`SharedWindow`] at a run-time
-    /// base); the simulator still checks every access against the launch's bytes.
+    /// sizes, and shared stores, loads and async copies that their layout does. A
+    /// [`SharedWindow`] has its own. `None`: not known here (a thread made by hand); the
+    /// simulator still checks every access against the launch's bytes.
     ///
     /// [`SharedWindow`]: crate::SharedWindow
     const SHARED_BYTES: Option<u32> = None;

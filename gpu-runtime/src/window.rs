@@ -1,33 +1,46 @@
-//! A thread that sees shared memory from a byte offset on ([`SharedWindow`]): the stages of a
-//! pipeline are copies of one shared layout at different bases, and every access a conversion,
-//! a shared load or an async copy makes through the window lands in its stage.
+//! A thread that sees `BYTES` of shared memory from a byte offset on ([`SharedWindow`]): the
+//! stages of a pipeline are copies of one shared layout at different bases, and every access a
+//! conversion, a shared load or an async copy makes through the window lands in its stage. The
+//! window is checked inside the kernel's shared memory when made, and is the kernel's shared
+//! memory to what runs through it: each operation's bytes are checked against `BYTES`.
 
-use crate::thread::{CopySource, Thread};
+use crate::thread::{declares_at_least, inside_declared, CopySource, Thread};
 
 /// `t`, with every shared-memory address offset by `base` bytes (a multiple of 16, so vector
-/// and matrix accesses stay aligned). Everything else is `t`'s. The shared-memory contract of
-/// [`Thread`] holds for the bytes the window reaches: `base + byte_offset` on.
+/// and matrix accesses stay aligned), and `BYTES` of shared memory from there
+/// ([`Thread::SHARED_BYTES`]). Everything else is `t`'s.
 #[derive(Clone, Copy, Debug)]
-pub struct SharedWindow<'a, T> {
+pub struct SharedWindow<'a, T, const BYTES: u32> {
     t: &'a T,
     base: u32,
 }
 
-impl<'a, T: Thread> SharedWindow<'a, T> {
-    /// `t`'s shared memory from byte `base` on.
+impl<'a, T: Thread, const BYTES: u32> SharedWindow<'a, T, BYTES> {
+    /// `t`'s shared memory from byte `base` on, `BYTES` of it: a trap (a panic on the
+    /// simulator) unless they lie inside the bytes the kernel declares and `base` is a
+    /// multiple of 16. A window larger than the kernel's bytes is a compile error.
     #[inline(always)]
     pub fn new(t: &'a T, base: u32) -> Self {
-        debug_assert!(
-            base.is_multiple_of(16),
-            "a shared window starts on 16 bytes"
+        const {
+            assert!(
+                declares_at_least(T::SHARED_BYTES, BYTES),
+                "SharedWindow: the window is larger than the kernel's shared memory"
+            )
+        };
+        assert!(
+            inside_declared::<T>(base, BYTES) && base.is_multiple_of(16),
+            "SharedWindow: not inside the kernel's shared memory, or not on 16 bytes"
         );
         SharedWindow { t, base }
     }
 }
 
-// SAFETY: the wrapped thread's ids and barriers; it knows no shared bytes of its own.
+// SAFETY: the wrapped thread's ids and barriers; its shared memory is the window's `BYTES`,
+// checked inside the wrapped thread's when the window was made, and every access goes through
+// `base`.
 #[allow(unsafe_code)]
-unsafe impl<T: Thread> Thread for SharedWindow<'_, T> {
+unsafe impl<T: Thread, const BYTES: u32> Thread for SharedWindow<'_, T, BYTES> {
+    const SHARED_BYTES: Option<u32> = Some(BYTES);
     crate::thread::forward_thread!(
         opaque,
         scratch_reads,

@@ -105,7 +105,8 @@ const fn q_shared(h: usize) -> bool {
 }
 /// Bytes of Kᵀ's tile in a stage (V's follows it), and of a stage.
 const KT_BYTES: u32 = COPY_KT.shared_bytes();
-const STAGE_BYTES: u32 = KT_BYTES + COPY_V.shared_bytes();
+const V_BYTES: u32 = COPY_V.shared_bytes();
+const STAGE_BYTES: u32 = KT_BYTES + V_BYTES;
 /// The stages start past Q's conversion's scratch (the first copies start before it is read).
 const STAGES_AT: u32 = convert!(AttnRows => AttnQ, u16).cost.shared_bytes;
 
@@ -219,7 +220,7 @@ impl<const H: usize> Stages<H> {
     /// Chunk `h` of V in block `j`'s stage.
     #[inline(always)]
     fn v(j: u32, h: usize) -> u32 {
-        Self::at(j) + H as u32 * KT_BYTES + h as u32 * (STAGE_BYTES - KT_BYTES)
+        Self::at(j) + H as u32 * KT_BYTES + h as u32 * V_BYTES
     }
 }
 
@@ -297,7 +298,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
     let mut qa: [[E; NQ]; H] = splat(splat(E::default()));
     if q_shared(H) {
         unroll!(H, |h| {
-            let qs = SharedWindow::new(t, Stages::<H>::q(h));
+            let qs = SharedWindow::<_, Q_BYTES>::new(t, Stages::<H>::q(h));
             COPY_Q.start_masked(&qs, q, [base + row0, 64 * h as u32], [d, 1], bounds);
         });
     } else {
@@ -319,9 +320,9 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
         let k0 = base + j * ATTN_BLOCK_N;
         unroll!(H, |h| {
             let c = 64 * h as u32;
-            let kt = SharedWindow::new(t, Stages::<H>::kt(j, h));
+            let kt = SharedWindow::<_, KT_BYTES>::new(t, Stages::<H>::kt(j, h));
             COPY_KT.start_masked(&kt, k, [c, k0], [1, d], [d, base + seq]);
-            let vs = SharedWindow::new(t, Stages::<H>::v(j, h));
+            let vs = SharedWindow::<_, V_BYTES>::new(t, Stages::<H>::v(j, h));
             COPY_V.start_masked(&vs, v, [k0, c], [d, 1], bounds);
         });
     };
@@ -340,13 +341,13 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
         t.cp_async_commit();
         let mut s = Tile::<AttnS, f32, _>::splat(0.0);
         unroll!(H, |h| {
-            let ks = SharedWindow::new(r, Stages::<H>::kt(j, h));
+            let ks = SharedWindow::<_, KT_BYTES>::new(r, Stages::<H>::kt(j, h));
             let kt =
                 Tile::<AttnKt, E, _>::new(halves(convert!(AttnKtSmem => AttnKt, u16).load(&ks)));
             let qh = match q_shared(H) {
                 true => halves(
                     convert!(AttnQSmem => AttnQ, u16)
-                        .load(&SharedWindow::new(r, Stages::<H>::q(h))),
+                        .load(&SharedWindow::<_, Q_BYTES>::new(r, Stages::<H>::q(h))),
                 ),
                 false => qa[h],
             };
@@ -364,7 +365,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
         // The accumulator's registers are operand A's: planned from the layouts, no instruction.
         let pa = p.to::<E>().convert_into::<AttnP, NP>(t);
         unroll!(H, |h| {
-            let vs = SharedWindow::new(r, Stages::<H>::v(j, h));
+            let vs = SharedWindow::<_, V_BYTES>::new(r, Stages::<H>::v(j, h));
             let va = Tile::<AttnV, E, _>::new(halves(convert!(AttnVSmem => AttnV, u16).load(&vs)));
             acc[h] = pa.dot(t, &va, acc[h] * alpha_o);
         });

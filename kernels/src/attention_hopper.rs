@@ -106,8 +106,8 @@ pub trait HopperHead<const NO: usize, const NL: usize> {
     type Rows: Registers<NL>;
     /// Bytes of O's conversion's scratch.
     const OUT_BYTES: u32;
-    /// O in `Rows`, through shared memory (`t`: a window at its scratch).
-    fn rows<T: Thread>(t: &T, o: &[f32; NO]) -> [f32; NL];
+    /// O in `Rows`, through the [`Self::OUT_BYTES`] of shared memory from byte `scratch` on.
+    fn rows<T: Thread>(t: &T, scratch: u32, o: &[f32; NO]) -> [f32; NL];
 }
 
 /// A [`HopperHead`] impl from its layouts.
@@ -130,9 +130,13 @@ macro_rules! hopper_head {
             #[inline(always)]
             fn rows<T: Thread>(
                 t: &T,
+                scratch: u32,
                 o: &[f32; $o::ELEMENTS_PER_THREAD as usize],
             ) -> [f32; $rows::ELEMENTS_PER_THREAD as usize] {
-                convert!($o => $rows, f32).run(t, o)
+                let w = SharedWindow::<_, { convert!($o => $rows, f32).cost.shared_bytes }>::new(
+                    t, scratch,
+                );
+                convert!($o => $rows, f32).run(&w, o)
             }
         }
     };
@@ -482,8 +486,7 @@ pub fn attention_hopper_tile<
         .reshape::<H::RowO>()
         .broadcast_into::<1, H::O, NO>();
     let out = acc * inv;
-    let qs = SharedWindow::new(t, q_tile.offset());
-    let out = Tile::<H::Rows, f32, _>::new(H::rows(&qs, &out.values)).to::<E>();
+    let out = Tile::<H::Rows, f32, _>::new(H::rows(t, q_tile.offset(), &out.values)).to::<E>();
     out.store_masked_aligned(t, o, [base + row0, 0], [d, 1], [base + seq, d]);
 }
 

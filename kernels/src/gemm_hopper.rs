@@ -67,12 +67,9 @@ pub(crate) const STAGE_BYTES: u32 = A_BYTES
 /// of the shared window (the swizzle pattern's), at most 1023 bytes later.
 const BARRIERS: u32 = MBarriers::<HOP_STAGES>::BYTES;
 /// Shared memory per CTA: barriers, alignment, the stages (reused by the epilogue).
-pub const HOP_SMEM: u32 = BARRIERS
-    + 1024
-    + max(
-        HOP_STAGES * STAGE_BYTES,
-        convert!(HopAcc => HopOut, u16).cost.shared_bytes,
-    );
+pub const HOP_SMEM: u32 = BARRIERS + 1024 + max(HOP_STAGES * STAGE_BYTES, EPILOGUE_BYTES);
+/// The epilogue's conversion's scratch (it reuses the stages).
+const EPILOGUE_BYTES: u32 = convert!(HopAcc => HopOut, u16).cost.shared_bytes;
 
 /// Where the operands are; `B` is B's stage layout ([`HopSharedB`] for a row-major B,
 /// [`HopSharedBT`] for a column-major one: a type, so that each order's loop is straight-line
@@ -266,7 +263,7 @@ pub(crate) fn epilogue<T: Thread, E: MmaInput>(
     at: [u32; 2],
     n: u32,
 ) {
-    let window = SharedWindow::new(t, scratch);
+    let window = SharedWindow::<_, EPILOGUE_BYTES>::new(t, scratch);
     let out =
         convert!(HopAcc => HopOut, u16).run(&window, &map(acc, |x| E::cast(x).to_bits() as u16));
     Tile::<HopOut, E, _>::new(halves(out)).store(t, c, at, [n, 1]);

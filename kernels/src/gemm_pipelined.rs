@@ -62,7 +62,8 @@ const COPY_BT: AsyncCopy<PipeBLoadT, u16, NL> =
 /// Bytes of A's part of a stage (B's follows it).
 const A_BYTES: u32 = COPY_A.shared_bytes();
 /// Bytes of one stage.
-const STAGE_BYTES: u32 = A_BYTES + max(COPY_B.shared_bytes(), COPY_BT.shared_bytes());
+const B_BYTES: u32 = max(COPY_B.shared_bytes(), COPY_BT.shared_bytes());
+const STAGE_BYTES: u32 = A_BYTES + B_BYTES;
 /// Shared memory per CTA: the stages, reused by the epilogue's conversion.
 pub const PIPE_SMEM: u32 = max(
     STAGES * STAGE_BYTES,
@@ -83,8 +84,13 @@ impl<E: MmaInput> Operands<'_, '_, E> {
     #[inline(always)]
     fn start<T: Thread>(&self, t: &T, [row0, col0]: [u32; 2], step: u32, stage: u32) {
         let (k0, base) = (32 * step, stage * STAGE_BYTES);
-        COPY_A.start(&SharedWindow::new(t, base), self.a, [row0, k0], [self.k, 1]);
-        let tb = SharedWindow::new(t, base + A_BYTES);
+        COPY_A.start(
+            &SharedWindow::<_, A_BYTES>::new(t, base),
+            self.a,
+            [row0, k0],
+            [self.k, 1],
+        );
+        let tb = SharedWindow::<_, B_BYTES>::new(t, base + A_BYTES);
         if self.b_col_major {
             COPY_BT.start(&tb, self.b, [k0, col0], [1, self.k]);
         } else {
@@ -101,9 +107,9 @@ impl<E: MmaInput> Operands<'_, '_, E> {
         acc: Tile<PipeAcc, f32, NC>,
     ) -> Tile<PipeAcc, f32, NC> {
         let base = stage * STAGE_BYTES;
-        let ta = SharedWindow::new(t, base);
+        let ta = SharedWindow::<_, A_BYTES>::new(t, base);
         let fa = Tile::<PipeA, E, _>::new(halves(convert!(PipeSharedA => PipeA, u16).load(&ta)));
-        let tb = SharedWindow::new(t, base + A_BYTES);
+        let tb = SharedWindow::<_, B_BYTES>::new(t, base + A_BYTES);
         let fb = Tile::<PipeB, E, _>::new(halves(if self.b_col_major {
             convert!(PipeSharedBT => PipeB, u16).load(&tb)
         } else {
