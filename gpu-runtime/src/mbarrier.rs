@@ -41,10 +41,11 @@ impl<const N: u32> MBarriers<N> {
     };
 
     /// The `N` barriers from byte `offset` on, each expecting `count` arrivals per phase.
-    /// Every thread of the CTA calls this, together (it ends in a CTA barrier,
-    /// [`Thread::sync_block`](crate::Thread::sync_block)): thread 0 of warp 0 initialises
-    /// them, fences the initialisations for the copy engine ([`Hopper::fence_mbarrier_init`]),
-    /// and the barrier publishes them. A trap (a panic on
+    /// Every thread of the CTA calls this, together, on the CTA's own thread (a
+    /// [`Partition`](crate::Partition)'s is a compile error: its warps count from each role's
+    /// first, its barrier is the role's): it ends in a CTA barrier ([`Thread::sync_block`](crate::Thread::sync_block)); thread 0 of warp 0
+    /// initialises them, fences the initialisations for the copy engine
+    /// ([`Hopper::fence_mbarrier_init`]), and the barrier publishes them. A trap (a panic on
     /// the simulator) unless they lie inside the bytes the kernel declares, `offset` is a
     /// multiple of 8 and `count` is 1 to [`MAX_ARRIVALS`]; more barriers than the kernel
     /// declares bytes for is a compile error.
@@ -55,7 +56,12 @@ impl<const N: u32> MBarriers<N> {
             assert!(
                 declares_at_least(T::SHARED_BYTES, Self::BYTES),
                 "MBarriers: the barriers need more shared memory than the kernel declares"
-            )
+            );
+            assert!(
+                !T::PARTITION,
+                "MBarriers::init: the whole CTA initialises its barriers, on the CTA's thread, \
+                 not a Partition's (each role has a warp 0, and its barrier is the role's)"
+            );
         };
         assert!(
             inside_declared::<T>(offset, Self::BYTES) && offset.is_multiple_of(8),

@@ -47,6 +47,7 @@ impl<'a, T: Hopper> Partition<'a, T> {
 // which its collective operations (and its named barrier) run over.
 #[allow(unsafe_code)]
 unsafe impl<T: Hopper> Thread for Partition<'_, T> {
+    const PARTITION: bool = true;
     crate::thread::forward_thread!(
         shared_bytes,
         opaque,

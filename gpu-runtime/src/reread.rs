@@ -40,6 +40,7 @@ impl<'a, T: Thread> Reread<'a, T> {
 unsafe impl<T: Thread> Thread for Reread<'_, T> {
     crate::thread::forward_thread!(
         shared_bytes,
+        partition,
         opaque,
         scratch_reads,
         block,

@@ -45,6 +45,11 @@ pub unsafe trait Thread {
     ///
     /// [`SharedWindow`]: crate::SharedWindow
     const SHARED_BYTES: Option<u32> = None;
+    /// Whether this thread sees one role of a warp-specialised CTA (a
+    /// [`Partition`](crate::Partition): its warps and barrier the role's, not the CTA's).
+    /// Set-up that the whole CTA does together, such as
+    /// [`MBarriers::init`](crate::MBarriers::init), refuses it at compile time.
+    const PARTITION: bool = false;
     /// Lane within the warp.
     fn lane(&self) -> u32;
     /// Warp within the CTA: the thread's linear index in its block (x fastest, as CUDA numbers
@@ -416,6 +421,7 @@ pub(crate) const fn scratch_fits(have: Option<u32>, need: u32, what: ScratchUse)
 macro_rules! forward_thread {
     ($($name:ident),* $(,)?) => { $(crate::thread::forward_thread!(@ $name);)* };
     (@ shared_bytes) => { const SHARED_BYTES: Option<u32> = T::SHARED_BYTES; };
+    (@ partition) => { const PARTITION: bool = T::PARTITION; };
     (@ lane) => { #[inline(always)] fn lane(&self) -> u32 { self.t.lane() } };
     (@ opaque) => { #[inline(always)] fn opaque(&self, x: u32) -> u32 { self.t.opaque(x) } };
     (@ warp) => { #[inline(always)] fn warp(&self) -> u32 { self.t.warp() } };
