@@ -325,6 +325,19 @@ impl<A, B, E, S> Deref for Planned<A, B, E, S> {
 }
 
 impl<A: Layout, B: Layout, E: Element, S> Generic<A, B, E, S> {
+    /// Panics (at compile time, in a const) if `op` of `A => B`, whose plan uses
+    /// `Planned::<A, B, E>::COST.shared_bytes` from offset 0, does not fit in `have`, the
+    /// thread's declared shared memory.
+    const fn scratch_fits(have: Option<u32>, op: &'static str) {
+        let what = ScratchUse {
+            op,
+            layout: A::NAME,
+            dim: None,
+            to: B::NAME,
+        };
+        scratch_fits(have, Planned::<A, B, E>::COST.shared_bytes, what);
+    }
+
     /// The values this thread holds in `B`, from those it holds in `A`; every thread of the
     /// CTA calls it (it may shuffle and synchronise), with [`Planned::shared_bytes`] of shared
     /// memory available to `t`. A pair that is a store or a load, or arrays of other lengths
@@ -359,13 +372,7 @@ impl<A: Layout, B: Layout, E: Element, S> Generic<A, B, E, S> {
             if let Route::Convert(_) = Planned::<A, B, E>::ROUTE {
                 registers::<A>(NS, "source");
                 registers::<B>(ND, "destination");
-                let what = ScratchUse {
-                    op: "the conversion",
-                    layout: A::NAME,
-                    dim: None,
-                    to: B::NAME,
-                };
-                scratch_fits(T::SHARED_BYTES, Planned::<A, B, E>::COST.shared_bytes, what);
+                Self::scratch_fits(T::SHARED_BYTES, "the conversion");
             }
         };
         if const { !REPLAY || Planned::<A, B, E>::TAPE.overflow } {
@@ -414,13 +421,7 @@ impl<A: Layout, B: Layout, E: Element, S> Generic<A, B, E, S> {
         const {
             if let Route::Store(_) = Planned::<A, B, E>::ROUTE {
                 registers::<A>(N, "source");
-                let what = ScratchUse {
-                    op: "the shared store",
-                    layout: A::NAME,
-                    dim: None,
-                    to: B::NAME,
-                };
-                scratch_fits(T::SHARED_BYTES, Planned::<A, B, E>::COST.shared_bytes, what);
+                Self::scratch_fits(T::SHARED_BYTES, "the shared store");
             }
         };
         if const { !REPLAY || Planned::<A, B, E>::STORE_TAPE.overflow } {
@@ -436,13 +437,7 @@ impl<A: Layout, B: Layout, E: Element, S> Generic<A, B, E, S> {
         const {
             if let Route::Load(_) = Planned::<A, B, E>::ROUTE {
                 registers::<B>(N, "destination");
-                let what = ScratchUse {
-                    op: "the shared load",
-                    layout: A::NAME,
-                    dim: None,
-                    to: B::NAME,
-                };
-                scratch_fits(T::SHARED_BYTES, Planned::<A, B, E>::COST.shared_bytes, what);
+                Self::scratch_fits(T::SHARED_BYTES, "the shared load");
             }
         };
         if const { !REPLAY || Planned::<A, B, E>::LOAD_TAPE.overflow } {
