@@ -16,7 +16,8 @@ use linear_layouts::runtime::kernel::KernelThread;
 use linear_layouts::runtime::mma::MmaKind;
 use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch, SimError, SimThread};
 use linear_layouts::{
-    layout, Hopper, Layout, MBarriers, SharedTile, TensorMap, Thread, Tile, TmaTile, Wgmma, F16,
+    layout, Hopper, Layout, MBarriers, SharedTile, SharedTiles, TensorMap, Thread, Tile, TmaTile,
+    Wgmma, F16,
 };
 
 layout! {
@@ -32,7 +33,7 @@ const LOAD_B: TmaTile<TileB, F16> = TmaTile::new();
 const MMA: Wgmma<TileA, TileB, Acc, F16> = Wgmma::new();
 /// The tiles' offsets: the first 1024-aligned addresses past the mbarrier (at byte 0).
 fn tiles(t: &SimThread) -> [u32; 2] {
-    let a = (t.shared_base() + 8).next_multiple_of(1024) - t.shared_base();
+    let a = SharedTiles::<TileA, F16, 1>::after(t, 8).offset();
     [a, a + 8192]
 }
 const SMEM: u32 = 3 * 8192;

@@ -54,16 +54,9 @@ fn absolute_paths(toml: &str, dir: &Path) -> String {
 fn cargo_run(dir: &Path, target: &Path, args: &[&str]) -> (bool, String, String) {
     let mut c = Command::new("cargo");
     c.args(args).current_dir(dir);
-    for (k, _) in std::env::vars() {
-        if (k.starts_with("CARGO_") && k != "CARGO_HOME")
-            || k == "RUSTUP_TOOLCHAIN"
-            || k == "RUSTFLAGS"
-            || k.starts_with("RUSTC")
-            || k.starts_with("CLIPPY")
-        {
-            c.env_remove(&k);
-        }
-    }
+    // What the outer cargo set (its toolchain, flags, wrappers such as CI's clippy pass), as the
+    // builder clears it for its own nested build.
+    layout_builder::clean_env(&mut c);
     c.env("CARGO_TARGET_DIR", target);
     // CI's shell settings (no incremental state, no debug info) are a user's too.
     for k in ["CARGO_INCREMENTAL", "CARGO_PROFILE_DEV_DEBUG"] {
