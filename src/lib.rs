@@ -72,17 +72,17 @@ extern crate self as linear_layouts;
 pub use gpu_runtime::convert::{Converter, Cost, SharedLoad, SharedStore, Strategy};
 #[doc(inline)]
 pub use gpu_runtime::kernel::{max_shared, KernelSpec};
+#[cfg(not(target_arch = "spirv"))]
+#[doc(inline)]
+pub use gpu_runtime::{
+    Accumulate, Hopper, MBarrier, MBarriers, Older, OperandA, Partition, Pending, SharedTile,
+    SharedTiles, Swizzle, TensorMap, TmaTile, Wgmma,
+};
 #[doc(inline)]
 pub use gpu_runtime::{
     AsyncCopy, Bf16, BroadcastTo, Distributed, Element, Global, GlobalMut, HwIndex, InDim, Layout,
     LayoutKind, Mma, Registers, Reread, SharedIndex, SharedWindow, SliceAlong, SliceOf, SliceTile,
     Thread, Tile, TileOf, View, ViewMut, F16,
-};
-#[cfg(not(target_arch = "spirv"))]
-#[doc(inline)]
-pub use gpu_runtime::{
-    Hopper, MBarrier, MBarriers, Partition, SharedTile, SharedTiles, Swizzle, TensorMap, TmaTile,
-    Wgmma,
 };
 #[doc(inline)]
 pub use layout_macros::kernel;

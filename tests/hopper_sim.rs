@@ -113,10 +113,9 @@ fn check_product(t: &SimThread, acc: &[f32; 32], a: &HostMemory, b: &HostMemory)
 fn tma_and_wgmma_multiply_two_tiles() {
     let (a, b) = (operand(3), operand(5));
     run(all, TmaTile::<TileB, u16>::BYTES, |t, (sa, sb)| {
-        let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-        // SAFETY: the group is waited for before `acc` is read, and nothing writes the tiles.
-        unsafe { sa.dot_async(t, &sb, &mut acc) };
-        t.wgmma_wait::<0>();
+        let acc = sa
+            .dot_async(t, &sb, Tile::<Acc, f32, 32>::splat(0.0))
+            .wait(t);
         check_product(t, &acc.values, &a, &b);
     })
     .expect("loads waited for, then multiplied");
@@ -140,10 +139,9 @@ fn wgmma_with_a_from_registers_multiplies() {
         let regs = Tile::<RegA, F16, _>::from_coords(t, |[i, k]| {
             F16(a.get(i as usize * 64 + k as usize) as u16)
         });
-        let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-        // SAFETY: the group is waited for before `acc` is read, and nothing writes the tiles.
-        unsafe { regs.dot_async(t, &sb, &mut acc) };
-        t.wgmma_wait::<0>();
+        let acc = regs
+            .dot_async(t, &sb, Tile::<Acc, f32, 32>::splat(0.0))
+            .wait(t);
         check_product(t, &acc.values, &a, &b);
     })
     .expect("A from registers, B from the loaded tile");
@@ -160,11 +158,8 @@ fn reading_tma_data_without_waiting_for_its_phase_is_an_error() {
                 // The loads were issued before this barrier, so their data has landed: what is
                 // missing is a wait for the phase, not time.
                 t.sync_block();
-                let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-                // SAFETY: broken on purpose (the tile or `acc` unordered with the group), for
-                // the simulator to report.
-                unsafe { sa.dot_async(t, &sb, &mut acc) };
-                t.wgmma_wait::<0>();
+                sa.dot_async(t, &sb, Tile::<Acc, f32, 32>::splat(0.0))
+                    .wait(t);
             },
         ),
     );
@@ -182,10 +177,8 @@ fn one_thread_waiting_then_a_cta_barrier_orders_the_data_for_all() {
         TmaTile::<TileB, u16>::BYTES,
         |t, (sa, sb)| {
             t.sync_block();
-            let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-            // SAFETY: the group is waited for before `acc` is read, and nothing writes the tiles.
-            unsafe { sa.dot_async(t, &sb, &mut acc) };
-            t.wgmma_wait::<0>();
+            sa.dot_async(t, &sb, Tile::<Acc, f32, 32>::splat(0.0))
+                .wait(t);
         },
     )
     .expect("the waiter's acquire reaches every thread through the barrier");
@@ -355,14 +348,13 @@ fn overwriting_a_tile_a_wgmma_may_still_read_is_an_error() {
     let e = errors(
         IssueKind::Wgmma,
         run(all, TmaTile::<TileB, u16>::BYTES, |t, (sa, sb)| {
-            let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-            // SAFETY: broken on purpose (the tile or `acc` unordered with the group), for
-            // the simulator to report.
-            unsafe { sa.dot_async(t, &sb, &mut acc) };
+            let acc = sa.dot_async(t, &sb, Tile::<Acc, f32, 32>::splat(0.0));
             if t.warp() == 0 && t.lane() == 0 {
+                // SAFETY: broken on purpose (B's tile written while the group may read it),
+                // for the simulator to report.
                 unsafe { t.st_shared(sb.offset(), 4, [0; 4]) };
             }
-            t.wgmma_wait::<0>();
+            acc.wait(t);
         }),
     );
     assert!(e.contains("that a wgmma of thread"), "{}", e);
@@ -373,16 +365,15 @@ fn overwriting_a_tile_a_wgmma_may_still_read_is_an_error() {
 fn refill(wait: bool) -> Result<(), SimError> {
     run(all, TmaTile::<TileB, u16>::BYTES, move |t, (sa, sb)| {
         let bar = MBarriers::<1>::init(t, 8, 128).index(0);
-        let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-        // SAFETY: broken on purpose (the tile or `acc` unordered with the group), for
-        // the simulator to report.
-        unsafe { sa.dot_async(t, &sb, &mut acc) };
-        t.wgmma_wait::<0>();
+        sa.dot_async(t, &sb, Tile::<Acc, f32, 32>::splat(0.0))
+            .wait(t);
         bar.arrive(t);
         if t.warp() == 0 && t.lane() == 0 {
             if wait {
                 bar.wait(t, 0);
             }
+            // SAFETY: broken on purpose without `wait` (the refill unordered with the
+            // readers), for the simulator to report.
             unsafe { t.st_shared(sb.offset(), 4, [0; 4]) };
         }
     })
@@ -491,10 +482,9 @@ fn stored_then_multiplied(fence: Option<bool>) -> Result<(), SimError> {
             SharedTile::<TileA, F16>::new(t, ta),
             SharedTile::<TileB, F16>::new(t, tb),
         );
-        let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-        // SAFETY: the group is waited for before `acc` is read, and nothing writes the tiles.
-        unsafe { sa.dot_async(t, &sb, &mut acc) };
-        t.wgmma_wait::<0>();
+        let acc = sa
+            .dot_async(t, &sb, Tile::<Acc, f32, 32>::splat(0.0))
+            .wait(t);
         assert!(acc.values.iter().all(|&x| x == 64.0));
     })
 }
@@ -557,17 +547,17 @@ fn an_unfenced_mbarrier_init_and_an_unfenced_wgmma_are_reported() {
 fn changing_accumulators_before_the_wait_is_an_error() {
     let go = |early: bool| {
         run(all, TmaTile::<TileB, u16>::BYTES, move |t, (sa, sb)| {
-            let mut acc = Tile::<Acc, f32, 32>::splat(0.0);
-            // SAFETY: broken on purpose (the tile or `acc` unordered with the group), for
-            // the simulator to report.
-            unsafe { sa.dot_async(t, &sb, &mut acc) };
+            // Raw offsets: a `Pending` would not let safe code touch the registers early.
+            let (a, b, mut acc) = (sa.offset(), sb.offset(), [0.0f32; 32]);
+            // SAFETY: broken on purpose (`acc` changed before the wait when `early`), for the
+            // simulator to report; the tiles lie inside the kernel's shared memory, aligned.
+            unsafe { MMA.run(t, a, b, &mut acc) };
             if !early {
                 t.wgmma_wait::<0>();
             }
-            acc.values[0] += 1.0;
-            // SAFETY: broken on purpose (the tile or `acc` unordered with the group), for
-            // the simulator to report.
-            unsafe { sa.dot_async(t, &sb, &mut acc) };
+            acc[0] += 1.0;
+            // SAFETY: as above.
+            unsafe { MMA.run(t, a, b, &mut acc) };
             t.wgmma_wait::<0>();
         })
     };

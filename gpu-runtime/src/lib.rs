@@ -60,6 +60,8 @@ pub mod mma;
 pub mod nvmma;
 #[cfg(not(target_arch = "spirv"))]
 pub mod partition;
+#[cfg(not(target_arch = "spirv"))]
+pub mod pending;
 pub mod planned;
 pub mod reduce;
 pub mod redux;
@@ -98,6 +100,8 @@ pub use mbarrier::{MBarrier, MBarriers};
 pub use mma::Mma;
 #[cfg(not(target_arch = "spirv"))]
 pub use partition::Partition;
+#[cfg(not(target_arch = "spirv"))]
+pub use pending::{Accumulate, Older, OperandA, Pending};
 pub use reread::Reread;
 #[cfg(not(target_arch = "spirv"))]
 pub use shared_tile::{SharedTile, SharedTiles};

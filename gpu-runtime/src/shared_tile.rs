@@ -6,7 +6,7 @@
 //! (`#[kernel(shared = ..)]`: a GPU thread must know them, a compile error otherwise; the
 //! simulator checks every access itself) and starts on the alignment both engines require, so
 //! safe code cannot aim them past the kernel's shared memory; the raw byte offsets they replace
-//! are `unsafe` ([`Wgmma::run`], [`Hopper::tma_load_2d`]). Still the caller's: that a tile's
+//! are `unsafe` ([`Wgmma::run`](crate::Wgmma::run), [`Hopper::tma_load_2d`]). Still the caller's: that a tile's
 //! data is ready before the tensor cores read it (its mbarrier's phase, `fence_proxy_async`),
 //! which the simulator reports.
 
@@ -14,12 +14,9 @@ use core::marker::PhantomData;
 
 use crate::element::Element;
 use crate::hopper::Hopper;
-use crate::layout::{Layout, Registers};
-use crate::mma::MmaInput;
+use crate::layout::Layout;
 use crate::nvmma::NvmmaTile;
 use crate::thread::{declares_at_least, inside_declared, Thread};
-use crate::tile::Tile;
-use crate::wgmma::Wgmma;
 use const_format::StrWriter;
 
 /// `N` tiles of the shared layout `S` (an `nvmma_shared` tile of `E`), one after another from
@@ -106,58 +103,6 @@ impl<S: Layout, E: Element> SharedTile<S, E> {
     #[inline(always)]
     pub const fn offset(&self) -> u32 {
         self.offset
-    }
-
-    /// Issue `acc += self · b` on the tensor cores (`wgmma`, this tile A `[M, K]`, `b` B
-    /// `[K, N]`, `acc` their `nvidia_mma` v3 accumulator; the layouts are checked as
-    /// [`Wgmma`] checks them, a compile error naming all three), as one committed group of
-    /// the warpgroup: every thread of it calls this, and it returns before the tensor cores
-    /// are done. [`SharedTile::dot`] is the safe form, which waits.
-    ///
-    /// # Safety
-    /// Until [`Hopper::wgmma_wait`] says this group completed: nothing reads or writes `acc`
-    /// (the tensor cores write its registers; [`Hopper::wgmma_fence_operand`] after the wait
-    /// keeps the compiler's accesses after it) but further `dot_async`s into it, and nothing
-    /// writes either tile (the tensor cores read them). The simulator reports a break of
-    /// either.
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    pub unsafe fn dot_async<B: Layout, C, T: Hopper, const NC: usize>(
-        &self,
-        t: &T,
-        b: &SharedTile<B, E>,
-        acc: &mut Tile<C, f32, NC>,
-    ) where
-        E: MmaInput,
-        C: Registers<NC>,
-    {
-        let mma = const { Wgmma::<S, B, C, E>::new() };
-        // SAFETY: both tiles were checked inside the kernel's shared memory and aligned when
-        // they were made; the group's hazards are the caller's contract.
-        unsafe { mma.run(t, self.offset, b.offset, &mut acc.values) }
-    }
-
-    /// `self · b + acc` (Triton's `tl.dot` on shared operands): [`SharedTile::dot_async`],
-    /// then wait for every group of the warpgroup, so `acc` and both tiles are the caller's
-    /// again when it returns.
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    pub fn dot<B: Layout, C, T: Hopper, const NC: usize>(
-        &self,
-        t: &T,
-        b: &SharedTile<B, E>,
-        mut acc: Tile<C, f32, NC>,
-    ) -> Tile<C, f32, NC>
-    where
-        E: MmaInput,
-        C: Registers<NC>,
-    {
-        // SAFETY: the group completes before anything else touches `acc`, and nothing writes
-        // the tiles meanwhile (this thread waits here; the others are in the same call).
-        unsafe { self.dot_async(t, b, &mut acc) };
-        t.wgmma_wait::<0>();
-        t.wgmma_fence_operand(&mut acc.values);
-        acc
     }
 }
 
@@ -270,30 +215,5 @@ impl<S: Layout, E: Element, const N: u32> SharedTiles<S, E, N> {
     #[inline(always)]
     pub const fn end(&self) -> u32 {
         self.offset + Self::BYTES
-    }
-}
-
-impl<A: Registers<NA>, E: MmaInput, const NA: usize> Tile<A, E, NA> {
-    /// Issue `acc += self · b` with this tile in registers (A, a `dot_op(opIdx = 0)` of the
-    /// accumulator's layout) and B's tile in shared memory: [`SharedTile::dot_async`]'s
-    /// `wgmma`, A from registers.
-    ///
-    /// # Safety
-    /// As [`SharedTile::dot_async`]'s, and the registers of `self` stay as they are (the
-    /// tensor cores read them) until the group completes.
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    pub unsafe fn dot_async<B: Layout, C, T: Hopper, const NC: usize>(
-        &self,
-        t: &T,
-        b: &SharedTile<B, E>,
-        acc: &mut Tile<C, f32, NC>,
-    ) where
-        C: Registers<NC>,
-    {
-        let mma = const { Wgmma::<A, B, C, E>::new() };
-        // SAFETY: B's tile was checked inside the kernel's shared memory and aligned when it
-        // was made; the group's hazards are the caller's contract.
-        unsafe { mma.run_registers(t, &self.values, b.offset, &mut acc.values) }
     }
 }

@@ -63,7 +63,8 @@ pub struct WgmmaPlan {
 /// ```
 ///
 /// Safe code multiplies [`SharedTile`](crate::SharedTile)s, which call it:
-/// `a.dot_async(t, &b, &mut acc)`.
+/// `let pending = a.dot_async(t, &b, acc);` and later `let acc = pending.wait(t);`
+/// ([`Pending`](crate::Pending) holds the accumulator while the tensor cores write it).
 #[derive(Clone, Copy, Debug)]
 pub struct Wgmma<A, B, C, E>(PhantomData<Types<A, B, C, E>>);
 

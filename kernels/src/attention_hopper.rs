@@ -37,7 +37,7 @@ use linear_layouts::planned::Planned;
 use linear_layouts::runtime::mma::{pack_pairs, unpack_pairs, MmaInput};
 use linear_layouts::runtime::Strategy;
 use linear_layouts::{
-    convert, layout, Bf16, GlobalMut, Hopper, Layout, MBarriers, Registers, SharedTile,
+    convert, layout, Bf16, GlobalMut, Hopper, Layout, MBarriers, Pending, Registers, SharedTile,
     SharedTiles, SharedWindow, TensorMap, Thread, Tile, TmaTile, F16,
 };
 
@@ -310,48 +310,25 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
     /// Once every warp is done with the stage the next block's loads overwrite (block
     /// `j - 2`'s), load block `j + 1` if `more`; wait for block `j` (in stage `at`) and issue
     /// `S = Q · Kᵀ` of it as one wgmma group.
-    ///
-    /// # Safety
-    /// [`SharedTile::dot_async`]'s: `s` untouched, and the stage not refilled, until the
-    /// group completes.
     #[inline(always)]
-    #[allow(unsafe_code)]
-    unsafe fn issue_s<T: Hopper>(
-        &self,
-        t: &T,
-        j: u32,
-        at: Stage,
-        more: bool,
-        s: &mut Tile<HAttnS, f32, NS>,
-    ) {
+    fn issue_s<T: Hopper>(&self, t: &T, j: u32, at: Stage, more: bool) -> Pending<HAttnS, NS> {
         t.sync_block();
         if more {
             self.load(t, j + 1, at.next());
         }
         self.bars.index(at.s).wait(t, at.phase);
-        // SAFETY: the caller's contract.
-        unsafe { self.q.dot_async(t, &self.kt.index(at.s), s) };
+        self.q
+            .dot_async(t, &self.kt.index(at.s), Tile::<HAttnS, f32, NS>::splat(0.0))
     }
 
-    /// Issue `acc += P · V` of the key block in stage `at` (P from registers: its fragments'
-    /// words) as one wgmma group.
-    ///
-    /// # Safety
-    /// [`Tile::dot_async`]'s: `acc` untouched, and the stage not refilled, until the group
-    /// completes.
+    /// `P · V`'s operands for the key block in stage `at`: P in registers (from its fragments'
+    /// words) and V's tile.
     #[inline(always)]
-    #[allow(unsafe_code)]
-    unsafe fn issue_pv<T: Hopper>(
-        &self,
-        t: &T,
-        at: Stage,
-        p: &[u32; NP / 2],
-        acc: &mut Tile<H::O, f32, NO>,
-    ) {
-        let p = Tile::<HAttnP, E, NP>::new(unpack_pairs::<E, NP, { NP / 2 }>(p));
-        // SAFETY: the caller's contract; P's registers are the fragment words' (`p`), which
-        // the caller keeps until the next `wgmma_wait::<0>`.
-        unsafe { p.dot_async(t, &self.vs.index(at.s), acc) };
+    fn pv(&self, at: Stage, p: &[u32; NP / 2]) -> (Tile<HAttnP, E, NP>, SharedTile<H::VSmem, E>) {
+        (
+            Tile::new(unpack_pairs::<E, NP, { NP / 2 }>(p)),
+            self.vs.index(at.s),
+        )
     }
 
     /// The online softmax of key block `j`'s `S`: the running statistics updated, `P` (in
@@ -447,37 +424,30 @@ pub fn attention_hopper_tile<
         l: Tile::splat(0.0),
     };
     let mut acc = Tile::<H::O, f32, _>::splat(0.0);
-    let (mut s, mut at) = (Tile::<HAttnS, f32, NS>::splat(0.0), Stage::FIRST);
+    let mut at = Stage::FIRST;
     q_bar.wait(t, 0);
-    // SAFETY (here and in the loop): `s` is read after `wgmma_wait` says its group completed
-    // (`<0>` here, `<1>` in the loop, P · V being the later group); `acc` after `<0>`; a stage
-    // is refilled by `load` only after the CTA barrier at the start of `issue_s` two steps
-    // later, when both groups reading it completed (every warp passed `wgmma_wait::<0>`).
-    unsafe { ops.issue_s(t, 0, at, steps > 1, &mut s) };
-    t.wgmma_wait::<0>();
-    t.wgmma_fence_operand(&mut s.values);
+    // A stage is refilled by `load` only after the CTA barrier at the start of `issue_s` two
+    // steps later, when both groups reading it completed (every warp waited for all its groups).
+    let s = ops.issue_s(t, 0, at, steps > 1).wait(t);
     let (p0, _) = ops.softmax(t, 0, s, &mut rows);
     let mut p = ops.operand(t, p0);
     let mut j = 1;
     while j < steps {
         // FlashAttention-3's order within a warpgroup: S of block j is issued before P · V of
         // block j - 1, so that the softmax of block j runs while the tensor cores add P · V.
-        let (mut s, last) = (Tile::<HAttnS, f32, NS>::splat(0.0), at);
+        let last = at;
         at = at.next();
-        unsafe { ops.issue_s(t, j, at, j + 1 < steps, &mut s) };
-        unsafe { ops.issue_pv(t, last, &p, &mut acc) };
-        t.wgmma_wait::<1>();
-        t.wgmma_fence_operand(&mut s.values);
-        let (p_next, alpha) = ops.softmax(t, j, s, &mut rows);
-        t.wgmma_wait::<0>();
-        t.wgmma_fence_operand(&mut acc.values);
+        let s = ops.issue_s(t, j, at, j + 1 < steps);
+        let (a, v) = ops.pv(last, &p);
+        let (s, pv) = s.then(t, a, &v, acc);
+        let (p_next, alpha) = ops.softmax(t, j, s.wait(t), &mut rows);
+        acc = pv.wait(t);
         acc *= alpha;
         p = ops.operand(t, p_next);
         j += 1;
     }
-    unsafe { ops.issue_pv(t, at, &p, &mut acc) };
-    t.wgmma_wait::<0>();
-    t.wgmma_fence_operand(&mut acc.values);
+    let (a, v) = ops.pv(at, &p);
+    let acc = a.dot_async(t, &v, acc).wait(t);
     // O's conversion reuses the tiles: every warp's last wgmmas first.
     t.sync_block();
     let inv = rows

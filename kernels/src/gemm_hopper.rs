@@ -20,8 +20,8 @@ use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::runtime::unroll::map;
 use linear_layouts::{
-    convert, layout, Bf16, GlobalMut, Hopper, Layout, MBarriers, SharedTiles, SharedWindow,
-    TensorMap, Thread, Tile, TmaTile, F16,
+    convert, layout, Accumulate, Bf16, GlobalMut, Hopper, Layout, MBarriers, Pending, SharedTiles,
+    SharedWindow, TensorMap, Thread, Tile, TmaTile, F16,
 };
 
 layout! {
@@ -137,21 +137,16 @@ impl<E: MmaInput, B: Layout> Operands<'_, '_, E, B> {
         load_b.load(t, self.b, [k0, col0], &self.sb.index(s), bar);
     }
 
-    /// Stage `s` multiplied into `acc` by this thread's warpgroup (one wgmma group).
-    ///
-    /// # Safety
-    /// [`SharedTile::dot_async`](linear_layouts::SharedTile::dot_async)'s: `acc` untouched
-    /// and stage `s` not refilled until the group completes.
+    /// Stage `s` multiplied into `acc` by this thread's warpgroup: one wgmma group, in flight
+    /// until the returned accumulator is waited for.
     #[inline(always)]
-    #[allow(unsafe_code)]
-    pub(crate) unsafe fn multiply<T: Hopper>(
+    pub(crate) fn multiply<T: Hopper>(
         &self,
         t: &T,
         s: u32,
-        acc: &mut Tile<HopAcc, f32, NC>,
-    ) {
-        // SAFETY: the caller's contract.
-        unsafe { self.sa.index(s).dot_async(t, &self.sb.index(s), acc) };
+        acc: impl Accumulate<HopAcc, NC>,
+    ) -> Pending<HopAcc, NC> {
+        self.sa.index(s).dot_async(t, &self.sb.index(s), acc)
     }
 }
 
@@ -200,15 +195,14 @@ fn tiles<T: Hopper, E: MmaInput, B: Layout>(
                 s += 1;
             }
         }
-        let mut acc = Tile::<HopAcc, f32, NC>::splat(0.0);
+        let mut acc = Pending::new(Tile::<HopAcc, f32, NC>::splat(0.0));
         let mut step = 0;
         while step < steps {
             let c = done + step;
             ops.full.index(c % HOP_STAGES).wait(t, (c / HOP_STAGES) & 1);
-            // SAFETY: `acc` is next touched after `wgmma_wait::<0>` below the loop (or by the
-            // next step's group), and this stage is refilled only after `wgmma_wait::<1>` of
-            // the next step and the CTA barrier behind it.
-            unsafe { ops.multiply(t, c % HOP_STAGES, &mut acc) };
+            // This stage is refilled only after the next step's `wgmma_wait::<1>` and the CTA
+            // barrier behind it.
+            acc = ops.multiply(t, c % HOP_STAGES, acc);
             // The previous step's wgmmas are complete in this warpgroup; after the barrier in
             // both, so its stage can be refilled.
             t.wgmma_wait::<1>();
@@ -219,8 +213,7 @@ fn tiles<T: Hopper, E: MmaInput, B: Layout>(
             }
             step += 1;
         }
-        t.wgmma_wait::<0>();
-        t.wgmma_fence_operand(&mut acc.values);
+        let acc = acc.wait(t);
         done += steps;
         // Every wgmma has read its stage: the epilogue's conversion reuses them.
         t.sync_block();

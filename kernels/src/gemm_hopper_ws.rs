@@ -22,7 +22,8 @@ use crate::gemm_hopper::{
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::{
-    convert, Bf16, GlobalMut, Hopper, Layout, MBarriers, Partition, TensorMap, Thread, Tile, F16,
+    convert, Bf16, GlobalMut, Hopper, Layout, MBarriers, Partition, Pending, TensorMap, Thread,
+    Tile, F16,
 };
 
 /// Warps that multiply (two warpgroups: the accumulator layout's warps).
@@ -113,23 +114,21 @@ fn consume<T: Hopper, E: MmaInput, B: Layout>(
 ) {
     let scratch = ops.end();
     each_tile(p, mnk, |at, steps, done| {
-        let mut acc = Tile::<HopAcc, f32, NC>::splat(0.0);
+        let mut acc = Pending::new(Tile::<HopAcc, f32, NC>::splat(0.0));
         let mut step = 0;
         while step < steps {
             let c = done + step;
             ops.full.index(c % HOP_STAGES).wait(p, (c / HOP_STAGES) & 1);
-            // SAFETY: `acc` is next touched after `wgmma_wait::<0>` below the loop (or by the
-            // next step's group), and this stage is handed back to the producer (the empty
-            // barrier) only after the next step's `wgmma_wait::<1>`.
-            unsafe { ops.multiply(p, c % HOP_STAGES, &mut acc) };
+            // This stage is handed back to the producer (the empty barrier) only after the
+            // next step's `wgmma_wait::<1>`.
+            acc = ops.multiply(p, c % HOP_STAGES, acc);
             p.wgmma_wait::<1>();
             if step > 0 {
                 empty.index((c - 1) % HOP_STAGES).arrive(p);
             }
             step += 1;
         }
-        p.wgmma_wait::<0>();
-        p.wgmma_fence_operand(&mut acc.values);
+        let acc = acc.wait(p);
         empty.index((done + steps - 1) % HOP_STAGES).arrive(p);
         epilogue(p, acc.values, scratch, c, at, mnk[1]);
         // The next tile's conversion overwrites what this one read.
