@@ -535,7 +535,7 @@ pub fn looped<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usi
     src: &[E; NS],
 ) -> [E; ND] {
     let mut out = [E::ZERO; ND];
-    loop_over(P::OPS, t, src, &mut out);
+    replay_ops(P::OPS, t, src, &mut out);
     out
 }
 
@@ -547,9 +547,11 @@ struct Borrowed<'a, E> {
     out: &'a mut [E],
 }
 
-/// [`looped`]'s loop: one instance per element type and thread type, whatever the tape and the
-/// register counts (a debug build compiles it once, not once per conversion).
-fn loop_over<E: Element, T: Thread>(ops: &[(u8, u16, u128)], t: &T, src: &[E], out: &mut [E]) {
+/// The operations `ops` of a tape (of at most [`SLOTS`] value slots) on this thread, `src` in,
+/// the destination registers `out` out: [`looped`]'s loop, one instance per element type and
+/// thread type, whatever the tape and the register counts (a debug build compiles it once, not
+/// once per conversion). Also what replays a tape recorded at run time.
+pub fn replay_ops<E: Element, T: Thread>(ops: &[(u8, u16, u128)], t: &T, src: &[E], out: &mut [E]) {
     let mut s = Borrowed {
         v: [0u32; SLOTS],
         b: [false; SLOTS],

@@ -7,9 +7,10 @@
 //!
 //! * Conversions: [`solve`] decides how one layout becomes another (registers, shuffles, or
 //!   shared memory with its swizzle and instructions) and writes the plan as data ([`ir`]:
-//!   [`Plan`]); [`trace`] records the operations one thread performs as a [`tape`], which the
-//!   runtime replays with every operand a constant; [`exec`] walks a plan over an
-//!   [`exec::Machine`] (the interpreter and the planner's counts).
+//!   [`Plan`]); [`walk`] is how a plan runs, written once and expanded twice: [`exec`] walks a
+//!   plan over an [`exec::Machine`] (the interpreter, `convert!`'s code writer, the planner's
+//!   counts) and [`trace`] records the operations one thread performs as a [`tape`], which the
+//!   runtime replays with every operand a constant.
 //! * Reductions and scans: [`reduce`] ([`reduce::ReducePlan`], its shared-memory staging and
 //!   cost) and [`scan`] ([`scan::ScanPlan`]), over a layout's [`tables`].
 //! * Costs and hardware: [`cost`] ([`Cost`], [`Strategy`], [`Barrier`]), [`banks`] (the
@@ -83,6 +84,7 @@ pub mod tables;
 pub mod tape;
 pub mod target;
 pub mod trace;
+pub mod walk;
 
 pub use cost::{Barrier, Cost, Strategy};
 pub use ir::{

@@ -1,7 +1,8 @@
 //! A plan's operations as a tape: each operation one thread performs, `(kind, guard, fields)`,
 //! recorded in fixed-size tables so that a `const` can hold it. The runtime replays a const tape
-//! with every operand a constant (`gpu_runtime::replay`). It is also an [`crate::exec`] machine,
-//! so the executor's own recording can be compared with [`crate::trace`]'s.
+//! with every operand a constant (`gpu_runtime::replay`). Its methods are the machine operations
+//! of [`crate::exec::Machine`] as `const fn`s, which [`crate::trace`]'s expansion of the
+//! executor calls.
 
 use crate::cost::Barrier;
 use crate::linear::{terms_of, Map};
@@ -93,7 +94,7 @@ impl Tape {
     }
 
     /// Bits per element.
-    pub const fn bits(&self) -> u32 {
+    pub const fn elem_bits(&self) -> u32 {
         self.bits
     }
 
@@ -183,6 +184,10 @@ impl Tape {
         let h = self.slot(1);
         self.op(kind::BIT, [h as u32, x as u32, bit, 0, 0, 0, 0, 0]);
         h
+    }
+    /// `addr ^ off`: an access's address from its side's base.
+    pub const fn offset(&mut self, addr: u16, off: u32) -> u16 {
+        self.xor(addr, off)
     }
     /// `x ^ mask` (`x` itself for a zero mask).
     pub const fn xor(&mut self, x: u16, mask: u32) -> u16 {
@@ -367,97 +372,5 @@ impl Tape {
     /// After a conversion's loads from the scratch.
     pub const fn scratch_reads_pending(&mut self) {
         self.op(kind::SCRATCH_READS_PENDING, [0; 8]);
-    }
-}
-
-/// The recorder as a machine: the executor's generic path records into a tape.
-impl crate::exec::Machine for Tape {
-    type Word = u16;
-    type Int = u16;
-    type Bool = u16;
-
-    fn elem_bits(&self) -> u32 {
-        self.bits
-    }
-    fn mov(&mut self, dst: u16, src: u16) {
-        Tape::mov(self, dst, src)
-    }
-    fn copy(&mut self, dst: u16, from: u16) {
-        Tape::copy(self, dst, from)
-    }
-    fn pack(&mut self, regs: &[u16], part: u32) -> u16 {
-        Tape::pack(self, regs, part)
-    }
-    fn unpack(&mut self, dst: u16, w: u16, k: u32) {
-        Tape::unpack(self, dst, w, k)
-    }
-    fn shift_down(&mut self, w: u16, k: u32) -> u16 {
-        Tape::shift_down(self, w, k)
-    }
-    fn unpack_pair(&mut self, dst: u16, lo: u16, hi: u16) {
-        Tape::unpack_pair(self, dst, lo, hi)
-    }
-    fn lane(&mut self) -> u16 {
-        Tape::lane(self)
-    }
-    fn warp(&mut self) -> u16 {
-        Tape::warp(self)
-    }
-    fn bit(&mut self, x: u16, bit: u32) -> u16 {
-        Tape::bit(self, x, bit)
-    }
-    fn xor(&mut self, x: u16, mask: u32) -> u16 {
-        Tape::xor(self, x, mask)
-    }
-    fn linear(&mut self, maps: &[(Map<'_>, u16)]) -> u16 {
-        Tape::linear(self, maps)
-    }
-    fn select(&mut self, c: u16, a: u16, b: u16) -> u16 {
-        Tape::select(self, c, a, b)
-    }
-    fn shfl_xor(&mut self, w: u16, mask: u32) -> u16 {
-        Tape::shfl_xor(self, w, mask)
-    }
-    fn shfl_idx(&mut self, w: u16, src: u16) -> u16 {
-        Tape::shfl_idx(self, w, src)
-    }
-}
-
-impl crate::exec::SharedMachine for Tape {
-    fn cta_rank(&mut self) -> u16 {
-        Tape::cta_rank(self)
-    }
-    fn owner(&mut self, lane: u16, warp: u16, lane_skip: u32, warp_skip: u32) -> u16 {
-        Tape::owner(self, lane, warp, lane_skip, warp_skip)
-    }
-    fn begin_if(&mut self, c: u16) {
-        Tape::begin_if(self, c)
-    }
-    fn end_if(&mut self) {
-        Tape::end_if(self)
-    }
-    fn pad(&mut self, addr: u16, padding: crate::Padding) -> u16 {
-        Tape::pad(self, addr, padding)
-    }
-    fn st_shared(&mut self, remote: bool, addr: u16, bytes: u32, words: [u16; 4]) {
-        Tape::st_shared(self, remote, addr, bytes, words)
-    }
-    fn ld_shared(&mut self, remote: bool, addr: u16, bytes: u32) -> [u16; 4] {
-        Tape::ld_shared(self, remote, addr, bytes)
-    }
-    fn stmatrix(&mut self, count: u8, addr: u16, trans: bool, words: [u16; 4]) {
-        Tape::stmatrix(self, count, addr, trans, words)
-    }
-    fn ldmatrix(&mut self, count: u8, addr: u16, trans: bool) -> [u16; 4] {
-        Tape::ldmatrix(self, count, addr, trans)
-    }
-    fn barrier(&mut self, b: Barrier) {
-        Tape::barrier(self, b)
-    }
-    fn scratch_write_begin(&mut self) {
-        Tape::scratch_write_begin(self)
-    }
-    fn scratch_reads_pending(&mut self) {
-        Tape::scratch_reads_pending(self)
     }
 }
