@@ -97,8 +97,9 @@ impl<T: Copy, const CAP: usize> FixedList<T, CAP> {
         Some(self.items[self.len])
     }
 
-    /// Append every entry of `vs` that fits; false when some did not.
-    pub const fn extend(&mut self, vs: &[T]) -> bool {
+    /// Append every entry of `vs`; false (and the entries that fit appended) when some did not.
+    #[must_use = "a full list drops entries: handle `false` as an error"]
+    pub const fn try_extend(&mut self, vs: &[T]) -> bool {
         let mut i = 0;
         while i < vs.len() {
             if !self.try_push(vs[i]) {
@@ -107,6 +108,16 @@ impl<T: Copy, const CAP: usize> FixedList<T, CAP> {
             i += 1;
         }
         true
+    }
+
+    /// Append every entry of `vs` where the planner's bounds say they fit; a full list is a
+    /// panic (a compile error in a const), as [`FixedList::push`].
+    pub const fn extend(&mut self, vs: &[T]) {
+        let mut i = 0;
+        while i < vs.len() {
+            self.push(vs[i]);
+            i += 1;
+        }
     }
 
     /// The entries.
@@ -171,7 +182,7 @@ impl FixedBases {
     /// The bases `vs`; `None` past [`MAX_BASES`].
     pub const fn from_slice(vs: &[u32]) -> Option<Self> {
         let mut f = Self::new();
-        if !f.bases.extend(vs) {
+        if !f.bases.try_extend(vs) {
             return None;
         }
         f.sync();

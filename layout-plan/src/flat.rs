@@ -215,15 +215,19 @@ pub struct Span {
 }
 
 impl Span {
-    /// The span of `vs` (the first [`MAX_SPAN`]); vector `i` is bit `i` of a combination.
+    /// The span of `vs` (at most [`MAX_SPAN`]: more is a planner bug, a panic, which in a const
+    /// is a compile error); vector `i` is bit `i` of a combination.
     pub const fn new(vs: &[u64]) -> Span {
+        if vs.len() > MAX_SPAN {
+            panic!("layout_plan::flat::Span: more vectors than a combination has bits; please report the layouts named below");
+        }
         let mut s = Span {
             rows: [(0, 0); MAX_SPAN],
             lead: [0; 64],
             len: 0,
         };
         let mut i = 0;
-        while i < vs.len() && i < MAX_SPAN {
+        while i < vs.len() {
             s.insert(vs[i], 1u64 << i);
             i += 1;
         }

@@ -11,14 +11,10 @@ pub type Vecs = FixedList<u64, MAX_SPAN>;
 /// No vectors.
 pub const NONE: Vecs = FixedList::new(0);
 
-/// The vectors of `vs` (the first 64).
+/// The vectors of `vs` (64 at most: more is a planner bug, a panic as [`FixedList::push`]).
 pub const fn vecs(vs: &[u64]) -> Vecs {
     let mut out = NONE;
-    let mut i = 0;
-    while i < vs.len() && i < MAX_SPAN {
-        out.push(vs[i]);
-        i += 1;
-    }
+    out.extend(vs);
     out
 }
 
@@ -47,7 +43,7 @@ pub const fn non_zero(vs: &[u64]) -> Vecs {
     out
 }
 
-/// `a` followed by `b` (what fits of 64).
+/// `a` followed by `b` (64 at most, as [`vecs`]).
 pub const fn concat(a: &[u64], b: &[u64]) -> Vecs {
     let mut out = vecs(a);
     out.extend(b);

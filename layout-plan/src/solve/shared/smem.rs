@@ -184,15 +184,19 @@ pub const fn access_groups(side: &Side, used: usize, smem: &Smem) -> Option<Grou
     Some(out)
 }
 
-/// The address of each of `bases` (the first [`MAX_BASES`]), in a plain array, and how many.
+/// The address of each of `bases` (at most [`MAX_BASES`]: more is a planner bug, a panic, which
+/// in a const is a compile error), in a plain array, and how many.
 pub(super) const fn addr_table(
     bases: &[u64],
     smem: &Smem,
     ebytes: u32,
 ) -> ([u32; MAX_BASES], usize) {
+    if bases.len() > MAX_BASES {
+        panic!("layout_plan::solve::shared: more address bases than a map holds; please report the layouts named below");
+    }
     let mut out = [0u32; MAX_BASES];
     let mut i = 0;
-    while i < bases.len() && i < MAX_BASES {
+    while i < bases.len() {
         out[i] = smem.addr_of(bases[i], ebytes);
         i += 1;
     }
@@ -205,6 +209,7 @@ pub(super) const fn addrs(bases: &Bases, smem: &Smem, ebytes: u32) -> FixedBases
     let (out, n) = addr_table(bases.as_slice(), smem, ebytes);
     match FixedBases::from_slice(crate::slices::prefix(&out, n)) {
         Some(f) => f,
-        None => FixedBases::new(),
+        // `addr_table` holds at most MAX_BASES.
+        None => panic!("layout_plan::solve::shared: more address bases than a map holds"),
     }
 }
