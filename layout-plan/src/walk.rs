@@ -29,6 +29,17 @@ pub(crate) const fn min(a: usize, b: usize) -> usize {
     }
 }
 
+/// `n`, a count of a plan's words (or candidates) that the executor's arrays of `cap` hold: more
+/// is a planner bug (the planner sends such conversions through shared memory), a panic (a
+/// compile error in a const), never a shorter plan.
+#[inline(always)]
+pub(crate) const fn within(n: usize, cap: usize) -> usize {
+    if n > cap {
+        panic!("layout_plan: a plan moves more words than the executor holds (MAX_SHUFFLE_WORDS); please report the layouts named below");
+    }
+    n
+}
+
 /// This thread's lane and warp, read once per operation and handed to each address that needs
 /// them, as `convert!`'s code binds them once: a thread whose ids are not pure reads (a
 /// `Reread`) pays for every read.
@@ -129,7 +140,7 @@ macro_rules! executor {
         use $crate::ir::{GatherPlan, Instr, Plan, SharedPlan, ShufflePlan, SmemAccess};
         use $crate::linear::{xor_of, Map};
         use $crate::walk::{
-            min, padded, same_choice, store_loop, sub, trans_sources, varies, Ids,
+            min, padded, same_choice, store_loop, sub, trans_sources, varies, within, Ids,
         };
         use $crate::MAX_SHUFFLE_WORDS;
 
@@ -148,7 +159,7 @@ macro_rules! executor {
         #[inline(always)]
         $vis $($c)? fn shuffles $($gp)* (m: &mut $M, p: &ShufflePlan<$S>) {
             let (per, nw) = $crate::exec::packed_words(p.gather.len(), p.pack);
-            let nw = min(nw, MAX_SHUFFLE_WORDS);
+            let nw = within(nw, MAX_SHUFFLE_WORDS);
             let mut w = [$zero; MAX_SHUFFLE_WORDS];
             each!(nw, |x| {
                 w[x] = if p.pack < 0 {
@@ -255,7 +266,7 @@ macro_rules! executor {
         #[inline(always)]
         $vis $($c)? fn gather $($gp)* (m: &mut $M, p: &GatherPlan<$S>) {
             let (per, halves) = if p.pack < 0 { (1, 2) } else { (1 << p.pack, 1) };
-            let nw = min(p.words.len() / per, MAX_SHUFFLE_WORDS / halves);
+            let nw = within(p.words.len() / per, MAX_SHUFFLE_WORDS / halves);
             let mut w = [$zero; MAX_SHUFFLE_WORDS];
             let mut x = 0;
             while x < nw * halves {
@@ -266,7 +277,7 @@ macro_rules! executor {
             let (lane, warp) = (m.lane(), m.warp());
             let base = m.linear(&[($map!(p.lane_map), lane), ($map!(p.warp_map), warp)]);
             let sel = m.linear(&[($map!(p.sel_lane), lane), ($map!(p.sel_warp), warp)]);
-            let nr = min(p.rounds.len(), MAX_SHUFFLE_WORDS / halves);
+            let nr = within(p.rounds.len(), MAX_SHUFFLE_WORDS / halves);
             let mut got = [$zero; MAX_SHUFFLE_WORDS];
             let mut r = 0;
             while r < nr {
@@ -281,8 +292,9 @@ macro_rules! executor {
             }
             let k = p.choices as usize;
             let mut chosen = [$zero; MAX_SHUFFLE_WORDS];
+            within((p.pick.len() >> k) * halves, MAX_SHUFFLE_WORDS);
             let mut i = 0;
-            while (i << k) < p.pick.len() && i * halves < MAX_SHUFFLE_WORDS {
+            while (i << k) < p.pick.len() {
                 let cands = sub(&p.pick, i << k, (i + 1) << k);
                 let at = sub(&p.pos, i << k, (i + 1) << k);
                 // A register choosing among the same words as an earlier one reuses its choice.
@@ -323,7 +335,7 @@ macro_rules! executor {
         ) -> $W {
             let moved = varies(at);
             let mut v = [$zero; 16];
-            let n = min(cands.len(), 16);
+            let n = within(cands.len(), 16);
             let mut c = 0;
             while c < n {
                 v[c] = got[cands[c] as usize * halves + h];
