@@ -3,7 +3,8 @@
 //! * `ptx`: build the `kernels` crate for `nvptx64-nvidia-cuda` (nightly, `-Z build-std=core`,
 //!   installing nightly's `rust-src` if missing) and write `target/ptx/kernels.ptx`.
 //! * `ptx-check`: `ptx`, then check every kernel's global loads and stores (kind, width, count)
-//!   against the table in `ptx.rs`, and count the PTX instructions of every `<name>_macro` /
+//!   against the table in `ptx.rs`, the run-time checks (`trap`) each kernel keeps against
+//!   `RUNTIME_CHECKS`, and count the PTX instructions of every `<name>_macro` /
 //!   `<name>_hand` pair of `kernels::index_math` and fail if a generated version is longer.
 //! * `gpu`: `ptx`, then the host runner `gpu-bench` (cudarc, dynamic loading), and the exact
 //!   command to run both on a machine with a GPU.

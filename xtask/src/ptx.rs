@@ -454,6 +454,44 @@ pub const GENERIC_TWINS: &[(&str, &str)] = &[
     ("mma_acc_to_rows_generic", "mma_acc_to_rows"),
 ];
 
+/// The run-time checks (`trap`) each kernel keeps, where a bound depends on values LLVM does not
+/// bound: the Hopper kernels' mbarrier rings and shared-tile stages (indexed by stage counters)
+/// and the pipelined GEMM's stage windows (at a run-time base). Every other kernel keeps none:
+/// its checks (shared windows, scratch, mbarrier and tile bounds) fold.
+pub const RUNTIME_CHECKS: &[(&str, usize)] = &[
+    ("attention_hopper_bf16", 1),
+    ("attention_hopper_d128_bf16", 1),
+    ("attention_hopper_d128_f16", 1),
+    ("attention_hopper_f16", 1),
+    ("gemm_hopper_bf16", 5),
+    ("gemm_hopper_f16", 5),
+    ("gemm_hopper_ws_bf16", 9),
+    ("gemm_hopper_ws_f16", 9),
+    ("gemm_pipelined_bf16", 2),
+    ("gemm_pipelined_f16", 2),
+];
+
+/// Fails unless the kernels keep exactly the run-time checks of [`RUNTIME_CHECKS`] (a check
+/// added or folded away changes the table, on purpose); returns how many kernels keep none.
+fn check_runtime_checks(ptx: &str) -> Result<usize, String> {
+    let found: Vec<(String, usize)> = entry_ops(ptx, |op| op == "trap;")
+        .into_iter()
+        .map(|(k, _, n)| (k, n))
+        .collect();
+    let want: Vec<(String, usize)> = RUNTIME_CHECKS
+        .iter()
+        .map(|&(k, n)| (k.to_string(), n))
+        .collect();
+    if found != want {
+        return Err(format!(
+            "the run-time checks (trap) the kernels keep changed: fold the new ones, or list them \
+             in RUNTIME_CHECKS with why they stay\nexpected {:?}\nfound {:?}",
+            want, found
+        ));
+    }
+    Ok(ptx.matches(".visible .entry ").count() - found.len())
+}
+
 /// Fails if any kernel keeps a local-memory frame (registers indexed at run time, a spill).
 fn check_no_local_memory(ptx: &str) -> Result<usize, String> {
     let locals = entry_ops(ptx, |op| {
@@ -562,6 +600,16 @@ pub fn check(markdown: bool) -> Result<(), String> {
     println!(
         "ptx-check: no local memory in any of the {} kernels",
         entries
+    );
+    let unchecked = check_runtime_checks(&ptx)?;
+    println!(
+        "ptx-check: run-time checks (trap) kept: {}; none in the other {} kernels",
+        RUNTIME_CHECKS
+            .iter()
+            .map(|(k, n)| format!("{} {}", k, n))
+            .collect::<Vec<_>>()
+            .join(", "),
+        unchecked
     );
     check_generic_twins(&ptx)?;
     println!(
