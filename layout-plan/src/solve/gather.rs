@@ -20,6 +20,7 @@ use crate::cost::{Cost, Strategy};
 use crate::fixed::{Fixed, FixedBases, FixedList};
 use crate::flat::{combine, Flat, Span, MAX_BASES};
 use crate::ir::GatherPlan;
+use crate::walk::{same_choice, sub, varies};
 use crate::MAX_SHUFFLE_WORDS;
 
 /// log2 of the most candidates per destination register (a tree of 15 selects).
@@ -554,25 +555,28 @@ const fn delivers(p: &GatherPlan<Fixed>, s: &Flat, t: &Flat) -> bool {
     true
 }
 
-/// The selects the executor issues (`exec::gather`): per destination register choosing anew
-/// (not as an earlier one did), for each half of its element, a shift per candidate at a
-/// nonzero place (where the places differ) and a tree of one select fewer than candidates.
+/// The selects the executor issues (`walk`'s `gather`, with its rules for which registers
+/// choose alike and which candidates move): per destination register choosing anew (not as an
+/// earlier one did), for each half of its element, a shift per candidate at a nonzero place
+/// (where the places differ) and a tree of one select fewer than candidates.
 const fn selects(p: &GatherPlan<Fixed>, halves: usize) -> u32 {
+    let (pick, pos) = (p.pick.as_slice(), p.pos.as_slice());
     let k = p.choices as usize;
     let n = 1usize << k;
     let mut total = 0;
     let mut i = 0;
-    while (i << k) < p.pick.len() && i * halves < MAX_SHUFFLE_WORDS {
+    while (i << k) < pick.len() {
         let mut same = 0;
-        while same < i && !same_choice(p, k, same, i) {
+        while same < i && !same_choice(pick, pos, k, same, i) {
             same += 1;
         }
         if same == i {
+            let at = sub(pos, i << k, (i + 1) << k);
             let mut shifts = 0;
-            if varies(p, i << k, n) {
+            if varies(at) {
                 let mut c = 0;
                 while c < n {
-                    shifts += (p.pos.get((i << k) + c) != 0) as usize;
+                    shifts += (at[c] != 0) as usize;
                     c += 1;
                 }
             }
@@ -581,29 +585,4 @@ const fn selects(p: &GatherPlan<Fixed>, halves: usize) -> u32 {
         i += 1;
     }
     total as u32
-}
-
-/// Whether the `n` positions from `at` differ.
-const fn varies(p: &GatherPlan<Fixed>, at: usize, n: usize) -> bool {
-    let mut c = 1;
-    while c < n {
-        if p.pos.get(at + c) != p.pos.get(at) {
-            return true;
-        }
-        c += 1;
-    }
-    false
-}
-
-/// Whether destination registers `a` and `b` choose the same word (`exec::gather`'s rule).
-const fn same_choice(p: &GatherPlan<Fixed>, k: usize, a: usize, b: usize) -> bool {
-    let n = 1usize << k;
-    let (mut same_pick, mut same_pos) = (true, true);
-    let mut c = 0;
-    while c < n {
-        same_pick = same_pick && p.pick.get((a << k) + c) == p.pick.get((b << k) + c);
-        same_pos = same_pos && p.pos.get((a << k) + c) == p.pos.get((b << k) + c);
-        c += 1;
-    }
-    same_pick && (same_pos || (!varies(p, a << k, n) && !varies(p, b << k, n)))
 }
