@@ -122,16 +122,6 @@ pub fn shuffle_words<S: Storage>(p: &ShufflePlan<S>) -> (usize, usize) {
     packed_words(p.gather.len(), p.pack)
 }
 
-/// `(elements per word, words)` of `elements` work elements packed `2^pack` per word (`pack`
-/// -1: 64-bit elements, two words each): [`shuffle_words`] in a `const fn`, for the planner.
-pub const fn packed_words(elements: usize, pack: i32) -> (usize, usize) {
-    if pack < 0 {
-        (1, elements * 2)
-    } else {
-        (1 << pack, elements >> pack)
-    }
-}
-
 /// `each(m, v, address)` for every access `v` of `s`, in order, between
 /// [`SharedMachine::begin_if`] and `end_if` on whether this thread stores (threads that hold
 /// copies make none): where [`store`] writes, for an operation that fills the same places

@@ -13,6 +13,17 @@
 
 use crate::slices::{same_u16, same_u8};
 
+/// `(elements per word, words)` of `elements` work elements packed `2^pack` per word (`pack`
+/// -1: 64-bit elements, two words each): the words a shuffle plan moves, for the executor and
+/// the planner's cost.
+pub const fn packed_words(elements: usize, pack: i32) -> (usize, usize) {
+    if pack < 0 {
+        (1, elements * 2)
+    } else {
+        (1 << pack, elements >> pack)
+    }
+}
+
 /// `&s[a..b]`, in a const too (a range past the slice is a panic, as `[a..b]` is).
 #[inline(always)]
 pub(crate) const fn sub<T>(s: &[T], a: usize, b: usize) -> &[T] {
@@ -140,7 +151,8 @@ macro_rules! executor {
         use $crate::ir::{GatherPlan, Instr, Plan, SharedPlan, ShufflePlan, SmemAccess};
         use $crate::linear::{xor_of, Map};
         use $crate::walk::{
-            min, padded, same_choice, store_loop, sub, trans_sources, varies, within, Ids,
+            min, packed_words, padded, same_choice, store_loop, sub, trans_sources, varies,
+            within, Ids,
         };
         use $crate::MAX_SHUFFLE_WORDS;
 
@@ -158,7 +170,7 @@ macro_rules! executor {
         /// Run a shuffle plan: pack, exchange, unpack.
         #[inline(always)]
         $vis $($c)? fn shuffles $($gp)* (m: &mut $M, p: &ShufflePlan<$S>) {
-            let (per, nw) = $crate::exec::packed_words(p.gather.len(), p.pack);
+            let (per, nw) = packed_words(p.gather.len(), p.pack);
             let nw = within(nw, MAX_SHUFFLE_WORDS);
             let mut w = [$zero; MAX_SHUFFLE_WORDS];
             each!(nw, |x| {

@@ -13,10 +13,10 @@
 
 use super::Unplanned;
 use crate::cost::{Cost, Strategy};
-use crate::exec::packed_words;
 use crate::fixed::{Fixed, FixedBases, FixedList};
 use crate::flat::{Bases, Flat, Span};
 use crate::ir::ShufflePlan;
+use crate::walk::packed_words;
 use crate::MAX_SHUFFLE_WORDS;
 
 /// Work register bits at most (512 work registers).
