@@ -113,7 +113,7 @@ crate::walk::executor!(
     plans: [<M: Machine, S: Storage>],
     shared: [<M: SharedMachine, S: Storage>],
     m: M, s: S, word: M::Word, int: M::Int, zero: M::Word::default(), map: storage_map,
-    vis: pub
+    each: each, vis: pub
 );
 
 /// The words a shuffle plan moves: `(elements per word, words)`.

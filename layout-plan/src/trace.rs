@@ -21,7 +21,7 @@ mod record {
         plans: [],
         shared: [],
         m: Tape, s: Static, word: u16, int: u16, zero: 0u16, map: static_map,
-        vis: pub(super)
+        each: each_loop, vis: pub(super)
     );
 }
 

@@ -112,6 +112,24 @@ pub(crate) const fn trans_sources(instr: &crate::Instr) -> [u32; 6] {
     src
 }
 
+/// `each!`'s syntax as one `while` loop, whatever the build: the `const` expansion's, which a
+/// const evaluation interprets (written-out arms would only be more code to compile, and to
+/// codegen where a target builds the `const fn`s as functions too).
+macro_rules! each_loop {
+    (small $n:expr, |$i:ident| $body:expr) => {
+        each_loop!($n, |$i| $body)
+    };
+    ($n:expr, |$i:ident| $body:expr) => {{
+        let n: usize = $n;
+        let mut $i: usize = 0;
+        while $i < n {
+            $body;
+            $i += 1;
+        }
+    }};
+}
+pub(crate) use each_loop;
+
 /// The stores of access list `s`, in order, between `begin_if` and `end_if` on whether this
 /// thread stores (threads that hold copies make none): `$body` with this thread's ids `$at`,
 /// the access `$v` and its address `$addr` in scope. A store, and (with another body) where a
@@ -137,7 +155,9 @@ pub(crate) use store_loop;
 /// parameters of the functions that need a machine, a machine and a storage, a shared-memory
 /// machine and a storage (empty for the `const` expansion); `m`, `s`: the machine and storage
 /// types; `word`, `int`: its value types; `zero`: a word to fill arrays with; `map`: a macro
-/// making a [`crate::linear::Map`] of a plan's bases; `vis`: the entry points' visibility.
+/// making a [`crate::linear::Map`] of a plan's bases; `each`: `each` (written out, so that a
+/// const plan folds on the GPU) or `each_loop` (one loop: what a const evaluation interprets);
+/// `vis`: the entry points' visibility.
 macro_rules! executor {
     (
         qual: [$($c:tt)?],
@@ -145,11 +165,13 @@ macro_rules! executor {
         plans: [$($gp:tt)*],
         shared: [$($gs:tt)*],
         m: $M:ty, s: $S:ty, word: $W:ty, int: $I:ty, zero: $zero:expr, map: $map:ident,
-        vis: $vis:vis
+        each: $each:ident, vis: $vis:vis
     ) => {
         use $crate::cost::Barrier;
         use $crate::ir::{GatherPlan, Instr, Plan, SharedPlan, ShufflePlan, SmemAccess};
         use $crate::linear::{xor_of, Map};
+        #[allow(unused_imports)]
+        use $crate::walk::each_loop;
         use $crate::walk::{
             min, packed_words, padded, same_choice, store_loop, sub, trans_sources, varies,
             within, Ids,
@@ -160,7 +182,7 @@ macro_rules! executor {
         #[inline(always)]
         $vis $($c)? fn run $($gs)* (m: &mut $M, plan: &Plan<$S>) {
             match plan {
-                Plan::Registers(perm) => each!(perm.len(), |i| m.mov(i as u16, perm[i])),
+                Plan::Registers(perm) => $each!(perm.len(), |i| m.mov(i as u16, perm[i])),
                 Plan::Shuffles(p) => shuffles(m, p),
                 Plan::Gather(p) => gather(m, p),
                 Plan::Shared(p) => shared(m, p),
@@ -173,7 +195,7 @@ macro_rules! executor {
             let (per, nw) = packed_words(p.gather.len(), p.pack);
             let nw = within(nw, MAX_SHUFFLE_WORDS);
             let mut w = [$zero; MAX_SHUFFLE_WORDS];
-            each!(nw, |x| {
+            $each!(nw, |x| {
                 w[x] = if p.pack < 0 {
                     m.pack(sub(&p.gather, x / 2, x / 2 + 1), (x % 2) as u32)
                 } else {
@@ -186,7 +208,7 @@ macro_rules! executor {
             } else {
                 exchange(m, &mut w, nw, p, lane);
             }
-            each!(p.scatter.len(), |i| {
+            $each!(p.scatter.len(), |i| {
                 let e = p.scatter[i] as usize;
                 if p.pack < 0 {
                     m.unpack_pair(i as u16, w[2 * e], w[2 * e + 1]);
@@ -202,7 +224,7 @@ macro_rules! executor {
         #[inline(always)]
         $($c)? fn ship $($gm)* (m: &mut $M, w: &mut [$W], nw: usize, (r, l): (u8, u8), lane: $I) {
             let c = m.bit(lane, l as u32);
-            each!(nw, |x0| {
+            $each!(nw, |x0| {
                 if (x0 >> r) & 1 == 0 {
                     let x1 = x0 | (1 << r);
                     let (a, b) = (w[x0], w[x1]);
@@ -231,9 +253,9 @@ macro_rules! executor {
             } else {
                 lane
             };
-            each!(nw, |x| {
+            $each!(nw, |x| {
                 let mut mask = 0u32;
-                each!(small p.swaps.len(), |k| {
+                $each!(small p.swaps.len(), |k| {
                     if (x >> p.swaps[k].0) & 1 == 1 {
                         mask |= 1 << p.swaps[k].1;
                     }
@@ -258,10 +280,10 @@ macro_rules! executor {
             swaps: &[(u8, u8)],
             lane: $I,
         ) {
-            each!(small swaps.len(), |k| {
+            $each!(small swaps.len(), |k| {
                 let (r, l) = swaps[k];
                 let c = m.bit(lane, l as u32);
-                each!(nw, |x0| {
+                $each!(nw, |x0| {
                     if (x0 >> r) & 1 == 0 {
                         let x1 = x0 | (1 << r);
                         let (a, b) = (w[x0], w[x1]);
@@ -388,7 +410,7 @@ macro_rules! executor {
             // round): a plan in a const folds it to straight-line code, and one loop is far
             // less code for LLVM to fold than a loop of accesses inside a loop of rounds.
             let per = sper + lper;
-            each!(rounds * per, |i| {
+            $each!(rounds * per, |i| {
                 let (round, j) = (i / per, i % per);
                 if j == 0 {
                     if round > 0 {
@@ -430,7 +452,7 @@ macro_rules! executor {
         $vis $($c)? fn load $($gs)* (m: &mut $M, l: &SmemAccess<$S>) {
             let at = ids(m);
             let base = base(m, l, at);
-            each!(l.reg_offsets.len(), |v| load_at(m, l, at, base, v));
+            $each!(l.reg_offsets.len(), |v| load_at(m, l, at, base, v));
             copies(m, l);
         }
 
