@@ -16,8 +16,9 @@ use layout_plan::exec::{self, Machine, SharedMachine};
 use layout_plan::linear::{self, Map};
 
 /// One thread running a plan on values: `src` in the source layout, `dst` filled in the
-/// destination layout.
-struct Values<'a, E, T> {
+/// destination layout. The one meaning of each operation on a thread: the executor's walks of a
+/// plan call it, and so does the replay of a recorded tape (`replay`).
+pub(crate) struct Values<'a, E, T> {
     t: &'a T,
     src: &'a [E],
     dst: &'a mut [E],
@@ -27,7 +28,7 @@ struct Values<'a, E, T> {
 
 impl<'a, E, T> Values<'a, E, T> {
     #[inline(always)]
-    fn new(t: &'a T, src: &'a [E], dst: &'a mut [E]) -> Self {
+    pub(crate) fn new(t: &'a T, src: &'a [E], dst: &'a mut [E]) -> Self {
         Values {
             t,
             src,

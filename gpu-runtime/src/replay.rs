@@ -1,6 +1,8 @@
 //! A plan's operations, recorded as a const tape while the compiler evaluates a const
-//! (`layout_plan::trace`), and replayed on a thread. One algorithm, `step!`, does each
-//! operation; it runs two ways:
+//! (`layout_plan::trace`), and replayed on a thread: `step!` hands each operation to the
+//! thread's `Values` machine, the same operation the interpreter runs when it walks the plan
+//! itself (the tape adds only its encodings: a `TERM` is one term of a `linear`, a guard a
+//! `begin_if`). It runs two ways:
 //!
 //! * **written out** (on nvptx): one position per operation, every operand and every choice a
 //!   constant at its use, so that code generation emits only the operations themselves, with
@@ -14,11 +16,13 @@
 //!   position, which a debug build compiles one by one (50 times the proc macro's compile time
 //!   per conversion); the loop does the same operations in the same order.
 
-use crate::convert::{field, join, ld_at, st_at, word};
+use crate::convert::Values;
 use crate::element::Element;
-use crate::thread::{select, Thread};
+use crate::thread::Thread;
+use layout_plan::exec::{Machine, SharedMachine};
 /// The kinds of operation (the first field of an op).
 pub use layout_plan::tape::kind;
+use layout_plan::Barrier;
 
 /// Value slots of a replay (slot 0 is the zero word): as many as a tape numbers.
 pub const SLOTS: usize = layout_plan::tape::TAPE_SLOTS;
@@ -79,14 +83,13 @@ pub const fn op(ops: &[(u8, u16, u128)], i: usize) -> (u8, u16, u128) {
     }
 }
 
-/// A written-out replay's state: value slots (`NV`: as many as the tier's tapes can number),
-/// flags, the destination registers. Sized by the tier, not by [`SLOTS`]: LLVM's scalar
-/// replacement of aggregates splits this state into registers, at a cost that grows with its
-/// size.
-struct State<E, const NV: usize, const ND: usize> {
+/// A replay's value slots (`NV`: as many as the tapes it replays can number) and flags; the
+/// destination registers are its machine's. A written-out replay sizes them by its tier, not by
+/// [`SLOTS`]: LLVM's scalar replacement of aggregates splits them into registers, at a cost that
+/// grows with their size.
+struct Slots<const NV: usize> {
     v: [u32; NV],
     b: [bool; NV],
-    out: [E; ND],
 }
 
 /// The value slots a tape of `ops` operations can number: each operation numbers four at most
@@ -100,15 +103,12 @@ const fn slots_for(ops: usize) -> usize {
     }
 }
 
-/// A written-out replay's state before its first op.
+/// Fresh slots of `$NV`.
 macro_rules! fresh {
-    ($E:ident, $NV:expr) => {
-        State::<$E, { $NV }, ND> {
+    ($NV:expr) => {
+        Slots::<{ $NV }> {
             v: [0u32; $NV],
             b: [false; $NV],
-            // A constant, so that code generation writes a memset, not a loop (a loop would
-            // give LLVM's passes another function shape than the proc macro's `[0; N]`).
-            out: [$E::ZERO; ND],
         }
     };
 }
@@ -161,61 +161,51 @@ macro_rules! four {
     };
 }
 
-/// Op `$o` on thread `$t`, state `$s`, source registers `$src`: the one algorithm of both
-/// replays. `$c` is [`fixed!`] (every operand and every choice a constant at its use, so that
-/// code generation emits the chosen operation alone, with literal operands: no branch on plan
-/// data reaches LLVM) or [`value!`] (the loop's).
+/// Op `$o` on machine `$m` (a thread's [`Values`]: source and destination registers, shared
+/// memory, shuffles, barriers) with slots `$s`: the one dispatch of both replays, each kind the
+/// machine operation the executor recorded (a `TERM` is one term of its `linear`, and a guard
+/// its `begin_if`). `$c` is [`fixed!`] (every operand and every choice a constant at its use,
+/// so that code generation emits the chosen operation alone, with literal operands: no branch
+/// on plan data reaches LLVM) or [`value!`] (the loop's).
 macro_rules! step {
-    ($c:ident, $o:expr, $s:ident, $t:ident, $src:ident) => {
+    ($c:ident, $o:expr, $s:ident, $m:ident) => {
         if $c!($o.guard == 0) || $s.b[$c!(($o.guard as usize).saturating_sub(1))] {
             match $c!($o.kind) {
-                kind::MOV => $s.out[fld!($c, $o, 0)] = $src[fld!($c, $o, 1)],
-                kind::COPY => $s.out[fld!($c, $o, 0)] = $s.out[fld!($c, $o, 1)],
+                kind::MOV => $m.mov(fld!($c, $o, 0) as u16, fld!($c, $o, 1) as u16),
+                kind::COPY => $m.copy(fld!($c, $o, 0) as u16, fld!($c, $o, 1) as u16),
                 kind::PACK => {
-                    let (n, part) = (fld!($c, $o, 1), fld!($c, $o, 2) as u32);
-                    $s.v[fld!($c, $o, 0)] = match $c!($o.f[1]) {
-                        1 => word::<E, 1>(&[$src[fld!($c, $o, 3)]], n, part),
-                        2 => word::<E, 2>(&[$src[fld!($c, $o, 3)], $src[fld!($c, $o, 4)]], n, part),
-                        3 => word::<E, 3>(
-                            &[
-                                $src[fld!($c, $o, 3)],
-                                $src[fld!($c, $o, 4)],
-                                $src[fld!($c, $o, 5)],
-                            ],
-                            n,
-                            part,
-                        ),
-                        _ => word::<E, 4>(
-                            &[
-                                $src[fld!($c, $o, 3)],
-                                $src[fld!($c, $o, 4)],
-                                $src[fld!($c, $o, 5)],
-                                $src[fld!($c, $o, 6)],
-                            ],
-                            n,
-                            part,
-                        ),
-                    }
+                    let regs = [
+                        fld!($c, $o, 3) as u16,
+                        fld!($c, $o, 4) as u16,
+                        fld!($c, $o, 5) as u16,
+                        fld!($c, $o, 6) as u16,
+                    ];
+                    let n = fld!($c, $o, 1);
+                    $s.v[fld!($c, $o, 0)] = $m.pack(&regs[..n], fld!($c, $o, 2) as u32);
                 }
                 kind::SHIFT_DOWN => {
-                    $s.v[fld!($c, $o, 0)] = $s.v[fld!($c, $o, 1)] >> (fld!($c, $o, 2) as u32)
+                    $s.v[fld!($c, $o, 0)] =
+                        $m.shift_down($s.v[fld!($c, $o, 1)], fld!($c, $o, 2) as u32)
                 }
-                kind::UNPACK => {
-                    $s.out[fld!($c, $o, 0)] =
-                        field::<E>($s.v[fld!($c, $o, 1)], fld!($c, $o, 2) as u32)
-                }
-                kind::UNPACK_PAIR => {
-                    $s.out[fld!($c, $o, 0)] =
-                        join::<E>($s.v[fld!($c, $o, 1)], $s.v[fld!($c, $o, 2)])
-                }
-                kind::LANE => $s.v[fld!($c, $o, 0)] = $t.lane(),
-                kind::WARP => $s.v[fld!($c, $o, 0)] = $t.warp(),
-                kind::RANK => $s.v[fld!($c, $o, 0)] = $t.cta_rank(),
+                kind::UNPACK => $m.unpack(
+                    fld!($c, $o, 0) as u16,
+                    $s.v[fld!($c, $o, 1)],
+                    fld!($c, $o, 2) as u32,
+                ),
+                kind::UNPACK_PAIR => $m.unpack_pair(
+                    fld!($c, $o, 0) as u16,
+                    $s.v[fld!($c, $o, 1)],
+                    $s.v[fld!($c, $o, 2)],
+                ),
+                kind::LANE => $s.v[fld!($c, $o, 0)] = $m.lane(),
+                kind::WARP => $s.v[fld!($c, $o, 0)] = $m.warp(),
+                kind::RANK => $s.v[fld!($c, $o, 0)] = $m.cta_rank(),
                 kind::BIT => {
-                    $s.b[fld!($c, $o, 0)] =
-                        ($s.v[fld!($c, $o, 1)] >> (fld!($c, $o, 2) as u32)) & 1 != 0
+                    $s.b[fld!($c, $o, 0)] = $m.bit($s.v[fld!($c, $o, 1)], fld!($c, $o, 2) as u32)
                 }
-                kind::XOR => $s.v[fld!($c, $o, 0)] = $s.v[fld!($c, $o, 1)] ^ word32!($c, $o, 2),
+                kind::XOR => {
+                    $s.v[fld!($c, $o, 0)] = $m.xor($s.v[fld!($c, $o, 1)], word32!($c, $o, 2))
+                }
                 kind::TERM => {
                     // A masked term, shifted by the signed field 4, into its slot by field 5:
                     // set (1), or (2) or xor.
@@ -236,23 +226,26 @@ macro_rules! step {
                     };
                 }
                 kind::SELECT => {
-                    $s.v[fld!($c, $o, 0)] = select(
+                    $s.v[fld!($c, $o, 0)] = $m.select(
                         $s.b[fld!($c, $o, 1)],
                         $s.v[fld!($c, $o, 2)],
                         $s.v[fld!($c, $o, 3)],
                     )
                 }
                 kind::SHFL_XOR => {
-                    $s.v[fld!($c, $o, 0)] = $t.shfl_xor($s.v[fld!($c, $o, 1)], word32!($c, $o, 2))
+                    $s.v[fld!($c, $o, 0)] = $m.shfl_xor($s.v[fld!($c, $o, 1)], word32!($c, $o, 2))
                 }
                 kind::SHFL_IDX => {
                     $s.v[fld!($c, $o, 0)] =
-                        $t.shfl_idx($s.v[fld!($c, $o, 1)], $s.v[fld!($c, $o, 2)])
+                        $m.shfl_idx($s.v[fld!($c, $o, 1)], $s.v[fld!($c, $o, 2)])
                 }
                 kind::OWNER => {
-                    let (l, wp) = ($s.v[fld!($c, $o, 1)], $s.v[fld!($c, $o, 2)]);
-                    $s.b[fld!($c, $o, 0)] =
-                        l & word32!($c, $o, 3) == 0 && wp & word32!($c, $o, 5) == 0;
+                    $s.b[fld!($c, $o, 0)] = $m.owner(
+                        $s.v[fld!($c, $o, 1)],
+                        $s.v[fld!($c, $o, 2)],
+                        word32!($c, $o, 3),
+                        word32!($c, $o, 5),
+                    )
                 }
                 kind::PAD => {
                     let a = $s.v[fld!($c, $o, 1)];
@@ -270,29 +263,19 @@ macro_rules! step {
                         $s.v[fld!($c, $o, 5)],
                         $s.v[fld!($c, $o, 6)],
                     ];
-                    // SAFETY: the tape's addresses are its plan's (see `st_at`).
-                    #[allow(unsafe_code)]
-                    unsafe {
-                        st_at(
-                            $t,
-                            $c!($o.f[0] != 0),
-                            $s.v[fld!($c, $o, 1)],
-                            fld!($c, $o, 2) as u32,
-                            ws,
-                        )
-                    };
+                    $m.st_shared(
+                        $c!($o.f[0] != 0),
+                        $s.v[fld!($c, $o, 1)],
+                        fld!($c, $o, 2) as u32,
+                        ws,
+                    );
                 }
                 kind::LD => {
-                    // SAFETY: as for `ST`.
-                    #[allow(unsafe_code)]
-                    let x = unsafe {
-                        ld_at(
-                            $t,
-                            $c!($o.f[1] != 0),
-                            $s.v[fld!($c, $o, 2)],
-                            fld!($c, $o, 3) as u32,
-                        )
-                    };
+                    let x = $m.ld_shared(
+                        $c!($o.f[1] != 0),
+                        $s.v[fld!($c, $o, 2)],
+                        fld!($c, $o, 3) as u32,
+                    );
                     four!($c, $o, $s, x, 0);
                 }
                 kind::STMATRIX => {
@@ -302,36 +285,28 @@ macro_rules! step {
                         $s.v[fld!($c, $o, 5)],
                         $s.v[fld!($c, $o, 6)],
                     ];
-                    // SAFETY: as for `ST`.
-                    #[allow(unsafe_code)]
-                    unsafe {
-                        $t.stmatrix(
-                            fld!($c, $o, 0) as u32,
-                            $s.v[fld!($c, $o, 1)],
-                            $c!($o.f[2] != 0),
-                            ws,
-                        )
-                    };
+                    $m.stmatrix(
+                        fld!($c, $o, 0) as u8,
+                        $s.v[fld!($c, $o, 1)],
+                        $c!($o.f[2] != 0),
+                        ws,
+                    );
                 }
                 kind::LDMATRIX => {
-                    // SAFETY: as for `ST`.
-                    #[allow(unsafe_code)]
-                    let x = unsafe {
-                        $t.ldmatrix(
-                            fld!($c, $o, 1) as u32,
-                            $s.v[fld!($c, $o, 2)],
-                            $c!($o.f[3] != 0),
-                        )
-                    };
+                    let x = $m.ldmatrix(
+                        fld!($c, $o, 1) as u8,
+                        $s.v[fld!($c, $o, 2)],
+                        $c!($o.f[3] != 0),
+                    );
                     four!($c, $o, $s, x, 0);
                 }
-                kind::BARRIER => match fld!($c, $o, 0) {
-                    0 => $t.sync_warp(),
-                    1 => $t.sync_block(),
-                    _ => $t.sync_cluster(),
-                },
-                kind::SCRATCH_WRITE_BEGIN => $t.scratch_write_begin(),
-                kind::SCRATCH_READS_PENDING => $t.scratch_reads_pending(),
+                kind::BARRIER => $m.barrier(match fld!($c, $o, 0) {
+                    0 => Barrier::Warp,
+                    1 => Barrier::Block,
+                    _ => Barrier::Cluster,
+                }),
+                kind::SCRATCH_WRITE_BEGIN => $m.scratch_write_begin(),
+                kind::SCRATCH_READS_PENDING => $m.scratch_reads_pending(),
                 _ => {}
             }
         }
@@ -341,40 +316,31 @@ macro_rules! step {
 /// Position `I` of tape `P`, written out.
 #[cfg_attr(not(target_arch = "nvptx64"), inline(always))]
 #[cfg_attr(target_arch = "nvptx64", rustc_force_inline)]
-fn arm<
-    P: Recorded,
-    E: Element,
-    T: Thread,
-    const NV: usize,
-    const NS: usize,
-    const ND: usize,
-    const I: usize,
->(
-    s: &mut State<E, NV, ND>,
-    t: &T,
-    src: &[E; NS],
+fn arm<P: Recorded, E: Element, T: Thread, const NV: usize, const I: usize>(
+    s: &mut Slots<NV>,
+    m: &mut Values<'_, E, T>,
 ) {
-    step!(fixed, At::<P, I>::OP, s, t, src)
+    step!(fixed, At::<P, I>::OP, s, m)
 }
 
 macro_rules! arms16 {
-    ($P:ident, $E:ident, $T:ident, $NS:ident, $ND:ident, $s:ident, $t:ident, $src:ident, $base:expr) => {
-        arms16!(@ $P, $E, $T, $NS, $ND, $s, $t, $src, $base; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    ($P:ident, $E:ident, $T:ident, $s:ident, $m:ident, $base:expr) => {
+        arms16!(@ $P, $E, $T, $s, $m, $base; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
     };
-    (@ $P:ident, $E:ident, $T:ident, $NS:ident, $ND:ident, $s:ident, $t:ident, $src:ident, $base:expr; $($k:literal)*) => {
+    (@ $P:ident, $E:ident, $T:ident, $s:ident, $m:ident, $base:expr; $($k:literal)*) => {
         $( if const { $base + $k < $P::LEN } {
-            arm::<$P, $E, $T, NV, $NS, $ND, { $base + $k }>(&mut $s, $t, $src);
+            arm::<$P, $E, $T, NV, { $base + $k }>(&mut $s, &mut $m);
         } )*
     };
 }
 
 macro_rules! arms256 {
-    ($P:ident, $E:ident, $T:ident, $NS:ident, $ND:ident, $s:ident, $t:ident, $src:ident, $base:expr) => {
-        arms256!(@ $P, $E, $T, $NS, $ND, $s, $t, $src, $base; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    ($P:ident, $E:ident, $T:ident, $s:ident, $m:ident, $base:expr) => {
+        arms256!(@ $P, $E, $T, $s, $m, $base; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
     };
-    (@ $P:ident, $E:ident, $T:ident, $NS:ident, $ND:ident, $s:ident, $t:ident, $src:ident, $base:expr; $($k:literal)*) => {
+    (@ $P:ident, $E:ident, $T:ident, $s:ident, $m:ident, $base:expr; $($k:literal)*) => {
         $( if const { $base + 16 * $k < $P::LEN } {
-            arms16!($P, $E, $T, $NS, $ND, $s, $t, $src, $base + 16 * $k);
+            arms16!($P, $E, $T, $s, $m, $base + 16 * $k);
         } )*
     };
 }
@@ -393,9 +359,13 @@ macro_rules! tier {
             src: &[E; NS],
         ) -> [E; ND] {
             const NV: usize = slots_for($ops);
-            let mut s = fresh!(E, NV);
-            $( $arms!(P, E, T, NS, ND, s, t, src, $base); )*
-            s.out
+            let mut s = fresh!(NV);
+            // A constant, so that code generation writes a memset, not a loop (a loop would
+            // give LLVM's passes another function shape than the proc macro's `[0; N]`).
+            let mut out = [E::ZERO; ND];
+            let mut m = Values::new(t, src, &mut out);
+            $( $arms!(P, E, T, s, m, $base); )*
+            out
         }
 
         /// The tier for a conversion: inlined into its caller before LLVM simplifies either,
@@ -539,27 +509,16 @@ pub fn looped<P: Recorded, E: Element, T: Thread, const NS: usize, const ND: usi
     out
 }
 
-/// A looped replay's state: the destination registers borrowed, so that one loop serves every
-/// tape of an element type on a thread type.
-struct Borrowed<'a, E> {
-    v: [u32; SLOTS],
-    b: [bool; SLOTS],
-    out: &'a mut [E],
-}
-
 /// The operations `ops` of a tape (of at most [`SLOTS`] value slots) on this thread, `src` in,
 /// the destination registers `out` out: [`looped`]'s loop, one instance per element type and
 /// thread type, whatever the tape and the register counts (a debug build compiles it once, not
 /// once per conversion). Also what replays a tape recorded at run time.
 pub fn replay_ops<E: Element, T: Thread>(ops: &[(u8, u16, u128)], t: &T, src: &[E], out: &mut [E]) {
-    let mut s = Borrowed {
-        v: [0u32; SLOTS],
-        b: [false; SLOTS],
-        out,
-    };
+    let mut s = fresh!(SLOTS);
+    let mut m = Values::new(t, src, out);
     for &o in ops {
         let d = decode(o);
-        step!(value, d, s, t, src);
+        step!(value, d, s, m);
     }
 }
 

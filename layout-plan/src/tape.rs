@@ -150,10 +150,7 @@ impl Tape {
     /// `w` shifted so that its element `k` is element 0.
     pub const fn shift_down(&mut self, w: u16, k: u32) -> u16 {
         let h = self.slot(1);
-        self.op(
-            kind::SHIFT_DOWN,
-            [h as u32, w as u32, k * self.bits, 0, 0, 0, 0, 0],
-        );
+        self.op(kind::SHIFT_DOWN, [h as u32, w as u32, k, 0, 0, 0, 0, 0]);
         h
     }
     /// Destination register `dst` is element `k` of `w`.
