@@ -186,8 +186,11 @@ pub const fn accumulator_coord(warp: u32, lane: u32, r: u32) -> (u32, u32) {
 /// are byte offsets into the kernel's shared buffer; an mbarrier is 8 bytes, 8-aligned.
 ///
 /// # Safety
-/// Implementing it: as [`Thread`]'s, and [`Hopper::shared_base`] is the shared-window address
-/// of byte 0 of the kernel's dynamic shared memory (tiles are checked aligned by it).
+/// Implementing it: as [`Thread`]'s; [`Hopper::shared_base`] is the shared-window address of
+/// byte 0 of the kernel's dynamic shared memory (tiles are checked aligned by it); and
+/// [`Hopper::wgmma_commit`], [`Hopper::wgmma_wait`] and [`Hopper::wgmma_fence_operand`] do what
+/// their docs say (safe code reads an accumulator once `wgmma_wait` returns:
+/// [`Pending`](crate::Pending)).
 #[allow(unsafe_code)]
 pub unsafe trait Hopper: Thread {
     /// The shared-window address of byte offset 0 of the kernel's shared buffer: swizzled

@@ -1,16 +1,22 @@
 //! Tensor-core groups in flight: `wgmma` returns before the tensor cores are done, and until the
-//! warpgroup waits for its group they write the accumulator's registers and read A's (from
-//! registers or a [`SharedTile`]). An issued group's accumulator is a [`Pending`] that owns the
-//! tile (and A's registers), so safe code cannot read or write them meanwhile; waiting gives the
-//! tile back ([`Pending::wait`], `wgmma.wait_group 0`), or for a group known to have a later one
-//! behind it ([`Older`], from [`Pending::then`]) with that later group still running
-//! (`wgmma.wait_group 1`: FlashAttention-3's overlap of `S = Q · Kᵀ` with `P · V`). CUTLASS's
-//! `warpgroup_wait<N>` and Gluon's `warpgroup_mma_wait(num_outstanding, deps)` are the same waits
-//! with the dependencies checked by no one.
+//! warpgroup waits for its group they write the accumulator's registers. An issued group's
+//! accumulator is a [`Pending`] that holds the tile, so safe code cannot read or write those
+//! registers meanwhile; waiting gives the tile back ([`Pending::wait`], `wgmma.wait_group 0`), or
+//! for a group known to have a later one behind it ([`Older`], from [`Pending::then`]) with that
+//! later group still running (`wgmma.wait_group 1`: FlashAttention-3's overlap of `S = Q · Kᵀ`
+//! with `P · V`). CUTLASS's `warpgroup_wait<N>` and Gluon's `warpgroup_mma_wait(num_outstanding,
+//! deps)` are the same waits with the dependencies checked by no one. Only this crate issues
+//! groups ([`OperandA`] and [`Accumulate`] are sealed), so a `Pending` always stands for a
+//! committed group.
+//!
+//! A's tile from registers is passed by value (a `Tile` is `Copy`): the caller's copy stays its
+//! own, and the registers the group reads are the compiler's (ptxas keeps them until the wait,
+//! as it keeps every register an in-flight `wgmma` uses).
 //!
 //! Still the kernel's: that a stage's tiles are not refilled while a group reads them (which
 //! stage a copy may overwrite is a pipeline's runtime protocol of waits and barriers); the
-//! simulator reports a break of it.
+//! simulator reports a break of it. A `Pending` dropped without a wait leaves its group to
+//! that protocol too (`#[must_use]` warns).
 
 use crate::hopper::Hopper;
 use crate::layout::{Layout, Registers};
@@ -19,22 +25,29 @@ use crate::shared_tile::SharedTile;
 use crate::tile::Tile;
 use crate::wgmma::Wgmma;
 
-/// The accumulator of issued `wgmma` groups (and `K`, the A operand's registers the last group
-/// reads, or `()`): the tensor cores write it until [`Pending::wait`] gives it back.
+/// The accumulator of issued `wgmma` groups: the tensor cores write it until [`Pending::wait`]
+/// gives it back.
 #[must_use = "the tensor cores write the accumulator until `wait` gives it back"]
-pub struct Pending<C: Registers<NC>, const NC: usize, K = ()> {
+pub struct Pending<C: Registers<NC>, const NC: usize> {
     acc: Tile<C, f32, NC>,
-    kept: K,
 }
 
 /// A [`Pending`] with a later group issued behind it ([`Pending::then`]): waiting until at most
 /// one group is in flight completes it.
 #[must_use = "the tensor cores write the accumulator until `wait` gives it back"]
-pub struct Older<C: Registers<NC>, const NC: usize, K = ()>(Pending<C, NC, K>);
+pub struct Older<C: Registers<NC>, const NC: usize>(Pending<C, NC>);
+
+/// What seals [`Accumulate`] and [`OperandA`]: only this crate's types issue groups.
+mod sealed {
+    pub trait Sealed {}
+    impl<C: crate::layout::Registers<N>, E, const N: usize> Sealed for crate::tile::Tile<C, E, N> {}
+    impl<C: crate::layout::Registers<N>, const N: usize> Sealed for super::Pending<C, N> {}
+    impl<S, E> Sealed for crate::shared_tile::SharedTile<S, E> {}
+}
 
 /// What a group accumulates into: a tile no group writes, or the [`Pending`] of earlier groups
 /// into the same registers (the tensor cores order groups on one accumulator).
-pub trait Accumulate<C: Registers<NC>, const NC: usize> {
+pub trait Accumulate<C: Registers<NC>, const NC: usize>: sealed::Sealed {
     /// As the accumulator of a group about to be issued.
     fn into_pending(self) -> Pending<C, NC>;
 }
@@ -54,10 +67,8 @@ impl<C: Registers<NC>, const NC: usize> Accumulate<C, NC> for Pending<C, NC> {
 }
 
 /// A `wgmma`'s A operand of `E`: a [`SharedTile`], or a [`Tile`] of registers of a `dot_op`
-/// layout, which the group keeps until it completes.
-pub trait OperandA<E: MmaInput> {
-    /// What the group holds until it completes: A's registers, or `()`.
-    type Kept;
+/// layout.
+pub trait OperandA<E: MmaInput>: sealed::Sealed {
     /// Issue `acc += self · b` as one committed group of the warpgroup (every thread of it
     /// calls this); the layouts are checked as [`Wgmma`] checks them, a compile error naming
     /// all three.
@@ -66,12 +77,10 @@ pub trait OperandA<E: MmaInput> {
         t: &T,
         b: &SharedTile<B, E>,
         acc: impl Accumulate<C, NC>,
-    ) -> Pending<C, NC, Self::Kept>;
+    ) -> Pending<C, NC>;
 }
 
 impl<S: Layout, E: MmaInput> OperandA<E> for SharedTile<S, E> {
-    type Kept = ();
-
     #[inline(always)]
     #[allow(unsafe_code)]
     fn issue<B: Layout, C: Registers<NC>, T: Hopper, const NC: usize>(
@@ -91,8 +100,6 @@ impl<S: Layout, E: MmaInput> OperandA<E> for SharedTile<S, E> {
 }
 
 impl<A: Registers<NA>, E: MmaInput, const NA: usize> OperandA<E> for Tile<A, E, NA> {
-    type Kept = Self;
-
     #[inline(always)]
     #[allow(unsafe_code)]
     fn issue<B: Layout, C: Registers<NC>, T: Hopper, const NC: usize>(
@@ -100,17 +107,14 @@ impl<A: Registers<NA>, E: MmaInput, const NA: usize> OperandA<E> for Tile<A, E, 
         t: &T,
         b: &SharedTile<B, E>,
         acc: impl Accumulate<C, NC>,
-    ) -> Pending<C, NC, Self> {
+    ) -> Pending<C, NC> {
         let mma = const { Wgmma::<A, B, C, E>::new() };
         let mut acc = acc.into_pending();
         // SAFETY: B's tile was checked inside the kernel's shared memory and aligned when it
-        // was made; the accumulator and A's registers are the returned `Pending`'s until the
-        // group is waited for.
+        // was made; the accumulator is the returned `Pending`'s until the group is waited for,
+        // and A's registers are this call's copy.
         unsafe { mma.run_registers(t, &self.values, b.offset(), &mut acc.acc.values) };
-        Pending {
-            acc: acc.acc,
-            kept: self,
-        }
+        acc
     }
 }
 
@@ -119,21 +123,19 @@ impl<C: Registers<NC>, const NC: usize> Pending<C, NC> {
     /// accumulator before its first group.
     #[inline(always)]
     pub fn new(acc: Tile<C, f32, NC>) -> Self {
-        Pending { acc, kept: () }
+        Pending { acc }
     }
 }
 
-impl<C: Registers<NC>, const NC: usize, K> Pending<C, NC, K> {
+impl<C: Registers<NC>, const NC: usize> Pending<C, NC> {
     /// Wait until no group of this warpgroup is in flight (`wgmma.wait_group 0`), and the
     /// accumulator is the caller's again.
     #[inline(always)]
     pub fn wait<T: Hopper>(self, t: &T) -> Tile<C, f32, NC> {
-        let Pending { mut acc, kept } = self;
+        let Pending { mut acc } = self;
         t.wgmma_wait::<0>();
         // No read of the registers moves above the wait.
         t.wgmma_fence_operand(&mut acc.values);
-        // A's registers are the caller's to reuse only now.
-        drop(kept);
         acc
     }
 
@@ -147,7 +149,7 @@ impl<C: Registers<NC>, const NC: usize, K> Pending<C, NC, K> {
         a: A,
         b: &SharedTile<B, E>,
         acc: impl Accumulate<D, ND>,
-    ) -> (Older<C, NC, K>, Pending<D, ND, A::Kept>)
+    ) -> (Older<C, NC>, Pending<D, ND>)
     where
         A: OperandA<E>,
         E: MmaInput,
@@ -160,16 +162,15 @@ impl<C: Registers<NC>, const NC: usize, K> Pending<C, NC, K> {
     }
 }
 
-impl<C: Registers<NC>, const NC: usize, K> Older<C, NC, K> {
+impl<C: Registers<NC>, const NC: usize> Older<C, NC> {
     /// Wait until at most one group of this warpgroup is in flight (`wgmma.wait_group 1`):
     /// the later one, so this accumulator is the caller's again.
     #[inline(always)]
     pub fn wait<T: Hopper>(self, t: &T) -> Tile<C, f32, NC> {
-        let Pending { mut acc, kept } = self.0;
+        let Pending { mut acc } = self.0;
         t.wgmma_wait::<1>();
         // No read of the registers moves above the wait.
         t.wgmma_fence_operand(&mut acc.values);
-        drop(kept);
         acc
     }
 }
@@ -207,14 +208,14 @@ impl<S: Layout, E: MmaInput> SharedTile<S, E> {
 impl<A: Registers<NA>, E: MmaInput, const NA: usize> Tile<A, E, NA> {
     /// Issue `acc += self · b` with this tile in registers (A, a `dot_op(opIdx = 0)` of the
     /// accumulator's layout) and B's tile in shared memory: [`SharedTile::dot_async`]'s
-    /// `wgmma`, A from registers, which the [`Pending`] keeps until the group completes.
+    /// `wgmma`, A from registers.
     #[inline(always)]
     pub fn dot_async<B: Layout, C: Registers<NC>, T: Hopper, const NC: usize>(
         self,
         t: &T,
         b: &SharedTile<B, E>,
         acc: impl Accumulate<C, NC>,
-    ) -> Pending<C, NC, Self> {
+    ) -> Pending<C, NC> {
         self.issue(t, b, acc)
     }
 }

@@ -1,8 +1,8 @@
 //! A plan's operations, recorded as a const tape while the compiler evaluates a const
 //! (`layout_plan::trace`), and replayed on a thread: `step!` hands each operation to the
 //! thread's `Values` machine, the same operation the interpreter runs when it walks the plan
-//! itself (the tape adds only its encodings: a `TERM` is one term of a `linear`, a guard a
-//! `begin_if`). It runs two ways:
+//! itself (the tape adds only its encodings: a `TERM` is one term of a `linear`, a `PAD` the
+//! padding's terms of `pad`, a guard a `begin_if`). It runs two ways:
 //!
 //! * **written out** (on nvptx): one position per operation, every operand and every choice a
 //!   constant at its use, so that code generation emits only the operations themselves, with
@@ -163,8 +163,8 @@ macro_rules! four {
 
 /// Op `$o` on machine `$m` (a thread's [`Values`]: source and destination registers, shared
 /// memory, shuffles, barriers) with slots `$s`: the one dispatch of both replays, each kind the
-/// machine operation the executor recorded (a `TERM` is one term of its `linear`, and a guard
-/// its `begin_if`). `$c` is [`fixed!`] (every operand and every choice a constant at its use,
+/// machine operation the executor recorded (a `TERM` is one term of its `linear`, a `PAD` its
+/// `pad`'s terms, and a guard its `begin_if`). `$c` is [`fixed!`] (every operand and every choice a constant at its use,
 /// so that code generation emits the chosen operation alone, with literal operands: no branch
 /// on plan data reaches LLVM) or [`value!`] (the loop's).
 macro_rules! step {

@@ -137,6 +137,9 @@ impl Tape {
     }
     /// A word of source registers `regs` (four at most), or half `part` of a 64-bit one.
     pub const fn pack(&mut self, regs: &[u16], part: u32) -> u16 {
+        if regs.len() > 4 {
+            panic!("layout_plan::tape: a word of more than 4 registers; please report the layouts named below");
+        }
         let h = self.slot(1);
         let mut f = [h as u32, regs.len() as u32, part, 0, 0, 0, 0, 0];
         let mut k = 0;

@@ -4,9 +4,10 @@
 //! [`crate::exec::Machine`] ([`crate::exec`]: the runtime's interpreter, `convert!`'s code writer,
 //! the planner's symbolic check) and as `const fn`s recording a [`crate::tape::Tape`]
 //! ([`crate::trace`]: what the runtime replays for plans in consts). The text is const-friendly
-//! for both: loops are `while` or `each!` (written out in optimised builds, so a const plan
-//! folds on the GPU), slices are `sub`'s, maps [`crate::linear::Map`]s made by the expansion's
-//! `map` macro.
+//! for both: loops are `while` or the expansion's `each` (`each!`, written out in optimised
+//! builds so that a const plan folds on the GPU, or `each_loop`, one loop, for the const
+//! expansion), slices are `sub`'s, maps [`crate::linear::Map`]s made by the expansion's `map`
+//! macro.
 //!
 //! The control flow depends only on the plan, never on data, so a machine may evaluate every
 //! lane at once or emit code instead of running it.
@@ -589,8 +590,9 @@ macro_rules! executor {
             let vec = s.vec as usize;
             let bytes = m.elem_bits() / 8;
             let mut lanes = [0u32; 6];
+            let nl = within(s.lane_bases.len(), 6);
             let mut b = 0;
-            while b < s.lane_bases.len() && b < 6 {
+            while b < nl {
                 let elem = if (1usize << b) < vec { bytes << b } else { 0 };
                 lanes[b] = xor_of(&s.lane_bases, s.instr.trans_source(1 << b, 0)) ^ elem;
                 b += 1;

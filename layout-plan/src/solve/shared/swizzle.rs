@@ -89,8 +89,18 @@ const fn compute_segment(
         segment.push(a.get(i) ^ bb.get(i));
         i += 1;
     }
-    segment.extend(a.as_slice().split_at(k).0);
-    segment.extend(bb.as_slice().split_at(k).0);
+    // The first `len` of: the XORs, then `a`'s first `k`, then `b`'s (taken no further than
+    // `len`, so the list never fills past what is kept).
+    let (ak, bk) = (a.as_slice().split_at(k).0, bb.as_slice().split_at(k).0);
+    let mut j = 0;
+    while segment.len() < len && j < ak.len() + bk.len() {
+        segment.push(if j < ak.len() {
+            ak[j]
+        } else {
+            bk[j - ak.len()]
+        });
+        j += 1;
+    }
     segment.truncate(len);
     segment
 }
