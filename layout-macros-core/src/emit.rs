@@ -323,13 +323,14 @@ fn doc_summary(s: &SolvedItem, shape: &[u32], in_dims: &[&str]) -> String {
         _ => String::new(),
     };
     format!(
-        "Layout `{}` for a tensor of shape {:?}{}, solved at compile time by `layout!`.\n\n\
+        "Layout `{}` for a tensor of shape {:?}{}, solved at compile time by `layout!`.{}\n\n\
          `apply({})` gives an element's coordinates; {} consts \
          `RANK`, `SHAPE`, `<IN-DIM>S`, `<IN-DIM>_BASES`, `FREE_<IN-DIM>_MASK`, \
          `ELEMENTS_PER_THREAD`, `CONTIGUITY_PER_THREAD` (see `linear_layouts::layout!`).\n\n```text\n{}\n```",
         s.source,
         shape,
         element,
+        copies_note(ll),
         in_dims.join(", "),
         if ll.is_surjective() {
             "`locate(coords)` where it lives;"
@@ -337,6 +338,35 @@ fn doc_summary(s: &SolvedItem, shape: &[u32], in_dims: &[&str]) -> String {
             "no `locate` (some coordinates hold no element);"
         },
         ll
+    )
+}
+
+/// For a layout that holds elements more than once (bases that repeat others: a tile larger
+/// than its tensor), a sentence saying how often and along which hardware bits; empty
+/// otherwise. Triton accepts such layouts, and so does `layout!`: this is where it says so.
+fn copies_note(ll: &LinearLayout) -> String {
+    let free: Vec<String> = ll
+        .free_variable_masks()
+        .iter()
+        .filter(|(_, m)| *m != 0)
+        .map(|(d, m)| {
+            let n = m.count_ones();
+            format!("{} {} bit{}", n, d, if n == 1 { "" } else { "s" })
+        })
+        .collect();
+    if free.is_empty() {
+        return String::new();
+    }
+    let bits: u32 = ll
+        .free_variable_masks()
+        .iter()
+        .map(|(_, m)| m.count_ones())
+        .sum();
+    format!(
+        "\n\nHolds each element {} times ({} repeat others): the layout is larger than the \
+         tensor. Stores write each element once, and reductions skip the copies.",
+        1u64 << bits,
+        free.join(", ")
     )
 }
 
@@ -546,4 +576,48 @@ fn item_hash(item: &Item) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::copies_note;
+    use layout_core::parse::{parse_encoding, Aliases};
+
+    fn layout(attr: &str, shape: &[i64]) -> layout_core::LinearLayout {
+        let e = parse_encoding(attr, &Aliases::default()).expect("parses");
+        e.to_linear_layout(shape).expect("a layout")
+    }
+
+    #[test]
+    fn a_tile_larger_than_its_tensor_says_how_often_it_holds_each_element() {
+        // 4 warps stacked over a tensor of one row: both warp bits repeat the first warp's.
+        let ll = layout(
+            "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>",
+            &[1, 512],
+        );
+        let note = copies_note(&ll);
+        assert!(
+            note.contains("Holds each element 4 times (2 warp bits repeat others)"),
+            "{note}"
+        );
+        // Lanes over a row of 16 where 32 lanes fit: one lane bit repeats, as do the warps.
+        let ll = layout(
+            "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 2], order = [1, 0]}>",
+            &[1, 16],
+        );
+        let note = copies_note(&ll);
+        assert!(
+            note.contains("Holds each element 4 times (1 lane bit, 1 warp bit repeat others)"),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn a_layout_that_holds_each_element_once_says_nothing_more() {
+        let ll = layout(
+            "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>",
+            &[4, 128],
+        );
+        assert_eq!(copies_note(&ll), "");
+    }
 }
