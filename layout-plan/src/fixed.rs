@@ -305,6 +305,11 @@ impl crate::ir::SmemAccess<Fixed> {
     /// they live as long as the program): what takes the accesses `convert!` writes, such as an
     /// async copy's. Its maps drop their terms, as `convert!`'s tables have none.
     pub const fn as_static(&'static self) -> crate::ir::SmemAccess {
+        self.as_borrowed()
+    }
+
+    /// The same accesses as slices of this one's, for as long as it is borrowed.
+    pub const fn as_borrowed(&self) -> crate::ir::SmemAccess<crate::ir::Borrowed<'_>> {
         crate::ir::SmemAccess {
             vec: self.vec,
             regs: self.regs.as_slice(),
@@ -325,35 +330,54 @@ impl crate::ir::SmemAccess<Fixed> {
 impl crate::ir::Plan<Fixed> {
     /// The same plan as [`crate::ir::Static`] tables, slices of this one's (a const's).
     pub const fn as_static(&'static self) -> crate::ir::Plan {
-        use crate::ir::{GatherPlan, Plan, SharedPlan, ShufflePlan};
+        self.as_borrowed()
+    }
+
+    /// The same plan as slices of this one's, for as long as it is borrowed.
+    pub const fn as_borrowed(&self) -> crate::ir::Plan<crate::ir::Borrowed<'_>> {
+        use crate::ir::{Plan, SharedPlan};
         match self {
             Plan::Registers(p) => Plan::Registers(p.as_slice()),
-            Plan::Shuffles(p) => Plan::Shuffles(ShufflePlan {
-                pack: p.pack,
-                gather: p.gather.as_slice(),
-                swaps: p.swaps.as_slice(),
-                lane_map: p.lane_map.as_slice(),
-                ship: p.ship,
-                scatter: p.scatter.as_slice(),
-            }),
-            Plan::Gather(p) => Plan::Gather(GatherPlan {
-                pack: p.pack,
-                words: p.words.as_slice(),
-                lane_map: p.lane_map.as_slice(),
-                warp_map: p.warp_map.as_slice(),
-                rounds: p.rounds.as_slice(),
-                sel_lane: p.sel_lane.as_slice(),
-                sel_warp: p.sel_warp.as_slice(),
-                choices: p.choices,
-                pick: p.pick.as_slice(),
-                pos: p.pos.as_slice(),
-            }),
+            Plan::Shuffles(p) => Plan::Shuffles(p.as_borrowed()),
+            Plan::Gather(p) => Plan::Gather(p.as_borrowed()),
             Plan::Shared(p) => Plan::Shared(SharedPlan {
-                store: p.store.as_static(),
-                load: p.load.as_static(),
+                store: p.store.as_borrowed(),
+                load: p.load.as_borrowed(),
                 barrier: p.barrier,
                 rounds: p.rounds,
             }),
+        }
+    }
+}
+
+impl crate::ir::ShufflePlan<Fixed> {
+    /// The same plan as slices of this one's, for as long as it is borrowed.
+    pub const fn as_borrowed(&self) -> crate::ir::ShufflePlan<crate::ir::Borrowed<'_>> {
+        crate::ir::ShufflePlan {
+            pack: self.pack,
+            gather: self.gather.as_slice(),
+            swaps: self.swaps.as_slice(),
+            lane_map: self.lane_map.as_slice(),
+            ship: self.ship,
+            scatter: self.scatter.as_slice(),
+        }
+    }
+}
+
+impl crate::ir::GatherPlan<Fixed> {
+    /// The same plan as slices of this one's, for as long as it is borrowed.
+    pub const fn as_borrowed(&self) -> crate::ir::GatherPlan<crate::ir::Borrowed<'_>> {
+        crate::ir::GatherPlan {
+            pack: self.pack,
+            words: self.words.as_slice(),
+            lane_map: self.lane_map.as_slice(),
+            warp_map: self.warp_map.as_slice(),
+            rounds: self.rounds.as_slice(),
+            sel_lane: self.sel_lane.as_slice(),
+            sel_warp: self.sel_warp.as_slice(),
+            choices: self.choices,
+            pick: self.pick.as_slice(),
+            pos: self.pos.as_slice(),
         }
     }
 }

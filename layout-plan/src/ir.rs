@@ -34,14 +34,18 @@ pub trait Storage {
     }
 }
 
-/// Tables as `&'static` slices: what `convert!` writes into a kernel.
+/// Tables as slices borrowed for `'a`: a view of another storage's plan (the const planner's,
+/// which it records to count what the executor issues), or [`Static`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Static;
+pub struct Borrowed<'a>(core::marker::PhantomData<&'a ()>);
 
-impl Storage for Static {
-    type List<T: Copy + Debug + Eq + 'static> = &'static [T];
-    type Bases = &'static [u32];
+impl<'a> Storage for Borrowed<'a> {
+    type List<T: Copy + Debug + Eq + 'static> = &'a [T];
+    type Bases = &'a [u32];
 }
+
+/// Tables as `&'static` slices: what `convert!` writes into a kernel.
+pub type Static = Borrowed<'static>;
 
 /// The instruction of a shared-memory access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -244,8 +248,8 @@ pub enum Plan<S: Storage = Static> {
     Shared(SharedPlan<S>),
 }
 
-impl Copy for ShufflePlan<Static> {}
-impl Copy for GatherPlan<Static> {}
-impl Copy for SmemAccess<Static> {}
-impl Copy for SharedPlan<Static> {}
-impl Copy for Plan<Static> {}
+impl Copy for ShufflePlan<Borrowed<'_>> {}
+impl Copy for GatherPlan<Borrowed<'_>> {}
+impl Copy for SmemAccess<Borrowed<'_>> {}
+impl Copy for SharedPlan<Borrowed<'_>> {}
+impl Copy for Plan<Borrowed<'_>> {}

@@ -54,9 +54,14 @@ pub struct Tape {
     ids: [u16; 3],
     saved: [u16; 3],
     guard: u16,
+    /// Operations of each kind recorded, past the table's end too (what the plan issues).
+    counts: [u32; KINDS],
     /// A table ran out: the tape is incomplete.
     pub overflow: bool,
 }
+
+/// Kinds an operation may have (their numbers are below it).
+const KINDS: usize = 32;
 
 const fn pack8(fs: [u32; 8]) -> u128 {
     let mut w = 0u128;
@@ -79,8 +84,25 @@ impl Tape {
             ids: [0; 3],
             saved: [0; 3],
             guard: 0,
+            counts: [0; KINDS],
             overflow: false,
         }
+    }
+
+    /// Operations of `kind` the plan issues (counted past the table's end too).
+    pub const fn count(&self, kind: u8) -> u32 {
+        self.counts[kind as usize]
+    }
+
+    /// Shuffles the plan issues (`shfl.sync`, by XOR or by index).
+    pub const fn shuffles(&self) -> u32 {
+        self.count(kind::SHFL_XOR) + self.count(kind::SHFL_IDX)
+    }
+
+    /// Selects the plan issues, with the shifts that move an element to a word's bottom counted
+    /// among them (one `shr` or `prmt` each, as a select is one `selp`): a cost's `selects`.
+    pub const fn selects(&self) -> u32 {
+        self.count(kind::SELECT) + self.count(kind::SHIFT_DOWN)
     }
 
     /// The operations.
@@ -109,6 +131,7 @@ impl Tape {
     }
 
     const fn op(&mut self, kind: u8, fs: [u32; 8]) {
+        self.counts[kind as usize] += 1;
         if self.n_ops == TAPE_OPS {
             self.overflow = true;
             return;
@@ -372,5 +395,38 @@ impl Tape {
     /// After a conversion's loads from the scratch.
     pub const fn scratch_reads_pending(&mut self) {
         self.op(kind::SCRATCH_READS_PENDING, [0; 8]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tape_counts_what_a_cost_counts_past_its_table_too() {
+        let mut t = Tape::new(16);
+        let w = t.pack(&[0, 1], 0);
+        let lane = t.lane();
+        let c = t.bit(lane, 0);
+        let s = t.select(c, w, w);
+        // A shift that moves an element to the word's bottom costs what a select does.
+        let d = t.shift_down(s, 1);
+        let x = t.shfl_xor(d, 1);
+        let _ = t.shfl_idx(x, lane);
+        assert_eq!((t.shuffles(), t.selects()), (2, 2));
+        while !t.overflow {
+            t.select(c, w, w);
+        }
+        let recorded = t.ops().len();
+        t.select(c, w, w);
+        assert_eq!(t.ops().len(), recorded, "the table is full");
+        // The 2 before the loop, one per select recorded after the first 7 operations, and the
+        // 2 the full table refused.
+        assert_eq!(recorded, TAPE_OPS);
+        assert_eq!(
+            t.selects() as usize,
+            2 + (recorded - 7) + 2,
+            "counted past the table"
+        );
     }
 }

@@ -151,11 +151,11 @@ pub fn plan_conversion_for(
             Ok(done(*cost, PlanBody::Registers(perm.to_vec()), None))
         }
         Decision::InWarp(layout_plan::Plan::Shuffles(p), cost) => {
-            let p = shuffle::checked(p, *cost, &s, &t, elem_bits)?;
+            let p = shuffle::checked(p, &s, &t, elem_bits)?;
             Ok(done(*cost, PlanBody::Shuffles(p), None))
         }
         Decision::InWarp(layout_plan::Plan::Gather(g), cost) => {
-            let g = gather::checked(g, *cost, &s, &t, elem_bits)?;
+            let g = gather::checked(g, &s, &t, elem_bits)?;
             Ok(done(*cost, PlanBody::Gather(g), None))
         }
         Decision::InWarp(layout_plan::Plan::Shared(_), _) => {

@@ -20,7 +20,6 @@ use crate::cost::{Cost, Strategy};
 use crate::fixed::{Fixed, FixedBases, FixedList};
 use crate::flat::{combine, Flat, Span, MAX_BASES};
 use crate::ir::GatherPlan;
-use crate::walk::{same_choice, sub, varies};
 use crate::MAX_SHUFFLE_WORDS;
 
 /// log2 of the most candidates per destination register (a tree of 15 selects).
@@ -76,9 +75,11 @@ pub const fn plan_gather(s: &Flat, t: &Flat, elem_bits: u32) -> Option<(GatherPl
     if !delivers(&p, s, t) {
         return None;
     }
+    // What the executor issues: the shuffles and selects it records.
+    let ops = crate::trace::trace(&crate::ir::Plan::Gather(p.as_borrowed()), elem_bits);
     let cost = Cost {
-        shuffles: (p.rounds.len() * halves) as u32,
-        selects: selects(&p, halves),
+        shuffles: ops.shuffles(),
+        selects: ops.selects(),
         ..Cost::of(Strategy::Shuffles)
     };
     Some((p, cost))
@@ -553,36 +554,4 @@ const fn delivers(p: &GatherPlan<Fixed>, s: &Flat, t: &Flat) -> bool {
         warp += 1;
     }
     true
-}
-
-/// The selects the executor issues (`walk`'s `gather`, with its rules for which registers
-/// choose alike and which candidates move): per destination register choosing anew (not as an
-/// earlier one did), for each half of its element, a shift per candidate at a nonzero place
-/// (where the places differ) and a tree of one select fewer than candidates.
-const fn selects(p: &GatherPlan<Fixed>, halves: usize) -> u32 {
-    let (pick, pos) = (p.pick.as_slice(), p.pos.as_slice());
-    let k = p.choices as usize;
-    let n = 1usize << k;
-    let mut total = 0;
-    let mut i = 0;
-    while (i << k) < pick.len() {
-        let mut same = 0;
-        while same < i && !same_choice(pick, pos, k, same, i) {
-            same += 1;
-        }
-        if same == i {
-            let at = sub(pos, i << k, (i + 1) << k);
-            let mut shifts = 0;
-            if varies(at) {
-                let mut c = 0;
-                while c < n {
-                    shifts += (at[c] != 0) as usize;
-                    c += 1;
-                }
-            }
-            total += halves * (shifts + n - 1);
-        }
-        i += 1;
-    }
-    total as u32
 }

@@ -51,7 +51,7 @@ pub const fn plan_shuffles(
     if words > MAX_SHUFFLE_WORDS {
         return Err(Unplanned::TooLarge);
     }
-    Ok((plan, cost(&plan, words)))
+    Ok((plan, cost(&plan, elem_bits)))
 }
 
 /// Whether the conversion is a permutation of (register, lane) bits: the shuffle plan's domain.
@@ -62,35 +62,13 @@ pub const fn is_permutation(s: &Flat, t: &Flat) -> bool {
     }
 }
 
-/// What [`crate::exec::shuffles`] issues for `p` moving `words` words.
-const fn cost(p: &ShufflePlan<Fixed>, words: usize) -> Cost {
-    let w = words as u32;
-    let (shuffles, selects) = if p.ship {
-        (w / 2, 3 * (w / 2))
-    } else {
-        let m = p.swaps.len() as u32;
-        let shuffles = if !p.lane_map.is_empty() {
-            w
-        } else {
-            let mut n = 0;
-            let mut x = 0;
-            while x < words {
-                let mut k = 0;
-                let mut moved = false;
-                while k < p.swaps.len() {
-                    moved |= (x >> p.swaps.get(k).0) & 1 == 1;
-                    k += 1;
-                }
-                n += moved as u32;
-                x += 1;
-            }
-            n
-        };
-        (shuffles, 2 * m * w)
-    };
+/// What the executor issues for `p`: the shuffles and selects it records (`trace`'s count of
+/// its own operations, so the cost is the code's, never a formula beside it).
+const fn cost(p: &ShufflePlan<Fixed>, elem_bits: u32) -> Cost {
+    let ops = crate::trace::trace(&crate::ir::Plan::Shuffles(p.as_borrowed()), elem_bits);
     Cost {
-        shuffles,
-        selects,
+        shuffles: ops.shuffles(),
+        selects: ops.selects(),
         ..Cost::of(Strategy::Shuffles)
     }
 }
