@@ -30,16 +30,13 @@ layout! {
     pub RowStat = slice(dim = 1, parent = RowTile) for [4];
 }
 
-/// The guide's row softmax: 4 rows of up to 1,024 per CTA.
-#[kernel(block = RowTile::THREADS, shared = linear_layouts::reduce::Slice::<RowTile, RowStat, 1, 32, 1>::SHARED_BYTES)]
+/// The guide's row softmax (the README's): 4 rows of up to 1,024 per CTA.
+#[kernel(block = RowTile::THREADS, extent(x = n_rows * n_cols, y = n_rows * n_cols))]
 pub fn softmax(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>, n_rows: u32, n_cols: u32) {
-    let (origin, strides, bounds) = ([4 * t.block_idx()[0], 0], [n_cols, 1], [n_rows, n_cols]);
-    let v = Tile::<RowTile, f32, 32>::load_masked(t, &x, origin, strides, bounds, f32::NEG_INFINITY);
-    let max: Tile<RowStat, f32, 1> = v.reduce::<1, _, 1>(t, math::max);
-    let e = (v - max.broadcast::<1, RowTile, 32>()).map(math::exp);
-    let sum: Tile<RowStat, f32, 1> = e.reduce::<1, _, 1>(t, |a, b| a + b);
-    let inv = sum.map(math::rcp).broadcast::<1, RowTile, 32>();
-    (e * inv).store_masked(t, &y, origin, strides, bounds);
+    let (origin, shape) = ([4 * t.block_idx()[0], 0], [n_rows, n_cols]);
+    let v = x.view(shape).load::<RowTile>(t, origin, f32::NEG_INFINITY);
+    let e = (v - v.max::<1>(t)).map(math::exp);
+    y.view(shape).store(t, origin, &(e * e.sum::<1>(t).map(math::rcp)));
 }
 """
 
