@@ -23,7 +23,7 @@
 //! * [`relayout`]: `trans`, `reshape`, `join`, `split` of a [`Tile`]: layout changes that move
 //!   no data, checked at compile time.
 //! * [`scan`]: scans of a [`Tile`] along a dim, inclusive or exclusive, forward or reverse.
-//! * [`unroll`]: loops over registers written out, so register arrays stay in registers.
+//! * [`unroll`](mod@unroll): loops over registers written out, so register arrays stay in registers.
 //! * [`window`]: a thread seeing shared memory from an offset ([`SharedWindow`]): one stage of
 //!   a pipeline.
 //! * [`tile`]: a thread's registers of a layout's tile, loaded and stored in the widest aligned

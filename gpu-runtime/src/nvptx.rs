@@ -18,7 +18,7 @@ use crate::thread::Thread;
 /// (`x + ntid.x * (y + ntid.y * z)`, as the hardware groups threads into warps), which costs
 /// two multiply-adds. A kernel launched with a 2-D or 3-D block must say so (`#[kernel(block_dims
 /// = 2)]`); `#[kernel]` refuses other values at compile time. `SHARED` is the dynamic shared
-/// memory the kernel declares ([`Thread::SHARED_BYTES`]; `u32::MAX`: not known).
+/// memory the kernel declares ([`Thread::SHARED_BYTES`](crate::Thread::SHARED_BYTES); `u32::MAX`: not known).
 pub struct GpuThread<const BLOCK_DIMS: u32 = 1, const SHARED: u32 = { u32::MAX }> {
     /// The buffer's address in the shared state space (what `st.shared` takes).
     #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]

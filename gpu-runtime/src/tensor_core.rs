@@ -24,7 +24,7 @@ pub fn widen(kind: MmaKind, h: u16) -> f32 {
     }
 }
 
-/// What `mma.sync.m16n8k16` gives lane `lane` (see [`Thread::mma_m16n8k16`]), reading word `w`
+/// What `mma.sync.m16n8k16` gives lane `lane` (see [`Thread::mma_m16n8k16`](crate::Thread::mma_m16n8k16)), reading word `w`
 /// of any lane's `a` or `b` through `a_of(w, lane)` / `b_of(w, lane)`: shuffles on a warp, a
 /// table on the simulator. Every lane reads the same words in the same order. The operands are
 /// multiplied in f32, K in order, then `c` added.

@@ -1,5 +1,5 @@
 //! The per-thread context generated code talks to: where the thread is, warp shuffles, barriers
-//! and shared memory. Backends: [`crate::nvptx`] on the GPU, [`crate::sim`] on the CPU.
+//! and shared memory. Backends: [`crate::nvptx`] on the GPU, `linear_layouts::sim` (the `gpu-sim` crate) on the CPU.
 
 /// One GPU thread, as generated code sees it.
 ///

@@ -87,7 +87,7 @@ const NP: usize = HAttnP::ELEMENTS_PER_THREAD as usize;
 
 /// What a head dimension `D` fixes: the layouts of the tiles whose shape it is, and the
 /// conversion of `O` to rows (`convert!` names concrete layouts: each head dimension's impl,
-/// written by [`hopper_head!`], holds it). `NO` and `NL` are `O`'s and `Rows`' registers per
+/// written by `hopper_head!`, holds it). `NO` and `NL` are `O`'s and `Rows`' registers per
 /// thread.
 pub trait HopperHead<const NO: usize, const NL: usize> {
     /// The head dimension.

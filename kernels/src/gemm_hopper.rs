@@ -2,7 +2,7 @@
 //! 128x256 tiles of C, K in steps of 64 through a ring of [`HOP_STAGES`] shared stages. The
 //! copy engine loads each step's A and B tiles (TMA, [`TmaTile`]: boxes, offsets and swizzle
 //! from the `nvmma_shared` layout types) completing on one mbarrier per stage; each warpgroup
-//! multiplies its 64 rows with `wgmma.m64n256k16` straight from shared memory ([`Wgmma`]:
+//! multiplies its 64 rows with `wgmma.m64n256k16` straight from shared memory ([`Wgmma`](linear_layouts::Wgmma):
 //! descriptors derived from the same layouts at compile time), the accumulator an
 //! `nvidia_mma` v3 layout. While the tensor cores work on one stage, the copies of the next
 //! `HOP_STAGES - 1` are in flight; a stage is refilled once both warpgroups' wgmmas on it are

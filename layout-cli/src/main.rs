@@ -80,7 +80,7 @@ struct Cli {
     /// print_latex).
     #[arg(long)]
     latex: bool,
-    /// Write an SVG picture (CuTe's print_svg): cells labelled T<thread>:<register> (or the
+    /// Write an SVG picture (CuTe's print_svg): cells labelled `T<thread>:<register>` (or the
     /// shared offset), coloured as --colour-by says, a legend, broadcast copies marked.
     #[arg(long)]
     svg: bool,

@@ -47,6 +47,6 @@ pub struct Tables {
     pub shape: &'static [u32],
     /// In-dims in Triton's order.
     pub in_dims: &'static [InDim],
-    /// A padded shared layout's `(interval, pad)` pairs in elements ([`Layout::PADDING`]).
+    /// A padded shared layout's `(interval, pad)` pairs in elements (`gpu_runtime::Layout::PADDING`).
     pub padding: &'static [(u32, u32)],
 }
