@@ -241,7 +241,7 @@ fn run<E: Element>(
     let rp = &plan.body;
     let tape = c
         .replay
-        .then(|| layout_plan::trace::trace(&static_plan(rp), E::BITS));
+        .then(|| layout_plan::trace::trace(&borrowed_plan(rp), E::BITS));
     // A plan past the tape's tables runs interpreted, as a kernel's does.
     let tape = tape.filter(|t| {
         let counter = if t.overflow {
@@ -454,22 +454,19 @@ fn cta_transpose_needs_cluster_barriers() {
 static TRACE_OVERFLOWS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 static TRACED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
-/// `body` as `&'static` tables (leaked: a test's few plans), which the const tracer takes.
-fn static_plan(body: &PlanBody) -> layout_plan::ir::Plan<layout_plan::ir::Static> {
+/// `body` as slices of its own tables, which the const tracer takes.
+fn borrowed_plan(body: &PlanBody) -> layout_plan::ir::Plan<layout_plan::ir::Borrowed<'_>> {
     use layout_plan::ir::{
-        GatherPlan as G, Plan as P, SharedPlan as Sh, ShufflePlan as Su, SmemAccess as A, Static,
+        Borrowed, GatherPlan as G, Plan as P, SharedPlan as Sh, ShufflePlan as Su, SmemAccess as A,
     };
-    fn lk<T: Copy>(v: &[T]) -> &'static [T] {
-        Box::leak(v.to_vec().into_boxed_slice())
-    }
-    fn acc(a: &linear_layouts::convert::SmemAccess) -> A<Static> {
+    fn acc(a: &linear_layouts::convert::SmemAccess) -> A<Borrowed<'_>> {
         A {
             vec: a.vec,
-            regs: lk(&a.regs),
-            reg_offsets: lk(&a.reg_offsets),
-            lane_bases: lk(&a.lane_bases),
-            warp_bases: lk(&a.warp_bases),
-            block_bases: lk(&a.block_bases),
+            regs: &a.regs,
+            reg_offsets: &a.reg_offsets,
+            lane_bases: &a.lane_bases,
+            warp_bases: &a.warp_bases,
+            block_bases: &a.block_bases,
             reg_skip: a.reg_skip,
             lane_skip: a.lane_skip,
             warp_skip: a.warp_skip,
@@ -479,26 +476,26 @@ fn static_plan(body: &PlanBody) -> layout_plan::ir::Plan<layout_plan::ir::Static
         }
     }
     match body {
-        P::Registers(p) => P::Registers(lk(p)),
+        P::Registers(p) => P::Registers(&p[..]),
         P::Shuffles(p) => P::Shuffles(Su {
             pack: p.pack,
-            gather: lk(&p.gather),
-            swaps: lk(&p.swaps),
-            lane_map: lk(&p.lane_map),
+            gather: &p.gather,
+            swaps: &p.swaps,
+            lane_map: &p.lane_map,
             ship: p.ship,
-            scatter: lk(&p.scatter),
+            scatter: &p.scatter,
         }),
         P::Gather(p) => P::Gather(G {
             pack: p.pack,
-            words: lk(&p.words),
-            lane_map: lk(&p.lane_map),
-            warp_map: lk(&p.warp_map),
-            rounds: lk(&p.rounds),
-            sel_lane: lk(&p.sel_lane),
-            sel_warp: lk(&p.sel_warp),
+            words: &p.words,
+            lane_map: &p.lane_map,
+            warp_map: &p.warp_map,
+            rounds: &p.rounds,
+            sel_lane: &p.sel_lane,
+            sel_warp: &p.sel_warp,
             choices: p.choices,
-            pick: lk(&p.pick),
-            pos: lk(&p.pos),
+            pick: &p.pick,
+            pos: &p.pos,
         }),
         P::Shared(p) => P::Shared(Sh {
             store: acc(&p.store),

@@ -166,7 +166,7 @@ impl Tape {
         let h = self.slot(1);
         let mut f = [h as u32, regs.len() as u32, part, 0, 0, 0, 0, 0];
         let mut k = 0;
-        while k < regs.len() && k < 4 {
+        while k < regs.len() {
             f[3 + k] = regs[k] as u32;
             k += 1;
         }
