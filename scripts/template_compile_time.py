@@ -31,12 +31,12 @@ layout! {
 }
 
 /// The guide's row softmax (the README's): 4 rows of up to 1,024 per CTA.
-#[kernel(block = RowTile::THREADS, extent(x = n_rows * n_cols, y = n_rows * n_cols))]
-pub fn softmax(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>, n_rows: u32, n_cols: u32) {
-    let (origin, shape) = ([4 * t.block_idx()[0], 0], [n_rows, n_cols]);
-    let v = x.view(shape).load::<RowTile>(t, origin, f32::NEG_INFINITY);
+#[kernel(block = RowTile::THREADS, extent(x = [n_rows, n_cols], y = [n_rows, n_cols]))]
+pub fn softmax(t: &impl Thread, x: View<f32, 2>, y: ViewMut<f32, 2>, n_rows: u32, n_cols: u32) {
+    let origin = [4 * t.block_idx()[0], 0];
+    let v = x.load::<RowTile>(t, origin, f32::NEG_INFINITY);
     let e = (v - v.max::<1>(t)).map(math::exp);
-    y.view(shape).store(t, origin, &(e * e.sum::<1>(t).map(math::rcp)));
+    y.store(t, origin, &(e * e.sum::<1>(t).map(math::rcp)));
 }
 """
 

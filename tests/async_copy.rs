@@ -8,7 +8,7 @@
 //! simulator is what checks it, and some break it on purpose to see it reported.
 
 use linear_layouts::sim::{launch, HostMemory, Launch, SimThread};
-use linear_layouts::{convert, layout, AsyncCopy, Layout, Registers, SharedLoad, Thread, Tile};
+use linear_layouts::{convert, layout, AsyncCopy, Layout, Registers, SharedLoad, Thread};
 
 /// 64 threads, each copying 16 bytes (4 u32) of `0..256` to shared memory, reversed by warp.
 fn memory() -> HostMemory {
@@ -134,11 +134,12 @@ fn lands_the_tile(
 ) {
     let mem = HostMemory::new(0..32 * 128u64);
     launch(Launch::new(1, 64, copy.shared_bytes()), |t| {
-        copy.start(t, &mem.global::<u16>(), origin, [128, 1]);
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        unsafe { copy.start(t, &mem.global::<u16>(), origin, [128, 1]) };
         t.cp_async_commit();
         t.cp_async_wait::<0>();
         t.sync_block();
-        let want = Tile::<Rows, u16, 16>::load(t, &mem.global(), origin, [128, 1]);
+        let want = mem.view::<u16, 2>([32, 128]).load::<Rows>(t, origin, 0);
         assert_eq!(load(t), want.values);
     })
     .expect("copied, waited, synchronised");

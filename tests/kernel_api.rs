@@ -4,7 +4,8 @@
 
 use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch, Place};
 use linear_layouts::{
-    convert, kernel, layout, Bf16, Element, Global, GlobalMut, Registers, Thread, Tile, F16,
+    convert, kernel, layout, Bf16, Element, Global, GlobalMut, Registers, Thread, Tile, Tiles,
+    ViewMut, F16,
 };
 
 layout! {
@@ -42,20 +43,18 @@ fn poisoned(n: usize) -> HostMemory {
 }
 
 /// `out = in^T` for a 64x64 f32 tile: load rows, convert, store columns.
-#[kernel(block = Rows::THREADS, shared = convert!(Rows => Cols, f32).cost.shared_bytes)]
-fn tile_transpose(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>) {
-    let a = Tile::<Rows, f32, 32>::load(t, &inp, [0, 0], [64, 1]);
-    let b = Tile::<Cols, f32, 32>::new(convert!(Rows => Cols, f32).run(t, &a.values));
-    // Element (i, j) to (j, i): Cols' fast dim (0) has stride 1 in the output.
-    b.store(t, &out, [0, 0], [1, 64]);
+#[kernel(block = Rows::THREADS, shared = convert!(Rows => Cols, f32).cost.shared_bytes, extent(out = [64, 64]))]
+fn tile_transpose(t: &impl Thread, inp: Tiles<f32, Rows>, out: ViewMut<f32, 2>) {
+    let b = Tile::<Cols, f32, 32>::new(convert!(Rows => Cols, f32).run(t, &inp.load(t).values));
+    // Element (i, j) to (j, i): Cols' fast dim (0) has stride 1 in the transposed view.
+    out.transpose().store(t, [0, 0], &b);
 }
 
 /// The same transpose of halves, as the kernels' own `F16`: no detour through `u16`.
-#[kernel(block = Rows8::THREADS, shared = convert!(Rows8 => Cols, F16).cost.shared_bytes)]
-fn tile_transpose_f16(t: &impl Thread, inp: Global<F16>, out: GlobalMut<F16>) {
-    let a = Tile::<Rows8, F16, 32>::load(t, &inp, [0, 0], [64, 1]);
-    let b = Tile::<Cols, F16, 32>::new(convert!(Rows8 => Cols, F16).run(t, &a.values));
-    b.store(t, &out, [0, 0], [1, 64]);
+#[kernel(block = Rows8::THREADS, shared = convert!(Rows8 => Cols, F16).cost.shared_bytes, extent(out = [64, 64]))]
+fn tile_transpose_f16(t: &impl Thread, inp: Tiles<F16, Rows8>, out: ViewMut<F16, 2>) {
+    let b = Tile::<Cols, F16, 32>::new(convert!(Rows8 => Cols, F16).run(t, &inp.load(t).values));
+    out.transpose().store(t, [0, 0], &b);
 }
 
 #[test]
@@ -67,7 +66,10 @@ fn sixteen_bit_floats_convert_as_themselves() {
         TILE_TRANSPOSE_F16.threads(),
         TILE_TRANSPOSE_F16.shared_bytes(),
     );
-    launch(l, |t| tile_transpose_f16(t, inp.global(), out.global_mut())).expect("simulator");
+    launch(l, |t| {
+        tile_transpose_f16(t, inp.tiles(), out.view_mut([64, 64]))
+    })
+    .expect("simulator");
     for i in 0..64 {
         for j in 0..64 {
             assert_eq!(out.get(j * 64 + i), inp.get(i * 64 + j), "({}, {})", i, j);
@@ -88,7 +90,10 @@ fn sixteen_bit_floats_convert_as_themselves() {
 fn a_tile_whose_fast_dim_is_not_contiguous_is_refused() {
     let out = poisoned(64 * 64);
     let r = launch(Launch::new(1, 128, 0), |t| {
-        Tile::<Rows, f32, 32>::new([0.0; 32]).store(t, &out.global_mut(), [0, 0], [1, 64]);
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        unsafe {
+            Tile::<Rows, f32, 32>::new([0.0; 32]).store(t, &out.global_mut(), [0, 0], [1, 64])
+        };
     });
     let err = r.expect_err("strides");
     let i = &err.issues[0];
@@ -104,7 +109,10 @@ fn tiles_round_trip_through_global_memory() {
     let inp = HostMemory::new((0..64 * 64).map(|i| (i as f32).to_bits() as u64));
     let out = poisoned(64 * 64);
     let l = Launch::new(1, TILE_TRANSPOSE.threads(), TILE_TRANSPOSE.shared_bytes());
-    launch(l, |t| tile_transpose(t, inp.global(), out.global_mut())).expect("simulator");
+    launch(l, |t| {
+        tile_transpose(t, inp.tiles(), out.view_mut([64, 64]))
+    })
+    .expect("simulator");
     for i in 0..64 {
         for j in 0..64 {
             assert_eq!(out.get(j * 64 + i), inp.get(i * 64 + j), "({}, {})", i, j);
@@ -120,8 +128,10 @@ fn a_misaligned_tile_is_reported_not_silently_wrong() {
     let out = poisoned(64 * 65);
     // A row stride of 65 puts every other row's vectors off their 16-byte alignment.
     let r = launch(Launch::new(1, 128, 0), |t| {
-        let a = Tile::<Rows, f32, 32>::load(t, &inp.global(), [0, 0], [65, 1]);
-        a.store(t, &out.global_mut(), [0, 0], [65, 1]);
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        let a = unsafe { Tile::<Rows, f32, 32>::load(t, &inp.global(), [0, 0], [65, 1]) };
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        unsafe { a.store(t, &out.global_mut(), [0, 0], [65, 1]) };
     });
     let err = r.expect_err("unaligned vectors");
     // Row 1 starts at element 65 (byte 260): thread 16's first vector is its first misaligned one.
@@ -152,17 +162,17 @@ fn a_misaligned_tile_is_reported_not_silently_wrong() {
 
 /// Each thread writes its indices and warp: a 3-D block of 4 x 4 x 8 threads has 4 warps,
 /// numbered as CUDA numbers them (x fastest).
-#[kernel(block = [4, 4, 8], block_dims = 3)]
-fn indices(t: &impl Thread, out: GlobalMut<u32>) {
+#[kernel(block = [4, 4, 8], block_dims = 3, extent(out = [n]))]
+fn indices(t: &impl Thread, out: ViewMut<u32, 1>, n: u32) {
     let [x, y, z] = t.thread_idx();
     let [bx, by, bz] = t.block_idx();
     let [gx, gy, _] = t.grid_dim();
     let block = bx + gx * (by + gy * bz);
     let linear = x + 4 * (y + 4 * z);
-    let i = (block * 128 + linear) as usize * 3;
-    out.store1(i, t.warp());
-    out.store1(i + 1, t.lane());
-    out.store1(i + 2, block);
+    let i = (block * 128 + linear) * 3;
+    out.store_one([i], t.warp());
+    out.store_one([i + 1], t.lane());
+    out.store_one([i + 2], block);
 }
 
 #[test]
@@ -170,7 +180,10 @@ fn three_d_blocks_number_warps_as_cuda_does() {
     let grid = [2, 3, 2];
     let out = poisoned(12 * 128 * 3);
     let l = Launch::dims(grid, INDICES.block(), 0);
-    launch(l, |t| indices(t, out.global_mut())).expect("simulator");
+    launch(l, |t| {
+        indices(t, out.view_mut([12 * 128 * 3]), 12 * 128 * 3)
+    })
+    .expect("simulator");
     for b in 0..12u64 {
         for tid in 0..128u64 {
             let i = ((b * 128 + tid) * 3) as usize;
@@ -205,7 +218,8 @@ fn pointer_tensors_exist_with_the_simulator_on() {
         )
     };
     for i in 0..64 {
-        o.store1(i, g.load1(i) * 2.0);
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        unsafe { o.store1(i, g.load1(i) * 2.0) };
     }
     assert!(out.iter().enumerate().all(|(i, &x)| x == 2.0 * i as f32));
 }
@@ -222,12 +236,17 @@ fn masked_round_trip<L: Registers<N>, E: Element, const N: usize>() {
     let seen = poisoned(128 * N);
     launch(Launch::new(1, 128, 0), |t| {
         let other = E::from_bits(7);
-        let a = Tile::<L, E, N>::load_masked(t, &inp.global(), origin, [cols, 1], bounds, other);
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        let a = unsafe {
+            Tile::<L, E, N>::load_masked(t, &inp.global(), origin, [cols, 1], bounds, other)
+        };
         let at = (t.warp() * 32 + t.lane()) as usize * N;
         for (r, v) in a.values.iter().enumerate() {
-            seen.global_mut().store1(at + r, v.to_bits());
+            // SAFETY: host memory checks every access (the simulator reports one outside it).
+            unsafe { seen.global_mut().store1(at + r, v.to_bits()) };
         }
-        a.store_masked(t, &out.global_mut(), origin, [cols, 1], bounds);
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        unsafe { a.store_masked(t, &out.global_mut(), origin, [cols, 1], bounds) };
     })
     .expect("simulator");
     for thread in 0..128u32 {
@@ -318,10 +337,13 @@ fn stores_write_each_element_once() {
     launch(Launch::new(1, 128, scratch), |t| {
         let x = Tile::<Bcast, f32, 4>::from_coords(t, |[i, j]| (i * 16 + j) as f32);
         let s: Tile<BcastSum, f32, 1> = x.reduce::<1>(t, |a, b| a + b);
-        s.store(t, &sums.global_mut(), [0], [1]);
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        unsafe { s.store(t, &sums.global_mut(), [0], [1]) };
         let w = Tile::<Wrapped, f32, 4>::from_coords(t, |[i, j]| (2 * i + j) as f32);
-        w.store(t, &wrapped.global_mut(), [0, 0], [2, 1]);
-        s.store_masked(t, &masked.global_mut(), [0], [1], [5]);
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        unsafe { w.store(t, &wrapped.global_mut(), [0, 0], [2, 1]) };
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        unsafe { s.store_masked(t, &masked.global_mut(), [0], [1], [5]) };
     })
     .expect("no simulator issue");
     for i in 0..8 {
@@ -377,21 +399,25 @@ fn operators_broadcast_a_slice_along_its_dim() {
     let (d, below) = (poisoned(64 * 64), poisoned(64 * 64));
     let (dc, belowc) = (poisoned(64 * 64), poisoned(64 * 64));
     launch(Launch::new(1, 128, 0), |t| {
-        let v = Tile::<Rows, f32, 32>::load(t, &x.global(), [0, 0], [64, 1]);
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        let v = unsafe { Tile::<Rows, f32, 32>::load(t, &x.global(), [0, 0], [64, 1]) };
         let s = v.sum::<1>(t);
-        (v - s).store(t, &d.global_mut(), [0, 0], [64, 1]);
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        unsafe { (v - s).store(t, &d.global_mut(), [0, 0], [64, 1]) };
         let mask = v.lt(s / 64.0);
-        Tile::splat(1.0f32)
-            .select(&mask, 0.0)
-            .store(t, &below.global_mut(), [0, 0], [64, 1]);
+        let below_ = Tile::splat(1.0f32).select(&mask, 0.0);
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        unsafe { below_.store(t, &below.global_mut(), [0, 0], [64, 1]) };
         // Column-major: element (i, j) of the tile at 64 j + i.
-        let c = Tile::<Cols, f32, 32>::load(t, &x.global(), [0, 0], [1, 64]);
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        let c = unsafe { Tile::<Cols, f32, 32>::load(t, &x.global(), [0, 0], [1, 64]) };
         let m = c.max::<0>(t);
-        (c - m).store(t, &dc.global_mut(), [0, 0], [1, 64]);
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        unsafe { (c - m).store(t, &dc.global_mut(), [0, 0], [1, 64]) };
         let mask = c.ge(m);
-        Tile::splat(1.0f32)
-            .select(&mask, 0.0)
-            .store(t, &belowc.global_mut(), [0, 0], [1, 64]);
+        let below_ = Tile::splat(1.0f32).select(&mask, 0.0);
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        unsafe { below_.store(t, &belowc.global_mut(), [0, 0], [1, 64]) };
     })
     .expect("simulator");
     let f = |m: &HostMemory, i: usize| f32::from_bits(m.get(i) as u32);
@@ -448,6 +474,49 @@ mod views {
         f32::from_bits(m.get(i) as u32)
     }
 
+    /// Views derived from a view stay inside it: a window of rows past the end is cut short, a
+    /// vector as every row reads the same row, one-element accesses are masked by the shape.
+    #[test]
+    fn derived_views_and_single_elements_stay_inside() {
+        let x = memory(8 * 32, |i| i as f32);
+        let w = memory(32, |i| 1000.0 + i as f32);
+        let y = memory(8 * 32 + 1, |_| -1.0);
+        launch(Launch::new(1, 128, 0), |t| {
+            // Rows 6..10 of 8: two rows inside, the rest `other`.
+            let v = x.view::<f32, 2>([8, 32]).rows(6, 4);
+            assert_eq!(v.shape(), [2, 32]);
+            let want = |[i, j]: [u32; 2]| {
+                if i < 2 {
+                    ((6 + i) * 32 + j) as f32
+                } else {
+                    -7.0
+                }
+            };
+            assert_eq!(v.load::<Rows>(t, [0, 0], -7.0), Tile::from_coords(t, want));
+            // A window starting past the end is empty.
+            assert_eq!(x.view::<f32, 2>([8, 32]).rows(9, 4).shape(), [0, 32]);
+            let r = w
+                .view::<f32, 1>([32])
+                .as_rows()
+                .load::<Rows>(t, [5, 0], 0.0);
+            assert_eq!(r, Tile::from_coords(t, |[_, j]| 1000.0 + j as f32));
+            let one = x.view::<f32, 2>([8, 32]);
+            assert_eq!(one.load_one([7, 31], 0.0), (7 * 32 + 31) as f32);
+            assert_eq!(one.load_one([8, 0], -3.0), -3.0);
+            assert_eq!(one.load_one([0, 32], -3.0), -3.0);
+            if t.warp() == 0 && t.lane() == 0 {
+                let out = y.view_mut::<f32, 2>([8, 32]);
+                out.store_one([7, 31], 5.0);
+                out.store_one([8, 0], 6.0);
+                out.store_one([0, 32], 6.0);
+            }
+        })
+        .expect("simulator");
+        assert_eq!(value(&y, 7 * 32 + 31), 5.0);
+        // Nothing stored outside the shape: the element past the tensor and (0, 32) = (1, 0).
+        assert_eq!((value(&y, 8 * 32), value(&y, 32)), (-1.0, -1.0));
+    }
+
     /// A 21 x 37 tensor in tiles of 16 x 32: every tile but the first has a masked tail.
     #[test]
     fn loads_and_stores_mask_against_the_shape() {
@@ -458,22 +527,25 @@ mod views {
         launch(Launch::new(4, 128, 0), |t| {
             let b = t.block_idx()[0];
             let origin = [16 * (b / 2), 32 * (b % 2)];
-            let (xv, yv) = (x.global().view([rows, cols]), y.global_mut());
+            let (xv, yv) = (x.view([rows, cols]), y.view_mut([rows, cols]));
             let v = xv.load::<Rows>(t, origin, 0.5);
-            let same = Tile::<Rows, f32, 4>::load_masked(
-                t,
-                &x.global(),
-                origin,
-                [cols, 1],
-                [rows, cols],
-                0.5,
-            );
+            // SAFETY: host memory checks every access (the simulator reports one outside it).
+            let same = unsafe {
+                Tile::<Rows, f32, 4>::load_masked(
+                    t,
+                    &x.global(),
+                    origin,
+                    [cols, 1],
+                    [rows, cols],
+                    0.5,
+                )
+            };
             assert_eq!(v, same);
-            yv.view([rows, cols]).store(t, origin, &(v * 2.0));
+            yv.store(t, origin, &(v * 2.0));
             if b % 2 == 0 {
                 // Row sums of the first 32 columns, stored once per row however many threads hold it.
                 let s = v.sum::<1>(t);
-                sums.global_mut().view([rows]).store(t, [origin[0]], &s);
+                sums.view_mut([rows]).store(t, [origin[0]], &s);
             }
         })
         .expect("simulator");
@@ -488,14 +560,14 @@ mod views {
         }
     }
 
-    /// A column-major view (`with_strides`) reads the transpose; an aligned view (widths multiples of
+    /// A transposed view (`transpose`) reads the transpose; an aligned view (widths multiples of
     /// the vector) gives the same values.
     #[test]
     fn strided_and_aligned_views() {
         let x = memory(64 * 64, |i| i as f32);
         launch(Launch::new(1, 128, 0), |t| {
-            let rows = x.global().view([64, 64]);
-            let cols = rows.with_strides([1, 64]);
+            let rows = x.view([64, 64]);
+            let cols = rows.transpose();
             assert_eq!(
                 (rows.shape(), rows.strides(), cols.strides()),
                 ([64, 64], [64, 1], [1, 64])
@@ -527,8 +599,7 @@ mod views {
         let x = memory(16 * 34, |i| i as f32);
         let r = launch(Launch::new(1, 128, 0), |t| {
             let _ = x
-                .global()
-                .view([16, 34])
+                .view::<f32, 2>([16, 34])
                 .aligned()
                 .load::<Rows>(t, [0, 32], 0.0f32);
         });
@@ -551,7 +622,9 @@ mod views {
 /// runs `KernelSpec::check_args` on its arguments before anything reaches the driver.
 mod launch_extents {
     use linear_layouts::runtime::kernel::{Arg, ExtentError};
-    use linear_layouts::{kernel, Global, GlobalMut, Thread};
+    use linear_layouts::{
+        kernel, layout, Global, GlobalMut, Thread, Tiles, TilesMut, View, ViewMut,
+    };
 
     /// Copies `n_rows` rows of `n_cols` and sums each row into `sums`.
     #[kernel(block = 128, extent(x = n_rows * n_cols, y = n_rows * n_cols, sums = n_rows))]
@@ -567,18 +640,40 @@ mod launch_extents {
         if i < n_rows {
             let mut s = 0.0;
             for j in 0..n_cols {
-                let v = x.load1((i * n_cols + j) as usize);
-                y.store1((i * n_cols + j) as usize, v);
+                // SAFETY: the launcher checked the extents; thread i alone writes row i.
+                let v = unsafe { x.load1((i * n_cols + j) as usize) };
+                unsafe { y.store1((i * n_cols + j) as usize, v) };
                 s += v;
             }
-            sums.store1(i as usize, s);
+            // SAFETY: as above.
+            unsafe { sums.store1(i as usize, s) };
         }
     }
 
     /// An extent over the grid: one element per thread of the whole launch.
     #[kernel(block = 128, extent(out = grid[0] * 128))]
     fn per_thread(t: &impl Thread, out: GlobalMut<u32>) {
-        out.store1(t.index_1d() as usize, 1);
+        // SAFETY: the launcher checked one element per thread of the grid.
+        unsafe { out.store1(t.index_1d() as usize, 1) };
+    }
+
+    /// Twice each element of an `n_rows x n_cols` view.
+    #[kernel(block = 128, extent(x = [n_rows, n_cols], y = [n_rows, n_cols]))]
+    fn scale(t: &impl Thread, x: View<f32, 2>, y: ViewMut<f32, 2>, n_rows: u32, n_cols: u32) {
+        let i = t.index_1d();
+        for j in 0..n_cols {
+            y.store_one([i, j], 2.0 * x.load_one([i, j], 0.0));
+        }
+    }
+
+    layout! {
+        Block = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+    }
+
+    /// Twice each element, one 64x64 tile per CTA.
+    #[kernel(block = 128)]
+    fn tiles(t: &impl Thread, x: Tiles<f32, Block>, y: TilesMut<f32, Block>) {
+        y.store(t, &(x.load(t) * 2.0));
     }
 
     fn buffer(len: u64) -> Arg {
@@ -679,5 +774,101 @@ mod launch_extents {
             "{}",
             e
         );
+    }
+
+    #[test]
+    fn view_shapes_are_checked_against_the_buffers() {
+        let args = [
+            buffer(1024),
+            buffer(1 << 30),
+            Arg::Int(4000),
+            Arg::Int(1024),
+        ];
+        let e = SCALE.check_args(&args, [32, 1, 1]).unwrap_err();
+        assert_eq!(
+            (e.error.param, e.error.need, e.error.len),
+            ("x", 4_096_000, 1024)
+        );
+        assert!(
+            e.to_string()
+                .contains("its extent `[n_rows, n_cols]` with n_rows = 4000, n_cols = 1024"),
+            "{}",
+            e
+        );
+        let fits = [
+            buffer(4_096_000),
+            buffer(4_096_000),
+            Arg::Int(4000),
+            Arg::Int(1024),
+        ];
+        assert!(SCALE.check_args(&fits, [32, 1, 1]).is_ok());
+        // A view's indices are u32: a shape of 2^33 elements is refused however large the
+        // buffers, and so is a negative dim.
+        let huge = [
+            buffer(1 << 40),
+            buffer(1 << 40),
+            Arg::Int(1 << 20),
+            Arg::Int(1 << 13),
+        ];
+        let e = SCALE.check_args(&huge, [1, 1, 1]).unwrap_err();
+        assert!(e.to_string().contains("past 2^32 elements"), "{}", e);
+        let negative = [buffer(1 << 40), buffer(1 << 40), Arg::Int(-1), Arg::Int(4)];
+        assert!(SCALE.check_args(&negative, [1, 1, 1]).is_err());
+        // Exactly 2^32 elements is the most a view may have.
+        let most = [
+            buffer(1 << 32),
+            buffer(1 << 32),
+            Arg::Int(1 << 16),
+            Arg::Int(1 << 16),
+        ];
+        assert!(SCALE.check_args(&most, [1, 1, 1]).is_ok());
+    }
+
+    #[test]
+    fn partitions_are_checked_against_the_grid() {
+        let three = [buffer(3 * 4096), buffer(3 * 4096)];
+        assert!(TILES.check_args(&three, [3, 1, 1]).is_ok());
+        let e = TILES.check_args(&three, [4, 1, 1]).unwrap_err();
+        assert_eq!(
+            (e.error.param, e.error.need, e.error.len),
+            ("x", 4 * 4096, 3 * 4096)
+        );
+        assert_eq!(
+            e.to_string(),
+            "tiles: parameter `x` is cut into one tile per CTA: 4 CTAs reach 16384 elements, but \
+             the buffer holds 12288: pass a buffer of at least 16384 elements, or launch fewer CTAs"
+        );
+        let short_y = [buffer(3 * 4096), buffer(3 * 4096 - 1)];
+        assert_eq!(
+            TILES
+                .check_args(&short_y, [3, 1, 1])
+                .unwrap_err()
+                .error
+                .param,
+            "y"
+        );
+        // CTAs of a 2-D grid would share tiles: refused.
+        let e = TILES.check_args(&three, [1, 3, 1]).unwrap_err();
+        assert!(e.to_string().contains("1-D grid"), "{}", e);
+    }
+
+    #[test]
+    fn partitioned_kernels_write_each_element_once() {
+        use linear_layouts::sim::{launch, HostMemory, Launch};
+        let x = HostMemory::new((0..3 * 4096).map(|i| (i as f32).to_bits() as u64));
+        let y = HostMemory::new((0..3 * 4096).map(|_| 0));
+        launch(Launch::new(3, 128, 0), |t| {
+            tiles(t, x.tiles(), y.tiles_mut())
+        })
+        .expect("simulator");
+        for i in 0..3 * 4096 {
+            assert_eq!(
+                f32::from_bits(y.get(i) as u32),
+                2.0 * i as f32,
+                "element {}",
+                i
+            );
+            assert_eq!(y.stores(i), 1, "element {}", i);
+        }
     }
 }

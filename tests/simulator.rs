@@ -241,8 +241,10 @@ fn a_global_access_past_the_tensor_is_out_of_bounds() {
     let y = HostMemory::new((0..64).map(|_| 0));
     let e = launch(Launch::new(1, 64, 0), |t| {
         let i = (t.warp() * 32 + t.lane()) as usize;
-        let v: u32 = x.global::<u32>().load1(i + 1);
-        y.global_mut::<u32>().store1(i, v);
+        // SAFETY: host memory checks every access; these kernels break the rules on purpose.
+        let v: u32 = unsafe { x.global::<u32>().load1(i + 1) };
+        // SAFETY: host memory checks every access; these kernels break the rules on purpose.
+        unsafe { y.global_mut::<u32>().store1(i, v) };
     })
     .unwrap_err();
     assert!(e.has(IssueKind::OutOfBounds), "{}", e);
@@ -277,7 +279,8 @@ mod global_memory {
         let y = HostMemory::new((0..64).map(|_| 0)).named("y");
         let e = launch(Launch::new(2, 32, 0), |t| {
             let i = t.lane() as usize;
-            y.global_mut::<u32>().store1(i, t.block_idx()[0]);
+            // SAFETY: host memory checks every access; these kernels break the rules on purpose.
+            unsafe { y.global_mut::<u32>().store1(i, t.block_idx()[0]) };
         })
         .unwrap_err();
         let m = only(&e, IssueKind::Race, 1, 0);
@@ -294,7 +297,8 @@ mod global_memory {
         // Each CTA writing its own half is right.
         launch(Launch::new(2, 32, 0), |t| {
             let i = (32 * t.block_idx()[0] + t.lane()) as usize;
-            y.global_mut::<u32>().store1(i, t.block_idx()[0]);
+            // SAFETY: host memory checks every access; these kernels break the rules on purpose.
+            unsafe { y.global_mut::<u32>().store1(i, t.block_idx()[0]) };
         })
         .unwrap();
         assert_eq!(y.get(40), 1);
@@ -306,9 +310,11 @@ mod global_memory {
         let e = launch(Launch::new(2, 32, 0), |t| {
             let i = t.lane() as usize;
             if t.block_idx()[0] == 0 {
-                x.global_mut::<u32>().store1(i, 7);
+                // SAFETY: host memory checks every access; these kernels break the rules on purpose.
+                unsafe { x.global_mut::<u32>().store1(i, 7) };
             } else {
-                let _ = x.global::<u32>().load1(i);
+                // SAFETY: host memory checks every access; these kernels break the rules on purpose.
+                let _ = unsafe { x.global::<u32>().load1(i) };
             }
         })
         .unwrap_err();
@@ -320,7 +326,8 @@ mod global_memory {
         );
         // Reading in one launch what the previous launch wrote is ordered by the launches.
         launch(Launch::new(2, 32, 0), |t| {
-            let _ = x.global::<u32>().load1(t.lane() as usize);
+            // SAFETY: host memory checks every access; these kernels break the rules on purpose.
+            let _ = unsafe { x.global::<u32>().load1(t.lane() as usize) };
         })
         .unwrap();
     }
@@ -331,11 +338,13 @@ mod global_memory {
         // Thread i writes element i, then reads its neighbour's: a race without the barrier.
         let body = |t: &linear_layouts::sim::SimThread, sync: bool| {
             let i = (t.warp() * 32 + t.lane()) as usize;
-            x.global_mut::<u32>().store1(i, i as u32);
+            // SAFETY: host memory checks every access; these kernels break the rules on purpose.
+            unsafe { x.global_mut::<u32>().store1(i, i as u32) };
             if sync {
                 t.sync_block();
             }
-            let _ = x.global::<u32>().load1((i + 1) % 64);
+            // SAFETY: host memory checks every access; these kernels break the rules on purpose.
+            let _ = unsafe { x.global::<u32>().load1((i + 1) % 64) };
         };
         launch(Launch::new(1, 64, 0), |t| body(t, true)).unwrap();
         let e = launch(Launch::new(1, 64, 0), |t| body(t, false)).unwrap_err();
@@ -348,7 +357,8 @@ mod global_memory {
         let x = HostMemory::new((0..132).map(|i| i as u64)).named("x");
         let e = launch(Launch::new(1, 32, 0), |t| {
             let i = 4 * t.lane() as usize + usize::from(t.lane() == 3);
-            let _: [f32; 4] = x.global::<f32>().load_n::<4>(i);
+            // SAFETY: host memory checks every access; these kernels break the rules on purpose.
+            let _: [f32; 4] = unsafe { x.global::<f32>().load_n::<4>(i) };
         })
         .unwrap_err();
         let m = only(&e, IssueKind::Misaligned, 0, 3);
@@ -364,7 +374,8 @@ mod global_memory {
     fn an_out_of_range_read_names_the_tensor() {
         let x = HostMemory::new((0..32).map(|i| i as u64)).named("x");
         let e = launch(Launch::new(1, 32, 0), |t| {
-            let _ = x.global::<u32>().load1(t.lane() as usize + 2);
+            // SAFETY: host memory checks every access; these kernels break the rules on purpose.
+            let _ = unsafe { x.global::<u32>().load1(t.lane() as usize + 2) };
         })
         .unwrap_err();
         let m = only(&e, IssueKind::OutOfBounds, 0, 30);

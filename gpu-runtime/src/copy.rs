@@ -99,9 +99,12 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
     /// `strides`, in elements, the fast dim's 1) into shared memory; they land by the
     /// [`Thread::cp_async_wait`] of the group they are committed in. Every thread of the CTA
     /// calls it (threads holding copies of an element skip it, as the store does).
+    ///
+    /// # Safety
+    /// Every element the tile reaches is inside `src`'s buffer, as for [`Tile::load`].
     #[inline(always)]
     #[allow(unsafe_code)]
-    pub fn start<T: Thread, G: Element, const R: usize>(
+    pub unsafe fn start<T: Thread, G: Element, const R: usize>(
         &self,
         t: &T,
         src: &Global<'_, G>,
@@ -132,9 +135,13 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
     /// zero fill gives, as an ordinary store: visible, as the copies are, after the wait and a
     /// barrier). Each vector is wholly inside or wholly outside (the bounds, origin and strides
     /// multiples of the vector), the promise of [`Tile::load_masked_aligned`].
+    ///
+    /// # Safety
+    /// Every element inside `bounds` that the tile reaches is inside `src`'s buffer, as for
+    /// [`Tile::load_masked`].
     #[inline(always)]
     #[allow(unsafe_code)]
-    pub fn start_masked<T: Thread, G: Element, const R: usize>(
+    pub unsafe fn start_masked<T: Thread, G: Element, const R: usize>(
         &self,
         t: &T,
         src: &Global<'_, G>,

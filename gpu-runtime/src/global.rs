@@ -400,19 +400,34 @@ macro_rules! reads {
     () => {
         /// `N` elements from `idx` in one 16-byte access (`N * size_of::<E>() == 16`, `idx` a
         /// multiple of `N`): `ld.global.v4`.
+        ///
+        /// # Safety
+        /// The elements are inside the buffer (and, for vectors, `idx` aligned as stated):
+        /// the GPU checks nothing. A [`View`](crate::View) keeps this by construction.
         #[inline(always)]
-        pub fn load16<const N: usize>(&self, idx: usize) -> [E; N] {
+        #[allow(unsafe_code)]
+        pub unsafe fn load16<const N: usize>(&self, idx: usize) -> [E; N] {
             self.mem.load16(idx)
         }
         /// `N` elements from `idx` in one access of `N * size_of::<E>()` bytes (1, 2, 4 or 8),
         /// `idx` a multiple of `N`.
+        ///
+        /// # Safety
+        /// The elements are inside the buffer (and, for vectors, `idx` aligned as stated):
+        /// the GPU checks nothing. A [`View`](crate::View) keeps this by construction.
         #[inline(always)]
-        pub fn load_n<const N: usize>(&self, idx: usize) -> [E; N] {
+        #[allow(unsafe_code)]
+        pub unsafe fn load_n<const N: usize>(&self, idx: usize) -> [E; N] {
             self.mem.load_n(idx)
         }
         /// Element `idx`.
+        ///
+        /// # Safety
+        /// The elements are inside the buffer (and, for vectors, `idx` aligned as stated):
+        /// the GPU checks nothing. A [`View`](crate::View) keeps this by construction.
         #[inline(always)]
-        pub fn load1(&self, idx: usize) -> E {
+        #[allow(unsafe_code)]
+        pub unsafe fn load1(&self, idx: usize) -> E {
             self.mem.load1(idx)
         }
         /// `cp.async` of `bytes` bytes (4, 8 or 16; whole elements) from element `idx` (aligned
@@ -435,6 +450,7 @@ macro_rules! reads {
         }
         /// Where an async copy of `bytes` bytes from element `idx` reads.
         #[inline(always)]
+        #[allow(unsafe_code)]
         fn copy_source(&self, idx: usize, bytes: u32) -> CopySource {
             #[cfg(target_arch = "nvptx64")]
             {
@@ -453,7 +469,8 @@ macro_rules! reads {
                 let mut v = [E::default(); 16];
                 let mut k = 0;
                 while k < n {
-                    v[k] = self.load1(idx + k);
+                    // SAFETY: the caller's (copy_to_shared's) contract.
+                    v[k] = unsafe { self.load1(idx + k) };
                     k += 1;
                 }
                 CopySource::from_words(pack_words(&v, n))
@@ -509,18 +526,36 @@ impl<E: Element> Global<'_, E> {
 impl<E: Element> GlobalMut<'_, E> {
     reads!();
     /// `N` elements to `idx` in one 16-byte access: `st.global.v4`.
+    ///
+    /// # Safety
+    /// The elements are inside the buffer (and, for vectors, `idx` aligned as stated), and
+    /// no other thread accesses them unordered: the GPU checks nothing. A
+    /// [`ViewMut`](crate::ViewMut) keeps the bounds by construction.
     #[inline(always)]
-    pub fn store16<const N: usize>(&self, idx: usize, v: [E; N]) {
+    #[allow(unsafe_code)]
+    pub unsafe fn store16<const N: usize>(&self, idx: usize, v: [E; N]) {
         self.mem.store16(idx, v)
     }
     /// `N` elements to `idx` in one access, as [`GlobalMut::load_n`].
+    ///
+    /// # Safety
+    /// The elements are inside the buffer (and, for vectors, `idx` aligned as stated), and
+    /// no other thread accesses them unordered: the GPU checks nothing. A
+    /// [`ViewMut`](crate::ViewMut) keeps the bounds by construction.
     #[inline(always)]
-    pub fn store_n<const N: usize>(&self, idx: usize, v: [E; N]) {
+    #[allow(unsafe_code)]
+    pub unsafe fn store_n<const N: usize>(&self, idx: usize, v: [E; N]) {
         self.mem.store_n(idx, v)
     }
     /// Element `idx`.
+    ///
+    /// # Safety
+    /// The elements are inside the buffer (and, for vectors, `idx` aligned as stated), and
+    /// no other thread accesses them unordered: the GPU checks nothing. A
+    /// [`ViewMut`](crate::ViewMut) keeps the bounds by construction.
     #[inline(always)]
-    pub fn store1(&self, idx: usize, v: E) {
+    #[allow(unsafe_code)]
+    pub unsafe fn store1(&self, idx: usize, v: E) {
         self.mem.store1(idx, v)
     }
 }

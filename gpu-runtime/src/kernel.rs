@@ -95,6 +95,51 @@ pub struct ExtentError {
     pub len: u64,
 }
 
+/// The most elements a view may have: every index of its shape is a `u32`.
+pub const MAX_VIEW_ELEMENTS: i128 = 1 << 32;
+
+/// The elements of a view of shape `dims` (computed in `i128` by the extents check): their
+/// product, or more than [`MAX_VIEW_ELEMENTS`] where a dim is negative or past a `u32` (the
+/// device computes each dim as a `u32`).
+pub const fn shape_elements(dims: &[i128]) -> i128 {
+    let (mut n, mut d) = (1i128, 0);
+    while d < dims.len() {
+        if dims[d] < 0 || dims[d] > u32::MAX as i128 {
+            return i128::MAX;
+        }
+        n = match n.checked_mul(dims[d]) {
+            Some(n) => n,
+            None => i128::MAX,
+        };
+        d += 1;
+    }
+    n
+}
+
+/// The elements a kernel whose CTAs each take one of `tiles` tiles reaches: `need` for a 1-D
+/// grid of at most `tiles` CTAs, and more than any buffer holds otherwise (a CTA past the last
+/// tile would reach outside), so that an `extent(..)` refuses such a grid.
+pub const fn within_grid(grid: [i128; 3], tiles: i128, need: i128) -> i128 {
+    if grid[0] <= tiles && grid[1] == 1 && grid[2] == 1 {
+        need
+    } else {
+        i128::MAX
+    }
+}
+
+/// The extent of a partitioned tensor ([`Tiles`](crate::Tiles)), as an [`ExtentError`] names it.
+pub const TILES_EXTENT: &str = "a tile per CTA";
+
+/// The elements a partitioned tensor of tiles of `tile` elements needs for a launch of `grid`:
+/// one tile per CTA of a 1-D grid (more than [`MAX_VIEW_ELEMENTS`] for a grid of 2 or 3 dims,
+/// whose CTAs would share tiles).
+pub const fn tiles_elements(grid: [i128; 3], tile: u64) -> i128 {
+    if grid[1] != 1 || grid[2] != 1 {
+        return i128::MAX;
+    }
+    grid[0] * tile as i128
+}
+
 /// The extents check `#[kernel(extent(..))]` writes: every buffer parameter against its
 /// extent, for the launch's arguments (one per parameter, in order) and grid.
 pub type Extents = fn(&[Arg], [u32; 3]) -> Result<(), ExtentError>;
@@ -112,6 +157,7 @@ pub struct ArgsMismatch<'a> {
     kernel: &'static str,
     names: &'static [&'static str],
     args: &'a [Arg],
+    grid: [u32; 3],
     /// What failed.
     pub error: ExtentError,
 }
@@ -119,6 +165,28 @@ pub struct ArgsMismatch<'a> {
 impl core::fmt::Display for ArgsMismatch<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let e = &self.error;
+        if e.expr == TILES_EXTENT {
+            let g = self.grid;
+            if g[1] != 1 || g[2] != 1 {
+                return write!(
+                    f,
+                    "{}: parameter `{}` is cut into one tile per CTA of a 1-D grid, but the grid is {:?}: launch a grid of [n, 1, 1]",
+                    self.kernel, e.param, g
+                );
+            }
+            return write!(
+                f,
+                "{}: parameter `{}` is cut into one tile per CTA: {} CTAs reach {} elements, but the buffer holds {}: pass a buffer of at least {} elements, or launch fewer CTAs",
+                self.kernel, e.param, g[0], e.need, e.len, e.need
+            );
+        }
+        if e.need > MAX_VIEW_ELEMENTS {
+            return write!(
+                f,
+                "{}: parameter `{}`: its extent `{}` refuses these arguments and the grid {:?} (a view's shape past 2^32 elements or a dim past a u32, or a grid with more CTAs than the kernel has tiles): split the launch, or launch the kernel's documented grid",
+                self.kernel, e.param, e.expr, self.grid
+            );
+        }
         write!(
             f,
             "{}: parameter `{}` is a buffer of {} elements, but the kernel reaches {} of them (its extent `{}`",
@@ -204,6 +272,7 @@ impl<P> KernelSpec<P> {
             kernel: self.name,
             names: self.names,
             args,
+            grid,
             error,
         })
     }

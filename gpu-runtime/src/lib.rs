@@ -76,6 +76,7 @@ pub mod tensor_core;
 pub mod thread;
 pub mod tile;
 pub mod tile_ops;
+pub mod tiles;
 #[cfg(not(target_arch = "spirv"))]
 pub mod tma;
 pub mod unroll;
@@ -110,6 +111,7 @@ pub use slices::{Distributed, SliceAlong, SliceOf, SliceTile, TileOf};
 pub use thread::CopySource;
 pub use thread::Thread;
 pub use tile::Tile;
+pub use tiles::{Tiles, TilesMut};
 #[cfg(not(target_arch = "spirv"))]
 pub use tma::TmaTile;
 pub use view::{View, ViewMut};

@@ -300,8 +300,14 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     ///
     /// The tile's origin along the fast dim, the other strides and the buffer's address must be
     /// multiples of the vector (16 bytes at most): the simulator checks it, the GPU requires it.
+    ///
+    /// # Safety
+    /// Every element the tile reaches (`sum((origin[d] + c[d]) * strides[d])` for its
+    /// coordinates `c`) is inside `src`'s buffer. A [`View`](crate::View) keeps this
+    /// by construction: prefer its `load`.
     #[inline(always)]
-    pub fn load<T: Thread, const R: usize>(
+    #[allow(unsafe_code)]
+    pub unsafe fn load<T: Thread, const R: usize>(
         t: &T,
         src: &Global<'_, E>,
         origin: [u32; R],
@@ -319,8 +325,14 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// Stores this thread's registers to the tile at `origin` of `dst`, as [`Tile::load`].
     /// Each element is written once: registers, lanes, warps and CTAs that hold copies of
     /// another's elements (zero or dependent bases, as in a slice layout) store nothing.
+    ///
+    /// # Safety
+    /// Every element the tile reaches (`sum((origin[d] + c[d]) * strides[d])` for its
+    /// coordinates `c`) is inside `dst`'s buffer, and no other thread accesses them while it writes. A [`View`](crate::View) keeps this
+    /// by construction: prefer its `store`.
     #[inline(always)]
-    pub fn store<T: Thread, const R: usize>(
+    #[allow(unsafe_code)]
+    pub unsafe fn store<T: Thread, const R: usize>(
         &self,
         t: &T,
         dst: &GlobalMut<'_, E>,
@@ -371,8 +383,14 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// mask `coordinate < bound`). Vectors wholly inside and aligned load as one access; one
     /// that straddles the edge, or that a stride leaves unaligned (a row of 37 elements), loads
     /// element by element.
+    ///
+    /// # Safety
+    /// Every element inside `bounds` that the tile reaches is inside `src`'s buffer
+    /// (the masks trust `bounds`). A [`View`](crate::View) keeps this by construction: prefer
+    /// its `load`.
     #[inline(always)]
-    pub fn load_masked<T: Thread, const R: usize>(
+    #[allow(unsafe_code)]
+    pub unsafe fn load_masked<T: Thread, const R: usize>(
         t: &T,
         src: &Global<'_, E>,
         origin: [u32; R],
@@ -380,13 +398,19 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         bounds: [u32; R],
         other: E,
     ) -> Self {
-        Self::load_masked_as::<T, R, false>(t, src, origin, strides, bounds, other)
+        unsafe { Self::load_masked_at::<T, R, false>(t, src, 0, origin, strides, bounds, other) }
     }
 
     /// [`Tile::store`] of the elements inside the tensor's `bounds` only, as
     /// [`Tile::load_masked`] (each element once, as `store`).
+    ///
+    /// # Safety
+    /// Every element inside `bounds` that the tile reaches is inside `dst`'s buffer, and no other thread accesses them while it writes
+    /// (the masks trust `bounds`). A [`View`](crate::View) keeps this by construction: prefer
+    /// its `store`.
     #[inline(always)]
-    pub fn store_masked<T: Thread, const R: usize>(
+    #[allow(unsafe_code)]
+    pub unsafe fn store_masked<T: Thread, const R: usize>(
         &self,
         t: &T,
         dst: &GlobalMut<'_, E>,
@@ -394,7 +418,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         strides: [u32; R],
         bounds: [u32; R],
     ) {
-        self.store_masked_as::<T, R, false>(t, dst, origin, strides, bounds)
+        unsafe { self.store_masked_at::<T, R, false>(t, dst, 0, origin, strides, bounds) }
     }
 
     /// [`Tile::load_masked`] where the bounds, the origin along the fast dim and the other
@@ -402,8 +426,14 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// outside: one access or none per vector, no element-by-element path (Triton's masked load
     /// when the launcher found the sizes divisible by 16). Kernels that cannot promise it use
     /// `load_masked`; the simulator checks the promise.
+    ///
+    /// # Safety
+    /// Every element inside `bounds` that the tile reaches is inside `src`'s buffer
+    /// (the masks trust `bounds`). A [`View`](crate::View) keeps this by construction: prefer
+    /// its `load`.
     #[inline(always)]
-    pub fn load_masked_aligned<T: Thread, const R: usize>(
+    #[allow(unsafe_code)]
+    pub unsafe fn load_masked_aligned<T: Thread, const R: usize>(
         t: &T,
         src: &Global<'_, E>,
         origin: [u32; R],
@@ -411,13 +441,19 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         bounds: [u32; R],
         other: E,
     ) -> Self {
-        Self::load_masked_as::<T, R, true>(t, src, origin, strides, bounds, other)
+        unsafe { Self::load_masked_at::<T, R, true>(t, src, 0, origin, strides, bounds, other) }
     }
 
     /// [`Tile::store_masked`] under [`Tile::load_masked_aligned`]'s promise: one access or none
     /// per vector.
+    ///
+    /// # Safety
+    /// Every element inside `bounds` that the tile reaches is inside `dst`'s buffer, and no other thread accesses them while it writes
+    /// (the masks trust `bounds`). A [`View`](crate::View) keeps this by construction: prefer
+    /// its `store`.
     #[inline(always)]
-    pub fn store_masked_aligned<T: Thread, const R: usize>(
+    #[allow(unsafe_code)]
+    pub unsafe fn store_masked_aligned<T: Thread, const R: usize>(
         &self,
         t: &T,
         dst: &GlobalMut<'_, E>,
@@ -425,14 +461,19 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         strides: [u32; R],
         bounds: [u32; R],
     ) {
-        self.store_masked_as::<T, R, true>(t, dst, origin, strides, bounds)
+        unsafe { self.store_masked_at::<T, R, true>(t, dst, 0, origin, strides, bounds) }
     }
 
-    /// The masked load, `ALIGNED` or not.
+    /// The masked load, `ALIGNED` or not, of a tensor from element `at` of `src`.
+    ///
+    /// # Safety
+    /// As [`Tile::load_masked`], for the tensor at `at`.
     #[inline(always)]
-    fn load_masked_as<T: Thread, const R: usize, const ALIGNED: bool>(
+    #[allow(unsafe_code)]
+    pub(crate) unsafe fn load_masked_at<T: Thread, const R: usize, const ALIGNED: bool>(
         t: &T,
         src: &Global<'_, E>,
+        at: u32,
         origin: [u32; R],
         strides: [u32; R],
         bounds: [u32; R],
@@ -443,7 +484,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         crate::unroll!(N / Self::VECTOR.1, |g| {
             let n = Self::inside(t, v * g, v, origin, bounds);
             if reached::<ALIGNED>(n, v) {
-                let i = Self::index(t, v * g, origin, strides);
+                let i = at as usize + Self::index(t, v * g, origin, strides);
                 if ALIGNED || n == v && i % v == 0 {
                     aligned_promise::<ALIGNED>(i, n, v);
                     load_vector(src, i, &mut values, v * g, v);
@@ -455,12 +496,17 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         Self::new(values)
     }
 
-    /// The masked store, `ALIGNED` or not.
+    /// The masked store, `ALIGNED` or not, to a tensor from element `at` of `dst`.
+    ///
+    /// # Safety
+    /// As [`Tile::store_masked`], for the tensor at `at`.
     #[inline(always)]
-    fn store_masked_as<T: Thread, const R: usize, const ALIGNED: bool>(
+    #[allow(unsafe_code)]
+    pub(crate) unsafe fn store_masked_at<T: Thread, const R: usize, const ALIGNED: bool>(
         &self,
         t: &T,
         dst: &GlobalMut<'_, E>,
+        at: u32,
         origin: [u32; R],
         strides: [u32; R],
         bounds: [u32; R],
@@ -470,7 +516,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         crate::unroll!(N / Self::VECTOR.1, |g| {
             let n = Self::inside(t, v * g, v, origin, bounds);
             if reached::<ALIGNED>(n, v) && first && (v * g) as u32 & Self::FREE[0] == 0 {
-                let i = Self::index(t, v * g, origin, strides);
+                let i = at as usize + Self::index(t, v * g, origin, strides);
                 if ALIGNED || n == v && i % v == 0 {
                     aligned_promise::<ALIGNED>(i, n, v);
                     store_vector(dst, i, &self.values, v * g, v);
@@ -515,15 +561,17 @@ pub(crate) fn aligned_promise<const ALIGNED: bool>(i: usize, n: usize, v: usize)
 /// tensor's edge or left unaligned by a stride). A function of its own: an `unroll!` inside
 /// an `unroll!` would be written out 128 x 128 times in the crate's metadata.
 #[inline(always)]
-fn load_part<E: Element, const N: usize>(
+#[allow(unsafe_code)]
+unsafe fn load_part<E: Element, const N: usize>(
     src: &Global<'_, E>,
     i: usize,
     values: &mut [E; N],
     at: usize,
     n: usize,
 ) {
+    // SAFETY: the caller's: elements `i..i + n` are inside the buffer.
     crate::unroll!(16, |k| if k < n {
-        values[at + k] = src.load1(i + k)
+        values[at + k] = unsafe { src.load1(i + k) }
     });
 }
 
@@ -531,67 +579,77 @@ fn load_part<E: Element, const N: usize>(
 /// [`load_part`]. Last element first: ending this path and the vector one with the same store
 /// would let LLVM sink it into the block after them, splitting the vector store in two.
 #[inline(always)]
-fn store_part<E: Element, const N: usize>(
+#[allow(unsafe_code)]
+unsafe fn store_part<E: Element, const N: usize>(
     dst: &GlobalMut<'_, E>,
     i: usize,
     src: &[E; N],
     at: usize,
     n: usize,
 ) {
+    // SAFETY: as load_part.
     crate::unroll!(16, |k| if 15 - k < n {
-        dst.store1(i + 15 - k, src[at + 15 - k])
+        unsafe { dst.store1(i + 15 - k, src[at + 15 - k]) }
     });
 }
 
 /// Registers `at..at + v` from element `i` of `src`, in one access of `v` elements.
 #[inline(always)]
-fn load_vector<E: Element, const N: usize>(
+#[allow(unsafe_code)]
+unsafe fn load_vector<E: Element, const N: usize>(
     src: &Global<'_, E>,
     i: usize,
     values: &mut [E; N],
     at: usize,
     v: usize,
 ) {
-    match v {
-        1 => values[at] = src.load1(i),
-        2 => put(
-            values,
-            at,
-            vector::<E, 2>(|| src.load16(i), || src.load_n(i)),
-        ),
-        4 => put(
-            values,
-            at,
-            vector::<E, 4>(|| src.load16(i), || src.load_n(i)),
-        ),
-        8 => put(
-            values,
-            at,
-            vector::<E, 8>(|| src.load16(i), || src.load_n(i)),
-        ),
-        _ => put(
-            values,
-            at,
-            vector::<E, 16>(|| src.load16(i), || src.load_n(i)),
-        ),
+    // SAFETY: the caller's: the `v` elements from `i` are inside the buffer, aligned.
+    unsafe {
+        match v {
+            1 => values[at] = src.load1(i),
+            2 => put(
+                values,
+                at,
+                vector::<E, 2>(|| src.load16(i), || src.load_n(i)),
+            ),
+            4 => put(
+                values,
+                at,
+                vector::<E, 4>(|| src.load16(i), || src.load_n(i)),
+            ),
+            8 => put(
+                values,
+                at,
+                vector::<E, 8>(|| src.load16(i), || src.load_n(i)),
+            ),
+            _ => put(
+                values,
+                at,
+                vector::<E, 16>(|| src.load16(i), || src.load_n(i)),
+            ),
+        }
     }
 }
 
 /// Registers `at..at + v` of `src` to element `i` of `dst`, in one access.
 #[inline(always)]
-fn store_vector<E: Element, const N: usize>(
+#[allow(unsafe_code)]
+unsafe fn store_vector<E: Element, const N: usize>(
     dst: &GlobalMut<'_, E>,
     i: usize,
     src: &[E; N],
     at: usize,
     v: usize,
 ) {
-    match v {
-        1 => dst.store1(i, src[at]),
-        2 => store::<E, N, 2>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
-        4 => store::<E, N, 4>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
-        8 => store::<E, N, 8>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
-        _ => store::<E, N, 16>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+    // SAFETY: as load_vector.
+    unsafe {
+        match v {
+            1 => dst.store1(i, src[at]),
+            2 => store::<E, N, 2>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+            4 => store::<E, N, 4>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+            8 => store::<E, N, 8>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+            _ => store::<E, N, 16>(src, at, |x| dst.store16(i, x), |x| dst.store_n(i, x)),
+        }
     }
 }
 

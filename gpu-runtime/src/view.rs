@@ -1,10 +1,13 @@
 //! Tensor views: a global tensor with its shape and strides ([`View`], [`ViewMut`]), so that a
 //! tile loads and stores by its origin alone and every access is masked against the tensor's
-//! real extent (Triton's block pointers, cuTile's partitioned tensors): `x.view([n_rows,
-//! n_cols]).load::<Rows>(t, origin, other)`, `y.view([n_rows, n_cols]).store(t, origin, &tile)`.
-//! A view holds nothing the launcher passes: its shape comes from the kernel's scalar
-//! parameters (which `#[kernel(extent(..))]` checks against the buffers at launch). Loads and
-//! stores are the masked [`Tile`] ones (the same instructions); a store writes each element once.
+//! real extent (Triton's block pointers, cuTile's tensors): `x.load::<Rows>(t, origin, other)`,
+//! `y.store(t, origin, &tile)`. A kernel takes its views as parameters whose shape the launcher
+//! sets and checks against the buffer (`#[kernel(extent(x = [n_rows, n_cols]))]`), so that safe
+//! code cannot reach past a buffer: a view is made only there, by [`View::new_unchecked`] (whose
+//! contract the launcher's check keeps), or on the host over memory that checks every access
+//! ([`View::host`]). What a view derives from itself stays inside it: [`View::transpose`],
+//! [`View::as_rows`] (a vector as every row), [`View::rows`] (a window of rows). Loads and stores
+//! are the masked [`Tile`] ones (the same instructions); a store writes each element once.
 //!
 //! [`View::aligned`] is the `_aligned` specialisation (Triton's divisibility by 16): the shape's
 //! fast dim and the other strides are multiples of the vector, so each vector is wholly inside or
@@ -29,46 +32,93 @@ const fn row_major<const R: usize>(shape: [u32; R]) -> [u32; R] {
 }
 
 /// A global tensor a kernel reads, with its shape and strides (in elements; the fast dim's
-/// stride is 1). `ALIGNED`: [`View::aligned`]'s promise.
+/// stride is 1) from element `at` of its buffer. `ALIGNED`: [`View::aligned`]'s promise.
+///
+/// Every element of the shape is inside the buffer, and its index fits in a `u32`: the
+/// constructors' contract, which the accesses rely on.
 #[derive(Clone, Copy)]
 pub struct View<'a, E, const R: usize, const ALIGNED: bool = false> {
     src: Global<'a, E>,
     shape: [u32; R],
     strides: [u32; R],
+    at: u32,
 }
 
 /// A global tensor a kernel writes, with its shape and strides, as [`View`].
 pub struct ViewMut<'a, E, const R: usize, const ALIGNED: bool = false> {
-    dst: &'a GlobalMut<'a, E>,
+    dst: GlobalMut<'a, E>,
     shape: [u32; R],
     strides: [u32; R],
+    at: u32,
 }
 
-impl<'a, E: Element> Global<'a, E> {
-    /// This tensor as a row-major tensor of `shape` (the last dim contiguous).
+impl<'a, E: Element, const R: usize> View<'a, E, R> {
+    /// `src` as a row-major tensor of `shape` (the last dim contiguous): what `#[kernel]` makes
+    /// of a `View` parameter from the shape its `extent(..)` gives.
+    ///
+    /// # Safety
+    /// `src` holds at least the product of `shape` elements, and that product is at most
+    /// `u32::MAX + 1` (the launcher checks both before a launch).
     #[inline(always)]
-    pub fn view<const R: usize>(self, shape: [u32; R]) -> View<'a, E, R> {
+    #[allow(unsafe_code)]
+    pub unsafe fn new_unchecked(src: Global<'a, E>, shape: [u32; R]) -> Self {
+        let strides = row_major(shape);
         View {
-            src: self,
+            src,
             shape,
-            strides: row_major(shape),
+            strides,
+            at: 0,
         }
     }
 }
 
-impl<'a, E: Element> GlobalMut<'a, E> {
-    /// This tensor as a row-major tensor of `shape` (the last dim contiguous).
+impl<'a, E: Element, const R: usize> ViewMut<'a, E, R> {
+    /// `dst` as a row-major tensor of `shape`, as [`View::new_unchecked`].
+    ///
+    /// # Safety
+    /// As [`View::new_unchecked`].
     #[inline(always)]
-    pub fn view<const R: usize>(&'a self, shape: [u32; R]) -> ViewMut<'a, E, R> {
+    #[allow(unsafe_code)]
+    pub unsafe fn new_unchecked(dst: GlobalMut<'a, E>, shape: [u32; R]) -> Self {
+        let strides = row_major(shape);
         ViewMut {
-            dst: self,
+            dst,
             shape,
-            strides: row_major(shape),
+            strides,
+            at: 0,
         }
     }
 }
 
-/// What both views share: the shape, the strides and the alignment promise.
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+impl<'a, E: Element, const R: usize> View<'a, E, R> {
+    /// Host memory (the simulator's `HostMemory`) as a row-major tensor of `shape`: host memory
+    /// checks every access itself (the simulator reports one outside it), so any shape is safe.
+    pub fn host(mem: &'a dyn crate::global::HostBuffer, shape: [u32; R]) -> Self {
+        View {
+            src: Global::host(mem),
+            shape,
+            strides: row_major(shape),
+            at: 0,
+        }
+    }
+}
+
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+impl<'a, E: Element, const R: usize> ViewMut<'a, E, R> {
+    /// Host memory as a row-major tensor of `shape` a kernel writes, as [`View::host`].
+    pub fn host(mem: &'a dyn crate::global::HostBuffer, shape: [u32; R]) -> Self {
+        ViewMut {
+            dst: GlobalMut::host(mem),
+            shape,
+            strides: row_major(shape),
+            at: 0,
+        }
+    }
+}
+
+/// What both views share: the shape, the strides, the alignment promise and the views derived
+/// from a view (each inside it).
 macro_rules! view_common {
     ($view:ident, $mem:ident) => {
         impl<'a, E: Element, const R: usize, const ALIGNED: bool> $view<'a, E, R, ALIGNED> {
@@ -82,12 +132,58 @@ macro_rules! view_common {
             pub fn strides(&self) -> [u32; R] {
                 self.strides
             }
-            /// The same tensor with other `strides` (in elements; the fast dim's stride is 1):
-            /// a column-major tensor, a tensor with padded rows.
+            /// The same buffer with other `strides` (in elements; the fast dim's stride is 1).
+            ///
+            /// # Safety
+            /// Every element of the shape is still inside what the view holds: for each
+            /// coordinate below the shape, the sum of coordinate times stride is below the
+            /// product of the view's shape (for the views derived here, [`Self::transpose`]
+            /// and `as_rows`, it is by construction).
             #[inline(always)]
-            pub fn with_strides(mut self, strides: [u32; R]) -> Self {
+            #[allow(unsafe_code)]
+            pub unsafe fn with_strides(mut self, strides: [u32; R]) -> Self {
                 self.strides = strides;
                 self
+            }
+            /// Rows `start..start + count` of dim 0, as far as the tensor has them (fewer, or
+            /// none, past its end): a tensor of the same strides whose row 0 is row `start`.
+            #[inline(always)]
+            pub fn rows(mut self, start: u32, count: u32) -> Self {
+                let start = start.min(self.shape[0]);
+                self.at += start * self.strides[0];
+                self.shape[0] = count.min(self.shape[0] - start);
+                self
+            }
+        }
+
+        impl<'a, E: Element, const ALIGNED: bool> $view<'a, E, 2, ALIGNED> {
+            /// The transposed tensor: element `[i, j]` is this one's `[j, i]` (the same
+            /// elements, the shape and strides swapped).
+            #[inline(always)]
+            pub fn transpose(mut self) -> Self {
+                self.shape = [self.shape[1], self.shape[0]];
+                self.strides = [self.strides[1], self.strides[0]];
+                self
+            }
+        }
+
+        impl<'a, E: Element> $view<'a, E, 1, false> {
+            /// This vector as every row of a matrix (row stride 0: Triton's `x[None, :]`
+            /// broadcast), as many rows as a `u32` counts.
+            #[inline(always)]
+            pub fn as_rows(self) -> $view<'a, E, 2, false> {
+                let $view {
+                    $mem,
+                    shape,
+                    strides,
+                    at,
+                } = self;
+                $view {
+                    $mem,
+                    shape: [u32::MAX, shape[0]],
+                    strides: [0, strides[0]],
+                    at,
+                }
             }
         }
 
@@ -96,19 +192,21 @@ macro_rules! view_common {
             /// strides and the tiles' origins along the fast dim are multiples of the vector (16
             /// bytes), and the buffer 16-byte aligned: each vector is then wholly inside the
             /// tensor or wholly outside, one access or none (Triton's specialisation of a kernel
-            /// for sizes divisible by 16). The simulator checks the promise; a host launches
-            /// such a kernel only for such sizes.
+            /// for sizes divisible by 16). The simulator checks the promise; where it is broken
+            /// on the GPU, a vector not wholly inside is skipped, never accessed past the tensor.
             #[inline(always)]
             pub fn aligned(self) -> $view<'a, E, R, true> {
                 let $view {
                     $mem,
                     shape,
                     strides,
+                    at,
                 } = self;
                 $view {
                     $mem,
                     shape,
                     strides,
+                    at,
                 }
             }
         }
@@ -136,6 +234,39 @@ impl<'a, E: Element, const R: usize, const ALIGNED: bool> View<'a, E, R, ALIGNED
     }
 }
 
+impl<'a, E: Element, const R: usize, const ALIGNED: bool> View<'a, E, R, ALIGNED> {
+    /// The element at `index`, or `other` outside the tensor (a masked load of one element).
+    #[inline(always)]
+    pub fn load_one(&self, index: [u32; R], other: E) -> E {
+        match element_index(self.at, index, self.shape, self.strides) {
+            // SAFETY: inside the shape, which the view's contract keeps in the buffer.
+            #[allow(unsafe_code)]
+            Some(i) => unsafe { self.src.load1(i) },
+            None => other,
+        }
+    }
+}
+
+/// Where element `index` of a tensor of `shape` and `strides` from element `at` is, if inside.
+#[inline(always)]
+fn element_index<const R: usize>(
+    at: u32,
+    index: [u32; R],
+    shape: [u32; R],
+    strides: [u32; R],
+) -> Option<usize> {
+    let mut i = at;
+    let mut d = 0;
+    while d < R {
+        if index[d] >= shape[d] {
+            return None;
+        }
+        i += index[d] * strides[d];
+        d += 1;
+    }
+    Some(i as usize)
+}
+
 impl<'a, E: Element, const R: usize, const ALIGNED: bool> ViewMut<'a, E, R, ALIGNED> {
     /// Stores `tile` at `origin`: the elements inside the tensor, each once (copies in
     /// registers, lanes, warps or CTAs store nothing).
@@ -147,6 +278,18 @@ impl<'a, E: Element, const R: usize, const ALIGNED: bool> ViewMut<'a, E, R, ALIG
         tile: &Tile<L, E, N>,
     ) {
         tile.store_to(t, self, origin)
+    }
+
+    /// Stores `v` at `index` if it is inside the tensor (a masked store of one element).
+    #[inline(always)]
+    pub fn store_one(&self, index: [u32; R], v: E) {
+        if let Some(i) = element_index(self.at, index, self.shape, self.strides) {
+            // SAFETY: inside the shape, which the view's contract keeps in the buffer.
+            #[allow(unsafe_code)]
+            unsafe {
+                self.dst.store1(i, v)
+            }
+        }
     }
 }
 
@@ -160,9 +303,13 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         other: E,
     ) -> Self {
         let (strides, bounds) = (src.strides, src.shape);
-        match ALIGNED {
-            true => Self::load_masked_aligned(t, &src.src, origin, strides, bounds, other),
-            false => Self::load_masked(t, &src.src, origin, strides, bounds, other),
+        // SAFETY: the masks keep every access inside the shape, which the view's contract
+        // keeps inside the buffer.
+        #[allow(unsafe_code)]
+        unsafe {
+            Self::load_masked_at::<_, R, ALIGNED>(
+                t, &src.src, src.at, origin, strides, bounds, other,
+            )
         }
     }
 
@@ -175,9 +322,10 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         origin: [u32; R],
     ) {
         let (strides, bounds) = (dst.strides, dst.shape);
-        match ALIGNED {
-            true => self.store_masked_aligned(t, dst.dst, origin, strides, bounds),
-            false => self.store_masked(t, dst.dst, origin, strides, bounds),
+        // SAFETY: as `load_from`.
+        #[allow(unsafe_code)]
+        unsafe {
+            self.store_masked_at::<_, R, ALIGNED>(t, &dst.dst, dst.at, origin, strides, bounds)
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::global::{with_current, Record};
 use crate::issue::IssueKind;
 
 use gpu_runtime::global::HostBuffer;
-use gpu_runtime::{Global, GlobalMut};
+use gpu_runtime::{Element, Global, GlobalMut, Layout, Tiles, TilesMut, View, ViewMut};
 
 /// Global memory for kernel bodies on the simulator: host memory that simulated threads read
 /// and write concurrently, one element per 64-bit cell (any `Element`); vector accesses check
@@ -56,6 +56,23 @@ impl HostMemory {
     /// This memory as a kernel's read-write tensor of `E`.
     pub fn global_mut<E>(&self) -> GlobalMut<'_, E> {
         GlobalMut::host(self)
+    }
+    /// This memory as a row-major tensor of `E` of `shape` a kernel reads (a `View` parameter):
+    /// an access outside the memory is reported as an issue, whatever the shape.
+    pub fn view<E: Element, const R: usize>(&self, shape: [u32; R]) -> View<'_, E, R> {
+        View::host(self, shape)
+    }
+    /// This memory as a row-major tensor of `shape` a kernel writes (a `ViewMut` parameter).
+    pub fn view_mut<E: Element, const R: usize>(&self, shape: [u32; R]) -> ViewMut<'_, E, R> {
+        ViewMut::host(self, shape)
+    }
+    /// This memory cut into one tile of `L` per CTA, read (a `Tiles` parameter).
+    pub fn tiles<E: Element, L: Layout>(&self) -> Tiles<'_, E, L> {
+        Tiles::host(self)
+    }
+    /// This memory cut into one tile of `L` per CTA, written (a `TilesMut` parameter).
+    pub fn tiles_mut<E: Element, L: Layout>(&self) -> TilesMut<'_, E, L> {
+        TilesMut::host(self)
     }
     /// The bits of element `i`.
     pub fn get(&self, i: usize) -> u64 {

@@ -20,7 +20,11 @@ kernels::subgroup_kernels_of!(64);
 
 /// `out = in`, `n4` 16-byte vectors grid-stride: the bandwidth yardstick (`kernels`' `copy_v4`
 /// body, 64 threads per workgroup).
-#[kernel(block = 64)]
+#[kernel(block = 64, extent(inp = 4 * n4, out = 4 * n4))]
 pub fn copy_v4(t: &impl Thread, inp: Global<u32>, out: GlobalMut<u32>, n4: u32) {
-    kernels::transpose::copy_v4_body(t, &inp, &out, n4)
+    // SAFETY: the launcher checked both extents.
+    #[allow(unsafe_code)]
+    unsafe {
+        kernels::transpose::copy_v4_body(t, &inp, &out, n4)
+    }
 }

@@ -6,7 +6,7 @@
 
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
-use linear_layouts::{layout, math, Global, GlobalMut, Thread, Tile, F16};
+use linear_layouts::{layout, math, Thread, Tiles, TilesMut, F16};
 
 layout! {
     /// 1,024 consecutive halves over 4 warps: 8 per thread (16 bytes), lanes then warps.
@@ -32,24 +32,26 @@ pub fn silu(x: f32) -> f32 {
 
 /// `y = f(x)` on the CTA's tile of `x`, each element computed in f32.
 #[inline(always)]
-pub fn activation_tile<T: Thread>(t: &T, x: &Global<F16>, y: &GlobalMut<F16>, f: fn(f32) -> f32) {
-    let origin = [t.block_idx()[0] * ACTIVATION_TILE];
-    let v = Tile::<Flat16, F16, 8>::load(t, x, origin, [1]);
-    let v = v.to::<f32>().map(f).to::<F16>();
-    v.store(t, y, origin, [1]);
+pub fn activation_tile<T: Thread>(
+    t: &T,
+    x: &Tiles<F16, Flat16>,
+    y: &TilesMut<F16, Flat16>,
+    f: fn(f32) -> f32,
+) {
+    y.store(t, &x.load(t).to::<f32>().map(f).to::<F16>());
 }
 
 /// `y = gelu_tanh(x)` for `n` halves, `n` a multiple of [`ACTIVATION_TILE`]: grid
 /// `n / ACTIVATION_TILE`.
 #[cfg(not(target_arch = "spirv"))]
 #[kernel(block = Flat16::THREADS)]
-pub fn gelu_tanh_f16(t: &impl Thread, x: Global<F16>, y: GlobalMut<F16>) {
+pub fn gelu_tanh_f16(t: &impl Thread, x: Tiles<F16, Flat16>, y: TilesMut<F16, Flat16>) {
     activation_tile(t, &x, &y, gelu_tanh);
 }
 
 /// `y = silu(x)` for `n` halves, as [`gelu_tanh_f16`].
 #[cfg(not(target_arch = "spirv"))]
 #[kernel(block = Flat16::THREADS)]
-pub fn silu_f16(t: &impl Thread, x: Global<F16>, y: GlobalMut<F16>) {
+pub fn silu_f16(t: &impl Thread, x: Tiles<F16, Flat16>, y: TilesMut<F16, Flat16>) {
     activation_tile(t, &x, &y, silu);
 }

@@ -181,8 +181,11 @@ where
 
 /// Q's columns `[64 h, 64 h + 64)` as operand A: loaded in 16-byte rows (rows past `bounds`:
 /// zeros) and converted through shared memory.
+/// # Safety
+/// As [`attention_tile`].
 #[inline(always)]
-fn q_chunk<T: Thread, E: MmaInput>(
+#[allow(unsafe_code)]
+unsafe fn q_chunk<T: Thread, E: MmaInput>(
     t: &T,
     q: &Global<E>,
     [row, col]: [u32; 2],
@@ -257,9 +260,13 @@ pub const ATTN_SMEM_128: u32 = attn_smem(2);
 /// One CTA's 64 query rows `(bx, head)` of `o = softmax(q kᵀ · scale) v` at head dimension
 /// `64 H`: Q, K, V and O in chunks of 64 columns, each with the layouts above (the products
 /// over the head dimension add the chunks' `mma`s; `P · V` fills each chunk of O).
+///
+/// # Safety
+/// `q`, `k`, `v` and `o` hold `[heads, seq, D]` (`ids[1]` below `heads`), and no other CTA
+/// writes this CTA's rows of `o`: the kernels' extents, which their launcher checks.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub fn attention_tile<T: Thread, E: MmaInput, const H: usize>(
+#[allow(clippy::too_many_arguments, unsafe_code)]
+pub unsafe fn attention_tile<T: Thread, E: MmaInput, const H: usize>(
     t: &T,
     io: (&Global<E>, &Global<E>, &Global<E>),
     o: &GlobalMut<E>,
@@ -279,9 +286,12 @@ pub fn attention_tile<T: Thread, E: MmaInput, const H: usize>(
 
 /// [`attention_tile`], reading the stages' fragments and storing O through `r` (`t` or a
 /// [`Reread`] of it).
+/// # Safety
+/// As [`attention_tile`].
 #[inline(always)]
+#[allow(unsafe_code)]
 #[allow(clippy::too_many_arguments)]
-fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
+unsafe fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
     t: &T,
     r: &R,
     (q, k, v): (&Global<E>, &Global<E>, &Global<E>),
@@ -386,12 +396,25 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
     });
 }
 
+/// The elements `[heads, seq, 64 chunks]` tensors hold for a launch of `grid` (a head per grid
+/// row; a grid of more than 2 dims would write a head twice, so none holds enough for it).
+pub const fn heads_extent(grid: [i128; 3], seq: i128, chunks: i128) -> i128 {
+    if grid[2] == 1 {
+        grid[1] * seq * 64 * chunks
+    } else {
+        i128::MAX
+    }
+}
+
 /// The entry points: `$name` for element type `$e` at head dimension `64 $h`.
 macro_rules! entry {
     ($(#[$doc:meta] $name:ident, $e:ty, $h:literal, $smem:expr $(, $bounds:expr)?;)*) => {$(
         #[$doc]
         #[cfg(not(target_arch = "spirv"))]
-        #[kernel(block = ATTN_THREADS, shared = $smem $(, min_blocks = $bounds)?)]
+        #[kernel(
+            block = ATTN_THREADS, shared = $smem $(, min_blocks = $bounds)?,
+            extent(q = heads_extent(grid, seq, $h), k = heads_extent(grid, seq, $h), v = heads_extent(grid, seq, $h), o = heads_extent(grid, seq, $h)),
+        )]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             t: &impl Thread,
@@ -405,7 +428,11 @@ macro_rules! entry {
         ) {
             let [bx, head, _] = t.block_idx();
             let io = (&q, &k, &v);
-            attention_tile::<_, _, $h>(t, io, &o, seq, scale_log2, causal != 0, [bx, head]);
+            // SAFETY: the launcher checked the extents (a head per grid row, a 2-D grid).
+            #[allow(unsafe_code)]
+            unsafe {
+                attention_tile::<_, _, $h>(t, io, &o, seq, scale_log2, causal != 0, [bx, head])
+            };
         }
     )*};
 }

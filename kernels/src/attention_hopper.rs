@@ -368,9 +368,13 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
 
 /// One CTA's 128 query rows `(bx, head)` of `o = softmax(q kᵀ · scale) v` at head dimension
 /// `H` (`NO`, `NL`: its `O`'s and rows' registers per thread).
+///
+/// # Safety
+/// `o` holds `[heads, seq, D]` (`ids[1]` below `heads`), and no other CTA writes this CTA's rows
+/// of it: the kernels' extents, which their launcher checks.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub fn attention_hopper_tile<
+#[allow(clippy::too_many_arguments, unsafe_code)]
+pub unsafe fn attention_hopper_tile<
     T: Hopper,
     E: MmaInput,
     H: HopperHead<NO, NL>,
@@ -465,7 +469,7 @@ macro_rules! entry {
     ($(#[$doc:meta] $name:ident, $e:ty, $head:ty, $no:expr, $nl:expr, $smem:expr;)*) => {$(
         #[$doc]
         #[cfg(not(target_arch = "spirv"))]
-        #[kernel(block = HATTN_THREADS, shared = $smem)]
+        #[kernel(block = HATTN_THREADS, shared = $smem, extent(o = crate::attention::heads_extent(grid, seq, <$head as HopperHead<{ $no }, { $nl }>>::D as i128 / 64)))]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             t: &impl Hopper,
@@ -479,9 +483,14 @@ macro_rules! entry {
         ) {
             let [bx, head, _] = t.block_idx();
             let io = (&q, &k, &v);
-            attention_hopper_tile::<_, _, $head, { $no }, { $nl }>(
-                t, io, &o, seq, scale_log2, causal != 0, [bx, head],
-            );
+            // SAFETY: the launcher checked o's extent (a head per grid row, a 2-D grid); the
+            // tensor maps bound Q, K and V themselves.
+            #[allow(unsafe_code)]
+            unsafe {
+                attention_hopper_tile::<_, _, $head, { $no }, { $nl }>(
+                    t, io, &o, seq, scale_log2, causal != 0, [bx, head],
+                )
+            };
         }
     )*};
 }

@@ -31,8 +31,19 @@ const _: () = assert!(
 
 /// Tile `k` (row-major 64x64 f32 at `k * 4096`) transposed into the same place of `out`, by CTA
 /// `cta_rank()` of a 2-CTA cluster: 16-byte loads along rows, 16-byte stores along columns.
+///
+/// # Safety
+/// Both buffers hold tile `k` (its elements from `k * TILE`), and no other CTA writes it: a
+/// kernel's launcher checks its `extent(..)`, and a grid-stride loop gives each tile one CTA
+/// (one cluster, for a cluster's tiles).
 #[inline(always)]
-pub fn cluster_transpose_tile<T: Thread>(t: &T, inp: &Global<f32>, out: &GlobalMut<f32>, k: u32) {
+#[allow(unsafe_code)]
+pub unsafe fn cluster_transpose_tile<T: Thread>(
+    t: &T,
+    inp: &Global<f32>,
+    out: &GlobalMut<f32>,
+    k: u32,
+) {
     let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());
     let base = k as usize * TILE;
     let mut v = [0f32; 16];
@@ -53,12 +64,17 @@ pub fn cluster_transpose_tile<T: Thread>(t: &T, inp: &Global<f32>, out: &GlobalM
 
 /// `cluster_transpose_tile` over `tiles` tiles (`tiles * 4096` f32), grid-stride by cluster:
 /// clusters of 2 CTAs along x, on sm_90.
-#[kernel(block = ClusterRows::THREADS, shared = CLUSTER_SMEM, cluster = 2)]
+#[kernel(block = ClusterRows::THREADS, shared = CLUSTER_SMEM, cluster = 2, extent(inp = tiles * TILE as i128, out = tiles * TILE as i128))]
 pub fn cluster_transpose(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
     // Both CTAs of a cluster walk the same tiles (the conversion's barriers join them).
     let mut k = t.block() / 2;
     while k < tiles {
-        cluster_transpose_tile(t, &inp, &out, k);
+        // SAFETY: the launcher checked both buffers hold `tiles` tiles; the clusters take
+        // distinct tiles, and a cluster's two CTAs store disjoint halves of its tile.
+        #[allow(unsafe_code)]
+        unsafe {
+            cluster_transpose_tile(t, &inp, &out, k)
+        };
         k += t.grid_dim()[0] / 2;
     }
 }

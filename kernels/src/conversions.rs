@@ -90,8 +90,19 @@ const OPA16_PAIRS: [[u32; 2]; 16] = reg_coords!(OpA16, 16, 2);
 /// Tile `k` of 16-bit values from the MMA accumulator layout to dot operand A (kWidth 2), the
 /// attention pattern P = softmax(S) feeding the next product: with 4 warps along M the two
 /// layouts coincide and `convert!` emits nothing.
+///
+/// # Safety
+/// Both buffers hold tile `k` (its elements from `k * TILE`), and no other CTA writes it: a
+/// kernel's launcher checks its `extent(..)`, and a grid-stride loop gives each tile one CTA
+/// (one cluster, for a cluster's tiles).
 #[inline(always)]
-pub fn mma_acc_to_operand_tile<T: Thread>(t: &T, inp: &Global<u16>, out: &GlobalMut<u16>, k: u32) {
+#[allow(unsafe_code)]
+pub unsafe fn mma_acc_to_operand_tile<T: Thread>(
+    t: &T,
+    inp: &Global<u16>,
+    out: &GlobalMut<u16>,
+    k: u32,
+) {
     let (lane, warp) = (t.lane(), t.warp());
     let base = k as usize * TILE;
     let [ai, aj] = Acc::apply(0, lane, warp, 0);
@@ -112,8 +123,19 @@ const ACC_PERM_PAIRS: [[u32; 2]; 16] = reg_coords!(AccPerm, 16, 2);
 
 /// Tile `k` of f32 from the MMA accumulator layout to its register-permuted form: loads and
 /// stores of 2 consecutive elements (8 bytes).
+///
+/// # Safety
+/// Both buffers hold tile `k` (its elements from `k * TILE`), and no other CTA writes it: a
+/// kernel's launcher checks its `extent(..)`, and a grid-stride loop gives each tile one CTA
+/// (one cluster, for a cluster's tiles).
 #[inline(always)]
-pub fn mma_acc_regperm_tile<T: Thread>(t: &T, inp: &Global<f32>, out: &GlobalMut<f32>, k: u32) {
+#[allow(unsafe_code)]
+pub unsafe fn mma_acc_regperm_tile<T: Thread>(
+    t: &T,
+    inp: &Global<f32>,
+    out: &GlobalMut<f32>,
+    k: u32,
+) {
     let (lane, warp) = (t.lane(), t.warp());
     let base = k as usize * TILE;
     let [ai, aj] = Acc::apply(0, lane, warp, 0);
@@ -138,8 +160,19 @@ const _: () = assert!(OpA16::CONTIG_PER_THREAD[1] >= 2 && OpA8::CONTIG_PER_THREA
 
 /// Tile `k` (elements `k*4096..`, row-major 64x64) from `OpA16` to `OpA8`: 8-bit values, loaded
 /// two at a time (kWidth 2 keeps pairs), stored four at a time.
+///
+/// # Safety
+/// Both buffers hold tile `k` (its elements from `k * TILE`), and no other CTA writes it: a
+/// kernel's launcher checks its `extent(..)`, and a grid-stride loop gives each tile one CTA
+/// (one cluster, for a cluster's tiles).
 #[inline(always)]
-pub fn fp16_to_fp8_operand_tile<T: Thread>(t: &T, inp: &Global<u8>, out: &GlobalMut<u8>, k: u32) {
+#[allow(unsafe_code)]
+pub unsafe fn fp16_to_fp8_operand_tile<T: Thread>(
+    t: &T,
+    inp: &Global<u8>,
+    out: &GlobalMut<u8>,
+    k: u32,
+) {
     let (lane, warp) = (t.lane(), t.warp());
     let base = k as usize * TILE;
     let mut v = [0u8; 32];
@@ -159,8 +192,19 @@ pub fn fp16_to_fp8_operand_tile<T: Thread>(t: &T, inp: &Global<u8>, out: &Global
 }
 
 /// Tile `k` of 16-bit elements through the 128-byte-swizzled shared layout and back.
+///
+/// # Safety
+/// Both buffers hold tile `k` (its elements from `k * TILE`), and no other CTA writes it: a
+/// kernel's launcher checks its `extent(..)`, and a grid-stride loop gives each tile one CTA
+/// (one cluster, for a cluster's tiles).
 #[inline(always)]
-pub fn nvmma_roundtrip_tile<T: Thread>(t: &T, inp: &Global<u16>, out: &GlobalMut<u16>, k: u32) {
+#[allow(unsafe_code)]
+pub unsafe fn nvmma_roundtrip_tile<T: Thread>(
+    t: &T,
+    inp: &Global<u16>,
+    out: &GlobalMut<u16>,
+    k: u32,
+) {
     let (lane, warp) = (t.lane(), t.warp());
     let base = k as usize * TILE;
     let mut v = [0u16; 32];
@@ -187,8 +231,19 @@ pub const ACC_TO_ROWS_SMEM: u32 = convert!(GemmAcc => GemmOut, f32).cost.shared_
 
 /// Tile `k` of a row-major `64 x 64` f32 tile from the GEMM's accumulator layout to its output
 /// rows: `convert!`'s straight-line code.
+///
+/// # Safety
+/// Both buffers hold tile `k` (its elements from `k * TILE`), and no other CTA writes it: a
+/// kernel's launcher checks its `extent(..)`, and a grid-stride loop gives each tile one CTA
+/// (one cluster, for a cluster's tiles).
 #[inline(always)]
-pub fn mma_acc_to_rows_tile<T: Thread>(t: &T, inp: &Global<f32>, out: &GlobalMut<f32>, k: u32) {
+#[allow(unsafe_code)]
+pub unsafe fn mma_acc_to_rows_tile<T: Thread>(
+    t: &T,
+    inp: &Global<f32>,
+    out: &GlobalMut<f32>,
+    k: u32,
+) {
     let a = Tile::<GemmAcc, f32, _>::load(t, inp, [64 * k, 0], [64, 1]);
     let b = Tile::<GemmOut, f32, _>::new(convert!(GemmAcc => GemmOut, f32).run(t, &a.values));
     b.store(t, out, [64 * k, 0], [64, 1]);
@@ -200,8 +255,14 @@ pub fn mma_acc_to_rows_tile<T: Thread>(t: &T, inp: &Global<f32>, out: &GlobalMut
 
 /// [`mma_acc_to_rows_tile`] written once for any two layouts of a `64 x 64` tile and any
 /// element: the conversion is planned from the layouts' tables.
+///
+/// # Safety
+/// Both buffers hold tile `k` (its elements from `k * TILE`), and no other CTA writes it: a
+/// kernel's launcher checks its `extent(..)`, and a grid-stride loop gives each tile one CTA
+/// (one cluster, for a cluster's tiles).
 #[inline(always)]
-pub fn relayout_tile_generic<A, B, E, T, const N: usize, const M: usize>(
+#[allow(unsafe_code)]
+pub unsafe fn relayout_tile_generic<A, B, E, T, const N: usize, const M: usize>(
     t: &T,
     inp: &Global<E>,
     out: &GlobalMut<E>,
@@ -224,44 +285,49 @@ macro_rules! tile_loop {
     ($t:ident, $tiles:ident, $k:ident => $body:expr) => {{
         let mut $k = $t.block();
         while $k < $tiles {
-            $body;
+            // SAFETY: the launcher checked both buffers hold `tiles` tiles (the kernel's
+            // extents), and the grid-stride loop gives tile k to one CTA.
+            #[allow(unsafe_code)]
+            unsafe {
+                $body
+            };
             $k += $t.grid_dim()[0];
         }
     }};
 }
 
 /// `fp16_to_fp8_operand_tile` over `tiles` tiles (`tiles * 4096` bytes), grid-stride.
-#[kernel(block = OpA16::THREADS)]
+#[kernel(block = OpA16::THREADS, extent(inp = tiles * TILE as i128, out = tiles * TILE as i128))]
 pub fn fp16_to_fp8_operand(t: &impl Thread, inp: Global<u8>, out: GlobalMut<u8>, tiles: u32) {
     tile_loop!(t, tiles, k => fp16_to_fp8_operand_tile(t, &inp, &out, k))
 }
 
 /// `mma_acc_to_operand_tile` over `tiles` tiles (`tiles * 4096` 16-bit elements), grid-stride.
-#[kernel(block = Acc::THREADS)]
+#[kernel(block = Acc::THREADS, extent(inp = tiles * TILE as i128, out = tiles * TILE as i128))]
 pub fn mma_acc_to_operand(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, tiles: u32) {
     tile_loop!(t, tiles, k => mma_acc_to_operand_tile(t, &inp, &out, k))
 }
 
 /// `mma_acc_regperm_tile` over `tiles` tiles (`tiles * 4096` f32), grid-stride.
-#[kernel(block = Acc::THREADS)]
+#[kernel(block = Acc::THREADS, extent(inp = tiles * TILE as i128, out = tiles * TILE as i128))]
 pub fn mma_acc_regperm(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
     tile_loop!(t, tiles, k => mma_acc_regperm_tile(t, &inp, &out, k))
 }
 
 /// `nvmma_roundtrip_tile` over `tiles` tiles (`tiles * 4096` 16-bit elements), grid-stride.
-#[kernel(block = Rows16::THREADS, shared = NVMMA_SMEM)]
+#[kernel(block = Rows16::THREADS, shared = NVMMA_SMEM, extent(inp = tiles * TILE as i128, out = tiles * TILE as i128))]
 pub fn nvmma_roundtrip(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, tiles: u32) {
     tile_loop!(t, tiles, k => nvmma_roundtrip_tile(t, &inp, &out, k))
 }
 
 /// `mma_acc_to_rows_tile` over `tiles` tiles (`tiles * 4096` f32), grid-stride.
-#[kernel(block = GemmAcc::THREADS, shared = ACC_TO_ROWS_SMEM)]
+#[kernel(block = GemmAcc::THREADS, shared = ACC_TO_ROWS_SMEM, extent(inp = tiles * TILE as i128, out = tiles * TILE as i128))]
 pub fn mma_acc_to_rows(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
     tile_loop!(t, tiles, k => mma_acc_to_rows_tile(t, &inp, &out, k))
 }
 
 /// [`mma_acc_to_rows`] through [`relayout_tile_generic`].
-#[kernel(block = GemmAcc::THREADS, shared = Planned::<GemmAcc, GemmOut, f32>::COST.shared_bytes)]
+#[kernel(block = GemmAcc::THREADS, shared = Planned::<GemmAcc, GemmOut, f32>::COST.shared_bytes, extent(inp = tiles * TILE as i128, out = tiles * TILE as i128))]
 pub fn mma_acc_to_rows_generic(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
     tile_loop!(t, tiles, k => relayout_tile_generic::<GemmAcc, GemmOut, f32, _, 32, 32>(t, &inp, &out, k))
 }

@@ -67,9 +67,14 @@ pub(crate) fn halves<E: MmaInput, const N: usize>(v: [u16; N]) -> [E; N] {
 }
 
 /// The 64x64 tile `(bx, by)` of `c = a · b`.
+///
+/// # Safety
+/// The buffers hold what the tile reaches (row-major `a` `k` wide, `b` `n` wide or, column-major,
+/// `k` high, `c` `n` wide; `k` read in steps of 32), and no other thread writes the tile of `c`:
+/// [`gemm_f16`]'s extents, which its launcher checks.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub fn gemm_tile<T: Thread, E: MmaInput>(
+#[allow(clippy::too_many_arguments, unsafe_code)]
+pub unsafe fn gemm_tile<T: Thread, E: MmaInput>(
     t: &T,
     a: &Global<E>,
     b: &Global<E>,
@@ -111,7 +116,11 @@ pub const fn gemm_grid(m: u32, n: u32) -> [u32; 3] {
 
 /// `c = a · b` in f16: grid [`gemm_grid`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = GEMM_THREADS, shared = GEMM_SMEM)]
+#[kernel(block = GEMM_THREADS, shared = GEMM_SMEM, extent(
+    a = (64 * grid[1] - 1) * k + (k + 31) / 32 * 32,
+    b = if b_col_major != 0 { (64 * grid[0] - 1) * k + (k + 31) / 32 * 32 } else { ((k + 31) / 32 * 32 - 1) * n + 64 * grid[0] },
+    c = crate::transpose::tile_reach(64, grid, n),
+))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_f16(
     t: &impl Thread,
@@ -123,12 +132,20 @@ pub fn gemm_f16(
     b_col_major: u32,
 ) {
     let [bx, by, _] = t.block_idx();
-    gemm_tile(t, &a, &b, &c, [n, k], b_col_major != 0, bx, by);
+    // SAFETY: the launcher checked the extents; CTA (bx, by) alone writes its tile of c.
+    #[allow(unsafe_code)]
+    unsafe {
+        gemm_tile(t, &a, &b, &c, [n, k], b_col_major != 0, bx, by)
+    };
 }
 
 /// `c = a · b` in bf16: grid [`gemm_grid`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = GEMM_THREADS, shared = GEMM_SMEM)]
+#[kernel(block = GEMM_THREADS, shared = GEMM_SMEM, extent(
+    a = (64 * grid[1] - 1) * k + (k + 31) / 32 * 32,
+    b = if b_col_major != 0 { (64 * grid[0] - 1) * k + (k + 31) / 32 * 32 } else { ((k + 31) / 32 * 32 - 1) * n + 64 * grid[0] },
+    c = crate::transpose::tile_reach(64, grid, n),
+))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_bf16(
     t: &impl Thread,
@@ -140,7 +157,11 @@ pub fn gemm_bf16(
     b_col_major: u32,
 ) {
     let [bx, by, _] = t.block_idx();
-    gemm_tile(t, &a, &b, &c, [n, k], b_col_major != 0, bx, by);
+    // SAFETY: the launcher checked the extents; CTA (bx, by) alone writes its tile of c.
+    #[allow(unsafe_code)]
+    unsafe {
+        gemm_tile(t, &a, &b, &c, [n, k], b_col_major != 0, bx, by)
+    };
 }
 
 /// Tile `pid` of an `m x n` C in tiles of `[bm, bn]`, `[row0, col0]`: along N within groups of

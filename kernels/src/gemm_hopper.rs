@@ -217,7 +217,12 @@ fn tiles<T: Hopper, E: MmaInput, B: Layout>(
         done += steps;
         // Every wgmma has read its stage: the epilogue's conversion reuses them.
         t.sync_block();
-        epilogue(t, acc.values, ops.stages(), c, at, n);
+        // SAFETY: a whole tile of the m x n `c` (the launcher checked it holds m * n), which
+        // this CTA alone takes in the tile walk of a 1-D grid.
+        #[allow(unsafe_code)]
+        unsafe {
+            epilogue(t, acc.values, ops.stages(), c, at, n)
+        };
         // The next tile's copies overwrite what the conversion read and wrote: its ordinary
         // stores are fenced for the copy engine before the barrier that orders them first.
         t.fence_proxy_async();
@@ -247,8 +252,12 @@ pub(crate) fn each_tile<T: Thread>(
 /// Tile `at` of `c` (`n` columns) from the accumulators: rounded to `E`, converted to
 /// [`HopOut`] through shared memory from byte `scratch` on (the conversion's barriers are `t`'s
 /// CTA barrier), stored 16 bytes at a time.
+///
+/// # Safety
+/// `c` holds the tile at `at` (row-major, `n` wide), which no other thread writes.
 #[inline(always)]
-pub(crate) fn epilogue<T: Thread, E: MmaInput>(
+#[allow(unsafe_code)]
+pub(crate) unsafe fn epilogue<T: Thread, E: MmaInput>(
     t: &T,
     acc: [f32; NC],
     scratch: u32,
@@ -273,7 +282,7 @@ pub const fn hopper_grid(m: u32, n: u32, sms: u32) -> [u32; 3] {
 /// maps with boxes [`HOP_BOX_A`] and [`HOP_BOX_B`] (or [`HOP_BOX_BT`] of Bᵀ), swizzle
 /// [`HOP_SWIZZLE`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = HOP_THREADS, shared = HOP_SMEM)]
+#[kernel(block = HOP_THREADS, shared = HOP_SMEM, extent(c = linear_layouts::runtime::kernel::within_grid(grid, grid[0], m * n)))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_hopper_f16(
     t: &impl Hopper,
@@ -290,7 +299,7 @@ pub fn gemm_hopper_f16(
 
 /// `c = a · b` in bf16 with TMA and wgmma: as [`gemm_hopper_f16`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = HOP_THREADS, shared = HOP_SMEM)]
+#[kernel(block = HOP_THREADS, shared = HOP_SMEM, extent(c = linear_layouts::runtime::kernel::within_grid(grid, grid[0], m * n)))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_hopper_bf16(
     t: &impl Hopper,

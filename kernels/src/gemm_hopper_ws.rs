@@ -130,7 +130,11 @@ fn consume<T: Hopper, E: MmaInput, B: Layout>(
         }
         let acc = acc.wait(p);
         empty.index((done + steps - 1) % HOP_STAGES).arrive(p);
-        epilogue(p, acc.values, scratch, c, at, mnk[1]);
+        // SAFETY: as gemm_hopper's epilogue.
+        #[allow(unsafe_code)]
+        unsafe {
+            epilogue(p, acc.values, scratch, c, at, mnk[1])
+        };
         // The next tile's conversion overwrites what this one read.
         p.sync_block();
     });
@@ -140,7 +144,7 @@ fn consume<T: Hopper, E: MmaInput, B: Layout>(
 /// [`gemm_hopper_f16`](crate::gemm_hopper::gemm_hopper_f16) (same grid, tensor maps and
 /// shapes), with [`HOP_WS_THREADS`] threads and [`HOP_WS_SMEM`] bytes.
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = HOP_WS_THREADS, shared = HOP_WS_SMEM)]
+#[kernel(block = HOP_WS_THREADS, shared = HOP_WS_SMEM, extent(c = linear_layouts::runtime::kernel::within_grid(grid, grid[0], m * n)))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_hopper_ws_f16(
     t: &impl Hopper,
@@ -157,7 +161,7 @@ pub fn gemm_hopper_ws_f16(
 
 /// `c = a · b` in bf16, warp-specialised: as [`gemm_hopper_ws_f16`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = HOP_WS_THREADS, shared = HOP_WS_SMEM)]
+#[kernel(block = HOP_WS_THREADS, shared = HOP_WS_SMEM, extent(c = linear_layouts::runtime::kernel::within_grid(grid, grid[0], m * n)))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_hopper_ws_bf16(
     t: &impl Hopper,

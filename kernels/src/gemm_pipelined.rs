@@ -81,8 +81,12 @@ struct Operands<'a, 'b, E> {
 
 impl<E: MmaInput> Operands<'_, '_, E> {
     /// Start the copies of K step `step` of tile `(row0, col0)` into stage `stage`.
+    ///
+    /// # Safety
+    /// The step is inside A and B ([`gemm_pipelined_tile`]'s contract).
     #[inline(always)]
-    fn start<T: Thread>(&self, t: &T, [row0, col0]: [u32; 2], step: u32, stage: u32) {
+    #[allow(unsafe_code)]
+    unsafe fn start<T: Thread>(&self, t: &T, [row0, col0]: [u32; 2], step: u32, stage: u32) {
         let (k0, base) = (32 * step, stage * STAGE_BYTES);
         COPY_A.start(
             &SharedWindow::<_, A_BYTES>::new(t, base),
@@ -120,8 +124,14 @@ impl<E: MmaInput> Operands<'_, '_, E> {
 }
 
 /// This CTA's 128x128 tile of `c = a · b` (`mnk` the problem's shape).
+///
+/// # Safety
+/// `a` holds `m * k` elements, `b` `k * n`, `c` `m * n`, the grid has at most
+/// [`pipelined_grid`]'s CTAs (each its own tile), and no other thread writes this tile of `c`:
+/// the kernels' extents, which their launcher checks.
 #[inline(always)]
-pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
+#[allow(unsafe_code)]
+pub unsafe fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
     t: &T,
     a: &Global<E>,
     b: &Global<E>,
@@ -177,7 +187,11 @@ pub const fn pipelined_grid(m: u32, n: u32) -> [u32; 3] {
 
 /// `c = a · b` in f16, pipelined: grid [`pipelined_grid`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = PIPE_THREADS, shared = PIPE_SMEM)]
+#[kernel(block = PIPE_THREADS, shared = PIPE_SMEM, extent(
+    a = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), m * k),
+    b = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), k * n),
+    c = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), m * n),
+))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_pipelined_f16(
     t: &impl Thread,
@@ -189,12 +203,20 @@ pub fn gemm_pipelined_f16(
     k: u32,
     b_col_major: u32,
 ) {
-    gemm_pipelined_tile(t, &a, &b, &c, [m, n, k], b_col_major != 0);
+    // SAFETY: the launcher checked the extents and the grid.
+    #[allow(unsafe_code)]
+    unsafe {
+        gemm_pipelined_tile(t, &a, &b, &c, [m, n, k], b_col_major != 0)
+    };
 }
 
 /// `c = a · b` in bf16, pipelined: grid [`pipelined_grid`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = PIPE_THREADS, shared = PIPE_SMEM)]
+#[kernel(block = PIPE_THREADS, shared = PIPE_SMEM, extent(
+    a = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), m * k),
+    b = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), k * n),
+    c = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), m * n),
+))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_pipelined_bf16(
     t: &impl Thread,
@@ -206,5 +228,9 @@ pub fn gemm_pipelined_bf16(
     k: u32,
     b_col_major: u32,
 ) {
-    gemm_pipelined_tile(t, &a, &b, &c, [m, n, k], b_col_major != 0);
+    // SAFETY: the launcher checked the extents and the grid.
+    #[allow(unsafe_code)]
+    unsafe {
+        gemm_pipelined_tile(t, &a, &b, &c, [m, n, k], b_col_major != 0)
+    };
 }

@@ -23,8 +23,7 @@
 use linear_layouts::kernel;
 use linear_layouts::math::{self, Real};
 use linear_layouts::{
-    layout, Bf16, BroadcastTo, Element, Global, GlobalMut, Registers, Thread, Tile, View, ViewMut,
-    F16,
+    layout, Bf16, BroadcastTo, Element, Registers, Thread, Tile, View, ViewMut, F16,
 };
 
 layout! {
@@ -145,40 +144,38 @@ fn store<L: Registers<N>, E: Element, T: Thread, const N: usize, const ALIGNED: 
 #[inline(always)]
 pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: bool>(
     t: &T,
-    x: &Global<E>,
-    y: &GlobalMut<E>,
-    n_rows: u32,
-    n_cols: u32,
+    x: &View<E, 2>,
+    y: ViewMut<E, 2>,
 ) where
     L: Registers<N>,
     S: Registers<M> + BroadcastTo<L>,
     E: Element + Real,
     T: Thread,
 {
-    let (origin, shape) = ([L::SHAPE[0] * t.block_idx()[0], 0], [n_rows, n_cols]);
+    let origin = [L::SHAPE[0] * t.block_idx()[0], 0];
     let lowest = E::from_f32(f32::NEG_INFINITY);
-    let v = load::<L, E, T, N, ALIGNED>(t, &x.view(shape), origin, lowest).map(E::to_f32);
+    let v = load::<L, E, T, N, ALIGNED>(t, x, origin, lowest).map(E::to_f32);
     let max: Tile<S, f32, M> = v.reduce_into::<1, S, M>(t, math::max);
     let e = (v - max).map(math::exp);
     let sum: Tile<S, f32, M> = e.reduce_into::<1, S, M>(t, |a, b| a + b);
     let out = (e * sum.map(math::rcp)).map(E::from_f32);
-    store::<L, E, T, N, ALIGNED>(t, &out, y.view(shape), origin);
+    store::<L, E, T, N, ALIGNED>(t, &out, y, origin);
 }
 
 /// A layer norm's tensors.
-pub struct LayerNormIo<'a, 'b, E> {
+pub struct LayerNormIo<'a, E> {
     /// The input, `n_rows x n_cols`.
-    pub x: &'a Global<'b, E>,
+    pub x: View<'a, E, 2>,
     /// The weight, `n_cols`.
-    pub w: &'a Global<'b, E>,
+    pub w: View<'a, E, 1>,
     /// The bias, `n_cols`.
-    pub b: &'a Global<'b, E>,
+    pub b: View<'a, E, 1>,
     /// The output, as `x`.
-    pub y: &'a GlobalMut<'b, E>,
-    /// Each row's mean.
-    pub mean: &'a GlobalMut<'b, f32>,
-    /// Each row's `1 / sqrt(var + eps)`.
-    pub rstd: &'a GlobalMut<'b, f32>,
+    pub y: ViewMut<'a, E, 2>,
+    /// Each row's mean, `n_rows`.
+    pub mean: ViewMut<'a, f32, 1>,
+    /// Each row's `1 / sqrt(var + eps)`, `n_rows`.
+    pub rstd: ViewMut<'a, f32, 1>,
 }
 
 /// Layer norm forward of `n_rows` rows of `n_cols <= W`: `y = (x - mean) * rstd * w + b` with
@@ -188,9 +185,7 @@ pub struct LayerNormIo<'a, 'b, E> {
 #[inline(always)]
 pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: bool>(
     t: &T,
-    io: &LayerNormIo<E>,
-    n_rows: u32,
-    n_cols: u32,
+    io: LayerNormIo<E>,
     eps: f32,
 ) where
     L: Registers<N>,
@@ -199,12 +194,13 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     T: Thread,
 {
     let row0 = L::SHAPE[0] * t.block_idx()[0];
-    let (origin, shape) = ([row0, 0], [n_rows, n_cols]);
+    let origin = [row0, 0];
+    let n_cols = io.x.shape()[1];
     let zero = E::from_f32(0.0);
     // The weight and bias are loaded only where they are used, so that they are not live
     // across the reductions (registers decide how many CTAs an SM holds, and occupancy is what
     // a memory-bound kernel lives on).
-    let x = load::<L, E, T, N, ALIGNED>(t, &io.x.view(shape), origin, zero);
+    let x = load::<L, E, T, N, ALIGNED>(t, &io.x, origin, zero);
     let inv_n = 1.0 / n_cols as f32;
     let sum: Tile<S, f32, M> = x.map(E::to_f32).reduce_into::<1, S, M>(t, |a, b| a + b);
     let mean = sum * inv_n;
@@ -218,19 +214,18 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     // values then die in the variance, and only x (packed) is held across its reduction.
     let scaled = x.map(E::to_f32).fma(r, -mean * r);
     // The weight and bias rows: every row of the tile reads the same (row stride 0).
-    let (rows, strides) = ([u32::MAX, n_cols], [0, 1]);
-    let w = load::<L, E, T, N, ALIGNED>(t, &io.w.view(rows).with_strides(strides), [0, 0], zero);
-    let b = load::<L, E, T, N, ALIGNED>(t, &io.b.view(rows).with_strides(strides), [0, 0], zero);
+    let w = load::<L, E, T, N, ALIGNED>(t, &io.w.as_rows(), [0, 0], zero);
+    let b = load::<L, E, T, N, ALIGNED>(t, &io.b.as_rows(), [0, 0], zero);
     let affine = scaled
         .fma(w.map(E::to_f32), b.map(E::to_f32))
         .map(E::from_f32);
-    store::<L, E, T, N, ALIGNED>(t, &affine, io.y.view(shape), origin);
+    store::<L, E, T, N, ALIGNED>(t, &affine, io.y, origin);
     // The one thread whose register 0 holds column 0 of a row writes the row's statistics.
     let at = [0, t.lane(), t.warp(), 0];
     let row = row0 + L::coord(at, 0);
-    if L::coord(at, 1) == 0 && row < n_rows {
-        io.mean.store1(row as usize, mean.values[0]);
-        io.rstd.store1(row as usize, r.values[0]);
+    if L::coord(at, 1) == 0 {
+        io.mean.store_one([row], mean.values[0]);
+        io.rstd.store_one([row], r.values[0]);
     }
 }
 
@@ -298,10 +293,10 @@ macro_rules! row_class {
         #[kernel(
             block = $rows::THREADS,
             shared = scratch::<$rows, $stat, { $rows::ELEMENTS_PER_THREAD as usize }>(),
-            extent(x = n_rows * n_cols, y = n_rows * n_cols),
+            extent(x = [n_rows, n_cols], y = [n_rows, n_cols]),
         )]
-        pub fn $name(t: &impl Thread, x: Global<$e>, y: GlobalMut<$e>, n_rows: u32, n_cols: u32) {
-            softmax_rows::<$rows, $stat, $e, _, { $rows::ELEMENTS_PER_THREAD as usize }, 1, $aligned>(t, &x, &y, n_rows, n_cols)
+        pub fn $name(t: &impl Thread, x: View<$e, 2>, y: ViewMut<$e, 2>, n_rows: u32, n_cols: u32) {
+            softmax_rows::<$rows, $stat, $e, _, { $rows::ELEMENTS_PER_THREAD as usize }, 1, $aligned>(t, &x, y)
         }
     };
     (@layer_norm $name:ident, $rows:ident, $stat:ident, $e:ty, $aligned:literal) => {
@@ -310,22 +305,22 @@ macro_rules! row_class {
         #[kernel(
             block = $rows::THREADS,
             shared = scratch::<$rows, $stat, { $rows::ELEMENTS_PER_THREAD as usize }>(),
-            extent(x = n_rows * n_cols, w = n_cols, b = n_cols, y = n_rows * n_cols, mean = n_rows, rstd = n_rows),
+            extent(x = [n_rows, n_cols], w = [n_cols], b = [n_cols], y = [n_rows, n_cols], mean = [n_rows], rstd = [n_rows]),
         )]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             t: &impl Thread,
-            x: Global<$e>,
-            w: Global<$e>,
-            b: Global<$e>,
-            y: GlobalMut<$e>,
-            mean: GlobalMut<f32>,
-            rstd: GlobalMut<f32>,
+            x: View<$e, 2>,
+            w: View<$e, 1>,
+            b: View<$e, 1>,
+            y: ViewMut<$e, 2>,
+            mean: ViewMut<f32, 1>,
+            rstd: ViewMut<f32, 1>,
             n_rows: u32,
             n_cols: u32,
         ) {
-            let io = LayerNormIo { x: &x, w: &w, b: &b, y: &y, mean: &mean, rstd: &rstd };
-            layer_norm_rows::<$rows, $stat, $e, _, { $rows::ELEMENTS_PER_THREAD as usize }, 1, $aligned>(t, &io, n_rows, n_cols, EPS)
+            let io = LayerNormIo { x, w, b, y, mean, rstd };
+            layer_norm_rows::<$rows, $stat, $e, _, { $rows::ELEMENTS_PER_THREAD as usize }, 1, $aligned>(t, io, EPS)
         }
     };
 }

@@ -6,7 +6,7 @@
 //! sums, and stream compaction's offsets (an exclusive count of the kept elements before each).
 
 use linear_layouts::scan::Scan;
-use linear_layouts::{kernel, layout, Global, GlobalMut, Thread, Tile};
+use linear_layouts::{kernel, layout, Thread, Tile, Tiles, TilesMut};
 
 layout! {
     /// 16 rows of 64: each warp holds 4 whole rows, 2 consecutive elements of each per thread.
@@ -25,20 +25,15 @@ pub const SCAN_LINE: u32 = ScanLine::SHAPE[0];
 /// `y[i][j] = x[i][0] + ... + x[i][j]` for rows of 64 f32, 16 rows per CTA: grid
 /// `[n_rows / 16, 1, 1]`.
 #[kernel(block = ScanRows::THREADS)]
-pub fn cumsum_rows_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
-    let origin = [SCAN_ROWS * t.block_idx()[0], 0];
-    let v = Tile::<ScanRows, f32, _>::load(t, &x, origin, [SCAN_ROW, 1]);
-    v.scan::<1>(t, |a, b| a + b)
-        .store(t, &y, origin, [SCAN_ROW, 1]);
+pub fn cumsum_rows_f32(t: &impl Thread, x: Tiles<f32, ScanRows>, y: TilesMut<f32, ScanRows>) {
+    y.store(t, &x.load(t).scan::<1>(t, |a, b| a + b));
 }
 
 /// The inclusive prefix sums of each CTA's 512 consecutive f32 (a segmented `cumsum`): grid
 /// `[n / 512, 1, 1]`; the cross-warp phase through [`Scan::shared_bytes`] of scratch.
 #[kernel(block = ScanLine::THREADS, shared = Scan::<ScanLine, 0, 2>::shared_bytes(4))]
-pub fn cumsum_line_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
-    let origin = [SCAN_LINE * t.block_idx()[0]];
-    let v = Tile::<ScanLine, f32, _>::load(t, &x, origin, [1]);
-    v.scan::<0>(t, |a, b| a + b).store(t, &y, origin, [1]);
+pub fn cumsum_line_f32(t: &impl Thread, x: Tiles<f32, ScanLine>, y: TilesMut<f32, ScanLine>) {
+    y.store(t, &x.load(t).scan::<0>(t, |a, b| a + b));
 }
 
 /// Stream compaction's offsets for rows of 64 f32, 16 rows per CTA: `y[i][j]` is how many
@@ -46,31 +41,33 @@ pub fn cumsum_line_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
 /// compacted output): the flags `x > 0` as 1 or 0, scanned exclusively. Grid `[n_rows / 16,
 /// 1, 1]`.
 #[kernel(block = ScanRows::THREADS)]
-pub fn compaction_offsets_rows(t: &impl Thread, x: Global<f32>, y: GlobalMut<u32>) {
-    let origin = [SCAN_ROWS * t.block_idx()[0], 0];
-    let v = Tile::<ScanRows, f32, _>::load(t, &x, origin, [SCAN_ROW, 1]);
-    let kept = Tile::<ScanRows, u32, _>::splat(1).select(&v.gt(0.0), 0);
-    kept.scan_exclusive::<1>(t, 0, |a, b| a + b)
-        .store(t, &y, origin, [SCAN_ROW, 1]);
+pub fn compaction_offsets_rows(
+    t: &impl Thread,
+    x: Tiles<f32, ScanRows>,
+    y: TilesMut<u32, ScanRows>,
+) {
+    let kept = Tile::<ScanRows, u32, _>::splat(1).select(&x.load(t).gt(0.0), 0);
+    y.store(t, &kept.scan_exclusive::<1>(t, 0, |a, b| a + b));
 }
 
 /// `y[i][j] = x[i][j] + ... + x[i][63]` for rows of 64 f32 (Triton's `tl.cumsum(x, 1,
 /// reverse=True)`), 16 rows per CTA: grid `[n_rows / 16, 1, 1]`.
 #[kernel(block = ScanRows::THREADS)]
-pub fn suffix_sums_rows_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
-    let origin = [SCAN_ROWS * t.block_idx()[0], 0];
-    let v = Tile::<ScanRows, f32, _>::load(t, &x, origin, [SCAN_ROW, 1]);
-    v.scan_reverse::<1>(t, |a, b| a + b)
-        .store(t, &y, origin, [SCAN_ROW, 1]);
+pub fn suffix_sums_rows_f32(t: &impl Thread, x: Tiles<f32, ScanRows>, y: TilesMut<f32, ScanRows>) {
+    y.store(t, &x.load(t).scan_reverse::<1>(t, |a, b| a + b));
 }
 
 /// For each CTA's 512 consecutive f32, the sum of the elements after each one in the segment
 /// (an exclusive scan from the end; the last element's is 0): grid `[n / 512, 1, 1]`, the
 /// cross-warp phase through [`Scan::shared_bytes`] of scratch.
 #[kernel(block = ScanLine::THREADS, shared = Scan::<ScanLine, 0, 2>::shared_bytes(4))]
-pub fn suffix_sums_exclusive_line_f32(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>) {
-    let origin = [SCAN_LINE * t.block_idx()[0]];
-    let v = Tile::<ScanLine, f32, _>::load(t, &x, origin, [1]);
-    v.scan_exclusive_reverse::<0>(t, 0.0, |a, b| a + b)
-        .store(t, &y, origin, [1]);
+pub fn suffix_sums_exclusive_line_f32(
+    t: &impl Thread,
+    x: Tiles<f32, ScanLine>,
+    y: TilesMut<f32, ScanLine>,
+) {
+    y.store(
+        t,
+        &x.load(t).scan_exclusive_reverse::<0>(t, 0.0, |a, b| a + b),
+    );
 }

@@ -72,29 +72,40 @@ macro_rules! subgroup_kernels {
             );
 
             /// `out = in^T` for `n x n` f32 by 64x64 tiles: grid `(n / 64, n / 64)`.
-            #[kernel(crate = $crate::subgroup::__ll, block = $threads, shared = TRANSPOSE_SMEM, warp_size = $w)]
+            #[kernel(crate = $crate::subgroup::__ll, block = $threads, shared = TRANSPOSE_SMEM, warp_size = $w,
+                extent(inp = $crate::transpose::tile_reach(64, grid, n), out = $crate::transpose::tile_reach(64, [grid[1], grid[0], 1], n)))]
             pub fn $tf(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, n: u32) {
                 let [bx, by, _] = t.block_idx();
-                transpose_f32_tile(t, &inp, &out, n, bx, by);
+                // SAFETY: the launcher checked both extents; CTA (bx, by) alone writes its tile.
+                #[allow(unsafe_code)]
+                unsafe { transpose_f32_tile(t, &inp, &out, n, bx, by) };
             }
 
             /// `out = in^T` for `n x n` 16-bit elements by 64x64 tiles.
-            #[kernel(crate = $crate::subgroup::__ll, block = $threads, shared = TRANSPOSE16_SMEM, warp_size = $w)]
+            #[kernel(crate = $crate::subgroup::__ll, block = $threads, shared = TRANSPOSE16_SMEM, warp_size = $w,
+                extent(inp = $crate::transpose::tile_reach(64, grid, n), out = $crate::transpose::tile_reach(64, [grid[1], grid[0], 1], n)))]
             pub fn $th(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: u32) {
                 let [bx, by, _] = t.block_idx();
-                transpose_u16_tile(t, &inp, &out, n, bx, by);
+                // SAFETY: as the f32 transpose.
+                #[allow(unsafe_code)]
+                unsafe { transpose_u16_tile(t, &inp, &out, n, bx, by) };
             }
 
             /// `out = in` through `ShuffleIn => ShuffleOut` by warp shuffles, `tiles`
             /// consecutive row-major tiles, grid-stride.
-            #[kernel(crate = $crate::subgroup::__ll, block = $threads, warp_size = $w)]
+            #[kernel(crate = $crate::subgroup::__ll, block = $threads, warp_size = $w, extent(inp = tiles * $sr * $sc, out = tiles * $sr * $sc))]
             pub fn $sh(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
                 let mut k = t.block();
                 while k < tiles {
                     let origin = [k * $sr, 0];
-                    let a = Tile::<ShuffleIn, f32, _>::load(t, &inp, origin, [$sc, 1]);
+                    // SAFETY: tile k < tiles, which the launcher checked both buffers hold;
+                    // CTAs take distinct tiles (grid-stride).
+                    #[allow(unsafe_code)]
+                    let a = unsafe { Tile::<ShuffleIn, f32, _>::load(t, &inp, origin, [$sc, 1]) };
                     let b = convert!(ShuffleIn => ShuffleOut, f32, shuffles, target = $tgt).run(t, &a.values);
-                    Tile::<ShuffleOut, f32, _>::new(b).store(t, &out, origin, [$sc, 1]);
+                    // SAFETY: as the load.
+                    #[allow(unsafe_code)]
+                    unsafe { Tile::<ShuffleOut, f32, _>::new(b).store(t, &out, origin, [$sc, 1]) };
                     k += t.grid_dim()[0];
                 }
             }

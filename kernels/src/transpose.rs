@@ -46,13 +46,21 @@ pub const TRANSPOSE_SMEM: u32 = convert!(TileIn => TileOut, f32).cost.shared_byt
 macro_rules! transpose_tile {
     ($(#[$m:meta])* $name:ident, $in:ident => $out:ident, $e:ident, $tile:literal, $regs:expr $(; $($opt:tt)+)?) => {
         $(#[$m])*
+        ///
+        /// # Safety
+        /// Both buffers hold the tile's elements (`inp` row-major `n` wide, `out` its
+        /// transpose), and no other thread writes them: a kernel's launcher checks its
+        /// `extent(..)` (see [`transpose_f32`](crate::transpose::transpose_f32)).
         #[inline(always)]
-        pub fn $name<T: Thread>(t: &T, inp: &Global<$e>, out: &GlobalMut<$e>, n: u32, bx: u32, by: u32) {
+        #[allow(unsafe_code)]
+        pub unsafe fn $name<T: Thread>(t: &T, inp: &Global<$e>, out: &GlobalMut<$e>, n: u32, bx: u32, by: u32) {
             let origin = [by * $tile, bx * $tile];
-            let a = Tile::<$in, $e, { $regs }>::load(t, inp, origin, [n, 1]);
+            // SAFETY: the caller's.
+            let a = unsafe { Tile::<$in, $e, { $regs }>::load(t, inp, origin, [n, 1]) };
             let b = Tile::<$out, $e, { $regs }>::new(convert!($in => $out, $e $(, $($opt)+)?).run(t, &a.values));
             // Element (i, j) of the tile goes to (j, i): the output's strides, swapped.
-            b.store(t, out, origin, [1, n]);
+            // SAFETY: the caller's.
+            unsafe { b.store(t, out, origin, [1, n]) };
         }
     };
 }
@@ -74,34 +82,57 @@ transpose_tile!(
 /// `out = in^T` for `n x n` f32, `n` a multiple of 64: grid `(n / 64, n / 64)`, one tile per
 /// CTA.
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = TileIn::THREADS, shared = TRANSPOSE_SMEM)]
+#[kernel(block = TileIn::THREADS, shared = TRANSPOSE_SMEM, extent(inp = tile_reach(64, grid, n), out = tile_reach(64, [grid[1], grid[0], 1], n)))]
 pub fn transpose_f32(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, n: u32) {
     let [bx, by, _] = t.block_idx();
-    transpose_f32_tile(t, &inp, &out, n, bx, by);
+    // SAFETY: the launcher checked both extents; CTA (bx, by) alone writes its output tile.
+    #[allow(unsafe_code)]
+    unsafe {
+        transpose_f32_tile(t, &inp, &out, n, bx, by)
+    };
+}
+
+/// The elements a `side x side` tile per CTA of `grid` reaches in a row-major tensor `n` wide:
+/// CTA `(bx, by)` reads rows `by * side..` and columns `bx * side..` (the last element, plus
+/// one). A transpose's output is the same with the grid's dims swapped.
+pub const fn tile_reach(side: i128, grid: [i128; 3], n: i128) -> i128 {
+    (side * grid[1] - 1) * n + side * grid[0]
 }
 
 /// `out = in^T` for `n x n` 16-bit elements by 64x64 tiles.
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = TileIn16::THREADS, shared = TRANSPOSE16_SMEM)]
+#[kernel(block = TileIn16::THREADS, shared = TRANSPOSE16_SMEM, extent(inp = tile_reach(64, grid, n), out = tile_reach(64, [grid[1], grid[0], 1], n)))]
 pub fn transpose_u16(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: u32) {
     let [bx, by, _] = t.block_idx();
-    transpose_u16_tile(t, &inp, &out, n, bx, by);
+    // SAFETY: as transpose_f32.
+    #[allow(unsafe_code)]
+    unsafe {
+        transpose_u16_tile(t, &inp, &out, n, bx, by)
+    };
 }
 
 /// `out = in^T` for `n x n` 16-bit elements by 128x128 tiles.
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = BigIn16::THREADS, shared = TRANSPOSE16_BIG_SMEM)]
+#[kernel(block = BigIn16::THREADS, shared = TRANSPOSE16_BIG_SMEM, extent(inp = tile_reach(128, grid, n), out = tile_reach(128, [grid[1], grid[0], 1], n)))]
 pub fn transpose_u16_128(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: u32) {
     let [bx, by, _] = t.block_idx();
-    transpose_u16_big_tile(t, &inp, &out, n, bx, by);
+    // SAFETY: as transpose_f32.
+    #[allow(unsafe_code)]
+    unsafe {
+        transpose_u16_big_tile(t, &inp, &out, n, bx, by)
+    };
 }
 
 /// The transpose tile written once for any pair of layouts and element type: the conversion is
 /// planned from the layouts' tables (`Tile::convert`), so `A`, `B` and `E` are generic
 /// parameters and no macro names them. Its kernels below issue the shared-memory accesses of
 /// their `convert!` twins above (`xtask ptx-check` compares them).
+///
+/// # Safety
+/// As [`transpose_f32_tile`].
 #[inline(always)]
-pub fn transpose_tile_generic<A, B, E, T, const N: usize>(
+#[allow(unsafe_code)]
+pub unsafe fn transpose_tile_generic<A, B, E, T, const N: usize>(
     t: &T,
     inp: &Global<E>,
     out: &GlobalMut<E>,
@@ -115,42 +146,61 @@ pub fn transpose_tile_generic<A, B, E, T, const N: usize>(
 {
     let side = A::SHAPE[0];
     let origin = [by * side, bx * side];
-    let a = Tile::<A, E, _>::load(t, inp, origin, [n, 1]);
+    // SAFETY: the caller's.
+    let a = unsafe { Tile::<A, E, _>::load(t, inp, origin, [n, 1]) };
     let b: Tile<B, E, N> = a.convert_into(t);
-    b.store(t, out, origin, [1, n]);
+    // SAFETY: the caller's.
+    unsafe { b.store(t, out, origin, [1, n]) };
 }
 
 /// [`transpose_f32`] through [`transpose_tile_generic`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = TileIn::THREADS, shared = Planned::<TileIn, TileOut, f32>::COST.shared_bytes)]
+#[kernel(block = TileIn::THREADS, shared = Planned::<TileIn, TileOut, f32>::COST.shared_bytes, extent(inp = tile_reach(64, grid, n), out = tile_reach(64, [grid[1], grid[0], 1], n)))]
 pub fn transpose_f32_generic(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, n: u32) {
     let [bx, by, _] = t.block_idx();
-    transpose_tile_generic::<TileIn, TileOut, f32, _, 32>(t, &inp, &out, n, [bx, by]);
+    // SAFETY: as transpose_f32.
+    #[allow(unsafe_code)]
+    unsafe {
+        transpose_tile_generic::<TileIn, TileOut, f32, _, 32>(t, &inp, &out, n, [bx, by])
+    };
 }
 
 /// [`transpose_u16`] through [`transpose_tile_generic`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = TileIn16::THREADS, shared = Planned::<TileIn16, TileOut16, u16>::COST.shared_bytes)]
+#[kernel(block = TileIn16::THREADS, shared = Planned::<TileIn16, TileOut16, u16>::COST.shared_bytes, extent(inp = tile_reach(64, grid, n), out = tile_reach(64, [grid[1], grid[0], 1], n)))]
 pub fn transpose_u16_generic(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: u32) {
     let [bx, by, _] = t.block_idx();
-    transpose_tile_generic::<TileIn16, TileOut16, u16, _, 32>(t, &inp, &out, n, [bx, by]);
+    // SAFETY: as transpose_f32.
+    #[allow(unsafe_code)]
+    unsafe {
+        transpose_tile_generic::<TileIn16, TileOut16, u16, _, 32>(t, &inp, &out, n, [bx, by])
+    };
 }
 
 /// `out = in`, `n4` 16-byte vectors, one per thread per iteration (grid-stride): the bandwidth
 /// yardstick.
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = 256)]
+#[kernel(block = 256, extent(inp = 4 * n4, out = 4 * n4))]
 pub fn copy_v4(t: &impl Thread, inp: Global<u32>, out: GlobalMut<u32>, n4: u32) {
-    copy_v4_body(t, &inp, &out, n4)
+    // SAFETY: the launcher checked both extents.
+    #[allow(unsafe_code)]
+    unsafe {
+        copy_v4_body(t, &inp, &out, n4)
+    }
 }
 
 /// [`copy_v4`]'s body, which the SPIR-V copy kernel shares.
+///
+/// # Safety
+/// Both buffers hold `4 * n4` elements, 16-byte aligned, and no other thread writes them.
 #[inline(always)]
-pub fn copy_v4_body<T: Thread>(t: &T, inp: &Global<u32>, out: &GlobalMut<u32>, n4: u32) {
+#[allow(unsafe_code)]
+pub unsafe fn copy_v4_body<T: Thread>(t: &T, inp: &Global<u32>, out: &GlobalMut<u32>, n4: u32) {
     let stride = t.grid_threads_1d();
     let mut i = t.index_1d();
     while i < n4 {
-        out.store16::<4>(4 * i as usize, inp.load16(4 * i as usize));
+        // SAFETY: the caller's; each thread its own vectors (grid-stride).
+        unsafe { out.store16::<4>(4 * i as usize, inp.load16(4 * i as usize)) };
         i += stride;
     }
 }

@@ -47,7 +47,7 @@ fn run(
 
 #[test]
 fn gelu_tanh_within_tanh_approx_error() {
-    let (x, y) = run(|t, x, y| gelu_tanh_f16(t, x.global(), y.global_mut()));
+    let (x, y) = run(|t, x, y| gelu_tanh_f16(t, x.tiles(), y.tiles_mut()));
     for (x, y) in x.iter().zip(&y) {
         let xf = x.to_f32() as f64;
         let want = 0.5
@@ -68,7 +68,7 @@ fn gelu_tanh_within_tanh_approx_error() {
 
 #[test]
 fn silu_within_one_f16_ulp() {
-    let (x, y) = run(|t, x, y| silu_f16(t, x.global(), y.global_mut()));
+    let (x, y) = run(|t, x, y| silu_f16(t, x.tiles(), y.tiles_mut()));
     for (x, y) in x.iter().zip(&y) {
         let xf = x.to_f32() as f64;
         let want = xf / (1.0 + (-xf).exp());

@@ -31,7 +31,7 @@ fn interleave_then_deinterleave() {
         INTERLEAVE_F32.shared_bytes(),
     );
     launch(l, |t| {
-        interleave_f32(t, am.global(), bm.global(), out.global_mut())
+        interleave_f32(t, am.tiles(), bm.tiles(), out.tiles_mut())
     })
     .unwrap();
     let pairs = read(&out, 2 * n);
@@ -45,7 +45,7 @@ fn interleave_then_deinterleave() {
         DEINTERLEAVE_F32.shared_bytes(),
     );
     launch(l, |t| {
-        deinterleave_f32(t, out.global(), even.global_mut(), odd.global_mut())
+        deinterleave_f32(t, out.tiles(), even.tiles_mut(), odd.tiles_mut())
     })
     .unwrap();
     assert_eq!(read(&even, n), a);
@@ -64,10 +64,7 @@ fn row_sums_as_a_column() {
         ROW_SUMS_COLUMN_F32.block()[0],
         ROW_SUMS_COLUMN_F32.shared_bytes(),
     );
-    launch(l, |t| {
-        row_sums_column_f32(t, xm.global(), sums.global_mut())
-    })
-    .unwrap();
+    launch(l, |t| row_sums_column_f32(t, xm.tiles(), sums.tiles_mut())).unwrap();
     let want: Vec<f32> = x
         .chunks(PAIR_ROW as usize)
         .map(|r| r.iter().sum())
@@ -81,7 +78,7 @@ fn transposed_through_trans() {
     let x: Vec<f32> = (0..n * PAIR_ROW).map(|i| i as f32).collect();
     let (xm, y) = (memory(&x), memory(&vec![f32::NAN; x.len()]));
     let l = Launch::new(CTAS, TRANS_F32.block()[0], TRANS_F32.shared_bytes());
-    launch(l, |t| trans_f32(t, xm.global(), y.global_mut(), n)).unwrap();
+    launch(l, |t| trans_f32(t, xm.tiles(), y.global_mut(), n)).unwrap();
     let want: Vec<f32> = (0..PAIR_ROW)
         .flat_map(|j| (0..n).map(move |i| (i * PAIR_ROW + j) as f32))
         .collect();

@@ -71,7 +71,11 @@ fn softmax_case<L, S, E, const N: usize, const A: bool>(
     let (xm, ym) = (memory(&x), HostMemory::new(x.iter().map(|_| u64::MAX)));
     let grid = n_rows.div_ceil(c.rows_per_cta);
     launch(Launch::new(grid, c.threads, c.shared_bytes), |t| {
-        softmax_rows::<L, S, E, _, N, 1, A>(t, &xm.global(), &ym.global_mut(), n_rows, n_cols)
+        softmax_rows::<L, S, E, _, N, 1, A>(
+            t,
+            &xm.view([n_rows, n_cols]),
+            ym.view_mut([n_rows, n_cols]),
+        )
     })
     .expect("no simulator issue");
     let m = mantissa::<E>(bf16);
@@ -129,17 +133,15 @@ fn layer_norm_case<L, S, E, const N: usize, const A: bool>(
     let (mm, rm) = (stat(), stat());
     let grid = n_rows.div_ceil(c.rows_per_cta);
     launch(Launch::new(grid, c.threads, c.shared_bytes), |t| {
-        let (xg, wg, bg, yg) = (xm.global(), wm.global(), bm.global(), ym.global_mut());
-        let (mg, rg) = (mm.global_mut(), rm.global_mut());
         let io = LayerNormIo {
-            x: &xg,
-            w: &wg,
-            b: &bg,
-            y: &yg,
-            mean: &mg,
-            rstd: &rg,
+            x: xm.view([n_rows, n_cols]),
+            w: wm.view([n_cols]),
+            b: bm.view([n_cols]),
+            y: ym.view_mut([n_rows, n_cols]),
+            mean: mm.view_mut([n_rows]),
+            rstd: rm.view_mut([n_rows]),
         };
-        layer_norm_rows::<L, S, E, _, N, 1, A>(t, &io, n_rows, n_cols, rows::EPS)
+        layer_norm_rows::<L, S, E, _, N, 1, A>(t, io, rows::EPS)
     })
     .expect("no simulator issue");
     let f = |v: E| v.to_f32() as f64;
@@ -328,7 +330,11 @@ fn aligned_softmax<L: Registers<N>, S: Registers<1> + BroadcastTo<L>, const N: u
     let x = HostMemory::new((0..n_rows * n_cols).map(|i| (i as f32).to_bits() as u64));
     let y = HostMemory::new((0..n_rows * n_cols).map(|_| 0));
     launch(Launch::new(1, threads, shared), |t| {
-        softmax_rows::<L, S, f32, _, N, 1, true>(t, &x.global(), &y.global_mut(), n_rows, n_cols)
+        softmax_rows::<L, S, f32, _, N, 1, true>(
+            t,
+            &x.view([n_rows, n_cols]),
+            y.view_mut([n_rows, n_cols]),
+        )
     })
 }
 

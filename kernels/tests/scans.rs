@@ -50,7 +50,7 @@ fn row_cumsums_are_exact() {
         &x,
         4,
         (CUMSUM_ROWS_F32.block()[0], CUMSUM_ROWS_F32.shared_bytes()),
-        |t, x, y| cumsum_rows_f32(t, x.global(), y.global_mut()),
+        |t, x, y| cumsum_rows_f32(t, x.tiles(), y.tiles_mut()),
     );
     assert_eq!(y, prefix_sums(&x, SCAN_ROW as usize));
 }
@@ -62,7 +62,7 @@ fn cumsums_across_warps_are_exact() {
         &x,
         3,
         (CUMSUM_LINE_F32.block()[0], CUMSUM_LINE_F32.shared_bytes()),
-        |t, x, y| cumsum_line_f32(t, x.global(), y.global_mut()),
+        |t, x, y| cumsum_line_f32(t, x.tiles(), y.tiles_mut()),
     );
     assert_eq!(y, prefix_sums(&x, SCAN_LINE as usize));
 }
@@ -97,7 +97,7 @@ fn row_suffix_sums_are_exact() {
             SUFFIX_SUMS_ROWS_F32.block()[0],
             SUFFIX_SUMS_ROWS_F32.shared_bytes(),
         ),
-        |t, x, y| suffix_sums_rows_f32(t, x.global(), y.global_mut()),
+        |t, x, y| suffix_sums_rows_f32(t, x.tiles(), y.tiles_mut()),
     );
     assert_eq!(y, suffix_sums(&x, SCAN_ROW as usize, false));
 }
@@ -112,7 +112,7 @@ fn exclusive_suffix_sums_across_warps_are_exact() {
             SUFFIX_SUMS_EXCLUSIVE_LINE_F32.block()[0],
             SUFFIX_SUMS_EXCLUSIVE_LINE_F32.shared_bytes(),
         ),
-        |t, x, y| suffix_sums_exclusive_line_f32(t, x.global(), y.global_mut()),
+        |t, x, y| suffix_sums_exclusive_line_f32(t, x.tiles(), y.tiles_mut()),
     );
     assert_eq!(y, suffix_sums(&x, SCAN_LINE as usize, true));
     // The last element of a segment has nothing after it.
@@ -127,7 +127,7 @@ fn compaction_offsets_count_the_kept_elements_before_each() {
     let spec = COMPACTION_OFFSETS_ROWS;
     let l = Launch::new(2, spec.block()[0], spec.shared_bytes());
     launch(l, |t| {
-        compaction_offsets_rows(t, xm.global(), ym.global_mut())
+        compaction_offsets_rows(t, xm.tiles(), ym.tiles_mut())
     })
     .expect("no simulator issue");
     let want: Vec<u32> = x

@@ -22,6 +22,7 @@ use quote::{format_ident, quote, ToTokens};
 use syn::{Expr, FnArg, ItemFn, Pat};
 
 use crate::kernel_args::{parse_args, Args};
+use crate::kernel_views::{shape_params, views, ViewParam};
 
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     match expand(attr, item.clone()) {
@@ -58,9 +59,29 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         .filter(|a| a.path().is_ident("doc"))
         .collect();
     let names: Vec<_> = params.iter().map(|(n, _)| n).collect();
-    let tys: Vec<_> = params.iter().map(|(_, t)| t).collect();
+    let views = views(&krate, &args, &params)?;
+    // The entry's and the spec's parameter types: a view's buffer stands for the view.
+    let entry_tys: Vec<syn::Type> = params
+        .iter()
+        .map(|(n, t)| {
+            views
+                .iter()
+                .find(|v| &v.name == n)
+                .map_or(t.clone(), |v| v.buffer.clone())
+        })
+        .collect();
+    let tys: Vec<_> = entry_tys.iter().collect();
+    let make_views: Vec<_> = views.iter().map(|v| &v.make).collect();
     let dims = args.block_dims;
     let mut body_fn = f.clone();
+    // A scalar that sets a view's shape is used by the view, whether or not the body reads it.
+    let shape_params = shape_params(&views, &params);
+    if !shape_params.is_empty() {
+        body_fn
+            .block
+            .stmts
+            .insert(0, syn::parse_quote!(let _ = (#(&#shape_params,)*);));
+    }
     body_fn.sig.ident = format_ident!("__body");
     body_fn.vis = syn::Visibility::Inherited;
     body_fn.attrs.retain(|a| !a.path().is_ident("doc"));
@@ -85,12 +106,13 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
                             as *mut u8,
                     )
                 };
+                #(#make_views)*
                 __body(&#thread, #(#names),*)
             }
             #bounds
         }
     });
-    let spirv = crate::kernel_spirv::entry(&krate, &f, &body_fn, &thread, &params, &args);
+    let spirv = crate::kernel_spirv::entry(&krate, &f, &body_fn, &thread, &params, &args, &views);
     // Elsewhere (the simulator) the body runs on a thread that knows the declared shared
     // memory, so its collective operations check their scratch against it there too.
     let mut host = f.clone();
@@ -109,7 +131,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         #[cfg(not(target_arch = "nvptx64"))]
         #krate::__private::unless_spirv! { #host }
     };
-    let extents = extents(&krate, &args, &params)?;
+    let extents = extents(&krate, &args, &params, &views)?;
     let spec = spec(&krate, &f, &args, &tys, extents);
     Ok(quote!(#entry #spec))
 }
@@ -235,8 +257,10 @@ fn extents(
     krate: &TokenStream,
     a: &Args,
     params: &[(syn::Ident, syn::Type)],
+    views: &[ViewParam],
 ) -> syn::Result<TokenStream> {
     let kernel = quote!(#krate::runtime::kernel);
+    let rt_tiles = quote!(#krate::runtime::tiles);
     let names: Vec<String> = params.iter().map(|(n, _)| n.to_string()).collect();
     let last = |t: &syn::Type| match t {
         syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
@@ -250,24 +274,55 @@ fn extents(
         int.then(|| quote!(let #n: i128 = #kernel::Arg::at(args, #i).int();))
     });
     let mut checks = Vec::new();
+    for v in views {
+        let Some(layout) = &v.tiles else { continue };
+        let i = params.iter().position(|(n, _)| n == &v.name).unwrap_or(0);
+        let pname = v.name.to_string();
+        checks.push(quote! {
+            let len = #kernel::Arg::at(args, #i).elements();
+            let need = #kernel::tiles_elements(grid, #rt_tiles::tile_elements::<#layout>());
+            if (len as i128) < need || need > #kernel::MAX_VIEW_ELEMENTS {
+                return Err(#kernel::ExtentError { index: #i, param: #pname, expr: #kernel::TILES_EXTENT, need, len });
+            }
+        });
+    }
     for (name, expr) in &a.extents {
         let at = params.iter().position(|(n, _)| n == name);
-        let buffer = at
-            .is_some_and(|i| last(&params[i].1).is_some_and(|l| l == "Global" || l == "GlobalMut"));
+        if let (Some(i), Some(v)) = (at, views.iter().find(|v| &v.name == name)) {
+            let (pname, text) = (name.to_string(), expr.to_token_stream().to_string());
+            let dims = &v.dims;
+            checks.push(quote! {
+                let need = #kernel::shape_elements(&[#((#dims) as i128),*]);
+                let len = #kernel::Arg::at(args, #i).elements();
+                if (len as i128) < need || need > #kernel::MAX_VIEW_ELEMENTS {
+                    return Err(#kernel::ExtentError { index: #i, param: #pname, expr: #text, need, len });
+                }
+            });
+            continue;
+        }
+        const BUFFERS: [&str; 4] = ["Global", "GlobalMut", "View", "ViewMut"];
+        let buffer =
+            at.is_some_and(|i| last(&params[i].1).is_some_and(|l| BUFFERS.contains(&l.as_str())));
         let (Some(i), true) = (at, buffer) else {
             return Err(syn::Error::new_spanned(
                 name,
                 format!(
-                    "extent(..) names a `Global` or `GlobalMut` parameter of this kernel; its buffer parameters are: {}",
+                    "extent(..) names a `View`, `ViewMut`, `Global` or `GlobalMut` parameter of this kernel; its buffer parameters are: {}",
                     params
                         .iter()
-                        .filter(|(_, t)| last(t).is_some_and(|l| l == "Global" || l == "GlobalMut"))
+                        .filter(|(_, t)| last(t).is_some_and(|l| BUFFERS.contains(&l.as_str())))
                         .map(|(n, _)| n.to_string())
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
             ));
         };
+        if let Expr::Array(arr) = expr {
+            return Err(syn::Error::new_spanned(
+                arr,
+                format!("`{name}` is a `Global`: its extent is the number of elements it must hold (`extent({name} = n_rows * n_cols)`); for a shape, make it a `View<E, R>` (or `ViewMut`)"),
+            ));
+        }
         let (pname, text) = (name.to_string(), expr.to_token_stream().to_string());
         checks.push(quote! {
             let need = (#expr) as i128;

@@ -1,6 +1,7 @@
 //! `#[kernel]`'s SPIR-V entry point, for rust-gpu: a `#[spirv(compute(threads(..)))]` function
 //! whose parameters are the compute built-ins the runtime's `SpirvThread` needs, one storage
-//! buffer per `Global`/`GlobalMut` parameter (descriptor set 0, bindings in parameter order),
+//! buffer per `Global`/`GlobalMut` parameter and per view's buffer (descriptor set 0, bindings in
+//! parameter order),
 //! the other parameters as one push-constant block (a `#[repr(C)]` struct, fields in parameter
 //! order), and the workgroup array that backs shared memory. The host side of this contract is
 //! `KernelSpec` and the Vulkan runner.
@@ -16,7 +17,8 @@ use crate::kernel_args::Args;
 
 /// How a kernel parameter reaches a SPIR-V entry point.
 enum Param<'a> {
-    /// A storage buffer of `elem`; `write` for `GlobalMut`.
+    /// A storage buffer of `elem`; `write` for `GlobalMut` (and `ViewMut`, the view made of
+    /// it by the entry).
     Buffer { write: bool, elem: &'a syn::Type },
     /// A field of the push-constant block.
     Push,
@@ -30,18 +32,11 @@ fn classify(ty: &syn::Type) -> Param<'_> {
         return Param::Push;
     };
     let write = match seg.ident.to_string().as_str() {
-        "Global" => false,
-        "GlobalMut" => true,
+        "Global" | "View" => false,
+        "GlobalMut" | "ViewMut" => true,
         _ => return Param::Push,
     };
-    let elem = match &seg.arguments {
-        syn::PathArguments::AngleBracketed(a) => a.args.iter().rev().find_map(|g| match g {
-            syn::GenericArgument::Type(t) => Some(t),
-            _ => None,
-        }),
-        _ => None,
-    };
-    match elem {
+    match crate::kernel_views::element_type(seg) {
         Some(elem) => Param::Buffer { write, elem },
         None => Param::Push,
     }
@@ -78,6 +73,7 @@ pub fn entry(
     thread: &syn::Ident,
     params: &[(syn::Ident, syn::Type)],
     args: &Args,
+    views: &[crate::kernel_views::ViewParam],
 ) -> TokenStream {
     let [x, y, z] = match local_size(&args.block) {
         Ok(d) => d,
@@ -88,7 +84,7 @@ pub fn entry(
     let vis = &f.vis;
     let spirv = quote!(spirv);
     let push_ty = format_ident!("__{}_push_constants", name);
-    let (mut inputs, mut call_args, mut fields) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut inputs, mut locals, mut fields) = (Vec::new(), Vec::new(), Vec::new());
     let mut binding = 0u32;
     for (n, ty) in params {
         match classify(ty) {
@@ -103,14 +99,16 @@ pub fn entry(
                 inputs.push(
                     quote!(#[#spirv(storage_buffer, descriptor_set = 0, binding = #b)] #n: #slice),
                 );
-                call_args.push(wrap);
+                locals.push(quote!(let #n = #wrap;));
             }
             Param::Push => {
                 fields.push(quote!(pub #n: #ty));
-                call_args.push(quote!(__push.#n));
+                locals.push(quote!(let #n = __push.#n;));
             }
         }
     }
+    let names = params.iter().map(|(n, _)| n);
+    let make_views = views.iter().map(|v| &v.make);
     let push_struct = (!fields.is_empty()).then(|| {
         inputs.push(quote!(#[#spirv(push_constant)] __push: &#push_ty));
         quote! {
@@ -150,7 +148,9 @@ pub fn entry(
                 warp: __warp,
                 lanes: __lanes,
             });
-            __body(&#thread, #(#call_args),*)
+            #(#locals)*
+            #(#make_views)*
+            __body(&#thread, #(#names),*)
         }
     }
 }

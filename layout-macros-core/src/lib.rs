@@ -35,6 +35,7 @@ mod input;
 mod kernel;
 mod kernel_args;
 mod kernel_spirv;
+mod kernel_views;
 mod paths;
 mod render;
 mod tmem;

@@ -2,7 +2,6 @@
 //! called here with simulator memory as its `Global` tensors, every element checked.
 
 use linear_layouts::sim::{launch, HostMemory, Launch};
-use linear_layouts::Thread;
 
 #[test]
 fn conversion_bodies_on_the_simulator() {
@@ -13,7 +12,7 @@ fn conversion_bodies_on_the_simulator() {
     let inp = HostMemory::new((0..n).map(|i| (i as u64 * 131 + 7) & 0xff));
     let out = HostMemory::new((0..n).map(|_| 0x1ff));
     launch(Launch::new(tiles, 128, 4), |t| {
-        fp16_to_fp8_operand_tile(t, &inp.global(), &out.global_mut(), t.block());
+        fp16_to_fp8_operand(t, inp.global(), out.global_mut(), tiles);
     })
     .expect("simulator");
     for i in 0..n {
@@ -23,7 +22,7 @@ fn conversion_bodies_on_the_simulator() {
     let inp = HostMemory::new((0..n).map(|i| (i as u64 * 40503 + 11) & 0xffff));
     let out = HostMemory::new((0..n).map(|_| 0x1ffff));
     launch(Launch::new(tiles, 128, 4), |t| {
-        mma_acc_to_operand_tile(t, &inp.global(), &out.global_mut(), t.block());
+        mma_acc_to_operand(t, inp.global(), out.global_mut(), tiles);
     })
     .expect("simulator");
     for i in 0..n {
@@ -38,7 +37,7 @@ fn conversion_bodies_on_the_simulator() {
     let inp = HostMemory::new((0..n).map(|i| ((i as u64 * 2654435761) & 0xffff_ffff) >> 9));
     let out = HostMemory::new((0..n).map(|_| u32::MAX as u64));
     launch(Launch::new(tiles, 128, 4), |t| {
-        mma_acc_regperm_tile(t, &inp.global(), &out.global_mut(), t.block());
+        mma_acc_regperm(t, inp.global(), out.global_mut(), tiles);
     })
     .expect("simulator");
     for i in 0..n {
@@ -53,11 +52,8 @@ fn conversion_bodies_on_the_simulator() {
     let inp = HostMemory::new((0..n).map(|i| (i as u64 * 40503) & 0xffff));
     let out = HostMemory::new((0..n).map(|_| 0x1ffff));
     launch(Launch::new(2, 128, NVMMA_SMEM), |t| {
-        let mut k = t.block();
-        while k < tiles {
-            nvmma_roundtrip_tile(t, &inp.global(), &out.global_mut(), k);
-            k += 2;
-        }
+        // Two CTAs over three tiles: the grid-stride loop's barriers matter.
+        nvmma_roundtrip(t, inp.global(), out.global_mut(), tiles);
     })
     .expect("simulator");
     for i in 0..n {
@@ -67,14 +63,14 @@ fn conversion_bodies_on_the_simulator() {
 
 #[test]
 fn cluster_transpose_body_on_the_simulator() {
-    use kernels::cluster::{cluster_transpose_tile, CLUSTER_SMEM, TILE};
+    use kernels::cluster::{cluster_transpose, CLUSTER_SMEM, TILE};
     let tiles = 3u32;
     let n = tiles as usize * TILE;
     let inp = HostMemory::new((0..n).map(|i| (i as u64).wrapping_mul(2654435761) & 0xffff_ffff));
     let out = HostMemory::new((0..n).map(|_| u64::MAX)); // poisoned
     launch(
         Launch::new(2 * tiles, 128, CLUSTER_SMEM).with_cluster(2),
-        |t| cluster_transpose_tile(t, &inp.global(), &out.global_mut(), t.block() / 2),
+        |t| cluster_transpose(t, inp.global(), out.global_mut(), tiles),
     )
     .expect("simulator");
     for k in 0..tiles as usize {

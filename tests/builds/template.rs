@@ -165,7 +165,7 @@ fn ptx_built(target: &Path) -> bool {
 fn mistakes_are_reported_once_and_early(tmp: &Path, target: &Path) {
     let lib = tmp.join("kernel/src/lib.rs");
     let good = std::fs::read_to_string(&lib).unwrap();
-    let helper = "\n#[allow(dead_code)]\nfn wrong_count(t: &impl Thread, x: &Global<f32>) -> f32 {\n    linear_layouts::Tile::<Rows, f32, 8>::load(t, x, [0, 0], [64, 1]).values[0]\n}\n";
+    let helper = "\n#[allow(dead_code)]\nfn wrong_count() -> f32 {\n    linear_layouts::Tile::<Rows, f32, 8>::splat(1.0).values[0]\n}\n";
     std::fs::write(&lib, format!("{}{}", good, helper)).unwrap();
     let err = cargo_fails(tmp, target, &["test", "--no-run"]);
     assert!(
@@ -194,7 +194,7 @@ fn dependencies_are_linked_into_the_ptx(tmp: &Path, target: &Path) {
     let toml = toml.replacen("[dependencies]\n", "[dependencies]\nlibm = \"0.2\"\n", 1);
     std::fs::write(&manifest, toml).unwrap();
     let lib = tmp.join("kernel/src/lib.rs");
-    let kernel = "\n#[kernel(block = Halves::THREADS)]\npub fn expf(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>, n: u32) {\n    let origin = [1024 * t.block_idx()[0]];\n    let v = x.view([n]).load::<Halves>(t, origin, 0.0);\n    y.view([n]).store(t, origin, &v.map(libm::expf));\n}\n";
+    let kernel = "\n#[kernel(block = Halves::THREADS, extent(x = [n], y = [n]))]\npub fn expf(t: &impl Thread, x: View<f32, 1>, y: ViewMut<f32, 1>, n: u32) {\n    let origin = [1024 * t.block_idx()[0]];\n    let v = x.load::<Halves>(t, origin, 0.0);\n    y.store(t, origin, &v.map(libm::expf));\n}\n";
     let good = std::fs::read_to_string(&lib).unwrap();
     std::fs::write(&lib, format!("{}{}", good, kernel)).unwrap();
     cargo(tmp, target, &["build"]);

@@ -2,7 +2,7 @@
 // checks its scratch against it when the body is compiled (for the GPU and for the simulator
 // alike), and the error names the bytes needed.
 use linear_layouts::sim::{launch, HostMemory, Launch};
-use linear_layouts::{kernel, layout, GlobalMut, Thread, Tile};
+use linear_layouts::{kernel, layout, Thread, Tile, TilesMut};
 
 layout! {
     // Rows across 4 warps: the row sums meet in shared memory.
@@ -11,12 +11,12 @@ layout! {
 }
 
 #[kernel(block = 128, shared = 16)]
-fn row_sums(t: &impl Thread, out: GlobalMut<f32>) {
+fn row_sums(t: &impl Thread, out: TilesMut<f32, WideSums>) {
     let x = Tile::<Wide, f32, _>::splat(1.0);
-    x.sum::<1>(t).store(t, &out, [0], [1]);
+    out.store(t, &x.sum::<1>(t));
 }
 
 fn main() {
     let out = HostMemory::new((0..8).map(|_| 0));
-    launch(Launch::new(1, 128, 1024), |t| row_sums(t, out.global_mut())).unwrap();
+    launch(Launch::new(1, 128, 1024), |t| row_sums(t, out.tiles_mut())).unwrap();
 }
