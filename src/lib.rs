@@ -82,7 +82,7 @@ pub use gpu_runtime::{
 pub use gpu_runtime::{
     AsyncCopy, Bf16, BroadcastTo, Distributed, Element, Global, GlobalMut, HwIndex, InDim, Layout,
     LayoutKind, Mma, Registers, Reread, SharedIndex, SharedWindow, SliceAlong, SliceOf, SliceTile,
-    Thread, Tile, TileOf, Tiles, TilesMut, View, ViewMut, F16,
+    Thread, Tile, TileIndex, TileOf, Tiled, TiledMut, Tiles, TilesMut, View, ViewMut, F16,
 };
 #[doc(inline)]
 pub use layout_macros::kernel;

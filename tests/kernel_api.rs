@@ -623,7 +623,7 @@ mod views {
 mod launch_extents {
     use linear_layouts::runtime::kernel::{Arg, ExtentError};
     use linear_layouts::{
-        kernel, layout, Global, GlobalMut, Thread, Tiles, TilesMut, View, ViewMut,
+        kernel, layout, Global, GlobalMut, Thread, Tiled, TiledMut, Tiles, TilesMut, View, ViewMut,
     };
 
     /// Copies `n_rows` rows of `n_cols` and sums each row into `sums`.
@@ -674,6 +674,14 @@ mod launch_extents {
     #[kernel(block = 128)]
     fn tiles(t: &impl Thread, x: Tiles<f32, Block>, y: TilesMut<f32, Block>) {
         y.store(t, &(x.load(t) * 2.0));
+    }
+
+    /// Twice each element of `n` 64x64 tiles, grid-stride.
+    #[kernel(block = 128, extent(x = n, y = n))]
+    fn tiled(t: &impl Thread, x: Tiled<f32, Block>, y: TiledMut<f32, Block>, n: u32) {
+        for k in y.each(t) {
+            y.store(t, k, &(x.load(t, k) * 2.0));
+        }
     }
 
     fn buffer(len: u64) -> Arg {
@@ -870,5 +878,60 @@ mod launch_extents {
             );
             assert_eq!(y.stores(i), 1, "element {}", i);
         }
+    }
+
+    #[test]
+    fn grid_stride_partitions_are_checked_against_their_count() {
+        let five = [buffer(5 * 4096), buffer(5 * 4096), Arg::Int(5)];
+        assert!(TILED.check_args(&five, [2, 1, 1]).is_ok());
+        let more = [buffer(5 * 4096), buffer(5 * 4096), Arg::Int(6)];
+        let e = TILED.check_args(&more, [2, 1, 1]).unwrap_err();
+        assert_eq!(
+            (e.error.param, e.error.need, e.error.len),
+            ("x", 6 * 4096, 5 * 4096)
+        );
+        assert!(e.to_string().contains("its extent `n` with n = 6"), "{}", e);
+        // A 2-D grid would give a tile to two CTAs; a loop past u32 would wrap.
+        assert!(TILED.check_args(&five, [2, 2, 1]).is_err());
+        let wraps = [
+            buffer(1 << 40),
+            buffer(1 << 40),
+            Arg::Int(u32::MAX as i128 - 1),
+        ];
+        assert!(TILED.check_args(&wraps, [2, 1, 1]).is_err());
+    }
+
+    #[test]
+    fn grid_stride_partitions_give_each_tile_one_cta() {
+        use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch};
+        let x = HostMemory::new((0..5 * 4096).map(|i| (i as f32).to_bits() as u64));
+        let y = HostMemory::new((0..5 * 4096).map(|_| 0));
+        // Two CTAs over five tiles: CTA 0 takes tiles 0, 2, 4; CTA 1 tiles 1, 3.
+        launch(Launch::new(2, 128, 0), |t| {
+            tiled(t, x.tiled(5), y.tiled_mut(5), 5)
+        })
+        .expect("simulator");
+        for i in 0..5 * 4096 {
+            assert_eq!(
+                f32::from_bits(y.get(i) as u32),
+                2.0 * i as f32,
+                "element {}",
+                i
+            );
+            assert_eq!(y.stores(i), 1, "element {}", i);
+        }
+        // A tile the loop reaches but the input does not hold is a trap (a panic here), not a
+        // read past it.
+        let e = launch(Launch::new(2, 128, 0), |t| {
+            tiled(t, x.tiled(4), y.tiled_mut(5), 5)
+        })
+        .expect_err("tile 4 is past the input");
+        assert!(e.has(IssueKind::Panic), "{}", e);
+        assert!(
+            e.to_string()
+                .contains("past the partitioned tensor's count"),
+            "{}",
+            e
+        );
     }
 }

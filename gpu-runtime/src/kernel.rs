@@ -140,6 +140,16 @@ pub const fn tiles_elements(grid: [i128; 3], tile: u64) -> i128 {
     grid[0] * tile as i128
 }
 
+/// The elements a grid-stride partitioned tensor ([`Tiled`](crate::Tiled)) of `count` tiles of
+/// `tile` elements needs for a launch of `grid`: `count` tiles, for a 1-D grid whose loop
+/// cannot wrap (`count + grid.x` a u32); more than any buffer holds otherwise.
+pub const fn tiled_elements(grid: [i128; 3], count: i128, tile: u64) -> i128 {
+    if grid[1] != 1 || grid[2] != 1 || count < 0 || count + grid[0] > u32::MAX as i128 {
+        return i128::MAX;
+    }
+    count * tile as i128
+}
+
 /// The extents check `#[kernel(extent(..))]` writes: every buffer parameter against its
 /// extent, for the launch's arguments (one per parameter, in order) and grid.
 pub type Extents = fn(&[Arg], [u32; 3]) -> Result<(), ExtentError>;

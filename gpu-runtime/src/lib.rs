@@ -111,7 +111,7 @@ pub use slices::{Distributed, SliceAlong, SliceOf, SliceTile, TileOf};
 pub use thread::CopySource;
 pub use thread::Thread;
 pub use tile::Tile;
-pub use tiles::{Tiles, TilesMut};
+pub use tiles::{TileIndex, Tiled, TiledMut, Tiles, TilesMut};
 #[cfg(not(target_arch = "spirv"))]
 pub use tma::TmaTile;
 pub use view::{View, ViewMut};

@@ -1,13 +1,20 @@
-//! Partitioned tensors ([`Tiles`], [`TilesMut`]): a global tensor cut into whole tiles of a
-//! layout's shape, one per CTA of a 1-D grid, as cuTile partitions a kernel's outputs on the
-//! host. The launcher checks the buffer holds a tile for every CTA (and that the grid is 1-D),
-//! so a CTA reads and writes its own tile with no mask or check on the device, and no two CTAs
-//! write one element. CTA `k`'s tile is the row-major tile of `L::SHAPE` elements from element
-//! `k * elements(L)`: rows `k * L::SHAPE[0]..` of a row-major tensor `L::SHAPE[1..]` wide.
+//! Partitioned tensors: a global tensor cut into whole tiles of a layout's shape, as cuTile
+//! partitions a kernel's outputs on the host. Tile `k` is the row-major tile of `L::SHAPE`
+//! elements from element `k * elements(L)`: rows `k * L::SHAPE[0]..` of a row-major tensor
+//! `L::SHAPE[1..]` wide. The launcher checks the buffer holds the tiles and the grid is 1-D, so
+//! a CTA reaches its tiles with no mask, and no two CTAs write one element:
 //!
-//! A kernel takes `x: Tiles<f32, Rows>` (`TilesMut` to write); `#[kernel]` makes it from the
-//! launch's buffer. A tensor that is not a whole number of tiles, or whose CTAs share tiles, is
-//! a [`View`](crate::View) (masked accesses) instead.
+//! - [`Tiles`], [`TilesMut`]: one tile per CTA, CTA `k`'s tile `k` (`x.load(t)`,
+//!   `y.store(t, &tile)`; nothing to check on the device);
+//! - [`Tiled`], [`TiledMut`]: `count` tiles (`#[kernel(extent(x = count))]`) taken grid-stride,
+//!   `for k in y.each(t)` giving CTA `b` tiles `b`, `b + grid`, ... (`x.load(t, k)`,
+//!   `y.store(t, k, &tile)`: a [`TileIndex`] comes only from such a loop, so writes stay the
+//!   CTA's own; its check against the tensor's count folds into the loop's where the counts are
+//!   one value).
+//!
+//! A kernel takes them as parameters; `#[kernel]` makes them from the launch's buffers. A tensor
+//! that is not a whole number of tiles, or whose CTAs share tiles, is a [`View`](crate::View)
+//! (masked accesses) instead.
 
 use core::marker::PhantomData;
 
@@ -121,6 +128,233 @@ impl<'a, E: Element, L: Layout> TilesMut<'a, E, L> {
                 2 => tile.store(t, &self.dst, origin::<L, 2>(t), strides::<L, 2>()),
                 3 => tile.store(t, &self.dst, origin::<L, 3>(t), strides::<L, 3>()),
                 _ => tile.store(t, &self.dst, origin::<L, 4>(t), strides::<L, 4>()),
+            }
+        }
+    }
+}
+
+/// A tensor a kernel reads, `count` tiles of `L`'s shape taken grid-stride (see the module).
+pub struct Tiled<'a, E, L> {
+    src: Global<'a, E>,
+    count: u32,
+    layout: PhantomData<fn() -> L>,
+}
+
+/// A tensor a kernel writes, `count` tiles of `L`'s shape, tile `k` written by the CTA whose
+/// grid-stride loop ([`TiledMut::each`]) reaches it.
+pub struct TiledMut<'a, E, L> {
+    dst: GlobalMut<'a, E>,
+    count: u32,
+    layout: PhantomData<fn() -> L>,
+}
+
+/// Tile `k` of a grid-stride loop ([`TiledMut::each`], [`Tiled::each`]): made only there, so a
+/// CTA stores only the tiles its loop reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileIndex(u32);
+
+impl TileIndex {
+    /// The tile's number.
+    #[inline(always)]
+    pub fn get(self) -> u32 {
+        self.0
+    }
+}
+
+/// This CTA's tiles of `count`: `block`, `block + grid`, ... below `count`.
+#[derive(Clone, Copy, Debug)]
+pub struct Each {
+    next: u32,
+    step: u32,
+    count: u32,
+}
+
+impl Each {
+    #[inline(always)]
+    fn new(t: &impl Thread, count: u32) -> Self {
+        Each {
+            next: t.block(),
+            step: t.grid_dim()[0],
+            count,
+        }
+    }
+}
+
+impl Iterator for Each {
+    type Item = TileIndex;
+    #[inline(always)]
+    fn next(&mut self) -> Option<TileIndex> {
+        let k = self.next;
+        // `count + grid` fits a u32 (the constructor's contract), so the step never wraps.
+        (k < self.count).then(|| {
+            self.next = k.wrapping_add(self.step);
+            TileIndex(k)
+        })
+    }
+}
+
+/// What both grid-stride tensors share: the count, the loop, the constructors.
+macro_rules! tiled_common {
+    ($tiled:ident, $mem:ident, $global:ident) => {
+        impl<'a, E: Element, L: Layout> $tiled<'a, E, L> {
+            /// `count` tiles of `mem`: what `#[kernel]` makes of the parameter.
+            ///
+            /// # Safety
+            /// The launch's grid is 1-D, `count + grid.x` is at most `u32::MAX`, and `mem`
+            /// holds `count` tiles (`count * tile_elements::<L>()` elements, at most
+            /// `u32::MAX + 1`): the launcher checks all three.
+            #[inline(always)]
+            #[allow(unsafe_code)]
+            pub unsafe fn new_unchecked($mem: $global<'a, E>, count: u32) -> Self {
+                $tiled {
+                    $mem,
+                    count,
+                    layout: PhantomData,
+                }
+            }
+
+            /// `count` tiles of host memory, which checks every access itself (the simulator
+            /// reports one outside it).
+            #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+            pub fn host(mem: &'a dyn crate::global::HostBuffer, count: u32) -> Self {
+                $tiled {
+                    $mem: $global::host(mem),
+                    count,
+                    layout: PhantomData,
+                }
+            }
+
+            /// The tiles it holds.
+            #[inline(always)]
+            pub fn count(&self) -> u32 {
+                self.count
+            }
+
+            /// This CTA's tiles, grid-stride.
+            #[inline(always)]
+            pub fn each(&self, t: &impl Thread) -> Each {
+                Each::new(t, self.count)
+            }
+
+            /// Tile `k`'s origin, after the check that it is one of this tensor's tiles (a trap,
+            /// a panic on the simulator, otherwise; it folds into the loop's own where the
+            /// counts are one value).
+            #[inline(always)]
+            fn origin<const R: usize>(&self, k: TileIndex) -> [u32; R] {
+                assert!(
+                    k.0 < self.count,
+                    "a tile past the partitioned tensor's count"
+                );
+                let mut o = [0; R];
+                o[0] = k.0 * L::SHAPE[0];
+                o
+            }
+        }
+    };
+}
+tiled_common!(Tiled, src, Global);
+tiled_common!(TiledMut, dst, GlobalMut);
+
+impl<'a, E: Element, L: Layout> Tiled<'a, E, L> {
+    /// Tile `k`, in `L`.
+    #[inline(always)]
+    pub fn load(&self, t: &impl Thread, k: TileIndex) -> TileOf<L, E>
+    where
+        L: Distributed,
+    {
+        self.load_as::<L>(t, k)
+    }
+
+    /// Tile `k`, in another layout `M` of the same shape.
+    #[inline(always)]
+    pub fn load_as<M: Distributed>(&self, t: &impl Thread, k: TileIndex) -> TileOf<M, E> {
+        M::build(self.loading(t, k))
+    }
+
+    /// [`Tiled::load`] with the register count written out, for generic code.
+    #[inline(always)]
+    pub fn load_into<const N: usize>(&self, t: &impl Thread, k: TileIndex) -> Tile<L, E, N>
+    where
+        L: Registers<N>,
+    {
+        self.loading(t, k).build()
+    }
+
+    /// Tile `k`'s load, its origin checked.
+    #[inline(always)]
+    fn loading<'v, T: Thread>(&'v self, t: &'v T, k: TileIndex) -> LoadingAt<'v, 'a, E, L, T> {
+        LoadingAt {
+            src: &self.src,
+            t,
+            at: match L::RANK {
+                1 => Origin::R1(self.origin(k)),
+                2 => Origin::R2(self.origin(k)),
+                3 => Origin::R3(self.origin(k)),
+                _ => Origin::R4(self.origin(k)),
+            },
+            layout: PhantomData,
+        }
+    }
+}
+
+impl<'a, E: Element, L: Layout> TiledMut<'a, E, L> {
+    /// Stores `tile` (of `L`'s shape, in any layout) as tile `k`, each element once.
+    #[inline(always)]
+    pub fn store<M: Registers<N>, const N: usize>(
+        &self,
+        t: &impl Thread,
+        k: TileIndex,
+        tile: &Tile<M, E, N>,
+    ) {
+        same_shape::<L, M>();
+        // SAFETY: tile `k` is one of the `count` the constructor's contract keeps in the
+        // buffer (checked in `origin`), reached by this CTA's loop alone.
+        #[allow(unsafe_code)]
+        unsafe {
+            match L::RANK {
+                1 => tile.store(t, &self.dst, self.origin::<1>(k), strides::<L, 1>()),
+                2 => tile.store(t, &self.dst, self.origin::<2>(k), strides::<L, 2>()),
+                3 => tile.store(t, &self.dst, self.origin::<3>(k), strides::<L, 3>()),
+                _ => tile.store(t, &self.dst, self.origin::<4>(k), strides::<L, 4>()),
+            }
+        }
+    }
+}
+
+/// A checked tile origin of any rank up to 4.
+#[derive(Clone, Copy)]
+enum Origin {
+    R1([u32; 1]),
+    R2([u32; 2]),
+    R3([u32; 3]),
+    R4([u32; 4]),
+}
+
+/// A grid-stride tensor's load of a checked origin.
+struct LoadingAt<'v, 'a, E, L, T> {
+    src: &'v Global<'a, E>,
+    t: &'v T,
+    at: Origin,
+    layout: PhantomData<fn() -> L>,
+}
+
+impl<M: Layout, L: Layout, E: Element, T: Thread> Build<M, E> for LoadingAt<'_, '_, E, L, T> {
+    #[inline(always)]
+    fn build<const N: usize>(self) -> Tile<M, E, N>
+    where
+        M: Registers<N>,
+    {
+        same_shape::<L, M>();
+        let t = self.t;
+        // SAFETY: a checked tile of the tensor, which the constructor's contract keeps in the
+        // buffer.
+        #[allow(unsafe_code)]
+        unsafe {
+            match self.at {
+                Origin::R1(o) => Tile::load(t, self.src, o, strides::<L, 1>()),
+                Origin::R2(o) => Tile::load(t, self.src, o, strides::<L, 2>()),
+                Origin::R3(o) => Tile::load(t, self.src, o, strides::<L, 3>()),
+                Origin::R4(o) => Tile::load(t, self.src, o, strides::<L, 4>()),
             }
         }
     }

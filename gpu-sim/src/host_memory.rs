@@ -11,7 +11,9 @@ use crate::global::{with_current, Record};
 use crate::issue::IssueKind;
 
 use gpu_runtime::global::HostBuffer;
-use gpu_runtime::{Element, Global, GlobalMut, Layout, Tiles, TilesMut, View, ViewMut};
+use gpu_runtime::{
+    Element, Global, GlobalMut, Layout, Tiled, TiledMut, Tiles, TilesMut, View, ViewMut,
+};
 
 /// Global memory for kernel bodies on the simulator: host memory that simulated threads read
 /// and write concurrently, one element per 64-bit cell (any `Element`); vector accesses check
@@ -73,6 +75,14 @@ impl HostMemory {
     /// This memory cut into one tile of `L` per CTA, written (a `TilesMut` parameter).
     pub fn tiles_mut<E: Element, L: Layout>(&self) -> TilesMut<'_, E, L> {
         TilesMut::host(self)
+    }
+    /// This memory as `count` tiles of `L` taken grid-stride, read (a `Tiled` parameter).
+    pub fn tiled<E: Element, L: Layout>(&self, count: u32) -> Tiled<'_, E, L> {
+        Tiled::host(self, count)
+    }
+    /// This memory as `count` tiles of `L` taken grid-stride, written (a `TiledMut` parameter).
+    pub fn tiled_mut<E: Element, L: Layout>(&self, count: u32) -> TiledMut<'_, E, L> {
+        TiledMut::host(self, count)
     }
     /// The bits of element `i`.
     pub fn get(&self, i: usize) -> u64 {

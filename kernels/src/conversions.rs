@@ -17,7 +17,7 @@
 
 use linear_layouts::planned::Planned;
 use linear_layouts::{
-    convert, kernel, layout, Element, Global, GlobalMut, Registers, Thread, Tile,
+    convert, kernel, layout, Element, Registers, Thread, Tile, TileIndex, Tiled, TiledMut,
 };
 
 use crate::gemm::{GemmAcc, GemmOut};
@@ -55,104 +55,39 @@ const _: () = assert!(matches!(
     linear_layouts::runtime::Strategy::Registers
 ));
 
-/// The register part of a layout's coordinates for registers `step * g`, `g < N`: `apply` is
-/// linear, so a thread's coordinates are these constants XOR its lane and warp part, and the
-/// loops below need no index math per register.
-macro_rules! reg_coords {
-    ($l:ty, $n:expr, $step:expr) => {{
-        let mut a = [[0u32; 2]; $n];
-        let mut g = 0;
-        while g < $n {
-            a[g] = <$l>::apply(($step * g) as u32, 0, 0, 0);
-            g += 1;
-        }
-        a
-    }};
-}
-
-/// `body` for `g` = 0 to 15, written out: LLVM keeps some of these loops rolled otherwise, and
-/// a rolled loop over a register array is what an expert would not write.
-macro_rules! unroll16 {
-    ($g:ident => $body:block) => {
-        unroll16!(@ $g $body 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
-    };
-    (@ $g:ident $body:block $($n:literal)*) => {
-        $({
-            let $g: usize = $n;
-            $body
-        })*
-    };
-}
-
-const ACC_PAIRS: [[u32; 2]; 16] = reg_coords!(Acc, 16, 2);
-const OPA16_PAIRS: [[u32; 2]; 16] = reg_coords!(OpA16, 16, 2);
-
 /// Tile `k` of 16-bit values from the MMA accumulator layout to dot operand A (kWidth 2), the
 /// attention pattern P = softmax(S) feeding the next product: with 4 warps along M the two
 /// layouts coincide and `convert!` emits nothing.
-///
-/// # Safety
-/// Both buffers hold tile `k` (its elements from `k * TILE`), and no other CTA writes it: a
-/// kernel's launcher checks its `extent(..)`, and a grid-stride loop gives each tile one CTA
-/// (one cluster, for a cluster's tiles).
 #[inline(always)]
-#[allow(unsafe_code)]
-pub unsafe fn mma_acc_to_operand_tile<T: Thread>(
+pub fn mma_acc_to_operand_tile<T: Thread>(
     t: &T,
-    inp: &Global<u16>,
-    out: &GlobalMut<u16>,
-    k: u32,
+    inp: &Tiled<u16, Acc>,
+    out: &TiledMut<u16, OpA16>,
+    k: TileIndex,
 ) {
-    let (lane, warp) = (t.lane(), t.warp());
-    let base = k as usize * TILE;
-    let [ai, aj] = Acc::apply(0, lane, warp, 0);
-    let mut v = [0u16; 32];
-    unroll16!(g => {
-        let [ri, rj] = ACC_PAIRS[g];
-        let x: [u16; 2] = inp.load_n(base + ((ai ^ ri) * 64 + (aj ^ rj)) as usize);
-        v[2 * g..2 * g + 2].copy_from_slice(&x);
-    });
-    let w = convert!(Acc => OpA16, u16).run(t, &v);
-    let [oi, oj] = OpA16::apply(0, lane, warp, 0);
-    unroll16!(g => {
-        let [ri, rj] = OPA16_PAIRS[g];
-        out.store_n(base + ((oi ^ ri) * 64 + (oj ^ rj)) as usize, [w[2 * g], w[2 * g + 1]]);
-    });
+    let v = inp.load(t, k);
+    out.store(
+        t,
+        k,
+        &Tile::<OpA16, u16, _>::new(convert!(Acc => OpA16, u16).run(t, &v.values)),
+    );
 }
-const ACC_PERM_PAIRS: [[u32; 2]; 16] = reg_coords!(AccPerm, 16, 2);
 
 /// Tile `k` of f32 from the MMA accumulator layout to its register-permuted form: loads and
 /// stores of 2 consecutive elements (8 bytes).
-///
-/// # Safety
-/// Both buffers hold tile `k` (its elements from `k * TILE`), and no other CTA writes it: a
-/// kernel's launcher checks its `extent(..)`, and a grid-stride loop gives each tile one CTA
-/// (one cluster, for a cluster's tiles).
 #[inline(always)]
-#[allow(unsafe_code)]
-pub unsafe fn mma_acc_regperm_tile<T: Thread>(
+pub fn mma_acc_regperm_tile<T: Thread>(
     t: &T,
-    inp: &Global<f32>,
-    out: &GlobalMut<f32>,
-    k: u32,
+    inp: &Tiled<f32, Acc>,
+    out: &TiledMut<f32, AccPerm>,
+    k: TileIndex,
 ) {
-    let (lane, warp) = (t.lane(), t.warp());
-    let base = k as usize * TILE;
-    let [ai, aj] = Acc::apply(0, lane, warp, 0);
-    let mut v = [0f32; 32];
-    unroll16!(g => {
-        let [ri, rj] = ACC_PAIRS[g];
-        let (i, j) = (ai ^ ri, aj ^ rj);
-        let x: [f32; 2] = inp.load_n(base + (i * 64 + j) as usize);
-        v[2 * g..2 * g + 2].copy_from_slice(&x);
-    });
-    let w = convert!(Acc => AccPerm, f32).run(t, &v);
-    let [pi, pj] = AccPerm::apply(0, lane, warp, 0);
-    unroll16!(g => {
-        let [ri, rj] = ACC_PERM_PAIRS[g];
-        let (i, j) = (pi ^ ri, pj ^ rj);
-        out.store_n(base + (i * 64 + j) as usize, [w[2 * g], w[2 * g + 1]]);
-    });
+    let v = inp.load(t, k);
+    out.store(
+        t,
+        k,
+        &Tile::<AccPerm, f32, _>::new(convert!(Acc => AccPerm, f32).run(t, &v.values)),
+    );
 }
 
 // Consecutive registers hold consecutive K: pairs in the fp16 layout, fours in the fp8 one.
@@ -160,68 +95,36 @@ const _: () = assert!(OpA16::CONTIG_PER_THREAD[1] >= 2 && OpA8::CONTIG_PER_THREA
 
 /// Tile `k` (elements `k*4096..`, row-major 64x64) from `OpA16` to `OpA8`: 8-bit values, loaded
 /// two at a time (kWidth 2 keeps pairs), stored four at a time.
-///
-/// # Safety
-/// Both buffers hold tile `k` (its elements from `k * TILE`), and no other CTA writes it: a
-/// kernel's launcher checks its `extent(..)`, and a grid-stride loop gives each tile one CTA
-/// (one cluster, for a cluster's tiles).
 #[inline(always)]
-#[allow(unsafe_code)]
-pub unsafe fn fp16_to_fp8_operand_tile<T: Thread>(
+pub fn fp16_to_fp8_operand_tile<T: Thread>(
     t: &T,
-    inp: &Global<u8>,
-    out: &GlobalMut<u8>,
-    k: u32,
+    inp: &Tiled<u8, OpA16>,
+    out: &TiledMut<u8, OpA8>,
+    k: TileIndex,
 ) {
-    let (lane, warp) = (t.lane(), t.warp());
-    let base = k as usize * TILE;
-    let mut v = [0u8; 32];
-    for g in 0..16 {
-        let [i, j] = OpA16::apply(2 * g as u32, lane, warp, 0);
-        let x: [u8; 2] = inp.load_n(base + (i * 64 + j) as usize);
-        v[2 * g..2 * g + 2].copy_from_slice(&x);
-    }
-    let w = convert!(OpA16 => OpA8, u8).run(t, &v);
-    for g in 0..8 {
-        let [i, j] = OpA8::apply(4 * g as u32, lane, warp, 0);
-        out.store_n(
-            base + (i * 64 + j) as usize,
-            [w[4 * g], w[4 * g + 1], w[4 * g + 2], w[4 * g + 3]],
-        );
-    }
+    let v = inp.load(t, k);
+    out.store(
+        t,
+        k,
+        &Tile::<OpA8, u8, _>::new(convert!(OpA16 => OpA8, u8).run(t, &v.values)),
+    );
 }
 
 /// Tile `k` of 16-bit elements through the 128-byte-swizzled shared layout and back.
-///
-/// # Safety
-/// Both buffers hold tile `k` (its elements from `k * TILE`), and no other CTA writes it: a
-/// kernel's launcher checks its `extent(..)`, and a grid-stride loop gives each tile one CTA
-/// (one cluster, for a cluster's tiles).
 #[inline(always)]
-#[allow(unsafe_code)]
-pub unsafe fn nvmma_roundtrip_tile<T: Thread>(
+pub fn nvmma_roundtrip_tile<T: Thread>(
     t: &T,
-    inp: &Global<u16>,
-    out: &GlobalMut<u16>,
-    k: u32,
+    inp: &Tiled<u16, Rows16>,
+    out: &TiledMut<u16, Rows16>,
+    k: TileIndex,
 ) {
-    let (lane, warp) = (t.lane(), t.warp());
-    let base = k as usize * TILE;
-    let mut v = [0u16; 32];
-    for g in 0..4 {
-        let [i, j] = Rows16::apply(8 * g as u32, lane, warp, 0);
-        let x: [u16; 8] = inp.load16(base + (i * 64 + j) as usize);
-        v[8 * g..8 * g + 8].copy_from_slice(&x);
-    }
-    convert!(Rows16 => Nvmma128, u16).store(t, &v);
+    convert!(Rows16 => Nvmma128, u16).store(t, &inp.load(t, k).values);
     t.sync_block();
-    let w = convert!(Nvmma128 => Rows16, u16).load(t);
-    for g in 0..4 {
-        let [i, j] = Rows16::apply(8 * g as u32, lane, warp, 0);
-        let mut x = [0u16; 8];
-        x.copy_from_slice(&w[8 * g..8 * g + 8]);
-        out.store16(base + (i * 64 + j) as usize, x);
-    }
+    out.store(
+        t,
+        k,
+        &Tile::<Rows16, u16, _>::new(convert!(Nvmma128 => Rows16, u16).load(t)),
+    );
     // The next tile's stores must not overtake this tile's loads.
     t.sync_block();
 }
@@ -231,103 +134,116 @@ pub const ACC_TO_ROWS_SMEM: u32 = convert!(GemmAcc => GemmOut, f32).cost.shared_
 
 /// Tile `k` of a row-major `64 x 64` f32 tile from the GEMM's accumulator layout to its output
 /// rows: `convert!`'s straight-line code.
-///
-/// # Safety
-/// Both buffers hold tile `k` (its elements from `k * TILE`), and no other CTA writes it: a
-/// kernel's launcher checks its `extent(..)`, and a grid-stride loop gives each tile one CTA
-/// (one cluster, for a cluster's tiles).
 #[inline(always)]
-#[allow(unsafe_code)]
-pub unsafe fn mma_acc_to_rows_tile<T: Thread>(
+pub fn mma_acc_to_rows_tile<T: Thread>(
     t: &T,
-    inp: &Global<f32>,
-    out: &GlobalMut<f32>,
-    k: u32,
+    inp: &Tiled<f32, GemmAcc>,
+    out: &TiledMut<f32, GemmOut>,
+    k: TileIndex,
 ) {
-    let a = Tile::<GemmAcc, f32, _>::load(t, inp, [64 * k, 0], [64, 1]);
+    let a = inp.load(t, k);
     let b = Tile::<GemmOut, f32, _>::new(convert!(GemmAcc => GemmOut, f32).run(t, &a.values));
-    b.store(t, out, [64 * k, 0], [64, 1]);
+    out.store(t, k, &b);
     // The next tile's stores into the scratch would wait for this tile's loads anyway (the
     // runtime's scratch record); the barrier here makes that wait unconditional, as
     // `nvmma_roundtrip`'s does.
     t.sync_block();
 }
 
-/// [`mma_acc_to_rows_tile`] written once for any two layouts of a `64 x 64` tile and any
-/// element: the conversion is planned from the layouts' tables.
-///
-/// # Safety
-/// Both buffers hold tile `k` (its elements from `k * TILE`), and no other CTA writes it: a
-/// kernel's launcher checks its `extent(..)`, and a grid-stride loop gives each tile one CTA
-/// (one cluster, for a cluster's tiles).
+/// [`mma_acc_to_rows_tile`] written once for any two layouts of a tile and any element: the
+/// conversion is planned from the layouts' tables.
 #[inline(always)]
-#[allow(unsafe_code)]
-pub unsafe fn relayout_tile_generic<A, B, E, T, const N: usize, const M: usize>(
+pub fn relayout_tile_generic<A, B, E, T, const N: usize, const M: usize>(
     t: &T,
-    inp: &Global<E>,
-    out: &GlobalMut<E>,
-    k: u32,
+    inp: &Tiled<E, A>,
+    out: &TiledMut<E, B>,
+    k: TileIndex,
 ) where
     A: Registers<N>,
     B: Registers<M>,
     E: Element,
     T: Thread,
 {
-    let a = Tile::<A, E, _>::load(t, inp, [64 * k, 0], [64, 1]);
-    const { assert!(A::RANK == 2 && A::SHAPE[0] == 64 && A::SHAPE[1] == 64) };
+    let a: Tile<A, E, N> = inp.load_into(t, k);
     let b: Tile<B, E, M> = a.convert_into(t);
-    b.store(t, out, [64 * k, 0], [64, 1]);
+    out.store(t, k, &b);
     t.sync_block();
 }
 
-/// A grid-stride loop of a tile function over `tiles` tiles, one tile per CTA per step.
-macro_rules! tile_loop {
-    ($t:ident, $tiles:ident, $k:ident => $body:expr) => {{
-        let mut $k = $t.block();
-        while $k < $tiles {
-            // SAFETY: the launcher checked both buffers hold `tiles` tiles (the kernel's
-            // extents), and the grid-stride loop gives tile k to one CTA.
-            #[allow(unsafe_code)]
-            unsafe {
-                $body
-            };
-            $k += $t.grid_dim()[0];
-        }
-    }};
-}
-
 /// `fp16_to_fp8_operand_tile` over `tiles` tiles (`tiles * 4096` bytes), grid-stride.
-#[kernel(block = OpA16::THREADS, extent(inp = tiles * TILE as i128, out = tiles * TILE as i128))]
-pub fn fp16_to_fp8_operand(t: &impl Thread, inp: Global<u8>, out: GlobalMut<u8>, tiles: u32) {
-    tile_loop!(t, tiles, k => fp16_to_fp8_operand_tile(t, &inp, &out, k))
+#[kernel(block = OpA16::THREADS, extent(inp = tiles, out = tiles))]
+pub fn fp16_to_fp8_operand(
+    t: &impl Thread,
+    inp: Tiled<u8, OpA16>,
+    out: TiledMut<u8, OpA8>,
+    tiles: u32,
+) {
+    for k in out.each(t) {
+        fp16_to_fp8_operand_tile(t, &inp, &out, k)
+    }
 }
 
 /// `mma_acc_to_operand_tile` over `tiles` tiles (`tiles * 4096` 16-bit elements), grid-stride.
-#[kernel(block = Acc::THREADS, extent(inp = tiles * TILE as i128, out = tiles * TILE as i128))]
-pub fn mma_acc_to_operand(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, tiles: u32) {
-    tile_loop!(t, tiles, k => mma_acc_to_operand_tile(t, &inp, &out, k))
+#[kernel(block = Acc::THREADS, extent(inp = tiles, out = tiles))]
+pub fn mma_acc_to_operand(
+    t: &impl Thread,
+    inp: Tiled<u16, Acc>,
+    out: TiledMut<u16, OpA16>,
+    tiles: u32,
+) {
+    for k in out.each(t) {
+        mma_acc_to_operand_tile(t, &inp, &out, k)
+    }
 }
 
 /// `mma_acc_regperm_tile` over `tiles` tiles (`tiles * 4096` f32), grid-stride.
-#[kernel(block = Acc::THREADS, extent(inp = tiles * TILE as i128, out = tiles * TILE as i128))]
-pub fn mma_acc_regperm(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
-    tile_loop!(t, tiles, k => mma_acc_regperm_tile(t, &inp, &out, k))
+#[kernel(block = Acc::THREADS, extent(inp = tiles, out = tiles))]
+pub fn mma_acc_regperm(
+    t: &impl Thread,
+    inp: Tiled<f32, Acc>,
+    out: TiledMut<f32, AccPerm>,
+    tiles: u32,
+) {
+    for k in out.each(t) {
+        mma_acc_regperm_tile(t, &inp, &out, k)
+    }
 }
 
 /// `nvmma_roundtrip_tile` over `tiles` tiles (`tiles * 4096` 16-bit elements), grid-stride.
-#[kernel(block = Rows16::THREADS, shared = NVMMA_SMEM, extent(inp = tiles * TILE as i128, out = tiles * TILE as i128))]
-pub fn nvmma_roundtrip(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, tiles: u32) {
-    tile_loop!(t, tiles, k => nvmma_roundtrip_tile(t, &inp, &out, k))
+#[kernel(block = Rows16::THREADS, shared = NVMMA_SMEM, extent(inp = tiles, out = tiles))]
+pub fn nvmma_roundtrip(
+    t: &impl Thread,
+    inp: Tiled<u16, Rows16>,
+    out: TiledMut<u16, Rows16>,
+    tiles: u32,
+) {
+    for k in out.each(t) {
+        nvmma_roundtrip_tile(t, &inp, &out, k)
+    }
 }
 
 /// `mma_acc_to_rows_tile` over `tiles` tiles (`tiles * 4096` f32), grid-stride.
-#[kernel(block = GemmAcc::THREADS, shared = ACC_TO_ROWS_SMEM, extent(inp = tiles * TILE as i128, out = tiles * TILE as i128))]
-pub fn mma_acc_to_rows(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
-    tile_loop!(t, tiles, k => mma_acc_to_rows_tile(t, &inp, &out, k))
+#[kernel(block = GemmAcc::THREADS, shared = ACC_TO_ROWS_SMEM, extent(inp = tiles, out = tiles))]
+pub fn mma_acc_to_rows(
+    t: &impl Thread,
+    inp: Tiled<f32, GemmAcc>,
+    out: TiledMut<f32, GemmOut>,
+    tiles: u32,
+) {
+    for k in out.each(t) {
+        mma_acc_to_rows_tile(t, &inp, &out, k)
+    }
 }
 
 /// [`mma_acc_to_rows`] through [`relayout_tile_generic`].
-#[kernel(block = GemmAcc::THREADS, shared = Planned::<GemmAcc, GemmOut, f32>::COST.shared_bytes, extent(inp = tiles * TILE as i128, out = tiles * TILE as i128))]
-pub fn mma_acc_to_rows_generic(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
-    tile_loop!(t, tiles, k => relayout_tile_generic::<GemmAcc, GemmOut, f32, _, 32, 32>(t, &inp, &out, k))
+#[kernel(block = GemmAcc::THREADS, shared = Planned::<GemmAcc, GemmOut, f32>::COST.shared_bytes, extent(inp = tiles, out = tiles))]
+pub fn mma_acc_to_rows_generic(
+    t: &impl Thread,
+    inp: Tiled<f32, GemmAcc>,
+    out: TiledMut<f32, GemmOut>,
+    tiles: u32,
+) {
+    for k in out.each(t) {
+        relayout_tile_generic::<GemmAcc, GemmOut, f32, _, 32, 32>(t, &inp, &out, k)
+    }
 }

@@ -28,7 +28,7 @@ macro_rules! subgroup_kernels {
      names = [$tf:ident, $th:ident, $sh:ident]) => {
         #[doc = concat!("Kernels for warps of ", stringify!($w), " lanes.")]
         pub mod $m {
-            use $crate::subgroup::__ll::{convert, kernel, layout, Global, GlobalMut, Thread, Tile};
+            use $crate::subgroup::__ll::{convert, kernel, layout, Global, GlobalMut, Thread, Tile, Tiled, TiledMut};
 
             layout! {
                 /// Rows of 64 f32, 4 consecutive elements per thread.
@@ -93,20 +93,12 @@ macro_rules! subgroup_kernels {
 
             /// `out = in` through `ShuffleIn => ShuffleOut` by warp shuffles, `tiles`
             /// consecutive row-major tiles, grid-stride.
-            #[kernel(crate = $crate::subgroup::__ll, block = $threads, warp_size = $w, extent(inp = tiles * $sr * $sc, out = tiles * $sr * $sc))]
-            pub fn $sh(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
-                let mut k = t.block();
-                while k < tiles {
-                    let origin = [k * $sr, 0];
-                    // SAFETY: tile k < tiles, which the launcher checked both buffers hold;
-                    // CTAs take distinct tiles (grid-stride).
-                    #[allow(unsafe_code)]
-                    let a = unsafe { Tile::<ShuffleIn, f32, _>::load(t, &inp, origin, [$sc, 1]) };
+            #[kernel(crate = $crate::subgroup::__ll, block = $threads, warp_size = $w, extent(inp = tiles, out = tiles))]
+            pub fn $sh(t: &impl Thread, inp: Tiled<f32, ShuffleIn>, out: TiledMut<f32, ShuffleOut>, tiles: u32) {
+                for k in out.each(t) {
+                    let a = inp.load(t, k);
                     let b = convert!(ShuffleIn => ShuffleOut, f32, shuffles, target = $tgt).run(t, &a.values);
-                    // SAFETY: as the load.
-                    #[allow(unsafe_code)]
-                    unsafe { Tile::<ShuffleOut, f32, _>::new(b).store(t, &out, origin, [$sc, 1]) };
-                    k += t.grid_dim()[0];
+                    out.store(t, k, &Tile::<ShuffleOut, f32, _>::new(b));
                 }
             }
         }

@@ -278,17 +278,35 @@ fn extents(
         let Some(layout) = &v.tiles else { continue };
         let i = params.iter().position(|(n, _)| n == &v.name).unwrap_or(0);
         let pname = v.name.to_string();
+        let tile = quote!(#rt_tiles::tile_elements::<#layout>());
+        let (need, expr) = match v.dims.first() {
+            None => (
+                quote!(#kernel::tiles_elements(grid, #tile)),
+                quote!(#kernel::TILES_EXTENT),
+            ),
+            Some(count) => {
+                let text = count.to_token_stream().to_string();
+                (
+                    quote!(#kernel::tiled_elements(grid, (#count) as i128, #tile)),
+                    quote!(#text),
+                )
+            }
+        };
         checks.push(quote! {
             let len = #kernel::Arg::at(args, #i).elements();
-            let need = #kernel::tiles_elements(grid, #rt_tiles::tile_elements::<#layout>());
+            let need = #need;
             if (len as i128) < need || need > #kernel::MAX_VIEW_ELEMENTS {
-                return Err(#kernel::ExtentError { index: #i, param: #pname, expr: #kernel::TILES_EXTENT, need, len });
+                return Err(#kernel::ExtentError { index: #i, param: #pname, expr: #expr, need, len });
             }
         });
     }
     for (name, expr) in &a.extents {
         let at = params.iter().position(|(n, _)| n == name);
         if let (Some(i), Some(v)) = (at, views.iter().find(|v| &v.name == name)) {
+            if v.tiles.is_some() {
+                // A partition's count: checked with its tiles above.
+                continue;
+            }
             let (pname, text) = (name.to_string(), expr.to_token_stream().to_string());
             let dims = &v.dims;
             checks.push(quote! {

@@ -54,17 +54,19 @@ pub(crate) fn views(
             continue;
         };
         let (write, tiles) = match seg.ident.to_string().as_str() {
-            "View" => (false, false),
-            "ViewMut" => (true, false),
-            "Tiles" => (false, true),
-            "TilesMut" => (true, true),
+            "View" => (false, None),
+            "ViewMut" => (true, None),
+            "Tiles" => (false, Some(false)),
+            "TilesMut" => (true, Some(false)),
+            "Tiled" => (false, Some(true)),
+            "TiledMut" => (true, Some(true)),
             _ => continue,
         };
         let elem = element_type(seg).ok_or_else(|| {
             syn::Error::new_spanned(ty, "a view parameter names its element type and rank: `View<f32, 2>`, `Tiles<f32, MyLayout>`")
         })?;
-        if tiles {
-            out.push(tiles_param(&rt, a, name, ty, elem, write)?);
+        if let Some(counted) = tiles {
+            out.push(tiles_param(&rt, a, (name, ty), elem, write, counted)?);
             continue;
         }
         let shape = a.extents.iter().find(|(n, _)| n == name).map(|(_, e)| e);
@@ -110,22 +112,40 @@ pub(crate) fn views(
     Ok(out)
 }
 
-/// A `Tiles`/`TilesMut` parameter: the buffer cut into one tile of its layout per CTA, checked
-/// by the launcher against the grid (so it takes no `extent`).
+/// A `Tiles`/`TilesMut` parameter (the buffer cut into one tile of its layout per CTA, checked
+/// by the launcher against the grid, so it takes no `extent`) or a `Tiled`/`TiledMut` one
+/// (`counted`: as many tiles as its `extent` says, taken grid-stride).
 fn tiles_param(
     rt: &TokenStream,
     a: &Args,
-    name: &syn::Ident,
-    ty: &syn::Type,
+    (name, ty): (&syn::Ident, &syn::Type),
     elem: &syn::Type,
     write: bool,
+    counted: bool,
 ) -> syn::Result<ViewParam> {
-    if let Some((n, _)) = a.extents.iter().find(|(n, _)| n == name) {
-        return Err(syn::Error::new_spanned(
-            n,
-            format!("`{name}` is partitioned by the grid (one tile per CTA): the launcher checks it holds a tile for every CTA, so it takes no extent; remove `{name} = ..`"),
-        ));
-    }
+    let extent = a.extents.iter().find(|(n, _)| n == name);
+    let count = match (counted, extent) {
+        (false, None) => None,
+        (false, Some((n, _))) => {
+            return Err(syn::Error::new_spanned(
+                n,
+                format!("`{name}` is partitioned by the grid (one tile per CTA): the launcher checks it holds a tile for every CTA, so it takes no extent; remove `{name} = ..`"),
+            ))
+        }
+        (true, Some((_, Expr::Array(arr)))) => {
+            return Err(syn::Error::new_spanned(
+                arr,
+                format!("`{name}` is a number of tiles: its extent is how many (`extent({name} = tiles)`), not a shape"),
+            ))
+        }
+        (true, Some((_, e))) => Some(e.clone()),
+        (true, None) => {
+            return Err(syn::Error::new_spanned(
+                name,
+                format!("the launcher checks a grid-stride partition's tiles against the buffer: say how many in the attribute, `#[kernel(extent({name} = tiles))]`"),
+            ))
+        }
+    };
     let layout = last_segment(ty)
         .and_then(|s| match &s.arguments {
             syn::PathArguments::AngleBracketed(g) => g
@@ -139,27 +159,27 @@ fn tiles_param(
             _ => None,
         })
         .ok_or_else(|| syn::Error::new_spanned(ty, "a partitioned tensor names its element type and its tile's layout: `Tiles<f32, MyLayout>`"))?;
-    let (buffer, kind): (syn::Type, _) = match write {
-        false => (
-            syn::parse_quote!(#rt::Global<'static, #elem>),
-            quote!(#rt::Tiles),
-        ),
-        true => (
-            syn::parse_quote!(#rt::GlobalMut<'static, #elem>),
-            quote!(#rt::TilesMut),
-        ),
+    let buffer: syn::Type = match write {
+        false => syn::parse_quote!(#rt::Global<'static, #elem>),
+        true => syn::parse_quote!(#rt::GlobalMut<'static, #elem>),
+    };
+    let make = match (&count, write) {
+        (None, false) => quote!(#rt::Tiles::<_, #layout>::new_unchecked(#name)),
+        (None, true) => quote!(#rt::TilesMut::<_, #layout>::new_unchecked(#name)),
+        (Some(c), false) => quote!(#rt::Tiled::<_, #layout>::new_unchecked(#name, (#c) as u32)),
+        (Some(c), true) => quote!(#rt::TiledMut::<_, #layout>::new_unchecked(#name, (#c) as u32)),
     };
     let make = quote! {
-        // SAFETY: the launcher checked the grid is 1-D and the buffer holds a tile of the layout
-        // for each of its CTAs (the spec's extents).
-        #[allow(unsafe_code)]
-        let #name = unsafe { #kind::<_, #layout>::new_unchecked(#name) };
+        // SAFETY: the launcher checked the grid is 1-D and the buffer holds the tiles of the
+        // layout (one per CTA, or the count), and that a grid-stride loop cannot wrap.
+        #[allow(unsafe_code, clippy::unnecessary_cast)]
+        let #name = unsafe { #make };
     };
     Ok(ViewParam {
         name: name.clone(),
         buffer,
         make,
-        dims: Vec::new(),
+        dims: count.into_iter().collect(),
         tiles: Some(layout),
     })
 }

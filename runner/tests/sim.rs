@@ -12,7 +12,7 @@ fn conversion_bodies_on_the_simulator() {
     let inp = HostMemory::new((0..n).map(|i| (i as u64 * 131 + 7) & 0xff));
     let out = HostMemory::new((0..n).map(|_| 0x1ff));
     launch(Launch::new(tiles, 128, 4), |t| {
-        fp16_to_fp8_operand(t, inp.global(), out.global_mut(), tiles);
+        fp16_to_fp8_operand(t, inp.tiled(tiles), out.tiled_mut(tiles), tiles);
     })
     .expect("simulator");
     for i in 0..n {
@@ -22,7 +22,7 @@ fn conversion_bodies_on_the_simulator() {
     let inp = HostMemory::new((0..n).map(|i| (i as u64 * 40503 + 11) & 0xffff));
     let out = HostMemory::new((0..n).map(|_| 0x1ffff));
     launch(Launch::new(tiles, 128, 4), |t| {
-        mma_acc_to_operand(t, inp.global(), out.global_mut(), tiles);
+        mma_acc_to_operand(t, inp.tiled(tiles), out.tiled_mut(tiles), tiles);
     })
     .expect("simulator");
     for i in 0..n {
@@ -37,7 +37,7 @@ fn conversion_bodies_on_the_simulator() {
     let inp = HostMemory::new((0..n).map(|i| ((i as u64 * 2654435761) & 0xffff_ffff) >> 9));
     let out = HostMemory::new((0..n).map(|_| u32::MAX as u64));
     launch(Launch::new(tiles, 128, 4), |t| {
-        mma_acc_regperm(t, inp.global(), out.global_mut(), tiles);
+        mma_acc_regperm(t, inp.tiled(tiles), out.tiled_mut(tiles), tiles);
     })
     .expect("simulator");
     for i in 0..n {
@@ -53,7 +53,7 @@ fn conversion_bodies_on_the_simulator() {
     let out = HostMemory::new((0..n).map(|_| 0x1ffff));
     launch(Launch::new(2, 128, NVMMA_SMEM), |t| {
         // Two CTAs over three tiles: the grid-stride loop's barriers matter.
-        nvmma_roundtrip(t, inp.global(), out.global_mut(), tiles);
+        nvmma_roundtrip(t, inp.tiled(tiles), out.tiled_mut(tiles), tiles);
     })
     .expect("simulator");
     for i in 0..n {
@@ -100,6 +100,10 @@ fn sim_entry(name: &str) -> Option<Box<Entry>> {
         ($k:ident) => {
             Box::new(|t, a, b, arg| $k(t, a.global(), b.global_mut(), arg))
         };
+        // A grid-stride partition of `arg` tiles.
+        (tiled $k:ident) => {
+            Box::new(|t, a, b, arg| $k(t, a.tiled(arg), b.tiled_mut(arg), arg))
+        };
     }
     Some(match name {
         "transpose_f32" => entry!(transpose_f32),
@@ -107,12 +111,12 @@ fn sim_entry(name: &str) -> Option<Box<Entry>> {
         "transpose_u16_128" => entry!(transpose_u16_128),
         "transpose_f32_generic" => entry!(transpose_f32_generic),
         "transpose_u16_generic" => entry!(transpose_u16_generic),
-        "nvmma_roundtrip" => entry!(nvmma_roundtrip),
-        "mma_acc_to_operand" => entry!(mma_acc_to_operand),
-        "mma_acc_regperm" => entry!(mma_acc_regperm),
-        "mma_acc_to_rows" => entry!(mma_acc_to_rows),
-        "mma_acc_to_rows_generic" => entry!(mma_acc_to_rows_generic),
-        "fp16_to_fp8_operand" => entry!(fp16_to_fp8_operand),
+        "nvmma_roundtrip" => entry!(tiled nvmma_roundtrip),
+        "mma_acc_to_operand" => entry!(tiled mma_acc_to_operand),
+        "mma_acc_regperm" => entry!(tiled mma_acc_regperm),
+        "mma_acc_to_rows" => entry!(tiled mma_acc_to_rows),
+        "mma_acc_to_rows_generic" => entry!(tiled mma_acc_to_rows_generic),
+        "fp16_to_fp8_operand" => entry!(tiled fp16_to_fp8_operand),
         "cluster_transpose" => entry!(cluster_transpose),
         "copy_v4" => entry!(copy_v4),
         "index_kernel" => Box::new(|t, _, b, _| index_kernel(t, b.global_mut())),
@@ -185,22 +189,30 @@ fn spirv_table_entries_on_the_simulator() {
                 },
             ) as Box<Entry>
         };
+        // A grid-stride partition of `arg` tiles.
+        (tiled $k:path) => {
+            Box::new(
+                |t: &linear_layouts::sim::SimThread, a: &HostMemory, b: &HostMemory, arg: u32| {
+                    $k(t, a.tiled(arg), b.tiled_mut(arg), arg)
+                },
+            ) as Box<Entry>
+        };
     }
     for k in SPIRV_KERNELS {
         let entry: Box<Entry> = match k.name {
             "copy_v4" => entry!(kernels::transpose::copy_v4),
             "transpose_f32_w8" => entry!(w8::transpose_f32_w8),
             "transpose_u16_w8" => entry!(w8::transpose_u16_w8),
-            "shuffle_f32_w8" => entry!(w8::shuffle_f32_w8),
+            "shuffle_f32_w8" => entry!(tiled w8::shuffle_f32_w8),
             "transpose_f32_w16" => entry!(w16::transpose_f32_w16),
             "transpose_u16_w16" => entry!(w16::transpose_u16_w16),
-            "shuffle_f32_w16" => entry!(w16::shuffle_f32_w16),
+            "shuffle_f32_w16" => entry!(tiled w16::shuffle_f32_w16),
             "transpose_f32_w32" => entry!(w32::transpose_f32_w32),
             "transpose_u16_w32" => entry!(w32::transpose_u16_w32),
-            "shuffle_f32_w32" => entry!(w32::shuffle_f32_w32),
+            "shuffle_f32_w32" => entry!(tiled w32::shuffle_f32_w32),
             "transpose_f32_w64" => entry!(w64::transpose_f32_w64),
             "transpose_u16_w64" => entry!(w64::transpose_u16_w64),
-            "shuffle_f32_w64" => entry!(w64::shuffle_f32_w64),
+            "shuffle_f32_w64" => entry!(tiled w64::shuffle_f32_w64),
             other => panic!("no simulator body for SPIR-V kernel {}", other),
         };
         let lanes = if k.warp_size == 0 { 32 } else { k.warp_size };

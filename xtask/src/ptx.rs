@@ -170,8 +170,8 @@ const GLOBAL_ACCESSES: &[(&str, &str, usize)] = &[
     ("index_kernel", "st.global.b64", 11),
     ("interleave_f32", "ld.global.v4.b32", 2),
     ("interleave_f32", "st.global.v4.b32", 2),
-    ("mma_acc_regperm", "ld.global.b64", 16),
-    ("mma_acc_regperm", "st.global.b64", 16),
+    ("mma_acc_regperm", "ld.global.v2.b32", 16),
+    ("mma_acc_regperm", "st.global.v2.b32", 16),
     ("mma_acc_to_operand", "ld.global.b32", 16),
     ("mma_acc_to_operand", "st.global.b32", 16),
     // The accumulator's pairs of f32 in, rows of 16-byte vectors out.
