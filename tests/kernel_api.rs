@@ -517,6 +517,35 @@ mod views {
         assert_eq!((value(&y, 8 * 32), value(&y, 32)), (-1.0, -1.0));
     }
 
+    /// A transposed view's dim 1 is not contiguous: a tile whose vectors run along it would
+    /// reach past its elements, so the access is refused (a trap on the GPU), not made.
+    #[test]
+    fn vectors_across_a_transposed_view_are_refused() {
+        use linear_layouts::sim::IssueKind;
+        let x = memory(32 * 32, |i| i as f32);
+        let r = launch(Launch::new(1, 128, 0), |t| {
+            let _ = x
+                .view::<f32, 2>([32, 32])
+                .transpose()
+                .load::<Rows>(t, [0, 0], 0.0);
+        });
+        let e = r.expect_err("Rows' vectors run along dim 1, stride 32 in the transposed view");
+        assert!(
+            e.has(IssueKind::Panic) && e.to_string().contains("stride 1"),
+            "{}",
+            e
+        );
+        // Cols' fast dim is 0, contiguous there: the transposed view loads.
+        launch(Launch::new(1, 128, 0), |t| {
+            let c = x
+                .view::<f32, 2>([32, 32])
+                .transpose()
+                .load::<Cols>(t, [0, 0], 0.0);
+            assert_eq!(c, Tile::from_coords(t, |[i, j]| (j * 32 + i) as f32));
+        })
+        .expect("simulator");
+    }
+
     /// A 21 x 37 tensor in tiles of 16 x 32: every tile but the first has a masked tail.
     #[test]
     fn loads_and_stores_mask_against_the_shape() {
@@ -623,7 +652,8 @@ mod views {
 mod launch_extents {
     use linear_layouts::runtime::kernel::{Arg, ExtentError};
     use linear_layouts::{
-        kernel, layout, Global, GlobalMut, Thread, Tiled, TiledMut, Tiles, TilesMut, View, ViewMut,
+        kernel, layout, Blocks, BlocksMut, Global, GlobalMut, Thread, Tiled, TiledMut, Tiles,
+        TilesMut, View, ViewMut,
     };
 
     /// Copies `n_rows` rows of `n_cols` and sums each row into `sums`.
@@ -668,12 +698,26 @@ mod launch_extents {
 
     layout! {
         Block = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
+        // One element at a time: stored transposed, it has no vectors to keep contiguous.
+        Scalar = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
     }
 
     /// Twice each element, one 64x64 tile per CTA.
     #[kernel(block = 128)]
     fn tiles(t: &impl Thread, x: Tiles<f32, Block>, y: TilesMut<f32, Block>) {
         y.store(t, &(x.load(t) * 2.0));
+    }
+
+    /// `out = xᵀ` of an `n_rows x n_cols` matrix, one 64x64 block per CTA of a 2-D grid.
+    #[kernel(block = 128, extent(x = [n_rows, n_cols], out = [n_cols, n_rows]))]
+    fn blocks_t(
+        t: &impl Thread,
+        x: Blocks<f32, Scalar>,
+        out: BlocksMut<f32, Scalar, true>,
+        n_rows: u32,
+        n_cols: u32,
+    ) {
+        out.store(t, &x.load(t));
     }
 
     /// Twice each element of `n` 64x64 tiles, grid-stride.
@@ -933,5 +977,52 @@ mod launch_extents {
             "{}",
             e
         );
+    }
+
+    #[test]
+    fn block_partitions_are_checked_against_the_grid() {
+        // 128 x 192: a grid of 3 x 2 blocks reads x; out (192 x 128) is written transposed.
+        let args = [
+            buffer(128 * 192),
+            buffer(192 * 128),
+            Arg::Int(128),
+            Arg::Int(192),
+        ];
+        assert!(BLOCKS_T.check_args(&args, [3, 2, 1]).is_ok());
+        // One block row too many, or a third grid dim: refused.
+        assert!(BLOCKS_T.check_args(&args, [3, 3, 1]).is_err());
+        assert!(BLOCKS_T.check_args(&args, [4, 2, 1]).is_err());
+        assert!(BLOCKS_T.check_args(&args, [3, 2, 2]).is_err());
+        let short = [
+            buffer(128 * 192),
+            buffer(192 * 128 - 1),
+            Arg::Int(128),
+            Arg::Int(192),
+        ];
+        let e = BLOCKS_T.check_args(&short, [3, 2, 1]).unwrap_err();
+        assert_eq!((e.error.param, e.error.need), ("out", 192 * 128));
+    }
+
+    #[test]
+    fn block_partitions_write_each_block_once_transposed() {
+        use linear_layouts::sim::{launch, HostMemory, Launch};
+        let (rows, cols) = (128u32, 192u32);
+        let x = HostMemory::new((0..rows * cols).map(|i| (i as f32).to_bits() as u64));
+        let out = HostMemory::new((0..rows * cols).map(|_| 0));
+        let l = Launch::dims([cols / 64, rows / 64, 1], [128, 1, 1], 0);
+        launch(l, |t| {
+            blocks_t(t, x.blocks(cols), out.blocks_mut(rows), rows, cols)
+        })
+        .expect("simulator");
+        for i in 0..rows as usize {
+            for j in 0..cols as usize {
+                let o = j * rows as usize + i;
+                assert_eq!(
+                    f32::from_bits(out.get(o) as u32),
+                    (i * cols as usize + j) as f32
+                );
+                assert_eq!(out.stores(o), 1);
+            }
+        }
     }
 }

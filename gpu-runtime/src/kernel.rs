@@ -150,6 +150,30 @@ pub const fn tiled_elements(grid: [i128; 3], count: i128, tile: u64) -> i128 {
     count * tile as i128
 }
 
+/// The elements a block partition ([`Blocks`](crate::Blocks)) of a `[rows, cols]` matrix in
+/// blocks of `L`'s shape needs for a launch of `grid`: the matrix, where every CTA's block lies
+/// inside it (of the transpose's shape when `transposed`) and the grid is 2-D at most; more
+/// than any buffer holds otherwise.
+pub fn blocks_elements<L: crate::layout::Layout>(
+    grid: [i128; 3],
+    [rows, cols]: [i128; 2],
+    transposed: bool,
+) -> i128 {
+    if L::RANK != 2 {
+        return i128::MAX;
+    }
+    let (bh, bw) = (L::SHAPE[0] as i128, L::SHAPE[1] as i128);
+    let (r, c) = if transposed {
+        (cols, rows)
+    } else {
+        (rows, cols)
+    };
+    if grid[2] != 1 || grid[1] * bh > r || grid[0] * bw > c {
+        return i128::MAX;
+    }
+    shape_elements(&[rows, cols])
+}
+
 /// The extents check `#[kernel(extent(..))]` writes: every buffer parameter against its
 /// extent, for the launch's arguments (one per parameter, in order) and grid.
 pub type Extents = fn(&[Arg], [u32; 3]) -> Result<(), ExtentError>;

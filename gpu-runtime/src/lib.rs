@@ -39,6 +39,7 @@
 #![cfg_attr(not(target_arch = "nvptx64"), deny(unsafe_code))]
 #![warn(missing_docs)]
 
+pub mod blocks;
 pub mod cast;
 pub mod convert;
 pub mod copy;
@@ -88,6 +89,7 @@ pub mod window;
 pub mod nvptx;
 pub mod spirv;
 
+pub use blocks::{Blocks, BlocksMut};
 pub use convert::{Converter, Cost, Plan, SharedLoad, SharedStore, Strategy};
 pub use copy::AsyncCopy;
 pub use element::Element;

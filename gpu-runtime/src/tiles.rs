@@ -119,7 +119,7 @@ impl<'a, E: Element, L: Layout> TilesMut<'a, E, L> {
     /// Stores `tile` (of `L`'s shape, in any layout) as this CTA's tile, each element once.
     #[inline(always)]
     pub fn store<M: Registers<N>, const N: usize>(&self, t: &impl Thread, tile: &Tile<M, E, N>) {
-        same_shape::<L, M>();
+        row_major_tile::<L, M, E, N>();
         // SAFETY: the CTA's own tile, which the constructor's contract keeps in the buffer.
         #[allow(unsafe_code)]
         unsafe {
@@ -306,7 +306,7 @@ impl<'a, E: Element, L: Layout> TiledMut<'a, E, L> {
         k: TileIndex,
         tile: &Tile<M, E, N>,
     ) {
-        same_shape::<L, M>();
+        row_major_tile::<L, M, E, N>();
         // SAFETY: tile `k` is one of the `count` the constructor's contract keeps in the
         // buffer (checked in `origin`), reached by this CTA's loop alone.
         #[allow(unsafe_code)]
@@ -344,7 +344,7 @@ impl<M: Layout, L: Layout, E: Element, T: Thread> Build<M, E> for LoadingAt<'_, 
     where
         M: Registers<N>,
     {
-        same_shape::<L, M>();
+        row_major_tile::<L, M, E, N>();
         let t = self.t;
         // SAFETY: a checked tile of the tensor, which the constructor's contract keeps in the
         // buffer.
@@ -360,9 +360,22 @@ impl<M: Layout, L: Layout, E: Element, T: Thread> Build<M, E> for LoadingAt<'_, 
     }
 }
 
+/// `M` is a layout of `L`'s shape whose vectors run along the last (contiguous) dim of a
+/// row-major tile (compile errors naming the problem otherwise).
+#[inline(always)]
+fn row_major_tile<L: Layout, M: Registers<N>, E: Element, const N: usize>() {
+    same_shape::<L, M>();
+    const {
+        let (fast, v) = Tile::<M, E, N>::VECTOR;
+        if v > 1 && fast + 1 != M::RANK {
+            panic!("a partitioned tensor's tiles are row-major: they are loaded and stored in vectors along the layout's last dim; convert the tile to a layout whose fast dim is the last");
+        }
+    }
+}
+
 /// `M` is a layout of `L`'s shape (a compile error naming both otherwise).
 #[inline(always)]
-fn same_shape<L: Layout, M: Layout>() {
+pub(crate) fn same_shape<L: Layout, M: Layout>() {
     const {
         let ok = L::RANK == M::RANK && L::RANK <= 4 && {
             let mut d = 0;
@@ -410,7 +423,7 @@ impl<M: Layout, L: Layout, E: Element, T: Thread> Build<M, E> for Loading<'_, '_
     where
         M: Registers<N>,
     {
-        same_shape::<L, M>();
+        row_major_tile::<L, M, E, N>();
         let t = self.t;
         // SAFETY: as `TilesMut::store`.
         #[allow(unsafe_code)]

@@ -303,8 +303,9 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         other: E,
     ) -> Self {
         let (strides, bounds) = (src.strides, src.shape);
+        contiguous::<L, E, N, R>(strides);
         // SAFETY: the masks keep every access inside the shape, which the view's contract
-        // keeps inside the buffer.
+        // keeps inside the buffer; a vector is contiguous in it (checked above).
         #[allow(unsafe_code)]
         unsafe {
             Self::load_masked_at::<_, R, ALIGNED>(
@@ -322,12 +323,26 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         origin: [u32; R],
     ) {
         let (strides, bounds) = (dst.strides, dst.shape);
+        contiguous::<L, E, N, R>(strides);
         // SAFETY: as `load_from`.
         #[allow(unsafe_code)]
         unsafe {
             self.store_masked_at::<_, R, ALIGNED>(t, &dst.dst, dst.at, origin, strides, bounds)
         }
     }
+}
+
+/// A tile of `L` moves vectors along its fast dim, which must then be contiguous in the view
+/// (stride 1): a transposed view's tiles are of a layout whose fast dim is its dim 0. A trap (a
+/// panic on the simulator) otherwise: a vector elsewhere would read or write past its
+/// elements. Views make their strides from constants, so the check folds away where it holds.
+#[inline(always)]
+fn contiguous<L: Registers<N>, E: Element, const N: usize, const R: usize>(strides: [u32; R]) {
+    let (fast, v) = Tile::<L, E, N>::VECTOR;
+    assert!(
+        v == 1 || fast >= R || strides[fast] == 1,
+        "a tile's vectors run along its layout's fast dim, which has stride 1 in memory: this view's stride there is not 1 (a transposed view takes a layout whose dim 0 is fast)"
+    );
 }
 
 /// A view's load, built once the layout's register count is known.

@@ -12,7 +12,8 @@ use crate::issue::IssueKind;
 
 use gpu_runtime::global::HostBuffer;
 use gpu_runtime::{
-    Element, Global, GlobalMut, Layout, Tiled, TiledMut, Tiles, TilesMut, View, ViewMut,
+    Blocks, BlocksMut, Element, Global, GlobalMut, Layout, Tiled, TiledMut, Tiles, TilesMut, View,
+    ViewMut,
 };
 
 /// Global memory for kernel bodies on the simulator: host memory that simulated threads read
@@ -83,6 +84,18 @@ impl HostMemory {
     /// This memory as `count` tiles of `L` taken grid-stride, written (a `TiledMut` parameter).
     pub fn tiled_mut<E: Element, L: Layout>(&self, count: u32) -> TiledMut<'_, E, L> {
         TiledMut::host(self, count)
+    }
+    /// This memory as a row-major matrix `cols` wide in blocks of `L`, one per CTA, read (a
+    /// `Blocks` parameter; `T`: of the transpose).
+    pub fn blocks<E: Element, L: Layout, const T: bool>(&self, cols: u32) -> Blocks<'_, E, L, T> {
+        Blocks::host(self, cols)
+    }
+    /// The same, written (a `BlocksMut` parameter).
+    pub fn blocks_mut<E: Element, L: Layout, const T: bool>(
+        &self,
+        cols: u32,
+    ) -> BlocksMut<'_, E, L, T> {
+        BlocksMut::host(self, cols)
     }
     /// The bits of element `i`.
     pub fn get(&self, i: usize) -> u64 {

@@ -14,7 +14,7 @@
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::runtime::unroll::map;
-use linear_layouts::{convert, layout, Bf16, Global, GlobalMut, Thread, Tile, F16};
+use linear_layouts::{convert, layout, Bf16, BlocksMut, Global, Thread, Tile, F16};
 
 layout! {
     /// The accumulator: m16n8 fragments, 2x2 warps over a 64x64 tile.
@@ -66,24 +66,23 @@ pub(crate) fn halves<E: MmaInput, const N: usize>(v: [u16; N]) -> [E; N] {
     map(v, |x| E::from_bits(x as u64))
 }
 
-/// The 64x64 tile `(bx, by)` of `c = a · b`.
+/// The 64x64 tile `(bx, by)` of `c = a · b`, the CTA's block of `c`.
 ///
 /// # Safety
-/// The buffers hold what the tile reaches (row-major `a` `k` wide, `b` `n` wide or, column-major,
-/// `k` high, `c` `n` wide; `k` read in steps of 32), and no other thread writes the tile of `c`:
-/// [`gemm_f16`]'s extents, which its launcher checks.
+/// `a` and `b` hold what the tile reaches (row-major `a` `k` wide, `b` `n` wide or,
+/// column-major, `k` high; `k` read in steps of 32): [`gemm_f16`]'s extents, which its launcher
+/// checks.
 #[inline(always)]
 #[allow(clippy::too_many_arguments, unsafe_code)]
 pub unsafe fn gemm_tile<T: Thread, E: MmaInput>(
     t: &T,
     a: &Global<E>,
     b: &Global<E>,
-    c: &GlobalMut<E>,
+    c: &BlocksMut<E, GemmOut>,
     [n, k]: [u32; 2],
     b_col_major: bool,
-    bx: u32,
-    by: u32,
 ) {
+    let [bx, by, _] = t.block_idx();
     let (row0, col0) = (by * 64, bx * 64);
     let mut acc = Tile::<GemmAcc, f32, _>::splat(0.0);
     let mut k0 = 0;
@@ -106,7 +105,7 @@ pub unsafe fn gemm_tile<T: Thread, E: MmaInput>(
         k0 += 32;
     }
     let out = convert!(GemmAcc => GemmOut, f32).run(t, &acc.values);
-    Tile::<GemmOut, E, _>::new(out.map(E::cast)).store(t, c, [row0, col0], [n, 1]);
+    c.store(t, &Tile::<GemmOut, E, _>::new(out.map(E::cast)));
 }
 
 /// The grid of an `m x n` problem: one CTA per 64x64 tile of C.
@@ -119,23 +118,22 @@ pub const fn gemm_grid(m: u32, n: u32) -> [u32; 3] {
 #[kernel(block = GEMM_THREADS, shared = GEMM_SMEM, extent(
     a = (64 * grid[1] - 1) * k + (k + 31) / 32 * 32,
     b = if b_col_major != 0 { (64 * grid[0] - 1) * k + (k + 31) / 32 * 32 } else { ((k + 31) / 32 * 32 - 1) * n + 64 * grid[0] },
-    c = crate::transpose::tile_reach(64, grid, n),
+    c = [64 * grid[1], n],
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_f16(
     t: &impl Thread,
     a: Global<F16>,
     b: Global<F16>,
-    c: GlobalMut<F16>,
+    c: BlocksMut<F16, GemmOut>,
     n: u32,
     k: u32,
     b_col_major: u32,
 ) {
-    let [bx, by, _] = t.block_idx();
-    // SAFETY: the launcher checked the extents; CTA (bx, by) alone writes its tile of c.
+    // SAFETY: the launcher checked the extents of a and b.
     #[allow(unsafe_code)]
     unsafe {
-        gemm_tile(t, &a, &b, &c, [n, k], b_col_major != 0, bx, by)
+        gemm_tile(t, &a, &b, &c, [n, k], b_col_major != 0)
     };
 }
 
@@ -144,23 +142,22 @@ pub fn gemm_f16(
 #[kernel(block = GEMM_THREADS, shared = GEMM_SMEM, extent(
     a = (64 * grid[1] - 1) * k + (k + 31) / 32 * 32,
     b = if b_col_major != 0 { (64 * grid[0] - 1) * k + (k + 31) / 32 * 32 } else { ((k + 31) / 32 * 32 - 1) * n + 64 * grid[0] },
-    c = crate::transpose::tile_reach(64, grid, n),
+    c = [64 * grid[1], n],
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_bf16(
     t: &impl Thread,
     a: Global<Bf16>,
     b: Global<Bf16>,
-    c: GlobalMut<Bf16>,
+    c: BlocksMut<Bf16, GemmOut>,
     n: u32,
     k: u32,
     b_col_major: u32,
 ) {
-    let [bx, by, _] = t.block_idx();
-    // SAFETY: the launcher checked the extents; CTA (bx, by) alone writes its tile of c.
+    // SAFETY: the launcher checked the extents of a and b.
     #[allow(unsafe_code)]
     unsafe {
-        gemm_tile(t, &a, &b, &c, [n, k], b_col_major != 0, bx, by)
+        gemm_tile(t, &a, &b, &c, [n, k], b_col_major != 0)
     };
 }
 

@@ -28,7 +28,7 @@ macro_rules! subgroup_kernels {
      names = [$tf:ident, $th:ident, $sh:ident]) => {
         #[doc = concat!("Kernels for warps of ", stringify!($w), " lanes.")]
         pub mod $m {
-            use $crate::subgroup::__ll::{convert, kernel, layout, Global, GlobalMut, Thread, Tile, Tiled, TiledMut};
+            use $crate::subgroup::__ll::{convert, kernel, layout, Blocks, BlocksMut, Thread, Tile, Tiled, TiledMut};
 
             layout! {
                 /// Rows of 64 f32, 4 consecutive elements per thread.
@@ -72,23 +72,15 @@ macro_rules! subgroup_kernels {
             );
 
             /// `out = in^T` for `n x n` f32 by 64x64 tiles: grid `(n / 64, n / 64)`.
-            #[kernel(crate = $crate::subgroup::__ll, block = $threads, shared = TRANSPOSE_SMEM, warp_size = $w,
-                extent(inp = $crate::transpose::tile_reach(64, grid, n), out = $crate::transpose::tile_reach(64, [grid[1], grid[0], 1], n)))]
-            pub fn $tf(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, n: u32) {
-                let [bx, by, _] = t.block_idx();
-                // SAFETY: the launcher checked both extents; CTA (bx, by) alone writes its tile.
-                #[allow(unsafe_code)]
-                unsafe { transpose_f32_tile(t, &inp, &out, n, bx, by) };
+            #[kernel(crate = $crate::subgroup::__ll, block = $threads, shared = TRANSPOSE_SMEM, warp_size = $w, extent(inp = [n, n], out = [n, n]))]
+            pub fn $tf(t: &impl Thread, inp: Blocks<f32, TileIn>, out: BlocksMut<f32, TileOut, true>, n: u32) {
+                transpose_f32_tile(t, &inp, &out);
             }
 
             /// `out = in^T` for `n x n` 16-bit elements by 64x64 tiles.
-            #[kernel(crate = $crate::subgroup::__ll, block = $threads, shared = TRANSPOSE16_SMEM, warp_size = $w,
-                extent(inp = $crate::transpose::tile_reach(64, grid, n), out = $crate::transpose::tile_reach(64, [grid[1], grid[0], 1], n)))]
-            pub fn $th(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: u32) {
-                let [bx, by, _] = t.block_idx();
-                // SAFETY: as the f32 transpose.
-                #[allow(unsafe_code)]
-                unsafe { transpose_u16_tile(t, &inp, &out, n, bx, by) };
+            #[kernel(crate = $crate::subgroup::__ll, block = $threads, shared = TRANSPOSE16_SMEM, warp_size = $w, extent(inp = [n, n], out = [n, n]))]
+            pub fn $th(t: &impl Thread, inp: Blocks<u16, TileIn16>, out: BlocksMut<u16, TileOut16, true>, n: u32) {
+                transpose_u16_tile(t, &inp, &out);
             }
 
             /// `out = in` through `ShuffleIn => ShuffleOut` by warp shuffles, `tiles`

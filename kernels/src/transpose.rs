@@ -8,7 +8,9 @@
 use linear_layouts::kernel;
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::planned::Planned;
-use linear_layouts::{convert, layout, Element, Global, GlobalMut, Registers, Thread, Tile};
+use linear_layouts::{
+    convert, layout, Blocks, BlocksMut, Element, Global, GlobalMut, Registers, Thread, Tile,
+};
 
 layout! {
     /// Rows of 64 f32: lanes 0-15 cover a row with 4 consecutive elements each.
@@ -46,21 +48,12 @@ pub const TRANSPOSE_SMEM: u32 = convert!(TileIn => TileOut, f32).cost.shared_byt
 macro_rules! transpose_tile {
     ($(#[$m:meta])* $name:ident, $in:ident => $out:ident, $e:ident, $tile:literal, $regs:expr $(; $($opt:tt)+)?) => {
         $(#[$m])*
-        ///
-        /// # Safety
-        /// Both buffers hold the tile's elements (`inp` row-major `n` wide, `out` its
-        /// transpose), and no other thread writes them: a kernel's launcher checks its
-        /// `extent(..)` (see [`transpose_f32`](crate::transpose::transpose_f32)).
         #[inline(always)]
-        #[allow(unsafe_code)]
-        pub unsafe fn $name<T: Thread>(t: &T, inp: &Global<$e>, out: &GlobalMut<$e>, n: u32, bx: u32, by: u32) {
-            let origin = [by * $tile, bx * $tile];
-            // SAFETY: the caller's.
-            let a = unsafe { Tile::<$in, $e, { $regs }>::load(t, inp, origin, [n, 1]) };
+        pub fn $name<T: Thread>(t: &T, inp: &Blocks<$e, $in>, out: &BlocksMut<$e, $out, true>) {
+            let a: Tile<$in, $e, { $regs }> = inp.load_into(t);
             let b = Tile::<$out, $e, { $regs }>::new(convert!($in => $out, $e $(, $($opt)+)?).run(t, &a.values));
-            // Element (i, j) of the tile goes to (j, i): the output's strides, swapped.
-            // SAFETY: the caller's.
-            unsafe { b.store(t, out, origin, [1, n]) };
+            // Element (i, j) of the tile goes to (j, i): the CTA's block of the output's transpose.
+            out.store(t, &b);
         }
     };
 }
@@ -82,99 +75,82 @@ transpose_tile!(
 /// `out = in^T` for `n x n` f32, `n` a multiple of 64: grid `(n / 64, n / 64)`, one tile per
 /// CTA.
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = TileIn::THREADS, shared = TRANSPOSE_SMEM, extent(inp = tile_reach(64, grid, n), out = tile_reach(64, [grid[1], grid[0], 1], n)))]
-pub fn transpose_f32(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, n: u32) {
-    let [bx, by, _] = t.block_idx();
-    // SAFETY: the launcher checked both extents; CTA (bx, by) alone writes its output tile.
-    #[allow(unsafe_code)]
-    unsafe {
-        transpose_f32_tile(t, &inp, &out, n, bx, by)
-    };
-}
-
-/// The elements a `side x side` tile per CTA of `grid` reaches in a row-major tensor `n` wide:
-/// CTA `(bx, by)` reads rows `by * side..` and columns `bx * side..` (the last element, plus
-/// one). A transpose's output is the same with the grid's dims swapped.
-pub const fn tile_reach(side: i128, grid: [i128; 3], n: i128) -> i128 {
-    (side * grid[1] - 1) * n + side * grid[0]
+#[kernel(block = TileIn::THREADS, shared = TRANSPOSE_SMEM, extent(inp = [n, n], out = [n, n]))]
+pub fn transpose_f32(
+    t: &impl Thread,
+    inp: Blocks<f32, TileIn>,
+    out: BlocksMut<f32, TileOut, true>,
+    n: u32,
+) {
+    transpose_f32_tile(t, &inp, &out)
 }
 
 /// `out = in^T` for `n x n` 16-bit elements by 64x64 tiles.
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = TileIn16::THREADS, shared = TRANSPOSE16_SMEM, extent(inp = tile_reach(64, grid, n), out = tile_reach(64, [grid[1], grid[0], 1], n)))]
-pub fn transpose_u16(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: u32) {
-    let [bx, by, _] = t.block_idx();
-    // SAFETY: as transpose_f32.
-    #[allow(unsafe_code)]
-    unsafe {
-        transpose_u16_tile(t, &inp, &out, n, bx, by)
-    };
+#[kernel(block = TileIn16::THREADS, shared = TRANSPOSE16_SMEM, extent(inp = [n, n], out = [n, n]))]
+pub fn transpose_u16(
+    t: &impl Thread,
+    inp: Blocks<u16, TileIn16>,
+    out: BlocksMut<u16, TileOut16, true>,
+    n: u32,
+) {
+    transpose_u16_tile(t, &inp, &out)
 }
 
 /// `out = in^T` for `n x n` 16-bit elements by 128x128 tiles.
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = BigIn16::THREADS, shared = TRANSPOSE16_BIG_SMEM, extent(inp = tile_reach(128, grid, n), out = tile_reach(128, [grid[1], grid[0], 1], n)))]
-pub fn transpose_u16_128(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: u32) {
-    let [bx, by, _] = t.block_idx();
-    // SAFETY: as transpose_f32.
-    #[allow(unsafe_code)]
-    unsafe {
-        transpose_u16_big_tile(t, &inp, &out, n, bx, by)
-    };
+#[kernel(block = BigIn16::THREADS, shared = TRANSPOSE16_BIG_SMEM, extent(inp = [n, n], out = [n, n]))]
+pub fn transpose_u16_128(
+    t: &impl Thread,
+    inp: Blocks<u16, BigIn16>,
+    out: BlocksMut<u16, BigOut16, true>,
+    n: u32,
+) {
+    transpose_u16_big_tile(t, &inp, &out)
 }
 
 /// The transpose tile written once for any pair of layouts and element type: the conversion is
 /// planned from the layouts' tables (`Tile::convert`), so `A`, `B` and `E` are generic
 /// parameters and no macro names them. Its kernels below issue the shared-memory accesses of
 /// their `convert!` twins above (`xtask ptx-check` compares them).
-///
-/// # Safety
-/// As [`transpose_f32_tile`].
 #[inline(always)]
-#[allow(unsafe_code)]
-pub unsafe fn transpose_tile_generic<A, B, E, T, const N: usize>(
+pub fn transpose_tile_generic<A, B, E, T, const N: usize>(
     t: &T,
-    inp: &Global<E>,
-    out: &GlobalMut<E>,
-    n: u32,
-    [bx, by]: [u32; 2],
+    inp: &Blocks<E, A>,
+    out: &BlocksMut<E, B, true>,
 ) where
     A: Registers<N>,
     B: Registers<N>,
     E: Element,
     T: Thread,
 {
-    let side = A::SHAPE[0];
-    let origin = [by * side, bx * side];
-    // SAFETY: the caller's.
-    let a = unsafe { Tile::<A, E, _>::load(t, inp, origin, [n, 1]) };
+    let a: Tile<A, E, N> = inp.load_into(t);
     let b: Tile<B, E, N> = a.convert_into(t);
-    // SAFETY: the caller's.
-    unsafe { b.store(t, out, origin, [1, n]) };
+    out.store(t, &b);
 }
 
 /// [`transpose_f32`] through [`transpose_tile_generic`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = TileIn::THREADS, shared = Planned::<TileIn, TileOut, f32>::COST.shared_bytes, extent(inp = tile_reach(64, grid, n), out = tile_reach(64, [grid[1], grid[0], 1], n)))]
-pub fn transpose_f32_generic(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, n: u32) {
-    let [bx, by, _] = t.block_idx();
-    // SAFETY: as transpose_f32.
-    #[allow(unsafe_code)]
-    unsafe {
-        transpose_tile_generic::<TileIn, TileOut, f32, _, 32>(t, &inp, &out, n, [bx, by])
-    };
+#[kernel(block = TileIn::THREADS, shared = Planned::<TileIn, TileOut, f32>::COST.shared_bytes, extent(inp = [n, n], out = [n, n]))]
+pub fn transpose_f32_generic(
+    t: &impl Thread,
+    inp: Blocks<f32, TileIn>,
+    out: BlocksMut<f32, TileOut, true>,
+    n: u32,
+) {
+    transpose_tile_generic::<TileIn, TileOut, f32, _, 32>(t, &inp, &out)
 }
 
 /// [`transpose_u16`] through [`transpose_tile_generic`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = TileIn16::THREADS, shared = Planned::<TileIn16, TileOut16, u16>::COST.shared_bytes, extent(inp = tile_reach(64, grid, n), out = tile_reach(64, [grid[1], grid[0], 1], n)))]
-pub fn transpose_u16_generic(t: &impl Thread, inp: Global<u16>, out: GlobalMut<u16>, n: u32) {
-    let [bx, by, _] = t.block_idx();
-    // SAFETY: as transpose_f32.
-    #[allow(unsafe_code)]
-    unsafe {
-        transpose_tile_generic::<TileIn16, TileOut16, u16, _, 32>(t, &inp, &out, n, [bx, by])
-    };
+#[kernel(block = TileIn16::THREADS, shared = Planned::<TileIn16, TileOut16, u16>::COST.shared_bytes, extent(inp = [n, n], out = [n, n]))]
+pub fn transpose_u16_generic(
+    t: &impl Thread,
+    inp: Blocks<u16, TileIn16>,
+    out: BlocksMut<u16, TileOut16, true>,
+    n: u32,
+) {
+    transpose_tile_generic::<TileIn16, TileOut16, u16, _, 32>(t, &inp, &out)
 }
 
 /// `out = in`, `n4` 16-byte vectors, one per thread per iteration (grid-stride): the bandwidth

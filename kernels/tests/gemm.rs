@@ -119,7 +119,7 @@ fn gemm_f16_on_the_simulator() {
              b: &HostMemory,
              c: &HostMemory,
              [_, n, k]: [u32; 3],
-             bcm| { gemm_f16(t, a.global(), b.global(), c.global_mut(), n, k, bcm) };
+             bcm| { gemm_f16(t, a.global(), b.global(), c.blocks_mut(n), n, k, bcm) };
         check::<F16>("f16", 1.0 / 1024.0, &f16, simple, shape, bcm);
     }
 }
@@ -133,7 +133,7 @@ fn gemm_bf16_on_the_simulator() {
              b: &HostMemory,
              c: &HostMemory,
              [_, n, k]: [u32; 3],
-             bcm| { gemm_bf16(t, a.global(), b.global(), c.global_mut(), n, k, bcm) };
+             bcm| { gemm_bf16(t, a.global(), b.global(), c.blocks_mut(n), n, k, bcm) };
         check::<Bf16>("bf16", 1.0 / 128.0, &bf16, simple, shape, bcm);
     }
 }

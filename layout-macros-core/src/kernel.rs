@@ -260,7 +260,6 @@ fn extents(
     views: &[ViewParam],
 ) -> syn::Result<TokenStream> {
     let kernel = quote!(#krate::runtime::kernel);
-    let rt_tiles = quote!(#krate::runtime::tiles);
     let names: Vec<String> = params.iter().map(|(n, _)| n.to_string()).collect();
     let last = |t: &syn::Type| match t {
         syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
@@ -275,23 +274,11 @@ fn extents(
     });
     let mut checks = Vec::new();
     for v in views {
-        let Some(layout) = &v.tiles else { continue };
+        let Some((need, expr)) = &v.partition else {
+            continue;
+        };
         let i = params.iter().position(|(n, _)| n == &v.name).unwrap_or(0);
         let pname = v.name.to_string();
-        let tile = quote!(#rt_tiles::tile_elements::<#layout>());
-        let (need, expr) = match v.dims.first() {
-            None => (
-                quote!(#kernel::tiles_elements(grid, #tile)),
-                quote!(#kernel::TILES_EXTENT),
-            ),
-            Some(count) => {
-                let text = count.to_token_stream().to_string();
-                (
-                    quote!(#kernel::tiled_elements(grid, (#count) as i128, #tile)),
-                    quote!(#text),
-                )
-            }
-        };
         checks.push(quote! {
             let len = #kernel::Arg::at(args, #i).elements();
             let need = #need;
@@ -303,8 +290,8 @@ fn extents(
     for (name, expr) in &a.extents {
         let at = params.iter().position(|(n, _)| n == name);
         if let (Some(i), Some(v)) = (at, views.iter().find(|v| &v.name == name)) {
-            if v.tiles.is_some() {
-                // A partition's count: checked with its tiles above.
+            if v.partition.is_some() {
+                // A partition's count or shape: checked with its tiles above.
                 continue;
             }
             let (pname, text) = (name.to_string(), expr.to_token_stream().to_string());

@@ -1,7 +1,8 @@
-//! `#[kernel]`'s view and partition parameters (`View`, `ViewMut`, `Tiles`, `TilesMut`): the
-//! buffer the launcher passes for each (the entry's and the spec's parameter type), and the
-//! statement by which both entry points (nvptx in `kernel`, SPIR-V in `kernel_spirv`) make the
-//! view of it, of the shape `extent(..)` gives, which the launcher checks against the buffer.
+//! `#[kernel]`'s view and partition parameters (`View`, `Tiles`, `Tiled`, `Blocks` and their
+//! `Mut` forms): the buffer the launcher passes for each (the entry's and the spec's parameter
+//! type), the statement by which both entry points (nvptx in `kernel`, SPIR-V in
+//! `kernel_spirv`) make the view of it from what `extent(..)` gives, and what the launcher
+//! checks the buffer and the grid against.
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
@@ -16,10 +17,23 @@ pub(crate) struct ViewParam {
     pub(crate) name: syn::Ident,
     pub(crate) buffer: syn::Type,
     pub(crate) make: TokenStream,
-    /// The shape's dims, as written.
+    /// The shape's dims (a partition: its count or shape), as written.
     pub(crate) dims: Vec<Expr>,
-    /// A partitioned tensor's tile layout (then no `dims`).
-    pub(crate) tiles: Option<syn::Type>,
+    /// A partition's check on the host: the elements its buffer needs for the launch's
+    /// arguments and `grid` (`i128`), and the extent to name in the error.
+    pub(crate) partition: Option<(TokenStream, TokenStream)>,
+}
+
+/// The kinds of view parameter, by the type's name.
+#[derive(Clone, Copy)]
+enum Kind {
+    View,
+    /// One tile per CTA.
+    Tiles,
+    /// A count of tiles, grid-stride.
+    Tiled,
+    /// One 2-D block per CTA of a 2-D grid.
+    Blocks,
 }
 
 /// The last path segment of a parameter type (`View`, `Global`, `u32`), with its generics.
@@ -53,20 +67,22 @@ pub(crate) fn views(
         let Some(seg) = last_segment(ty) else {
             continue;
         };
-        let (write, tiles) = match seg.ident.to_string().as_str() {
-            "View" => (false, None),
-            "ViewMut" => (true, None),
-            "Tiles" => (false, Some(false)),
-            "TilesMut" => (true, Some(false)),
-            "Tiled" => (false, Some(true)),
-            "TiledMut" => (true, Some(true)),
+        let (write, kind) = match seg.ident.to_string().as_str() {
+            "View" => (false, Kind::View),
+            "ViewMut" => (true, Kind::View),
+            "Tiles" => (false, Kind::Tiles),
+            "TilesMut" => (true, Kind::Tiles),
+            "Tiled" => (false, Kind::Tiled),
+            "TiledMut" => (true, Kind::Tiled),
+            "Blocks" => (false, Kind::Blocks),
+            "BlocksMut" => (true, Kind::Blocks),
             _ => continue,
         };
         let elem = element_type(seg).ok_or_else(|| {
             syn::Error::new_spanned(ty, "a view parameter names its element type and rank: `View<f32, 2>`, `Tiles<f32, MyLayout>`")
         })?;
-        if let Some(counted) = tiles {
-            out.push(tiles_param(&rt, a, (name, ty), elem, write, counted)?);
+        if !matches!(kind, Kind::View) {
+            out.push(partition_param(&rt, a, (name, ty), elem, write, kind)?);
             continue;
         }
         let shape = a.extents.iter().find(|(n, _)| n == name).map(|(_, e)| e);
@@ -106,72 +122,76 @@ pub(crate) fn views(
             buffer,
             make,
             dims,
-            tiles: None,
+            partition: None,
         });
     }
     Ok(out)
 }
 
-/// A `Tiles`/`TilesMut` parameter (the buffer cut into one tile of its layout per CTA, checked
-/// by the launcher against the grid, so it takes no `extent`) or a `Tiled`/`TiledMut` one
-/// (`counted`: as many tiles as its `extent` says, taken grid-stride).
-fn tiles_param(
+/// A partition parameter: `Tiles` (one tile of its layout per CTA, checked against the grid,
+/// so it takes no `extent`), `Tiled` (as many tiles as its `extent` says, taken grid-stride) or
+/// `Blocks` (a matrix of the `extent`'s shape, one block per CTA of a 2-D grid).
+fn partition_param(
     rt: &TokenStream,
     a: &Args,
     (name, ty): (&syn::Ident, &syn::Type),
     elem: &syn::Type,
     write: bool,
-    counted: bool,
+    kind: Kind,
 ) -> syn::Result<ViewParam> {
-    let extent = a.extents.iter().find(|(n, _)| n == name);
-    let count = match (counted, extent) {
-        (false, None) => None,
-        (false, Some((n, _))) => {
-            return Err(syn::Error::new_spanned(
-                n,
-                format!("`{name}` is partitioned by the grid (one tile per CTA): the launcher checks it holds a tile for every CTA, so it takes no extent; remove `{name} = ..`"),
-            ))
-        }
-        (true, Some((_, Expr::Array(arr)))) => {
-            return Err(syn::Error::new_spanned(
-                arr,
-                format!("`{name}` is a number of tiles: its extent is how many (`extent({name} = tiles)`), not a shape"),
-            ))
-        }
-        (true, Some((_, e))) => Some(e.clone()),
-        (true, None) => {
-            return Err(syn::Error::new_spanned(
-                name,
-                format!("the launcher checks a grid-stride partition's tiles against the buffer: say how many in the attribute, `#[kernel(extent({name} = tiles))]`"),
-            ))
-        }
+    let extent = a.extents.iter().find(|(n, _)| n == name).map(|(_, e)| e);
+    let generics: Vec<&syn::GenericArgument> = match last_segment(ty).map(|s| &s.arguments) {
+        Some(syn::PathArguments::AngleBracketed(g)) => g.args.iter().collect(),
+        _ => Vec::new(),
     };
-    let layout = last_segment(ty)
-        .and_then(|s| match &s.arguments {
-            syn::PathArguments::AngleBracketed(g) => g
-                .args
-                .iter()
-                .filter_map(|g| match g {
-                    syn::GenericArgument::Type(t) => Some(t.clone()),
-                    _ => None,
-                })
-                .nth(1),
+    let layout = generics
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericArgument::Type(t) => Some(t),
             _ => None,
         })
+        .nth(1)
         .ok_or_else(|| syn::Error::new_spanned(ty, "a partitioned tensor names its element type and its tile's layout: `Tiles<f32, MyLayout>`"))?;
+    let kernel = quote!(#rt::kernel);
+    let tile = quote!(#rt::tiles::tile_elements::<#layout>());
+    let (dims, need, expr) = match (kind, extent) {
+        (Kind::Tiles, None) => (Vec::new(), quote!(#kernel::tiles_elements(grid, #tile)), quote!(#kernel::TILES_EXTENT)),
+        (Kind::Tiles, Some(e)) => return Err(syn::Error::new_spanned(e, format!("`{name}` is partitioned by the grid (one tile per CTA): the launcher checks it holds a tile for every CTA, so it takes no extent; remove `{name} = ..`"))),
+        (Kind::Tiled, Some(Expr::Array(arr))) => return Err(syn::Error::new_spanned(arr, format!("`{name}` is a number of tiles: its extent is how many (`extent({name} = tiles)`), not a shape"))),
+        (Kind::Tiled, Some(count)) => {
+            let text = count.to_token_stream().to_string();
+            (vec![count.clone()], quote!(#kernel::tiled_elements(grid, (#count) as i128, #tile)), quote!(#text))
+        }
+        (Kind::Blocks, Some(Expr::Array(arr))) if arr.elems.len() == 2 => {
+            let (rows, cols) = (&arr.elems[0], &arr.elems[1]);
+            let transposed = generics.iter().any(|g| matches!(g, syn::GenericArgument::Const(Expr::Lit(l)) if matches!(&l.lit, syn::Lit::Bool(b) if b.value)));
+            let text = arr.to_token_stream().to_string();
+            (vec![cols.clone()], quote!(#kernel::blocks_elements::<#layout>(grid, [(#rows) as i128, (#cols) as i128], #transposed)), quote!(#text))
+        }
+        (Kind::Tiled | Kind::Blocks, other) => {
+            let want = match kind {
+                Kind::Tiled => format!("how many tiles, `extent({name} = tiles)`"),
+                _ => format!("the matrix's shape, `extent({name} = [rows, cols])` (rows may use `grid`)"),
+            };
+            let msg = format!("the launcher checks `{name}` against its buffer: give {want}");
+            return Err(match other {
+                Some(e) => syn::Error::new_spanned(e, msg),
+                None => syn::Error::new_spanned(name, msg),
+            });
+        }
+        (Kind::View, _) => unreachable!("views are made in `views`"),
+    };
     let buffer: syn::Type = match write {
         false => syn::parse_quote!(#rt::Global<'static, #elem>),
         true => syn::parse_quote!(#rt::GlobalMut<'static, #elem>),
     };
-    let make = match (&count, write) {
-        (None, false) => quote!(#rt::Tiles::<_, #layout>::new_unchecked(#name)),
-        (None, true) => quote!(#rt::TilesMut::<_, #layout>::new_unchecked(#name)),
-        (Some(c), false) => quote!(#rt::Tiled::<_, #layout>::new_unchecked(#name, (#c) as u32)),
-        (Some(c), true) => quote!(#rt::TiledMut::<_, #layout>::new_unchecked(#name, (#c) as u32)),
+    let make = match dims.first() {
+        None => quote!(<#ty>::new_unchecked(#name)),
+        Some(d) => quote!(<#ty>::new_unchecked(#name, (#d) as u32)),
     };
     let make = quote! {
-        // SAFETY: the launcher checked the grid is 1-D and the buffer holds the tiles of the
-        // layout (one per CTA, or the count), and that a grid-stride loop cannot wrap.
+        // SAFETY: the launcher checked the buffer holds the partition's tiles or blocks, the
+        // grid against them, and that a grid-stride loop cannot wrap.
         #[allow(unsafe_code, clippy::unnecessary_cast)]
         let #name = unsafe { #make };
     };
@@ -179,8 +199,8 @@ fn tiles_param(
         name: name.clone(),
         buffer,
         make,
-        dims: count.into_iter().collect(),
-        tiles: Some(layout),
+        dims,
+        partition: Some((need, expr)),
     })
 }
 

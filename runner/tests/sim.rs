@@ -104,13 +104,17 @@ fn sim_entry(name: &str) -> Option<Box<Entry>> {
         (tiled $k:ident) => {
             Box::new(|t, a, b, arg| $k(t, a.tiled(arg), b.tiled_mut(arg), arg))
         };
+        // An `arg x arg` matrix in blocks, written transposed.
+        (blocks $k:ident) => {
+            Box::new(|t, a, b, arg| $k(t, a.blocks(arg), b.blocks_mut(arg), arg))
+        };
     }
     Some(match name {
-        "transpose_f32" => entry!(transpose_f32),
-        "transpose_u16" => entry!(transpose_u16),
-        "transpose_u16_128" => entry!(transpose_u16_128),
-        "transpose_f32_generic" => entry!(transpose_f32_generic),
-        "transpose_u16_generic" => entry!(transpose_u16_generic),
+        "transpose_f32" => entry!(blocks transpose_f32),
+        "transpose_u16" => entry!(blocks transpose_u16),
+        "transpose_u16_128" => entry!(blocks transpose_u16_128),
+        "transpose_f32_generic" => entry!(blocks transpose_f32_generic),
+        "transpose_u16_generic" => entry!(blocks transpose_u16_generic),
         "nvmma_roundtrip" => entry!(tiled nvmma_roundtrip),
         "mma_acc_to_operand" => entry!(tiled mma_acc_to_operand),
         "mma_acc_regperm" => entry!(tiled mma_acc_regperm),
@@ -189,6 +193,14 @@ fn spirv_table_entries_on_the_simulator() {
                 },
             ) as Box<Entry>
         };
+        // An `arg x arg` matrix in blocks, written transposed.
+        (blocks $k:path) => {
+            Box::new(
+                |t: &linear_layouts::sim::SimThread, a: &HostMemory, b: &HostMemory, arg: u32| {
+                    $k(t, a.blocks(arg), b.blocks_mut(arg), arg)
+                },
+            ) as Box<Entry>
+        };
         // A grid-stride partition of `arg` tiles.
         (tiled $k:path) => {
             Box::new(
@@ -201,17 +213,17 @@ fn spirv_table_entries_on_the_simulator() {
     for k in SPIRV_KERNELS {
         let entry: Box<Entry> = match k.name {
             "copy_v4" => entry!(kernels::transpose::copy_v4),
-            "transpose_f32_w8" => entry!(w8::transpose_f32_w8),
-            "transpose_u16_w8" => entry!(w8::transpose_u16_w8),
+            "transpose_f32_w8" => entry!(blocks w8::transpose_f32_w8),
+            "transpose_u16_w8" => entry!(blocks w8::transpose_u16_w8),
             "shuffle_f32_w8" => entry!(tiled w8::shuffle_f32_w8),
-            "transpose_f32_w16" => entry!(w16::transpose_f32_w16),
-            "transpose_u16_w16" => entry!(w16::transpose_u16_w16),
+            "transpose_f32_w16" => entry!(blocks w16::transpose_f32_w16),
+            "transpose_u16_w16" => entry!(blocks w16::transpose_u16_w16),
             "shuffle_f32_w16" => entry!(tiled w16::shuffle_f32_w16),
-            "transpose_f32_w32" => entry!(w32::transpose_f32_w32),
-            "transpose_u16_w32" => entry!(w32::transpose_u16_w32),
+            "transpose_f32_w32" => entry!(blocks w32::transpose_f32_w32),
+            "transpose_u16_w32" => entry!(blocks w32::transpose_u16_w32),
             "shuffle_f32_w32" => entry!(tiled w32::shuffle_f32_w32),
-            "transpose_f32_w64" => entry!(w64::transpose_f32_w64),
-            "transpose_u16_w64" => entry!(w64::transpose_u16_w64),
+            "transpose_f32_w64" => entry!(blocks w64::transpose_f32_w64),
+            "transpose_u16_w64" => entry!(blocks w64::transpose_u16_w64),
             "shuffle_f32_w64" => entry!(tiled w64::shuffle_f32_w64),
             other => panic!("no simulator body for SPIR-V kernel {}", other),
         };

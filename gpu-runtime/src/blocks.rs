@@ -1,0 +1,166 @@
+//! Block partitions ([`Blocks`], [`BlocksMut`]): a row-major matrix cut into blocks of a 2-D
+//! layout's shape `[bh, bw]`, CTA `(bx, by)` of a 2-D grid owning block `(by, bx)` (rows
+//! `by * bh..`, columns `bx * bw..`), as cuTile partitions a matrix over a grid. The launcher
+//! checks the matrix's shape against the buffer and the grid against the shape (every CTA's
+//! block inside it), so a CTA loads and stores its own block with no mask, and no two CTAs
+//! write one element.
+//!
+//! `TRANSPOSED = true` partitions the matrix's transpose instead: CTA `(bx, by)` owns block
+//! `(by, bx)` of `xᵀ` (block `(bx, by)` of `x`, read or written transposed), what a transpose
+//! stores: `out: BlocksMut<f32, TileOut, true>` takes `out.store(t, &tile)` of the input's block
+//! as it is, and the launcher checks the grid against the transposed shape.
+//!
+//! A kernel takes `x: Blocks<f32, L>` with `#[kernel(extent(x = [rows, cols]))]`; the device
+//! keeps only the row stride (`cols`), so `rows` may be written over `grid` where the kernel has
+//! no parameter for it (`[64 * grid[1], n]`).
+
+use core::marker::PhantomData;
+
+use crate::element::Element;
+use crate::global::{Global, GlobalMut};
+use crate::layout::{Layout, Registers};
+use crate::slices::{Build, Distributed, TileOf};
+use crate::thread::Thread;
+use crate::tile::Tile;
+use crate::tiles::same_shape;
+
+/// A matrix a kernel reads, one block of `L`'s shape per CTA (see the module).
+pub struct Blocks<'a, E, L, const TRANSPOSED: bool = false> {
+    src: Global<'a, E>,
+    cols: u32,
+    layout: PhantomData<fn() -> L>,
+}
+
+/// A matrix a kernel writes, one block of `L`'s shape per CTA, each CTA's its own.
+pub struct BlocksMut<'a, E, L, const TRANSPOSED: bool = false> {
+    dst: GlobalMut<'a, E>,
+    cols: u32,
+    layout: PhantomData<fn() -> L>,
+}
+
+/// What both share: the constructors and the CTA's block.
+macro_rules! blocks_common {
+    ($blocks:ident, $mem:ident, $global:ident) => {
+        impl<'a, E: Element, L: Layout, const TRANSPOSED: bool> $blocks<'a, E, L, TRANSPOSED> {
+            /// The row-major matrix `cols` wide at `mem`: what `#[kernel]` makes of the
+            /// parameter.
+            ///
+            /// # Safety
+            /// The launch's grid is 2-D at most, `mem` holds the matrix (`rows * cols`
+            /// elements, at most `u32::MAX + 1`), and every CTA's block lies inside it
+            /// (`grid.y * bh <= rows`, `grid.x * bw <= cols`; of the transpose's shape when
+            /// `TRANSPOSED`): the launcher checks all of it.
+            #[inline(always)]
+            #[allow(unsafe_code)]
+            pub unsafe fn new_unchecked($mem: $global<'a, E>, cols: u32) -> Self {
+                $blocks {
+                    $mem,
+                    cols,
+                    layout: PhantomData,
+                }
+            }
+
+            /// Host memory as the row-major matrix `cols` wide: host memory checks every
+            /// access itself (the simulator reports one outside it).
+            #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+            pub fn host(mem: &'a dyn crate::global::HostBuffer, cols: u32) -> Self {
+                $blocks {
+                    $mem: $global::host(mem),
+                    cols,
+                    layout: PhantomData,
+                }
+            }
+
+            /// This CTA's block: its origin (in the partitioned matrix, `xᵀ` when
+            /// `TRANSPOSED`) and that matrix's strides.
+            #[inline(always)]
+            fn block(&self, t: &impl Thread) -> ([u32; 2], [u32; 2]) {
+                const { assert!(L::RANK == 2, "a block partition's layout is 2-D") };
+                let [bx, by, _] = t.block_idx();
+                let origin = [by * L::SHAPE[0], bx * L::SHAPE[1]];
+                (
+                    origin,
+                    if TRANSPOSED {
+                        [1, self.cols]
+                    } else {
+                        [self.cols, 1]
+                    },
+                )
+            }
+        }
+    };
+}
+blocks_common!(Blocks, src, Global);
+blocks_common!(BlocksMut, dst, GlobalMut);
+
+impl<'a, E: Element, L: Layout, const TRANSPOSED: bool> Blocks<'a, E, L, TRANSPOSED> {
+    /// This CTA's block, in `L`.
+    #[inline(always)]
+    pub fn load(&self, t: &impl Thread) -> TileOf<L, E>
+    where
+        L: Distributed,
+    {
+        L::build(Loading::<E, L, TRANSPOSED, _> { blocks: self, t })
+    }
+
+    /// [`Blocks::load`] with the register count written out, for generic code.
+    #[inline(always)]
+    pub fn load_into<const N: usize>(&self, t: &impl Thread) -> Tile<L, E, N>
+    where
+        L: Registers<N>,
+    {
+        Loading::<E, L, TRANSPOSED, _> { blocks: self, t }.build()
+    }
+}
+
+impl<'a, E: Element, L: Layout, const TRANSPOSED: bool> BlocksMut<'a, E, L, TRANSPOSED> {
+    /// Stores `tile` (of `L`'s shape, in any layout) as this CTA's block, each element once.
+    #[inline(always)]
+    pub fn store<M: Registers<N>, const N: usize>(&self, t: &impl Thread, tile: &Tile<M, E, N>) {
+        same_shape::<L, M>();
+        contiguous::<M, E, N, TRANSPOSED>();
+        let (origin, strides) = self.block(t);
+        // SAFETY: the CTA's own block, which the constructor's contract keeps in the buffer.
+        #[allow(unsafe_code)]
+        unsafe {
+            tile.store(t, &self.dst, origin, strides)
+        }
+    }
+}
+
+/// The layout `M` a block is loaded or stored in moves its vectors along the partitioned
+/// matrix's contiguous dim (1, or 0 when `TRANSPOSED`): a compile error otherwise, naming the fix.
+#[inline(always)]
+fn contiguous<M: Registers<N>, E: Element, const N: usize, const TRANSPOSED: bool>() {
+    const {
+        let (fast, v) = Tile::<M, E, N>::VECTOR;
+        if v > 1 && fast != if TRANSPOSED { 0 } else { 1 } {
+            panic!("a block is loaded and stored in vectors along its layout's fast dim, which must be the partitioned matrix's contiguous dim (dim 0 of a TRANSPOSED partition, dim 1 otherwise): convert the tile to a layout whose fast dim it is");
+        }
+    }
+}
+
+/// A block partition's load, built once the layout's register count is known.
+struct Loading<'v, 'a, E, L, const TRANSPOSED: bool, T> {
+    blocks: &'v Blocks<'a, E, L, TRANSPOSED>,
+    t: &'v T,
+}
+
+impl<M: Layout, L: Layout, E: Element, T: Thread, const TRANSPOSED: bool> Build<M, E>
+    for Loading<'_, '_, E, L, TRANSPOSED, T>
+{
+    #[inline(always)]
+    fn build<const N: usize>(self) -> Tile<M, E, N>
+    where
+        M: Registers<N>,
+    {
+        same_shape::<L, M>();
+        contiguous::<M, E, N, TRANSPOSED>();
+        let (origin, strides) = self.blocks.block(self.t);
+        // SAFETY: as `BlocksMut::store`.
+        #[allow(unsafe_code)]
+        unsafe {
+            Tile::load(self.t, &self.blocks.src, origin, strides)
+        }
+    }
+}
