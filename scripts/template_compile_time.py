@@ -32,11 +32,10 @@ layout! {
 
 /// The guide's row softmax (the README's): 4 rows of up to 1,024 per CTA.
 #[kernel(block = RowTile::THREADS, extent(x = [n_rows, n_cols], y = [n_rows, n_cols]))]
-pub fn softmax(t: &impl Thread, x: View<f32, 2>, y: ViewMut<f32, 2>, n_rows: u32, n_cols: u32) {
-    let origin = [4 * t.block_idx()[0], 0];
-    let v = x.load::<RowTile>(t, origin, f32::NEG_INFINITY);
+pub fn softmax(t: &impl Thread, x: View<f32, 2>, y: ChunksMut<f32, RowTile, 2>, n_rows: u32, n_cols: u32) {
+    let v = x.load::<RowTile>(t, [4 * t.block_idx()[0], 0], f32::NEG_INFINITY);
     let e = (v - v.max::<1>(t)).map(math::exp);
-    y.store(t, origin, &(e * e.sum::<1>(t).map(math::rcp)));
+    y.store(t, &(e * e.sum::<1>(t).map(math::rcp)));
 }
 """
 

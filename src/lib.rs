@@ -80,10 +80,10 @@ pub use gpu_runtime::{
 };
 #[doc(inline)]
 pub use gpu_runtime::{
-    AsyncCopy, Bf16, Blocks, BlocksMut, BroadcastTo, Distributed, Element, Global, GlobalMut,
-    HwIndex, InDim, Layout, LayoutKind, Mma, Registers, Reread, SharedIndex, SharedWindow,
-    SliceAlong, SliceOf, SliceTile, Thread, Tile, TileIndex, TileOf, Tiled, TiledMut, Tiles,
-    TilesMut, View, ViewMut, F16,
+    AsyncCopy, Bf16, Blocks, BlocksMut, BroadcastTo, ChunksMut, Distributed, Element, Global,
+    GlobalMut, HwIndex, InDim, Layout, LayoutKind, Mma, Registers, Reread, SharedIndex,
+    SharedWindow, SliceAlong, SliceOf, SliceTile, Thread, Tile, TileIndex, TileOf, Tiled, TiledMut,
+    Tiles, TilesMut, View, ViewMut, F16,
 };
 #[doc(inline)]
 pub use layout_macros::kernel;

@@ -4,8 +4,8 @@
 
 use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch, Place};
 use linear_layouts::{
-    convert, kernel, layout, Bf16, Element, Global, GlobalMut, Registers, Thread, Tile, Tiles,
-    ViewMut, F16,
+    convert, kernel, layout, Bf16, BlocksMut, Element, Global, GlobalMut, Registers, Thread, Tile,
+    Tiles, ViewMut, F16,
 };
 
 layout! {
@@ -44,17 +44,18 @@ fn poisoned(n: usize) -> HostMemory {
 
 /// `out = in^T` for a 64x64 f32 tile: load rows, convert, store columns.
 #[kernel(block = Rows::THREADS, shared = convert!(Rows => Cols, f32).cost.shared_bytes, extent(out = [64, 64]))]
-fn tile_transpose(t: &impl Thread, inp: Tiles<f32, Rows>, out: ViewMut<f32, 2>) {
+fn tile_transpose(t: &impl Thread, inp: Tiles<f32, Rows>, out: BlocksMut<f32, Cols, true>) {
     let b = Tile::<Cols, f32, 32>::new(convert!(Rows => Cols, f32).run(t, &inp.load(t).values));
-    // Element (i, j) to (j, i): Cols' fast dim (0) has stride 1 in the transposed view.
-    out.transpose().store(t, [0, 0], &b);
+    // Element (i, j) to (j, i): the block of the output's transpose, where Cols' fast dim (0)
+    // has stride 1.
+    out.store(t, &b);
 }
 
 /// The same transpose of halves, as the kernels' own `F16`: no detour through `u16`.
 #[kernel(block = Rows8::THREADS, shared = convert!(Rows8 => Cols, F16).cost.shared_bytes, extent(out = [64, 64]))]
-fn tile_transpose_f16(t: &impl Thread, inp: Tiles<F16, Rows8>, out: ViewMut<F16, 2>) {
+fn tile_transpose_f16(t: &impl Thread, inp: Tiles<F16, Rows8>, out: BlocksMut<F16, Cols, true>) {
     let b = Tile::<Cols, F16, 32>::new(convert!(Rows8 => Cols, F16).run(t, &inp.load(t).values));
-    out.transpose().store(t, [0, 0], &b);
+    out.store(t, &b);
 }
 
 #[test]
@@ -67,7 +68,7 @@ fn sixteen_bit_floats_convert_as_themselves() {
         TILE_TRANSPOSE_F16.shared_bytes(),
     );
     launch(l, |t| {
-        tile_transpose_f16(t, inp.tiles(), out.view_mut([64, 64]))
+        tile_transpose_f16(t, inp.tiles(), out.blocks_mut(64))
     })
     .expect("simulator");
     for i in 0..64 {
@@ -109,10 +110,7 @@ fn tiles_round_trip_through_global_memory() {
     let inp = HostMemory::new((0..64 * 64).map(|i| (i as f32).to_bits() as u64));
     let out = poisoned(64 * 64);
     let l = Launch::new(1, TILE_TRANSPOSE.threads(), TILE_TRANSPOSE.shared_bytes());
-    launch(l, |t| {
-        tile_transpose(t, inp.tiles(), out.view_mut([64, 64]))
-    })
-    .expect("simulator");
+    launch(l, |t| tile_transpose(t, inp.tiles(), out.blocks_mut(64))).expect("simulator");
     for i in 0..64 {
         for j in 0..64 {
             assert_eq!(out.get(j * 64 + i), inp.get(i * 64 + j), "({}, {})", i, j);
@@ -170,9 +168,12 @@ fn indices(t: &impl Thread, out: ViewMut<u32, 1>, n: u32) {
     let block = bx + gx * (by + gy * bz);
     let linear = x + 4 * (y + 4 * z);
     let i = (block * 128 + linear) * 3;
-    out.store_one([i], t.warp());
-    out.store_one([i + 1], t.lane());
-    out.store_one([i + 2], block);
+    // SAFETY: each thread writes its own three elements.
+    unsafe {
+        out.store_one([i], t.warp());
+        out.store_one([i + 1], t.lane());
+        out.store_one([i + 2], block);
+    }
 }
 
 #[test]
@@ -506,9 +507,12 @@ mod views {
             assert_eq!(one.load_one([0, 32], -3.0), -3.0);
             if t.warp() == 0 && t.lane() == 0 {
                 let out = y.view_mut::<f32, 2>([8, 32]);
-                out.store_one([7, 31], 5.0);
-                out.store_one([8, 0], 6.0);
-                out.store_one([0, 32], 6.0);
+                // SAFETY: one thread stores.
+                unsafe {
+                    out.store_one([7, 31], 5.0);
+                    out.store_one([8, 0], 6.0);
+                    out.store_one([0, 32], 6.0);
+                }
             }
         })
         .expect("simulator");
@@ -570,11 +574,13 @@ mod views {
                 )
             };
             assert_eq!(v, same);
-            yv.store(t, origin, &(v * 2.0));
+            // SAFETY: each CTA stores its own tile of the shape.
+            unsafe { yv.store(t, origin, &(v * 2.0)) };
             if b % 2 == 0 {
                 // Row sums of the first 32 columns, stored once per row however many threads hold it.
                 let s = v.sum::<1>(t);
-                sums.view_mut([rows]).store(t, [origin[0]], &s);
+                // SAFETY: each even CTA its own rows.
+                unsafe { sums.view_mut([rows]).store(t, [origin[0]], &s) };
             }
         })
         .expect("simulator");
@@ -692,7 +698,8 @@ mod launch_extents {
     fn scale(t: &impl Thread, x: View<f32, 2>, y: ViewMut<f32, 2>, n_rows: u32, n_cols: u32) {
         let i = t.index_1d();
         for j in 0..n_cols {
-            y.store_one([i, j], 2.0 * x.load_one([i, j], 0.0));
+            // SAFETY: thread i alone writes row i.
+            unsafe { y.store_one([i, j], 2.0 * x.load_one([i, j], 0.0)) };
         }
     }
 

@@ -77,7 +77,8 @@ macro_rules! blocks_common {
             fn block(&self, t: &impl Thread) -> ([u32; 2], [u32; 2]) {
                 const { assert!(L::RANK == 2, "a block partition's layout is 2-D") };
                 let [bx, by, _] = t.block_idx();
-                let origin = [by * L::SHAPE[0], bx * L::SHAPE[1]];
+                let [bh, bw] = const { [L::SHAPE[0], L::SHAPE[1]] };
+                let origin = [by * bh, bx * bw];
                 (
                     origin,
                     if TRANSPOSED {

@@ -174,6 +174,16 @@ pub fn blocks_elements<L: crate::layout::Layout>(
     shape_elements(&[rows, cols])
 }
 
+/// The elements a row partition ([`ChunksMut`](crate::ChunksMut)) of shape `dims` needs for a
+/// launch of `grid`: the shape's, for a 1-D grid (whose CTAs own distinct chunks); more than
+/// any buffer holds otherwise.
+pub const fn chunks_elements(grid: [i128; 3], dims: &[i128]) -> i128 {
+    if grid[1] != 1 || grid[2] != 1 {
+        return i128::MAX;
+    }
+    shape_elements(dims)
+}
+
 /// The extents check `#[kernel(extent(..))]` writes: every buffer parameter against its
 /// extent, for the launch's arguments (one per parameter, in order) and grid.
 pub type Extents = fn(&[Arg], [u32; 3]) -> Result<(), ExtentError>;
@@ -301,6 +311,8 @@ impl<P> KernelSpec<P> {
     /// kernel's extents: each buffer holds every element the kernel reaches. What a launcher
     /// checks before it launches; it needs no GPU.
     #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+    // The error is made once, before a launch that does not happen: its size costs nothing.
+    #[allow(clippy::result_large_err)]
     pub fn check_args<'a>(&self, args: &'a [Arg], grid: [u32; 3]) -> Result<(), ArgsMismatch<'a>> {
         (self.extents)(args, grid).map_err(|error| ArgsMismatch {
             kernel: self.name,

@@ -41,6 +41,7 @@
 
 pub mod blocks;
 pub mod cast;
+pub mod chunks;
 pub mod convert;
 pub mod copy;
 #[cfg(feature = "cudarc")]
@@ -90,6 +91,7 @@ pub mod nvptx;
 pub mod spirv;
 
 pub use blocks::{Blocks, BlocksMut};
+pub use chunks::ChunksMut;
 pub use convert::{Converter, Cost, Plan, SharedLoad, SharedStore, Strategy};
 pub use copy::AsyncCopy;
 pub use element::Element;

@@ -485,7 +485,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             let n = Self::inside(t, v * g, v, origin, bounds);
             if reached::<ALIGNED>(n, v) {
                 let i = at as usize + Self::index(t, v * g, origin, strides);
-                if ALIGNED || n == v && i % v == 0 {
+                if ALIGNED || n == v && i.is_multiple_of(v) {
                     aligned_promise::<ALIGNED>(i, n, v);
                     load_vector(src, i, &mut values, v * g, v);
                 } else {
@@ -517,7 +517,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             let n = Self::inside(t, v * g, v, origin, bounds);
             if reached::<ALIGNED>(n, v) && first && (v * g) as u32 & Self::FREE[0] == 0 {
                 let i = at as usize + Self::index(t, v * g, origin, strides);
-                if ALIGNED || n == v && i % v == 0 {
+                if ALIGNED || n == v && i.is_multiple_of(v) {
                     aligned_promise::<ALIGNED>(i, n, v);
                     store_vector(dst, i, &self.values, v * g, v);
                 } else {

@@ -124,10 +124,10 @@ impl<'a, E: Element, L: Layout> TilesMut<'a, E, L> {
         #[allow(unsafe_code)]
         unsafe {
             match L::RANK {
-                1 => tile.store(t, &self.dst, origin::<L, 1>(t), strides::<L, 1>()),
-                2 => tile.store(t, &self.dst, origin::<L, 2>(t), strides::<L, 2>()),
-                3 => tile.store(t, &self.dst, origin::<L, 3>(t), strides::<L, 3>()),
-                _ => tile.store(t, &self.dst, origin::<L, 4>(t), strides::<L, 4>()),
+                1 => tile.store(t, &self.dst, origin::<L, 1>(t), const { strides::<L, 1>() }),
+                2 => tile.store(t, &self.dst, origin::<L, 2>(t), const { strides::<L, 2>() }),
+                3 => tile.store(t, &self.dst, origin::<L, 3>(t), const { strides::<L, 3>() }),
+                _ => tile.store(t, &self.dst, origin::<L, 4>(t), const { strides::<L, 4>() }),
             }
         }
     }
@@ -246,7 +246,7 @@ macro_rules! tiled_common {
                     "a tile past the partitioned tensor's count"
                 );
                 let mut o = [0; R];
-                o[0] = k.0 * L::SHAPE[0];
+                o[0] = k.0 * const { L::SHAPE[0] };
                 o
             }
         }
@@ -280,20 +280,10 @@ impl<'a, E: Element, L: Layout> Tiled<'a, E, L> {
         self.loading(t, k).build()
     }
 
-    /// Tile `k`'s load, its origin checked.
+    /// Tile `k`'s load (its origin checked when it is built).
     #[inline(always)]
     fn loading<'v, T: Thread>(&'v self, t: &'v T, k: TileIndex) -> LoadingAt<'v, 'a, E, L, T> {
-        LoadingAt {
-            src: &self.src,
-            t,
-            at: match L::RANK {
-                1 => Origin::R1(self.origin(k)),
-                2 => Origin::R2(self.origin(k)),
-                3 => Origin::R3(self.origin(k)),
-                _ => Origin::R4(self.origin(k)),
-            },
-            layout: PhantomData,
-        }
+        LoadingAt { tiled: self, t, k }
     }
 }
 
@@ -312,30 +302,41 @@ impl<'a, E: Element, L: Layout> TiledMut<'a, E, L> {
         #[allow(unsafe_code)]
         unsafe {
             match L::RANK {
-                1 => tile.store(t, &self.dst, self.origin::<1>(k), strides::<L, 1>()),
-                2 => tile.store(t, &self.dst, self.origin::<2>(k), strides::<L, 2>()),
-                3 => tile.store(t, &self.dst, self.origin::<3>(k), strides::<L, 3>()),
-                _ => tile.store(t, &self.dst, self.origin::<4>(k), strides::<L, 4>()),
+                1 => tile.store(
+                    t,
+                    &self.dst,
+                    self.origin::<1>(k),
+                    const { strides::<L, 1>() },
+                ),
+                2 => tile.store(
+                    t,
+                    &self.dst,
+                    self.origin::<2>(k),
+                    const { strides::<L, 2>() },
+                ),
+                3 => tile.store(
+                    t,
+                    &self.dst,
+                    self.origin::<3>(k),
+                    const { strides::<L, 3>() },
+                ),
+                _ => tile.store(
+                    t,
+                    &self.dst,
+                    self.origin::<4>(k),
+                    const { strides::<L, 4>() },
+                ),
             }
         }
     }
 }
 
 /// A checked tile origin of any rank up to 4.
-#[derive(Clone, Copy)]
-enum Origin {
-    R1([u32; 1]),
-    R2([u32; 2]),
-    R3([u32; 3]),
-    R4([u32; 4]),
-}
-
-/// A grid-stride tensor's load of a checked origin.
+/// A grid-stride tensor's load of tile `k`.
 struct LoadingAt<'v, 'a, E, L, T> {
-    src: &'v Global<'a, E>,
+    tiled: &'v Tiled<'a, E, L>,
     t: &'v T,
-    at: Origin,
-    layout: PhantomData<fn() -> L>,
+    k: TileIndex,
 }
 
 impl<M: Layout, L: Layout, E: Element, T: Thread> Build<M, E> for LoadingAt<'_, '_, E, L, T> {
@@ -345,16 +346,16 @@ impl<M: Layout, L: Layout, E: Element, T: Thread> Build<M, E> for LoadingAt<'_, 
         M: Registers<N>,
     {
         row_major_tile::<L, M, E, N>();
-        let t = self.t;
-        // SAFETY: a checked tile of the tensor, which the constructor's contract keeps in the
-        // buffer.
+        let (t, x, k) = (self.t, self.tiled, self.k);
+        // SAFETY: a tile of the tensor (checked in `origin`), which the constructor's contract
+        // keeps in the buffer.
         #[allow(unsafe_code)]
         unsafe {
-            match self.at {
-                Origin::R1(o) => Tile::load(t, self.src, o, strides::<L, 1>()),
-                Origin::R2(o) => Tile::load(t, self.src, o, strides::<L, 2>()),
-                Origin::R3(o) => Tile::load(t, self.src, o, strides::<L, 3>()),
-                Origin::R4(o) => Tile::load(t, self.src, o, strides::<L, 4>()),
+            match L::RANK {
+                1 => Tile::load(t, &x.src, x.origin::<1>(k), const { strides::<L, 1>() }),
+                2 => Tile::load(t, &x.src, x.origin::<2>(k), const { strides::<L, 2>() }),
+                3 => Tile::load(t, &x.src, x.origin::<3>(k), const { strides::<L, 3>() }),
+                _ => Tile::load(t, &x.src, x.origin::<4>(k), const { strides::<L, 4>() }),
             }
         }
     }
@@ -394,18 +395,20 @@ pub(crate) fn same_shape<L: Layout, M: Layout>() {
 #[inline(always)]
 fn origin<L: Layout, const R: usize>(t: &impl Thread) -> [u32; R] {
     let mut o = [0; R];
-    o[0] = t.block() * L::SHAPE[0];
+    o[0] = t.block() * const { L::SHAPE[0] };
     o
 }
 
-/// Row-major strides of `L`'s shape.
+/// Row-major strides of `L`'s shape (a const: SPIR-V has no slice constants to index at run
+/// time).
 #[inline(always)]
 const fn strides<L: Layout, const R: usize>() -> [u32; R] {
     let mut s = [1; R];
     let mut d = R;
     while d > 1 {
         d -= 1;
-        s[d - 1] = s[d] * L::SHAPE[d];
+        // Past the layout's rank (a match arm for another rank) the dims are 1.
+        s[d - 1] = s[d] * if d < L::RANK { L::SHAPE[d] } else { 1 };
     }
     s
 }
@@ -429,10 +432,10 @@ impl<M: Layout, L: Layout, E: Element, T: Thread> Build<M, E> for Loading<'_, '_
         #[allow(unsafe_code)]
         unsafe {
             match L::RANK {
-                1 => Tile::load(t, self.src, origin::<L, 1>(t), strides::<L, 1>()),
-                2 => Tile::load(t, self.src, origin::<L, 2>(t), strides::<L, 2>()),
-                3 => Tile::load(t, self.src, origin::<L, 3>(t), strides::<L, 3>()),
-                _ => Tile::load(t, self.src, origin::<L, 4>(t), strides::<L, 4>()),
+                1 => Tile::load(t, self.src, origin::<L, 1>(t), const { strides::<L, 1>() }),
+                2 => Tile::load(t, self.src, origin::<L, 2>(t), const { strides::<L, 2>() }),
+                3 => Tile::load(t, self.src, origin::<L, 3>(t), const { strides::<L, 3>() }),
+                _ => Tile::load(t, self.src, origin::<L, 4>(t), const { strides::<L, 4>() }),
             }
         }
     }

@@ -270,19 +270,30 @@ fn element_index<const R: usize>(
 impl<'a, E: Element, const R: usize, const ALIGNED: bool> ViewMut<'a, E, R, ALIGNED> {
     /// Stores `tile` at `origin`: the elements inside the tensor, each once (copies in
     /// registers, lanes, warps or CTAs store nothing).
+    ///
+    /// # Safety
+    /// No other thread writes these elements, nor reads them, without an ordering: a view
+    /// bounds its stores, not who else stores there. A partition ([`ChunksMut`](crate::ChunksMut),
+    /// [`TilesMut`](crate::TilesMut), [`BlocksMut`](crate::BlocksMut)) gives each CTA its own.
     #[inline(always)]
-    pub fn store<L: Registers<N>, const N: usize>(
+    #[allow(unsafe_code)]
+    pub unsafe fn store<L: Registers<N>, const N: usize>(
         &self,
         t: &impl Thread,
         origin: [u32; R],
         tile: &Tile<L, E, N>,
     ) {
-        tile.store_to(t, self, origin)
+        // SAFETY: the caller's.
+        unsafe { tile.store_to(t, self, origin) }
     }
 
     /// Stores `v` at `index` if it is inside the tensor (a masked store of one element).
+    ///
+    /// # Safety
+    /// As [`ViewMut::store`]: no other thread accesses the element unordered.
     #[inline(always)]
-    pub fn store_one(&self, index: [u32; R], v: E) {
+    #[allow(unsafe_code)]
+    pub unsafe fn store_one(&self, index: [u32; R], v: E) {
         if let Some(i) = element_index(self.at, index, self.shape, self.strides) {
             // SAFETY: inside the shape, which the view's contract keeps in the buffer.
             #[allow(unsafe_code)]
@@ -315,8 +326,12 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     }
 
     /// Stores this tile at `origin` of `dst` ([`ViewMut::store`]).
+    ///
+    /// # Safety
+    /// As [`ViewMut::store`].
     #[inline(always)]
-    pub fn store_to<const R: usize, const ALIGNED: bool>(
+    #[allow(unsafe_code)]
+    pub unsafe fn store_to<const R: usize, const ALIGNED: bool>(
         &self,
         t: &impl Thread,
         dst: &ViewMut<'_, E, R, ALIGNED>,

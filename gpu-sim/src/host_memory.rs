@@ -12,8 +12,8 @@ use crate::issue::IssueKind;
 
 use gpu_runtime::global::HostBuffer;
 use gpu_runtime::{
-    Blocks, BlocksMut, Element, Global, GlobalMut, Layout, Tiled, TiledMut, Tiles, TilesMut, View,
-    ViewMut,
+    Blocks, BlocksMut, ChunksMut, Element, Global, GlobalMut, Layout, Tiled, TiledMut, Tiles,
+    TilesMut, View, ViewMut,
 };
 
 /// Global memory for kernel bodies on the simulator: host memory that simulated threads read
@@ -68,6 +68,14 @@ impl HostMemory {
     /// This memory as a row-major tensor of `shape` a kernel writes (a `ViewMut` parameter).
     pub fn view_mut<E: Element, const R: usize>(&self, shape: [u32; R]) -> ViewMut<'_, E, R> {
         ViewMut::host(self, shape)
+    }
+    /// This memory as a row-major tensor of `shape` in chunks of `L`'s rows, one per CTA,
+    /// written (a `ChunksMut` parameter).
+    pub fn chunks_mut<E: Element, L: Layout, const R: usize>(
+        &self,
+        shape: [u32; R],
+    ) -> ChunksMut<'_, E, L, R> {
+        ChunksMut::host(self, shape)
     }
     /// This memory cut into one tile of `L` per CTA, read (a `Tiles` parameter).
     pub fn tiles<E: Element, L: Layout>(&self) -> Tiles<'_, E, L> {

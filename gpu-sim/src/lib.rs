@@ -26,7 +26,7 @@
 //!         t.sync_block();
 //!     }
 //!     let next = unsafe { t.ld_shared(4 * ((me + 1) % 64), 4) }[0];
-//!     out.view_mut::<u32, 1>([64]).store_one([me], next);
+//!     unsafe { out.view_mut::<u32, 1>([64]).store_one([me], next) };
 //! };
 //! launch(Launch::new(1, 64, 256), |t| body(t, true)).unwrap();
 //! assert_eq!(out.get(63), 0);

@@ -23,7 +23,7 @@
 use linear_layouts::kernel;
 use linear_layouts::math::{self, Real};
 use linear_layouts::{
-    layout, Bf16, BroadcastTo, Element, Registers, Thread, Tile, View, ViewMut, F16,
+    layout, Bf16, BroadcastTo, ChunksMut, Element, Registers, Thread, Tile, View, F16,
 };
 
 layout! {
@@ -123,17 +123,16 @@ fn load<L: Registers<N>, E: Element, T: Thread, const N: usize, const ALIGNED: b
     }
 }
 
-/// The store of [`load`]'s masks.
+/// The store of [`load`]'s masks: the CTA's chunk of rows.
 #[inline(always)]
 fn store<L: Registers<N>, E: Element, T: Thread, const N: usize, const ALIGNED: bool>(
     t: &T,
     tile: &Tile<L, E, N>,
-    dst: ViewMut<E, 2>,
-    origin: [u32; 2],
+    dst: ChunksMut<E, L, 2>,
 ) {
     match ALIGNED {
-        true => tile.store_to(t, &dst.aligned(), origin),
-        false => tile.store_to(t, &dst, origin),
+        true => dst.aligned().store(t, tile),
+        false => dst.store(t, tile),
     }
 }
 
@@ -145,7 +144,7 @@ fn store<L: Registers<N>, E: Element, T: Thread, const N: usize, const ALIGNED: 
 pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: bool>(
     t: &T,
     x: &View<E, 2>,
-    y: ViewMut<E, 2>,
+    y: ChunksMut<E, L, 2>,
 ) where
     L: Registers<N>,
     S: Registers<M> + BroadcastTo<L>,
@@ -159,11 +158,11 @@ pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: b
     let e = (v - max).map(math::exp);
     let sum: Tile<S, f32, M> = e.reduce_into::<1, S, M>(t, |a, b| a + b);
     let out = (e * sum.map(math::rcp)).map(E::from_f32);
-    store::<L, E, T, N, ALIGNED>(t, &out, y, origin);
+    store::<L, E, T, N, ALIGNED>(t, &out, y);
 }
 
-/// A layer norm's tensors.
-pub struct LayerNormIo<'a, E> {
+/// A layer norm's tensors (`L` the rows' tile, `S` its slice: a statistic per row).
+pub struct LayerNormIo<'a, E, L, S> {
     /// The input, `n_rows x n_cols`.
     pub x: View<'a, E, 2>,
     /// The weight, `n_cols`.
@@ -171,11 +170,11 @@ pub struct LayerNormIo<'a, E> {
     /// The bias, `n_cols`.
     pub b: View<'a, E, 1>,
     /// The output, as `x`.
-    pub y: ViewMut<'a, E, 2>,
+    pub y: ChunksMut<'a, E, L, 2>,
     /// Each row's mean, `n_rows`.
-    pub mean: ViewMut<'a, f32, 1>,
+    pub mean: ChunksMut<'a, f32, S, 1>,
     /// Each row's `1 / sqrt(var + eps)`, `n_rows`.
-    pub rstd: ViewMut<'a, f32, 1>,
+    pub rstd: ChunksMut<'a, f32, S, 1>,
 }
 
 /// Layer norm forward of `n_rows` rows of `n_cols <= W`: `y = (x - mean) * rstd * w + b` with
@@ -185,7 +184,7 @@ pub struct LayerNormIo<'a, E> {
 #[inline(always)]
 pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: bool>(
     t: &T,
-    io: LayerNormIo<E>,
+    io: LayerNormIo<E, L, S>,
     eps: f32,
 ) where
     L: Registers<N>,
@@ -219,14 +218,10 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     let affine = scaled
         .fma(w.map(E::to_f32), b.map(E::to_f32))
         .map(E::from_f32);
-    store::<L, E, T, N, ALIGNED>(t, &affine, io.y, origin);
-    // The one thread whose register 0 holds column 0 of a row writes the row's statistics.
-    let at = [0, t.lane(), t.warp(), 0];
-    let row = row0 + L::coord(at, 0);
-    if L::coord(at, 1) == 0 {
-        io.mean.store_one([row], mean.values[0]);
-        io.rstd.store_one([row], r.values[0]);
-    }
+    store::<L, E, T, N, ALIGNED>(t, &affine, io.y);
+    // Each row's statistics, stored once (the threads holding copies of a row's store nothing).
+    io.mean.store(t, &mean);
+    io.rstd.store(t, &r);
 }
 
 /// The layer norms' epsilon (PyTorch's and the tutorial's default).
@@ -295,7 +290,7 @@ macro_rules! row_class {
             shared = scratch::<$rows, $stat, { $rows::ELEMENTS_PER_THREAD as usize }>(),
             extent(x = [n_rows, n_cols], y = [n_rows, n_cols]),
         )]
-        pub fn $name(t: &impl Thread, x: View<$e, 2>, y: ViewMut<$e, 2>, n_rows: u32, n_cols: u32) {
+        pub fn $name(t: &impl Thread, x: View<$e, 2>, y: ChunksMut<$e, $rows, 2>, n_rows: u32, n_cols: u32) {
             softmax_rows::<$rows, $stat, $e, _, { $rows::ELEMENTS_PER_THREAD as usize }, 1, $aligned>(t, &x, y)
         }
     };
@@ -313,9 +308,9 @@ macro_rules! row_class {
             x: View<$e, 2>,
             w: View<$e, 1>,
             b: View<$e, 1>,
-            y: ViewMut<$e, 2>,
-            mean: ViewMut<f32, 1>,
-            rstd: ViewMut<f32, 1>,
+            y: ChunksMut<$e, $rows, 2>,
+            mean: ChunksMut<f32, $stat, 1>,
+            rstd: ChunksMut<f32, $stat, 1>,
             n_rows: u32,
             n_cols: u32,
         ) {

@@ -74,7 +74,7 @@ fn softmax_case<L, S, E, const N: usize, const A: bool>(
         softmax_rows::<L, S, E, _, N, 1, A>(
             t,
             &xm.view([n_rows, n_cols]),
-            ym.view_mut([n_rows, n_cols]),
+            ym.chunks_mut([n_rows, n_cols]),
         )
     })
     .expect("no simulator issue");
@@ -137,9 +137,9 @@ fn layer_norm_case<L, S, E, const N: usize, const A: bool>(
             x: xm.view([n_rows, n_cols]),
             w: wm.view([n_cols]),
             b: bm.view([n_cols]),
-            y: ym.view_mut([n_rows, n_cols]),
-            mean: mm.view_mut([n_rows]),
-            rstd: rm.view_mut([n_rows]),
+            y: ym.chunks_mut([n_rows, n_cols]),
+            mean: mm.chunks_mut([n_rows]),
+            rstd: rm.chunks_mut([n_rows]),
         };
         layer_norm_rows::<L, S, E, _, N, 1, A>(t, io, rows::EPS)
     })
@@ -333,7 +333,7 @@ fn aligned_softmax<L: Registers<N>, S: Registers<1> + BroadcastTo<L>, const N: u
         softmax_rows::<L, S, f32, _, N, 1, true>(
             t,
             &x.view([n_rows, n_cols]),
-            y.view_mut([n_rows, n_cols]),
+            y.chunks_mut([n_rows, n_cols]),
         )
     })
 }

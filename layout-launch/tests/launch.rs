@@ -2,13 +2,18 @@
 //! `#[kernel]` and checks the result.
 
 use layout_launch::{Gpu, LaunchError};
-use linear_layouts::{kernel, Thread, View, ViewMut, F16};
+use linear_layouts::{kernel, layout, ChunksMut, Thread, View, F16};
 
 /// `y = 2 x`, one element per thread.
 #[kernel(block = 128, extent(x = [n], y = [n]))]
-pub fn twice(t: &impl Thread, x: View<f32, 1>, y: ViewMut<f32, 1>, n: u32) {
-    let i = t.index_1d();
-    y.store_one([i], 2.0 * x.load_one([i], 0.0));
+pub fn twice(t: &impl Thread, x: View<f32, 1>, y: ChunksMut<f32, Flat, 1>, n: u32) {
+    let v = x.load::<Flat>(t, [128 * t.block_idx()[0]], 0.0);
+    y.store(t, &(v * 2.0));
+}
+
+layout! {
+    /// One element per thread of 4 warps.
+    pub Flat = blocked(sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]) for [128];
 }
 
 #[test]
@@ -42,7 +47,7 @@ fn on_the_simulator_the_same_kernel_runs() {
     let x = HostMemory::new((0..300).map(|i| (i as f32).to_bits() as u64));
     let y = HostMemory::new((0..300).map(|_| 0));
     let l = Launch::new(3, TWICE.threads(), TWICE.shared_bytes());
-    launch(l, |t| twice(t, x.view([300]), y.view_mut([300]), 300)).expect("simulator");
+    launch(l, |t| twice(t, x.view([300]), y.chunks_mut([300]), 300)).expect("simulator");
     for i in 0..300 {
         assert_eq!(f32::from_bits(y.get(i) as u32), 2.0 * i as f32);
     }
@@ -50,9 +55,9 @@ fn on_the_simulator_the_same_kernel_runs() {
 
 /// `y = x + 1` on halves, one element per thread.
 #[kernel(block = 128, extent(x = [n], y = [n]))]
-pub fn add_one_f16(t: &impl Thread, x: View<F16, 1>, y: ViewMut<F16, 1>, n: u32) {
-    let i = t.index_1d();
-    y.store_one([i], F16::round(x.load_one([i], F16::ZERO).to_f32() + 1.0));
+pub fn add_one_f16(t: &impl Thread, x: View<F16, 1>, y: ChunksMut<F16, Flat, 1>, n: u32) {
+    let v = x.load::<Flat>(t, [128 * t.block_idx()[0]], F16::ZERO);
+    y.store(t, &v.map(|h| F16::round(h.to_f32() + 1.0)));
 }
 
 /// The kernels' own `F16` uploads, passes for `Global<F16>` and downloads, without `half`
@@ -83,7 +88,7 @@ fn f16_kernel_on_the_simulator() {
     let x = HostMemory::new((0..300).map(|i| F16::from_f32(i as f32).0 as u64));
     let y = HostMemory::new((0..300).map(|_| 0));
     launch(Launch::new(3, 128, 0), |t| {
-        add_one_f16(t, x.view([300]), y.view_mut([300]), 300)
+        add_one_f16(t, x.view([300]), y.chunks_mut([300]), 300)
     })
     .expect("simulator");
     assert!((0..300).all(|i| F16(y.get(i) as u16).to_f32() == i as f32 + 1.0));

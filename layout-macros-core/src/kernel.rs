@@ -279,13 +279,13 @@ fn extents(
         };
         let i = params.iter().position(|(n, _)| n == &v.name).unwrap_or(0);
         let pname = v.name.to_string();
-        checks.push(quote! {
+        checks.push((i, quote! {
             let len = #kernel::Arg::at(args, #i).elements();
             let need = #need;
             if (len as i128) < need || need > #kernel::MAX_VIEW_ELEMENTS {
                 return Err(#kernel::ExtentError { index: #i, param: #pname, expr: #expr, need, len });
             }
-        });
+        }));
     }
     for (name, expr) in &a.extents {
         let at = params.iter().position(|(n, _)| n == name);
@@ -296,13 +296,13 @@ fn extents(
             }
             let (pname, text) = (name.to_string(), expr.to_token_stream().to_string());
             let dims = &v.dims;
-            checks.push(quote! {
+            checks.push((i, quote! {
                 let need = #kernel::shape_elements(&[#((#dims) as i128),*]);
                 let len = #kernel::Arg::at(args, #i).elements();
                 if (len as i128) < need || need > #kernel::MAX_VIEW_ELEMENTS {
                     return Err(#kernel::ExtentError { index: #i, param: #pname, expr: #text, need, len });
                 }
-            });
+            }));
             continue;
         }
         const BUFFERS: [&str; 4] = ["Global", "GlobalMut", "View", "ViewMut"];
@@ -329,14 +329,17 @@ fn extents(
             ));
         }
         let (pname, text) = (name.to_string(), expr.to_token_stream().to_string());
-        checks.push(quote! {
+        checks.push((i, quote! {
             let need = (#expr) as i128;
             let len = #kernel::Arg::at(args, #i).elements();
             if (len as i128) < need {
                 return Err(#kernel::ExtentError { index: #i, param: #pname, expr: #text, need, len });
             }
-        });
+        }));
     }
+    // In the parameters' order: the first short buffer is the one reported.
+    checks.sort_by_key(|(i, _)| *i);
+    let checks: Vec<TokenStream> = checks.into_iter().map(|(_, c)| c).collect();
     if checks.is_empty() {
         return Ok(quote!(spec.with_names(&[#(#names),*])));
     }

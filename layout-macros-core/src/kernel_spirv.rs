@@ -17,8 +17,8 @@ use crate::kernel_args::Args;
 
 /// How a kernel parameter reaches a SPIR-V entry point.
 enum Param<'a> {
-    /// A storage buffer of `elem`; `write` for `GlobalMut` (and `ViewMut`, the view made of
-    /// it by the entry).
+    /// A storage buffer of `elem`; `write` for `GlobalMut` (and the views and partitions made
+    /// of a buffer by the entry: `ViewMut`, `TilesMut`, ...).
     Buffer { write: bool, elem: &'a syn::Type },
     /// A field of the push-constant block.
     Push,
@@ -32,8 +32,8 @@ fn classify(ty: &syn::Type) -> Param<'_> {
         return Param::Push;
     };
     let write = match seg.ident.to_string().as_str() {
-        "Global" | "View" => false,
-        "GlobalMut" | "ViewMut" => true,
+        "Global" | "View" | "Tiles" | "Tiled" | "Blocks" => false,
+        "GlobalMut" | "ViewMut" | "TilesMut" | "TiledMut" | "BlocksMut" | "ChunksMut" => true,
         _ => return Param::Push,
     };
     match crate::kernel_views::element_type(seg) {

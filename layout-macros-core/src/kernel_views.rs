@@ -34,6 +34,8 @@ enum Kind {
     Tiled,
     /// One 2-D block per CTA of a 2-D grid.
     Blocks,
+    /// A tensor of the `extent`'s shape in chunks of rows, one per CTA of a 1-D grid.
+    Chunks,
 }
 
 /// The last path segment of a parameter type (`View`, `Global`, `u32`), with its generics.
@@ -76,6 +78,7 @@ pub(crate) fn views(
             "TiledMut" => (true, Kind::Tiled),
             "Blocks" => (false, Kind::Blocks),
             "BlocksMut" => (true, Kind::Blocks),
+            "ChunksMut" => (true, Kind::Chunks),
             _ => continue,
         };
         let elem = element_type(seg).ok_or_else(|| {
@@ -168,9 +171,17 @@ fn partition_param(
             let text = arr.to_token_stream().to_string();
             (vec![cols.clone()], quote!(#kernel::blocks_elements::<#layout>(grid, [(#rows) as i128, (#cols) as i128], #transposed)), quote!(#text))
         }
-        (Kind::Tiled | Kind::Blocks, other) => {
+        (Kind::Chunks, Some(Expr::Array(arr))) => {
+            let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
+            let text = arr.to_token_stream().to_string();
+            let need = quote!(#kernel::chunks_elements(grid, &[#((#dims) as i128),*]));
+            let make = quote!(<#ty>::new_unchecked(#name, [#((#dims) as u32),*]));
+            return Ok(partition(name, write, elem, rt, make, dims, (need, quote!(#text))));
+        }
+        (Kind::Tiled | Kind::Blocks | Kind::Chunks, other) => {
             let want = match kind {
                 Kind::Tiled => format!("how many tiles, `extent({name} = tiles)`"),
+                Kind::Chunks => format!("its shape, `extent({name} = [n_rows, n_cols])`"),
                 _ => format!("the matrix's shape, `extent({name} = [rows, cols])` (rows may use `grid`)"),
             };
             let msg = format!("the launcher checks `{name}` against its buffer: give {want}");
@@ -181,27 +192,40 @@ fn partition_param(
         }
         (Kind::View, _) => unreachable!("views are made in `views`"),
     };
-    let buffer: syn::Type = match write {
-        false => syn::parse_quote!(#rt::Global<'static, #elem>),
-        true => syn::parse_quote!(#rt::GlobalMut<'static, #elem>),
-    };
     let make = match dims.first() {
         None => quote!(<#ty>::new_unchecked(#name)),
         Some(d) => quote!(<#ty>::new_unchecked(#name, (#d) as u32)),
     };
+    Ok(partition(name, write, elem, rt, make, dims, (need, expr)))
+}
+
+/// A partition parameter made by `make` from its buffer, checked by `check` on the host.
+fn partition(
+    name: &syn::Ident,
+    write: bool,
+    elem: &syn::Type,
+    rt: &TokenStream,
+    make: TokenStream,
+    dims: Vec<Expr>,
+    check: (TokenStream, TokenStream),
+) -> ViewParam {
+    let buffer: syn::Type = match write {
+        false => syn::parse_quote!(#rt::Global<'static, #elem>),
+        true => syn::parse_quote!(#rt::GlobalMut<'static, #elem>),
+    };
     let make = quote! {
-        // SAFETY: the launcher checked the buffer holds the partition's tiles or blocks, the
-        // grid against them, and that a grid-stride loop cannot wrap.
+        // SAFETY: the launcher checked the buffer holds the partition's tiles, blocks or shape,
+        // the grid against them, and that a grid-stride loop cannot wrap.
         #[allow(unsafe_code, clippy::unnecessary_cast)]
         let #name = unsafe { #make };
     };
-    Ok(ViewParam {
+    ViewParam {
         name: name.clone(),
         buffer,
         make,
         dims,
-        partition: Some((need, expr)),
-    })
+        partition: Some(check),
+    }
 }
 
 /// The parameters the views' shapes name.

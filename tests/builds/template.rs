@@ -194,7 +194,7 @@ fn dependencies_are_linked_into_the_ptx(tmp: &Path, target: &Path) {
     let toml = toml.replacen("[dependencies]\n", "[dependencies]\nlibm = \"0.2\"\n", 1);
     std::fs::write(&manifest, toml).unwrap();
     let lib = tmp.join("kernel/src/lib.rs");
-    let kernel = "\n#[kernel(block = Halves::THREADS, extent(x = [n], y = [n]))]\npub fn expf(t: &impl Thread, x: View<f32, 1>, y: ViewMut<f32, 1>, n: u32) {\n    let origin = [1024 * t.block_idx()[0]];\n    let v = x.load::<Halves>(t, origin, 0.0);\n    y.store(t, origin, &v.map(libm::expf));\n}\n";
+    let kernel = "\n#[kernel(block = Halves::THREADS, extent(x = [n], y = [n]))]\npub fn expf(t: &impl Thread, x: View<f32, 1>, y: ChunksMut<f32, Halves, 1>, n: u32) {\n    let v = x.load::<Halves>(t, [1024 * t.block_idx()[0]], 0.0);\n    y.store(t, &v.map(libm::expf));\n}\n";
     let good = std::fs::read_to_string(&lib).unwrap();
     std::fs::write(&lib, format!("{}{}", good, kernel)).unwrap();
     cargo(tmp, target, &["build"]);

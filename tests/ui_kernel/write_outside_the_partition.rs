@@ -1,7 +1,8 @@
-// A partitioned output is written only as the CTA's own tile, and a view only inside its shape:
-// neither can be made over a buffer without `unsafe` (their contracts are what the launcher
-// checks before a launch), so safe code cannot aim them elsewhere.
-use linear_layouts::{layout, GlobalMut, TilesMut, ViewMut};
+// A safe kernel writes only its CTA's part of an output: partitions (`TilesMut`, `ChunksMut`,
+// ...) store only the CTA's own tile, and cannot be made over a buffer without `unsafe` (their
+// contracts are what the launcher checks); a view stores anywhere inside its shape, so its
+// stores are `unsafe` (who else writes there is the caller's promise).
+use linear_layouts::{layout, GlobalMut, Thread, Tile, TilesMut, ViewMut};
 
 layout! {
     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
@@ -13,8 +14,8 @@ fn anywhere<'a>(y: GlobalMut<'a, f32>) -> TilesMut<'a, f32, Rows> {
 }
 
 #[allow(dead_code)]
-fn larger<'a>(y: GlobalMut<'a, f32>) -> ViewMut<'a, f32, 2> {
-    ViewMut::new_unchecked(y, [1 << 16, 1 << 16])
+fn another_ctas_rows(t: &impl Thread, y: &ViewMut<f32, 2>) {
+    y.store(t, [64 * (t.block_idx()[0] + 1), 0], &Tile::<Rows, f32, 32>::splat(0.0));
 }
 
 fn main() {}

@@ -2,7 +2,9 @@
 //! the host, where each `#[kernel]` is a plain function the simulator runs.
 #![no_std]
 
-use linear_layouts::{F16, Thread, View, ViewMut, convert, kernel, layout, math};
+use linear_layouts::{
+    Blocks, BlocksMut, ChunksMut, F16, Thread, View, convert, kernel, layout, math,
+};
 
 layout! {
     /// 64x64 f32 in rows: each thread holds 4 consecutive elements (one 16-byte vector).
@@ -18,29 +20,27 @@ pub const SMEM: u32 = convert!(Rows => Cols, f32).cost.shared_bytes;
 
 /// `out = inp^T` for an `n x n` f32 matrix, `n` a multiple of 64: one 64x64 tile per block,
 /// grid `[n / 64, n / 64, 1]`. Block size and shared memory come from the layouts; both
-/// tensors are `n x n` views, whose shape the launcher checks against the buffers (`extent`).
+/// tensors are `n x n` matrices in 64x64 blocks, one per block of threads, which the launcher
+/// checks against the buffers and the grid (`extent`).
 #[kernel(block = Rows::THREADS, shared = SMEM, extent(inp = [n, n], out = [n, n]))]
-pub fn transpose(t: &impl Thread, inp: View<f32, 2>, out: ViewMut<f32, 2>, n: u32) {
-    let [bx, by, _] = t.block_idx();
-    let origin = [64 * by, 64 * bx];
-    // 16-byte loads along rows (`aligned`: n is a multiple of the vector)...
-    let rows = inp.aligned().load::<Rows>(t, origin, 0.0);
-    // ...regrouped by columns through shared memory...
-    let cols = rows.convert::<Cols>(t);
-    // ...and 16-byte stores along the output's rows: element (i, j) goes to (j, i).
-    out.transpose().aligned().store(t, origin, &cols);
+pub fn transpose(t: &impl Thread, inp: Blocks<f32, Rows>, out: BlocksMut<f32, Cols, true>, n: u32) {
+    // 16-byte loads along rows, regrouped by columns through shared memory...
+    let cols = inp.load(t).convert::<Cols>(t);
+    // ...and 16-byte stores along the output's rows: element (i, j) goes to (j, i), the block
+    // of the output's transpose (`true`) this block of threads owns.
+    out.store(t, &cols);
 }
 
 /// `y = x * sigmoid(x)` (SiLU) for `n` halves: one 1,024-element tile per block, grid
 /// `[n.div_ceil(1024), 1, 1]`, the last tile masked. Each element is computed in f32 with the
 /// GPU's fast `exp` and reciprocal (`ex2.approx`, `rcp.approx`) and rounded back to f16.
 #[kernel(block = Halves::THREADS, extent(x = [n], y = [n]))]
-pub fn silu(t: &impl Thread, x: View<F16, 1>, y: ViewMut<F16, 1>, n: u32) {
+pub fn silu(t: &impl Thread, x: View<F16, 1>, y: ChunksMut<F16, Halves, 1>, n: u32) {
     let origin = [1024 * t.block_idx()[0]];
     let v = x.load::<Halves>(t, origin, F16::ZERO);
     let s = v.map(|h| {
         let a = h.widen();
         F16::round(a * math::rcp(1.0 + math::exp(-a)))
     });
-    y.store(t, origin, &s);
+    y.store(t, &s);
 }

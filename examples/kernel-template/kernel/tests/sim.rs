@@ -14,7 +14,7 @@ fn transpose_on_the_simulator() {
         TRANSPOSE.block(),
         TRANSPOSE.shared_bytes(),
     );
-    launch(l, |t| transpose(t, inp.view([n, n]), out.view_mut([n, n]), n)).expect("simulator");
+    launch(l, |t| transpose(t, inp.blocks(n), out.blocks_mut(n), n)).expect("simulator");
     for i in 0..n as usize {
         for j in 0..n as usize {
             assert_eq!(out.get(j * n as usize + i), inp.get(i * n as usize + j));
@@ -31,7 +31,7 @@ fn silu_on_the_simulator() {
     let xm = HostMemory::new(x.iter().map(|h| h.0 as u64));
     let ym = HostMemory::new(x.iter().map(|_| u64::MAX));
     let l = Launch::dims([2, 1, 1], SILU.block(), SILU.shared_bytes());
-    launch(l, |t| silu(t, xm.view([2000]), ym.view_mut([2000]), 2000)).expect("simulator");
+    launch(l, |t| silu(t, xm.view([2000]), ym.chunks_mut([2000]), 2000)).expect("simulator");
     for (i, x) in x.iter().enumerate().take(2000) {
         let (x, y) = (x.to_f32() as f64, F16(ym.get(i) as u16).to_f32() as f64);
         // Half an f16 ulp of rounding, the fast instructions' error well inside it.
