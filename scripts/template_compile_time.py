@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Compile time as a kernel author meets it, next to Triton's in the same run.
 
-Copies examples/kernel-template outside the workspace (its path dependencies made absolute),
-adds the guide's row softmax as a `#[kernel]` (and, with --extra FILE, the kernels in FILE),
-builds it once (dependencies built), then times, median of --runs:
+Copies examples/kernel-template outside the workspace (its path dependencies made absolute;
+its kernels: a transpose, SiLU, the guide's row softmax and a row cross-entropy), adds the
+kernels in --extra FILE if given, builds it once (dependencies built), then times, median of
+--runs:
 
 * edit -> PTX: an edit of the kernel crate, then `cargo build` (build.rs builds the PTX);
 * edit -> simulator test: an edit, then `cargo test` (the kernel crate's simulator tests);
@@ -24,21 +25,6 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-SOFTMAX = """
-layout! {
-    pub RowTile = blocked(sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [4, 1024];
-    pub RowStat = slice(dim = 1, parent = RowTile) for [4];
-}
-
-/// The guide's row softmax (the README's): 4 rows of up to 1,024 per CTA.
-#[kernel(block = RowTile::THREADS, extent(x = [n_rows, n_cols], y = [n_rows, n_cols]))]
-pub fn softmax(t: &impl Thread, x: View<f32, 2>, y: ChunksMut<f32, RowTile, 2>, n_rows: u32, n_cols: u32) {
-    let v = x.load::<RowTile>(t, [4 * t.block_idx()[0], 0], f32::NEG_INFINITY);
-    let e = (v - v.max::<1>(t)).map(math::exp);
-    y.store(t, &(e * e.sum::<1>(t).map(math::rcp)));
-}
-"""
-
 TRITON = """
 import os, sys, tempfile, time
 os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp()
@@ -58,7 +44,7 @@ print(time.perf_counter() - t)
 
 
 def template(dst, extra):
-    """The template at `dst`, paths absolute, the softmax (and `extra`) added."""
+    """The template at `dst`, paths absolute, `extra` added."""
     shutil.copytree(os.path.join(ROOT, "examples/kernel-template"), dst)
     for toml, up in (("Cargo.toml", "../.."), ("kernel/Cargo.toml", "../../..")):
         path = os.path.join(dst, toml)
@@ -67,9 +53,8 @@ def template(dst, extra):
         text = text.replace(f'path = "{up}"', f'path = "{ROOT}"')
         open(path, "w").write(text)
     shutil.copy(os.path.join(ROOT, "Cargo.lock"), dst)
-    with open(os.path.join(dst, "kernel/src/lib.rs"), "a") as f:
-        f.write(SOFTMAX)
-        if extra:
+    if extra:
+        with open(os.path.join(dst, "kernel/src/lib.rs"), "a") as f:
             f.write(open(extra).read())
 
 
