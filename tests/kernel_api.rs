@@ -608,7 +608,9 @@ mod views {
                 ([64, 64], [64, 1], [1, 64])
             );
             let a = rows.load::<Rows>(t, [16, 32], 0.0);
-            let b = rows.aligned().load::<Rows>(t, [16, 32], 0.0);
+            let b = x
+                .view_aligned::<f32, 2>([64, 64])
+                .load::<Rows>(t, [16, 32], 0.0);
             assert_eq!(a, b);
             assert_eq!(
                 a,
@@ -634,8 +636,7 @@ mod views {
         let x = memory(16 * 34, |i| i as f32);
         let r = launch(Launch::new(1, 128, 0), |t| {
             let _ = x
-                .view::<f32, 2>([16, 34])
-                .aligned()
+                .view_aligned::<f32, 2>([16, 34])
                 .load::<Rows>(t, [0, 32], 0.0f32);
         });
         let err = r.expect_err("a vector cut by the edge under the aligned promise");

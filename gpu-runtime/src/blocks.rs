@@ -22,7 +22,7 @@ use crate::layout::{Layout, Registers};
 use crate::slices::{Build, Distributed, TileOf};
 use crate::thread::Thread;
 use crate::tile::Tile;
-use crate::tiles::same_shape;
+use crate::tiles::{exclusive, same_shape};
 
 /// A matrix a kernel reads, one block of `L`'s shape per CTA (see the module).
 pub struct Blocks<'a, E, L, const TRANSPOSED: bool = false> {
@@ -115,11 +115,14 @@ impl<'a, E: Element, L: Layout, const TRANSPOSED: bool> Blocks<'a, E, L, TRANSPO
 }
 
 impl<'a, E: Element, L: Layout, const TRANSPOSED: bool> BlocksMut<'a, E, L, TRANSPOSED> {
-    /// Stores `tile` (of `L`'s shape, in any layout) as this CTA's block, each element once.
+    /// Stores `tile` as this CTA's block, each element once (in `L`, as `TilesMut::store`).
     #[inline(always)]
-    pub fn store<M: Registers<N>, const N: usize>(&self, t: &impl Thread, tile: &Tile<M, E, N>) {
-        same_shape::<L, M>();
-        contiguous::<M, E, N, TRANSPOSED>();
+    pub fn store<T: Thread, const N: usize>(&self, t: &T, tile: &Tile<L, E, N>)
+    where
+        L: Registers<N>,
+    {
+        exclusive::<T>();
+        contiguous::<L, E, N, TRANSPOSED>();
         let (origin, strides) = self.block(t);
         // SAFETY: the CTA's own block, which the constructor's contract keeps in the buffer.
         #[allow(unsafe_code)]

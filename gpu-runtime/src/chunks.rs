@@ -15,6 +15,7 @@ use crate::global::GlobalMut;
 use crate::layout::{Layout, Registers};
 use crate::thread::Thread;
 use crate::tile::Tile;
+use crate::tiles::exclusive;
 use crate::view::ViewMut;
 
 /// A tensor a kernel writes, one chunk of `L`'s rows per CTA (see the module). `ALIGNED`:
@@ -24,13 +25,16 @@ pub struct ChunksMut<'a, E, L, const R: usize, const ALIGNED: bool = false> {
     layout: PhantomData<fn() -> L>,
 }
 
-impl<'a, E: Element, L: Layout, const R: usize> ChunksMut<'a, E, L, R> {
+impl<'a, E: Element, L: Layout, const R: usize, const ALIGNED: bool>
+    ChunksMut<'a, E, L, R, ALIGNED>
+{
     /// `dst` as a row-major tensor of `shape` cut into chunks: what `#[kernel]` makes of the
     /// parameter.
     ///
     /// # Safety
-    /// As [`ViewMut::new_unchecked`] (the buffer holds the shape, at most 2^32 elements), and
-    /// the launch's grid is 1-D: the launcher checks both.
+    /// As [`ViewMut::new_unchecked`] (the buffer holds the shape, at most 2^32 elements, and
+    /// with `ALIGNED` its last dim is a multiple of 16 bytes), and the launch's grid is 1-D with
+    /// at most 2^32 rows of chunks: the launcher checks all of it.
     #[inline(always)]
     #[allow(unsafe_code)]
     pub unsafe fn new_unchecked(dst: GlobalMut<'a, E>, shape: [u32; R]) -> Self {
@@ -50,15 +54,6 @@ impl<'a, E: Element, L: Layout, const R: usize> ChunksMut<'a, E, L, R> {
             layout: PhantomData,
         }
     }
-
-    /// The same chunks under the `_aligned` promise ([`ViewMut::aligned`]).
-    #[inline(always)]
-    pub fn aligned(self) -> ChunksMut<'a, E, L, R, true> {
-        ChunksMut {
-            view: self.view.aligned(),
-            layout: PhantomData,
-        }
-    }
 }
 
 impl<'a, E: Element, L: Layout, const R: usize, const ALIGNED: bool>
@@ -70,13 +65,17 @@ impl<'a, E: Element, L: Layout, const R: usize, const ALIGNED: bool>
         self.view.shape()
     }
 
-    /// Stores `tile` (a layout of `L`'s rows: its dim 0 as long, any width) as this CTA's chunk
-    /// from column 0: the elements inside the tensor, each once.
+    /// Stores `tile` as this CTA's chunk from column 0: the elements inside the tensor, each
+    /// once.
     #[inline(always)]
-    pub fn store<M: Registers<N>, const N: usize>(&self, t: &impl Thread, tile: &Tile<M, E, N>) {
+    pub fn store<T: Thread, const N: usize>(&self, t: &T, tile: &Tile<L, E, N>)
+    where
+        L: Registers<N>,
+    {
+        exclusive::<T>();
         const {
-            if M::RANK != R || L::RANK != R || M::SHAPE[0] != L::SHAPE[0] {
-                panic!("a chunk is stored as a tile of the partition's rank and rows (its layout's dim 0): this tile's differ");
+            if L::RANK != R {
+                panic!("a chunk is stored as a tile of the partition's rank: its layout's differs");
             }
         }
         let mut origin = [0; R];

@@ -117,14 +117,24 @@ pub const fn shape_elements(dims: &[i128]) -> i128 {
 }
 
 /// The elements a kernel whose CTAs each take one of `tiles` tiles reaches: `need` for a 1-D
-/// grid of at most `tiles` CTAs, and more than any buffer holds otherwise (a CTA past the last
-/// tile would reach outside), so that an `extent(..)` refuses such a grid.
+/// grid of at most `tiles` CTAs and at most 2^32 elements (a tile's u32 index cannot wrap onto
+/// another's), and more than any buffer holds otherwise (a CTA past the last tile would reach
+/// outside), so that an `extent(..)` refuses such a grid.
 pub const fn within_grid(grid: [i128; 3], tiles: i128, need: i128) -> i128 {
-    if grid[0] <= tiles && grid[1] == 1 && grid[2] == 1 {
+    if grid[0] <= tiles && grid[1] == 1 && grid[2] == 1 && need <= MAX_VIEW_ELEMENTS {
         need
     } else {
         i128::MAX
     }
+}
+
+/// `need` (a view's elements), or more than any buffer holds where the `_aligned` promise does
+/// not hold: the last dim `last` of `elem_bytes` elements is not a multiple of 16 bytes.
+pub const fn aligned_elements(need: i128, last: i128, elem_bytes: usize) -> i128 {
+    if (last * elem_bytes as i128) % 16 != 0 {
+        return i128::MAX;
+    }
+    need
 }
 
 /// The extent of a partitioned tensor ([`Tiles`](crate::Tiles)), as an [`ExtentError`] names it.
@@ -174,11 +184,11 @@ pub fn blocks_elements<L: crate::layout::Layout>(
     shape_elements(&[rows, cols])
 }
 
-/// The elements a row partition ([`ChunksMut`](crate::ChunksMut)) of shape `dims` needs for a
-/// launch of `grid`: the shape's, for a 1-D grid (whose CTAs own distinct chunks); more than
-/// any buffer holds otherwise.
-pub const fn chunks_elements(grid: [i128; 3], dims: &[i128]) -> i128 {
-    if grid[1] != 1 || grid[2] != 1 {
+/// The elements a row partition ([`ChunksMut`](crate::ChunksMut)) of shape `dims` in chunks of
+/// `rows` rows needs for a launch of `grid`: the shape's, for a 1-D grid whose chunks' first
+/// rows are distinct u32s (`grid.x * rows` at most 2^32); more than any buffer holds otherwise.
+pub const fn chunks_elements(grid: [i128; 3], dims: &[i128], rows: u32) -> i128 {
+    if grid[1] != 1 || grid[2] != 1 || grid[0] * rows as i128 > MAX_VIEW_ELEMENTS {
         return i128::MAX;
     }
     shape_elements(dims)

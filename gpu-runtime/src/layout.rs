@@ -30,12 +30,20 @@ pub struct SharedIndex {
 /// The generated type also has inherent, `const`, `#[inline(always)]` functions with concrete
 /// types (`apply(register, lane, warp, block) -> [u32; RANK]`, `locate(coords)`); this trait is
 /// the same information for generic code.
+///
+/// # Safety
+/// The tables describe a layout `layout!` solved: every hardware index a `Tile` of it holds
+/// (`coord` of its registers, lanes, warps and blocks) is inside `SHAPE`, and `TABLES`,
+/// `IN_DIMS`, `ELEMENTS_PER_THREAD` and the vector facts agree with `coord`. Loads and stores
+/// that partitions make without masks (`Tiles`, `Blocks`, ...) rely on it, so only `layout!`
+/// implements it.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a layout defined with `layout!`",
     label = "not a `layout!` type",
     note = "convert! takes a type that implements `Layout`: a `layout!` type by any path, an alias of one, or a generic parameter bounded by `Layout`; or a layout written inline with its shape: `#ttg.blocked<{{...}}> : tensor<64x64xf32>` or `blocked(...) for [64, 64]`"
 )]
-pub trait Layout: Copy + Default + 'static {
+#[allow(unsafe_code)]
+pub unsafe trait Layout: Copy + Default + 'static {
     /// The type's name, as `layout!` declared it (for compile-time messages about it).
     const NAME: &'static str;
     /// The layout as written in `layout!`.

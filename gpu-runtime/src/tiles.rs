@@ -116,10 +116,15 @@ impl<'a, E: Element, L: Layout> TilesMut<'a, E, L> {
         }
     }
 
-    /// Stores `tile` (of `L`'s shape, in any layout) as this CTA's tile, each element once.
+    /// Stores `tile` as this CTA's tile, each element once (one layout per partition: two
+    /// layouts would store an element from two threads).
     #[inline(always)]
-    pub fn store<M: Registers<N>, const N: usize>(&self, t: &impl Thread, tile: &Tile<M, E, N>) {
-        row_major_tile::<L, M, E, N>();
+    pub fn store<T: Thread, const N: usize>(&self, t: &T, tile: &Tile<L, E, N>)
+    where
+        L: Registers<N>,
+    {
+        exclusive::<T>();
+        row_major_tile::<L, L, E, N>();
         // SAFETY: the CTA's own tile, which the constructor's contract keeps in the buffer.
         #[allow(unsafe_code)]
         unsafe {
@@ -288,15 +293,14 @@ impl<'a, E: Element, L: Layout> Tiled<'a, E, L> {
 }
 
 impl<'a, E: Element, L: Layout> TiledMut<'a, E, L> {
-    /// Stores `tile` (of `L`'s shape, in any layout) as tile `k`, each element once.
+    /// Stores `tile` as tile `k`, each element once (in `L`, as `TilesMut::store`).
     #[inline(always)]
-    pub fn store<M: Registers<N>, const N: usize>(
-        &self,
-        t: &impl Thread,
-        k: TileIndex,
-        tile: &Tile<M, E, N>,
-    ) {
-        row_major_tile::<L, M, E, N>();
+    pub fn store<T: Thread, const N: usize>(&self, t: &T, k: TileIndex, tile: &Tile<L, E, N>)
+    where
+        L: Registers<N>,
+    {
+        exclusive::<T>();
+        row_major_tile::<L, L, E, N>();
         // SAFETY: tile `k` is one of the `count` the constructor's contract keeps in the
         // buffer (checked in `origin`), reached by this CTA's loop alone.
         #[allow(unsafe_code)]
@@ -357,6 +361,18 @@ impl<M: Layout, L: Layout, E: Element, T: Thread> Build<M, E> for LoadingAt<'_, 
                 3 => Tile::load(t, &x.src, x.origin::<3>(k), const { strides::<L, 3>() }),
                 _ => Tile::load(t, &x.src, x.origin::<4>(k), const { strides::<L, 4>() }),
             }
+        }
+    }
+}
+
+/// A partition's store is exclusive only if its CTA's threads are numbered as the launch's: a
+/// warp-specialised role's thread (`Partition`, whose warps count from 0 in each role) would
+/// store the same elements from each role (a compile error naming the fix).
+#[inline(always)]
+pub(crate) fn exclusive<T: Thread>() {
+    const {
+        if T::PARTITION {
+            panic!("a partitioned output is stored by the whole CTA's threads: store through the role's `thread()` (the CTA's numbering), not the role's own, whose warps every role numbers from 0");
         }
     }
 }

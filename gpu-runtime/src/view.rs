@@ -52,13 +52,14 @@ pub struct ViewMut<'a, E, const R: usize, const ALIGNED: bool = false> {
     at: u32,
 }
 
-impl<'a, E: Element, const R: usize> View<'a, E, R> {
+impl<'a, E: Element, const R: usize, const ALIGNED: bool> View<'a, E, R, ALIGNED> {
     /// `src` as a row-major tensor of `shape` (the last dim contiguous): what `#[kernel]` makes
     /// of a `View` parameter from the shape its `extent(..)` gives.
     ///
     /// # Safety
     /// `src` holds at least the product of `shape` elements, and that product is at most
-    /// `u32::MAX + 1` (the launcher checks both before a launch).
+    /// `u32::MAX + 1`; with `ALIGNED`, `src` is 16-byte aligned and the last dim a multiple of
+    /// 16 bytes (the launcher checks all of it before a launch).
     #[inline(always)]
     #[allow(unsafe_code)]
     pub unsafe fn new_unchecked(src: Global<'a, E>, shape: [u32; R]) -> Self {
@@ -72,7 +73,7 @@ impl<'a, E: Element, const R: usize> View<'a, E, R> {
     }
 }
 
-impl<'a, E: Element, const R: usize> ViewMut<'a, E, R> {
+impl<'a, E: Element, const R: usize, const ALIGNED: bool> ViewMut<'a, E, R, ALIGNED> {
     /// `dst` as a row-major tensor of `shape`, as [`View::new_unchecked`].
     ///
     /// # Safety
@@ -91,9 +92,10 @@ impl<'a, E: Element, const R: usize> ViewMut<'a, E, R> {
 }
 
 #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
-impl<'a, E: Element, const R: usize> View<'a, E, R> {
+impl<'a, E: Element, const R: usize, const ALIGNED: bool> View<'a, E, R, ALIGNED> {
     /// Host memory (the simulator's `HostMemory`) as a row-major tensor of `shape`: host memory
-    /// checks every access itself (the simulator reports one outside it), so any shape is safe.
+    /// checks every access itself (the simulator reports one outside it, or misaligned), so
+    /// any shape is safe.
     pub fn host(mem: &'a dyn crate::global::HostBuffer, shape: [u32; R]) -> Self {
         View {
             src: Global::host(mem),
@@ -105,7 +107,7 @@ impl<'a, E: Element, const R: usize> View<'a, E, R> {
 }
 
 #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
-impl<'a, E: Element, const R: usize> ViewMut<'a, E, R> {
+impl<'a, E: Element, const R: usize, const ALIGNED: bool> ViewMut<'a, E, R, ALIGNED> {
     /// Host memory as a row-major tensor of `shape` a kernel writes, as [`View::host`].
     pub fn host(mem: &'a dyn crate::global::HostBuffer, shape: [u32; R]) -> Self {
         ViewMut {
@@ -146,13 +148,25 @@ macro_rules! view_common {
                 self
             }
             /// Rows `start..start + count` of dim 0, as far as the tensor has them (fewer, or
-            /// none, past its end): a tensor of the same strides whose row 0 is row `start`.
+            /// none, past its end): a tensor of the same strides whose row 0 is row `start`
+            /// (without the `_aligned` promise: row `start` of a vector need not be aligned).
             #[inline(always)]
-            pub fn rows(mut self, start: u32, count: u32) -> Self {
-                let start = start.min(self.shape[0]);
-                self.at += start * self.strides[0];
-                self.shape[0] = count.min(self.shape[0] - start);
-                self
+            pub fn rows(self, start: u32, count: u32) -> $view<'a, E, R, false> {
+                let $view {
+                    $mem,
+                    mut shape,
+                    strides,
+                    mut at,
+                } = self;
+                let start = start.min(shape[0]);
+                at += start * strides[0];
+                shape[0] = count.min(shape[0] - start);
+                $view {
+                    $mem,
+                    shape,
+                    strides,
+                    at,
+                }
             }
         }
 
@@ -167,11 +181,12 @@ macro_rules! view_common {
             }
         }
 
-        impl<'a, E: Element> $view<'a, E, 1, false> {
+        impl<'a, E: Element, const ALIGNED: bool> $view<'a, E, 1, ALIGNED> {
             /// This vector as every row of a matrix (row stride 0: Triton's `x[None, :]`
-            /// broadcast), as many rows as a `u32` counts.
+            /// broadcast), as many rows as a `u32` counts (the `_aligned` promise kept: the
+            /// rows' width is the vector's length, their stride 0).
             #[inline(always)]
-            pub fn as_rows(self) -> $view<'a, E, 2, false> {
+            pub fn as_rows(self) -> $view<'a, E, 2, ALIGNED> {
                 let $view {
                     $mem,
                     shape,
@@ -192,10 +207,15 @@ macro_rules! view_common {
             /// strides and the tiles' origins along the fast dim are multiples of the vector (16
             /// bytes), and the buffer 16-byte aligned: each vector is then wholly inside the
             /// tensor or wholly outside, one access or none (Triton's specialisation of a kernel
-            /// for sizes divisible by 16). The simulator checks the promise; where it is broken
-            /// on the GPU, a vector not wholly inside is skipped, never accessed past the tensor.
+            /// for sizes divisible by 16). A kernel parameter `View<E, R, true>` is aligned by
+            /// the launcher's check instead.
+            ///
+            /// # Safety
+            /// The promise: a vector access the GPU makes under it at a misaligned address is
+            /// undefined (the simulator reports one in debug builds).
             #[inline(always)]
-            pub fn aligned(self) -> $view<'a, E, R, true> {
+            #[allow(unsafe_code)]
+            pub unsafe fn aligned(self) -> $view<'a, E, R, true> {
                 let $view {
                     $mem,
                     shape,
@@ -353,6 +373,11 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
 /// elements. Views make their strides from constants, so the check folds away where it holds.
 #[inline(always)]
 fn contiguous<L: Registers<N>, E: Element, const N: usize, const R: usize>(strides: [u32; R]) {
+    const {
+        if L::RANK != R {
+            panic!("a tile is loaded from or stored to a view of its layout's rank: these differ");
+        }
+    }
     let (fast, v) = Tile::<L, E, N>::VECTOR;
     assert!(
         v == 1 || fast >= R || strides[fast] == 1,

@@ -77,6 +77,21 @@ impl HostMemory {
     ) -> ChunksMut<'_, E, L, R> {
         ChunksMut::host(self, shape)
     }
+    /// [`HostMemory::view`] under the `_aligned` promise (a `View<E, R, true>` parameter): the
+    /// simulator reports a vector the promise does not hold for.
+    pub fn view_aligned<E: Element, const R: usize>(
+        &self,
+        shape: [u32; R],
+    ) -> View<'_, E, R, true> {
+        View::host(self, shape)
+    }
+    /// [`HostMemory::chunks_mut`] under the `_aligned` promise.
+    pub fn chunks_mut_aligned<E: Element, L: Layout, const R: usize>(
+        &self,
+        shape: [u32; R],
+    ) -> ChunksMut<'_, E, L, R, true> {
+        ChunksMut::host(self, shape)
+    }
     /// This memory cut into one tile of `L` per CTA, read (a `Tiles` parameter).
     pub fn tiles<E: Element, L: Layout>(&self) -> Tiles<'_, E, L> {
         Tiles::host(self)

@@ -20,7 +20,7 @@ kernels::subgroup_kernels_of!(64);
 
 /// `out = in`, `n4` 16-byte vectors grid-stride: the bandwidth yardstick (`kernels`' `copy_v4`
 /// body, 64 threads per workgroup).
-#[kernel(block = 64, extent(inp = 4 * n4, out = 4 * n4))]
+#[kernel(block = 64, extent(inp = linear_layouts::runtime::kernel::within_grid(grid, (1 << 32) / 64, 4 * n4), out = linear_layouts::runtime::kernel::within_grid(grid, (1 << 32) / 64, 4 * n4)))]
 pub fn copy_v4(t: &impl Thread, inp: Global<u32>, out: GlobalMut<u32>, n4: u32) {
     // SAFETY: the launcher checked both extents.
     #[allow(unsafe_code)]

@@ -396,15 +396,20 @@ unsafe fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
     });
 }
 
-/// The elements `[heads, seq, 64 chunks]` tensors hold for a launch of `grid` (a head per grid
-/// row; a grid of more than 2 dims would write a head twice, so none holds enough for it).
-pub const fn heads_extent(grid: [i128; 3], seq: i128, chunks: i128) -> i128 {
-    if grid[2] == 1 {
-        grid[1] * seq * 64 * chunks
-    } else {
-        i128::MAX
+/// The elements `[heads, seq, 64 chunks]` tensors hold for a launch of `grid`: a head per grid
+/// row, `block_m` query rows per CTA along x. None holds enough for a grid of 3 dims (it would
+/// write a head twice), for more CTAs along x than the rows need (a CTA's first row, a u32,
+/// could wrap onto another's), or past 2^32 elements (u32 indices).
+pub const fn heads_extent(grid: [i128; 3], seq: i128, chunks: i128, block_m: i128) -> i128 {
+    let need = grid[1] * seq * 64 * chunks;
+    if grid[2] != 1 || grid[0] * block_m >= seq + block_m || need > 1 << 32 {
+        return i128::MAX;
     }
+    need
 }
+
+/// Query rows per CTA, as `heads_extent` takes them.
+const M: i128 = ATTN_BLOCK_M as i128;
 
 /// The entry points: `$name` for element type `$e` at head dimension `64 $h`.
 macro_rules! entry {
@@ -413,7 +418,7 @@ macro_rules! entry {
         #[cfg(not(target_arch = "spirv"))]
         #[kernel(
             block = ATTN_THREADS, shared = $smem $(, min_blocks = $bounds)?,
-            extent(q = heads_extent(grid, seq, $h), k = heads_extent(grid, seq, $h), v = heads_extent(grid, seq, $h), o = heads_extent(grid, seq, $h)),
+            extent(q = heads_extent(grid, seq, $h, M), k = heads_extent(grid, seq, $h, M), v = heads_extent(grid, seq, $h, M), o = heads_extent(grid, seq, $h, M)),
         )]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
@@ -428,7 +433,8 @@ macro_rules! entry {
         ) {
             let [bx, head, _] = t.block_idx();
             let io = (&q, &k, &v);
-            // SAFETY: the launcher checked the extents (a head per grid row, a 2-D grid).
+            // SAFETY: the launcher checked the extents (a head per grid row, a 2-D grid, the
+            // rows' CTAs along x, at most 2^32 elements).
             #[allow(unsafe_code)]
             unsafe {
                 attention_tile::<_, _, $h>(t, io, &o, seq, scale_log2, causal != 0, [bx, head])

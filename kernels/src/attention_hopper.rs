@@ -469,7 +469,7 @@ macro_rules! entry {
     ($(#[$doc:meta] $name:ident, $e:ty, $head:ty, $no:expr, $nl:expr, $smem:expr;)*) => {$(
         #[$doc]
         #[cfg(not(target_arch = "spirv"))]
-        #[kernel(block = HATTN_THREADS, shared = $smem, extent(o = crate::attention::heads_extent(grid, seq, <$head as HopperHead<{ $no }, { $nl }>>::D as i128 / 64)))]
+        #[kernel(block = HATTN_THREADS, shared = $smem, extent(o = crate::attention::heads_extent(grid, seq, <$head as HopperHead<{ $no }, { $nl }>>::D as i128 / 64, HATTN_BLOCK_M as i128)))]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             t: &impl Hopper,

@@ -64,13 +64,13 @@ pub unsafe fn cluster_transpose_tile<T: Thread>(
 
 /// `cluster_transpose_tile` over `tiles` tiles (`tiles * 4096` f32), grid-stride by cluster:
 /// clusters of 2 CTAs along x, on sm_90.
-#[kernel(block = ClusterRows::THREADS, shared = CLUSTER_SMEM, cluster = 2, extent(inp = tiles * TILE as i128, out = tiles * TILE as i128))]
+#[kernel(block = ClusterRows::THREADS, shared = CLUSTER_SMEM, cluster = 2, extent(inp = linear_layouts::runtime::kernel::within_grid(grid, grid[0], tiles * TILE as i128), out = linear_layouts::runtime::kernel::within_grid(grid, grid[0], tiles * TILE as i128)))]
 pub fn cluster_transpose(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
     // Both CTAs of a cluster walk the same tiles (the conversion's barriers join them).
     let mut k = t.block() / 2;
     while k < tiles {
-        // SAFETY: the launcher checked both buffers hold `tiles` tiles; the clusters take
-        // distinct tiles, and a cluster's two CTAs store disjoint halves of its tile.
+        // SAFETY: the launcher checked both buffers hold `tiles` tiles and the grid is 1-D; the
+        // clusters take distinct tiles, and a cluster's two CTAs store disjoint halves of one.
         #[allow(unsafe_code)]
         unsafe {
             cluster_transpose_tile(t, &inp, &out, k)

@@ -152,7 +152,7 @@ pair!(cute_macro, cute_hand, |r, l, w| pack(Cute::apply(r, 0)), {
 /// One kernel that uses all eleven layouts: thread `t` writes the coordinates of its register
 /// `t % 8` under each (`11 * blockDim.x * gridDim.x` elements). It shows the generated functions
 /// compose into a real kernel.
-#[linear_layouts::kernel(block = 128, extent(out = 11 * 128 * grid[0] * grid[1] * grid[2]))]
+#[linear_layouts::kernel(block = 128, extent(out = linear_layouts::runtime::kernel::within_grid(grid, (1 << 32) / 128, 11 * 128 * grid[0])))]
 pub fn index_kernel(t: &impl linear_layouts::Thread, out: linear_layouts::GlobalMut<u64>) {
     let (lane, warp) = (t.lane(), t.warp());
     let i = t.index_1d();
@@ -171,8 +171,8 @@ pub fn index_kernel(t: &impl linear_layouts::Thread, out: linear_layouts::Global
         cute_macro(i, 0, 0),
     ];
     for (k, v) in vals.iter().enumerate() {
-        // SAFETY: `i` is below the grid's threads, for which the launcher checked `out`; each
-        // thread writes its own 11 elements.
+        // SAFETY: `i` is below the threads of a 1-D grid of at most 2^32 of them, for which the
+        // launcher checked `out`; each thread writes its own 11 elements.
         #[allow(unsafe_code)]
         unsafe {
             out.store1(i as usize * 11 + k, *v)

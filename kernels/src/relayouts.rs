@@ -73,13 +73,14 @@ pub fn row_sums_column_f32(
 #[kernel(
     block = PairRows::THREADS,
     shared = Planned::<PairRowsT, TransRows, f32>::COST.shared_bytes,
-    extent(y = (PAIR_ROW as i128 - 1) * n + PAIR_ROWS as i128 * grid[0]),
+    extent(y = linear_layouts::runtime::kernel::within_grid(grid, n / PAIR_ROWS as i128, PAIR_ROW as i128 * n)),
 )]
 pub fn trans_f32(t: &impl Thread, x: Tiles<f32, PairRows>, y: GlobalMut<f32>, n: u32) {
     let r = PAIR_ROWS * t.block_idx()[0];
     let v = x.load(t).trans::<PairRowsT>().convert::<TransRows>(t);
     // Unmasked: a masked view costs 5 instructions of 77 here. SAFETY: columns `r..r + 16` of
-    // the 32 rows `n` wide, inside the extent the launcher checked; CTAs take distinct columns.
+    // the 32 rows `n` wide, for a 1-D grid of at most `n / 16` CTAs (the launcher's check):
+    // inside the buffer, and CTAs take distinct columns.
     #[allow(unsafe_code)]
     unsafe {
         v.store(t, &y, [0, r], [n, 1])

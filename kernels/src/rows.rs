@@ -106,36 +106,6 @@ pub const fn vector(elem_bytes: u32) -> u32 {
     16 / elem_bytes
 }
 
-/// A row tile's masked load from `src`: `ALIGNED` when the row width is a multiple of the
-/// vector (each vector wholly in or out, as Triton specialises a kernel on sizes divisible by
-/// 16); else any width (the any-width kernels use the one-element `Ragged` tiles, where a vector
-/// is one element: no element-by-element path, and consecutive lanes read consecutive elements).
-#[inline(always)]
-fn load<L: Registers<N>, E: Element, T: Thread, const N: usize, const ALIGNED: bool>(
-    t: &T,
-    src: &View<E, 2>,
-    origin: [u32; 2],
-    other: E,
-) -> Tile<L, E, N> {
-    match ALIGNED {
-        true => Tile::load_from(t, &src.aligned(), origin, other),
-        false => Tile::load_from(t, src, origin, other),
-    }
-}
-
-/// The store of [`load`]'s masks: the CTA's chunk of rows.
-#[inline(always)]
-fn store<L: Registers<N>, E: Element, T: Thread, const N: usize, const ALIGNED: bool>(
-    t: &T,
-    tile: &Tile<L, E, N>,
-    dst: ChunksMut<E, L, 2>,
-) {
-    match ALIGNED {
-        true => dst.aligned().store(t, tile),
-        false => dst.store(t, tile),
-    }
-}
-
 /// `y[i] = softmax(x[i])` over each of `n_rows` rows of `n_cols <= W` elements (row-major, row
 /// stride `n_cols`), `L` a class's tile of `R x W`: grid `n_rows.div_ceil(R)`. As Triton's
 /// tutorial: subtract the row max, `exp` (`ex2.approx`), divide by the row sum (one
@@ -143,8 +113,8 @@ fn store<L: Registers<N>, E: Element, T: Thread, const N: usize, const ALIGNED: 
 #[inline(always)]
 pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: bool>(
     t: &T,
-    x: &View<E, 2>,
-    y: ChunksMut<E, L, 2>,
+    x: &View<E, 2, ALIGNED>,
+    y: ChunksMut<E, L, 2, ALIGNED>,
 ) where
     L: Registers<N>,
     S: Registers<M> + BroadcastTo<L>,
@@ -153,24 +123,24 @@ pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: b
 {
     let origin = [L::SHAPE[0] * t.block_idx()[0], 0];
     let lowest = E::from_f32(f32::NEG_INFINITY);
-    let v = load::<L, E, T, N, ALIGNED>(t, x, origin, lowest).map(E::to_f32);
+    let v = Tile::<L, E, N>::load_from(t, x, origin, lowest).map(E::to_f32);
     let max: Tile<S, f32, M> = v.reduce_into::<1, S, M>(t, math::max);
     let e = (v - max).map(math::exp);
     let sum: Tile<S, f32, M> = e.reduce_into::<1, S, M>(t, |a, b| a + b);
     let out = (e * sum.map(math::rcp)).map(E::from_f32);
-    store::<L, E, T, N, ALIGNED>(t, &out, y);
+    y.store(t, &out);
 }
 
 /// A layer norm's tensors (`L` the rows' tile, `S` its slice: a statistic per row).
-pub struct LayerNormIo<'a, E, L, S> {
+pub struct LayerNormIo<'a, E, L, S, const ALIGNED: bool> {
     /// The input, `n_rows x n_cols`.
-    pub x: View<'a, E, 2>,
+    pub x: View<'a, E, 2, ALIGNED>,
     /// The weight, `n_cols`.
-    pub w: View<'a, E, 1>,
+    pub w: View<'a, E, 1, ALIGNED>,
     /// The bias, `n_cols`.
-    pub b: View<'a, E, 1>,
+    pub b: View<'a, E, 1, ALIGNED>,
     /// The output, as `x`.
-    pub y: ChunksMut<'a, E, L, 2>,
+    pub y: ChunksMut<'a, E, L, 2, ALIGNED>,
     /// Each row's mean, `n_rows`.
     pub mean: ChunksMut<'a, f32, S, 1>,
     /// Each row's `1 / sqrt(var + eps)`, `n_rows`.
@@ -184,7 +154,7 @@ pub struct LayerNormIo<'a, E, L, S> {
 #[inline(always)]
 pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: bool>(
     t: &T,
-    io: LayerNormIo<E, L, S>,
+    io: LayerNormIo<E, L, S, ALIGNED>,
     eps: f32,
 ) where
     L: Registers<N>,
@@ -199,7 +169,7 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     // The weight and bias are loaded only where they are used, so that they are not live
     // across the reductions (registers decide how many CTAs an SM holds, and occupancy is what
     // a memory-bound kernel lives on).
-    let x = load::<L, E, T, N, ALIGNED>(t, &io.x, origin, zero);
+    let x = Tile::<L, E, N>::load_from(t, &io.x, origin, zero);
     let inv_n = 1.0 / n_cols as f32;
     let sum: Tile<S, f32, M> = x.map(E::to_f32).reduce_into::<1, S, M>(t, |a, b| a + b);
     let mean = sum * inv_n;
@@ -213,12 +183,12 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     // values then die in the variance, and only x (packed) is held across its reduction.
     let scaled = x.map(E::to_f32).fma(r, -mean * r);
     // The weight and bias rows: every row of the tile reads the same (row stride 0).
-    let w = load::<L, E, T, N, ALIGNED>(t, &io.w.as_rows(), [0, 0], zero);
-    let b = load::<L, E, T, N, ALIGNED>(t, &io.b.as_rows(), [0, 0], zero);
+    let w = Tile::<L, E, N>::load_from(t, &io.w.as_rows(), [0, 0], zero);
+    let b = Tile::<L, E, N>::load_from(t, &io.b.as_rows(), [0, 0], zero);
     let affine = scaled
         .fma(w.map(E::to_f32), b.map(E::to_f32))
         .map(E::from_f32);
-    store::<L, E, T, N, ALIGNED>(t, &affine, io.y);
+    io.y.store(t, &affine);
     // Each row's statistics, stored once (the threads holding copies of a row's store nothing).
     io.mean.store(t, &mean);
     io.rstd.store(t, &r);
@@ -290,7 +260,7 @@ macro_rules! row_class {
             shared = scratch::<$rows, $stat, { $rows::ELEMENTS_PER_THREAD as usize }>(),
             extent(x = [n_rows, n_cols], y = [n_rows, n_cols]),
         )]
-        pub fn $name(t: &impl Thread, x: View<$e, 2>, y: ChunksMut<$e, $rows, 2>, n_rows: u32, n_cols: u32) {
+        pub fn $name(t: &impl Thread, x: View<$e, 2, $aligned>, y: ChunksMut<$e, $rows, 2, $aligned>, n_rows: u32, n_cols: u32) {
             softmax_rows::<$rows, $stat, $e, _, { $rows::ELEMENTS_PER_THREAD as usize }, 1, $aligned>(t, &x, y)
         }
     };
@@ -305,10 +275,10 @@ macro_rules! row_class {
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             t: &impl Thread,
-            x: View<$e, 2>,
-            w: View<$e, 1>,
-            b: View<$e, 1>,
-            y: ChunksMut<$e, $rows, 2>,
+            x: View<$e, 2, $aligned>,
+            w: View<$e, 1, $aligned>,
+            b: View<$e, 1, $aligned>,
+            y: ChunksMut<$e, $rows, 2, $aligned>,
             mean: ChunksMut<f32, $stat, 1>,
             rstd: ChunksMut<f32, $stat, 1>,
             n_rows: u32,

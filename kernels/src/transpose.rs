@@ -156,7 +156,7 @@ pub fn transpose_u16_generic(
 /// `out = in`, `n4` 16-byte vectors, one per thread per iteration (grid-stride): the bandwidth
 /// yardstick.
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = 256, extent(inp = 4 * n4, out = 4 * n4))]
+#[kernel(block = 256, extent(inp = linear_layouts::runtime::kernel::within_grid(grid, (1 << 32) / 256, 4 * n4), out = linear_layouts::runtime::kernel::within_grid(grid, (1 << 32) / 256, 4 * n4)))]
 pub fn copy_v4(t: &impl Thread, inp: Global<u32>, out: GlobalMut<u32>, n4: u32) {
     // SAFETY: the launcher checked both extents.
     #[allow(unsafe_code)]

@@ -14,7 +14,7 @@
 use kernels::rows::{self, layer_norm_rows, softmax_rows, LayerNormIo, RowClass, CLASSES};
 use linear_layouts::math::Real;
 use linear_layouts::sim::{launch, HostMemory, Launch};
-use linear_layouts::{Bf16, BroadcastTo, Element, Registers, F16};
+use linear_layouts::{Bf16, BroadcastTo, ChunksMut, Element, Registers, View, F16};
 
 fn random(n: usize, seed: u64, scale: f64) -> Vec<f64> {
     let mut s = seed
@@ -73,8 +73,8 @@ fn softmax_case<L, S, E, const N: usize, const A: bool>(
     launch(Launch::new(grid, c.threads, c.shared_bytes), |t| {
         softmax_rows::<L, S, E, _, N, 1, A>(
             t,
-            &xm.view([n_rows, n_cols]),
-            ym.chunks_mut([n_rows, n_cols]),
+            &View::host(&xm, [n_rows, n_cols]),
+            ChunksMut::host(&ym, [n_rows, n_cols]),
         )
     })
     .expect("no simulator issue");
@@ -134,10 +134,10 @@ fn layer_norm_case<L, S, E, const N: usize, const A: bool>(
     let grid = n_rows.div_ceil(c.rows_per_cta);
     launch(Launch::new(grid, c.threads, c.shared_bytes), |t| {
         let io = LayerNormIo {
-            x: xm.view([n_rows, n_cols]),
-            w: wm.view([n_cols]),
-            b: bm.view([n_cols]),
-            y: ym.chunks_mut([n_rows, n_cols]),
+            x: View::host(&xm, [n_rows, n_cols]),
+            w: View::host(&wm, [n_cols]),
+            b: View::host(&bm, [n_cols]),
+            y: ChunksMut::host(&ym, [n_rows, n_cols]),
             mean: mm.chunks_mut([n_rows]),
             rstd: rm.chunks_mut([n_rows]),
         };
@@ -332,8 +332,8 @@ fn aligned_softmax<L: Registers<N>, S: Registers<1> + BroadcastTo<L>, const N: u
     launch(Launch::new(1, threads, shared), |t| {
         softmax_rows::<L, S, f32, _, N, 1, true>(
             t,
-            &x.view([n_rows, n_cols]),
-            y.chunks_mut([n_rows, n_cols]),
+            &View::host(&x, [n_rows, n_cols]),
+            ChunksMut::host(&y, [n_rows, n_cols]),
         )
     })
 }
@@ -389,6 +389,29 @@ fn launches_check_the_buffers_against_the_rows() {
     assert!(rows::SOFTMAX_F32_1024
         .check_args(&fits, [1000, 1, 1])
         .is_ok());
+    // The `_aligned` kernels promise rows of whole 16-byte vectors: the launcher holds them to
+    // it (rows of 1,001 f32 are refused, of 1,000 taken), and to a 1-D grid.
+    let odd = [
+        buf(4_096_000),
+        buf(4_096_000),
+        Arg::Int(4000),
+        Arg::Int(1001),
+    ];
+    assert!(rows::SOFTMAX_F32_1024_ALIGNED
+        .check_args(&odd, [1000, 1, 1])
+        .is_err());
+    let even = [
+        buf(4_096_000),
+        buf(4_096_000),
+        Arg::Int(4000),
+        Arg::Int(1000),
+    ];
+    assert!(rows::SOFTMAX_F32_1024_ALIGNED
+        .check_args(&even, [1000, 1, 1])
+        .is_ok());
+    assert!(rows::SOFTMAX_F32_1024
+        .check_args(&fits, [1000, 2, 1])
+        .is_err());
     // Layer norm: the weights hold a row, the statistics a value per row.
     let n = 1000 * 512;
     let short_w = [

@@ -292,7 +292,9 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
             }
         }
 
-        impl #rt::Layout for #name {
+        // SAFETY: the tables of a layout `layout!` solved (its every coordinate inside its shape).
+        #[allow(unsafe_code)]
+        unsafe impl #rt::Layout for #name {
             const NAME: &'static str = ::core::stringify!(#name);
             const SOURCE: &'static str = #source;
             const KIND: #rt::LayoutKind = #kind;

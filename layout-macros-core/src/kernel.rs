@@ -132,8 +132,37 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         #krate::__private::unless_spirv! { #host }
     };
     let extents = extents(&krate, &args, &params, &views)?;
+    let threads = partition_threads(&args, &views)?;
     let spec = spec(&krate, &f, &args, &tys, extents);
-    Ok(quote!(#entry #spec))
+    Ok(quote!(#entry #spec #threads))
+}
+
+/// A partition's layout spreads over exactly the kernel's block: with more threads, two would
+/// hold (and store) one element; with fewer, elements would go unstored. A compile error naming
+/// both otherwise; a partition needs `block = ..` to check it against.
+fn partition_threads(a: &Args, views: &[ViewParam]) -> syn::Result<TokenStream> {
+    let mut out = TokenStream::new();
+    for v in views {
+        let Some(layout) = &v.layout else { continue };
+        let Some(block) = &a.block else {
+            return Err(syn::Error::new_spanned(
+                &v.name,
+                "a partitioned parameter's layout spreads over the kernel's block: give `block = <threads>` (its layout's `THREADS`)",
+            ));
+        };
+        let block = dim3(&Some(block.clone()), TokenStream::new());
+        let msg = format!(
+            "`{}`'s layout spreads over another number of threads than the kernel's block: each element would be stored by several threads, or by none (write `block = <its layout>::THREADS`)",
+            v.name
+        );
+        out.extend(quote! {
+            const _: () = {
+                let b: [u32; 3] = #block;
+                ::core::assert!(<#layout>::THREADS == b[0] * b[1] * b[2], #msg);
+            };
+        });
+    }
+    Ok(out)
 }
 
 /// The dynamic shared memory the attribute declares, as a `u32` expression (0 if none).
@@ -291,7 +320,7 @@ fn extents(
         let at = params.iter().position(|(n, _)| n == name);
         if let (Some(i), Some(v)) = (at, views.iter().find(|v| &v.name == name)) {
             if v.partition.is_some() {
-                // A partition's count or shape: checked with its tiles above.
+                // A view's or partition's shape or count: checked above.
                 continue;
             }
             let (pname, text) = (name.to_string(), expr.to_token_stream().to_string());

@@ -19,9 +19,13 @@ pub(crate) struct ViewParam {
     pub(crate) make: TokenStream,
     /// The shape's dims (a partition: its count or shape), as written.
     pub(crate) dims: Vec<Expr>,
-    /// A partition's check on the host: the elements its buffer needs for the launch's
-    /// arguments and `grid` (`i128`), and the extent to name in the error.
+    /// The check on the host: the elements the buffer needs for the launch's arguments and
+    /// `grid` (`i128`; more than any buffer where the grid or the promise does not hold), and
+    /// the extent to name in the error.
     pub(crate) partition: Option<(TokenStream, TokenStream)>,
+    /// A partition's layout, whose threads must be the kernel's block (or two threads would
+    /// store one element).
+    pub(crate) layout: Option<syn::Type>,
 }
 
 /// The kinds of view parameter, by the type's name.
@@ -104,28 +108,29 @@ pub(crate) fn views(
                 ))
             }
         };
-        let (buffer, view): (syn::Type, _) = match write {
-            false => (
-                syn::parse_quote!(#rt::Global<'static, #elem>),
-                quote!(#rt::View),
-            ),
-            true => (
-                syn::parse_quote!(#rt::GlobalMut<'static, #elem>),
-                quote!(#rt::ViewMut),
-            ),
+        for d in &dims {
+            device_size(d)?;
+        }
+        let buffer: syn::Type = match write {
+            false => syn::parse_quote!(#rt::Global<'static, #elem>),
+            true => syn::parse_quote!(#rt::GlobalMut<'static, #elem>),
         };
         let make = quote! {
             // SAFETY: the launcher checked the buffer against this shape (the spec's extents:
             // it holds the shape's elements, at most 2^32 of them).
             #[allow(unsafe_code, clippy::unnecessary_cast)]
-            let #name = unsafe { #view::new_unchecked(#name, [#((#dims) as u32),*]) };
+            let #name = unsafe { <#ty>::new_unchecked(#name, [#((#dims) as u32),*]) };
         };
+        let need = quote!(#rt::kernel::shape_elements(&[#((#dims) as i128),*]));
+        let need = aligned_need(&rt, need, &dims, elem, aligned_flag(ty)?);
+        let text = shape.to_token_stream().to_string();
         out.push(ViewParam {
             name: name.clone(),
             buffer,
             make,
             dims,
-            partition: None,
+            partition: Some((need, quote!(#text))),
+            layout: None,
         });
     }
     Ok(out)
@@ -162,21 +167,41 @@ fn partition_param(
         (Kind::Tiles, Some(e)) => return Err(syn::Error::new_spanned(e, format!("`{name}` is partitioned by the grid (one tile per CTA): the launcher checks it holds a tile for every CTA, so it takes no extent; remove `{name} = ..`"))),
         (Kind::Tiled, Some(Expr::Array(arr))) => return Err(syn::Error::new_spanned(arr, format!("`{name}` is a number of tiles: its extent is how many (`extent({name} = tiles)`), not a shape"))),
         (Kind::Tiled, Some(count)) => {
+            device_size(count)?;
             let text = count.to_token_stream().to_string();
             (vec![count.clone()], quote!(#kernel::tiled_elements(grid, (#count) as i128, #tile)), quote!(#text))
         }
         (Kind::Blocks, Some(Expr::Array(arr))) if arr.elems.len() == 2 => {
             let (rows, cols) = (&arr.elems[0], &arr.elems[1]);
-            let transposed = generics.iter().any(|g| matches!(g, syn::GenericArgument::Const(Expr::Lit(l)) if matches!(&l.lit, syn::Lit::Bool(b) if b.value)));
+            device_size(cols)?;
+            // The host checks the transpose's shape exactly when the type says `true`: a flag
+            // it cannot read (a const by name, a block) is refused, not checked the other way.
+            let flags: Vec<&syn::GenericArgument> = generics.iter().skip(2).copied().collect();
+            let transposed = match flags.as_slice() {
+                [] => false,
+                [syn::GenericArgument::Const(Expr::Lit(l))] if matches!(&l.lit, syn::Lit::Bool(_)) => {
+                    matches!(&l.lit, syn::Lit::Bool(b) if b.value)
+                }
+                [other, ..] => {
+                    return Err(syn::Error::new_spanned(
+                        other,
+                        "a block partition's TRANSPOSED flag is written `true` or `false` here: the launcher checks the grid against the shape it names",
+                    ))
+                }
+            };
             let text = arr.to_token_stream().to_string();
             (vec![cols.clone()], quote!(#kernel::blocks_elements::<#layout>(grid, [(#rows) as i128, (#cols) as i128], #transposed)), quote!(#text))
         }
         (Kind::Chunks, Some(Expr::Array(arr))) => {
             let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
+            for d in &dims {
+                device_size(d)?;
+            }
             let text = arr.to_token_stream().to_string();
-            let need = quote!(#kernel::chunks_elements(grid, &[#((#dims) as i128),*]));
+            let need = quote!(#kernel::chunks_elements(grid, &[#((#dims) as i128),*], <#layout as #rt::Layout>::SHAPE[0]));
+            let need = aligned_need(rt, need, &dims, elem, aligned_flag(ty)?);
             let make = quote!(<#ty>::new_unchecked(#name, [#((#dims) as u32),*]));
-            return Ok(partition(name, write, elem, rt, make, dims, (need, quote!(#text))));
+            return Ok(partition(name, (write, elem, layout), rt, make, dims, (need, quote!(#text))));
         }
         (Kind::Tiled | Kind::Blocks | Kind::Chunks, other) => {
             let want = match kind {
@@ -196,14 +221,20 @@ fn partition_param(
         None => quote!(<#ty>::new_unchecked(#name)),
         Some(d) => quote!(<#ty>::new_unchecked(#name, (#d) as u32)),
     };
-    Ok(partition(name, write, elem, rt, make, dims, (need, expr)))
+    Ok(partition(
+        name,
+        (write, elem, layout),
+        rt,
+        make,
+        dims,
+        (need, expr),
+    ))
 }
 
 /// A partition parameter made by `make` from its buffer, checked by `check` on the host.
 fn partition(
     name: &syn::Ident,
-    write: bool,
-    elem: &syn::Type,
+    (write, elem, layout): (bool, &syn::Type, &syn::Type),
     rt: &TokenStream,
     make: TokenStream,
     dims: Vec<Expr>,
@@ -225,6 +256,74 @@ fn partition(
         make,
         dims,
         partition: Some(check),
+        layout: Some(layout.clone()),
+    }
+}
+
+/// A size the entry computes on the device (a view's dim, a partition's count or row stride):
+/// sums, differences and products of integer literals, constants and the kernel's parameters.
+/// The launcher computes it in `i128` and checks it is a u32; the device computes it in the
+/// parameters' own types, which agree with that modulo 2^32 for `+ - *` and for nothing else
+/// (a division, a remainder, a cast or a branch could give the device a larger size than the
+/// launcher checked). `grid` is not known on the device.
+fn device_size(e: &Expr) -> syn::Result<()> {
+    const MSG: &str = "a size the device computes (a view's dim, a partition's count) is a sum, difference or product of integer literals, constants and the kernel's integer parameters: the launcher checks its value, and only `+ - *` give the device the same value modulo 2^32";
+    match e {
+        Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(_), .. }) => Ok(()),
+        Expr::Path(p) if p.path.is_ident("grid") => Err(syn::Error::new_spanned(
+            e,
+            "`grid` is not known where the device computes this size: pass it as a parameter (a block partition's rows, which the device does not use, may use `grid`)",
+        )),
+        Expr::Path(_) => Ok(()),
+        Expr::Paren(p) => device_size(&p.expr),
+        Expr::Group(g) => device_size(&g.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => device_size(&u.expr),
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_)) => {
+            device_size(&b.left).and(device_size(&b.right))
+        }
+        _ => Err(syn::Error::new_spanned(e, MSG)),
+    }
+}
+
+/// Whether a view's type (`View<E, R, true>`, `ChunksMut<E, L, R, true>`) carries the
+/// `_aligned` promise: its bool const argument, which must be a literal for the launcher to
+/// check the shape against it.
+fn aligned_flag(ty: &syn::Type) -> syn::Result<bool> {
+    let Some(syn::PathArguments::AngleBracketed(g)) = last_segment(ty).map(|s| &s.arguments) else {
+        return Ok(false);
+    };
+    let consts: Vec<&Expr> = g
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            syn::GenericArgument::Const(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    match consts.get(1) {
+        None => Ok(false),
+        Some(Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. })) => Ok(b.value),
+        Some(other) => Err(syn::Error::new_spanned(
+            other,
+            "a view's ALIGNED flag is written `true` or `false` here: the launcher checks the shape against the promise it names",
+        )),
+    }
+}
+
+/// The host's check of a view's `need` elements (the shape's, `dims`) against the `_aligned`
+/// promise: the last dim a multiple of 16 bytes of `elem`.
+fn aligned_need(
+    rt: &TokenStream,
+    need: TokenStream,
+    dims: &[Expr],
+    elem: &syn::Type,
+    aligned: bool,
+) -> TokenStream {
+    match (aligned, dims.last()) {
+        (true, Some(last)) => {
+            quote!(#rt::kernel::aligned_elements(#need, (#last) as i128, ::core::mem::size_of::<#elem>()))
+        }
+        _ => need,
     }
 }
 
