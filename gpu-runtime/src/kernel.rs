@@ -204,6 +204,40 @@ fn no_extents(_: &[Arg], _: [u32; 3]) -> Result<(), ExtentError> {
     Ok(())
 }
 
+/// A kernel's launch check ([`KernelSpec::args_check`]) without its parameter types.
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+#[derive(Clone, Copy, Debug)]
+pub struct ArgsCheck {
+    kernel: &'static str,
+    names: &'static [&'static str],
+    extents: Extents,
+}
+
+/// One kernel's checks are equal: a kernel (its entry's name) has one extents check.
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+impl PartialEq for ArgsCheck {
+    fn eq(&self, other: &Self) -> bool {
+        (self.kernel, self.names) == (other.kernel, other.names)
+    }
+}
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+impl Eq for ArgsCheck {}
+
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+impl ArgsCheck {
+    /// As [`KernelSpec::check_args`].
+    #[allow(clippy::result_large_err)]
+    pub fn check_args<'a>(&self, args: &'a [Arg], grid: [u32; 3]) -> Result<(), ArgsMismatch<'a>> {
+        (self.extents)(args, grid).map_err(|error| ArgsMismatch {
+            kernel: self.kernel,
+            names: self.names,
+            args,
+            grid,
+            error,
+        })
+    }
+}
+
 /// A launch's arguments that fail the kernel's extents, written out for the user: the kernel,
 /// the parameter, both sizes and the scalar arguments the extent was computed from.
 #[derive(Clone, Copy, Debug)]
@@ -324,13 +358,18 @@ impl<P> KernelSpec<P> {
     // The error is made once, before a launch that does not happen: its size costs nothing.
     #[allow(clippy::result_large_err)]
     pub fn check_args<'a>(&self, args: &'a [Arg], grid: [u32; 3]) -> Result<(), ArgsMismatch<'a>> {
-        (self.extents)(args, grid).map_err(|error| ArgsMismatch {
+        self.args_check().check_args(args, grid)
+    }
+
+    /// The launch check alone, for a launcher that holds kernels of several parameter types
+    /// (a table of them): it checks arguments, and launches nothing.
+    #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+    pub const fn args_check(&self) -> ArgsCheck {
+        ArgsCheck {
             kernel: self.name,
             names: self.names,
-            args,
-            grid,
-            error,
-        })
+            extents: self.extents,
+        }
     }
 
     /// The PTX entry point's name (the function's name: entries are not mangled).

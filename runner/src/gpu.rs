@@ -101,6 +101,8 @@ impl Gpu {
         let poison = vec![host::POISON; expected.len()];
         let mut dout = s.memcpy_stod(&poison).map_err(e("alloc"))?;
         drop(poison);
+        // The launch passes the kernel's own extents check before the driver sees it.
+        k.check_launch(n)?;
         let launch = Launch {
             f: self
                 .module

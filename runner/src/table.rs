@@ -16,6 +16,7 @@ use kernels::index_math::{
     opb_hand, smem_hand, tile_hand,
 };
 use kernels::{cluster, conversions, index_math, transpose};
+use linear_layouts::runtime::kernel::{Arg, ArgsCheck};
 use linear_layouts::{KernelSpec, Layout};
 
 /// Element type of a kernel's buffers.
@@ -126,6 +127,8 @@ pub struct Kernel {
     pub warp_size: u32,
     /// Its expected output.
     pub reference: Reference,
+    /// The kernel's launch check (its `#[kernel(extent(..))]`), which every launch passes.
+    pub check: ArgsCheck,
 }
 
 impl Kernel {
@@ -148,7 +151,26 @@ impl Kernel {
             shared_bytes: spec.shared_bytes(),
             warp_size: spec.warp_size(),
             reference,
+            check: spec.args_check(),
         }
+    }
+
+    /// The kernel's launch check for `n x n` elements: its buffers (the input if it takes one,
+    /// the output) and its argument, in parameter order, against its extents and grid.
+    pub fn check_launch(&self, n: u32) -> Result<(), String> {
+        let mut args = Vec::new();
+        if self.input_elems(n) > 0 {
+            args.push(Arg::Buffer {
+                len: self.input_elems(n) as u64,
+            });
+        }
+        args.push(Arg::Buffer {
+            len: self.output_elems(n) as u64,
+        });
+        args.extend(self.arg(n).map(|a| Arg::Int(a as i128)));
+        self.check
+            .check_args(&args, self.grid(n))
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -547,6 +569,24 @@ fn index_math_expected(k: &Kernel, out: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table's launches pass the kernels' own checks at the sizes the runners use, so a GPU
+    /// run is not refused; a smaller output is refused, naming the parameter.
+    #[test]
+    fn the_tables_launches_pass_the_kernels_checks() {
+        for k in KERNELS.iter().chain(SPIRV_KERNELS.iter()) {
+            for n in [256, 1024, 16384] {
+                if n % k.n_multiple() == 0 {
+                    assert_eq!(k.check_launch(n), Ok(()), "{} at {}", k.name, n);
+                }
+            }
+        }
+        let t = &KERNELS[0];
+        let mut args = vec![Arg::Buffer { len: 1 << 20 }, Arg::Buffer { len: 1 << 19 }];
+        args.push(Arg::Int(1024));
+        let e = t.check.check_args(&args, t.grid(1024)).unwrap_err();
+        assert_eq!(e.error.param, "out", "{}", e);
+    }
 
     #[test]
     fn names_are_distinct() {

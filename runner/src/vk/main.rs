@@ -139,6 +139,8 @@ fn bench(
     let input = host::random_input(k.input_elems(n), k.elem.bytes(), seed);
     let mut expected = vec![0u8; k.output_elems(n) * k.elem.bytes()];
     k.reference.expected(k, n, &input, &mut expected);
+    // The dispatch passes the kernel's own extents check first (bounds and grid).
+    k.check_launch(n)?;
     let (out, times) = gpu.run(entry, k, n, &input, expected.len(), 6)?;
     host::check(k, n, &out, &expected)?;
     Ok(Some(median(times[1..].to_vec())))
