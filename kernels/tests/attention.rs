@@ -253,3 +253,53 @@ fn attention_hopper_without_each_fence_is_reported() {
         assert!(e.has(IssueKind::MissingFence), "{:?}: {}", fence, e);
     }
 }
+
+/// The launchers' grids pass the kernels' extents (a head per grid row, the query rows' CTAs
+/// along x), and a grid with a CTA past the rows, or a third dim, is refused before a launch.
+#[test]
+fn attention_grids_pass_the_launch_checks() {
+    use kernels::attention::{attention_grid, ATTENTION_D128_F16, ATTENTION_F16};
+    use kernels::attention_hopper::{attention_hopper_grid, ATTENTION_HOPPER_F16};
+    use linear_layouts::runtime::kernel::Arg;
+    let (heads, seq) = (16u32, 1000u32);
+    let buf = |d: u32| Arg::Buffer {
+        len: (heads * seq * d) as u64,
+    };
+    let args = |d| {
+        [
+            buf(d),
+            buf(d),
+            buf(d),
+            buf(d),
+            Arg::Int(seq as i128),
+            Arg::Other,
+            Arg::Int(0),
+        ]
+    };
+    let g = attention_grid(heads, seq);
+    assert!(ATTENTION_F16.check_args(&args(64), g).is_ok());
+    assert!(ATTENTION_D128_F16.check_args(&args(128), g).is_ok());
+    assert!(ATTENTION_F16
+        .check_args(&args(64), [g[0] + 1, g[1], 1])
+        .is_err());
+    assert!(ATTENTION_F16
+        .check_args(&args(64), [g[0], g[1], 2])
+        .is_err());
+    assert!(ATTENTION_F16
+        .check_args(&args(64), [g[0], g[1] + 1, 1])
+        .is_err());
+    let maps = [
+        Arg::Other,
+        Arg::Other,
+        Arg::Other,
+        buf(64),
+        Arg::Int(seq as i128),
+        Arg::Other,
+        Arg::Int(0),
+    ];
+    let h = attention_hopper_grid(heads, seq);
+    assert!(ATTENTION_HOPPER_F16.check_args(&maps, h).is_ok());
+    assert!(ATTENTION_HOPPER_F16
+        .check_args(&maps, [h[0] + 1, h[1], 1])
+        .is_err());
+}
