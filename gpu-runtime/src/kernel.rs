@@ -185,11 +185,28 @@ pub fn blocks_elements<L: crate::layout::Layout>(
 }
 
 /// The elements a row partition ([`ChunksMut`](crate::ChunksMut)) of shape `dims` in chunks of
-/// `rows` rows needs for a launch of `grid`: the shape's, for a 1-D grid whose chunks' first
-/// rows are distinct u32s (`grid.x * rows` at most 2^32); more than any buffer holds otherwise.
-pub const fn chunks_elements(grid: [i128; 3], dims: &[i128], rows: u32) -> i128 {
-    if grid[1] != 1 || grid[2] != 1 || grid[0] * rows as i128 > MAX_VIEW_ELEMENTS {
+/// the layout's `tile` shape needs for a launch of `grid`: the shape's, for a 1-D grid whose
+/// chunks' first rows are distinct u32s (`grid.x * tile[0]` at most 2^32) and cover the shape
+/// (every row reached, every dim past the first no wider than the tile's), so that each
+/// element is stored exactly once; more than any buffer holds otherwise.
+pub const fn chunks_elements(grid: [i128; 3], dims: &[i128], tile: &[u32]) -> i128 {
+    let rows = if tile.is_empty() { 1 } else { tile[0] as i128 };
+    if grid[1] != 1
+        || grid[2] != 1
+        || grid[0] * rows > MAX_VIEW_ELEMENTS
+        || tile.len() != dims.len()
+    {
         return i128::MAX;
+    }
+    if dims[0] > grid[0] * rows {
+        return i128::MAX;
+    }
+    let mut d = 1;
+    while d < dims.len() {
+        if dims[d] > tile[d] as i128 {
+            return i128::MAX;
+        }
+        d += 1;
     }
     shape_elements(dims)
 }
@@ -271,7 +288,7 @@ impl core::fmt::Display for ArgsMismatch<'_> {
         if e.need > MAX_VIEW_ELEMENTS {
             return write!(
                 f,
-                "{}: parameter `{}`: its extent `{}` refuses these arguments and the grid {:?} (a view's shape past 2^32 elements or a dim past a u32, or a grid with more CTAs than the kernel has tiles): split the launch, or launch the kernel's documented grid",
+                "{}: parameter `{}`: its extent `{}` refuses these arguments and the grid {:?}: a view's shape past 2^32 elements or a dim past a u32, a partition's grid of more than its dims (a row partition's is 1-D), a grid with more CTAs than the kernel has tiles or fewer than its rows need, a row wider than its tile, or an `_aligned` row that is not whole 16-byte vectors: fix the sizes, or launch the kernel's documented grid",
                 self.kernel, e.param, e.expr, self.grid
             );
         }

@@ -30,7 +30,9 @@
 /// memory the launch gives the CTA (shared-memory handles and the scratch of collective
 /// operations are checked against it); [`Thread::lane`] is below the warp size and [`Thread::warp`] below the warps of
 /// the threads that run the same collective operations (their scratch offsets come from
-/// them); [`Thread::sync_block`] orders those threads' shared accesses. The backends' threads
+/// them); [`Thread::sync_block`] orders those threads' shared accesses; [`Thread::block`],
+/// [`Thread::block_idx`] and [`Thread::grid_dim`] are the launch's (partitioned outputs give
+/// each CTA its own part by them, and the launcher checked the grid). The backends' threads
 /// and `#[kernel]`'s keep it; a wrapper that forwards these to a thread it holds keeps that
 /// thread's.
 #[allow(unsafe_code)]

@@ -386,9 +386,13 @@ fn launches_check_the_buffers_against_the_rows() {
         Arg::Int(4000),
         Arg::Int(1024),
     ];
+    // A row of 1,024 per CTA: 4,000 CTAs; fewer would leave rows unwritten, and are refused.
     assert!(rows::SOFTMAX_F32_1024
-        .check_args(&fits, [1000, 1, 1])
+        .check_args(&fits, [4000, 1, 1])
         .is_ok());
+    assert!(rows::SOFTMAX_F32_1024
+        .check_args(&fits, [3999, 1, 1])
+        .is_err());
     // The `_aligned` kernels promise rows of whole 16-byte vectors: the launcher holds them to
     // it (rows of 1,001 f32 are refused, of 1,000 taken), and to a 1-D grid.
     let odd = [
@@ -398,7 +402,7 @@ fn launches_check_the_buffers_against_the_rows() {
         Arg::Int(1001),
     ];
     assert!(rows::SOFTMAX_F32_1024_ALIGNED
-        .check_args(&odd, [1000, 1, 1])
+        .check_args(&odd, [4000, 1, 1])
         .is_err());
     let even = [
         buf(4_096_000),
@@ -407,10 +411,10 @@ fn launches_check_the_buffers_against_the_rows() {
         Arg::Int(1000),
     ];
     assert!(rows::SOFTMAX_F32_1024_ALIGNED
-        .check_args(&even, [1000, 1, 1])
+        .check_args(&even, [4000, 1, 1])
         .is_ok());
     assert!(rows::SOFTMAX_F32_1024
-        .check_args(&fits, [1000, 2, 1])
+        .check_args(&fits, [4000, 2, 1])
         .is_err());
     // Layer norm: the weights hold a row, the statistics a value per row.
     let n = 1000 * 512;
@@ -424,8 +428,9 @@ fn launches_check_the_buffers_against_the_rows() {
         Arg::Int(1000),
         Arg::Int(512),
     ];
+    // A row of up to 1,024 per CTA: 1,000 CTAs.
     let e = rows::LAYER_NORM_F16_1024
-        .check_args(&short_w, [250, 1, 1])
+        .check_args(&short_w, [1000, 1, 1])
         .unwrap_err();
     assert_eq!((e.error.param, e.error.need), ("w", 512));
     let short_rstd = [
@@ -439,7 +444,7 @@ fn launches_check_the_buffers_against_the_rows() {
         Arg::Int(512),
     ];
     let e = rows::LAYER_NORM_F16_1024
-        .check_args(&short_rstd, [250, 1, 1])
+        .check_args(&short_rstd, [1000, 1, 1])
         .unwrap_err();
     assert_eq!((e.error.param, e.error.need), ("rstd", 1000));
 }

@@ -198,7 +198,7 @@ fn partition_param(
                 device_size(d)?;
             }
             let text = arr.to_token_stream().to_string();
-            let need = quote!(#kernel::chunks_elements(grid, &[#((#dims) as i128),*], <#layout as #rt::Layout>::SHAPE[0]));
+            let need = quote!(#kernel::chunks_elements(grid, &[#((#dims) as i128),*], <#layout as #rt::Layout>::SHAPE));
             let need = aligned_need(rt, need, &dims, elem, aligned_flag(ty)?);
             let make = quote!(<#ty>::new_unchecked(#name, [#((#dims) as u32),*]));
             return Ok(partition(name, (write, elem, layout), rt, make, dims, (need, quote!(#text))));
