@@ -4,7 +4,7 @@
 //! threads: each reads the same registers as another layout, checked at compile time.
 
 use linear_layouts::planned::Planned;
-use linear_layouts::{kernel, layout, GlobalMut, Thread, Tile, Tiles, TilesMut};
+use linear_layouts::{kernel, layout, BlocksMut, Thread, Tile, Tiles, TilesMut};
 
 layout! {
     /// 16 rows of 32: 4 consecutive elements per thread.
@@ -73,16 +73,9 @@ pub fn row_sums_column_f32(
 #[kernel(
     block = PairRows::THREADS,
     shared = Planned::<PairRowsT, TransRows, f32>::COST.shared_bytes,
-    extent(y = linear_layouts::runtime::kernel::within_grid(grid, n / PAIR_ROWS as i128, PAIR_ROW as i128 * n)),
+    extent(y = [PAIR_ROW, n]),
 )]
-pub fn trans_f32(t: &impl Thread, x: Tiles<f32, PairRows>, y: GlobalMut<f32>, n: u32) {
-    let r = PAIR_ROWS * t.block_idx()[0];
-    let v = x.load(t).trans::<PairRowsT>().convert::<TransRows>(t);
-    // Unmasked: a masked view costs 5 instructions of 77 here. SAFETY: columns `r..r + 16` of
-    // the 32 rows `n` wide, for a 1-D grid of at most `n / 16` CTAs (the launcher's check):
-    // inside the buffer, and CTAs take distinct columns.
-    #[allow(unsafe_code)]
-    unsafe {
-        v.store(t, &y, [0, r], [n, 1])
-    };
+pub fn trans_f32(t: &impl Thread, x: Tiles<f32, PairRows>, y: BlocksMut<f32, TransRows>, n: u32) {
+    // CTA k's 32 x 16 block is columns `16 k..` of y's 32 rows.
+    y.store(t, &x.load(t).trans::<PairRowsT>().convert::<TransRows>(t));
 }

@@ -78,7 +78,7 @@ fn transposed_through_trans() {
     let x: Vec<f32> = (0..n * PAIR_ROW).map(|i| i as f32).collect();
     let (xm, y) = (memory(&x), memory(&vec![f32::NAN; x.len()]));
     let l = Launch::new(CTAS, TRANS_F32.block()[0], TRANS_F32.shared_bytes());
-    launch(l, |t| trans_f32(t, xm.tiles(), y.global_mut(), n)).unwrap();
+    launch(l, |t| trans_f32(t, xm.tiles(), y.blocks_mut(n), n)).unwrap();
     let want: Vec<f32> = (0..PAIR_ROW)
         .flat_map(|j| (0..n).map(move |i| (i * PAIR_ROW + j) as f32))
         .collect();
