@@ -550,6 +550,32 @@ mod views {
         .expect("simulator");
     }
 
+    /// An `_aligned` view's tiles start on the vector: an origin off it is refused (a trap on
+    /// the GPU), where a whole-vector access would be misaligned.
+    #[test]
+    fn an_aligned_view_refuses_an_origin_off_the_vector() {
+        use linear_layouts::sim::IssueKind;
+        let x = memory(16 * 64, |i| i as f32);
+        let r = launch(Launch::new(1, 128, 0), |t| {
+            let _ = x
+                .view_aligned::<f32, 2>([16, 64])
+                .load::<Rows>(t, [0, 1], 0.0);
+        });
+        let e = r.expect_err("column 1 is off Rows' 4-element vectors");
+        assert!(
+            e.has(IssueKind::Panic) && e.to_string().contains("multiples of the vector"),
+            "{}",
+            e
+        );
+        launch(Launch::new(1, 128, 0), |t| {
+            let v = x
+                .view_aligned::<f32, 2>([16, 64])
+                .load::<Rows>(t, [0, 32], 0.0);
+            assert_eq!(v, Tile::from_coords(t, |[i, j]| (i * 64 + 32 + j) as f32));
+        })
+        .expect("simulator");
+    }
+
     /// A 21 x 37 tensor in tiles of 16 x 32: every tile but the first has a masked tail.
     #[test]
     fn loads_and_stores_mask_against_the_shape() {
@@ -726,6 +752,12 @@ mod launch_extents {
         n_cols: u32,
     ) {
         out.store(t, &x.load(t));
+    }
+
+    /// A parameter named as the launcher's locals (`len`, `need`) is still the argument.
+    #[kernel(block = 128, extent(x = [len]))]
+    fn named_len(t: &impl Thread, x: View<f32, 1>, len: u32) {
+        let _ = (t, x);
     }
 
     /// Twice each element of `n` 64x64 tiles, grid-stride.
@@ -1032,5 +1064,12 @@ mod launch_extents {
                 assert_eq!(out.stores(o), 1);
             }
         }
+    }
+
+    #[test]
+    fn a_parameter_named_len_is_the_argument() {
+        let args = [buffer(16), Arg::Int(1 << 20)];
+        let e = NAMED_LEN.check_args(&args, [1, 1, 1]).unwrap_err();
+        assert_eq!((e.error.need, e.error.len), (1 << 20, 16));
     }
 }

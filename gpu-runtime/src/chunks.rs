@@ -19,7 +19,7 @@ use crate::tiles::exclusive;
 use crate::view::ViewMut;
 
 /// A tensor a kernel writes, one chunk of `L`'s rows per CTA (see the module). `ALIGNED`:
-/// [`ChunksMut::aligned`]'s promise.
+/// the `_aligned` promise, which the launcher checks (the last dim whole 16-byte vectors).
 pub struct ChunksMut<'a, E, L, const R: usize, const ALIGNED: bool = false> {
     view: ViewMut<'a, E, R, ALIGNED>,
     layout: PhantomData<fn() -> L>,

@@ -207,8 +207,10 @@ macro_rules! view_common {
             /// strides and the tiles' origins along the fast dim are multiples of the vector (16
             /// bytes), and the buffer 16-byte aligned: each vector is then wholly inside the
             /// tensor or wholly outside, one access or none (Triton's specialisation of a kernel
-            /// for sizes divisible by 16). A kernel parameter `View<E, R, true>` is aligned by
-            /// the launcher's check instead.
+            /// for sizes divisible by 16). A kernel parameter `View<E, R, true>` has the shape
+            /// and buffer checked by the launcher instead (whole allocations are 256-byte
+            /// aligned), and every access its origin checked (a trap where it is off the vector;
+            /// it folds where origins are constants along the fast dim).
             ///
             /// # Safety
             /// The promise: a vector access the GPU makes under it at a misaligned address is
@@ -334,7 +336,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         other: E,
     ) -> Self {
         let (strides, bounds) = (src.strides, src.shape);
-        contiguous::<L, E, N, R>(strides);
+        contiguous::<L, E, N, R, ALIGNED>(strides, origin);
         // SAFETY: the masks keep every access inside the shape, which the view's contract
         // keeps inside the buffer; a vector is contiguous in it (checked above).
         #[allow(unsafe_code)]
@@ -358,7 +360,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         origin: [u32; R],
     ) {
         let (strides, bounds) = (dst.strides, dst.shape);
-        contiguous::<L, E, N, R>(strides);
+        contiguous::<L, E, N, R, ALIGNED>(strides, origin);
         // SAFETY: as `load_from`.
         #[allow(unsafe_code)]
         unsafe {
@@ -372,7 +374,10 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
 /// panic on the simulator) otherwise: a vector elsewhere would read or write past its
 /// elements. Views make their strides from constants, so the check folds away where it holds.
 #[inline(always)]
-fn contiguous<L: Registers<N>, E: Element, const N: usize, const R: usize>(strides: [u32; R]) {
+fn contiguous<L: Registers<N>, E: Element, const N: usize, const R: usize, const ALIGNED: bool>(
+    strides: [u32; R],
+    origin: [u32; R],
+) {
     const {
         if L::RANK != R {
             panic!("a tile is loaded from or stored to a view of its layout's rank: these differ");
@@ -382,6 +387,12 @@ fn contiguous<L: Registers<N>, E: Element, const N: usize, const R: usize>(strid
     assert!(
         v == 1 || fast >= R || strides[fast] == 1,
         "a tile's vectors run along its layout's fast dim, which has stride 1 in memory: this view's stride there is not 1 (a transposed view takes a layout whose dim 0 is fast)"
+    );
+    // Under the `_aligned` promise each vector is accessed whole: its origin along the fast dim
+    // must keep it aligned (the launcher checked the shape and the buffer, not the origin).
+    assert!(
+        !ALIGNED || v == 1 || fast >= R || origin[fast].is_multiple_of(v as u32),
+        "an `_aligned` view's tiles start at multiples of the vector along the fast dim: this origin does not"
     );
 }
 

@@ -155,10 +155,16 @@ fn partition_threads(a: &Args, views: &[ViewParam]) -> syn::Result<TokenStream> 
             "`{}`'s layout spreads over another number of threads than the kernel's block: each element would be stored by several threads, or by none (write `block = <its layout>::THREADS`)",
             v.name
         );
+        let warp = a.warp_size;
+        let lanes = format!(
+            "`{}`'s layout was written for warps of another size than the kernel's ({} lanes): its lanes would not be the hardware's",
+            v.name, warp
+        );
         out.extend(quote! {
             const _: () = {
                 let b: [u32; 3] = #block;
                 ::core::assert!(<#layout>::THREADS == b[0] * b[1] * b[2], #msg);
+                ::core::assert!(<#layout>::WARP_SIZE == #warp, #lanes);
             };
         });
     }
@@ -299,8 +305,16 @@ fn extents(
     ];
     let ints = params.iter().enumerate().filter_map(|(i, (n, t))| {
         let int = last(t).is_some_and(|l| INTS.contains(&l.as_str()));
-        int.then(|| quote!(let #n: i128 = #kernel::Arg::at(args, #i).int();))
+        int.then(|| quote!(let #n: i128 = #kernel::Arg::at(__args, #i).int();))
     });
+    if let Some((n, _)) = params.iter().find(|(n, _)| n == "grid") {
+        if !a.extents.is_empty() || !views.is_empty() {
+            return Err(syn::Error::new_spanned(
+                n,
+                "`grid` is the launch's grid in `extent(..)`: a parameter of that name would hide it; rename the parameter",
+            ));
+        }
+    }
     let mut checks = Vec::new();
     for v in views {
         let Some((need, expr)) = &v.partition else {
@@ -309,29 +323,17 @@ fn extents(
         let i = params.iter().position(|(n, _)| n == &v.name).unwrap_or(0);
         let pname = v.name.to_string();
         checks.push((i, quote! {
-            let len = #kernel::Arg::at(args, #i).elements();
-            let need = #need;
-            if (len as i128) < need || need > #kernel::MAX_VIEW_ELEMENTS {
-                return Err(#kernel::ExtentError { index: #i, param: #pname, expr: #expr, need, len });
+            let __need: i128 = #need;
+            let __len = #kernel::Arg::at(__args, #i).elements();
+            if (__len as i128) < __need || __need > #kernel::MAX_VIEW_ELEMENTS {
+                return Err(#kernel::ExtentError { index: #i, param: #pname, expr: #expr, need: __need, len: __len });
             }
         }));
     }
     for (name, expr) in &a.extents {
         let at = params.iter().position(|(n, _)| n == name);
-        if let (Some(i), Some(v)) = (at, views.iter().find(|v| &v.name == name)) {
-            if v.partition.is_some() {
-                // A view's or partition's shape or count: checked above.
-                continue;
-            }
-            let (pname, text) = (name.to_string(), expr.to_token_stream().to_string());
-            let dims = &v.dims;
-            checks.push((i, quote! {
-                let need = #kernel::shape_elements(&[#((#dims) as i128),*]);
-                let len = #kernel::Arg::at(args, #i).elements();
-                if (len as i128) < need || need > #kernel::MAX_VIEW_ELEMENTS {
-                    return Err(#kernel::ExtentError { index: #i, param: #pname, expr: #text, need, len });
-                }
-            }));
+        if views.iter().any(|v| &v.name == name) {
+            // A view's or partition's shape or count: checked above.
             continue;
         }
         const BUFFERS: [&str; 4] = ["Global", "GlobalMut", "View", "ViewMut"];
@@ -359,10 +361,10 @@ fn extents(
         }
         let (pname, text) = (name.to_string(), expr.to_token_stream().to_string());
         checks.push((i, quote! {
-            let need = (#expr) as i128;
-            let len = #kernel::Arg::at(args, #i).elements();
-            if (len as i128) < need {
-                return Err(#kernel::ExtentError { index: #i, param: #pname, expr: #text, need, len });
+            let __need = (#expr) as i128;
+            let __len = #kernel::Arg::at(__args, #i).elements();
+            if (__len as i128) < __need {
+                return Err(#kernel::ExtentError { index: #i, param: #pname, expr: #text, need: __need, len: __len });
             }
         }));
     }
@@ -375,7 +377,7 @@ fn extents(
     Ok(quote! {
         #[allow(unused_variables, clippy::unnecessary_cast)]
         fn extents(
-            args: &[#kernel::Arg],
+            __args: &[#kernel::Arg],
             grid: [u32; 3],
         ) -> Result<(), #kernel::ExtentError> {
             let grid = [grid[0] as i128, grid[1] as i128, grid[2] as i128];

@@ -68,6 +68,15 @@ pub(crate) fn views(
     params: &[(syn::Ident, syn::Type)],
 ) -> syn::Result<Vec<ViewParam>> {
     let rt = quote!(#krate::runtime);
+    // Integer parameters narrower than 32 bits, which no device size may use.
+    let narrow: Vec<String> = params
+        .iter()
+        .filter(|(_, t)| {
+            last_segment(t)
+                .is_some_and(|s| ["u8", "u16", "i8", "i16"].contains(&s.ident.to_string().as_str()))
+        })
+        .map(|(n, _)| n.to_string())
+        .collect();
     let mut out = Vec::new();
     for (name, ty) in params {
         let Some(seg) = last_segment(ty) else {
@@ -89,7 +98,15 @@ pub(crate) fn views(
             syn::Error::new_spanned(ty, "a view parameter names its element type and rank: `View<f32, 2>`, `Tiles<f32, MyLayout>`")
         })?;
         if !matches!(kind, Kind::View) {
-            out.push(partition_param(&rt, a, (name, ty), elem, write, kind)?);
+            out.push(partition_param(
+                &rt,
+                a,
+                (name, ty),
+                elem,
+                write,
+                kind,
+                &narrow,
+            )?);
             continue;
         }
         let shape = a.extents.iter().find(|(n, _)| n == name).map(|(_, e)| e);
@@ -109,7 +126,7 @@ pub(crate) fn views(
             }
         };
         for d in &dims {
-            device_size(d)?;
+            device_size(d, &narrow)?;
         }
         let buffer: syn::Type = match write {
             false => syn::parse_quote!(#rt::Global<'static, #elem>),
@@ -122,7 +139,7 @@ pub(crate) fn views(
             let #name = unsafe { <#ty>::new_unchecked(#name, [#((#dims) as u32),*]) };
         };
         let need = quote!(#rt::kernel::shape_elements(&[#((#dims) as i128),*]));
-        let need = aligned_need(&rt, need, &dims, elem, aligned_flag(ty)?);
+        let need = aligned_need(&rt, need, &dims, elem, flag(ty, 2, "ALIGNED")?);
         let text = shape.to_token_stream().to_string();
         out.push(ViewParam {
             name: name.clone(),
@@ -146,6 +163,7 @@ fn partition_param(
     elem: &syn::Type,
     write: bool,
     kind: Kind,
+    narrow: &[String],
 ) -> syn::Result<ViewParam> {
     let extent = a.extents.iter().find(|(n, _)| n == name).map(|(_, e)| e);
     let generics: Vec<&syn::GenericArgument> = match last_segment(ty).map(|s| &s.arguments) {
@@ -167,39 +185,26 @@ fn partition_param(
         (Kind::Tiles, Some(e)) => return Err(syn::Error::new_spanned(e, format!("`{name}` is partitioned by the grid (one tile per CTA): the launcher checks it holds a tile for every CTA, so it takes no extent; remove `{name} = ..`"))),
         (Kind::Tiled, Some(Expr::Array(arr))) => return Err(syn::Error::new_spanned(arr, format!("`{name}` is a number of tiles: its extent is how many (`extent({name} = tiles)`), not a shape"))),
         (Kind::Tiled, Some(count)) => {
-            device_size(count)?;
+            device_size(count, narrow)?;
             let text = count.to_token_stream().to_string();
             (vec![count.clone()], quote!(#kernel::tiled_elements(grid, (#count) as i128, #tile)), quote!(#text))
         }
         (Kind::Blocks, Some(Expr::Array(arr))) if arr.elems.len() == 2 => {
             let (rows, cols) = (&arr.elems[0], &arr.elems[1]);
-            device_size(cols)?;
-            // The host checks the transpose's shape exactly when the type says `true`: a flag
-            // it cannot read (a const by name, a block) is refused, not checked the other way.
-            let flags: Vec<&syn::GenericArgument> = generics.iter().skip(2).copied().collect();
-            let transposed = match flags.as_slice() {
-                [] => false,
-                [syn::GenericArgument::Const(Expr::Lit(l))] if matches!(&l.lit, syn::Lit::Bool(_)) => {
-                    matches!(&l.lit, syn::Lit::Bool(b) if b.value)
-                }
-                [other, ..] => {
-                    return Err(syn::Error::new_spanned(
-                        other,
-                        "a block partition's TRANSPOSED flag is written `true` or `false` here: the launcher checks the grid against the shape it names",
-                    ))
-                }
-            };
+            device_size(cols, narrow)?;
+            // The host checks the transpose's shape exactly when the type says `true`.
+            let transposed = flag(ty, 2, "TRANSPOSED")?;
             let text = arr.to_token_stream().to_string();
             (vec![cols.clone()], quote!(#kernel::blocks_elements::<#layout>(grid, [(#rows) as i128, (#cols) as i128], #transposed)), quote!(#text))
         }
         (Kind::Chunks, Some(Expr::Array(arr))) => {
             let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
             for d in &dims {
-                device_size(d)?;
+                device_size(d, narrow)?;
             }
             let text = arr.to_token_stream().to_string();
             let need = quote!(#kernel::chunks_elements(grid, &[#((#dims) as i128),*], <#layout as #rt::Layout>::SHAPE));
-            let need = aligned_need(rt, need, &dims, elem, aligned_flag(ty)?);
+            let need = aligned_need(rt, need, &dims, elem, flag(ty, 3, "ALIGNED")?);
             let make = quote!(<#ty>::new_unchecked(#name, [#((#dims) as u32),*]));
             return Ok(partition(name, (write, elem, layout), rt, make, dims, (need, quote!(#text))));
         }
@@ -266,7 +271,7 @@ fn partition(
 /// parameters' own types, which agree with that modulo 2^32 for `+ - *` and for nothing else
 /// (a division, a remainder, a cast or a branch could give the device a larger size than the
 /// launcher checked). `grid` is not known on the device.
-fn device_size(e: &Expr) -> syn::Result<()> {
+fn device_size(e: &Expr, narrow: &[String]) -> syn::Result<()> {
     const MSG: &str = "a size the device computes (a view's dim, a partition's count) is a sum, difference or product of integer literals, constants and the kernel's integer parameters: the launcher checks its value, and only `+ - *` give the device the same value modulo 2^32";
     match e {
         Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(_), .. }) => Ok(()),
@@ -274,38 +279,41 @@ fn device_size(e: &Expr) -> syn::Result<()> {
             e,
             "`grid` is not known where the device computes this size: pass it as a parameter (a block partition's rows, which the device does not use, may use `grid`)",
         )),
+        Expr::Path(p) if p.path.get_ident().is_some_and(|i| narrow.contains(&i.to_string())) => Err(syn::Error::new_spanned(
+            e,
+            "a size the device computes uses integer parameters of 32 bits or more: arithmetic in a narrower type wraps before the launcher's u32 check could see it",
+        )),
         Expr::Path(_) => Ok(()),
-        Expr::Paren(p) => device_size(&p.expr),
-        Expr::Group(g) => device_size(&g.expr),
-        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => device_size(&u.expr),
+        Expr::Paren(p) => device_size(&p.expr, narrow),
+        Expr::Group(g) => device_size(&g.expr, narrow),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => device_size(&u.expr, narrow),
         Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_)) => {
-            device_size(&b.left).and(device_size(&b.right))
+            device_size(&b.left, narrow).and(device_size(&b.right, narrow))
         }
         _ => Err(syn::Error::new_spanned(e, MSG)),
     }
 }
 
-/// Whether a view's type (`View<E, R, true>`, `ChunksMut<E, L, R, true>`) carries the
-/// `_aligned` promise: its bool const argument, which must be a literal for the launcher to
-/// check the shape against it.
-fn aligned_flag(ty: &syn::Type) -> syn::Result<bool> {
+/// A bool flag of a view's or partition's type at `position` among its generic arguments
+/// (lifetimes not counted): `ALIGNED` of `View<E, R, ALIGNED>` (2) and `ChunksMut<E, L, R,
+/// ALIGNED>` (3), `TRANSPOSED` of `Blocks<E, L, TRANSPOSED>` (2). Absent, it is `false`; it
+/// must be a literal for the launcher to check what it names (a name or a block is refused,
+/// not read as `false`).
+fn flag(ty: &syn::Type, position: usize, what: &str) -> syn::Result<bool> {
     let Some(syn::PathArguments::AngleBracketed(g)) = last_segment(ty).map(|s| &s.arguments) else {
         return Ok(false);
     };
-    let consts: Vec<&Expr> = g
+    let args: Vec<&syn::GenericArgument> = g
         .args
         .iter()
-        .filter_map(|a| match a {
-            syn::GenericArgument::Const(e) => Some(e),
-            _ => None,
-        })
+        .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
         .collect();
-    match consts.get(1) {
+    match args.get(position) {
         None => Ok(false),
-        Some(Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. })) => Ok(b.value),
+        Some(syn::GenericArgument::Const(Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }))) => Ok(b.value),
         Some(other) => Err(syn::Error::new_spanned(
             other,
-            "a view's ALIGNED flag is written `true` or `false` here: the launcher checks the shape against the promise it names",
+            format!("the {what} flag is written `true` or `false` here: the launcher checks what it names"),
         )),
     }
 }
