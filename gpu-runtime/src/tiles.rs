@@ -85,9 +85,11 @@ impl<'a, E: Element, L: Layout> Tiles<'a, E, L> {
     /// This CTA's tile, in another layout `M` of the same shape.
     #[inline(always)]
     pub fn load_as<M: Distributed>(&self, t: &impl Thread) -> TileOf<M, E> {
+        // The CTA's own tile, which the constructor's contract keeps in the buffer.
         M::build(Loading::<E, L, _> {
             src: &self.src,
             t,
+            k: t.block(),
             layout: PhantomData,
         })
     }
@@ -128,12 +130,7 @@ impl<'a, E: Element, L: Layout> TilesMut<'a, E, L> {
         // SAFETY: the CTA's own tile, which the constructor's contract keeps in the buffer.
         #[allow(unsafe_code)]
         unsafe {
-            match L::RANK {
-                1 => tile.store(t, &self.dst, origin::<L, 1>(t), const { strides::<L, 1>() }),
-                2 => tile.store(t, &self.dst, origin::<L, 2>(t), const { strides::<L, 2>() }),
-                3 => tile.store(t, &self.dst, origin::<L, 3>(t), const { strides::<L, 3>() }),
-                _ => tile.store(t, &self.dst, origin::<L, 4>(t), const { strides::<L, 4>() }),
-            }
+            store_tile(t, &self.dst, t.block(), tile)
         }
     }
 }
@@ -241,18 +238,16 @@ macro_rules! tiled_common {
                 Each::new(t, self.count)
             }
 
-            /// Tile `k`'s origin, after the check that it is one of this tensor's tiles (a trap,
-            /// a panic on the simulator, otherwise; it folds into the loop's own where the
-            /// counts are one value).
+            /// Tile `k`, after the check that it is one of this tensor's tiles (a trap, a
+            /// panic on the simulator, otherwise; it folds into the loop's own where the counts
+            /// are one value).
             #[inline(always)]
-            fn origin<const R: usize>(&self, k: TileIndex) -> [u32; R] {
+            fn checked(&self, k: TileIndex) -> u32 {
                 assert!(
                     k.0 < self.count,
                     "a tile past the partitioned tensor's count"
                 );
-                let mut o = [0; R];
-                o[0] = k.0 * const { L::SHAPE[0] };
-                o
+                k.0
             }
         }
     };
@@ -285,10 +280,16 @@ impl<'a, E: Element, L: Layout> Tiled<'a, E, L> {
         self.loading(t, k).build()
     }
 
-    /// Tile `k`'s load (its origin checked when it is built).
+    /// Tile `k`'s load, `k` checked to be one of this tensor's tiles (which the constructor's
+    /// contract keeps in the buffer).
     #[inline(always)]
-    fn loading<'v, T: Thread>(&'v self, t: &'v T, k: TileIndex) -> LoadingAt<'v, 'a, E, L, T> {
-        LoadingAt { tiled: self, t, k }
+    fn loading<'v, T: Thread>(&'v self, t: &'v T, k: TileIndex) -> Loading<'v, 'a, E, L, T> {
+        Loading {
+            src: &self.src,
+            t,
+            k: self.checked(k),
+            layout: PhantomData,
+        }
     }
 }
 
@@ -302,65 +303,10 @@ impl<'a, E: Element, L: Layout> TiledMut<'a, E, L> {
         exclusive::<T>();
         row_major_tile::<L, L, E, N>();
         // SAFETY: tile `k` is one of the `count` the constructor's contract keeps in the
-        // buffer (checked in `origin`), reached by this CTA's loop alone.
+        // buffer (checked in `checked`), reached by this CTA's loop alone.
         #[allow(unsafe_code)]
         unsafe {
-            match L::RANK {
-                1 => tile.store(
-                    t,
-                    &self.dst,
-                    self.origin::<1>(k),
-                    const { strides::<L, 1>() },
-                ),
-                2 => tile.store(
-                    t,
-                    &self.dst,
-                    self.origin::<2>(k),
-                    const { strides::<L, 2>() },
-                ),
-                3 => tile.store(
-                    t,
-                    &self.dst,
-                    self.origin::<3>(k),
-                    const { strides::<L, 3>() },
-                ),
-                _ => tile.store(
-                    t,
-                    &self.dst,
-                    self.origin::<4>(k),
-                    const { strides::<L, 4>() },
-                ),
-            }
-        }
-    }
-}
-
-/// A checked tile origin of any rank up to 4.
-/// A grid-stride tensor's load of tile `k`.
-struct LoadingAt<'v, 'a, E, L, T> {
-    tiled: &'v Tiled<'a, E, L>,
-    t: &'v T,
-    k: TileIndex,
-}
-
-impl<M: Layout, L: Layout, E: Element, T: Thread> Build<M, E> for LoadingAt<'_, '_, E, L, T> {
-    #[inline(always)]
-    fn build<const N: usize>(self) -> Tile<M, E, N>
-    where
-        M: Registers<N>,
-    {
-        row_major_tile::<L, M, E, N>();
-        let (t, x, k) = (self.t, self.tiled, self.k);
-        // SAFETY: a tile of the tensor (checked in `origin`), which the constructor's contract
-        // keeps in the buffer.
-        #[allow(unsafe_code)]
-        unsafe {
-            match L::RANK {
-                1 => Tile::load(t, &x.src, x.origin::<1>(k), const { strides::<L, 1>() }),
-                2 => Tile::load(t, &x.src, x.origin::<2>(k), const { strides::<L, 2>() }),
-                3 => Tile::load(t, &x.src, x.origin::<3>(k), const { strides::<L, 3>() }),
-                _ => Tile::load(t, &x.src, x.origin::<4>(k), const { strides::<L, 4>() }),
-            }
+            store_tile(t, &self.dst, self.checked(k), tile)
         }
     }
 }
@@ -407,12 +353,59 @@ pub(crate) fn same_shape<L: Layout, M: Layout>() {
     }
 }
 
-/// This CTA's tile's origin: rows `block * L::SHAPE[0]..`.
+/// Tile `k`'s origin in a row-major tensor of `L`'s tiles: rows `k * L::SHAPE[0]..`.
 #[inline(always)]
-fn origin<L: Layout, const R: usize>(t: &impl Thread) -> [u32; R] {
+fn first<L: Layout, const R: usize>(k: u32) -> [u32; R] {
     let mut o = [0; R];
-    o[0] = t.block() * const { L::SHAPE[0] };
+    o[0] = k * const { L::SHAPE[0] };
     o
+}
+
+/// Stores `tile` as tile `k` of `dst`, a row-major tensor of `L`'s tiles (at `L`'s rank: the
+/// arms of the other ranks are never taken).
+///
+/// # Safety
+/// Tile `k` is inside `dst`'s buffer, and no other thread writes it.
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn store_tile<L: Registers<N>, E: Element, T: Thread, const N: usize>(
+    t: &T,
+    dst: &GlobalMut<'_, E>,
+    k: u32,
+    tile: &Tile<L, E, N>,
+) {
+    // SAFETY: the caller's.
+    unsafe {
+        match L::RANK {
+            1 => tile.store(t, dst, first::<L, 1>(k), const { strides::<L, 1>() }),
+            2 => tile.store(t, dst, first::<L, 2>(k), const { strides::<L, 2>() }),
+            3 => tile.store(t, dst, first::<L, 3>(k), const { strides::<L, 3>() }),
+            _ => tile.store(t, dst, first::<L, 4>(k), const { strides::<L, 4>() }),
+        }
+    }
+}
+
+/// Tile `k` of `src` (a row-major tensor of `L`'s tiles) in layout `M` of the same shape, as
+/// [`store_tile`].
+///
+/// # Safety
+/// Tile `k` is inside `src`'s buffer.
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn load_tile<L: Layout, M: Registers<N>, E: Element, T: Thread, const N: usize>(
+    t: &T,
+    src: &Global<'_, E>,
+    k: u32,
+) -> Tile<M, E, N> {
+    // SAFETY: the caller's.
+    unsafe {
+        match L::RANK {
+            1 => Tile::load(t, src, first::<L, 1>(k), const { strides::<L, 1>() }),
+            2 => Tile::load(t, src, first::<L, 2>(k), const { strides::<L, 2>() }),
+            3 => Tile::load(t, src, first::<L, 3>(k), const { strides::<L, 3>() }),
+            _ => Tile::load(t, src, first::<L, 4>(k), const { strides::<L, 4>() }),
+        }
+    }
 }
 
 /// Row-major strides of `L`'s shape (a const: SPIR-V has no slice constants to index at run
@@ -429,10 +422,12 @@ const fn strides<L: Layout, const R: usize>() -> [u32; R] {
     s
 }
 
-/// A partitioned tensor's load, built once the layout's register count is known.
+/// A partitioned tensor's load of tile `k` (one its buffer holds: the makers' promise), built
+/// once the layout's register count is known.
 struct Loading<'v, 'a, E, L, T> {
     src: &'v Global<'a, E>,
     t: &'v T,
+    k: u32,
     layout: PhantomData<fn() -> L>,
 }
 
@@ -443,16 +438,11 @@ impl<M: Layout, L: Layout, E: Element, T: Thread> Build<M, E> for Loading<'_, '_
         M: Registers<N>,
     {
         row_major_tile::<L, M, E, N>();
-        let t = self.t;
-        // SAFETY: as `TilesMut::store`.
+        // SAFETY: tile `k` is in the buffer (the makers' promise: the CTA's own tile, or a
+        // checked one).
         #[allow(unsafe_code)]
         unsafe {
-            match L::RANK {
-                1 => Tile::load(t, self.src, origin::<L, 1>(t), const { strides::<L, 1>() }),
-                2 => Tile::load(t, self.src, origin::<L, 2>(t), const { strides::<L, 2>() }),
-                3 => Tile::load(t, self.src, origin::<L, 3>(t), const { strides::<L, 3>() }),
-                _ => Tile::load(t, self.src, origin::<L, 4>(t), const { strides::<L, 4>() }),
-            }
+            load_tile::<L, M, E, T, N>(self.t, self.src, self.k)
         }
     }
 }
