@@ -116,12 +116,18 @@ pub const fn shape_elements(dims: &[i128]) -> i128 {
     n
 }
 
+/// Whether a launch's `grid` is 1-D: what a partition whose CTAs are numbered by `block.x`
+/// needs for no two of them to share a part.
+const fn one_d(grid: [i128; 3]) -> bool {
+    grid[1] == 1 && grid[2] == 1
+}
+
 /// The elements a kernel whose CTAs each take one of `tiles` tiles reaches: `need` for a 1-D
 /// grid of at most `tiles` CTAs and at most 2^32 elements (a tile's u32 index cannot wrap onto
 /// another's), and more than any buffer holds otherwise (a CTA past the last tile would reach
 /// outside), so that an `extent(..)` refuses such a grid.
 pub const fn within_grid(grid: [i128; 3], tiles: i128, need: i128) -> i128 {
-    if grid[0] <= tiles && grid[1] == 1 && grid[2] == 1 && need <= MAX_VIEW_ELEMENTS {
+    if grid[0] <= tiles && one_d(grid) && need <= MAX_VIEW_ELEMENTS {
         need
     } else {
         i128::MAX
@@ -144,7 +150,7 @@ pub const TILES_EXTENT: &str = "a tile per CTA";
 /// one tile per CTA of a 1-D grid (more than [`MAX_VIEW_ELEMENTS`] for a grid of 2 or 3 dims,
 /// whose CTAs would share tiles).
 pub const fn tiles_elements(grid: [i128; 3], tile: u64) -> i128 {
-    if grid[1] != 1 || grid[2] != 1 {
+    if !one_d(grid) {
         return i128::MAX;
     }
     grid[0] * tile as i128
@@ -154,7 +160,7 @@ pub const fn tiles_elements(grid: [i128; 3], tile: u64) -> i128 {
 /// `tile` elements needs for a launch of `grid`: `count` tiles, for a 1-D grid whose loop
 /// cannot wrap (`count + grid.x` a u32); more than any buffer holds otherwise.
 pub const fn tiled_elements(grid: [i128; 3], count: i128, tile: u64) -> i128 {
-    if grid[1] != 1 || grid[2] != 1 || count < 0 || count + grid[0] > u32::MAX as i128 {
+    if !one_d(grid) || count < 0 || count + grid[0] > u32::MAX as i128 {
         return i128::MAX;
     }
     count * tile as i128
@@ -191,10 +197,10 @@ pub fn blocks_elements<L: crate::layout::Layout>(
 /// element is stored exactly once; more than any buffer holds otherwise.
 pub const fn chunks_elements(grid: [i128; 3], dims: &[i128], tile: &[u32]) -> i128 {
     let rows = if tile.is_empty() { 1 } else { tile[0] as i128 };
-    if grid[1] != 1
-        || grid[2] != 1
+    if !one_d(grid)
         || grid[0] * rows > MAX_VIEW_ELEMENTS
         || tile.len() != dims.len()
+        || dims.is_empty()
     {
         return i128::MAX;
     }

@@ -24,6 +24,7 @@ use crate::layout::{Layout, Registers};
 use crate::slices::{Build, Distributed, TileOf};
 use crate::thread::Thread;
 use crate::tile::Tile;
+use crate::view::row_major;
 
 /// The elements of a tile of `L`'s shape.
 pub const fn tile_elements<L: Layout>() -> u64 {
@@ -412,14 +413,14 @@ unsafe fn load_tile<L: Layout, M: Registers<N>, E: Element, T: Thread, const N: 
 /// time).
 #[inline(always)]
 const fn strides<L: Layout, const R: usize>() -> [u32; R] {
-    let mut s = [1; R];
-    let mut d = R;
-    while d > 1 {
-        d -= 1;
-        // Past the layout's rank (a match arm for another rank) the dims are 1.
-        s[d - 1] = s[d] * if d < L::RANK { L::SHAPE[d] } else { 1 };
+    // Past the layout's rank (a match arm for another rank) the dims are 1.
+    let mut shape = [1; R];
+    let mut d = 0;
+    while d < R && d < L::RANK {
+        shape[d] = L::SHAPE[d];
+        d += 1;
     }
-    s
+    row_major(shape)
 }
 
 /// A partitioned tensor's load of tile `k` (one its buffer holds: the makers' promise), built

@@ -21,7 +21,7 @@ use crate::thread::Thread;
 use crate::tile::Tile;
 
 /// Row-major strides of `shape`: the last dim contiguous.
-const fn row_major<const R: usize>(shape: [u32; R]) -> [u32; R] {
+pub(crate) const fn row_major<const R: usize>(shape: [u32; R]) -> [u32; R] {
     let mut strides = [1; R];
     let mut d = R;
     while d > 1 {
@@ -152,17 +152,24 @@ macro_rules! view_common {
             /// (without the `_aligned` promise: row `start` of a vector need not be aligned).
             #[inline(always)]
             pub fn rows(self, start: u32, count: u32) -> $view<'a, E, R, false> {
-                let $view {
-                    $mem,
-                    mut shape,
-                    strides,
-                    mut at,
-                } = self;
+                let (mut shape, strides) = (self.shape, self.strides);
                 let start = start.min(shape[0]);
-                at += start * strides[0];
                 shape[0] = count.min(shape[0] - start);
+                let at = self.at + start * strides[0];
+                self.remade(shape, strides, at)
+            }
+
+            /// The same buffer as another view of it: every view derived here is one, its
+            /// shape, strides and start inside this one's (the callers' to keep).
+            #[inline(always)]
+            fn remade<const R2: usize, const A2: bool>(
+                self,
+                shape: [u32; R2],
+                strides: [u32; R2],
+                at: u32,
+            ) -> $view<'a, E, R2, A2> {
                 $view {
-                    $mem,
+                    $mem: self.$mem,
                     shape,
                     strides,
                     at,
@@ -187,18 +194,9 @@ macro_rules! view_common {
             /// rows' width is the vector's length, their stride 0).
             #[inline(always)]
             pub fn as_rows(self) -> $view<'a, E, 2, ALIGNED> {
-                let $view {
-                    $mem,
-                    shape,
-                    strides,
-                    at,
-                } = self;
-                $view {
-                    $mem,
-                    shape: [u32::MAX, shape[0]],
-                    strides: [0, strides[0]],
-                    at,
-                }
+                let (shape, strides, at) =
+                    ([u32::MAX, self.shape[0]], [0, self.strides[0]], self.at);
+                self.remade(shape, strides, at)
             }
         }
 
@@ -218,18 +216,8 @@ macro_rules! view_common {
             #[inline(always)]
             #[allow(unsafe_code)]
             pub unsafe fn aligned(self) -> $view<'a, E, R, true> {
-                let $view {
-                    $mem,
-                    shape,
-                    strides,
-                    at,
-                } = self;
-                $view {
-                    $mem,
-                    shape,
-                    strides,
-                    at,
-                }
+                let (shape, strides, at) = (self.shape, self.strides, self.at);
+                self.remade(shape, strides, at)
             }
         }
     };

@@ -92,23 +92,32 @@ fn cluster_transpose_body_on_the_simulator() {
 /// A kernel on the simulator: thread, input, output, the table's `u32` argument.
 type Entry = dyn Fn(&linear_layouts::sim::SimThread, &HostMemory, &HostMemory, u32) + Sync;
 
+/// Kernel `$k` as an [`Entry`], its input and output made of simulator memory as its parameters
+/// are typed: raw tensors, a grid-stride partition of `arg` tiles (`tiled`), or an `arg x arg`
+/// matrix in blocks (`blocks`).
+macro_rules! entry {
+    ($k:path) => {
+        entry!(@ $k, |a, b, _arg| (a.global(), b.global_mut()))
+    };
+    (tiled $k:path) => {
+        entry!(@ $k, |a, b, arg| (a.tiled(arg), b.tiled_mut(arg)))
+    };
+    (blocks $k:path) => {
+        entry!(@ $k, |a, b, arg| (a.blocks(arg), b.blocks_mut(arg)))
+    };
+    (@ $k:path, |$a:ident, $b:ident, $arg:ident| ($x:expr, $y:expr)) => {
+        Box::new(
+            |t: &linear_layouts::sim::SimThread, $a: &HostMemory, $b: &HostMemory, $arg: u32| {
+                $k(t, $x, $y, $arg)
+            },
+        ) as Box<Entry>
+    };
+}
+
 /// The `#[kernel]` function behind the PTX entry `name`: on the host it is the body itself,
 /// taking simulator memory as its `Global` tensors.
 fn sim_entry(name: &str) -> Option<Box<Entry>> {
     use kernels::{cluster::*, conversions::*, index_math::*, transpose::*};
-    macro_rules! entry {
-        ($k:ident) => {
-            Box::new(|t, a, b, arg| $k(t, a.global(), b.global_mut(), arg))
-        };
-        // A grid-stride partition of `arg` tiles.
-        (tiled $k:ident) => {
-            Box::new(|t, a, b, arg| $k(t, a.tiled(arg), b.tiled_mut(arg), arg))
-        };
-        // An `arg x arg` matrix in blocks, written transposed.
-        (blocks $k:ident) => {
-            Box::new(|t, a, b, arg| $k(t, a.blocks(arg), b.blocks_mut(arg), arg))
-        };
-    }
     Some(match name {
         "transpose_f32" => entry!(blocks transpose_f32),
         "transpose_u16" => entry!(blocks transpose_u16),
@@ -185,31 +194,6 @@ fn table_entries_on_the_simulator() {
 fn spirv_table_entries_on_the_simulator() {
     use kernels::subgroup::{w16, w32, w64, w8};
     use runner::table::SPIRV_KERNELS;
-    macro_rules! entry {
-        ($k:path) => {
-            Box::new(
-                |t: &linear_layouts::sim::SimThread, a: &HostMemory, b: &HostMemory, arg: u32| {
-                    $k(t, a.global(), b.global_mut(), arg)
-                },
-            ) as Box<Entry>
-        };
-        // An `arg x arg` matrix in blocks, written transposed.
-        (blocks $k:path) => {
-            Box::new(
-                |t: &linear_layouts::sim::SimThread, a: &HostMemory, b: &HostMemory, arg: u32| {
-                    $k(t, a.blocks(arg), b.blocks_mut(arg), arg)
-                },
-            ) as Box<Entry>
-        };
-        // A grid-stride partition of `arg` tiles.
-        (tiled $k:path) => {
-            Box::new(
-                |t: &linear_layouts::sim::SimThread, a: &HostMemory, b: &HostMemory, arg: u32| {
-                    $k(t, a.tiled(arg), b.tiled_mut(arg), arg)
-                },
-            ) as Box<Entry>
-        };
-    }
     for k in SPIRV_KERNELS {
         let entry: Box<Entry> = match k.name {
             "copy_v4" => entry!(kernels::transpose::copy_v4),
