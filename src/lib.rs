@@ -81,9 +81,9 @@ pub use gpu_runtime::{
 #[doc(inline)]
 pub use gpu_runtime::{
     AsyncCopy, Bf16, Blocks, BlocksMut, BroadcastTo, ChunksMut, Distributed, Element, Global,
-    GlobalMut, HwIndex, InDim, Layout, LayoutKind, Mma, Registers, Reread, SharedIndex,
-    SharedWindow, SliceAlong, SliceOf, SliceTile, Thread, Tile, TileIndex, TileOf, Tiled, TiledMut,
-    Tiles, TilesMut, View, ViewMut, F16,
+    GlobalMut, GroupedMut, HwIndex, InDim, Layout, LayoutKind, Mma, PerThreadMut, Registers,
+    Reread, SharedIndex, SharedWindow, SliceAlong, SliceOf, SliceTile, Thread, Tile, TileIndex,
+    TileOf, Tiled, TiledMut, Tiles, TilesMut, VectorIndex, Vectors, VectorsMut, View, ViewMut, F16,
 };
 #[doc(inline)]
 pub use layout_macros::kernel;

@@ -685,8 +685,8 @@ mod views {
 mod launch_extents {
     use linear_layouts::runtime::kernel::{Arg, ExtentError};
     use linear_layouts::{
-        kernel, layout, Blocks, BlocksMut, Global, GlobalMut, Thread, Tiled, TiledMut, Tiles,
-        TilesMut, View, ViewMut,
+        kernel, layout, Blocks, BlocksMut, Global, GlobalMut, GroupedMut, PerThreadMut, Thread,
+        Tile, Tiled, TiledMut, Tiles, TilesMut, Vectors, VectorsMut, View, ViewMut,
     };
 
     /// Copies `n_rows` rows of `n_cols` and sums each row into `sums`.
@@ -768,8 +768,115 @@ mod launch_extents {
         }
     }
 
+    /// `y = x` over `n` 16-byte vectors, grid-stride over the grid's threads.
+    #[kernel(block = 128, extent(x = n, y = n))]
+    fn copy(t: &impl Thread, x: Vectors<u32, 4>, y: VectorsMut<u32, 4>, n: u32) {
+        for k in y.each(t) {
+            y.store(k, x.load(k));
+        }
+    }
+
+    /// Each thread's index, twice and three times (12-byte vectors: three stores each).
+    #[kernel(block = 128)]
+    fn ids(t: &impl Thread, y: PerThreadMut<u32, 3>) {
+        let i = t.index_1d();
+        y.store(t, [i, 2 * i, 3 * i]);
+    }
+
+    /// Each 64x64 block of a `rows x cols` matrix filled with its origin's offset, persistent
+    /// CTAs in grouped order.
+    #[kernel(block = 128, extent(y = [rows, cols]))]
+    fn grouped(t: &impl Thread, y: GroupedMut<f32, Block>, rows: u32, cols: u32) {
+        for b in y.each(t) {
+            let [i, j] = b.origin();
+            y.store(t, b, &Tile::splat((i * cols + j) as f32));
+        }
+    }
+
     fn buffer(len: u64) -> Arg {
         Arg::Buffer { len }
+    }
+
+    #[test]
+    fn thread_partitions_are_checked_against_their_count_and_the_grid() {
+        let ten = [buffer(40), buffer(40), Arg::Int(10)];
+        assert!(COPY.check_args(&ten, [3, 1, 1]).is_ok());
+        let short = [buffer(40), buffer(39), Arg::Int(10)];
+        let e = COPY.check_args(&short, [3, 1, 1]).unwrap_err();
+        assert_eq!(e.error.param, "y");
+        // A 2-D grid would give two threads one vector; a loop past u32 would wrap.
+        assert!(COPY.check_args(&ten, [3, 2, 1]).is_err());
+        let wraps = [
+            buffer(1 << 40),
+            buffer(1 << 40),
+            Arg::Int(u32::MAX as i128 - 200),
+        ];
+        assert!(COPY.check_args(&wraps, [2, 1, 1]).is_err());
+        // One 3-element vector per thread of 2 CTAs of 128.
+        assert!(IDS.check_args(&[buffer(768)], [2, 1, 1]).is_ok());
+        let short = [buffer(767)];
+        let e = IDS.check_args(&short, [2, 1, 1]).unwrap_err();
+        assert_eq!((e.error.need, e.error.len), (768, 767));
+        assert!(IDS.check_args(&[buffer(1 << 20)], [2, 2, 1]).is_err());
+    }
+
+    #[test]
+    fn thread_partitions_write_each_vector_once() {
+        use linear_layouts::sim::{launch, HostMemory, Launch};
+        // 2 CTAs of 128 threads over 1000 vectors: every thread takes 3 or 4.
+        let x = HostMemory::new((0..4000).map(|i| i * 7 + 1));
+        let y = HostMemory::new((0..4000).map(|_| 0));
+        launch(Launch::new(2, 128, 0), |t| {
+            copy(t, x.vectors(1000), y.vectors_mut(1000), 1000)
+        })
+        .expect("simulator");
+        for i in 0..4000 {
+            assert_eq!(
+                (y.get(i), y.stores(i)),
+                (i as u64 * 7 + 1, 1),
+                "element {}",
+                i
+            );
+        }
+        let z = HostMemory::new((0..768).map(|_| 0));
+        launch(Launch::new(2, 128, 0), |t| ids(t, z.per_thread_mut())).expect("simulator");
+        for i in 0..768 {
+            let (thread, k) = (i as u64 / 3, i as u64 % 3 + 1);
+            assert_eq!((z.get(i), z.stores(i)), (k * thread, 1), "element {}", i);
+        }
+    }
+
+    #[test]
+    fn grouped_partitions_are_checked_against_their_blocks() {
+        let args = [buffer(192 * 128), Arg::Int(192), Arg::Int(128)];
+        // 6 blocks: up to 6 CTAs, 1-D.
+        assert!(GROUPED.check_args(&args, [6, 1, 1]).is_ok());
+        assert!(GROUPED.check_args(&args, [7, 1, 1]).is_err());
+        assert!(GROUPED.check_args(&args, [3, 2, 1]).is_err());
+        // A dim that is not whole blocks would leave elements unwritten.
+        let cut = [buffer(1 << 20), Arg::Int(192), Arg::Int(100)];
+        let e = GROUPED.check_args(&cut, [1, 1, 1]).unwrap_err();
+        assert!(e.to_string().contains("not whole blocks"), "{}", e);
+    }
+
+    #[test]
+    fn grouped_partitions_write_each_block_once() {
+        use linear_layouts::sim::{launch, HostMemory, Launch};
+        // 10 x 3 blocks (a short last group) over 4 persistent CTAs.
+        let (rows, cols) = (640u32, 192u32);
+        let y = HostMemory::new((0..rows * cols).map(|_| 0));
+        launch(Launch::new(4, 128, 0), |t| {
+            grouped(t, y.grouped_mut([rows, cols]), rows, cols)
+        })
+        .expect("simulator");
+        for i in 0..rows {
+            for j in 0..cols {
+                let o = (i * cols + j) as usize;
+                let origin = (i / 64 * 64) * cols + j / 64 * 64;
+                assert_eq!(f32::from_bits(y.get(o) as u32), origin as f32, "({i}, {j})");
+                assert_eq!(y.stores(o), 1, "({i}, {j})");
+            }
+        }
     }
 
     #[test]

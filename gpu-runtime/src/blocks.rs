@@ -135,7 +135,7 @@ impl<'a, E: Element, L: Layout, const TRANSPOSED: bool> BlocksMut<'a, E, L, TRAN
 /// The layout `M` a block is loaded or stored in moves its vectors along the partitioned
 /// matrix's contiguous dim (1, or 0 when `TRANSPOSED`): a compile error otherwise, naming the fix.
 #[inline(always)]
-fn contiguous<M: Registers<N>, E: Element, const N: usize, const TRANSPOSED: bool>() {
+pub(crate) fn contiguous<M: Registers<N>, E: Element, const N: usize, const TRANSPOSED: bool>() {
     const {
         let (fast, v) = Tile::<M, E, N>::VECTOR;
         if v > 1 && fast != if TRANSPOSED { 0 } else { 1 } {

@@ -166,6 +166,28 @@ pub const fn tiled_elements(grid: [i128; 3], count: i128, tile: u64) -> i128 {
     count * tile as i128
 }
 
+/// The elements a thread partition ([`Vectors`](crate::Vectors)) of `count` vectors of
+/// `width` elements needs for a launch of `grid` CTAs of `threads` threads: `count` vectors, for
+/// a 1-D grid whose loop over its threads cannot wrap (`count` plus the grid's threads a u32);
+/// more than any buffer holds otherwise.
+pub const fn vectors_elements(grid: [i128; 3], threads: i128, count: i128, width: u64) -> i128 {
+    if !one_d(grid) || count < 0 || count + grid[0] * threads > u32::MAX as i128 {
+        return i128::MAX;
+    }
+    count * width as i128
+}
+
+/// The elements a per-thread partition ([`PerThreadMut`](crate::PerThreadMut)) of vectors of
+/// `width` elements needs for a launch of `grid` CTAs of `threads` threads: one vector per
+/// thread of a 1-D grid; more than any buffer holds for a grid of 2 or 3 dims, whose threads
+/// would share vectors.
+pub const fn per_thread_elements(grid: [i128; 3], threads: i128, width: u64) -> i128 {
+    if !one_d(grid) {
+        return i128::MAX;
+    }
+    grid[0] * threads * width as i128
+}
+
 /// The elements a block partition ([`Blocks`](crate::Blocks)) of a `[rows, cols]` matrix in
 /// blocks of `L`'s shape needs for a launch of `grid`: the matrix, where every CTA's block lies
 /// inside it (of the transpose's shape when `transposed`) and the grid is 2-D at most; more
@@ -185,6 +207,28 @@ pub fn blocks_elements<L: crate::layout::Layout>(
         (rows, cols)
     };
     if grid[2] != 1 || grid[1] * bh > r || grid[0] * bw > c {
+        return i128::MAX;
+    }
+    shape_elements(&[rows, cols])
+}
+
+/// The elements a grouped block partition ([`GroupedMut`](crate::GroupedMut)) of a `[rows,
+/// cols]` matrix in blocks of `L`'s shape needs for a launch of `grid`: the matrix, where both
+/// dims are whole blocks, there are fewer than 2^31 blocks, and the grid is 1-D with at most one
+/// CTA per block; more than any buffer holds otherwise.
+pub fn grouped_elements<L: crate::layout::Layout>(
+    grid: [i128; 3],
+    [rows, cols]: [i128; 2],
+) -> i128 {
+    if L::RANK != 2 {
+        return i128::MAX;
+    }
+    let (bh, bw) = (L::SHAPE[0] as i128, L::SHAPE[1] as i128);
+    if rows < 0 || cols < 0 || rows % bh != 0 || cols % bw != 0 {
+        return i128::MAX;
+    }
+    let blocks = (rows / bh) * (cols / bw);
+    if !one_d(grid) || grid[0] > blocks || blocks >= 1 << 31 {
         return i128::MAX;
     }
     shape_elements(&[rows, cols])
@@ -294,7 +338,7 @@ impl core::fmt::Display for ArgsMismatch<'_> {
         if e.need > MAX_VIEW_ELEMENTS {
             return write!(
                 f,
-                "{}: parameter `{}`: its extent `{}` refuses these arguments and the grid {:?}: a view's shape past 2^32 elements or a dim past a u32, a partition's grid of more than its dims (a row partition's is 1-D), a grid with more CTAs than the kernel has tiles or fewer than its rows need, a row wider than its tile, or an `_aligned` row that is not whole 16-byte vectors: fix the sizes, or launch the kernel's documented grid",
+                "{}: parameter `{}`: its extent `{}` refuses these arguments and the grid {:?}: a view's shape past 2^32 elements or a dim past a u32, a partition's grid of more than its dims (a row partition's is 1-D), a grid with more CTAs than the kernel has tiles or fewer than its rows need, a row wider than its tile, a grouped partition's dims that are not whole blocks, or an `_aligned` row that is not whole 16-byte vectors: fix the sizes, or launch the kernel's documented grid",
                 self.kernel, e.param, e.expr, self.grid
             );
         }

@@ -111,6 +111,23 @@ pub unsafe trait Layout: Copy + Default + 'static {
     }
 }
 
+/// The threads of a CTA a distributed layout spreads over (its lanes times its warps; the
+/// `THREADS` that `layout!` writes on the type), from its in-dims.
+pub const fn cta_threads<L: Layout>() -> u32 {
+    let (mut n, mut i) = (1, 0);
+    while i < L::IN_DIMS.len() {
+        let d = &L::IN_DIMS[i];
+        let name = d.name.as_bytes();
+        if layout_plan::slices::same_u8(name, b"lane")
+            || layout_plan::slices::same_u8(name, b"warp")
+        {
+            n *= d.size;
+        }
+        i += 1;
+    }
+    n
+}
+
 /// A distributed layout whose threads hold `N` registers each. `layout!` implements it for the
 /// layout's own count only, so a [`Tile`](crate::Tile)`<L, E, N>` with another `N` is a type
 /// error that `cargo check` reports, naming both counts. Generic code states the count it

@@ -49,6 +49,7 @@ mod cudarc_repr;
 pub mod element;
 pub mod float16;
 pub mod global;
+pub mod grouped;
 #[cfg(not(target_arch = "spirv"))]
 pub mod hopper;
 pub mod inferred;
@@ -82,6 +83,7 @@ pub mod tiles;
 #[cfg(not(target_arch = "spirv"))]
 pub mod tma;
 pub mod unroll;
+pub mod vectors;
 pub mod view;
 #[cfg(not(target_arch = "spirv"))]
 pub mod wgmma;
@@ -97,6 +99,7 @@ pub use copy::AsyncCopy;
 pub use element::Element;
 pub use float16::{Bf16, F16};
 pub use global::{Global, GlobalMut};
+pub use grouped::{BlockIndex, GroupedMut};
 #[cfg(not(target_arch = "spirv"))]
 pub use hopper::{Hopper, Swizzle, TensorMap};
 pub use layout::{Declared, HwIndex, InDim, Layout, LayoutKind, Registers, SharedIndex};
@@ -118,6 +121,7 @@ pub use tile::Tile;
 pub use tiles::{TileIndex, Tiled, TiledMut, Tiles, TilesMut};
 #[cfg(not(target_arch = "spirv"))]
 pub use tma::TmaTile;
+pub use vectors::{PerThreadMut, VectorIndex, Vectors, VectorsMut};
 pub use view::{View, ViewMut};
 #[cfg(not(target_arch = "spirv"))]
 pub use wgmma::Wgmma;

@@ -12,8 +12,8 @@ use crate::issue::IssueKind;
 
 use gpu_runtime::global::HostBuffer;
 use gpu_runtime::{
-    Blocks, BlocksMut, ChunksMut, Element, Global, GlobalMut, Layout, Tiled, TiledMut, Tiles,
-    TilesMut, View, ViewMut,
+    Blocks, BlocksMut, ChunksMut, Element, Global, GlobalMut, GroupedMut, Layout, PerThreadMut,
+    Tiled, TiledMut, Tiles, TilesMut, Vectors, VectorsMut, View, ViewMut,
 };
 
 /// Global memory for kernel bodies on the simulator: host memory that simulated threads read
@@ -107,6 +107,26 @@ impl HostMemory {
     /// This memory as `count` tiles of `L` taken grid-stride, written (a `TiledMut` parameter).
     pub fn tiled_mut<E: Element, L: Layout>(&self, count: u32) -> TiledMut<'_, E, L> {
         TiledMut::host(self, count)
+    }
+    /// This memory as a row-major `[rows, cols]` matrix in blocks of `L` numbered in grouped
+    /// order, written (a `GroupedMut` parameter).
+    pub fn grouped_mut<E: Element, L: Layout>(&self, shape: [u32; 2]) -> GroupedMut<'_, E, L> {
+        GroupedMut::host(self, shape)
+    }
+    /// This memory as one vector of `V` elements per thread of the grid, written (a
+    /// `PerThreadMut` parameter).
+    pub fn per_thread_mut<E: Element, const V: usize>(&self) -> PerThreadMut<'_, E, V> {
+        PerThreadMut::host(self)
+    }
+    /// This memory as `count` vectors of `V` elements taken grid-stride by the grid's threads,
+    /// read (a `Vectors` parameter).
+    pub fn vectors<E: Element, const V: usize>(&self, count: u32) -> Vectors<'_, E, V> {
+        Vectors::host(self, count)
+    }
+    /// This memory as `count` vectors of `V` elements taken grid-stride by the grid's threads,
+    /// written (a `VectorsMut` parameter).
+    pub fn vectors_mut<E: Element, const V: usize>(&self, count: u32) -> VectorsMut<'_, E, V> {
+        VectorsMut::host(self, count)
     }
     /// This memory as a row-major matrix `cols` wide in blocks of `L`, one per CTA, read (a
     /// `Blocks` parameter; `T`: of the transpose).

@@ -8,7 +8,7 @@
 //! lavapipe, runs only 8-lane subgroups, and each size adds a minute to rust-gpu's inliner).
 #![no_std]
 
-use linear_layouts::{kernel, Global, GlobalMut, Thread};
+use linear_layouts::{kernel, Thread, Vectors, VectorsMut};
 
 kernels::subgroup_kernels_of!(8);
 #[cfg(feature = "lanes-16")]
@@ -20,11 +20,7 @@ kernels::subgroup_kernels_of!(64);
 
 /// `out = in`, `n4` 16-byte vectors grid-stride: the bandwidth yardstick (`kernels`' `copy_v4`
 /// body, 64 threads per workgroup).
-#[kernel(block = 64, extent(inp = linear_layouts::runtime::kernel::within_grid(grid, (1 << 32) / 64, 4 * n4), out = linear_layouts::runtime::kernel::within_grid(grid, (1 << 32) / 64, 4 * n4)))]
-pub fn copy_v4(t: &impl Thread, inp: Global<u32>, out: GlobalMut<u32>, n4: u32) {
-    // SAFETY: the launcher checked both extents.
-    #[allow(unsafe_code)]
-    unsafe {
-        kernels::transpose::copy_v4_body(t, &inp, &out, n4)
-    }
+#[kernel(block = 64, extent(inp = n4, out = n4))]
+pub fn copy_v4(t: &impl Thread, inp: Vectors<u32, 4>, out: VectorsMut<u32, 4>, n4: u32) {
+    kernels::transpose::copy_v4_body(t, &inp, &out)
 }

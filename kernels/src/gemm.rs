@@ -160,22 +160,3 @@ pub fn gemm_bf16(
         gemm_tile(t, &a, &b, &c, [n, k], b_col_major != 0)
     };
 }
-
-/// Tile `pid` of an `m x n` C in tiles of `[bm, bn]`, `[row0, col0]`: along N within groups of
-/// 8 tile rows (Triton's grouped ordering), so that CTAs running together share A's rows and
-/// B's columns in L2.
-#[inline(always)]
-pub fn grouped_tile(pid: u32, [m, n]: [u32; 2], [bm, bn]: [u32; 2]) -> [u32; 2] {
-    let (tiles_m, tiles_n) = (m / bm, n / bn);
-    let group = 8 * tiles_n;
-    let first_m = pid / group * 8;
-    let rows = if tiles_m - first_m < 8 {
-        tiles_m - first_m
-    } else {
-        8
-    };
-    [
-        bm * (first_m + pid % group % rows),
-        bn * (pid % group / rows),
-    ]
-}

@@ -14,14 +14,14 @@
 //! A is row-major `m x k`; B row-major `k x n` (`b_col_major = 0`) or column-major (`1`: its
 //! tensor map is of Bᵀ, `n x k`); `m` a multiple of 128, `n` of 256, `k` of 64.
 
-use crate::gemm::{grouped_tile, halves, max};
+use crate::gemm::{halves, max};
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::runtime::unroll::map;
 use linear_layouts::{
-    convert, layout, Accumulate, Bf16, GlobalMut, Hopper, Layout, MBarriers, Pending, SharedTiles,
-    SharedWindow, TensorMap, Thread, Tile, TmaTile, F16,
+    convert, layout, Accumulate, Bf16, GroupedMut, Hopper, Layout, MBarriers, Pending, SharedTiles,
+    SharedWindow, TensorMap, Thread, Tile, TileOf, TmaTile, F16,
 };
 
 layout! {
@@ -159,7 +159,7 @@ pub fn gemm_hopper_tiles<T: Hopper, E: MmaInput>(
     t: &T,
     a: &TensorMap<E>,
     b: &TensorMap<E>,
-    c: &GlobalMut<E>,
+    c: &GroupedMut<E, HopOut>,
     mnk: [u32; 3],
     b_col_major: bool,
 ) {
@@ -177,17 +177,15 @@ pub fn gemm_hopper_tiles<T: Hopper, E: MmaInput>(
 fn tiles<T: Hopper, E: MmaInput, B: Layout>(
     t: &T,
     ops: &Operands<E, B>,
-    c: &GlobalMut<E>,
+    c: &GroupedMut<E, HopOut>,
     mnk: [u32; 3],
 ) {
     let first = t.warp() == 0 && t.lane() == 0;
-    let ([m, n, k], mut done) = (mnk, 0);
-    let (steps, tiles) = (k / 64, (m / 128) * (n / 256));
-    // The tile walk of `each_tile`, written out: through a closure LLVM schedules this K loop
-    // 14 instructions longer (measured with scripts/gemm_sass.py).
-    let mut tile = t.block_idx()[0];
-    while tile < tiles {
-        let at = grouped_tile(tile, [m, n], [128, 256]);
+    let (steps, mut done) = (mnk[2] / 64, 0);
+    // The tile walk written out, not through a closure (as the warp-specialised kernel's):
+    // through one LLVM schedules this K loop 14 instructions longer (scripts/gemm_sass.py).
+    for block in c.each(t) {
+        let at = block.origin();
         if first {
             let mut s = 0;
             while s < HOP_STAGES - 1 && s < steps {
@@ -217,58 +215,27 @@ fn tiles<T: Hopper, E: MmaInput, B: Layout>(
         done += steps;
         // Every wgmma has read its stage: the epilogue's conversion reuses them.
         t.sync_block();
-        // SAFETY: a whole tile of the m x n `c` (the launcher checked it holds m * n), which
-        // this CTA alone takes in the tile walk of a 1-D grid.
-        #[allow(unsafe_code)]
-        unsafe {
-            epilogue(t, acc.values, ops.stages(), c, at, n)
-        };
+        c.store(t, block, &epilogue(t, acc.values, ops.stages()));
         // The next tile's copies overwrite what the conversion read and wrote: its ordinary
         // stores are fenced for the copy engine before the barrier that orders them first.
         t.fence_proxy_async();
         t.sync_block();
-        tile += t.grid_dim()[0];
     }
 }
 
-/// This CTA's tiles of an `[m, n, k]` problem in order (the persistent grid's walk, in
-/// grouped order), calling `f(corner, K steps, K steps of this CTA before this tile)`: the
-/// latter gives each step's stage and mbarrier phase, which run on across tiles.
+/// A tile of `c` from the accumulators: rounded to `E`, converted to [`HopOut`] through shared
+/// memory from byte `scratch` on (the conversion's barriers are `t`'s CTA barrier), for
+/// 16-byte stores.
 #[inline(always)]
-pub(crate) fn each_tile<T: Thread>(
-    t: &T,
-    [m, n, k]: [u32; 3],
-    mut f: impl FnMut([u32; 2], u32, u32),
-) {
-    let (steps, tiles) = (k / 64, (m / 128) * (n / 256));
-    let (mut tile, mut done) = (t.block_idx()[0], 0);
-    while tile < tiles {
-        f(grouped_tile(tile, [m, n], [128, 256]), steps, done);
-        done += steps;
-        tile += t.grid_dim()[0];
-    }
-}
-
-/// Tile `at` of `c` (`n` columns) from the accumulators: rounded to `E`, converted to
-/// [`HopOut`] through shared memory from byte `scratch` on (the conversion's barriers are `t`'s
-/// CTA barrier), stored 16 bytes at a time.
-///
-/// # Safety
-/// `c` holds the tile at `at` (row-major, `n` wide), which no other thread writes.
-#[inline(always)]
-#[allow(unsafe_code)]
-pub(crate) unsafe fn epilogue<T: Thread, E: MmaInput>(
+pub(crate) fn epilogue<T: Thread, E: MmaInput>(
     t: &T,
     acc: [f32; NC],
     scratch: u32,
-    c: &GlobalMut<E>,
-    at: [u32; 2],
-    n: u32,
-) {
+) -> TileOf<HopOut, E> {
     let window = SharedWindow::<_, EPILOGUE_BYTES>::new(t, scratch);
     let out =
         convert!(HopAcc => HopOut, u16).run(&window, &map(acc, |x| E::cast(x).to_bits() as u16));
-    Tile::<HopOut, E, _>::new(halves(out)).store(t, c, at, [n, 1]);
+    Tile::new(halves(out))
 }
 
 /// The persistent grid of an `m x n` problem on `sms` multiprocessors: one CTA per
@@ -282,13 +249,13 @@ pub const fn hopper_grid(m: u32, n: u32, sms: u32) -> [u32; 3] {
 /// maps with boxes [`HOP_BOX_A`] and [`HOP_BOX_B`] (or [`HOP_BOX_BT`] of Bᵀ), swizzle
 /// [`HOP_SWIZZLE`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = HOP_THREADS, shared = HOP_SMEM, extent(c = linear_layouts::runtime::kernel::within_grid(grid, grid[0], m * n)))]
+#[kernel(block = HOP_THREADS, shared = HOP_SMEM, extent(c = [m, n]))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_hopper_f16(
     t: &impl Hopper,
     a: TensorMap<F16>,
     b: TensorMap<F16>,
-    c: GlobalMut<F16>,
+    c: GroupedMut<F16, HopOut>,
     m: u32,
     n: u32,
     k: u32,
@@ -299,13 +266,13 @@ pub fn gemm_hopper_f16(
 
 /// `c = a · b` in bf16 with TMA and wgmma: as [`gemm_hopper_f16`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = HOP_THREADS, shared = HOP_SMEM, extent(c = linear_layouts::runtime::kernel::within_grid(grid, grid[0], m * n)))]
+#[kernel(block = HOP_THREADS, shared = HOP_SMEM, extent(c = [m, n]))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_hopper_bf16(
     t: &impl Hopper,
     a: TensorMap<Bf16>,
     b: TensorMap<Bf16>,
-    c: GlobalMut<Bf16>,
+    c: GroupedMut<Bf16, HopOut>,
     m: u32,
     n: u32,
     k: u32,

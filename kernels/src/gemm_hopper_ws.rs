@@ -15,15 +15,14 @@
 //!
 //! Shapes as [`gemm_hopper`](crate::gemm_hopper): `m` a multiple of 128, `n` of 256, `k` of 64.
 
-use crate::gemm_hopper::{
-    each_tile, epilogue, HopAcc, HopOut, Operands, HOP_STAGES, NC, STAGE_BYTES,
-};
+use crate::gemm_hopper::{epilogue, HopAcc, HopOut, Operands, HOP_STAGES, NC, STAGE_BYTES};
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
+use linear_layouts::runtime::grouped::BlockIndex;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::{
-    convert, Bf16, GlobalMut, Hopper, Layout, MBarriers, Partition, Pending, TensorMap, Thread,
-    Tile, F16,
+    convert, Bf16, Element, GroupedMut, Hopper, Layout, MBarriers, Partition, Pending, TensorMap,
+    Thread, Tile, F16,
 };
 
 /// Warps that multiply (two warpgroups: the accumulator layout's warps).
@@ -50,7 +49,7 @@ pub fn gemm_hopper_ws_tiles<T: Hopper, E: MmaInput>(
     t: &T,
     a: &TensorMap<E>,
     b: &TensorMap<E>,
-    c: &GlobalMut<E>,
+    c: &GroupedMut<E, HopOut>,
     mnk: [u32; 3],
     b_col_major: bool,
 ) {
@@ -70,13 +69,13 @@ fn roles<T: Hopper, E: MmaInput, B: Layout>(
     t: &T,
     ops: &Operands<E, B>,
     empty: MBarriers<HOP_STAGES>,
-    c: &GlobalMut<E>,
+    c: &GroupedMut<E, HopOut>,
     mnk: [u32; 3],
 ) {
     if let Some(p) = Partition::of(t, 0, CONSUMER_WARPS, CONSUMER_BARRIER) {
         consume(&p, ops, empty, c, mnk);
     } else if t.warp() == CONSUMER_WARPS && t.lane() == 0 {
-        produce(t, ops, empty, mnk);
+        produce(t, ops, empty, c, mnk);
     }
 }
 
@@ -88,9 +87,11 @@ fn produce<T: Hopper, E: MmaInput, B: Layout>(
     t: &T,
     ops: &Operands<E, B>,
     empty: MBarriers<HOP_STAGES>,
+    c: &GroupedMut<E, HopOut>,
     mnk: [u32; 3],
 ) {
-    each_tile(t, mnk, |at, steps, done| {
+    each_tile(t, c, mnk[2], |block, steps, done| {
+        let at = block.origin();
         let mut step = 0;
         while step < steps {
             let c = done + step;
@@ -109,11 +110,11 @@ fn consume<T: Hopper, E: MmaInput, B: Layout>(
     p: &Partition<T>,
     ops: &Operands<E, B>,
     empty: MBarriers<HOP_STAGES>,
-    c: &GlobalMut<E>,
+    c: &GroupedMut<E, HopOut>,
     mnk: [u32; 3],
 ) {
     let scratch = ops.end();
-    each_tile(p, mnk, |at, steps, done| {
+    each_tile(p, c, mnk[2], |block, steps, done| {
         let mut acc = Pending::new(Tile::<HopAcc, f32, NC>::splat(0.0));
         let mut step = 0;
         while step < steps {
@@ -130,27 +131,42 @@ fn consume<T: Hopper, E: MmaInput, B: Layout>(
         }
         let acc = acc.wait(p);
         empty.index((done + steps - 1) % HOP_STAGES).arrive(p);
-        // SAFETY: as gemm_hopper's epilogue.
-        #[allow(unsafe_code)]
-        unsafe {
-            epilogue(p, acc.values, scratch, c, at, mnk[1])
-        };
+        // Stored by the consumers as the CTA's threads (the partition's warps are the CTA's
+        // first; the producer's, past the layout's, store nothing).
+        c.store(p.thread(), block, &epilogue(p, acc.values, scratch));
         // The next tile's conversion overwrites what this one read.
         p.sync_block();
     });
+}
+
+/// This CTA's tiles of the persistent grid's walk in order, calling `f(block, K steps, K steps
+/// of this CTA before this tile)`: the latter gives each step's stage and mbarrier phase, which
+/// run on across tiles. Both roles walk the same tiles.
+#[inline(always)]
+fn each_tile<T: Thread, E: Element>(
+    t: &T,
+    c: &GroupedMut<E, HopOut>,
+    k: u32,
+    mut f: impl FnMut(BlockIndex, u32, u32),
+) {
+    let (steps, mut done) = (k / 64, 0);
+    for block in c.each(t) {
+        f(block, steps, done);
+        done += steps;
+    }
 }
 
 /// `c = a · b` in f16, warp-specialised (sm_90a): launched as
 /// [`gemm_hopper_f16`](crate::gemm_hopper::gemm_hopper_f16) (same grid, tensor maps and
 /// shapes), with [`HOP_WS_THREADS`] threads and [`HOP_WS_SMEM`] bytes.
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = HOP_WS_THREADS, shared = HOP_WS_SMEM, extent(c = linear_layouts::runtime::kernel::within_grid(grid, grid[0], m * n)))]
+#[kernel(block = HOP_WS_THREADS, shared = HOP_WS_SMEM, extent(c = [m, n]))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_hopper_ws_f16(
     t: &impl Hopper,
     a: TensorMap<F16>,
     b: TensorMap<F16>,
-    c: GlobalMut<F16>,
+    c: GroupedMut<F16, HopOut>,
     m: u32,
     n: u32,
     k: u32,
@@ -161,13 +177,13 @@ pub fn gemm_hopper_ws_f16(
 
 /// `c = a · b` in bf16, warp-specialised: as [`gemm_hopper_ws_f16`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = HOP_WS_THREADS, shared = HOP_WS_SMEM, extent(c = linear_layouts::runtime::kernel::within_grid(grid, grid[0], m * n)))]
+#[kernel(block = HOP_WS_THREADS, shared = HOP_WS_SMEM, extent(c = [m, n]))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_hopper_ws_bf16(
     t: &impl Hopper,
     a: TensorMap<Bf16>,
     b: TensorMap<Bf16>,
-    c: GlobalMut<Bf16>,
+    c: GroupedMut<Bf16, HopOut>,
     m: u32,
     n: u32,
     k: u32,

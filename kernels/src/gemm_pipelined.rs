@@ -12,13 +12,13 @@
 //! 128, `k` of 32. The grid is 1-D, `m n / 128²` CTAs, ordered
 //! in groups of 8 tile rows as Triton's tutorial does for L2 reuse.
 
-use crate::gemm::{grouped_tile, halves, max};
+use crate::gemm::{halves, max};
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::runtime::unroll::map;
 use linear_layouts::{
-    convert, layout, AsyncCopy, Bf16, Global, GlobalMut, SharedWindow, Thread, Tile, F16,
+    convert, layout, AsyncCopy, Bf16, Global, GroupedMut, SharedWindow, Thread, Tile, F16,
 };
 
 layout! {
@@ -126,17 +126,16 @@ impl<E: MmaInput> Operands<'_, '_, E> {
 /// This CTA's 128x128 tile of `c = a · b` (`mnk` the problem's shape).
 ///
 /// # Safety
-/// `a` holds `m * k` elements, `b` `k * n`, `c` `m * n`, the grid has at most
-/// [`pipelined_grid`]'s CTAs (each its own tile), and no other thread writes this tile of `c`:
-/// the kernels' extents, which their launcher checks.
+/// `a` holds `m * k` elements and `b` `k * n` (the kernels' extents, which their launcher
+/// checks; `c`'s partition has checked the grid, one CTA per tile of the `m x n` C).
 #[inline(always)]
 #[allow(unsafe_code)]
 pub unsafe fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
     t: &T,
     a: &Global<E>,
     b: &Global<E>,
-    c: &GlobalMut<E>,
-    [m, n, k]: [u32; 3],
+    c: &GroupedMut<E, PipeOut>,
+    [n, k]: [u32; 2],
     b_col_major: bool,
 ) {
     let ops = Operands {
@@ -146,7 +145,8 @@ pub unsafe fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
         k,
         b_col_major,
     };
-    let at = grouped_tile(t.block_idx()[0], [m, n], [128, 128]);
+    let block = c.block(t);
+    let at = block.origin();
     let steps = k / 32;
     let mut s = 0;
     while s < STAGES - 1 {
@@ -177,7 +177,7 @@ pub unsafe fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
     t.sync_block();
     let out =
         convert!(PipeAcc => PipeOut, u16).run(t, &map(acc.values, |x| E::cast(x).to_bits() as u16));
-    Tile::<PipeOut, E, _>::new(halves(out)).store(t, c, at, [n, 1]);
+    c.store(t, block, &Tile::new(halves(out)));
 }
 
 /// The grid of an `m x n` problem: one CTA per 128x128 tile of C, 1-D.
@@ -190,14 +190,14 @@ pub const fn pipelined_grid(m: u32, n: u32) -> [u32; 3] {
 #[kernel(block = PIPE_THREADS, shared = PIPE_SMEM, extent(
     a = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), m * k),
     b = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), k * n),
-    c = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), m * n),
+    c = [m, n],
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_pipelined_f16(
     t: &impl Thread,
     a: Global<F16>,
     b: Global<F16>,
-    c: GlobalMut<F16>,
+    c: GroupedMut<F16, PipeOut>,
     m: u32,
     n: u32,
     k: u32,
@@ -206,7 +206,7 @@ pub fn gemm_pipelined_f16(
     // SAFETY: the launcher checked the extents and the grid.
     #[allow(unsafe_code)]
     unsafe {
-        gemm_pipelined_tile(t, &a, &b, &c, [m, n, k], b_col_major != 0)
+        gemm_pipelined_tile(t, &a, &b, &c, [n, k], b_col_major != 0)
     };
 }
 
@@ -215,14 +215,14 @@ pub fn gemm_pipelined_f16(
 #[kernel(block = PIPE_THREADS, shared = PIPE_SMEM, extent(
     a = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), m * k),
     b = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), k * n),
-    c = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), m * n),
+    c = [m, n],
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_pipelined_bf16(
     t: &impl Thread,
     a: Global<Bf16>,
     b: Global<Bf16>,
-    c: GlobalMut<Bf16>,
+    c: GroupedMut<Bf16, PipeOut>,
     m: u32,
     n: u32,
     k: u32,
@@ -231,6 +231,6 @@ pub fn gemm_pipelined_bf16(
     // SAFETY: the launcher checked the extents and the grid.
     #[allow(unsafe_code)]
     unsafe {
-        gemm_pipelined_tile(t, &a, &b, &c, [m, n, k], b_col_major != 0)
+        gemm_pipelined_tile(t, &a, &b, &c, [n, k], b_col_major != 0)
     };
 }

@@ -149,35 +149,30 @@ pair!(cute_macro, cute_hand, |r, l, w| pack(Cute::apply(r, 0)), {
     pack([(r >> 6) & 63, (r ^ ((r >> 3) & 0x38)) & 63])
 });
 
-/// One kernel that uses all eleven layouts: thread `t` writes the coordinates of its register
-/// `t % 8` under each (`11 * blockDim.x * gridDim.x` elements). It shows the generated functions
-/// compose into a real kernel.
-#[linear_layouts::kernel(block = 128, extent(out = linear_layouts::runtime::kernel::within_grid(grid, (1 << 32) / 128, 11 * 128 * grid[0])))]
-pub fn index_kernel(t: &impl linear_layouts::Thread, out: linear_layouts::GlobalMut<u64>) {
+/// One kernel that uses all eleven layouts: thread `i` of the grid writes its vector of `out`,
+/// the coordinates of its register `i % 8` under each (lane and warp its own). It shows the
+/// generated functions compose into a real kernel.
+#[linear_layouts::kernel(block = 128)]
+pub fn index_kernel(t: &impl linear_layouts::Thread, out: linear_layouts::PerThreadMut<u64, 11>) {
     let (lane, warp) = (t.lane(), t.warp());
     let i = t.index_1d();
     let r = i & 7;
-    let vals = [
-        tile_macro(r, lane, warp),
-        acc_macro(r, lane, warp),
-        opa_macro(r, lane, warp),
-        opb_macro(r, lane, warp),
-        accv3_macro(r, lane, warp),
-        col_macro(r, lane, warp),
-        big_macro(r, lane, warp),
-        smem_macro(i, 0, 0),
-        nvmma128_macro(i, 0, 0),
-        nvmma64_macro(i, 0, 0),
-        cute_macro(i, 0, 0),
-    ];
-    for (k, v) in vals.iter().enumerate() {
-        // SAFETY: `i` is below the threads of a 1-D grid of at most 2^32 of them, for which the
-        // launcher checked `out`; each thread writes its own 11 elements.
-        #[allow(unsafe_code)]
-        unsafe {
-            out.store1(i as usize * 11 + k, *v)
-        };
-    }
+    out.store(
+        t,
+        [
+            tile_macro(r, lane, warp),
+            acc_macro(r, lane, warp),
+            opa_macro(r, lane, warp),
+            opb_macro(r, lane, warp),
+            accv3_macro(r, lane, warp),
+            col_macro(r, lane, warp),
+            big_macro(r, lane, warp),
+            smem_macro(i, 0, 0),
+            nvmma128_macro(i, 0, 0),
+            nvmma64_macro(i, 0, 0),
+            cute_macro(i, 0, 0),
+        ],
+    );
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use linear_layouts::kernel;
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::planned::Planned;
 use linear_layouts::{
-    convert, layout, Blocks, BlocksMut, Element, Global, GlobalMut, Registers, Thread, Tile,
+    convert, layout, Blocks, BlocksMut, Element, Registers, Thread, Tile, Vectors, VectorsMut,
 };
 
 layout! {
@@ -156,27 +156,15 @@ pub fn transpose_u16_generic(
 /// `out = in`, `n4` 16-byte vectors, one per thread per iteration (grid-stride): the bandwidth
 /// yardstick.
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = 256, extent(inp = linear_layouts::runtime::kernel::within_grid(grid, (1 << 32) / 256, 4 * n4), out = linear_layouts::runtime::kernel::within_grid(grid, (1 << 32) / 256, 4 * n4)))]
-pub fn copy_v4(t: &impl Thread, inp: Global<u32>, out: GlobalMut<u32>, n4: u32) {
-    // SAFETY: the launcher checked both extents.
-    #[allow(unsafe_code)]
-    unsafe {
-        copy_v4_body(t, &inp, &out, n4)
-    }
+#[kernel(block = 256, extent(inp = n4, out = n4))]
+pub fn copy_v4(t: &impl Thread, inp: Vectors<u32, 4>, out: VectorsMut<u32, 4>, n4: u32) {
+    copy_v4_body(t, &inp, &out)
 }
 
-/// [`copy_v4`]'s body, which the SPIR-V copy kernel shares.
-///
-/// # Safety
-/// Both buffers hold `4 * n4` elements, 16-byte aligned, and no other thread writes them.
+/// [`copy_v4`]'s body, which the SPIR-V copy kernel shares: each thread's vectors, grid-stride.
 #[inline(always)]
-#[allow(unsafe_code)]
-pub unsafe fn copy_v4_body<T: Thread>(t: &T, inp: &Global<u32>, out: &GlobalMut<u32>, n4: u32) {
-    let stride = t.grid_threads_1d();
-    let mut i = t.index_1d();
-    while i < n4 {
-        // SAFETY: the caller's; each thread its own vectors (grid-stride).
-        unsafe { out.store16::<4>(4 * i as usize, inp.load16(4 * i as usize)) };
-        i += stride;
+pub fn copy_v4_body<T: Thread>(t: &T, inp: &Vectors<u32, 4>, out: &VectorsMut<u32, 4>) {
+    for k in out.each(t) {
+        out.store(k, inp.load(k));
     }
 }

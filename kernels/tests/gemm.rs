@@ -20,7 +20,7 @@ use linear_layouts::sim::{
     launch, launch_profiled, Fence, HostMemory, IssueKind, Launch, SimThread,
 };
 use linear_layouts::Target;
-use linear_layouts::{Bf16, GlobalMut, TensorMap, F16};
+use linear_layouts::{Bf16, TensorMap, F16};
 
 mod common;
 use common::random;
@@ -148,7 +148,16 @@ fn gemm_pipelined_on_the_simulator() {
                c: &HostMemory,
                [m, n, k]: [u32; 3],
                bcm| {
-        gemm_pipelined_f16(t, a.global(), b.global(), c.global_mut(), m, n, k, bcm)
+        gemm_pipelined_f16(
+            t,
+            a.global(),
+            b.global(),
+            c.grouped_mut([m, n]),
+            m,
+            n,
+            k,
+            bcm,
+        )
     };
     let bf16 = |t: &SimThread,
                 a: &HostMemory,
@@ -156,7 +165,16 @@ fn gemm_pipelined_on_the_simulator() {
                 c: &HostMemory,
                 [m, n, k]: [u32; 3],
                 bcm| {
-        gemm_pipelined_bf16(t, a.global(), b.global(), c.global_mut(), m, n, k, bcm)
+        gemm_pipelined_bf16(
+            t,
+            a.global(),
+            b.global(),
+            c.grouped_mut([m, n]),
+            m,
+            n,
+            k,
+            bcm,
+        )
     };
     check::<F16>(
         "pipelined f16",
@@ -200,7 +218,7 @@ fn the_pipelined_main_loop_has_no_bank_conflicts() {
                 t,
                 a.global(),
                 b.global(),
-                c.global_mut(),
+                c.grouped_mut([128, 128]),
                 128,
                 128,
                 128,
@@ -237,7 +255,7 @@ fn map<E>(mem: &HostMemory, shape: [u32; 2], box_shape: [u32; 2]) -> TensorMap<'
 }
 
 /// A Hopper GEMM entry: `(t, a, b, c, m, n, k, b_col_major)`.
-type HopperKernel<E> = fn(&SimThread, TensorMap<E>, TensorMap<E>, GlobalMut<E>, u32, u32, u32, u32);
+type HopperKernel<E> = fn(&SimThread, TensorMap<E>, TensorMap<E>, &HostMemory, u32, u32, u32, u32);
 
 /// The warp-specialised kernel's launch: as [`hopper`], with the producer warpgroup.
 fn hopper_ws([m, n, _]: [u32; 3]) -> Launch {
@@ -264,16 +282,7 @@ fn check_hopper(
         } else {
             map(b, [k, n], HOP_BOX_B)
         };
-        f(
-            t,
-            map(a, [m, k], HOP_BOX_A),
-            mb,
-            c.global_mut(),
-            m,
-            n,
-            k,
-            bcm,
-        )
+        f(t, map(a, [m, k], HOP_BOX_A), mb, c, m, n, k, bcm)
     }
     let h = move |t: &SimThread, a: &HostMemory, b: &HostMemory, c: &HostMemory, s, bcm| {
         run::<F16>(t, [a, b, c], s, bcm, f16)
@@ -293,8 +302,8 @@ fn check_hopper(
 fn gemm_hopper_on_the_simulator() {
     check_hopper(
         "hopper",
-        |t, a, b, c, m, n, k, bcm| gemm_hopper_f16(t, a, b, c, m, n, k, bcm),
-        |t, a, b, c, m, n, k, bcm| gemm_hopper_bf16(t, a, b, c, m, n, k, bcm),
+        |t, a, b, c, m, n, k, bcm| gemm_hopper_f16(t, a, b, c.grouped_mut([m, n]), m, n, k, bcm),
+        |t, a, b, c, m, n, k, bcm| gemm_hopper_bf16(t, a, b, c.grouped_mut([m, n]), m, n, k, bcm),
         hopper,
     );
 }
@@ -306,8 +315,10 @@ fn gemm_hopper_on_the_simulator() {
 fn gemm_hopper_ws_on_the_simulator() {
     check_hopper(
         "hopper ws",
-        |t, a, b, c, m, n, k, bcm| gemm_hopper_ws_f16(t, a, b, c, m, n, k, bcm),
-        |t, a, b, c, m, n, k, bcm| gemm_hopper_ws_bf16(t, a, b, c, m, n, k, bcm),
+        |t, a, b, c, m, n, k, bcm| gemm_hopper_ws_f16(t, a, b, c.grouped_mut([m, n]), m, n, k, bcm),
+        |t, a, b, c, m, n, k, bcm| {
+            gemm_hopper_ws_bf16(t, a, b, c.grouped_mut([m, n]), m, n, k, bcm)
+        },
         hopper_ws,
     );
 }
@@ -325,7 +336,7 @@ fn mutant(f: HopperKernel<F16>, launch_of: fn([u32; 3]) -> Launch, mnk: [u32; 3]
             t,
             map(&a, [m, k], HOP_BOX_A),
             map(&b, [k, n], HOP_BOX_B),
-            c.global_mut(),
+            &c,
             m,
             n,
             k,
@@ -341,7 +352,8 @@ fn mutant(f: HopperKernel<F16>, launch_of: fn([u32; 3]) -> Launch, mnk: [u32; 3]
 /// `fence_mbarrier_init`, and the `wgmma_fence` of `Wgmma::run`.
 #[test]
 fn gemm_hopper_without_each_fence_is_reported() {
-    let f: HopperKernel<F16> = |t, a, b, c, m, n, k, bcm| gemm_hopper_f16(t, a, b, c, m, n, k, bcm);
+    let f: HopperKernel<F16> =
+        |t, a, b, c, m, n, k, bcm| gemm_hopper_f16(t, a, b, c.grouped_mut([m, n]), m, n, k, bcm);
     mutant(f, hopper, [256, 512, 128], Fence::ProxyAsync);
     mutant(f, hopper, [128, 256, 64], Fence::MbarrierInit);
     mutant(f, hopper, [128, 256, 64], Fence::Wgmma);
@@ -352,7 +364,7 @@ fn gemm_hopper_without_each_fence_is_reported() {
 #[test]
 fn gemm_hopper_ws_without_each_fence_is_reported() {
     let f: HopperKernel<F16> =
-        |t, a, b, c, m, n, k, bcm| gemm_hopper_ws_f16(t, a, b, c, m, n, k, bcm);
+        |t, a, b, c, m, n, k, bcm| gemm_hopper_ws_f16(t, a, b, c.grouped_mut([m, n]), m, n, k, bcm);
     mutant(f, hopper_ws, [128, 256, 64], Fence::MbarrierInit);
     mutant(f, hopper_ws, [128, 256, 64], Fence::Wgmma);
 }

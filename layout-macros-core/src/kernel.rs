@@ -21,7 +21,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::{Expr, FnArg, ItemFn, Pat};
 
-use crate::kernel_args::{parse_args, Args};
+use crate::kernel_args::{dim3, parse_args, Args};
 use crate::kernel_views::{shape_params, views, ViewParam};
 
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -143,6 +143,10 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
 fn partition_threads(a: &Args, views: &[ViewParam]) -> syn::Result<TokenStream> {
     let mut out = TokenStream::new();
     for v in views {
+        if v.per_thread {
+            out.extend(one_d_block(a, v)?);
+            continue;
+        }
         let Some(layout) = &v.layout else { continue };
         let Some(block) = &a.block else {
             return Err(syn::Error::new_spanned(
@@ -160,15 +164,46 @@ fn partition_threads(a: &Args, views: &[ViewParam]) -> syn::Result<TokenStream> 
             "`{}`'s layout was written for warps of another size than the kernel's ({} lanes): its lanes would not be the hardware's",
             v.name, warp
         );
+        let spread = if v.fewer_threads {
+            let fewer = format!(
+                "`{}`'s layout spreads over more threads than the kernel's block, or the block is not 1-D: its stores come from the block's first threads, numbered along x (write `block = <threads>`, at least its layout's `THREADS`)",
+                v.name
+            );
+            quote!(::core::assert!(<#layout>::THREADS <= b[0] && b[1] == 1 && b[2] == 1, #fewer);)
+        } else {
+            quote!(::core::assert!(<#layout>::THREADS == b[0] * b[1] * b[2], #msg);)
+        };
         out.extend(quote! {
             const _: () = {
                 let b: [u32; 3] = #block;
-                ::core::assert!(<#layout>::THREADS == b[0] * b[1] * b[2], #msg);
+                #spread
                 ::core::assert!(<#layout>::WARP_SIZE == #warp, #lanes);
             };
         });
     }
     Ok(out)
+}
+
+/// A thread partition numbers the grid's threads along x alone: the kernel's block must be 1-D
+/// (a compile error naming the fix otherwise).
+fn one_d_block(a: &Args, v: &ViewParam) -> syn::Result<TokenStream> {
+    let Some(block) = &a.block else {
+        return Err(syn::Error::new_spanned(
+            &v.name,
+            "a thread partition's vectors are numbered by the grid's threads: give `block = <threads>`",
+        ));
+    };
+    let block = dim3(&Some(block.clone()), TokenStream::new());
+    let msg = format!(
+        "`{}` numbers the grid's threads along x: with a 2-D or 3-D block two threads would take one vector (write `block = <threads>`)",
+        v.name
+    );
+    Ok(quote! {
+        const _: () = {
+            let b: [u32; 3] = #block;
+            ::core::assert!(b[1] == 1 && b[2] == 1, #msg);
+        };
+    })
 }
 
 /// The dynamic shared memory the attribute declares, as a `u32` expression (0 if none).
@@ -235,15 +270,6 @@ fn launch_bounds(a: &Args, name: &syn::Ident) -> TokenStream {
             let b: [u32; 3] = #block;
             [b[0], b[1], b[2], (#m) as u32]
         };
-    }
-}
-
-/// A `block` or `cluster` value as `[x, y, z]`: an array as written, else `[n, 1, 1]`.
-fn dim3(e: &Option<Expr>, default: TokenStream) -> TokenStream {
-    match e {
-        Some(Expr::Array(arr)) => quote!(#arr),
-        Some(e) => quote!([(#e) as u32, 1, 1]),
-        None => default,
     }
 }
 

@@ -3,7 +3,7 @@
 //! parsed once for both entry points (nvptx in `kernel`, SPIR-V in `kernel_spirv`).
 
 use proc_macro2::TokenStream;
-use quote::ToTokens;
+use quote::{quote, ToTokens};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Meta, MetaNameValue, Token};
@@ -134,5 +134,14 @@ pub(crate) fn int_lit(e: &Expr) -> Option<u32> {
             ..
         }) => i.base10_parse::<u32>().ok(),
         _ => None,
+    }
+}
+
+/// A `block` or `cluster` value as `[x, y, z]`: an array as written, else `[n, 1, 1]`.
+pub(crate) fn dim3(e: &Option<Expr>, default: TokenStream) -> TokenStream {
+    match e {
+        Some(Expr::Array(arr)) => quote!(#arr),
+        Some(e) => quote!([(#e) as u32, 1, 1]),
+        None => default,
     }
 }

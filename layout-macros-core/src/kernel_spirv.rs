@@ -31,10 +31,8 @@ fn classify(ty: &syn::Type) -> Param<'_> {
     let Some(seg) = p.path.segments.last() else {
         return Param::Push;
     };
-    let write = match seg.ident.to_string().as_str() {
-        "Global" | "View" | "Tiles" | "Tiled" | "Blocks" => false,
-        "GlobalMut" | "ViewMut" | "TilesMut" | "TiledMut" | "BlocksMut" | "ChunksMut" => true,
-        _ => return Param::Push,
+    let Some(write) = crate::kernel_views::buffer_written(&seg.ident.to_string()) else {
+        return Param::Push;
     };
     match crate::kernel_views::element_type(seg) {
         Some(elem) => Param::Buffer { write, elem },

@@ -26,6 +26,12 @@ pub(crate) struct ViewParam {
     /// A partition's layout, whose threads must be the kernel's block (or two threads would
     /// store one element).
     pub(crate) layout: Option<syn::Type>,
+    /// A thread partition, whose threads are numbered along x alone: the kernel's block must be
+    /// 1-D (or two threads would take one vector).
+    pub(crate) per_thread: bool,
+    /// A partition whose stores skip the block's threads past its layout's (a 1-D block of at
+    /// least the layout's threads: a warp-specialised kernel's roles that do not store).
+    pub(crate) fewer_threads: bool,
 }
 
 /// The kinds of view parameter, by the type's name.
@@ -40,6 +46,39 @@ enum Kind {
     Blocks,
     /// A tensor of the `extent`'s shape in chunks of rows, one per CTA of a 1-D grid.
     Chunks,
+    /// A count of short vectors, grid-stride over the grid's threads (or one per thread).
+    Vectors,
+    /// A matrix in blocks numbered in grouped order, one CTA per block or grid-stride.
+    Grouped,
+}
+
+/// A view or partition type's kind, by its name, and whether the kernel writes it.
+fn kind_of(name: &str) -> Option<(bool, Kind)> {
+    Some(match name {
+        "View" => (false, Kind::View),
+        "ViewMut" => (true, Kind::View),
+        "Tiles" => (false, Kind::Tiles),
+        "TilesMut" => (true, Kind::Tiles),
+        "Tiled" => (false, Kind::Tiled),
+        "TiledMut" => (true, Kind::Tiled),
+        "Blocks" => (false, Kind::Blocks),
+        "BlocksMut" => (true, Kind::Blocks),
+        "ChunksMut" => (true, Kind::Chunks),
+        "GroupedMut" => (true, Kind::Grouped),
+        "Vectors" => (false, Kind::Vectors),
+        "VectorsMut" | "PerThreadMut" => (true, Kind::Vectors),
+        _ => return None,
+    })
+}
+
+/// Whether a parameter type of this name is a buffer the launcher passes, and the kernel
+/// writes it: `Global`, `GlobalMut` and every view and partition.
+pub(crate) fn buffer_written(name: &str) -> Option<bool> {
+    match name {
+        "Global" => Some(false),
+        "GlobalMut" => Some(true),
+        _ => kind_of(name).map(|(write, _)| write),
+    }
 }
 
 /// The last path segment of a parameter type (`View`, `Global`, `u32`), with its generics.
@@ -82,21 +121,16 @@ pub(crate) fn views(
         let Some(seg) = last_segment(ty) else {
             continue;
         };
-        let (write, kind) = match seg.ident.to_string().as_str() {
-            "View" => (false, Kind::View),
-            "ViewMut" => (true, Kind::View),
-            "Tiles" => (false, Kind::Tiles),
-            "TilesMut" => (true, Kind::Tiles),
-            "Tiled" => (false, Kind::Tiled),
-            "TiledMut" => (true, Kind::Tiled),
-            "Blocks" => (false, Kind::Blocks),
-            "BlocksMut" => (true, Kind::Blocks),
-            "ChunksMut" => (true, Kind::Chunks),
-            _ => continue,
+        let Some((write, kind)) = kind_of(&seg.ident.to_string()) else {
+            continue;
         };
         let elem = element_type(seg).ok_or_else(|| {
             syn::Error::new_spanned(ty, "a view parameter names its element type and rank: `View<f32, 2>`, `Tiles<f32, MyLayout>`")
         })?;
+        if matches!(kind, Kind::Vectors) {
+            out.push(vectors_param(&rt, a, (name, ty), elem, write, &narrow)?);
+            continue;
+        }
         if !matches!(kind, Kind::View) {
             out.push(partition_param(
                 &rt,
@@ -148,6 +182,8 @@ pub(crate) fn views(
             dims,
             partition: Some((need, quote!(#text))),
             layout: None,
+            per_thread: false,
+            fewer_threads: false,
         });
     }
     Ok(out)
@@ -208,9 +244,22 @@ fn partition_param(
             let make = quote!(<#ty>::new_unchecked(#name, [#((#dims) as u32),*]));
             return Ok(partition(name, (write, elem, layout), rt, make, dims, (need, quote!(#text))));
         }
-        (Kind::Tiled | Kind::Blocks | Kind::Chunks, other) => {
+        (Kind::Grouped, Some(Expr::Array(arr))) if arr.elems.len() == 2 => {
+            let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
+            for d in &dims {
+                device_size(d, narrow)?;
+            }
+            let text = arr.to_token_stream().to_string();
+            let need = quote!(#kernel::grouped_elements::<#layout>(grid, [#((#dims) as i128),*]));
+            let make = quote!(<#ty>::new_unchecked(#name, [#((#dims) as u32),*]));
+            let mut p = partition(name, (write, elem, layout), rt, make, dims, (need, quote!(#text)));
+            p.fewer_threads = true;
+            return Ok(p);
+        }
+        (Kind::Tiled | Kind::Blocks | Kind::Chunks | Kind::Grouped, other) => {
             let want = match kind {
                 Kind::Tiled => format!("how many tiles, `extent({name} = tiles)`"),
+                Kind::Grouped => format!("the matrix's shape, `extent({name} = [rows, cols])`"),
                 Kind::Chunks => format!("its shape, `extent({name} = [n_rows, n_cols])`"),
                 _ => format!("the matrix's shape, `extent({name} = [rows, cols])` (rows may use `grid`)"),
             };
@@ -220,7 +269,7 @@ fn partition_param(
                 None => syn::Error::new_spanned(name, msg),
             });
         }
-        (Kind::View, _) => unreachable!("views are made in `views`"),
+        (Kind::View | Kind::Vectors, _) => unreachable!("views and vectors are made in `views`"),
     };
     let make = match dims.first() {
         None => quote!(<#ty>::new_unchecked(#name)),
@@ -262,7 +311,52 @@ fn partition(
         dims,
         partition: Some(check),
         layout: Some(layout.clone()),
+        per_thread: false,
+        fewer_threads: false,
     }
+}
+
+/// A thread partition parameter: `Vectors<E, V>` or `VectorsMut<E, V>`, `count` vectors of `V`
+/// elements (its `extent`) taken grid-stride by the grid's threads, the launcher checking the
+/// buffer holds them, the grid is 1-D and the loop cannot wrap; or `PerThreadMut<E, V>`, one
+/// vector per thread, checked against the grid. The block's threads come from the attribute,
+/// which `partition_threads` checks is 1-D.
+fn vectors_param(
+    rt: &TokenStream,
+    a: &Args,
+    (name, ty): (&syn::Ident, &syn::Type),
+    elem: &syn::Type,
+    write: bool,
+    narrow: &[String],
+) -> syn::Result<ViewParam> {
+    let extent = a.extents.iter().find(|(n, _)| n == name).map(|(_, e)| e);
+    let block = crate::kernel_args::dim3(&a.block, quote!([0, 0, 0]));
+    let threads = quote!({ let b: [u32; 3] = #block; b[0] as i128 });
+    let per_thread = last_segment(ty).is_some_and(|s| s.ident == "PerThreadMut");
+    let (need, make, dims, text) = match extent {
+        None if per_thread => (
+            quote!(#rt::kernel::per_thread_elements(grid, #threads, <#ty>::WIDTH as u64)),
+            quote!(<#ty>::new_unchecked(#name)),
+            Vec::new(),
+            quote!("a vector per thread"),
+        ),
+        Some(e) if per_thread => return Err(syn::Error::new_spanned(e, format!("`{name}` holds one vector per thread of the grid: the launcher checks it against the grid, so it takes no extent; remove `{name} = ..`"))),
+        Some(Expr::Array(arr)) => return Err(syn::Error::new_spanned(arr, format!("`{name}` is a number of vectors: its extent is how many (`extent({name} = count)`), not a shape"))),
+        Some(count) => {
+            device_size(count, narrow)?;
+            let text = count.to_token_stream().to_string();
+            (
+                quote!(#rt::kernel::vectors_elements(grid, #threads, (#count) as i128, <#ty>::WIDTH as u64)),
+                quote!(<#ty>::new_unchecked(#name, (#count) as u32)),
+                vec![count.clone()],
+                quote!(#text),
+            )
+        }
+        None => return Err(syn::Error::new_spanned(name, format!("the launcher checks `{name}` against its buffer: give how many vectors it holds, `extent({name} = count)`"))),
+    };
+    let mut p = partition(name, (write, elem, elem), rt, make, dims, (need, text));
+    (p.layout, p.per_thread) = (None, true);
+    Ok(p)
 }
 
 /// A size the entry computes on the device (a view's dim, a partition's count or row stride):

@@ -105,6 +105,9 @@ macro_rules! entry {
     (blocks $k:path) => {
         entry!(@ $k, |a, b, arg| (a.blocks(arg), b.blocks_mut(arg)))
     };
+    (vectors $k:path) => {
+        entry!(@ $k, |a, b, arg| (a.vectors(arg), b.vectors_mut(arg)))
+    };
     (@ $k:path, |$a:ident, $b:ident, $arg:ident| ($x:expr, $y:expr)) => {
         Box::new(
             |t: &linear_layouts::sim::SimThread, $a: &HostMemory, $b: &HostMemory, $arg: u32| {
@@ -131,8 +134,8 @@ fn sim_entry(name: &str) -> Option<Box<Entry>> {
         "mma_acc_to_rows_generic" => entry!(tiled mma_acc_to_rows_generic),
         "fp16_to_fp8_operand" => entry!(tiled fp16_to_fp8_operand),
         "cluster_transpose" => entry!(cluster_transpose),
-        "copy_v4" => entry!(copy_v4),
-        "index_kernel" => Box::new(|t, _, b, _| index_kernel(t, b.global_mut())),
+        "copy_v4" => entry!(vectors copy_v4),
+        "index_kernel" => Box::new(|t, _, b, _| index_kernel(t, b.per_thread_mut())),
         _ => return None,
     })
 }
@@ -196,7 +199,7 @@ fn spirv_table_entries_on_the_simulator() {
     use runner::table::SPIRV_KERNELS;
     for k in SPIRV_KERNELS {
         let entry: Box<Entry> = match k.name {
-            "copy_v4" => entry!(kernels::transpose::copy_v4),
+            "copy_v4" => entry!(vectors kernels::transpose::copy_v4),
             "transpose_f32_w8" => entry!(blocks w8::transpose_f32_w8),
             "transpose_u16_w8" => entry!(blocks w8::transpose_u16_w8),
             "shuffle_f32_w8" => entry!(tiled w8::shuffle_f32_w8),
