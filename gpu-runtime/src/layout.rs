@@ -111,6 +111,18 @@ pub unsafe trait Layout: Copy + Default + 'static {
     }
 }
 
+/// The CTAs of a cluster a distributed layout spreads over (its `block` in-dim; 1 without).
+pub const fn cta_count<L: Layout>() -> u32 {
+    let mut i = 0;
+    while i < L::IN_DIMS.len() {
+        if layout_plan::slices::same_u8(L::IN_DIMS[i].name.as_bytes(), b"block") {
+            return L::IN_DIMS[i].size;
+        }
+        i += 1;
+    }
+    1
+}
+
 /// The threads of a CTA a distributed layout spreads over (its lanes times its warps; the
 /// `THREADS` that `layout!` writes on the type), from its in-dims.
 pub const fn cta_threads<L: Layout>() -> u32 {

@@ -164,7 +164,9 @@ impl TileIndex {
     }
 }
 
-/// This CTA's tiles of `count`: `block`, `block + grid`, ... below `count`.
+/// This CTA's tiles of `count`: `block`, `block + grid`, ... below `count`; for a layout over
+/// the `C` CTAs of a cluster, its cluster's: `block / C`, `(block + grid) / C`, ..., each
+/// tile shared by the cluster's CTAs, each storing its own part (its `cta_rank`'s).
 #[derive(Clone, Copy, Debug)]
 pub struct Each {
     next: u32,
@@ -174,10 +176,11 @@ pub struct Each {
 
 impl Each {
     #[inline(always)]
-    fn new(t: &impl Thread, count: u32) -> Self {
+    fn new<L: Layout>(t: &impl Thread, count: u32) -> Self {
+        let ctas = const { crate::layout::cta_count::<L>() };
         Each {
-            next: t.block(),
-            step: t.grid_dim()[0],
+            next: t.block() / ctas,
+            step: t.grid_dim()[0] / ctas,
             count,
         }
     }
@@ -236,7 +239,7 @@ macro_rules! tiled_common {
             /// This CTA's tiles, grid-stride.
             #[inline(always)]
             pub fn each(&self, t: &impl Thread) -> Each {
-                Each::new(t, self.count)
+                Each::new::<L>(t, self.count)
             }
 
             /// Tile `k`, after the check that it is one of this tensor's tiles (a trap, a

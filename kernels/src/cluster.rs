@@ -5,7 +5,7 @@
 //! own shared memory, a cluster barrier, loads from either CTA through `mapa` +
 //! `ld.shared::cluster`, in rounds, and a closing cluster barrier.
 
-use linear_layouts::{convert, kernel, layout, Global, GlobalMut, Thread};
+use linear_layouts::{convert, kernel, layout, Thread, Tile, TileIndex, Tiled, TiledMut};
 
 layout! {
     /// Rows split between the 2 CTAs; each thread holds 4 consecutive columns.
@@ -29,52 +29,34 @@ const _: () = assert!(
         && ClusterCols::ELEMENTS_PER_THREAD == 16
 );
 
-/// Tile `k` (row-major 64x64 f32 at `k * 4096`) transposed into the same place of `out`, by CTA
-/// `cta_rank()` of a 2-CTA cluster: 16-byte loads along rows, 16-byte stores along columns.
-///
-/// # Safety
-/// Both buffers hold tile `k` (its elements from `k * TILE`), and no other CTA writes it: a
-/// kernel's launcher checks its `extent(..)`, and a grid-stride loop gives each tile one CTA
-/// (one cluster, for a cluster's tiles).
+/// Tile `k` of `inp` transposed into tile `k` of `out`, by CTA `cta_rank()` of a 2-CTA cluster:
+/// 16-byte loads along rows, 16-byte stores along columns (the converted tile, read as its
+/// transpose, is [`ClusterRows`] again).
 #[inline(always)]
-#[allow(unsafe_code)]
-pub unsafe fn cluster_transpose_tile<T: Thread>(
+pub fn cluster_transpose_tile<T: Thread>(
     t: &T,
-    inp: &Global<f32>,
-    out: &GlobalMut<f32>,
-    k: u32,
+    inp: &Tiled<f32, ClusterRows>,
+    out: &TiledMut<f32, ClusterRows>,
+    k: TileIndex,
 ) {
-    let (lane, warp, cta) = (t.lane(), t.warp(), t.cta_rank());
-    let base = k as usize * TILE;
-    let mut v = [0f32; 16];
-    for g in 0..4 {
-        let [i, j] = ClusterRows::apply(4 * g as u32, lane, warp, cta);
-        let x: [f32; 4] = inp.load_n(base + (i * 64 + j) as usize);
-        v[4 * g..4 * g + 4].copy_from_slice(&x);
-    }
-    let w = convert!(ClusterRows => ClusterCols, f32).run(t, &v);
-    for g in 0..4 {
-        let [i, j] = ClusterCols::apply(4 * g as u32, lane, warp, cta);
-        out.store_n(
-            base + (j * 64 + i) as usize,
-            [w[4 * g], w[4 * g + 1], w[4 * g + 2], w[4 * g + 3]],
-        );
-    }
+    let v = inp.load(t, k);
+    let w = Tile::<ClusterCols, f32, 16>::new(
+        convert!(ClusterRows => ClusterCols, f32).run(t, &v.values),
+    );
+    out.store(t, k, &w.trans::<ClusterRows>());
 }
 
 /// `cluster_transpose_tile` over `tiles` tiles (`tiles * 4096` f32), grid-stride by cluster:
 /// clusters of 2 CTAs along x, on sm_90.
-#[kernel(block = ClusterRows::THREADS, shared = CLUSTER_SMEM, cluster = 2, extent(inp = linear_layouts::runtime::kernel::within_grid(grid, grid[0], tiles * TILE as i128), out = linear_layouts::runtime::kernel::within_grid(grid, grid[0], tiles * TILE as i128)))]
-pub fn cluster_transpose(t: &impl Thread, inp: Global<f32>, out: GlobalMut<f32>, tiles: u32) {
+#[kernel(block = ClusterRows::THREADS, shared = CLUSTER_SMEM, cluster = 2, extent(inp = tiles, out = tiles))]
+pub fn cluster_transpose(
+    t: &impl Thread,
+    inp: Tiled<f32, ClusterRows>,
+    out: TiledMut<f32, ClusterRows>,
+    tiles: u32,
+) {
     // Both CTAs of a cluster walk the same tiles (the conversion's barriers join them).
-    let mut k = t.block() / 2;
-    while k < tiles {
-        // SAFETY: the launcher checked both buffers hold `tiles` tiles and the grid is 1-D; the
-        // clusters take distinct tiles, and a cluster's two CTAs store disjoint halves of one.
-        #[allow(unsafe_code)]
-        unsafe {
-            cluster_transpose_tile(t, &inp, &out, k)
-        };
-        k += t.grid_dim()[0] / 2;
+    for k in out.each(t) {
+        cluster_transpose_tile(t, &inp, &out, k);
     }
 }

@@ -132,7 +132,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         #krate::__private::unless_spirv! { #host }
     };
     let extents = extents(&krate, &args, &params, &views)?;
-    let threads = partition_threads(&args, &views)?;
+    let threads = partition_threads(&krate, &args, &views)?;
     let spec = spec(&krate, &f, &args, &tys, extents);
     Ok(quote!(#entry #spec #threads))
 }
@@ -140,7 +140,11 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
 /// A partition's layout spreads over exactly the kernel's block: with more threads, two would
 /// hold (and store) one element; with fewer, elements would go unstored. A compile error naming
 /// both otherwise; a partition needs `block = ..` to check it against.
-fn partition_threads(a: &Args, views: &[ViewParam]) -> syn::Result<TokenStream> {
+fn partition_threads(
+    krate: &TokenStream,
+    a: &Args,
+    views: &[ViewParam],
+) -> syn::Result<TokenStream> {
     let mut out = TokenStream::new();
     for v in views {
         if v.per_thread {
@@ -173,11 +177,19 @@ fn partition_threads(a: &Args, views: &[ViewParam]) -> syn::Result<TokenStream> 
         } else {
             quote!(::core::assert!(<#layout>::THREADS == b[0] * b[1] * b[2], #msg);)
         };
+        let cluster = dim3(&a.cluster, quote!([1, 1, 1]));
+        let ctas = format!(
+            "`{}`'s layout spreads over the CTAs of a cluster of another size than the kernel's: its CTAs' parts would not be their `cta_rank`s' (write `cluster = <the layout's CTAs>`)",
+            v.name
+        );
         out.extend(quote! {
             const _: () = {
                 let b: [u32; 3] = #block;
                 #spread
                 ::core::assert!(<#layout>::WARP_SIZE == #warp, #lanes);
+                let c: [u32; 3] = #cluster;
+                let n = #krate::runtime::layout::cta_count::<#layout>();
+                ::core::assert!(n == 1 || n == c[0] * c[1] * c[2], #ctas);
             };
         });
     }

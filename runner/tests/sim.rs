@@ -70,7 +70,7 @@ fn cluster_transpose_body_on_the_simulator() {
     let out = HostMemory::new((0..n).map(|_| u64::MAX)); // poisoned
     launch(
         Launch::new(2 * tiles, 128, CLUSTER_SMEM).with_cluster(2),
-        |t| cluster_transpose(t, inp.global(), out.global_mut(), tiles),
+        |t| cluster_transpose(t, inp.tiled(tiles), out.tiled_mut(tiles), tiles),
     )
     .expect("simulator");
     for k in 0..tiles as usize {
@@ -86,6 +86,20 @@ fn cluster_transpose_body_on_the_simulator() {
                 );
             }
         }
+    }
+    // One cluster walking all three tiles: each element stored once, by one of its CTAs.
+    let once = HostMemory::new((0..n).map(|_| u64::MAX));
+    launch(Launch::new(2, 128, CLUSTER_SMEM).with_cluster(2), |t| {
+        cluster_transpose(t, inp.tiled(tiles), once.tiled_mut(tiles), tiles)
+    })
+    .expect("simulator");
+    for i in 0..n {
+        assert_eq!(
+            (once.get(i), once.stores(i)),
+            (out.get(i), 1),
+            "element {}",
+            i
+        );
     }
 }
 
@@ -133,7 +147,7 @@ fn sim_entry(name: &str) -> Option<Box<Entry>> {
         "mma_acc_to_rows" => entry!(tiled mma_acc_to_rows),
         "mma_acc_to_rows_generic" => entry!(tiled mma_acc_to_rows_generic),
         "fp16_to_fp8_operand" => entry!(tiled fp16_to_fp8_operand),
-        "cluster_transpose" => entry!(cluster_transpose),
+        "cluster_transpose" => entry!(tiled cluster_transpose),
         "copy_v4" => entry!(vectors copy_v4),
         "index_kernel" => Box::new(|t, _, b, _| index_kernel(t, b.per_thread_mut())),
         _ => return None,
