@@ -261,6 +261,22 @@ pub const fn chunks_elements(grid: [i128; 3], dims: &[i128], tile: &[u32]) -> i1
     shape_elements(dims)
 }
 
+/// The elements a batch of row partitions ([`BatchChunksMut`](crate::BatchChunksMut)) of
+/// `dims = [batch, rows, cols]` in chunks of the layout's `tile` shape needs for a launch of
+/// `grid`: the batch's, for a grid of one row of CTAs per matrix (`grid.y` the batch, `grid.z`
+/// 1) whose chunks cover each matrix as [`chunks_elements`] has them; more than any buffer holds
+/// otherwise.
+pub const fn batch_chunks_elements(grid: [i128; 3], dims: [i128; 3], tile: &[u32]) -> i128 {
+    if grid[2] != 1 || grid[1] != dims[0] || dims[0] < 0 {
+        return i128::MAX;
+    }
+    let one = chunks_elements([grid[0], 1, 1], &[dims[1], dims[2]], tile);
+    if one == i128::MAX || dims[0] > MAX_VIEW_ELEMENTS {
+        return i128::MAX;
+    }
+    dims[0] * one
+}
+
 /// The extents check `#[kernel(extent(..))]` writes: every buffer parameter against its
 /// extent, for the launch's arguments (one per parameter, in order) and grid.
 pub type Extents = fn(&[Arg], [u32; 3]) -> Result<(), ExtentError>;

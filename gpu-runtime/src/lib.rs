@@ -93,7 +93,7 @@ pub mod nvptx;
 pub mod spirv;
 
 pub use blocks::{Blocks, BlocksMut};
-pub use chunks::ChunksMut;
+pub use chunks::{BatchChunksMut, ChunksMut};
 pub use convert::{Converter, Cost, Plan, SharedLoad, SharedStore, Strategy};
 pub use copy::AsyncCopy;
 pub use element::Element;

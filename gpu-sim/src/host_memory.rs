@@ -12,8 +12,8 @@ use crate::issue::IssueKind;
 
 use gpu_runtime::global::HostBuffer;
 use gpu_runtime::{
-    Blocks, BlocksMut, ChunksMut, Element, Global, GlobalMut, GroupedMut, Layout, PerThreadMut,
-    Tiled, TiledMut, Tiles, TilesMut, Vectors, VectorsMut, View, ViewMut,
+    BatchChunksMut, Blocks, BlocksMut, ChunksMut, Element, Global, GlobalMut, GroupedMut, Layout,
+    PerThreadMut, Tiled, TiledMut, Tiles, TilesMut, Vectors, VectorsMut, View, ViewMut,
 };
 
 /// Global memory for kernel bodies on the simulator: host memory that simulated threads read
@@ -107,6 +107,14 @@ impl HostMemory {
     /// This memory as `count` tiles of `L` taken grid-stride, written (a `TiledMut` parameter).
     pub fn tiled_mut<E: Element, L: Layout>(&self, count: u32) -> TiledMut<'_, E, L> {
         TiledMut::host(self, count)
+    }
+    /// This memory as a batch of row-major `[rows, cols]` matrices in chunks of `L`'s rows, one
+    /// matrix per row of CTAs, written (a `BatchChunksMut` parameter).
+    pub fn batch_chunks_mut<E: Element, L: Layout, const ALIGNED: bool>(
+        &self,
+        shape: [u32; 2],
+    ) -> BatchChunksMut<'_, E, L, ALIGNED> {
+        BatchChunksMut::host(self, shape)
     }
     /// This memory as a row-major `[rows, cols]` matrix in blocks of `L` numbered in grouped
     /// order, written (a `GroupedMut` parameter).

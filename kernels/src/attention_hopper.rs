@@ -37,8 +37,8 @@ use linear_layouts::planned::Planned;
 use linear_layouts::runtime::mma::{pack_pairs, unpack_pairs, MmaInput};
 use linear_layouts::runtime::Strategy;
 use linear_layouts::{
-    convert, layout, Bf16, GlobalMut, Hopper, Layout, MBarriers, Pending, Registers, SharedTile,
-    SharedTiles, SharedWindow, TensorMap, Thread, Tile, TmaTile, F16,
+    convert, layout, BatchChunksMut, Bf16, Hopper, Layout, MBarriers, Pending, Registers,
+    SharedTile, SharedTiles, SharedWindow, TensorMap, Thread, Tile, TmaTile, F16,
 };
 
 layout! {
@@ -367,14 +367,11 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
 }
 
 /// One CTA's 128 query rows `(bx, head)` of `o = softmax(q kᵀ · scale) v` at head dimension
-/// `H` (`NO`, `NL`: its `O`'s and rows' registers per thread).
-///
-/// # Safety
-/// `o` holds `[heads, seq, D]` (`ids[1]` below `heads`), and no other CTA writes this CTA's rows
-/// of it: the kernels' extents, which their launcher checks.
+/// `H` (`NO`, `NL`: its `O`'s and rows' registers per thread), stored as `o`'s chunk of the
+/// CTA (`[bx, head]` its block index).
 #[inline(always)]
-#[allow(clippy::too_many_arguments, unsafe_code)]
-pub unsafe fn attention_hopper_tile<
+#[allow(clippy::too_many_arguments)]
+pub fn attention_hopper_tile<
     T: Hopper,
     E: MmaInput,
     H: HopperHead<NO, NL>,
@@ -383,13 +380,12 @@ pub unsafe fn attention_hopper_tile<
 >(
     t: &T,
     (q, k, v): (&TensorMap<E>, &TensorMap<E>, &TensorMap<E>),
-    o: &GlobalMut<E>,
+    o: &BatchChunksMut<E, H::Rows, true>,
     seq: u32,
     scale_log2: f32,
     causal: bool,
     [bx, head]: [u32; 2],
 ) {
-    let d = H::D;
     let (row0, base) = (bx * HATTN_BLOCK_M, head * seq);
     let issuer = t.warp() == 0 && t.lane() == 0;
     let (q_bar, bars) = MBarriers::<{ 1 + STAGES }>::init(t, 0, 1).split::<1, STAGES>();
@@ -461,7 +457,7 @@ pub unsafe fn attention_hopper_tile<
         .broadcast_into::<1, H::O, NO>();
     let out = acc * inv;
     let out = Tile::<H::Rows, f32, _>::new(H::rows(t, q_tile.offset(), &out.values)).to::<E>();
-    out.store_masked_aligned(t, o, [base + row0, 0], [d, 1], [base + seq, d]);
+    o.store(t, &out);
 }
 
 /// The entry points: `$name` for element type `$e` at head dimension `$head`.
@@ -469,28 +465,24 @@ macro_rules! entry {
     ($(#[$doc:meta] $name:ident, $e:ty, $head:ty, $no:expr, $nl:expr, $smem:expr;)*) => {$(
         #[$doc]
         #[cfg(not(target_arch = "spirv"))]
-        #[kernel(block = HATTN_THREADS, shared = $smem, extent(o = crate::attention::heads_extent(grid, seq, <$head as HopperHead<{ $no }, { $nl }>>::D as i128 / 64, HATTN_BLOCK_M as i128)))]
+        #[kernel(block = HATTN_THREADS, shared = $smem, extent(o = [grid[1], seq, <$head as HopperHead<{ $no }, { $nl }>>::D]))]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             t: &impl Hopper,
             q: TensorMap<$e>,
             k: TensorMap<$e>,
             v: TensorMap<$e>,
-            o: GlobalMut<$e>,
+            o: BatchChunksMut<$e, <$head as HopperHead<{ $no }, { $nl }>>::Rows, true>,
             seq: u32,
             scale_log2: f32,
             causal: u32,
         ) {
             let [bx, head, _] = t.block_idx();
+            // The tensor maps bound Q, K and V themselves.
             let io = (&q, &k, &v);
-            // SAFETY: the launcher checked o's extent (a head per grid row, a 2-D grid); the
-            // tensor maps bound Q, K and V themselves.
-            #[allow(unsafe_code)]
-            unsafe {
-                attention_hopper_tile::<_, _, $head, { $no }, { $nl }>(
-                    t, io, &o, seq, scale_log2, causal != 0, [bx, head],
-                )
-            };
+            attention_hopper_tile::<_, _, $head, { $no }, { $nl }>(
+                t, io, &o, seq, scale_log2, causal != 0, [bx, head],
+            );
         }
     )*};
 }

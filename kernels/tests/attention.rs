@@ -72,7 +72,16 @@ macro_rules! hopper_entry {
                 map(k, HATTN_BOX_KV),
                 map(v, HATTN_BOX_KV),
             );
-            $f(t, qm, km, vm, o.global_mut(), seq, sc, causal)
+            $f(
+                t,
+                qm,
+                km,
+                vm,
+                o.batch_chunks_mut([seq, $d]),
+                seq,
+                sc,
+                causal,
+            )
         }
     };
 }
@@ -299,7 +308,12 @@ fn attention_grids_pass_the_launch_checks() {
     ];
     let h = attention_hopper_grid(heads, seq);
     assert!(ATTENTION_HOPPER_F16.check_args(&maps, h).is_ok());
-    assert!(ATTENTION_HOPPER_F16
-        .check_args(&maps, [h[0] + 1, h[1], 1])
-        .is_err());
+    // O's chunks must cover each head's rows, one grid row per head of the buffer, a 2-D grid.
+    for g in [[h[0] - 1, h[1], 1], [h[0], h[1] + 1, 1], [h[0], h[1], 2]] {
+        assert!(
+            ATTENTION_HOPPER_F16.check_args(&maps, g).is_err(),
+            "{:?}",
+            g
+        );
+    }
 }

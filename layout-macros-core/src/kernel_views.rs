@@ -50,6 +50,8 @@ enum Kind {
     Vectors,
     /// A matrix in blocks numbered in grouped order, one CTA per block or grid-stride.
     Grouped,
+    /// A batch of matrices in chunks of rows, one row of CTAs per matrix.
+    BatchChunks,
 }
 
 /// A view or partition type's kind, by its name, and whether the kernel writes it.
@@ -64,6 +66,7 @@ fn kind_of(name: &str) -> Option<(bool, Kind)> {
         "Blocks" => (false, Kind::Blocks),
         "BlocksMut" => (true, Kind::Blocks),
         "ChunksMut" => (true, Kind::Chunks),
+        "BatchChunksMut" => (true, Kind::BatchChunks),
         "GroupedMut" => (true, Kind::Grouped),
         "Vectors" => (false, Kind::Vectors),
         "VectorsMut" | "PerThreadMut" => (true, Kind::Vectors),
@@ -256,10 +259,23 @@ fn partition_param(
             p.fewer_threads = true;
             return Ok(p);
         }
-        (Kind::Tiled | Kind::Blocks | Kind::Chunks | Kind::Grouped, other) => {
+        (Kind::BatchChunks, Some(Expr::Array(arr))) if arr.elems.len() == 3 => {
+            let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
+            let (batch, device) = (&dims[0], dims[1..].to_vec());
+            for d in &device {
+                device_size(d, narrow)?;
+            }
+            let text = arr.to_token_stream().to_string();
+            let need = quote!(#kernel::batch_chunks_elements(grid, [(#batch) as i128, #((#device) as i128),*], <#layout as #rt::Layout>::SHAPE));
+            let need = aligned_need(rt, need, &dims, elem, flag(ty, 2, "ALIGNED")?);
+            let make = quote!(<#ty>::new_unchecked(#name, [#((#device) as u32),*]));
+            return Ok(partition(name, (write, elem, layout), rt, make, device, (need, quote!(#text))));
+        }
+        (Kind::Tiled | Kind::Blocks | Kind::Chunks | Kind::Grouped | Kind::BatchChunks, other) => {
             let want = match kind {
                 Kind::Tiled => format!("how many tiles, `extent({name} = tiles)`"),
                 Kind::Grouped => format!("the matrix's shape, `extent({name} = [rows, cols])`"),
+                Kind::BatchChunks => format!("the batch's shape, `extent({name} = [batch, rows, cols])` (the batch may use `grid`)"),
                 Kind::Chunks => format!("its shape, `extent({name} = [n_rows, n_cols])`"),
                 _ => format!("the matrix's shape, `extent({name} = [rows, cols])` (rows may use `grid`)"),
             };
