@@ -80,7 +80,7 @@ pub use gpu_runtime::{
 };
 #[doc(inline)]
 pub use gpu_runtime::{
-    AsyncCopy, BatchChunksMut, Bf16, Blocks, BlocksMut, BroadcastTo, ChunksMut, Distributed,
+    AsyncCopy, Batch, BatchChunksMut, Bf16, Blocks, BlocksMut, BroadcastTo, ChunksMut, Distributed,
     Element, Global, GlobalMut, GroupedMut, HwIndex, InDim, Layout, LayoutKind, Mma, PerThreadMut,
     Registers, Reread, SharedIndex, SharedWindow, SliceAlong, SliceOf, SliceTile, Thread, Tile,
     TileIndex, TileOf, Tiled, TiledMut, Tiles, TilesMut, VectorIndex, Vectors, VectorsMut, View,

@@ -8,15 +8,10 @@
 //! A kernel takes `y: ChunksMut<f32, RowTile, 2>` with `#[kernel(extent(y = [n_rows,
 //! n_cols]))]`: the launcher checks the shape against the buffer and the grid is 1-D.
 //!
-//! [`BatchChunksMut`] does the same for each matrix of a batch (`[batch, rows, cols]`, an
-//! attention's heads), over a 2-D grid: CTA `(bx, by)` stores rows `bx * L::SHAPE[0]..` of
-//! matrix `by`, masked against the matrix's rows and columns. A kernel takes `o:
-//! BatchChunksMut<f16, ORows>` with `#[kernel(extent(o = [heads, seq, d]))]`; the device keeps
-//! only `rows` and `cols`, so `batch` may be written over `grid` (`[grid[1], seq, 64]`).
+//! [`BatchChunksMut`](crate::BatchChunksMut) does the same for each matrix of a batch.
 
 use core::marker::PhantomData;
 
-use crate::blocks::contiguous;
 use crate::element::Element;
 use crate::global::GlobalMut;
 use crate::layout::{Layout, Registers};
@@ -92,82 +87,6 @@ impl<'a, E: Element, L: Layout, const R: usize, const ALIGNED: bool>
         #[allow(unsafe_code)]
         unsafe {
             self.view.store(t, origin, tile)
-        }
-    }
-}
-
-/// A batch of matrices a kernel writes, one chunk of `L`'s rows of one matrix per CTA of a 2-D
-/// grid (see the module). `ALIGNED`: the `_aligned` promise, which the launcher checks (the
-/// rows whole 16-byte vectors).
-pub struct BatchChunksMut<'a, E, L, const ALIGNED: bool = false> {
-    dst: GlobalMut<'a, E>,
-    rows: u32,
-    cols: u32,
-    layout: PhantomData<fn() -> L>,
-}
-
-impl<'a, E: Element, L: Layout, const ALIGNED: bool> BatchChunksMut<'a, E, L, ALIGNED> {
-    /// `dst` as a row-major batch of `[rows, cols]` matrices: what `#[kernel]` makes of the
-    /// parameter.
-    ///
-    /// # Safety
-    /// The launch's grid is `[chunks, batch, 1]` with `chunks * L::SHAPE[0]` covering `rows`
-    /// (at most 2^32 of them), `cols` at most `L::SHAPE[1]`, `dst` holds the batch (at most
-    /// 2^32 elements), and with `ALIGNED` `cols` is a multiple of 16 bytes: the launcher
-    /// checks all of it.
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    pub unsafe fn new_unchecked(dst: GlobalMut<'a, E>, [rows, cols]: [u32; 2]) -> Self {
-        BatchChunksMut {
-            dst,
-            rows,
-            cols,
-            layout: PhantomData,
-        }
-    }
-
-    /// Host memory as a batch of `[rows, cols]` matrices: host memory checks every access
-    /// itself (the simulator reports one outside it, and races between CTAs).
-    #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
-    pub fn host(mem: &'a dyn crate::global::HostBuffer, [rows, cols]: [u32; 2]) -> Self {
-        BatchChunksMut {
-            dst: GlobalMut::host(mem),
-            rows,
-            cols,
-            layout: PhantomData,
-        }
-    }
-
-    /// The matrices' rows.
-    #[inline(always)]
-    pub fn rows(&self) -> u32 {
-        self.rows
-    }
-
-    /// Stores `tile` as this CTA's chunk (rows `block.x * L::SHAPE[0]..` of matrix `block.y`)
-    /// from column 0: the elements inside the matrix, each once.
-    #[inline(always)]
-    pub fn store<T: Thread, const N: usize>(&self, t: &T, tile: &Tile<L, E, N>)
-    where
-        L: Registers<N>,
-    {
-        exclusive::<T>();
-        contiguous::<L, E, N, false>();
-        let [bx, by, _] = t.block_idx();
-        let first = by * self.rows;
-        let origin = [first + bx * const { L::SHAPE[0] }, 0];
-        let (strides, bounds) = ([self.cols, 1], [first + self.rows, self.cols]);
-        // SAFETY: rows `bx * L::SHAPE[0]..` of matrix `by` are this CTA's own (the
-        // constructor's contract: a 2-D grid of one row of CTAs per matrix), masked against
-        // the matrix, which the buffer holds; with `ALIGNED` each vector is wholly inside or
-        // outside (the rows whole vectors).
-        #[allow(unsafe_code)]
-        unsafe {
-            if ALIGNED {
-                tile.store_masked_aligned(t, &self.dst, origin, strides, bounds)
-            } else {
-                tile.store_masked(t, &self.dst, origin, strides, bounds)
-            }
         }
     }
 }

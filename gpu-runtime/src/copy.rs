@@ -13,6 +13,7 @@ use crate::layout::{Layout, Registers};
 use crate::planned::Planned;
 use crate::thread::Thread;
 use crate::tile::{aligned_promise, reached, Tile};
+use crate::view::{contiguous, View};
 
 /// The async copy of a tile held in distributed layout `L` into the shared layout of a
 /// `convert!(L => Shared, E)` store: `const COPY: AsyncCopy<L, E, N> =
@@ -122,7 +123,7 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
         let bytes = a.vec * G::BITS / 8;
         store_addresses(a, t, |v, smem| {
             let reg = a.regs[v * a.vec as usize] as usize;
-            let i = Tile::<L, G, N>::index(t, reg, origin, strides);
+            let i = Tile::<L, G, N>::index(t, reg, 0, origin, strides);
             // SAFETY: `smem` is the shared layout's own address of the vector (inside the
             // layout's bytes, which the kernel's shared bytes cover: checked above); the copies
             // land by the wait of their group, before any read that a barrier orders after it.
@@ -149,6 +150,46 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
         strides: [u32; R],
         bounds: [u32; R],
     ) {
+        // SAFETY: the caller's, for the tensor at element 0.
+        unsafe { self.start_masked_at(t, src, 0, origin, strides, bounds) }
+    }
+
+    /// [`AsyncCopy::start_masked`] of the tile at `origin` of an `_aligned` view: the vectors
+    /// outside the view are not read, and zeros are stored in their place. The origin along the
+    /// fast dim is a multiple of the vector (a trap otherwise, which folds for constants).
+    #[inline(always)]
+    pub fn start_from<T: Thread, G: Element, const R: usize>(
+        &self,
+        t: &T,
+        src: &View<'_, G, R, true>,
+        origin: [u32; R],
+    ) {
+        let (mem, at, strides, shape) = src.parts();
+        contiguous::<L, G, N, R, true>(strides, origin);
+        // SAFETY: the masks keep every copy inside the view's shape, which its contract keeps
+        // in the buffer; each vector is wholly inside or outside (the `_aligned` promise, the
+        // origin checked above).
+        #[allow(unsafe_code)]
+        unsafe {
+            self.start_masked_at(t, mem, at, origin, strides, shape)
+        }
+    }
+
+    /// [`AsyncCopy::start_masked`] of a tensor from element `at` of `src`.
+    ///
+    /// # Safety
+    /// As [`AsyncCopy::start_masked`], for the tensor at `at`.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn start_masked_at<T: Thread, G: Element, const R: usize>(
+        &self,
+        t: &T,
+        src: &Global<'_, G>,
+        at: u32,
+        origin: [u32; R],
+        strides: [u32; R],
+        bounds: [u32; R],
+    ) {
         const {
             assert!(
                 G::BITS == E::BITS,
@@ -162,7 +203,7 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
             let reg = a.regs[v * vec] as usize;
             let n = Tile::<L, G, N>::inside(t, reg, vec, origin, bounds);
             if reached::<true>(n, vec) {
-                let i = Tile::<L, G, N>::index(t, reg, origin, strides);
+                let i = Tile::<L, G, N>::index(t, reg, at, origin, strides);
                 aligned_promise::<true>(i, n, vec);
                 // SAFETY: as in `start`.
                 unsafe { src.copy_to_shared(t, i, bytes, smem) };

@@ -261,20 +261,26 @@ pub const fn chunks_elements(grid: [i128; 3], dims: &[i128], tile: &[u32]) -> i1
     shape_elements(dims)
 }
 
+/// The elements a batch of matrices ([`Batch`](crate::Batch)) of `dims = [batch, rows, cols]`
+/// needs for a launch of `grid`: the batch's, for a grid of one row of CTAs per matrix
+/// (`grid.y` the batch, `grid.z` 1); more than any buffer holds otherwise.
+pub const fn batch_elements(grid: [i128; 3], dims: [i128; 3]) -> i128 {
+    if grid[2] != 1 || grid[1] != dims[0] {
+        return i128::MAX;
+    }
+    shape_elements(&dims)
+}
+
 /// The elements a batch of row partitions ([`BatchChunksMut`](crate::BatchChunksMut)) of
-/// `dims = [batch, rows, cols]` in chunks of the layout's `tile` shape needs for a launch of
-/// `grid`: the batch's, for a grid of one row of CTAs per matrix (`grid.y` the batch, `grid.z`
-/// 1) whose chunks cover each matrix as [`chunks_elements`] has them; more than any buffer holds
-/// otherwise.
-pub const fn batch_chunks_elements(grid: [i128; 3], dims: [i128; 3], tile: &[u32]) -> i128 {
-    if grid[2] != 1 || grid[1] != dims[0] || dims[0] < 0 {
+/// `dims = [batch, rows, cols]` in chunks of `rows_per` rows needs for a launch of `grid`: the
+/// batch's, as [`batch_elements`], for chunks along x that cover each matrix's rows and
+/// whose first rows are distinct u32s; more than any buffer holds otherwise.
+pub const fn batch_chunks_elements(grid: [i128; 3], dims: [i128; 3], rows_per: u32) -> i128 {
+    let rows = grid[0] * rows_per as i128;
+    if rows < dims[1] || rows > MAX_VIEW_ELEMENTS {
         return i128::MAX;
     }
-    let one = chunks_elements([grid[0], 1, 1], &[dims[1], dims[2]], tile);
-    if one == i128::MAX || dims[0] > MAX_VIEW_ELEMENTS {
-        return i128::MAX;
-    }
-    dims[0] * one
+    batch_elements(grid, dims)
 }
 
 /// The extents check `#[kernel(extent(..))]` writes: every buffer parameter against its

@@ -39,6 +39,7 @@
 #![cfg_attr(not(target_arch = "nvptx64"), deny(unsafe_code))]
 #![warn(missing_docs)]
 
+pub mod batch;
 pub mod blocks;
 pub mod cast;
 pub mod chunks;
@@ -92,8 +93,9 @@ pub mod window;
 pub mod nvptx;
 pub mod spirv;
 
+pub use batch::{Batch, BatchChunksMut};
 pub use blocks::{Blocks, BlocksMut};
-pub use chunks::{BatchChunksMut, ChunksMut};
+pub use chunks::ChunksMut;
 pub use convert::{Converter, Cost, Plan, SharedLoad, SharedStore, Strategy};
 pub use copy::AsyncCopy;
 pub use element::Element;

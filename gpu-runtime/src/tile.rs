@@ -260,6 +260,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     pub(crate) fn index<T: Thread, const R: usize>(
         t: &T,
         r: usize,
+        at: u32,
         origin: [u32; R],
         strides: [u32; R],
     ) -> usize {
@@ -271,7 +272,8 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             strides[if fast < R { fast } else { 0 }]
         );
         let (thread, reg) = Self::parts(t, r);
-        let (mut i, mut k) = (0u32, 0usize);
+        // The tensor's start joins the thread's part: one u32 sum (a view's indices fit a u32).
+        let (mut i, mut k) = (at, 0usize);
         let mut d = 0;
         while d < R {
             i += (origin[d] + L::coord(thread, d)) * strides[d];
@@ -316,7 +318,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         let mut values = [E::default(); N];
         let v = Self::VECTOR.1;
         crate::unroll!(N / Self::VECTOR.1, |g| {
-            let i = Self::index(t, v * g, origin, strides);
+            let i = Self::index(t, v * g, 0, origin, strides);
             load_vector(src, i, &mut values, v * g, v);
         });
         Self::new(values)
@@ -343,7 +345,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         let first = Self::stores_copies(t);
         crate::unroll!(N / Self::VECTOR.1, |g| {
             if first && (v * g) as u32 & Self::FREE[0] == 0 {
-                let i = Self::index(t, v * g, origin, strides);
+                let i = Self::index(t, v * g, 0, origin, strides);
                 store_vector(dst, i, &self.values, v * g, v);
             }
         });
@@ -484,7 +486,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         crate::unroll!(N / Self::VECTOR.1, |g| {
             let n = Self::inside(t, v * g, v, origin, bounds);
             if reached::<ALIGNED>(n, v) {
-                let i = at as usize + Self::index(t, v * g, origin, strides);
+                let i = Self::index(t, v * g, at, origin, strides);
                 if ALIGNED || n == v && i.is_multiple_of(v) {
                     aligned_promise::<ALIGNED>(i, n, v);
                     load_vector(src, i, &mut values, v * g, v);
@@ -516,7 +518,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         crate::unroll!(N / Self::VECTOR.1, |g| {
             let n = Self::inside(t, v * g, v, origin, bounds);
             if reached::<ALIGNED>(n, v) && first && (v * g) as u32 & Self::FREE[0] == 0 {
-                let i = at as usize + Self::index(t, v * g, origin, strides);
+                let i = Self::index(t, v * g, at, origin, strides);
                 if ALIGNED || n == v && i.is_multiple_of(v) {
                     aligned_promise::<ALIGNED>(i, n, v);
                     store_vector(dst, i, &self.values, v * g, v);

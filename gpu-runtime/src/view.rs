@@ -91,6 +91,36 @@ impl<'a, E: Element, const R: usize, const ALIGNED: bool> ViewMut<'a, E, R, ALIG
     }
 }
 
+impl<'a, E: Element, const R: usize, const ALIGNED: bool> View<'a, E, R, ALIGNED> {
+    /// The tensor of `shape` and `strides` from element `at` of `src`.
+    ///
+    /// # Safety
+    /// Every element of the shape is inside `src`'s buffer and its index fits a `u32`; with
+    /// `ALIGNED`, element `at` is 16-byte aligned, the strides but the last and the last dim
+    /// multiples of 16 bytes.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(crate) unsafe fn from_parts(
+        src: Global<'a, E>,
+        shape: [u32; R],
+        strides: [u32; R],
+        at: u32,
+    ) -> Self {
+        View {
+            src,
+            shape,
+            strides,
+            at,
+        }
+    }
+
+    /// The buffer, the start, the strides and the shape: what a copy from the view reads.
+    #[inline(always)]
+    pub(crate) fn parts(&self) -> (&Global<'a, E>, u32, [u32; R], [u32; R]) {
+        (&self.src, self.at, self.strides, self.shape)
+    }
+}
+
 #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
 impl<'a, E: Element, const R: usize, const ALIGNED: bool> View<'a, E, R, ALIGNED> {
     /// Host memory (the simulator's `HostMemory`) as a row-major tensor of `shape`: host memory
@@ -362,7 +392,13 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
 /// panic on the simulator) otherwise: a vector elsewhere would read or write past its
 /// elements. Views make their strides from constants, so the check folds away where it holds.
 #[inline(always)]
-fn contiguous<L: Registers<N>, E: Element, const N: usize, const R: usize, const ALIGNED: bool>(
+pub(crate) fn contiguous<
+    L: Registers<N>,
+    E: Element,
+    const N: usize,
+    const R: usize,
+    const ALIGNED: bool,
+>(
     strides: [u32; R],
     origin: [u32; R],
 ) {

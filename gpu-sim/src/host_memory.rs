@@ -12,8 +12,8 @@ use crate::issue::IssueKind;
 
 use gpu_runtime::global::HostBuffer;
 use gpu_runtime::{
-    BatchChunksMut, Blocks, BlocksMut, ChunksMut, Element, Global, GlobalMut, GroupedMut, Layout,
-    PerThreadMut, Tiled, TiledMut, Tiles, TilesMut, Vectors, VectorsMut, View, ViewMut,
+    Batch, BatchChunksMut, Blocks, BlocksMut, ChunksMut, Element, Global, GlobalMut, GroupedMut,
+    Layout, PerThreadMut, Tiled, TiledMut, Tiles, TilesMut, Vectors, VectorsMut, View, ViewMut,
 };
 
 /// Global memory for kernel bodies on the simulator: host memory that simulated threads read
@@ -107,6 +107,11 @@ impl HostMemory {
     /// This memory as `count` tiles of `L` taken grid-stride, written (a `TiledMut` parameter).
     pub fn tiled_mut<E: Element, L: Layout>(&self, count: u32) -> TiledMut<'_, E, L> {
         TiledMut::host(self, count)
+    }
+    /// This memory as a batch of row-major `[rows, cols]` matrices, one per row of CTAs, read
+    /// (a `Batch` parameter).
+    pub fn batch<E: Element, const ALIGNED: bool>(&self, shape: [u32; 2]) -> Batch<'_, E, ALIGNED> {
+        Batch::host(self, shape)
     }
     /// This memory as a batch of row-major `[rows, cols]` matrices in chunks of `L`'s rows, one
     /// matrix per row of CTAs, written (a `BatchChunksMut` parameter).

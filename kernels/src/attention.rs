@@ -37,8 +37,8 @@ use linear_layouts::runtime::unroll::splat;
 use linear_layouts::runtime::Strategy;
 use linear_layouts::unroll;
 use linear_layouts::{
-    convert, layout, AsyncCopy, Bf16, Global, GlobalMut, Registers, Reread, SharedWindow, Thread,
-    Tile, F16,
+    convert, layout, AsyncCopy, Batch, BatchChunksMut, Bf16, Registers, Reread, SharedWindow,
+    Thread, Tile, View, F16,
 };
 
 layout! {
@@ -179,21 +179,11 @@ where
     (p, alpha)
 }
 
-/// Q's columns `[64 h, 64 h + 64)` as operand A: loaded in 16-byte rows (rows past `bounds`:
+/// Q's columns `[64 h, 64 h + 64)` as operand A: loaded in 16-byte rows (rows past the head's:
 /// zeros) and converted through shared memory.
-/// # Safety
-/// As [`attention_tile`].
 #[inline(always)]
-#[allow(unsafe_code)]
-unsafe fn q_chunk<T: Thread, E: MmaInput>(
-    t: &T,
-    q: &Global<E>,
-    [row, col]: [u32; 2],
-    bounds: [u32; 2],
-) -> [E; NQ] {
-    let d = bounds[1];
-    let ql =
-        Tile::<AttnRows, E, _>::load_masked_aligned(t, q, [row, col], [d, 1], bounds, E::default());
+fn q_chunk<T: Thread, E: MmaInput>(t: &T, q: &View<E, 2, true>, origin: [u32; 2]) -> [E; NQ] {
+    let ql = q.load::<AttnRows>(t, origin, E::default());
     halves(convert!(AttnRows => AttnQ, u16).run(t, &bits(ql.values)))
 }
 
@@ -257,64 +247,56 @@ pub const ATTN_MIN_BLOCKS_128: u32 = 3;
 pub const ATTN_SMEM: u32 = attn_smem(1);
 pub const ATTN_SMEM_128: u32 = attn_smem(2);
 
-/// One CTA's 64 query rows `(bx, head)` of `o = softmax(q kᵀ · scale) v` at head dimension
-/// `64 H`: Q, K, V and O in chunks of 64 columns, each with the layouts above (the products
-/// over the head dimension add the chunks' `mma`s; `P · V` fills each chunk of O).
-///
-/// # Safety
-/// `q`, `k`, `v` and `o` hold `[heads, seq, D]` (`ids[1]` below `heads`), and no other CTA
-/// writes this CTA's rows of `o`: the kernels' extents, which their launcher checks.
+/// One CTA's 64 query rows (chunk `bx` of head `block_idx().y`) of `o = softmax(q kᵀ · scale)
+/// v` at head dimension `64 H`: Q, K, V and O in chunks of 64 columns, each with the layouts
+/// above (the products over the head dimension add the chunks' `mma`s; `P · V` fills each
+/// chunk of O).
 #[inline(always)]
-#[allow(clippy::too_many_arguments, unsafe_code)]
-pub unsafe fn attention_tile<T: Thread, E: MmaInput, const H: usize>(
+pub fn attention_tile<T: Thread, E: MmaInput, const H: usize>(
     t: &T,
-    io: (&Global<E>, &Global<E>, &Global<E>),
-    o: &GlobalMut<E>,
-    seq: u32,
+    io: (&Batch<E, true>, &Batch<E, true>, &Batch<E, true>),
+    o: &BatchChunksMut<E, AttnRows, true>,
     scale_log2: f32,
     causal: bool,
-    ids: [u32; 2],
+    bx: u32,
 ) {
+    let (q, k, v) = io;
+    let io = (q.matrix(t), k.matrix(t), v.matrix(t));
     // With Q in shared memory the kernel is built to fit 3 CTAs (launch bounds): the fragments'
     // `ldmatrix` addresses, and the epilogue's, are computed where they are used, from the lane
     // and warp read again, rather than held in registers through the loop.
     match q_shared(H) {
-        true => tile_with::<_, _, E, H>(t, &Reread::new(t), io, o, seq, scale_log2, causal, ids),
-        false => tile_with::<_, _, E, H>(t, t, io, o, seq, scale_log2, causal, ids),
+        true => tile_with::<_, _, E, H>(t, &Reread::new(t), io, o, scale_log2, causal, bx),
+        false => tile_with::<_, _, E, H>(t, t, io, o, scale_log2, causal, bx),
     }
 }
 
-/// [`attention_tile`], reading the stages' fragments and storing O through `r` (`t` or a
-/// [`Reread`] of it).
-/// # Safety
-/// As [`attention_tile`].
+/// [`attention_tile`] on this head's `[seq, D]` views, reading the stages' fragments and
+/// storing O through `r` (`t` or a [`Reread`] of it).
 #[inline(always)]
-#[allow(unsafe_code)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
+fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
     t: &T,
     r: &R,
-    (q, k, v): (&Global<E>, &Global<E>, &Global<E>),
-    o: &GlobalMut<E>,
-    seq: u32,
+    (q, k, v): (View<E, 2, true>, View<E, 2, true>, View<E, 2, true>),
+    o: &BatchChunksMut<E, AttnRows, true>,
     scale_log2: f32,
     causal: bool,
-    [bx, head]: [u32; 2],
+    bx: u32,
 ) {
-    let d = ATTN_CHUNK * H as u32;
-    let (row0, base) = (bx * ATTN_BLOCK_M, head * seq);
-    // Rows past this head's `seq` are outside the tile's bounds (whole 16-byte rows in or out).
-    let bounds = [base + seq, d];
+    let seq = o.rows();
+    let row0 = bx * ATTN_BLOCK_M;
+    // Rows past this head's `seq` are outside its views (whole 16-byte rows in or out).
     let mut qa: [[E; NQ]; H] = splat(splat(E::default()));
     if q_shared(H) {
         unroll!(H, |h| {
             let qs = SharedWindow::<_, Q_BYTES>::new(t, Stages::<H>::q(h));
-            COPY_Q.start_masked(&qs, q, [base + row0, 64 * h as u32], [d, 1], bounds);
+            COPY_Q.start_from(&qs, &q, [row0, 64 * h as u32]);
         });
     } else {
-        unroll!(H, |h| qa[h] =
-            q_chunk(t, q, [base + row0, 64 * h as u32], bounds));
+        unroll!(H, |h| qa[h] = q_chunk(t, &q, [row0, 64 * h as u32]));
     }
+    let kt_view = k.transpose();
     let mut acc: [Tile<AttnO, f32, NO>; H] = splat(Tile::splat(0.0));
     let mut m = Tile::<AttnRow, f32, _>::splat(f32::NEG_INFINITY);
     let mut l = Tile::<AttnRow, f32, _>::splat(0.0);
@@ -327,13 +309,13 @@ unsafe fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
     // K and V of each step go straight into their own swizzled tiles (Triton's local_alloc) by
     // cp.async, two stages: the copies of the next step are in flight while this one multiplies.
     let start = |j: u32| {
-        let k0 = base + j * ATTN_BLOCK_N;
+        let k0 = j * ATTN_BLOCK_N;
         unroll!(H, |h| {
             let c = 64 * h as u32;
             let kt = SharedWindow::<_, KT_BYTES>::new(t, Stages::<H>::kt(j, h));
-            COPY_KT.start_masked(&kt, k, [c, k0], [1, d], [d, base + seq]);
+            COPY_KT.start_from(&kt, &kt_view, [c, k0]);
             let vs = SharedWindow::<_, V_BYTES>::new(t, Stages::<H>::v(j, h));
-            COPY_V.start_masked(&vs, v, [k0, c], [d, 1], bounds);
+            COPY_V.start_from(&vs, &v, [k0, c]);
         });
     };
     start(0);
@@ -392,24 +374,9 @@ unsafe fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
         let out = acc[h] * inv;
         let rows = convert!(AttnO => AttnRows, f32).run(t, &out.values);
         let out = Tile::<AttnRows, f32, _>::new(rows).to::<E>();
-        out.store_masked_aligned(t, o, [base + row0, 64 * h as u32], [d, 1], bounds);
+        o.store_columns(t, 64 * h as u32, &out);
     });
 }
-
-/// The elements `[heads, seq, 64 chunks]` tensors hold for a launch of `grid`: a head per grid
-/// row, `block_m` query rows per CTA along x. None holds enough for a grid of 3 dims (it would
-/// write a head twice), for more CTAs along x than the rows need (a CTA's first row, a u32,
-/// could wrap onto another's), or past 2^32 elements (u32 indices).
-pub const fn heads_extent(grid: [i128; 3], seq: i128, chunks: i128, block_m: i128) -> i128 {
-    let need = grid[1] * seq * 64 * chunks;
-    if grid[2] != 1 || grid[0] * block_m >= seq + block_m || need > 1 << 32 {
-        return i128::MAX;
-    }
-    need
-}
-
-/// Query rows per CTA, as `heads_extent` takes them.
-const M: i128 = ATTN_BLOCK_M as i128;
 
 /// The entry points: `$name` for element type `$e` at head dimension `64 $h`.
 macro_rules! entry {
@@ -418,27 +385,21 @@ macro_rules! entry {
         #[cfg(not(target_arch = "spirv"))]
         #[kernel(
             block = ATTN_THREADS, shared = $smem $(, min_blocks = $bounds)?,
-            extent(q = heads_extent(grid, seq, $h, M), k = heads_extent(grid, seq, $h, M), v = heads_extent(grid, seq, $h, M), o = heads_extent(grid, seq, $h, M)),
+            extent(q = [grid[1], seq, 64 * $h], k = [grid[1], seq, 64 * $h], v = [grid[1], seq, 64 * $h], o = [grid[1], seq, 64 * $h]),
         )]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             t: &impl Thread,
-            q: Global<$e>,
-            k: Global<$e>,
-            v: Global<$e>,
-            o: GlobalMut<$e>,
+            q: Batch<$e, true>,
+            k: Batch<$e, true>,
+            v: Batch<$e, true>,
+            o: BatchChunksMut<$e, AttnRows, true>,
             seq: u32,
             scale_log2: f32,
             causal: u32,
         ) {
-            let [bx, head, _] = t.block_idx();
-            let io = (&q, &k, &v);
-            // SAFETY: the launcher checked the extents (a head per grid row, a 2-D grid, the
-            // rows' CTAs along x, at most 2^32 elements).
-            #[allow(unsafe_code)]
-            unsafe {
-                attention_tile::<_, _, $h>(t, io, &o, seq, scale_log2, causal != 0, [bx, head])
-            };
+            let bx = t.block_idx()[0];
+            attention_tile::<_, _, $h>(t, (&q, &k, &v), &o, scale_log2, causal != 0, bx);
         }
     )*};
 }

@@ -88,14 +88,15 @@ macro_rules! hopper_entry {
 
 /// A kernel entry as [`check`] calls it.
 macro_rules! entry {
-    ($f:path) => {
+    ($f:path, $d:expr) => {
         |t: &SimThread, [q, k, v, o]: [&HostMemory; 4], seq, sc, causal| {
+            let shape = [seq, $d];
             $f(
                 t,
-                q.global(),
-                k.global(),
-                v.global(),
-                o.global_mut(),
+                q.batch(shape),
+                k.batch(shape),
+                v.batch(shape),
+                o.batch_chunks_mut(shape),
                 seq,
                 sc,
                 causal,
@@ -174,7 +175,7 @@ fn check<E: MmaInput>(
 
 #[test]
 fn attention_f16_on_the_simulator() {
-    let f16 = entry!(attention_f16);
+    let f16 = entry!(attention_f16, 64);
     check::<F16>(("f16", Arch::Ampere), 1.0 / 1024.0, &f16, 2, 128, false);
     check::<F16>(("f16", Arch::Ampere), 1.0 / 1024.0, &f16, 1, 192, true);
     // Sequences that end inside a block: masked query rows and keys.
@@ -184,7 +185,7 @@ fn attention_f16_on_the_simulator() {
 
 #[test]
 fn attention_bf16_on_the_simulator() {
-    let bf16 = entry!(attention_bf16);
+    let bf16 = entry!(attention_bf16, 64);
     check::<Bf16>(("bf16", Arch::Ampere), 1.0 / 128.0, &bf16, 1, 128, true);
     check::<Bf16>(("bf16", Arch::Ampere), 1.0 / 128.0, &bf16, 2, 64, false);
     check::<Bf16>(("bf16", Arch::Ampere), 1.0 / 128.0, &bf16, 1, 45, false);
@@ -192,8 +193,8 @@ fn attention_bf16_on_the_simulator() {
 
 #[test]
 fn attention_head_dim_128_on_the_simulator() {
-    let f16 = entry!(attention_d128_f16);
-    let bf16 = entry!(attention_d128_bf16);
+    let f16 = entry!(attention_d128_f16, 128);
+    let bf16 = entry!(attention_d128_bf16, 128);
     let (a16, abf) = (
         ("d128 f16", Arch::Ampere128),
         ("d128 bf16", Arch::Ampere128),
@@ -264,7 +265,8 @@ fn attention_hopper_without_each_fence_is_reported() {
 }
 
 /// The launchers' grids pass the kernels' extents (a head per grid row, the query rows' CTAs
-/// along x), and a grid with a CTA past the rows, or a third dim, is refused before a launch.
+/// along x), and a grid short of the rows, with a head the buffers do not hold, or with a
+/// third dim, is refused before a launch.
 #[test]
 fn attention_grids_pass_the_launch_checks() {
     use kernels::attention::{attention_grid, ATTENTION_D128_F16, ATTENTION_F16};
@@ -288,15 +290,14 @@ fn attention_grids_pass_the_launch_checks() {
     let g = attention_grid(heads, seq);
     assert!(ATTENTION_F16.check_args(&args(64), g).is_ok());
     assert!(ATTENTION_D128_F16.check_args(&args(128), g).is_ok());
-    assert!(ATTENTION_F16
-        .check_args(&args(64), [g[0] + 1, g[1], 1])
-        .is_err());
-    assert!(ATTENTION_F16
-        .check_args(&args(64), [g[0], g[1], 2])
-        .is_err());
-    assert!(ATTENTION_F16
-        .check_args(&args(64), [g[0], g[1] + 1, 1])
-        .is_err());
+    // O's chunks must cover each head's rows, one grid row per head of the buffers, 2-D.
+    for bad in [[g[0] - 1, g[1], 1], [g[0], g[1] + 1, 1], [g[0], g[1], 2]] {
+        assert!(
+            ATTENTION_F16.check_args(&args(64), bad).is_err(),
+            "{:?}",
+            bad
+        );
+    }
     let maps = [
         Arg::Other,
         Arg::Other,

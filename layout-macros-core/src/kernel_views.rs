@@ -52,6 +52,8 @@ enum Kind {
     Grouped,
     /// A batch of matrices in chunks of rows, one row of CTAs per matrix.
     BatchChunks,
+    /// A batch of matrices, one row of CTAs per matrix, read.
+    Batch,
 }
 
 /// A view or partition type's kind, by its name, and whether the kernel writes it.
@@ -67,6 +69,7 @@ fn kind_of(name: &str) -> Option<(bool, Kind)> {
         "BlocksMut" => (true, Kind::Blocks),
         "ChunksMut" => (true, Kind::Chunks),
         "BatchChunksMut" => (true, Kind::BatchChunks),
+        "Batch" => (false, Kind::Batch),
         "GroupedMut" => (true, Kind::Grouped),
         "Vectors" => (false, Kind::Vectors),
         "VectorsMut" | "PerThreadMut" => (true, Kind::Vectors),
@@ -127,6 +130,10 @@ pub(crate) fn views(
         let Some((write, kind)) = kind_of(&seg.ident.to_string()) else {
             continue;
         };
+        if matches!(kind, Kind::Batch) {
+            out.push(batch_param(&rt, a, (name, ty), &narrow)?);
+            continue;
+        }
         let elem = element_type(seg).ok_or_else(|| {
             syn::Error::new_spanned(ty, "a view parameter names its element type and rank: `View<f32, 2>`, `Tiles<f32, MyLayout>`")
         })?;
@@ -266,7 +273,7 @@ fn partition_param(
                 device_size(d, narrow)?;
             }
             let text = arr.to_token_stream().to_string();
-            let need = quote!(#kernel::batch_chunks_elements(grid, [(#batch) as i128, #((#device) as i128),*], <#layout as #rt::Layout>::SHAPE));
+            let need = quote!(#kernel::batch_chunks_elements(grid, [(#batch) as i128, #((#device) as i128),*], <#layout as #rt::Layout>::SHAPE[0]));
             let need = aligned_need(rt, need, &dims, elem, flag(ty, 2, "ALIGNED")?);
             let make = quote!(<#ty>::new_unchecked(#name, [#((#device) as u32),*]));
             return Ok(partition(name, (write, elem, layout), rt, make, device, (need, quote!(#text))));
@@ -285,7 +292,7 @@ fn partition_param(
                 None => syn::Error::new_spanned(name, msg),
             });
         }
-        (Kind::View | Kind::Vectors, _) => unreachable!("views and vectors are made in `views`"),
+        (Kind::View | Kind::Vectors | Kind::Batch, _) => unreachable!("views, vectors and batches are made in `views`"),
     };
     let make = match dims.first() {
         None => quote!(<#ty>::new_unchecked(#name)),
@@ -299,6 +306,52 @@ fn partition_param(
         dims,
         (need, expr),
     ))
+}
+
+/// A batch parameter (`Batch<E, ALIGNED>`): the `[batch, rows, cols]` of its `extent`, one
+/// matrix per row of CTAs; the device keeps `rows` and `cols` (the batch may use `grid`).
+fn batch_param(
+    rt: &TokenStream,
+    a: &Args,
+    (name, ty): (&syn::Ident, &syn::Type),
+    narrow: &[String],
+) -> syn::Result<ViewParam> {
+    let seg = last_segment(ty).ok_or_else(|| {
+        syn::Error::new_spanned(ty, "a batch names its element type: `Batch<f16, true>`")
+    })?;
+    let elem = element_type(seg).ok_or_else(|| {
+        syn::Error::new_spanned(ty, "a batch names its element type: `Batch<f16, true>`")
+    })?;
+    let extent = a.extents.iter().find(|(n, _)| n == name).map(|(_, e)| e);
+    let Some(Expr::Array(arr)) =
+        extent.filter(|e| matches!(e, Expr::Array(arr) if arr.elems.len() == 3))
+    else {
+        let msg = format!("the launcher checks `{name}` against its buffer: give the batch's shape, `extent({name} = [batch, rows, cols])` (the batch may use `grid`)");
+        return Err(match extent {
+            Some(e) => syn::Error::new_spanned(e, msg),
+            None => syn::Error::new_spanned(name, msg),
+        });
+    };
+    let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
+    let (batch, device) = (&dims[0], dims[1..].to_vec());
+    for d in &device {
+        device_size(d, narrow)?;
+    }
+    let text = arr.to_token_stream().to_string();
+    let need =
+        quote!(#rt::kernel::batch_elements(grid, [(#batch) as i128, #((#device) as i128),*]));
+    let need = aligned_need(rt, need, &dims, elem, flag(ty, 1, "ALIGNED")?);
+    let make = quote!(<#ty>::new_unchecked(#name, [#((#device) as u32),*]));
+    let mut p = partition(
+        name,
+        (false, elem, elem),
+        rt,
+        make,
+        device,
+        (need, quote!(#text)),
+    );
+    p.layout = None;
+    Ok(p)
 }
 
 /// A partition parameter made by `make` from its buffer, checked by `check` on the host.

@@ -1,0 +1,163 @@
+//! Batch partitions: a row-major `[batch, rows, cols]` tensor (an attention's heads) as one
+//! matrix per row of a 2-D grid, CTA `(bx, by)` taking matrix `by`:
+//!
+//! - [`Batch`]: the CTA's matrix as a [`View`] (`q.matrix(t)`), read anywhere inside it,
+//!   masked against its rows and columns;
+//! - [`BatchChunksMut`]: the CTA's chunk of its matrix's rows (`bx * L::SHAPE[0]..`), stored
+//!   masked against the matrix (`o.store(t, &tile)`, or a band of columns from `col`), so that
+//!   a safe kernel writes only what its CTA owns.
+//!
+//! A kernel takes `q: Batch<f16, 64, true>` or `o: BatchChunksMut<f16, ORows, true>` with
+//! `#[kernel(extent(q = [heads, seq, d]))]`; the device keeps only `rows` and `cols`, so
+//! `batch` may be written over `grid` (`[grid[1], seq, 64]`). The launcher checks the buffer
+//! holds the batch, the grid has one row of CTAs per matrix (and, for the chunks, enough
+//! CTAs along x to cover the rows), and with `ALIGNED` the rows are whole 16-byte vectors.
+
+use core::marker::PhantomData;
+
+use crate::blocks::contiguous;
+use crate::element::Element;
+use crate::global::{Global, GlobalMut};
+use crate::layout::{Layout, Registers};
+use crate::thread::Thread;
+use crate::tile::Tile;
+use crate::tiles::exclusive;
+use crate::view::View;
+
+/// A batch of matrices a kernel reads, the CTA's own (matrix `block.y`) as a view (see the
+/// module). `ALIGNED`: the `_aligned` promise, which the launcher checks.
+pub struct Batch<'a, E, const ALIGNED: bool = false> {
+    src: Global<'a, E>,
+    rows: u32,
+    cols: u32,
+}
+
+/// A batch of matrices a kernel writes, one chunk of `L`'s rows of one matrix per CTA of a 2-D
+/// grid (see the module). `ALIGNED`: the `_aligned` promise, which the launcher checks (the
+/// rows whole 16-byte vectors).
+pub struct BatchChunksMut<'a, E, L, const ALIGNED: bool = false> {
+    dst: GlobalMut<'a, E>,
+    rows: u32,
+    cols: u32,
+    layout: PhantomData<fn() -> L>,
+}
+
+impl<'a, E: Element, const ALIGNED: bool> Batch<'a, E, ALIGNED> {
+    /// `src` as a row-major batch of `[rows, cols]` matrices: what `#[kernel]` makes of the
+    /// parameter.
+    ///
+    /// # Safety
+    /// The launch's grid is `[_, batch, 1]`, `src` holds the batch (at most 2^32 elements), and
+    /// with `ALIGNED` `src` is 16-byte aligned and `cols` a multiple of 16 bytes: the launcher
+    /// checks all of it.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub unsafe fn new_unchecked(src: Global<'a, E>, [rows, cols]: [u32; 2]) -> Self {
+        Batch { src, rows, cols }
+    }
+
+    /// Host memory as a batch of `[rows, cols]` matrices: host memory checks every access
+    /// itself (the simulator reports one outside it).
+    #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+    pub fn host(mem: &'a dyn crate::global::HostBuffer, [rows, cols]: [u32; 2]) -> Self {
+        Batch {
+            src: Global::host(mem),
+            rows,
+            cols,
+        }
+    }
+
+    /// The CTA's matrix (number `block_idx().y`), `[rows, cols]`.
+    #[inline(always)]
+    pub fn matrix(&self, t: &impl Thread) -> View<'a, E, 2, ALIGNED> {
+        let at = t.block_idx()[1] * self.rows * self.cols;
+        // SAFETY: matrix `block.y` of a grid of one row of CTAs per matrix is inside the
+        // buffer (the constructor's contract), and its start, a whole number of rows, keeps
+        // the rows' alignment.
+        #[allow(unsafe_code)]
+        unsafe {
+            View::from_parts(self.src, [self.rows, self.cols], [self.cols, 1], at)
+        }
+    }
+}
+
+impl<'a, E: Element, L: Layout, const ALIGNED: bool> BatchChunksMut<'a, E, L, ALIGNED> {
+    /// `dst` as a row-major batch of `[rows, cols]` matrices: what `#[kernel]` makes of the
+    /// parameter.
+    ///
+    /// # Safety
+    /// The launch's grid is `[chunks, batch, 1]` with `chunks * L::SHAPE[0]` covering `rows`
+    /// (at most 2^32 of them), `dst` holds the batch (at most 2^32 elements), and with
+    /// `ALIGNED` `cols` is a multiple of 16 bytes: the launcher checks all of it.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub unsafe fn new_unchecked(dst: GlobalMut<'a, E>, [rows, cols]: [u32; 2]) -> Self {
+        BatchChunksMut {
+            dst,
+            rows,
+            cols,
+            layout: PhantomData,
+        }
+    }
+
+    /// Host memory as a batch of `[rows, cols]` matrices: host memory checks every access
+    /// itself (the simulator reports one outside it, and races between CTAs).
+    #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+    pub fn host(mem: &'a dyn crate::global::HostBuffer, [rows, cols]: [u32; 2]) -> Self {
+        BatchChunksMut {
+            dst: GlobalMut::host(mem),
+            rows,
+            cols,
+            layout: PhantomData,
+        }
+    }
+
+    /// The matrices' rows.
+    #[inline(always)]
+    pub fn rows(&self) -> u32 {
+        self.rows
+    }
+
+    /// Stores `tile` as this CTA's chunk (rows `block.x * L::SHAPE[0]..` of matrix `block.y`)
+    /// from column 0: the elements inside the matrix, each once.
+    #[inline(always)]
+    pub fn store<T: Thread, const N: usize>(&self, t: &T, tile: &Tile<L, E, N>)
+    where
+        L: Registers<N>,
+    {
+        self.store_columns(t, 0, tile)
+    }
+
+    /// Stores `tile` as the band of this CTA's chunk from column `col` (a wide matrix in
+    /// tiles of `L`'s columns): the elements inside the matrix, each once. Under `ALIGNED`,
+    /// `col` is a multiple of the vector (a trap otherwise, which folds for constants).
+    #[inline(always)]
+    pub fn store_columns<T: Thread, const N: usize>(&self, t: &T, col: u32, tile: &Tile<L, E, N>)
+    where
+        L: Registers<N>,
+    {
+        exclusive::<T>();
+        contiguous::<L, E, N, false>();
+        let v = Tile::<L, E, N>::VECTOR.1 as u32;
+        assert!(
+            !ALIGNED || col.is_multiple_of(v),
+            "an `_aligned` partition's bands start at multiples of the vector"
+        );
+        let [bx, by, _] = t.block_idx();
+        let first = by * self.rows;
+        let origin = [first + bx * const { L::SHAPE[0] }, col];
+        let (strides, bounds) = ([self.cols, 1], [first + self.rows, self.cols]);
+        // SAFETY: rows `bx * L::SHAPE[0]..` of matrix `by` are this CTA's own (the
+        // constructor's contract: a 2-D grid of one row of CTAs per matrix), masked against
+        // the matrix, which the buffer holds; with `ALIGNED` each vector is wholly inside or
+        // outside (the rows and `col` whole vectors).
+        #[allow(unsafe_code)]
+        unsafe {
+            if ALIGNED {
+                tile.store_masked_aligned(t, &self.dst, origin, strides, bounds)
+            } else {
+                tile.store_masked(t, &self.dst, origin, strides, bounds)
+            }
+        }
+    }
+}
