@@ -13,6 +13,9 @@
 //! A kernel takes `x: Blocks<f32, L>` with `#[kernel(extent(x = [rows, cols]))]`; the device
 //! keeps only the row stride (`cols`), so `rows` may be written over `grid` where the kernel has
 //! no parameter for it (`[64 * grid[1], n]`).
+//!
+//! [`BlockRows`] and [`BlockCols`] read a GEMM's operands instead: the CTA's block row of A
+//! and block column of B, along K.
 
 use core::marker::PhantomData;
 
@@ -165,6 +168,199 @@ impl<M: Layout, L: Layout, E: Element, T: Thread, const TRANSPOSED: bool> Build<
         #[allow(unsafe_code)]
         unsafe {
             Tile::load(self.t, &self.blocks.src, origin, strides)
+        }
+    }
+}
+
+/// A GEMM's A: a row-major `[rows, cols]` matrix read in whole blocks of `L`'s shape, the
+/// CTA's panel its block row `block_idx().y` (CuTe's `local_tile(A, tile, (m, _))`), read
+/// along K by [`BlockRows::load`]. The launcher checks the buffer holds the matrix, both dims
+/// are whole blocks and the grid has at most as many rows of CTAs as the matrix has block
+/// rows; the device keeps only `cols`, so `rows` may be written over `grid` (`extent(a = [64 *
+/// grid[1], k])`).
+pub struct BlockRows<'a, E, L> {
+    src: Global<'a, E>,
+    cols: u32,
+    layout: PhantomData<fn() -> L>,
+}
+
+/// A GEMM's B: a `[rows, cols]` matrix read in whole blocks of `L`'s shape, the CTA's panel
+/// its block column `block_idx().x` (CuTe's `local_tile(B, tile, (_, n))`), read along K by
+/// [`BlockCols::load`]; stored row-major, or column-major ([`BlockCols::column_major`]: the
+/// buffer holds its transpose). The launcher checks the buffer holds the matrix, both dims are
+/// whole blocks and the grid has at most as many columns of CTAs as the matrix has block
+/// columns.
+pub struct BlockCols<'a, E, L, const COLUMN_MAJOR: bool = false> {
+    src: Global<'a, E>,
+    rows: u32,
+    cols: u32,
+    layout: PhantomData<fn() -> L>,
+}
+
+impl<'a, E: Element, L: Layout> BlockRows<'a, E, L> {
+    /// The matrix at `src`, `cols` wide: what `#[kernel]` makes of the parameter.
+    ///
+    /// # Safety
+    /// `src` holds the `[rows, cols]` matrix (at most `u32::MAX + 1` elements), both dims are
+    /// multiples of `L`'s, and the launch's grid has at most `rows / L::SHAPE[0]` rows of CTAs:
+    /// the launcher checks all of it.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub unsafe fn new_unchecked(src: Global<'a, E>, cols: u32) -> Self {
+        BlockRows {
+            src,
+            cols,
+            layout: PhantomData,
+        }
+    }
+
+    /// Host memory as the matrix, `cols` wide: host memory checks every access itself (the
+    /// simulator reports one outside it).
+    #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+    pub fn host(mem: &'a dyn crate::global::HostBuffer, cols: u32) -> Self {
+        // SAFETY: host memory checks every access.
+        #[allow(unsafe_code)]
+        unsafe {
+            Self::new_unchecked(Global::host(mem), cols)
+        }
+    }
+
+    /// The blocks along the CTA's block row: a loop over them reads each once, and its loads'
+    /// checks fold into the loop's.
+    #[inline(always)]
+    pub fn blocks(&self) -> u32 {
+        self.cols / const { block::<L>()[1] }
+    }
+
+    /// Block `j` of the CTA's block row (a trap past the last; it folds in a loop over
+    /// [`BlockRows::blocks`]).
+    #[inline(always)]
+    pub fn load(&self, t: &impl Thread, j: u32) -> TileOf<L, E>
+    where
+        L: Distributed,
+    {
+        assert!(j < self.blocks(), "a block past the matrix's columns");
+        let i = t.block_idx()[1];
+        L::build(PanelLoad::<E, L, false, _> {
+            src: &self.src,
+            stride: self.cols,
+            t,
+            at: [i, j],
+            layout: PhantomData,
+        })
+    }
+}
+
+impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockCols<'a, E, L, COLUMN_MAJOR> {
+    /// The `[rows, cols]` matrix at `src`: what `#[kernel]` makes of the parameter.
+    ///
+    /// # Safety
+    /// `src` holds the matrix (at most `u32::MAX + 1` elements), both dims are multiples of
+    /// `L`'s, and the launch's grid has at most `cols / L::SHAPE[1]` columns of CTAs: the
+    /// launcher checks all of it.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub unsafe fn new_unchecked(src: Global<'a, E>, [rows, cols]: [u32; 2]) -> Self {
+        BlockCols {
+            src,
+            rows,
+            cols,
+            layout: PhantomData,
+        }
+    }
+
+    /// Host memory as the `[rows, cols]` matrix: host memory checks every access itself (the
+    /// simulator reports one outside it).
+    #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+    pub fn host(mem: &'a dyn crate::global::HostBuffer, shape: [u32; 2]) -> Self {
+        // SAFETY: host memory checks every access.
+        #[allow(unsafe_code)]
+        unsafe {
+            Self::new_unchecked(Global::host(mem), shape)
+        }
+    }
+
+    /// The blocks along the CTA's block column: a loop over them reads each once, and its
+    /// loads' checks fold into the loop's.
+    #[inline(always)]
+    pub fn blocks(&self) -> u32 {
+        self.rows / const { block::<L>()[0] }
+    }
+
+    /// Block `i` of the CTA's block column (a trap past the last; it folds in a loop over
+    /// [`BlockCols::blocks`]).
+    #[inline(always)]
+    pub fn load(&self, t: &impl Thread, i: u32) -> TileOf<L, E>
+    where
+        L: Distributed,
+    {
+        assert!(i < self.blocks(), "a block past the matrix's rows");
+        let j = t.block_idx()[0];
+        let stride = if COLUMN_MAJOR { self.rows } else { self.cols };
+        L::build(PanelLoad::<E, L, COLUMN_MAJOR, _> {
+            src: &self.src,
+            stride,
+            t,
+            at: [i, j],
+            layout: PhantomData,
+        })
+    }
+}
+
+impl<'a, E: Element, L: Layout> BlockCols<'a, E, L, false> {
+    /// The same matrix stored column-major (the buffer holds its transpose, row-major), in
+    /// blocks of `M` (of `L`'s shape): an operand a kernel takes in either order at run time.
+    #[inline(always)]
+    pub fn column_major<M: Layout>(&self) -> BlockCols<'a, E, M, true> {
+        crate::tiles::same_shape::<L, M>();
+        BlockCols {
+            src: self.src,
+            rows: self.rows,
+            cols: self.cols,
+            layout: PhantomData,
+        }
+    }
+}
+
+/// A 2-D layout's block shape.
+const fn block<L: Layout>() -> [u32; 2] {
+    assert!(L::RANK == 2, "a block panel's layout is 2-D");
+    [L::SHAPE[0], L::SHAPE[1]]
+}
+
+/// Block `at` of a matrix of row stride `stride` (column-major: column stride), inside the
+/// buffer (the panels' checks), built once the layout's register count is known.
+struct PanelLoad<'v, 'a, E, L, const COLUMN_MAJOR: bool, T> {
+    src: &'v Global<'a, E>,
+    stride: u32,
+    t: &'v T,
+    at: [u32; 2],
+    layout: PhantomData<fn() -> L>,
+}
+
+impl<M: Layout, L: Layout, E: Element, T: Thread, const COLUMN_MAJOR: bool> Build<M, E>
+    for PanelLoad<'_, '_, E, L, COLUMN_MAJOR, T>
+{
+    #[inline(always)]
+    fn build<const N: usize>(self) -> Tile<M, E, N>
+    where
+        M: Registers<N>,
+    {
+        same_shape::<L, M>();
+        contiguous::<M, E, N, COLUMN_MAJOR>();
+        let [bh, bw] = const { block::<L>() };
+        let [i, j] = self.at;
+        let strides = if COLUMN_MAJOR {
+            [1, self.stride]
+        } else {
+            [self.stride, 1]
+        };
+        // SAFETY: block (i, j) is one of the matrix's (the CTA's row or column, which the
+        // launcher checked against the grid, and a block along it below `blocks`), which the
+        // constructor's contract keeps in the buffer.
+        #[allow(unsafe_code)]
+        unsafe {
+            Tile::load(self.t, self.src, [i * bh, j * bw], strides)
         }
     }
 }

@@ -234,6 +234,35 @@ pub fn grouped_elements<L: crate::layout::Layout>(
     shape_elements(&[rows, cols])
 }
 
+/// The elements an operand panel ([`BlockRows`](crate::BlockRows) when `dim` is 0,
+/// [`BlockCols`](crate::BlockCols) when 1) of a `[rows, cols]` matrix in blocks of `L`'s shape
+/// needs for a launch of `grid`: the matrix's, where both dims are whole blocks (a block cut
+/// short would be read past the matrix, or skipped) and the grid's CTAs along that dim (y for
+/// rows, x for columns) are its blocks at most, the grid 2-D at most; more than any buffer
+/// holds otherwise.
+pub fn panel_elements<L: crate::layout::Layout>(
+    grid: [i128; 3],
+    [rows, cols]: [i128; 2],
+    dim: usize,
+) -> i128 {
+    if L::RANK != 2 || grid[2] != 1 {
+        return i128::MAX;
+    }
+    let (bh, bw) = (L::SHAPE[0] as i128, L::SHAPE[1] as i128);
+    if rows < 0 || cols < 0 || rows % bh != 0 || cols % bw != 0 {
+        return i128::MAX;
+    }
+    let ctas_fit = if dim == 0 {
+        grid[1] * bh <= rows
+    } else {
+        grid[0] * bw <= cols
+    };
+    if !ctas_fit {
+        return i128::MAX;
+    }
+    shape_elements(&[rows, cols])
+}
+
 /// The elements a row partition ([`ChunksMut`](crate::ChunksMut)) of shape `dims` in chunks of
 /// the layout's `tile` shape needs for a launch of `grid`: the shape's, for a 1-D grid whose
 /// chunks' first rows are distinct u32s (`grid.x * tile[0]` at most 2^32) and cover the shape

@@ -12,8 +12,9 @@ use crate::issue::IssueKind;
 
 use gpu_runtime::global::HostBuffer;
 use gpu_runtime::{
-    Batch, BatchChunksMut, Blocks, BlocksMut, ChunksMut, Element, Global, GlobalMut, GroupedMut,
-    Layout, PerThreadMut, Tiled, TiledMut, Tiles, TilesMut, Vectors, VectorsMut, View, ViewMut,
+    Batch, BatchChunksMut, BlockCols, BlockRows, Blocks, BlocksMut, ChunksMut, Element, Global,
+    GlobalMut, GroupedMut, Layout, PerThreadMut, Tiled, TiledMut, Tiles, TilesMut, Vectors,
+    VectorsMut, View, ViewMut,
 };
 
 /// Global memory for kernel bodies on the simulator: host memory that simulated threads read
@@ -145,6 +146,16 @@ impl HostMemory {
     /// `Blocks` parameter; `T`: of the transpose).
     pub fn blocks<E: Element, L: Layout, const T: bool>(&self, cols: u32) -> Blocks<'_, E, L, T> {
         Blocks::host(self, cols)
+    }
+    /// This memory as a row-major matrix `cols` wide read by the CTAs' block rows (a
+    /// `BlockRows` parameter).
+    pub fn block_rows<E: Element, L: Layout>(&self, cols: u32) -> BlockRows<'_, E, L> {
+        BlockRows::host(self, cols)
+    }
+    /// This memory as a `[rows, cols]` matrix read by the CTAs' block columns (a `BlockCols`
+    /// parameter).
+    pub fn block_cols<E: Element, L: Layout>(&self, shape: [u32; 2]) -> BlockCols<'_, E, L> {
+        BlockCols::host(self, shape)
     }
     /// The same, written (a `BlocksMut` parameter).
     pub fn blocks_mut<E: Element, L: Layout, const T: bool>(

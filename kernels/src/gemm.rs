@@ -14,7 +14,7 @@
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::runtime::unroll::map;
-use linear_layouts::{convert, layout, Bf16, BlocksMut, Global, Thread, Tile, F16};
+use linear_layouts::{convert, layout, Bf16, BlockCols, BlockRows, BlocksMut, Thread, Tile, F16};
 
 layout! {
     /// The accumulator: m16n8 fragments, 2x2 warps over a 64x64 tile.
@@ -66,43 +66,36 @@ pub(crate) fn halves<E: MmaInput, const N: usize>(v: [u16; N]) -> [E; N] {
     map(v, |x| E::from_bits(x as u64))
 }
 
-/// The 64x64 tile `(bx, by)` of `c = a · b`, the CTA's block of `c`.
-///
-/// # Safety
-/// `a` and `b` hold what the tile reaches (row-major `a` `k` wide, `b` `n` wide or,
-/// column-major, `k` high; `k` read in steps of 32): [`gemm_f16`]'s extents, which its launcher
-/// checks.
+/// The 64x64 tile `(bx, by)` of `c = a · b`, the CTA's block of `c`: A's block row `by` and B's
+/// block column `bx` (B stored column-major when `b_col_major`), K in steps of 32.
 #[inline(always)]
-#[allow(clippy::too_many_arguments, unsafe_code)]
-pub unsafe fn gemm_tile<T: Thread, E: MmaInput>(
+pub fn gemm_tile<T: Thread, E: MmaInput>(
     t: &T,
-    a: &Global<E>,
-    b: &Global<E>,
+    a: &BlockRows<E, GemmALoad>,
+    b: &BlockCols<E, GemmBLoad>,
     c: &BlocksMut<E, GemmOut>,
-    [n, k]: [u32; 2],
     b_col_major: bool,
 ) {
-    let [bx, by, _] = t.block_idx();
-    let (row0, col0) = (by * 64, bx * 64);
+    let b_t = b.column_major::<GemmBLoadT>();
     let mut acc = Tile::<GemmAcc, f32, _>::splat(0.0);
-    let mut k0 = 0;
-    while k0 < k {
-        let la = Tile::<GemmALoad, E, _>::load(t, a, [row0, k0], [k, 1]);
+    let mut s = 0;
+    while s < a.blocks() {
+        let la = a.load(t, s);
         let fa = Tile::<GemmA, E, _>::new(halves(
             convert!(GemmALoad => GemmA, u16).run(t, &bits(la.values)),
         ));
         // The next conversion reuses the scratch A's was read from.
         t.sync_block();
         let fb = Tile::<GemmB, E, _>::new(halves(if b_col_major {
-            let lb = Tile::<GemmBLoadT, E, _>::load(t, b, [k0, col0], [1, k]);
+            let lb = b_t.load(t, s);
             convert!(GemmBLoadT => GemmB, u16).run(t, &bits(lb.values))
         } else {
-            let lb = Tile::<GemmBLoad, E, _>::load(t, b, [k0, col0], [n, 1]);
+            let lb = b.load(t, s);
             convert!(GemmBLoad => GemmB, u16).run(t, &bits(lb.values))
         }));
         t.sync_block();
         acc = fa.dot(t, &fb, acc);
-        k0 += 32;
+        s += 1;
     }
     let out = convert!(GemmAcc => GemmOut, f32).run(t, &acc.values);
     c.store(t, &Tile::<GemmOut, E, _>::new(out.map(E::cast)));
@@ -115,48 +108,32 @@ pub const fn gemm_grid(m: u32, n: u32) -> [u32; 3] {
 
 /// `c = a · b` in f16: grid [`gemm_grid`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = GEMM_THREADS, shared = GEMM_SMEM, extent(
-    a = (64 * grid[1] - 1) * k + (k + 31) / 32 * 32,
-    b = if b_col_major != 0 { (64 * grid[0] - 1) * k + (k + 31) / 32 * 32 } else { ((k + 31) / 32 * 32 - 1) * n + 64 * grid[0] },
-    c = [64 * grid[1], n],
-))]
+#[kernel(block = GEMM_THREADS, shared = GEMM_SMEM, extent(a = [64 * grid[1], k], b = [k, n], c = [64 * grid[1], n]))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_f16(
     t: &impl Thread,
-    a: Global<F16>,
-    b: Global<F16>,
+    a: BlockRows<F16, GemmALoad>,
+    b: BlockCols<F16, GemmBLoad>,
     c: BlocksMut<F16, GemmOut>,
     n: u32,
     k: u32,
     b_col_major: u32,
 ) {
-    // SAFETY: the launcher checked the extents of a and b.
-    #[allow(unsafe_code)]
-    unsafe {
-        gemm_tile(t, &a, &b, &c, [n, k], b_col_major != 0)
-    };
+    gemm_tile(t, &a, &b, &c, b_col_major != 0);
 }
 
 /// `c = a · b` in bf16: grid [`gemm_grid`].
 #[cfg(not(target_arch = "spirv"))]
-#[kernel(block = GEMM_THREADS, shared = GEMM_SMEM, extent(
-    a = (64 * grid[1] - 1) * k + (k + 31) / 32 * 32,
-    b = if b_col_major != 0 { (64 * grid[0] - 1) * k + (k + 31) / 32 * 32 } else { ((k + 31) / 32 * 32 - 1) * n + 64 * grid[0] },
-    c = [64 * grid[1], n],
-))]
+#[kernel(block = GEMM_THREADS, shared = GEMM_SMEM, extent(a = [64 * grid[1], k], b = [k, n], c = [64 * grid[1], n]))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_bf16(
     t: &impl Thread,
-    a: Global<Bf16>,
-    b: Global<Bf16>,
+    a: BlockRows<Bf16, GemmALoad>,
+    b: BlockCols<Bf16, GemmBLoad>,
     c: BlocksMut<Bf16, GemmOut>,
     n: u32,
     k: u32,
     b_col_major: u32,
 ) {
-    // SAFETY: the launcher checked the extents of a and b.
-    #[allow(unsafe_code)]
-    unsafe {
-        gemm_tile(t, &a, &b, &c, [n, k], b_col_major != 0)
-    };
+    gemm_tile(t, &a, &b, &c, b_col_major != 0);
 }

@@ -113,13 +113,22 @@ fn gemm_f16_on_the_simulator() {
         ([128, 64, 96], true),
         ([64, 128, 64], false),
     ] {
-        let f16 =
-            |t: &SimThread,
-             a: &HostMemory,
-             b: &HostMemory,
-             c: &HostMemory,
-             [_, n, k]: [u32; 3],
-             bcm| { gemm_f16(t, a.global(), b.global(), c.blocks_mut(n), n, k, bcm) };
+        let f16 = |t: &SimThread,
+                   a: &HostMemory,
+                   b: &HostMemory,
+                   c: &HostMemory,
+                   [_, n, k]: [u32; 3],
+                   bcm| {
+            gemm_f16(
+                t,
+                a.block_rows(k),
+                b.block_cols([k, n]),
+                c.blocks_mut(n),
+                n,
+                k,
+                bcm,
+            )
+        };
         check::<F16>("f16", 1.0 / 1024.0, &f16, simple, shape, bcm);
     }
 }
@@ -127,13 +136,22 @@ fn gemm_f16_on_the_simulator() {
 #[test]
 fn gemm_bf16_on_the_simulator() {
     for (shape, bcm) in [([64, 64, 64], true), ([128, 128, 32], false)] {
-        let bf16 =
-            |t: &SimThread,
-             a: &HostMemory,
-             b: &HostMemory,
-             c: &HostMemory,
-             [_, n, k]: [u32; 3],
-             bcm| { gemm_bf16(t, a.global(), b.global(), c.blocks_mut(n), n, k, bcm) };
+        let bf16 = |t: &SimThread,
+                    a: &HostMemory,
+                    b: &HostMemory,
+                    c: &HostMemory,
+                    [_, n, k]: [u32; 3],
+                    bcm| {
+            gemm_bf16(
+                t,
+                a.block_rows(k),
+                b.block_cols([k, n]),
+                c.blocks_mut(n),
+                n,
+                k,
+                bcm,
+            )
+        };
         check::<Bf16>("bf16", 1.0 / 128.0, &bf16, simple, shape, bcm);
     }
 }

@@ -54,6 +54,8 @@ enum Kind {
     BatchChunks,
     /// A batch of matrices, one row of CTAs per matrix, read.
     Batch,
+    /// A GEMM operand read by the CTA's block row (0) or column (1), whole blocks.
+    Panel(usize),
 }
 
 /// A view or partition type's kind, by its name, and whether the kernel writes it.
@@ -70,6 +72,8 @@ fn kind_of(name: &str) -> Option<(bool, Kind)> {
         "ChunksMut" => (true, Kind::Chunks),
         "BatchChunksMut" => (true, Kind::BatchChunks),
         "Batch" => (false, Kind::Batch),
+        "BlockRows" => (false, Kind::Panel(0)),
+        "BlockCols" => (false, Kind::Panel(1)),
         "GroupedMut" => (true, Kind::Grouped),
         "Vectors" => (false, Kind::Vectors),
         "VectorsMut" | "PerThreadMut" => (true, Kind::Vectors),
@@ -278,10 +282,26 @@ fn partition_param(
             let make = quote!(<#ty>::new_unchecked(#name, [#((#device) as u32),*]));
             return Ok(partition(name, (write, elem, layout), rt, make, device, (need, quote!(#text))));
         }
-        (Kind::Tiled | Kind::Blocks | Kind::Chunks | Kind::Grouped | Kind::BatchChunks, other) => {
+        (Kind::Panel(dim), Some(Expr::Array(arr))) if arr.elems.len() == 2 => {
+            let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
+            // A's panel keeps only its width: its rows may use `grid`.
+            let device = if dim == 0 { vec![dims[1].clone()] } else { dims.clone() };
+            for d in &device {
+                device_size(d, narrow)?;
+            }
+            flag(ty, 2, "COLUMN_MAJOR")?;
+            let text = arr.to_token_stream().to_string();
+            let need = quote!(#kernel::panel_elements::<#layout>(grid, [#((#dims) as i128),*], #dim));
+            let make = match dim {
+                0 => quote!(<#ty>::new_unchecked(#name, (#(#device)*) as u32)),
+                _ => quote!(<#ty>::new_unchecked(#name, [#((#device) as u32),*])),
+            };
+            return Ok(partition(name, (write, elem, layout), rt, make, device, (need, quote!(#text))));
+        }
+        (Kind::Tiled | Kind::Blocks | Kind::Chunks | Kind::Grouped | Kind::BatchChunks | Kind::Panel(_), other) => {
             let want = match kind {
                 Kind::Tiled => format!("how many tiles, `extent({name} = tiles)`"),
-                Kind::Grouped => format!("the matrix's shape, `extent({name} = [rows, cols])`"),
+                Kind::Grouped | Kind::Panel(_) => format!("the matrix's shape, `extent({name} = [rows, cols])`"),
                 Kind::BatchChunks => format!("the batch's shape, `extent({name} = [batch, rows, cols])` (the batch may use `grid`)"),
                 Kind::Chunks => format!("its shape, `extent({name} = [n_rows, n_cols])`"),
                 _ => format!("the matrix's shape, `extent({name} = [rows, cols])` (rows may use `grid`)"),
