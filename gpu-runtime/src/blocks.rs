@@ -364,3 +364,152 @@ impl<M: Layout, L: Layout, E: Element, T: Thread, const COLUMN_MAJOR: bool> Buil
         }
     }
 }
+
+/// A matrix a kernel reads by block, any block: `[rows, cols]` in whole blocks of `L`'s shape,
+/// stored row-major (column-major when `COLUMN_MAJOR`: the buffer holds its transpose). A
+/// panel's index is checked once ([`Blocked::row`], [`Blocked::col`]: a trap past the last),
+/// and a block's along it ([`BlockRow::block`], [`BlockCol::block`]: a check that folds into
+/// a loop over the panel's blocks); a [`BlockAt`] is then a block inside the matrix, which
+/// loads and async copies ([`AsyncCopy::start_block`](crate::AsyncCopy::start_block)) read
+/// with no mask. What a persistent GEMM reads its operands through, at the rows and columns
+/// of the output block it is at. The launcher checks the buffer holds the matrix and both
+/// dims are whole blocks.
+#[derive(Clone, Copy)]
+pub struct Blocked<'a, E, L, const COLUMN_MAJOR: bool = false> {
+    src: Global<'a, E>,
+    rows: u32,
+    cols: u32,
+    layout: PhantomData<fn() -> L>,
+}
+
+/// Block row `i` of a [`Blocked`] matrix, checked inside it.
+#[derive(Clone, Copy)]
+pub struct BlockRow<'v, 'a, E, L, const COLUMN_MAJOR: bool> {
+    of: &'v Blocked<'a, E, L, COLUMN_MAJOR>,
+    i: u32,
+}
+
+/// Block column `j` of a [`Blocked`] matrix, checked inside it.
+#[derive(Clone, Copy)]
+pub struct BlockCol<'v, 'a, E, L, const COLUMN_MAJOR: bool> {
+    of: &'v Blocked<'a, E, L, COLUMN_MAJOR>,
+    j: u32,
+}
+
+/// A block of a [`Blocked`] matrix of `L`'s shape, inside it (made only by its panels).
+#[derive(Clone, Copy)]
+pub struct BlockAt<'v, 'a, E, L> {
+    src: &'v Global<'a, E>,
+    origin: [u32; 2],
+    strides: [u32; 2],
+    layout: PhantomData<fn() -> L>,
+}
+
+impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> Blocked<'a, E, L, COLUMN_MAJOR> {
+    /// The `[rows, cols]` matrix at `src`: what `#[kernel]` makes of the parameter.
+    ///
+    /// # Safety
+    /// `src` holds the matrix (at most `u32::MAX + 1` elements) and both dims are multiples of
+    /// `L`'s: the launcher checks both.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub unsafe fn new_unchecked(src: Global<'a, E>, [rows, cols]: [u32; 2]) -> Self {
+        Blocked {
+            src,
+            rows,
+            cols,
+            layout: PhantomData,
+        }
+    }
+
+    /// Host memory as the `[rows, cols]` matrix: host memory checks every access itself (the
+    /// simulator reports one outside it).
+    #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+    pub fn host(mem: &'a dyn crate::global::HostBuffer, shape: [u32; 2]) -> Self {
+        // SAFETY: host memory checks every access.
+        #[allow(unsafe_code)]
+        unsafe {
+            Self::new_unchecked(Global::host(mem), shape)
+        }
+    }
+
+    /// Its blocks along each dim.
+    #[inline(always)]
+    pub fn blocks(&self) -> [u32; 2] {
+        let [bh, bw] = const { block::<L>() };
+        [self.rows / bh, self.cols / bw]
+    }
+
+    /// Block row `i` (a trap past the last).
+    #[inline(always)]
+    pub fn row(&self, i: u32) -> BlockRow<'_, 'a, E, L, COLUMN_MAJOR> {
+        assert!(i < self.blocks()[0], "a block row past the matrix");
+        BlockRow { of: self, i }
+    }
+
+    /// Block column `j` (a trap past the last).
+    #[inline(always)]
+    pub fn col(&self, j: u32) -> BlockCol<'_, 'a, E, L, COLUMN_MAJOR> {
+        assert!(j < self.blocks()[1], "a block column past the matrix");
+        BlockCol { of: self, j }
+    }
+
+    /// Block `(i, j)`, inside the matrix (the panels' checks).
+    #[inline(always)]
+    fn at(&self, [i, j]: [u32; 2]) -> BlockAt<'_, 'a, E, L> {
+        let [bh, bw] = const { block::<L>() };
+        BlockAt {
+            src: &self.src,
+            origin: [i * bh, j * bw],
+            strides: if COLUMN_MAJOR {
+                [1, self.rows]
+            } else {
+                [self.cols, 1]
+            },
+            layout: PhantomData,
+        }
+    }
+}
+
+impl<'a, E: Element, L: Layout> Blocked<'a, E, L, false> {
+    /// The same matrix stored column-major (the buffer holds its transpose, row-major), in
+    /// blocks of `M` (of `L`'s shape): an operand a kernel takes in either order at run time.
+    #[inline(always)]
+    pub fn column_major<M: Layout>(&self) -> Blocked<'a, E, M, true> {
+        same_shape::<L, M>();
+        Blocked {
+            src: self.src,
+            rows: self.rows,
+            cols: self.cols,
+            layout: PhantomData,
+        }
+    }
+}
+
+impl<'v, 'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockRow<'v, 'a, E, L, COLUMN_MAJOR> {
+    /// Block `j` of the row (a trap past the last; it folds where `j` is below the matrix's
+    /// block columns by the kernel's own test).
+    #[inline(always)]
+    pub fn block(&self, j: u32) -> BlockAt<'v, 'a, E, L> {
+        assert!(j < self.of.blocks()[1], "a block past the matrix's columns");
+        self.of.at([self.i, j])
+    }
+}
+
+impl<'v, 'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockCol<'v, 'a, E, L, COLUMN_MAJOR> {
+    /// Block `i` of the column (a trap past the last; it folds where `i` is below the
+    /// matrix's block rows by the kernel's own test).
+    #[inline(always)]
+    pub fn block(&self, i: u32) -> BlockAt<'v, 'a, E, L> {
+        assert!(i < self.of.blocks()[0], "a block past the matrix's rows");
+        self.of.at([i, self.j])
+    }
+}
+
+impl<'v, 'a, E: Element, L: Layout> BlockAt<'v, 'a, E, L> {
+    /// The buffer, the block's origin and the matrix's strides: a block inside the buffer.
+    #[inline(always)]
+    pub(crate) fn parts(&self) -> (&'v Global<'a, E>, [u32; 2], [u32; 2]) {
+        (self.src, self.origin, self.strides)
+    }
+}

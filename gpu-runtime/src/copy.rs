@@ -6,6 +6,7 @@
 
 use core::marker::PhantomData;
 
+use crate::blocks::BlockAt;
 use crate::convert::{store_addresses, Instr, SharedStore, SmemAccess};
 use crate::element::Element;
 use crate::global::Global;
@@ -152,6 +153,19 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
     ) {
         // SAFETY: the caller's, for the tensor at element 0.
         unsafe { self.start_masked_at(t, src, 0, origin, strides, bounds) }
+    }
+
+    /// [`AsyncCopy::start`] of a block of a [`Blocked`](crate::Blocked) matrix (of `L`'s shape, inside it by
+    /// construction: no mask).
+    #[inline(always)]
+    pub fn start_block<T: Thread, G: Element>(&self, t: &T, block: BlockAt<'_, '_, G, L>) {
+        let (src, origin, strides) = block.parts();
+        // SAFETY: the block is inside the matrix, which the buffer holds (its makers'
+        // contract), and is the tile `L` reaches from its origin.
+        #[allow(unsafe_code)]
+        unsafe {
+            self.start(t, src, origin, strides)
+        }
     }
 
     /// [`AsyncCopy::start_masked`] of the tile at `origin` of an `_aligned` view: the vectors

@@ -51,6 +51,7 @@ pub struct GroupedMut<'a, E, L> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockIndex {
     origin: [u32; 2],
+    coords: [u32; 2],
     /// The partition it was made for: its matrix in blocks, and the blocks' shape.
     blocks: [u32; 2],
     size: [u32; 2],
@@ -61,6 +62,12 @@ impl BlockIndex {
     #[inline(always)]
     pub fn origin(self) -> [u32; 2] {
         self.origin
+    }
+
+    /// The block's row and column among the matrix's blocks.
+    #[inline(always)]
+    pub fn coords(self) -> [u32; 2] {
+        self.coords
     }
 }
 
@@ -95,6 +102,7 @@ fn numbered(k: u32, blocks: [u32; 2], size: [u32; 2]) -> BlockIndex {
     let [i, j] = grouped_block(k, blocks);
     BlockIndex {
         origin: [size[0] * i, size[1] * j],
+        coords: [i, j],
         blocks,
         size,
     }

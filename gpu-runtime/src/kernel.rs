@@ -234,8 +234,15 @@ pub fn grouped_elements<L: crate::layout::Layout>(
     shape_elements(&[rows, cols])
 }
 
+/// The elements a matrix read by block ([`Blocked`](crate::Blocked)) of `[rows, cols]` in
+/// blocks of `L`'s shape needs: the matrix's, where both dims are whole blocks (a block cut
+/// short would be read past the matrix, or skipped); more than any buffer holds otherwise.
+pub fn blocked_elements<L: crate::layout::Layout>(dims: [i128; 2]) -> i128 {
+    panel_elements::<L>([1, 1, 1], dims, 2)
+}
+
 /// The elements an operand panel ([`BlockRows`](crate::BlockRows) when `dim` is 0,
-/// [`BlockCols`](crate::BlockCols) when 1) of a `[rows, cols]` matrix in blocks of `L`'s shape
+/// [`BlockCols`](crate::BlockCols) when 1, any block when 2) of a `[rows, cols]` matrix in blocks of `L`'s shape
 /// needs for a launch of `grid`: the matrix's, where both dims are whole blocks (a block cut
 /// short would be read past the matrix, or skipped) and the grid's CTAs along that dim (y for
 /// rows, x for columns) are its blocks at most, the grid 2-D at most; more than any buffer

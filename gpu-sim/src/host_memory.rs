@@ -12,8 +12,8 @@ use crate::issue::IssueKind;
 
 use gpu_runtime::global::HostBuffer;
 use gpu_runtime::{
-    Batch, BatchChunksMut, BlockCols, BlockRows, Blocks, BlocksMut, ChunksMut, Element, Global,
-    GlobalMut, GroupedMut, Layout, PerThreadMut, Tiled, TiledMut, Tiles, TilesMut, Vectors,
+    Batch, BatchChunksMut, BlockCols, BlockRows, Blocked, Blocks, BlocksMut, ChunksMut, Element,
+    Global, GlobalMut, GroupedMut, Layout, PerThreadMut, Tiled, TiledMut, Tiles, TilesMut, Vectors,
     VectorsMut, View, ViewMut,
 };
 
@@ -146,6 +146,10 @@ impl HostMemory {
     /// `Blocks` parameter; `T`: of the transpose).
     pub fn blocks<E: Element, L: Layout, const T: bool>(&self, cols: u32) -> Blocks<'_, E, L, T> {
         Blocks::host(self, cols)
+    }
+    /// This memory as a `[rows, cols]` matrix read by block (a `Blocked` parameter).
+    pub fn blocked<E: Element, L: Layout>(&self, shape: [u32; 2]) -> Blocked<'_, E, L> {
+        Blocked::host(self, shape)
     }
     /// This memory as a row-major matrix `cols` wide read by the CTAs' block rows (a
     /// `BlockRows` parameter).

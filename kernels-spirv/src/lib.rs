@@ -7,6 +7,7 @@
 //! `lanes-32` and `lanes-64` (`cargo xtask spirv --lanes 8` leaves them out: CI's Vulkan device,
 //! lavapipe, runs only 8-lane subgroups, and each size adds a minute to rust-gpu's inliner).
 #![no_std]
+#![deny(unsafe_code)]
 
 use linear_layouts::{kernel, Thread, Vectors, VectorsMut};
 

@@ -18,7 +18,8 @@ use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::runtime::unroll::map;
 use linear_layouts::{
-    convert, layout, AsyncCopy, Bf16, Global, GroupedMut, SharedWindow, Thread, Tile, F16,
+    convert, layout, AsyncCopy, Bf16, BlockCol, BlockRow, Blocked, GroupedMut, SharedWindow,
+    Thread, Tile, F16,
 };
 
 layout! {
@@ -70,35 +71,29 @@ pub const PIPE_SMEM: u32 = max(
     convert!(PipeAcc => PipeOut, u16).cost.shared_bytes,
 );
 
-/// Where the operands are: A and B, their shape `[n, k]`, B's order.
-struct Operands<'a, 'b, E> {
-    a: &'a Global<'b, E>,
-    b: &'a Global<'b, E>,
-    n: u32,
-    k: u32,
+/// The operands' panels of one output block: A's block row, B's block column in either order.
+struct Operands<'v, 'a, E> {
+    a: BlockRow<'v, 'a, E, PipeALoad, false>,
+    b: BlockCol<'v, 'a, E, PipeBLoad, false>,
+    bt: BlockCol<'v, 'a, E, PipeBLoadT, true>,
     b_col_major: bool,
 }
 
 impl<E: MmaInput> Operands<'_, '_, E> {
-    /// Start the copies of K step `step` of tile `(row0, col0)` into stage `stage`.
-    ///
-    /// # Safety
-    /// The step is inside A and B ([`gemm_pipelined_tile`]'s contract).
+    /// Start the copies of K step `step` into stage `stage` (a step below the operands'
+    /// blocks along K: the callers' test, into which the blocks' checks fold).
     #[inline(always)]
-    #[allow(unsafe_code)]
-    unsafe fn start<T: Thread>(&self, t: &T, [row0, col0]: [u32; 2], step: u32, stage: u32) {
-        let (k0, base) = (32 * step, stage * STAGE_BYTES);
-        COPY_A.start(
+    fn start<T: Thread>(&self, t: &T, step: u32, stage: u32) {
+        let base = stage * STAGE_BYTES;
+        COPY_A.start_block(
             &SharedWindow::<_, A_BYTES>::new(t, base),
-            self.a,
-            [row0, k0],
-            [self.k, 1],
+            self.a.block(step),
         );
         let tb = SharedWindow::<_, B_BYTES>::new(t, base + A_BYTES);
         if self.b_col_major {
-            COPY_BT.start(&tb, self.b, [k0, col0], [1, self.k]);
+            COPY_BT.start_block(&tb, self.bt.block(step));
         } else {
-            COPY_B.start(&tb, self.b, [k0, col0], [self.n, 1]);
+            COPY_B.start_block(&tb, self.b.block(step));
         }
     }
 
@@ -123,35 +118,30 @@ impl<E: MmaInput> Operands<'_, '_, E> {
     }
 }
 
-/// This CTA's 128x128 tile of `c = a · b` (`mnk` the problem's shape).
-///
-/// # Safety
-/// `a` holds `m * k` elements and `b` `k * n` (the kernels' extents, which their launcher
-/// checks; `c`'s partition has checked the grid, one CTA per tile of the `m x n` C).
+/// This CTA's 128x128 tile of `c = a · b`: its block of `c`, from A's block row and B's
+/// block column (B stored column-major when `b_col_major`).
 #[inline(always)]
-#[allow(unsafe_code)]
-pub unsafe fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
+pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
     t: &T,
-    a: &Global<E>,
-    b: &Global<E>,
+    a: &Blocked<E, PipeALoad>,
+    b: &Blocked<E, PipeBLoad>,
     c: &GroupedMut<E, PipeOut>,
-    [n, k]: [u32; 2],
     b_col_major: bool,
 ) {
+    let block = c.block(t);
+    let [i, j] = block.coords();
+    let b_t = b.column_major::<PipeBLoadT>();
     let ops = Operands {
-        a,
-        b,
-        n,
-        k,
+        a: a.row(i),
+        b: b.col(j),
+        bt: b_t.col(j),
         b_col_major,
     };
-    let block = c.block(t);
-    let at = block.origin();
-    let steps = k / 32;
+    let steps = a.blocks()[1];
     let mut s = 0;
     while s < STAGES - 1 {
         if s < steps {
-            ops.start(t, at, s, s);
+            ops.start(t, s, s);
         }
         t.cp_async_commit();
         s += 1;
@@ -165,7 +155,7 @@ pub unsafe fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
         t.sync_block();
         let next = step + STAGES - 1;
         if next < steps {
-            ops.start(t, at, next, next % STAGES);
+            ops.start(t, next, next % STAGES);
         }
         // An empty group when there is nothing left to load keeps the wait's count right.
         t.cp_async_commit();
@@ -188,49 +178,41 @@ pub const fn pipelined_grid(m: u32, n: u32) -> [u32; 3] {
 /// `c = a · b` in f16, pipelined: grid [`pipelined_grid`].
 #[cfg(not(target_arch = "spirv"))]
 #[kernel(block = PIPE_THREADS, shared = PIPE_SMEM, extent(
-    a = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), m * k),
-    b = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), k * n),
+    a = [m, k],
+    b = [k, n],
     c = [m, n],
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_pipelined_f16(
     t: &impl Thread,
-    a: Global<F16>,
-    b: Global<F16>,
+    a: Blocked<F16, PipeALoad>,
+    b: Blocked<F16, PipeBLoad>,
     c: GroupedMut<F16, PipeOut>,
     m: u32,
     n: u32,
     k: u32,
     b_col_major: u32,
 ) {
-    // SAFETY: the launcher checked the extents and the grid.
-    #[allow(unsafe_code)]
-    unsafe {
-        gemm_pipelined_tile(t, &a, &b, &c, [n, k], b_col_major != 0)
-    };
+    gemm_pipelined_tile(t, &a, &b, &c, b_col_major != 0);
 }
 
 /// `c = a · b` in bf16, pipelined: grid [`pipelined_grid`].
 #[cfg(not(target_arch = "spirv"))]
 #[kernel(block = PIPE_THREADS, shared = PIPE_SMEM, extent(
-    a = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), m * k),
-    b = linear_layouts::runtime::kernel::within_grid(grid, (m / 128) * (n / 128), k * n),
+    a = [m, k],
+    b = [k, n],
     c = [m, n],
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_pipelined_bf16(
     t: &impl Thread,
-    a: Global<Bf16>,
-    b: Global<Bf16>,
+    a: Blocked<Bf16, PipeALoad>,
+    b: Blocked<Bf16, PipeBLoad>,
     c: GroupedMut<Bf16, PipeOut>,
     m: u32,
     n: u32,
     k: u32,
     b_col_major: u32,
 ) {
-    // SAFETY: the launcher checked the extents and the grid.
-    #[allow(unsafe_code)]
-    unsafe {
-        gemm_pipelined_tile(t, &a, &b, &c, [n, k], b_col_major != 0)
-    };
+    gemm_pipelined_tile(t, &a, &b, &c, b_col_major != 0);
 }

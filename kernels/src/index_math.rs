@@ -37,14 +37,17 @@ fn pack(c: [u32; 2]) -> u64 {
 }
 
 /// Declares `<name>_macro` and `<name>_hand`, both `#[no_mangle] extern "C"` so each gets its own
-/// PTX function.
+/// PTX function (`no_mangle` is an `unsafe_code` attribute: two such symbols of one name would
+/// clash; these names are the PTX check's own).
 macro_rules! pair {
     ($mac:ident, $hand:ident, |$r:ident, $l:ident, $w:ident| $call:expr, $hexpr:expr) => {
+        #[allow(unsafe_code)]
         #[no_mangle]
         pub extern "C" fn $mac($r: u32, $l: u32, $w: u32) -> u64 {
             let _ = ($l, $w);
             $call
         }
+        #[allow(unsafe_code)]
         #[no_mangle]
         pub extern "C" fn $hand($r: u32, $l: u32, $w: u32) -> u64 {
             $hexpr

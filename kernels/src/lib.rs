@@ -37,6 +37,10 @@
 //!
 //! The nightly features the nvptx build needs are enabled by `layout-builder`, not here.
 #![no_std]
+// Every kernel is safe code: its views and partitions are what the launcher checks (the entry
+// `#[kernel]` writes makes them, in its own `unsafe`, under those checks). `deny`, not
+// `forbid`: the macros' own blocks allow it; `tests/safe.rs` finds none written here.
+#![deny(unsafe_code)]
 
 #[cfg(not(target_arch = "spirv"))]
 pub mod activations;

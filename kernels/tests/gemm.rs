@@ -168,8 +168,8 @@ fn gemm_pipelined_on_the_simulator() {
                bcm| {
         gemm_pipelined_f16(
             t,
-            a.global(),
-            b.global(),
+            a.blocked([m, k]),
+            b.blocked([k, n]),
             c.grouped_mut([m, n]),
             m,
             n,
@@ -185,8 +185,8 @@ fn gemm_pipelined_on_the_simulator() {
                 bcm| {
         gemm_pipelined_bf16(
             t,
-            a.global(),
-            b.global(),
+            a.blocked([m, k]),
+            b.blocked([k, n]),
             c.grouped_mut([m, n]),
             m,
             n,
@@ -234,8 +234,8 @@ fn the_pipelined_main_loop_has_no_bank_conflicts() {
         let profile = launch_profiled(Launch::new(1, PIPE_THREADS, PIPE_SMEM), |t| {
             gemm_pipelined_f16(
                 t,
-                a.global(),
-                b.global(),
+                a.blocked([128, 128]),
+                b.blocked([128, 128]),
                 c.grouped_mut([128, 128]),
                 128,
                 128,

@@ -54,7 +54,8 @@ enum Kind {
     BatchChunks,
     /// A batch of matrices, one row of CTAs per matrix, read.
     Batch,
-    /// A GEMM operand read by the CTA's block row (0) or column (1), whole blocks.
+    /// A GEMM operand read by the CTA's block row (0) or column (1), or by any block (2),
+    /// whole blocks.
     Panel(usize),
 }
 
@@ -74,6 +75,7 @@ fn kind_of(name: &str) -> Option<(bool, Kind)> {
         "Batch" => (false, Kind::Batch),
         "BlockRows" => (false, Kind::Panel(0)),
         "BlockCols" => (false, Kind::Panel(1)),
+        "Blocked" => (false, Kind::Panel(2)),
         "GroupedMut" => (true, Kind::Grouped),
         "Vectors" => (false, Kind::Vectors),
         "VectorsMut" | "PerThreadMut" => (true, Kind::Vectors),
@@ -291,7 +293,10 @@ fn partition_param(
             }
             flag(ty, 2, "COLUMN_MAJOR")?;
             let text = arr.to_token_stream().to_string();
-            let need = quote!(#kernel::panel_elements::<#layout>(grid, [#((#dims) as i128),*], #dim));
+            let need = match dim {
+                2 => quote!(#kernel::blocked_elements::<#layout>([#((#dims) as i128),*])),
+                _ => quote!(#kernel::panel_elements::<#layout>(grid, [#((#dims) as i128),*], #dim)),
+            };
             let make = match dim {
                 0 => quote!(<#ty>::new_unchecked(#name, (#(#device)*) as u32)),
                 _ => quote!(<#ty>::new_unchecked(#name, [#((#device) as u32),*])),
