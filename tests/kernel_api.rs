@@ -793,8 +793,24 @@ mod launch_extents {
         }
     }
 
+    /// Each row of 64-wide blocks of a `[64, 64 * grid.x]` matrix: a 1-D grid, said so.
+    #[kernel(block = 128, grid_dims = 1, extent(y = [64, n]))]
+    fn one_d(t: &impl Thread, y: BlocksMut<f32, Block>, n: u32) {
+        y.store(t, &Tile::splat(t.block_idx()[1] as f32));
+    }
+
     fn buffer(len: u64) -> Arg {
         Arg::Buffer { len }
+    }
+
+    #[test]
+    fn a_grid_of_more_dims_than_declared_is_refused() {
+        let args = [buffer(64 * 128), Arg::Int(128)];
+        assert!(ONE_D.check_args(&args, [2, 1, 1]).is_ok());
+        let e = ONE_D.check_args(&args, [1, 2, 1]).unwrap_err();
+        assert_eq!(e.error.param, "grid");
+        assert!(e.to_string().contains("grid_dims = 1"), "{}", e);
+        assert!(ONE_D.check_args(&args, [2, 1, 2]).is_err());
     }
 
     #[test]

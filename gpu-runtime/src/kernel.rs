@@ -143,6 +143,10 @@ pub const fn aligned_elements(need: i128, last: i128, elem_bytes: usize) -> i128
     need
 }
 
+/// A grid of more dims than the kernel's `#[kernel(grid_dims = ..)]`, as an [`ExtentError`]
+/// names it (its `need` the dims).
+pub const GRID_DIMS_EXTENT: &str = "grid_dims";
+
 /// The extent of a partitioned tensor ([`Tiles`](crate::Tiles)), as an [`ExtentError`] names it.
 pub const TILES_EXTENT: &str = "a tile per CTA";
 
@@ -378,6 +382,13 @@ pub struct ArgsMismatch<'a> {
 impl core::fmt::Display for ArgsMismatch<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let e = &self.error;
+        if e.expr == GRID_DIMS_EXTENT {
+            return write!(
+                f,
+                "{}: the kernel is launched with grids of {} dims (`#[kernel(grid_dims = {})]`: the CTA indices past them read 0), but the grid is {:?}: launch a grid whose other dims are 1",
+                self.kernel, e.need, e.need, self.grid
+            );
+        }
         if e.expr == TILES_EXTENT {
             let g = self.grid;
             if g[1] != 1 || g[2] != 1 {

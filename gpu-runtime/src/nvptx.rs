@@ -19,7 +19,13 @@ use crate::thread::Thread;
 /// two multiply-adds. A kernel launched with a 2-D or 3-D block must say so (`#[kernel(block_dims
 /// = 2)]`); `#[kernel]` refuses other values at compile time. `SHARED` is the dynamic shared
 /// memory the kernel declares ([`Thread::SHARED_BYTES`](crate::Thread::SHARED_BYTES); `u32::MAX`: not known).
-pub struct GpuThread<const BLOCK_DIMS: u32 = 1, const SHARED: u32 = { u32::MAX }> {
+/// `GRID_DIMS` the grid's dimensions (`#[kernel(grid_dims = 1)]`): the CTA indices past them are
+/// 0 and their sizes 1, with no register read, which the launcher's check of the grid keeps.
+pub struct GpuThread<
+    const BLOCK_DIMS: u32 = 1,
+    const SHARED: u32 = { u32::MAX },
+    const GRID_DIMS: u32 = 3,
+> {
     /// The buffer's address in the shared state space (what `st.shared` takes).
     #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
     smem: u32,
@@ -30,7 +36,9 @@ pub struct GpuThread<const BLOCK_DIMS: u32 = 1, const SHARED: u32 = { u32::MAX }
 }
 
 #[cfg(target_arch = "nvptx64")]
-impl<const BLOCK_DIMS: u32, const SHARED: u32> GpuThread<BLOCK_DIMS, SHARED> {
+impl<const BLOCK_DIMS: u32, const SHARED: u32, const GRID_DIMS: u32>
+    GpuThread<BLOCK_DIMS, SHARED, GRID_DIMS>
+{
     /// The calling thread, using `smem` (a generic pointer into shared memory, such as
     /// `core::intrinsics::gpu::gpu_launch_sized_workgroup_mem`) for shared memory.
     ///
@@ -143,7 +151,9 @@ macro_rules! ld_as {
 // SAFETY: the ids are the hardware's special registers; SHARED is the launch's bytes (the
 // contract of `GpuThread::new`).
 #[cfg(target_arch = "nvptx64")]
-unsafe impl<const BLOCK_DIMS: u32, const SHARED: u32> Thread for GpuThread<BLOCK_DIMS, SHARED> {
+unsafe impl<const BLOCK_DIMS: u32, const SHARED: u32, const GRID_DIMS: u32> Thread
+    for GpuThread<BLOCK_DIMS, SHARED, GRID_DIMS>
+{
     const SHARED_BYTES: Option<u32> = match SHARED {
         u32::MAX => None,
         bytes => Some(bytes),
@@ -189,11 +199,27 @@ unsafe impl<const BLOCK_DIMS: u32, const SHARED: u32> Thread for GpuThread<BLOCK
     }
     #[inline(always)]
     fn block_idx(&self) -> [u32; 3] {
-        [sreg!("%ctaid.x"), sreg!("%ctaid.y"), sreg!("%ctaid.z")]
+        [
+            sreg!("%ctaid.x"),
+            if GRID_DIMS >= 2 { sreg!("%ctaid.y") } else { 0 },
+            if GRID_DIMS >= 3 { sreg!("%ctaid.z") } else { 0 },
+        ]
     }
     #[inline(always)]
     fn grid_dim(&self) -> [u32; 3] {
-        [sreg!("%nctaid.x"), sreg!("%nctaid.y"), sreg!("%nctaid.z")]
+        [
+            sreg!("%nctaid.x"),
+            if GRID_DIMS >= 2 {
+                sreg!("%nctaid.y")
+            } else {
+                1
+            },
+            if GRID_DIMS >= 3 {
+                sreg!("%nctaid.z")
+            } else {
+                1
+            },
+        ]
     }
     #[inline(always)]
     fn cta_rank(&self) -> u32 {

@@ -72,6 +72,7 @@ pub fn row_sums_column_f32(
 /// through shared memory to rows of `y` for 16-byte stores: grid `[n / 16, 1, 1]`.
 #[kernel(
     block = PairRows::THREADS,
+    grid_dims = 1,
     shared = Planned::<PairRowsT, TransRows, f32>::COST.shared_bytes,
     extent(y = [PAIR_ROW, n]),
 )]

@@ -72,7 +72,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         .collect();
     let tys: Vec<_> = entry_tys.iter().collect();
     let make_views: Vec<_> = views.iter().map(|v| &v.make).collect();
-    let dims = args.block_dims;
+    let (dims, grid_dims) = (args.block_dims, args.grid_dims);
     let mut body_fn = f.clone();
     // A scalar that sets a view's shape is used by the view, whether or not the body reads it.
     let shape_params = shape_params(&views, &params);
@@ -102,9 +102,10 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
                 #body_fn
                 // SAFETY: the launch's dynamic shared memory, aligned to 16 bytes by its element
                 // type, of `shared` bytes (the spec's, which the launcher gives every launch);
-                // the block has at most `block_dims` dimensions (the attribute's contract).
+                // the block has at most `block_dims` dimensions (the attribute's contract), the
+                // grid at most `grid_dims` (the launcher checks it).
                 let #thread = unsafe {
-                    #rt::nvptx::GpuThread::<#dims, { #shared }>::new(
+                    #rt::nvptx::GpuThread::<#dims, { #shared }, #grid_dims>::new(
                         ::core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<#rt::global::A16<[u32; 4]>>()
                             as *mut u8,
                     )
@@ -411,7 +412,16 @@ fn extents(
     }
     // In the parameters' order: the first short buffer is the one reported.
     checks.sort_by_key(|(i, _)| *i);
-    let checks: Vec<TokenStream> = checks.into_iter().map(|(_, c)| c).collect();
+    let mut checks: Vec<TokenStream> = checks.into_iter().map(|(_, c)| c).collect();
+    // A grid of more dims than the attribute's: its CTAs past them would read index 0.
+    let gd = a.grid_dims as i128;
+    if gd < 3 {
+        checks.insert(0, quote! {
+            if (#gd < 2 && grid[1] != 1) || grid[2] != 1 {
+                return Err(#kernel::ExtentError { index: 0, param: "grid", expr: #kernel::GRID_DIMS_EXTENT, need: #gd, len: 0 });
+            }
+        });
+    }
     if checks.is_empty() {
         return Ok(quote!(spec.with_names(&[#(#names),*])));
     }

@@ -1,4 +1,4 @@
-//! `#[kernel]`'s arguments (`block`, `shared`, `cluster`, `block_dims`, `warp_size`,
+//! `#[kernel]`'s arguments (`block`, `shared`, `cluster`, `block_dims`, `grid_dims`, `warp_size`,
 //! `min_blocks`, `extent`, `crate`),
 //! parsed once for both entry points (nvptx in `kernel`, SPIR-V in `kernel_spirv`).
 
@@ -12,6 +12,9 @@ use syn::{Expr, Meta, MetaNameValue, Token};
 pub(crate) struct Args {
     pub(crate) krate: Option<syn::Path>,
     pub(crate) block_dims: u32,
+    /// The grid's dimensions the kernel is launched with (3: any); fewer are read as 0 on the
+    /// device, and the launcher refuses a grid with more.
+    pub(crate) grid_dims: u32,
     pub(crate) block: Option<Expr>,
     pub(crate) shared: Option<Expr>,
     pub(crate) cluster: Option<Expr>,
@@ -28,6 +31,7 @@ pub(crate) fn parse_args(attr: TokenStream) -> syn::Result<Args> {
     let mut a = Args {
         krate: None,
         block_dims: 1,
+        grid_dims: 3,
         block: None,
         shared: None,
         cluster: None,
@@ -96,6 +100,17 @@ fn parse_arg(a: &mut Args, m: Meta) -> syn::Result<()> {
                 }
             };
         }
+        "grid_dims" => {
+            a.grid_dims = match int_lit(&value) {
+                Some(n @ 1..=3) => n,
+                _ => {
+                    return Err(syn::Error::new_spanned(
+                        value,
+                        "grid_dims is 1, 2 or 3: the number of dimensions of the grids this kernel is launched with (the CTA indices past them are 0, and the launcher refuses a grid with more)",
+                    ))
+                }
+            };
+        }
         "warp_size" => {
             a.warp_size = match int_lit(&value) {
                 Some(n @ (1 | 2 | 4 | 8 | 16 | 32 | 64)) => n,
@@ -124,7 +139,7 @@ fn parse_arg(a: &mut Args, m: Meta) -> syn::Result<()> {
     Ok(())
 }
 
-const USAGE: &str = "#[kernel] takes `block = <threads or [x, y, z]>`, `shared = <bytes>`, `cluster = <CTAs or [x, y, z]>`, `block_dims = 1|2|3`, `warp_size = <lanes>`, `min_blocks = <CTAs per multiprocessor>`, `extent(<buffer parameter> = <elements it must hold>, ..)` and `crate = path::to::linear_layouts`, each optional";
+const USAGE: &str = "#[kernel] takes `block = <threads or [x, y, z]>`, `shared = <bytes>`, `cluster = <CTAs or [x, y, z]>`, `block_dims = 1|2|3`, `grid_dims = 1|2|3`, `warp_size = <lanes>`, `min_blocks = <CTAs per multiprocessor>`, `extent(<buffer parameter> = <elements it must hold>, ..)` and `crate = path::to::linear_layouts`, each optional";
 
 /// An integer literal's value.
 pub(crate) fn int_lit(e: &Expr) -> Option<u32> {

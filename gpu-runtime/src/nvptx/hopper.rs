@@ -153,7 +153,9 @@ fn fence_operand(acc: &mut [f32]) {
 }
 
 // SAFETY: as its `Thread` impl; `smem` is the window address of the dynamic shared memory.
-unsafe impl<const BLOCK_DIMS: u32, const SHARED: u32> Hopper for GpuThread<BLOCK_DIMS, SHARED> {
+unsafe impl<const BLOCK_DIMS: u32, const SHARED: u32, const GRID_DIMS: u32> Hopper
+    for GpuThread<BLOCK_DIMS, SHARED, GRID_DIMS>
+{
     #[inline(always)]
     fn shared_base(&self) -> u32 {
         // SAFETY: `GpuThread::new`'s contract: the buffer is 16-byte aligned (the kernel's
