@@ -3,6 +3,7 @@
 //! clusters, and the opt-in for more than 48 KiB of dynamic shared memory).
 
 use std::ffi::{c_void, CString};
+use std::marker::PhantomData;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -225,6 +226,20 @@ pub struct Module {
     ctx: Arc<CudaContext>,
 }
 
+/// A launch queued on a [`Module`]'s stream, borrowing its arguments while it lives (see
+/// [`Module::launch`]).
+pub struct InFlight<'a> {
+    stream: &'a CudaStream,
+    args: PhantomData<&'a ()>,
+}
+
+impl InFlight<'_> {
+    /// Waits until the kernel (and everything queued before it on the stream) completes.
+    pub fn wait(self) -> Result<(), LaunchError> {
+        self.stream.synchronize().map_err(driver("synchronize"))
+    }
+}
+
 impl Drop for Module {
     fn drop(&mut self) {
         // SAFETY: loaded by `Gpu::load_ptx_text` and unloaded once, before the context goes.
@@ -234,13 +249,31 @@ impl Drop for Module {
 
 impl Module {
     /// Launches `spec`'s kernel on `grid` blocks with `args`, on the `Gpu`'s stream (it returns
-    /// once queued). The block, shared memory and cluster are the kernel's own.
-    pub fn launch<P, A: Args<P>>(
-        &self,
+    /// once queued). The block, shared memory and cluster are the kernel's own. The launch in
+    /// flight ([`InFlight`]) borrows the arguments until it is waited for or dropped, so the
+    /// host can neither free nor write a buffer it reads or writes meanwhile:
+    ///
+    /// ```compile_fail,E0505
+    /// # use linear_layouts::{kernel, Global, GlobalMut, Thread};
+    /// # #[kernel(block = 128, extent(x = n, y = n))]
+    /// # fn scale(t: &impl Thread, x: Global<f32>, y: GlobalMut<f32>, n: u32) {}
+    /// # fn f(gpu: &layout_launch::Gpu, m: &layout_launch::Module) -> Result<(), layout_launch::LaunchError> {
+    /// let x = gpu.upload(&[1f32; 1024])?;
+    /// let mut y = gpu.upload(&[0f32; 1024])?;
+    /// let launch = m.launch(&SCALE, [8, 1, 1], (&x, &mut y, 1024u32))?;
+    /// drop(x); // error: `x` is borrowed by the launch in flight
+    /// launch.wait()
+    /// # }
+    /// ```
+    ///
+    /// (Dropping the handle is enough to free them: a buffer's own stream ordering keeps the
+    /// free after the kernel.)
+    pub fn launch<'a, P, A: Args<P> + 'a>(
+        &'a self,
         spec: &KernelSpec<P>,
         grid: [u32; 3],
         mut args: A,
-    ) -> Result<(), LaunchError> {
+    ) -> Result<InFlight<'a>, LaunchError> {
         if spec.threads() == 0 {
             return Err(LaunchError::Kernel(format!(
                 "{}: #[kernel] gave no block size: add `block = ...` to its attribute, or use launch_raw",
@@ -262,7 +295,11 @@ impl Module {
             .collect();
         // SAFETY: `Args<P>` gave one value per parameter of the kernel's type, each in a u64
         // slot the kernel reads its own size of; the guards keep the buffers alive and ordered.
-        unsafe { self.launch_raw(f, &LaunchConfig::of(spec, grid), &mut params) }
+        unsafe { self.launch_raw(f, &LaunchConfig::of(spec, grid), &mut params) }?;
+        Ok(InFlight {
+            stream: &self.stream,
+            args: PhantomData,
+        })
     }
 
     /// The entry `name`, allowed `shared_bytes` of dynamic shared memory.

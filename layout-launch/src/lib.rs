@@ -44,6 +44,6 @@ mod tensor_map;
 
 pub use args::{Args, Param};
 pub use cudarc;
-pub use gpu::{check_warp_size, Gpu, LaunchConfig, LaunchError, Module};
+pub use gpu::{check_warp_size, Gpu, InFlight, LaunchConfig, LaunchError, Module};
 pub use gpu_runtime::kernel::KernelSpec;
 pub use tensor_map::{DeviceTensorMap, TmaElement};
