@@ -126,19 +126,25 @@ macro_rules! launches {
                     (Kernel::Hopper, Some(maps)) => {
                         let grid = hopper_grid(m, n, maps.sms);
                         let (ma, mb) = (&maps.a, &maps.b);
-                        module.launch(&$hopper, grid, (ma, mb, c, m, n, k, bcm)).map(drop)
+                        module
+                            .launch(&$hopper, grid, (ma, mb, c, m, n, k, bcm))
+                            .map(drop)
                     }
                     (Kernel::HopperWs, Some(maps)) => {
                         let grid = hopper_grid(m, n, maps.sms);
                         let (ma, mb) = (&maps.a, &maps.b);
-                        module.launch(&$hopper_ws, grid, (ma, mb, c, m, n, k, bcm)).map(drop)
+                        module
+                            .launch(&$hopper_ws, grid, (ma, mb, c, m, n, k, bcm))
+                            .map(drop)
                     }
-                    (Kernel::Simple, _) => {
-                        module.launch(&$simple, gemm_grid(m, n), (a, b, c, n, k, bcm)).map(drop)
-                    }
+                    (Kernel::Simple, _) => module
+                        .launch(&$simple, gemm_grid(m, n), (a, b, c, n, k, bcm))
+                        .map(drop),
                     (Kernel::Pipelined, _) => {
                         let grid = pipelined_grid(m, n);
-                        module.launch(&$pipelined, grid, (a, b, c, m, n, k, bcm)).map(drop)
+                        module
+                            .launch(&$pipelined, grid, (a, b, c, m, n, k, bcm))
+                            .map(drop)
                     }
                     (Kernel::Hopper | Kernel::HopperWs, None) => Err(LaunchError::Kernel(format!(
                         "{} reads A and B through tensor maps: make them with Maps::new",
