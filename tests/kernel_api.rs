@@ -793,6 +793,54 @@ mod launch_extents {
         }
     }
 
+    layout! {
+        // Rows split between a cluster's 2 CTAs.
+        PairOfCtas = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]) for [64, 64];
+        // Fewer elements than threads: blocks of 4.
+        Tiny = blocked(sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]) for [1, 4];
+    }
+
+    /// A tile of a cluster's loop stored into a partition of one CTA's layout: each CTA of the
+    /// cluster would store all of it.
+    #[kernel(block = 128, cluster = 2, extent(x = n, y = n))]
+    fn cluster_tile_elsewhere(
+        t: &impl Thread,
+        x: TiledMut<f32, PairOfCtas>,
+        y: TiledMut<f32, Block>,
+        n: u32,
+    ) {
+        for k in x.each(t) {
+            y.store(t, k, &Tile::splat(1.0));
+        }
+    }
+
+    #[test]
+    fn a_cluster_tile_is_stored_only_in_a_cluster_layout() {
+        use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch};
+        let (x, y) = (
+            HostMemory::new((0..4096).map(|_| 0)),
+            HostMemory::new((0..4096).map(|_| 0)),
+        );
+        let e = launch(Launch::new(2, 128, 0).with_cluster(2), |t| {
+            cluster_tile_elsewhere(t, x.tiled_mut(1), y.tiled_mut(1), 1)
+        })
+        .expect_err("both CTAs would store the tile");
+        assert!(e.has(IssueKind::Panic), "{}", e);
+        assert!(e.to_string().contains("another number of CTAs"), "{}", e);
+    }
+
+    #[test]
+    fn a_grouped_order_whose_group_passes_a_u32_is_refused() {
+        use linear_layouts::runtime::kernel::grouped_elements;
+        // Blocks of 4 columns: 2^29 blocks a row make a group of 2^32 blocks.
+        let cols = 4 * (1i128 << 29);
+        assert_eq!(grouped_elements::<Tiny>([10, 1, 1], [1, cols]), i128::MAX);
+        assert_eq!(
+            grouped_elements::<Tiny>([10, 1, 1], [1, cols - 4]),
+            cols - 4
+        );
+    }
+
     /// Each row of 64-wide blocks of a `[64, 64 * grid.x]` matrix: a 1-D grid, said so.
     #[kernel(block = 128, grid_dims = 1, extent(y = [64, n]))]
     fn one_d(t: &impl Thread, y: BlocksMut<f32, Block>, n: u32) {

@@ -4,7 +4,7 @@
 //! - [`Batch`]: the CTA's matrix as a [`View`] (`q.matrix(t)`), read anywhere inside it,
 //!   masked against its rows and columns;
 //! - [`BatchChunksMut`]: the CTA's chunk of its matrix's rows (`bx * L::SHAPE[0]..`), stored
-//!   masked against the matrix (`o.store(t, &tile)`, or a band of columns from `col`), so that
+//!   masked against the matrix (`o.store(t, &tile)`, or band `b` of a wider matrix), so that
 //!   a safe kernel writes only what its CTA owns.
 //!
 //! A kernel takes `q: Batch<f16, 64, true>` or `o: BatchChunksMut<f16, ORows, true>` with
@@ -125,39 +125,39 @@ impl<'a, E: Element, L: Layout, const ALIGNED: bool> BatchChunksMut<'a, E, L, AL
     where
         L: Registers<N>,
     {
-        self.store_columns(t, 0, tile)
+        self.store_band(t, 0, tile)
     }
 
-    /// Stores `tile` as the band of this CTA's chunk from column `col` (a wide matrix in
-    /// tiles of `L`'s columns): the elements inside the matrix, each once. Under `ALIGNED`,
-    /// `col` is a multiple of the vector (a trap otherwise, which folds for constants).
+    /// Stores `tile` as band `band` of this CTA's chunk: its columns `band * L::SHAPE[1]..` (a
+    /// matrix wider than `L`, in bands of `L`'s columns, each stored once: two bands share no
+    /// element), the elements inside the matrix, each once.
     #[inline(always)]
-    pub fn store_columns<T: Thread, const N: usize>(&self, t: &T, col: u32, tile: &Tile<L, E, N>)
+    pub fn store_band<T: Thread, const N: usize>(&self, t: &T, band: u32, tile: &Tile<L, E, N>)
     where
         L: Registers<N>,
     {
         exclusive::<T>();
         contiguous::<L, E, N, false>();
-        let v = Tile::<L, E, N>::VECTOR.1 as u32;
-        assert!(
-            !ALIGNED || col.is_multiple_of(v),
-            "an `_aligned` partition's bands start at multiples of the vector"
-        );
         let [bx, by, _] = t.block_idx();
-        let first = by * self.rows;
-        let origin = [first + bx * const { L::SHAPE[0] }, col];
-        let (strides, bounds) = ([self.cols, 1], [first + self.rows, self.cols]);
-        // SAFETY: rows `bx * L::SHAPE[0]..` of matrix `by` are this CTA's own (the
-        // constructor's contract: a 2-D grid of one row of CTAs per matrix), masked against
-        // the matrix, which the buffer holds; with `ALIGNED` each vector is wholly inside or
-        // outside (the rows and `col` whole vectors).
+        let [rows_per, width] = const { [L::SHAPE[0], L::SHAPE[1]] };
+        // Matrix `by` starts at element `by * rows * cols`, and its rows are counted from there:
+        // a CTA's first row `bx * rows_per` is below `grid.x * rows_per` (at most 2^32, the
+        // launcher's check), so no row number wraps onto another matrix's.
+        let at = by * self.rows * self.cols;
+        // A band past a u32 of columns is past the matrix: nothing to store (a column number
+        // that wrapped would be another band's).
+        let Some(col) = band.checked_mul(width) else {
+            return;
+        };
+        let origin = [bx * rows_per, col];
+        let (strides, bounds) = ([self.cols, 1], [self.rows, self.cols]);
+        // SAFETY: rows `bx * rows_per..` of matrix `by` are this CTA's own (the constructor's
+        // contract: a 2-D grid of one row of CTAs per matrix), masked against the matrix, which
+        // the buffer holds; with `ALIGNED` each vector is wholly inside or outside (the rows
+        // and the bands, multiples of `L`'s vector-aligned width, whole vectors).
         #[allow(unsafe_code)]
         unsafe {
-            if ALIGNED {
-                tile.store_masked_aligned(t, &self.dst, origin, strides, bounds)
-            } else {
-                tile.store_masked(t, &self.dst, origin, strides, bounds)
-            }
+            tile.store_masked_at::<T, 2, ALIGNED>(t, &self.dst, at, origin, strides, bounds)
         }
     }
 }

@@ -398,7 +398,7 @@ pub struct BlockCol<'v, 'a, E, L, const COLUMN_MAJOR: bool> {
 
 /// A block of a [`Blocked`] matrix of `L`'s shape, inside it (made only by its panels).
 #[derive(Clone, Copy)]
-pub struct BlockAt<'v, 'a, E, L> {
+pub struct BlockAt<'v, 'a, E, L, const COLUMN_MAJOR: bool> {
     src: &'v Global<'a, E>,
     origin: [u32; 2],
     strides: [u32; 2],
@@ -456,7 +456,7 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> Blocked<'a, E, L, COLU
 
     /// Block `(i, j)`, inside the matrix (the panels' checks).
     #[inline(always)]
-    fn at(&self, [i, j]: [u32; 2]) -> BlockAt<'_, 'a, E, L> {
+    fn at(&self, [i, j]: [u32; 2]) -> BlockAt<'_, 'a, E, L, COLUMN_MAJOR> {
         let [bh, bw] = const { block::<L>() };
         BlockAt {
             src: &self.src,
@@ -490,7 +490,7 @@ impl<'v, 'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockRow<'v, 'a, E
     /// Block `j` of the row (a trap past the last; it folds where `j` is below the matrix's
     /// block columns by the kernel's own test).
     #[inline(always)]
-    pub fn block(&self, j: u32) -> BlockAt<'v, 'a, E, L> {
+    pub fn block(&self, j: u32) -> BlockAt<'v, 'a, E, L, COLUMN_MAJOR> {
         assert!(j < self.of.blocks()[1], "a block past the matrix's columns");
         self.of.at([self.i, j])
     }
@@ -500,13 +500,13 @@ impl<'v, 'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockCol<'v, 'a, E
     /// Block `i` of the column (a trap past the last; it folds where `i` is below the
     /// matrix's block rows by the kernel's own test).
     #[inline(always)]
-    pub fn block(&self, i: u32) -> BlockAt<'v, 'a, E, L> {
+    pub fn block(&self, i: u32) -> BlockAt<'v, 'a, E, L, COLUMN_MAJOR> {
         assert!(i < self.of.blocks()[0], "a block past the matrix's rows");
         self.of.at([i, self.j])
     }
 }
 
-impl<'v, 'a, E: Element, L: Layout> BlockAt<'v, 'a, E, L> {
+impl<'v, 'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockAt<'v, 'a, E, L, COLUMN_MAJOR> {
     /// The buffer, the block's origin and the matrix's strides: a block inside the buffer.
     #[inline(always)]
     pub(crate) fn parts(&self) -> (&'v Global<'a, E>, [u32; 2], [u32; 2]) {

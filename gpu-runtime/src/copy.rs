@@ -158,7 +158,13 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
     /// [`AsyncCopy::start`] of a block of a [`Blocked`](crate::Blocked) matrix (of `L`'s shape, inside it by
     /// construction: no mask).
     #[inline(always)]
-    pub fn start_block<T: Thread, G: Element>(&self, t: &T, block: BlockAt<'_, '_, G, L>) {
+    pub fn start_block<T: Thread, G: Element, const COLUMN_MAJOR: bool>(
+        &self,
+        t: &T,
+        block: BlockAt<'_, '_, G, L, COLUMN_MAJOR>,
+    ) {
+        // Each copy is a vector along `L`'s fast dim: the matrix's contiguous one.
+        crate::blocks::contiguous::<L, G, N, COLUMN_MAJOR>();
         let (src, origin, strides) = block.parts();
         // SAFETY: the block is inside the matrix, which the buffer holds (its makers'
         // contract), and is the tile `L` reaches from its origin.

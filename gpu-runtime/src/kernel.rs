@@ -218,8 +218,9 @@ pub fn blocks_elements<L: crate::layout::Layout>(
 
 /// The elements a grouped block partition ([`GroupedMut`](crate::GroupedMut)) of a `[rows,
 /// cols]` matrix in blocks of `L`'s shape needs for a launch of `grid`: the matrix, where both
-/// dims are whole blocks, there are fewer than 2^31 blocks, and the grid is 1-D with at most one
-/// CTA per block; more than any buffer holds otherwise.
+/// dims are whole blocks, there are fewer than 2^31 blocks (and a group of block rows holds
+/// fewer than 2^32), and the grid is 1-D with at most one CTA per block; more than any buffer
+/// holds otherwise.
 pub fn grouped_elements<L: crate::layout::Layout>(
     grid: [i128; 3],
     [rows, cols]: [i128; 2],
@@ -232,7 +233,9 @@ pub fn grouped_elements<L: crate::layout::Layout>(
         return i128::MAX;
     }
     let blocks = (rows / bh) * (cols / bw);
-    if !one_d(grid) || grid[0] > blocks || blocks >= 1 << 31 {
+    // The device's group of block rows, `GROUP_ROWS * (cols / bw)`, is a u32.
+    let group = crate::grouped::GROUP_ROWS as i128 * (cols / bw);
+    if !one_d(grid) || grid[0] > blocks || blocks >= 1 << 31 || group > u32::MAX as i128 {
         return i128::MAX;
     }
     shape_elements(&[rows, cols])

@@ -154,13 +154,18 @@ pub struct TiledMut<'a, E, L> {
 /// Tile `k` of a grid-stride loop ([`TiledMut::each`], [`Tiled::each`]): made only there, so a
 /// CTA stores only the tiles its loop reaches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TileIndex(u32);
+pub struct TileIndex {
+    k: u32,
+    /// The CTAs that share it (a cluster's, for a layout over a cluster's CTAs): a tile shared
+    /// by a cluster may be stored only in such a layout, each CTA its own part.
+    ctas: u32,
+}
 
 impl TileIndex {
     /// The tile's number.
     #[inline(always)]
     pub fn get(self) -> u32 {
-        self.0
+        self.k
     }
 }
 
@@ -172,6 +177,7 @@ pub struct Each {
     next: u32,
     step: u32,
     count: u32,
+    ctas: u32,
 }
 
 impl Each {
@@ -182,6 +188,7 @@ impl Each {
             next: t.block() / ctas,
             step: t.grid_dim()[0] / ctas,
             count,
+            ctas,
         }
     }
 }
@@ -194,7 +201,7 @@ impl Iterator for Each {
         // `count + grid` fits a u32 (the constructor's contract), so the step never wraps.
         (k < self.count).then(|| {
             self.next = k.wrapping_add(self.step);
-            TileIndex(k)
+            TileIndex { k, ctas: self.ctas }
         })
     }
 }
@@ -248,10 +255,16 @@ macro_rules! tiled_common {
             #[inline(always)]
             fn checked(&self, k: TileIndex) -> u32 {
                 assert!(
-                    k.0 < self.count,
+                    k.k < self.count,
                     "a tile past the partitioned tensor's count"
                 );
-                k.0
+                // A tile a cluster's CTAs share, stored in a layout of one CTA, would be
+                // stored whole by each (it folds: both are constants).
+                assert!(
+                    k.ctas == crate::layout::cta_count::<L>(),
+                    "a tile of a loop over a layout of another number of CTAs"
+                );
+                k.k
             }
         }
     };

@@ -374,7 +374,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
         let out = acc[h] * inv;
         let rows = convert!(AttnO => AttnRows, f32).run(t, &out.values);
         let out = Tile::<AttnRows, f32, _>::new(rows).to::<E>();
-        o.store_columns(t, 64 * h as u32, &out);
+        o.store_band(t, h as u32, &out);
     });
 }
 
