@@ -1,4 +1,4 @@
-//! Compile errors of `layout!`, `convert!`, `#[kernel]`, `Tile`, `Mma` and `AsyncCopy`: every invalid layout is an error at the offending tokens that says
+//! Compile errors of `layout!`, `convert!`, `#[kernel]`, `Tile`, `Mma`, `AsyncCopy` and the launcher's borrows: every invalid layout is an error at the offending tokens that says
 //! what is wrong and how to fix it. `TRYBUILD=overwrite cargo test --test builds ui:: -- --ignored` refreshes the
 //! `.stderr` files after a deliberate change in wording; review the diff.
 
