@@ -1033,7 +1033,8 @@ mod launch_extents {
         let e = PER_THREAD.check_args(&args, [41, 1, 1]).unwrap_err();
         assert_eq!((e.error.need, e.error.len), (128 * 41, 128 * 40));
         assert!(
-            e.to_string().contains("its extent `grid [0] * 128`"),
+            e.to_string()
+                .contains("its extent `grid[0] * 128` with grid = [41, 1, 1])"),
             "{}",
             e
         );

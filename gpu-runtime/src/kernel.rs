@@ -414,14 +414,20 @@ impl core::fmt::Display for ArgsMismatch<'_> {
                 self.kernel, e.param, e.expr, self.grid
             );
         }
+        // The extent as written, without the spaces tokens print with (`grid [1]`).
+        let expr = ExprText(e.expr);
         write!(
             f,
             "{}: parameter `{}` is a buffer of {} elements, but the kernel reaches {} of them (its extent `{}`",
-            self.kernel, e.param, e.len, e.need, e.expr
+            self.kernel, e.param, e.len, e.need, expr
         )?;
         let mut sep = " with ";
+        if expr.names("grid") {
+            write!(f, "{}grid = {:?}", sep, self.grid)?;
+            sep = ", ";
+        }
         for (name, arg) in self.names.iter().zip(self.args) {
-            if let Arg::Int(v) = arg {
+            if let (Arg::Int(v), true) = (arg, expr.names(name)) {
                 write!(f, "{}{} = {}", sep, name, v)?;
                 sep = ", ";
             }
@@ -431,6 +437,34 @@ impl core::fmt::Display for ArgsMismatch<'_> {
             "): pass a buffer of at least {} elements, or smaller sizes",
             e.need
         )
+    }
+}
+
+/// An extent's text as `#[kernel]` recorded it (tokens separated by spaces), printed as written.
+struct ExprText(&'static str);
+
+impl ExprText {
+    /// Whether the extent names `name` (a whole word).
+    fn names(&self, name: &str) -> bool {
+        self.0
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == name)
+    }
+}
+
+impl core::fmt::Display for ExprText {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let (mut prev, mut chars) = (' ', self.0.chars().peekable());
+        while let Some(c) = chars.next() {
+            // `grid [1]` and `f (x)` were written `grid[1]` and `f(x)`.
+            let next = chars.peek().copied().unwrap_or(' ');
+            let call = (prev.is_alphanumeric() || "_)]".contains(prev)) && "[(".contains(next);
+            if !(c == ' ' && call) {
+                write!(f, "{c}")?;
+            }
+            prev = c;
+        }
+        Ok(())
     }
 }
 
