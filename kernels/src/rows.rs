@@ -23,7 +23,7 @@
 use linear_layouts::kernel;
 use linear_layouts::math::{self, Real};
 use linear_layouts::{
-    layout, Bf16, BroadcastTo, ChunksMut, Element, Registers, Thread, Tile, View, F16,
+    layout, Bf16, BroadcastTo, ChunksMut, Element, Registers, SliceAlong, Thread, Tile, View, F16,
 };
 
 layout! {
@@ -116,7 +116,7 @@ pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: b
     x: &View<E, 2, ALIGNED>,
     y: ChunksMut<E, L, 2, ALIGNED>,
 ) where
-    L: Registers<N>,
+    L: Registers<N> + SliceAlong<1, Slice = S>,
     S: Registers<M> + BroadcastTo<L>,
     E: Element + Real,
     T: Thread,
@@ -223,8 +223,12 @@ pub const CLASSES: [RowClass; 8] = [
 
 /// The scratch a class's reductions need: they reduce f32 values, and the 4- and 2-byte
 /// element tiles of a class have the same threads.
-const fn scratch<L: Registers<N>, S: Registers<1>, const N: usize>() -> u32 {
-    linear_layouts::reduce::Slice::<L, S, 1, N, 1>::SHARED_BYTES
+const fn scratch<L, const N: usize>() -> u32
+where
+    L: Registers<N> + SliceAlong<1>,
+    L::Slice: Registers<1>,
+{
+    linear_layouts::reduce::Slice::<L, L::Slice, 1, N, 1>::SHARED_BYTES
 }
 
 /// One class's entry points (softmax in f32 and f16, layer norm in f16 and bf16; each for any
@@ -239,7 +243,7 @@ macro_rules! row_class {
             rows_per_cta: $rows::SHAPE[0],
             threads: $rows::THREADS,
             per_thread: $rows::ELEMENTS_PER_THREAD,
-            shared_bytes: scratch::<$rows, $stat, { $rows::ELEMENTS_PER_THREAD as usize }>(),
+            shared_bytes: scratch::<$rows, _>(),
             names: [stringify!($sm32), stringify!($sm16), stringify!($ln16), stringify!($lnbf)],
             aligned: [stringify!($sm32a), stringify!($sm16a), stringify!($ln16a), stringify!($lnbfa)],
         };
@@ -257,11 +261,11 @@ macro_rules! row_class {
         #[cfg(not(target_arch = "spirv"))]
         #[kernel(
             block = $rows::THREADS,
-            shared = scratch::<$rows, $stat, { $rows::ELEMENTS_PER_THREAD as usize }>(),
+            shared = scratch::<$rows, _>(),
             extent(x = [n_rows, n_cols], y = [n_rows, n_cols]),
         )]
         pub fn $name(t: &impl Thread, x: View<$e, 2, $aligned>, y: ChunksMut<$e, $rows, 2, $aligned>, n_rows: u32, n_cols: u32) {
-            softmax_rows::<$rows, $stat, $e, _, { $rows::ELEMENTS_PER_THREAD as usize }, 1, $aligned>(t, &x, y)
+            softmax_rows(t, &x, y)
         }
     };
     (@layer_norm $name:ident, $rows:ident, $stat:ident, $e:ty, $aligned:literal) => {
@@ -269,7 +273,7 @@ macro_rules! row_class {
         #[cfg(not(target_arch = "spirv"))]
         #[kernel(
             block = $rows::THREADS,
-            shared = scratch::<$rows, $stat, { $rows::ELEMENTS_PER_THREAD as usize }>(),
+            shared = scratch::<$rows, _>(),
             extent(x = [n_rows, n_cols], w = [n_cols], b = [n_cols], y = [n_rows, n_cols], mean = [n_rows], rstd = [n_rows]),
         )]
         #[allow(clippy::too_many_arguments)]
@@ -285,7 +289,7 @@ macro_rules! row_class {
             n_cols: u32,
         ) {
             let io = LayerNormIo { x, w, b, y, mean, rstd };
-            layer_norm_rows::<$rows, $stat, $e, _, { $rows::ELEMENTS_PER_THREAD as usize }, 1, $aligned>(t, io, EPS)
+            layer_norm_rows(t, io, EPS)
         }
     };
 }
