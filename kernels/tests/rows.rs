@@ -14,7 +14,7 @@
 use kernels::rows::{self, layer_norm_rows, softmax_rows, LayerNormIo, RowClass, CLASSES};
 use linear_layouts::math::Real;
 use linear_layouts::sim::{launch, HostMemory, Launch};
-use linear_layouts::{Bf16, BroadcastTo, ChunksMut, Element, Registers, View, F16};
+use linear_layouts::{Bf16, BroadcastTo, ChunksMut, Element, Registers, SliceAlong, View, F16};
 
 fn random(n: usize, seed: u64, scale: f64) -> Vec<f64> {
     let mut s = seed
@@ -60,7 +60,7 @@ fn softmax_case<L, S, E, const N: usize, const A: bool>(
     n_cols: u32,
     bf16: bool,
 ) where
-    L: Registers<N>,
+    L: Registers<N> + SliceAlong<1, Slice = S>,
     S: Registers<1> + BroadcastTo<L>,
     E: Element + Real,
 {
@@ -321,12 +321,16 @@ fn classes_follow_their_layouts() {
 
 /// One CTA of the `_aligned` f32 softmax on tile `L` over rows `0..n_rows*n_cols`, with
 /// `shared` bytes of scratch: the simulator's verdict.
-fn aligned_softmax<L: Registers<N>, S: Registers<1> + BroadcastTo<L>, const N: usize>(
+fn aligned_softmax<L, S, const N: usize>(
     threads: u32,
     shared: u32,
     n_rows: u32,
     n_cols: u32,
-) -> Result<(), linear_layouts::sim::SimError> {
+) -> Result<(), linear_layouts::sim::SimError>
+where
+    L: Registers<N> + SliceAlong<1, Slice = S>,
+    S: Registers<1> + BroadcastTo<L>,
+{
     let x = HostMemory::new((0..n_rows * n_cols).map(|i| (i as f32).to_bits() as u64));
     let y = HostMemory::new((0..n_rows * n_cols).map(|_| 0));
     launch(Launch::new(1, threads, shared), |t| {
