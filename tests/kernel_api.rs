@@ -852,6 +852,21 @@ mod launch_extents {
     }
 
     #[test]
+    fn a_simulator_launch_takes_the_kernels_shape() {
+        use linear_layouts::sim::Launch;
+        let l = Launch::of(&CLUSTER_TILE_ELSEWHERE, [4, 1, 1]);
+        assert_eq!(
+            (l.blocks, l.threads, l.cluster, l.warp_size),
+            (4, 128, 2, 32)
+        );
+        let l = Launch::of(&ONE_D, [3, 1, 1]);
+        assert_eq!(
+            (l.grid_dim, l.block_dim, l.shared_bytes),
+            ([3, 1, 1], [128, 1, 1], 0)
+        );
+    }
+
+    #[test]
     fn a_grid_of_more_dims_than_declared_is_refused() {
         let args = [buffer(64 * 128), Arg::Int(128)];
         assert!(ONE_D.check_args(&args, [2, 1, 1]).is_ok());

@@ -49,6 +49,18 @@ impl Launch {
         }
     }
 
+    /// The launch `spec`'s kernel is written for (its block, shared memory, cluster and warp
+    /// size, what a GPU launch through the spec takes) on `grid`: a simulator test that runs
+    /// the kernel as the launcher would.
+    pub fn of<P>(spec: &gpu_runtime::kernel::KernelSpec<P>, grid: [u32; 3]) -> Self {
+        let mut l = Launch::dims(grid, spec.block(), spec.shared_bytes());
+        l.cluster = volume(spec.cluster()).clamp(1, u32::MAX as u64) as u32;
+        if spec.warp_size() != 0 {
+            l.warp_size = spec.warp_size();
+        }
+        l
+    }
+
     /// The same launch ignoring every fence of kind `f`, as if the kernel lacked them: a
     /// mutation test, which passes when the launch reports the missing fence.
     pub fn skipping(self, f: Fence) -> Self {
