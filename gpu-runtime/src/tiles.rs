@@ -261,7 +261,7 @@ macro_rules! tiled_common {
                 // A tile a cluster's CTAs share, stored in a layout of one CTA, would be
                 // stored whole by each (it folds: both are constants).
                 assert!(
-                    k.ctas == crate::layout::cta_count::<L>(),
+                    k.ctas == const { crate::layout::cta_count::<L>() },
                     "a tile of a loop over a layout of another number of CTAs"
                 );
                 k.k
