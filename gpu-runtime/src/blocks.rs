@@ -241,13 +241,11 @@ impl<'a, E: Element, L: Layout> BlockRows<'a, E, L> {
     {
         assert!(j < self.blocks(), "a block past the matrix's columns");
         let i = t.block_idx()[1];
-        L::build(PanelLoad::<E, L, false, _> {
-            src: &self.src,
-            stride: self.cols,
-            t,
-            at: [i, j],
-            layout: PhantomData,
-        })
+        // SAFETY: block (i, j) is inside the matrix: the launcher checked the grid's rows of
+        // CTAs against its block rows, and `j` is checked above.
+        #[allow(unsafe_code)]
+        let block = unsafe { BlockAt::<E, L, false>::new(&self.src, [i, j], [self.cols, 1]) };
+        block.load(t)
     }
 }
 
@@ -296,14 +294,16 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockCols<'a, E, L, CO
     {
         assert!(i < self.blocks(), "a block past the matrix's rows");
         let j = t.block_idx()[0];
-        let stride = if COLUMN_MAJOR { self.rows } else { self.cols };
-        L::build(PanelLoad::<E, L, COLUMN_MAJOR, _> {
-            src: &self.src,
-            stride,
-            t,
-            at: [i, j],
-            layout: PhantomData,
-        })
+        let strides = if COLUMN_MAJOR {
+            [1, self.rows]
+        } else {
+            [self.cols, 1]
+        };
+        // SAFETY: block (i, j) is inside the matrix: the launcher checked the grid's columns of
+        // CTAs against its block columns, and `i` is checked above.
+        #[allow(unsafe_code)]
+        let block = unsafe { BlockAt::<E, L, COLUMN_MAJOR>::new(&self.src, [i, j], strides) };
+        block.load(t)
     }
 }
 
@@ -326,43 +326,6 @@ impl<'a, E: Element, L: Layout> BlockCols<'a, E, L, false> {
 const fn block<L: Layout>() -> [u32; 2] {
     assert!(L::RANK == 2, "a block panel's layout is 2-D");
     [L::SHAPE[0], L::SHAPE[1]]
-}
-
-/// Block `at` of a matrix of row stride `stride` (column-major: column stride), inside the
-/// buffer (the panels' checks), built once the layout's register count is known.
-struct PanelLoad<'v, 'a, E, L, const COLUMN_MAJOR: bool, T> {
-    src: &'v Global<'a, E>,
-    stride: u32,
-    t: &'v T,
-    at: [u32; 2],
-    layout: PhantomData<fn() -> L>,
-}
-
-impl<M: Layout, L: Layout, E: Element, T: Thread, const COLUMN_MAJOR: bool> Build<M, E>
-    for PanelLoad<'_, '_, E, L, COLUMN_MAJOR, T>
-{
-    #[inline(always)]
-    fn build<const N: usize>(self) -> Tile<M, E, N>
-    where
-        M: Registers<N>,
-    {
-        same_shape::<L, M>();
-        contiguous::<M, E, N, COLUMN_MAJOR>();
-        let [bh, bw] = const { block::<L>() };
-        let [i, j] = self.at;
-        let strides = if COLUMN_MAJOR {
-            [1, self.stride]
-        } else {
-            [self.stride, 1]
-        };
-        // SAFETY: block (i, j) is one of the matrix's (the CTA's row or column, which the
-        // launcher checked against the grid, and a block along it below `blocks`), which the
-        // constructor's contract keeps in the buffer.
-        #[allow(unsafe_code)]
-        unsafe {
-            Tile::load(self.t, self.src, [i * bh, j * bw], strides)
-        }
-    }
 }
 
 /// A matrix a kernel reads by block, any block: `[rows, cols]` in whole blocks of `L`'s shape,
@@ -456,17 +419,16 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> Blocked<'a, E, L, COLU
 
     /// Block `(i, j)`, inside the matrix (the panels' checks).
     #[inline(always)]
-    fn at(&self, [i, j]: [u32; 2]) -> BlockAt<'_, 'a, E, L, COLUMN_MAJOR> {
-        let [bh, bw] = const { block::<L>() };
-        BlockAt {
-            src: &self.src,
-            origin: [i * bh, j * bw],
-            strides: if COLUMN_MAJOR {
-                [1, self.rows]
-            } else {
-                [self.cols, 1]
-            },
-            layout: PhantomData,
+    fn at(&self, at: [u32; 2]) -> BlockAt<'_, 'a, E, L, COLUMN_MAJOR> {
+        let strides = if COLUMN_MAJOR {
+            [1, self.rows]
+        } else {
+            [self.cols, 1]
+        };
+        // SAFETY: inside the matrix, the callers' check.
+        #[allow(unsafe_code)]
+        unsafe {
+            BlockAt::new(&self.src, at, strides)
         }
     }
 }
@@ -507,9 +469,64 @@ impl<'v, 'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockCol<'v, 'a, E
 }
 
 impl<'v, 'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockAt<'v, 'a, E, L, COLUMN_MAJOR> {
+    /// Block `[i, j]` of `L`'s shape of the matrix at `src` of `strides`.
+    ///
+    /// # Safety
+    /// The block is inside the matrix, which `src` holds.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn new(src: &'v Global<'a, E>, [i, j]: [u32; 2], strides: [u32; 2]) -> Self {
+        let [bh, bw] = const { block::<L>() };
+        BlockAt {
+            src,
+            origin: [i * bh, j * bw],
+            strides,
+            layout: PhantomData,
+        }
+    }
+
+    /// The block, in `L`.
+    #[inline(always)]
+    pub fn load(self, t: &impl Thread) -> TileOf<L, E>
+    where
+        L: Distributed,
+    {
+        L::build(Loaded { block: self, t })
+    }
+
     /// The buffer, the block's origin and the matrix's strides: a block inside the buffer.
     #[inline(always)]
     pub(crate) fn parts(&self) -> (&'v Global<'a, E>, [u32; 2], [u32; 2]) {
         (self.src, self.origin, self.strides)
+    }
+}
+
+/// A block's load, built once its layout's register count is known.
+struct Loaded<'v, 'a, 't, E, L, const COLUMN_MAJOR: bool, T> {
+    block: BlockAt<'v, 'a, E, L, COLUMN_MAJOR>,
+    t: &'t T,
+}
+
+impl<L: Layout, E: Element, T: Thread, const COLUMN_MAJOR: bool> Build<L, E>
+    for Loaded<'_, '_, '_, E, L, COLUMN_MAJOR, T>
+{
+    #[inline(always)]
+    fn build<const N: usize>(self) -> Tile<L, E, N>
+    where
+        L: Registers<N>,
+    {
+        contiguous::<L, E, N, COLUMN_MAJOR>();
+        let BlockAt {
+            src,
+            origin,
+            strides,
+            ..
+        } = self.block;
+        // SAFETY: the block is inside the matrix (its makers' contract), which the buffer
+        // holds; its vectors run along the contiguous dim (checked above).
+        #[allow(unsafe_code)]
+        unsafe {
+            Tile::load(self.t, src, origin, strides)
+        }
     }
 }
