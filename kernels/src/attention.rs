@@ -76,7 +76,6 @@ layout! {
 
 const NO: usize = AttnO::ELEMENTS_PER_THREAD as usize;
 const NQ: usize = AttnQ::ELEMENTS_PER_THREAD as usize;
-const NP: usize = AttnP::ELEMENTS_PER_THREAD as usize;
 const NL: usize = AttnRows::ELEMENTS_PER_THREAD as usize;
 const NVL: usize = AttnVLoad::ELEMENTS_PER_THREAD as usize;
 const NKL: usize = AttnKtLoad::ELEMENTS_PER_THREAD as usize;
@@ -353,9 +352,9 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
             causal,
         };
         let (p, alpha) = softmax_step(t, s, block, scale_log2, (&mut m, &mut l));
-        let alpha_o = alpha.reshape::<AttnRowO>().broadcast_into::<1, AttnO, NO>();
+        let alpha_o = alpha.reshape::<AttnRowO>().broadcast();
         // The accumulator's registers are operand A's: planned from the layouts, no instruction.
-        let pa = p.to::<E>().convert_into::<AttnP, NP>(t);
+        let pa = p.to::<E>().convert::<AttnP>(t);
         unroll!(H, |h| {
             let vs = SharedWindow::<_, V_BYTES>::new(r, Stages::<H>::v(j, h));
             let va = Tile::<AttnV, E, _>::new(halves(convert!(AttnVSmem => AttnV, u16).load(&vs)));
@@ -366,10 +365,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
     // O's conversion reuses the stages: every warp's last loads first.
     t.sync_block();
     let t = r;
-    let inv = l
-        .map(math::rcp)
-        .reshape::<AttnRowO>()
-        .broadcast_into::<1, AttnO, NO>();
+    let inv = l.map(math::rcp).reshape::<AttnRowO>().broadcast();
     unroll!(H, |h| {
         let out = acc[h] * inv;
         let rows = convert!(AttnO => AttnRows, f32).run(t, &out.values);

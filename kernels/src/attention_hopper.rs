@@ -38,7 +38,7 @@ use linear_layouts::runtime::mma::{pack_pairs, unpack_pairs, MmaInput};
 use linear_layouts::runtime::Strategy;
 use linear_layouts::{
     convert, layout, BatchChunksMut, Bf16, Hopper, Layout, MBarriers, Pending, Registers,
-    SharedTile, SharedTiles, SharedWindow, TensorMap, Thread, Tile, TmaTile, F16,
+    SharedTile, SharedTiles, SharedWindow, TensorMap, Thread, Tile, TileOf, TmaTile, F16,
 };
 
 layout! {
@@ -318,7 +318,7 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
         }
         self.bars.index(at.s).wait(t, at.phase);
         self.q
-            .dot_async(t, &self.kt.index(at.s), Tile::<HAttnS, f32, NS>::splat(0.0))
+            .dot_async(t, &self.kt.index(at.s), TileOf::<HAttnS, f32>::splat(0.0))
     }
 
     /// `P · V`'s operands for the key block in stage `at`: P in registers (from its fragments'
@@ -362,7 +362,7 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
     #[inline(always)]
     fn operand<T: Hopper>(&self, t: &T, mut p: Tile<HAttnS, f32, NS>) -> [u32; NP / 2] {
         t.wgmma_fence_operand(&mut p.values);
-        pack_pairs(&p.to::<E>().convert_into::<HAttnP, NP>(t).values)
+        pack_pairs(&p.to::<E>().convert::<HAttnP>(t).values)
     }
 }
 

@@ -193,7 +193,7 @@ fn tiles<T: Hopper, E: MmaInput, B: Layout>(
                 s += 1;
             }
         }
-        let mut acc = Pending::new(Tile::<HopAcc, f32, NC>::splat(0.0));
+        let mut acc = Pending::new(TileOf::<HopAcc, f32>::splat(0.0));
         let mut step = 0;
         while step < steps {
             let c = done + step;

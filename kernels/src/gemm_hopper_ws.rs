@@ -15,14 +15,14 @@
 //!
 //! Shapes as [`gemm_hopper`](crate::gemm_hopper): `m` a multiple of 128, `n` of 256, `k` of 64.
 
-use crate::gemm_hopper::{epilogue, HopAcc, HopOut, Operands, HOP_STAGES, NC, STAGE_BYTES};
+use crate::gemm_hopper::{epilogue, HopAcc, HopOut, Operands, HOP_STAGES, STAGE_BYTES};
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::runtime::grouped::BlockIndex;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::{
     convert, Bf16, Element, GroupedMut, Hopper, Layout, MBarriers, Partition, Pending, TensorMap,
-    Thread, Tile, F16,
+    Thread, TileOf, F16,
 };
 
 /// Warps that multiply (two warpgroups: the accumulator layout's warps).
@@ -115,7 +115,7 @@ fn consume<T: Hopper, E: MmaInput, B: Layout>(
 ) {
     let scratch = ops.end();
     each_tile(p, c, mnk[2], |block, steps, done| {
-        let mut acc = Pending::new(Tile::<HopAcc, f32, NC>::splat(0.0));
+        let mut acc = Pending::new(TileOf::<HopAcc, f32>::splat(0.0));
         let mut step = 0;
         while step < steps {
             let c = done + step;
