@@ -866,6 +866,22 @@ mod launch_extents {
         );
     }
 
+    /// No extents at all: the grid's dims are still checked.
+    #[kernel(block = 128, grid_dims = 1)]
+    fn one_d_no_extent(t: &impl Thread, x: u32) {
+        let _ = (t, x);
+    }
+
+    #[test]
+    fn a_grid_of_more_dims_than_declared_is_refused_without_extents() {
+        assert!(ONE_D_NO_EXTENT
+            .check_args(&[Arg::Int(1)], [4, 1, 1])
+            .is_ok());
+        let args = [Arg::Int(1)];
+        let e = ONE_D_NO_EXTENT.check_args(&args, [1, 2, 1]).unwrap_err();
+        assert!(e.to_string().contains("grid_dims = 1"), "{}", e);
+    }
+
     #[test]
     fn a_grid_of_more_dims_than_declared_is_refused() {
         let args = [buffer(64 * 128), Arg::Int(128)];

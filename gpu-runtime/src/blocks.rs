@@ -359,7 +359,8 @@ pub struct BlockCol<'v, 'a, E, L, const COLUMN_MAJOR: bool> {
     j: u32,
 }
 
-/// A block of a [`Blocked`] matrix of `L`'s shape, inside it (made only by its panels).
+/// A block of a matrix of `L`'s shape, inside it: made only by a [`Blocked`] panel's checked
+/// `block`, or inside [`BlockRows`]/[`BlockCols`] under their launcher's checks.
 #[derive(Clone, Copy)]
 pub struct BlockAt<'v, 'a, E, L, const COLUMN_MAJOR: bool> {
     src: &'v Global<'a, E>,

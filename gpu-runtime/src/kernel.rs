@@ -411,7 +411,7 @@ impl core::fmt::Display for ArgsMismatch<'_> {
             return write!(
                 f,
                 "{}: parameter `{}`: its extent `{}` refuses these arguments and the grid {:?}: a view's shape past 2^32 elements or a dim past a u32, a partition's grid of more than its dims (a row partition's is 1-D), a grid with more CTAs than the kernel has tiles or fewer than its rows need, a row wider than its tile, a grouped partition's dims that are not whole blocks, or an `_aligned` row that is not whole 16-byte vectors: fix the sizes, or launch the kernel's documented grid",
-                self.kernel, e.param, e.expr, self.grid
+                self.kernel, e.param, ExprText(e.expr), self.grid
             );
         }
         // The extent as written, without the spaces tokens print with (`grid [1]`).

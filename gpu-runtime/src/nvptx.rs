@@ -48,13 +48,14 @@ impl<const BLOCK_DIMS: u32, const SHARED: u32, const GRID_DIMS: u32>
     /// `SHARED` is `u32::MAX`, at least `SHARED` bytes (safe shared tiles and scratch go
     /// anywhere inside them); the block
     /// must have `BLOCK_DIMS` dimensions or fewer (a 2-D block with `BLOCK_DIMS = 1` gets wrong
-    /// warp indices).
+    /// warp indices), and the grid `GRID_DIMS` or fewer (its CTA indices past them read 0: two
+    /// CTAs would take one partition's part).
     #[inline(always)]
     pub unsafe fn new(smem: *mut u8) -> Self {
         const {
             assert!(
-                BLOCK_DIMS >= 1 && BLOCK_DIMS <= 3,
-                "BLOCK_DIMS is 1, 2 or 3"
+                BLOCK_DIMS >= 1 && BLOCK_DIMS <= 3 && GRID_DIMS >= 1 && GRID_DIMS <= 3,
+                "BLOCK_DIMS and GRID_DIMS are 1, 2 or 3"
             )
         };
         let a: u64;

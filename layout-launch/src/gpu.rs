@@ -250,8 +250,8 @@ impl Drop for Module {
 impl Module {
     /// Launches `spec`'s kernel on `grid` blocks with `args`, on the `Gpu`'s stream (it returns
     /// once queued). The block, shared memory and cluster are the kernel's own. The launch in
-    /// flight ([`InFlight`]) borrows the arguments until it is waited for or dropped, so the
-    /// host can neither free nor write a buffer it reads or writes meanwhile:
+    /// flight ([`InFlight`]) borrows the arguments while the handle lives, so that the host
+    /// cannot free or write a buffer it uses before [`InFlight::wait`]:
     ///
     /// ```compile_fail,E0505
     /// # use linear_layouts::{kernel, Global, GlobalMut, Thread};
@@ -266,8 +266,9 @@ impl Module {
     /// # }
     /// ```
     ///
-    /// (Dropping the handle is enough to free them: a buffer's own stream ordering keeps the
-    /// free after the kernel.)
+    /// Dropping the handle (`m.launch(..)?;`) ends the borrow at once; that is still safe,
+    /// because each buffer's stream ordering keeps a later free or host write after the
+    /// kernel. The borrow is for code that holds the launch, to wait on it.
     pub fn launch<'a, P, A: Args<P> + 'a>(
         &'a self,
         spec: &KernelSpec<P>,
@@ -323,7 +324,9 @@ impl Module {
     /// # Safety
     /// `f` is a function of this module and `params` holds one pointer per kernel parameter,
     /// to a value of the parameter's type, valid until the launch is queued; every buffer the
-    /// kernel touches is large enough.
+    /// kernel touches is large enough; and for a `#[kernel]` entry, the launch (its grid and
+    /// arguments) passes its spec's `check_args`, which its views and partitions rely on for
+    /// more than sizes (the grid's dims and CTAs, so that no two CTAs write one element).
     pub unsafe fn launch_raw(
         &self,
         f: CUfunction,
