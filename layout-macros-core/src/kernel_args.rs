@@ -59,6 +59,24 @@ pub(crate) fn parse_args(attr: TokenStream) -> syn::Result<Args> {
             None => errors = Some(e),
         }
     }
+    // A cluster spans the grid's dims: one past `grid_dims` could never launch.
+    if let Some(Expr::Array(c)) = &a.cluster {
+        let past = c
+            .elems
+            .iter()
+            .enumerate()
+            .find(|(d, e)| *d as u32 >= a.grid_dims && int_lit(e).is_some_and(|n| n > 1));
+        if let Some((d, e)) = past {
+            let e = syn::Error::new_spanned(
+                e,
+                format!("a cluster of more than one CTA along dim {d}, past the grid's `grid_dims = {}`: a grid whose dim {d} is 1 holds no such cluster; drop `grid_dims` or cluster along x", a.grid_dims),
+            );
+            match errors.as_mut() {
+                Some(all) => all.combine(e),
+                None => errors = Some(e),
+            }
+        }
+    }
     errors.map_or(Ok(a), Err)
 }
 
