@@ -294,11 +294,7 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockCols<'a, E, L, CO
     {
         assert!(i < self.blocks(), "a block past the matrix's rows");
         let j = t.block_idx()[0];
-        let strides = if COLUMN_MAJOR {
-            [1, self.rows]
-        } else {
-            [self.cols, 1]
-        };
+        let strides = strides::<COLUMN_MAJOR>([self.rows, self.cols]);
         // SAFETY: block (i, j) is inside the matrix: the launcher checked the grid's columns of
         // CTAs against its block columns, and `i` is checked above.
         #[allow(unsafe_code)]
@@ -319,6 +315,16 @@ impl<'a, E: Element, L: Layout> BlockCols<'a, E, L, false> {
             cols: self.cols,
             layout: PhantomData,
         }
+    }
+}
+
+/// The strides of a `[rows, cols]` matrix stored row-major, or column-major (its transpose
+/// row-major).
+const fn strides<const COLUMN_MAJOR: bool>([rows, cols]: [u32; 2]) -> [u32; 2] {
+    if COLUMN_MAJOR {
+        [1, rows]
+    } else {
+        [cols, 1]
     }
 }
 
@@ -421,11 +427,7 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> Blocked<'a, E, L, COLU
     /// Block `(i, j)`, inside the matrix (the panels' checks).
     #[inline(always)]
     fn at(&self, at: [u32; 2]) -> BlockAt<'_, 'a, E, L, COLUMN_MAJOR> {
-        let strides = if COLUMN_MAJOR {
-            [1, self.rows]
-        } else {
-            [self.cols, 1]
-        };
+        let strides = strides::<COLUMN_MAJOR>([self.rows, self.cols]);
         // SAFETY: inside the matrix, the callers' check.
         #[allow(unsafe_code)]
         unsafe {

@@ -225,20 +225,27 @@ pub fn grouped_elements<L: crate::layout::Layout>(
     grid: [i128; 3],
     [rows, cols]: [i128; 2],
 ) -> i128 {
-    if L::RANK != 2 {
+    let Some([block_rows, block_cols]) = whole_blocks::<L>([rows, cols]) else {
         return i128::MAX;
-    }
-    let (bh, bw) = (L::SHAPE[0] as i128, L::SHAPE[1] as i128);
-    if rows < 0 || cols < 0 || rows % bh != 0 || cols % bw != 0 {
-        return i128::MAX;
-    }
-    let blocks = (rows / bh) * (cols / bw);
-    // The device's group of block rows, `GROUP_ROWS * (cols / bw)`, is a u32.
-    let group = crate::grouped::GROUP_ROWS as i128 * (cols / bw);
+    };
+    let blocks = block_rows * block_cols;
+    // The device's group of block rows, `GROUP_ROWS * block_cols`, is a u32.
+    let group = crate::grouped::GROUP_ROWS as i128 * block_cols;
     if !one_d(grid) || grid[0] > blocks || blocks >= 1 << 31 || group > u32::MAX as i128 {
         return i128::MAX;
     }
     shape_elements(&[rows, cols])
+}
+
+/// A `[rows, cols]` matrix's blocks of `L`'s (2-D) shape along each dim, if both dims are whole
+/// blocks (none otherwise: a block cut short would be reached past the matrix, or skipped).
+fn whole_blocks<L: crate::layout::Layout>([rows, cols]: [i128; 2]) -> Option<[i128; 2]> {
+    if L::RANK != 2 {
+        return None;
+    }
+    let (bh, bw) = (L::SHAPE[0] as i128, L::SHAPE[1] as i128);
+    let whole = rows >= 0 && cols >= 0 && rows % bh == 0 && cols % bw == 0;
+    whole.then_some([rows / bh, cols / bw])
 }
 
 /// The elements a matrix read by block ([`Blocked`](crate::Blocked)) of `[rows, cols]` in
@@ -259,18 +266,17 @@ pub fn panel_elements<L: crate::layout::Layout>(
     [rows, cols]: [i128; 2],
     dim: usize,
 ) -> i128 {
-    if L::RANK != 2 || grid[2] != 1 {
+    let Some([block_rows, block_cols]) = whole_blocks::<L>([rows, cols]) else {
         return i128::MAX;
-    }
-    let (bh, bw) = (L::SHAPE[0] as i128, L::SHAPE[1] as i128);
-    if rows < 0 || cols < 0 || rows % bh != 0 || cols % bw != 0 {
-        return i128::MAX;
-    }
-    let ctas_fit = if dim == 0 {
-        grid[1] * bh <= rows
-    } else {
-        grid[0] * bw <= cols
     };
+    let ctas_fit = if dim == 0 {
+        grid[1] <= block_rows
+    } else {
+        grid[0] <= block_cols
+    };
+    if grid[2] != 1 {
+        return i128::MAX;
+    }
     if !ctas_fit {
         return i128::MAX;
     }

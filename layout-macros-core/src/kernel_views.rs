@@ -175,32 +175,18 @@ pub(crate) fn views(
                 ))
             }
         };
-        for d in &dims {
-            device_size(d, &narrow)?;
-        }
-        let buffer: syn::Type = match write {
-            false => syn::parse_quote!(#rt::Global<'static, #elem>),
-            true => syn::parse_quote!(#rt::GlobalMut<'static, #elem>),
-        };
-        let make = quote! {
-            // SAFETY: the launcher checked the buffer against this shape (the spec's extents:
-            // it holds the shape's elements, at most 2^32 of them).
-            #[allow(unsafe_code, clippy::unnecessary_cast)]
-            let #name = unsafe { <#ty>::new_unchecked(#name, [#((#dims) as u32),*]) };
-        };
+        let make = made_of(name, ty, &dims, &narrow)?;
         let need = quote!(#rt::kernel::shape_elements(&[#((#dims) as i128),*]));
         let need = aligned_need(&rt, need, &dims, elem, flag(ty, 2, "ALIGNED")?);
         let text = shape.to_token_stream().to_string();
-        out.push(ViewParam {
-            name: name.clone(),
-            buffer,
+        out.push(partition(
+            name,
+            (write, elem, None),
+            &rt,
             make,
             dims,
-            partition: Some((need, quote!(#text))),
-            layout: None,
-            per_thread: false,
-            fewer_threads: false,
-        });
+            (need, quote!(#text)),
+        ));
     }
     Ok(out)
 }
@@ -251,57 +237,48 @@ fn partition_param(
         }
         (Kind::Chunks, Some(Expr::Array(arr))) => {
             let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
-            for d in &dims {
-                device_size(d, narrow)?;
-            }
+            let make = made_of(name, ty, &dims, narrow)?;
             let text = arr.to_token_stream().to_string();
             let need = quote!(#kernel::chunks_elements(grid, &[#((#dims) as i128),*], <#layout as #rt::Layout>::SHAPE));
             let need = aligned_need(rt, need, &dims, elem, flag(ty, 3, "ALIGNED")?);
-            let make = quote!(<#ty>::new_unchecked(#name, [#((#dims) as u32),*]));
-            return Ok(partition(name, (write, elem, layout), rt, make, dims, (need, quote!(#text))));
+            return Ok(partition(name, (write, elem, Some(layout)), rt, make, dims, (need, quote!(#text))));
         }
         (Kind::Grouped, Some(Expr::Array(arr))) if arr.elems.len() == 2 => {
             let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
-            for d in &dims {
-                device_size(d, narrow)?;
-            }
+            let make = made_of(name, ty, &dims, narrow)?;
             let text = arr.to_token_stream().to_string();
             let need = quote!(#kernel::grouped_elements::<#layout>(grid, [#((#dims) as i128),*]));
-            let make = quote!(<#ty>::new_unchecked(#name, [#((#dims) as u32),*]));
-            let mut p = partition(name, (write, elem, layout), rt, make, dims, (need, quote!(#text)));
+            let mut p = partition(name, (write, elem, Some(layout)), rt, make, dims, (need, quote!(#text)));
             p.fewer_threads = true;
             return Ok(p);
         }
         (Kind::BatchChunks, Some(Expr::Array(arr))) if arr.elems.len() == 3 => {
             let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
             let (batch, device) = (&dims[0], dims[1..].to_vec());
-            for d in &device {
-                device_size(d, narrow)?;
-            }
+            let make = made_of(name, ty, &device, narrow)?;
             let text = arr.to_token_stream().to_string();
             let need = quote!(#kernel::batch_chunks_elements(grid, [(#batch) as i128, #((#device) as i128),*], <#layout as #rt::Layout>::SHAPE[0]));
             let need = aligned_need(rt, need, &dims, elem, flag(ty, 2, "ALIGNED")?);
-            let make = quote!(<#ty>::new_unchecked(#name, [#((#device) as u32),*]));
-            return Ok(partition(name, (write, elem, layout), rt, make, device, (need, quote!(#text))));
+            return Ok(partition(name, (write, elem, Some(layout)), rt, make, device, (need, quote!(#text))));
         }
         (Kind::Panel(dim), Some(Expr::Array(arr))) if arr.elems.len() == 2 => {
             let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
             // A's panel keeps only its width: its rows may use `grid`.
             let device = if dim == 0 { vec![dims[1].clone()] } else { dims.clone() };
-            for d in &device {
-                device_size(d, narrow)?;
-            }
+            let make = match dim {
+                0 => {
+                    device_size(&device[0], narrow)?;
+                    quote!(<#ty>::new_unchecked(#name, (#(#device)*) as u32))
+                }
+                _ => made_of(name, ty, &device, narrow)?,
+            };
             flag(ty, 2, "COLUMN_MAJOR")?;
             let text = arr.to_token_stream().to_string();
             let need = match dim {
                 2 => quote!(#kernel::blocked_elements::<#layout>([#((#dims) as i128),*])),
                 _ => quote!(#kernel::panel_elements::<#layout>(grid, [#((#dims) as i128),*], #dim)),
             };
-            let make = match dim {
-                0 => quote!(<#ty>::new_unchecked(#name, (#(#device)*) as u32)),
-                _ => quote!(<#ty>::new_unchecked(#name, [#((#device) as u32),*])),
-            };
-            return Ok(partition(name, (write, elem, layout), rt, make, device, (need, quote!(#text))));
+            return Ok(partition(name, (write, elem, Some(layout)), rt, make, device, (need, quote!(#text))));
         }
         (Kind::Tiled | Kind::Blocks | Kind::Chunks | Kind::Grouped | Kind::BatchChunks | Kind::Panel(_), other) => {
             let want = match kind {
@@ -325,7 +302,7 @@ fn partition_param(
     };
     Ok(partition(
         name,
-        (write, elem, layout),
+        (write, elem, Some(layout)),
         rt,
         make,
         dims,
@@ -359,30 +336,40 @@ fn batch_param(
     };
     let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
     let (batch, device) = (&dims[0], dims[1..].to_vec());
-    for d in &device {
-        device_size(d, narrow)?;
-    }
+    let make = made_of(name, ty, &device, narrow)?;
     let text = arr.to_token_stream().to_string();
     let need =
         quote!(#rt::kernel::batch_elements(grid, [(#batch) as i128, #((#device) as i128),*]));
     let need = aligned_need(rt, need, &dims, elem, flag(ty, 1, "ALIGNED")?);
-    let make = quote!(<#ty>::new_unchecked(#name, [#((#device) as u32),*]));
-    let mut p = partition(
+    Ok(partition(
         name,
-        (false, elem, elem),
+        (false, elem, None),
         rt,
         make,
         device,
         (need, quote!(#text)),
-    );
-    p.layout = None;
-    Ok(p)
+    ))
 }
 
-/// A partition parameter made by `make` from its buffer, checked by `check` on the host.
+/// The entry's call making parameter `name` of type `ty` from its buffer and the `device` sizes
+/// (each checked to be one the device computes as the launcher does).
+fn made_of(
+    name: &syn::Ident,
+    ty: &syn::Type,
+    device: &[Expr],
+    narrow: &[String],
+) -> syn::Result<TokenStream> {
+    for d in device {
+        device_size(d, narrow)?;
+    }
+    Ok(quote!(<#ty>::new_unchecked(#name, [#((#device) as u32),*])))
+}
+
+/// A view or partition parameter made by `make` from its buffer, checked by `check` on the
+/// host; `layout` a partition's, whose threads `#[kernel]` checks against its block.
 fn partition(
     name: &syn::Ident,
-    (write, elem, layout): (bool, &syn::Type, &syn::Type),
+    (write, elem, layout): (bool, &syn::Type, Option<&syn::Type>),
     rt: &TokenStream,
     make: TokenStream,
     dims: Vec<Expr>,
@@ -393,8 +380,9 @@ fn partition(
         true => syn::parse_quote!(#rt::GlobalMut<'static, #elem>),
     };
     let make = quote! {
-        // SAFETY: the launcher checked the buffer holds the partition's tiles, blocks or shape,
-        // the grid against them, and that a grid-stride loop cannot wrap.
+        // SAFETY: the launcher checked the buffer holds the view's shape or the partition's
+        // tiles, blocks or shape (at most 2^32 elements), the grid against them, and that a
+        // grid-stride loop cannot wrap.
         #[allow(unsafe_code, clippy::unnecessary_cast)]
         let #name = unsafe { #make };
     };
@@ -404,7 +392,7 @@ fn partition(
         make,
         dims,
         partition: Some(check),
-        layout: Some(layout.clone()),
+        layout: layout.cloned(),
         per_thread: false,
         fewer_threads: false,
     }
@@ -448,8 +436,8 @@ fn vectors_param(
         }
         None => return Err(syn::Error::new_spanned(name, format!("the launcher checks `{name}` against its buffer: give how many vectors it holds, `extent({name} = count)`"))),
     };
-    let mut p = partition(name, (write, elem, elem), rt, make, dims, (need, text));
-    (p.layout, p.per_thread) = (None, true);
+    let mut p = partition(name, (write, elem, None), rt, make, dims, (need, text));
+    p.per_thread = true;
     Ok(p)
 }
 
