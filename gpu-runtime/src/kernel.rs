@@ -122,18 +122,6 @@ const fn one_d(grid: [i128; 3]) -> bool {
     grid[1] == 1 && grid[2] == 1
 }
 
-/// The elements a kernel whose CTAs each take one of `tiles` tiles reaches: `need` for a 1-D
-/// grid of at most `tiles` CTAs and at most 2^32 elements (a tile's u32 index cannot wrap onto
-/// another's), and more than any buffer holds otherwise (a CTA past the last tile would reach
-/// outside), so that an `extent(..)` refuses such a grid.
-pub const fn within_grid(grid: [i128; 3], tiles: i128, need: i128) -> i128 {
-    if grid[0] <= tiles && one_d(grid) && need <= MAX_VIEW_ELEMENTS {
-        need
-    } else {
-        i128::MAX
-    }
-}
-
 /// `need` (a view's elements), or more than any buffer holds where the `_aligned` promise does
 /// not hold: the last dim `last` of `elem_bytes` elements is not a multiple of 16 bytes.
 pub const fn aligned_elements(need: i128, last: i128, elem_bytes: usize) -> i128 {
