@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What kernel code spells: per file of `kernels/src` at a commit, the lines of code (not blank,
 not comments) and the generic arguments written out (each argument of a turbofish `::<..>`, and
-each register count or element type written in a `Tile<..>` type), with the totals.
+each argument written in a `Tile<..>` or `TileOf<..>` type), with the totals.
 
     python3 scripts/api_counts.py [COMMIT ...]   # default: the working tree
 """
@@ -61,7 +61,7 @@ def angle_groups(src, start_pattern):
 def generic_args(src):
     code = "\n".join(code_lines(src))
     turbofish = sum(top_level_args(g) for g in angle_groups(code, r"::<"))
-    tiles = sum(top_level_args(g) for g in angle_groups(code, r"\bTile<"))
+    tiles = sum(top_level_args(g) for g in angle_groups(code, r"\bTile(?:Of)?<"))
     return turbofish + tiles
 
 

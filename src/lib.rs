@@ -82,7 +82,7 @@ pub use gpu_runtime::{
 pub use gpu_runtime::{
     AsyncCopy, Batch, BatchChunksMut, Bf16, BlockAt, BlockCol, BlockCols, BlockRow, BlockRows,
     Blocked, Blocks, BlocksMut, BroadcastTo, ChunksMut, Distributed, Element, Global, GlobalMut,
-    GroupedMut, HwIndex, InDim, Layout, LayoutKind, Mma, PerThreadMut, Registers, Reread,
+    GroupedMut, Holds, HwIndex, InDim, Layout, LayoutKind, Mma, PerThreadMut, Registers, Reread,
     SharedIndex, SharedWindow, SliceAlong, SliceOf, SliceTile, Thread, Tile, TileIndex, TileOf,
     Tiled, TiledMut, Tiles, TilesMut, VectorIndex, Vectors, VectorsMut, View, ViewMut, F16,
 };

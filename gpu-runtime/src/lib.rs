@@ -116,7 +116,7 @@ pub use reread::Reread;
 #[cfg(not(target_arch = "spirv"))]
 pub use shared_tile::{SharedTile, SharedTiles};
 pub use slices::BroadcastTo;
-pub use slices::{Distributed, SliceAlong, SliceOf, SliceTile, TileOf};
+pub use slices::{Distributed, Holds, SliceAlong, SliceOf, SliceTile, TileOf};
 pub use thread::CopySource;
 pub use thread::Thread;
 pub use tile::Tile;

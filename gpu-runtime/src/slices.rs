@@ -15,7 +15,7 @@ use crate::tile::Tile;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a distributed layout `layout!` declared",
     label = "its register count is not known here",
-    note = "a layout that is a type parameter has its count in the function's generics: call the form that takes it (`convert_into::<B, M>`, `reduce_into::<D, S, M>`, `broadcast_into::<D, L, N>`); a shared layout holds no registers"
+    note = "a layout that is a type parameter: bound it by `Holds<E, N>` (`N` a const parameter of the function) and the result is `Tile<L, E, N>`; a shared layout holds no registers"
 )]
 pub trait Distributed: crate::layout::Layout + Sized {
     /// The tile of this layout holding `E`s.
@@ -31,6 +31,47 @@ pub trait Build<L, E> {
     fn build<const N: usize>(self) -> Tile<L, E, N>
     where
         L: Registers<N>;
+}
+
+/// A layout whose tiles of `E` hold `N` registers a thread, stated so that generic code infers
+/// what the concrete code does: a function generic over a layout bounds it by `Holds<E, N>`
+/// (`N` a const parameter of the function, filled in at each call), and then `x.sum::<1>(t)`,
+/// `m.broadcast()` and `x.convert::<B>(t)` name their results as `Tile<L, E, N>`, with no count
+/// written at the call. Every distributed layout `layout!` declares has it, at its own `N`.
+///
+/// ```
+/// use linear_layouts::sim::{launch, Launch};
+/// use linear_layouts::{layout, Holds, SliceAlong, Thread, Tile};
+///
+/// layout! {
+///     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [16, 32];
+///     RowSums = slice(dim = 1, parent = Rows) for [16];
+/// }
+///
+/// /// Each row's sum over any layout with a slice along dim 1.
+/// fn row_sums<L, S, const N: usize, const M: usize>(t: &impl Thread, x: &Tile<L, f32, N>) -> Tile<S, f32, M>
+/// where
+///     L: Holds<f32, N> + SliceAlong<1, Slice = S>,
+///     S: Holds<f32, M>,
+/// {
+///     x.sum::<1>(t)
+/// }
+///
+/// launch(Launch::new(1, 128, 0), |t| {
+///     // Element (i, j) holds j: each row sums to 0 + 1 + ... + 31.
+///     let x = Tile::<Rows, f32, _>::from_coords(t, |[_, j]| j as f32);
+///     assert_eq!(row_sums(t, &x).values, [496.0]);
+/// })
+/// .unwrap();
+/// ```
+pub trait Holds<E: Element, const N: usize>:
+    Registers<N> + Distributed<Tile<E> = Tile<Self, E, N>>
+{
+}
+
+impl<L, E: Element, const N: usize> Holds<E, N> for L where
+    L: Registers<N> + Distributed<Tile<E> = Tile<L, E, N>>
+{
 }
 
 /// The tile of layout `L` holding `E`s: `Tile<L, E, N>` with `L`'s own register count `N`

@@ -37,8 +37,8 @@ use linear_layouts::runtime::unroll::splat;
 use linear_layouts::runtime::Strategy;
 use linear_layouts::unroll;
 use linear_layouts::{
-    convert, layout, AsyncCopy, Batch, BatchChunksMut, Bf16, Registers, Reread, SharedWindow,
-    Thread, Tile, View, F16,
+    convert, layout, AsyncCopy, Batch, BatchChunksMut, Bf16, BroadcastTo, Holds, Registers, Reread,
+    SharedWindow, SliceAlong, Thread, Tile, TileOf, View, F16,
 };
 
 layout! {
@@ -145,12 +145,12 @@ pub(crate) fn softmax_step<T, S, R, const NS: usize, const NR: usize>(
     s: Tile<S, f32, NS>,
     block: KeyBlock,
     scale: f32,
-    (m, l): (&mut Tile<R, f32, NR>, &mut Tile<R, f32, NR>),
-) -> (Tile<S, f32, NS>, Tile<R, f32, NR>)
+    (m, l): (&mut TileOf<R, f32>, &mut TileOf<R, f32>),
+) -> (Tile<S, f32, NS>, TileOf<R, f32>)
 where
     T: Thread,
-    S: Registers<NS>,
-    R: Registers<NR>,
+    S: Registers<NS> + SliceAlong<1, Slice = R>,
+    R: Holds<f32, NR> + BroadcastTo<S>,
 {
     let KeyBlock {
         k0,
@@ -166,14 +166,10 @@ where
         });
         s = s.select(&keep, f32::NEG_INFINITY);
     }
-    let m_new = m.zip_with(&s.reduce_into::<1, R, NR>(t, math::max), |a, b| {
-        math::max(a, b * scale)
-    });
+    let m_new = m.zip_with(&s.max::<1>(t), |a, b| math::max(a, b * scale));
     let alpha = m.zip_with(&m_new, |a, b| math::exp2(a - b));
-    let p = s.zip_with(&m_new.broadcast_into::<1, S, NS>(), |x, mx| {
-        math::exp2(math::fma(x, scale, -mx))
-    });
-    *l = *l * alpha + p.reduce_into::<1, R, NR>(t, |a, b| a + b);
+    let p = s.fma(scale, -m_new).map(math::exp2);
+    *l = *l * alpha + p.sum::<1>(t);
     *m = m_new;
     (p, alpha)
 }

@@ -37,8 +37,9 @@ use linear_layouts::planned::Planned;
 use linear_layouts::runtime::mma::{pack_pairs, unpack_pairs, MmaInput};
 use linear_layouts::runtime::Strategy;
 use linear_layouts::{
-    convert, layout, BatchChunksMut, Bf16, Hopper, Layout, MBarriers, Pending, Registers,
-    SharedTile, SharedTiles, SharedWindow, TensorMap, Thread, Tile, TileOf, TmaTile, F16,
+    convert, layout, BatchChunksMut, Bf16, Distributed, Holds, Hopper, Layout, MBarriers, Pending,
+    Registers, SharedTile, SharedTiles, SharedWindow, SliceOf, TensorMap, Thread, Tile, TileOf,
+    TmaTile, F16,
 };
 
 layout! {
@@ -87,15 +88,14 @@ const NP: usize = HAttnP::ELEMENTS_PER_THREAD as usize;
 
 /// What a head dimension `D` fixes: the layouts of the tiles whose shape it is, and the
 /// conversion of `O` to rows (`convert!` names concrete layouts: each head dimension's impl,
-/// written by `hopper_head!`, holds it). `NO` and `NL` are `O`'s and `Rows`' registers per
-/// thread.
-pub trait HopperHead<const NO: usize, const NL: usize> {
+/// written by `hopper_head!`, holds it).
+pub trait HopperHead {
     /// The head dimension.
     const D: u32;
     /// `O`: 128 query rows x `D`, a wgmma accumulator.
-    type O: Registers<NO>;
+    type O: Distributed;
     /// One statistic per row of `O`.
-    type RowO: Registers<NR>;
+    type RowO: Registers<NR> + SliceOf<Parent = Self::O>;
     /// Q's tile (operand A of `Q · Kᵀ`).
     type QSmem: Layout;
     /// Kᵀ's tile (operand B of `Q · Kᵀ`).
@@ -103,11 +103,11 @@ pub trait HopperHead<const NO: usize, const NL: usize> {
     /// V's tile (operand B of `P · V`).
     type VSmem: Layout;
     /// O as stored: rows of `D` halves, 8 per thread.
-    type Rows: Registers<NL>;
+    type Rows: Distributed;
     /// Bytes of O's conversion's scratch.
     const OUT_BYTES: u32;
     /// O in `Rows`, through the [`Self::OUT_BYTES`] of shared memory from byte `scratch` on.
-    fn rows<T: Thread>(t: &T, scratch: u32, o: &[f32; NO]) -> [f32; NL];
+    fn rows<T: Thread>(t: &T, scratch: u32, o: &TileOf<Self::O, f32>) -> TileOf<Self::Rows, f32>;
 }
 
 /// A [`HopperHead`] impl from its layouts.
@@ -116,9 +116,7 @@ macro_rules! hopper_head {
         #[doc = concat!("Head dimension ", $d, ".")]
         pub struct $head;
 
-        impl HopperHead<{ $o::ELEMENTS_PER_THREAD as usize }, { $rows::ELEMENTS_PER_THREAD as usize }>
-            for $head
-        {
+        impl HopperHead for $head {
             const D: u32 = $d;
             type O = $o;
             type RowO = $row_o;
@@ -128,15 +126,11 @@ macro_rules! hopper_head {
             type Rows = $rows;
             const OUT_BYTES: u32 = convert!($o => $rows, f32).cost.shared_bytes;
             #[inline(always)]
-            fn rows<T: Thread>(
-                t: &T,
-                scratch: u32,
-                o: &[f32; $o::ELEMENTS_PER_THREAD as usize],
-            ) -> [f32; $rows::ELEMENTS_PER_THREAD as usize] {
+            fn rows<T: Thread>(t: &T, scratch: u32, o: &TileOf<$o, f32>) -> TileOf<$rows, f32> {
                 let w = SharedWindow::<_, { convert!($o => $rows, f32).cost.shared_bytes }>::new(
                     t, scratch,
                 );
-                convert!($o => $rows, f32).run(&w, o)
+                Tile::new(convert!($o => $rows, f32).run(&w, &o.values))
             }
         }
     };
@@ -163,12 +157,6 @@ hopper_head!(
     HAttnRows128
 );
 
-/// Registers per thread of `O` and of its rows, for head dimension 64 and 128.
-const NO64: usize = HAttnO64::ELEMENTS_PER_THREAD as usize;
-const NL64: usize = HAttnRows64::ELEMENTS_PER_THREAD as usize;
-const NO128: usize = HAttnO128::ELEMENTS_PER_THREAD as usize;
-const NL128: usize = HAttnRows128::ELEMENTS_PER_THREAD as usize;
-
 /// Query rows per CTA.
 pub const HATTN_BLOCK_M: u32 = 128;
 /// Keys per step.
@@ -183,9 +171,9 @@ const _: () = assert!(matches!(
 ));
 
 /// The copy engine's loads of each head dimension's tiles, checked against their layouts.
-struct Loads<H, const NO: usize, const NL: usize>(PhantomData<H>);
+struct Loads<H>(PhantomData<H>);
 
-impl<H: HopperHead<NO, NL>, const NO: usize, const NL: usize> Loads<H, NO, NL> {
+impl<H: HopperHead> Loads<H> {
     /// Bytes a stage's loads land: Kᵀ's tile and V's.
     const STAGE_BYTES: u32 = TmaTile::<H::KtSmem, u16>::BYTES + TmaTile::<H::VSmem, u16>::BYTES;
     /// Shared memory per CTA: the mbarriers, up to 1024 bytes to align (the swizzle pattern's),
@@ -199,8 +187,8 @@ impl<H: HopperHead<NO, NL>, const NO: usize, const NL: usize> Loads<H, NO, NL> {
 }
 
 /// Shared memory per CTA at head dimension 64 and 128.
-pub const HATTN_SMEM_64: u32 = Loads::<Head64, NO64, NL64>::SMEM;
-pub const HATTN_SMEM_128: u32 = Loads::<Head128, NO128, NL128>::SMEM;
+pub const HATTN_SMEM_64: u32 = Loads::<Head64>::SMEM;
+pub const HATTN_SMEM_128: u32 = Loads::<Head128>::SMEM;
 /// The box of Q's tensor map (both head dimensions: 128 rows of 64 columns; a 128-column tile
 /// is two boxes).
 pub const HATTN_BOX_Q: [u32; 2] = TmaTile::<HAttnQSmem64, u16>::BOX;
@@ -235,7 +223,7 @@ const BARRIERS: u32 = MBarriers::<1>::BYTES + MBarriers::<STAGES>::BYTES;
 
 /// Where a CTA's operands are: K's and V's tensor maps, this head's rows, and the shared tiles;
 /// what the mask needs. `H` is the head dimension.
-struct Operands<'a, 'b, E, H: HopperHead<NO, NL>, const NO: usize, const NL: usize> {
+struct Operands<'a, 'b, E, H: HopperHead> {
     k: &'a TensorMap<'b, E>,
     v: &'a TensorMap<'b, E>,
     /// This head's first row.
@@ -281,13 +269,11 @@ impl Stage {
 
 /// The running row maximum and sum of the online softmax.
 struct Rows {
-    m: Tile<HAttnRow, f32, NR>,
-    l: Tile<HAttnRow, f32, NR>,
+    m: TileOf<HAttnRow, f32>,
+    l: TileOf<HAttnRow, f32>,
 }
 
-impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
-    Operands<'_, '_, E, H, NO, NL>
-{
+impl<E: MmaInput, H: HopperHead> Operands<'_, '_, E, H> {
     /// The issuer loads key block `j` into stage `at`, completing on its mbarrier.
     #[inline(always)]
     fn load<T: Hopper>(&self, t: &T, j: u32, at: Stage) {
@@ -296,7 +282,7 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
         }
         let k0 = self.base + j * HATTN_BLOCK_N;
         let bar = self.bars.index(at.s);
-        bar.arrive_expect_tx(t, Loads::<H, NO, NL>::STAGE_BYTES);
+        bar.arrive_expect_tx(t, Loads::<H>::STAGE_BYTES);
         let (load_kt, load_v) = const {
             (
                 TmaTile::<H::KtSmem, E>::new(),
@@ -324,11 +310,8 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
     /// `P · V`'s operands for the key block in stage `at`: P in registers (from its fragments'
     /// words) and V's tile.
     #[inline(always)]
-    fn pv(&self, at: Stage, p: &[u32; NP / 2]) -> (Tile<HAttnP, E, NP>, SharedTile<H::VSmem, E>) {
-        (
-            Tile::new(unpack_pairs::<E, NP, { NP / 2 }>(p)),
-            self.vs.index(at.s),
-        )
+    fn pv(&self, at: Stage, p: &[u32; NP / 2]) -> (TileOf<HAttnP, E>, SharedTile<H::VSmem, E>) {
+        (Tile::new(unpack_pairs(p)), self.vs.index(at.s))
     }
 
     /// The online softmax of key block `j`'s `S`: the running statistics updated, `P` (in
@@ -338,9 +321,9 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
         &self,
         t: &T,
         j: u32,
-        s: Tile<HAttnS, f32, NS>,
+        s: TileOf<HAttnS, f32>,
         rows: &mut Rows,
-    ) -> (Tile<HAttnS, f32, NS>, Tile<H::O, f32, NO>) {
+    ) -> (TileOf<HAttnS, f32>, TileOf<H::O, f32>) {
         let block = KeyBlock {
             k0: j * HATTN_BLOCK_N,
             keys: HATTN_BLOCK_N,
@@ -349,10 +332,7 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
             causal: self.causal,
         };
         let (p, alpha) = softmax_step(t, s, block, self.scale_log2, (&mut rows.m, &mut rows.l));
-        (
-            p,
-            alpha.reshape::<H::RowO>().broadcast_into::<1, H::O, NO>(),
-        )
+        (p, alpha.reshape::<H::RowO>().broadcast())
     }
 
     /// `P` rounded to the input format as `P · V`'s A (the accumulator's registers: planned
@@ -360,7 +340,7 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
     /// previous words is in flight, `p` fenced there: a write to a register an issued wgmma
     /// reads makes ptxas serialise the wgmmas (FlashAttention-3 converts P after the wait too).
     #[inline(always)]
-    fn operand<T: Hopper>(&self, t: &T, mut p: Tile<HAttnS, f32, NS>) -> [u32; NP / 2] {
+    fn operand<T: Hopper>(&self, t: &T, mut p: TileOf<HAttnS, f32>) -> [u32; NP / 2] {
         t.wgmma_fence_operand(&mut p.values);
         pack_pairs(&p.to::<E>().convert::<HAttnP>(t).values)
     }
@@ -374,7 +354,7 @@ impl<E: MmaInput, H: HopperHead<NO, NL>, const NO: usize, const NL: usize>
 pub fn attention_hopper_tile<
     T: Hopper,
     E: MmaInput,
-    H: HopperHead<NO, NL>,
+    H: HopperHead<O: Holds<f32, NO>, Rows: Holds<f32, NL>>,
     const NO: usize,
     const NL: usize,
 >(
@@ -392,7 +372,7 @@ pub fn attention_hopper_tile<
     let q_tiles = SharedTiles::<H::QSmem, E, 1>::after(t, bars.end());
     let (q_bar, q_tile) = (q_bar.index(0), q_tiles.index(0));
     let kt = SharedTiles::new(t, q_tiles.end());
-    let ops = Operands::<E, H, NO, NL> {
+    let ops = Operands::<E, H> {
         k,
         v,
         base,
@@ -450,29 +430,24 @@ pub fn attention_hopper_tile<
     let acc = a.dot_async(t, &v, acc).wait(t);
     // O's conversion reuses the tiles: every warp's last wgmmas first.
     t.sync_block();
-    let inv = rows
-        .l
-        .map(math::rcp)
-        .reshape::<H::RowO>()
-        .broadcast_into::<1, H::O, NO>();
-    let out = acc * inv;
-    let out = Tile::<H::Rows, f32, _>::new(H::rows(t, q_tile.offset(), &out.values)).to::<E>();
+    let inv = rows.l.map(math::rcp).reshape::<H::RowO>().broadcast();
+    let out = H::rows(t, q_tile.offset(), &(acc * inv)).to::<E>();
     o.store(t, &out);
 }
 
 /// The entry points: `$name` for element type `$e` at head dimension `$head`.
 macro_rules! entry {
-    ($(#[$doc:meta] $name:ident, $e:ty, $head:ty, $no:expr, $nl:expr, $smem:expr;)*) => {$(
+    ($(#[$doc:meta] $name:ident, $e:ty, $head:ty, $smem:expr;)*) => {$(
         #[$doc]
         #[cfg(not(target_arch = "spirv"))]
-        #[kernel(block = HATTN_THREADS, shared = $smem, extent(o = [grid[1], seq, <$head as HopperHead<{ $no }, { $nl }>>::D]))]
+        #[kernel(block = HATTN_THREADS, shared = $smem, extent(o = [grid[1], seq, <$head as HopperHead>::D]))]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             t: &impl Hopper,
             q: TensorMap<$e>,
             k: TensorMap<$e>,
             v: TensorMap<$e>,
-            o: BatchChunksMut<$e, <$head as HopperHead<{ $no }, { $nl }>>::Rows, true>,
+            o: BatchChunksMut<$e, <$head as HopperHead>::Rows, true>,
             seq: u32,
             scale_log2: f32,
             causal: u32,
@@ -480,7 +455,7 @@ macro_rules! entry {
             let [bx, head, _] = t.block_idx();
             // The tensor maps bound Q, K and V themselves.
             let io = (&q, &k, &v);
-            attention_hopper_tile::<_, _, $head, { $no }, { $nl }>(
+            attention_hopper_tile::<_, _, $head, _, _>(
                 t, io, &o, seq, scale_log2, causal != 0, [bx, head],
             );
         }
@@ -489,11 +464,11 @@ macro_rules! entry {
 
 entry! {
     /// Flash attention forward in f16 on Hopper, head dimension 64: grid [`attention_hopper_grid`], tensor maps as the module says.
-    attention_hopper_f16, F16, Head64, NO64, NL64, HATTN_SMEM_64;
+    attention_hopper_f16, F16, Head64, HATTN_SMEM_64;
     /// The same in bf16.
-    attention_hopper_bf16, Bf16, Head64, NO64, NL64, HATTN_SMEM_64;
+    attention_hopper_bf16, Bf16, Head64, HATTN_SMEM_64;
     /// Flash attention forward in f16 on Hopper, head dimension 128: grid [`attention_hopper_grid`].
-    attention_hopper_d128_f16, F16, Head128, NO128, NL128, HATTN_SMEM_128;
+    attention_hopper_d128_f16, F16, Head128, HATTN_SMEM_128;
     /// The same in bf16.
-    attention_hopper_d128_bf16, Bf16, Head128, NO128, NL128, HATTN_SMEM_128;
+    attention_hopper_d128_bf16, Bf16, Head128, HATTN_SMEM_128;
 }

@@ -23,7 +23,8 @@
 use linear_layouts::kernel;
 use linear_layouts::math::{self, Real};
 use linear_layouts::{
-    layout, Bf16, BroadcastTo, ChunksMut, Element, Registers, SliceAlong, Thread, Tile, View, F16,
+    layout, Bf16, BroadcastTo, ChunksMut, Element, Holds, Registers, SliceAlong, Thread, Tile,
+    View, F16,
 };
 
 layout! {
@@ -117,16 +118,16 @@ pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: b
     y: ChunksMut<E, L, 2, ALIGNED>,
 ) where
     L: Registers<N> + SliceAlong<1, Slice = S>,
-    S: Registers<M> + BroadcastTo<L>,
+    S: Holds<f32, M> + BroadcastTo<L>,
     E: Element + Real,
     T: Thread,
 {
     let origin = [L::SHAPE[0] * t.block_idx()[0], 0];
     let lowest = E::from_f32(f32::NEG_INFINITY);
-    let v = Tile::<L, E, N>::load_from(t, x, origin, lowest).map(E::to_f32);
-    let max: Tile<S, f32, M> = v.reduce_into::<1, S, M>(t, math::max);
+    let v = Tile::<L, E, _>::load_from(t, x, origin, lowest).map(E::to_f32);
+    let max = v.max::<1>(t);
     let e = (v - max).map(math::exp);
-    let sum: Tile<S, f32, M> = e.reduce_into::<1, S, M>(t, |a, b| a + b);
+    let sum = e.sum::<1>(t);
     let out = (e * sum.map(math::rcp)).map(E::from_f32);
     y.store(t, &out);
 }
@@ -157,8 +158,8 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     io: LayerNormIo<E, L, S, ALIGNED>,
     eps: f32,
 ) where
-    L: Registers<N>,
-    S: Registers<M> + BroadcastTo<L>,
+    L: Registers<N> + SliceAlong<1, Slice = S>,
+    S: Holds<f32, M> + BroadcastTo<L>,
     E: Element + Real,
     T: Thread,
 {
@@ -169,22 +170,22 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     // The weight and bias are loaded only where they are used, so that they are not live
     // across the reductions (registers decide how many CTAs an SM holds, and occupancy is what
     // a memory-bound kernel lives on).
-    let x = Tile::<L, E, N>::load_from(t, &io.x, origin, zero);
+    let x = Tile::<L, E, _>::load_from(t, &io.x, origin, zero);
     let inv_n = 1.0 / n_cols as f32;
-    let sum: Tile<S, f32, M> = x.map(E::to_f32).reduce_into::<1, S, M>(t, |a, b| a + b);
+    let sum = x.map(E::to_f32).sum::<1>(t);
     let mean = sum * inv_n;
     // Masked columns must not count in the variance: their centred value is 0.
     let inside = Tile::<L, bool, _>::from_coords(t, |[_, j]| j < n_cols);
     let centred = x.map(E::to_f32) - mean;
     let square = (centred * centred).select(&inside, 0.0);
-    let var: Tile<S, f32, M> = square.reduce_into::<1, S, M>(t, |a, b| a + b);
+    let var = square.sum::<1>(t);
     let r = var.map(|v| math::rsqrt(v * inv_n + eps));
     // `(x - mean) * rstd` as `x * rstd - mean * rstd`, one `fma` from x itself: the centred
     // values then die in the variance, and only x (packed) is held across its reduction.
     let scaled = x.map(E::to_f32).fma(r, -mean * r);
     // The weight and bias rows: every row of the tile reads the same (row stride 0).
-    let w = Tile::<L, E, N>::load_from(t, &io.w.as_rows(), [0, 0], zero);
-    let b = Tile::<L, E, N>::load_from(t, &io.b.as_rows(), [0, 0], zero);
+    let w = Tile::<L, E, _>::load_from(t, &io.w.as_rows(), [0, 0], zero);
+    let b = Tile::<L, E, _>::load_from(t, &io.b.as_rows(), [0, 0], zero);
     let affine = scaled
         .fma(w.map(E::to_f32), b.map(E::to_f32))
         .map(E::from_f32);
