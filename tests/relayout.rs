@@ -35,7 +35,7 @@ fn relayouts_keep_every_element_where_it_was() {
             assert_eq!(f.values[r], Flat::coord(at(r), 0));
         }
         let y = x.map(|v| v + 1000);
-        let p = x.join::<Pairs, 8>(&y);
+        let p = x.join::<Pairs>(&y);
         for r in 0..8 {
             let (i, j, k) = (
                 Pairs::coord(at(r), 0),
@@ -44,7 +44,7 @@ fn relayouts_keep_every_element_where_it_was() {
             );
             assert_eq!(p.values[r], 32 * i + j + 1000 * k);
         }
-        let (a, b) = p.split::<Rows, 4>();
+        let (a, b) = p.split::<Rows>();
         assert_eq!((a.values, b.values), (x.values, y.values));
     })
     .expect("no simulator issue");

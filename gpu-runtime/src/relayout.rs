@@ -9,13 +9,15 @@
 //! * `reshape::<T>()`: `T` maps every thread and register to the same row-major position of a
 //!   tensor of another shape with as many elements (power-of-two shapes make that a relabelling
 //!   of bits).
-//! * `join::<J, M>(&b)`: two tiles of `L` as one of `J`, `L` with a new minor dim of size 2 held
+//! * `join::<J>(&b)`: two tiles of `L` as one of `J`, `L` with a new minor dim of size 2 held
 //!   in a new lowest register bit (`J`'s register 2r is `self`'s r, 2r + 1 is `b`'s r), as
-//!   Triton's `tt.join` lays it out; `split` is the inverse.
+//!   Triton's `tt.join` lays it out; `split::<S>()` is the inverse. `join_into`/`split_into`
+//!   name the count, for a layout `layout!` did not declare.
 
 use crate::element::Element;
 use crate::layout::{Registers, Tables};
 use crate::tile::Tile;
+use crate::slices::{Build, Distributed, TileOf};
 use layout_plan::msg::Msg;
 
 /// Coordinate `k` of basis `bit` of in-dim `i` of `t`.
@@ -319,7 +321,20 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// `self` and `other` as one tile of `J` with a new minor dim of size 2 (`self` at index 0):
     /// Triton's `tt.join`. No data moves between threads.
     #[inline(always)]
-    pub fn join<J: Registers<M>, const M: usize>(&self, other: &Self) -> Tile<J, E, M> {
+    pub fn join<J: Distributed>(&self, other: &Self) -> TileOf<J, E> {
+        J::build(Joining(self, other))
+    }
+
+    /// The two halves along the minor dim of size 2 (Triton's `tt.split`): `L` must be `S`
+    /// joined.
+    #[inline(always)]
+    pub fn split<S: Distributed>(&self) -> (TileOf<S, E>, TileOf<S, E>) {
+        (S::build(Half(self, 0)), S::build(Half(self, 1)))
+    }
+
+    /// [`Tile::join`] into `J` of `M` registers named (for a `J` that is not [`Distributed`]).
+    #[inline(always)]
+    pub fn join_into<J: Registers<M>, const M: usize>(&self, other: &Self) -> Tile<J, E, M> {
         const {
             assert!(
                 M == 2 * N,
@@ -335,19 +350,42 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         Tile::new(out)
     }
 
-    /// The two halves along the minor dim of size 2 (Triton's `tt.split`): `L` must be `S`
-    /// joined.
+    /// Half `h` (0 or 1) along the minor dim of size 2 ([`Tile::split`]), as `S` of `M`
+    /// registers named.
     #[inline(always)]
-    pub fn split<S: Registers<M>, const M: usize>(&self) -> (Tile<S, E, M>, Tile<S, E, M>) {
+    pub fn split_into<S: Registers<M>, const M: usize>(&self, h: usize) -> Tile<S, E, M> {
         const {
             assert!(N == 2 * M, "split: each half holds half the registers");
             check_join(S::TABLES, L::TABLES)
         };
-        let (mut a, mut b) = ([E::default(); M], [E::default(); M]);
-        crate::unroll!(M, |r| {
-            a[r] = self.values[2 * r];
-            b[r] = self.values[2 * r + 1];
-        });
-        (Tile::new(a), Tile::new(b))
+        let mut out = [E::default(); M];
+        crate::unroll!(M, |r| out[r] = self.values[2 * r + h]);
+        Tile::new(out)
+    }
+}
+
+/// Two tiles joined, built at the joined layout's count.
+struct Joining<'a, L: Registers<N>, E, const N: usize>(&'a Tile<L, E, N>, &'a Tile<L, E, N>);
+
+impl<L: Registers<N>, J, E: Element, const N: usize> Build<J, E> for Joining<'_, L, E, N> {
+    #[inline(always)]
+    fn build<const M: usize>(self) -> Tile<J, E, M>
+    where
+        J: Registers<M>,
+    {
+        self.0.join_into::<J, M>(self.1)
+    }
+}
+
+/// One half of a tile split, built at the half's count.
+struct Half<'a, L: Registers<N>, E, const N: usize>(&'a Tile<L, E, N>, usize);
+
+impl<L: Registers<N>, S, E: Element, const N: usize> Build<S, E> for Half<'_, L, E, N> {
+    #[inline(always)]
+    fn build<const M: usize>(self) -> Tile<S, E, M>
+    where
+        S: Registers<M>,
+    {
+        self.0.split_into::<S, M>(self.1)
     }
 }

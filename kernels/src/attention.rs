@@ -37,7 +37,7 @@ use linear_layouts::runtime::unroll::splat;
 use linear_layouts::runtime::Strategy;
 use linear_layouts::unroll;
 use linear_layouts::{
-    convert, layout, AsyncCopy, Batch, BatchChunksMut, Bf16, BroadcastTo, Holds, Registers, Reread,
+    convert, layout, AsyncCopy, Batch, BatchChunksMut, Bf16, BroadcastTo, Holds, Reread,
     SharedWindow, SliceAlong, Thread, Tile, TileOf, View, F16,
 };
 
@@ -74,7 +74,6 @@ layout! {
     pub AttnVLoad = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 64];
 }
 
-const NO: usize = AttnO::ELEMENTS_PER_THREAD as usize;
 const NQ: usize = AttnQ::ELEMENTS_PER_THREAD as usize;
 const NL: usize = AttnRows::ELEMENTS_PER_THREAD as usize;
 const NVL: usize = AttnVLoad::ELEMENTS_PER_THREAD as usize;
@@ -146,10 +145,10 @@ pub(crate) fn softmax_step<T, S, R, const NS: usize, const NR: usize>(
     block: KeyBlock,
     scale: f32,
     (m, l): (&mut TileOf<R, f32>, &mut TileOf<R, f32>),
-) -> (Tile<S, f32, NS>, TileOf<R, f32>)
+) -> (TileOf<S, f32>, TileOf<R, f32>)
 where
     T: Thread,
-    S: Registers<NS> + SliceAlong<1, Slice = R>,
+    S: Holds<f32, NS> + SliceAlong<1, Slice = R>,
     R: Holds<f32, NR> + BroadcastTo<S>,
 {
     let KeyBlock {
@@ -292,7 +291,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
         unroll!(H, |h| qa[h] = q_chunk(t, &q, [row0, 64 * h as u32]));
     }
     let kt_view = k.transpose();
-    let mut acc: [Tile<AttnO, f32, NO>; H] = splat(Tile::splat(0.0));
+    let mut acc: [TileOf<AttnO, f32>; H] = splat(Tile::splat(0.0));
     let mut m = Tile::<AttnRow, f32, _>::splat(f32::NEG_INFINITY);
     let mut l = Tile::<AttnRow, f32, _>::splat(0.0);
     // Causal: key blocks past the last query row of this CTA are all masked.

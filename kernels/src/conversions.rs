@@ -17,7 +17,7 @@
 
 use linear_layouts::planned::Planned;
 use linear_layouts::{
-    convert, kernel, layout, Element, Registers, Thread, Tile, TileIndex, Tiled, TiledMut,
+    convert, kernel, layout, Element, Holds, Thread, Tile, TileIndex, Tiled, TiledMut,
 };
 
 use crate::gemm::{GemmAcc, GemmOut};
@@ -159,14 +159,12 @@ pub fn relayout_tile_generic<A, B, E, T, const N: usize, const M: usize>(
     out: &TiledMut<E, B>,
     k: TileIndex,
 ) where
-    A: Registers<N>,
-    B: Registers<M>,
+    A: Holds<E, N>,
+    B: Holds<E, M>,
     E: Element,
     T: Thread,
 {
-    let a: Tile<A, E, N> = inp.load_into(t, k);
-    let b: Tile<B, E, M> = a.convert_into(t);
-    out.store(t, k, &b);
+    out.store(t, k, &inp.load(t, k).convert::<B>(t));
     t.sync_block();
 }
 
@@ -244,6 +242,6 @@ pub fn mma_acc_to_rows_generic(
     tiles: u32,
 ) {
     for k in out.each(t) {
-        relayout_tile_generic::<GemmAcc, GemmOut, f32, _, 32, 32>(t, &inp, &out, k)
+        relayout_tile_generic::<_, GemmOut, _, _, _, _>(t, &inp, &out, k)
     }
 }

@@ -4,7 +4,7 @@
 //! threads: each reads the same registers as another layout, checked at compile time.
 
 use linear_layouts::planned::Planned;
-use linear_layouts::{kernel, layout, BlocksMut, Thread, Tile, Tiles, TilesMut};
+use linear_layouts::{kernel, layout, BlocksMut, Thread, Tiles, TilesMut};
 
 layout! {
     /// 16 rows of 32: 4 consecutive elements per thread.
@@ -37,7 +37,7 @@ pub fn interleave_f32(
     b: Tiles<f32, PairRows>,
     out: TilesMut<f32, Interleaved>,
 ) {
-    let pairs: Tile<Pairs, f32, 8> = a.load(t).join(&b.load(t));
+    let pairs = a.load(t).join::<Pairs>(&b.load(t));
     out.store(t, &pairs.reshape::<Interleaved>());
 }
 
@@ -50,7 +50,7 @@ pub fn deinterleave_f32(
     a: TilesMut<f32, PairRows>,
     b: TilesMut<f32, PairRows>,
 ) {
-    let (even, odd) = x.load(t).reshape::<Pairs>().split::<PairRows, 4>();
+    let (even, odd) = x.load(t).reshape::<Pairs>().split::<PairRows>();
     a.store(t, &even);
     b.store(t, &odd);
 }

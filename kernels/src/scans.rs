@@ -5,7 +5,7 @@
 //! from the end (`reverse=True`) and exclusively (each element's result leaves it out): suffix
 //! sums, and stream compaction's offsets (an exclusive count of the kept elements before each).
 
-use linear_layouts::scan::Scan;
+use linear_layouts::scan;
 use linear_layouts::{kernel, layout, Thread, Tile, Tiles, TilesMut};
 
 layout! {
@@ -30,8 +30,8 @@ pub fn cumsum_rows_f32(t: &impl Thread, x: Tiles<f32, ScanRows>, y: TilesMut<f32
 }
 
 /// The inclusive prefix sums of each CTA's 512 consecutive f32 (a segmented `cumsum`): grid
-/// `[n / 512, 1, 1]`; the cross-warp phase through [`Scan::shared_bytes`] of scratch.
-#[kernel(block = ScanLine::THREADS, shared = Scan::<ScanLine, 0, 2>::shared_bytes(4))]
+/// `[n / 512, 1, 1]`; the cross-warp phase through [`scan::shared_bytes`] of scratch.
+#[kernel(block = ScanLine::THREADS, shared = scan::shared_bytes::<ScanLine, 0, f32>())]
 pub fn cumsum_line_f32(t: &impl Thread, x: Tiles<f32, ScanLine>, y: TilesMut<f32, ScanLine>) {
     y.store(t, &x.load(t).scan::<0>(t, |a, b| a + b));
 }
@@ -59,8 +59,8 @@ pub fn suffix_sums_rows_f32(t: &impl Thread, x: Tiles<f32, ScanRows>, y: TilesMu
 
 /// For each CTA's 512 consecutive f32, the sum of the elements after each one in the segment
 /// (an exclusive scan from the end; the last element's is 0): grid `[n / 512, 1, 1]`, the
-/// cross-warp phase through [`Scan::shared_bytes`] of scratch.
-#[kernel(block = ScanLine::THREADS, shared = Scan::<ScanLine, 0, 2>::shared_bytes(4))]
+/// cross-warp phase through [`scan::shared_bytes`] of scratch.
+#[kernel(block = ScanLine::THREADS, shared = scan::shared_bytes::<ScanLine, 0, f32>())]
 pub fn suffix_sums_exclusive_line_f32(
     t: &impl Thread,
     x: Tiles<f32, ScanLine>,

@@ -62,12 +62,12 @@ macro_rules! subgroup_kernels {
 
             $crate::transpose_tile!(
                 /// One 64x64 tile of the f32 transpose.
-                transpose_f32_tile, TileIn => TileOut, f32, 64, TileIn::ELEMENTS_PER_THREAD as usize;
+                transpose_f32_tile, TileIn => TileOut, f32;
                 target = $tgt
             );
             $crate::transpose_tile!(
                 /// One 64x64 tile of the 16-bit transpose.
-                transpose_u16_tile, TileIn16 => TileOut16, u16, 64, TileIn16::ELEMENTS_PER_THREAD as usize;
+                transpose_u16_tile, TileIn16 => TileOut16, u16;
                 target = $tgt
             );
 

@@ -9,7 +9,7 @@ use linear_layouts::kernel;
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::planned::Planned;
 use linear_layouts::{
-    convert, layout, Blocks, BlocksMut, Element, Registers, Thread, Tile, Vectors, VectorsMut,
+    convert, layout, Blocks, BlocksMut, Element, Holds, Thread, Tile, Vectors, VectorsMut,
 };
 
 layout! {
@@ -46,12 +46,12 @@ pub const TRANSPOSE_SMEM: u32 = convert!(TileIn => TileOut, f32).cost.shared_byt
 #[doc(hidden)]
 #[macro_export]
 macro_rules! transpose_tile {
-    ($(#[$m:meta])* $name:ident, $in:ident => $out:ident, $e:ident, $tile:literal, $regs:expr $(; $($opt:tt)+)?) => {
+    ($(#[$m:meta])* $name:ident, $in:ident => $out:ident, $e:ident $(; $($opt:tt)+)?) => {
         $(#[$m])*
         #[inline(always)]
         pub fn $name<T: Thread>(t: &T, inp: &Blocks<$e, $in>, out: &BlocksMut<$e, $out, true>) {
-            let a: Tile<$in, $e, { $regs }> = inp.load_into(t);
-            let b = Tile::<$out, $e, { $regs }>::new(convert!($in => $out, $e $(, $($opt)+)?).run(t, &a.values));
+            let a = inp.load(t);
+            let b = Tile::<$out, $e, _>::new(convert!($in => $out, $e $(, $($opt)+)?).run(t, &a.values));
             // Element (i, j) of the tile goes to (j, i): the CTA's block of the output's transpose.
             out.store(t, &b);
         }
@@ -61,15 +61,15 @@ macro_rules! transpose_tile {
 transpose_tile!(
     /// One 64x64 tile of the f32 transpose: tile `(bx, by)` of `inp` to tile `(by, bx)` of
     /// `out`. The whole CTA (4 warps) calls it; `t` has `TRANSPOSE_SMEM` bytes of shared memory.
-    transpose_f32_tile, TileIn => TileOut, f32, 64, 32
+    transpose_f32_tile, TileIn => TileOut, f32
 );
 transpose_tile!(
     /// One 64x64 tile of the 16-bit transpose (4 warps, `TRANSPOSE16_SMEM` bytes).
-    transpose_u16_tile, TileIn16 => TileOut16, u16, 64, 32
+    transpose_u16_tile, TileIn16 => TileOut16, u16
 );
 transpose_tile!(
     /// One 128x128 tile of the 16-bit transpose (8 warps, `TRANSPOSE16_BIG_SMEM` bytes).
-    transpose_u16_big_tile, BigIn16 => BigOut16, u16, 128, 64
+    transpose_u16_big_tile, BigIn16 => BigOut16, u16
 );
 
 /// `out = in^T` for `n x n` f32, `n` a multiple of 64: grid `(n / 64, n / 64)`, one tile per
@@ -119,13 +119,12 @@ pub fn transpose_tile_generic<A, B, E, T, const N: usize>(
     inp: &Blocks<E, A>,
     out: &BlocksMut<E, B, true>,
 ) where
-    A: Registers<N>,
-    B: Registers<N>,
+    A: Holds<E, N>,
+    B: Holds<E, N>,
     E: Element,
     T: Thread,
 {
-    let a: Tile<A, E, N> = inp.load_into(t);
-    let b: Tile<B, E, N> = a.convert_into(t);
+    let b = inp.load(t).convert::<B>(t);
     out.store(t, &b);
 }
 
@@ -138,7 +137,7 @@ pub fn transpose_f32_generic(
     out: BlocksMut<f32, TileOut, true>,
     n: u32,
 ) {
-    transpose_tile_generic::<TileIn, TileOut, f32, _, 32>(t, &inp, &out)
+    transpose_tile_generic::<_, TileOut, _, _, _>(t, &inp, &out)
 }
 
 /// [`transpose_u16`] through [`transpose_tile_generic`].
@@ -150,7 +149,7 @@ pub fn transpose_u16_generic(
     out: BlocksMut<u16, TileOut16, true>,
     n: u32,
 ) {
-    transpose_tile_generic::<TileIn16, TileOut16, u16, _, 32>(t, &inp, &out)
+    transpose_tile_generic::<_, TileOut16, _, _, _>(t, &inp, &out)
 }
 
 /// `out = in`, `n4` 16-byte vectors, one per thread per iteration (grid-stride): the bandwidth
