@@ -323,6 +323,10 @@ layout! {
     // sums' slice is held by 4 warps x 32 lanes, each row by 16 threads.
     Bcast = blocked(sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [1, 0]) for [8, 16];
     BcastSum = slice(dim = 1, parent = Bcast) for [8];
+    // Rows over lanes 3-4 and warp 0, columns over lanes 0-2 and warp 1: a row's 16 threads
+    // hold its sum, and the one at column 0 (the parent's coordinate) stores it.
+    Stats = blocked(sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]) for [8, 64];
+    StatsSum = slice(dim = 1, parent = Stats) for [8];
     // Copies in registers (bit 1), lanes (bits 3, 4) and warps (both bits).
     Wrapped = linear(register = [[0, 1], [0, 0]], lane = [[1, 0], [2, 0], [4, 0], [0, 0], [0, 0]], warp = [[0, 0], [0, 0]], block = []) for [8, 2];
 }
@@ -334,8 +338,13 @@ fn stores_write_each_element_once() {
     let sums = poisoned(8);
     let wrapped = poisoned(16);
     let masked = poisoned(8);
-    let scratch = linear_layouts::reduce::Slice::<Bcast, BcastSum, 1, 4, 1>::SHARED_BYTES;
+    let stats = poisoned(8);
+    let scratch = linear_layouts::reduce::shared_bytes::<Bcast, 1, f32>()
+        .max(linear_layouts::reduce::shared_bytes::<Stats, 1, f32>());
     launch(Launch::new(1, 128, scratch), |t| {
+        let y = Tile::<Stats, f32, _>::from_coords(t, |[i, j]| (i * 64 + j) as f32);
+        // SAFETY: host memory checks every access (the simulator reports one outside it).
+        unsafe { y.sum::<1>(t).store(t, &stats.global_mut(), [0], [1]) };
         let x = Tile::<Bcast, f32, 4>::from_coords(t, |[i, j]| (i * 16 + j) as f32);
         let s: Tile<BcastSum, f32, 1> = x.reduce::<1>(t, |a, b| a + b);
         // SAFETY: host memory checks every access (the simulator reports one outside it).
@@ -352,6 +361,9 @@ fn stores_write_each_element_once() {
         assert_eq!(f32::from_bits(sums.get(i) as u32), want);
         assert_eq!(sums.stores(i), 1, "element {}", i);
         assert_eq!(masked.stores(i), (i < 5) as u32, "masked element {}", i);
+        let want = (0..64).map(|j| (i * 64 + j) as f32).sum::<f32>();
+        assert_eq!(f32::from_bits(stats.get(i) as u32), want);
+        assert_eq!(stats.stores(i), 1, "row {}'s statistic", i);
     }
     for i in 0..16 {
         assert_eq!(wrapped.stores(i), 1, "element {}", i);

@@ -34,9 +34,10 @@ pub struct SharedIndex {
 /// # Safety
 /// The tables describe a layout `layout!` solved: every hardware index a `Tile` of it holds
 /// (`coord` of its registers, lanes, warps and blocks) is inside `SHAPE`, and `TABLES`,
-/// `IN_DIMS`, `ELEMENTS_PER_THREAD` and the vector facts agree with `coord`. Loads and stores
-/// that partitions make without masks (`Tiles`, `Blocks`, ...) rely on it, so only `layout!`
-/// implements it.
+/// `IN_DIMS`, `ELEMENTS_PER_THREAD` and the vector facts agree with `coord`, and
+/// `parent_coord` is the coordinate `SLICE_OF` names of the layout whose tables it holds. Loads
+/// and stores that partitions make without masks (`Tiles`, `Blocks`, ...) rely on it, and
+/// stores write each element once by it, so only `layout!` implements it.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a layout defined with `layout!`",
     label = "not a `layout!` type",
@@ -81,6 +82,19 @@ pub unsafe trait Layout: Copy + Default + 'static {
     /// `apply`, for generic code (e.g. [`Tile`](crate::tile::Tile)). One coordinate, not an
     /// out-slice, so that backends without slices (SPIR-V) compile it.
     fn coord(index: [u32; 4], dim: usize) -> u32;
+
+    /// For a slice `layout!` declared beside its parent (`S = slice(dim = D, parent = P)` in
+    /// `P`'s block): `P`'s tables and `D`. `None` for every other layout.
+    const SLICE_OF: Option<(Tables, usize)> = None;
+
+    /// For a slice ([`Layout::SLICE_OF`]): `P`'s coordinate `D` of the element at `index`,
+    /// which the parent's own accesses compute too (a store of the slice tests it to find the
+    /// thread holding the first copy of its elements, as a kernel's author tests the column).
+    /// 0 for every other layout.
+    fn parent_coord(index: [u32; 4]) -> u32 {
+        let _ = index;
+        0
+    }
 
     /// Coordinates of the element at positional in-dim values `index` (in [`Layout::IN_DIMS`]
     /// order, missing ones zero), written to `out[..RANK]`. This generic form XORs the basis

@@ -16,8 +16,8 @@
 
 use crate::element::Element;
 use crate::layout::{Registers, Tables};
-use crate::tile::Tile;
 use crate::slices::{Build, Distributed, TileOf};
+use crate::tile::Tile;
 use layout_plan::msg::Msg;
 
 /// Coordinate `k` of basis `bit` of in-dim `i` of `t`.

@@ -12,7 +12,7 @@ use core::marker::PhantomData;
 
 use crate::element::Element;
 use crate::global::{Global, GlobalMut};
-use crate::layout::{Layout, LayoutKind, Registers};
+use crate::layout::{Layout, LayoutKind, Registers, Tables};
 use crate::thread::Thread;
 
 /// The `N` registers a thread holds of a tile in distributed layout `L`, in register order (what
@@ -105,6 +105,40 @@ const fn free_bits<L: Layout>() -> [u32; 4] {
     free
 }
 
+/// Whether the parent's coordinate `dim` of a thread (`[0, lane, warp, block]`) is 0 exactly when
+/// its `free` lane, warp and block bits (a slice's copies) are: each free bit moves it by its
+/// own power of two, and no other bit moves it.
+const fn parent_marks_copies(parent: &Tables, dim: usize, free: [u32; 4]) -> bool {
+    let mut seen = 0u32;
+    let mut i = 1;
+    while i < parent.in_dims.len() && i < 4 {
+        let d = &parent.in_dims[i];
+        let mut bit = 0;
+        while bit < d.size.trailing_zeros() as usize {
+            let c = d.basis(bit, parent.rank)[dim];
+            let ok = if (free[i] >> bit) & 1 == 1 {
+                c.is_power_of_two() && c & seen == 0
+            } else {
+                c == 0
+            };
+            if !ok {
+                return false;
+            }
+            seen |= c;
+            bit += 1;
+        }
+        i += 1;
+    }
+    // Free bits past the parent's in-dims (none for a slice of it) would go untested.
+    while i < 4 {
+        if free[i] != 0 {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Whether `L`'s register bases and its lane, warp and block bases touch disjoint bits of every
 /// coordinate, so that an element's coordinates are its register's part plus its thread's part
 /// (every blocked layout): an access can then add the register's part, a constant, to one
@@ -157,11 +191,23 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// holding one row's value store it from one).
     const FREE: [u32; 4] = free_bits::<L>();
 
+    /// Whether a slice's parent's coordinate along the sliced dim is 0 exactly for the thread
+    /// holding the first copy ([`parent_marks_copies`]).
+    const BY_PARENT: bool = match L::SLICE_OF {
+        Some((parent, dim)) => parent_marks_copies(&parent, dim, Self::FREE),
+        None => false,
+    };
+
     /// Whether this thread holds the first copy of its elements (every thread, for a layout
-    /// without copies: the indices are not even read then).
+    /// without copies: the indices are not even read then). For a slice, by its parent's
+    /// coordinate where that says the same: the column a row's thread tests, which the
+    /// parent's loads computed already.
     #[inline(always)]
     fn stores_copies<T: Thread>(t: &T) -> bool {
         let [_, lanes, warps, blocks] = Self::FREE;
+        if Self::BY_PARENT {
+            return L::parent_coord([0, t.lane(), t.warp(), t.cta_rank()]) == 0;
+        }
         (lanes == 0 || t.lane() & lanes == 0)
             && (warps == 0 || t.warp() & warps == 0)
             && (blocks == 0 || t.cta_rank() & blocks == 0)

@@ -195,7 +195,14 @@ pub fn broadcast_impl(
     }
 }
 
-pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
+/// `item`'s types and impls; `slice_of`: the parent and dim of a slice declared beside its
+/// parent, which `Layout::SLICE_OF` and `parent_coord` state.
+pub fn emit(
+    k: &Krate,
+    item: &Item,
+    s: &SolvedItem,
+    slice_of: Option<(&Ident, usize)>,
+) -> TokenStream {
     let (rt, private) = (k.rt(), k.private());
     let shared = s.solved.encoding.is_shared();
     let ll = &s.solved.layout;
@@ -253,6 +260,17 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
     let pads = padding.iter().map(|&(i, p)| quote!((#i, #p)));
     let padding_const = quote!(&[#(#pads),*]);
     let idx = 0..in_dims.len();
+    let slice = slice_of.map(|(parent, dim)| {
+        let dim = Literal::usize_unsuffixed(dim);
+        quote! {
+            const SLICE_OF: ::core::option::Option<(#rt::layout::Tables, usize)> =
+                ::core::option::Option::Some((<#parent as #rt::Layout>::TABLES, #dim));
+            #[inline(always)]
+            fn parent_coord(index: [u32; 4]) -> u32 {
+                <#parent as #rt::Layout>::coord(index, #dim)
+            }
+        }
+    });
     let threads = if shared {
         0
     } else {
@@ -310,6 +328,7 @@ pub fn emit(k: &Krate, item: &Item, s: &SolvedItem) -> TokenStream {
                 let c = Self::apply(#(index[#idx]),*);
                 if dim < #rank { c[dim] } else { 0 }
             }
+            #slice
         }
 
         #registers

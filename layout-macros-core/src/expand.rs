@@ -64,23 +64,30 @@ pub fn layout(input: TokenStream) -> TokenStream {
                         s.solved.layout
                     ),
                 ));
-                out.extend(crate::emit::emit(&k, item, &s));
+                // A slice whose parent this block declared (distributed, as the slice).
+                let sliced_parent = slice_of(item)
+                    .filter(|_| !s.solved.encoding.is_shared())
+                    .and_then(|(dim, parent)| {
+                        let np = registers.iter().find(|(p, _)| parent == *p)?.1;
+                        Some((dim, parent, np))
+                    });
+                let parent = sliced_parent
+                    .as_ref()
+                    .map(|(dim, parent, _)| (parent, *dim));
+                out.extend(crate::emit::emit(&k, item, &s, parent));
                 if !s.solved.encoding.is_shared() {
                     let n = s.solved.layout.in_dim_size("register") as usize;
-                    if let Some((dim, parent)) = slice_of(item) {
-                        let np = registers.iter().find(|(p, _)| parent == p);
-                        if let Some(&(_, np)) = np {
-                            // The first slice along a dim is the one reductions infer.
-                            let along = !sliced.contains(&(parent.to_string(), dim));
-                            sliced.push((parent.to_string(), dim));
-                            out.extend(crate::emit::broadcast_impl(
-                                &k,
-                                &item.name,
-                                &parent,
-                                (dim, np, n),
-                                along,
-                            ));
-                        }
+                    if let Some((dim, parent, np)) = sliced_parent {
+                        // The first slice along a dim is the one reductions infer.
+                        let along = !sliced.contains(&(parent.to_string(), dim));
+                        sliced.push((parent.to_string(), dim));
+                        out.extend(crate::emit::broadcast_impl(
+                            &k,
+                            &item.name,
+                            &parent,
+                            (dim, np, n),
+                            along,
+                        ));
                     }
                     registers.push((name.clone(), n));
                 }
