@@ -161,7 +161,7 @@ pub const fn cta_threads<L: Layout>() -> u32 {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not hold {N} registers per thread",
     label = "`{Self}` holds another register count than {N}",
-    note = "the `Registers<..>` implementation listed below is the count the layout holds (`{Self}::ELEMENTS_PER_THREAD`): write that for `N`; a shared layout holds none (store into it or load from it: `Planned`'s `store` and `load`)"
+    note = "the `Registers<..>` implementation listed below is the count the layout holds (`{Self}::ELEMENTS_PER_THREAD`): write that for `N`, or `_`; a layout that is a type parameter: bound it by `Holds<E, N>` (`N` a const parameter of the function); a shared layout holds none (store into it or load from it: `Planned`'s `store` and `load`)"
 )]
 pub trait Registers<const N: usize>: Layout {}
 

@@ -86,7 +86,7 @@ pub type SliceTile<L, const D: usize, E> = TileOf<<L as SliceAlong<D>>::Slice, E
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no slice along dim {D} declared",
     label = "reducing along dim {D} needs the slice layout of `{Self}` along it",
-    note = "declare it in the `layout!` block that defines `{Self}`: `{Self}Slice{D} = slice(dim = {D}, parent = {Self}) for [..]`; a dim past `{Self}`'s rank has no slice"
+    note = "declare it in the `layout!` block that defines `{Self}`: `{Self}Slice{D} = slice(dim = {D}, parent = {Self}) for [..]`; a dim past `{Self}`'s rank has no slice; a layout that is a type parameter: bound it by `SliceAlong<{D}, Slice = S>` (and `S: Holds<E, M>`)"
 )]
 pub trait SliceAlong<const D: usize>: Distributed {
     /// The slice layout.
@@ -112,7 +112,7 @@ pub trait SliceOf: Distributed + BroadcastTo<Self::Parent> {
 #[diagnostic::on_unimplemented(
     message = "a tile of `{Self}` does not broadcast to `{L}`",
     label = "neither `{L}` nor a slice of it",
-    note = "a tile combines with a tile of its own layout, a scalar, or a tile of a slice of its layout: define `S = slice(dim = .., parent = {L})` in the `layout!` block that defines `{L}`, reduce into it (`x.max::<D>(t)`), and combine; or `convert` the tile to `{L}` first"
+    note = "a tile combines with a tile of its own layout, a scalar, or a tile of a slice of its layout: define `S = slice(dim = .., parent = {L})` in the `layout!` block that defines `{L}`, reduce into it (`x.max::<D>(t)`), and combine; or `convert` the tile to `{L}` first; a slice that is a type parameter: bound it by `BroadcastTo<{L}>`"
 )]
 pub trait BroadcastTo<L> {
     /// The register of a `Self` tile that register `r` of an `L` tile takes.

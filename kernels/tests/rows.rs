@@ -14,7 +14,9 @@
 use kernels::rows::{self, layer_norm_rows, softmax_rows, LayerNormIo, RowClass, CLASSES};
 use linear_layouts::math::Real;
 use linear_layouts::sim::{launch, HostMemory, Launch};
-use linear_layouts::{Bf16, BroadcastTo, ChunksMut, Element, Registers, SliceAlong, View, F16};
+use linear_layouts::{
+    Bf16, BroadcastTo, ChunksMut, Element, Holds, Registers, SliceAlong, View, F16,
+};
 
 fn random(n: usize, seed: u64, scale: f64) -> Vec<f64> {
     let mut s = seed
@@ -61,7 +63,7 @@ fn softmax_case<L, S, E, const N: usize, const A: bool>(
     bf16: bool,
 ) where
     L: Registers<N> + SliceAlong<1, Slice = S>,
-    S: Registers<1> + BroadcastTo<L>,
+    S: Holds<f32, 1> + BroadcastTo<L>,
     E: Element + Real,
 {
     let x: Vec<E> = random((n_rows * n_cols) as usize, n_cols as u64, 8.0)
@@ -116,8 +118,8 @@ fn layer_norm_case<L, S, E, const N: usize, const A: bool>(
     n_cols: u32,
     bf16: bool,
 ) where
-    L: Registers<N>,
-    S: Registers<1> + BroadcastTo<L>,
+    L: Registers<N> + SliceAlong<1, Slice = S>,
+    S: Holds<f32, 1> + BroadcastTo<L>,
     E: Element + Real,
 {
     let to = |v: &f64| E::from_f32(*v as f32);
@@ -329,7 +331,7 @@ fn aligned_softmax<L, S, const N: usize>(
 ) -> Result<(), linear_layouts::sim::SimError>
 where
     L: Registers<N> + SliceAlong<1, Slice = S>,
-    S: Registers<1> + BroadcastTo<L>,
+    S: Holds<f32, 1> + BroadcastTo<L>,
 {
     let x = HostMemory::new((0..n_rows * n_cols).map(|i| (i as f32).to_bits() as u64));
     let y = HostMemory::new((0..n_rows * n_cols).map(|_| 0));
