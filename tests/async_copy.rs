@@ -120,7 +120,7 @@ layout! {
 /// through the shared layout gives back the tile.
 #[test]
 fn an_async_copy_lands_the_tile_in_the_shared_layout() {
-    const COPY: AsyncCopy<Rows, u16, 16> = AsyncCopy::new(convert!(Rows => Swizzled, u16));
+    const COPY: AsyncCopy<Rows, u16> = AsyncCopy::new(convert!(Rows => Swizzled, u16));
     assert_eq!(COPY.shared_bytes(), 16 * 64 * 2);
     lands_the_tile(&COPY, [16, 64], |t| convert!(Swizzled => Rows, u16).load(t));
 }
@@ -128,7 +128,7 @@ fn an_async_copy_lands_the_tile_in_the_shared_layout() {
 /// `copy` of the tile at `origin` of a 32 x 128 tensor of u16, waited for and synchronised:
 /// `load` from the shared layout gives back the tile.
 fn lands_the_tile(
-    copy: &AsyncCopy<Rows, u16, 16>,
+    copy: &AsyncCopy<Rows, u16>,
     origin: [u32; 2],
     load: impl Fn(&SimThread) -> [u16; 16] + Sync,
 ) {
@@ -146,7 +146,7 @@ fn lands_the_tile(
 }
 
 /// A copy made in code whose layouts are type parameters: `convert!` of generic sides.
-fn generic_copy<L: Registers<N>, S: Layout, const N: usize>() -> AsyncCopy<L, u16, N> {
+fn generic_copy<L: Registers<N>, S: Layout, const N: usize>() -> AsyncCopy<L, u16> {
     AsyncCopy::new(convert!(L => S, u16))
 }
 
@@ -154,7 +154,7 @@ fn generic_copy<L: Registers<N>, S: Layout, const N: usize>() -> AsyncCopy<L, u1
 #[test]
 fn a_generic_async_copy_lands_where_convert_stores() {
     let load: SharedLoad<u16, 16> = convert!(Swizzled => Rows, u16).shared_load();
-    let copy = generic_copy::<Rows, Swizzled, 16>();
+    let copy = generic_copy::<Rows, Swizzled, _>();
     assert_eq!(copy.shared_bytes(), 16 * 64 * 2);
     lands_the_tile(&copy, [0, 64], |t| load.load(t));
 }

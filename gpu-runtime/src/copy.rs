@@ -17,21 +17,25 @@ use crate::tile::{aligned_promise, reached, Tile};
 use crate::view::{contiguous, View};
 
 /// The async copy of a tile held in distributed layout `L` into the shared layout of a
-/// `convert!(L => Shared, E)` store: `const COPY: AsyncCopy<L, E, N> =
-/// AsyncCopy::new(convert!(L => Shared, E));`. `new` refuses, at compile time, a store whose
+/// `convert!(L => Shared, E)` store: `const COPY: AsyncCopy<L, E> =
+/// AsyncCopy::new(convert!(L => Shared, E));` (`L`'s register count is the one its `layout!`
+/// states, taken where the copy is made and started). `new` refuses, at compile time, a store whose
 /// accesses are not 4-, 8- or 16-byte vectors of registers consecutive in `L` (the only
 /// accesses `cp.async` makes).
 #[derive(Clone, Copy, Debug)]
-pub struct AsyncCopy<L, E, const N: usize> {
+pub struct AsyncCopy<L, E> {
     access: SmemAccess,
     shared_bytes: u32,
     layout: PhantomData<fn() -> (L, E)>,
 }
 
-impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
+impl<L: Layout, E: Element> AsyncCopy<L, E> {
     /// The copy that lands `L`'s tile where a [`SharedStore`] stores it (what `convert!` with
     /// an inline side or an option gives).
-    pub const fn from_store<X>(store: SharedStore<E, N, X>) -> Self {
+    pub const fn from_store<X, const N: usize>(store: SharedStore<E, N, X>) -> Self
+    where
+        L: Registers<N>,
+    {
         let a = store.access;
         let bytes = a.vec * E::BITS / 8;
         assert!(
@@ -44,7 +48,7 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
         );
         assert!(
             N == L::ELEMENTS_PER_THREAD as usize,
-            "AsyncCopy<L, E, N, _>: the store is not of L's registers (N != L::ELEMENTS_PER_THREAD)"
+            "AsyncCopy<L, E>: the store is not of L's registers (N != L::ELEMENTS_PER_THREAD)"
         );
         assert!(
             Tile::<L, E, N>::VECTOR.1 >= a.vec as usize,
@@ -80,16 +84,19 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
     ///     Swz = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]) for [16, 64];
     /// }
     ///
-    /// fn copy<L: Registers<N>, S: Layout, const N: usize>() -> AsyncCopy<L, u16, N> {
+    /// fn copy<L: Registers<N>, S: Layout, const N: usize>() -> AsyncCopy<L, u16> {
     ///     AsyncCopy::new(convert!(L => S, u16))
     /// }
     ///
     /// // error: the store's vectors are not 4, 8 or 16 bytes (one u16 per thread along the row)
-    /// let _ = copy::<Rows, Swz, 16>();
+    /// let _ = copy::<Rows, Swz, _>();
     /// ```
-    pub const fn new<S: Layout, X>(store: Planned<L, S, E, X>) -> Self {
+    pub const fn new<S: Layout, X, const N: usize>(store: Planned<L, S, E, X>) -> Self
+    where
+        L: Registers<N>,
+    {
         let _ = store;
-        const { Self::from_store(Planned::<L, S, E>::NEW.shared_store()) }
+        const { Self::from_store(Planned::<L, S, E>::NEW.shared_store::<N>()) }
     }
 
     /// Shared memory the shared layout spans, in bytes (one stage of a pipeline).
@@ -106,13 +113,15 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
     /// Every element the tile reaches is inside `src`'s buffer, as for [`Tile::load`].
     #[inline(always)]
     #[allow(unsafe_code)]
-    pub unsafe fn start<T: Thread, G: Element, const R: usize>(
+    pub unsafe fn start<T: Thread, G: Element, const R: usize, const N: usize>(
         &self,
         t: &T,
         src: &Global<'_, G>,
         origin: [u32; R],
         strides: [u32; R],
-    ) {
+    ) where
+        L: Registers<N>,
+    {
         const {
             assert!(
                 G::BITS == E::BITS,
@@ -143,26 +152,30 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
     /// [`Tile::load_masked`].
     #[inline(always)]
     #[allow(unsafe_code)]
-    pub unsafe fn start_masked<T: Thread, G: Element, const R: usize>(
+    pub unsafe fn start_masked<T: Thread, G: Element, const R: usize, const N: usize>(
         &self,
         t: &T,
         src: &Global<'_, G>,
         origin: [u32; R],
         strides: [u32; R],
         bounds: [u32; R],
-    ) {
+    ) where
+        L: Registers<N>,
+    {
         // SAFETY: the caller's, for the tensor at element 0.
-        unsafe { self.start_masked_at(t, src, 0, origin, strides, bounds) }
+        unsafe { self.start_masked_at::<T, G, R, N>(t, src, 0, origin, strides, bounds) }
     }
 
     /// [`AsyncCopy::start`] of a block of a [`Blocked`](crate::Blocked) matrix (of `L`'s shape, inside it by
     /// construction: no mask).
     #[inline(always)]
-    pub fn start_block<T: Thread, G: Element, const COLUMN_MAJOR: bool>(
+    pub fn start_block<T: Thread, G: Element, const COLUMN_MAJOR: bool, const N: usize>(
         &self,
         t: &T,
         block: BlockAt<'_, '_, G, L, COLUMN_MAJOR>,
-    ) {
+    ) where
+        L: Registers<N>,
+    {
         // Each copy is a vector along `L`'s fast dim: the matrix's contiguous one.
         crate::blocks::contiguous::<L, G, N, COLUMN_MAJOR>();
         let (src, origin, strides) = block.parts();
@@ -170,7 +183,7 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
         // contract), and is the tile `L` reaches from its origin.
         #[allow(unsafe_code)]
         unsafe {
-            self.start(t, src, origin, strides)
+            self.start::<T, G, 2, N>(t, src, origin, strides)
         }
     }
 
@@ -178,12 +191,14 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
     /// outside the view are not read, and zeros are stored in their place. The origin along the
     /// fast dim is a multiple of the vector (a trap otherwise, which folds for constants).
     #[inline(always)]
-    pub fn start_from<T: Thread, G: Element, const R: usize>(
+    pub fn start_from<T: Thread, G: Element, const R: usize, const N: usize>(
         &self,
         t: &T,
         src: &View<'_, G, R, true>,
         origin: [u32; R],
-    ) {
+    ) where
+        L: Registers<N>,
+    {
         let (mem, at, strides, shape) = src.parts();
         contiguous::<L, G, N, R, true>(strides, origin);
         // SAFETY: the masks keep every copy inside the view's shape, which its contract keeps
@@ -191,7 +206,7 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
         // origin checked above).
         #[allow(unsafe_code)]
         unsafe {
-            self.start_masked_at(t, mem, at, origin, strides, shape)
+            self.start_masked_at::<T, G, R, N>(t, mem, at, origin, strides, shape)
         }
     }
 
@@ -201,7 +216,7 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
     /// As [`AsyncCopy::start_masked`], for the tensor at `at`.
     #[inline(always)]
     #[allow(unsafe_code)]
-    unsafe fn start_masked_at<T: Thread, G: Element, const R: usize>(
+    unsafe fn start_masked_at<T: Thread, G: Element, const R: usize, const N: usize>(
         &self,
         t: &T,
         src: &Global<'_, G>,
@@ -209,7 +224,9 @@ impl<L: Registers<N>, E: Element, const N: usize> AsyncCopy<L, E, N> {
         origin: [u32; R],
         strides: [u32; R],
         bounds: [u32; R],
-    ) {
+    ) where
+        L: Registers<N>,
+    {
         const {
             assert!(
                 G::BITS == E::BITS,

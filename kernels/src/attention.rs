@@ -75,9 +75,6 @@ layout! {
 }
 
 const NQ: usize = AttnQ::ELEMENTS_PER_THREAD as usize;
-const NL: usize = AttnRows::ELEMENTS_PER_THREAD as usize;
-const NVL: usize = AttnVLoad::ELEMENTS_PER_THREAD as usize;
-const NKL: usize = AttnKtLoad::ELEMENTS_PER_THREAD as usize;
 
 // P leaves the accumulator as operand A without moving: the const planner says so.
 const _: () = assert!(matches!(
@@ -88,12 +85,10 @@ const _: () = assert!(matches!(
 /// Threads per CTA.
 pub const ATTN_THREADS: u32 = AttnO::THREADS;
 /// The copies of K (seen as Kᵀ) and V into their shared layouts, at `convert!`'s store addresses.
-const COPY_KT: AsyncCopy<AttnKtLoad, u16, NKL> =
-    AsyncCopy::new(convert!(AttnKtLoad => AttnKtSmem, u16));
-const COPY_V: AsyncCopy<AttnVLoad, u16, NVL> =
-    AsyncCopy::new(convert!(AttnVLoad => AttnVSmem, u16));
+const COPY_KT: AsyncCopy<AttnKtLoad, u16> = AsyncCopy::new(convert!(AttnKtLoad => AttnKtSmem, u16));
+const COPY_V: AsyncCopy<AttnVLoad, u16> = AsyncCopy::new(convert!(AttnVLoad => AttnVSmem, u16));
 /// The copy of a chunk of Q into its shared tile (head dimensions past 64).
-const COPY_Q: AsyncCopy<AttnRows, u16, NL> = AsyncCopy::new(convert!(AttnRows => AttnQSmem, u16));
+const COPY_Q: AsyncCopy<AttnRows, u16> = AsyncCopy::new(convert!(AttnRows => AttnQSmem, u16));
 /// Bytes of a chunk of Q in shared memory.
 const Q_BYTES: u32 = COPY_Q.shared_bytes();
 /// Whether Q stays in shared memory (read by `ldmatrix` each step) rather than in registers,

@@ -19,7 +19,7 @@ use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::runtime::unroll::map;
 use linear_layouts::{
     convert, layout, AsyncCopy, Bf16, BlockCol, BlockRow, Blocked, GroupedMut, SharedWindow,
-    Thread, Tile, F16,
+    Thread, Tile, TileOf, F16,
 };
 
 layout! {
@@ -50,14 +50,9 @@ pub const STAGES: u32 = 4;
 /// Threads per CTA.
 pub const PIPE_THREADS: u32 = PipeAcc::THREADS;
 
-const NC: usize = PipeAcc::ELEMENTS_PER_THREAD as usize;
-const NL: usize = PipeALoad::ELEMENTS_PER_THREAD as usize;
-
-const COPY_A: AsyncCopy<PipeALoad, u16, NL> =
-    AsyncCopy::new(convert!(PipeALoad => PipeSharedA, u16));
-const COPY_B: AsyncCopy<PipeBLoad, u16, NL> =
-    AsyncCopy::new(convert!(PipeBLoad => PipeSharedB, u16));
-const COPY_BT: AsyncCopy<PipeBLoadT, u16, NL> =
+const COPY_A: AsyncCopy<PipeALoad, u16> = AsyncCopy::new(convert!(PipeALoad => PipeSharedA, u16));
+const COPY_B: AsyncCopy<PipeBLoad, u16> = AsyncCopy::new(convert!(PipeBLoad => PipeSharedB, u16));
+const COPY_BT: AsyncCopy<PipeBLoadT, u16> =
     AsyncCopy::new(convert!(PipeBLoadT => PipeSharedBT, u16));
 
 /// Bytes of A's part of a stage (B's follows it).
@@ -103,8 +98,8 @@ impl<E: MmaInput> Operands<'_, '_, E> {
         &self,
         t: &T,
         stage: u32,
-        acc: Tile<PipeAcc, f32, NC>,
-    ) -> Tile<PipeAcc, f32, NC> {
+        acc: TileOf<PipeAcc, f32>,
+    ) -> TileOf<PipeAcc, f32> {
         let base = stage * STAGE_BYTES;
         let ta = SharedWindow::<_, A_BYTES>::new(t, base);
         let fa = Tile::<PipeA, E, _>::new(halves(convert!(PipeSharedA => PipeA, u16).load(&ta)));

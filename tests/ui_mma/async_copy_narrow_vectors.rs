@@ -7,7 +7,7 @@ layout! {
     Swz = swizzled_shared(vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]) for [16, 64];
 }
 
-const COPY: AsyncCopy<Rows, u16, 16> = AsyncCopy::new(convert!(Rows => Swz, u16));
+const COPY: AsyncCopy<Rows, u16> = AsyncCopy::new(convert!(Rows => Swz, u16));
 
 fn main() {
     let _ = COPY;
