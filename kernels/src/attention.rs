@@ -74,8 +74,6 @@ layout! {
     pub AttnVLoad = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 64];
 }
 
-const NQ: usize = AttnQ::ELEMENTS_PER_THREAD as usize;
-
 // P leaves the accumulator as operand A without moving: the const planner says so.
 const _: () = assert!(matches!(
     Planned::<AttnS, AttnP, u16>::COST.strategy,
@@ -171,9 +169,15 @@ where
 /// Q's columns `[64 h, 64 h + 64)` as operand A: loaded in 16-byte rows (rows past the head's:
 /// zeros) and converted through shared memory.
 #[inline(always)]
-fn q_chunk<T: Thread, E: MmaInput>(t: &T, q: &View<E, 2, true>, origin: [u32; 2]) -> [E; NQ] {
+fn q_chunk<T: Thread, E: MmaInput>(
+    t: &T,
+    q: &View<E, 2, true>,
+    origin: [u32; 2],
+) -> TileOf<AttnQ, E> {
     let ql = q.load::<AttnRows>(t, origin, E::default());
-    halves(convert!(AttnRows => AttnQ, u16).run(t, &bits(ql.values)))
+    Tile::new(halves(
+        convert!(AttnRows => AttnQ, u16).run(t, &bits(ql.values)),
+    ))
 }
 
 /// Where a CTA's keys and values go: the stages' byte offsets for `H` chunks of the head
@@ -276,7 +280,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
     let seq = o.rows();
     let row0 = bx * ATTN_BLOCK_M;
     // Rows past this head's `seq` are outside its views (whole 16-byte rows in or out).
-    let mut qa: [[E; NQ]; H] = splat(splat(E::default()));
+    let mut qa: [TileOf<AttnQ, E>; H] = splat(Tile::splat(E::default()));
     if q_shared(H) {
         unroll!(H, |h| {
             let qs = SharedWindow::<_, Q_BYTES>::new(t, Stages::<H>::q(h));
@@ -326,13 +330,13 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
             let kt =
                 Tile::<AttnKt, E, _>::new(halves(convert!(AttnKtSmem => AttnKt, u16).load(&ks)));
             let qh = match q_shared(H) {
-                true => halves(
+                true => Tile::new(halves(
                     convert!(AttnQSmem => AttnQ, u16)
                         .load(&SharedWindow::<_, Q_BYTES>::new(r, Stages::<H>::q(h))),
-                ),
+                )),
                 false => qa[h],
             };
-            s = Tile::<AttnQ, E, _>::new(qh).dot(t, &kt, s);
+            s = qh.dot(t, &kt, s);
         });
         let block = KeyBlock {
             k0: j * ATTN_BLOCK_N,
