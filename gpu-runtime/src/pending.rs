@@ -19,49 +19,50 @@
 //! that protocol too (`#[must_use]` warns).
 
 use crate::hopper::Hopper;
-use crate::layout::{Layout, Registers};
+use crate::layout::Layout;
 use crate::mma::MmaInput;
 use crate::shared_tile::SharedTile;
+use crate::slices::{Distributed, Holds, TileOf};
 use crate::tile::Tile;
 use crate::wgmma::Wgmma;
 
 /// The accumulator of issued `wgmma` groups: the tensor cores write it until [`Pending::wait`]
 /// gives it back.
 #[must_use = "the tensor cores write the accumulator until `wait` gives it back"]
-pub struct Pending<C: Registers<NC>, const NC: usize> {
-    acc: Tile<C, f32, NC>,
+pub struct Pending<C: Distributed> {
+    acc: TileOf<C, f32>,
 }
 
 /// A [`Pending`] with a later group issued behind it ([`Pending::then`]): waiting until at most
 /// one group is in flight completes it.
 #[must_use = "the tensor cores write the accumulator until `wait` gives it back"]
-pub struct Older<C: Registers<NC>, const NC: usize>(Pending<C, NC>);
+pub struct Older<C: Distributed>(Pending<C>);
 
 /// What seals [`Accumulate`] and [`OperandA`]: only this crate's types issue groups.
 mod sealed {
     pub trait Sealed {}
     impl<C: crate::layout::Registers<N>, E, const N: usize> Sealed for crate::tile::Tile<C, E, N> {}
-    impl<C: crate::layout::Registers<N>, const N: usize> Sealed for super::Pending<C, N> {}
+    impl<C: crate::slices::Distributed> Sealed for super::Pending<C> {}
     impl<S, E> Sealed for crate::shared_tile::SharedTile<S, E> {}
 }
 
 /// What a group accumulates into: a tile no group writes, or the [`Pending`] of earlier groups
 /// into the same registers (the tensor cores order groups on one accumulator).
-pub trait Accumulate<C: Registers<NC>, const NC: usize>: sealed::Sealed {
+pub trait Accumulate<C: Distributed>: sealed::Sealed {
     /// As the accumulator of a group about to be issued.
-    fn into_pending(self) -> Pending<C, NC>;
+    fn into_pending(self) -> Pending<C>;
 }
 
-impl<C: Registers<NC>, const NC: usize> Accumulate<C, NC> for Tile<C, f32, NC> {
+impl<C: Holds<f32, NC>, const NC: usize> Accumulate<C> for Tile<C, f32, NC> {
     #[inline(always)]
-    fn into_pending(self) -> Pending<C, NC> {
+    fn into_pending(self) -> Pending<C> {
         Pending::new(self)
     }
 }
 
-impl<C: Registers<NC>, const NC: usize> Accumulate<C, NC> for Pending<C, NC> {
+impl<C: Distributed> Accumulate<C> for Pending<C> {
     #[inline(always)]
-    fn into_pending(self) -> Pending<C, NC> {
+    fn into_pending(self) -> Pending<C> {
         self
     }
 }
@@ -72,23 +73,23 @@ pub trait OperandA<E: MmaInput>: sealed::Sealed {
     /// Issue `acc += self · b` as one committed group of the warpgroup (every thread of it
     /// calls this); the layouts are checked as [`Wgmma`] checks them, a compile error naming
     /// all three.
-    fn issue<B: Layout, C: Registers<NC>, T: Hopper, const NC: usize>(
+    fn issue<B: Layout, C: Holds<f32, NC>, T: Hopper, const NC: usize>(
         self,
         t: &T,
         b: &SharedTile<B, E>,
-        acc: impl Accumulate<C, NC>,
-    ) -> Pending<C, NC>;
+        acc: impl Accumulate<C>,
+    ) -> Pending<C>;
 }
 
 impl<S: Layout, E: MmaInput> OperandA<E> for SharedTile<S, E> {
     #[inline(always)]
     #[allow(unsafe_code)]
-    fn issue<B: Layout, C: Registers<NC>, T: Hopper, const NC: usize>(
+    fn issue<B: Layout, C: Holds<f32, NC>, T: Hopper, const NC: usize>(
         self,
         t: &T,
         b: &SharedTile<B, E>,
-        acc: impl Accumulate<C, NC>,
-    ) -> Pending<C, NC> {
+        acc: impl Accumulate<C>,
+    ) -> Pending<C> {
         let mma = const { Wgmma::<S, B, C, E>::new() };
         let mut acc = acc.into_pending();
         // SAFETY: both tiles were checked inside the kernel's shared memory and aligned when
@@ -99,15 +100,15 @@ impl<S: Layout, E: MmaInput> OperandA<E> for SharedTile<S, E> {
     }
 }
 
-impl<A: Registers<NA>, E: MmaInput, const NA: usize> OperandA<E> for Tile<A, E, NA> {
+impl<A: crate::layout::Registers<NA>, E: MmaInput, const NA: usize> OperandA<E> for Tile<A, E, NA> {
     #[inline(always)]
     #[allow(unsafe_code)]
-    fn issue<B: Layout, C: Registers<NC>, T: Hopper, const NC: usize>(
+    fn issue<B: Layout, C: Holds<f32, NC>, T: Hopper, const NC: usize>(
         self,
         t: &T,
         b: &SharedTile<B, E>,
-        acc: impl Accumulate<C, NC>,
-    ) -> Pending<C, NC> {
+        acc: impl Accumulate<C>,
+    ) -> Pending<C> {
         let mma = const { Wgmma::<A, B, C, E>::new() };
         let mut acc = acc.into_pending();
         // SAFETY: B's tile was checked inside the kernel's shared memory and aligned when it
@@ -118,20 +119,24 @@ impl<A: Registers<NA>, E: MmaInput, const NA: usize> OperandA<E> for Tile<A, E, 
     }
 }
 
-impl<C: Registers<NC>, const NC: usize> Pending<C, NC> {
+impl<C: Distributed> Pending<C> {
     /// `acc` as the accumulator of groups still to be issued (none writes it yet): a loop's
     /// accumulator before its first group.
     #[inline(always)]
-    pub fn new(acc: Tile<C, f32, NC>) -> Self {
+    pub fn new<const NC: usize>(acc: Tile<C, f32, NC>) -> Self
+    where
+        C: Holds<f32, NC>,
+    {
         Pending { acc }
     }
-}
 
-impl<C: Registers<NC>, const NC: usize> Pending<C, NC> {
     /// Wait until no group of this warpgroup is in flight (`wgmma.wait_group 0`), and the
     /// accumulator is the caller's again.
     #[inline(always)]
-    pub fn wait<T: Hopper>(self, t: &T) -> Tile<C, f32, NC> {
+    pub fn wait<T: Hopper, const NC: usize>(self, t: &T) -> Tile<C, f32, NC>
+    where
+        C: Holds<f32, NC>,
+    {
         let Pending { mut acc } = self;
         t.wgmma_wait::<0>();
         // No read of the registers moves above the wait.
@@ -148,13 +153,13 @@ impl<C: Registers<NC>, const NC: usize> Pending<C, NC> {
         t: &T,
         a: A,
         b: &SharedTile<B, E>,
-        acc: impl Accumulate<D, ND>,
-    ) -> (Older<C, NC>, Pending<D, ND>)
+        acc: impl Accumulate<D>,
+    ) -> (Older<C>, Pending<D>)
     where
         A: OperandA<E>,
         E: MmaInput,
         B: Layout,
-        D: Registers<ND>,
+        D: Holds<f32, ND>,
         T: Hopper,
     {
         let later = a.issue(t, b, acc);
@@ -162,11 +167,14 @@ impl<C: Registers<NC>, const NC: usize> Pending<C, NC> {
     }
 }
 
-impl<C: Registers<NC>, const NC: usize> Older<C, NC> {
+impl<C: Distributed> Older<C> {
     /// Wait until at most one group of this warpgroup is in flight (`wgmma.wait_group 1`):
     /// the later one, so this accumulator is the caller's again.
     #[inline(always)]
-    pub fn wait<T: Hopper>(self, t: &T) -> Tile<C, f32, NC> {
+    pub fn wait<T: Hopper, const NC: usize>(self, t: &T) -> Tile<C, f32, NC>
+    where
+        C: Holds<f32, NC>,
+    {
         let Pending { mut acc } = self.0;
         t.wgmma_wait::<1>();
         // No read of the registers moves above the wait.
@@ -183,19 +191,19 @@ impl<S: Layout, E: MmaInput> SharedTile<S, E> {
     /// returns before the tensor cores are done, the accumulator held by the [`Pending`]
     /// until a wait. [`SharedTile::dot`] waits at once.
     #[inline(always)]
-    pub fn dot_async<B: Layout, C: Registers<NC>, T: Hopper, const NC: usize>(
+    pub fn dot_async<B: Layout, C: Holds<f32, NC>, T: Hopper, const NC: usize>(
         &self,
         t: &T,
         b: &SharedTile<B, E>,
-        acc: impl Accumulate<C, NC>,
-    ) -> Pending<C, NC> {
+        acc: impl Accumulate<C>,
+    ) -> Pending<C> {
         self.issue(t, b, acc)
     }
 
     /// `self · b + acc` (Triton's `tl.dot` on shared operands): [`SharedTile::dot_async`],
     /// then wait for every group of the warpgroup.
     #[inline(always)]
-    pub fn dot<B: Layout, C: Registers<NC>, T: Hopper, const NC: usize>(
+    pub fn dot<B: Layout, C: Holds<f32, NC>, T: Hopper, const NC: usize>(
         &self,
         t: &T,
         b: &SharedTile<B, E>,
@@ -205,17 +213,17 @@ impl<S: Layout, E: MmaInput> SharedTile<S, E> {
     }
 }
 
-impl<A: Registers<NA>, E: MmaInput, const NA: usize> Tile<A, E, NA> {
+impl<A: crate::layout::Registers<NA>, E: MmaInput, const NA: usize> Tile<A, E, NA> {
     /// Issue `acc += self · b` with this tile in registers (A, a `dot_op(opIdx = 0)` of the
     /// accumulator's layout) and B's tile in shared memory: [`SharedTile::dot_async`]'s
     /// `wgmma`, A from registers.
     #[inline(always)]
-    pub fn dot_async<B: Layout, C: Registers<NC>, T: Hopper, const NC: usize>(
+    pub fn dot_async<B: Layout, C: Holds<f32, NC>, T: Hopper, const NC: usize>(
         self,
         t: &T,
         b: &SharedTile<B, E>,
-        acc: impl Accumulate<C, NC>,
-    ) -> Pending<C, NC> {
+        acc: impl Accumulate<C>,
+    ) -> Pending<C> {
         self.issue(t, b, acc)
     }
 }

@@ -82,7 +82,6 @@ layout! {
     pub HAttnRows128 = blocked(sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [8, 1], order = [1, 0]) for [128, 128];
 }
 
-const NS: usize = HAttnS::ELEMENTS_PER_THREAD as usize;
 const NR: usize = HAttnRow::ELEMENTS_PER_THREAD as usize;
 const NP: usize = HAttnP::ELEMENTS_PER_THREAD as usize;
 
@@ -297,7 +296,7 @@ impl<E: MmaInput, H: HopperHead> Operands<'_, '_, E, H> {
     /// `j - 2`'s), load block `j + 1` if `more`; wait for block `j` (in stage `at`) and issue
     /// `S = Q · Kᵀ` of it as one wgmma group.
     #[inline(always)]
-    fn issue_s<T: Hopper>(&self, t: &T, j: u32, at: Stage, more: bool) -> Pending<HAttnS, NS> {
+    fn issue_s<T: Hopper>(&self, t: &T, j: u32, at: Stage, more: bool) -> Pending<HAttnS> {
         t.sync_block();
         if more {
             self.load(t, j + 1, at.next());

@@ -44,9 +44,6 @@ pub const HOP_THREADS: u32 = HopAcc::THREADS;
 /// The tile of C a CTA computes at a time, and K per step.
 pub const HOP_TILE: [u32; 3] = [128, 256, 64];
 
-/// Accumulators per thread.
-pub(crate) const NC: usize = HopAcc::ELEMENTS_PER_THREAD as usize;
-
 /// The box and swizzle of A's tensor map (the host encodes it with these).
 pub const HOP_BOX_A: [u32; 2] = TmaTile::<HopSharedA, u16>::BOX;
 /// The box of a row-major B's tensor map.
@@ -144,8 +141,8 @@ impl<E: MmaInput, B: Layout> Operands<'_, '_, E, B> {
         &self,
         t: &T,
         s: u32,
-        acc: impl Accumulate<HopAcc, NC>,
-    ) -> Pending<HopAcc, NC> {
+        acc: impl Accumulate<HopAcc>,
+    ) -> Pending<HopAcc> {
         self.sa.index(s).dot_async(t, &self.sb.index(s), acc)
     }
 }
@@ -215,7 +212,7 @@ fn tiles<T: Hopper, E: MmaInput, B: Layout>(
         done += steps;
         // Every wgmma has read its stage: the epilogue's conversion reuses them.
         t.sync_block();
-        c.store(t, block, &epilogue(t, acc.values, ops.stages()));
+        c.store(t, block, &epilogue(t, acc, ops.stages()));
         // The next tile's copies overwrite what the conversion read and wrote: its ordinary
         // stores are fenced for the copy engine before the barrier that orders them first.
         t.fence_proxy_async();
@@ -229,12 +226,12 @@ fn tiles<T: Hopper, E: MmaInput, B: Layout>(
 #[inline(always)]
 pub(crate) fn epilogue<T: Thread, E: MmaInput>(
     t: &T,
-    acc: [f32; NC],
+    acc: TileOf<HopAcc, f32>,
     scratch: u32,
 ) -> TileOf<HopOut, E> {
     let window = SharedWindow::<_, EPILOGUE_BYTES>::new(t, scratch);
-    let out =
-        convert!(HopAcc => HopOut, u16).run(&window, &map(acc, |x| E::cast(x).to_bits() as u16));
+    let out = convert!(HopAcc => HopOut, u16)
+        .run(&window, &map(acc.values, |x| E::cast(x).to_bits() as u16));
     Tile::new(halves(out))
 }
 

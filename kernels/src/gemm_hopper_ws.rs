@@ -133,7 +133,7 @@ fn consume<T: Hopper, E: MmaInput, B: Layout>(
         empty.index((done + steps - 1) % HOP_STAGES).arrive(p);
         // Stored by the consumers as the CTA's threads (the partition's warps are the CTA's
         // first; the producer's, past the layout's, store nothing).
-        c.store(p.thread(), block, &epilogue(p, acc.values, scratch));
+        c.store(p.thread(), block, &epilogue(p, acc, scratch));
         // The next tile's conversion overwrites what this one read.
         p.sync_block();
     });
