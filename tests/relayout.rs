@@ -46,6 +46,9 @@ fn relayouts_keep_every_element_where_it_was() {
         }
         let (a, b) = p.split::<Rows>();
         assert_eq!((a.values, b.values), (x.values, y.values));
+        // The form with the count named splits the same.
+        assert_eq!(p.split_into::<Rows, 4>(), (a, b));
+        assert_eq!(x.join_into::<Pairs, 8>(&y), p);
     })
     .expect("no simulator issue");
 }

@@ -329,7 +329,10 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// joined.
     #[inline(always)]
     pub fn split<S: Distributed>(&self) -> (TileOf<S, E>, TileOf<S, E>) {
-        (S::build(Half(self, 0)), S::build(Half(self, 1)))
+        (
+            S::build(Half::<_, _, N, 0>(self)),
+            S::build(Half::<_, _, N, 1>(self)),
+        )
     }
 
     /// [`Tile::join`] into `J` of `M` registers named (for a `J` that is not [`Distributed`]).
@@ -350,16 +353,23 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         Tile::new(out)
     }
 
-    /// Half `h` (0 or 1) along the minor dim of size 2 ([`Tile::split`]), as `S` of `M`
-    /// registers named.
+    /// [`Tile::split`] into `S` of `M` registers named (for an `S` that is not
+    /// [`Distributed`]).
     #[inline(always)]
-    pub fn split_into<S: Registers<M>, const M: usize>(&self, h: usize) -> Tile<S, E, M> {
+    pub fn split_into<S: Registers<M>, const M: usize>(&self) -> (Tile<S, E, M>, Tile<S, E, M>) {
+        (self.half::<S, M, 0>(), self.half::<S, M, 1>())
+    }
+
+    /// Half `H` (0 or 1) along the minor dim of size 2.
+    #[inline(always)]
+    fn half<S: Registers<M>, const M: usize, const H: usize>(&self) -> Tile<S, E, M> {
         const {
             assert!(N == 2 * M, "split: each half holds half the registers");
+            assert!(H < 2, "split: a tile has two halves");
             check_join(S::TABLES, L::TABLES)
         };
         let mut out = [E::default(); M];
-        crate::unroll!(M, |r| out[r] = self.values[2 * r + h]);
+        crate::unroll!(M, |r| out[r] = self.values[2 * r + H]);
         Tile::new(out)
     }
 }
@@ -377,15 +387,17 @@ impl<L: Registers<N>, J, E: Element, const N: usize> Build<J, E> for Joining<'_,
     }
 }
 
-/// One half of a tile split, built at the half's count.
-struct Half<'a, L: Registers<N>, E, const N: usize>(&'a Tile<L, E, N>, usize);
+/// Half `H` of a tile split, built at the half's count.
+struct Half<'a, L: Registers<N>, E, const N: usize, const H: usize>(&'a Tile<L, E, N>);
 
-impl<L: Registers<N>, S, E: Element, const N: usize> Build<S, E> for Half<'_, L, E, N> {
+impl<L: Registers<N>, S, E: Element, const N: usize, const H: usize> Build<S, E>
+    for Half<'_, L, E, N, H>
+{
     #[inline(always)]
     fn build<const M: usize>(self) -> Tile<S, E, M>
     where
         S: Registers<M>,
     {
-        self.0.split_into::<S, M>(self.1)
+        self.0.half::<S, M, H>()
     }
 }

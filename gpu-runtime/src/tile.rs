@@ -106,13 +106,25 @@ const fn free_bits<L: Layout>() -> [u32; 4] {
 }
 
 /// Whether the parent's coordinate `dim` of a thread (`[0, lane, warp, block]`) is 0 exactly when
-/// its `free` lane, warp and block bits (a slice's copies) are: each free bit moves it by its
-/// own power of two, and no other bit moves it.
-const fn parent_marks_copies(parent: &Tables, dim: usize, free: [u32; 4]) -> bool {
+/// its `free` lane, warp and block bits (a slice's copies, the slice's in-dims `own`) are: the
+/// parent has the slice's lanes, warps and blocks, each free bit moves the coordinate by its own
+/// power of two, and no other bit moves it.
+const fn parent_marks_copies(
+    parent: &Tables,
+    dim: usize,
+    own: &[crate::layout::InDim],
+    free: [u32; 4],
+) -> bool {
+    if parent.in_dims.len() != own.len() {
+        return false;
+    }
     let mut seen = 0u32;
     let mut i = 1;
     while i < parent.in_dims.len() && i < 4 {
         let d = &parent.in_dims[i];
+        if d.size != own[i].size {
+            return false;
+        }
         let mut bit = 0;
         while bit < d.size.trailing_zeros() as usize {
             let c = d.basis(bit, parent.rank)[dim];
@@ -194,7 +206,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// Whether a slice's parent's coordinate along the sliced dim is 0 exactly for the thread
     /// holding the first copy ([`parent_marks_copies`]).
     const BY_PARENT: bool = match L::SLICE_OF {
-        Some((parent, dim)) => parent_marks_copies(&parent, dim, Self::FREE),
+        Some((parent, dim)) => parent_marks_copies(&parent, dim, L::IN_DIMS, Self::FREE),
         None => false,
     };
 
