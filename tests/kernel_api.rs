@@ -1288,3 +1288,47 @@ mod launch_extents {
         assert_eq!((e.error.need, e.error.len), (1 << 20, 16));
     }
 }
+
+/// A GEMM's panels along K (`BlockRows::panel`, `BlockCols::panel`): A's steps index B's panel
+/// (the blocks of the CTA's block row and column, each once), and a step of a panel with more
+/// blocks than another's is refused there (its block would be past that matrix).
+#[test]
+fn k_steps_index_panels_with_as_many_blocks() {
+    // A: 128 x 128 (2 x 2 blocks of 64 x 64); B: 128 x 64 (2 x 1); C's CTA (x = 0, y = 1).
+    let a = HostMemory::new((0..128 * 128).map(|i| i as u64));
+    let b = HostMemory::new((0..128 * 64).map(|i| 100_000 + i as u64));
+    let short = HostMemory::new((0..64 * 64).map(|i| i as u64));
+    let l = Launch::dims([1, 2, 1], [128, 1, 1], 0);
+    launch(l, |t| {
+        let pa = a.block_rows::<u32, Rows>(128).panel(t);
+        let pb = b.block_cols::<u32, Rows>([128, 64]).panel(t);
+        let steps: Vec<_> = pa.steps().collect();
+        assert_eq!(steps.iter().map(|s| s.index()).collect::<Vec<_>>(), [0, 1]);
+        for s in steps {
+            let (x, y) = (pa.load_at(t, s), pb.load_at(t, s));
+            let row = 64 * t.block_idx()[1];
+            for r in 0..32 {
+                let [i, j] = Rows::apply(r as u32, t.lane(), t.warp(), 0);
+                let k0 = 64 * s.index();
+                assert_eq!(x.values[r], (row + i) * 128 + k0 + j);
+                assert_eq!(y.values[r], 100_000 + (k0 + i) * 64 + j);
+            }
+        }
+    })
+    .expect("every block inside its matrix");
+    let r = launch(Launch::new(1, 128, 0), |t| {
+        let pa = a.block_rows::<u32, Rows>(128).panel(t);
+        let ps = short.block_cols::<u32, Rows>([64, 64]).panel(t);
+        for s in pa.steps() {
+            let _ = ps.load_at(t, s);
+        }
+    });
+    let err = r.expect_err("a step of a 2-block panel on a 1-block one");
+    assert!(
+        err.issues[0]
+            .message
+            .contains("K step of a panel with more blocks"),
+        "{:?}",
+        err
+    );
+}

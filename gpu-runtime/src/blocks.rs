@@ -232,20 +232,28 @@ impl<'a, E: Element, L: Layout> BlockRows<'a, E, L> {
         self.cols / const { block::<L>()[1] }
     }
 
+    /// The CTA's block row (CuTe's `local_tile(A, tile, (m, _))`), its index read once: a loop
+    /// over its blocks reads no special register.
+    #[inline(always)]
+    pub fn panel(&self, t: &impl Thread) -> Panel<'a, E, L, false> {
+        Panel {
+            src: self.src,
+            at: [t.block_idx()[1], 0],
+            along: 1,
+            blocks: self.blocks(),
+            strides: [self.cols, 1],
+            layout: PhantomData,
+        }
+    }
+
     /// Block `j` of the CTA's block row (a trap past the last; it folds in a loop over
-    /// [`BlockRows::blocks`]).
+    /// [`BlockRows::blocks`]): [`BlockRows::panel`]'s block `j`.
     #[inline(always)]
     pub fn load(&self, t: &impl Thread, j: u32) -> TileOf<L, E>
     where
         L: Distributed,
     {
-        assert!(j < self.blocks(), "a block past the matrix's columns");
-        let i = t.block_idx()[1];
-        // SAFETY: block (i, j) is inside the matrix: the launcher checked the grid's rows of
-        // CTAs against its block rows, and `j` is checked above.
-        #[allow(unsafe_code)]
-        let block = unsafe { BlockAt::<E, L, false>::new(&self.src, [i, j], [self.cols, 1]) };
-        block.load(t)
+        self.panel(t).load(t, j)
     }
 }
 
@@ -285,21 +293,142 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockCols<'a, E, L, CO
         self.rows / const { block::<L>()[0] }
     }
 
+    /// The CTA's block column (CuTe's `local_tile(B, tile, (_, n))`), its index read once: a
+    /// loop over its blocks reads no special register.
+    #[inline(always)]
+    pub fn panel(&self, t: &impl Thread) -> Panel<'a, E, L, COLUMN_MAJOR> {
+        Panel {
+            src: self.src,
+            at: [0, t.block_idx()[0]],
+            along: 0,
+            blocks: self.blocks(),
+            strides: strides::<COLUMN_MAJOR>([self.rows, self.cols]),
+            layout: PhantomData,
+        }
+    }
+
     /// Block `i` of the CTA's block column (a trap past the last; it folds in a loop over
-    /// [`BlockCols::blocks`]).
+    /// [`BlockCols::blocks`]): [`BlockCols::panel`]'s block `i`.
     #[inline(always)]
     pub fn load(&self, t: &impl Thread, i: u32) -> TileOf<L, E>
     where
         L: Distributed,
     {
-        assert!(i < self.blocks(), "a block past the matrix's rows");
-        let j = t.block_idx()[0];
-        let strides = strides::<COLUMN_MAJOR>([self.rows, self.cols]);
-        // SAFETY: block (i, j) is inside the matrix: the launcher checked the grid's columns of
-        // CTAs against its block columns, and `i` is checked above.
+        self.panel(t).load(t, i)
+    }
+}
+
+/// The CTA's panel of a [`BlockRows`] or [`BlockCols`] operand (CuTe's `local_tile` with the
+/// CTA's coordinate): its blocks along K, the CTA's block index read once.
+#[derive(Clone, Copy)]
+pub struct Panel<'a, E, L, const COLUMN_MAJOR: bool> {
+    src: Global<'a, E>,
+    /// The CTA's block, its coordinate `along` 0.
+    at: [u32; 2],
+    along: usize,
+    blocks: u32,
+    strides: [u32; 2],
+    layout: PhantomData<fn() -> L>,
+}
+
+impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> Panel<'a, E, L, COLUMN_MAJOR> {
+    /// Its blocks along K.
+    #[inline(always)]
+    pub fn blocks(&self) -> u32 {
+        self.blocks
+    }
+
+    /// Its K steps, first to last: each a [`KStep`] below its blocks, which any panel with at
+    /// least as many blocks loads with no check in the loop (A's steps index B's panel too).
+    #[inline(always)]
+    pub fn steps(&self) -> KSteps {
+        KSteps {
+            next: 0,
+            end: self.blocks,
+        }
+    }
+
+    /// Block `k` (a trap past the last; it folds in a loop over [`Panel::blocks`]).
+    #[inline(always)]
+    pub fn block(&self, k: u32) -> BlockAt<'_, 'a, E, L, COLUMN_MAJOR> {
+        assert!(k < self.blocks, "a block past the operand's panel");
+        self.at_step(k)
+    }
+
+    /// The block of step `s` (a trap if `s` is of a panel with more blocks: a test of two
+    /// values fixed for the loop, which leaves it).
+    #[inline(always)]
+    pub fn block_at(&self, s: KStep) -> BlockAt<'_, 'a, E, L, COLUMN_MAJOR> {
+        assert!(s.end <= self.blocks, "a K step of a panel with more blocks");
+        self.at_step(s.k)
+    }
+
+    /// The block of step `k`, `k` below the panel's blocks (the callers' check).
+    #[inline(always)]
+    fn at_step(&self, k: u32) -> BlockAt<'_, 'a, E, L, COLUMN_MAJOR> {
+        let mut at = self.at;
+        at[self.along] = k;
+        // SAFETY: the block is inside the matrix: the launcher checked the grid's CTAs along
+        // the panel's fixed dim against the matrix's blocks there (the operand's contract), and
+        // `k` is checked above.
         #[allow(unsafe_code)]
-        let block = unsafe { BlockAt::<E, L, COLUMN_MAJOR>::new(&self.src, [i, j], strides) };
-        block.load(t)
+        unsafe {
+            BlockAt::new(&self.src, at, self.strides)
+        }
+    }
+
+    /// Block `k`, in `L`.
+    #[inline(always)]
+    pub fn load(&self, t: &impl Thread, k: u32) -> TileOf<L, E>
+    where
+        L: Distributed,
+    {
+        self.block(k).load(t)
+    }
+
+    /// The block of step `s`, in `L` ([`Panel::block_at`]).
+    #[inline(always)]
+    pub fn load_at(&self, t: &impl Thread, s: KStep) -> TileOf<L, E>
+    where
+        L: Distributed,
+    {
+        self.block_at(s).load(t)
+    }
+}
+
+/// A step of a [`Panel`]'s loop along K ([`Panel::steps`]): its index, below the blocks of the
+/// panel it came from.
+#[derive(Clone, Copy, Debug)]
+pub struct KStep {
+    k: u32,
+    /// The blocks of the panel it came from: `k < end`.
+    end: u32,
+}
+
+impl KStep {
+    /// The step's index along K.
+    #[inline(always)]
+    pub fn index(&self) -> u32 {
+        self.k
+    }
+}
+
+/// A panel's K steps ([`Panel::steps`]).
+#[derive(Clone, Copy, Debug)]
+pub struct KSteps {
+    next: u32,
+    end: u32,
+}
+
+impl Iterator for KSteps {
+    type Item = KStep;
+    #[inline(always)]
+    fn next(&mut self) -> Option<KStep> {
+        let k = self.next;
+        (k < self.end).then(|| {
+            self.next = k + 1;
+            KStep { k, end: self.end }
+        })
     }
 }
 

@@ -94,7 +94,10 @@ pub mod nvptx;
 pub mod spirv;
 
 pub use batch::{Batch, BatchChunksMut};
-pub use blocks::{BlockAt, BlockCol, BlockCols, BlockRow, BlockRows, Blocked, Blocks, BlocksMut};
+pub use blocks::{
+    BlockAt, BlockCol, BlockCols, BlockRow, BlockRows, Blocked, Blocks, BlocksMut, KStep, KSteps,
+    Panel,
+};
 pub use chunks::ChunksMut;
 pub use convert::{Converter, Cost, Plan, SharedLoad, SharedStore, Strategy};
 pub use copy::AsyncCopy;

@@ -76,26 +76,30 @@ pub fn gemm_tile<T: Thread, E: MmaInput>(
     c: &BlocksMut<E, GemmOut>,
     b_col_major: bool,
 ) {
-    let b_t = b.column_major::<GemmBLoadT>();
+    // The CTA's panels of A and B (CuTe's local_tile), their block indices read once, and A's
+    // K steps, which index B's panels too.
+    let (a, b, b_t) = (
+        a.panel(t),
+        b.panel(t),
+        b.column_major::<GemmBLoadT>().panel(t),
+    );
     let mut acc = Tile::<GemmAcc, f32, _>::splat(0.0);
-    let mut s = 0;
-    while s < a.blocks() {
-        let la = a.load(t, s);
+    for s in a.steps() {
+        let la = a.load_at(t, s);
         let fa = Tile::<GemmA, E, _>::new(halves(
             convert!(GemmALoad => GemmA, u16).run(t, &bits(la.values)),
         ));
         // The next conversion reuses the scratch A's was read from.
         t.sync_block();
         let fb = Tile::<GemmB, E, _>::new(halves(if b_col_major {
-            let lb = b_t.load(t, s);
+            let lb = b_t.load_at(t, s);
             convert!(GemmBLoadT => GemmB, u16).run(t, &bits(lb.values))
         } else {
-            let lb = b.load(t, s);
+            let lb = b.load_at(t, s);
             convert!(GemmBLoad => GemmB, u16).run(t, &bits(lb.values))
         }));
         t.sync_block();
         acc = fa.dot(t, &fb, acc);
-        s += 1;
     }
     let out = convert!(GemmAcc => GemmOut, f32).run(t, &acc.values);
     c.store(t, &Tile::<GemmOut, E, _>::new(out.map(E::cast)));
