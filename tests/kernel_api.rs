@@ -1332,3 +1332,47 @@ fn k_steps_index_panels_with_as_many_blocks() {
         err
     );
 }
+
+/// An output block's panels of A and B (`Blocked::row_of`, `col_of`): the block row and column
+/// of the CTA's block of C, and refused where C has more block rows than A (or its blocks
+/// another height).
+#[test]
+fn output_blocks_take_their_operands_panels() {
+    // C: 128 x 128 (2 x 2 blocks of 64 x 64) over 4 CTAs; A: 128 x 64; B: 64 x 128.
+    let c = HostMemory::new((0..128 * 128).map(|_| 0));
+    let a = HostMemory::new((0..128 * 64).map(|i| i as u64));
+    let b = HostMemory::new((0..64 * 128).map(|i| 100_000 + i as u64));
+    launch(Launch::new(4, 128, 0), |t| {
+        let out = c.grouped_mut::<u32, Rows>([128, 128]);
+        let blk = out.block(t);
+        let [i, j] = blk.coords();
+        let (ma, mb) = (
+            a.blocked::<u32, Rows>([128, 64]),
+            b.blocked::<u32, Rows>([64, 128]),
+        );
+        let (x, y) = (
+            ma.row_of(blk).block(0).load(t),
+            mb.col_of(blk).block(0).load(t),
+        );
+        for r in 0..32 {
+            let [u, v] = Rows::apply(r as u32, t.lane(), t.warp(), 0);
+            assert_eq!(x.values[r], (64 * i + u) * 64 + v);
+            assert_eq!(y.values[r], 100_000 + u * 128 + 64 * j + v);
+        }
+        out.store(t, blk, &x);
+    })
+    .expect("every panel inside its matrix");
+    let r = launch(Launch::new(4, 128, 0), |t| {
+        let blk = c.grouped_mut::<u32, Rows>([128, 128]).block(t);
+        let short = a.blocked::<u32, Rows>([64, 64]);
+        let _ = short.row_of(blk).block(0).load(t);
+    });
+    let err = r.expect_err("C has 2 block rows, A 1");
+    assert!(
+        err.issues[0]
+            .message
+            .contains("an output block row past the matrix's block rows"),
+        "{:?}",
+        err
+    );
+}

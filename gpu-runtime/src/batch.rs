@@ -15,12 +15,12 @@
 
 use core::marker::PhantomData;
 
-use crate::blocks::contiguous;
 use crate::element::Element;
 use crate::global::{Global, GlobalMut};
 use crate::layout::{Layout, Registers};
 use crate::thread::Thread;
 use crate::tile::Tile;
+use crate::tiles::contiguous;
 use crate::tiles::exclusive;
 use crate::view::View;
 

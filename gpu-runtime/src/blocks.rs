@@ -21,11 +21,12 @@ use core::marker::PhantomData;
 
 use crate::element::Element;
 use crate::global::{Global, GlobalMut};
+use crate::grouped::BlockIndex;
 use crate::layout::{Layout, Registers};
 use crate::slices::{Build, Distributed, TileOf};
 use crate::thread::Thread;
 use crate::tile::Tile;
-use crate::tiles::{exclusive, same_shape};
+use crate::tiles::{contiguous, exclusive, same_shape};
 
 /// A matrix a kernel reads, one block of `L`'s shape per CTA (see the module).
 pub struct Blocks<'a, E, L, const TRANSPOSED: bool = false> {
@@ -131,18 +132,6 @@ impl<'a, E: Element, L: Layout, const TRANSPOSED: bool> BlocksMut<'a, E, L, TRAN
         #[allow(unsafe_code)]
         unsafe {
             tile.store(t, &self.dst, origin, strides)
-        }
-    }
-}
-
-/// The layout `M` a block is loaded or stored in moves its vectors along the partitioned
-/// matrix's contiguous dim (1, or 0 when `TRANSPOSED`): a compile error otherwise, naming the fix.
-#[inline(always)]
-pub(crate) fn contiguous<M: Registers<N>, E: Element, const N: usize, const TRANSPOSED: bool>() {
-    const {
-        let (fast, v) = Tile::<M, E, N>::VECTOR;
-        if v > 1 && fast != if TRANSPOSED { 0 } else { 1 } {
-            panic!("a block is loaded and stored in vectors along its layout's fast dim, which must be the partitioned matrix's contiguous dim (dim 0 of a TRANSPOSED partition, dim 1 otherwise): convert the tile to a layout whose fast dim it is");
         }
     }
 }
@@ -551,6 +540,38 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> Blocked<'a, E, L, COLU
     pub fn col(&self, j: u32) -> BlockCol<'_, 'a, E, L, COLUMN_MAJOR> {
         assert!(j < self.blocks()[1], "a block column past the matrix");
         BlockCol { of: self, j }
+    }
+
+    /// The block row of output block `c` (a GEMM's A at C's block: CuTe's `local_tile(A, tile,
+    /// (m, _))`): checked as `c`'s partition against this matrix, `c`'s blocks as tall as this
+    /// one's and no more block rows than it has (a test of values fixed for the kernel, which
+    /// folds where both shapes come from one parameter), rather than `c`'s row itself.
+    #[inline(always)]
+    pub fn row_of(&self, c: BlockIndex) -> BlockRow<'_, 'a, E, L, COLUMN_MAJOR> {
+        let (blocks, size) = c.grid();
+        assert!(
+            size[0] == const { block::<L>()[0] } && blocks[0] <= self.blocks()[0],
+            "an output block row past the matrix's block rows"
+        );
+        BlockRow {
+            of: self,
+            i: c.coords()[0],
+        }
+    }
+
+    /// The block column of output block `c` (a GEMM's B at C's block), checked as
+    /// [`Blocked::row_of`] checks rows.
+    #[inline(always)]
+    pub fn col_of(&self, c: BlockIndex) -> BlockCol<'_, 'a, E, L, COLUMN_MAJOR> {
+        let (blocks, size) = c.grid();
+        assert!(
+            size[1] == const { block::<L>()[1] } && blocks[1] <= self.blocks()[1],
+            "an output block column past the matrix's block columns"
+        );
+        BlockCol {
+            of: self,
+            j: c.coords()[1],
+        }
     }
 
     /// Block `(i, j)`, inside the matrix (the panels' checks).

@@ -177,7 +177,7 @@ impl<L: Layout, E: Element> AsyncCopy<L, E> {
         L: Registers<N>,
     {
         // Each copy is a vector along `L`'s fast dim: the matrix's contiguous one.
-        crate::blocks::contiguous::<L, G, N, COLUMN_MAJOR>();
+        crate::tiles::contiguous::<L, G, N, COLUMN_MAJOR>();
         let (src, origin, strides) = block.parts();
         // SAFETY: the block is inside the matrix, which the buffer holds (its makers'
         // contract), and is the tile `L` reaches from its origin.

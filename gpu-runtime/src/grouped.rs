@@ -58,6 +58,12 @@ pub struct BlockIndex {
 }
 
 impl BlockIndex {
+    /// The partition's matrix in blocks and the blocks' shape: `coords` is below `blocks`.
+    #[inline(always)]
+    pub(crate) fn grid(self) -> ([u32; 2], [u32; 2]) {
+        (self.blocks, self.size)
+    }
+
     /// The block's first row and column in the matrix.
     #[inline(always)]
     pub fn origin(self) -> [u32; 2] {
@@ -174,7 +180,7 @@ impl<'a, E: Element, L: Layout> GroupedMut<'a, E, L> {
         L: Registers<N>,
     {
         exclusive::<T>();
-        crate::blocks::contiguous::<L, E, N, false>();
+        crate::tiles::contiguous::<L, E, N, false>();
         // A block of another partition's shape is another CTA's here, or outside (a trap; it
         // folds where the block came from this partition).
         let (size, blocks) = self.shapes();

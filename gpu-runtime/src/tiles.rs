@@ -463,3 +463,15 @@ impl<M: Layout, L: Layout, E: Element, T: Thread> Build<M, E> for Loading<'_, '_
         }
     }
 }
+
+/// The layout `M` a block is loaded or stored in moves its vectors along the partitioned
+/// matrix's contiguous dim (1, or 0 when `TRANSPOSED`): a compile error otherwise, naming the fix.
+#[inline(always)]
+pub(crate) fn contiguous<M: Registers<N>, E: Element, const N: usize, const TRANSPOSED: bool>() {
+    const {
+        let (fast, v) = Tile::<M, E, N>::VECTOR;
+        if v > 1 && fast != if TRANSPOSED { 0 } else { 1 } {
+            panic!("a block is loaded and stored in vectors along its layout's fast dim, which must be the partitioned matrix's contiguous dim (dim 0 of a TRANSPOSED partition, dim 1 otherwise): convert the tile to a layout whose fast dim it is");
+        }
+    }
+}

@@ -124,12 +124,11 @@ pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
     b_col_major: bool,
 ) {
     let block = c.block(t);
-    let [i, j] = block.coords();
     let b_t = b.column_major::<PipeBLoadT>();
     let ops = Operands {
-        a: a.row(i),
-        b: b.col(j),
-        bt: b_t.col(j),
+        a: a.row_of(block),
+        b: b.col_of(block),
+        bt: b_t.col_of(block),
         b_col_major,
     };
     let steps = a.blocks()[1];
