@@ -2,7 +2,7 @@
 //! into chunks of a layout's rows, one per CTA of a 1-D grid, the last one cut short by the
 //! tensor's shape (as `slice::chunks`' last chunk): CTA `k` stores rows `k * L::SHAPE[0]..`,
 //! masked against the shape, so a safe kernel writes only what its CTA owns. What a row softmax,
-//! a layer norm or an element-wise kernel over any length writes; the inputs are [`View`]s,
+//! a layer norm or an element-wise kernel over any length writes; the inputs are [`View`](crate::View)s,
 //! read anywhere.
 //!
 //! A kernel takes `y: ChunksMut<f32, RowTile, 2>` with `#[kernel(extent(y = [n_rows,
