@@ -307,8 +307,9 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockCols<'a, E, L, CO
     }
 }
 
-/// The CTA's panel of a [`BlockRows`] or [`BlockCols`] operand (CuTe's `local_tile` with the
-/// CTA's coordinate): its blocks along K, the CTA's block index read once.
+/// A block row or column of a matrix (CuTe's `local_tile` with one coordinate fixed): the CTA's
+/// panel of a [`BlockRows`] or [`BlockCols`] operand, its block index read once, or a
+/// [`Blocked`] matrix's row or column, its index checked once; its blocks along K.
 #[derive(Clone, Copy)]
 pub struct Panel<'a, E, L, const COLUMN_MAJOR: bool> {
     src: Global<'a, E>,
@@ -455,8 +456,8 @@ const fn block<L: Layout>() -> [u32; 2] {
 /// A matrix a kernel reads by block, any block: `[rows, cols]` in whole blocks of `L`'s shape,
 /// stored row-major (column-major when `COLUMN_MAJOR`: the buffer holds its transpose). A
 /// panel's index is checked once ([`Blocked::row`], [`Blocked::col`]: a trap past the last),
-/// and a block's along it ([`BlockRow::block`], [`BlockCol::block`]: a check that folds into
-/// a loop over the panel's blocks); a [`BlockAt`] is then a block inside the matrix, which
+/// and a block's along it ([`Panel::block`]: a check that folds into a loop over the panel's
+/// blocks, or none for a [`KStep`]); a [`BlockAt`] is then a block inside the matrix, which
 /// loads and async copies ([`AsyncCopy::start_block`](crate::AsyncCopy::start_block)) read
 /// with no mask. What a persistent GEMM reads its operands through, at the rows and columns
 /// of the output block it is at. The launcher checks the buffer holds the matrix and both
@@ -467,20 +468,6 @@ pub struct Blocked<'a, E, L, const COLUMN_MAJOR: bool = false> {
     rows: u32,
     cols: u32,
     layout: PhantomData<fn() -> L>,
-}
-
-/// Block row `i` of a [`Blocked`] matrix, checked inside it.
-#[derive(Clone, Copy)]
-pub struct BlockRow<'v, 'a, E, L, const COLUMN_MAJOR: bool> {
-    of: &'v Blocked<'a, E, L, COLUMN_MAJOR>,
-    i: u32,
-}
-
-/// Block column `j` of a [`Blocked`] matrix, checked inside it.
-#[derive(Clone, Copy)]
-pub struct BlockCol<'v, 'a, E, L, const COLUMN_MAJOR: bool> {
-    of: &'v Blocked<'a, E, L, COLUMN_MAJOR>,
-    j: u32,
 }
 
 /// A block of a matrix of `L`'s shape, inside it: made only by a [`Blocked`] panel's checked
@@ -530,16 +517,16 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> Blocked<'a, E, L, COLU
 
     /// Block row `i` (a trap past the last).
     #[inline(always)]
-    pub fn row(&self, i: u32) -> BlockRow<'_, 'a, E, L, COLUMN_MAJOR> {
+    pub fn row(&self, i: u32) -> Panel<'a, E, L, COLUMN_MAJOR> {
         assert!(i < self.blocks()[0], "a block row past the matrix");
-        BlockRow { of: self, i }
+        self.panel([i, 0], 1)
     }
 
     /// Block column `j` (a trap past the last).
     #[inline(always)]
-    pub fn col(&self, j: u32) -> BlockCol<'_, 'a, E, L, COLUMN_MAJOR> {
+    pub fn col(&self, j: u32) -> Panel<'a, E, L, COLUMN_MAJOR> {
         assert!(j < self.blocks()[1], "a block column past the matrix");
-        BlockCol { of: self, j }
+        self.panel([0, j], 0)
     }
 
     /// The block row of output block `c` (a GEMM's A at C's block: CuTe's `local_tile(A, tile,
@@ -547,41 +534,38 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> Blocked<'a, E, L, COLU
     /// one's and no more block rows than it has (a test of values fixed for the kernel, which
     /// folds where both shapes come from one parameter), rather than `c`'s row itself.
     #[inline(always)]
-    pub fn row_of(&self, c: BlockIndex) -> BlockRow<'_, 'a, E, L, COLUMN_MAJOR> {
+    pub fn row_of(&self, c: BlockIndex) -> Panel<'a, E, L, COLUMN_MAJOR> {
         let (blocks, size) = c.grid();
         assert!(
             size[0] == const { block::<L>()[0] } && blocks[0] <= self.blocks()[0],
             "an output block row past the matrix's block rows"
         );
-        BlockRow {
-            of: self,
-            i: c.coords()[0],
-        }
+        self.panel([c.coords()[0], 0], 1)
     }
 
     /// The block column of output block `c` (a GEMM's B at C's block), checked as
     /// [`Blocked::row_of`] checks rows.
     #[inline(always)]
-    pub fn col_of(&self, c: BlockIndex) -> BlockCol<'_, 'a, E, L, COLUMN_MAJOR> {
+    pub fn col_of(&self, c: BlockIndex) -> Panel<'a, E, L, COLUMN_MAJOR> {
         let (blocks, size) = c.grid();
         assert!(
             size[1] == const { block::<L>()[1] } && blocks[1] <= self.blocks()[1],
             "an output block column past the matrix's block columns"
         );
-        BlockCol {
-            of: self,
-            j: c.coords()[1],
-        }
+        self.panel([0, c.coords()[1]], 0)
     }
 
-    /// Block `(i, j)`, inside the matrix (the panels' checks).
+    /// The panel through block `at` along dim `along` (`at`'s coordinate there 0), `at`'s other
+    /// coordinate inside the matrix (the callers' check).
     #[inline(always)]
-    fn at(&self, at: [u32; 2]) -> BlockAt<'_, 'a, E, L, COLUMN_MAJOR> {
-        let strides = strides::<COLUMN_MAJOR>([self.rows, self.cols]);
-        // SAFETY: inside the matrix, the callers' check.
-        #[allow(unsafe_code)]
-        unsafe {
-            BlockAt::new(&self.src, at, strides)
+    fn panel(&self, at: [u32; 2], along: usize) -> Panel<'a, E, L, COLUMN_MAJOR> {
+        Panel {
+            src: self.src,
+            at,
+            along,
+            blocks: self.blocks()[along],
+            strides: strides::<COLUMN_MAJOR>([self.rows, self.cols]),
+            layout: PhantomData,
         }
     }
 }
@@ -598,26 +582,6 @@ impl<'a, E: Element, L: Layout> Blocked<'a, E, L, false> {
             cols: self.cols,
             layout: PhantomData,
         }
-    }
-}
-
-impl<'v, 'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockRow<'v, 'a, E, L, COLUMN_MAJOR> {
-    /// Block `j` of the row (a trap past the last; it folds where `j` is below the matrix's
-    /// block columns by the kernel's own test).
-    #[inline(always)]
-    pub fn block(&self, j: u32) -> BlockAt<'v, 'a, E, L, COLUMN_MAJOR> {
-        assert!(j < self.of.blocks()[1], "a block past the matrix's columns");
-        self.of.at([self.i, j])
-    }
-}
-
-impl<'v, 'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockCol<'v, 'a, E, L, COLUMN_MAJOR> {
-    /// Block `i` of the column (a trap past the last; it folds where `i` is below the
-    /// matrix's block rows by the kernel's own test).
-    #[inline(always)]
-    pub fn block(&self, i: u32) -> BlockAt<'v, 'a, E, L, COLUMN_MAJOR> {
-        assert!(i < self.of.blocks()[0], "a block past the matrix's rows");
-        self.of.at([i, self.j])
     }
 }
 

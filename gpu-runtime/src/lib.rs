@@ -94,10 +94,7 @@ pub mod nvptx;
 pub mod spirv;
 
 pub use batch::{Batch, BatchChunksMut};
-pub use blocks::{
-    BlockAt, BlockCol, BlockCols, BlockRow, BlockRows, Blocked, Blocks, BlocksMut, KStep, KSteps,
-    Panel,
-};
+pub use blocks::{BlockAt, BlockCols, BlockRows, Blocked, Blocks, BlocksMut, KStep, KSteps, Panel};
 pub use chunks::ChunksMut;
 pub use convert::{Converter, Cost, Plan, SharedLoad, SharedStore, Strategy};
 pub use copy::AsyncCopy;

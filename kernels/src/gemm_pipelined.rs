@@ -18,8 +18,8 @@ use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
 use linear_layouts::runtime::unroll::map;
 use linear_layouts::{
-    convert, layout, AsyncCopy, Bf16, BlockCol, BlockRow, Blocked, GroupedMut, SharedWindow,
-    Thread, Tile, TileOf, F16,
+    convert, layout, AsyncCopy, Bf16, Blocked, GroupedMut, Panel, SharedWindow, Thread, Tile,
+    TileOf, F16,
 };
 
 layout! {
@@ -67,14 +67,14 @@ pub const PIPE_SMEM: u32 = max(
 );
 
 /// The operands' panels of one output block: A's block row, B's block column in either order.
-struct Operands<'v, 'a, E> {
-    a: BlockRow<'v, 'a, E, PipeALoad, false>,
-    b: BlockCol<'v, 'a, E, PipeBLoad, false>,
-    bt: BlockCol<'v, 'a, E, PipeBLoadT, true>,
+struct Operands<'a, E> {
+    a: Panel<'a, E, PipeALoad, false>,
+    b: Panel<'a, E, PipeBLoad, false>,
+    bt: Panel<'a, E, PipeBLoadT, true>,
     b_col_major: bool,
 }
 
-impl<E: MmaInput> Operands<'_, '_, E> {
+impl<E: MmaInput> Operands<'_, E> {
     /// Start the copies of K step `step` into stage `stage` (a step below the operands'
     /// blocks along K: the callers' test, into which the blocks' checks fold).
     #[inline(always)]
