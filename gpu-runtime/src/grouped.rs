@@ -17,7 +17,7 @@ use crate::global::GlobalMut;
 use crate::layout::{Layout, Registers};
 use crate::thread::Thread;
 use crate::tile::Tile;
-use crate::tiles::exclusive;
+use crate::tiles::{exclusive, GridStride};
 
 /// Block rows per group of the grouped order (Triton's tutorial's `GROUP_SIZE_M`).
 pub const GROUP_ROWS: u32 = 8;
@@ -81,9 +81,9 @@ impl BlockIndex {
 /// block count, each in grouped order.
 #[derive(Clone, Copy, Debug)]
 pub struct EachBlock {
-    next: u32,
-    step: u32,
-    blocks: u32,
+    /// Block numbers: `blocks` is below 2^31 and the grid at most `blocks` (the constructor's
+    /// contract), so the step never wraps.
+    ks: GridStride,
     shape: [u32; 2],
     size: [u32; 2],
 }
@@ -92,13 +92,8 @@ impl Iterator for EachBlock {
     type Item = BlockIndex;
     #[inline(always)]
     fn next(&mut self) -> Option<BlockIndex> {
-        let k = self.next;
-        // `blocks` is below 2^31 and the grid at most `blocks` (the constructor's contract):
-        // the step never wraps.
-        (k < self.blocks).then(|| {
-            self.next = k.wrapping_add(self.step);
-            numbered(k, self.shape, self.size)
-        })
+        let (shape, size) = (self.shape, self.size);
+        self.ks.next().map(|k| numbered(k, shape, size))
     }
 }
 
@@ -165,9 +160,7 @@ impl<'a, E: Element, L: Layout> GroupedMut<'a, E, L> {
     pub fn each(&self, t: &impl Thread) -> EachBlock {
         let (size, shape) = self.shapes();
         EachBlock {
-            next: t.block(),
-            step: t.grid_dim()[0],
-            blocks: shape[0] * shape[1],
+            ks: GridStride::new(t.block(), t.grid_dim()[0], shape[0] * shape[1]),
             shape,
             size,
         }

@@ -174,9 +174,7 @@ impl TileIndex {
 /// tile shared by the cluster's CTAs, each storing its own part (its `cta_rank`'s).
 #[derive(Clone, Copy, Debug)]
 pub struct Each {
-    next: u32,
-    step: u32,
-    count: u32,
+    ks: GridStride,
     ctas: u32,
 }
 
@@ -185,9 +183,7 @@ impl Each {
     fn new<L: Layout>(t: &impl Thread, count: u32) -> Self {
         let ctas = const { crate::layout::cta_count::<L>() };
         Each {
-            next: t.block() / ctas,
-            step: t.grid_dim()[0] / ctas,
-            count,
+            ks: GridStride::new(t.block() / ctas, t.grid_dim()[0] / ctas, count),
             ctas,
         }
     }
@@ -197,11 +193,40 @@ impl Iterator for Each {
     type Item = TileIndex;
     #[inline(always)]
     fn next(&mut self) -> Option<TileIndex> {
+        let ctas = self.ctas;
+        self.ks.next().map(|k| TileIndex { k, ctas })
+    }
+}
+
+/// A grid-stride loop's numbers: `first`, `first + step`, ... below `end`. Its makers promise
+/// that `end + step` fits a u32 (their launchers check the grid against the count), so the
+/// step never wraps past a number below `end`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GridStride {
+    next: u32,
+    step: u32,
+    end: u32,
+}
+
+impl GridStride {
+    #[inline(always)]
+    pub(crate) fn new(first: u32, step: u32, end: u32) -> Self {
+        GridStride {
+            next: first,
+            step,
+            end,
+        }
+    }
+}
+
+impl Iterator for GridStride {
+    type Item = u32;
+    #[inline(always)]
+    fn next(&mut self) -> Option<u32> {
         let k = self.next;
-        // `count + grid` fits a u32 (the constructor's contract), so the step never wraps.
-        (k < self.count).then(|| {
+        (k < self.end).then(|| {
             self.next = k.wrapping_add(self.step);
-            TileIndex { k, ctas: self.ctas }
+            k
         })
     }
 }
