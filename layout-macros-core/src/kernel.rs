@@ -156,13 +156,11 @@ fn partition_threads(
             continue;
         }
         let Some(layout) = &v.layout else { continue };
-        let Some(block) = &a.block else {
-            return Err(syn::Error::new_spanned(
-                &v.name,
-                "a partitioned parameter's layout spreads over the kernel's block: give `block = <threads>` (its layout's `THREADS`)",
-            ));
-        };
-        let block = dim3(&Some(block.clone()), TokenStream::new());
+        let block = declared_block(
+            a,
+            v,
+            "a partitioned parameter's layout spreads over the kernel's block: give `block = <threads>` (its layout's `THREADS`)",
+        )?;
         let msg = format!(
             "`{}`'s layout spreads over another number of threads than the kernel's block: each element would be stored by several threads, or by none (write `block = <its layout>::THREADS`)",
             v.name
@@ -200,16 +198,23 @@ fn partition_threads(
     Ok(out)
 }
 
+/// The kernel's block as `[x, y, z]`, which `v`'s check needs: an error at `v` saying `why`
+/// where the kernel declares none.
+fn declared_block(a: &Args, v: &ViewParam, why: &str) -> syn::Result<TokenStream> {
+    match &a.block {
+        Some(block) => Ok(dim3(&Some(block.clone()), TokenStream::new())),
+        None => Err(syn::Error::new_spanned(&v.name, why)),
+    }
+}
+
 /// A thread partition numbers the grid's threads along x alone: the kernel's block must be 1-D
 /// (a compile error naming the fix otherwise).
 fn one_d_block(a: &Args, v: &ViewParam) -> syn::Result<TokenStream> {
-    let Some(block) = &a.block else {
-        return Err(syn::Error::new_spanned(
-            &v.name,
-            "a thread partition's vectors are numbered by the grid's threads: give `block = <threads>`",
-        ));
-    };
-    let block = dim3(&Some(block.clone()), TokenStream::new());
+    let block = declared_block(
+        a,
+        v,
+        "a thread partition's vectors are numbered by the grid's threads: give `block = <threads>`",
+    )?;
     let msg = format!(
         "`{}` numbers the grid's threads along x: with a 2-D or 3-D block two threads would take one vector (write `block = <threads>`)",
         v.name
