@@ -506,6 +506,29 @@ mod views {
                 }
             };
             assert_eq!(v.load::<Rows>(t, [0, 0], -7.0), Tile::from_coords(t, want));
+            // A window of a window starts at the sum of their rows, and transposing it keeps
+            // that start: its column `j` is row `3 + j` of `x`.
+            let tw = x.view::<f32, 2>([8, 32]).rows(2, 6).rows(1, 4).transpose();
+            assert_eq!(tw.shape(), [32, 4]);
+            let want_t = |[i, j]: [u32; 2]| {
+                if j < 4 {
+                    ((3 + j) * 32 + i) as f32
+                } else {
+                    -7.0
+                }
+            };
+            assert_eq!(
+                tw.load::<Cols>(t, [0, 0], -7.0),
+                Tile::from_coords(t, want_t)
+            );
+            assert_eq!(tw.load_one([31, 3], 0.0), (6 * 32 + 31) as f32);
+            // A window of a vector, as every row: row `i`'s element `j` is the vector's `5 + j`.
+            let wr = w.view::<f32, 1>([32]).rows(5, 20).as_rows();
+            let want_w = |[_, j]: [u32; 2]| if j < 20 { 1005.0 + j as f32 } else { 0.0 };
+            assert_eq!(
+                wr.load::<Rows>(t, [3, 0], 0.0),
+                Tile::from_coords(t, want_w)
+            );
             // A window starting past the end is empty.
             assert_eq!(x.view::<f32, 2>([8, 32]).rows(9, 4).shape(), [0, 32]);
             let r = w

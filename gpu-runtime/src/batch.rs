@@ -70,13 +70,13 @@ impl<'a, E: Element, const ALIGNED: bool> Batch<'a, E, ALIGNED> {
     /// The CTA's matrix (number `block_idx().y`), `[rows, cols]`.
     #[inline(always)]
     pub fn matrix(&self, t: &impl Thread) -> View<'a, E, 2, ALIGNED> {
-        let at = t.block_idx()[1] * self.rows * self.cols;
+        let start = [t.block_idx()[1] * self.rows, 0];
         // SAFETY: matrix `block.y` of a grid of one row of CTAs per matrix is inside the
         // buffer (the constructor's contract), and its start, a whole number of rows, keeps
         // the rows' alignment.
         #[allow(unsafe_code)]
         unsafe {
-            View::from_parts(self.src, [self.rows, self.cols], [self.cols, 1], at)
+            View::from_parts(self.src, [self.rows, self.cols], [self.cols, 1], start)
         }
     }
 }
@@ -140,10 +140,11 @@ impl<'a, E: Element, L: Layout, const ALIGNED: bool> BatchChunksMut<'a, E, L, AL
         contiguous::<L, E, N, false>();
         let [bx, by, _] = t.block_idx();
         let [rows_per, width] = const { [L::SHAPE[0], L::SHAPE[1]] };
-        // Matrix `by` starts at element `by * rows * cols`, and its rows are counted from there:
-        // a CTA's first row `bx * rows_per` is below `grid.x * rows_per` (at most 2^32, the
-        // launcher's check), so no row number wraps onto another matrix's.
-        let at = by * self.rows * self.cols;
+        // Matrix `by` starts at row `by * rows` of the buffer, and the masks count its rows from
+        // there: a CTA's first row `bx * rows_per` is below `grid.x * rows_per` (at most 2^32,
+        // the launcher's check), so no row number wraps onto another matrix's; a row inside
+        // the matrix has its element below the buffer's 2^32.
+        let start = [by * self.rows, 0];
         // A band past a u32 of columns is past the matrix: nothing to store (a column number
         // that wrapped would be another band's).
         let Some(col) = band.checked_mul(width) else {
@@ -157,7 +158,7 @@ impl<'a, E: Element, L: Layout, const ALIGNED: bool> BatchChunksMut<'a, E, L, AL
         // and the bands, multiples of `L`'s vector-aligned width, whole vectors).
         #[allow(unsafe_code)]
         unsafe {
-            tile.store_masked_at::<T, 2, ALIGNED>(t, &self.dst, at, origin, strides, bounds)
+            tile.store_masked_at::<T, 2, ALIGNED>(t, &self.dst, start, origin, strides, bounds)
         }
     }
 }

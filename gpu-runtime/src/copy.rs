@@ -133,7 +133,7 @@ impl<L: Layout, E: Element> AsyncCopy<L, E> {
         let bytes = a.vec * G::BITS / 8;
         store_addresses(a, t, |v, smem| {
             let reg = a.regs[v * a.vec as usize] as usize;
-            let i = Tile::<L, G, N>::index(t, reg, 0, origin, strides);
+            let i = Tile::<L, G, N>::index(t, reg, [0; R], origin, strides);
             // SAFETY: `smem` is the shared layout's own address of the vector (inside the
             // layout's bytes, which the kernel's shared bytes cover: checked above); the copies
             // land by the wait of their group, before any read that a barrier orders after it.
@@ -163,7 +163,7 @@ impl<L: Layout, E: Element> AsyncCopy<L, E> {
         L: Registers<N>,
     {
         // SAFETY: the caller's, for the tensor at element 0.
-        unsafe { self.start_masked_at::<T, G, R, N>(t, src, 0, origin, strides, bounds) }
+        unsafe { self.start_masked_at::<T, G, R, N>(t, src, [0; R], origin, strides, bounds) }
     }
 
     /// [`AsyncCopy::start`] of a block of a [`Blocked`](crate::Blocked) matrix (of `L`'s shape, inside it by
@@ -199,28 +199,29 @@ impl<L: Layout, E: Element> AsyncCopy<L, E> {
     ) where
         L: Registers<N>,
     {
-        let (mem, at, strides, shape) = src.parts();
+        let (mem, start, strides, shape) = src.parts();
         contiguous::<L, G, N, R, true>(strides, origin);
         // SAFETY: the masks keep every copy inside the view's shape, which its contract keeps
         // in the buffer; each vector is wholly inside or outside (the `_aligned` promise, the
         // origin checked above).
         #[allow(unsafe_code)]
         unsafe {
-            self.start_masked_at::<T, G, R, N>(t, mem, at, origin, strides, shape)
+            self.start_masked_at::<T, G, R, N>(t, mem, start, origin, strides, shape)
         }
     }
 
-    /// [`AsyncCopy::start_masked`] of a tensor from element `at` of `src`.
+    /// [`AsyncCopy::start_masked`] of a tensor from coordinate `start` of `src` (see
+    /// [`View`]).
     ///
     /// # Safety
-    /// As [`AsyncCopy::start_masked`], for the tensor at `at`.
+    /// As [`AsyncCopy::start_masked`], for the tensor at `start`.
     #[inline(always)]
     #[allow(unsafe_code)]
     unsafe fn start_masked_at<T: Thread, G: Element, const R: usize, const N: usize>(
         &self,
         t: &T,
         src: &Global<'_, G>,
-        at: u32,
+        start: [u32; R],
         origin: [u32; R],
         strides: [u32; R],
         bounds: [u32; R],
@@ -239,8 +240,9 @@ impl<L: Layout, E: Element> AsyncCopy<L, E> {
         store_addresses(a, t, |v, smem| {
             let reg = a.regs[v * vec] as usize;
             let n = Tile::<L, G, N>::inside(t, reg, vec, origin, bounds);
+            let (thread, k) = Tile::<L, G, N>::index_parts(t, reg, start, origin, strides);
             if reached::<true>(n, vec) {
-                let i = Tile::<L, G, N>::index(t, reg, at, origin, strides);
+                let i = thread as usize + k;
                 aligned_promise::<true>(i, n, vec);
                 // SAFETY: as in `start`.
                 unsafe { src.copy_to_shared(t, i, bytes, smem) };

@@ -313,15 +313,34 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     }
 
     /// Where register `r` of this thread lives in a tensor whose element `c` is at
-    /// `sum((origin[d] + c[d]) * strides[d])`.
+    /// `sum((start[d] + origin[d] + c[d]) * strides[d])` (`start`: where the tensor starts in
+    /// its buffer, in coordinates of the buffer's, as a batch's matrix starts at row
+    /// `matrix * rows`).
     #[inline(always)]
     pub(crate) fn index<T: Thread, const R: usize>(
         t: &T,
         r: usize,
-        at: u32,
+        start: [u32; R],
         origin: [u32; R],
         strides: [u32; R],
     ) -> usize {
+        let (thread, reg) = Self::index_parts(t, r, start, origin, strides);
+        thread as usize + reg
+    }
+
+    /// [`Tile::index`] as the thread's part (a `u32`: a view's indices fit one) and the
+    /// register's (a constant where `L` is [`separable`]). The register's part is added after
+    /// widening, so each register's address is the thread's plus an immediate offset; masked
+    /// accesses take the thread's part before their branches, so that it is computed once
+    /// rather than in each vector's branch.
+    #[inline(always)]
+    pub(crate) fn index_parts<T: Thread, const R: usize>(
+        t: &T,
+        r: usize,
+        start: [u32; R],
+        origin: [u32; R],
+        strides: [u32; R],
+    ) -> (u32, usize) {
         let fast = Self::VECTOR.0;
         debug_assert!(
             Self::VECTOR.1 == 1 || fast >= R || strides[fast] == 1,
@@ -330,17 +349,21 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             strides[if fast < R { fast } else { 0 }]
         );
         let (thread, reg) = Self::parts(t, r);
-        // The tensor's start joins the thread's part: one u32 sum (a view's indices fit a u32).
-        let (mut i, mut k) = (at, 0usize);
+        // The tensor's start is one element offset, as a hand-written kernel adds a batch's
+        // matrix to its pointer.
+        let (mut i, mut k) = (0u32, 0usize);
         let mut d = 0;
+        while d < R {
+            i += start[d] * strides[d];
+            d += 1;
+        }
+        d = 0;
         while d < R {
             i += (origin[d] + L::coord(thread, d)) * strides[d];
             k += L::coord(reg, d) as usize * strides[d] as usize;
             d += 1;
         }
-        // The register's part is added after widening: each register's address is then the
-        // thread's plus a constant (an immediate offset) rather than an index of its own.
-        i as usize + k
+        (i, k)
     }
 
     /// The in-dim values of this thread and of register `r` whose coordinates add up to the
@@ -376,7 +399,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         let mut values = [E::default(); N];
         let v = Self::VECTOR.1;
         crate::unroll!(N / Self::VECTOR.1, |g| {
-            let i = Self::index(t, v * g, 0, origin, strides);
+            let i = Self::index(t, v * g, [0; R], origin, strides);
             load_vector(src, i, &mut values, v * g, v);
         });
         Self::new(values)
@@ -403,7 +426,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         let first = Self::stores_copies(t);
         crate::unroll!(N / Self::VECTOR.1, |g| {
             if first && (v * g) as u32 & Self::FREE[0] == 0 {
-                let i = Self::index(t, v * g, 0, origin, strides);
+                let i = Self::index(t, v * g, [0; R], origin, strides);
                 store_vector(dst, i, &self.values, v * g, v);
             }
         });
@@ -458,7 +481,9 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         bounds: [u32; R],
         other: E,
     ) -> Self {
-        unsafe { Self::load_masked_at::<T, R, false>(t, src, 0, origin, strides, bounds, other) }
+        unsafe {
+            Self::load_masked_at::<T, R, false>(t, src, [0; R], origin, strides, bounds, other)
+        }
     }
 
     /// [`Tile::store`] of the elements inside the tensor's `bounds` only, as
@@ -478,7 +503,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         strides: [u32; R],
         bounds: [u32; R],
     ) {
-        unsafe { self.store_masked_at::<T, R, false>(t, dst, 0, origin, strides, bounds) }
+        unsafe { self.store_masked_at::<T, R, false>(t, dst, [0; R], origin, strides, bounds) }
     }
 
     /// [`Tile::load_masked`] where the bounds, the origin along the fast dim and the other
@@ -501,7 +526,9 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         bounds: [u32; R],
         other: E,
     ) -> Self {
-        unsafe { Self::load_masked_at::<T, R, true>(t, src, 0, origin, strides, bounds, other) }
+        unsafe {
+            Self::load_masked_at::<T, R, true>(t, src, [0; R], origin, strides, bounds, other)
+        }
     }
 
     /// [`Tile::store_masked`] under [`Tile::load_masked_aligned`]'s promise: one access or none
@@ -521,19 +548,20 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         strides: [u32; R],
         bounds: [u32; R],
     ) {
-        unsafe { self.store_masked_at::<T, R, true>(t, dst, 0, origin, strides, bounds) }
+        unsafe { self.store_masked_at::<T, R, true>(t, dst, [0; R], origin, strides, bounds) }
     }
 
-    /// The masked load, `ALIGNED` or not, of a tensor from element `at` of `src`.
+    /// The masked load, `ALIGNED` or not, of a tensor that starts at coordinate `start` of
+    /// `src` (see [`Tile::index`]).
     ///
     /// # Safety
-    /// As [`Tile::load_masked`], for the tensor at `at`.
+    /// As [`Tile::load_masked`], for the tensor at `start`.
     #[inline(always)]
     #[allow(unsafe_code)]
     pub(crate) unsafe fn load_masked_at<T: Thread, const R: usize, const ALIGNED: bool>(
         t: &T,
         src: &Global<'_, E>,
-        at: u32,
+        start: [u32; R],
         origin: [u32; R],
         strides: [u32; R],
         bounds: [u32; R],
@@ -543,8 +571,9 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         let v = Self::VECTOR.1;
         crate::unroll!(N / Self::VECTOR.1, |g| {
             let n = Self::inside(t, v * g, v, origin, bounds);
+            let (thread, reg) = Self::index_parts(t, v * g, start, origin, strides);
             if reached::<ALIGNED>(n, v) {
-                let i = Self::index(t, v * g, at, origin, strides);
+                let i = thread as usize + reg;
                 if ALIGNED || n == v && i.is_multiple_of(v) {
                     aligned_promise::<ALIGNED>(i, n, v);
                     load_vector(src, i, &mut values, v * g, v);
@@ -556,17 +585,18 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         Self::new(values)
     }
 
-    /// The masked store, `ALIGNED` or not, to a tensor from element `at` of `dst`.
+    /// The masked store, `ALIGNED` or not, to a tensor that starts at coordinate `start` of
+    /// `dst` (see [`Tile::index`]).
     ///
     /// # Safety
-    /// As [`Tile::store_masked`], for the tensor at `at`.
+    /// As [`Tile::store_masked`], for the tensor at `start`.
     #[inline(always)]
     #[allow(unsafe_code)]
     pub(crate) unsafe fn store_masked_at<T: Thread, const R: usize, const ALIGNED: bool>(
         &self,
         t: &T,
         dst: &GlobalMut<'_, E>,
-        at: u32,
+        start: [u32; R],
         origin: [u32; R],
         strides: [u32; R],
         bounds: [u32; R],
@@ -575,8 +605,9 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         let first = Self::stores_copies(t);
         crate::unroll!(N / Self::VECTOR.1, |g| {
             let n = Self::inside(t, v * g, v, origin, bounds);
+            let (thread, reg) = Self::index_parts(t, v * g, start, origin, strides);
             if reached::<ALIGNED>(n, v) && first && (v * g) as u32 & Self::FREE[0] == 0 {
-                let i = Self::index(t, v * g, at, origin, strides);
+                let i = thread as usize + reg;
                 if ALIGNED || n == v && i.is_multiple_of(v) {
                     aligned_promise::<ALIGNED>(i, n, v);
                     store_vector(dst, i, &self.values, v * g, v);

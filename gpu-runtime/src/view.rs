@@ -32,7 +32,9 @@ pub(crate) const fn row_major<const R: usize>(shape: [u32; R]) -> [u32; R] {
 }
 
 /// A global tensor a kernel reads, with its shape and strides (in elements; the fast dim's
-/// stride is 1) from element `at` of its buffer. `ALIGNED`: [`View::aligned`]'s promise.
+/// stride is 1), starting at coordinate `start` of its buffer (element `[c]` of the view is
+/// the buffer's `sum((start[d] + c[d]) * strides[d])`: a batch's matrix starts at row
+/// `matrix * rows`). `ALIGNED`: [`View::aligned`]'s promise.
 ///
 /// Every element of the shape is inside the buffer, and its index fits in a `u32`: the
 /// constructors' contract, which the accesses rely on.
@@ -41,7 +43,7 @@ pub struct View<'a, E, const R: usize, const ALIGNED: bool = false> {
     src: Global<'a, E>,
     shape: [u32; R],
     strides: [u32; R],
-    at: u32,
+    start: [u32; R],
 }
 
 /// A global tensor a kernel writes, with its shape and strides, as [`View`].
@@ -49,7 +51,7 @@ pub struct ViewMut<'a, E, const R: usize, const ALIGNED: bool = false> {
     dst: GlobalMut<'a, E>,
     shape: [u32; R],
     strides: [u32; R],
-    at: u32,
+    start: [u32; R],
 }
 
 impl<'a, E: Element, const R: usize, const ALIGNED: bool> View<'a, E, R, ALIGNED> {
@@ -68,7 +70,7 @@ impl<'a, E: Element, const R: usize, const ALIGNED: bool> View<'a, E, R, ALIGNED
             src,
             shape,
             strides,
-            at: 0,
+            start: [0; R],
         }
     }
 }
@@ -86,38 +88,38 @@ impl<'a, E: Element, const R: usize, const ALIGNED: bool> ViewMut<'a, E, R, ALIG
             dst,
             shape,
             strides,
-            at: 0,
+            start: [0; R],
         }
     }
 }
 
 impl<'a, E: Element, const R: usize, const ALIGNED: bool> View<'a, E, R, ALIGNED> {
-    /// The tensor of `shape` and `strides` from element `at` of `src`.
+    /// The tensor of `shape` and `strides` from coordinate `start` of `src`.
     ///
     /// # Safety
     /// Every element of the shape is inside `src`'s buffer and its index fits a `u32`; with
-    /// `ALIGNED`, element `at` is 16-byte aligned, the strides but the last and the last dim
-    /// multiples of 16 bytes.
+    /// `ALIGNED`, the element at `start` is 16-byte aligned, the strides but the last and the
+    /// last dim multiples of 16 bytes.
     #[inline(always)]
     #[allow(unsafe_code)]
     pub(crate) unsafe fn from_parts(
         src: Global<'a, E>,
         shape: [u32; R],
         strides: [u32; R],
-        at: u32,
+        start: [u32; R],
     ) -> Self {
         View {
             src,
             shape,
             strides,
-            at,
+            start,
         }
     }
 
     /// The buffer, the start, the strides and the shape: what a copy from the view reads.
     #[inline(always)]
-    pub(crate) fn parts(&self) -> (&Global<'a, E>, u32, [u32; R], [u32; R]) {
-        (&self.src, self.at, self.strides, self.shape)
+    pub(crate) fn parts(&self) -> (&Global<'a, E>, [u32; R], [u32; R], [u32; R]) {
+        (&self.src, self.start, self.strides, self.shape)
     }
 }
 
@@ -131,7 +133,7 @@ impl<'a, E: Element, const R: usize, const ALIGNED: bool> View<'a, E, R, ALIGNED
             src: Global::host(mem),
             shape,
             strides: row_major(shape),
-            at: 0,
+            start: [0; R],
         }
     }
 }
@@ -144,7 +146,7 @@ impl<'a, E: Element, const R: usize, const ALIGNED: bool> ViewMut<'a, E, R, ALIG
             dst: GlobalMut::host(mem),
             shape,
             strides: row_major(shape),
-            at: 0,
+            start: [0; R],
         }
     }
 }
@@ -164,13 +166,14 @@ macro_rules! view_common {
             pub fn strides(&self) -> [u32; R] {
                 self.strides
             }
-            /// The same buffer with other `strides` (in elements; the fast dim's stride is 1).
+            /// The same buffer with other `strides` (in elements; the fast dim's stride is 1),
+            /// from the same start coordinates.
             ///
             /// # Safety
             /// Every element of the shape is still inside what the view holds: for each
-            /// coordinate below the shape, the sum of coordinate times stride is below the
-            /// product of the view's shape (for the views derived here, [`Self::transpose`]
-            /// and `as_rows`, it is by construction).
+            /// coordinate `c` below the shape, `sum((start[d] + c[d]) * strides[d])` with the
+            /// new strides is an element this view reaches (for the views derived here,
+            /// [`Self::transpose`] and `as_rows`, it is by construction).
             #[inline(always)]
             #[allow(unsafe_code)]
             pub unsafe fn with_strides(mut self, strides: [u32; R]) -> Self {
@@ -185,7 +188,8 @@ macro_rules! view_common {
                 let (mut shape, strides) = (self.shape, self.strides);
                 let start = start.min(shape[0]);
                 shape[0] = count.min(shape[0] - start);
-                let at = self.at + start * strides[0];
+                let mut at = self.start;
+                at[0] += start;
                 self.remade(shape, strides, at)
             }
 
@@ -196,13 +200,13 @@ macro_rules! view_common {
                 self,
                 shape: [u32; R2],
                 strides: [u32; R2],
-                at: u32,
+                start: [u32; R2],
             ) -> $view<'a, E, R2, A2> {
                 $view {
                     $mem: self.$mem,
                     shape,
                     strides,
-                    at,
+                    start,
                 }
             }
         }
@@ -214,6 +218,7 @@ macro_rules! view_common {
             pub fn transpose(mut self) -> Self {
                 self.shape = [self.shape[1], self.shape[0]];
                 self.strides = [self.strides[1], self.strides[0]];
+                self.start = [self.start[1], self.start[0]];
                 self
             }
         }
@@ -224,9 +229,12 @@ macro_rules! view_common {
             /// rows' width is the vector's length, their stride 0).
             #[inline(always)]
             pub fn as_rows(self) -> $view<'a, E, 2, ALIGNED> {
-                let (shape, strides, at) =
-                    ([u32::MAX, self.shape[0]], [0, self.strides[0]], self.at);
-                self.remade(shape, strides, at)
+                let (shape, strides, start) = (
+                    [u32::MAX, self.shape[0]],
+                    [0, self.strides[0]],
+                    [0, self.start[0]],
+                );
+                self.remade(shape, strides, start)
             }
         }
 
@@ -246,8 +254,8 @@ macro_rules! view_common {
             #[inline(always)]
             #[allow(unsafe_code)]
             pub unsafe fn aligned(self) -> $view<'a, E, R, true> {
-                let (shape, strides, at) = (self.shape, self.strides, self.at);
-                self.remade(shape, strides, at)
+                let (shape, strides, start) = (self.shape, self.strides, self.start);
+                self.remade(shape, strides, start)
             }
         }
     };
@@ -278,7 +286,7 @@ impl<'a, E: Element, const R: usize, const ALIGNED: bool> View<'a, E, R, ALIGNED
     /// The element at `index`, or `other` outside the tensor (a masked load of one element).
     #[inline(always)]
     pub fn load_one(&self, index: [u32; R], other: E) -> E {
-        match element_index(self.at, index, self.shape, self.strides) {
+        match element_index(self.start, index, self.shape, self.strides) {
             // SAFETY: inside the shape, which the view's contract keeps in the buffer.
             #[allow(unsafe_code)]
             Some(i) => unsafe { self.src.load1(i) },
@@ -287,21 +295,22 @@ impl<'a, E: Element, const R: usize, const ALIGNED: bool> View<'a, E, R, ALIGNED
     }
 }
 
-/// Where element `index` of a tensor of `shape` and `strides` from element `at` is, if inside.
+/// Where element `index` of a tensor of `shape` and `strides` from coordinate `start` is, if
+/// inside.
 #[inline(always)]
 fn element_index<const R: usize>(
-    at: u32,
+    start: [u32; R],
     index: [u32; R],
     shape: [u32; R],
     strides: [u32; R],
 ) -> Option<usize> {
-    let mut i = at;
+    let mut i = 0u32;
     let mut d = 0;
     while d < R {
         if index[d] >= shape[d] {
             return None;
         }
-        i += index[d] * strides[d];
+        i += (start[d] + index[d]) * strides[d];
         d += 1;
     }
     Some(i as usize)
@@ -334,7 +343,7 @@ impl<'a, E: Element, const R: usize, const ALIGNED: bool> ViewMut<'a, E, R, ALIG
     #[inline(always)]
     #[allow(unsafe_code)]
     pub unsafe fn store_one(&self, index: [u32; R], v: E) {
-        if let Some(i) = element_index(self.at, index, self.shape, self.strides) {
+        if let Some(i) = element_index(self.start, index, self.shape, self.strides) {
             // SAFETY: inside the shape, which the view's contract keeps in the buffer.
             #[allow(unsafe_code)]
             unsafe {
@@ -360,7 +369,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         #[allow(unsafe_code)]
         unsafe {
             Self::load_masked_at::<_, R, ALIGNED>(
-                t, &src.src, src.at, origin, strides, bounds, other,
+                t, &src.src, src.start, origin, strides, bounds, other,
             )
         }
     }
@@ -382,7 +391,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         // SAFETY: as `load_from`.
         #[allow(unsafe_code)]
         unsafe {
-            self.store_masked_at::<_, R, ALIGNED>(t, &dst.dst, dst.at, origin, strides, bounds)
+            self.store_masked_at::<_, R, ALIGNED>(t, &dst.dst, dst.start, origin, strides, bounds)
         }
     }
 }
