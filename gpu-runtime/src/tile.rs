@@ -349,17 +349,13 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             strides[if fast < R { fast } else { 0 }]
         );
         let (thread, reg) = Self::parts(t, r);
-        // The tensor's start is one element offset, as a hand-written kernel adds a batch's
-        // matrix to its pointer.
+        // The tensor's start joins the origin, both uniform across the CTA, before the thread's
+        // part: a batch's row is then one add, as a hand-written kernel numbers it (a view's
+        // indices fit a u32).
         let (mut i, mut k) = (0u32, 0usize);
         let mut d = 0;
         while d < R {
-            i += start[d] * strides[d];
-            d += 1;
-        }
-        d = 0;
-        while d < R {
-            i += (origin[d] + L::coord(thread, d)) * strides[d];
+            i += (start[d] + origin[d] + L::coord(thread, d)) * strides[d];
             k += L::coord(reg, d) as usize * strides[d] as usize;
             d += 1;
         }
