@@ -529,6 +529,12 @@ mod views {
                 wr.load::<Rows>(t, [3, 0], 0.0),
                 Tile::from_coords(t, want_w)
             );
+            // A tile far past the end reads nothing, though its rows' indices would not fit a
+            // u32.
+            let far = x
+                .view::<f32, 2>([8, 32])
+                .load::<Rows>(t, [1 << 28, 0], -7.0);
+            assert_eq!(far, Tile::splat(-7.0));
             // A window starting past the end is empty.
             assert_eq!(x.view::<f32, 2>([8, 32]).rows(9, 4).shape(), [0, 32]);
             let r = w

@@ -350,12 +350,17 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         );
         let (thread, reg) = Self::parts(t, r);
         // The tensor's start joins the origin, both uniform across the CTA, before the thread's
-        // part: a batch's row is then one add, as a hand-written kernel numbers it (a view's
-        // indices fit a u32).
+        // part: a batch's row is then one add, as a hand-written kernel numbers it. The sum
+        // wraps: it is formed before the masks, also for vectors past the tensor, whose index
+        // may not fit a u32 and is never used (an element inside has its true index, below
+        // 2^32, as the view's contract says).
         let (mut i, mut k) = (0u32, 0usize);
         let mut d = 0;
         while d < R {
-            i += (start[d] + origin[d] + L::coord(thread, d)) * strides[d];
+            let c = start[d]
+                .wrapping_add(origin[d])
+                .wrapping_add(L::coord(thread, d));
+            i = i.wrapping_add(c.wrapping_mul(strides[d]));
             k += L::coord(reg, d) as usize * strides[d] as usize;
             d += 1;
         }
