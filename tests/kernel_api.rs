@@ -535,6 +535,11 @@ mod views {
                 .view::<f32, 2>([8, 32])
                 .load::<Rows>(t, [1 << 28, 0], -7.0);
             assert_eq!(far, Tile::splat(-7.0));
+            // So does one whose origin plus a thread's coordinate would pass u32::MAX.
+            for origin in [[u32::MAX - 2, 0], [0, u32::MAX - 1]] {
+                let edge = x.view::<f32, 2>([8, 32]).load::<Rows>(t, origin, -7.0);
+                assert_eq!(edge, Tile::splat(-7.0));
+            }
             // A window starting past the end is empty.
             assert_eq!(x.view::<f32, 2>([8, 32]).rows(9, 4).shape(), [0, 32]);
             let r = w

@@ -450,7 +450,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         while d < R {
             // What is left of the tensor past the thread's part, against the register's part (a
             // constant): each register's mask is then one compare with an immediate.
-            let left = bounds[d].saturating_sub(origin[d] + L::coord(thread, d));
+            let left = bounds[d].saturating_sub(origin[d].saturating_add(L::coord(thread, d)));
             let c = L::coord(reg, d);
             if d == fast {
                 n = n.min(left.saturating_sub(c));
