@@ -188,9 +188,9 @@ macro_rules! view_common {
                 let (mut shape, strides) = (self.shape, self.strides);
                 let start = start.min(shape[0]);
                 shape[0] = count.min(shape[0] - start);
-                let mut at = self.start;
-                at[0] += start;
-                self.remade(shape, strides, at)
+                let mut first = self.start;
+                first[0] += start;
+                self.remade(shape, strides, first)
             }
 
             /// The same buffer as another view of it: every view derived here is one, its
