@@ -567,6 +567,55 @@ mod views {
         assert_eq!((value(&y, 8 * 32), value(&y, 32)), (-1.0, -1.0));
     }
 
+    /// A window of a view a kernel writes stores at its own rows, transposed too, and each
+    /// element once: the rest of the buffer is untouched.
+    #[test]
+    fn stores_through_a_window_land_at_its_rows() {
+        let y = memory(8 * 32, |_| -1.0);
+        launch(Launch::new(1, 128, 0), |t| {
+            // Rows 2..6 of 8, transposed: element [i, j] is y's [2 + j, i].
+            let w = y.view_mut::<f32, 2>([8, 32]).rows(2, 4).transpose();
+            let tile = Tile::<Cols, f32, _>::from_coords(t, |[i, j]| (i * 100 + j) as f32);
+            // SAFETY: one CTA stores.
+            unsafe { w.store(t, [0, 0], &tile) };
+            t.sync_block();
+            if t.warp() == 0 && t.lane() == 0 {
+                // SAFETY: one thread stores, ordered after the tile's store by the barrier.
+                unsafe { w.store_one([31, 3], 7.5) };
+            }
+        })
+        .expect("simulator");
+        for r in 0..8u32 {
+            for c in 0..32u32 {
+                let want = match (r, c) {
+                    (5, 31) => 7.5,
+                    (2..=5, _) => (c * 100 + (r - 2)) as f32,
+                    _ => -1.0,
+                };
+                assert_eq!(value(&y, (r * 32 + c) as usize), want, "y[{r}, {c}]");
+            }
+        }
+    }
+
+    /// A view whose indices do not fit a u32 (host memory takes any shape) is reported at the
+    /// first access that would wrap, not read at a wrapped index.
+    #[test]
+    fn an_index_past_a_u32_is_reported() {
+        use linear_layouts::sim::IssueKind;
+        let x = memory(1024, |i| i as f32);
+        let r = launch(Launch::new(1, 128, 0), |t| {
+            let _ = x
+                .view::<f32, 2>([0x8000_0000, 32])
+                .load::<Rows>(t, [1 << 27, 0], -7.0);
+        });
+        let e = r.expect_err("row 2^27 of 32-element rows is element 2^32");
+        assert!(
+            e.has(IssueKind::Panic) && e.to_string().contains("past a u32"),
+            "{}",
+            e
+        );
+    }
+
     /// A transposed view's dim 1 is not contiguous: a tile whose vectors run along it would
     /// reach past its elements, so the access is refused (a trap on the GPU), not made.
     #[test]

@@ -243,6 +243,7 @@ impl<L: Layout, E: Element> AsyncCopy<L, E> {
             let (thread, k) = Tile::<L, G, N>::index_parts(t, reg, start, origin, strides);
             if reached::<true>(n, vec) {
                 let i = thread as usize + k;
+                Tile::<L, G, N>::index_fits(t, reg, start, origin, strides, i);
                 aligned_promise::<true>(i, n, vec);
                 // SAFETY: as in `start`.
                 unsafe { src.copy_to_shared(t, i, bytes, smem) };

@@ -325,7 +325,37 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         strides: [u32; R],
     ) -> usize {
         let (thread, reg) = Self::index_parts(t, r, start, origin, strides);
-        thread as usize + reg
+        let i = thread as usize + reg;
+        Self::index_fits(t, r, start, origin, strides, i);
+        i
+    }
+
+    /// Checks (in debug builds: on the simulator) that `i`, the wrapped index of register `r`,
+    /// is its true one: a tensor's indices fit a `u32` (the views' and partitions' contract;
+    /// an index that wrapped would reach another element).
+    #[inline(always)]
+    pub(crate) fn index_fits<T: Thread, const R: usize>(
+        t: &T,
+        r: usize,
+        start: [u32; R],
+        origin: [u32; R],
+        strides: [u32; R],
+        i: usize,
+    ) {
+        if cfg!(debug_assertions) {
+            let (thread, reg) = Self::parts(t, r);
+            let mut exact = 0u64;
+            let mut d = 0;
+            while d < R {
+                let c = start[d] as u64 + origin[d] as u64 + L::coord(thread, d) as u64;
+                exact += (c + L::coord(reg, d) as u64) * strides[d] as u64;
+                d += 1;
+            }
+            assert!(
+                exact == i as u64 && exact <= u32::MAX as u64,
+                "a tile's element at index {exact} (origin {origin:?}, strides {strides:?}) is past a u32: a tensor's indices must fit one"
+            );
+        }
     }
 
     /// [`Tile::index`] as the thread's part (a `u32`: a view's indices fit one) and the
@@ -575,6 +605,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             let (thread, reg) = Self::index_parts(t, v * g, start, origin, strides);
             if reached::<ALIGNED>(n, v) {
                 let i = thread as usize + reg;
+                Self::index_fits(t, v * g, start, origin, strides, i);
                 if ALIGNED || n == v && i.is_multiple_of(v) {
                     aligned_promise::<ALIGNED>(i, n, v);
                     load_vector(src, i, &mut values, v * g, v);
@@ -609,6 +640,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             let (thread, reg) = Self::index_parts(t, v * g, start, origin, strides);
             if reached::<ALIGNED>(n, v) && first && (v * g) as u32 & Self::FREE[0] == 0 {
                 let i = thread as usize + reg;
+                Self::index_fits(t, v * g, start, origin, strides, i);
                 if ALIGNED || n == v && i.is_multiple_of(v) {
                     aligned_promise::<ALIGNED>(i, n, v);
                     store_vector(dst, i, &self.values, v * g, v);

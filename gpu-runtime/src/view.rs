@@ -37,7 +37,8 @@ pub(crate) const fn row_major<const R: usize>(shape: [u32; R]) -> [u32; R] {
 /// `matrix * rows`). `ALIGNED`: [`View::aligned`]'s promise.
 ///
 /// Every element of the shape is inside the buffer, and its index fits in a `u32`: the
-/// constructors' contract, which the accesses rely on.
+/// constructors' contract, which the accesses rely on. (A view with no elements may start
+/// anywhere: its start plus its shape may pass a `u32`, and nothing is reached.)
 #[derive(Clone, Copy)]
 pub struct View<'a, E, const R: usize, const ALIGNED: bool = false> {
     src: Global<'a, E>,
@@ -167,13 +168,15 @@ macro_rules! view_common {
                 self.strides
             }
             /// The same buffer with other `strides` (in elements; the fast dim's stride is 1),
-            /// from the same start coordinates.
+            /// from the same start coordinates: the view's first element is then
+            /// `sum(start[d] * strides[d])` with the new strides (element 0 for a view that is
+            /// not a window, [`Self::rows`], or a batch's matrix), so a window's first row moves
+            /// with them.
             ///
             /// # Safety
             /// Every element of the shape is still inside what the view holds: for each
             /// coordinate `c` below the shape, `sum((start[d] + c[d]) * strides[d])` with the
-            /// new strides is an element this view reaches (for the views derived here,
-            /// [`Self::transpose`] and `as_rows`, it is by construction).
+            /// new strides is an element this view reaches.
             #[inline(always)]
             #[allow(unsafe_code)]
             pub unsafe fn with_strides(mut self, strides: [u32; R]) -> Self {
@@ -188,8 +191,9 @@ macro_rules! view_common {
                 let (mut shape, strides) = (self.shape, self.strides);
                 let start = start.min(shape[0]);
                 shape[0] = count.min(shape[0] - start);
+                // Past a `u32` only for a view with no elements (nothing is reached).
                 let mut first = self.start;
-                first[0] += start;
+                first[0] = first[0].wrapping_add(start);
                 self.remade(shape, strides, first)
             }
 
@@ -241,7 +245,8 @@ macro_rules! view_common {
         impl<'a, E: Element, const R: usize> $view<'a, E, R, false> {
             /// The same tensor, promising that the shape along the tiles' fast dim, the other
             /// strides and the tiles' origins along the fast dim are multiples of the vector (16
-            /// bytes), and the buffer 16-byte aligned: each vector is then wholly inside the
+            /// bytes), and the view's first element (at its start: not the buffer's, for a
+            /// window) 16-byte aligned: each vector is then wholly inside the
             /// tensor or wholly outside, one access or none (Triton's specialisation of a kernel
             /// for sizes divisible by 16). A kernel parameter `View<E, R, true>` has the shape
             /// and buffer checked by the launcher instead (whole allocations are 256-byte
@@ -304,15 +309,26 @@ fn element_index<const R: usize>(
     shape: [u32; R],
     strides: [u32; R],
 ) -> Option<usize> {
-    let mut i = 0u32;
     let mut d = 0;
     while d < R {
         if index[d] >= shape[d] {
             return None;
         }
-        i += (start[d] + index[d]) * strides[d];
         d += 1;
     }
+    // Only an element inside the shape is summed, and its index fits a `u32` (the view's
+    // contract; the simulator checks it): the wrapping sum is its index.
+    let (mut i, mut exact) = (0u32, 0u64);
+    d = 0;
+    while d < R {
+        i = i.wrapping_add(start[d].wrapping_add(index[d]).wrapping_mul(strides[d]));
+        exact += (start[d] as u64 + index[d] as u64) * strides[d] as u64;
+        d += 1;
+    }
+    debug_assert!(
+        exact == i as u64,
+        "element {index:?} of a view is at index {exact}, past a u32: a view's indices must fit one"
+    );
     Some(i as usize)
 }
 
