@@ -597,6 +597,32 @@ mod views {
         }
     }
 
+    /// A batch's matrices start at rows of the buffer: matrix 1 of `[3, 32]` matrices is rows
+    /// 3..6. A batch of empty matrices starts past a u32 and reaches nothing, windows of it too.
+    #[test]
+    fn batch_matrices_start_at_their_rows() {
+        use linear_layouts::Batch;
+        let x = memory(2 * 3 * 32, |i| i as f32);
+        let empty = memory(1, |_| 5.0);
+        launch(Launch::dims([1, 2, 1], [128, 1, 1], 0), |t| {
+            let m = Batch::<f32>::host(&x, [3, 32]).matrix(t);
+            let by = t.block_idx()[1];
+            let want = |[i, j]: [u32; 2]| {
+                if i < 3 {
+                    ((by * 3 + i) * 32 + j) as f32
+                } else {
+                    -7.0
+                }
+            };
+            assert_eq!(m.load::<Rows>(t, [0, 0], -7.0), Tile::from_coords(t, want));
+            assert_eq!(m.load_one([2, 31], 0.0), ((by * 3 + 2) * 32 + 31) as f32);
+            let e = Batch::<f32>::host(&empty, [0xC000_0000, 0]).matrix(t);
+            assert_eq!(e.load_one([0x8000_0000, 0], -1.0), -1.0);
+            assert_eq!(e.rows(0xC000_0000, 1).shape(), [0, 0]);
+        })
+        .expect("simulator");
+    }
+
     /// A view whose indices do not fit a u32 (host memory takes any shape) is reported at the
     /// first access that would wrap, not read at a wrapped index.
     #[test]
