@@ -240,10 +240,9 @@ impl<L: Layout, E: Element> AsyncCopy<L, E> {
         store_addresses(a, t, |v, smem| {
             let reg = a.regs[v * vec] as usize;
             let n = Tile::<L, G, N>::inside(t, reg, vec, origin, bounds);
-            let (thread, k) = Tile::<L, G, N>::index_parts(t, reg, start, origin, strides);
+            let (thread, k, exact) = Tile::<L, G, N>::index_parts(t, reg, start, origin, strides);
             if reached::<true>(n, vec) {
-                let i = thread as usize + k;
-                Tile::<L, G, N>::index_fits(t, reg, start, origin, strides, i);
+                let i = crate::tile::checked_index(thread, k, exact);
                 aligned_promise::<true>(i, n, vec);
                 // SAFETY: as in `start`.
                 unsafe { src.copy_to_shared(t, i, bytes, smem) };

@@ -324,45 +324,16 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         origin: [u32; R],
         strides: [u32; R],
     ) -> usize {
-        let (thread, reg) = Self::index_parts(t, r, start, origin, strides);
-        let i = thread as usize + reg;
-        Self::index_fits(t, r, start, origin, strides, i);
-        i
-    }
-
-    /// Checks (in debug builds: on the simulator) that `i`, the wrapped index of register `r`,
-    /// is its true one: a tensor's indices fit a `u32` (the views' and partitions' contract;
-    /// an index that wrapped would reach another element).
-    #[inline(always)]
-    pub(crate) fn index_fits<T: Thread, const R: usize>(
-        t: &T,
-        r: usize,
-        start: [u32; R],
-        origin: [u32; R],
-        strides: [u32; R],
-        i: usize,
-    ) {
-        if cfg!(debug_assertions) {
-            let (thread, reg) = Self::parts(t, r);
-            let mut exact = 0u64;
-            let mut d = 0;
-            while d < R {
-                let c = start[d] as u64 + origin[d] as u64 + L::coord(thread, d) as u64;
-                exact += (c + L::coord(reg, d) as u64) * strides[d] as u64;
-                d += 1;
-            }
-            assert!(
-                exact == i as u64 && exact <= u32::MAX as u64,
-                "a tile's element at index {exact} (origin {origin:?}, strides {strides:?}) is past a u32: a tensor's indices must fit one"
-            );
-        }
+        let (thread, reg, exact) = Self::index_parts(t, r, start, origin, strides);
+        checked_index(thread, reg, exact)
     }
 
     /// [`Tile::index`] as the thread's part (a `u32`: a view's indices fit one) and the
     /// register's (a constant where `L` is [`separable`]). The register's part is added after
     /// widening, so each register's address is the thread's plus an immediate offset; masked
     /// accesses take the thread's part before their branches, so that it is computed once
-    /// rather than in each vector's branch.
+    /// rather than in each vector's branch, and add the register's in the branch that
+    /// accesses ([`checked_index`]).
     #[inline(always)]
     pub(crate) fn index_parts<T: Thread, const R: usize>(
         t: &T,
@@ -370,7 +341,7 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         start: [u32; R],
         origin: [u32; R],
         strides: [u32; R],
-    ) -> (u32, usize) {
+    ) -> (u32, usize, u64) {
         let fast = Self::VECTOR.0;
         debug_assert!(
             Self::VECTOR.1 == 1 || fast >= R || strides[fast] == 1,
@@ -383,8 +354,9 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         // part: a batch's row is then one add, as a hand-written kernel numbers it. The sum
         // wraps: it is formed before the masks, also for vectors past the tensor, whose index
         // may not fit a u32 and is never used (an element inside has its true index, below
-        // 2^32, as the view's contract says).
-        let (mut i, mut k) = (0u32, 0usize);
+        // 2^32, as the view's contract says; `exact`, summed in debug builds only, checks it
+        // where an access is made).
+        let (mut i, mut k, mut exact) = (0u32, 0usize, 0u64);
         let mut d = 0;
         while d < R {
             let c = start[d]
@@ -392,9 +364,13 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
                 .wrapping_add(L::coord(thread, d));
             i = i.wrapping_add(c.wrapping_mul(strides[d]));
             k += L::coord(reg, d) as usize * strides[d] as usize;
+            if cfg!(debug_assertions) {
+                let e = start[d] as u64 + origin[d] as u64 + L::coord(thread, d) as u64;
+                exact += (e + L::coord(reg, d) as u64) * strides[d] as u64;
+            }
             d += 1;
         }
-        (i, k)
+        (i, k, exact)
     }
 
     /// The in-dim values of this thread and of register `r` whose coordinates add up to the
@@ -602,10 +578,9 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         let v = Self::VECTOR.1;
         crate::unroll!(N / Self::VECTOR.1, |g| {
             let n = Self::inside(t, v * g, v, origin, bounds);
-            let (thread, reg) = Self::index_parts(t, v * g, start, origin, strides);
+            let (thread, reg, exact) = Self::index_parts(t, v * g, start, origin, strides);
             if reached::<ALIGNED>(n, v) {
-                let i = thread as usize + reg;
-                Self::index_fits(t, v * g, start, origin, strides, i);
+                let i = checked_index(thread, reg, exact);
                 if ALIGNED || n == v && i.is_multiple_of(v) {
                     aligned_promise::<ALIGNED>(i, n, v);
                     load_vector(src, i, &mut values, v * g, v);
@@ -637,10 +612,9 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
         let first = Self::stores_copies(t);
         crate::unroll!(N / Self::VECTOR.1, |g| {
             let n = Self::inside(t, v * g, v, origin, bounds);
-            let (thread, reg) = Self::index_parts(t, v * g, start, origin, strides);
+            let (thread, reg, exact) = Self::index_parts(t, v * g, start, origin, strides);
             if reached::<ALIGNED>(n, v) && first && (v * g) as u32 & Self::FREE[0] == 0 {
-                let i = thread as usize + reg;
-                Self::index_fits(t, v * g, start, origin, strides, i);
+                let i = checked_index(thread, reg, exact);
                 if ALIGNED || n == v && i.is_multiple_of(v) {
                     aligned_promise::<ALIGNED>(i, n, v);
                     store_vector(dst, i, &self.values, v * g, v);
@@ -650,6 +624,20 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
             }
         });
     }
+}
+
+/// The index of [`Tile::index_parts`]' `thread` and `reg`, for an access that is made: checked
+/// (in debug builds: on the simulator) to be the true one, `exact`, a tensor's indices fitting
+/// a `u32` (the views' and partitions' contract; an index that wrapped would reach another
+/// element).
+#[inline(always)]
+pub(crate) fn checked_index(thread: u32, reg: usize, exact: u64) -> usize {
+    let i = thread as usize + reg;
+    debug_assert!(
+        exact == i as u64 && exact <= u32::MAX as u64,
+        "a tile's element at index {exact} is past a u32: a tensor's indices must fit one"
+    );
+    i
 }
 
 /// Whether a masked access of a vector with `n` of its `v` elements inside the tensor touches
