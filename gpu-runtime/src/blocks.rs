@@ -26,7 +26,7 @@ use crate::layout::{Layout, Registers};
 use crate::slices::{Build, Distributed, TileOf};
 use crate::thread::Thread;
 use crate::tile::Tile;
-use crate::tiles::{contiguous, exclusive, same_shape};
+use crate::tiles::{contiguous, exclusive, same_shape, GridStride};
 
 /// A matrix a kernel reads, one block of `L`'s shape per CTA (see the module).
 pub struct Blocks<'a, E, L, const TRANSPOSED: bool = false> {
@@ -332,8 +332,9 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> Panel<'a, E, L, COLUMN
     /// least as many blocks loads with no check in the loop (A's steps index B's panel too).
     #[inline(always)]
     pub fn steps(&self) -> KSteps {
+        // A step of 1 keeps GridStride's promise.
         KSteps {
-            next: 0,
+            ks: GridStride::new(0, 1, self.blocks),
             end: self.blocks,
         }
     }
@@ -403,10 +404,10 @@ impl KStep {
     }
 }
 
-/// A panel's K steps ([`Panel::steps`]).
+/// A panel's K steps ([`Panel::steps`]): the blocks' numbers, one by one.
 #[derive(Clone, Copy, Debug)]
 pub struct KSteps {
-    next: u32,
+    ks: GridStride,
     end: u32,
 }
 
@@ -414,11 +415,8 @@ impl Iterator for KSteps {
     type Item = KStep;
     #[inline(always)]
     fn next(&mut self) -> Option<KStep> {
-        let k = self.next;
-        (k < self.end).then(|| {
-            self.next = k + 1;
-            KStep { k, end: self.end }
-        })
+        let end = self.end;
+        self.ks.next().map(|k| KStep { k, end })
     }
 }
 

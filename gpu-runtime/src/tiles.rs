@@ -199,8 +199,8 @@ impl Iterator for Each {
 }
 
 /// A grid-stride loop's numbers: `first`, `first + step`, ... below `end`. Its makers promise
-/// that `end + step` fits a u32 (their launchers check the grid against the count), so the
-/// step never wraps past a number below `end`.
+/// that `end - 1 + step` fits a u32 (the grid's launchers check the grid against the count; a
+/// step of 1 always does), so the step never wraps past a number below `end`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct GridStride {
     next: u32,
