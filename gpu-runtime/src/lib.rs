@@ -33,7 +33,10 @@
 //!   simulator that every test uses is the `gpu-sim` crate, which implements [`Thread`] and
 //!   [`Hopper`] over host memory ([`global::HostBuffer`]).
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, rustc_attrs))]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(asm_experimental_arch, rustc_attrs, link_llvm_intrinsics)
+)]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 #![recursion_limit = "100000"]
 #![cfg_attr(not(target_arch = "nvptx64"), deny(unsafe_code))]

@@ -7,6 +7,8 @@
 use core::arch::asm;
 
 #[cfg(target_arch = "nvptx64")]
+mod barriers;
+#[cfg(target_arch = "nvptx64")]
 mod hopper;
 
 #[cfg(target_arch = "nvptx64")]
@@ -287,8 +289,8 @@ unsafe impl<const BLOCK_DIMS: u32, const SHARED: u32, const GRID_DIMS: u32> Thre
     }
     #[inline(always)]
     fn sync_block(&self) {
-        // SAFETY: a CTA barrier reached by all threads.
-        unsafe { asm!("bar.sync 0;", options(nostack)) };
+        // SAFETY: a CTA barrier reached by all threads (see `barriers`).
+        unsafe { barriers::cta_sync(0) };
         // Every load before it is done: the scratch is free (see `Thread::scratch_reads`).
         self.scratch.set(false);
     }
@@ -297,13 +299,7 @@ unsafe impl<const BLOCK_DIMS: u32, const SHARED: u32, const GRID_DIMS: u32> Thre
         // SAFETY: a cluster barrier reached by all threads of every CTA of the cluster (the
         // conversions that use it run in every thread). The default semantics are release on
         // arrive and acquire on wait, which orders the distributed shared-memory accesses.
-        unsafe {
-            asm!(
-                "barrier.cluster.arrive.aligned;",
-                "barrier.cluster.wait.aligned;",
-                options(nostack)
-            )
-        };
+        unsafe { barriers::cluster_sync() };
     }
     #[inline(always)]
     unsafe fn st_shared(&self, byte_offset: u32, bytes: u32, w: [u32; 4]) {

@@ -245,7 +245,7 @@ unsafe impl<const BLOCK_DIMS: u32, const SHARED: u32, const GRID_DIMS: u32> Hopp
     #[inline(always)]
     fn bar_sync(&self, id: u32, threads: u32) {
         // SAFETY: a barrier; every thread of the set reaches it (the trait's contract).
-        unsafe { asm!("bar.sync {}, {};", in(reg32) id, in(reg32) threads, options(nostack)) }
+        unsafe { super::barriers::cta_sync_count(id, threads) }
     }
     #[inline(always)]
     fn wgmma_fence(&self) {

@@ -1,0 +1,351 @@
+//! Warp convergence of the PTX's aligned instructions, which the simulator cannot see: it runs
+//! the kernels' Rust, while LLVM decides where each instruction lands. An `.aligned`
+//! instruction (`bar.sync`, `mma.sync.aligned`, `wgmma.*.aligned`, ...) must be reached by all
+//! of a warp's threads at the same instruction; LLVM treats inline asm as free to copy, so it
+//! can tail-duplicate one into both arms of a branch on the lane (thread 0 initialising
+//! mbarriers, the others waiting), and the hardware then lets a CTA barrier through early.
+//!
+//! The check: every branch whose predicate depends on `%laneid` splits its warp until its
+//! immediate post-dominator; no block between the two may hold an aligned instruction. The
+//! lane dependence is followed through registers flow-insensitively (LLVM's PTX assigns most
+//! registers once), and a branch on the warp (`%tid.x / 32`) is uniform, not followed.
+
+use std::collections::{BTreeMap, HashSet};
+
+/// A basic block: its statements and the blocks control can go to next.
+struct Block<'a> {
+    lines: Vec<&'a str>,
+    succ: Vec<usize>,
+}
+
+/// Whether `op` must be reached by a warp converged: every `.aligned` form, and `bar.sync`,
+/// `bar.arrive` and `bar.red`, which are `barrier.*.aligned`.
+pub fn is_aligned(op: &str) -> bool {
+    op.split('.').any(|part| part == "aligned")
+        || ["bar.sync", "bar.arrive", "bar.red"]
+            .iter()
+            .any(|b| op == *b || op.starts_with(&format!("{}.", b)))
+}
+
+/// The opcode of a statement (after its guard), or `None` for labels, braces and directives.
+fn opcode(line: &str) -> Option<&str> {
+    let mut words = line.split_whitespace();
+    let mut w = words.next()?;
+    if w.starts_with('@') {
+        w = words.next()?;
+    }
+    (!w.ends_with(':') && !w.starts_with(['{', '}', '.', '/'])).then_some(w)
+}
+
+/// The `%` registers named in `s`.
+fn regs(s: &str) -> Vec<&str> {
+    s.split(|c: char| !(c.is_alphanumeric() || c == '%' || c == '_' || c == '.'))
+        .filter(|w| w.starts_with('%'))
+        .map(|w| w.trim_end_matches('.'))
+        .collect()
+}
+
+/// `(destinations, sources)` registers of a statement (`%` names; a guard is a source).
+fn operands(line: &str) -> (Vec<&str>, Vec<&str>) {
+    let line = line
+        .split("//")
+        .next()
+        .unwrap_or("")
+        .trim()
+        .trim_end_matches(';');
+    let (guard, rest) = match line.strip_prefix('@') {
+        Some(g) => g.split_once(char::is_whitespace).unwrap_or((g, "")),
+        None => ("", line),
+    };
+    let rest = rest.trim();
+    let args = rest.split_once(char::is_whitespace).map_or("", |(_, a)| a);
+    let mut sources = regs(guard.trim_start_matches('!'));
+    // The first operand: a vector `{...}` whole, else up to the first comma.
+    let end = match args.strip_prefix('{') {
+        Some(v) => v.find('}').map_or(args.len(), |i| i + 2),
+        None => args.find(',').unwrap_or(args.len()),
+    };
+    let (first, others) = args.split_at(end);
+    if first.starts_with('[') {
+        // A store's address: nothing is written to a register.
+        sources.extend(regs(args));
+        (Vec::new(), sources)
+    } else {
+        sources.extend(regs(others));
+        (regs(first), sources)
+    }
+}
+
+/// The basic blocks of an entry's body: labels `$...:` start one, branches, `ret`, `exit` and
+/// `trap` end one. Labels inside inline asm (`LAB_WAIT:`) are loops the asm keeps to itself.
+fn blocks<'a>(body: &[&'a str]) -> Vec<Block<'a>> {
+    let mut out: Vec<Block> = vec![Block {
+        lines: Vec::new(),
+        succ: Vec::new(),
+    }];
+    let mut labels = BTreeMap::new();
+    let mut targets: Vec<Vec<String>> = vec![Vec::new()];
+    let mut falls = vec![true];
+    let start = |out: &mut Vec<Block<'a>>, t: &mut Vec<Vec<String>>, f: &mut Vec<bool>| {
+        out.push(Block {
+            lines: Vec::new(),
+            succ: Vec::new(),
+        });
+        t.push(Vec::new());
+        f.push(true);
+    };
+    for line in body {
+        let s = line.trim();
+        if let Some(label) = s.strip_suffix(':').filter(|l| l.starts_with('$')) {
+            if !out.last().unwrap().lines.is_empty() {
+                start(&mut out, &mut targets, &mut falls);
+            }
+            labels.insert(label.to_string(), out.len() - 1);
+            continue;
+        }
+        let Some(op) = opcode(s) else { continue };
+        out.last_mut().unwrap().lines.push(s);
+        let guarded = s.starts_with('@');
+        let target = s
+            .split_whitespace()
+            .last()
+            .unwrap_or("")
+            .trim_end_matches(';');
+        let n = out.len() - 1;
+        if op.starts_with("bra") && target.starts_with('$') {
+            targets[n].push(target.to_string());
+            falls[n] = guarded;
+            start(&mut out, &mut targets, &mut falls);
+        } else if !guarded && (op == "ret" || op == "exit" || op == "trap") {
+            falls[n] = false;
+            start(&mut out, &mut targets, &mut falls);
+        }
+    }
+    for i in 0..out.len() {
+        let mut succ: Vec<usize> = targets[i]
+            .iter()
+            .filter_map(|t| labels.get(t).copied())
+            .collect();
+        if falls[i] && i + 1 < out.len() {
+            succ.push(i + 1);
+        }
+        out[i].succ = succ;
+    }
+    out
+}
+
+/// Registers whose value depends on the lane: `%laneid` and everything computed from it.
+fn lane_registers<'a>(body: &[&'a str]) -> HashSet<&'a str> {
+    let mut lane: HashSet<&str> = HashSet::new();
+    loop {
+        let before = lane.len();
+        for line in body {
+            let (dests, sources) = operands(line);
+            if line.contains("%laneid") || sources.iter().any(|s| lane.contains(s)) {
+                lane.extend(dests);
+            }
+        }
+        if lane.len() == before {
+            return lane;
+        }
+    }
+}
+
+/// For each block, the blocks that post-dominate it (itself included); index `n` is the exit.
+fn post_dominators(blocks: &[Block]) -> Vec<Vec<bool>> {
+    let n = blocks.len();
+    let mut pdom = vec![vec![true; n + 1]; n + 1];
+    pdom[n] = (0..=n).map(|i| i == n).collect();
+    let succ = |b: usize| -> Vec<usize> {
+        if blocks[b].succ.is_empty() {
+            vec![n]
+        } else {
+            blocks[b].succ.clone()
+        }
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..n).rev() {
+            let mut set = vec![true; n + 1];
+            for s in succ(b) {
+                set.iter_mut().zip(&pdom[s]).for_each(|(x, y)| *x &= *y);
+            }
+            set[b] = true;
+            if set != pdom[b] {
+                pdom[b] = set;
+                changed = true;
+            }
+        }
+    }
+    pdom
+}
+
+/// The aligned instructions of an entry reached between a branch on the lane and the point
+/// where its warp meets again: `(branch, instruction)` pairs.
+pub fn divergent_aligned<'a>(body: &[&'a str]) -> Vec<(&'a str, &'a str)> {
+    let blocks = blocks(body);
+    let lane = lane_registers(body);
+    let pdom = post_dominators(&blocks);
+    let mut found = Vec::new();
+    for (b, block) in blocks.iter().enumerate() {
+        let Some(branch) = block.lines.last().filter(|l| l.starts_with('@')) else {
+            continue;
+        };
+        if !operands(branch).1.iter().any(|r| lane.contains(r)) || block.succ.len() < 2 {
+            continue;
+        }
+        let mut seen = vec![false; blocks.len()];
+        let mut stack = block.succ.clone();
+        while let Some(s) = stack.pop() {
+            if seen[s] || pdom[b][s] {
+                continue;
+            }
+            seen[s] = true;
+            for line in &blocks[s].lines {
+                if opcode(line).is_some_and(is_aligned) {
+                    found.push((*branch, *line));
+                }
+            }
+            stack.extend(&blocks[s].succ);
+        }
+    }
+    found
+}
+
+/// Every entry of `ptx` checked; the number of entries, or each aligned instruction that a
+/// lane-dependent branch reaches.
+pub fn check(ptx: &str) -> Result<usize, String> {
+    let mut errors = Vec::new();
+    let mut entries = 0;
+    let mut lines = ptx.lines();
+    while let Some(line) = lines.next() {
+        let Some(name) = line.strip_prefix(".visible .entry ") else {
+            continue;
+        };
+        let name = name.split('(').next().unwrap_or(name);
+        let body: Vec<&str> = lines
+            .by_ref()
+            .skip_while(|l| !l.starts_with('{'))
+            .skip(1)
+            .take_while(|l| !l.starts_with('}'))
+            .collect();
+        entries += 1;
+        for (branch, op) in divergent_aligned(&body) {
+            errors.push(format!("{}: `{}` reached under `{}`", name, op, branch));
+        }
+    }
+    if errors.is_empty() {
+        Ok(entries)
+    } else {
+        Err(format!(
+            "aligned instructions reached by part of a warp (a branch on %laneid before them, not yet \
+             reconverged; LLVM copied them into a divergent branch or the source calls them there):\n  {}",
+            errors.join("\n  ")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Thread 0 of warp 0 initialises a barrier; the CTA barrier after the `if`, as the
+    /// source has it, or copied by LLVM into both arms (what ran early on an H200).
+    const JOINED: &str = "\
+\tmov.u32 \t%r2, %tid.x;
+\tshr.u32 \t%r3, %r2, 5;
+\tsetp.ne.b32 \t%p1, %r3, 0;
+\t@%p1 bra \t$L__BB0_2;
+\tmov.u32 %r4, %laneid;
+\tsetp.ne.b32 \t%p2, %r4, 0;
+\t@%p2 bra \t$L__BB0_2;
+\tmbarrier.init.shared::cta.b64 [%r1], %r5;
+$L__BB0_2:
+\tbar.sync \t0;
+\tret;";
+    const COPIED: &str = "\
+\tmov.u32 \t%r2, %tid.x;
+\tshr.u32 \t%r3, %r2, 5;
+\tsetp.ne.b32 \t%p1, %r3, 0;
+\t@%p1 bra \t$L__BB0_3;
+\tmov.u32 %r4, %laneid;
+\tadd.s32 \t%r6, %r4, 0;
+\tsetp.ne.b32 \t%p2, %r6, 0;
+\t@%p2 bra \t$L__BB0_3;
+\tbra.uni \t$L__BB0_1;
+$L__BB0_3:
+\tbar.sync 0;
+\tbra.uni \t$L__BB0_5;
+$L__BB0_1:
+\tmbarrier.init.shared::cta.b64 [%r1], %r5;
+\tbar.sync 0;
+$L__BB0_5:
+\tret;";
+
+    fn lines(s: &str) -> Vec<&str> {
+        s.lines().collect()
+    }
+
+    #[test]
+    fn a_barrier_after_the_lane_branch_joins() {
+        assert!(divergent_aligned(&lines(JOINED)).is_empty());
+    }
+
+    #[test]
+    fn a_barrier_copied_into_the_lane_branch_is_found() {
+        let found = divergent_aligned(&lines(COPIED));
+        assert_eq!(found.len(), 2, "{:?}", found);
+        assert!(found
+            .iter()
+            .all(|(b, op)| b.contains("%p2") && op.starts_with("bar.sync")));
+    }
+
+    #[test]
+    fn a_branch_on_the_warp_is_uniform() {
+        // The same copies under the warp's branch alone: the warp takes one arm whole.
+        let warp_only = COPIED.replace("setp.ne.b32 \t%p2, %r6, 0", "setp.ne.b32 \t%p2, %r3, 1");
+        assert!(divergent_aligned(&lines(&warp_only)).is_empty());
+    }
+
+    #[test]
+    fn entries_are_named_in_the_error() {
+        let ptx = format!(
+            ".visible .entry good(\n)\n{{\n{}\n}}\n.visible .entry bad(\n)\n{{\n{}\n}}\n",
+            JOINED, COPIED
+        );
+        let err = check(&ptx).unwrap_err();
+        assert!(
+            err.contains("bad: `bar.sync 0;`") && !err.contains("good:"),
+            "{}",
+            err
+        );
+        assert_eq!(
+            check(&format!(".visible .entry good(\n)\n{{\n{}\n}}\n", JOINED)),
+            Ok(1)
+        );
+    }
+
+    #[test]
+    fn aligned_kinds() {
+        for op in [
+            "bar.sync",
+            "bar.arrive",
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+            "wgmma.fence.sync.aligned",
+            "barrier.cluster.wait.aligned",
+            "barrier.sync.aligned",
+        ] {
+            assert!(is_aligned(op), "{}", op);
+        }
+        for op in [
+            "barrier.sync",
+            "bar.warp.sync",
+            "shfl.sync.bfly.b32",
+            "mbarrier.arrive.shared::cta.b64",
+            "barrier.cluster.wait",
+        ] {
+            assert!(!is_aligned(op), "{}", op);
+        }
+    }
+}
