@@ -5,10 +5,11 @@
 //! can tail-duplicate one into both arms of a branch on the lane (thread 0 initialising
 //! mbarriers, the others waiting), and the hardware then lets a CTA barrier through early.
 //!
-//! The check: every branch whose predicate depends on `%laneid` splits its warp until its
-//! immediate post-dominator; no block between the two may hold an aligned instruction. The
-//! lane dependence is followed through registers flow-insensitively (LLVM's PTX assigns most
-//! registers once), and a branch on the warp (`%tid.x / 32`) is uniform, not followed.
+//! The check: every branch whose predicate depends on the lane (`%laneid`, or `%tid.x` other
+//! than through its warp) splits its warp until its immediate post-dominator; no block between
+//! the two may hold an aligned instruction. The lane dependence is followed through registers
+//! flow-insensitively (LLVM's PTX assigns most registers once); a branch on the warp
+//! (`%tid.x / 32`, `%tid.x > 255`) is uniform, not followed.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -134,14 +135,22 @@ fn blocks<'a>(body: &[&'a str]) -> Vec<Block<'a>> {
     out
 }
 
-/// Registers whose value depends on the lane: `%laneid` and everything computed from it.
+/// Registers whose value depends on the lane: `%laneid`, `%tid.x` and everything computed from
+/// them, except what [`warp_of`] takes from `%tid.x`, which is the same across a warp.
 fn lane_registers<'a>(body: &[&'a str]) -> HashSet<&'a str> {
-    let mut lane: HashSet<&str> = HashSet::new();
+    let tid: HashSet<&str> = body
+        .iter()
+        .filter(|l| l.contains("%tid.x"))
+        .flat_map(|l| operands(l).0)
+        .collect();
+    let mut lane: HashSet<&str> = tid.clone();
     loop {
         let before = lane.len();
         for line in body {
             let (dests, sources) = operands(line);
-            if line.contains("%laneid") || sources.iter().any(|s| lane.contains(s)) {
+            if line.contains("%laneid")
+                || sources.iter().any(|s| lane.contains(s)) && !warp_of(line, &tid)
+            {
                 lane.extend(dests);
             }
         }
@@ -149,6 +158,37 @@ fn lane_registers<'a>(body: &[&'a str]) -> HashSet<&'a str> {
             return lane;
         }
     }
+}
+
+/// Whether `line` takes something warp-uniform from a `%tid.x` register: `shr` by 5 or more,
+/// `and` with a constant whose low 5 bits are clear, or a comparison with a warp boundary
+/// (`tid > 255`, a warp-specialised kernel's roles).
+fn warp_of(line: &str, tid: &HashSet<&str>) -> bool {
+    let Some(op) = opcode(line) else { return false };
+    let args: Vec<&str> = line
+        .trim()
+        .trim_end_matches(';')
+        .split_once(char::is_whitespace)
+        .map_or("", |(_, a)| a)
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let [_, src, imm] = args[..] else {
+        return false;
+    };
+    let Ok(imm) = imm.parse::<i64>() else {
+        return false;
+    };
+    let cmp = op.split('.').nth(1).unwrap_or("");
+    let boundary = match cmp {
+        "lt" | "ge" => imm % 32 == 0,
+        "gt" | "le" => (imm + 1) % 32 == 0,
+        _ => false,
+    };
+    tid.contains(src)
+        && (op.starts_with("shr.") && imm >= 5
+            || op.starts_with("and.") && imm & 31 == 0
+            || op.starts_with("setp.") && boundary)
 }
 
 /// For each block, the blocks that post-dominate it (itself included); index `n` is the exit.
@@ -218,18 +258,21 @@ pub fn divergent_aligned<'a>(body: &[&'a str]) -> Vec<(&'a str, &'a str)> {
 pub fn check(ptx: &str) -> Result<usize, String> {
     let mut errors = Vec::new();
     let mut entries = 0;
-    let mut lines = ptx.lines();
+    let mut lines = ptx.lines().peekable();
     while let Some(line) = lines.next() {
         let Some(name) = line.strip_prefix(".visible .entry ") else {
             continue;
         };
         let name = name.split('(').next().unwrap_or(name);
-        let body: Vec<&str> = lines
-            .by_ref()
-            .skip_while(|l| !l.starts_with('{'))
-            .skip(1)
-            .take_while(|l| !l.starts_with('}'))
-            .collect();
+        // To the next function: inline asm keeps its own braces at the line's start.
+        let mut body = Vec::new();
+        while let Some(l) = lines
+            .peek()
+            .filter(|l| !l.starts_with(".visible") && !l.starts_with(".func"))
+        {
+            body.push(*l);
+            lines.next();
+        }
         entries += 1;
         for (branch, op) in divergent_aligned(&body) {
             errors.push(format!("{}: `{}` reached under `{}`", name, op, branch));
@@ -239,7 +282,7 @@ pub fn check(ptx: &str) -> Result<usize, String> {
         Ok(entries)
     } else {
         Err(format!(
-            "aligned instructions reached by part of a warp (a branch on %laneid before them, not yet \
+            "aligned instructions reached by part of a warp (a branch on the lane before them, not yet \
              reconverged; LLVM copied them into a divergent branch or the source calls them there):\n  {}",
             errors.join("\n  ")
         ))
@@ -309,10 +352,35 @@ $L__BB0_5:
     }
 
     #[test]
+    fn a_branch_on_the_thread_index_splits_a_warp_unless_on_a_warp_boundary() {
+        let on = |cmp: &str| COPIED.replace("setp.ne.b32 \t%p2, %r6, 0", cmp);
+        for split in [
+            "setp.eq.u32 \t%p2, %r2, 0",
+            "setp.gt.u32 \t%p2, %r2, 15",
+            "setp.lt.u32 \t%p2, %r2, 48",
+        ] {
+            assert_eq!(divergent_aligned(&lines(&on(split))).len(), 2, "{}", split);
+        }
+        for warps in [
+            "setp.gt.u32 \t%p2, %r2, 255",
+            "setp.lt.u32 \t%p2, %r2, 64",
+            "setp.ne.b32 \t%p2, %r3, 0",
+        ] {
+            assert!(
+                divergent_aligned(&lines(&on(warps))).is_empty(),
+                "{}",
+                warps
+            );
+        }
+    }
+
+    #[test]
     fn entries_are_named_in_the_error() {
+        // Inline asm keeps its braces at the line's start, inside the entry.
+        let asm = "{\n.reg .pred p;\nLAB_WAIT:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%r1], %r5;\n@!p bra LAB_WAIT;\n}\n";
         let ptx = format!(
-            ".visible .entry good(\n)\n{{\n{}\n}}\n.visible .entry bad(\n)\n{{\n{}\n}}\n",
-            JOINED, COPIED
+            ".visible .entry good(\n)\n{{\n{}\n}}\n.visible .entry bad(\n)\n{{\n{}{}\n}}\n",
+            JOINED, asm, COPIED
         );
         let err = check(&ptx).unwrap_err();
         assert!(
