@@ -234,6 +234,74 @@ fn waits_no_thread_can_end_are_deadlocks() {
 
 /// A global access past its tensor is an `OutOfBounds` issue naming the thread, the element and
 /// the tensor's length, and ends the launch; the threads in range are not reported.
+/// `bar.sync` is aligned: a warp whose lanes reach a CTA or named barrier at two calls (the
+/// arms of a branch on the lane) is reported, though every thread arrives and the simulator's
+/// barrier completes; one call after the branch, or a branch on the warp, is not.
+#[test]
+#[allow(clippy::if_same_then_else)] // the same call in both arms is the point
+fn a_barrier_reached_by_a_warp_at_two_calls_is_divergent() {
+    use linear_layouts::{Hopper, Partition};
+    let split: [(&str, Wait); 3] = [
+        ("sync_block in both arms", |t| {
+            if t.lane() == 0 {
+                t.sync_block();
+            } else {
+                t.sync_block();
+            }
+        }),
+        ("a named barrier in both arms", |t| {
+            if t.lane() < 16 {
+                t.bar_sync(1, 64);
+            } else {
+                t.bar_sync(1, 64);
+            }
+        }),
+        ("a partition's barrier in both arms", |t| {
+            if let Some(p) = Partition::of(t, 0, 2, 1) {
+                if p.lane() % 2 == 0 {
+                    p.sync_block();
+                } else {
+                    p.sync_block();
+                }
+            }
+        }),
+    ];
+    for (what, body) in split {
+        let e = launch(Launch::new(1, 64, 64), body).expect_err(what);
+        assert!(e.has(IssueKind::DivergentBarrier), "{}: {}", what, e);
+        assert!(
+            e.to_string().contains("simulator.rs"),
+            "{}: the calls are named: {}",
+            what,
+            e
+        );
+    }
+    let joined: [(&str, Wait); 3] = [
+        ("one call after the branch", |t| {
+            if t.lane() == 0 {
+                core::hint::black_box(1);
+            }
+            t.sync_block();
+            t.sync_block();
+        }),
+        ("a branch on the warp", |t| {
+            if t.warp() == 0 {
+                t.sync_block();
+            } else {
+                t.sync_block();
+            }
+        }),
+        ("the same call in a loop", |t| {
+            for _ in 0..3 {
+                t.bar_sync(2, 64);
+            }
+        }),
+    ];
+    for (what, body) in joined {
+        launch(Launch::new(1, 64, 64), body).unwrap_or_else(|e| panic!("{}: {}", what, e));
+    }
+}
+
 #[test]
 fn a_global_access_past_the_tensor_is_out_of_bounds() {
     use linear_layouts::sim::HostMemory;

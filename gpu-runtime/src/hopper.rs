@@ -470,6 +470,7 @@ macro_rules! forward_hopper {
             self.t.fence_proxy_async()
         }
         #[inline(always)]
+        #[track_caller]
         fn bar_sync(&self, id: u32, threads: u32) {
             self.t.bar_sync(id, threads)
         }

@@ -86,6 +86,7 @@ unsafe impl<T: Hopper> Thread for Partition<'_, T> {
         [self.warps * LANES, 1, 1]
     }
     #[inline(always)]
+    #[track_caller]
     fn sync_block(&self) {
         self.t.bar_sync(self.barrier, self.warps * LANES);
         // The partition's own scratch is free: only its threads use it.

@@ -445,7 +445,7 @@ macro_rules! forward_thread {
         #[inline(always)]
         fn redux(&self, op: crate::redux::Redux, v: u32) -> u32 { self.t.redux(op, v) }
     };
-    (@ sync_block) => { #[inline(always)] fn sync_block(&self) { self.t.sync_block() } };
+    (@ sync_block) => { #[inline(always)] #[track_caller] fn sync_block(&self) { self.t.sync_block() } };
     (@ scratch_reads) => {
         #[inline(always)]
         fn scratch_reads(&self) -> bool { self.t.scratch_reads() }

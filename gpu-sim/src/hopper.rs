@@ -689,8 +689,10 @@ unsafe impl Hopper for SimThread<'_> {
         self.proxy_fence()
     }
 
+    #[track_caller]
     fn bar_sync(&self, id: u32, threads: u32) {
         self.count(|i| i.barriers += 1);
+        let site = core::panic::Location::caller();
         if id == 0 || id > 15 || threads == 0 || !threads.is_multiple_of(self.warp_size) {
             return self.fail(IssueKind::NamedBarrier, format!("bar_sync({}, {}): a named barrier has an id from 1 to 15 (0 is sync_block's) and a multiple of the warp size in threads", id, threads));
         }
@@ -709,6 +711,9 @@ unsafe impl Hopper for SimThread<'_> {
         self.hopper.release(self.tid(), &mut b.pending);
         b.arrived += 1;
         let round = b.completions;
+        // Under the named barriers' lock (the sites' lock is only ever taken inside it or
+        // alone), so that no other arrival completes the round meanwhile.
+        self.check_barrier_site(id, round, site);
         if b.arrived == threads {
             b.done = core::mem::take(&mut b.pending);
             (b.arrived, b.completions) = (0, round + 1);

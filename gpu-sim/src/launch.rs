@@ -176,6 +176,7 @@ impl BlockState {
             barrier: SimBarrier::new(l.threads as usize),
             hopper: BlockHopper::default(),
             proxy_fences: Mutex::new(HashMap::new()),
+            barrier_sites: Mutex::new(HashMap::new()),
             shared: Mutex::new(std::vec![
                 Byte {
                     value: 0,

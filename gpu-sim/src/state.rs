@@ -36,6 +36,16 @@ pub(crate) struct BlockState {
     pub(crate) proxy_fences: Mutex<HashMap<u32, Vec<(u32, Access)>>>,
     /// Hopper's asynchronous units: mbarriers and the wgmma reads in flight.
     pub(crate) hopper: BlockHopper,
+    /// Where each warp reached each barrier (0: `sync_block`'s, 1-15 named) in its latest round.
+    pub(crate) barrier_sites: Mutex<HashMap<(u32, u32), BarrierSite>>,
+}
+
+/// The call a warp's first lane reached a barrier at, in round `round` of that barrier.
+pub(crate) struct BarrierSite {
+    pub(crate) round: u32,
+    pub(crate) site: &'static core::panic::Location<'static>,
+    /// Whether another lane's other place was reported this round (once per warp and round).
+    pub(crate) reported: bool,
 }
 
 /// What a cluster's threads share.

@@ -12,7 +12,7 @@ use crate::barrier::SimBarrier;
 use crate::grid::unflatten;
 use crate::issue::{Issue, IssueKind, Place};
 use crate::profile::LaneAccess;
-use crate::state::{Access, Issued, PendingCopy, SimThread, SLOT_WORDS};
+use crate::state::{Access, BarrierSite, Issued, PendingCopy, SimThread, SLOT_WORDS};
 
 impl SimThread<'_> {
     /// What this thread has issued since the launch began.
@@ -136,8 +136,10 @@ unsafe impl Thread for SimThread<'_> {
         self.warp_epoch.set(self.warp_epoch.get() + 1);
     }
 
+    #[track_caller]
     fn sync_block(&self) {
         self.count(|i| i.barriers += 1);
+        self.check_barrier_site(0, self.block_epoch.get(), core::panic::Location::caller());
         self.publish_phases();
         self.wait_at(&self.state.barrier, "at a CTA barrier (sync_block)");
         self.block_epoch.set(self.block_epoch.get() + 1);
@@ -326,6 +328,48 @@ impl SimThread<'_> {
         b.wait(&self.cluster.aborted, &self.cluster.progress, || {
             self.deadlock(what)
         })
+    }
+
+    /// `bar.sync` is `barrier.sync.aligned`: each warp reaches barrier `id` (0 the CTA's, 1-15
+    /// named) at one instruction. Lanes of a warp that reach it in the same `round` from two
+    /// calls (the arms of a branch that splits the warp) are reported once per warp and round;
+    /// the barrier still counts every thread, as the non-aligned form would.
+    pub(crate) fn check_barrier_site(
+        &self,
+        id: u32,
+        round: u32,
+        site: &'static core::panic::Location<'static>,
+    ) {
+        let Ok(mut sites) = self.state.barrier_sites.lock() else {
+            return;
+        };
+        let fresh = BarrierSite {
+            round,
+            site,
+            reported: false,
+        };
+        let s = sites.entry((id, self.warp)).or_insert(fresh);
+        if s.round != round {
+            *s = BarrierSite {
+                round,
+                site,
+                reported: false,
+            };
+        }
+        if s.site == site || s.reported {
+            return;
+        }
+        s.reported = true;
+        let first = s.site;
+        drop(sites);
+        let which = match id {
+            0 => "the CTA barrier (sync_block)".to_string(),
+            _ => format!("named barrier {}", id),
+        };
+        self.report(IssueKind::DivergentBarrier, format!(
+            "warp {} reaches {} at {} in some lanes and at {} in others: bar.sync must be reached by a whole warp at one call (the hardware counts the warp at the first and lets the barrier complete early); call it once, after the branch that splits the warp",
+            self.warp, which, first, site
+        ));
     }
 
     /// This thread's wait (`what`) left no thread of the cluster running: report the deadlock
