@@ -241,7 +241,14 @@ fn waits_no_thread_can_end_are_deadlocks() {
 #[allow(clippy::if_same_then_else)] // the same call in both arms is the point
 fn a_barrier_reached_by_a_warp_at_two_calls_is_divergent() {
     use linear_layouts::{Hopper, Partition};
-    let split: [(&str, Wait); 3] = [
+    let split: [(&str, Wait); 4] = [
+        ("sync_cluster in both arms", |t| {
+            if t.lane() == 31 {
+                t.sync_cluster();
+            } else {
+                t.sync_cluster();
+            }
+        }),
         ("sync_block in both arms", |t| {
             if t.lane() == 0 {
                 t.sync_block();

@@ -469,7 +469,7 @@ macro_rules! forward_thread {
         }
     };
     (@ cta_rank) => { #[inline(always)] fn cta_rank(&self) -> u32 { self.t.cta_rank() } };
-    (@ sync_cluster) => { #[inline(always)] fn sync_cluster(&self) { self.t.sync_cluster() } };
+    (@ sync_cluster) => { #[inline(always)] #[track_caller] fn sync_cluster(&self) { self.t.sync_cluster() } };
     (@ st_shared_cluster) => {
         #[inline(always)]
         #[allow(unsafe_code)]

@@ -33,9 +33,10 @@ pub enum IssueKind {
     Wgmma,
     /// A named barrier used with two thread counts or out of range.
     NamedBarrier,
-    /// A CTA or named barrier (`bar.sync`, which is `barrier.sync.aligned`) reached by the lanes
-    /// of one warp at two places of the code in the same round: the hardware counts the warp
-    /// at the first and lets the barrier complete before the others arrive.
+    /// A CTA, named or cluster barrier (`bar.sync`, which is `barrier.sync.aligned`, and
+    /// `barrier.cluster.*.aligned`) reached by the lanes of one warp at two places of the code
+    /// in the same round: the hardware counts the warp at the first and lets the barrier
+    /// complete before the others arrive.
     DivergentBarrier,
     /// A TMA box or destination the copy engine refuses.
     Tma,

@@ -36,7 +36,8 @@ pub(crate) struct BlockState {
     pub(crate) proxy_fences: Mutex<HashMap<u32, Vec<(u32, Access)>>>,
     /// Hopper's asynchronous units: mbarriers and the wgmma reads in flight.
     pub(crate) hopper: BlockHopper,
-    /// Where each warp reached each barrier (0: `sync_block`'s, 1-15 named) in its latest round.
+    /// Where each warp reached each barrier (0: `sync_block`'s, 1-15 named, 16 the cluster's) in
+    /// its latest round.
     pub(crate) barrier_sites: Mutex<HashMap<(u32, u32), BarrierSite>>,
 }
 

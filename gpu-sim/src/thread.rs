@@ -61,6 +61,9 @@ impl SimThread<'_> {
     }
 }
 
+/// The cluster barrier's id among [`SimThread::check_barrier_site`]'s (past the 16 of `bar.sync`).
+const CLUSTER_BARRIER: u32 = 16;
+
 // SAFETY: the simulator's own ids and barriers; it knows no shared bytes at compile time and
 // checks every access against the launch's.
 unsafe impl Thread for SimThread<'_> {
@@ -147,8 +150,11 @@ unsafe impl Thread for SimThread<'_> {
         self.scratch_reads.set(false);
     }
 
+    #[track_caller]
     fn sync_cluster(&self) {
         self.count(|i| i.barriers += 1);
+        let site = core::panic::Location::caller();
+        self.check_barrier_site(CLUSTER_BARRIER, self.cluster_epoch.get(), site);
         self.wait_at(&self.cluster.barrier, "at a cluster barrier (sync_cluster)");
         self.cluster_epoch.set(self.cluster_epoch.get() + 1);
     }
@@ -331,7 +337,7 @@ impl SimThread<'_> {
     }
 
     /// `bar.sync` is `barrier.sync.aligned`: each warp reaches barrier `id` (0 the CTA's, 1-15
-    /// named) at one instruction. Lanes of a warp that reach it in the same `round` from two
+    /// named, [`CLUSTER_BARRIER`] the cluster's `barrier.cluster.*.aligned`) at one instruction. Lanes of a warp that reach it in the same `round` from two
     /// calls (the arms of a branch that splits the warp) are reported once per warp and round;
     /// the barrier still counts every thread, as the non-aligned form would.
     pub(crate) fn check_barrier_site(
@@ -364,6 +370,7 @@ impl SimThread<'_> {
         drop(sites);
         let which = match id {
             0 => "the CTA barrier (sync_block)".to_string(),
+            CLUSTER_BARRIER => "the cluster barrier (sync_cluster)".to_string(),
             _ => format!("named barrier {}", id),
         };
         self.report(IssueKind::DivergentBarrier, format!(
