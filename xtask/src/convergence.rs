@@ -5,27 +5,39 @@
 //! can tail-duplicate one into both arms of a branch on the lane (thread 0 initialising
 //! mbarriers, the others waiting), and the hardware then lets a CTA barrier through early.
 //!
-//! The check: every branch whose predicate depends on the lane (`%laneid`, or `%tid.x` other
-//! than through its warp) splits its warp until its immediate post-dominator; no block between
+//! The check: every branch whose predicate depends on the lane (`%laneid`, `%tid` other than
+//! `%tid.x` through its warp, lane masks, `elect.sync`, atomics' results) splits its warp until its immediate post-dominator; no block between
 //! the two may hold an aligned instruction. The lane dependence is followed through registers
 //! flow-insensitively (LLVM's PTX assigns most registers once); a branch on the warp
-//! (`%tid.x / 32`, `%tid.x > 255`) is uniform, not followed.
+//! (`%tid.x / 32`, `%tid.x > 255`) is uniform, not followed; a branch to a trap ends no
+//! reconvergence (the lanes that trap never go on). Not checked: an aligned instruction under
+//! a lane predicate of its own (`@%p bar.sync`, which LLVM does not emit for these), `.func`
+//! bodies (the kernels inline everything).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A basic block: its statements and the blocks control can go to next.
 struct Block<'a> {
     lines: Vec<&'a str>,
     succ: Vec<usize>,
+    /// It ends in `trap`: no thread that enters it goes on, so it constrains no reconvergence.
+    traps: bool,
 }
 
 /// Whether `op` must be reached by a warp converged: every `.aligned` form, and `bar.sync`,
 /// `bar.arrive` and `bar.red`, which are `barrier.*.aligned`.
 pub fn is_aligned(op: &str) -> bool {
     op.split('.').any(|part| part == "aligned")
-        || ["bar.sync", "bar.arrive", "bar.red"]
-            .iter()
-            .any(|b| op == *b || op.starts_with(&format!("{}.", b)))
+        || [
+            "bar.sync",
+            "bar.arrive",
+            "bar.red",
+            "bar.cta.sync",
+            "bar.cta.arrive",
+            "bar.cta.red",
+        ]
+        .iter()
+        .any(|b| op == *b || op.starts_with(&format!("{}.", b)))
 }
 
 /// The opcode of a statement (after its guard), or `None` for labels, braces and directives.
@@ -35,7 +47,8 @@ fn opcode(line: &str) -> Option<&str> {
     if w.starts_with('@') {
         w = words.next()?;
     }
-    (!w.ends_with(':') && !w.starts_with(['{', '}', '.', '/'])).then_some(w)
+    let w = w.trim_end_matches(';');
+    (!w.is_empty() && !w.ends_with(':') && !w.starts_with(['{', '}', '.', '/'])).then_some(w)
 }
 
 /// The `%` registers named in `s`.
@@ -83,6 +96,7 @@ fn blocks<'a>(body: &[&'a str]) -> Vec<Block<'a>> {
     let mut out: Vec<Block> = vec![Block {
         lines: Vec::new(),
         succ: Vec::new(),
+        traps: false,
     }];
     let mut labels = BTreeMap::new();
     let mut targets: Vec<Vec<String>> = vec![Vec::new()];
@@ -91,12 +105,17 @@ fn blocks<'a>(body: &[&'a str]) -> Vec<Block<'a>> {
         out.push(Block {
             lines: Vec::new(),
             succ: Vec::new(),
+            traps: false,
         });
         t.push(Vec::new());
         f.push(true);
     };
-    for line in body {
-        let s = line.trim();
+    // One statement at a time: `trap; exit;` is two.
+    for s in body
+        .iter()
+        .flat_map(|l| l.split_inclusive(';'))
+        .map(str::trim)
+    {
         if let Some(label) = s.strip_suffix(':').filter(|l| l.starts_with('$')) {
             if !out.last().unwrap().lines.is_empty() {
                 start(&mut out, &mut targets, &mut falls);
@@ -119,6 +138,7 @@ fn blocks<'a>(body: &[&'a str]) -> Vec<Block<'a>> {
             start(&mut out, &mut targets, &mut falls);
         } else if !guarded && (op == "ret" || op == "exit" || op == "trap") {
             falls[n] = false;
+            out[n].traps |= op == "trap";
             start(&mut out, &mut targets, &mut falls);
         }
     }
@@ -135,22 +155,34 @@ fn blocks<'a>(body: &[&'a str]) -> Vec<Block<'a>> {
     out
 }
 
+/// What differs between the lanes of a warp: the lane, the thread's index (x through
+/// [`warp_of`]'s exceptions), lane masks, `elect.sync`'s choice, an atomic's result.
+const LANE_SOURCES: &[&str] = &["%laneid", "%tid.", "%lanemask", "elect.sync", "atom."];
+
 /// Registers whose value depends on the lane: `%laneid`, `%tid.x` and everything computed from
 /// them, except what [`warp_of`] takes from `%tid.x`, which is the same across a warp.
 fn lane_registers<'a>(body: &[&'a str]) -> HashSet<&'a str> {
+    // How often each register is written: a `%tid.x` register is trusted to be only that (for
+    // `warp_of`) when written once, since the set ignores the order of statements.
+    let mut writes: HashMap<&str, usize> = HashMap::new();
+    for line in body {
+        for d in operands(line).0 {
+            *writes.entry(d).or_default() += 1;
+        }
+    }
     let tid: HashSet<&str> = body
         .iter()
         .filter(|l| l.contains("%tid.x"))
         .flat_map(|l| operands(l).0)
+        .filter(|r| writes.get(r) == Some(&1))
         .collect();
-    let mut lane: HashSet<&str> = tid.clone();
+    let per_lane = |l: &str| LANE_SOURCES.iter().any(|s| l.contains(s));
+    let mut lane: HashSet<&str> = HashSet::new();
     loop {
         let before = lane.len();
         for line in body {
             let (dests, sources) = operands(line);
-            if line.contains("%laneid")
-                || sources.iter().any(|s| lane.contains(s)) && !warp_of(line, &tid)
-            {
+            if per_lane(line) || sources.iter().any(|s| lane.contains(s)) && !warp_of(line, &tid) {
                 lane.extend(dests);
             }
         }
@@ -192,6 +224,8 @@ fn warp_of(line: &str, tid: &HashSet<&str>) -> bool {
 }
 
 /// For each block, the blocks that post-dominate it (itself included); index `n` is the exit.
+/// A trapping block is post-dominated by every block: the threads that enter it never meet the
+/// others again, so a bounds check's trap does not make the rest of the kernel divergent.
 fn post_dominators(blocks: &[Block]) -> Vec<Vec<bool>> {
     let n = blocks.len();
     let mut pdom = vec![vec![true; n + 1]; n + 1];
@@ -206,7 +240,7 @@ fn post_dominators(blocks: &[Block]) -> Vec<Vec<bool>> {
     let mut changed = true;
     while changed {
         changed = false;
-        for b in (0..n).rev() {
+        for b in (0..n).rev().filter(|&b| !blocks[b].traps) {
             let mut set = vec![true; n + 1];
             for s in succ(b) {
                 set.iter_mut().zip(&pdom[s]).for_each(|(x, y)| *x &= *y);
@@ -268,7 +302,7 @@ pub fn check(ptx: &str) -> Result<usize, String> {
         let mut body = Vec::new();
         while let Some(l) = lines
             .peek()
-            .filter(|l| !l.starts_with(".visible") && !l.starts_with(".func"))
+            .filter(|l| !(l.starts_with('.') && (l.contains(".entry") || l.contains(".func"))))
         {
             body.push(*l);
             lines.next();
@@ -395,9 +429,20 @@ $L__BB0_5:
     }
 
     #[test]
+    fn returns_end_blocks_and_traps_do_not_split_the_warp() {
+        // Each arm returns on its own: both copies are found.
+        let returns = "\tmov.u32 %r4, %laneid;\n\tsetp.ne.b32 \t%p2, %r4, 0;\n\t@%p2 bra \t$L__BB0_2;\n\tmbarrier.init.shared::cta.b64 [%r1], %r5;\n\tbar.sync \t0;\n\tret;\n$L__BB0_2:\n\tbar.sync \t0;\n\tret;";
+        assert_eq!(divergent_aligned(&lines(returns)).len(), 2);
+        // A lane's bounds check that traps: the lanes that go on are the whole warp.
+        let checked = "\tmov.u32 %r4, %laneid;\n\tsetp.gt.u32 \t%p2, %r4, 40;\n\t@%p2 bra \t$L__BB0_9;\n\tbar.sync \t0;\n\tret;\n$L__BB0_9:\n\ttrap; exit;";
+        assert!(divergent_aligned(&lines(checked)).is_empty());
+    }
+
+    #[test]
     fn aligned_kinds() {
         for op in [
             "bar.sync",
+            "bar.cta.sync",
             "bar.arrive",
             "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
             "wgmma.fence.sync.aligned",

@@ -4,7 +4,10 @@
 //! `barrier.sync.aligned`, which a warp must reach at one instruction: reached at two, the
 //! hardware counts the warp at the first and lets the CTA through early. The intrinsics are
 //! convergent, so LLVM keeps one barrier where the source has one, and ptxas still sees the
-//! aligned form it schedules best.
+//! aligned form it schedules best. They order memory as the asm did: declared with no memory
+//! attribute (LLVM's `IntrinsicsNVVM.td` gives them only `IntrConvergent` and
+//! `IntrNoCallback`), they may read and write any memory, so no load or store moves across
+//! them.
 
 unsafe extern "C" {
     #[link_name = "llvm.nvvm.barrier.cta.sync.aligned.all"]
@@ -31,7 +34,8 @@ pub(super) unsafe fn cta_sync(id: u32) {
 /// `id`.
 ///
 /// # Safety
-/// Exactly `threads` threads reach barrier `id` in each phase, whole warps, each converged.
+/// `id` is below 16, `threads` a multiple of 32 no larger than the CTA;
+/// exactly `threads` threads reach barrier `id` in each phase, whole warps, each converged.
 #[inline(always)]
 pub(super) unsafe fn cta_sync_count(id: u32, threads: u32) {
     // SAFETY: the caller's contract.
