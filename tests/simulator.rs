@@ -241,7 +241,14 @@ fn waits_no_thread_can_end_are_deadlocks() {
 #[allow(clippy::if_same_then_else)] // the same call in both arms is the point
 fn a_barrier_reached_by_a_warp_at_two_calls_is_divergent() {
     use linear_layouts::{Hopper, Partition};
-    let split: [(&str, Wait); 4] = [
+    let split: [(&str, Wait); 5] = [
+        ("mbarriers initialised in both arms", |t| {
+            if t.lane() == 0 {
+                MBarriers::<1>::init(t, 0, 1);
+            } else {
+                MBarriers::<1>::init(t, 8, 1);
+            }
+        }),
         ("sync_cluster in both arms", |t| {
             if t.lane() == 31 {
                 t.sync_cluster();

@@ -50,6 +50,7 @@ impl<const N: u32> MBarriers<N> {
     /// multiple of 8 and `count` is 1 to [`MAX_ARRIVALS`]; more barriers than the kernel
     /// declares bytes for is a compile error.
     #[inline(always)]
+    #[track_caller]
     #[allow(unsafe_code)]
     pub fn init<T: Hopper>(t: &T, offset: u32, count: u32) -> Self {
         const {

@@ -113,6 +113,7 @@ pub unsafe trait Thread {
     /// nothing. So two conversions or reductions in a row need no barrier by hand, and the
     /// first of a kernel costs none.
     #[inline(always)]
+    #[track_caller]
     fn scratch_write_begin(&self) {
         // The barrier clears the record (see `sync_block`).
         if self.scratch_reads() {
@@ -157,6 +158,7 @@ pub unsafe trait Thread {
     /// cluster meets; shared memory of any CTA written before is visible after, and no CTA runs
     /// ahead (or exits) while others still read its shared memory. Without clusters: the CTA's
     /// barrier.
+    #[track_caller]
     fn sync_cluster(&self) {
         self.sync_block()
     }
