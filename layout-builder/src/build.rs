@@ -125,6 +125,7 @@ impl PtxBuilder {
         let ptx = self.link_dependencies(&manifest, &asm, &artifacts, &target_dir.join("link"))?;
         progress.finish();
         let ptx = crate::bounds::apply(&ptx)?;
+        crate::convergence::check(&ptx).map_err(BuildError::Divergent)?;
         self.announce(&stem, &out, &manifest, &ptx)?;
         Ok(out)
     }

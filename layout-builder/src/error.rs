@@ -18,13 +18,18 @@ pub enum BuildError {
     Unresolved(Vec<String>),
     /// The nvptx build failed to compile the crate; rustc's rendered errors.
     Compile(String),
+    /// An aligned instruction reached by part of a warp ([`crate::convergence`]).
+    Divergent(String),
 }
 
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BuildError::Tool(m) => write!(f, "{}; install rustup from https://rustup.rs", m),
-            BuildError::Crate(m) | BuildError::Failed(m) | BuildError::Io(m) => f.write_str(m),
+            BuildError::Crate(m)
+            | BuildError::Failed(m)
+            | BuildError::Io(m)
+            | BuildError::Divergent(m) => f.write_str(m),
             BuildError::Compile(errors) => write!(
                 f,
                 "{}the kernel crate does not compile for nvptx64-nvidia-cuda (errors above)",

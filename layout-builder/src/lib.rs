@@ -25,6 +25,10 @@
 //! * links into the PTX what it calls of its dependencies (`libm`, or any crate whose functions
 //!   are neither generic nor inline), from their LLVM bitcode, so the PTX is self-contained,
 //!   and fails the build naming any function still unresolved (`link`);
+//! * fails the build, naming the entry and the instructions, when an aligned instruction (a
+//!   `bar.sync`, `mma.sync`, `wgmma`, ...) is reached by part of a warp, between a branch on
+//!   the lane and the point where the warp meets again ([`convergence`]): undefined on the GPU
+//!   (a barrier completes early), and invisible to the simulator, which runs the Rust;
 //! * writes the launch bounds `#[kernel(min_blocks = ..)]` asks for as the entries'
 //!   `.maxntid`/`.minnctapersm` (`bounds`);
 //! * copies the PTX to one stable file: `<out dir>/<crate>.ptx`, the out dir being `$OUT_DIR`
@@ -36,6 +40,7 @@
 
 mod bounds;
 mod build;
+pub mod convergence;
 mod error;
 mod host_errors;
 mod link;

@@ -162,7 +162,8 @@ fn ptx_built(target: &Path) -> bool {
 /// A user's mistakes in the copied template: a wrong register count fails the simulator's host
 /// build (`cargo test`, a type error: `cargo check` reports it alike, but would build every
 /// dependency's metadata a second time), naming both counts; a type error in the kernel crate is printed once, not by
-/// both the host build and the build script's GPU build; a second binary leaves
+/// both the host build and the build script's GPU build; a barrier a warp reaches at two
+/// calls fails the GPU build; a second binary leaves
 /// `cargo run -- --ptx-path` working.
 fn mistakes_are_reported_once_and_early(tmp: &Path, target: &Path) {
     let lib = tmp.join("kernel/src/lib.rs");
@@ -180,6 +181,17 @@ fn mistakes_are_reported_once_and_early(tmp: &Path, target: &Path) {
     std::fs::write(&lib, format!("{}{}", good, typo)).unwrap();
     let err = cargo_fails(tmp, target, &["build"]);
     assert_eq!(err.matches("mismatched types").count(), 1, "{}", err);
+    // A barrier in both arms of a branch on the lane: the simulator would report it where a
+    // test runs it; the GPU build refuses it, naming the entry.
+    let split = "\n#[kernel(block = Halves::THREADS, extent(out = [n]))]\npub fn flag(t: &impl Thread, out: ChunksMut<f32, Halves, 1>, n: u32) {\n    if t.lane() == 0 {\n        core::hint::black_box(n);\n        t.sync_block();\n    } else {\n        t.sync_block();\n    }\n    let _ = out;\n}\n";
+    std::fs::write(&lib, format!("{}{}", good, split)).unwrap();
+    let err = cargo_fails(tmp, target, &["build"]);
+    assert!(
+        err.contains("aligned instructions reached by part of a warp")
+            && err.contains("flag: `bar.sync"),
+        "{}",
+        err
+    );
     std::fs::write(&lib, good).unwrap();
     std::fs::create_dir_all(tmp.join("src/bin")).unwrap();
     std::fs::write(tmp.join("src/bin/other.rs"), "fn main() {}\n").unwrap();

@@ -5,7 +5,7 @@
 //! * `ptx-check`: `ptx`, then check every kernel's global loads and stores (kind, width, count)
 //!   against the table in `ptx.rs`, the run-time checks (`trap`) each kernel keeps against
 //!   `RUNTIME_CHECKS`, that no aligned instruction (barrier, mma, wgmma) is reached by part
-//!   of a warp (`convergence.rs`), and count the PTX instructions of every `<name>_macro` /
+//!   of a warp (`layout_builder::convergence`, which every build also runs), and count the PTX instructions of every `<name>_macro` /
 //!   `<name>_hand` pair of `kernels::index_math` and fail if a generated version is longer.
 //! * `gpu`: `ptx`, then the host runner `gpu-bench` (cudarc, dynamic loading), and the exact
 //!   command to run both on a machine with a GPU.
@@ -15,7 +15,6 @@
 //!   without them.
 
 mod compile_time;
-mod convergence;
 mod ptx;
 mod ptxas;
 mod spirv;

@@ -597,7 +597,7 @@ pub fn check(markdown: bool) -> Result<(), String> {
     check_global_accesses(&ptx)?;
     check_math(&ptx)?;
     check_scans(&ptx)?;
-    let converged = crate::convergence::check(&ptx)?;
+    let converged = layout_builder::convergence::check(&ptx)?;
     println!(
         "ptx-check: no aligned instruction (barriers, mma, wgmma) reached by part of a warp in any of the {} kernels",
         converged

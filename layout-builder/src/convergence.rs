@@ -1,18 +1,20 @@
-//! Warp convergence of the PTX's aligned instructions, which the simulator cannot see: it runs
-//! the kernels' Rust, while LLVM decides where each instruction lands. An `.aligned`
+//! Warp convergence of a kernel's aligned instructions, which the simulator cannot see: it
+//! runs the kernel's Rust, while LLVM decides where each instruction lands. An `.aligned`
 //! instruction (`bar.sync`, `mma.sync.aligned`, `wgmma.*.aligned`, ...) must be reached by all
-//! of a warp's threads at the same instruction; LLVM treats inline asm as free to copy, so it
+//! of a warp's threads at the same instruction. LLVM treats inline asm as free to copy, so it
 //! can tail-duplicate one into both arms of a branch on the lane (thread 0 initialising
-//! mbarriers, the others waiting), and the hardware then lets a CTA barrier through early.
+//! mbarriers, the others waiting), and the hardware then lets a CTA barrier through early; a
+//! kernel can also call one in both arms itself (which the simulator reports too).
 //!
-//! The check: every branch whose predicate depends on the lane (`%laneid`, `%tid` other than
-//! `%tid.x` through its warp, lane masks, `elect.sync`, atomics' results) splits its warp until its immediate post-dominator; no block between
-//! the two may hold an aligned instruction. The lane dependence is followed through registers
+//! The check ([`check`], run by every build): a branch whose predicate depends on the lane
+//! (`%laneid`, `%tid` other than `%tid.x` through its warp, lane masks, `elect.sync`, atomics'
+//! results) splits its warp until its immediate post-dominator; no block between the two may
+//! hold an aligned instruction. The lane dependence is followed through registers
 //! flow-insensitively (LLVM's PTX assigns most registers once); a branch on the warp
 //! (`%tid.x / 32`, `%tid.x > 255`) is uniform, not followed; a branch to a trap ends no
 //! reconvergence (the lanes that trap never go on). Not checked: an aligned instruction under
 //! a lane predicate of its own (`@%p bar.sync`, which LLVM does not emit for these), `.func`
-//! bodies (the kernels inline everything).
+//! bodies (kernels inline everything).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -316,8 +318,11 @@ pub fn check(ptx: &str) -> Result<usize, String> {
         Ok(entries)
     } else {
         Err(format!(
-            "aligned instructions reached by part of a warp (a branch on the lane before them, not yet \
-             reconverged; LLVM copied them into a divergent branch or the source calls them there):\n  {}",
+            "aligned instructions reached by part of a warp, which the GPU leaves undefined (a barrier \
+             completes before the rest of the warp arrives):\n  {}\nEither the kernel calls them inside \
+             a branch on the lane (`if t.lane() == 0 {{ .. t.sync_block() }}`: call them once, after \
+             the branch), or LLVM copied one into such a branch, which happens to inline asm (wrap the \
+             instruction in a convergent LLVM intrinsic, as `gpu-runtime`'s barriers are)",
             errors.join("\n  ")
         ))
     }
