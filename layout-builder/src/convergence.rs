@@ -164,28 +164,38 @@ const LANE_SOURCES: &[&str] = &["%laneid", "%tid.", "%lanemask", "elect.sync", "
 /// Registers whose value depends on the lane: `%laneid`, `%tid.x` and everything computed from
 /// them, except what [`warp_of`] takes from `%tid.x`, which is the same across a warp.
 fn lane_registers<'a>(body: &[&'a str]) -> HashSet<&'a str> {
+    let parsed: Vec<_> = body.iter().map(|l| (*l, operands(l))).collect();
     // How often each register is written: a `%tid.x` register is trusted to be only that (for
     // `warp_of`) when written once, since the set ignores the order of statements.
     let mut writes: HashMap<&str, usize> = HashMap::new();
-    for line in body {
-        for d in operands(line).0 {
-            *writes.entry(d).or_default() += 1;
-        }
+    for d in parsed.iter().flat_map(|(_, (dests, _))| dests) {
+        *writes.entry(d).or_default() += 1;
     }
-    let tid: HashSet<&str> = body
+    let tid: HashSet<&str> = parsed
         .iter()
-        .filter(|l| l.contains("%tid.x"))
-        .flat_map(|l| operands(l).0)
+        .filter(|(l, _)| l.contains("%tid.x"))
+        .flat_map(|(_, (dests, _))| dests.iter().copied())
         .filter(|r| writes.get(r) == Some(&1))
         .collect();
-    let per_lane = |l: &str| LANE_SOURCES.iter().any(|s| l.contains(s));
+    // Each statement that can carry the lane, with whether it always does (a lane source) or
+    // only when a source does and it is not `warp_of`'s.
+    let carriers: Vec<_> = parsed
+        .iter()
+        .filter(|(_, (dests, _))| !dests.is_empty())
+        .map(|(l, ops)| {
+            (
+                LANE_SOURCES.iter().any(|s| l.contains(s)),
+                !warp_of(l, &tid),
+                ops,
+            )
+        })
+        .collect();
     let mut lane: HashSet<&str> = HashSet::new();
     loop {
         let before = lane.len();
-        for line in body {
-            let (dests, sources) = operands(line);
-            if per_lane(line) || sources.iter().any(|s| lane.contains(s)) && !warp_of(line, &tid) {
-                lane.extend(dests);
+        for (always, follows, (dests, sources)) in &carriers {
+            if *always || *follows && sources.iter().any(|s| lane.contains(s)) {
+                lane.extend(dests.iter().copied());
             }
         }
         if lane.len() == before {
