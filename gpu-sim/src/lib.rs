@@ -6,11 +6,11 @@
 //! lane's value at that instruction; shared memory records who wrote and read each byte, so a
 //! missing barrier shows up as a reported race (or an uninitialised read), never as a silently
 //! right answer. What the hardware requires beyond ordering is checked too: the async proxy's
-//! fences, mbarrier initialisation, wgmma's rules, a CTA or named barrier reached by a warp
-//! as one (`bar.sync` is aligned: lanes of a warp at two calls of it are reported). Each problem is an [`Issue`] of an
-//! [`IssueKind`]; a thread that panics (a failing `assert!`) is one, and the threads waiting
-//! for it at a barrier are released, so a launch always returns (its panic message is not
-//! printed: it is in the returned error).
+//! fences, mbarrier initialisation, wgmma's rules, each CTA, named or cluster barrier reached
+//! by a warp as one (they are aligned: lanes of a warp at two calls of one are reported).
+//! Each problem is an [`Issue`] of an [`IssueKind`]; a thread that panics (a failing `assert!`)
+//! is one, and the threads waiting for it at a barrier are released, so a launch always returns
+//! (its panic message is not printed: it is in the returned error).
 //!
 //! ```
 //! use gpu_runtime::Thread;

@@ -42,6 +42,7 @@ pub(crate) struct BlockState {
 }
 
 /// The call a warp's first lane reached a barrier at, in round `round` of that barrier.
+#[derive(Clone, Copy)]
 pub(crate) struct BarrierSite {
     pub(crate) round: u32,
     pub(crate) site: &'static core::panic::Location<'static>,

@@ -153,8 +153,8 @@ unsafe impl Thread for SimThread<'_> {
     #[track_caller]
     fn sync_cluster(&self) {
         self.count(|i| i.barriers += 1);
-        let site = core::panic::Location::caller();
-        self.check_barrier_site(CLUSTER_BARRIER, self.cluster_epoch.get(), site);
+        let (round, site) = (self.cluster_epoch.get(), core::panic::Location::caller());
+        self.check_barrier_site(CLUSTER_BARRIER, round, site);
         self.wait_at(&self.cluster.barrier, "at a cluster barrier (sync_cluster)");
         self.cluster_epoch.set(self.cluster_epoch.get() + 1);
     }
@@ -337,9 +337,10 @@ impl SimThread<'_> {
     }
 
     /// `bar.sync` is `barrier.sync.aligned`: each warp reaches barrier `id` (0 the CTA's, 1-15
-    /// named, [`CLUSTER_BARRIER`] the cluster's `barrier.cluster.*.aligned`) at one instruction. Lanes of a warp that reach it in the same `round` from two
-    /// calls (the arms of a branch that splits the warp) are reported once per warp and round;
-    /// the barrier still counts every thread, as the non-aligned form would.
+    /// named, [`CLUSTER_BARRIER`] the cluster's `barrier.cluster.*.aligned`) at one
+    /// instruction. Lanes of a warp that reach it in the same `round` from two calls (the arms
+    /// of a branch that splits the warp) are reported once per warp and round; the barrier
+    /// still counts every thread, as the non-aligned form would.
     pub(crate) fn check_barrier_site(
         &self,
         id: u32,
@@ -356,11 +357,7 @@ impl SimThread<'_> {
         };
         let s = sites.entry((id, self.warp)).or_insert(fresh);
         if s.round != round {
-            *s = BarrierSite {
-                round,
-                site,
-                reported: false,
-            };
+            *s = fresh;
         }
         if s.site == site || s.reported {
             return;

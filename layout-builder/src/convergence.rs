@@ -21,14 +21,39 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 /// A basic block: its statements and the blocks control can go to next.
 struct Block<'a> {
     lines: Vec<&'a str>,
+    /// The labels it branches to.
+    targets: Vec<&'a str>,
+    /// Whether control can fall through to the next block.
+    falls: bool,
+    /// `targets` and the fall-through as block indices.
     succ: Vec<usize>,
     /// It ends in `trap`: no thread that enters it goes on, so it constrains no reconvergence.
     traps: bool,
 }
 
+impl Block<'_> {
+    fn new() -> Self {
+        Block {
+            lines: Vec::new(),
+            targets: Vec::new(),
+            falls: true,
+            succ: Vec::new(),
+            traps: false,
+        }
+    }
+}
+
+/// An entry's statements, one at a time (`trap; exit;` is two), trimmed.
+fn statements<'a>(body: &[&'a str]) -> Vec<&'a str> {
+    body.iter()
+        .flat_map(|l| l.split_inclusive(';'))
+        .map(str::trim)
+        .collect()
+}
+
 /// Whether `op` must be reached by a warp converged: every `.aligned` form, and `bar.sync`,
-/// `bar.arrive` and `bar.red`, which are `barrier.*.aligned`.
-pub fn is_aligned(op: &str) -> bool {
+/// `bar.arrive` and `bar.red` (also as `bar.cta.*`), which are `barrier.*.aligned`.
+fn is_aligned(op: &str) -> bool {
     op.split('.').any(|part| part == "aligned")
         || [
             "bar.sync",
@@ -92,67 +117,49 @@ fn operands(line: &str) -> (Vec<&str>, Vec<&str>) {
     }
 }
 
-/// The basic blocks of an entry's body: labels `$...:` start one, branches, `ret`, `exit` and
-/// `trap` end one. Labels inside inline asm (`LAB_WAIT:`) are loops the asm keeps to itself.
-fn blocks<'a>(body: &[&'a str]) -> Vec<Block<'a>> {
-    let mut out: Vec<Block> = vec![Block {
-        lines: Vec::new(),
-        succ: Vec::new(),
-        traps: false,
-    }];
+/// The basic blocks of an entry's statements: labels `$...:` start one, branches, `ret`,
+/// `exit` and `trap` end one. Labels inside inline asm (`LAB_WAIT:`) are loops the asm keeps
+/// to itself.
+fn blocks<'a>(statements: &[&'a str]) -> Vec<Block<'a>> {
+    let mut out = vec![Block::new()];
     let mut labels = BTreeMap::new();
-    let mut targets: Vec<Vec<String>> = vec![Vec::new()];
-    let mut falls = vec![true];
-    let start = |out: &mut Vec<Block<'a>>, t: &mut Vec<Vec<String>>, f: &mut Vec<bool>| {
-        out.push(Block {
-            lines: Vec::new(),
-            succ: Vec::new(),
-            traps: false,
-        });
-        t.push(Vec::new());
-        f.push(true);
-    };
-    // One statement at a time: `trap; exit;` is two.
-    for s in body
-        .iter()
-        .flat_map(|l| l.split_inclusive(';'))
-        .map(str::trim)
-    {
+    for &s in statements {
         if let Some(label) = s.strip_suffix(':').filter(|l| l.starts_with('$')) {
             if !out.last().unwrap().lines.is_empty() {
-                start(&mut out, &mut targets, &mut falls);
+                out.push(Block::new());
             }
-            labels.insert(label.to_string(), out.len() - 1);
+            labels.insert(label, out.len() - 1);
             continue;
         }
         let Some(op) = opcode(s) else { continue };
-        out.last_mut().unwrap().lines.push(s);
+        let block = out.last_mut().unwrap();
+        block.lines.push(s);
         let guarded = s.starts_with('@');
         let target = s
             .split_whitespace()
             .last()
             .unwrap_or("")
             .trim_end_matches(';');
-        let n = out.len() - 1;
         if op.starts_with("bra") && target.starts_with('$') {
-            targets[n].push(target.to_string());
-            falls[n] = guarded;
-            start(&mut out, &mut targets, &mut falls);
+            block.targets.push(target);
+            block.falls = guarded;
+            out.push(Block::new());
         } else if !guarded && (op == "ret" || op == "exit" || op == "trap") {
-            falls[n] = false;
-            out[n].traps |= op == "trap";
-            start(&mut out, &mut targets, &mut falls);
+            block.falls = false;
+            block.traps |= op == "trap";
+            out.push(Block::new());
         }
     }
-    for i in 0..out.len() {
-        let mut succ: Vec<usize> = targets[i]
+    let n = out.len();
+    for (i, block) in out.iter_mut().enumerate() {
+        block.succ = block
+            .targets
             .iter()
             .filter_map(|t| labels.get(t).copied())
             .collect();
-        if falls[i] && i + 1 < out.len() {
-            succ.push(i + 1);
+        if block.falls && i + 1 < n {
+            block.succ.push(i + 1);
         }
-        out[i].succ = succ;
     }
     out
 }
@@ -163,8 +170,8 @@ const LANE_SOURCES: &[&str] = &["%laneid", "%tid.", "%lanemask", "elect.sync", "
 
 /// Registers whose value depends on the lane: `%laneid`, `%tid.x` and everything computed from
 /// them, except what [`warp_of`] takes from `%tid.x`, which is the same across a warp.
-fn lane_registers<'a>(body: &[&'a str]) -> HashSet<&'a str> {
-    let parsed: Vec<_> = body.iter().map(|l| (*l, operands(l))).collect();
+fn lane_registers<'a>(statements: &[&'a str]) -> HashSet<&'a str> {
+    let parsed: Vec<_> = statements.iter().map(|l| (*l, operands(l))).collect();
     // How often each register is written: a `%tid.x` register is trusted to be only that (for
     // `warp_of`) when written once, since the set ignores the order of statements.
     let mut writes: HashMap<&str, usize> = HashMap::new();
@@ -269,9 +276,10 @@ fn post_dominators(blocks: &[Block]) -> Vec<Vec<bool>> {
 
 /// The aligned instructions of an entry reached between a branch on the lane and the point
 /// where its warp meets again: `(branch, instruction)` pairs.
-pub fn divergent_aligned<'a>(body: &[&'a str]) -> Vec<(&'a str, &'a str)> {
-    let blocks = blocks(body);
-    let lane = lane_registers(body);
+fn divergent_aligned<'a>(body: &[&'a str]) -> Vec<(&'a str, &'a str)> {
+    let statements = statements(body);
+    let blocks = blocks(&statements);
+    let lane = lane_registers(&statements);
     let pdom = post_dominators(&blocks);
     let mut found = Vec::new();
     for (b, block) in blocks.iter().enumerate() {
@@ -299,6 +307,11 @@ pub fn divergent_aligned<'a>(body: &[&'a str]) -> Vec<(&'a str, &'a str)> {
     found
 }
 
+/// Whether `line` begins a function (`.entry` or `.func`, `.visible`, `.weak` or neither).
+fn starts_function(line: &str) -> bool {
+    line.starts_with('.') && (line.contains(".entry ") || line.contains(".func "))
+}
+
 /// Every entry of `ptx` checked; the number of entries, or each aligned instruction that a
 /// lane-dependent branch reaches.
 pub fn check(ptx: &str) -> Result<usize, String> {
@@ -306,16 +319,13 @@ pub fn check(ptx: &str) -> Result<usize, String> {
     let mut entries = 0;
     let mut lines = ptx.lines().peekable();
     while let Some(line) = lines.next() {
-        let Some(name) = line.strip_prefix(".visible .entry ") else {
+        let Some((_, name)) = line.split_once(".entry ").filter(|_| line.starts_with('.')) else {
             continue;
         };
         let name = name.split('(').next().unwrap_or(name);
         // To the next function: inline asm keeps its own braces at the line's start.
         let mut body = Vec::new();
-        while let Some(l) = lines
-            .peek()
-            .filter(|l| !(l.starts_with('.') && (l.contains(".entry") || l.contains(".func"))))
-        {
+        while let Some(l) = lines.peek().filter(|l| !starts_function(l)) {
             body.push(*l);
             lines.next();
         }

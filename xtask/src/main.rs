@@ -5,8 +5,9 @@
 //! * `ptx-check`: `ptx`, then check every kernel's global loads and stores (kind, width, count)
 //!   against the table in `ptx.rs`, the run-time checks (`trap`) each kernel keeps against
 //!   `RUNTIME_CHECKS`, that no aligned instruction (barrier, mma, wgmma) is reached by part
-//!   of a warp (`layout_builder::convergence`, which every build also runs), and count the PTX instructions of every `<name>_macro` /
-//!   `<name>_hand` pair of `kernels::index_math` and fail if a generated version is longer.
+//!   of a warp (`layout_builder::convergence`, which every build also runs), and count the
+//!   PTX instructions of every `<name>_macro` / `<name>_hand` pair of `kernels::index_math`
+//!   and fail if a generated version is longer.
 //! * `gpu`: `ptx`, then the host runner `gpu-bench` (cudarc, dynamic loading), and the exact
 //!   command to run both on a machine with a GPU.
 //! * `spirv`: build the `kernels-spirv` crate with rust-gpu (its pinned nightly installed with

@@ -1,5 +1,5 @@
-//! CTA and cluster barriers as LLVM's NVVM intrinsics rather than inline asm. LLVM does not treat inline
-//! asm as convergent: it may copy an asm barrier into each arm of a branch that splits a warp
+//! CTA and cluster barriers as LLVM's NVVM intrinsics rather than inline asm. LLVM does not
+//! treat inline asm as convergent: it may copy an asm barrier into each arm of a branch that splits a warp
 //! (thread 0 initialising mbarriers while the rest wait), and `bar.sync` is
 //! `barrier.sync.aligned`, which a warp must reach at one instruction: reached at two, the
 //! hardware counts the warp at the first and lets the CTA through early. The intrinsics are
@@ -34,8 +34,8 @@ pub(super) unsafe fn cta_sync(id: u32) {
 /// `id`.
 ///
 /// # Safety
-/// `id` is below 16, `threads` a multiple of 32 no larger than the CTA;
-/// exactly `threads` threads reach barrier `id` in each phase, whole warps, each converged.
+/// `id` is below 16, `threads` a multiple of 32 no larger than the CTA; exactly `threads`
+/// threads reach barrier `id` in each phase, whole warps, each converged.
 #[inline(always)]
 pub(super) unsafe fn cta_sync_count(id: u32, threads: u32) {
     // SAFETY: the caller's contract.
