@@ -15,6 +15,8 @@ layout! {
     ColSums = slice(dim = 0, parent = Cols) for [64];
     Rows8 = blocked(sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 64];
     Rows16 = blocked(sizePerThread = [1, 16], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]) for [64, 128];
+    // Rows's threads over half its rows: blocks 32 long along a B panel's K.
+    RowsK32 = blocked(sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 64];
     Acc = nvidia_mma(versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]) for [64, 64];
     // Registers 0 and 1 are consecutive columns, but lane 0 moves by one column too: pairs are
     // not aligned, so loads are scalar.
@@ -1413,12 +1415,16 @@ fn k_steps_index_panels_with_as_many_blocks() {
         let pb = b.block_cols::<u32, Rows>([128, 64]).panel(t);
         let steps: Vec<_> = pa.steps().collect();
         assert_eq!(steps.iter().map(|s| s.index()).collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(
+            steps.iter().map(|s| s.offset()).collect::<Vec<_>>(),
+            [0, 64]
+        );
         for s in steps {
             let (x, y) = (pa.load_at(t, s), pb.load_at(t, s));
             let row = 64 * t.block_idx()[1];
             for r in 0..32 {
                 let [i, j] = Rows::apply(r as u32, t.lane(), t.warp(), 0);
-                let k0 = 64 * s.index();
+                let k0 = s.offset();
                 assert_eq!(x.values[r], (row + i) * 128 + k0 + j);
                 assert_eq!(y.values[r], 100_000 + (k0 + i) * 64 + j);
             }
@@ -1437,6 +1443,24 @@ fn k_steps_index_panels_with_as_many_blocks() {
         err.issues[0]
             .message
             .contains("K step of a panel with more blocks"),
+        "{:?}",
+        err
+    );
+    // As long along K (128), but in blocks of 32 rows: A's second step (at 64) would be B's
+    // third block, not its second.
+    let r = launch(Launch::new(1, 128, 0), |t| {
+        let pa = a.block_rows::<u32, Rows>(128).panel(t);
+        let pk = b.block_cols::<u32, RowsK32>([128, 64]).panel(t);
+        assert_eq!(pk.blocks(), 4);
+        for s in pa.steps() {
+            let _ = pk.load_at(t, s);
+        }
+    });
+    let err = r.expect_err("a step of 64-long blocks on a panel of 32-long ones");
+    assert!(
+        err.issues[0]
+            .message
+            .contains("of blocks of another length along K"),
         "{:?}",
         err
     );

@@ -79,12 +79,9 @@ macro_rules! blocks_common {
             /// `TRANSPOSED`) and that matrix's strides.
             #[inline(always)]
             fn block(&self, t: &impl Thread) -> ([u32; 2], [u32; 2]) {
-                const { assert!(L::RANK == 2, "a block partition's layout is 2-D") };
                 let [bx, by, _] = t.block_idx();
-                let [bh, bw] = const { [L::SHAPE[0], L::SHAPE[1]] };
-                let origin = [by * bh, bx * bw];
                 (
-                    origin,
+                    origin::<L>([by, bx]),
                     if TRANSPOSED {
                         [1, self.cols]
                     } else {
@@ -227,9 +224,9 @@ impl<'a, E: Element, L: Layout> BlockRows<'a, E, L> {
     pub fn panel(&self, t: &impl Thread) -> Panel<'a, E, L, false> {
         Panel {
             src: self.src,
-            at: [t.block_idx()[1], 0],
+            at: origin::<L>([t.block_idx()[1], 0]),
             along: 1,
-            blocks: self.blocks(),
+            extent: self.cols,
             strides: [self.cols, 1],
             layout: PhantomData,
         }
@@ -288,9 +285,9 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockCols<'a, E, L, CO
     pub fn panel(&self, t: &impl Thread) -> Panel<'a, E, L, COLUMN_MAJOR> {
         Panel {
             src: self.src,
-            at: [0, t.block_idx()[0]],
+            at: origin::<L>([0, t.block_idx()[0]]),
             along: 0,
-            blocks: self.blocks(),
+            extent: self.rows,
             strides: strides::<COLUMN_MAJOR>([self.rows, self.cols]),
             layout: PhantomData,
         }
@@ -313,10 +310,11 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockCols<'a, E, L, CO
 #[derive(Clone, Copy)]
 pub struct Panel<'a, E, L, const COLUMN_MAJOR: bool> {
     src: Global<'a, E>,
-    /// The CTA's block, its coordinate `along` 0.
+    /// Its first block's origin (in elements), its coordinate `along` 0.
     at: [u32; 2],
     along: usize,
-    blocks: u32,
+    /// The matrix's elements along `along`: whole blocks.
+    extent: u32,
     strides: [u32; 2],
     layout: PhantomData<fn() -> L>,
 }
@@ -325,46 +323,61 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> Panel<'a, E, L, COLUMN
     /// Its blocks along K.
     #[inline(always)]
     pub fn blocks(&self) -> u32 {
-        self.blocks
+        self.extent / self.len()
     }
 
-    /// Its K steps, first to last: each a [`KStep`] below its blocks, which any panel with at
-    /// least as many blocks loads with no check in the loop (A's steps index B's panel too).
+    /// A block's elements along K.
+    #[inline(always)]
+    fn len(&self) -> u32 {
+        let shape = const { block::<L>() };
+        shape[self.along]
+    }
+
+    /// Its K steps, first to last: each a [`KStep`] inside its extent along K, which any panel
+    /// as long along K, in blocks as long, loads with no check in the loop (A's steps index B's
+    /// panel too). The loop counts elements, as a hand-written one would.
     #[inline(always)]
     pub fn steps(&self) -> KSteps {
-        // A step of 1 keeps GridStride's promise.
+        let len = self.len();
+        // The extent is whole blocks, so no step passes it: the last one's next is the
+        // extent, which keeps GridStride's promise.
         KSteps {
-            ks: GridStride::new(0, 1, self.blocks),
-            end: self.blocks,
+            ks: GridStride::new(0, len, self.extent),
+            len,
+            end: self.extent,
         }
     }
 
     /// Block `k` (a trap past the last; it folds in a loop over [`Panel::blocks`]).
     #[inline(always)]
     pub fn block(&self, k: u32) -> BlockAt<'_, 'a, E, L, COLUMN_MAJOR> {
-        assert!(k < self.blocks, "a block past the operand's panel");
-        self.at_step(k)
+        assert!(k < self.blocks(), "a block past the operand's panel");
+        self.at_offset(k * self.len())
     }
 
-    /// The block of step `s` (a trap if `s` is of a panel with more blocks: a test of two
-    /// values fixed for the loop, which leaves it).
+    /// The block of step `s` (a trap if `s` is of a longer panel or of blocks of another length
+    /// along K: a test of values fixed for the loop, which leaves it).
     #[inline(always)]
     pub fn block_at(&self, s: KStep) -> BlockAt<'_, 'a, E, L, COLUMN_MAJOR> {
-        assert!(s.end <= self.blocks, "a K step of a panel with more blocks");
-        self.at_step(s.k)
+        assert!(
+            s.end <= self.extent && s.len == self.len(),
+            "a K step of a panel with more blocks, or of blocks of another length along K"
+        );
+        self.at_offset(s.k)
     }
 
-    /// The block of step `k`, `k` below the panel's blocks (the callers' check).
+    /// The block `k` elements along K, `k` a multiple of the blocks' length below the panel's
+    /// extent (the callers' check).
     #[inline(always)]
-    fn at_step(&self, k: u32) -> BlockAt<'_, 'a, E, L, COLUMN_MAJOR> {
-        let mut at = self.at;
-        at[self.along] = k;
+    fn at_offset(&self, k: u32) -> BlockAt<'_, 'a, E, L, COLUMN_MAJOR> {
+        let mut origin = self.at;
+        origin[self.along] = k;
         // SAFETY: the block is inside the matrix: the launcher checked the grid's CTAs along
         // the panel's fixed dim against the matrix's blocks there (the operand's contract), and
-        // `k` is checked above.
+        // `k` is checked above, the extent whole blocks.
         #[allow(unsafe_code)]
         unsafe {
-            BlockAt::new(&self.src, at, self.strides)
+            BlockAt::at(&self.src, origin, self.strides)
         }
     }
 
@@ -387,19 +400,28 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> Panel<'a, E, L, COLUMN
     }
 }
 
-/// A step of a [`Panel`]'s loop along K ([`Panel::steps`]): its index, below the blocks of the
-/// panel it came from.
+/// A step of a [`Panel`]'s loop along K ([`Panel::steps`]): its first element along K, inside
+/// the panel it came from.
 #[derive(Clone, Copy, Debug)]
 pub struct KStep {
+    /// Elements along K: a multiple of `len`, below `end`.
     k: u32,
-    /// The blocks of the panel it came from: `k < end`.
+    /// The panel's blocks' length along K.
+    len: u32,
+    /// The panel's extent along K.
     end: u32,
 }
 
 impl KStep {
-    /// The step's index along K.
+    /// The step's index along K (its block's).
     #[inline(always)]
     pub fn index(&self) -> u32 {
+        self.k / self.len
+    }
+
+    /// Its first element along K.
+    #[inline(always)]
+    pub fn offset(&self) -> u32 {
         self.k
     }
 }
@@ -408,6 +430,7 @@ impl KStep {
 #[derive(Clone, Copy, Debug)]
 pub struct KSteps {
     ks: GridStride,
+    len: u32,
     end: u32,
 }
 
@@ -415,8 +438,8 @@ impl Iterator for KSteps {
     type Item = KStep;
     #[inline(always)]
     fn next(&mut self) -> Option<KStep> {
-        let end = self.end;
-        self.ks.next().map(|k| KStep { k, end })
+        let (len, end) = (self.len, self.end);
+        self.ks.next().map(|k| KStep { k, len, end })
     }
 }
 
@@ -443,6 +466,13 @@ const fn strides<const COLUMN_MAJOR: bool>([rows, cols]: [u32; 2]) -> [u32; 2] {
     } else {
         [cols, 1]
     }
+}
+
+/// The origin of block `[i, j]` of `L`'s shape.
+#[inline(always)]
+fn origin<L: Layout>([i, j]: [u32; 2]) -> [u32; 2] {
+    let [bh, bw] = const { block::<L>() };
+    [i * bh, j * bw]
 }
 
 /// A 2-D layout's block shape.
@@ -559,9 +589,9 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> Blocked<'a, E, L, COLU
     fn panel(&self, at: [u32; 2], along: usize) -> Panel<'a, E, L, COLUMN_MAJOR> {
         Panel {
             src: self.src,
-            at,
+            at: origin::<L>(at),
             along,
-            blocks: self.blocks()[along],
+            extent: [self.rows, self.cols][along],
             strides: strides::<COLUMN_MAJOR>([self.rows, self.cols]),
             layout: PhantomData,
         }
@@ -584,17 +614,16 @@ impl<'a, E: Element, L: Layout> Blocked<'a, E, L, false> {
 }
 
 impl<'v, 'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> BlockAt<'v, 'a, E, L, COLUMN_MAJOR> {
-    /// Block `[i, j]` of `L`'s shape of the matrix at `src` of `strides`.
+    /// The block of `L`'s shape at `origin` of the matrix at `src` of `strides`.
     ///
     /// # Safety
     /// The block is inside the matrix, which `src` holds.
     #[inline(always)]
     #[allow(unsafe_code)]
-    unsafe fn new(src: &'v Global<'a, E>, [i, j]: [u32; 2], strides: [u32; 2]) -> Self {
-        let [bh, bw] = const { block::<L>() };
+    unsafe fn at(src: &'v Global<'a, E>, origin: [u32; 2], strides: [u32; 2]) -> Self {
         BlockAt {
             src,
-            origin: [i * bh, j * bw],
+            origin,
             strides,
             layout: PhantomData,
         }

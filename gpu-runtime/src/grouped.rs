@@ -183,7 +183,14 @@ impl<'a, E: Element, L: Layout> GroupedMut<'a, E, L> {
         );
         // A block of more threads than `L`'s (a warp-specialised kernel's, whose other roles
         // do not store) stores from its first threads: the others would repeat their elements.
-        if t.thread_idx()[0] < const { crate::layout::cta_threads::<L>() } {
+        let threads = const { crate::layout::cta_threads::<L>() };
+        let whole_block = const {
+            match T::BLOCK_THREADS {
+                Some(b) => b <= crate::layout::cta_threads::<L>(),
+                None => false,
+            }
+        };
+        if whole_block || t.thread_idx()[0] < threads {
             // SAFETY: block `at` is one of the matrix's (`grouped_block` maps the block
             // numbers below the count onto them), which the constructor's contract keeps in
             // the buffer, reached by this CTA alone, each element from one of its threads.

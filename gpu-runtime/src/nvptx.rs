@@ -23,10 +23,15 @@ use crate::thread::Thread;
 /// memory the kernel declares ([`Thread::SHARED_BYTES`](crate::Thread::SHARED_BYTES); `u32::MAX`: not known).
 /// `GRID_DIMS` the grid's dimensions (`#[kernel(grid_dims = 1)]`): the CTA indices past them are
 /// 0 and their sizes 1, with no register read, which the launcher's check of the grid keeps.
+/// `BLOCK_X` the block's threads along x (`#[kernel(block = ..)]`; 0: not known):
+/// [`Thread::BLOCK_THREADS`](crate::Thread::BLOCK_THREADS), so a store that guards against a
+/// larger block (a warp-specialised CTA's "its first `THREADS` store") has no test where the
+/// block is no larger.
 pub struct GpuThread<
     const BLOCK_DIMS: u32 = 1,
     const SHARED: u32 = { u32::MAX },
     const GRID_DIMS: u32 = 3,
+    const BLOCK_X: u32 = 0,
 > {
     /// The buffer's address in the shared state space (what `st.shared` takes).
     #[cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
@@ -38,8 +43,8 @@ pub struct GpuThread<
 }
 
 #[cfg(target_arch = "nvptx64")]
-impl<const BLOCK_DIMS: u32, const SHARED: u32, const GRID_DIMS: u32>
-    GpuThread<BLOCK_DIMS, SHARED, GRID_DIMS>
+impl<const BLOCK_DIMS: u32, const SHARED: u32, const GRID_DIMS: u32, const BLOCK_X: u32>
+    GpuThread<BLOCK_DIMS, SHARED, GRID_DIMS, BLOCK_X>
 {
     /// The calling thread, using `smem` (a generic pointer into shared memory, such as
     /// `core::intrinsics::gpu::gpu_launch_sized_workgroup_mem`) for shared memory.
@@ -51,7 +56,8 @@ impl<const BLOCK_DIMS: u32, const SHARED: u32, const GRID_DIMS: u32>
     /// anywhere inside them); the block
     /// must have `BLOCK_DIMS` dimensions or fewer (a 2-D block with `BLOCK_DIMS = 1` gets wrong
     /// warp indices), and the grid `GRID_DIMS` or fewer (its CTA indices past them read 0: two
-    /// CTAs would take one partition's part).
+    /// CTAs would take one partition's part); unless `BLOCK_X` is 0, the block has at most
+    /// `BLOCK_X` threads along x (stores skip their test of the thread against it).
     #[inline(always)]
     pub unsafe fn new(smem: *mut u8) -> Self {
         const {
@@ -151,15 +157,19 @@ macro_rules! ld_as {
     }};
 }
 
-// SAFETY: the ids are the hardware's special registers; SHARED is the launch's bytes (the
-// contract of `GpuThread::new`).
+// SAFETY: the ids are the hardware's special registers; SHARED is the launch's bytes and
+// BLOCK_X at least its block's threads along x (the contract of `GpuThread::new`).
 #[cfg(target_arch = "nvptx64")]
-unsafe impl<const BLOCK_DIMS: u32, const SHARED: u32, const GRID_DIMS: u32> Thread
-    for GpuThread<BLOCK_DIMS, SHARED, GRID_DIMS>
+unsafe impl<const BLOCK_DIMS: u32, const SHARED: u32, const GRID_DIMS: u32, const BLOCK_X: u32>
+    Thread for GpuThread<BLOCK_DIMS, SHARED, GRID_DIMS, BLOCK_X>
 {
     const SHARED_BYTES: Option<u32> = match SHARED {
         u32::MAX => None,
         bytes => Some(bytes),
+    };
+    const BLOCK_THREADS: Option<u32> = match BLOCK_X {
+        0 => None,
+        n => Some(n),
     };
     #[inline(always)]
     fn lane(&self) -> u32 {

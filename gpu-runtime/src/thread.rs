@@ -32,7 +32,8 @@
 /// the threads that run the same collective operations (their scratch offsets come from
 /// them); [`Thread::sync_block`] orders those threads' shared accesses; [`Thread::block`],
 /// [`Thread::block_idx`] and [`Thread::grid_dim`] are the launch's (partitioned outputs give
-/// each CTA its own part by them, and the launcher checked the grid). The backends' threads
+/// each CTA its own part by them, and the launcher checked the grid); [`Thread::BLOCK_THREADS`],
+/// when `Some(n)`, is at least the block's threads along x. The backends' threads
 /// and `#[kernel]`'s keep it; a wrapper that forwards these to a thread it holds keeps that
 /// thread's.
 #[allow(unsafe_code)]
@@ -52,6 +53,12 @@ pub unsafe trait Thread {
     /// Set-up that the whole CTA does together, such as
     /// [`MBarriers::init`](crate::MBarriers::init), refuses it at compile time.
     const PARTITION: bool = false;
+    /// The threads of the block along x (the `block = ..` of its `#[kernel]`), where known at
+    /// compile time: the thread `#[kernel]` gives its body on the GPU. A partitioned store
+    /// whose layout spreads over fewer threads than a block's stores from the first ones
+    /// only, and tests the thread for it only where the block may be larger. `None`: not
+    /// known (the simulator's threads, which run any block).
+    const BLOCK_THREADS: Option<u32> = None;
     /// Lane within the warp.
     fn lane(&self) -> u32;
     /// Warp within the CTA: the thread's linear index in its block (x fastest, as CUDA numbers

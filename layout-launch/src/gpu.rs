@@ -326,7 +326,9 @@ impl Module {
     /// to a value of the parameter's type, valid until the launch is queued; every buffer the
     /// kernel touches is large enough; and for a `#[kernel]` entry, the launch (its grid and
     /// arguments) passes its spec's `check_args`, which its views and partitions rely on for
-    /// more than sizes (the grid's dims and CTAs, so that no two CTAs write one element).
+    /// more than sizes (the grid's dims and CTAs, so that no two CTAs write one element), and
+    /// its block is the spec's (as [`LaunchConfig::of`] makes it), which the entry's code
+    /// assumes of its thread indices.
     pub unsafe fn launch_raw(
         &self,
         f: CUfunction,

@@ -88,6 +88,8 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let rt = quote!(#krate::runtime);
     let shared = shared_bytes(&args);
     let bounds = launch_bounds(&args, name);
+    // The block's threads along x, which the entry's `%tid.x` is below (0: not declared).
+    let block_x = dim3(&args.block, quote!([0, 0, 0]));
     // A warp of other than 32 lanes has no PTX entry: NVIDIA's warps have 32.
     let ptx = (args.warp_size == 32).then(|| {
         quote! {
@@ -102,10 +104,11 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
                 #body_fn
                 // SAFETY: the launch's dynamic shared memory, aligned to 16 bytes by its element
                 // type, of `shared` bytes (the spec's, which the launcher gives every launch);
-                // the block has at most `block_dims` dimensions (the attribute's contract), the
-                // grid at most `grid_dims` (the launcher checks it).
+                // the block has at most `block_dims` dimensions (the attribute's contract) and
+                // is the declared one (the launcher's), the grid at most `grid_dims` (the
+                // launcher checks it).
                 let #thread = unsafe {
-                    #rt::nvptx::GpuThread::<#dims, { #shared }, #grid_dims>::new(
+                    #rt::nvptx::GpuThread::<#dims, { #shared }, #grid_dims, { (#block_x)[0] }>::new(
                         ::core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<#rt::global::A16<[u32; 4]>>()
                             as *mut u8,
                     )

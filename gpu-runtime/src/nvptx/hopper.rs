@@ -153,8 +153,8 @@ fn fence_operand(acc: &mut [f32]) {
 }
 
 // SAFETY: as its `Thread` impl; `smem` is the window address of the dynamic shared memory.
-unsafe impl<const BLOCK_DIMS: u32, const SHARED: u32, const GRID_DIMS: u32> Hopper
-    for GpuThread<BLOCK_DIMS, SHARED, GRID_DIMS>
+unsafe impl<const BLOCK_DIMS: u32, const SHARED: u32, const GRID_DIMS: u32, const BLOCK_X: u32>
+    Hopper for GpuThread<BLOCK_DIMS, SHARED, GRID_DIMS, BLOCK_X>
 {
     #[inline(always)]
     fn shared_base(&self) -> u32 {
