@@ -22,6 +22,7 @@
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::math::{self, Real};
+use linear_layouts::runtime::cast::CastFrom;
 use linear_layouts::{
     layout, Bf16, BroadcastTo, ChunksMut, Element, Holds, Registers, SliceAlong, Thread, Tile,
     View, F16,
@@ -160,7 +161,7 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
 ) where
     L: Registers<N> + SliceAlong<1, Slice = S>,
     S: Holds<f32, M> + BroadcastTo<L>,
-    E: Element + Real,
+    E: Element + Real + CastFrom<f32>,
     T: Thread,
 {
     let row0 = L::SHAPE[0] * t.block_idx()[0];
@@ -180,19 +181,25 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     let square = (centred * centred).select(&inside, 0.0);
     let var = square.sum::<1>(t);
     let r = var.map(|v| math::rsqrt(v * inv_n + eps));
+    // Each row's statistics, stored once (the threads holding copies of a row's store
+    // nothing), before the weight and bias are loaded: they are not held beside them.
+    io.mean.store(t, &mean);
+    io.rstd.store(t, &r);
     // `(x - mean) * rstd` as `x * rstd - mean * rstd`, one `fma` from x itself: the centred
     // values then die in the variance, and only x (packed) is held across its reduction.
     let scaled = x.map(E::to_f32).fma(r, -mean * r);
     // The weight and bias rows: every row of the tile reads the same (row stride 0).
     let w = Tile::<L, E, _>::load_from(t, &io.w.as_rows(), [0, 0], zero);
     let b = Tile::<L, E, _>::load_from(t, &io.b.as_rows(), [0, 0], zero);
-    let affine = scaled
-        .fma(w.map(E::to_f32), b.map(E::to_f32))
-        .map(E::from_f32);
-    io.y.store(t, &affine);
-    // Each row's statistics, stored once (the threads holding copies of a row's store nothing).
-    io.mean.store(t, &mean);
-    io.rstd.store(t, &r);
+    let affine = scaled.fma(w.map(E::to_f32), b.map(E::to_f32));
+    // Rounded in pairs where the store takes 16-byte vectors (the pairs are its words); the
+    // any-width kernels store each element alone, and a pair would be split again.
+    let y = if ALIGNED {
+        affine.to::<E>()
+    } else {
+        affine.map(E::from_f32)
+    };
+    io.y.store(t, &y);
 }
 
 /// The layer norms' epsilon (PyTorch's and the tutorial's default).

@@ -13,6 +13,7 @@
 
 use kernels::rows::{self, layer_norm_rows, softmax_rows, LayerNormIo, RowClass, CLASSES};
 use linear_layouts::math::Real;
+use linear_layouts::runtime::cast::CastFrom;
 use linear_layouts::sim::{launch, HostMemory, Launch};
 use linear_layouts::{
     Bf16, BroadcastTo, ChunksMut, Element, Holds, Registers, SliceAlong, View, F16,
@@ -120,7 +121,7 @@ fn layer_norm_case<L, S, E, const N: usize, const A: bool>(
 ) where
     L: Registers<N> + SliceAlong<1, Slice = S>,
     S: Holds<f32, 1> + BroadcastTo<L>,
-    E: Element + Real,
+    E: Element + Real + CastFrom<f32>,
 {
     let to = |v: &f64| E::from_f32(*v as f32);
     let x: Vec<E> = random((n_rows * n_cols) as usize, 7 + n_cols as u64, 4.0)
