@@ -1402,9 +1402,10 @@ mod launch_extents {
 
 /// A GEMM's panels along K (`BlockRows::panel`, `BlockCols::panel`): A's steps index B's panel
 /// (the blocks of the CTA's block row and column, each once), and a step of a panel with more
-/// blocks than another's is refused there (its block would be past that matrix).
+/// blocks than another's, or with blocks of another length along K, is refused there (its
+/// block would be past that matrix, or another block than the step's).
 #[test]
-fn k_steps_index_panels_with_as_many_blocks() {
+fn k_steps_index_panels_with_as_many_blocks_as_long() {
     // A: 128 x 128 (2 x 2 blocks of 64 x 64); B: 128 x 64 (2 x 1); C's CTA (x = 0, y = 1).
     let a = HostMemory::new((0..128 * 128).map(|i| i as u64));
     let b = HostMemory::new((0..128 * 64).map(|i| 100_000 + i as u64));
@@ -1446,8 +1447,9 @@ fn k_steps_index_panels_with_as_many_blocks() {
         "{:?}",
         err
     );
-    // As long along K (128), but in blocks of 32 rows: A's second step (at 64) would be B's
-    // third block, not its second.
+    // As long along K (128), in blocks of 32 rows: A's second step (at 64) would be B's third
+    // block, not its second; and B's last step (at 96) would read A's columns 96..160 of 128.
+    let other_length = "a K step of a panel of blocks of another length along K";
     let r = launch(Launch::new(1, 128, 0), |t| {
         let pa = a.block_rows::<u32, Rows>(128).panel(t);
         let pk = b.block_cols::<u32, RowsK32>([128, 64]).panel(t);
@@ -1457,13 +1459,16 @@ fn k_steps_index_panels_with_as_many_blocks() {
         }
     });
     let err = r.expect_err("a step of 64-long blocks on a panel of 32-long ones");
-    assert!(
-        err.issues[0]
-            .message
-            .contains("of blocks of another length along K"),
-        "{:?}",
-        err
-    );
+    assert!(err.issues[0].message.contains(other_length), "{:?}", err);
+    let r = launch(Launch::new(1, 128, 0), |t| {
+        let pa = a.block_rows::<u32, Rows>(128).panel(t);
+        let pk = b.block_cols::<u32, RowsK32>([128, 64]).panel(t);
+        for s in pk.steps() {
+            let _ = pa.load_at(t, s);
+        }
+    });
+    let err = r.expect_err("a step of 32-long blocks on a panel of 64-long ones");
+    assert!(err.issues[0].message.contains(other_length), "{:?}", err);
 }
 
 /// An output block's panels of A and B (`Blocked::row_of`, `col_of`): the block row and column

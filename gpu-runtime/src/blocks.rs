@@ -339,8 +339,8 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> Panel<'a, E, L, COLUMN
     #[inline(always)]
     pub fn steps(&self) -> KSteps {
         let len = self.len();
-        // The extent is whole blocks, so no step passes it: the last one's next is the
-        // extent, which keeps GridStride's promise.
+        // GridStride's promise: the extent is whole blocks of a power-of-two length, so it is
+        // at most 2^32 - len, and `extent - 1 + len` fits a u32.
         KSteps {
             ks: GridStride::new(0, len, self.extent),
             len,
@@ -359,9 +359,10 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> Panel<'a, E, L, COLUMN
     /// along K: a test of values fixed for the loop, which leaves it).
     #[inline(always)]
     pub fn block_at(&self, s: KStep) -> BlockAt<'_, 'a, E, L, COLUMN_MAJOR> {
+        assert!(s.end <= self.extent, "a K step of a panel with more blocks");
         assert!(
-            s.end <= self.extent && s.len == self.len(),
-            "a K step of a panel with more blocks, or of blocks of another length along K"
+            s.len == self.len(),
+            "a K step of a panel of blocks of another length along K"
         );
         self.at_offset(s.k)
     }
@@ -426,7 +427,7 @@ impl KStep {
     }
 }
 
-/// A panel's K steps ([`Panel::steps`]): the blocks' numbers, one by one.
+/// A panel's K steps ([`Panel::steps`]): its blocks' first elements along K, one by one.
 #[derive(Clone, Copy, Debug)]
 pub struct KSteps {
     ks: GridStride,

@@ -184,12 +184,7 @@ impl<'a, E: Element, L: Layout> GroupedMut<'a, E, L> {
         // A block of more threads than `L`'s (a warp-specialised kernel's, whose other roles
         // do not store) stores from its first threads: the others would repeat their elements.
         let threads = const { crate::layout::cta_threads::<L>() };
-        let whole_block = const {
-            match T::BLOCK_THREADS {
-                Some(b) => b <= crate::layout::cta_threads::<L>(),
-                None => false,
-            }
-        };
+        let whole_block = const { within(T::BLOCK_THREADS, crate::layout::cta_threads::<L>()) };
         if whole_block || t.thread_idx()[0] < threads {
             // SAFETY: block `at` is one of the matrix's (`grouped_block` maps the block
             // numbers below the count onto them), which the constructor's contract keeps in
@@ -199,6 +194,15 @@ impl<'a, E: Element, L: Layout> GroupedMut<'a, E, L> {
                 tile.store(t, &self.dst, at.origin, [self.cols, 1])
             }
         }
+    }
+}
+
+/// Whether every thread of a block whose `thread_idx()[0]` is below `bound` (`None`: any) is
+/// one of the first `threads`: a store from them needs no test of the thread.
+const fn within(bound: Option<u32>, threads: u32) -> bool {
+    match bound {
+        Some(b) => b <= threads,
+        None => false,
     }
 }
 
@@ -237,5 +241,14 @@ mod tests {
         assert_eq!(grouped_block(8 * 3, [10, 3]), [8, 0]);
         assert_eq!(grouped_block(8 * 3 + 1, [10, 3]), [9, 0]);
         assert_eq!(grouped_block(8 * 3 + 2, [10, 3]), [8, 1]);
+    }
+
+    /// A store tests the thread only where the block may have more threads than its layout.
+    #[test]
+    fn a_store_skips_its_thread_test_only_where_the_block_is_no_larger() {
+        assert!(within(Some(128), 128));
+        assert!(within(Some(64), 128));
+        assert!(!within(Some(256), 128));
+        assert!(!within(None, 128));
     }
 }

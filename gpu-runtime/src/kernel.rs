@@ -634,6 +634,7 @@ unsafe impl<T: Thread, const SHARED: u32> Thread for KernelThread<'_, T, SHARED>
     const SHARED_BYTES: Option<u32> = Some(SHARED);
     crate::thread::forward_thread!(
         partition,
+        block_threads,
         opaque,
         scratch_reads,
         lane,

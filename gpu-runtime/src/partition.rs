@@ -48,6 +48,8 @@ impl<'a, T: Hopper> Partition<'a, T> {
 #[allow(unsafe_code)]
 unsafe impl<T: Hopper> Thread for Partition<'_, T> {
     const PARTITION: bool = true;
+    // `BLOCK_THREADS` stays `None`: a role's threads are fewer than the CTA's, so the CTA's
+    // bound would never spare a store its test.
     crate::thread::forward_thread!(
         shared_bytes,
         opaque,

@@ -41,6 +41,7 @@ unsafe impl<T: Thread> Thread for Reread<'_, T> {
     crate::thread::forward_thread!(
         shared_bytes,
         partition,
+        block_threads,
         opaque,
         scratch_reads,
         block,

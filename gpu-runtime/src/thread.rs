@@ -33,7 +33,8 @@
 /// them); [`Thread::sync_block`] orders those threads' shared accesses; [`Thread::block`],
 /// [`Thread::block_idx`] and [`Thread::grid_dim`] are the launch's (partitioned outputs give
 /// each CTA its own part by them, and the launcher checked the grid); [`Thread::BLOCK_THREADS`],
-/// when `Some(n)`, is at least the block's threads along x. The backends' threads
+/// when `Some(n)`, is above every thread's [`Thread::thread_idx`]`()[0]` (a partitioned store
+/// skips its test of the thread by it). The backends' threads
 /// and `#[kernel]`'s keep it; a wrapper that forwards these to a thread it holds keeps that
 /// thread's.
 #[allow(unsafe_code)]
@@ -53,11 +54,13 @@ pub unsafe trait Thread {
     /// Set-up that the whole CTA does together, such as
     /// [`MBarriers::init`](crate::MBarriers::init), refuses it at compile time.
     const PARTITION: bool = false;
-    /// The threads of the block along x (the `block = ..` of its `#[kernel]`), where known at
-    /// compile time: the thread `#[kernel]` gives its body on the GPU. A partitioned store
+    /// A bound on every thread's `thread_idx()[0]` (the block's threads along x, the
+    /// `block = ..` of its `#[kernel]`), where known at compile time: the thread `#[kernel]`
+    /// gives its body on the GPU, and wrappers that keep its indices. A partitioned store
     /// whose layout spreads over fewer threads than a block's stores from the first ones
     /// only, and tests the thread for it only where the block may be larger. `None`: not
-    /// known (the simulator's threads, which run any block).
+    /// known (the simulator's threads, which run any block; a [`Partition`](crate::Partition),
+    /// whose threads are a role's).
     const BLOCK_THREADS: Option<u32> = None;
     /// Lane within the warp.
     fn lane(&self) -> u32;
@@ -433,6 +436,7 @@ macro_rules! forward_thread {
     ($($name:ident),* $(,)?) => { $(crate::thread::forward_thread!(@ $name);)* };
     (@ shared_bytes) => { const SHARED_BYTES: Option<u32> = T::SHARED_BYTES; };
     (@ partition) => { const PARTITION: bool = T::PARTITION; };
+    (@ block_threads) => { const BLOCK_THREADS: Option<u32> = T::BLOCK_THREADS; };
     (@ lane) => { #[inline(always)] fn lane(&self) -> u32 { self.t.lane() } };
     (@ opaque) => { #[inline(always)] fn opaque(&self, x: u32) -> u32 { self.t.opaque(x) } };
     (@ warp) => { #[inline(always)] fn warp(&self) -> u32 { self.t.warp() } };

@@ -43,6 +43,7 @@ unsafe impl<T: Thread, const BYTES: u32> Thread for SharedWindow<'_, T, BYTES> {
     const SHARED_BYTES: Option<u32> = Some(BYTES);
     crate::thread::forward_thread!(
         partition,
+        block_threads,
         opaque,
         scratch_reads,
         lane,

@@ -327,8 +327,8 @@ impl Module {
     /// kernel touches is large enough; and for a `#[kernel]` entry, the launch (its grid and
     /// arguments) passes its spec's `check_args`, which its views and partitions rely on for
     /// more than sizes (the grid's dims and CTAs, so that no two CTAs write one element), and
-    /// its block is the spec's (as [`LaunchConfig::of`] makes it), which the entry's code
-    /// assumes of its thread indices.
+    /// where the spec declares a block, the launch's block along x is at most the declared one
+    /// (the entry's partitioned stores take every `%tid.x` to be below it).
     pub unsafe fn launch_raw(
         &self,
         f: CUfunction,

@@ -47,8 +47,9 @@ impl Launch {
             params.push(a as *mut u32 as *mut c_void);
         }
         // SAFETY: `f` is a live function of the module; `params` points at one value per
-        // kernel parameter, of the parameter's type (the table's `Work` says which), and the
-        // buffers hold what the table says the kernel reads and writes for this launch.
+        // kernel parameter, of the parameter's type (the table's `Work` says which), the
+        // buffers hold what the table says the kernel reads and writes for this launch, and
+        // the table's blocks are at most the kernels' declared ones along x.
         unsafe { module.launch_raw(self.f, &self.config, &mut params) }.map_err(|e| e.to_string())
     }
 }
