@@ -2,10 +2,12 @@
 """Compare two PTX files kernel by kernel: each kernel's instruction multiset (opcodes with
 their type suffixes, predicates dropped; registers and order ignored).
 
-    python3 scripts/ptx_diff.py before.ptx after.ptx
+    python3 scripts/ptx_diff.py before.ptx after.ptx [--summary]
 
 Prints each kernel whose multiset differs (its instruction counts and the opcodes that moved),
-then how many kernels differ. Exits 1 if any does.
+then how many kernels differ. Exits 1 if any does. `--summary` then sorts the kernels into the
+same, fewer in every kind, no more in all (some kind grown), and more in all, naming the last
+two groups' kernels and the kinds that grew.
 """
 import collections
 import re
@@ -35,16 +37,34 @@ def kernels(path):
     return out
 
 
+def summary(groups):
+    """The four groups' sizes, and the kernels of the two that grew somewhere."""
+    print(", ".join(f"{len(v)} {k}" for k, v in groups.items()))
+    for k in ("no more in all", "more in all"):
+        for name, x, y, grown in groups[k]:
+            print(f"  {k}: {name} {x} -> {y}, grown: {', '.join(grown)}")
+
+
 def main():
-    a, b = kernels(sys.argv[1]), kernels(sys.argv[2])
+    args = [a for a in sys.argv[1:] if a != "--summary"]
+    a, b = kernels(args[0]), kernels(args[1])
+    groups = {"the same": [], "fewer in every kind": [], "no more in all": [], "more in all": []}
     n = 0
     for k in sorted(set(a) | set(b)):
         x, y = a.get(k, collections.Counter()), b.get(k, collections.Counter())
-        if x != y:
-            n += 1
-            d = {o: y[o] - x[o] for o in set(x) | set(y) if y[o] != x[o]}
-            print(f"{k}: {sum(x.values())} -> {sum(y.values())}  {dict(sorted(d.items()))}")
+        tx, ty = sum(x.values()), sum(y.values())
+        grown = sorted(o for o in y if y[o] > x[o])
+        if x == y:
+            groups["the same"].append(k)
+            continue
+        n += 1
+        d = {o: y[o] - x[o] for o in set(x) | set(y) if y[o] != x[o]}
+        print(f"{k}: {tx} -> {ty}  {dict(sorted(d.items()))}")
+        group = "more in all" if ty > tx else "no more in all" if grown else "fewer in every kind"
+        groups[group].append(k if group == "fewer in every kind" else (k, tx, ty, grown))
     print(f"{n} of {len(set(a) | set(b))} kernels differ")
+    if "--summary" in sys.argv:
+        summary(groups)
     sys.exit(1 if n else 0)
 
 
