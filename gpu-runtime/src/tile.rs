@@ -275,7 +275,8 @@ impl<L: Registers<N>, E: Element, const N: usize> Tile<L, E, N> {
     /// conversion on the GPU; see [`CastFrom`](crate::cast::CastFrom) for the rest.
     #[inline(always)]
     pub fn to<F: crate::cast::CastFrom<E>>(&self) -> Tile<L, F, N> {
-        let mut out = [F::default(); N];
+        // Each element set on its own (`[x; N]` is a loop that keeps a large tile in memory).
+        let mut out = crate::unroll::splat(F::default());
         crate::unroll!(N / 2, |i| {
             let [lo, hi] = F::cast2(self.values[2 * i], self.values[2 * i + 1]);
             (out[2 * i], out[2 * i + 1]) = (lo, hi);

@@ -102,7 +102,7 @@ pub fn gemm_tile<T: Thread, E: MmaInput>(
         acc = fa.dot(t, &fb, acc);
     }
     let out = convert!(GemmAcc => GemmOut, f32).run(t, &acc.values);
-    c.store(t, &Tile::<GemmOut, E, _>::new(out.map(E::cast)));
+    c.store(t, &Tile::<GemmOut, f32, _>::new(out).to::<E>());
 }
 
 /// The grid of an `m x n` problem: one CTA per 64x64 tile of C.

@@ -14,11 +14,10 @@
 //! A is row-major `m x k`; B row-major `k x n` (`b_col_major = 0`) or column-major (`1`: its
 //! tensor map is of Bᵀ, `n x k`); `m` a multiple of 128, `n` of 256, `k` of 64.
 
-use crate::gemm::{halves, max};
+use crate::gemm::{bits, halves, max};
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
-use linear_layouts::runtime::unroll::map;
 use linear_layouts::{
     convert, layout, Accumulate, Bf16, GroupedMut, Hopper, Layout, MBarriers, Pending, SharedTiles,
     SharedWindow, TensorMap, Thread, Tile, TileOf, TmaTile, F16,
@@ -230,8 +229,7 @@ pub(crate) fn epilogue<T: Thread, E: MmaInput>(
     scratch: u32,
 ) -> TileOf<HopOut, E> {
     let window = SharedWindow::<_, EPILOGUE_BYTES>::new(t, scratch);
-    let out = convert!(HopAcc => HopOut, u16)
-        .run(&window, &map(acc.values, |x| E::cast(x).to_bits() as u16));
+    let out = convert!(HopAcc => HopOut, u16).run(&window, &bits(acc.to::<E>().values));
     Tile::new(halves(out))
 }
 

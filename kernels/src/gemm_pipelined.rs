@@ -12,11 +12,10 @@
 //! 128, `k` of 32. The grid is 1-D, `m n / 128²` CTAs, ordered
 //! in groups of 8 tile rows as Triton's tutorial does for L2 reuse.
 
-use crate::gemm::{halves, max};
+use crate::gemm::{bits, halves, max};
 #[cfg(not(target_arch = "spirv"))]
 use linear_layouts::kernel;
 use linear_layouts::runtime::mma::MmaInput;
-use linear_layouts::runtime::unroll::map;
 use linear_layouts::{
     convert, layout, AsyncCopy, Bf16, Blocked, GroupedMut, Panel, SharedWindow, Thread, Tile,
     TileOf, F16,
@@ -159,8 +158,7 @@ pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
     t.cp_async_wait::<0>();
     // The epilogue's conversion reuses the stages' memory.
     t.sync_block();
-    let out =
-        convert!(PipeAcc => PipeOut, u16).run(t, &map(acc.values, |x| E::cast(x).to_bits() as u16));
+    let out = convert!(PipeAcc => PipeOut, u16).run(t, &bits(acc.to::<E>().values));
     c.store(t, block, &Tile::new(halves(out)));
 }
 
