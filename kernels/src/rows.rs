@@ -120,7 +120,7 @@ pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: b
 ) where
     L: Registers<N> + SliceAlong<1, Slice = S>,
     S: Holds<f32, M> + BroadcastTo<L>,
-    E: Element + Real,
+    E: Element + Real + CastFrom<f32>,
     T: Thread,
 {
     let origin = [L::SHAPE[0] * t.block_idx()[0], 0];
@@ -129,8 +129,27 @@ pub fn softmax_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED: b
     let max = v.max::<1>(t);
     let e = (v - max).map(math::exp);
     let sum = e.sum::<1>(t);
-    let out = (e * sum.map(math::rcp)).map(E::from_f32);
-    y.store(t, &out);
+    let out = e * sum.map(math::rcp);
+    y.store(t, &round(&out, &y));
+}
+
+/// A row kernel's f32 output in `E`, for the store `_y`: rounded in pairs where it takes
+/// 16-byte vectors (the pairs are its words); the any-width kernels store each element alone,
+/// and a pair would be split again.
+#[inline(always)]
+fn round<L, E, const N: usize, const ALIGNED: bool>(
+    x: &Tile<L, f32, N>,
+    _y: &ChunksMut<E, L, 2, ALIGNED>,
+) -> Tile<L, E, N>
+where
+    L: Registers<N>,
+    E: Element + Real + CastFrom<f32>,
+{
+    if ALIGNED {
+        x.to::<E>()
+    } else {
+        x.map(E::from_f32)
+    }
 }
 
 /// A layer norm's tensors (`L` the rows' tile, `S` its slice: a statistic per row).
@@ -192,14 +211,7 @@ pub fn layer_norm_rows<L, S, E, T, const N: usize, const M: usize, const ALIGNED
     let w = Tile::<L, E, _>::load_from(t, &io.w.as_rows(), [0, 0], zero);
     let b = Tile::<L, E, _>::load_from(t, &io.b.as_rows(), [0, 0], zero);
     let affine = scaled.fma(w.map(E::to_f32), b.map(E::to_f32));
-    // Rounded in pairs where the store takes 16-byte vectors (the pairs are its words); the
-    // any-width kernels store each element alone, and a pair would be split again.
-    let y = if ALIGNED {
-        affine.to::<E>()
-    } else {
-        affine.map(E::from_f32)
-    };
-    io.y.store(t, &y);
+    io.y.store(t, &round(&affine, &io.y));
 }
 
 /// The layer norms' epsilon (PyTorch's and the tutorial's default).

@@ -65,7 +65,7 @@ fn softmax_case<L, S, E, const N: usize, const A: bool>(
 ) where
     L: Registers<N> + SliceAlong<1, Slice = S>,
     S: Holds<f32, 1> + BroadcastTo<L>,
-    E: Element + Real,
+    E: Element + Real + CastFrom<f32>,
 {
     let x: Vec<E> = random((n_rows * n_cols) as usize, n_cols as u64, 8.0)
         .iter()
