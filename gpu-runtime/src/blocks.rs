@@ -338,13 +338,10 @@ impl<'a, E: Element, L: Layout, const COLUMN_MAJOR: bool> Panel<'a, E, L, COLUMN
     /// panel too). The loop counts elements, as a hand-written one would.
     #[inline(always)]
     pub fn steps(&self) -> KSteps {
-        let len = self.len();
         // GridStride's promise: the extent is whole blocks of a power-of-two length, so it is
         // at most 2^32 - len, and `extent - 1 + len` fits a u32.
         KSteps {
-            ks: GridStride::new(0, len, self.extent),
-            len,
-            end: self.extent,
+            ks: GridStride::new(0, self.len(), self.extent),
         }
     }
 
@@ -430,16 +427,15 @@ impl KStep {
 /// A panel's K steps ([`Panel::steps`]): its blocks' first elements along K, one by one.
 #[derive(Clone, Copy, Debug)]
 pub struct KSteps {
+    /// The step the panel's blocks' length, the end its extent.
     ks: GridStride,
-    len: u32,
-    end: u32,
 }
 
 impl Iterator for KSteps {
     type Item = KStep;
     #[inline(always)]
     fn next(&mut self) -> Option<KStep> {
-        let (len, end) = (self.len, self.end);
+        let (len, end) = self.ks.step_end();
         self.ks.next().map(|k| KStep { k, len, end })
     }
 }

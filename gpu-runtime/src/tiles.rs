@@ -217,6 +217,12 @@ impl GridStride {
             end,
         }
     }
+
+    /// The step and the end: what a loop over these numbers knows of each.
+    #[inline(always)]
+    pub(crate) fn step_end(&self) -> (u32, u32) {
+        (self.step, self.end)
+    }
 }
 
 impl Iterator for GridStride {
