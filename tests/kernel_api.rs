@@ -792,9 +792,9 @@ mod views {
         let first = &err.issues[0];
         assert_eq!(first.kind, IssueKind::Panic, "{}", err);
         assert!(
-            first
-                .message
-                .contains("an _aligned masked access: a vector of 4 elements has 2 inside"),
+            first.message.contains(
+                "an _aligned masked access: a vector of 4 elements has only 2 of them inside"
+            ),
             "{}",
             err
         );
@@ -886,6 +886,12 @@ mod launch_extents {
     /// Twice each element of `n` 64x64 tiles, grid-stride.
     #[kernel(block = 128, extent(x = n, y = n))]
     fn tiled(t: &impl Thread, x: Tiled<f32, Block>, y: TiledMut<f32, Block>, n: u32) {
+        twice(t, &x, &y)
+    }
+
+    /// `tiled`'s body, which a test calls with partitions of different counts: the launcher
+    /// (and `#[kernel]` on the simulator) refuses those before any body runs.
+    fn twice(t: &impl Thread, x: &Tiled<f32, Block>, y: &TiledMut<f32, Block>) {
         for k in y.each(t) {
             y.store(t, k, &(x.load(t, k) * 2.0));
         }
@@ -1330,10 +1336,22 @@ mod launch_extents {
             );
             assert_eq!(y.stores(i), 1, "element {}", i);
         }
-        // A tile the loop reaches but the input does not hold is a trap (a panic here), not a
-        // read past it.
+        // A simulated launch is checked as the GPU launcher checks it: a partition of another
+        // count than the extent's is refused before the body runs.
         let e = launch(Launch::new(2, 128, 0), |t| {
             tiled(t, x.tiled(4), y.tiled_mut(5), 5)
+        })
+        .expect_err("x holds 4 tiles, its extent 5");
+        assert!(
+            e.to_string()
+                .contains("`tiled`'s `x` was made with 4, but its `extent(x = n)` is 5"),
+            "{}",
+            e
+        );
+        // Past those checks, a tile the loop reaches but the input does not hold is a trap (a
+        // panic here), not a read past it.
+        let e = launch(Launch::new(2, 128, 0), |t| {
+            twice(t, &x.tiled(4), &y.tiled_mut(5))
         })
         .expect_err("tile 4 is past the input");
         assert!(e.has(IssueKind::Panic), "{}", e);
@@ -1342,6 +1360,87 @@ mod launch_extents {
                 .contains("past the partitioned tensor's count"),
             "{}",
             e
+        );
+    }
+
+    /// A launch on the simulator is checked as the GPU launcher checks it, and each view or
+    /// partition the test made as the GPU entry would make it from `extent(..)`: a test that
+    /// passes runs what the GPU runs.
+    #[test]
+    fn simulated_launches_are_the_gpu_launchers() {
+        use linear_layouts::sim::{launch, HostMemory, Launch};
+        let x = HostMemory::new((0..256).map(|i| (i as f32).to_bits() as u64));
+        let y = HostMemory::new((0..256).map(|_| 0));
+        // `scale`'s extent is [n_rows, n_cols]: a view of the transposed shape is refused.
+        let e = launch(Launch::of(&SCALE, [1, 1, 1]), |t| {
+            scale(t, x.view([2, 128]), y.view_mut([128, 2]), 128, 2)
+        })
+        .unwrap_err();
+        let want = "`scale`'s `x` was made with [2, 128], but its `extent(x = [n_rows, n_cols])` is [128, 2] for this launch's arguments";
+        assert!(e.to_string().contains(want), "{}", e);
+        // So is a part of the tensor where the GPU's entry hands the body all of it.
+        let e = launch(Launch::of(&SCALE, [1, 1, 1]), |t| {
+            scale(
+                t,
+                x.view([128, 2]),
+                y.view_mut([128, 2]).transpose(),
+                2,
+                128,
+            )
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("`scale`'s `x` was made with [128, 2], but its `extent(x = [n_rows, n_cols])` is [2, 128]"), "{}", e);
+        let e = launch(Launch::of(&SCALE, [1, 1, 1]), |t| {
+            scale(
+                t,
+                x.view([16, 16]),
+                y.view_mut([16, 16]).transpose(),
+                16,
+                16,
+            )
+        })
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("`scale`'s `y` is a part of its tensor"),
+            "{}",
+            e
+        );
+        // A block other than the declared one, and shared memory short of the declared bytes.
+        let e = launch(Launch::new(1, 64, 0), |t| {
+            scale(t, x.view([128, 2]), y.view_mut([128, 2]), 128, 2)
+        })
+        .unwrap_err();
+        let want = "`scale` declares a block of [128, 1, 1] threads (`#[kernel(block = ..)]`), but this launch's block is [64, 1, 1]";
+        assert!(e.to_string().contains(want), "{}", e);
+        let (inp, out) = (HostMemory::new((0..4096).map(|_| 0)), super::poisoned(4096));
+        let short = super::TILE_TRANSPOSE.shared_bytes() - 16;
+        let e = launch(Launch::new(1, 128, short), |t| {
+            super::tile_transpose(t, inp.tiles(), out.blocks_mut(64))
+        })
+        .unwrap_err();
+        let want = format!(
+            "`tile_transpose` declares {} bytes of shared memory (`#[kernel(shared = ..)]`), but this launch has {short}",
+            short + 16
+        );
+        assert!(e.to_string().contains(&want), "{}", e);
+        // A grid of more CTAs than the buffer has tiles: the launcher's own check and message.
+        let one = HostMemory::new((0..4096).map(|_| 0));
+        let e = launch(Launch::of(&TILES, [2, 1, 1]), |t| {
+            tiles(t, one.tiles(), out.tiles_mut())
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("tiles: parameter `x` is cut into one tile per CTA: 2 CTAs reach 8192 elements, but the buffer holds 4096"), "{}", e);
+        assert!(
+            e.to_string()
+                .contains("(the simulator checks a launch as the GPU launcher does)"),
+            "{}",
+            e
+        );
+        assert_eq!(
+            (0..4096).filter(|&i| out.stores(i) > 0).count(),
+            0,
+            "no body ran"
         );
     }
 

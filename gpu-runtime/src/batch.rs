@@ -162,3 +162,9 @@ impl<'a, E: Element, L: Layout, const ALIGNED: bool> BatchChunksMut<'a, E, L, AL
         }
     }
 }
+
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+crate::made::made! {
+    impl['a, E, const A: bool] Batch<'a, E, A>, src, [u32; 2], |self| [self.rows, self.cols];
+    impl['a, E, L, const A: bool] BatchChunksMut<'a, E, L, A>, dst, [u32; 2], |self| [self.rows, self.cols];
+}

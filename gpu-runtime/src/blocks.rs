@@ -671,3 +671,12 @@ impl<L: Layout, E: Element, T: Thread, const COLUMN_MAJOR: bool> Build<L, E>
         }
     }
 }
+
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+crate::made::made! {
+    impl['a, E, L, const T: bool] Blocks<'a, E, L, T>, src, u32, |self| self.cols;
+    impl['a, E, L, const T: bool] BlocksMut<'a, E, L, T>, dst, u32, |self| self.cols;
+    impl['a, E, L] BlockRows<'a, E, L>, src, u32, |self| self.cols;
+    impl['a, E, L, const C: bool] BlockCols<'a, E, L, C>, src, [u32; 2], |self| [self.rows, self.cols];
+    impl['a, E, L, const C: bool] Blocked<'a, E, L, C>, src, [u32; 2], |self| [self.rows, self.cols];
+}

@@ -90,3 +90,17 @@ impl<'a, E: Element, L: Layout, const R: usize, const ALIGNED: bool>
         }
     }
 }
+
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+impl<E, L, const R: usize, const A: bool> crate::made::Made for ChunksMut<'_, E, L, R, A> {
+    type Sizes = [u32; R];
+    fn sizes(&self) -> [u32; R] {
+        self.view.sizes()
+    }
+    fn elements(&self) -> Option<u64> {
+        self.view.elements()
+    }
+    fn whole(&self) -> bool {
+        self.view.whole()
+    }
+}

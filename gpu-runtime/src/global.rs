@@ -219,6 +219,12 @@ pub trait HostBuffer: Sync {
     fn load_bits(&self, idx: usize) -> u64;
     /// Element `idx` becomes `bits`.
     fn store_bits(&self, idx: usize, bits: u64);
+    /// The elements the memory holds, where it knows: what a simulated launch checks the
+    /// kernel's extents against, as the GPU launcher checks a device buffer's length (`None`:
+    /// nothing to check).
+    fn elements(&self) -> Option<u64> {
+        None
+    }
     /// A vector `what` (load, store, async copy) of `elems` elements of `elem_bytes` bytes at
     /// element `idx`, not aligned to its size: the GPU faults on it. The access then goes on
     /// element by element. By default a panic; the simulator's memory reports it as an issue of
@@ -395,6 +401,33 @@ impl<'a, E> GlobalMut<'a, E> {
     }
 }
 
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+impl<E> Backing<'_, E> {
+    /// The elements behind it, where known (host memory that says).
+    fn elements(&self) -> Option<u64> {
+        match self {
+            Backing::Host(m) => m.elements(),
+            Backing::Device(_) => None,
+        }
+    }
+}
+
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+impl<E> Global<'_, E> {
+    /// The elements of the host memory it reads, where that memory knows.
+    pub fn elements(&self) -> Option<u64> {
+        self.mem.elements()
+    }
+}
+
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+impl<E> GlobalMut<'_, E> {
+    /// The elements of the host memory it writes, where that memory knows.
+    pub fn elements(&self) -> Option<u64> {
+        self.mem.elements()
+    }
+}
+
 /// The element-indexed accesses of a global tensor, on both kinds.
 macro_rules! reads {
     () => {
@@ -558,4 +591,10 @@ impl<E: Element> GlobalMut<'_, E> {
     pub unsafe fn store1(&self, idx: usize, v: E) {
         self.mem.store1(idx, v)
     }
+}
+
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+crate::made::made! {
+    impl['a, E] Global<'a, E>, mem, (), |self| ();
+    impl['a, E] GlobalMut<'a, E>, mem, (), |self| ();
 }

@@ -252,3 +252,8 @@ mod tests {
         assert!(!within(None, 128));
     }
 }
+
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+crate::made::made! {
+    impl['a, E, L] GroupedMut<'a, E, L>, dst, [u32; 2], |self| [self.rows, self.cols];
+}

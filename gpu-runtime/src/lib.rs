@@ -56,9 +56,13 @@ pub mod global;
 pub mod grouped;
 #[cfg(not(target_arch = "spirv"))]
 pub mod hopper;
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+pub mod host_entry;
 pub mod inferred;
 pub mod kernel;
 pub mod layout;
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+pub mod made;
 pub mod math;
 #[cfg(not(target_arch = "spirv"))]
 pub mod mbarrier;

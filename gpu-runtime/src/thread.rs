@@ -62,6 +62,12 @@ pub unsafe trait Thread {
     /// known (the simulator's threads, which run any block; a [`Partition`](crate::Partition),
     /// whose threads are a role's).
     const BLOCK_THREADS: Option<u32> = None;
+    /// The launch's dynamic shared memory in bytes, where the thread knows it at run time (the
+    /// simulator's threads): a `#[kernel]` body run off the GPU checks it against the bytes
+    /// the kernel declares. `None` on the GPU, whose launcher gives every launch the spec's.
+    fn launch_shared_bytes(&self) -> Option<u32> {
+        None
+    }
     /// Lane within the warp.
     fn lane(&self) -> u32;
     /// Warp within the CTA: the thread's linear index in its block (x fastest, as CUDA numbers

@@ -649,7 +649,7 @@ pub(crate) fn checked_index(thread: u32, reg: usize, exact: u64) -> usize {
 pub(crate) fn reached<const ALIGNED: bool>(n: usize, v: usize) -> bool {
     debug_assert!(
         !ALIGNED || n == 0 || n == v,
-        "an _aligned masked access: a vector of {} elements has {} inside the tensor: its shape, the origin and the strides must be multiples of the vector (use load_masked/store_masked, or a view without `aligned`)",
+        "an _aligned masked access: a vector of {} elements has only {} of them inside the tensor: with the promise, the tensor's last dim, the origin and the strides are multiples of the vector (use a view without `aligned`, or `Tile::load_masked`/`store_masked`)",
         v,
         n
     );
@@ -663,10 +663,10 @@ pub(crate) fn reached<const ALIGNED: bool>(n: usize, v: usize) -> bool {
 pub(crate) fn aligned_promise<const ALIGNED: bool>(i: usize, n: usize, v: usize) {
     debug_assert!(
         !ALIGNED || n == v && i.is_multiple_of(v),
-        "an _aligned masked access: a vector of {} elements at element {} has {} inside: the bounds, origin and strides must be multiples of the vector (use load_masked/store_masked)",
+        "an _aligned masked access: a vector of {} elements at element {} {}: with the promise, the tensor's last dim, the origin and the strides are multiples of the vector (use a view without `aligned`, or `Tile::load_masked`/`store_masked`)",
         v,
         i,
-        n
+        if n == v { "is not aligned to its size" } else { "is cut by the tensor's edge" }
     );
 }
 

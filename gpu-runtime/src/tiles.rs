@@ -506,3 +506,11 @@ pub(crate) fn contiguous<M: Registers<N>, E: Element, const N: usize, const TRAN
         }
     }
 }
+
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+crate::made::made! {
+    impl['a, E, L] Tiles<'a, E, L>, src, (), |self| ();
+    impl['a, E, L] TilesMut<'a, E, L>, dst, (), |self| ();
+    impl['a, E, L] Tiled<'a, E, L>, src, u32, |self| self.count;
+    impl['a, E, L] TiledMut<'a, E, L>, dst, u32, |self| self.count;
+}

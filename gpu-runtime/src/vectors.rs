@@ -241,3 +241,10 @@ unsafe fn store_vector<E: Element, const V: usize>(dst: &GlobalMut<'_, E>, i: us
         }
     }
 }
+
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+crate::made::made! {
+    impl['a, E, const V: usize] Vectors<'a, E, V>, src, u32, |self| self.count;
+    impl['a, E, const V: usize] VectorsMut<'a, E, V>, dst, u32, |self| self.count;
+    impl['a, E, const V: usize] PerThreadMut<'a, E, V>, dst, (), |self| ();
+}

@@ -464,3 +464,23 @@ impl<L, E: Element, T: Thread, const R: usize, const ALIGNED: bool> Build<L, E>
         Tile::load_from(self.t, self.view, self.origin, self.other)
     }
 }
+
+/// A view as the GPU entry makes it: its shape, whole (row-major from element 0).
+macro_rules! made_view {
+    ($($view:ident, $buf:ident);*) => {$(
+        #[cfg(not(any(target_arch = "nvptx64", target_arch = "spirv")))]
+        impl<E, const R: usize, const A: bool> crate::made::Made for $view<'_, E, R, A> {
+            type Sizes = [u32; R];
+            fn sizes(&self) -> [u32; R] {
+                self.shape
+            }
+            fn elements(&self) -> Option<u64> {
+                self.$buf.elements()
+            }
+            fn whole(&self) -> bool {
+                self.strides == row_major(self.shape) && self.start == [0; R]
+            }
+        }
+    )*};
+}
+made_view!(View, src; ViewMut, dst);

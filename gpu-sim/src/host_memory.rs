@@ -218,6 +218,9 @@ impl HostBuffer for HostMemory {
     fn load_bits(&self, idx: usize) -> u64 {
         self.get(self.cell(idx, false))
     }
+    fn elements(&self) -> Option<u64> {
+        Some(self.len() as u64)
+    }
     fn store_bits(&self, idx: usize, bits: u64) {
         let idx = self.cell(idx, true);
         self.cells[idx].store(bits, Ordering::Relaxed);

@@ -106,15 +106,39 @@ impl SimError {
     }
 }
 
+/// What an issue's message says past the thread it names (`thread 3 (block 0, ...): what`):
+/// one bug repeats it on every thread.
+fn what(message: &str) -> &str {
+    match message.strip_prefix("thread ") {
+        Some(rest) => rest.split_once(": ").map_or(message, |(_, what)| what),
+        None => message,
+    }
+}
+
 impl core::fmt::Display for SimError {
+    /// The first 8 distinct issues, each once with how many other threads had it, then how
+    /// many more there were.
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        for (i, e) in self.issues.iter().take(8).enumerate() {
+        let mut distinct: Vec<(&Issue, usize)> = Vec::new();
+        for e in &self.issues {
+            match distinct
+                .iter_mut()
+                .find(|(d, _)| what(&d.message) == what(&e.message))
+            {
+                Some((_, repeats)) => *repeats += 1,
+                None => distinct.push((e, 0)),
+            }
+        }
+        for (i, (e, repeats)) in distinct.iter().take(8).enumerate() {
             if i > 0 {
                 f.write_str("; ")?;
             }
             f.write_str(&e.message)?;
+            if *repeats > 0 {
+                write!(f, " (the same on {} more threads)", repeats)?;
+            }
         }
-        let more = self.issues.len().saturating_sub(8) + self.dropped;
+        let more: usize = distinct.iter().skip(8).map(|(_, r)| r + 1).sum::<usize>() + self.dropped;
         if more > 0 {
             write!(f, "; and {} more", more)?;
         }
@@ -143,5 +167,35 @@ impl Issues {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.kept.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn issue(message: &str) -> Issue {
+        Issue {
+            kind: IssueKind::Panic,
+            place: None,
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn one_bug_on_many_threads_is_written_once() {
+        let e = SimError {
+            issues: std::vec![
+                issue("thread 0 (block 0, warp 0, lane 0) panicked: x is short"),
+                issue("thread 1 (block 0, warp 0, lane 1) panicked: x is short"),
+                issue("thread 1 (block 0): a race on byte 4"),
+                issue("thread 2 (block 0, warp 0, lane 2) panicked: x is short"),
+            ],
+            dropped: 3,
+        };
+        assert_eq!(
+            e.to_string(),
+            "thread 0 (block 0, warp 0, lane 0) panicked: x is short (the same on 2 more threads); thread 1 (block 0): a race on byte 4; and 3 more"
+        );
     }
 }

@@ -88,6 +88,9 @@ unsafe impl Thread for SimThread<'_> {
     fn grid_dim(&self) -> [u32; 3] {
         self.launch.grid_dim
     }
+    fn launch_shared_bytes(&self) -> Option<u32> {
+        Some(self.launch.shared_bytes)
+    }
     fn cta_rank(&self) -> u32 {
         self.rank
     }

@@ -22,7 +22,7 @@ use quote::{format_ident, quote, ToTokens};
 use syn::{Expr, FnArg, ItemFn, Pat};
 
 use crate::kernel_args::{dim3, parse_args, Args};
-use crate::kernel_views::{shape_params, views, ViewParam};
+use crate::kernel_views::{last_segment, shape_params, views, ViewParam};
 
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     match expand(attr, item.clone()) {
@@ -123,9 +123,11 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     // Elsewhere (the simulator) the body runs on a thread that knows the declared shared
     // memory, so its collective operations check their scratch against it there too.
     let mut host = f.clone();
+    let checks = host_checks(&krate, (name, &thread), &params, &views);
     host.block = syn::parse_quote!({
         #[inline(always)]
         #body_fn
+        #checks
         // SAFETY: off the GPU the body runs on the simulator, which checks every shared
         // access against the launch's bytes whatever the thread claims.
         #[allow(unsafe_code)]
@@ -143,6 +145,50 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let spec = spec(&krate, &f, &args, &tys, extents);
     Ok(quote!(#entry #spec #threads))
 }
+
+/// What the body checks off the GPU before it runs (`host_entry`): the launch against the spec,
+/// as the GPU launcher checks it (block, shared memory, grid, and each buffer's elements
+/// against `extent(..)` over the integer arguments), and each view or partition the caller made
+/// against what the GPU entry makes of its buffer and the extent.
+fn host_checks(
+    krate: &TokenStream,
+    (name, thread): (&syn::Ident, &syn::Ident),
+    params: &[(syn::Ident, syn::Type)],
+    views: &[ViewParam],
+) -> TokenStream {
+    let rt = quote!(#krate::runtime);
+    let spec = format_ident!("{}", name.to_string().to_uppercase(), span = name.span());
+    let args = params.iter().map(|(n, t)| {
+        let last = last_segment(t)
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if views.iter().any(|v| &v.name == n) || last == "Global" || last == "GlobalMut" {
+            quote!(#rt::host_entry::buffer_arg(&#n))
+        } else if INTS.contains(&last.as_str()) {
+            quote!(#rt::kernel::Arg::Int(#n as i128))
+        } else {
+            quote!(#rt::kernel::Arg::Other)
+        }
+    });
+    let kernel = name.to_string();
+    let made = views.iter().filter_map(|v| {
+        let (sizes, (_, extent)) = (v.sizes.as_ref()?, v.partition.as_ref()?);
+        let (n, param) = (&v.name, v.name.to_string());
+        Some(quote!(#rt::host_entry::check_made(&#n, #sizes, #kernel, #param, #extent);))
+    });
+    quote! {
+        #[allow(clippy::unnecessary_cast)]
+        {
+            #rt::host_entry::check_launch(#thread, &#spec, &[#(#args),*]);
+            #(#made)*
+        }
+    }
+}
+
+/// The integer types a kernel parameter may have, by name: what `extent(..)` computes over.
+const INTS: [&str; 10] = [
+    "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize",
+];
 
 /// A partition's layout spreads over exactly the kernel's block: with more threads, two would
 /// hold (and store) one element; with fewer, elements would go unstored. A compile error naming
@@ -350,9 +396,6 @@ fn extents(
         syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
         _ => None,
     };
-    const INTS: [&str; 10] = [
-        "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize",
-    ];
     let ints = params.iter().enumerate().filter_map(|(i, (n, t))| {
         let int = last(t).is_some_and(|l| INTS.contains(&l.as_str()));
         int.then(|| quote!(let #n: i128 = #kernel::Arg::at(__args, #i).int();))

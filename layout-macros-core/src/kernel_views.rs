@@ -17,6 +17,9 @@ pub(crate) struct ViewParam {
     pub(crate) name: syn::Ident,
     pub(crate) buffer: syn::Type,
     pub(crate) make: TokenStream,
+    /// What `make` passes `new_unchecked` after the buffer (none for a partition of the grid
+    /// alone): the simulator's entry compares it with what the caller made.
+    pub(crate) sizes: Option<TokenStream>,
     /// The shape's dims (a partition: its count or shape), as written.
     pub(crate) dims: Vec<Expr>,
     /// The check on the host: the elements the buffer needs for the launch's arguments and
@@ -169,21 +172,26 @@ pub(crate) fn views(
                 ))
             }
             None => {
+                let example = match literal_arg(ty, 1) {
+                    Some(1) => "[n]",
+                    Some(3) => "[batch, n_rows, n_cols]",
+                    _ => "[n_rows, n_cols]",
+                };
                 return Err(syn::Error::new_spanned(
                     name,
-                    format!("the launcher sets a view's shape and checks it against the buffer: give it in the attribute, `#[kernel(extent({name} = [n_rows, n_cols]))]`, over the kernel's integer parameters"),
+                    format!("the launcher sets a view's shape and checks it against the buffer: give it in the attribute, `#[kernel(extent({name} = {example}))]`, over the kernel's integer parameters"),
                 ))
             }
         };
-        let make = made_of(name, ty, &dims, &narrow)?;
+        rank_matches((name, ty), 1, &shape, dims.len())?;
+        let sizes = sizes_of(&dims, &narrow)?;
         let need = quote!(#rt::kernel::shape_elements(&[#((#dims) as i128),*]));
         let need = aligned_need(&rt, need, &dims, elem, flag(ty, 2, "ALIGNED")?);
         let text = shape.to_token_stream().to_string();
         out.push(partition(
-            name,
+            (name, ty, Some(sizes)),
             (write, elem, None),
             &rt,
-            make,
             dims,
             (need, quote!(#text)),
         ));
@@ -237,40 +245,41 @@ fn partition_param(
         }
         (Kind::Chunks, Some(Expr::Array(arr))) => {
             let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
-            let make = made_of(name, ty, &dims, narrow)?;
+            rank_matches((name, ty), 2, arr, dims.len())?;
+            let sizes = sizes_of(&dims, narrow)?;
             let text = arr.to_token_stream().to_string();
             let need = quote!(#kernel::chunks_elements(grid, &[#((#dims) as i128),*], <#layout as #rt::Layout>::SHAPE));
             let need = aligned_need(rt, need, &dims, elem, flag(ty, 3, "ALIGNED")?);
-            return Ok(partition(name, (write, elem, Some(layout)), rt, make, dims, (need, quote!(#text))));
+            return Ok(partition((name, ty, Some(sizes)), (write, elem, Some(layout)), rt, dims, (need, quote!(#text))));
         }
         (Kind::Grouped, Some(Expr::Array(arr))) if arr.elems.len() == 2 => {
             let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
-            let make = made_of(name, ty, &dims, narrow)?;
+            let sizes = sizes_of(&dims, narrow)?;
             let text = arr.to_token_stream().to_string();
             let need = quote!(#kernel::grouped_elements::<#layout>(grid, [#((#dims) as i128),*]));
-            let mut p = partition(name, (write, elem, Some(layout)), rt, make, dims, (need, quote!(#text)));
+            let mut p = partition((name, ty, Some(sizes)), (write, elem, Some(layout)), rt, dims, (need, quote!(#text)));
             p.fewer_threads = true;
             return Ok(p);
         }
         (Kind::BatchChunks, Some(Expr::Array(arr))) if arr.elems.len() == 3 => {
             let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
             let (batch, device) = (&dims[0], dims[1..].to_vec());
-            let make = made_of(name, ty, &device, narrow)?;
+            let sizes = sizes_of(&device, narrow)?;
             let text = arr.to_token_stream().to_string();
             let need = quote!(#kernel::batch_chunks_elements(grid, [(#batch) as i128, #((#device) as i128),*], <#layout as #rt::Layout>::SHAPE[0]));
             let need = aligned_need(rt, need, &dims, elem, flag(ty, 2, "ALIGNED")?);
-            return Ok(partition(name, (write, elem, Some(layout)), rt, make, device, (need, quote!(#text))));
+            return Ok(partition((name, ty, Some(sizes)), (write, elem, Some(layout)), rt, device, (need, quote!(#text))));
         }
         (Kind::Panel(dim), Some(Expr::Array(arr))) if arr.elems.len() == 2 => {
             let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
             // A's panel keeps only its width: its rows may use `grid`.
             let device = if dim == 0 { vec![dims[1].clone()] } else { dims.clone() };
-            let make = match dim {
+            let sizes = match dim {
                 0 => {
                     device_size(&device[0], narrow)?;
-                    quote!(<#ty>::new_unchecked(#name, (#(#device)*) as u32))
+                    quote!((#(#device)*) as u32)
                 }
-                _ => made_of(name, ty, &device, narrow)?,
+                _ => sizes_of(&device, narrow)?,
             };
             flag(ty, 2, "COLUMN_MAJOR")?;
             let text = arr.to_token_stream().to_string();
@@ -278,7 +287,7 @@ fn partition_param(
                 2 => quote!(#kernel::blocked_elements::<#layout>([#((#dims) as i128),*])),
                 _ => quote!(#kernel::panel_elements::<#layout>(grid, [#((#dims) as i128),*], #dim)),
             };
-            return Ok(partition(name, (write, elem, Some(layout)), rt, make, device, (need, quote!(#text))));
+            return Ok(partition((name, ty, Some(sizes)), (write, elem, Some(layout)), rt, device, (need, quote!(#text))));
         }
         (Kind::Tiled | Kind::Blocks | Kind::Chunks | Kind::Grouped | Kind::BatchChunks | Kind::Panel(_), other) => {
             let want = match kind {
@@ -296,15 +305,11 @@ fn partition_param(
         }
         (Kind::View | Kind::Vectors | Kind::Batch, _) => unreachable!("views, vectors and batches are made in `views`"),
     };
-    let make = match dims.first() {
-        None => quote!(<#ty>::new_unchecked(#name)),
-        Some(d) => quote!(<#ty>::new_unchecked(#name, (#d) as u32)),
-    };
+    let sizes = dims.first().map(|d| quote!((#d) as u32));
     Ok(partition(
-        name,
+        (name, ty, sizes),
         (write, elem, Some(layout)),
         rt,
-        make,
         dims,
         (need, expr),
     ))
@@ -336,45 +341,79 @@ fn batch_param(
     };
     let dims: Vec<Expr> = arr.elems.iter().cloned().collect();
     let (batch, device) = (&dims[0], dims[1..].to_vec());
-    let make = made_of(name, ty, &device, narrow)?;
+    let sizes = sizes_of(&device, narrow)?;
     let text = arr.to_token_stream().to_string();
     let need =
         quote!(#rt::kernel::batch_elements(grid, [(#batch) as i128, #((#device) as i128),*]));
     let need = aligned_need(rt, need, &dims, elem, flag(ty, 1, "ALIGNED")?);
     Ok(partition(
-        name,
+        (name, ty, Some(sizes)),
         (false, elem, None),
         rt,
-        make,
         device,
         (need, quote!(#text)),
     ))
 }
 
-/// The entry's call making parameter `name` of type `ty` from its buffer and the `device` sizes
-/// (each checked to be one the device computes as the launcher does).
-fn made_of(
-    name: &syn::Ident,
-    ty: &syn::Type,
-    device: &[Expr],
-    narrow: &[String],
-) -> syn::Result<TokenStream> {
+/// The sizes the entry makes a parameter of, after its buffer: the `device` sizes as a `u32`
+/// array (each checked to be one the device computes as the launcher does).
+fn sizes_of(device: &[Expr], narrow: &[String]) -> syn::Result<TokenStream> {
     for d in device {
         device_size(d, narrow)?;
     }
-    Ok(quote!(<#ty>::new_unchecked(#name, [#((#device) as u32),*])))
+    Ok(quote!([#((#device) as u32),*]))
+}
+
+/// Generic argument `position` of `ty` (lifetimes not counted), where it is an integer literal.
+fn literal_arg(ty: &syn::Type, position: usize) -> Option<usize> {
+    let Some(syn::PathArguments::AngleBracketed(g)) = last_segment(ty).map(|s| &s.arguments) else {
+        return None;
+    };
+    match g
+        .args
+        .iter()
+        .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
+        .nth(position)?
+    {
+        syn::GenericArgument::Const(Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        })) => i.base10_parse().ok(),
+        _ => None,
+    }
+}
+
+/// A view's rank, generic argument `position` of `ty` (lifetimes not counted), against its
+/// extent's sizes: an error at the extent where the rank is a literal and they differ (a
+/// name's is compared where the entry is compiled).
+fn rank_matches(
+    (name, ty): (&syn::Ident, &syn::Type),
+    position: usize,
+    extent: &impl ToTokens,
+    sizes: usize,
+) -> syn::Result<()> {
+    match literal_arg(ty, position) {
+        Some(r) if r != sizes => Err(syn::Error::new_spanned(
+            extent,
+            format!("`{name}` has rank {r}, but this extent has {sizes} sizes: its extent is its shape, one size per dim, which the GPU's entry makes it of"),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// A view or partition parameter made by `make` from its buffer, checked by `check` on the
 /// host; `layout` a partition's, whose threads `#[kernel]` checks against its block.
 fn partition(
-    name: &syn::Ident,
+    (name, ty, sizes): (&syn::Ident, &syn::Type, Option<TokenStream>),
     (write, elem, layout): (bool, &syn::Type, Option<&syn::Type>),
     rt: &TokenStream,
-    make: TokenStream,
     dims: Vec<Expr>,
     check: (TokenStream, TokenStream),
 ) -> ViewParam {
+    let make = match &sizes {
+        Some(s) => quote!(<#ty>::new_unchecked(#name, #s)),
+        None => quote!(<#ty>::new_unchecked(#name)),
+    };
     let buffer: syn::Type = match write {
         false => syn::parse_quote!(#rt::Global<'static, #elem>),
         true => syn::parse_quote!(#rt::GlobalMut<'static, #elem>),
@@ -390,6 +429,7 @@ fn partition(
         name: name.clone(),
         buffer,
         make,
+        sizes,
         dims,
         partition: Some(check),
         layout: layout.cloned(),
@@ -415,10 +455,10 @@ fn vectors_param(
     let block = crate::kernel_args::dim3(&a.block, quote!([0, 0, 0]));
     let threads = quote!({ let b: [u32; 3] = #block; b[0] as i128 });
     let per_thread = last_segment(ty).is_some_and(|s| s.ident == "PerThreadMut");
-    let (need, make, dims, text) = match extent {
+    let (need, sizes, dims, text) = match extent {
         None if per_thread => (
             quote!(#rt::kernel::per_thread_elements(grid, #threads, <#ty>::WIDTH as u64)),
-            quote!(<#ty>::new_unchecked(#name)),
+            None,
             Vec::new(),
             quote!("a vector per thread"),
         ),
@@ -429,14 +469,20 @@ fn vectors_param(
             let text = count.to_token_stream().to_string();
             (
                 quote!(#rt::kernel::vectors_elements(grid, #threads, (#count) as i128, <#ty>::WIDTH as u64)),
-                quote!(<#ty>::new_unchecked(#name, (#count) as u32)),
+                Some(quote!((#count) as u32)),
                 vec![count.clone()],
                 quote!(#text),
             )
         }
         None => return Err(syn::Error::new_spanned(name, format!("the launcher checks `{name}` against its buffer: give how many vectors it holds, `extent({name} = count)`"))),
     };
-    let mut p = partition(name, (write, elem, None), rt, make, dims, (need, text));
+    let mut p = partition(
+        (name, ty, sizes),
+        (write, elem, None),
+        rt,
+        dims,
+        (need, text),
+    );
     p.per_thread = true;
     Ok(p)
 }

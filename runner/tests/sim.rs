@@ -1,7 +1,7 @@
 //! The GPU kernels on the CPU simulator: on the host each `#[kernel]` function is its body,
 //! called here with simulator memory as its `Global` tensors, every element checked.
 
-use linear_layouts::sim::{launch, HostMemory, Launch};
+use linear_layouts::sim::{launch, HostMemory, Launch, SimThread};
 
 #[test]
 fn conversion_bodies_on_the_simulator() {
@@ -104,7 +104,7 @@ fn cluster_transpose_body_on_the_simulator() {
 }
 
 /// A kernel on the simulator: thread, input, output, the table's `u32` argument.
-type Entry = dyn Fn(&linear_layouts::sim::SimThread, &HostMemory, &HostMemory, u32) + Sync;
+type Entry = dyn Fn(&SimThread, &HostMemory, &HostMemory, u32) + Sync;
 
 /// Kernel `$k` as an [`Entry`], its input and output made of simulator memory as its parameters
 /// are typed: raw tensors, a grid-stride partition of `arg` tiles (`tiled`), or an `arg x arg`
@@ -124,7 +124,7 @@ macro_rules! entry {
     };
     (@ $k:path, |$a:ident, $b:ident, $arg:ident| ($x:expr, $y:expr)) => {
         Box::new(
-            |t: &linear_layouts::sim::SimThread, $a: &HostMemory, $b: &HostMemory, $arg: u32| {
+            |t: &SimThread, $a: &HostMemory, $b: &HostMemory, $arg: u32| {
                 $k(t, $x, $y, $arg)
             },
         ) as Box<Entry>
@@ -213,7 +213,10 @@ fn spirv_table_entries_on_the_simulator() {
     use runner::table::SPIRV_KERNELS;
     for k in SPIRV_KERNELS {
         let entry: Box<Entry> = match k.name {
-            "copy_v4" => entry!(vectors kernels::transpose::copy_v4),
+            // `kernels-spirv`'s copy: `copy_v4`'s body in 64-thread workgroups.
+            "copy_v4" => Box::new(|t: &SimThread, a: &HostMemory, b: &HostMemory, n: u32| {
+                kernels::transpose::copy_v4_body(t, &a.vectors(n), &b.vectors_mut(n))
+            }),
             "transpose_f32_w8" => entry!(blocks w8::transpose_f32_w8),
             "transpose_u16_w8" => entry!(blocks w8::transpose_u16_w8),
             "shuffle_f32_w8" => entry!(tiled w8::shuffle_f32_w8),

@@ -1,0 +1,68 @@
+//! What a `#[kernel]` body checks before it runs anywhere but the GPU (on the simulator): that
+//! the launch is one the GPU launcher would make from the kernel's spec (its declared block and
+//! shared memory; its grid and buffers against `extent(..)`, as `KernelSpec::check_args`), and
+//! that each view or partition the caller made is the one the GPU entry makes from its buffer
+//! and the extent. A simulator test then runs what the GPU runs, or fails saying why not.
+
+use crate::kernel::{Arg, KernelSpec};
+use crate::made::Made;
+use crate::Thread;
+
+/// The argument the launcher's check sees for a buffer parameter: its elements (a buffer of
+/// unknown length as large as any, so nothing is checked against it).
+pub fn buffer_arg<V: Made>(v: &V) -> Arg {
+    Arg::Buffer {
+        len: v.elements().unwrap_or(u64::MAX),
+    }
+}
+
+/// Panics, saying what differs, unless `t`'s launch is one the GPU launcher makes from `spec`
+/// with arguments `args`: the declared block, at least the declared shared memory, and a grid
+/// and buffers that pass `spec.check_args`.
+pub fn check_launch<T: Thread, P>(t: &T, spec: &KernelSpec<P>, args: &[Arg]) {
+    let (block, name) = (spec.block(), spec.name());
+    if block != [0; 3] && t.block_dim() != block {
+        panic!(
+            "`{name}` declares a block of {block:?} threads (`#[kernel(block = ..)]`), but this launch's block is {:?}: launch it with the spec's block, as the GPU launcher does (`Launch::of(&{}, grid)` on the simulator)",
+            t.block_dim(),
+            Upper(name)
+        );
+    }
+    let shared = spec.shared_bytes();
+    if let Some(have) = t.launch_shared_bytes().filter(|&have| have < shared) {
+        panic!(
+            "`{name}` declares {shared} bytes of shared memory (`#[kernel(shared = ..)]`), but this launch has {have}: launch it with the spec's, as the GPU launcher does (`Launch::of(&{}, grid)` on the simulator)",
+            Upper(name)
+        );
+    }
+    if let Err(e) = spec.check_args(args, t.grid_dim()) {
+        panic!("{e} (the simulator checks a launch as the GPU launcher does)");
+    }
+}
+
+/// A kernel's name as its spec's (`#[kernel]` names the spec after the function, in capitals).
+struct Upper<'a>(&'a str);
+
+impl core::fmt::Display for Upper<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.0
+            .chars()
+            .try_for_each(|c| core::fmt::Write::write_char(f, c.to_ascii_uppercase()))
+    }
+}
+
+/// Panics, saying what differs, unless `v` is what the GPU entry makes of its buffer: the
+/// `sizes` that `extent({param} = {extent})` gives for this launch's arguments, whole.
+pub fn check_made<V: Made>(v: &V, sizes: V::Sizes, kernel: &str, param: &str, extent: &str) {
+    if v.sizes() != sizes {
+        panic!(
+            "`{kernel}`'s `{param}` was made with {:?}, but its `extent({param} = {extent})` is {sizes:?} for this launch's arguments: the GPU's entry makes `{param}` of the extent from its buffer, so make the simulator's of the same (or correct the extent)",
+            v.sizes()
+        );
+    }
+    if !v.whole() {
+        panic!(
+            "`{kernel}`'s `{param}` is a part of its tensor (narrowed or transposed): the GPU's entry hands the body the whole tensor of `extent({param} = {extent})`, so pass the simulator's whole"
+        );
+    }
+}
