@@ -963,7 +963,10 @@ mod launch_extents {
         use linear_layouts::runtime::kernel::grouped_elements;
         // Blocks of 4 columns: 2^29 blocks a row make a group of 2^32 blocks.
         let cols = 4 * (1i128 << 29);
-        assert_eq!(grouped_elements::<Tiny>([10, 1, 1], [1, cols]), i128::MAX);
+        assert_eq!(
+            grouped_elements::<Tiny>([10, 1, 1], [1, cols]),
+            linear_layouts::runtime::kernel::Refused::Blocks.need()
+        );
         assert_eq!(
             grouped_elements::<Tiny>([10, 1, 1], [1, cols - 4]),
             cols - 4
@@ -1235,9 +1238,12 @@ mod launch_extents {
             Arg::Int(1 << 13),
         ];
         let e = SCALE.check_args(&huge, [1, 1, 1]).unwrap_err();
-        assert!(e.to_string().contains("past 2^32 elements"), "{}", e);
+        let want = "scale: parameter `x`: its extent `[n_rows, n_cols]` with n_rows = 1048576, n_cols = 8192 is 8589934592 elements, past 2^32";
+        assert!(e.to_string().contains(want), "{}", e);
         let negative = [buffer(1 << 40), buffer(1 << 40), Arg::Int(-1), Arg::Int(4)];
-        assert!(SCALE.check_args(&negative, [1, 1, 1]).is_err());
+        let e = SCALE.check_args(&negative, [1, 1, 1]).unwrap_err();
+        let want = "scale: parameter `x`: its extent `[n_rows, n_cols]` with grid = [1, 1, 1], n_rows = -1, n_cols = 4 refuses this launch: a size is negative or past a u32";
+        assert!(e.to_string().contains(want), "{}", e);
         // Exactly 2^32 elements is the most a view may have.
         let most = [
             buffer(1 << 32),

@@ -98,6 +98,87 @@ pub struct ExtentError {
 /// The most elements a view may have: every index of its shape is a `u32`.
 pub const MAX_VIEW_ELEMENTS: i128 = 1 << 32;
 
+/// Why an extent refuses a launch's sizes or grid whatever the buffer: the `*_elements`
+/// functions return [`Refused::need`] for it, more elements than any buffer holds, and the
+/// launcher's message says which rule broke.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// A dim negative or past a `u32`, or a shape past `i128`.
+    Size,
+    /// An `_aligned` tensor whose rows are not whole 16-byte vectors.
+    NotAligned,
+    /// A partition numbered by `block.x` launched on a grid of 2 or 3 dims.
+    GridNot1D,
+    /// A grid of 3 dims where a block partition numbers CTAs by x and y.
+    Grid3D,
+    /// A grid-stride loop whose count plus the grid's CTAs or threads passes a `u32`.
+    LoopWraps,
+    /// A block partition whose layout is not 2-D.
+    NotMatrix,
+    /// A block partition's CTAs reaching blocks past the matrix.
+    CtasPastMatrix,
+    /// A matrix that is not whole blocks of the layout.
+    NotWholeBlocks,
+    /// A grouped partition of 2^31 blocks or more, or more CTAs than blocks.
+    Blocks,
+    /// A row partition whose CTAs cover fewer rows than the tensor has.
+    TooFewCtas,
+    /// A row partition whose rows pass 2^32, or a tensor wider than its layout's tile.
+    RowShape,
+    /// A batch whose grid has not one row of CTAs (`grid.y`) per matrix.
+    BatchGrid,
+}
+
+impl Refused {
+    /// The `need` that stands for it: above any product of `u32` dims, so no real need is
+    /// read as a refusal.
+    pub const fn need(self) -> i128 {
+        i128::MAX - self as i128
+    }
+
+    /// The refusal a `need` stands for, if it is one.
+    pub const fn of(need: i128) -> Option<Refused> {
+        const ALL: [Refused; 12] = [
+            Refused::Size,
+            Refused::NotAligned,
+            Refused::GridNot1D,
+            Refused::Grid3D,
+            Refused::LoopWraps,
+            Refused::NotMatrix,
+            Refused::CtasPastMatrix,
+            Refused::NotWholeBlocks,
+            Refused::Blocks,
+            Refused::TooFewCtas,
+            Refused::RowShape,
+            Refused::BatchGrid,
+        ];
+        let i = i128::MAX - need;
+        if i >= 0 && i < ALL.len() as i128 {
+            Some(ALL[i as usize])
+        } else {
+            None
+        }
+    }
+
+    /// What broke, and the fix.
+    pub const fn why(self) -> &'static str {
+        match self {
+            Refused::Size => "a size is negative or past a u32, or the shape passes 2^32 elements: fix the sizes",
+            Refused::NotAligned => "its rows are not whole 16-byte vectors, which `aligned` promises: pass a width that is, or make the parameter a view without `aligned`",
+            Refused::GridNot1D => "its CTAs are numbered along x alone, and two CTAs of a 2-D or 3-D grid would share a part: launch a 1-D grid",
+            Refused::Grid3D => "its CTAs are numbered along x and y: launch a grid whose z is 1",
+            Refused::LoopWraps => "its grid-stride loop would wrap: the count plus the grid's CTAs (or threads) passes a u32; launch fewer",
+            Refused::NotMatrix => "its layout is not 2-D, as a block partition's is",
+            Refused::CtasPastMatrix => "the grid's CTAs reach blocks past the matrix: launch at most the matrix's blocks along each dim (its rows and columns over the layout's)",
+            Refused::NotWholeBlocks => "the matrix is not whole blocks of the layout's shape: pad it, or take a layout whose blocks divide it",
+            Refused::Blocks => "there are more CTAs than blocks, or 2^31 blocks or more: launch at most one CTA per block",
+            Refused::TooFewCtas => "the grid's CTAs cover fewer rows than the tensor has, so some would go unwritten: launch as many CTAs as the tensor's rows over the layout's, rounded up",
+            Refused::RowShape => "the grid's rows pass 2^32, or the tensor is wider than its layout's tile (each CTA stores one tile's width): take a wider layout, or fewer CTAs",
+            Refused::BatchGrid => "the grid has one row of CTAs per matrix (`grid.y` the batch, `grid.z` 1): launch that grid",
+        }
+    }
+}
+
 /// The elements of a view of shape `dims` (computed in `i128` by the extents check): their
 /// product, or more than [`MAX_VIEW_ELEMENTS`] where a dim is negative or past a `u32` (the
 /// device computes each dim as a `u32`).
@@ -105,11 +186,11 @@ pub const fn shape_elements(dims: &[i128]) -> i128 {
     let (mut n, mut d) = (1i128, 0);
     while d < dims.len() {
         if dims[d] < 0 || dims[d] > u32::MAX as i128 {
-            return i128::MAX;
+            return Refused::Size.need();
         }
         n = match n.checked_mul(dims[d]) {
             Some(n) => n,
-            None => i128::MAX,
+            None => Refused::Size.need(),
         };
         d += 1;
     }
@@ -126,7 +207,7 @@ const fn one_d(grid: [i128; 3]) -> bool {
 /// not hold: the last dim `last` of `elem_bytes` elements is not a multiple of 16 bytes.
 pub const fn aligned_elements(need: i128, last: i128, elem_bytes: usize) -> i128 {
     if (last * elem_bytes as i128) % 16 != 0 {
-        return i128::MAX;
+        return Refused::NotAligned.need();
     }
     need
 }
@@ -143,7 +224,7 @@ pub const TILES_EXTENT: &str = "a tile per CTA";
 /// whose CTAs would share tiles).
 pub const fn tiles_elements(grid: [i128; 3], tile: u64) -> i128 {
     if !one_d(grid) {
-        return i128::MAX;
+        return Refused::GridNot1D.need();
     }
     grid[0] * tile as i128
 }
@@ -152,8 +233,11 @@ pub const fn tiles_elements(grid: [i128; 3], tile: u64) -> i128 {
 /// `tile` elements needs for a launch of `grid`: `count` tiles, for a 1-D grid whose loop
 /// cannot wrap (`count + grid.x` a u32); more than any buffer holds otherwise.
 pub const fn tiled_elements(grid: [i128; 3], count: i128, tile: u64) -> i128 {
-    if !one_d(grid) || count < 0 || count + grid[0] > u32::MAX as i128 {
-        return i128::MAX;
+    if !one_d(grid) {
+        return Refused::GridNot1D.need();
+    }
+    if count < 0 || count + grid[0] > u32::MAX as i128 {
+        return Refused::LoopWraps.need();
     }
     count * tile as i128
 }
@@ -163,8 +247,11 @@ pub const fn tiled_elements(grid: [i128; 3], count: i128, tile: u64) -> i128 {
 /// a 1-D grid whose loop over its threads cannot wrap (`count` plus the grid's threads a u32);
 /// more than any buffer holds otherwise.
 pub const fn vectors_elements(grid: [i128; 3], threads: i128, count: i128, width: u64) -> i128 {
-    if !one_d(grid) || count < 0 || count + grid[0] * threads > u32::MAX as i128 {
-        return i128::MAX;
+    if !one_d(grid) {
+        return Refused::GridNot1D.need();
+    }
+    if count < 0 || count + grid[0] * threads > u32::MAX as i128 {
+        return Refused::LoopWraps.need();
     }
     count * width as i128
 }
@@ -175,7 +262,7 @@ pub const fn vectors_elements(grid: [i128; 3], threads: i128, count: i128, width
 /// would share vectors.
 pub const fn per_thread_elements(grid: [i128; 3], threads: i128, width: u64) -> i128 {
     if !one_d(grid) {
-        return i128::MAX;
+        return Refused::GridNot1D.need();
     }
     grid[0] * threads * width as i128
 }
@@ -190,7 +277,7 @@ pub fn blocks_elements<L: crate::layout::Layout>(
     transposed: bool,
 ) -> i128 {
     if L::RANK != 2 {
-        return i128::MAX;
+        return Refused::NotMatrix.need();
     }
     let (bh, bw) = (L::SHAPE[0] as i128, L::SHAPE[1] as i128);
     let (r, c) = if transposed {
@@ -198,8 +285,11 @@ pub fn blocks_elements<L: crate::layout::Layout>(
     } else {
         (rows, cols)
     };
-    if grid[2] != 1 || grid[1] * bh > r || grid[0] * bw > c {
-        return i128::MAX;
+    if grid[2] != 1 {
+        return Refused::Grid3D.need();
+    }
+    if grid[1] * bh > r || grid[0] * bw > c {
+        return Refused::CtasPastMatrix.need();
     }
     shape_elements(&[rows, cols])
 }
@@ -214,13 +304,16 @@ pub fn grouped_elements<L: crate::layout::Layout>(
     [rows, cols]: [i128; 2],
 ) -> i128 {
     let Some([block_rows, block_cols]) = whole_blocks::<L>([rows, cols]) else {
-        return i128::MAX;
+        return Refused::NotWholeBlocks.need();
     };
     let blocks = block_rows * block_cols;
     // The device's group of block rows, `GROUP_ROWS * block_cols`, is a u32.
     let group = crate::grouped::GROUP_ROWS as i128 * block_cols;
-    if !one_d(grid) || grid[0] > blocks || blocks >= 1 << 31 || group > u32::MAX as i128 {
-        return i128::MAX;
+    if !one_d(grid) {
+        return Refused::GridNot1D.need();
+    }
+    if grid[0] > blocks || blocks >= 1 << 31 || group > u32::MAX as i128 {
+        return Refused::Blocks.need();
     }
     shape_elements(&[rows, cols])
 }
@@ -255,7 +348,7 @@ pub fn panel_elements<L: crate::layout::Layout>(
     dim: usize,
 ) -> i128 {
     let Some([block_rows, block_cols]) = whole_blocks::<L>([rows, cols]) else {
-        return i128::MAX;
+        return Refused::NotWholeBlocks.need();
     };
     let ctas_fit = if dim == 0 {
         grid[1] <= block_rows
@@ -263,10 +356,10 @@ pub fn panel_elements<L: crate::layout::Layout>(
         grid[0] <= block_cols
     };
     if grid[2] != 1 {
-        return i128::MAX;
+        return Refused::Grid3D.need();
     }
     if !ctas_fit {
-        return i128::MAX;
+        return Refused::CtasPastMatrix.need();
     }
     shape_elements(&[rows, cols])
 }
@@ -278,20 +371,19 @@ pub fn panel_elements<L: crate::layout::Layout>(
 /// element is stored exactly once; more than any buffer holds otherwise.
 pub const fn chunks_elements(grid: [i128; 3], dims: &[i128], tile: &[u32]) -> i128 {
     let rows = if tile.is_empty() { 1 } else { tile[0] as i128 };
-    if !one_d(grid)
-        || grid[0] * rows > MAX_VIEW_ELEMENTS
-        || tile.len() != dims.len()
-        || dims.is_empty()
-    {
-        return i128::MAX;
+    if !one_d(grid) {
+        return Refused::GridNot1D.need();
+    }
+    if grid[0] * rows > MAX_VIEW_ELEMENTS || tile.len() != dims.len() || dims.is_empty() {
+        return Refused::RowShape.need();
     }
     if dims[0] > grid[0] * rows {
-        return i128::MAX;
+        return Refused::TooFewCtas.need();
     }
     let mut d = 1;
     while d < dims.len() {
         if dims[d] > tile[d] as i128 {
-            return i128::MAX;
+            return Refused::RowShape.need();
         }
         d += 1;
     }
@@ -303,7 +395,7 @@ pub const fn chunks_elements(grid: [i128; 3], dims: &[i128], tile: &[u32]) -> i1
 /// (`grid.y` the batch, `grid.z` 1); more than any buffer holds otherwise.
 pub const fn batch_elements(grid: [i128; 3], dims: [i128; 3]) -> i128 {
     if grid[2] != 1 || grid[1] != dims[0] {
-        return i128::MAX;
+        return Refused::BatchGrid.need();
     }
     shape_elements(&dims)
 }
@@ -314,8 +406,11 @@ pub const fn batch_elements(grid: [i128; 3], dims: [i128; 3]) -> i128 {
 /// whose first rows are distinct u32s; more than any buffer holds otherwise.
 pub const fn batch_chunks_elements(grid: [i128; 3], dims: [i128; 3], rows_per: u32) -> i128 {
     let rows = grid[0] * rows_per as i128;
-    if rows < dims[1] || rows > MAX_VIEW_ELEMENTS {
-        return i128::MAX;
+    if rows < dims[1] {
+        return Refused::TooFewCtas.need();
+    }
+    if rows > MAX_VIEW_ELEMENTS {
+        return Refused::RowShape.need();
     }
     batch_elements(grid, dims)
 }
@@ -401,22 +496,55 @@ impl core::fmt::Display for ArgsMismatch<'_> {
                 self.kernel, e.param, g[0], e.need, e.len, e.need
             );
         }
-        if e.need > MAX_VIEW_ELEMENTS {
-            return write!(
-                f,
-                "{}: parameter `{}`: its extent `{}` refuses these arguments and the grid {:?}: a view's shape past 2^32 elements or a dim past a u32, a partition's grid of more than its dims (a row partition's is 1-D), a grid with more CTAs than the kernel has tiles or fewer than its rows need, a row wider than its tile, a grouped partition's dims that are not whole blocks, or an `_aligned` row that is not whole 16-byte vectors: fix the sizes, or launch the kernel's documented grid",
-                self.kernel, e.param, ExprText(e.expr), self.grid
-            );
-        }
         // The extent as written, without the spaces tokens print with (`grid [1]`).
         let expr = ExprText(e.expr);
+        if let Some(why) = Refused::of(e.need) {
+            write!(
+                f,
+                "{}: parameter `{}`: its extent `{}`",
+                self.kernel, e.param, expr
+            )?;
+            self.values(f, &expr, true)?;
+            return write!(f, " refuses this launch: {}", why.why());
+        }
+        if e.need > MAX_VIEW_ELEMENTS {
+            write!(
+                f,
+                "{}: parameter `{}`: its extent `{}`",
+                self.kernel, e.param, expr
+            )?;
+            self.values(f, &expr, false)?;
+            return write!(
+                f,
+                " is {} elements, past 2^32: every index of a view is a u32; launch smaller sizes",
+                e.need
+            );
+        }
         write!(
             f,
             "{}: parameter `{}` is a buffer of {} elements, but the kernel reaches {} of them (its extent `{}`",
             self.kernel, e.param, e.len, e.need, expr
         )?;
+        self.values(f, &expr, false)?;
+        write!(
+            f,
+            "): pass a buffer of at least {} elements, or smaller sizes",
+            e.need
+        )
+    }
+}
+
+impl ArgsMismatch<'_> {
+    /// ` with grid = [..], n = ..`: the grid (where `grid` is wanted or the extent names it)
+    /// and the integer arguments the extent names.
+    fn values(
+        &self,
+        f: &mut core::fmt::Formatter<'_>,
+        expr: &ExprText,
+        grid: bool,
+    ) -> core::fmt::Result {
         let mut sep = " with ";
-        if expr.names("grid") {
+        if grid || expr.names("grid") {
             write!(f, "{}grid = {:?}", sep, self.grid)?;
             sep = ", ";
         }
@@ -426,11 +554,7 @@ impl core::fmt::Display for ArgsMismatch<'_> {
                 sep = ", ";
             }
         }
-        write!(
-            f,
-            "): pass a buffer of at least {} elements, or smaller sizes",
-            e.need
-        )
+        Ok(())
     }
 }
 

@@ -29,8 +29,27 @@ pub use layout_plan::scan::{scan_plan, ScanPlan, ScanStep};
 pub const fn shared_bytes<L: crate::layout::Layout, const D: usize, E: Element>() -> u32 {
     match scan_plan(L::TABLES, D) {
         Ok(p) => p.cost(L::ELEMENTS_PER_THREAD, E::BITS).shared_bytes,
-        Err(why) => panic!("{}", why),
+        Err(why) => unscannable::<L>(D, why),
     }
+}
+
+/// Panics (at compile time, in a const) saying why `L` cannot be scanned along `d`, naming both.
+const fn unscannable<L: crate::layout::Layout>(d: usize, why: &str) -> ! {
+    let mut m = layout_plan::msg::Msg::new();
+    m.push("a scan of `")
+        .push(L::NAME)
+        .push("` along dim ")
+        .num(d as u32);
+    if d >= L::RANK {
+        m.push(": the layout has ")
+            .num(L::RANK as u32)
+            .push(" dims, numbered from 0 (Triton's `axis`)");
+    } else if L::TABLES.in_dims.len() != 4 {
+        m.push(": the layout is not distributed (a shared layout holds no registers to scan); load a tile of a distributed layout");
+    } else {
+        m.push(": ").push(why);
+    }
+    panic!("{}", m.as_str());
 }
 
 /// Scans of `L` (with `N` registers) along `D`.
@@ -40,7 +59,7 @@ impl<L: Registers<N>, const D: usize, const N: usize> Scan<L, D, N> {
     /// The steps, checked against the layout.
     pub const PLAN: ScanPlan = match scan_plan(L::TABLES, D) {
         Ok(p) => p,
-        Err(why) => panic!("{}", why),
+        Err(why) => unscannable::<L>(D, why),
     };
 
     /// The steps walked one by one, before the cross-warp phase.

@@ -371,7 +371,7 @@ fn an_aligned_kernel_given_a_ragged_width_is_reported() {
 /// over buffers of 1,024 would read and write 4 million elements past them.
 #[test]
 fn launches_check_the_buffers_against_the_rows() {
-    use linear_layouts::runtime::kernel::Arg;
+    use linear_layouts::runtime::kernel::{Arg, Refused};
     let buf = |len| Arg::Buffer { len };
     let small = [buf(1024), buf(1024), Arg::Int(4000), Arg::Int(1024)];
     let e = rows::SOFTMAX_F32_1024
@@ -397,9 +397,20 @@ fn launches_check_the_buffers_against_the_rows() {
     assert!(rows::SOFTMAX_F32_1024
         .check_args(&fits, [4000, 1, 1])
         .is_ok());
-    assert!(rows::SOFTMAX_F32_1024
+    let e = rows::SOFTMAX_F32_1024
         .check_args(&fits, [3999, 1, 1])
-        .is_err());
+        .unwrap_err();
+    assert_eq!(
+        Refused::of(e.error.need),
+        Some(Refused::TooFewCtas),
+        "{}",
+        e
+    );
+    assert!(
+        e.to_string().contains("with grid = [3999, 1, 1], n_rows = 4000, n_cols = 1024 refuses this launch: the grid's CTAs cover fewer rows than the tensor has"),
+        "{}",
+        e
+    );
     // The `_aligned` kernels promise rows of whole 16-byte vectors: the launcher holds them to
     // it (rows of 1,001 f32 are refused, of 1,000 taken), and to a 1-D grid.
     let odd = [
@@ -408,9 +419,15 @@ fn launches_check_the_buffers_against_the_rows() {
         Arg::Int(4000),
         Arg::Int(1001),
     ];
-    assert!(rows::SOFTMAX_F32_1024_ALIGNED
+    let e = rows::SOFTMAX_F32_1024_ALIGNED
         .check_args(&odd, [4000, 1, 1])
-        .is_err());
+        .unwrap_err();
+    assert_eq!(
+        Refused::of(e.error.need),
+        Some(Refused::NotAligned),
+        "{}",
+        e
+    );
     let even = [
         buf(4_096_000),
         buf(4_096_000),
@@ -420,9 +437,10 @@ fn launches_check_the_buffers_against_the_rows() {
     assert!(rows::SOFTMAX_F32_1024_ALIGNED
         .check_args(&even, [4000, 1, 1])
         .is_ok());
-    assert!(rows::SOFTMAX_F32_1024
+    let e = rows::SOFTMAX_F32_1024
         .check_args(&fits, [4000, 2, 1])
-        .is_err());
+        .unwrap_err();
+    assert_eq!(Refused::of(e.error.need), Some(Refused::GridNot1D), "{}", e);
     // Layer norm: the weights hold a row, the statistics a value per row.
     let n = 1000 * 512;
     let short_w = [
