@@ -22,6 +22,8 @@ layout! {
     pub TmemAcc = tmem_reg(atom = "32x32b", warps = 4, blockM = 128, blockN = 64, colStride = 1) : tensor<128x64xf32>;
     pub TmemHalf = tmem_reg(atom = "16x256b", warps = 4, blockM = 128, blockN = 64, colStride = 2) : tensor<128x64xf16>;
     pub Lin = linear(register = [[0, 1], [0, 2]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = [], block = []) for [32, 4];
+    /// A slice of a parent of this block takes the parent's shape without its dim.
+    pub TileRows = slice(dim = 1, parent = Tile);
 }
 
 fn check<L: Layout>(ll: &linear_layouts::LinearLayout, apply: impl Fn(&[u32]) -> Vec<u32>) {
@@ -90,6 +92,8 @@ fn tables_and_consts() {
         .to_string()
         .contains(" - register=1 -> (0, 1)"));
     assert_eq!(Acc::ELEMENTS_PER_THREAD, 8);
+    assert_eq!((TileRows::SHAPE, Row::SHAPE), ([64], [16]));
+    assert_eq!(TileRows::ELEMENTS_PER_THREAD, 4);
     assert_eq!(Smem::OFFSETS, 4096);
     assert_eq!(Nvmma::CONTIGUITY_PER_THREAD, 8);
 }

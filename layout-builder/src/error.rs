@@ -30,11 +30,14 @@ impl fmt::Display for BuildError {
             | BuildError::Failed(m)
             | BuildError::Io(m)
             | BuildError::Divergent(m) => f.write_str(m),
-            BuildError::Compile(errors) => write!(
-                f,
-                "{}the kernel crate does not compile for nvptx64-nvidia-cuda (errors above)",
+            BuildError::Compile(errors) => {
+                f.write_str("the kernel crate does not compile for nvptx64-nvidia-cuda:\n")?;
+                // Cargo's progress lines say nothing about the failure.
                 errors
-            ),
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with("Compiling "))
+                    .try_for_each(|l| writeln!(f, "{}", l))
+            }
             BuildError::Unresolved(names) => write!(
                 f,
                 "the PTX calls functions no crate of the build defines, which ptxas would refuse: {}",
@@ -49,4 +52,20 @@ impl std::error::Error for BuildError {}
 /// A file operation's error, naming the file.
 pub(crate) fn io(p: &Path, e: std::io::Error) -> BuildError {
     BuildError::Io(format!("{}: {}", p.display(), e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BuildError;
+
+    #[test]
+    fn a_compile_error_says_what_failed_first_then_rustcs_errors() {
+        let e = BuildError::Compile(
+            "   Compiling my-kernels v0.1.0 (/k)\nerror[E0308]: mismatched types\n  --> src/lib.rs:3:5\n".into(),
+        );
+        assert_eq!(
+            e.to_string(),
+            "the kernel crate does not compile for nvptx64-nvidia-cuda:\nerror[E0308]: mismatched types\n  --> src/lib.rs:3:5\n"
+        );
+    }
 }

@@ -32,6 +32,8 @@ pub fn layout(input: TokenStream) -> TokenStream {
     let mut registers: Vec<(String, usize)> = Vec::new();
     // The (parent, dim) pairs that have a slice, for `SliceAlong`.
     let mut sliced: Vec<(String, usize)> = Vec::new();
+    // Each solved layout's shape, for its slices'.
+    let mut shapes: Vec<(String, Vec<i64>)> = Vec::new();
     for item in &block.items {
         let name = item.name.to_string();
         if defined.contains(&name) {
@@ -47,8 +49,18 @@ pub fn layout(input: TokenStream) -> TokenStream {
         defined.push(name.clone());
         let ws = item.warp_size.or(block.warp_size).map(|w| w.0);
         let note = parents_note(item, &shown);
+        let derived = match slice_shape(item, &shapes, &aliases, &defined) {
+            Ok(d) => d,
+            Err(e) => {
+                push_err(&mut errors, e);
+                continue;
+            }
+        };
+        let item = derived.as_ref().unwrap_or(item);
         match solve_item(item, &aliases, &defined, ws, &note) {
             Ok(s) => {
+                let dims = s.solved.layout.out_dims().iter().map(|d| d.1 as i64);
+                shapes.push((name.clone(), dims.collect()));
                 shown.push((
                     name.clone(),
                     format!(
@@ -133,6 +145,48 @@ fn parents_note(item: &Item, shown: &[(String, String)]) -> String {
         }
     }
     note
+}
+
+/// A slice of a parent this block solved takes the parent's shape without its dim: the item
+/// with that shape where it gives none, or an error at its shape where it gives another.
+/// `None`: not such a slice, or its shape is right.
+fn slice_shape(
+    item: &Item,
+    shapes: &[(String, Vec<i64>)],
+    aliases: &Aliases,
+    defined: &[String],
+) -> syn::Result<Option<Item>> {
+    let Some((dim, parent)) = slice_of(item) else {
+        return Ok(None);
+    };
+    let Some((_, of)) = shapes.iter().find(|(n, _)| parent == *n) else {
+        return Ok(None);
+    };
+    if dim >= of.len() || of.len() < 2 {
+        // The solver says what is wrong with the dim.
+        return Ok(None);
+    }
+    let mut want = of.clone();
+    want.remove(dim);
+    if let Shape::Missing(at) = &item.shape {
+        let dims = want.iter().map(|&x| (x, *at)).collect();
+        return Ok(Some(Item {
+            shape: Shape::Dims(dims, *at),
+            ..item.clone()
+        }));
+    }
+    if shape_of(item, aliases, defined)?.0 == want {
+        return Ok(None);
+    }
+    let msg = format!(
+        "`{}` is the slice of `{parent}` along dim {dim}: its shape is the parent's {of:?} without dim {dim}, {want:?}; write `for {want:?}`, or leave the shape out",
+        item.name
+    );
+    Err(match &item.shape {
+        Shape::Dims(_, at) => syn::Error::new(*at, msg),
+        Shape::Tensor(ts) => syn::Error::new_spanned(ts, msg),
+        Shape::Missing(at) => syn::Error::new(*at, msg),
+    })
 }
 
 /// `(dim, parent)` of an item written `slice(dim = D, parent = P)` (or `#P`).

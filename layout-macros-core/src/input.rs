@@ -15,6 +15,7 @@ pub struct Block {
 }
 
 /// One `Name = SPEC shape;`.
+#[derive(Clone)]
 pub struct Item {
     /// Attributes to copy onto the type (docs, `#[allow]`...).
     pub attrs: Vec<Attribute>,
@@ -30,6 +31,7 @@ pub struct Item {
 }
 
 /// The tensor shape a layout is solved for.
+#[derive(Clone)]
 pub enum Shape {
     /// `: tensor<64x16xf16>` or `: !ttg.memdesc<...>`: the tokens after `:`.
     Tensor(TokenStream),
