@@ -179,6 +179,42 @@ impl Refused {
     }
 }
 
+/// Panics (at compile time: `#[kernel]` calls it in a const) unless partition `param`'s layout
+/// `layout`, of `threads` threads, spreads over exactly the kernel's `block`: with more threads
+/// two would store one element, with fewer elements would go unstored. With `fewer` (a
+/// partition whose stores come from the block's first threads, numbered along x) the block is
+/// 1-D and at least the layout's threads.
+pub const fn partition_block(param: &str, layout: &str, threads: u32, b: [u32; 3], fewer: bool) {
+    let ok = match fewer {
+        true => threads <= b[0] && b[1] == 1 && b[2] == 1,
+        false => threads == b[0] * b[1] * b[2],
+    };
+    if ok {
+        return;
+    }
+    let mut m = layout_plan::msg::Msg::new();
+    m.push("`")
+        .push(param)
+        .push("`'s layout `")
+        .push(layout)
+        .push("` spreads over ");
+    m.num(threads)
+        .push(" threads, but the kernel's block is [")
+        .num(b[0])
+        .push(", ");
+    m.num(b[1])
+        .push(", ")
+        .num(b[2])
+        .push("] (")
+        .num(b[0] * b[1] * b[2])
+        .push(" threads): ");
+    match fewer {
+        true => m.push("its stores come from the block's first threads, numbered along x (write `block = <threads>`, 1-D and at least `").push(layout).push("::THREADS`)"),
+        false => m.push("each element would be reached by several threads, or by none (write `block = ").push(layout).push("::THREADS`)"),
+    };
+    panic!("{}", m.as_str());
+}
+
 /// The elements of a view of shape `dims` (computed in `i128` by the extents check): their
 /// product, or more than [`MAX_VIEW_ELEMENTS`] where a dim is negative or past a `u32` (the
 /// device computes each dim as a `u32`).

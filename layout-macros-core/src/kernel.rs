@@ -18,7 +18,8 @@
 //! name the calling crate gives `linear-layouts` in its Cargo.toml (renamed or not).
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
 use syn::{Expr, FnArg, ItemFn, Pat};
 
 use crate::kernel_args::{dim3, parse_args, Args};
@@ -210,24 +211,17 @@ fn partition_threads(
             v,
             "a partitioned parameter's layout spreads over the kernel's block: give `block = <threads>` (its layout's `THREADS`)",
         )?;
-        let msg = format!(
-            "`{}`'s layout spreads over another number of threads than the kernel's block: each element would be stored by several threads, or by none (write `block = <its layout>::THREADS`)",
-            v.name
-        );
+        let (param, fewer) = (v.name.to_string(), v.fewer_threads);
+        // At the block the kernel declares, which the error is about.
+        let at = a.block.as_ref().map_or(v.name.span(), |b| b.span());
+        let name = quote!(<#layout as #krate::runtime::Layout>::NAME);
+        let spread =
+            quote_spanned!(at=> partition_block(#param, #name, <#layout>::THREADS, b, #fewer););
         let warp = a.warp_size;
         let lanes = format!(
             "`{}`'s layout was written for warps of another size than the kernel's ({} lanes): its lanes would not be the hardware's",
             v.name, warp
         );
-        let spread = if v.fewer_threads {
-            let fewer = format!(
-                "`{}`'s layout spreads over more threads than the kernel's block, or the block is not 1-D: its stores come from the block's first threads, numbered along x (write `block = <threads>`, at least its layout's `THREADS`)",
-                v.name
-            );
-            quote!(::core::assert!(<#layout>::THREADS <= b[0] && b[1] == 1 && b[2] == 1, #fewer);)
-        } else {
-            quote!(::core::assert!(<#layout>::THREADS == b[0] * b[1] * b[2], #msg);)
-        };
         let cluster = dim3(&a.cluster, quote!([1, 1, 1]));
         let ctas = format!(
             "`{}`'s layout spreads over the CTAs of a cluster of another size than the kernel's: its CTAs' parts would not be their `cta_rank`s' (write `cluster = <the layout's CTAs>`)",
@@ -235,6 +229,7 @@ fn partition_threads(
         );
         out.extend(quote! {
             const _: () = {
+                use #krate::runtime::kernel::partition_block;
                 let b: [u32; 3] = #block;
                 #spread
                 ::core::assert!(<#layout>::WARP_SIZE == #warp, #lanes);
