@@ -215,8 +215,10 @@ fn partition_threads(
         // At the block the kernel declares, which the error is about.
         let at = a.block.as_ref().map_or(v.name.span(), |b| b.span());
         let name = quote!(<#layout as #krate::runtime::Layout>::NAME);
+        // The block's local keeps the call site's hygiene (the kernel may come from a macro).
+        let b = format_ident!("b");
         let spread =
-            quote_spanned!(at=> partition_block(#param, #name, <#layout>::THREADS, b, #fewer););
+            quote_spanned!(at=> partition_block(#param, #name, <#layout>::THREADS, #b, #fewer););
         let warp = a.warp_size;
         let lanes = format!(
             "`{}`'s layout was written for warps of another size than the kernel's ({} lanes): its lanes would not be the hardware's",
