@@ -52,17 +52,18 @@ impl core::fmt::Display for Upper<'_> {
 }
 
 /// Panics, saying what differs, unless `v` is what the GPU entry makes of its buffer: the
-/// `sizes` that `extent({param} = {extent})` gives for this launch's arguments, whole.
-pub fn check_made<V: Made>(v: &V, sizes: V::Sizes, kernel: &str, param: &str, extent: &str) {
+/// `sizes` that `extent({param} = {extent})` gives for this launch's arguments, whole. `what`
+/// says what the sizes are (`the shape`, `a count of tiles`, ...).
+pub fn check_made<V: Made>(v: &V, sizes: V::Sizes, [kernel, param, what, extent]: [&str; 4]) {
     if v.sizes() != sizes {
         panic!(
-            "`{kernel}`'s `{param}` was made with {:?}, but its `extent({param} = {extent})` is {sizes:?} for this launch's arguments: the GPU's entry makes `{param}` of the extent from its buffer, so make the simulator's of the same (or correct the extent)",
+            "`{kernel}`'s `{param}` was made with {what} {:?}, but its `extent({param} = {extent})` gives {sizes:?} for this launch's arguments: the GPU's entry makes `{param}` of the extent from its buffer, so make the simulator's of the same (or correct the extent)",
             v.sizes()
         );
     }
     if !v.whole() {
         panic!(
-            "`{kernel}`'s `{param}` is a part of its tensor (narrowed or transposed): the GPU's entry hands the body the whole tensor of `extent({param} = {extent})`, so pass the simulator's whole"
+            "`{kernel}`'s `{param}` is a part of its tensor (narrowed or transposed): the GPU's entry hands the body the whole tensor of `extent({param} = {extent})`, {what} {sizes:?}, so pass the simulator's whole"
         );
     }
 }

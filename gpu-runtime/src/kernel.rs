@@ -1,7 +1,9 @@
 //! What a host needs to launch a kernel, written by `#[kernel]` next to it: the entry point's
 //! name, its parameter types (so a launcher checks the arguments' types at compile time) and
 //! the launch shape the kernel was written for (block, dynamic shared memory, cluster), taken
-//! from the kernel crate's consts so that host and kernel cannot disagree.
+//! from the kernel crate's consts so that host and kernel cannot disagree; the extents' check
+//! of a launch's arguments and grid ([`KernelSpec::check_args`], each refusal a [`Refused`]);
+//! and the compile-time checks `#[kernel]` makes of its partitions against its block.
 
 use core::marker::PhantomData;
 
@@ -121,6 +123,10 @@ pub enum Refused {
     NotWholeBlocks,
     /// A grouped partition of 2^31 blocks or more, or more CTAs than blocks.
     Blocks,
+    /// A grouped partition whose group of block rows passes a `u32` of blocks.
+    Group,
+    /// A row partition whose extent has another number of dims than its layout.
+    Rank,
     /// A row partition whose CTAs cover fewer rows than the tensor has.
     TooFewCtas,
     /// A row partition whose rows pass 2^32, or a tensor wider than its layout's tile.
@@ -138,7 +144,8 @@ impl Refused {
 
     /// The refusal a `need` stands for, if it is one.
     pub const fn of(need: i128) -> Option<Refused> {
-        const ALL: [Refused; 12] = [
+        // In the order declared (a test holds `of(r.need()) == Some(r)` for each).
+        const ALL: [Refused; 14] = [
             Refused::Size,
             Refused::NotAligned,
             Refused::GridNot1D,
@@ -148,6 +155,8 @@ impl Refused {
             Refused::CtasPastMatrix,
             Refused::NotWholeBlocks,
             Refused::Blocks,
+            Refused::Group,
+            Refused::Rank,
             Refused::TooFewCtas,
             Refused::RowShape,
             Refused::BatchGrid,
@@ -172,6 +181,8 @@ impl Refused {
             Refused::CtasPastMatrix => "the grid's CTAs reach blocks past the matrix: launch at most the matrix's blocks along each dim (its rows and columns over the layout's)",
             Refused::NotWholeBlocks => "the matrix is not whole blocks of the layout's shape: pad it, or take a layout whose blocks divide it",
             Refused::Blocks => "there are more CTAs than blocks, or 2^31 blocks or more: launch at most one CTA per block",
+            Refused::Group => "a group of its block rows (Triton's grouped order) holds 2^32 blocks or more: the matrix is too wide for the partition's u32 block numbers",
+            Refused::Rank => "the extent has another number of dims than the partition's layout",
             Refused::TooFewCtas => "the grid's CTAs cover fewer rows than the tensor has, so some would go unwritten: launch as many CTAs as the tensor's rows over the layout's, rounded up",
             Refused::RowShape => "the grid's rows pass 2^32, or the tensor is wider than its layout's tile (each CTA stores one tile's width): take a wider layout, or fewer CTAs",
             Refused::BatchGrid => "the grid has one row of CTAs per matrix (`grid.y` the batch, `grid.z` 1): launch that grid",
@@ -272,7 +283,10 @@ pub const fn tiled_elements(grid: [i128; 3], count: i128, tile: u64) -> i128 {
     if !one_d(grid) {
         return Refused::GridNot1D.need();
     }
-    if count < 0 || count + grid[0] > u32::MAX as i128 {
+    if count < 0 {
+        return Refused::Size.need();
+    }
+    if count + grid[0] > u32::MAX as i128 {
         return Refused::LoopWraps.need();
     }
     count * tile as i128
@@ -286,7 +300,10 @@ pub const fn vectors_elements(grid: [i128; 3], threads: i128, count: i128, width
     if !one_d(grid) {
         return Refused::GridNot1D.need();
     }
-    if count < 0 || count + grid[0] * threads > u32::MAX as i128 {
+    if count < 0 {
+        return Refused::Size.need();
+    }
+    if count + grid[0] * threads > u32::MAX as i128 {
         return Refused::LoopWraps.need();
     }
     count * width as i128
@@ -339,8 +356,9 @@ pub fn grouped_elements<L: crate::layout::Layout>(
     grid: [i128; 3],
     [rows, cols]: [i128; 2],
 ) -> i128 {
-    let Some([block_rows, block_cols]) = whole_blocks::<L>([rows, cols]) else {
-        return Refused::NotWholeBlocks.need();
+    let [block_rows, block_cols] = match whole_blocks::<L>([rows, cols]) {
+        Ok(b) => b,
+        Err(why) => return why.need(),
     };
     let blocks = block_rows * block_cols;
     // The device's group of block rows, `GROUP_ROWS * block_cols`, is a u32.
@@ -348,21 +366,29 @@ pub fn grouped_elements<L: crate::layout::Layout>(
     if !one_d(grid) {
         return Refused::GridNot1D.need();
     }
-    if grid[0] > blocks || blocks >= 1 << 31 || group > u32::MAX as i128 {
+    if grid[0] > blocks || blocks >= 1 << 31 {
         return Refused::Blocks.need();
+    }
+    if group > u32::MAX as i128 {
+        return Refused::Group.need();
     }
     shape_elements(&[rows, cols])
 }
 
 /// A `[rows, cols]` matrix's blocks of `L`'s (2-D) shape along each dim, if both dims are whole
-/// blocks (none otherwise: a block cut short would be reached past the matrix, or skipped).
-fn whole_blocks<L: crate::layout::Layout>([rows, cols]: [i128; 2]) -> Option<[i128; 2]> {
+/// blocks (a block cut short would be reached past the matrix, or skipped).
+fn whole_blocks<L: crate::layout::Layout>([rows, cols]: [i128; 2]) -> Result<[i128; 2], Refused> {
     if L::RANK != 2 {
-        return None;
+        return Err(Refused::NotMatrix);
+    }
+    if rows < 0 || cols < 0 {
+        return Err(Refused::Size);
     }
     let (bh, bw) = (L::SHAPE[0] as i128, L::SHAPE[1] as i128);
-    let whole = rows >= 0 && cols >= 0 && rows % bh == 0 && cols % bw == 0;
-    whole.then_some([rows / bh, cols / bw])
+    match rows % bh == 0 && cols % bw == 0 {
+        true => Ok([rows / bh, cols / bw]),
+        false => Err(Refused::NotWholeBlocks),
+    }
 }
 
 /// The elements a matrix read by block ([`Blocked`](crate::Blocked)) of `[rows, cols]` in
@@ -383,8 +409,9 @@ pub fn panel_elements<L: crate::layout::Layout>(
     [rows, cols]: [i128; 2],
     dim: usize,
 ) -> i128 {
-    let Some([block_rows, block_cols]) = whole_blocks::<L>([rows, cols]) else {
-        return Refused::NotWholeBlocks.need();
+    let [block_rows, block_cols] = match whole_blocks::<L>([rows, cols]) {
+        Ok(b) => b,
+        Err(why) => return why.need(),
     };
     let ctas_fit = if dim == 0 {
         grid[1] <= block_rows
@@ -410,7 +437,10 @@ pub const fn chunks_elements(grid: [i128; 3], dims: &[i128], tile: &[u32]) -> i1
     if !one_d(grid) {
         return Refused::GridNot1D.need();
     }
-    if grid[0] * rows > MAX_VIEW_ELEMENTS || tile.len() != dims.len() || dims.is_empty() {
+    if tile.len() != dims.len() || dims.is_empty() {
+        return Refused::Rank.need();
+    }
+    if grid[0] * rows > MAX_VIEW_ELEMENTS {
         return Refused::RowShape.need();
     }
     if dims[0] > grid[0] * rows {
@@ -543,7 +573,8 @@ impl core::fmt::Display for ArgsMismatch<'_> {
             self.values(f, &expr, true)?;
             return write!(f, " refuses this launch: {}", why.why());
         }
-        if e.need > MAX_VIEW_ELEMENTS {
+        // A view's indices are u32s, whatever its buffer holds (a `Global`'s need only fit it).
+        if e.need > MAX_VIEW_ELEMENTS && e.len as i128 >= e.need {
             write!(
                 f,
                 "{}: parameter `{}`: its extent `{}`",

@@ -53,8 +53,8 @@ impl Launch {
     /// size, what a GPU launch through the spec takes) on `grid`: a simulator test that runs
     /// the kernel in its own shape. The simulator's clusters are runs of CTAs along x, so a
     /// cluster of `[x, y, z]` CTAs is simulated as `x * y * z` consecutive ones; the grid runs
-    /// as given (check it first with the spec's `check_args`, as the launcher does: a
-    /// `grid_dims` kernel's device reads 0 past its dims, the simulator the real indices).
+    /// as given (a `#[kernel]` body checks it against the spec's `check_args` before it runs,
+    /// as the launcher does: a `grid_dims` kernel's device reads 0 past its dims).
     pub fn of<P>(spec: &gpu_runtime::kernel::KernelSpec<P>, grid: [u32; 3]) -> Self {
         let mut l = Launch::dims(grid, spec.block(), spec.shared_bytes());
         l.cluster = volume(spec.cluster()).clamp(1, u32::MAX as u64) as u32;

@@ -106,13 +106,15 @@ impl SimError {
     }
 }
 
-/// What an issue's message says past the thread it names (`thread 3 (block 0, ...): what`):
-/// one bug repeats it on every thread.
-fn what(message: &str) -> &str {
-    match message.strip_prefix("thread ") {
-        Some(rest) => rest.split_once(": ").map_or(message, |(_, what)| what),
-        None => message,
-    }
+/// What an issue says past the thread it names (`thread 3 (block 0, ...) what`), with its kind:
+/// one bug repeats it, word for word, on every thread.
+fn what(issue: &Issue) -> (IssueKind, &str) {
+    let m = issue.message.as_str();
+    let rest = m
+        .strip_prefix("thread ")
+        .and_then(|r| r.split_once(')'))
+        .map_or(m, |(_, what)| what);
+    (issue.kind, rest)
 }
 
 impl core::fmt::Display for SimError {
@@ -121,10 +123,7 @@ impl core::fmt::Display for SimError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let mut distinct: Vec<(&Issue, usize)> = Vec::new();
         for e in &self.issues {
-            match distinct
-                .iter_mut()
-                .find(|(d, _)| what(&d.message) == what(&e.message))
-            {
+            match distinct.iter_mut().find(|(d, _)| what(d) == what(e)) {
                 Some((_, repeats)) => *repeats += 1,
                 None => distinct.push((e, 0)),
             }
@@ -190,12 +189,15 @@ mod tests {
                 issue("thread 1 (block 0, warp 0, lane 1) panicked: x is short"),
                 issue("thread 1 (block 0): a race on byte 4"),
                 issue("thread 2 (block 0, warp 0, lane 2) panicked: x is short"),
+                issue("thread 3 (block 0) reads byte 8 before any write: the same advice"),
+                issue("thread 4 (block 0) reads byte 12 before any write: the same advice"),
             ],
             dropped: 3,
         };
+        // Word for word past the thread: the reads of other bytes are other issues.
         assert_eq!(
             e.to_string(),
-            "thread 0 (block 0, warp 0, lane 0) panicked: x is short (the same on 2 more threads); thread 1 (block 0): a race on byte 4; and 3 more"
+            "thread 0 (block 0, warp 0, lane 0) panicked: x is short (the same on 2 more threads); thread 1 (block 0): a race on byte 4; thread 3 (block 0) reads byte 8 before any write: the same advice; thread 4 (block 0) reads byte 12 before any write: the same advice; and 3 more"
         );
     }
 }

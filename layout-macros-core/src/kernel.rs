@@ -175,7 +175,9 @@ fn host_checks(
     let made = views.iter().filter_map(|v| {
         let (sizes, (_, extent)) = (v.sizes.as_ref()?, v.partition.as_ref()?);
         let (n, param) = (&v.name, v.name.to_string());
-        Some(quote!(#rt::host_entry::check_made(&#n, #sizes, #kernel, #param, #extent);))
+        let ty = params.iter().find(|(p, _)| p == n).map(|(_, t)| t);
+        let what = sizes_are(&ty.and_then(last_segment)?.ident.to_string());
+        Some(quote!(#rt::host_entry::check_made(&#n, #sizes, [#kernel, #param, #what, #extent]);))
     });
     quote! {
         #[allow(clippy::unnecessary_cast)]
@@ -183,6 +185,17 @@ fn host_checks(
             #rt::host_entry::check_launch(#thread, &#spec, &[#(#args),*]);
             #(#made)*
         }
+    }
+}
+
+/// What the sizes a view or partition type is made with are (after its buffer), by its name.
+fn sizes_are(kind: &str) -> &'static str {
+    match kind {
+        "Tiled" | "TiledMut" => "a count of tiles",
+        "Vectors" | "VectorsMut" => "a count of vectors",
+        "Blocks" | "BlocksMut" | "BlockRows" => "columns",
+        "Batch" | "BatchChunksMut" => "each matrix's [rows, cols]",
+        _ => "the shape",
     }
 }
 

@@ -1,8 +1,9 @@
 //! `#[kernel]`'s view and partition parameters (`View`, `Tiles`, `Tiled`, `Blocks` and their
 //! `Mut` forms): the buffer the launcher passes for each (the entry's and the spec's parameter
 //! type), the statement by which both entry points (nvptx in `kernel`, SPIR-V in
-//! `kernel_spirv`) make the view of it from what `extent(..)` gives, and what the launcher
-//! checks the buffer and the grid against.
+//! `kernel_spirv`) make the view of it from what `extent(..)` gives (its sizes, which the
+//! simulator's entry compares with the view a test made), and what the launcher checks the
+//! buffer and the grid against.
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};

@@ -1,19 +1,14 @@
 // A scan along a dim the layout lacks (Triton's `axis` past the rank) is a build error naming
-// the layout, the dim and how many dims it has.
-use linear_layouts::sim::{launch, HostMemory, Launch};
-use linear_layouts::{kernel, layout, Thread, Tile, TilesMut};
+// the layout, the dim and how many dims it has: here through the scratch a kernel declares for
+// it, which the scan in the body checks the same way.
+use linear_layouts::{layout, scan};
 
 layout! {
     Rows = blocked(sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]) for [32, 16];
 }
 
-#[kernel(block = 128)]
-fn prefix_sums(t: &impl Thread, out: TilesMut<f32, Rows>) {
-    let x = Tile::<Rows, f32, _>::splat(1.0);
-    out.store(t, &x.scan::<2>(t, |a, b| a + b));
-}
+const SCRATCH: u32 = scan::shared_bytes::<Rows, 2, f32>();
 
 fn main() {
-    let out = HostMemory::new((0..512).map(|_| 0));
-    launch(Launch::new(1, 128, 0), |t| prefix_sums(t, out.tiles_mut())).unwrap();
+    let _ = SCRATCH;
 }

@@ -186,7 +186,7 @@ pub fn reductions(n: usize, run: bool, runs: usize) -> Result<(), String> {
         let (k, dim) = (i / 2, i % 2);
         let (lanes1, regs1) = (1u32 << (k % 6), 1u32 << ((k / 6) % 4));
         items.push(format!(
-            "    pub L{i} = blocked(sizePerThread = [1, {regs1}], threadsPerWarp = [{}, {lanes1}], warpsPerCTA = [4, 1], order = [1, 0]) for [64, {}];\n    pub S{i} = slice(dim = {dim}, parent = L{i}) for [64];",
+            "    pub L{i} = blocked(sizePerThread = [1, {regs1}], threadsPerWarp = [{}, {lanes1}], warpsPerCTA = [4, 1], order = [1, 0]) for [64, {}];\n    pub S{i} = slice(dim = {dim}, parent = L{i});",
             32 / lanes1,
             64 + 64 * (k / 24) as u32,
         ));
