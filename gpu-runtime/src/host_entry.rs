@@ -57,7 +57,7 @@ impl core::fmt::Display for Upper<'_> {
 pub fn check_made<V: Made>(v: &V, sizes: V::Sizes, [kernel, param, what, extent]: [&str; 4]) {
     if v.sizes() != sizes {
         panic!(
-            "`{kernel}`'s `{param}` was made with {what} {:?}, but its `extent({param} = {extent})` gives {sizes:?} for this launch's arguments: the GPU's entry makes `{param}` of the extent from its buffer, so make the simulator's of the same (or correct the extent)",
+            "`{kernel}`'s `{param}` was made with {what} {:?}, but its `extent({param} = {extent})` gives {sizes:?} for this launch's arguments: the GPU's entry makes `{param}` of the extent from its buffer, so the simulator's must be the same (correct the view the test makes, the arguments, or the extent)",
             v.sizes()
         );
     }

@@ -70,8 +70,9 @@ pub struct Place {
 }
 
 /// What went wrong in a simulated launch: the first [`SimError::KEPT`] issues, and how many
-/// more there were.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// more there were. Both `Display` and `Debug` (what `.expect` prints) write an issue repeated
+/// word for word on many threads once.
+#[derive(Clone, PartialEq, Eq)]
 pub struct SimError {
     /// The issues kept, in the order they were found.
     pub issues: Vec<Issue>,
@@ -117,10 +118,9 @@ fn what(issue: &Issue) -> (IssueKind, &str) {
     (issue.kind, rest)
 }
 
-impl core::fmt::Display for SimError {
-    /// The first 8 distinct issues, each once with how many other threads had it, then how
-    /// many more there were.
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+impl SimError {
+    /// The distinct issues in the order found, each with how many other threads had it.
+    fn distinct(&self) -> Vec<(&Issue, usize)> {
         let mut distinct: Vec<(&Issue, usize)> = Vec::new();
         for e in &self.issues {
             match distinct.iter_mut().find(|(d, _)| what(d) == what(e)) {
@@ -128,18 +128,48 @@ impl core::fmt::Display for SimError {
                 None => distinct.push((e, 0)),
             }
         }
-        for (i, (e, repeats)) in distinct.iter().take(8).enumerate() {
+        distinct
+    }
+}
+
+/// ` (the same on N more threads)` where an issue repeats.
+fn repeats(f: &mut core::fmt::Formatter<'_>, n: usize) -> core::fmt::Result {
+    match n {
+        0 => Ok(()),
+        n => write!(f, " (the same on {} more threads)", n),
+    }
+}
+
+impl core::fmt::Display for SimError {
+    /// The first 8 distinct issues, each once with how many other threads had it, then how
+    /// many more there were.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let distinct = self.distinct();
+        for (i, (e, n)) in distinct.iter().take(8).enumerate() {
             if i > 0 {
                 f.write_str("; ")?;
             }
             f.write_str(&e.message)?;
-            if *repeats > 0 {
-                write!(f, " (the same on {} more threads)", repeats)?;
-            }
+            repeats(f, *n)?;
         }
         let more: usize = distinct.iter().skip(8).map(|(_, r)| r + 1).sum::<usize>() + self.dropped;
         if more > 0 {
             write!(f, "; and {} more", more)?;
+        }
+        Ok(())
+    }
+}
+
+impl core::fmt::Debug for SimError {
+    /// Every distinct issue kept, one a line with its kind, then how many were not kept.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("SimError:")?;
+        for (e, n) in self.distinct() {
+            write!(f, "\n  {:?}: {}", e.kind, e.message)?;
+            repeats(f, n)?;
+        }
+        if self.dropped > 0 {
+            write!(f, "\n  and {} more, not kept", self.dropped)?;
         }
         Ok(())
     }
@@ -198,6 +228,11 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "thread 0 (block 0, warp 0, lane 0) panicked: x is short (the same on 2 more threads); thread 1 (block 0): a race on byte 4; thread 3 (block 0) reads byte 8 before any write: the same advice; thread 4 (block 0) reads byte 12 before any write: the same advice; and 3 more"
+        );
+        // What `.expect` prints: every distinct issue with its kind, each once.
+        assert_eq!(
+            format!("{:?}", e),
+            "SimError:\n  Panic: thread 0 (block 0, warp 0, lane 0) panicked: x is short (the same on 2 more threads)\n  Panic: thread 1 (block 0): a race on byte 4\n  Panic: thread 3 (block 0) reads byte 8 before any write: the same advice\n  Panic: thread 4 (block 0) reads byte 12 before any write: the same advice\n  and 3 more, not kept"
         );
     }
 }

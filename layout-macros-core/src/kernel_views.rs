@@ -396,7 +396,10 @@ fn rank_matches(
     match literal_arg(ty, position) {
         Some(r) if r != sizes => Err(syn::Error::new_spanned(
             extent,
-            format!("`{name}` has rank {r}, but this extent has {sizes} sizes: its extent is its shape, one size per dim, which the GPU's entry makes it of"),
+            format!(
+                "`{name}` has rank {r}, but this extent gives {sizes} size{}: a view's extent is its shape, one size per dim ({r} here), which the GPU's entry makes the view of",
+                if sizes == 1 { "" } else { "s" }
+            ),
         )),
         _ => Ok(()),
     }
