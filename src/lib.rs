@@ -81,10 +81,11 @@ pub use gpu_runtime::{
 #[doc(inline)]
 pub use gpu_runtime::{
     AsyncCopy, Batch, BatchChunksMut, Bf16, BlockAt, BlockCols, BlockRows, Blocked, Blocks,
-    BlocksMut, BroadcastTo, ChunksMut, Distributed, Element, Global, GlobalMut, GroupedMut, Holds,
-    HwIndex, InDim, KStep, KSteps, Layout, LayoutKind, Mma, Panel, PerThreadMut, Registers, Reread,
-    SharedIndex, SharedWindow, SliceAlong, SliceOf, SliceTile, Thread, Tile, TileIndex, TileOf,
-    Tiled, TiledMut, Tiles, TilesMut, VectorIndex, Vectors, VectorsMut, View, ViewMut, F16,
+    BlocksMut, BroadcastTo, ChunksMut, Distributed, DotOperand, Element, Global, GlobalMut,
+    GroupedMut, Holds, HwIndex, InDim, KStep, KSteps, Layout, LayoutKind, Mma, Panel, PerThreadMut,
+    Registers, Reread, SharedIndex, SharedWindow, SliceAlong, SliceOf, SliceTile, Thread, Tile,
+    TileIndex, TileOf, Tiled, TiledMut, Tiles, TilesMut, VectorIndex, Vectors, VectorsMut, View,
+    ViewMut, F16,
 };
 #[doc(inline)]
 pub use layout_macros::kernel;

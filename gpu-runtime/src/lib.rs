@@ -114,7 +114,7 @@ pub use hopper::{Hopper, Swizzle, TensorMap};
 pub use layout::{Declared, HwIndex, InDim, Layout, LayoutKind, Registers, SharedIndex};
 #[cfg(not(target_arch = "spirv"))]
 pub use mbarrier::{MBarrier, MBarriers};
-pub use mma::Mma;
+pub use mma::{DotOperand, Mma};
 #[cfg(not(target_arch = "spirv"))]
 pub use partition::Partition;
 #[cfg(not(target_arch = "spirv"))]

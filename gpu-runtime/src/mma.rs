@@ -155,6 +155,20 @@ impl<A: Layout, B: Layout, C: Layout> Mma<A, B, C> {
     }
 }
 
+/// A layout of a tensor-core operand (`dot_op(opIdx = .., parent = Acc, ..)`), with the
+/// accumulator it multiplies into: `layout!` implements it for a `dot_op` whose parent its
+/// block declares, so `a.dot(t, &b, Tile::splat(0.0))` infers the accumulator's layout (Triton's
+/// `DotOperandEncodingAttr` and its parent).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tensor-core operand layout of its `layout!` block",
+    label = "`dot` multiplies tiles of `dot_op` layouts",
+    note = "declare `{Self}` as `dot_op(opIdx = .., parent = <the accumulator>, kWidth = ..)` in the block that declares the accumulator"
+)]
+pub trait DotOperand {
+    /// The accumulator layout (the `dot_op`'s parent).
+    type Acc;
+}
+
 impl<A: Registers<NA>, E: MmaInput, const NA: usize> crate::tile::Tile<A, E, NA> {
     /// `acc + self · b` (Triton's `tl.dot(a, b, acc)`): `self` the M x K operand (a
     /// `dot_op(opIdx = 0)` layout), `b` the K x N one (`opIdx = 1`), `acc` the M x N
@@ -176,7 +190,8 @@ impl<A: Registers<NA>, E: MmaInput, const NA: usize> crate::tile::Tile<A, E, NA>
     ///     let (fa, fb) = (|m: u32, k: u32| ((m + 3 * k) % 5) as f32, |k: u32, n: u32| (n + k % 3) as f32);
     ///     let a = Tile::<OpA, F16, 8>::from_coords(t, |[m, k]| F16::from_f32(fa(m, k)));
     ///     let b = Tile::<OpB, F16, 4>::from_coords(t, |[k, n]| F16::from_f32(fb(k, n)));
-    ///     let c = a.dot(t, &b, Tile::<Acc, f32, 4>::splat(1.0));
+    ///     // The accumulator's layout is the operands' parent: `Tile::splat` needs no type.
+    ///     let c = a.dot(t, &b, Tile::splat(1.0));
     ///     let want = Tile::<Acc, f32, 4>::from_coords(t, |[m, n]| (0..16).map(|k| fa(m, k) * fb(k, n)).sum::<f32>() + 1.0);
     ///     assert_eq!(c.values, want.values);
     /// })
@@ -190,6 +205,7 @@ impl<A: Registers<NA>, E: MmaInput, const NA: usize> crate::tile::Tile<A, E, NA>
         mut acc: crate::tile::Tile<C, f32, NC>,
     ) -> crate::tile::Tile<C, f32, NC>
     where
+        A: DotOperand<Acc = C>,
         B: Registers<NB>,
         C: Registers<NC>,
     {

@@ -161,6 +161,17 @@ pub fn side_tokens(s: &SolvedItem, name: &syn::Ident) -> TokenStream {
 /// thread; `n` its own): each parent register takes the slice register its reduction plan
 /// groups it into (a const, evaluated only where a broadcast is written). With `along`, it is
 /// also the parent's slice along `dim`, what `x.sum::<dim>(t)` reduces into.
+/// `name` is an operand layout of `parent`'s tensor-core product (`dot_op(.., parent = P)`,
+/// declared in one block): the accumulator `dot` infers from its first operand.
+pub fn dot_operand_impl(k: &Krate, name: &Ident, parent: &Ident) -> TokenStream {
+    let rt = k.rt();
+    quote! {
+        impl #rt::mma::DotOperand for #name {
+            type Acc = #parent;
+        }
+    }
+}
+
 pub fn broadcast_impl(
     k: &Krate,
     name: &Ident,

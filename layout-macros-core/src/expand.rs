@@ -87,6 +87,11 @@ pub fn layout(input: TokenStream) -> TokenStream {
                     .as_ref()
                     .map(|(dim, parent, _)| (parent, *dim));
                 out.extend(crate::emit::emit(&k, item, &s, parent));
+                if let Some(parent) = dot_parent(item).filter(|p| {
+                    registers.iter().any(|(r, _)| p == r) && !s.solved.encoding.is_shared()
+                }) {
+                    out.extend(crate::emit::dot_operand_impl(&k, &item.name, &parent));
+                }
                 if !s.solved.encoding.is_shared() {
                     let n = s.solved.layout.in_dim_size("register") as usize;
                     if let Some((dim, parent, np)) = sliced_parent {
@@ -186,6 +191,32 @@ fn slice_shape(
         Shape::Dims(_, at) => syn::Error::new(*at, msg),
         Shape::Tensor(ts) => syn::Error::new_spanned(ts, msg),
         Shape::Missing(at) => syn::Error::new(*at, msg),
+    })
+}
+
+/// The parent of an item written `dot_op(.., parent = P, ..)` or `#ttg.dot_op<{.., parent = #P,
+/// ..}>`: the accumulator layout its operand tiles multiply into.
+fn dot_parent(item: &Item) -> Option<proc_macro2::Ident> {
+    fn flat(ts: TokenStream, out: &mut Vec<TokenTree>) {
+        for t in ts {
+            if let TokenTree::Group(g) = &t {
+                flat(g.stream(), out);
+            } else {
+                out.push(t);
+            }
+        }
+    }
+    let mut all = Vec::new();
+    flat(item.spec.clone(), &mut all);
+    let is = |t: &TokenTree, word: &str| matches!(t, TokenTree::Ident(i) if i == word);
+    if !all.iter().take(4).any(|t| is(t, "dot_op")) {
+        return None;
+    }
+    let at = all.iter().position(|t| is(t, "parent"))?;
+    // `parent = P` or `parent = #P`.
+    all[at + 1..].iter().take(3).find_map(|t| match t {
+        TokenTree::Ident(p) => Some(p.clone()),
+        _ => None,
     })
 }
 
