@@ -324,7 +324,7 @@ fn tile_with<T: Thread, R: Thread, E: MmaInput, const H: usize>(
             start(j + 1);
         }
         t.cp_async_commit();
-        let mut s = Tile::<AttnS, f32, _>::splat(0.0);
+        let mut s = Tile::splat(0.0);
         unroll!(H, |h| {
             let ks = SharedWindow::<_, KT_BYTES>::new(r, Stages::<H>::kt(j, h));
             let kt =

@@ -83,7 +83,7 @@ pub fn gemm_tile<T: Thread, E: MmaInput>(
         b.panel(t),
         b.column_major::<GemmBLoadT>().panel(t),
     );
-    let mut acc = Tile::<GemmAcc, f32, _>::splat(0.0);
+    let mut acc = Tile::splat(0.0);
     for s in a.steps() {
         let la = a.load_at(t, s);
         let fa = Tile::<GemmA, E, _>::new(halves(

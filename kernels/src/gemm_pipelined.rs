@@ -139,7 +139,7 @@ pub fn gemm_pipelined_tile<T: Thread, E: MmaInput>(
         t.cp_async_commit();
         s += 1;
     }
-    let mut acc = Tile::<PipeAcc, f32, _>::splat(0.0);
+    let mut acc = Tile::splat(0.0);
     let mut step = 0;
     while step < steps {
         // This thread's copies of `step` have landed; after the barrier everyone's have, and
