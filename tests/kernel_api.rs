@@ -1404,6 +1404,7 @@ mod launch_extents {
     /// passes runs what the GPU runs.
     #[test]
     fn simulated_launches_are_the_gpu_launchers() {
+        use super::{poisoned, tile_transpose, TILE_TRANSPOSE};
         use linear_layouts::sim::{launch, HostMemory, Launch};
         let x = HostMemory::new((0..256).map(|i| (i as f32).to_bits() as u64));
         let y = HostMemory::new((0..256).map(|_| 0));
@@ -1438,10 +1439,10 @@ mod launch_extents {
         .unwrap_err();
         let want = "`scale` declares a block of [128, 1, 1] threads (`#[kernel(block = ..)]`), but this launch's block is [64, 1, 1]";
         assert!(e.to_string().contains(want), "{}", e);
-        let (inp, out) = (HostMemory::new((0..4096).map(|_| 0)), super::poisoned(4096));
-        let short = super::TILE_TRANSPOSE.shared_bytes() - 16;
+        let (inp, out) = (HostMemory::new((0..4096).map(|_| 0)), poisoned(4096));
+        let short = TILE_TRANSPOSE.shared_bytes() - 16;
         let e = launch(Launch::new(1, 128, short), |t| {
-            super::tile_transpose(t, inp.tiles(), out.blocks_mut(64))
+            tile_transpose(t, inp.tiles(), out.blocks_mut(64))
         })
         .unwrap_err();
         let want = format!(
@@ -1449,6 +1450,25 @@ mod launch_extents {
             short + 16
         );
         assert!(e.to_string().contains(&want), "{}", e);
+        // Warps and clusters of other sizes than the kernel's.
+        let narrow = Launch {
+            warp_size: 16,
+            ..Launch::of(&SCALE, [1, 1, 1])
+        };
+        let e = launch(narrow, |t| {
+            scale(t, x.view([128, 2]), y.view_mut([128, 2]), 128, 2)
+        })
+        .unwrap_err();
+        let want =
+            "`scale`'s layouts are written for warps of 32 lanes, but this launch's warps have 16";
+        assert!(e.to_string().contains(want), "{}", e);
+        let (a, b) = (HostMemory::new((0..4096).map(|_| 0)), poisoned(4096));
+        let e = launch(Launch::new(2, 128, 0), |t| {
+            cluster_tile_elsewhere(t, a.tiled_mut(1), b.tiled_mut(1), 1)
+        })
+        .unwrap_err();
+        let want = "`cluster_tile_elsewhere` declares clusters of 2 CTAs (`#[kernel(cluster = ..)]`), but this launch's have 1";
+        assert!(e.to_string().contains(want), "{}", e);
         // A grid of more CTAs than the buffer has tiles: the launcher's own check and message.
         let one = HostMemory::new((0..4096).map(|_| 0));
         let e = launch(Launch::of(&TILES, [2, 1, 1]), |t| {

@@ -17,23 +17,39 @@ pub fn buffer_arg<V: Made>(v: &V) -> Arg {
 }
 
 /// Panics, saying what differs, unless `t`'s launch is one the GPU launcher makes from `spec`
-/// with arguments `args`: the declared block, at least the declared shared memory, and a grid
-/// and buffers that pass `spec.check_args`.
+/// with arguments `args`: the declared block, at least the declared shared memory, the warps
+/// and clusters the kernel is written for, and a grid and buffers that pass `spec.check_args`.
 pub fn check_launch<T: Thread, P>(t: &T, spec: &KernelSpec<P>, args: &[Arg]) {
     let (block, name) = (spec.block(), spec.name());
+    let of = Upper(name);
     if block != [0; 3] && t.block_dim() != block {
         panic!(
-            "`{name}` declares a block of {block:?} threads (`#[kernel(block = ..)]`), but this launch's block is {:?}: launch it with the spec's block, as the GPU launcher does (`Launch::of(&{}, grid)` on the simulator)",
-            t.block_dim(),
-            Upper(name)
+            "`{name}` declares a block of {block:?} threads (`#[kernel(block = ..)]`), but this launch's block is {:?}: launch it with the spec's block, as the GPU launcher does (`Launch::of(&{of}, grid)` on the simulator)",
+            t.block_dim()
         );
     }
-    let shared = spec.shared_bytes();
-    if let Some(have) = t.launch_shared_bytes().filter(|&have| have < shared) {
-        panic!(
-            "`{name}` declares {shared} bytes of shared memory (`#[kernel(shared = ..)]`), but this launch has {have}: launch it with the spec's, as the GPU launcher does (`Launch::of(&{}, grid)` on the simulator)",
-            Upper(name)
-        );
+    if let Some(l) = t.launch_shape() {
+        let (shared, warp) = (spec.shared_bytes(), spec.warp_size());
+        let c = spec.cluster();
+        let cluster = c[0] * c[1] * c[2];
+        if l.shared_bytes < shared {
+            panic!(
+                "`{name}` declares {shared} bytes of shared memory (`#[kernel(shared = ..)]`), but this launch has {}: launch it with the spec's, as the GPU launcher does (`Launch::of(&{of}, grid)` on the simulator)",
+                l.shared_bytes
+            );
+        }
+        if warp != 0 && l.warp_size != warp {
+            panic!(
+                "`{name}`'s layouts are written for warps of {warp} lanes, but this launch's warps have {}: launch it with the spec's (`Launch::of(&{of}, grid)` on the simulator)",
+                l.warp_size
+            );
+        }
+        if l.cluster_ctas != cluster.max(1) {
+            panic!(
+                "`{name}` declares clusters of {cluster} CTAs (`#[kernel(cluster = ..)]`), but this launch's have {}: launch it with the spec's (`Launch::of(&{of}, grid)` on the simulator)",
+                l.cluster_ctas
+            );
+        }
     }
     if let Err(e) = spec.check_args(args, t.grid_dim()) {
         panic!("{e} (the simulator checks a launch as the GPU launcher does)");

@@ -1,6 +1,17 @@
 //! The per-thread context generated code talks to: where the thread is, warp shuffles, barriers
 //! and shared memory. Backends: [`crate::nvptx`] on the GPU, `linear_layouts::sim` (the `gpu-sim` crate) on the CPU.
 
+/// What a simulated thread knows of its launch ([`Thread::launch_shape`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchShape {
+    /// Dynamic shared memory per block, in bytes.
+    pub shared_bytes: u32,
+    /// Lanes per warp.
+    pub warp_size: u32,
+    /// CTAs per cluster (1: no clusters).
+    pub cluster_ctas: u32,
+}
+
 /// One GPU thread, as generated code sees it.
 ///
 /// Shuffles move 32-bit words (wider values are split, narrower ones packed by the caller).
@@ -62,10 +73,10 @@ pub unsafe trait Thread {
     /// known (the simulator's threads, which run any block; a [`Partition`](crate::Partition),
     /// whose threads are a role's).
     const BLOCK_THREADS: Option<u32> = None;
-    /// The launch's dynamic shared memory in bytes, where the thread knows it at run time (the
-    /// simulator's threads): a `#[kernel]` body run off the GPU checks it against the bytes
-    /// the kernel declares. `None` on the GPU, whose launcher gives every launch the spec's.
-    fn launch_shared_bytes(&self) -> Option<u32> {
+    /// The launch's shape where the thread knows it at run time (the simulator's threads): a
+    /// `#[kernel]` body run off the GPU checks it against what the kernel declares. `None` on
+    /// the GPU, whose launcher gives every launch the spec's.
+    fn launch_shape(&self) -> Option<LaunchShape> {
         None
     }
     /// Lane within the warp.

@@ -88,8 +88,12 @@ unsafe impl Thread for SimThread<'_> {
     fn grid_dim(&self) -> [u32; 3] {
         self.launch.grid_dim
     }
-    fn launch_shared_bytes(&self) -> Option<u32> {
-        Some(self.launch.shared_bytes)
+    fn launch_shape(&self) -> Option<gpu_runtime::thread::LaunchShape> {
+        Some(gpu_runtime::thread::LaunchShape {
+            shared_bytes: self.launch.shared_bytes,
+            warp_size: self.launch.warp_size,
+            cluster_ctas: self.launch.cluster,
+        })
     }
     fn cta_rank(&self) -> u32 {
         self.rank
