@@ -824,6 +824,7 @@ impl<'a, T: Thread, const SHARED: u32> KernelThread<'a, T, SHARED> {
 unsafe impl<T: Thread, const SHARED: u32> Thread for KernelThread<'_, T, SHARED> {
     const SHARED_BYTES: Option<u32> = Some(SHARED);
     crate::thread::forward_thread!(
+        launch_shape,
         partition,
         block_threads,
         opaque,

@@ -51,6 +51,7 @@ unsafe impl<T: Hopper> Thread for Partition<'_, T> {
     // `BLOCK_THREADS` stays `None`: a role's threads are fewer than the CTA's, so the CTA's
     // bound would never spare a store its test.
     crate::thread::forward_thread!(
+        launch_shape,
         shared_bytes,
         opaque,
         scratch_reads,

@@ -39,6 +39,7 @@ impl<'a, T: Thread> Reread<'a, T> {
 #[allow(unsafe_code)]
 unsafe impl<T: Thread> Thread for Reread<'_, T> {
     crate::thread::forward_thread!(
+        launch_shape,
         shared_bytes,
         partition,
         block_threads,

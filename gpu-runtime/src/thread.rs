@@ -460,6 +460,7 @@ macro_rules! forward_thread {
     (@ block) => { #[inline(always)] fn block(&self) -> u32 { self.t.block() } };
     (@ thread_idx) => { #[inline(always)] fn thread_idx(&self) -> [u32; 3] { self.t.thread_idx() } };
     (@ block_dim) => { #[inline(always)] fn block_dim(&self) -> [u32; 3] { self.t.block_dim() } };
+    (@ launch_shape) => { fn launch_shape(&self) -> Option<$crate::thread::LaunchShape> { self.t.launch_shape() } };
     (@ block_idx) => { #[inline(always)] fn block_idx(&self) -> [u32; 3] { self.t.block_idx() } };
     (@ grid_dim) => { #[inline(always)] fn grid_dim(&self) -> [u32; 3] { self.t.grid_dim() } };
     (@ shfl_idx) => {

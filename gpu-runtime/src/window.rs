@@ -42,6 +42,7 @@ impl<'a, T: Thread, const BYTES: u32> SharedWindow<'a, T, BYTES> {
 unsafe impl<T: Thread, const BYTES: u32> Thread for SharedWindow<'_, T, BYTES> {
     const SHARED_BYTES: Option<u32> = Some(BYTES);
     crate::thread::forward_thread!(
+        launch_shape,
         partition,
         block_threads,
         opaque,
