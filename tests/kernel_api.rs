@@ -981,6 +981,11 @@ mod launch_extents {
         ];
         for r in all {
             assert_eq!(Refused::of(r.need()), Some(r));
+            let need = r.needing(u64::MAX);
+            assert_eq!(
+                (Refused::of(need), Refused::number(need)),
+                (Some(r), u64::MAX)
+            );
         }
         let most = shape_elements(&[u32::MAX as i128; 3]);
         assert_eq!(Refused::of(most), None);

@@ -101,8 +101,8 @@ pub struct ExtentError {
 pub const MAX_VIEW_ELEMENTS: i128 = 1 << 32;
 
 /// Why an extent refuses a launch's sizes or grid whatever the buffer: the `*_elements`
-/// functions return [`Refused::need`] for it, more elements than any buffer holds, and the
-/// launcher's message says which rule broke.
+/// functions return [`Refused::need`] (or [`Refused::needing`], with a number for the message)
+/// for it, a negative need the launcher refuses, and its message says which rule broke.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refused {
     /// A dim negative or past a `u32`, or a shape past `i128`.
@@ -136,10 +136,20 @@ pub enum Refused {
 }
 
 impl Refused {
-    /// The `need` that stands for it: above any product of `u32` dims, so no real need is
-    /// read as a refusal.
+    /// The `need` that stands for it: negative, which no count of elements is.
     pub const fn need(self) -> i128 {
-        i128::MAX - self as i128
+        self.needing(0)
+    }
+
+    /// The `need` that stands for it with `n`, a number its message gives (the CTAs a grid
+    /// needs, ...).
+    pub const fn needing(self, n: u64) -> i128 {
+        -1 - (self as i128 | (n as i128) << 8)
+    }
+
+    /// The number a refusal's `need` carries ([`Refused::needing`]).
+    pub const fn number(need: i128) -> u64 {
+        ((-1 - need) >> 8) as u64
     }
 
     /// The refusal a `need` stands for, if it is one.
@@ -161,8 +171,8 @@ impl Refused {
             Refused::RowShape,
             Refused::BatchGrid,
         ];
-        let i = i128::MAX - need;
-        if i >= 0 && i < ALL.len() as i128 {
+        let i = (-1 - need) & 0xff;
+        if need < 0 && i < ALL.len() as i128 {
             Some(ALL[i as usize])
         } else {
             None
@@ -183,7 +193,7 @@ impl Refused {
             Refused::Blocks => "there are more CTAs than blocks, or 2^31 blocks or more: launch at most one CTA per block",
             Refused::Group => "a group of its block rows (Triton's grouped order) holds 2^32 blocks or more: the matrix is too wide for the partition's u32 block numbers",
             Refused::Rank => "the extent has another number of dims than the partition's layout",
-            Refused::TooFewCtas => "the grid's CTAs cover fewer rows than the tensor has, so some would go unwritten: launch as many CTAs as the tensor's rows over the layout's, rounded up",
+            Refused::TooFewCtas => "the grid's CTAs cover fewer rows than the tensor has, so some would go unwritten; launch as many as its rows over the layout's, rounded up",
             Refused::RowShape => "the grid's rows pass 2^32, or the tensor is wider than its layout's tile (each CTA stores one tile's width): take a wider layout, or fewer CTAs",
             Refused::BatchGrid => "the grid has one row of CTAs per matrix (`grid.y` the batch, `grid.z` 1): launch that grid",
         }
@@ -444,7 +454,7 @@ pub const fn chunks_elements(grid: [i128; 3], dims: &[i128], tile: &[u32]) -> i1
         return Refused::RowShape.need();
     }
     if dims[0] > grid[0] * rows {
-        return Refused::TooFewCtas.need();
+        return Refused::TooFewCtas.needing(ctas_for(dims[0], rows));
     }
     let mut d = 1;
     while d < dims.len() {
@@ -456,12 +466,24 @@ pub const fn chunks_elements(grid: [i128; 3], dims: &[i128], tile: &[u32]) -> i1
     shape_elements(dims)
 }
 
+/// The CTAs of `per` rows each that cover `rows` (at most a u64's worth, for a message).
+const fn ctas_for(rows: i128, per: i128) -> u64 {
+    let n = (rows + per - 1) / if per > 0 { per } else { 1 };
+    if n < 0 {
+        0
+    } else if n > u64::MAX as i128 {
+        u64::MAX
+    } else {
+        n as u64
+    }
+}
+
 /// The elements a batch of matrices ([`Batch`](crate::Batch)) of `dims = [batch, rows, cols]`
 /// needs for a launch of `grid`: the batch's, for a grid of one row of CTAs per matrix
 /// (`grid.y` the batch, `grid.z` 1); more than any buffer holds otherwise.
 pub const fn batch_elements(grid: [i128; 3], dims: [i128; 3]) -> i128 {
     if grid[2] != 1 || grid[1] != dims[0] {
-        return Refused::BatchGrid.need();
+        return Refused::BatchGrid.needing(if dims[0] < 0 { 0 } else { dims[0] as u64 });
     }
     shape_elements(&dims)
 }
@@ -473,7 +495,7 @@ pub const fn batch_elements(grid: [i128; 3], dims: [i128; 3]) -> i128 {
 pub const fn batch_chunks_elements(grid: [i128; 3], dims: [i128; 3], rows_per: u32) -> i128 {
     let rows = grid[0] * rows_per as i128;
     if rows < dims[1] {
-        return Refused::TooFewCtas.need();
+        return Refused::TooFewCtas.needing(ctas_for(dims[1], rows_per as i128));
     }
     if rows > MAX_VIEW_ELEMENTS {
         return Refused::RowShape.need();
@@ -571,7 +593,13 @@ impl core::fmt::Display for ArgsMismatch<'_> {
                 self.kernel, e.param, expr
             )?;
             self.values(f, &expr, true)?;
-            return write!(f, " refuses this launch: {}", why.why());
+            write!(f, " refuses this launch: {}", why.why())?;
+            let n = Refused::number(e.need);
+            return match why {
+                Refused::TooFewCtas => write!(f, ": {n} CTAs along x"),
+                Refused::BatchGrid => write!(f, ": grid.y = {n}"),
+                _ => Ok(()),
+            };
         }
         // A view's indices are u32s, whatever its buffer holds (a `Global`'s need only fit it).
         if e.need > MAX_VIEW_ELEMENTS && e.len as i128 >= e.need {

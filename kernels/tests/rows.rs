@@ -407,7 +407,7 @@ fn launches_check_the_buffers_against_the_rows() {
         e
     );
     assert!(
-        e.to_string().contains("with grid = [3999, 1, 1], n_rows = 4000, n_cols = 1024 refuses this launch: the grid's CTAs cover fewer rows than the tensor has"),
+        e.to_string().contains("with grid = [3999, 1, 1], n_rows = 4000, n_cols = 1024 refuses this launch: the grid's CTAs cover fewer rows than the tensor has") && e.to_string().ends_with("rounded up: 4000 CTAs along x"),
         "{}",
         e
     );

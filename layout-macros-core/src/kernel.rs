@@ -429,7 +429,7 @@ fn extents(
         checks.push((i, quote! {
             let __need: i128 = #need;
             let __len = #kernel::Arg::at(__args, #i).elements();
-            if (__len as i128) < __need || __need > #kernel::MAX_VIEW_ELEMENTS {
+            if __need < 0 || (__len as i128) < __need || __need > #kernel::MAX_VIEW_ELEMENTS {
                 return Err(#kernel::ExtentError { index: #i, param: #pname, expr: #expr, need: __need, len: __len });
             }
         }));
