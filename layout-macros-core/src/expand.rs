@@ -121,9 +121,8 @@ pub fn layout(input: TokenStream) -> TokenStream {
     out
 }
 
-/// The layouts of the parents `item` names (`parent = Acc`, anywhere in its brackets), for its
-/// error messages.
-fn parents_note(item: &Item, shown: &[(String, String)]) -> String {
+/// `item`'s spec as one run of tokens, each group's contents where the group is, then the group.
+fn spec_tokens(item: &Item) -> Vec<TokenTree> {
     fn flat(ts: TokenStream, out: &mut Vec<TokenTree>) {
         for t in ts {
             if let TokenTree::Group(g) = &t {
@@ -134,16 +133,32 @@ fn parents_note(item: &Item, shown: &[(String, String)]) -> String {
     }
     let mut all = Vec::new();
     flat(item.spec.clone(), &mut all);
+    all
+}
+
+/// The name a `parent` key at `all[at]` gives: `parent = Acc` or `parent = #Acc`.
+fn parent_at(all: &[TokenTree], at: usize) -> Option<proc_macro2::Ident> {
+    all[at + 1..].iter().take(3).find_map(|t| match t {
+        TokenTree::Ident(p) => Some(p.clone()),
+        _ => None,
+    })
+}
+
+/// Whether `t` is the word `word`.
+fn is_word(t: &TokenTree, word: &str) -> bool {
+    matches!(t, TokenTree::Ident(i) if i == word)
+}
+
+/// The layouts of the parents `item` names (`parent = Acc`, anywhere in its brackets), for its
+/// error messages.
+fn parents_note(item: &Item, shown: &[(String, String)]) -> String {
+    let all = spec_tokens(item);
     let mut note = String::new();
     for (i, t) in all.iter().enumerate() {
-        if !matches!(t, TokenTree::Ident(k) if k == "parent") {
+        if !is_word(t, "parent") {
             continue;
         }
-        // `parent = Acc` or `parent = #Acc`.
-        let name = all[i + 1..].iter().take(3).find_map(|t| match t {
-            TokenTree::Ident(n) => Some(n.to_string()),
-            _ => None,
-        });
+        let name = parent_at(&all, i).map(|n| n.to_string());
         if let Some((_, text)) = shown.iter().find(|(n, _)| Some(n) == name.as_ref()) {
             note.push_str("\n\nthe parent ");
             note.push_str(text);
@@ -197,27 +212,11 @@ fn slice_shape(
 /// The parent of an item written `dot_op(.., parent = P, ..)` or `#ttg.dot_op<{.., parent = #P,
 /// ..}>`: the accumulator layout its operand tiles multiply into.
 fn dot_parent(item: &Item) -> Option<proc_macro2::Ident> {
-    fn flat(ts: TokenStream, out: &mut Vec<TokenTree>) {
-        for t in ts {
-            if let TokenTree::Group(g) = &t {
-                flat(g.stream(), out);
-            } else {
-                out.push(t);
-            }
-        }
-    }
-    let mut all = Vec::new();
-    flat(item.spec.clone(), &mut all);
-    let is = |t: &TokenTree, word: &str| matches!(t, TokenTree::Ident(i) if i == word);
-    if !all.iter().take(4).any(|t| is(t, "dot_op")) {
+    let all = spec_tokens(item);
+    if !all.iter().take(4).any(|t| is_word(t, "dot_op")) {
         return None;
     }
-    let at = all.iter().position(|t| is(t, "parent"))?;
-    // `parent = P` or `parent = #P`.
-    all[at + 1..].iter().take(3).find_map(|t| match t {
-        TokenTree::Ident(p) => Some(p.clone()),
-        _ => None,
-    })
+    parent_at(&all, all.iter().position(|t| is_word(t, "parent"))?)
 }
 
 /// `(dim, parent)` of an item written `slice(dim = D, parent = P)` (or `#P`).

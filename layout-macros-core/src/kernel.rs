@@ -23,7 +23,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, FnArg, ItemFn, Pat};
 
 use crate::kernel_args::{dim3, parse_args, Args};
-use crate::kernel_views::{last_segment, shape_params, views, ViewParam};
+use crate::kernel_views::{buffer_written, last_segment, shape_params, views, ViewParam};
 
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     match expand(attr, item.clone()) {
@@ -159,12 +159,12 @@ fn host_checks(
     views: &[ViewParam],
 ) -> TokenStream {
     let rt = quote!(#krate::runtime);
-    let spec = format_ident!("{}", name.to_string().to_uppercase(), span = name.span());
+    let spec = spec_name(name);
     let args = params.iter().map(|(n, t)| {
         let last = last_segment(t)
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
-        if views.iter().any(|v| &v.name == n) || last == "Global" || last == "GlobalMut" {
+        if buffer_written(&last).is_some() {
             quote!(#rt::host_entry::buffer_arg(&#n))
         } else if INTS.contains(&last.as_str()) {
             quote!(#rt::kernel::Arg::Int(#n as i128))
@@ -187,6 +187,11 @@ fn host_checks(
             #(#made)*
         }
     }
+}
+
+/// The `KernelSpec` const `#[kernel]` writes beside function `name`: its name in capitals.
+fn spec_name(name: &syn::Ident) -> syn::Ident {
+    format_ident!("{}", name.to_string().to_uppercase(), span = name.span())
 }
 
 /// What the sizes a view or partition type is made with are (after its buffer), by its name.
@@ -364,7 +369,7 @@ fn spec(
     extents: TokenStream,
 ) -> TokenStream {
     let name = &f.sig.ident;
-    let konst = format_ident!("{}", name.to_string().to_uppercase(), span = name.span());
+    let konst = spec_name(name);
     let vis = &f.vis;
     let block = dim3(&a.block, quote!([0, 0, 0]));
     let cluster = dim3(&a.cluster, quote!([1, 1, 1]));
@@ -403,10 +408,7 @@ fn extents(
 ) -> syn::Result<TokenStream> {
     let kernel = quote!(#krate::runtime::kernel);
     let names: Vec<String> = params.iter().map(|(n, _)| n.to_string()).collect();
-    let last = |t: &syn::Type| match t {
-        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-        _ => None,
-    };
+    let last = |t: &syn::Type| last_segment(t).map(|s| s.ident.to_string());
     let ints = params.iter().enumerate().filter_map(|(i, (n, t))| {
         let int = last(t).is_some_and(|l| INTS.contains(&l.as_str()));
         int.then(|| quote!(let #n: i128 = #kernel::Arg::at(__args, #i).int();))

@@ -365,17 +365,20 @@ fn sizes_of(device: &[Expr], narrow: &[String]) -> syn::Result<TokenStream> {
     Ok(quote!([#((#device) as u32),*]))
 }
 
-/// Generic argument `position` of `ty` (lifetimes not counted), where it is an integer literal.
-fn literal_arg(ty: &syn::Type, position: usize) -> Option<usize> {
+/// Generic argument `position` of `ty`'s last segment, lifetimes not counted.
+fn generic_arg(ty: &syn::Type, position: usize) -> Option<&syn::GenericArgument> {
     let Some(syn::PathArguments::AngleBracketed(g)) = last_segment(ty).map(|s| &s.arguments) else {
         return None;
     };
-    match g
-        .args
+    g.args
         .iter()
         .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
-        .nth(position)?
-    {
+        .nth(position)
+}
+
+/// Generic argument `position` of `ty` (lifetimes not counted), where it is an integer literal.
+fn literal_arg(ty: &syn::Type, position: usize) -> Option<usize> {
+    match generic_arg(ty, position)? {
         syn::GenericArgument::Const(Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(i),
             ..
@@ -526,15 +529,7 @@ fn device_size(e: &Expr, narrow: &[String]) -> syn::Result<()> {
 /// must be a literal for the launcher to check what it names (a name or a block is refused,
 /// not read as `false`).
 fn flag(ty: &syn::Type, position: usize, what: &str) -> syn::Result<bool> {
-    let Some(syn::PathArguments::AngleBracketed(g)) = last_segment(ty).map(|s| &s.arguments) else {
-        return Ok(false);
-    };
-    let args: Vec<&syn::GenericArgument> = g
-        .args
-        .iter()
-        .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)))
-        .collect();
-    match args.get(position) {
+    match generic_arg(ty, position) {
         None => Ok(false),
         Some(syn::GenericArgument::Const(Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }))) => Ok(b.value),
         Some(other) => Err(syn::Error::new_spanned(
