@@ -327,6 +327,9 @@ fn an_mbarrier_past_the_kernel_s_bytes_off_8_bytes_or_past_its_ring_is_refused()
     refused("2^20 arrivals", arrivals, |k| {
         let _ = MBarriers::<1>::init(k, 0, 1 << 20);
     });
+    refused("no arrivals on one barrier", arrivals, |k| {
+        let _ = MBarriers::<2>::init_each(k, 0, |i| 1 - i);
+    });
     refused("past the ring", "past the ring", |k| {
         let _ = MBarriers::<2>::init(k, 0, 1).index(2);
     });
@@ -341,6 +344,20 @@ fn an_mbarrier_past_the_kernel_s_bytes_off_8_bytes_or_past_its_ring_is_refused()
         two.index(1).wait(&k, 0);
     })
     .expect("the last 24 bytes hold three barriers");
+    launch(Launch::new(1, 32, SMEM), |t| {
+        // SAFETY: as above.
+        let k = unsafe { KernelThread::<_, SMEM>::new(t) };
+        let (one, all) = MBarriers::<2>::init_each(&k, 0, |i| [1, 32][i as usize]).split::<1, 1>();
+        // Each barrier its own count: thread 0's arrival alone completes the first's phase 0,
+        // which a count of 32 would leave open; the second's takes every thread's.
+        if k.lane() == 0 {
+            one.index(0).arrive(&k);
+        }
+        one.index(0).wait(&k, 0);
+        all.index(0).arrive(&k);
+        all.index(0).wait(&k, 0);
+    })
+    .expect("rings of their own counts");
 }
 
 #[test]

@@ -1357,6 +1357,38 @@ mod launch_extents {
         assert!(TILED.check_args(&wraps, [2, 1, 1]).is_err());
     }
 
+    /// `for_each` (the loop written with the step after the body) and a `for` loop give each
+    /// CTA the same tiles: CTA `b` of 3 over 8 tiles, `b`, `b + 3`, ... below 8.
+    #[test]
+    fn a_grid_stride_loop_gives_the_same_tiles_through_for_each() {
+        use linear_layouts::sim::{launch, HostMemory, Launch};
+        use std::sync::Mutex;
+        let y = HostMemory::new((0..8 * 4096).map(|_| 0));
+        let seen = Mutex::new(Vec::new());
+        launch(Launch::new(3, 128, 0), |t| {
+            let y: TiledMut<f32, Block> = y.tiled_mut(8);
+            let (mut by_for, mut by_for_each) = (Vec::new(), Vec::new());
+            for k in y.each(t) {
+                by_for.push(k.get());
+            }
+            y.each(t).for_each(|k| by_for_each.push(k.get()));
+            if t.warp() == 0 && t.lane() == 0 {
+                seen.lock().unwrap().push((t.block(), by_for, by_for_each));
+            }
+        })
+        .expect("simulator");
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        assert_eq!(
+            seen,
+            [
+                (0, vec![0, 3, 6], vec![0, 3, 6]),
+                (1, vec![1, 4, 7], vec![1, 4, 7]),
+                (2, vec![2, 5], vec![2, 5]),
+            ]
+        );
+    }
+
     #[test]
     fn grid_stride_partitions_give_each_tile_one_cta() {
         use linear_layouts::sim::{launch, HostMemory, IssueKind, Launch};

@@ -56,7 +56,7 @@ pub fn cluster_transpose(
     tiles: u32,
 ) {
     // Both CTAs of a cluster walk the same tiles (the conversion's barriers join them).
-    for k in out.each(t) {
+    out.each(t).for_each(|k| {
         cluster_transpose_tile(t, &inp, &out, k);
-    }
+    });
 }

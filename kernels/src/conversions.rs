@@ -176,9 +176,8 @@ pub fn fp16_to_fp8_operand(
     out: TiledMut<u8, OpA8>,
     tiles: u32,
 ) {
-    for k in out.each(t) {
-        fp16_to_fp8_operand_tile(t, &inp, &out, k)
-    }
+    out.each(t)
+        .for_each(|k| fp16_to_fp8_operand_tile(t, &inp, &out, k));
 }
 
 /// `mma_acc_to_operand_tile` over `tiles` tiles (`tiles * 4096` 16-bit elements), grid-stride.
@@ -189,9 +188,8 @@ pub fn mma_acc_to_operand(
     out: TiledMut<u16, OpA16>,
     tiles: u32,
 ) {
-    for k in out.each(t) {
-        mma_acc_to_operand_tile(t, &inp, &out, k)
-    }
+    out.each(t)
+        .for_each(|k| mma_acc_to_operand_tile(t, &inp, &out, k));
 }
 
 /// `mma_acc_regperm_tile` over `tiles` tiles (`tiles * 4096` f32), grid-stride.
@@ -202,9 +200,8 @@ pub fn mma_acc_regperm(
     out: TiledMut<f32, AccPerm>,
     tiles: u32,
 ) {
-    for k in out.each(t) {
-        mma_acc_regperm_tile(t, &inp, &out, k)
-    }
+    out.each(t)
+        .for_each(|k| mma_acc_regperm_tile(t, &inp, &out, k));
 }
 
 /// `nvmma_roundtrip_tile` over `tiles` tiles (`tiles * 4096` 16-bit elements), grid-stride.
@@ -215,9 +212,8 @@ pub fn nvmma_roundtrip(
     out: TiledMut<u16, Rows16>,
     tiles: u32,
 ) {
-    for k in out.each(t) {
-        nvmma_roundtrip_tile(t, &inp, &out, k)
-    }
+    out.each(t)
+        .for_each(|k| nvmma_roundtrip_tile(t, &inp, &out, k));
 }
 
 /// `mma_acc_to_rows_tile` over `tiles` tiles (`tiles * 4096` f32), grid-stride.
@@ -228,9 +224,8 @@ pub fn mma_acc_to_rows(
     out: TiledMut<f32, GemmOut>,
     tiles: u32,
 ) {
-    for k in out.each(t) {
-        mma_acc_to_rows_tile(t, &inp, &out, k)
-    }
+    out.each(t)
+        .for_each(|k| mma_acc_to_rows_tile(t, &inp, &out, k));
 }
 
 /// [`mma_acc_to_rows`] through [`relayout_tile_generic`].
@@ -241,7 +236,6 @@ pub fn mma_acc_to_rows_generic(
     out: TiledMut<f32, GemmOut>,
     tiles: u32,
 ) {
-    for k in out.each(t) {
-        relayout_tile_generic::<_, GemmOut, _, _, _, _>(t, &inp, &out, k)
-    }
+    out.each(t)
+        .for_each(|k| relayout_tile_generic::<_, GemmOut, _, _, _, _>(t, &inp, &out, k));
 }

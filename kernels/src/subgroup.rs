@@ -87,11 +87,11 @@ macro_rules! subgroup_kernels {
             /// consecutive row-major tiles, grid-stride.
             #[kernel(crate = $crate::subgroup::__ll, block = $threads, warp_size = $w, extent(inp = tiles, out = tiles))]
             pub fn $sh(t: &impl Thread, inp: Tiled<f32, ShuffleIn>, out: TiledMut<f32, ShuffleOut>, tiles: u32) {
-                for k in out.each(t) {
+                out.each(t).for_each(|k| {
                     let a = inp.load(t, k);
                     let b = convert!(ShuffleIn => ShuffleOut, f32, shuffles, target = $tgt).run(t, &a.values);
                     out.store(t, k, &Tile::<ShuffleOut, f32, _>::new(b));
-                }
+                });
             }
         }
     };
