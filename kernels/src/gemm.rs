@@ -95,6 +95,12 @@ pub fn gemm_tile<T: Thread, E: MmaInput>(
             let lb = b_t.load_at(t, s);
             convert!(GemmBLoadT => GemmB, u16).run(t, &bits(lb.values))
         } else {
+            // Not a claim that row-major B is rare: a layout hint. NVPTX cannot invert a
+            // branch, and LLVM's canonical `b_col_major == 0` test would otherwise be laid out
+            // as a branch to this arm and a `bra.uni` to the other on every K step; with it,
+            // one `@p bra` and a fall-through, as written by hand (ptxas lays out the SASS
+            // itself: the K loop 82/94 instructions either way within two).
+            core::hint::cold_path();
             let lb = b.load_at(t, s);
             convert!(GemmBLoad => GemmB, u16).run(t, &bits(lb.values))
         }));
