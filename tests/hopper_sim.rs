@@ -328,7 +328,7 @@ fn an_mbarrier_past_the_kernel_s_bytes_off_8_bytes_or_past_its_ring_is_refused()
         let _ = MBarriers::<1>::init(k, 0, 1 << 20);
     });
     refused("no arrivals on one barrier", arrivals, |k| {
-        let _ = MBarriers::<2>::init_each(k, 0, |i| 1 - i);
+        let _ = MBarriers::<1>::init_pair(k, 0, [1, 0]);
     });
     refused("past the ring", "past the ring", |k| {
         let _ = MBarriers::<2>::init(k, 0, 1).index(2);
@@ -347,7 +347,7 @@ fn an_mbarrier_past_the_kernel_s_bytes_off_8_bytes_or_past_its_ring_is_refused()
     launch(Launch::new(1, 32, SMEM), |t| {
         // SAFETY: as above.
         let k = unsafe { KernelThread::<_, SMEM>::new(t) };
-        let (one, all) = MBarriers::<2>::init_each(&k, 0, |i| [1, 32][i as usize]).split::<1, 1>();
+        let (one, all) = MBarriers::<1>::init_pair(&k, 0, [1, 32]);
         // Each barrier its own count: thread 0's arrival alone completes the first's phase 0,
         // which a count of 32 would leave open; the second's takes every thread's.
         if k.lane() == 0 {

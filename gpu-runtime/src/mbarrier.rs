@@ -40,20 +40,44 @@ impl<const N: u32> MBarriers<N> {
         8 * N
     };
 
-    /// The `N` barriers from byte `offset` on, each expecting `count` arrivals per phase:
-    /// [`init_each`](Self::init_each) with one count.
+    /// The `N` barriers from byte `offset` on, each expecting `count` arrivals per phase.
+    /// Every thread of the CTA calls this, together, on the CTA's own thread (a
+    /// [`Partition`](crate::Partition)'s is a compile error: its warps count from each role's
+    /// first, its barrier is the role's): it ends in a CTA barrier ([`Thread::sync_block`](crate::Thread::sync_block)); thread 0 of warp 0
+    /// initialises them, fences the initialisations for the copy engine
+    /// ([`Hopper::fence_mbarrier_init`]), and the barrier publishes them. A trap (a panic on
+    /// the simulator) unless they lie inside the bytes the kernel declares, `offset` is a
+    /// multiple of 8 and `count` is 1 to [`MAX_ARRIVALS`]; more barriers than the kernel
+    /// declares bytes for is a compile error.
     #[inline(always)]
     #[track_caller]
     pub fn init<T: Hopper>(t: &T, offset: u32, count: u32) -> Self {
-        const { Self::fit::<T>() };
-        Self::write(t, offset, |_| count)
+        const { Self::fit::<T>(1) };
+        Self::write(t, offset, [count; 1])
     }
 
-    /// What the makers check at compile time: the kernel declares the barriers' bytes, and the
-    /// thread is the CTA's.
-    const fn fit<T: Hopper>() {
+    /// Two rings of `N` from byte `offset` on, the first's barriers expecting `counts[0]`
+    /// arrivals per phase, the second's `counts[1]`: a pipeline's full and empty barriers
+    /// (Gluon's two `allocate_mbarrier(batch = N)`), initialised as [`init`](Self::init)
+    /// initialises one ring, behind one CTA barrier.
+    #[inline(always)]
+    #[track_caller]
+    pub fn init_pair<T: Hopper>(t: &T, offset: u32, counts: [u32; 2]) -> (Self, Self) {
+        const { Self::fit::<T>(2) };
+        let first = Self::write(t, offset, counts);
+        (
+            first,
+            MBarriers {
+                offset: first.end(),
+            },
+        )
+    }
+
+    /// What the makers check at compile time: the kernel declares the bytes of `rings` rings,
+    /// and the thread is the CTA's.
+    const fn fit<T: Hopper>(rings: u32) {
         assert!(
-            declares_at_least(T::SHARED_BYTES, Self::BYTES),
+            declares_at_least(T::SHARED_BYTES, rings * Self::BYTES),
             "MBarriers: the barriers need more shared memory than the kernel declares"
         );
         assert!(
@@ -63,48 +87,27 @@ impl<const N: u32> MBarriers<N> {
         );
     }
 
-    /// The `N` barriers from byte `offset` on, barrier `i` expecting `count(i)` arrivals per
-    /// phase: rings of several roles, each of its own count, in one initialisation and one
-    /// CTA barrier (then [`split`](Self::split) into the roles' rings).
-    /// Every thread of the CTA calls this, together, on the CTA's own thread (a
-    /// [`Partition`](crate::Partition)'s is a compile error: its warps count from each role's
-    /// first, its barrier is the role's): it ends in a CTA barrier ([`Thread::sync_block`](crate::Thread::sync_block)); thread 0 of warp 0
-    /// initialises them, fences the initialisations for the copy engine
-    /// ([`Hopper::fence_mbarrier_init`]), and the barrier publishes them. A trap (a panic on
-    /// the simulator) unless they lie inside the bytes the kernel declares, `offset` is a
-    /// multiple of 8 and each count is 1 to [`MAX_ARRIVALS`]; more barriers than the kernel
-    /// declares bytes for is a compile error.
-    #[inline(always)]
-    #[track_caller]
-    pub fn init_each<T: Hopper>(t: &T, offset: u32, count: impl Fn(u32) -> u32) -> Self {
-        const { Self::fit::<T>() };
-        Self::write(t, offset, count)
-    }
-
-    /// `init_each` past its compile-time checks (each public maker asserts them itself, so
-    /// that an error names its caller's line).
+    /// `R` rings of `N` from byte `offset` on, ring `r`'s barriers expecting `counts[r]`
+    /// arrivals, past the makers' compile-time checks (each maker asserts them itself, so
+    /// that an error names its caller's line); the first ring.
     #[inline(always)]
     #[track_caller]
     #[allow(unsafe_code)]
-    fn write<T: Hopper>(t: &T, offset: u32, count: impl Fn(u32) -> u32) -> Self {
+    fn write<T: Hopper, const R: usize>(t: &T, offset: u32, counts: [u32; R]) -> Self {
         assert!(
-            inside_declared::<T>(offset, Self::BYTES) && offset.is_multiple_of(8),
+            inside_declared::<T>(offset, R as u32 * Self::BYTES) && offset.is_multiple_of(8),
             "MBarriers: not inside the kernel's shared memory, or not on 8 bytes"
         );
-        let mut i = 0;
-        while i < N {
-            assert!(
-                (1..=MAX_ARRIVALS).contains(&count(i)),
-                "MBarriers: a phase expects 1 to 2^20 - 1 arrivals"
-            );
-            i += 1;
-        }
+        assert!(
+            counts.iter().all(|c| (1..=MAX_ARRIVALS).contains(c)),
+            "MBarriers: a phase expects 1 to 2^20 - 1 arrivals"
+        );
         if t.warp() == 0 && t.lane() == 0 {
             let mut i = 0;
-            while i < N {
+            while i < R as u32 * N {
                 // SAFETY: inside the kernel's shared memory and on 8 bytes (checked above); one
                 // thread initialises each barrier once, before any use (the CTA barrier below).
-                unsafe { t.mbarrier_init(offset + 8 * i, count(i)) };
+                unsafe { t.mbarrier_init(offset + 8 * i, counts[(i / N) as usize]) };
                 i += 1;
             }
             t.fence_mbarrier_init();

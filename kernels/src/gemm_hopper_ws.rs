@@ -54,15 +54,8 @@ pub fn gemm_hopper_ws_tiles<T: Hopper, E: MmaInput>(
     b_col_major: bool,
 ) {
     // Full barriers await the producer's one arrival (and the copies' bytes), empty ones every
-    // consumer thread: one initialisation, one CTA barrier.
-    let (full, empty) = MBarriers::<{ 2 * HOP_STAGES }>::init_each(t, 0, |i| {
-        if i < HOP_STAGES {
-            1
-        } else {
-            HopAcc::THREADS
-        }
-    })
-    .split::<HOP_STAGES, HOP_STAGES>();
+    // consumer thread's.
+    let (full, empty) = MBarriers::init_pair(t, 0, [1, HopAcc::THREADS]);
     let ops = Operands::new(t, (a, b), full, empty.end());
     if b_col_major {
         roles(t, &ops.column_major_b(), empty, c, mnk);
