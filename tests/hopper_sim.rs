@@ -327,6 +327,9 @@ fn an_mbarrier_past_the_kernel_s_bytes_off_8_bytes_or_past_its_ring_is_refused()
     refused("2^20 arrivals", arrivals, |k| {
         let _ = MBarriers::<1>::init(k, 0, 1 << 20);
     });
+    refused("two rings past the declared bytes", outside, |k| {
+        let _ = MBarriers::<1>::init_pair(k, SMEM - 8, [1, 1]);
+    });
     refused("no arrivals on one barrier", arrivals, |k| {
         let _ = MBarriers::<1>::init_pair(k, 0, [1, 0]);
     });
@@ -347,15 +350,18 @@ fn an_mbarrier_past_the_kernel_s_bytes_off_8_bytes_or_past_its_ring_is_refused()
     launch(Launch::new(1, 32, SMEM), |t| {
         // SAFETY: as above.
         let k = unsafe { KernelThread::<_, SMEM>::new(t) };
-        let (one, all) = MBarriers::<1>::init_pair(&k, 0, [1, 32]);
-        // Each barrier its own count: thread 0's arrival alone completes the first's phase 0,
-        // which a count of 32 would leave open; the second's takes every thread's.
-        if k.lane() == 0 {
-            one.index(0).arrive(&k);
+        let (one, all) = MBarriers::<2>::init_pair(&k, 8, [1, 32]);
+        assert_eq!((one.offset(), all.offset(), all.end()), (8, 24, 40));
+        // Each ring its own count: thread 0's arrival alone completes a phase of the first's
+        // barriers, which a count of 32 would leave open; the second's take every thread's.
+        for i in 0..2 {
+            if k.lane() == 0 {
+                one.index(i).arrive(&k);
+            }
+            one.index(i).wait(&k, 0);
+            all.index(i).arrive(&k);
+            all.index(i).wait(&k, 0);
         }
-        one.index(0).wait(&k, 0);
-        all.index(0).arrive(&k);
-        all.index(0).wait(&k, 0);
     })
     .expect("rings of their own counts");
 }

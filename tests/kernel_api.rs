@@ -1387,6 +1387,29 @@ mod launch_extents {
                 (2, vec![2, 5], vec![2, 5]),
             ]
         );
+        // A layout over a cluster's 2 CTAs: 6 CTAs are 3 clusters, each CTA its cluster's
+        // tiles of 4, `b / 2`, `b / 2 + 3`.
+        let y = HostMemory::new((0..4 * 4096).map(|_| 0));
+        let seen = Mutex::new(Vec::new());
+        launch(Launch::new(6, 128, 0).with_cluster(2), |t| {
+            let y: TiledMut<f32, PairOfCtas> = y.tiled_mut(4);
+            let (mut by_for, mut by_for_each) = (Vec::new(), Vec::new());
+            for k in y.each(t) {
+                by_for.push(k.get());
+            }
+            y.each(t).for_each(|k| by_for_each.push(k.get()));
+            if t.warp() == 0 && t.lane() == 0 {
+                seen.lock().unwrap().push((t.block(), by_for, by_for_each));
+            }
+        })
+        .expect("simulator");
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        let each: [&[u32]; 6] = [&[0, 3], &[0, 3], &[1], &[1], &[2], &[2]];
+        let want: Vec<_> = (0..6)
+            .map(|b| (b as u32, each[b].to_vec(), each[b].to_vec()))
+            .collect();
+        assert_eq!(seen, want);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Typed handles on a kernel's mbarriers: [`MBarriers`] is a ring of them (a pipeline's stages,
 //! Gluon's `allocate_mbarrier(batch = N)` and `.index(s)`), [`MBarrier`] one. A ring exists only
-//! initialised: [`MBarriers::init`] is called by the whole CTA, checks that the barriers lie
+//! initialised: [`MBarriers::init`] (or [`MBarriers::init_pair`], two rings) is called by the
+//! whole CTA, checks that the barriers lie
 //! inside the bytes the kernel declares, on 8 bytes, with a count the hardware takes, has one
 //! thread initialise them and publishes that to the copy engine and to every thread before any
 //! returns. So safe code cannot aim an mbarrier operation past the kernel's shared memory nor
@@ -17,7 +18,7 @@ use crate::hopper::Hopper;
 use crate::thread::{declares_at_least, inside_declared};
 
 /// `N` initialised mbarriers, one after another from a byte offset of the kernel's shared
-/// memory (from [`MBarriers::init`]).
+/// memory (from [`MBarriers::init`] or [`MBarriers::init_pair`]).
 #[derive(Clone, Copy)]
 pub struct MBarriers<const N: u32> {
     offset: u32,
@@ -82,18 +83,20 @@ impl<const N: u32> MBarriers<N> {
         );
         assert!(
             !T::PARTITION,
-            "MBarriers::init: the whole CTA initialises its barriers, on the CTA's thread, \
+            "MBarriers: the whole CTA initialises its barriers, on the CTA's thread, \
              not a Partition's (each role has a warp 0, and its barrier is the role's)"
         );
     }
 
     /// `R` rings of `N` from byte `offset` on, ring `r`'s barriers expecting `counts[r]`
-    /// arrivals, past the makers' compile-time checks (each maker asserts them itself, so
-    /// that an error names its caller's line); the first ring.
+    /// arrivals; the first ring. Its caller has asserted `fit::<T>(R)` at compile time (each
+    /// maker asserts it itself, so that an error names its caller's line): `T` is the CTA's
+    /// thread, whose `sync_block` is the CTA barrier that publishes the initialisations.
     #[inline(always)]
     #[track_caller]
     #[allow(unsafe_code)]
     fn write<T: Hopper, const R: usize>(t: &T, offset: u32, counts: [u32; R]) -> Self {
+        const { assert!(R > 0, "MBarriers: no ring to initialise") };
         assert!(
             inside_declared::<T>(offset, R as u32 * Self::BYTES) && offset.is_multiple_of(8),
             "MBarriers: not inside the kernel's shared memory, or not on 8 bytes"
@@ -106,7 +109,8 @@ impl<const N: u32> MBarriers<N> {
             let mut i = 0;
             while i < R as u32 * N {
                 // SAFETY: inside the kernel's shared memory and on 8 bytes (checked above); one
-                // thread initialises each barrier once, before any use (the CTA barrier below).
+                // thread initialises each barrier once, before any use (the CTA barrier below,
+                // the CTA's: the caller's `fit` refused a `Partition`).
                 unsafe { t.mbarrier_init(offset + 8 * i, counts[(i / N) as usize]) };
                 i += 1;
             }
@@ -154,7 +158,7 @@ impl<const N: u32> MBarriers<N> {
 }
 
 // SAFETY (each method): the barrier lies inside the kernel's shared memory on 8 bytes and was
-// initialised and published before its handle existed (`MBarriers::init`); that nothing else
+// initialised and published before its handle existed (`MBarriers::init`, `init_pair`); that nothing else
 // covers its bytes is what the module doc says is not checked yet.
 #[allow(unsafe_code)]
 impl MBarrier {

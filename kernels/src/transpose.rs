@@ -163,7 +163,7 @@ pub fn copy_v4(t: &impl Thread, inp: Vectors<u32, 4>, out: VectorsMut<u32, 4>, n
 /// [`copy_v4`]'s body, which the SPIR-V copy kernel shares: each thread's vectors, grid-stride.
 #[inline(always)]
 pub fn copy_v4_body<T: Thread>(t: &T, inp: &Vectors<u32, 4>, out: &VectorsMut<u32, 4>) {
-    out.each(t).for_each(|k| {
+    for k in out.each(t) {
         out.store(k, inp.load(k));
-    });
+    }
 }
