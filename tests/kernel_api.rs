@@ -1357,16 +1357,19 @@ mod launch_extents {
         assert!(TILED.check_args(&wraps, [2, 1, 1]).is_err());
     }
 
-    /// `for_each` (the loop written with the step after the body) and a `for` loop give each
-    /// CTA the same tiles: CTA `b` of 3 over 8 tiles, `b`, `b + 3`, ... below 8.
-    #[test]
-    fn a_grid_stride_loop_gives_the_same_tiles_through_for_each() {
-        use linear_layouts::sim::{launch, HostMemory, Launch};
+    /// Each CTA's tiles of `count` tiles of `L` (ordered by CTA): through a `for` loop, then
+    /// through `for_each`.
+    fn tiles_both_ways<L: linear_layouts::Layout>(
+        launch: linear_layouts::sim::Launch,
+        count: u32,
+    ) -> Vec<(u32, Vec<u32>, Vec<u32>)> {
+        use linear_layouts::runtime::tiles::tile_elements;
+        use linear_layouts::sim::HostMemory;
         use std::sync::Mutex;
-        let y = HostMemory::new((0..8 * 4096).map(|_| 0));
+        let y = HostMemory::new((0..count as u64 * tile_elements::<L>()).map(|_| 0));
         let seen = Mutex::new(Vec::new());
-        launch(Launch::new(3, 128, 0), |t| {
-            let y: TiledMut<f32, Block> = y.tiled_mut(8);
+        linear_layouts::sim::launch(launch, |t| {
+            let y: TiledMut<f32, L> = y.tiled_mut(count);
             let (mut by_for, mut by_for_each) = (Vec::new(), Vec::new());
             for k in y.each(t) {
                 by_for.push(k.get());
@@ -1379,37 +1382,32 @@ mod launch_extents {
         .expect("simulator");
         let mut seen = seen.into_inner().unwrap();
         seen.sort();
+        seen
+    }
+
+    /// `for_each` (the loop written with the step after the body) and a `for` loop give each
+    /// CTA the same tiles: CTA `b` of 3 over 8 tiles, `b`, `b + 3`, ... below 8; over a
+    /// cluster's 2 CTAs, 6 CTAs are 3 clusters, each CTA its cluster's tiles of 4, `b / 2`,
+    /// `b / 2 + 3`.
+    #[test]
+    fn a_grid_stride_loop_gives_the_same_tiles_through_for_each() {
+        use linear_layouts::sim::Launch;
         assert_eq!(
-            seen,
+            tiles_both_ways::<Block>(Launch::new(3, 128, 0), 8),
             [
                 (0, vec![0, 3, 6], vec![0, 3, 6]),
                 (1, vec![1, 4, 7], vec![1, 4, 7]),
                 (2, vec![2, 5], vec![2, 5]),
             ]
         );
-        // A layout over a cluster's 2 CTAs: 6 CTAs are 3 clusters, each CTA its cluster's
-        // tiles of 4, `b / 2`, `b / 2 + 3`.
-        let y = HostMemory::new((0..4 * 4096).map(|_| 0));
-        let seen = Mutex::new(Vec::new());
-        launch(Launch::new(6, 128, 0).with_cluster(2), |t| {
-            let y: TiledMut<f32, PairOfCtas> = y.tiled_mut(4);
-            let (mut by_for, mut by_for_each) = (Vec::new(), Vec::new());
-            for k in y.each(t) {
-                by_for.push(k.get());
-            }
-            y.each(t).for_each(|k| by_for_each.push(k.get()));
-            if t.warp() == 0 && t.lane() == 0 {
-                seen.lock().unwrap().push((t.block(), by_for, by_for_each));
-            }
-        })
-        .expect("simulator");
-        let mut seen = seen.into_inner().unwrap();
-        seen.sort();
         let each: [&[u32]; 6] = [&[0, 3], &[0, 3], &[1], &[1], &[2], &[2]];
         let want: Vec<_> = (0..6)
             .map(|b| (b as u32, each[b].to_vec(), each[b].to_vec()))
             .collect();
-        assert_eq!(seen, want);
+        assert_eq!(
+            tiles_both_ways::<PairOfCtas>(Launch::new(6, 128, 0).with_cluster(2), 4),
+            want
+        );
     }
 
     #[test]

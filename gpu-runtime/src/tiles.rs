@@ -211,16 +211,22 @@ impl<'t, T: Thread> Each<'t, T> {
             ctas,
         }
     }
+
+    /// The step from one of its tiles to the next: the grid's clusters (its CTAs, for a layout
+    /// of one), read from the thread at each step.
+    #[inline(always)]
+    fn step(&self) -> u32 {
+        self.t.grid_dim()[0] / self.ctas
+    }
 }
 
 impl<T: Thread> Iterator for Each<'_, T> {
     type Item = TileIndex;
     #[inline(always)]
     fn next(&mut self) -> Option<TileIndex> {
-        let k = self.k;
-        let ctas = self.ctas;
+        let (k, ctas) = (self.k, self.ctas);
         (k < self.count).then(|| {
-            self.k = k.wrapping_add(self.t.grid_dim()[0] / ctas);
+            self.k = k.wrapping_add(self.step());
             TileIndex { k, ctas }
         })
     }
@@ -236,7 +242,7 @@ impl<T: Thread> Iterator for Each<'_, T> {
         let (mut acc, mut k, ctas) = (init, self.k, self.ctas);
         while k < self.count {
             acc = f(acc, TileIndex { k, ctas });
-            k = k.wrapping_add(self.t.grid_dim()[0] / ctas);
+            k = k.wrapping_add(self.step());
         }
         acc
     }
